@@ -1,0 +1,38 @@
+# gpu-tracker: the two commands a user needs are `make demo` and `make check`.
+# CMake does the building underneath; this file installs missing Debian build
+# dependencies first (apt-get, when run as root).
+
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build check check-asan demo install clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Every test, on a normal build and on an AddressSanitizer+UBSan build.
+check: build check-asan
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_DIR) && ctest --output-on-failure -j $(JOBS)
+
+check-asan: deps
+	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DGT_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_DIR) -j $(JOBS)
+
+# Tracks a small demo workload: two children that allocate and burn CPU.
+demo: build
+	$(BUILD_DIR)/gpu-tracker --st 0.2 --ru megabytes --tu seconds -- $(BUILD_DIR)/tests/gt-workload demo
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

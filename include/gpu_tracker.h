@@ -1,0 +1,242 @@
+/*
+ * gpu_tracker.h - the public interface of libgputracker.
+ *
+ * libgputracker measures what a process and all of its descendants use while
+ * they run: peak RAM (total / private / shared RSS), CPU utilization (max and
+ * mean), thread counts and wall time, with the same fields and units as the
+ * Python gpu_tracker's ResourceUsage.
+ *
+ * Typical use:
+ *
+ *     gt_options opts;
+ *     gt_options_init(&opts);
+ *     opts.sleep_time = 0.1;
+ *     gt_tracker *t;
+ *     if (gt_tracker_new(&opts, &t) != GT_OK) { puts(gt_last_error()); ... }
+ *     gt_tracker_start(t);
+ *     ... work ...
+ *     gt_tracker_stop(t);
+ *     char *text = gt_tracker_to_text(t);   (caller frees)
+ *     gt_tracker_free(t);
+ *
+ * The library never prints and never exits. Every call that can fail returns a
+ * gt_status; gt_last_error() gives a one-line message about the last failure
+ * in the calling thread, and warnings found while tracking go to the
+ * on_warning callback (none by default).
+ */
+#ifndef GPU_TRACKER_H
+#define GPU_TRACKER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GT_VERSION_STRING "0.1.0"
+
+/* Only the gt_* functions below are exported from the shared library. */
+#if defined(__GNUC__)
+#define GT_API __attribute__((visibility("default")))
+#else
+#define GT_API
+#endif
+
+/* Status codes returned by every fallible call. */
+typedef enum gt_status {
+    GT_OK = 0,
+    GT_ERR_INVALID_ARGUMENT, /* an option or argument is not valid */
+    GT_ERR_STATE,            /* the call does not fit the tracker's state */
+    GT_ERR_NO_PROCESS,       /* the process to track does not exist */
+    GT_ERR_IO,               /* a file could not be read or written */
+    GT_ERR_PARSE,            /* a document or /proc file is malformed */
+    GT_ERR_NO_MEMORY,        /* an allocation failed */
+    GT_ERR_SYSTEM            /* a system call failed (thread, clock) */
+} gt_status;
+
+/* A fixed text for a status code; never NULL. */
+GT_API const char *gt_strerror(gt_status status);
+
+/* A one-line description of the last failure in the calling thread (what was
+ * wrong and what is valid). Valid until the next libgputracker call in that
+ * thread; "" when nothing has failed. */
+GT_API const char *gt_last_error(void);
+
+/* The library's version, e.g. "0.1.0". */
+GT_API const char *gt_version(void);
+
+/* Called with a one-line warning (no trailing newline) from whichever thread
+ * noticed it, the sampling thread included. */
+typedef void (*gt_warning_fn)(const char *message, void *user_data);
+
+/* Tracker options. Fill with gt_options_init() and change what you need; the
+ * strings are copied by gt_tracker_new(). */
+typedef struct gt_options {
+    double sleep_time;        /* seconds between samples, > 0 (default 1.0) */
+    const char *ram_unit;     /* bytes|kilobytes|megabytes|gigabytes|terabytes
+                                 (default "gigabytes"; decimal units) */
+    const char *gpu_ram_unit; /* same choices (default "gigabytes") */
+    const char *time_unit;    /* seconds|minutes|hours|days (default "hours") */
+    int n_expected_cores;     /* denominator of the hardware percents of
+                                 main/descendants/combined; 0 = all cores */
+    const char *gpu_uuids;    /* comma-separated GPU UUIDs; NULL = all GPUs */
+    const char *gpu_brand;    /* NULL (detect), "nvidia" or "amd" */
+    int disable_logs;         /* non-zero: on_warning is never called */
+    pid_t process_id;         /* process to track; 0 = the calling process */
+    gt_warning_fn on_warning; /* NULL: warnings are dropped */
+    void *warning_data;       /* passed to on_warning */
+
+    /* Where procfs is mounted (default "/proc"); tests point it at fixtures. */
+    const char *proc_root;
+    /* The process that will reap the tracked tree, or 0. Set it to getpid()
+     * when the calling process started process_id itself and made itself a
+     * child subreaper (PR_SET_CHILD_SUBREAPER): then its other children are
+     * adopted orphans of the tree, counted as descendants, and the CPU time
+     * of everything it reaps (its cutime/cstime) is counted exactly. */
+    pid_t reaper_pid;
+} gt_options;
+
+/* Fills opts with the defaults of gpu_tracker's Tracker(). */
+GT_API void gt_options_init(gt_options *opts);
+
+/* Checks every option but process_id's existence: units, sleep_time,
+ * n_expected_cores, gpu_brand. GT_ERR_INVALID_ARGUMENT with gt_last_error()
+ * naming the bad value and the valid ones. gt_tracker_new() does the same. */
+GT_API gt_status gt_options_validate(const gt_options *opts);
+
+/* ---- Results: the fields of gpu_tracker's ResourceUsage ---------------- */
+
+#define GT_UNIT_LEN 16
+
+typedef struct gt_rss_values {
+    double total_rss;   /* private + shared, never below the kernel's
+                           high-water mark where the kernel gave us one */
+    double private_rss; /* pages mapped by this process only */
+    double shared_rss;  /* pages also mapped by another process */
+} gt_rss_values;
+
+typedef struct gt_max_ram {
+    char unit[GT_UNIT_LEN];
+    double system_capacity; /* MemTotal */
+    double system;          /* peak of MemTotal - MemAvailable */
+    gt_rss_values main;
+    gt_rss_values descendants;
+    gt_rss_values combined;
+} gt_max_ram;
+
+typedef struct gt_max_gpu_ram {
+    char unit[GT_UNIT_LEN];
+    double system_capacity;
+    double system;
+    double main;
+    double descendants;
+    double combined;
+} gt_max_gpu_ram;
+
+typedef struct gt_pu_percentages {
+    double max_sum_percent;
+    double max_hardware_percent;
+    double mean_sum_percent;
+    double mean_hardware_percent;
+} gt_pu_percentages;
+
+typedef struct gt_cpu_utilization {
+    int system_core_count;
+    int n_expected_cores;
+    gt_pu_percentages system;
+    gt_pu_percentages main;
+    gt_pu_percentages descendants;
+    gt_pu_percentages combined;
+    int main_n_threads;
+    int descendants_n_threads;
+    int combined_n_threads;
+} gt_cpu_utilization;
+
+typedef struct gt_gpu_utilization {
+    int system_gpu_count;
+    int n_expected_gpus;
+    gt_pu_percentages gpu_percentages;
+} gt_gpu_utilization;
+
+typedef struct gt_compute_time {
+    char unit[GT_UNIT_LEN];
+    double time;
+} gt_compute_time;
+
+/* How the figures were obtained (the "measurement" section of the JSON). */
+typedef struct gt_measurement {
+    long samples;        /* samples taken, the first (baseline) included */
+    double sleep_time;   /* seconds between samples */
+    int gpu_available;   /* 0: the GPU figures are zeros, see gpu_reason */
+    char gpu_reason[160];/* why GPU figures are not available ("" if they are) */
+} gt_measurement;
+
+typedef struct gt_resource_usage {
+    gt_max_ram max_ram;
+    gt_max_gpu_ram max_gpu_ram;
+    gt_cpu_utilization cpu_utilization;
+    gt_gpu_utilization gpu_utilization;
+    gt_compute_time compute_time;
+    gt_measurement measurement;
+} gt_resource_usage;
+
+/* ---- Writers and readers of results ------------------------------------ */
+
+/* The text gpu_tracker prints (str(tracker)), without a trailing newline.
+ * Returns a malloc'd string the caller frees, or NULL when out of memory. */
+GT_API char *gt_usage_to_text(const gt_resource_usage *usage);
+
+/* The JSON of gpu_tracker's to_json() plus a "measurement" section, numbers
+ * at full precision, pretty-printed. Caller frees; NULL when out of memory. */
+GT_API char *gt_usage_to_json(const gt_resource_usage *usage);
+
+/* Parses a document written by gt_usage_to_json() (or gpu_tracker's own
+ * to_json(); the old "descendents" spelling is accepted). On failure returns
+ * GT_ERR_PARSE and gt_last_error() names the first missing or malformed key;
+ * *usage is then unspecified. */
+GT_API gt_status gt_usage_from_json(const char *json, gt_resource_usage *usage);
+
+/* ---- The tracker -------------------------------------------------------- */
+
+typedef struct gt_tracker gt_tracker;
+
+/* Validates opts (units, interval, cores, brand, process) and creates a
+ * tracker in the NEW state. On success *out owns it (gt_tracker_free). On
+ * failure *out is NULL and gt_last_error() says which option is wrong and
+ * what is valid: GT_ERR_INVALID_ARGUMENT, or GT_ERR_NO_PROCESS when
+ * process_id does not exist. */
+GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out);
+
+/* NEW -> STARTED: takes the baseline sample and starts the sampling thread,
+ * which samples at start + k * sleep_time. GT_ERR_STATE unless NEW. */
+GT_API gt_status gt_tracker_start(gt_tracker *t);
+
+/* STARTED -> STOPPED: stops the sampling thread, takes a final sample and
+ * fixes the compute time. GT_ERR_STATE when NEW ("stopped before started")
+ * or already STOPPED. */
+GT_API gt_status gt_tracker_stop(gt_tracker *t);
+
+/* Tells the tracker that the caller reaped process pid with wait4() and got
+ * ru: its ru_maxrss is a high-water mark no sample may have seen. Only for
+ * a reaper (options.reaper_pid); allowed while STARTED or STOPPED. */
+struct rusage;
+GT_API gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *ru);
+
+/* The results, in the units of the options. NULL (GT_ERR_STATE in
+ * gt_last_error()) unless STOPPED. Owned by the tracker; valid until the
+ * next call on it. */
+GT_API const gt_resource_usage *gt_tracker_usage(gt_tracker *t);
+
+/* gt_usage_to_text / gt_usage_to_json of gt_tracker_usage(). NULL when not
+ * STOPPED or out of memory. Caller frees. */
+GT_API char *gt_tracker_to_text(gt_tracker *t);
+GT_API char *gt_tracker_to_json(gt_tracker *t);
+
+/* Stops the sampling thread if it runs and frees everything. NULL is a no-op. */
+GT_API void gt_tracker_free(gt_tracker *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPU_TRACKER_H */

@@ -1,0 +1,212 @@
+/* options.c - parsing and checking gpu-tracker's options. */
+#define _GNU_SOURCE
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shlex.h"
+
+const char cli_usage[] =
+    "Tracks the computational resource usage (RAM, GPU RAM, CPU utilization, GPU utilization,\n"
+    "and compute time) of a process corresponding to a given shell command, and of all its\n"
+    "descendant processes.\n"
+    "\n"
+    "Usage:\n"
+    "    gpu-tracker -h | --help\n"
+    "    gpu-tracker -v | --version\n"
+    "    gpu-tracker --execute=<command> [options]\n"
+    "    gpu-tracker [options] -- <command> [<argument>...]\n"
+    "    gpu-tracker --pid=<pid> [options]\n"
+    "\n"
+    "Options:\n"
+    "    -h --help               Show this help message and exit.\n"
+    "    -v --version            Show package version and exit.\n"
+    "    -e --execute=<command>  The command to run along with its arguments all within quotes\n"
+    "                            e.g. \"ls -l -a\". Split like a shell would (quotes, backslashes)\n"
+    "                            but run without a shell: no variables, globs or pipes.\n"
+    "    --pid=<pid>             Track a process that is already running, until it ends.\n"
+    "                            Ctrl-C stops tracking and leaves the process running.\n"
+    "    -o --output=<output>    File path to store the computational-resource-usage\n"
+    "                            measurements. If not set, prints measurements to the screen.\n"
+    "    -f --format=<format>    File format of the output. Either 'json' or 'text'.\n"
+    "                            Defaults to 'text'.\n"
+    "    --st=<sleep-time>       The number of seconds to sleep in between usage-collection\n"
+    "                            iterations. Defaults to 1.0.\n"
+    "    --ru=<ram-unit>         One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or\n"
+    "                            'terabytes' (decimal: 1 gigabyte = 1e9 bytes). Default gigabytes.\n"
+    "    --gru=<gpu-ram-unit>    One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or\n"
+    "                            'terabytes'. Default gigabytes.\n"
+    "    --tu=<time-unit>        One of 'seconds', 'minutes', 'hours', or 'days'. Default hours.\n"
+    "    --nec=<num-cores>       The number of cores expected to be used. Defaults to the number\n"
+    "                            of cores in the entire operating system.\n"
+    "    --guuids=<gpu-uuids>    Comma separated list of the UUIDs of the GPUs for which to track\n"
+    "                            utilization e.g. gpu-uuid1,gpu-uuid2,etc. Defaults to all GPUs.\n"
+    "    --gb=<gpu-brand>        'nvidia' or 'amd'. Defaults to the brand found, NVIDIA first.\n"
+    "    --disable-logs          If set, warnings are suppressed during tracking.\n"
+    "\n"
+    "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it).\n"
+    "SIGINT, SIGTERM and SIGHUP sent to gpu-tracker are passed on to the command, and the\n"
+    "measurements are still written. Environment: GPU_TRACKER_PROC_ROOT points the tracker\n"
+    "at another procfs mount.\n";
+
+enum {
+    OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
+};
+
+static const struct option long_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'v'},
+    {"execute", required_argument, NULL, 'e'},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, 'f'},
+    {"st", required_argument, NULL, OPT_ST},
+    {"ru", required_argument, NULL, OPT_RU},
+    {"gru", required_argument, NULL, OPT_GRU},
+    {"tu", required_argument, NULL, OPT_TU},
+    {"nec", required_argument, NULL, OPT_NEC},
+    {"guuids", required_argument, NULL, OPT_GUUIDS},
+    {"gb", required_argument, NULL, OPT_GB},
+    {"disable-logs", no_argument, NULL, OPT_DISABLE_LOGS},
+    {"pid", required_argument, NULL, OPT_PID},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_positive_long(const char *s, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v <= 0 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
+{
+    memset(o, 0, sizeof *o);
+    gt_options_init(&o->tracker);
+    const char *proc_root = getenv("GPU_TRACKER_PROC_ROOT");
+    if (proc_root && *proc_root)
+        o->tracker.proc_root = proc_root;
+    const char *execute = NULL;
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    /* '+': stop at the first non-option, so the command's own options after
+     * "--" (or after its name) are left alone. */
+    while ((c = getopt_long(argc, argv, "+:hve:o:f:", long_options, NULL)) != -1) {
+        long v;
+        char *end;
+        switch (c) {
+        case 'h': o->action = ACTION_HELP; return 0;
+        case 'v': o->action = ACTION_VERSION; return 0;
+        case 'e': execute = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                o->format = FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                o->format = FORMAT_JSON;
+            else {
+                snprintf(err, errcap, "unknown format '%s'; valid formats: text, json", optarg);
+                return -1;
+            }
+            break;
+        case OPT_ST:
+            errno = 0;
+            o->tracker.sleep_time = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(o->tracker.sleep_time > 0) ||
+                !isfinite(o->tracker.sleep_time)) {
+                snprintf(err, errcap, "invalid --st '%s': the sleep time must be a positive number of seconds",
+                         optarg);
+                return -1;
+            }
+            break;
+        case OPT_RU: o->tracker.ram_unit = optarg; break;
+        case OPT_GRU: o->tracker.gpu_ram_unit = optarg; break;
+        case OPT_TU: o->tracker.time_unit = optarg; break;
+        case OPT_NEC:
+            if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
+                snprintf(err, errcap, "invalid --nec '%s': the number of expected cores must be a positive integer",
+                         optarg);
+                return -1;
+            }
+            o->tracker.n_expected_cores = (int)v;
+            break;
+        case OPT_GUUIDS: o->tracker.gpu_uuids = optarg; break;
+        case OPT_GB: o->tracker.gpu_brand = optarg; break;
+        case OPT_DISABLE_LOGS: o->tracker.disable_logs = 1; break;
+        case OPT_PID:
+            if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
+                snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
+                return -1;
+            }
+            o->attach_pid = (pid_t)v;
+            break;
+        case ':':
+            snprintf(err, errcap, "option '%s' needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            snprintf(err, errcap, "unknown option '%s'; see gpu-tracker --help", argv[optind - 1]);
+            return -1;
+        }
+    }
+
+    if (gt_options_validate(&o->tracker) != GT_OK) {
+        snprintf(err, errcap, "%s", gt_last_error());
+        return -1;
+    }
+
+    int has_rest = optind < argc;
+    int sources = (execute != NULL) + has_rest + (o->attach_pid != 0);
+    if (sources == 0) {
+        snprintf(err, errcap, "no command given: use -e \"COMMAND ARGS\", -- COMMAND ARGS, or --pid PID");
+        return -1;
+    }
+    if (sources > 1) {
+        snprintf(err, errcap, "give only one of -e COMMAND, -- COMMAND and --pid PID");
+        return -1;
+    }
+    if (execute) {
+        const char *why = NULL;
+        o->command = shlex_split(execute, &why);
+        if (!o->command) {
+            snprintf(err, errcap, "cannot split the command '%s': %s", execute, why);
+            return -1;
+        }
+        if (!o->command[0]) {
+            cli_options_free(o);
+            snprintf(err, errcap, "no command given: the -e string is empty");
+            return -1;
+        }
+    } else if (has_rest) {
+        int n = argc - optind;
+        o->command = calloc((size_t)n + 1, sizeof *o->command);
+        for (int i = 0; o->command && i < n; i++) {
+            o->command[i] = strdup(argv[optind + i]);
+            if (!o->command[i]) {
+                cli_options_free(o);
+                break;
+            }
+        }
+        if (!o->command) {
+            snprintf(err, errcap, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void cli_options_free(struct cli_options *o)
+{
+    shlex_free(o->command);
+    o->command = NULL;
+}

@@ -1,0 +1,29 @@
+/* options.h - the gpu-tracker command line. */
+#ifndef GT_CLI_OPTIONS_H
+#define GT_CLI_OPTIONS_H
+
+#include <sys/types.h>
+
+#include "gpu_tracker.h"
+
+enum cli_format { FORMAT_TEXT, FORMAT_JSON };
+enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_VERSION };
+
+struct cli_options {
+    enum cli_action action;
+    gt_options tracker;       /* units, interval, cores, GPU choices, logs */
+    char **command;           /* argv of the command to run (owned), or NULL */
+    pid_t attach_pid;         /* --pid, or 0 */
+    const char *output;       /* -o FILE, or NULL for stdout */
+    enum cli_format format;
+};
+
+/* Parses argv. Returns 0, or -1 with a one-line message (no program name, no
+ * newline) in err. Nothing is run or created. */
+int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap);
+void cli_options_free(struct cli_options *o);
+
+/* The --help text. */
+extern const char cli_usage[];
+
+#endif

@@ -1,0 +1,31 @@
+/* run.h - running the tracked command (or waiting on an attached PID) under a
+ * tracker, with signals forwarded. */
+#ifndef GT_CLI_RUN_H
+#define GT_CLI_RUN_H
+
+#include <sys/types.h>
+
+#include "gpu_tracker.h"
+
+/* How a run ended. */
+struct run_result {
+    int exit_status;   /* what gpu-tracker should exit with */
+    int status_code;   /* the command's code: exit code, or 128+N for signal N */
+    int signalled;     /* the command died by a signal */
+    int interrupted;   /* --pid: tracking stopped by a signal to us */
+};
+
+/* Starts argv with the tracker watching it and waits until it ends; the
+ * tracker is stopped on return. On failure before the command ran, returns -1
+ * with a one-line message in err (exit_status 127 when the command could not
+ * be started, 1 otherwise) and *t is NULL. */
+int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result *r,
+                char *err, size_t errcap);
+
+/* Tracks an existing process until it ends or we get SIGINT/SIGTERM/SIGHUP.
+ * Same contract as run_command. on_started is called once tracking runs. */
+int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result *r,
+                 void (*on_started)(pid_t pid, const gt_options *opts),
+                 char *err, size_t errcap);
+
+#endif

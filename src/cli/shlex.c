@@ -1,0 +1,85 @@
+/* shlex.c - POSIX shell-like word splitting without expansion. */
+#include "shlex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void shlex_free(char **argv)
+{
+    if (!argv)
+        return;
+    for (char **p = argv; *p; p++)
+        free(*p);
+    free(argv);
+}
+
+char **shlex_split(const char *s, const char **error)
+{
+    size_t len = strlen(s);
+    /* No word is longer than s, and there are at most len/2+1 words. */
+    char **argv = calloc(len / 2 + 2, sizeof *argv);
+    char *word = malloc(len + 1);
+    size_t nwords = 0;
+    if (!argv || !word) {
+        free(argv);
+        free(word);
+        *error = "out of memory";
+        return NULL;
+    }
+    const char *p = s;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
+        if (!*p)
+            break;
+        size_t n = 0;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            if (*p == '\'') {
+                const char *close = strchr(p + 1, '\'');
+                if (!close) {
+                    *error = "no closing quotation";
+                    goto fail;
+                }
+                memcpy(word + n, p + 1, (size_t)(close - p - 1));
+                n += (size_t)(close - p - 1);
+                p = close + 1;
+            } else if (*p == '"') {
+                p++;
+                while (*p && *p != '"') {
+                    /* Inside double quotes a backslash escapes only '"' and '\'. */
+                    if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                        p++;
+                    word[n++] = *p++;
+                }
+                if (*p != '"') {
+                    *error = "no closing quotation";
+                    goto fail;
+                }
+                p++;
+            } else if (*p == '\\') {
+                if (!p[1]) {
+                    *error = "no escaped character after a final backslash";
+                    goto fail;
+                }
+                word[n++] = p[1];
+                p += 2;
+            } else {
+                word[n++] = *p++;
+            }
+        }
+        argv[nwords] = malloc(n + 1);
+        if (!argv[nwords]) {
+            *error = "out of memory";
+            goto fail;
+        }
+        memcpy(argv[nwords], word, n);
+        argv[nwords][n] = '\0';
+        nwords++;
+    }
+    free(word);
+    return argv;
+fail:
+    free(word);
+    shlex_free(argv);
+    return NULL;
+}

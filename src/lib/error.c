@@ -1,0 +1,37 @@
+/* error.c - status texts and the per-thread last-error message. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char last_error[512];
+
+const char *gt_strerror(gt_status status)
+{
+    switch (status) {
+    case GT_OK: return "success";
+    case GT_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case GT_ERR_STATE: return "operation not valid in the tracker's state";
+    case GT_ERR_NO_PROCESS: return "no such process";
+    case GT_ERR_IO: return "input/output error";
+    case GT_ERR_PARSE: return "malformed input";
+    case GT_ERR_NO_MEMORY: return "out of memory";
+    case GT_ERR_SYSTEM: return "system call failed";
+    }
+    return "unknown status";
+}
+
+const char *gt_last_error(void) { return last_error; }
+
+const char *gt_version(void) { return GT_VERSION_STRING; }
+
+void gt_clear_error(void) { last_error[0] = '\0'; }
+
+gt_status gt_fail(gt_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}

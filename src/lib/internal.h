@@ -1,0 +1,20 @@
+/* internal.h - helpers shared by the library's modules (not installed). */
+#ifndef GT_INTERNAL_H
+#define GT_INTERNAL_H
+
+#include "gpu_tracker.h"
+
+#if defined(__GNUC__)
+#define GT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define GT_PRINTF(a, b)
+#endif
+
+/* Records a one-line message for gt_last_error() and returns status, so that
+ * a failing path reads `return gt_fail(GT_ERR_IO, "cannot read %s", p);`. */
+gt_status gt_fail(gt_status status, const char *fmt, ...) GT_PRINTF(2, 3);
+
+/* Clears the message of gt_last_error(). */
+void gt_clear_error(void);
+
+#endif

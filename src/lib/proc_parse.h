@@ -1,0 +1,70 @@
+/* proc_parse.h - pure parsers of procfs files: a buffer in, a struct out.
+ *
+ * None of them reads a file, allocates or keeps state, so each is tested on
+ * fixture strings. All return 0 on success and -1 when the text is malformed
+ * or truncated before a required field; numbers that overflow 64 bits are
+ * malformed too. */
+#ifndef GT_PROC_PARSE_H
+#define GT_PROC_PARSE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* /proc/<pid>/stat, parsed after the last ')' so that any comm works. */
+struct proc_stat {
+    char state;                     /* 'R', 'S', 'Z', ... */
+    pid_t ppid;
+    unsigned long long cminflt;     /* minor faults of reaped children */
+    unsigned long long cmajflt;
+    unsigned long long utime;       /* clock ticks */
+    unsigned long long stime;
+    unsigned long long cutime;      /* of reaped children, recursively */
+    unsigned long long cstime;
+    long num_threads;
+    unsigned long long starttime;   /* ticks after boot: identifies the process */
+};
+int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);
+
+/* /proc/<pid>/status. A zombie has no Vm* lines: has_memory is then 0. */
+struct proc_status {
+    int has_memory;
+    unsigned long long vm_rss_kb;
+    unsigned long long vm_hwm_kb;
+    unsigned long long rss_anon_kb;
+    unsigned long long rss_file_kb;
+    unsigned long long rss_shmem_kb;
+    long threads;
+};
+int proc_parse_status(const char *buf, size_t len, struct proc_status *out);
+
+/* /proc/<pid>/smaps_rollup: private = Private_Clean + Private_Dirty,
+ * shared = Shared_Clean + Shared_Dirty. */
+struct proc_rollup {
+    unsigned long long rss_kb;
+    unsigned long long pss_kb;
+    unsigned long long private_kb;
+    unsigned long long shared_kb;
+};
+int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_rollup *out);
+
+/* /proc/<pid>/task/<tid>/children: pids separated by spaces. Stores at most
+ * cap pids in out and the number found (which may exceed cap) in *count. */
+int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t cap, size_t *count);
+
+/* The aggregate "cpu" line and the number of "cpuN" lines of /proc/stat.
+ * busy excludes idle and iowait; guest time is already inside user/nice. */
+struct sys_cpu {
+    unsigned long long busy;
+    unsigned long long total;
+    int ncpu;
+};
+int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out);
+
+/* /proc/meminfo: MemTotal and MemAvailable (both required). */
+struct meminfo {
+    unsigned long long total_kb;
+    unsigned long long available_kb;
+};
+int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out);
+
+#endif

@@ -1,0 +1,54 @@
+/* procfs.h - the thin I/O layer over procfs: open a process once, re-read its
+ * files through kept-open descriptors, list its children.
+ *
+ * Every function returns 0 on success and -1 with errno set on failure.
+ * ENOENT or ESRCH mean the process is gone (it may vanish between any two
+ * reads); EACCES means we may not read that file of it. The parsers in
+ * proc_parse.h do the parsing. */
+#ifndef GT_PROCFS_H
+#define GT_PROCFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "proc_parse.h"
+
+/* Reads the whole file name (relative to dirfd) into buf, NUL-terminated.
+ * Sets *len. A file that does not fit in cap-1 bytes fails with EFBIG. */
+int procfs_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len);
+
+/* Reads a kept-open procfs file from offset 0 (procfs regenerates it). */
+int procfs_pread(int fd, char *buf, size_t cap, size_t *len);
+
+/* One process's open handles. */
+struct proc_handle {
+    int dirfd;     /* /proc/<pid>, pins the process: after it dies, reads fail */
+    int stat_fd;   /* kept open, -1 until first read */
+    int status_fd;
+};
+
+/* Opens /proc/<pid> under the procfs root directory fd. */
+int procfs_open(int root_fd, pid_t pid, struct proc_handle *h);
+void procfs_close(struct proc_handle *h);
+
+/* Reads and parses stat / status / smaps_rollup. A malformed file fails
+ * with EINVAL. buf is scratch space of cap bytes. */
+int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out);
+int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out);
+int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out);
+
+/* Appends the children of every thread of the process (task/<tid>/children)
+ * to *list (grown with realloc; *n entries used, *cap allocated). Fails with
+ * ENOTSUP when the kernel has no children files (CONFIG_PROC_CHILDREN). */
+int procfs_list_children(struct proc_handle *h, char *buf, size_t cap,
+                         pid_t **list, size_t *n, size_t *listcap);
+
+/* Appends the pids of every process whose parent is ppid, by scanning every
+ * /proc/<pid>/stat: the slow fallback for kernels without children files. */
+int procfs_scan_children(int root_fd, pid_t ppid, char *buf, size_t cap,
+                         pid_t **list, size_t *n, size_t *listcap);
+
+/* Appends pid to a growing list; -1 with ENOMEM when it cannot grow. */
+int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid);
+
+#endif

@@ -1,0 +1,102 @@
+/* pyfloat.c - Python-compatible float formatting.
+ *
+ * gpu_tracker prints round(value, 3) with str(), and its JSON carries repr()
+ * of each float; both are the shortest round-tripping digits. We find those
+ * digits with "%.*e" at increasing precision (glibc formats exactly), then lay
+ * them out with Python's rules (Python/pystrtod.c, format code 'r'). */
+#include "pyfloat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shortest decimal digits of |v| (no dot, no trailing zeros) and the decimal
+ * point position: |v| = 0.DIGITS * 10^decpt. */
+static void shortest_digits(double v, char *digits, size_t cap, int *decpt)
+{
+    char buf[40];
+    for (int prec = 0; prec < 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*e", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    /* buf is "D.DDDDe[+-]XX" or "De[+-]XX" */
+    char *e = strchr(buf, 'e');
+    int exp10 = atoi(e + 1);
+    size_t n = 0;
+    for (char *p = buf; p < e && n + 1 < cap; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[n++] = *p;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+    *decpt = exp10 + 1;
+}
+
+void pyfloat_repr(double v, char *out, size_t cap)
+{
+    if (isnan(v)) {
+        snprintf(out, cap, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(out, cap, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    const char *sign = signbit(v) ? "-" : "";
+    if (v == 0.0) {
+        snprintf(out, cap, "%s0.0", sign);
+        return;
+    }
+    char digits[24];
+    int decpt;
+    shortest_digits(fabs(v), digits, sizeof digits, &decpt);
+    int nd = (int)strlen(digits);
+
+    if (decpt > -4 && decpt <= 16) {
+        /* Fixed notation: leading "0.000", the digits with the dot placed
+         * inside them, or the digits padded with zeros and ".0". */
+        char fixed[48];
+        size_t n = 0;
+        if (decpt <= 0) {
+            fixed[n++] = '0';
+            fixed[n++] = '.';
+            for (int i = 0; i < -decpt; i++)
+                fixed[n++] = '0';
+            memcpy(fixed + n, digits, (size_t)nd);
+            n += (size_t)nd;
+        } else if (decpt >= nd) {
+            memcpy(fixed + n, digits, (size_t)nd);
+            n += (size_t)nd;
+            for (int i = 0; i < decpt - nd; i++)
+                fixed[n++] = '0';
+            fixed[n++] = '.';
+            fixed[n++] = '0';
+        } else {
+            memcpy(fixed + n, digits, (size_t)decpt);
+            n += (size_t)decpt;
+            fixed[n++] = '.';
+            memcpy(fixed + n, digits + decpt, (size_t)(nd - decpt));
+            n += (size_t)(nd - decpt);
+        }
+        fixed[n] = '\0';
+        snprintf(out, cap, "%s%s", sign, fixed);
+        return;
+    }
+    int exp10 = decpt - 1;
+    if (nd == 1)
+        snprintf(out, cap, "%s%se%c%02d", sign, digits, exp10 < 0 ? '-' : '+', abs(exp10));
+    else
+        snprintf(out, cap, "%s%c.%se%c%02d", sign, digits[0], digits + 1,
+                 exp10 < 0 ? '-' : '+', abs(exp10));
+}
+
+double pyfloat_round3(double v)
+{
+    if (!isfinite(v))
+        return v;
+    char buf[400];
+    snprintf(buf, sizeof buf, "%.3f", v);
+    return strtod(buf, NULL);
+}

@@ -1,0 +1,16 @@
+/* pyfloat.h - numbers printed the way Python prints them. */
+#ifndef GT_PYFLOAT_H
+#define GT_PYFLOAT_H
+
+#include <stddef.h>
+
+/* Writes repr(v) as Python 3 does: the shortest digits that read back as v,
+ * fixed notation when the decimal exponent is in [-4, 16), else exponent
+ * notation ("1e+16"); always a '.' or 'e' so that it reads as a float
+ * ("5.0"). Non-finite values give "nan", "inf", "-inf". out needs 32 bytes. */
+void pyfloat_repr(double v, char *out, size_t cap);
+
+/* Python's round(v, 3): the double nearest the correctly rounded decimal. */
+double pyfloat_round3(double v);
+
+#endif

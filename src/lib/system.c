@@ -1,0 +1,104 @@
+/* system.c - /proc/stat and /proc/meminfo through kept-open descriptors. */
+#define _GNU_SOURCE
+#include "system.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+#define MAX_STAT_BYTES (8u << 20) /* /proc/stat of a huge machine, with room */
+
+static int open_in(const char *root, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Reads a kept-open file, growing the buffer for a large /proc/stat. */
+static int read_grow(struct system_reader *r, int fd, size_t *len)
+{
+    for (;;) {
+        if (procfs_pread(fd, r->buf, r->bufcap, len) == 0)
+            return 0;
+        if (errno != EFBIG || r->bufcap >= MAX_STAT_BYTES)
+            return -1;
+        char *nb = realloc(r->buf, r->bufcap * 2);
+        if (!nb) {
+            errno = ENOMEM;
+            return -1;
+        }
+        r->buf = nb;
+        r->bufcap *= 2;
+    }
+}
+
+int system_open(struct system_reader *r, const char *proc_root, const char **what)
+{
+    memset(r, 0, sizeof *r);
+    r->stat_fd = r->meminfo_fd = -1;
+    r->bufcap = 16384;
+    r->buf = malloc(r->bufcap);
+    if (!r->buf) {
+        errno = ENOMEM;
+        *what = "memory";
+        return -1;
+    }
+    r->stat_fd = open_in(proc_root, "stat");
+    if (r->stat_fd < 0) {
+        *what = "stat";
+        goto fail;
+    }
+    r->meminfo_fd = open_in(proc_root, "meminfo");
+    if (r->meminfo_fd < 0) {
+        *what = "meminfo";
+        goto fail;
+    }
+    struct sys_cpu cpu;
+    struct meminfo mem;
+    if (system_read(r, &cpu, &mem, what) < 0)
+        goto fail;
+    return 0;
+fail:;
+    int saved = errno;
+    system_close(r);
+    errno = saved;
+    return -1;
+}
+
+void system_close(struct system_reader *r)
+{
+    if (r->stat_fd >= 0)
+        close(r->stat_fd);
+    if (r->meminfo_fd >= 0)
+        close(r->meminfo_fd);
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+    r->stat_fd = r->meminfo_fd = -1;
+}
+
+int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
+                const char **what)
+{
+    size_t len;
+    *what = "stat";
+    if (read_grow(r, r->stat_fd, &len) < 0)
+        return -1;
+    if (proc_parse_cpu_stat(r->buf, len, cpu) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    *what = "meminfo";
+    if (read_grow(r, r->meminfo_fd, &len) < 0)
+        return -1;
+    if (proc_parse_meminfo(r->buf, len, mem) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,23 @@
+/* system.h - system-wide figures: CPU time of all cores and memory. */
+#ifndef GT_SYSTEM_H
+#define GT_SYSTEM_H
+
+#include "proc_parse.h"
+
+struct system_reader {
+    int stat_fd;
+    int meminfo_fd;
+    char *buf;
+    size_t bufcap;
+};
+
+/* Opens <proc_root>/stat and <proc_root>/meminfo and reads them once.
+ * Returns 0, or -1 with errno and the failing file name in *what. */
+int system_open(struct system_reader *r, const char *proc_root, const char **what);
+void system_close(struct system_reader *r);
+
+/* Re-reads both files. -1 with errno (EINVAL: malformed) and *what set. */
+int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
+                const char **what);
+
+#endif

@@ -1,0 +1,404 @@
+/* tree.c - finding and summing the tracked process tree.
+ *
+ * Private/shared RSS come from smaps_rollup, which walks every mapping of a
+ * process (hundreds of microseconds to milliseconds) and so is read only when
+ * a process's RSS reaches a new high (by more than ROLLUP_GROWTH), on first
+ * sight, and every ROLLUP_REFRESH samples. In between, the current RSS (read
+ * every sample from status) is split in the proportions of the latest rollup.
+ * Where smaps_rollup cannot be read (old kernel, another user's process),
+ * RssAnon stands for private and RssFile + RssShmem for shared. */
+#define _GNU_SOURCE
+#include "tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ROLLUP_REFRESH 10            /* samples between background re-reads */
+#define ROLLUP_GROWTH_MIN_KB 1024    /* a "new high" is at least this much... */
+#define ROLLUP_GROWTH_SHIFT 5        /* ...or 1/32 of the last peak, if more */
+#define SCRATCH_BYTES (64 * 1024)
+#define REAPER_RETRIES 4
+
+enum role { ROLE_MAIN, ROLE_DESC };
+
+struct tracked_proc {
+    pid_t pid;
+    unsigned long long starttime;
+    struct proc_handle h;
+    enum role role;
+    unsigned seen;                   /* generation of the last walk that saw it */
+    int hwm_counts;                  /* every byte of VmHWM happened while tracked */
+    unsigned long long first_hwm_kb; /* VmHWM when first seen */
+    struct proc_stat st;
+    struct proc_status status;
+    int rollup_state;                /* 0 never read, 1 have one, -1 unreadable */
+    struct proc_rollup rollup;
+    unsigned long long rollup_peak_kb;
+    int samples_since_rollup;
+};
+
+int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid)
+{
+    memset(t, 0, sizeof *t);
+    t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
+    t->main_pid = main_pid;
+    t->reaper_pid = reaper_pid;
+    t->root_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (t->root_fd < 0)
+        return -1;
+    t->bufcap = SCRATCH_BYTES;
+    t->buf = malloc(t->bufcap);
+    if (!t->buf) {
+        tree_free(t);
+        errno = ENOMEM;
+        return -1;
+    }
+    struct proc_handle h;
+    if (procfs_open(t->root_fd, main_pid, &h) < 0) {
+        int saved = errno == ENOENT ? ENOENT : errno;
+        tree_free(t);
+        errno = saved;
+        return -1;
+    }
+    procfs_close(&h);
+    if (reaper_pid > 0 && procfs_open(t->root_fd, reaper_pid, &t->reaper) < 0) {
+        int saved = errno;
+        tree_free(t);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+void tree_free(struct tree *t)
+{
+    for (size_t i = 0; i < t->nprocs; i++)
+        procfs_close(&t->procs[i].h);
+    free(t->procs);
+    free(t->queue);
+    free(t->buf);
+    if (t->reaper_pid > 0 && t->reaper.dirfd >= 0)
+        procfs_close(&t->reaper);
+    if (t->root_fd >= 0)
+        close(t->root_fd);
+    memset(t, 0, sizeof *t);
+    t->root_fd = -1;
+    t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
+}
+
+int tree_main_reaped_nothing(const struct tree *t)
+{
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].role == ROLE_MAIN)
+            return t->procs[i].st.cminflt == 0 && t->procs[i].st.cmajflt == 0;
+    return 0;
+}
+
+static struct tracked_proc *find_proc(struct tree *t, pid_t pid)
+{
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].pid == pid)
+            return &t->procs[i];
+    return NULL;
+}
+
+static void remove_proc(struct tree *t, size_t i)
+{
+    procfs_close(&t->procs[i].h);
+    t->procs[i] = t->procs[--t->nprocs];
+}
+
+/* CPU ticks a process holds now: its own, and (for counting into
+ * descendants) those of the children it reaped. */
+static unsigned long long own_ticks(const struct tracked_proc *p)
+{
+    return p->st.utime + p->st.stime;
+}
+static unsigned long long reaped_ticks(const struct tracked_proc *p)
+{
+    return p->st.cutime + p->st.cstime;
+}
+
+/* A process we saw last walk is gone. Its CPU time either moved into a
+ * tracked process's cutime/cstime (its parent reaped it, or the reaper did)
+ * or left our view; only in the second case do we keep the last figures we
+ * read, so that the cumulative sums never step backwards. */
+static void note_departed(struct tree *t, const struct tracked_proc *p)
+{
+    if (p->role == ROLE_MAIN) {
+        t->departed_main_ticks += own_ticks(p);
+        t->departed_desc_ticks += reaped_ticks(p);
+        return;
+    }
+    if (t->reaper_pid > 0)
+        return; /* every orphan comes to the reaper, which we count */
+    const struct tracked_proc *parent = find_proc(t, p->st.ppid);
+    if (parent && parent->seen == t->generation)
+        return; /* reaped by its (tracked) parent */
+    t->departed_desc_ticks += own_ticks(p) + reaped_ticks(p);
+}
+
+/* Reads a newly found process: opens it and takes its identity. */
+static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
+{
+    if (t->nprocs == t->capprocs) {
+        size_t ncap = t->capprocs ? t->capprocs * 2 : 16;
+        struct tracked_proc *np = realloc(t->procs, ncap * sizeof *np);
+        if (!np)
+            return NULL;
+        t->procs = np;
+        t->capprocs = ncap;
+    }
+    struct tracked_proc *p = &t->procs[t->nprocs];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->role = role;
+    if (procfs_open(t->root_fd, pid, &p->h) < 0)
+        return NULL;
+    if (procfs_read_stat(&p->h, t->buf, t->bufcap, &p->st) < 0) {
+        procfs_close(&p->h);
+        return NULL;
+    }
+    p->starttime = p->st.starttime;
+    /* With a reaper, the whole tree was started under tracking. Otherwise
+     * what we find on the first walk may have peaked before we came. */
+    p->hwm_counts = t->reaper_pid > 0 || t->generation > 0;
+    p->first_hwm_kb = (unsigned long long)-1;
+    t->nprocs++;
+    return p;
+}
+
+/* Decides whether this sample re-reads smaps_rollup (see the file comment). */
+static int rollup_due(const struct tracked_proc *p)
+{
+    if (p->rollup_state == 0)
+        return 1;
+    if (p->rollup_state < 0)
+        return 0;
+    unsigned long long grow = p->rollup_peak_kb >> ROLLUP_GROWTH_SHIFT;
+    if (grow < ROLLUP_GROWTH_MIN_KB)
+        grow = ROLLUP_GROWTH_MIN_KB;
+    return p->status.vm_rss_kb > p->rollup_peak_kb + grow ||
+           p->samples_since_rollup >= ROLLUP_REFRESH;
+}
+
+/* Refreshes status (and maybe smaps_rollup). -1 when the process is gone. */
+static int read_memory(struct tree *t, struct tracked_proc *p)
+{
+    if (p->st.state == 'Z' || p->st.state == 'X') {
+        memset(&p->status, 0, sizeof p->status);
+        return 0; /* a zombie holds no memory and has no status memory lines */
+    }
+    if (procfs_read_status(&p->h, t->buf, t->bufcap, &p->status) < 0)
+        return errno == EINVAL ? 0 : -1;
+    if (p->first_hwm_kb == (unsigned long long)-1)
+        p->first_hwm_kb = p->status.vm_hwm_kb;
+    if (rollup_due(p)) {
+        struct proc_rollup r;
+        if (procfs_read_rollup(&p->h, t->buf, t->bufcap, &r) == 0) {
+            p->rollup = r;
+            p->rollup_state = 1;
+            p->samples_since_rollup = 0;
+            if (r.rss_kb > p->rollup_peak_kb)
+                p->rollup_peak_kb = r.rss_kb;
+        } else if (errno == ENOENT || errno == EACCES || errno == EPERM || errno == EINVAL) {
+            if (faccessat(p->h.dirfd, "stat", R_OK, 0) < 0)
+                return -1; /* not unreadable: gone */
+            p->rollup_state = -1;
+        } else {
+            return -1;
+        }
+    } else {
+        p->samples_since_rollup++;
+    }
+    return 0;
+}
+
+/* Splits the current RSS of p into private, shared and Pss (kB). */
+static void split_rss(const struct tracked_proc *p, unsigned long long *priv,
+                      unsigned long long *shared, unsigned long long *pss)
+{
+    unsigned long long rss = p->status.vm_rss_kb;
+    if (p->rollup_state == 1 && p->rollup.rss_kb > 0) {
+        double scale = (double)rss / (double)p->rollup.rss_kb;
+        *priv = (unsigned long long)((double)p->rollup.private_kb * scale + 0.5);
+        if (*priv > rss)
+            *priv = rss;
+        *shared = rss - *priv;
+        *pss = (unsigned long long)((double)p->rollup.pss_kb * scale + 0.5);
+    } else {
+        *priv = p->status.rss_anon_kb < rss ? p->status.rss_anon_kb : rss;
+        *shared = rss - *priv;
+        *pss = *priv; /* unknown share: claim no part of the shared pages */
+    }
+}
+
+/* The high-water mark of p that we may report as reached while tracked. */
+static unsigned long long tracked_hwm(const struct tracked_proc *p)
+{
+    if (p->hwm_counts || p->status.vm_hwm_kb > p->first_hwm_kb)
+        return p->status.vm_hwm_kb;
+    return 0;
+}
+
+/* Appends the children of a process to the queue. */
+static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid)
+{
+    if (!t->scan_fallback) {
+        if (procfs_list_children(h, t->buf, t->bufcap, &t->queue, &t->nqueue, &t->capqueue) == 0)
+            return 0;
+        if (errno == ENOENT || errno == ESRCH)
+            return 0; /* it died while we listed */
+        if (errno != ENOTSUP)
+            return -1;
+        t->scan_fallback = 1;
+    }
+    return procfs_scan_children(t->root_fd, pid, t->buf, t->bufcap, &t->queue,
+                                &t->nqueue, &t->capqueue);
+}
+
+/* Drops queue entries that repeat an earlier one (the same child can be
+ * listed by its parent and, as an adopted orphan, by the reaper). */
+static void dedupe_queue_from(struct tree *t, size_t from)
+{
+    size_t w = from;
+    for (size_t i = from; i < t->nqueue; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < w && !dup; j++)
+            dup = t->queue[j] == t->queue[i];
+        if (!dup)
+            t->queue[w++] = t->queue[i];
+    }
+    t->nqueue = w;
+}
+
+static int reaper_ticks(struct tree *t, unsigned long long *ticks)
+{
+    struct proc_stat st;
+    if (procfs_read_stat(&t->reaper, t->buf, t->bufcap, &st) < 0)
+        return -1;
+    *ticks = st.cutime + st.cstime;
+    return 0;
+}
+
+/* One pass over the tree: visit main, its descendants and (with a reaper)
+ * the reaper's other children, updating the table. */
+static int walk_once(struct tree *t)
+{
+    t->generation++;
+    t->nqueue = 0;
+    if (pid_list_push(&t->queue, &t->nqueue, &t->capqueue, t->main_pid) < 0)
+        return -1;
+    if (t->reaper_pid > 0) {
+        /* Orphans re-parented to us belong to the tree (as descendants). */
+        if (queue_children(t, &t->reaper, t->reaper_pid) < 0 && errno != ESRCH)
+            return -1;
+        dedupe_queue_from(t, 0);
+    }
+
+    for (size_t qi = 0; qi < t->nqueue; qi++) {
+        pid_t pid = t->queue[qi];
+        enum role role = pid == t->main_pid ? ROLE_MAIN : ROLE_DESC;
+        struct tracked_proc *p = find_proc(t, pid);
+        struct proc_stat st;
+        if (p && procfs_read_stat(&p->h, t->buf, t->bufcap, &st) == 0 &&
+            st.starttime == p->starttime) {
+            p->st = st;
+        } else {
+            if (p) { /* gone, or its pid now names another process */
+                note_departed(t, p);
+                remove_proc(t, (size_t)(p - t->procs));
+            }
+            p = add_proc(t, pid, role);
+            if (!p) {
+                if (errno == ENOMEM)
+                    return -1;
+                continue; /* vanished before we could read it */
+            }
+        }
+        if (read_memory(t, p) < 0) {
+            note_departed(t, p);
+            remove_proc(t, (size_t)(p - t->procs));
+            continue;
+        }
+        p->seen = t->generation;
+        size_t before = t->nqueue;
+        if (queue_children(t, &p->h, pid) < 0)
+            return -1;
+        if (t->nqueue > before)
+            dedupe_queue_from(t, before);
+    }
+
+    /* Whatever we did not see this time has gone. */
+    for (size_t i = 0; i < t->nprocs;) {
+        if (t->procs[i].seen != t->generation) {
+            note_departed(t, &t->procs[i]);
+            remove_proc(t, i);
+        } else {
+            i++;
+        }
+    }
+    return 0;
+}
+
+int tree_walk(struct tree *t, struct tree_sample *s)
+{
+    unsigned long long reaped = 0;
+    if (t->reaper_pid > 0) {
+        /* The reaper may reap a tree process while we walk; its time would
+         * then be counted twice or not at all. Reaping is rare: walk again
+         * until the reaper's counters did not move during the walk. */
+        for (int attempt = 0;; attempt++) {
+            unsigned long long before, after;
+            if (reaper_ticks(t, &before) < 0 || walk_once(t) < 0 ||
+                reaper_ticks(t, &after) < 0)
+                return -1;
+            reaped = after;
+            if (before == after || attempt + 1 >= REAPER_RETRIES)
+                break;
+        }
+    } else if (walk_once(t) < 0) {
+        return -1;
+    }
+
+    memset(s, 0, sizeof *s);
+    s->main_ticks = t->departed_main_ticks;
+    s->desc_ticks = t->departed_desc_ticks + reaped;
+    unsigned long long desc_pss_total = 0;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        const struct tracked_proc *p = &t->procs[i];
+        unsigned long long priv, shared, pss;
+        split_rss(p, &priv, &shared, &pss);
+        long threads = p->st.state == 'Z' ? 0 : p->st.num_threads;
+        if (p->role == ROLE_MAIN) {
+            s->main_alive = 1;
+            s->main_ticks += own_ticks(p);
+            s->desc_ticks += reaped_ticks(p);
+            s->main_threads = threads;
+            s->main_rss_kb = p->status.vm_rss_kb;
+            s->main_private_kb = priv;
+            s->main_shared_kb = shared;
+            s->main_pss_kb = pss;
+            s->main_hwm_kb = tracked_hwm(p);
+            s->main_cminflt = p->st.cminflt;
+            s->main_cmajflt = p->st.cmajflt;
+        } else {
+            s->desc_ticks += own_ticks(p) + reaped_ticks(p);
+            s->desc_threads += threads;
+            s->desc_rss_kb += p->status.vm_rss_kb;
+            s->desc_private_kb += priv;
+            s->desc_shared_kb += shared;
+            if (shared > s->desc_shared_max_kb)
+                s->desc_shared_max_kb = shared;
+            desc_pss_total += pss > priv ? pss - priv : 0;
+            unsigned long long hwm = tracked_hwm(p);
+            if (hwm > s->desc_hwm_max_kb)
+                s->desc_hwm_max_kb = hwm;
+        }
+    }
+    s->desc_pss_shared_kb = desc_pss_total;
+    return 0;
+}

@@ -1,0 +1,214 @@
+/* usage.c - aggregates of samples and the ResourceUsage they give. */
+#include "usage.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second)
+{
+    memset(a, 0, sizeof *a);
+    a->sleep_time = sleep_time;
+    a->ticks_per_second = ticks_per_second;
+}
+
+static void raise_ull(unsigned long long *peak, unsigned long long v)
+{
+    if (v > *peak)
+        *peak = v;
+}
+static void raise_long(long *peak, long v)
+{
+    if (v > *peak)
+        *peak = v;
+}
+static void raise_double(double *peak, double v)
+{
+    if (v > *peak)
+        *peak = v;
+}
+
+/* Percent of one core that a tick delta over dt seconds is. */
+static double tick_percent(const struct usage_acc *a, unsigned long long now,
+                           unsigned long long before, double dt)
+{
+    if (now <= before || dt <= 0)
+        return 0.0;
+    return (double)(now - before) / a->ticks_per_second / dt * 100.0;
+}
+
+static double sys_percent(const struct sys_cpu *now, const struct sys_cpu *before)
+{
+    if (now->total <= before->total || now->busy < before->busy)
+        return 0.0;
+    double busy = (double)(now->busy - before->busy);
+    double total = (double)(now->total - before->total);
+    return busy / total * 100.0 * now->ncpu;
+}
+
+static void add_memory(struct usage_acc *a, const struct tree_sample *s)
+{
+    /* Descendants and combined count shared pages once: see docs/metrics.md.
+     * The union of the shared pages is at least the largest one process
+     * maps and at least the sum of the processes' shares of them
+     * (Pss - Private); we take the larger of these two lower bounds. */
+    unsigned long long main_pss_shared =
+        s->main_pss_kb > s->main_private_kb ? s->main_pss_kb - s->main_private_kb : 0;
+
+    unsigned long long desc_shared = s->desc_shared_max_kb;
+    raise_ull(&desc_shared, s->desc_pss_shared_kb);
+
+    unsigned long long comb_private = s->main_private_kb + s->desc_private_kb;
+    unsigned long long comb_shared = s->main_shared_kb;
+    raise_ull(&comb_shared, s->desc_shared_max_kb);
+    raise_ull(&comb_shared, main_pss_shared + s->desc_pss_shared_kb);
+
+    raise_ull(&a->main_pk.total_kb, s->main_rss_kb);
+    raise_ull(&a->main_pk.total_kb, s->main_hwm_kb);
+    raise_ull(&a->main_pk.private_kb, s->main_private_kb);
+    raise_ull(&a->main_pk.shared_kb, s->main_shared_kb);
+
+    raise_ull(&a->desc_pk.total_kb, s->desc_private_kb + desc_shared);
+    raise_ull(&a->desc_pk.total_kb, s->desc_hwm_max_kb);
+    raise_ull(&a->desc_pk.private_kb, s->desc_private_kb);
+    raise_ull(&a->desc_pk.shared_kb, desc_shared);
+
+    raise_ull(&a->comb_pk.total_kb, comb_private + comb_shared);
+    raise_ull(&a->comb_pk.private_kb, comb_private);
+    raise_ull(&a->comb_pk.shared_kb, comb_shared);
+
+    raise_long(&a->main_threads, s->main_threads);
+    raise_long(&a->desc_threads, s->desc_threads);
+    raise_long(&a->comb_threads, s->main_threads + s->desc_threads);
+}
+
+void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
+               const struct sys_cpu *cpu, const struct meminfo *mem)
+{
+    a->samples++;
+    int baseline = a->samples == 1;
+    if (mem) {
+        a->sys_total_kb = mem->total_kb;
+        if (!baseline && mem->total_kb >= mem->available_kb)
+            raise_ull(&a->sys_used_max_kb, mem->total_kb - mem->available_kb);
+    }
+    if (cpu) {
+        if (!a->have_sys) {
+            a->have_sys = 1;
+            a->sys_t0 = a->sys_tprev = t;
+            a->sys0 = a->sys_prev = *cpu;
+        } else {
+            if (t - a->sys_tprev >= a->sleep_time / 2)
+                raise_double(&a->max_sys, sys_percent(cpu, &a->sys_prev));
+            a->sys_tprev = t;
+            a->sys_prev = *cpu;
+        }
+    }
+    if (!tree)
+        return;
+    if (!a->have_tree) {
+        a->have_tree = 1;
+        a->tree_t0 = a->tree_tprev = t;
+        a->main0 = a->main_prev = tree->main_ticks;
+        a->desc0 = a->desc_prev = tree->desc_ticks;
+        if (!baseline)
+            add_memory(a, tree);
+        return;
+    }
+    double dt = t - a->tree_tprev;
+    if (dt >= a->sleep_time / 2) {
+        double m = tick_percent(a, tree->main_ticks, a->main_prev, dt);
+        double d = tick_percent(a, tree->desc_ticks, a->desc_prev, dt);
+        raise_double(&a->max_main, m);
+        raise_double(&a->max_desc, d);
+        raise_double(&a->max_comb, m + d);
+        a->have_max = 1;
+    }
+    a->tree_tprev = t;
+    if (tree->main_ticks > a->main_prev)
+        a->main_prev = tree->main_ticks;
+    if (tree->desc_ticks > a->desc_prev)
+        a->desc_prev = tree->desc_ticks;
+    add_memory(a, tree);
+}
+
+void usage_add_reaped(struct usage_acc *a, int is_main, int own_only,
+                      unsigned long long maxrss_kb)
+{
+    raise_ull(&a->reaped_any_kb, maxrss_kb);
+    if (is_main && own_only)
+        raise_ull(&a->reaped_main_kb, maxrss_kb);
+    if (!is_main)
+        raise_ull(&a->reaped_desc_kb, maxrss_kb);
+}
+
+static void set_percentages(gt_pu_percentages *p, double max_sum, double mean_sum,
+                            int denominator)
+{
+    p->max_sum_percent = max_sum;
+    p->mean_sum_percent = mean_sum;
+    p->max_hardware_percent = denominator > 0 ? max_sum / denominator : 0.0;
+    p->mean_hardware_percent = denominator > 0 ? mean_sum / denominator : 0.0;
+}
+
+static void set_rss(gt_rss_values *v, const struct rss_peak *pk, double divisor)
+{
+    v->total_rss = (double)pk->total_kb * 1024.0 / divisor;
+    v->private_rss = (double)pk->private_kb * 1024.0 / divisor;
+    v->shared_rss = (double)pk->shared_kb * 1024.0 / divisor;
+}
+
+void usage_result(const struct usage_acc *a, const struct usage_units *u,
+                  double compute_seconds, gt_resource_usage *out)
+{
+    memset(out, 0, sizeof *out);
+
+    /* RAM: the high-water marks of reaped processes bound the peaks from
+     * below; a sum's peak is at least the peak of any of its parts. */
+    struct rss_peak main_pk = a->main_pk, desc_pk = a->desc_pk, comb_pk = a->comb_pk;
+    raise_ull(&main_pk.total_kb, a->reaped_main_kb);
+    raise_ull(&desc_pk.total_kb, a->reaped_desc_kb);
+    raise_ull(&comb_pk.total_kb, main_pk.total_kb);
+    raise_ull(&comb_pk.total_kb, desc_pk.total_kb);
+    raise_ull(&comb_pk.total_kb, a->reaped_any_kb);
+
+    gt_max_ram *ram = &out->max_ram;
+    snprintf(ram->unit, sizeof ram->unit, "%s", u->ram_unit);
+    ram->system_capacity = (double)a->sys_total_kb * 1024.0 / u->ram_divisor;
+    ram->system = (double)a->sys_used_max_kb * 1024.0 / u->ram_divisor;
+    set_rss(&ram->main, &main_pk, u->ram_divisor);
+    set_rss(&ram->descendants, &desc_pk, u->ram_divisor);
+    set_rss(&ram->combined, &comb_pk, u->ram_divisor);
+
+    snprintf(out->max_gpu_ram.unit, sizeof out->max_gpu_ram.unit, "%s", u->gpu_ram_unit);
+
+    gt_cpu_utilization *cpu = &out->cpu_utilization;
+    cpu->system_core_count = u->system_core_count;
+    cpu->n_expected_cores = u->n_expected_cores;
+    double span = a->tree_tprev - a->tree_t0;
+    double mean_main = tick_percent(a, a->main_prev, a->main0, span);
+    double mean_desc = tick_percent(a, a->desc_prev, a->desc0, span);
+    double mean_sys = a->have_sys ? sys_percent(&a->sys_prev, &a->sys0) : 0.0;
+    /* A run shorter than half an interval has no interval to take a maximum
+     * over; its one figure is then both the mean and the max. */
+    double max_main = a->have_max ? a->max_main : mean_main;
+    double max_desc = a->have_max ? a->max_desc : mean_desc;
+    double max_comb = a->have_max ? a->max_comb : mean_main + mean_desc;
+    double max_sys = a->max_sys;
+    if (max_main < mean_main) max_main = mean_main;
+    if (max_desc < mean_desc) max_desc = mean_desc;
+    if (max_comb < mean_main + mean_desc) max_comb = mean_main + mean_desc;
+    if (max_sys < mean_sys) max_sys = mean_sys;
+    set_percentages(&cpu->system, max_sys, mean_sys, u->system_core_count);
+    set_percentages(&cpu->main, max_main, mean_main, u->n_expected_cores);
+    set_percentages(&cpu->descendants, max_desc, mean_desc, u->n_expected_cores);
+    set_percentages(&cpu->combined, max_comb, mean_main + mean_desc, u->n_expected_cores);
+    cpu->main_n_threads = (int)a->main_threads;
+    cpu->descendants_n_threads = (int)a->desc_threads;
+    cpu->combined_n_threads = (int)a->comb_threads;
+
+    snprintf(out->compute_time.unit, sizeof out->compute_time.unit, "%s", u->time_unit);
+    out->compute_time.time = compute_seconds / u->time_divisor;
+
+    out->measurement.samples = a->samples;
+    out->measurement.sleep_time = a->sleep_time;
+}

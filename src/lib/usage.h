@@ -1,0 +1,67 @@
+/* usage.h - running aggregates of samples, and the final ResourceUsage.
+ *
+ * Means are exact: the CPU time counted between the first and the last sample
+ * over the wall time between them. Maxima are over sampling intervals; an
+ * interval shorter than half the sleep time (the final partial one) is left
+ * out of the maxima, because a few clock ticks over a few milliseconds would
+ * read as a huge percentage. RAM peaks are the highest sampled values, never
+ * below the kernel's high-water marks. */
+#ifndef GT_USAGE_H
+#define GT_USAGE_H
+
+#include "gpu_tracker.h"
+#include "proc_parse.h"
+#include "tree.h"
+
+struct rss_peak {
+    unsigned long long total_kb, private_kb, shared_kb;
+};
+
+struct usage_acc {
+    double sleep_time;
+    double ticks_per_second;
+    long samples;
+
+    int have_tree;                 /* a tree sample has been taken */
+    double tree_t0, tree_tprev;
+    unsigned long long main0, desc0, main_prev, desc_prev;
+
+    int have_sys;
+    double sys_t0, sys_tprev;
+    struct sys_cpu sys0, sys_prev;
+
+    int have_max;                  /* some interval was long enough */
+    double max_main, max_desc, max_comb, max_sys; /* sum percent */
+
+    struct rss_peak main_pk, desc_pk, comb_pk;
+    unsigned long long sys_used_max_kb, sys_total_kb;
+    long main_threads, desc_threads, comb_threads;
+    unsigned long long reaped_main_kb;   /* main's own wait4 maxrss */
+    unsigned long long reaped_any_kb;    /* any reaped process's maxrss */
+    unsigned long long reaped_desc_kb;   /* a reaped descendant's maxrss */
+};
+
+void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second);
+
+/* Adds one sample taken at monotonic time t (seconds). tree or sys may be
+ * NULL when that part could not be read. The first sample is the baseline:
+ * it anchors the CPU counters and contributes no RAM or thread figures (in
+ * the CLI it sees gpu-tracker's own fork before the command runs). */
+void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
+               const struct sys_cpu *cpu, const struct meminfo *mem);
+
+/* A reaped process's ru_maxrss (kB). own_only: it is main, and it reaped no
+ * child itself, so the figure is its own high-water mark. */
+void usage_add_reaped(struct usage_acc *a, int is_main, int own_only,
+                      unsigned long long maxrss_kb);
+
+/* Fills the result in the given units (already validated). */
+struct usage_units {
+    const char *ram_unit, *gpu_ram_unit, *time_unit;
+    double ram_divisor, gpu_ram_divisor, time_divisor;
+    int system_core_count, n_expected_cores;
+};
+void usage_result(const struct usage_acc *a, const struct usage_units *u,
+                  double compute_seconds, gt_resource_usage *out);
+
+#endif
