@@ -175,6 +175,11 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
         gt_tracker_add_reaped(tracker, pid, &ru);
         set_status(r, ws);
     }
+    /* Orphans that exited while we took the final sample: their CPU time was
+     * in that sample (a zombie's stat keeps it), their peak RSS is here. */
+    pid_t z;
+    while ((z = wait4(-1, &ws, WNOHANG, &ru)) > 0)
+        gt_tracker_add_reaped(tracker, z, &ru);
     *t = tracker;
     return 0;
 }

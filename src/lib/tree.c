@@ -107,6 +107,8 @@ static struct tracked_proc *find_proc(struct tree *t, pid_t pid)
 
 static void remove_proc(struct tree *t, size_t i)
 {
+    if (t->procs[i].role == ROLE_MAIN)
+        t->main_gone = 1; /* its pid may be reused: never adopt the newcomer */
     procfs_close(&t->procs[i].h);
     t->procs[i] = t->procs[--t->nprocs];
 }
@@ -165,7 +167,7 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
     p->starttime = p->st.starttime;
     /* With a reaper, the whole tree was started under tracking. Otherwise
      * what we find on the first walk may have peaked before we came. */
-    p->hwm_counts = t->reaper_pid > 0 || t->generation > 0;
+    p->hwm_counts = t->reaper_pid > 0 || t->generation > 1;
     p->first_hwm_kb = (unsigned long long)-1;
     t->nprocs++;
     return p;
@@ -302,6 +304,8 @@ static int walk_once(struct tree *t)
     for (size_t qi = 0; qi < t->nqueue; qi++) {
         pid_t pid = t->queue[qi];
         enum role role = pid == t->main_pid ? ROLE_MAIN : ROLE_DESC;
+        if (role == ROLE_MAIN && t->main_gone)
+            continue;
         struct tracked_proc *p = find_proc(t, pid);
         struct proc_stat st;
         if (p && procfs_read_stat(&p->h, t->buf, t->bufcap, &st) == 0 &&
@@ -312,6 +316,8 @@ static int walk_once(struct tree *t)
                 note_departed(t, p);
                 remove_proc(t, (size_t)(p - t->procs));
             }
+            if (role == ROLE_MAIN && t->main_gone)
+                continue;
             p = add_proc(t, pid, role);
             if (!p) {
                 if (errno == ENOMEM)

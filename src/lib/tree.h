@@ -53,6 +53,7 @@ struct tree {
     size_t bufcap;
     unsigned generation;  /* walks done */
     int scan_fallback;    /* no children files: scan /proc */
+    int main_gone;        /* main has exited (or its pid was reused) */
     unsigned long long departed_main_ticks, departed_desc_ticks;
 };
 

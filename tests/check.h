@@ -1,0 +1,61 @@
+/* check.h - minimal assertions for the unit tests: each failed check prints
+ * where and what, the test goes on, and check_exit() sets the exit status. */
+#ifndef GT_CHECK_H
+#define GT_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond)                                                             \
+    do {                                                                        \
+        check_count++;                                                          \
+        if (!(cond)) {                                                          \
+            check_failures++;                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                       \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                    \
+    do {                                                                        \
+        check_count++;                                                          \
+        if (!(cond)) {                                                          \
+            check_failures++;                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+        }                                                                       \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                         \
+    do {                                                                        \
+        const char *check_a_ = (a), *check_b_ = (b);                            \
+        check_count++;                                                          \
+        if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0) {        \
+            check_failures++;                                                   \
+            fprintf(stderr, "%s:%d: CHECK_STR failed: %s == %s\n  got:  [%s]\n  want: [%s]\n", \
+                    __FILE__, __LINE__, #a, #b, check_a_ ? check_a_ : "(null)", \
+                    check_b_ ? check_b_ : "(null)");                            \
+        }                                                                       \
+    } while (0)
+
+#define CHECK_CONTAINS(hay, needle)                                             \
+    do {                                                                        \
+        const char *check_h_ = (hay), *check_n_ = (needle);                     \
+        check_count++;                                                          \
+        if (!check_h_ || !strstr(check_h_, check_n_)) {                         \
+            check_failures++;                                                   \
+            fprintf(stderr, "%s:%d: CHECK_CONTAINS failed: [%s] does not contain [%s]\n", \
+                    __FILE__, __LINE__, check_h_ ? check_h_ : "(null)", check_n_); \
+        }                                                                       \
+    } while (0)
+
+static inline int check_exit(const char *name)
+{
+    printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
+    return check_failures ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,110 @@
+/* Unit tests of Python-compatible number formatting, the shlex splitter of
+ * the CLI, and units. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "pyfloat.h"
+#include "shlex.h"
+#include "units.h"
+
+static const char *repr(double v)
+{
+    static char buf[64];
+    pyfloat_repr(v, buf, sizeof buf);
+    return buf;
+}
+
+static void test_repr(void)
+{
+    /* Values and what Python 3 prints for repr(v). */
+    CHECK_STR(repr(5.0), "5.0");
+    CHECK_STR(repr(0.0), "0.0");
+    CHECK_STR(repr(-0.0), "-0.0");
+    CHECK_STR(repr(0.1), "0.1");
+    CHECK_STR(repr(16.753999999999998), "16.753999999999998");
+    CHECK_STR(repr(890.7038719999999), "890.7038719999999");
+    CHECK_STR(repr(67000000000.0), "67000000000.0");
+    CHECK_STR(repr(1234567890123456.0), "1234567890123456.0");
+    CHECK_STR(repr(1e16), "1e+16");
+    CHECK_STR(repr(1.5e17), "1.5e+17");
+    CHECK_STR(repr(0.0001), "0.0001");
+    CHECK_STR(repr(0.00012), "0.00012");
+    CHECK_STR(repr(1e-05), "1e-05");
+    CHECK_STR(repr(2.5e-07), "2.5e-07");
+    CHECK_STR(repr(-3.25), "-3.25");
+    CHECK_STR(repr(0.003472222222222222), "0.003472222222222222");
+    CHECK_STR(repr(INFINITY), "inf");
+    CHECK_STR(repr(NAN), "nan");
+}
+
+static void test_round3(void)
+{
+    /* round(x, 3) as Python does it, then printed. */
+    CHECK_STR(repr(pyfloat_round3(16.753999999999998)), "16.754");
+    CHECK_STR(repr(pyfloat_round3(261.9666666666667)), "261.967");
+    CHECK_STR(repr(pyfloat_round3(0.0625)), "0.062");   /* exact tie: to even */
+    CHECK_STR(repr(pyfloat_round3(2.675)), "2.675");    /* 2.67499999... */
+    CHECK_STR(repr(pyfloat_round3(0.0004)), "0.0");
+    CHECK_STR(repr(pyfloat_round3(0.0005)), "0.001");   /* 0.000500000000000000010 */
+    CHECK_STR(repr(pyfloat_round3(36594000000.0)), "36594000000.0");
+}
+
+static void test_shlex(void)
+{
+    const char *err = NULL;
+    char **v = shlex_split("ls -l -a", &err);
+    CHECK(v && !strcmp(v[0], "ls") && !strcmp(v[1], "-l") && !strcmp(v[2], "-a") && !v[3]);
+    shlex_free(v);
+
+    v = shlex_split("  python -c 'print(\"hi there\")'  \"a b\" c\\ d e\"f g\"h ", &err);
+    CHECK(v && !strcmp(v[0], "python") && !strcmp(v[1], "-c") &&
+          !strcmp(v[2], "print(\"hi there\")") && !strcmp(v[3], "a b") &&
+          !strcmp(v[4], "c d") && !strcmp(v[5], "ef gh") && !v[6]);
+    shlex_free(v);
+
+    v = shlex_split("echo \"say \\\"x\\\" \\\\ \\n\" '$HOME' *", &err);
+    CHECK(v && !strcmp(v[1], "say \"x\" \\ \\n") && !strcmp(v[2], "$HOME") && !strcmp(v[3], "*"));
+    shlex_free(v);
+
+    v = shlex_split("''", &err); /* an empty argument is still an argument */
+    CHECK(v && v[0] && !strcmp(v[0], "") && !v[1]);
+    shlex_free(v);
+
+    v = shlex_split("   ", &err);
+    CHECK(v && !v[0]);
+    shlex_free(v);
+
+    err = NULL;
+    CHECK(shlex_split("echo 'oops", &err) == NULL && err && strstr(err, "closing quotation"));
+    err = NULL;
+    CHECK(shlex_split("echo \"oops", &err) == NULL && err && strstr(err, "closing quotation"));
+    err = NULL;
+    CHECK(shlex_split("echo oops\\", &err) == NULL && err && strstr(err, "backslash"));
+}
+
+static void test_units(void)
+{
+    CHECK(units_ram_divisor("bytes") == 1.0);
+    CHECK(units_ram_divisor("kilobytes") == 1e3);
+    CHECK(units_ram_divisor("megabytes") == 1e6);
+    CHECK(units_ram_divisor("gigabytes") == 1e9);
+    CHECK(units_ram_divisor("terabytes") == 1e12);
+    CHECK(units_ram_divisor("mebibytes") == 0.0);
+    CHECK(units_ram_divisor("Gigabytes") == 0.0);
+    CHECK(units_ram_divisor(NULL) == 0.0);
+    CHECK(units_time_divisor("seconds") == 1.0);
+    CHECK(units_time_divisor("minutes") == 60.0);
+    CHECK(units_time_divisor("hours") == 3600.0);
+    CHECK(units_time_divisor("days") == 86400.0);
+    CHECK(units_time_divisor("weeks") == 0.0);
+}
+
+int main(void)
+{
+    test_repr();
+    test_round3();
+    test_shlex();
+    test_units();
+    return check_exit("test_format");
+}

@@ -1,0 +1,157 @@
+/* Unit tests of the pure procfs parsers, on fixture strings. */
+#include <string.h>
+
+#include "check.h"
+#include "proc_parse.h"
+
+#define STAT_TAIL " 0 0 0 0 -1 4194560 100 7 2 3 %s 20 0 %s 0 %s 1000 200 0"
+
+static int parse_stat_str(const char *s, struct proc_stat *st)
+{
+    return proc_parse_stat(s, strlen(s), st);
+}
+
+static void test_stat(void)
+{
+    struct proc_stat st;
+    /* A plain line, fields 3.. after the comm. */
+    const char *plain = "42 (python3) S 1 42 42 0 -1 4194560 1500 30 2 1 250 75 12 8 20 0 4 0 98765 "
+                        "123456 789 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0";
+    CHECK(parse_stat_str(plain, &st) == 0);
+    CHECK(st.state == 'S');
+    CHECK(st.ppid == 1);
+    CHECK(st.cminflt == 30);
+    CHECK(st.cmajflt == 1);
+    CHECK(st.utime == 250 && st.stime == 75);
+    CHECK(st.cutime == 12 && st.cstime == 8);
+    CHECK(st.num_threads == 4);
+    CHECK(st.starttime == 98765);
+
+    /* comm with spaces and parentheses: fields start after the last ')'. */
+    const char *odd = "7 (my (weird) prog) ) R 3 7 7 0 -1 0 0 0 0 0 9 1 0 0 20 0 2 0 555 0 0";
+    CHECK(parse_stat_str(odd, &st) == 0);
+    CHECK(st.state == 'R' && st.ppid == 3 && st.utime == 9 && st.num_threads == 2 &&
+          st.starttime == 555);
+
+    /* Negative priority/nice, and negative cutime read as 0. */
+    const char *neg = "8 (rt) S 1 8 8 0 -1 0 0 0 0 0 5 5 -3 2 -51 -20 1 0 77 0 0";
+    CHECK(parse_stat_str(neg, &st) == 0);
+    CHECK(st.cutime == 0 && st.cstime == 2 && st.starttime == 77);
+
+    /* A zombie. */
+    const char *zombie = "9 (dead) Z 1 9 9 0 -1 0 0 4 0 0 300 20 0 0 20 0 1 0 88 0 0";
+    CHECK(parse_stat_str(zombie, &st) == 0 && st.state == 'Z' && st.utime == 300);
+
+    /* Huge but valid (u64 max), and one past it. */
+    const char *huge = "9 (x) S 1 9 9 0 -1 0 0 0 0 0 18446744073709551615 0 0 0 20 0 1 0 1 0";
+    CHECK(parse_stat_str(huge, &st) == 0 && st.utime == 18446744073709551615ULL);
+    const char *over = "9 (x) S 1 9 9 0 -1 0 0 0 0 0 18446744073709551616 0 0 0 20 0 1 0 1 0";
+    CHECK(parse_stat_str(over, &st) == -1);
+
+    /* Truncated before starttime, no ')' at all, empty, garbage numbers. */
+    CHECK(parse_stat_str("9 (x) S 1 9 9 0 -1 0 0 0 0 0 5 5 0 0 20 0 1", &st) == -1);
+    CHECK(parse_stat_str("9 x S 1 9 9", &st) == -1);
+    CHECK(parse_stat_str("", &st) == -1);
+    CHECK(parse_stat_str("9 (x) S one 9 9 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 1", &st) == -1);
+    CHECK(parse_stat_str("9 (x)", &st) == -1);
+    /* Only the stated length counts: a cut-off buffer is truncated text. */
+    CHECK(proc_parse_stat(plain, 40, &st) == -1);
+}
+
+static void test_status(void)
+{
+    struct proc_status s;
+    const char *full = "Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\nVmPeak:\t  900000 kB\n"
+                       "VmHWM:\t  524288 kB\nVmRSS:\t  262144 kB\nRssAnon:\t  200000 kB\n"
+                       "RssFile:\t   60000 kB\nRssShmem:\t    2144 kB\nThreads:\t12\n"
+                       "SigQ:\t0/94360\n";
+    CHECK(proc_parse_status(full, strlen(full), &s) == 0);
+    CHECK(s.has_memory == 1);
+    CHECK(s.vm_hwm_kb == 524288 && s.vm_rss_kb == 262144);
+    CHECK(s.rss_anon_kb == 200000 && s.rss_file_kb == 60000 && s.rss_shmem_kb == 2144);
+    CHECK(s.threads == 12);
+
+    /* A zombie or kernel thread: no Vm lines. */
+    const char *zombie = "Name:\tdead\nState:\tZ (zombie)\nThreads:\t1\n";
+    CHECK(proc_parse_status(zombie, strlen(zombie), &s) == 0);
+    CHECK(s.has_memory == 0 && s.vm_rss_kb == 0 && s.threads == 1);
+
+    /* Truncated before Threads; malformed number; overflow. */
+    const char *cut = "Name:\tx\nVmHWM:\t 10 kB\nVmRSS:\t 5 kB\n";
+    CHECK(proc_parse_status(cut, strlen(cut), &s) == -1);
+    const char *bad = "VmRSS:\t abc kB\nThreads:\t1\n";
+    CHECK(proc_parse_status(bad, strlen(bad), &s) == -1);
+    const char *over = "VmRSS:\t 99999999999999999999 kB\nThreads:\t1\n";
+    CHECK(proc_parse_status(over, strlen(over), &s) == -1);
+}
+
+static void test_rollup(void)
+{
+    struct proc_rollup r;
+    const char *text = "557c72d18000-7ffeeae8f000 ---p 00000000 00:00 0    [rollup]\n"
+                       "Rss:                1760 kB\nPss:                 802 kB\n"
+                       "Pss_Dirty:           112 kB\nShared_Clean:       1528 kB\n"
+                       "Shared_Dirty:          0 kB\nPrivate_Clean:       120 kB\n"
+                       "Private_Dirty:       112 kB\nReferenced:         1760 kB\n";
+    CHECK(proc_parse_smaps_rollup(text, strlen(text), &r) == 0);
+    CHECK(r.rss_kb == 1760 && r.pss_kb == 802);
+    CHECK(r.private_kb == 232 && r.shared_kb == 1528);
+    /* An empty smaps_rollup (a kernel thread) or one cut short is an error. */
+    CHECK(proc_parse_smaps_rollup("", 0, &r) == -1);
+    CHECK(proc_parse_smaps_rollup(text, 120, &r) == -1);
+}
+
+static void test_pid_list(void)
+{
+    pid_t pids[4];
+    size_t n;
+    const char *text = "101 102 4000000 ";
+    CHECK(proc_parse_pid_list(text, strlen(text), pids, 4, &n) == 0);
+    CHECK(n == 3 && pids[0] == 101 && pids[1] == 102 && pids[2] == 4000000);
+    CHECK(proc_parse_pid_list("", 0, pids, 4, &n) == 0 && n == 0);
+    /* More than fit: the count says so. */
+    const char *many = "1 2 3 4 5 6";
+    CHECK(proc_parse_pid_list(many, strlen(many), pids, 4, &n) == 0 && n == 6 && pids[3] == 4);
+    CHECK(proc_parse_pid_list("12 x3", 5, pids, 4, &n) == -1);
+    CHECK(proc_parse_pid_list("0", 1, pids, 4, &n) == -1);
+    CHECK(proc_parse_pid_list("99999999999", 11, pids, 4, &n) == -1);
+}
+
+static void test_cpu_stat(void)
+{
+    struct sys_cpu c;
+    const char *text = "cpu  100 5 50 1000 20 3 2 1 7 0\ncpu0 50 2 25 500 10 1 1 0 3 0\n"
+                       "cpu1 50 3 25 500 10 2 1 1 4 0\nintr 12345 1 2 3\nctxt 999\n"
+                       "btime 1700000000\nprocesses 4242\nprocs_running 2\n";
+    CHECK(proc_parse_cpu_stat(text, strlen(text), &c) == 0);
+    CHECK(c.ncpu == 2);
+    /* total = user..steal (guest is inside user); idle = idle + iowait. */
+    CHECK(c.total == 100 + 5 + 50 + 1000 + 20 + 3 + 2 + 1);
+    CHECK(c.busy == c.total - 1020);
+    const char *no_cpus = "cpu  1 2 3 4 5 6 7 8\n";
+    CHECK(proc_parse_cpu_stat(no_cpus, strlen(no_cpus), &c) == -1);
+    const char *short_line = "cpu  1 2 3\ncpu0 1 2 3\n";
+    CHECK(proc_parse_cpu_stat(short_line, strlen(short_line), &c) == -1);
+}
+
+static void test_meminfo(void)
+{
+    struct meminfo m;
+    const char *text = "MemTotal:       24634800 kB\nMemFree:        23000000 kB\n"
+                       "MemAvailable:   23500000 kB\nBuffers:           10000 kB\n";
+    CHECK(proc_parse_meminfo(text, strlen(text), &m) == 0);
+    CHECK(m.total_kb == 24634800 && m.available_kb == 23500000);
+    const char *old = "MemTotal:       24634800 kB\nMemFree:        23000000 kB\n";
+    CHECK(proc_parse_meminfo(old, strlen(old), &m) == -1);
+}
+
+int main(void)
+{
+    test_stat();
+    test_status();
+    test_rollup();
+    test_pid_list();
+    test_cpu_stat();
+    test_meminfo();
+    return check_exit("test_parsers");
+}

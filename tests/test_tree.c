@@ -1,0 +1,298 @@
+#define _GNU_SOURCE
+/* The tree walk and the aggregates on fixture /proc trees with known numbers:
+ * sums, the shared-memory method, vanished processes, departures, reaped
+ * children, a reaper's adopted orphans, pid reuse and the /proc scan. */
+#include <math.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "tree.h"
+#include "usage.h"
+
+static struct fx_proc main_proc(void)
+{
+    struct fx_proc p = {.pid = 100, .ppid = 1, .comm = "my (odd) prog) x", .utime = 50, .stime = 10,
+                        .cutime = 5, .cstime = 1, .threads = 3, .rss_kb = 1000, .hwm_kb = 1500,
+                        .anon_kb = 600, .private_kb = 600, .shared_kb = 400, .pss_kb = 700,
+                        .starttime = 1000, .children = "101 102"};
+    return p;
+}
+
+static void test_walk_sums_and_departures(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = main_proc();
+    struct fx_proc c1 = {.pid = 101, .ppid = 100, .utime = 20, .stime = 2, .threads = 2,
+                         .rss_kb = 2000, .anon_kb = 1500, .private_kb = 1500, .shared_kb = 500,
+                         .pss_kb = 1700, .starttime = 1001, .children = "103"};
+    struct fx_proc c2 = {.pid = 102, .ppid = 100, .utime = 7, .stime = 1, .rss_kb = 500,
+                         .anon_kb = 300, .no_rollup = 1, .starttime = 1002};
+    struct fx_proc g3 = {.pid = 103, .ppid = 101, .utime = 3, .rss_kb = 800, .anon_kb = 800,
+                         .private_kb = 800, .pss_kb = 800, .starttime = 1003,
+                         .children = "104" /* 104 vanished: no directory */};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c1);
+    fx_proc_write(root, &c2);
+    fx_proc_write(root, &g3);
+
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0) == 0);
+    struct tree_sample s;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.main_alive == 1);
+    CHECK(s.main_ticks == 60);
+    CHECK(s.desc_ticks == 6 + 22 + 8 + 3); /* main's reaped children + each desc */
+    CHECK(s.main_threads == 3 && s.desc_threads == 4);
+    CHECK(s.main_rss_kb == 1000 && s.main_private_kb == 600 && s.main_shared_kb == 400);
+    CHECK(s.main_pss_kb == 700);
+    CHECK(s.desc_rss_kb == 3300);
+    /* 102 has no smaps_rollup: RssAnon stands for private, the rest shared. */
+    CHECK(s.desc_private_kb == 1500 + 300 + 800);
+    CHECK(s.desc_shared_kb == 500 + 200);
+    CHECK(s.desc_shared_max_kb == 500);
+    CHECK(s.desc_pss_shared_kb == 200); /* (1700-1500) + 0 + 0 */
+    /* Found on the first walk of an attach: their peaks may predate us. */
+    CHECK(s.main_hwm_kb == 0 && s.desc_hwm_max_kb == 0);
+
+    /* 103 exits and 101 reaps it; main's VmHWM rises; 105 is born under 102. */
+    fx_proc_remove(root, 103);
+    c1.cutime = 3;
+    c1.children = "";
+    fx_proc_write(root, &c1);
+    m.hwm_kb = 1800;
+    fx_proc_write(root, &m);
+    struct fx_proc n5 = {.pid = 105, .ppid = 102, .utime = 1, .rss_kb = 100, .hwm_kb = 5000,
+                         .anon_kb = 100, .private_kb = 100, .pss_kb = 100, .starttime = 1005};
+    fx_proc_write(root, &n5);
+    c2.children = "105";
+    fx_proc_write(root, &c2);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.desc_ticks == 6 + 25 + 8 + 1); /* 103's time moved, not lost or doubled */
+    CHECK(s.main_hwm_kb == 1800);           /* rose while tracked */
+    CHECK(s.desc_hwm_max_kb == 5000);       /* born while tracked */
+
+    /* 102 exits, main reaps it; its child 105 is re-parented outside the tree
+     * (no subreaper) and leaves our view while alive: keep its last figure. */
+    fx_proc_remove(root, 102);
+    m.cutime = 5 + 8;
+    m.children = "101";
+    fx_proc_write(root, &m);
+    n5.ppid = 1;
+    fx_proc_write(root, &n5);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.desc_ticks == 14 + 25 + 1);
+    CHECK(s.desc_threads == 2);
+
+    /* A pid reused by a new process (another starttime) is a new process. */
+    c1.starttime = 5000;
+    c1.utime = 0;
+    c1.stime = 0;
+    c1.cutime = 0;
+    c1.hwm_kb = 7000;
+    fx_proc_write(root, &c1);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.desc_hwm_max_kb == 7000);
+    CHECK(s.desc_ticks == 14 + 1); /* old 101 reaped by main (alive): dropped */
+
+    /* main exits and its pid is reused at once (another starttime): the
+     * newcomer is not main; main's last figures stay. */
+    m.starttime = 9999;
+    m.utime = 1;
+    fx_proc_write(root, &m);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.main_alive == 0);
+    CHECK(s.main_ticks == 60);
+    CHECK(s.desc_threads == 0); /* main's children are no longer reached */
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.main_alive == 0 && s.main_ticks == 60);
+    tree_free(&t);
+    fx_rmroot(root);
+}
+
+static void test_reaper_and_zombie(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc reaper = {.pid = 50, .ppid = 1, .cutime = 4, .rss_kb = 100, .anon_kb = 100,
+                             .starttime = 10, .children = "100 200"};
+    struct fx_proc m = main_proc();
+    m.children = "";
+    m.cutime = m.cstime = 0;
+    struct fx_proc orphan = {.pid = 200, .ppid = 50, .utime = 30, .rss_kb = 3000, .hwm_kb = 4000,
+                             .anon_kb = 3000, .private_kb = 3000, .pss_kb = 3000, .starttime = 20};
+    fx_proc_write(root, &reaper);
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &orphan);
+
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 50) == 0);
+    struct tree_sample s;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.main_ticks == 60);
+    CHECK(s.desc_ticks == 30 + 4); /* the adopted orphan, and what the reaper reaped */
+    CHECK(s.desc_rss_kb == 3000);  /* the reaper itself is not tracked */
+    CHECK(s.main_hwm_kb == 1500);  /* with a reaper, all was born under tracking */
+    CHECK(s.desc_hwm_max_kb == 4000);
+
+    /* The reaper reaps the orphan: its time moves to the reaper's cutime. */
+    fx_proc_remove(root, 200);
+    reaper.cutime = 34;
+    reaper.children = "100";
+    fx_proc_write(root, &reaper);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.desc_ticks == 34);
+
+    /* main becomes a zombie: its final times count, it holds no memory, and
+     * its fault counters tell whether it reaped any child. */
+    m.state = 'Z';
+    m.utime = 70;
+    fx_proc_write(root, &m);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.main_alive == 1 && s.main_ticks == 80);
+    CHECK(s.main_rss_kb == 0 && s.main_threads == 0);
+    CHECK(tree_main_reaped_nothing(&t) == 1);
+    m.cminflt = 12;
+    fx_proc_write(root, &m);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(tree_main_reaped_nothing(&t) == 0);
+    tree_free(&t);
+    fx_rmroot(root);
+}
+
+static void test_scan_fallback_and_missing(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = main_proc();
+    m.no_children_files = 1;
+    struct fx_proc c = {.pid = 101, .ppid = 100, .utime = 9, .rss_kb = 10, .anon_kb = 10,
+                        .private_kb = 10, .pss_kb = 10, .starttime = 1001, .no_children_files = 1};
+    struct fx_proc other = {.pid = 300, .ppid = 1, .utime = 99, .rss_kb = 10, .anon_kb = 10,
+                            .starttime = 3, .no_children_files = 1};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    fx_proc_write(root, &other);
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0) == 0);
+    struct tree_sample s;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(t.scan_fallback == 1);
+    CHECK(s.desc_ticks == 6 + 9); /* 101 found by its ppid; 300 is not ours */
+    tree_free(&t);
+
+    /* A process that does not exist, and a procfs root that does not. */
+    CHECK(tree_init(&t, root, 4242, 0) < 0);
+    CHECK(tree_init(&t, "/nonexistent-proc-root", 100, 0) < 0);
+    fx_rmroot(root);
+}
+
+static void test_usage_aggregates(void)
+{
+    struct usage_acc a;
+    usage_init(&a, 1.0, 100.0);
+    struct sys_cpu cpu0 = {.busy = 0, .total = 0, .ncpu = 2};
+    struct meminfo mem = {.total_kb = 1000000, .available_kb = 900000};
+
+    /* Baseline: anchors the counters; its RAM (gpu-tracker's own fork) is ignored. */
+    struct tree_sample s = {.main_alive = 1, .main_rss_kb = 9999, .main_threads = 9};
+    usage_add(&a, 10.0, &s, &cpu0, &mem);
+
+    struct tree_sample s1 = {.main_alive = 1, .main_ticks = 50, .desc_ticks = 150,
+                             .main_threads = 2, .desc_threads = 5,
+                             .main_rss_kb = 1000, .main_private_kb = 600, .main_shared_kb = 400,
+                             .main_pss_kb = 700, .desc_rss_kb = 3300, .desc_private_kb = 2600,
+                             .desc_shared_kb = 700, .desc_shared_max_kb = 500,
+                             .desc_pss_shared_kb = 200, .main_hwm_kb = 1200};
+    struct sys_cpu cpu1 = {.busy = 100, .total = 200, .ncpu = 2};
+    mem.available_kb = 700000;
+    usage_add(&a, 11.0, &s1, &cpu1, &mem);
+
+    struct tree_sample s2 = s1;
+    s2.main_ticks = 150;
+    s2.desc_ticks = 160;
+    s2.desc_threads = 1;
+    struct sys_cpu cpu2 = {.busy = 150, .total = 400, .ncpu = 2};
+    mem.available_kb = 800000;
+    usage_add(&a, 12.0, &s2, &cpu2, &mem);
+
+    /* A final interval of 0.1 s: 20 ticks would read as 200%; left out of max. */
+    struct tree_sample s3 = s2;
+    s3.main_ticks = 170;
+    struct sys_cpu cpu3 = {.busy = 190, .total = 420, .ncpu = 2};
+    usage_add(&a, 12.1, &s3, &cpu3, &mem);
+
+    struct usage_units u = {"kilobytes", "gigabytes", "seconds", 1e3, 1e9, 1.0, 2, 4};
+    gt_resource_usage r;
+    usage_result(&a, &u, 2.1, &r);
+    CHECK(r.measurement.samples == 4);
+    CHECK(r.cpu_utilization.main.max_sum_percent == 100.0);
+    CHECK(r.cpu_utilization.descendants.max_sum_percent == 150.0);
+    CHECK(r.cpu_utilization.combined.max_sum_percent == 200.0);
+    CHECK(r.cpu_utilization.main.max_hardware_percent == 25.0);
+    /* Means are exact: all ticks over the whole span. */
+    double span = 12.1 - 10.0;
+    CHECK(fabs(r.cpu_utilization.main.mean_sum_percent - 170.0 / 100.0 / span * 100.0) < 1e-9);
+    CHECK(fabs(r.cpu_utilization.descendants.mean_sum_percent - 160.0 / span) < 1e-9);
+    CHECK(fabs(r.cpu_utilization.combined.mean_hardware_percent - 330.0 / span / 4) < 1e-9);
+    /* System: busy/total of each interval times the cores. */
+    CHECK(r.cpu_utilization.system.max_sum_percent == 100.0);
+    CHECK(fabs(r.cpu_utilization.system.mean_sum_percent - 190.0 / 420.0 * 200.0) < 1e-9);
+    CHECK(r.cpu_utilization.system.max_hardware_percent == 50.0);
+    CHECK(r.cpu_utilization.main_n_threads == 2);
+    CHECK(r.cpu_utilization.descendants_n_threads == 5);
+    CHECK(r.cpu_utilization.combined_n_threads == 7);
+
+    /* RAM, kB -> kilobytes (x1.024). main's total is its VmHWM (1200). */
+    CHECK(r.max_ram.main.total_rss == 1200 * 1.024);
+    CHECK(r.max_ram.main.private_rss == 600 * 1.024);
+    /* descendants: shared = max(largest one 500, sum of shares 200). */
+    CHECK(r.max_ram.descendants.shared_rss == 500 * 1.024);
+    CHECK(r.max_ram.descendants.total_rss == 3100 * 1.024);
+    /* combined: private summed, shared = max(400, 500, (700-600)+200). */
+    CHECK(r.max_ram.combined.private_rss == 3200 * 1.024);
+    CHECK(r.max_ram.combined.shared_rss == 500 * 1.024);
+    CHECK(r.max_ram.combined.total_rss == 3700 * 1.024);
+    CHECK(r.max_ram.system == 300000 * 1.024);
+    CHECK(r.max_ram.system_capacity == 1000000 * 1.024);
+    CHECK(r.compute_time.time == 2.1);
+    CHECK_STR(r.max_ram.unit, "kilobytes");
+
+    /* Reaped high-water marks: main's own only when it reaped no child. */
+    usage_add_reaped(&a, 1, 0, 9000);
+    usage_result(&a, &u, 2.1, &r);
+    CHECK(r.max_ram.main.total_rss == 1200 * 1.024);
+    CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);
+    usage_add_reaped(&a, 1, 1, 8000);
+    usage_add_reaped(&a, 0, 0, 6000);
+    usage_result(&a, &u, 2.1, &r);
+    CHECK(r.max_ram.main.total_rss == 8000 * 1.024);
+    CHECK(r.max_ram.descendants.total_rss == 6000 * 1.024);
+    CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);
+}
+
+static void test_usage_short_run(void)
+{
+    /* A run shorter than half an interval: max is the mean of its one span. */
+    struct usage_acc a;
+    usage_init(&a, 1.0, 100.0);
+    struct tree_sample s = {.main_alive = 1};
+    usage_add(&a, 0.0, &s, NULL, NULL);
+    s.main_ticks = 3;
+    usage_add(&a, 0.1, &s, NULL, NULL);
+    struct usage_units u = {"bytes", "bytes", "seconds", 1, 1, 1, 2, 1};
+    gt_resource_usage r;
+    usage_result(&a, &u, 0.1, &r);
+    CHECK(fabs(r.cpu_utilization.main.mean_sum_percent - 30.0) < 1e-9);
+    CHECK(fabs(r.cpu_utilization.main.max_sum_percent - 30.0) < 1e-9);
+}
+
+int main(void)
+{
+    test_walk_sums_and_departures();
+    test_reaper_and_zombie();
+    test_scan_fallback_and_missing();
+    test_usage_aggregates();
+    test_usage_short_run();
+    return check_exit("test_tree");
+}

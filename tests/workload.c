@@ -1,0 +1,192 @@
+/* workload.c - gt-workload: small programs with known resource use, for the
+ * end-to-end tests and `make demo`. Each mode prints nothing on stdout unless
+ * it says so, so that JSON on stdout stays clean.
+ *
+ *   alloc MIB                allocate and touch MIB MiB, free, exit
+ *   burn SECONDS             burn SECONDS of CPU time (by the CPU clock)
+ *   spike MIB                wait for a line on stdin, allocate and touch
+ *                            MIB MiB, free, print "spiked", wait for EOF
+ *   children N MIB SECONDS   N children, each alloc MIB and burn SECONDS
+ *   orphan MIB SECONDS       a child forks a grandchild and exits at once;
+ *                            the grandchild allocs and burns, says "done" on
+ *                            a pipe and lives until main exits (stays in the
+ *                            tree only through gpu-tracker's subreaper)
+ *   orphan-reaped MIB SECONDS  as orphan, but the grandchild exits and main
+ *                            waits until something else reaped it
+ *   threads N                start N idle threads, print "ready", wait for EOF
+ *   exit CODE                exit with CODE
+ *   kill SIG                 kill itself with signal SIG
+ *   wait-signal              print "ready", exit 40+N on signal N
+ *   demo                     two children of 100 MiB and 1 s CPU each */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void burn(double seconds)
+{
+    double end = cpu_seconds() + seconds;
+    volatile unsigned long x = 0;
+    while (cpu_seconds() < end)
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i;
+}
+
+static void alloc_touch(long mib)
+{
+    size_t n = (size_t)mib << 20;
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("gt-workload: mmap");
+        exit(3);
+    }
+    for (size_t i = 0; i < n; i += 4096)
+        p[i] = 1;
+    munmap(p, n);
+}
+
+static void wait_eof(void)
+{
+    char buf[256];
+    while (read(0, buf, sizeof buf) > 0)
+        ;
+}
+
+static void *idle_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void on_signal(int sig)
+{
+    _exit(40 + sig);
+}
+
+static void orphan(long mib, double seconds, int reaped)
+{
+    int done[2], hold[2];
+    if (pipe(done) < 0 || pipe(hold) < 0)
+        exit(3);
+    pid_t child = fork();
+    if (child == 0) {
+        if (fork() == 0) {
+            /* The grandchild: orphaned as soon as its parent exits. */
+            close(done[0]);
+            close(hold[1]);
+            alloc_touch(mib);
+            burn(seconds);
+            pid_t me = getpid();
+            if (write(done[1], &me, sizeof me) != (ssize_t)sizeof me)
+                _exit(3);
+            if (!reaped) {
+                char c;
+                while (read(hold[0], &c, 1) > 0) /* EOF when main exits */
+                    ;
+            }
+            _exit(0);
+        }
+        _exit(0);
+    }
+    close(done[1]);
+    close(hold[0]);
+    waitpid(child, NULL, 0);
+    pid_t gc = 0;
+    if (read(done[0], &gc, sizeof gc) != (ssize_t)sizeof gc)
+        exit(4);
+    if (reaped) {
+        /* The grandchild is not our child: gpu-tracker, its new parent,
+         * reaps it. Wait until that has happened. */
+        while (kill(gc, 0) == 0) {
+            struct timespec ts = {0, 2 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: gt-workload MODE [ARGS]\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    if (!strcmp(mode, "alloc") && argc == 3) {
+        alloc_touch(atol(argv[2]));
+    } else if (!strcmp(mode, "burn") && argc == 3) {
+        burn(atof(argv[2]));
+    } else if (!strcmp(mode, "spike") && argc == 3) {
+        char line[64];
+        if (!fgets(line, sizeof line, stdin))
+            return 3;
+        alloc_touch(atol(argv[2]));
+        printf("spiked\n");
+        fflush(stdout);
+        wait_eof();
+    } else if (!strcmp(mode, "children") && argc == 5) {
+        int n = atoi(argv[2]);
+        for (int i = 0; i < n; i++)
+            if (fork() == 0) {
+                alloc_touch(atol(argv[3]));
+                burn(atof(argv[4]));
+                _exit(0);
+            }
+        while (wait(NULL) > 0)
+            ;
+    } else if ((!strcmp(mode, "orphan") || !strcmp(mode, "orphan-reaped")) && argc == 4) {
+        orphan(atol(argv[2]), atof(argv[3]), !strcmp(mode, "orphan-reaped"));
+    } else if (!strcmp(mode, "threads") && argc == 3) {
+        int n = atoi(argv[2]);
+        for (int i = 0; i < n; i++) {
+            pthread_t t;
+            if (pthread_create(&t, NULL, idle_thread, NULL) != 0)
+                return 3;
+        }
+        printf("ready\n");
+        fflush(stdout);
+        wait_eof();
+    } else if (!strcmp(mode, "exit") && argc == 3) {
+        return atoi(argv[2]);
+    } else if (!strcmp(mode, "kill") && argc == 3) {
+        signal(atoi(argv[2]), SIG_DFL);
+        kill(getpid(), atoi(argv[2]));
+        return 3;
+    } else if (!strcmp(mode, "wait-signal") && argc == 2) {
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        signal(SIGHUP, on_signal);
+        printf("ready\n");
+        fflush(stdout);
+        for (;;)
+            pause();
+    } else if (!strcmp(mode, "demo") && argc == 2) {
+        for (int i = 0; i < 2; i++)
+            if (fork() == 0) {
+                alloc_touch(100);
+                burn(1.0);
+                _exit(0);
+            }
+        while (wait(NULL) > 0)
+            ;
+    } else {
+        fprintf(stderr, "gt-workload: unknown mode or wrong arguments: %s\n", mode);
+        return 2;
+    }
+    return 0;
+}
