@@ -27,7 +27,7 @@ struct fx_proc {
     int no_children_files;      /* a kernel without CONFIG_PROC_CHILDREN */
 };
 
-static void fx_write(const char *root, const char *rel, const char *text)
+static inline void fx_write(const char *root, const char *rel, const char *text)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", root, rel);
@@ -40,7 +40,7 @@ static void fx_write(const char *root, const char *rel, const char *text)
     fclose(f);
 }
 
-static char *fx_mkroot(void)
+static inline char *fx_mkroot(void)
 {
     char tmpl[] = "/tmp/gt-fixture-XXXXXX";
     char *d = mkdtemp(tmpl);
@@ -51,20 +51,20 @@ static char *fx_mkroot(void)
     return strdup(d);
 }
 
-static int fx_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+static inline int fx_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb; (void)flag; (void)ftw;
     return remove(path);
 }
 
-static void fx_rmroot(char *root)
+static inline void fx_rmroot(char *root)
 {
     nftw(root, fx_rm_one, 16, FTW_DEPTH | FTW_PHYS);
     free(root);
 }
 
 /* /proc/stat with the aggregate line from busy/total ticks, and meminfo. */
-static void fx_system(const char *root, unsigned long long busy, unsigned long long idle, int ncpu,
+static inline void fx_system(const char *root, unsigned long long busy, unsigned long long idle, int ncpu,
                       unsigned long long mem_total_kb, unsigned long long mem_avail_kb)
 {
     char buf[4096];
@@ -78,7 +78,7 @@ static void fx_system(const char *root, unsigned long long busy, unsigned long l
     fx_write(root, "meminfo", buf);
 }
 
-static void fx_proc_write(const char *root, const struct fx_proc *p)
+static inline void fx_proc_write(const char *root, const struct fx_proc *p)
 {
     char rel[256], buf[4096];
     snprintf(rel, sizeof rel, "%s/%d", root, p->pid);
@@ -128,7 +128,7 @@ static void fx_proc_write(const char *root, const struct fx_proc *p)
         fx_write(root, rel, p->children ? p->children : "");
 }
 
-static void fx_proc_remove(const char *root, int pid)
+static inline void fx_proc_remove(const char *root, int pid)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%d", root, pid);

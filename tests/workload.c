@@ -8,9 +8,10 @@
  *                            MIB MiB, free, print "spiked", wait for EOF
  *   children N MIB SECONDS   N children, each alloc MIB and burn SECONDS
  *   orphan MIB SECONDS       a child forks a grandchild and exits at once;
- *                            the grandchild allocs and burns, says "done" on
- *                            a pipe and lives until main exits (stays in the
- *                            tree only through gpu-tracker's subreaper)
+ *                            the grandchild allocs (and holds) MIB, burns,
+ *                            and sleeps until killed; main prints
+ *                            "grandchild PID" and exits. The grandchild stays
+ *                            in the tree only through gpu-tracker's subreaper
  *   orphan-reaped MIB SECONDS  as orphan, but the grandchild exits and main
  *                            waits until something else reaped it
  *   threads N                start N idle threads, print "ready", wait for EOF
@@ -81,36 +82,42 @@ static void on_signal(int sig)
 
 static void orphan(long mib, double seconds, int reaped)
 {
-    int done[2], hold[2];
-    if (pipe(done) < 0 || pipe(hold) < 0)
+    int done[2];
+    if (pipe(done) < 0)
         exit(3);
     pid_t child = fork();
     if (child == 0) {
         if (fork() == 0) {
             /* The grandchild: orphaned as soon as its parent exits. */
             close(done[0]);
-            close(hold[1]);
-            alloc_touch(mib);
+            if (reaped) {
+                alloc_touch(mib);
+            } else {
+                char *held = malloc((size_t)mib << 20);
+                for (size_t i = 0; held && i < ((size_t)mib << 20); i += 4096)
+                    held[i] = 1;
+            }
             burn(seconds);
             pid_t me = getpid();
             if (write(done[1], &me, sizeof me) != (ssize_t)sizeof me)
                 _exit(3);
-            if (!reaped) {
-                char c;
-                while (read(hold[0], &c, 1) > 0) /* EOF when main exits */
-                    ;
-            }
+            close(done[1]);
+            if (!reaped)
+                for (;;)
+                    pause(); /* the test kills us */
             _exit(0);
         }
         _exit(0);
     }
     close(done[1]);
-    close(hold[0]);
     waitpid(child, NULL, 0);
     pid_t gc = 0;
     if (read(done[0], &gc, sizeof gc) != (ssize_t)sizeof gc)
         exit(4);
-    if (reaped) {
+    if (!reaped) {
+        printf("grandchild %d\n", (int)gc);
+        fflush(stdout);
+    } else {
         /* The grandchild is not our child: gpu-tracker, its new parent,
          * reaps it. Wait until that has happened. */
         while (kill(gc, 0) == 0) {

@@ -10,15 +10,40 @@
 #include "output.h"
 #include "run.h"
 
+/* Warnings that arrive before the command runs wait here: if it cannot be
+ * started, the one error line is all the user should see. */
+#define MAX_HELD_WARNINGS 8
+static char *held_warnings[MAX_HELD_WARNINGS];
+static int n_held_warnings;
+static int command_started;
+
 static void print_warning(const char *message, void *data)
 {
     (void)data;
-    fprintf(stderr, "gpu-tracker: warning: %s\n", message);
+    if (command_started) {
+        fprintf(stderr, "gpu-tracker: warning: %s\n", message);
+    } else if (n_held_warnings < MAX_HELD_WARNINGS) {
+        held_warnings[n_held_warnings] = strdup(message);
+        if (held_warnings[n_held_warnings])
+            n_held_warnings++;
+    }
 }
 
-static void announce_attach(pid_t pid, const gt_options *opts)
+static void release_warnings(int print)
 {
-    if (!opts->disable_logs)
+    for (int i = 0; i < n_held_warnings; i++) {
+        if (print)
+            fprintf(stderr, "gpu-tracker: warning: %s\n", held_warnings[i]);
+        free(held_warnings[i]);
+    }
+    n_held_warnings = 0;
+}
+
+static void on_started(pid_t pid, const gt_options *opts)
+{
+    command_started = 1;
+    release_warnings(1);
+    if (opts->process_id == pid && opts->reaper_pid == 0 && !opts->disable_logs)
         fprintf(stderr, "gpu-tracker: tracking PID %d until it ends (Ctrl-C stops tracking)\n",
                 (int)pid);
 }
@@ -51,9 +76,10 @@ int main(int argc, char **argv)
 
     gt_tracker *t = NULL;
     struct run_result r;
-    int rc = o.command ? run_command(o.command, &o.tracker, &t, &r, err, sizeof err)
-                       : run_attached(o.attach_pid, &o.tracker, &t, &r, announce_attach, err,
+    int rc = o.command ? run_command(o.command, &o.tracker, &t, &r, on_started, err, sizeof err)
+                       : run_attached(o.attach_pid, &o.tracker, &t, &r, on_started, err,
                                       sizeof err);
+    release_warnings(0);
     if (rc < 0) {
         cli_options_free(&o);
         return fail(err, r.exit_status);

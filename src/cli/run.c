@@ -72,6 +72,7 @@ static void set_status(struct run_result *r, int wstatus)
 }
 
 int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result *r,
+                void (*on_started)(pid_t pid, const gt_options *opts),
                 char *err, size_t errcap)
 {
     memset(r, 0, sizeof *r);
@@ -144,6 +145,8 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     }
     if (pending_sig)
         kill(pid, pending_sig);
+    if (on_started)
+        on_started(pid, opts);
 
     /* Wait for the command. waitid(WNOWAIT) tells us who has exited without
      * reaping it: adopted orphans are reaped at once (their ru_maxrss goes to

@@ -18,8 +18,10 @@ struct run_result {
 /* Starts argv with the tracker watching it and waits until it ends; the
  * tracker is stopped on return. On failure before the command ran, returns -1
  * with a one-line message in err (exit_status 127 when the command could not
- * be started, 1 otherwise) and *t is NULL. */
+ * be started, 1 otherwise) and *t is NULL. on_started is called once the
+ * command runs (exec succeeded). */
 int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result *r,
+                void (*on_started)(pid_t pid, const gt_options *opts),
                 char *err, size_t errcap);
 
 /* Tracks an existing process until it ends or we get SIGINT/SIGTERM/SIGHUP.

@@ -191,8 +191,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     return GT_OK;
 }
 
-/* One sample of everything. Caller holds the lock. */
-static void sample_locked(gt_tracker *t)
+/* One sample of everything; returns its time. Caller holds the lock. */
+static double sample_locked(gt_tracker *t)
 {
     double now = monotonic_now();
     struct sys_cpu cpu;
@@ -211,6 +211,7 @@ static void sample_locked(gt_tracker *t)
         warn(t, "cannot walk the process tree of PID %d: %s", (int)t->pid, strerror(errno));
     }
     usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL);
+    return now;
 }
 
 static struct timespec to_timespec(double seconds)
@@ -256,9 +257,10 @@ gt_status gt_tracker_start(gt_tracker *t)
     gpu_probe(t->gpu_brand, t->gpu_reason, sizeof t->gpu_reason);
     warn(t, "%s: GPU RAM and GPU utilization are reported as 0", t->gpu_reason);
 
+    /* Compute time runs from the baseline sample to the final one, the same
+     * span the CPU means are measured over. */
     pthread_mutex_lock(&t->lock);
-    t->start_time = monotonic_now();
-    sample_locked(t);
+    t->start_time = sample_locked(t);
     pthread_mutex_unlock(&t->lock);
 
     /* The sampling thread takes no signals: they belong to the program. */
@@ -293,11 +295,9 @@ gt_status gt_tracker_stop(gt_tracker *t)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has not been started");
     if (t->state == STATE_STOPPED)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has already been stopped");
-    double stop_time = monotonic_now();
     join_sampler(t);
     pthread_mutex_lock(&t->lock);
-    t->stop_time = stop_time;
-    sample_locked(t);
+    t->stop_time = sample_locked(t);
     t->state = STATE_STOPPED;
     pthread_mutex_unlock(&t->lock);
     return GT_OK;

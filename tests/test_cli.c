@@ -1,0 +1,642 @@
+/* End-to-end tests of build/gpu-tracker on the workloads of gt-workload:
+ * what a user sees (text, JSON, exit status, errors) and that the figures
+ * hold what the kernel counted. No assertion depends on timing: peaks come
+ * from kernel high-water marks, CPU from exact tick counts. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* ---- running processes ------------------------------------------------- */
+
+struct child {
+    pid_t pid;
+    int in, out, err; /* our ends of its stdin, stdout, stderr (-1 if none) */
+};
+
+static struct child spawn(char *const argv[], int want_stdin)
+{
+    int in[2] = {-1, -1}, out[2], err[2];
+    if ((want_stdin && pipe(in) < 0) || pipe(out) < 0 || pipe(err) < 0) {
+        perror("pipe");
+        exit(99);
+    }
+    struct child c = {fork(), -1, out[0], err[0]};
+    if (c.pid == 0) {
+        if (want_stdin)
+            dup2(in[0], 0);
+        else
+            dup2(open("/dev/null", O_RDONLY), 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        for (int fd = 3; fd < 64; fd++)
+            close(fd);
+        execv(argv[0], argv);
+        _exit(126);
+    }
+    if (want_stdin) {
+        close(in[0]);
+        c.in = in[1];
+    }
+    close(out[1]);
+    close(err[1]);
+    return c;
+}
+
+struct buf {
+    char *data;
+    size_t len;
+};
+
+static void buf_append(struct buf *b, const char *p, size_t n)
+{
+    b->data = realloc(b->data, b->len + n + 1);
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+/* Reads fd into b until needle appears (or EOF when needle is NULL). */
+static int read_until(int fd, struct buf *b, const char *needle)
+{
+    if (!b->data)
+        buf_append(b, "", 0);
+    while (!needle || !strstr(b->data, needle)) {
+        char tmp[4096];
+        ssize_t n = read(fd, tmp, sizeof tmp);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return needle ? -1 : 0;
+        buf_append(b, tmp, (size_t)n);
+    }
+    return 0;
+}
+
+struct result {
+    int status; /* exit status, or 128+signal */
+    struct buf out, err;
+    json_object *json; /* stdout or the -o file parsed, when asked */
+};
+
+/* Waits for c, collecting what is left of its stdout and stderr. */
+static void finish(struct child *c, struct result *r)
+{
+    if (c->in >= 0)
+        close(c->in);
+    struct pollfd p[2] = {{c->out, POLLIN, 0}, {c->err, POLLIN, 0}};
+    struct buf *bufs[2] = {&r->out, &r->err};
+    int open_fds = 2;
+    if (!r->out.data)
+        buf_append(&r->out, "", 0);
+    if (!r->err.data)
+        buf_append(&r->err, "", 0);
+    while (open_fds > 0) {
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+                continue;
+            char tmp[4096];
+            ssize_t n = read(p[i].fd, tmp, sizeof tmp);
+            if (n > 0) {
+                buf_append(bufs[i], tmp, (size_t)n);
+            } else {
+                close(p[i].fd);
+                p[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    int ws;
+    waitpid(c->pid, &ws, 0);
+    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+static void result_free(struct result *r)
+{
+    free(r->out.data);
+    free(r->err.data);
+    if (r->json)
+        json_object_put(r->json);
+    memset(r, 0, sizeof *r);
+}
+
+/* Runs gpu-tracker with the given arguments (NULL-terminated). */
+static struct result gt(const char *first, ...)
+{
+    char *argv[64];
+    int n = 0;
+    argv[n++] = GT_BIN;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    struct child c = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    finish(&c, &r);
+    return r;
+}
+
+/* ---- reading the JSON -------------------------------------------------- */
+
+/* The number at a dotted path, e.g. "max_ram.main.total_rss"; NAN if none. */
+static double jnum(json_object *root, const char *path)
+{
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", path);
+    json_object *o = root;
+    for (char *save = NULL, *key = strtok_r(copy, ".", &save); key && o;
+         key = strtok_r(NULL, ".", &save))
+        if (!json_object_object_get_ex(o, key, &o))
+            return NAN;
+    return o ? json_object_get_double(o) : NAN;
+}
+
+static json_object *parse_or_fail(const char *text, const char *what)
+{
+    json_object *j = json_tokener_parse(text);
+    CHECK_MSG(j != NULL, "%s is not JSON: [%s]", what, text);
+    return j;
+}
+
+static char *slurp(const char *path)
+{
+    struct buf b = {0};
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    read_until(fd, &b, NULL);
+    close(fd);
+    return b.data;
+}
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+    static char paths[8][256];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, 256, "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* CPU seconds a section stands for: its mean percent over the compute time. */
+static double cpu_seconds(json_object *j, const char *who)
+{
+    char path[128];
+    snprintf(path, sizeof path, "cpu_utilization.%s.mean_sum_percent", who);
+    double secs = jnum(j, "compute_time.time");
+    const char *unit = json_object_get_string(json_object_object_get(
+        json_object_object_get(j, "compute_time"), "unit"));
+    if (unit && strcmp(unit, "seconds") != 0)
+        fprintf(stderr, "cpu_seconds: compute time is in %s\n", unit);
+    return jnum(j, path) / 100.0 * secs;
+}
+
+/* ---- the tests ---------------------------------------------------------- */
+
+static void test_help_and_version(void)
+{
+    struct result r = gt("-h", NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "Usage:");
+    CHECK_CONTAINS(r.out.data, "--execute=<command>");
+    CHECK_CONTAINS(r.out.data, "--pid=<pid>");
+    result_free(&r);
+    r = gt("--version", NULL);
+    CHECK(r.status == 0);
+    CHECK_STR(r.out.data, "gpu-tracker 0.1.0\n");
+    result_free(&r);
+}
+
+/* An error: non-zero, nothing on stdout, exactly one line on stderr. */
+static void check_error(struct result *r, int status, const char *line)
+{
+    CHECK_MSG(r->status == status, "status %d, want %d (%s)", r->status, status, line);
+    CHECK_STR(r->out.data, "");
+    CHECK_STR(r->err.data, line);
+    result_free(r);
+}
+
+static void test_errors(void)
+{
+    const char *marker = tmp_path("ran");
+    char touch[300];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+
+    struct result r = gt("--ru", "mebibytes", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown RAM unit 'mebibytes'; valid units: bytes, kilobytes, "
+                       "megabytes, gigabytes, terabytes\n");
+    r = gt("--gru", "GB", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown GPU RAM unit 'GB'; valid units: bytes, kilobytes, "
+                       "megabytes, gigabytes, terabytes\n");
+    r = gt("--tu", "weeks", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown time unit 'weeks'; valid units: seconds, minutes, "
+                       "hours, days\n");
+    r = gt("-f", "xml", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown format 'xml'; valid formats: text, json\n");
+    const char *bad_st[] = {"0", "-1", "abc", "1s", "inf", "nan"};
+    for (size_t i = 0; i < sizeof bad_st / sizeof bad_st[0]; i++) {
+        char want[200];
+        snprintf(want, sizeof want, "gpu-tracker: invalid --st '%s': the sleep time must be a "
+                                    "positive number of seconds\n", bad_st[i]);
+        r = gt("--st", bad_st[i], "-e", touch, NULL);
+        check_error(&r, 2, want);
+    }
+    r = gt("--nec", "0", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --nec '0': the number of expected cores must be a "
+                       "positive integer\n");
+    r = gt("--gb", "intel", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown GPU brand 'intel'; valid brands: nvidia, amd\n");
+    r = gt("--bogus", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown option '--bogus'; see gpu-tracker --help\n");
+    r = gt("-e", NULL);
+    check_error(&r, 2, "gpu-tracker: option '-e' needs a value\n");
+    r = gt(NULL);
+    check_error(&r, 2, "gpu-tracker: no command given: use -e \"COMMAND ARGS\", -- COMMAND ARGS, "
+                       "or --pid PID\n");
+    r = gt("-e", "   ", NULL);
+    check_error(&r, 2, "gpu-tracker: no command given: the -e string is empty\n");
+    r = gt("-e", "echo 'unclosed", NULL);
+    check_error(&r, 2, "gpu-tracker: cannot split the command 'echo 'unclosed': no closing "
+                       "quotation\n");
+    r = gt("-e", touch, "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: give only one of -e COMMAND, -- COMMAND and --pid PID\n");
+    r = gt("-o", "/nonexistent-dir/out.txt", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: cannot write output file '/nonexistent-dir/out.txt': No such "
+                       "file or directory\n");
+    r = gt("-o", tmpdir, "-e", touch, NULL);
+    char want[300];
+    snprintf(want, sizeof want, "gpu-tracker: cannot write output file '%s': it is a directory\n",
+             tmpdir);
+    check_error(&r, 2, want);
+    /* None of those ran the command. */
+    CHECK(access(marker, F_OK) != 0);
+
+    /* An existing output file is untouched by a failed start. */
+    const char *keep = tmp_path("keep.txt");
+    FILE *f = fopen(keep, "w");
+    fputs("precious\n", f);
+    fclose(f);
+    r = gt("-o", keep, "--ru", "nope", "-e", touch, NULL);
+    CHECK(r.status == 2);
+    result_free(&r);
+    char *kept = slurp(keep);
+    CHECK_STR(kept, "precious\n");
+    free(kept);
+
+    /* A command that cannot be started: 127, named. */
+    r = gt("-e", "/nonexistent/command --flag", NULL);
+    check_error(&r, 127, "gpu-tracker: cannot run '/nonexistent/command': No such file or "
+                         "directory\n");
+    r = gt("--", "no-such-command-anywhere", NULL);
+    check_error(&r, 127, "gpu-tracker: cannot run 'no-such-command-anywhere': No such file or "
+                         "directory\n");
+    r = gt("--pid", "2147483000", NULL);
+    check_error(&r, 2 - 1, "gpu-tracker: no process with PID 2147483000\n");
+    r = gt("--pid", "12abc", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --pid '12abc': a process ID is a positive integer\n");
+}
+
+static void test_exit_status(void)
+{
+    struct result r = gt("--disable-logs", "-e", WORKLOAD_BIN " exit '3'", NULL);
+    CHECK(r.status == 3);
+    CHECK(!strncmp(r.out.data, "Resource tracking complete. Process completed with status code: 3\n",
+                   66));
+    result_free(&r);
+    r = gt("--disable-logs", "--", WORKLOAD_BIN, "kill", "9", NULL);
+    CHECK(r.status == 137);
+    CHECK_CONTAINS(r.out.data, "status code: 137\n");
+    result_free(&r);
+    r = gt("--disable-logs", "--", WORKLOAD_BIN, "kill", "15", NULL);
+    CHECK(r.status == 143);
+    result_free(&r);
+}
+
+static void test_text_output(void)
+{
+    struct result r = gt("--st", "0.05", "-e", WORKLOAD_BIN " exit 0", NULL);
+    CHECK(r.status == 0);
+    const char *order[] = {
+        "Resource tracking complete. Process completed with status code: 0\nMax RAM:\n"
+        "   Unit: gigabytes\n   System capacity: ",
+        "\n   Main:\n      Total RSS: ", "\n   Descendants:\n      Total RSS: ",
+        "\n   Combined:\n      Total RSS: ", "\nMax GPU RAM:\n   Unit: gigabytes\n"
+        "   System capacity: 0.0\n   System: 0.0\n   Main: 0.0\n   Descendants: 0.0\n"
+        "   Combined: 0.0\nCPU utilization:\n   System core count: ",
+        "\n   Number of expected cores: ", "\n   System:\n      Max sum percent: ",
+        "\n   Main:\n      Max sum percent: ", "\n   Descendants:\n      Max sum percent: ",
+        "\n   Combined:\n      Max sum percent: ", "\n   Main number of threads: ",
+        "\n   Descendants number of threads: ", "\n   Combined number of threads: ",
+        "\nGPU utilization:\n   System GPU count: 0\n   Number of expected GPUs: 0\n"
+        "   GPU percentages:\n      Max sum percent: 0.0\n      Max hardware percent: 0.0\n"
+        "      Mean sum percent: 0.0\n      Mean hardware percent: 0.0\nCompute time:\n"
+        "   Unit: hours\n   Time: ",
+    };
+    const char *at = r.out.data;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *next = at ? strstr(at, order[i]) : NULL;
+        CHECK_MSG(next != NULL, "section %zu [%s] missing or out of order in:\n%s", i, order[i],
+                  r.out.data);
+        at = next ? next + strlen(order[i]) : NULL;
+    }
+    /* One warning: no GPU library. */
+    CHECK_STR(r.err.data, "gpu-tracker: warning: no GPU library found (tried libnvidia-ml.so.1, "
+                          "librocm_smi64.so): GPU RAM and GPU utilization are reported as 0\n");
+    result_free(&r);
+    r = gt("--disable-logs", "-e", WORKLOAD_BIN " exit 0", NULL);
+    CHECK_STR(r.err.data, "");
+    result_free(&r);
+}
+
+static void test_json_stdout_and_spike(void)
+{
+    /* 200 MiB touched and freed within milliseconds; no sample at --st 10
+     * can see it, the kernel's high-water mark (wait4 ru_maxrss) does. */
+    struct result r = gt("--st", "10", "-f", "json", "--ru", "megabytes", "--tu", "seconds",
+                         "--", WORKLOAD_BIN, "alloc", "200", NULL);
+    CHECK(r.status == 0);
+    json_object *j = parse_or_fail(r.out.data, "stdout");
+    CHECK_CONTAINS(r.err.data, "Resource tracking complete. Process completed with status code: 0\n");
+    if (j) {
+        CHECK_MSG(jnum(j, "max_ram.main.total_rss") >= 200 * MIB / 1e6,
+                  "main total %f MB", jnum(j, "max_ram.main.total_rss"));
+        CHECK(jnum(j, "max_ram.combined.total_rss") >= 200 * MIB / 1e6);
+        CHECK(jnum(j, "max_ram.descendants.total_rss") < 1.0);
+        CHECK(jnum(j, "max_ram.system_capacity") > jnum(j, "max_ram.system"));
+        CHECK(jnum(j, "compute_time.time") < 9.9); /* not quantized to --st 10 */
+        CHECK(jnum(j, "measurement.samples") == 2);
+        json_object *exact = NULL, *m = NULL;
+        CHECK(json_object_object_get_ex(j, "measurement", &m) &&
+              json_object_object_get_ex(m, "exact", &exact));
+        CHECK_CONTAINS(json_object_to_json_string(exact), "compute_time.time");
+        json_object_put(j);
+    }
+    result_free(&r);
+}
+
+static void test_cpu_exact(void)
+{
+    /* 0.5 s of CPU in main: the mean is the whole-run tick count. */
+    struct result r = gt("--st", "0.1", "-f", "json", "--tu", "seconds", "--nec", "1", "--",
+                         WORKLOAD_BIN, "burn", "0.5", NULL);
+    CHECK(r.status == 0);
+    json_object *j = parse_or_fail(r.out.data, "stdout");
+    if (j) {
+        double main_cpu = cpu_seconds(j, "main");
+        CHECK_MSG(main_cpu >= 0.45 && main_cpu <= 0.7, "main CPU %f s", main_cpu);
+        CHECK(jnum(j, "compute_time.time") >= 0.5 - 0.02);
+        CHECK(jnum(j, "cpu_utilization.main.max_sum_percent") > 0);
+        CHECK(jnum(j, "cpu_utilization.n_expected_cores") == 1);
+        CHECK(jnum(j, "cpu_utilization.main.mean_hardware_percent") ==
+              jnum(j, "cpu_utilization.main.mean_sum_percent"));
+        CHECK(jnum(j, "cpu_utilization.main_n_threads") == 1);
+        json_object_put(j);
+    }
+    result_free(&r);
+
+    /* Two children of 0.3 s each, reaped by main between samples (--st 10):
+     * their time comes back through main's cutime/cstime. Their 50 MiB each
+     * comes back through main's ru_maxrss (a bound on combined). */
+    r = gt("--st", "10", "-f", "json", "--tu", "seconds", "--ru", "megabytes", "--", WORKLOAD_BIN,
+           "children", "2", "50", "0.3", NULL);
+    CHECK(r.status == 0);
+    j = parse_or_fail(r.out.data, "stdout");
+    if (j) {
+        double desc = cpu_seconds(j, "descendants"), main_cpu = cpu_seconds(j, "main");
+        CHECK_MSG(desc >= 0.55 && desc <= 0.9, "descendants CPU %f s", desc);
+        CHECK_MSG(main_cpu < 0.1, "main CPU %f s", main_cpu);
+        CHECK(fabs(cpu_seconds(j, "combined") - desc - main_cpu) < 1e-6);
+        CHECK_MSG(jnum(j, "max_ram.combined.total_rss") >= 50 * MIB / 1e6, "combined %f MB",
+                  jnum(j, "max_ram.combined.total_rss"));
+        /* main reaped children, so its ru_maxrss is not its own. */
+        CHECK(jnum(j, "max_ram.main.total_rss") < 50 * MIB / 1e6);
+        json_object_put(j);
+    }
+    result_free(&r);
+}
+
+static void test_orphans(void)
+{
+    /* A grandchild orphaned at once stays in the tree through the subreaper:
+     * alive and holding 64 MiB at the final sample. */
+    const char *out = tmp_path("orphan.json");
+    char *argv[] = {GT_BIN, "--st", "10", "-f", "json", "-o", (char *)out, "--tu", "seconds",
+                    "--ru", "megabytes", "--disable-logs", "--", WORKLOAD_BIN, "orphan", "64",
+                    "0.3", NULL};
+    struct child c = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    /* The grandchild holds our pipes open until it is killed: read up to
+     * gpu-tracker's last line, kill it, then collect. */
+    CHECK(read_until(c.out, &r.out, "status code: 0\n") == 0);
+    int gc = 0;
+    char *line = strstr(r.out.data, "grandchild ");
+    CHECK(line && sscanf(line, "grandchild %d", &gc) == 1 && gc > 0);
+    if (gc > 0)
+        kill(gc, SIGKILL);
+    finish(&c, &r);
+    CHECK(r.status == 0);
+    char *text = slurp(out);
+    json_object *j = text ? parse_or_fail(text, out) : NULL;
+    CHECK(j != NULL);
+    if (j) {
+        double desc = cpu_seconds(j, "descendants");
+        CHECK_MSG(desc >= 0.25, "descendants CPU %f s", desc);
+        CHECK_MSG(jnum(j, "max_ram.descendants.total_rss") >= 64 * MIB / 1e6, "desc %f MB",
+                  jnum(j, "max_ram.descendants.total_rss"));
+        CHECK(jnum(j, "cpu_utilization.descendants_n_threads") >= 1);
+        json_object_put(j);
+    }
+    free(text);
+    result_free(&r);
+
+    /* The grandchild exits and gpu-tracker reaps it: its CPU time arrives
+     * through our cutime, its peak through wait4's ru_maxrss. */
+    r = gt("--st", "10", "-f", "json", "--tu", "seconds", "--ru", "megabytes", "--", WORKLOAD_BIN,
+           "orphan-reaped", "64", "0.3", NULL);
+    CHECK(r.status == 0);
+    j = parse_or_fail(r.out.data, "stdout");
+    if (j) {
+        double desc = cpu_seconds(j, "descendants");
+        CHECK_MSG(desc >= 0.25 && desc < 0.6, "descendants CPU %f s", desc);
+        CHECK_MSG(jnum(j, "max_ram.descendants.total_rss") >= 64 * MIB / 1e6, "desc %f MB",
+                  jnum(j, "max_ram.descendants.total_rss"));
+        json_object_put(j);
+    }
+    result_free(&r);
+}
+
+static void test_signals_forwarded(void)
+{
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (size_t i = 0; i < 3; i++) {
+        const char *out = tmp_path("signal.txt");
+        unlink(out);
+        char *argv[] = {GT_BIN, "--disable-logs", "-o", (char *)out, "--", WORKLOAD_BIN,
+                        "wait-signal", NULL};
+        struct child c = spawn(argv, 0);
+        struct result r;
+        memset(&r, 0, sizeof r);
+        CHECK(read_until(c.out, &r.out, "ready\n") == 0);
+        kill(c.pid, sigs[i]);
+        finish(&c, &r);
+        CHECK_MSG(r.status == 40 + sigs[i], "signal %d: status %d", sigs[i], r.status);
+        char *text = slurp(out);
+        CHECK_CONTAINS(text, "Max RAM:\n");
+        CHECK_CONTAINS(text, "Compute time:\n");
+        free(text);
+        result_free(&r);
+    }
+}
+
+static void test_attach(void)
+{
+    /* Threads seen through --pid; Ctrl-C (SIGINT) ends tracking, not the
+     * process, and the summary still comes. */
+    char *w_argv[] = {WORKLOAD_BIN, "threads", "4", NULL};
+    struct child w = spawn(w_argv, 1);
+    struct buf wout = {0};
+    CHECK(read_until(w.out, &wout, "ready\n") == 0);
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)w.pid);
+    const char *out = tmp_path("attach.json");
+    char *argv[] = {GT_BIN, "--pid", pid, "--st", "10", "-f", "json", "-o", (char *)out, NULL};
+    struct child g = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.err, &r.err, "until it ends") == 0);
+    kill(g.pid, SIGINT);
+    finish(&g, &r);
+    CHECK(r.status == 130);
+    char want[128];
+    snprintf(want, sizeof want, "Resource tracking stopped. Process %d is still running.\n", (int)w.pid);
+    CHECK_STR(r.out.data, want);
+    CHECK(kill(w.pid, 0) == 0); /* not killed */
+    char *text = slurp(out);
+    json_object *j = text ? parse_or_fail(text, out) : NULL;
+    CHECK(j && jnum(j, "cpu_utilization.main_n_threads") == 5);
+    if (j)
+        json_object_put(j);
+    free(text);
+    result_free(&r);
+    struct result wr;
+    memset(&wr, 0, sizeof wr);
+    finish(&w, &wr);
+    result_free(&wr);
+    free(wout.data);
+
+    /* A 100 MiB spike after we attached, gone before any sample: VmHWM rose
+     * while tracked, so it counts. */
+    char *s_argv[] = {WORKLOAD_BIN, "spike", "100", NULL};
+    w = spawn(s_argv, 1);
+    snprintf(pid, sizeof pid, "%d", (int)w.pid);
+    char *argv2[] = {GT_BIN, "--pid", pid, "--st", "10", "-f", "json", "--ru", "megabytes", NULL};
+    g = spawn(argv2, 0);
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.err, &r.err, "until it ends") == 0);
+    CHECK(write(w.in, "go\n", 3) == 3);
+    struct buf sout = {0};
+    CHECK(read_until(w.out, &sout, "spiked\n") == 0);
+    kill(g.pid, SIGINT);
+    finish(&g, &r);
+    j = parse_or_fail(r.out.data, "stdout");
+    CHECK_MSG(j && jnum(j, "max_ram.main.total_rss") >= 100 * MIB / 1e6, "main %f MB",
+              j ? jnum(j, "max_ram.main.total_rss") : -1);
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    memset(&wr, 0, sizeof wr);
+    finish(&w, &wr);
+    result_free(&wr);
+    free(sout.data);
+
+    /* Attached to a process that ends by itself: exit 0. */
+    char *e_argv[] = {WORKLOAD_BIN, "threads", "1", NULL};
+    w = spawn(e_argv, 1);
+    memset(&wout, 0, sizeof wout);
+    CHECK(read_until(w.out, &wout, "ready\n") == 0);
+    snprintf(pid, sizeof pid, "%d", (int)w.pid);
+    char *argv3[] = {GT_BIN, "--pid", pid, "--st", "0.05", NULL};
+    g = spawn(argv3, 0);
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.err, &r.err, "until it ends") == 0);
+    memset(&wr, 0, sizeof wr);
+    finish(&w, &wr); /* closes its stdin: it exits, and we reap it */
+    finish(&g, &r);
+    CHECK(r.status == 0);
+    snprintf(want, sizeof want, "Resource tracking complete. Process %d has ended.\n", (int)w.pid);
+    CHECK_CONTAINS(r.out.data, want);
+    result_free(&r);
+    result_free(&wr);
+    free(wout.data);
+}
+
+static void test_output_file(void)
+{
+    const char *out = tmp_path("out.txt");
+    struct result r = gt("--disable-logs", "-o", out, "--tu", "seconds", "-e", WORKLOAD_BIN " exit 0",
+                         NULL);
+    CHECK(r.status == 0);
+    CHECK_STR(r.out.data, "Resource tracking complete. Process completed with status code: 0\n");
+    char *text = slurp(out);
+    CHECK(text && !strncmp(text, "Max RAM:\n", 9));
+    CHECK_CONTAINS(text, "Compute time:\n   Unit: seconds\n   Time: ");
+    free(text);
+    result_free(&r);
+
+    /* The output directory vanishes during the run: the summary is not lost. */
+    const char *dir = tmp_path("gone");
+    mkdir(dir, 0755);
+    char file[300], cmd[400];
+    snprintf(file, sizeof file, "%s/out.txt", dir);
+    snprintf(cmd, sizeof cmd, "rmdir %s", dir);
+    r = gt("--disable-logs", "-o", file, "-e", cmd, NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.err.data, "cannot write output file");
+    CHECK_CONTAINS(r.err.data, "the summary follows on standard output");
+    CHECK_CONTAINS(r.out.data, "Max RAM:\n");
+    result_free(&r);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gt-cli-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 99;
+    }
+    test_help_and_version();
+    test_errors();
+    test_exit_status();
+    test_text_output();
+    test_json_stdout_and_spike();
+    test_cpu_exact();
+    test_orphans();
+    test_signals_forwarded();
+    test_attach();
+    test_output_file();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return check_exit("test_cli");
+}

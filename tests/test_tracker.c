@@ -1,0 +1,233 @@
+/* The tracker's lifecycle and option errors, and a whole tracking run against
+ * a fixture /proc tree (so every figure is known). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "gpu_tracker.h"
+
+static int warnings;
+static char last_warning[512];
+static void on_warning(const char *msg, void *data)
+{
+    (void)data;
+    warnings++;
+    snprintf(last_warning, sizeof last_warning, "%s", msg);
+}
+
+static void test_option_errors(void)
+{
+    gt_options o;
+    gt_tracker *t = (gt_tracker *)1;
+
+    gt_options_init(&o);
+    o.ram_unit = "mebibytes";
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    CHECK_STR(gt_last_error(), "unknown RAM unit 'mebibytes'; valid units: bytes, kilobytes, "
+                               "megabytes, gigabytes, terabytes");
+    gt_options_init(&o);
+    o.gpu_ram_unit = "GB";
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "unknown GPU RAM unit 'GB'");
+    gt_options_init(&o);
+    o.time_unit = "weeks";
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "unknown time unit 'weeks'; valid units: seconds, minutes, hours, days");
+    gt_options_init(&o);
+    o.sleep_time = 0;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "positive number of seconds");
+    o.sleep_time = NAN;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    gt_options_init(&o);
+    o.n_expected_cores = -1;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    gt_options_init(&o);
+    o.gpu_brand = "intel";
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "unknown GPU brand 'intel'; valid brands: nvidia, amd");
+    gt_options_init(&o);
+    CHECK(gt_options_validate(&o) == GT_OK);
+    CHECK_STR(gt_last_error(), "");
+
+    /* A process that does not exist. */
+    gt_options_init(&o);
+    o.process_id = 2147483000;
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_NO_PROCESS && t == NULL);
+    CHECK_STR(gt_last_error(), "no process with PID 2147483000");
+
+    /* procfs that cannot be read, or is malformed. */
+    gt_options_init(&o);
+    o.proc_root = "/nonexistent-proc";
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_IO);
+    CHECK_STR(gt_last_error(), "cannot read /nonexistent-proc/stat: No such file or directory");
+    char *root = fx_mkroot();
+    fx_system(root, 1, 1, 1, 100, 50);
+    fx_write(root, "meminfo", "MemTotal: lots\n");
+    o.proc_root = root;
+    o.process_id = 100;
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "/meminfo: malformed contents");
+    fx_rmroot(root);
+}
+
+static void test_lifecycle(void)
+{
+    gt_options o;
+    gt_options_init(&o);
+    o.sleep_time = 0.01;
+    o.ram_unit = "megabytes";
+    o.time_unit = "seconds";
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_usage(t) == NULL);
+    CHECK_STR(gt_last_error(), "no results: the tracker has not been started");
+    CHECK(gt_tracker_to_json(t) == NULL);
+    CHECK(gt_tracker_stop(t) == GT_ERR_STATE);
+    CHECK_STR(gt_last_error(), "cannot stop a tracker that has not been started");
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_ERR_STATE);
+    CHECK_STR(gt_last_error(), "cannot start a tracker that has already been started");
+    CHECK(gt_tracker_usage(t) == NULL);
+    CHECK_STR(gt_last_error(), "no results yet: the tracker has not been stopped");
+    /* Some work of our own: 64 MiB touched and held. */
+    size_t n = 64u << 20;
+    char *mem = malloc(n);
+    CHECK(mem != NULL);
+    for (size_t i = 0; i < n; i += 4096)
+        mem[i] = 1;
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_ERR_STATE);
+    CHECK_STR(gt_last_error(), "cannot stop a tracker that has already been stopped");
+    CHECK(gt_tracker_start(t) == GT_ERR_STATE);
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    CHECK(u != NULL);
+    if (u) {
+        /* The final sample sees the 64 MiB (67.1 MB) we still hold. */
+        CHECK_MSG(u->max_ram.main.total_rss >= 67.1, "main total %f MB", u->max_ram.main.total_rss);
+        CHECK(u->max_ram.combined.total_rss >= u->max_ram.main.total_rss);
+        CHECK_STR(u->max_ram.unit, "megabytes");
+        CHECK(u->compute_time.time > 0);
+        CHECK(u->measurement.samples >= 2);
+        CHECK(u->cpu_utilization.main_n_threads >= 2); /* us and the sampler */
+    }
+    char *text = gt_tracker_to_text(t);
+    CHECK_CONTAINS(text, "Max RAM:\n   Unit: megabytes\n");
+    free(text);
+    free(mem);
+    gt_tracker_free(t);
+    gt_tracker_free(NULL);
+}
+
+/* A full run on a fixture tree: known RAM and threads; CPU from the ticks. */
+static void test_fixture_run(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 0, 0, 4, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .utime = 0, .threads = 2, .rss_kb = 1000,
+                        .anon_kb = 1000, .private_kb = 1000, .pss_kb = 1000, .starttime = 1,
+                        .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .threads = 3, .rss_kb = 4000, .anon_kb = 3000,
+                        .private_kb = 3000, .shared_kb = 1000, .pss_kb = 3500, .starttime = 2};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+
+    gt_options o;
+    gt_options_init(&o);
+    o.proc_root = root;
+    o.process_id = 100;
+    o.sleep_time = 1000; /* no periodic sample: the baseline and the final one */
+    o.ram_unit = "kilobytes";
+    o.time_unit = "seconds";
+    o.n_expected_cores = 2;
+    o.on_warning = on_warning;
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    warnings = 0;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(warnings == 1); /* the one "no GPU" warning */
+    CHECK_CONTAINS(last_warning, "GPU RAM and GPU utilization are reported as 0");
+
+    /* Work happens: 100 ticks (1 s) in main, 300 in the child, RAM grows. */
+    m.utime = 100;
+    m.rss_kb = m.anon_kb = m.private_kb = m.pss_kb = 2000;
+    c.utime = 300;
+    c.rss_kb = 6000;
+    c.anon_kb = c.private_kb = 5000;
+    c.pss_kb = 5500;
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    fx_system(root, 400, 400, 4, 8000000, 5000000);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    CHECK(u != NULL);
+    if (u) {
+        CHECK(u->max_ram.main.total_rss == 2000 * 1.024);
+        CHECK(u->max_ram.descendants.total_rss == 6000 * 1.024);
+        CHECK(u->max_ram.descendants.shared_rss == 1000 * 1.024);
+        CHECK(u->max_ram.combined.private_rss == 7000 * 1.024);
+        CHECK(u->max_ram.combined.total_rss == 8000 * 1.024);
+        CHECK(u->max_ram.system == 3000000 * 1.024);
+        CHECK(u->max_ram.system_capacity == 8000000 * 1.024);
+        CHECK(u->cpu_utilization.system_core_count == 4);
+        CHECK(u->cpu_utilization.n_expected_cores == 2);
+        CHECK(u->cpu_utilization.main_n_threads == 2);
+        CHECK(u->cpu_utilization.descendants_n_threads == 3);
+        CHECK(u->cpu_utilization.combined_n_threads == 5);
+        /* 1 s and 3 s of CPU over the run: mean percent x time is exact. */
+        double secs = u->compute_time.time;
+        double main_cpu = u->cpu_utilization.main.mean_sum_percent / 100 * secs;
+        double desc_cpu = u->cpu_utilization.descendants.mean_sum_percent / 100 * secs;
+        CHECK_MSG(fabs(main_cpu - 1.0) < 0.05, "main CPU %f s", main_cpu);
+        CHECK_MSG(fabs(desc_cpu - 3.0) < 0.15, "desc CPU %f s", desc_cpu);
+        CHECK(u->cpu_utilization.main.mean_hardware_percent ==
+              u->cpu_utilization.main.mean_sum_percent / 2);
+        /* System: half busy on 4 cores. */
+        CHECK(fabs(u->cpu_utilization.system.mean_sum_percent - 200.0) < 1e-9);
+        CHECK(fabs(u->cpu_utilization.system.mean_hardware_percent - 50.0) < 1e-9);
+        CHECK(u->measurement.samples == 2);
+        CHECK(u->measurement.gpu_available == 0);
+        CHECK_CONTAINS(u->measurement.gpu_reason, "GPU");
+    }
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    ru.ru_maxrss = 50000;
+    CHECK(gt_tracker_add_reaped(t, 101, &ru) == GT_OK);
+    u = gt_tracker_usage(t);
+    CHECK(u && u->max_ram.descendants.total_rss == 50000 * 1.024);
+    CHECK(u && u->max_ram.combined.total_rss == 50000 * 1.024);
+    CHECK(gt_tracker_add_reaped(t, 101, NULL) == GT_ERR_INVALID_ARGUMENT);
+    gt_tracker_free(t);
+
+    /* disable_logs: no warning reaches the callback. */
+    o.disable_logs = 1;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    warnings = 0;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(warnings == 0);
+    /* A procfs file that turns unreadable mid-run: one warning, the rest goes on. */
+    o.disable_logs = 0;
+    gt_tracker_free(t);
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    warnings = 0;
+    fx_write(root, "meminfo", "garbage\n");
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(warnings == 1);
+    CHECK_CONTAINS(last_warning, "meminfo (malformed contents); system-wide figures stop here");
+    u = gt_tracker_usage(t);
+    CHECK(u && u->max_ram.main.total_rss == 2000 * 1.024); /* the tree still counted */
+    gt_tracker_free(t);
+    fx_rmroot(root);
+}
+
+int main(void)
+{
+    test_option_errors();
+    test_lifecycle();
+    test_fixture_run();
+    return check_exit("test_tracker");
+}
