@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixture.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -413,6 +414,19 @@ static void test_cpu_exact(void)
     }
     result_free(&r);
 
+    /* Three busy threads of 0.3 s each: all of it is main's CPU time. */
+    r = gt("--st", "0.1", "-f", "json", "--tu", "seconds", "--", WORKLOAD_BIN, "busy-threads", "3",
+           "0.3", NULL);
+    CHECK(r.status == 0);
+    j = parse_or_fail(r.out.data, "stdout");
+    if (j) {
+        double main_cpu = cpu_seconds(j, "main");
+        CHECK_MSG(main_cpu >= 0.85 && main_cpu <= 1.2, "main CPU %f s", main_cpu);
+        CHECK(cpu_seconds(j, "descendants") < 0.05);
+        json_object_put(j);
+    }
+    result_free(&r);
+
     /* Two children of 0.3 s each, reaped by main between samples (--st 10):
      * their time comes back through main's cutime/cstime. Their 50 MiB each
      * comes back through main's ru_maxrss (a bound on combined). */
@@ -590,6 +604,70 @@ static void test_attach(void)
     free(wout.data);
 }
 
+/* Starts gpu-tracker --pid 100 on the fixture procfs at root and waits until
+ * it is tracking. */
+static struct child attach_fixture(const char *root)
+{
+    setenv("GPU_TRACKER_PROC_ROOT", root, 1);
+    char *argv[] = {GT_BIN, "--pid", "100", "--st", "0.05", "-f", "json", "--ru", "kilobytes", NULL};
+    struct child g = spawn(argv, 0);
+    unsetenv("GPU_TRACKER_PROC_ROOT");
+    return g;
+}
+
+/* GPU_TRACKER_PROC_ROOT: the CLI reads a fixture procfs, so every figure of
+ * an attached run is known. */
+static void test_fixture_proc_root(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 4, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .threads = 7, .rss_kb = 200000, .hwm_kb = 250000,
+                        .anon_kb = 150000, .private_kb = 150000, .shared_kb = 50000,
+                        .pss_kb = 160000, .starttime = 5, .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .threads = 2, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 6};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+
+    /* Stopped by SIGINT: the final sample reads the tree as it is then. */
+    struct child g = attach_fixture(root);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.err, &r.err, "until it ends") == 0);
+    m.rss_kb = m.hwm_kb = 300000; /* grew after we attached */
+    m.anon_kb = m.private_kb = 250000;
+    fx_proc_write(root, &m);
+    kill(g.pid, SIGINT);
+    finish(&g, &r);
+    CHECK(r.status == 130);
+    json_object *j = parse_or_fail(r.out.data, "stdout");
+    if (j) {
+        CHECK(jnum(j, "max_ram.main.total_rss") == 300000 * 1.024);
+        CHECK(jnum(j, "max_ram.main.private_rss") == 250000 * 1.024);
+        CHECK(jnum(j, "max_ram.descendants.total_rss") == 1000 * 1.024);
+        CHECK(jnum(j, "max_ram.combined.private_rss") == 251000 * 1.024);
+        CHECK(jnum(j, "cpu_utilization.main_n_threads") == 7);
+        CHECK(jnum(j, "cpu_utilization.descendants_n_threads") == 2);
+        CHECK(jnum(j, "cpu_utilization.combined_n_threads") == 9);
+        CHECK(jnum(j, "cpu_utilization.system_core_count") == 4);
+        CHECK(jnum(j, "max_ram.system_capacity") == 8000000 * 1.024);
+        json_object_put(j);
+    }
+    result_free(&r);
+
+    /* Ended by itself: its entry under the root vanishes. */
+    g = attach_fixture(root);
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.err, &r.err, "until it ends") == 0);
+    fx_proc_remove(root, 101);
+    fx_proc_remove(root, 100);
+    finish(&g, &r);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.err.data, "Resource tracking complete. Process 100 has ended.\n");
+    result_free(&r);
+    fx_rmroot(root);
+}
+
 static void test_output_file(void)
 {
     const char *out = tmp_path("out.txt");
@@ -634,6 +712,7 @@ int main(void)
     test_signals_forwarded();
     test_attach();
     test_output_file();
+    test_fixture_proc_root();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0)

@@ -258,14 +258,25 @@ static void test_usage_aggregates(void)
     CHECK(r.compute_time.time == 2.1);
     CHECK_STR(r.max_ram.unit, "kilobytes");
 
+    /* One tick too many in an interval cannot make a rate above all cores. */
+    struct tree_sample s4 = s3;
+    s4.main_ticks = 170 + 201;
+    s4.desc_ticks = 160;
+    struct sys_cpu cpu4 = {.busy = 390, .total = 620, .ncpu = 2};
+    usage_add(&a, 13.1, &s4, &cpu4, &mem);
+    usage_result(&a, &u, 3.1, &r);
+    CHECK(r.cpu_utilization.main.max_sum_percent == 200.0);
+    CHECK(r.cpu_utilization.descendants.max_sum_percent == 150.0);
+    CHECK(r.cpu_utilization.combined.max_sum_percent == 200.0);
+
     /* Reaped high-water marks: main's own only when it reaped no child. */
     usage_add_reaped(&a, 1, 0, 9000);
-    usage_result(&a, &u, 2.1, &r);
+    usage_result(&a, &u, 3.1, &r);
     CHECK(r.max_ram.main.total_rss == 1200 * 1.024);
     CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);
     usage_add_reaped(&a, 1, 1, 8000);
     usage_add_reaped(&a, 0, 0, 6000);
-    usage_result(&a, &u, 2.1, &r);
+    usage_result(&a, &u, 3.1, &r);
     CHECK(r.max_ram.main.total_rss == 8000 * 1.024);
     CHECK(r.max_ram.descendants.total_rss == 6000 * 1.024);
     CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);

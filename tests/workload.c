@@ -15,10 +15,12 @@
  *   orphan-reaped MIB SECONDS  as orphan, but the grandchild exits and main
  *                            waits until something else reaped it
  *   threads N                start N idle threads, print "ready", wait for EOF
+ *   busy-threads N SECONDS   N threads, each burning SECONDS of its own CPU
  *   exit CODE                exit with CODE
  *   kill SIG                 kill itself with signal SIG
  *   wait-signal              print "ready", exit 40+N on signal N
- *   demo                     two children of 100 MiB and 1 s CPU each */
+ *   demo                     two children, each holding 100 MiB while it
+ *                            burns 1 s of CPU */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -72,6 +74,23 @@ static void *idle_thread(void *arg)
     (void)arg;
     for (;;)
         pause();
+    return NULL;
+}
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *busy_thread(void *arg)
+{
+    double end = thread_cpu_seconds() + *(double *)arg;
+    volatile unsigned long x = 0;
+    while (thread_cpu_seconds() < end)
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i;
     return NULL;
 }
 
@@ -168,6 +187,15 @@ int main(int argc, char **argv)
         printf("ready\n");
         fflush(stdout);
         wait_eof();
+    } else if (!strcmp(mode, "busy-threads") && argc == 4) {
+        int n = atoi(argv[2]);
+        double seconds = atof(argv[3]);
+        pthread_t t[64];
+        for (int i = 0; i < n && i < 64; i++)
+            if (pthread_create(&t[i], NULL, busy_thread, &seconds) != 0)
+                return 3;
+        for (int i = 0; i < n && i < 64; i++)
+            pthread_join(t[i], NULL);
     } else if (!strcmp(mode, "exit") && argc == 3) {
         return atoi(argv[2]);
     } else if (!strcmp(mode, "kill") && argc == 3) {
@@ -185,8 +213,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "demo") && argc == 2) {
         for (int i = 0; i < 2; i++)
             if (fork() == 0) {
-                alloc_touch(100);
+                size_t n = (size_t)100 << 20;
+                char *held = malloc(n);
+                for (size_t k = 0; held && k < n; k += 4096)
+                    held[k] = 1;
                 burn(1.0);
+                free(held);
                 _exit(0);
             }
         while (wait(NULL) > 0)

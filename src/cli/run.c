@@ -208,7 +208,12 @@ int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result 
     install_handlers(0);
     opts->process_id = pid;
     opts->reaper_pid = 0;
-    int pidfd = open_pidfd(pid);
+    /* With another procfs root (fixture trees), "ended" means its entry there
+     * is gone; with the real one, a pidfd tells us without polling. */
+    int real_proc = !opts->proc_root || strcmp(opts->proc_root, "/proc") == 0;
+    char entry[4096];
+    snprintf(entry, sizeof entry, "%s/%d", opts->proc_root ? opts->proc_root : "/proc", (int)pid);
+    int pidfd = real_proc ? open_pidfd(pid) : -1;
     gt_tracker *tracker = NULL;
     gt_status st = gt_tracker_new(opts, &tracker);
     if (st == GT_OK)
@@ -232,8 +237,8 @@ int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result 
             if (rc < 0 && errno != EINTR)
                 break;
         } else {
-            /* No pidfd (kernel < 5.3): look every 50 ms. */
-            if (kill(pid, 0) < 0 && errno == ESRCH)
+            /* No pidfd (kernel < 5.3, or a fixture root): look every 50 ms. */
+            if (real_proc ? kill(pid, 0) < 0 && errno == ESRCH : access(entry, F_OK) < 0)
                 break;
             struct timespec ts = {0, 50 * 1000 * 1000};
             nanosleep(&ts, NULL);

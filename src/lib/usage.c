@@ -118,9 +118,18 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
     if (dt >= a->sleep_time / 2) {
         double m = tick_percent(a, tree->main_ticks, a->main_prev, dt);
         double d = tick_percent(a, tree->desc_ticks, a->desc_prev, dt);
+        double c = m + d;
+        /* utime/stime advance in whole clock ticks, so an interval can show a
+         * tick more per process than it ran: no rate exceeds every core. */
+        if (a->sys_prev.ncpu > 0) {
+            double cap = 100.0 * a->sys_prev.ncpu;
+            m = m > cap ? cap : m;
+            d = d > cap ? cap : d;
+            c = c > cap ? cap : c;
+        }
         raise_double(&a->max_main, m);
         raise_double(&a->max_desc, d);
-        raise_double(&a->max_comb, m + d);
+        raise_double(&a->max_comb, c);
         a->have_max = 1;
     }
     a->tree_tprev = t;

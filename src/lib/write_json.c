@@ -55,10 +55,8 @@ static json_object *string_array(const char *const *items)
 /* Which figures are exact and which sampled (docs/metrics.md says why). */
 static const char *const exact_fields[] = {
     "compute_time.time",
-    "cpu_utilization.main.mean_sum_percent",
-    "cpu_utilization.descendants.mean_sum_percent",
-    "cpu_utilization.combined.mean_sum_percent",
-    "cpu_utilization.system.mean_sum_percent",
+    "cpu_utilization.*.mean_sum_percent",
+    "cpu_utilization.*.mean_hardware_percent",
     NULL,
 };
 static const char *const high_water_fields[] = {
@@ -72,6 +70,7 @@ static const char *const sampled_fields[] = {
     "max_ram.*.private_rss",
     "max_ram.*.shared_rss",
     "cpu_utilization.*.max_sum_percent",
+    "cpu_utilization.*.max_hardware_percent",
     "cpu_utilization.*_n_threads",
     NULL,
 };
