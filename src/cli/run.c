@@ -168,12 +168,13 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
             gt_tracker_add_reaped(tracker, si.si_pid, &ru);
     }
     gt_tracker_stop(tracker);
+    /* Once reaped, its PID may be reused: forward no more signals. */
+    child_pid = 0;
     int ws = 0;
     struct rusage ru;
     pid_t w;
     while ((w = wait4(pid, &ws, 0, &ru)) < 0 && errno == EINTR)
         ;
-    child_pid = 0;
     if (w == pid) {
         gt_tracker_add_reaped(tracker, pid, &ru);
         set_status(r, ws);

@@ -38,7 +38,8 @@ static int read_grow(struct system_reader *r, int fd, size_t *len)
     }
 }
 
-int system_open(struct system_reader *r, const char *proc_root, const char **what)
+int system_open(struct system_reader *r, const char *proc_root, struct sys_cpu *cpu,
+                struct meminfo *mem, const char **what)
 {
     memset(r, 0, sizeof *r);
     r->stat_fd = r->meminfo_fd = -1;
@@ -59,9 +60,7 @@ int system_open(struct system_reader *r, const char *proc_root, const char **wha
         *what = "meminfo";
         goto fail;
     }
-    struct sys_cpu cpu;
-    struct meminfo mem;
-    if (system_read(r, &cpu, &mem, what) < 0)
+    if (system_read(r, cpu, mem, what) < 0)
         goto fail;
     return 0;
 fail:;

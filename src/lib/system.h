@@ -11,9 +11,10 @@ struct system_reader {
     size_t bufcap;
 };
 
-/* Opens <proc_root>/stat and <proc_root>/meminfo and reads them once.
- * Returns 0, or -1 with errno and the failing file name in *what. */
-int system_open(struct system_reader *r, const char *proc_root, const char **what);
+/* Opens <proc_root>/stat and <proc_root>/meminfo and reads them once into
+ * cpu and mem. Returns 0, or -1 with errno and the failing file in *what. */
+int system_open(struct system_reader *r, const char *proc_root, struct sys_cpu *cpu,
+                struct meminfo *mem, const char **what);
 void system_close(struct system_reader *r);
 
 /* Re-reads both files. -1 with errno (EINVAL: malformed) and *what set. */

@@ -155,17 +155,15 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->pid = opts->process_id ? opts->process_id : getpid();
 
     const char *what = "";
-    if (system_open(&t->sys, t->proc_root, &what) < 0) {
+    struct sys_cpu cpu;
+    struct meminfo mem;
+    if (system_open(&t->sys, t->proc_root, &cpu, &mem, &what) < 0) {
         int e = errno;
         gt_tracker_free(t);
         return gt_fail(e == EINVAL ? GT_ERR_PARSE : GT_ERR_IO, "cannot read %s/%s: %s",
                        opts->proc_root ? opts->proc_root : "/proc", what,
                        e == EINVAL ? "malformed contents" : strerror(e));
     }
-    struct sys_cpu cpu;
-    struct meminfo mem;
-    system_read(&t->sys, &cpu, &mem, &what);
-
     if (tree_init(&t->tree, t->proc_root, t->pid, opts->reaper_pid) < 0) {
         int e = errno;
         gt_tracker_free(t);
@@ -201,7 +199,8 @@ static double sample_locked(gt_tracker *t)
     int sys_ok = system_read(&t->sys, &cpu, &mem, &what) == 0;
     if (!sys_ok && !t->warned_sys) {
         t->warned_sys = 1;
-        warn(t, "cannot read %s/%s (%s); system-wide figures stop here", t->proc_root, what,
+        warn(t, "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
+             "fails", t->proc_root, what,
              errno == EINVAL ? "malformed contents" : strerror(errno));
     }
     struct tree_sample ts;

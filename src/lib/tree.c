@@ -262,21 +262,6 @@ static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid)
                                 &t->nqueue, &t->capqueue);
 }
 
-/* Drops queue entries that repeat an earlier one (the same child can be
- * listed by its parent and, as an adopted orphan, by the reaper). */
-static void dedupe_queue_from(struct tree *t, size_t from)
-{
-    size_t w = from;
-    for (size_t i = from; i < t->nqueue; i++) {
-        int dup = 0;
-        for (size_t j = 0; j < w && !dup; j++)
-            dup = t->queue[j] == t->queue[i];
-        if (!dup)
-            t->queue[w++] = t->queue[i];
-    }
-    t->nqueue = w;
-}
-
 static int reaper_ticks(struct tree *t, unsigned long long *ticks)
 {
     struct proc_stat st;
@@ -298,7 +283,6 @@ static int walk_once(struct tree *t)
         /* Orphans re-parented to us belong to the tree (as descendants). */
         if (queue_children(t, &t->reaper, t->reaper_pid) < 0 && errno != ESRCH)
             return -1;
-        dedupe_queue_from(t, 0);
     }
 
     for (size_t qi = 0; qi < t->nqueue; qi++) {
@@ -307,6 +291,8 @@ static int walk_once(struct tree *t)
         if (role == ROLE_MAIN && t->main_gone)
             continue;
         struct tracked_proc *p = find_proc(t, pid);
+        if (p && p->seen == t->generation)
+            continue; /* listed twice: re-parented while we walked */
         struct proc_stat st;
         if (p && procfs_read_stat(&p->h, t->buf, t->bufcap, &st) == 0 &&
             st.starttime == p->starttime) {
@@ -331,11 +317,8 @@ static int walk_once(struct tree *t)
             continue;
         }
         p->seen = t->generation;
-        size_t before = t->nqueue;
         if (queue_children(t, &p->h, pid) < 0)
             return -1;
-        if (t->nqueue > before)
-            dedupe_queue_from(t, before);
     }
 
     /* Whatever we did not see this time has gone. */
