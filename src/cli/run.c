@@ -60,6 +60,20 @@ static void install_handlers(int forward)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* Creates and starts a tracker for opts; NULL with the reason in err. */
+static gt_tracker *start_tracker(const gt_options *opts, char *err, size_t errcap)
+{
+    gt_tracker *tracker = NULL;
+    gt_status st = gt_tracker_new(opts, &tracker);
+    if (st == GT_OK)
+        st = gt_tracker_start(tracker);
+    if (st == GT_OK)
+        return tracker;
+    snprintf(err, errcap, "%s", gt_last_error());
+    gt_tracker_free(tracker);
+    return NULL;
+}
+
 static void set_status(struct run_result *r, int wstatus)
 {
     if (WIFSIGNALED(wstatus)) {
@@ -116,17 +130,12 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
 
     opts->process_id = pid;
     opts->reaper_pid = getpid();
-    gt_tracker *tracker = NULL;
-    gt_status st = gt_tracker_new(opts, &tracker);
-    if (st == GT_OK)
-        st = gt_tracker_start(tracker);
-    if (st != GT_OK) {
-        snprintf(err, errcap, "%s", gt_last_error());
+    gt_tracker *tracker = start_tracker(opts, err, errcap);
+    if (!tracker) {
         kill(pid, SIGKILL);
         close(go[1]);
         waitpid(pid, NULL, 0);
         close(fail[0]);
-        gt_tracker_free(tracker);
         return -1;
     }
     close(go[1]); /* go */
@@ -215,13 +224,8 @@ int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result 
     char entry[4096];
     snprintf(entry, sizeof entry, "%s/%d", opts->proc_root ? opts->proc_root : "/proc", (int)pid);
     int pidfd = real_proc ? open_pidfd(pid) : -1;
-    gt_tracker *tracker = NULL;
-    gt_status st = gt_tracker_new(opts, &tracker);
-    if (st == GT_OK)
-        st = gt_tracker_start(tracker);
-    if (st != GT_OK) {
-        snprintf(err, errcap, "%s", gt_last_error());
-        gt_tracker_free(tracker);
+    gt_tracker *tracker = start_tracker(opts, err, errcap);
+    if (!tracker) {
         if (pidfd >= 0)
             close(pidfd);
         return -1;
