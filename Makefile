@@ -7,7 +7,7 @@ ASAN_DIR ?= build-asan
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build check check-asan demo install clean
+.PHONY: all deps build check check-asan demo bench install clean
 
 all: build
 
@@ -30,6 +30,10 @@ check-asan: deps
 # Tracks a small demo workload: two children that allocate and burn CPU.
 demo: build
 	$(BUILD_DIR)/gpu-tracker --st 0.2 --ru megabytes --tu seconds -- $(BUILD_DIR)/tests/gt-workload demo
+
+# Prints what tracking costs (figures, not pass/fail).
+bench: build
+	$(BUILD_DIR)/bench/gt-bench-overhead $(BUILD_DIR)/gpu-tracker 3 0.01
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

@@ -10,6 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A procfs read that returns less than this has reached the end: seq_file
+ * fills at least a page per read unless the file is done. (A regular file,
+ * as in test fixtures, returns short only at its end.) Saves the extra read
+ * that would only return 0. */
+#define PROCFS_SHORT_READ 2048
+
 static int read_fd_from(int fd, off_t off0, char *buf, size_t cap, size_t *len)
 {
     size_t n = 0;
@@ -27,6 +33,8 @@ static int read_fd_from(int fd, off_t off0, char *buf, size_t cap, size_t *len)
         if (r == 0)
             break;
         n += (size_t)r;
+        if (r < PROCFS_SHORT_READ)
+            break;
     }
     buf[n] = '\0';
     *len = n;
@@ -54,33 +62,38 @@ int procfs_open(int root_fd, pid_t pid, struct proc_handle *h)
 {
     char name[24];
     snprintf(name, sizeof name, "%d", (int)pid);
-    h->stat_fd = h->status_fd = -1;
+    h->pid = pid;
+    h->stat_fd = h->status_fd = h->task_fd = h->children_fd = -1;
     h->dirfd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     return h->dirfd < 0 ? -1 : 0;
 }
 
-void procfs_close(struct proc_handle *h)
+static void close_fd(int *fd)
 {
-    if (h->stat_fd >= 0)
-        close(h->stat_fd);
-    if (h->status_fd >= 0)
-        close(h->status_fd);
-    if (h->dirfd >= 0)
-        close(h->dirfd);
-    h->dirfd = h->stat_fd = h->status_fd = -1;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
 }
 
-/* Reads a file through its kept-open fd, opening it on first use. If the
- * process already has too many files open we still read, just without
- * keeping the descriptor. */
-static int read_kept(struct proc_handle *h, int *fd, const char *name, char *buf,
-                     size_t cap, size_t *len)
+void procfs_close(struct proc_handle *h)
+{
+    close_fd(&h->stat_fd);
+    close_fd(&h->status_fd);
+    close_fd(&h->task_fd);
+    close_fd(&h->children_fd);
+    close_fd(&h->dirfd);
+}
+
+/* Reads a file through its kept-open fd, opening it on first use. If we
+ * already have too many files open we still read, just without keeping the
+ * descriptor. */
+static int read_kept(int dirfd, int *fd, const char *name, char *buf, size_t cap, size_t *len)
 {
     if (*fd < 0) {
-        *fd = openat(h->dirfd, name, O_RDONLY | O_CLOEXEC);
+        *fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
         if (*fd < 0) {
             if (errno == EMFILE || errno == ENFILE)
-                return procfs_read_at(h->dirfd, name, buf, cap, len);
+                return procfs_read_at(dirfd, name, buf, cap, len);
             return -1;
         }
     }
@@ -90,7 +103,7 @@ static int read_kept(struct proc_handle *h, int *fd, const char *name, char *buf
 int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out)
 {
     size_t len;
-    if (read_kept(h, &h->stat_fd, "stat", buf, cap, &len) < 0)
+    if (read_kept(h->dirfd, &h->stat_fd, "stat", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_stat(buf, len, out) < 0) {
         errno = EINVAL;
@@ -102,7 +115,7 @@ int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_s
 int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out)
 {
     size_t len;
-    if (read_kept(h, &h->status_fd, "status", buf, cap, &len) < 0)
+    if (read_kept(h->dirfd, &h->status_fd, "status", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_status(buf, len, out) < 0) {
         errno = EINVAL;
@@ -163,49 +176,78 @@ static int push_pid_text(const char *buf, size_t len, pid_t **list, size_t *n, s
     return rc;
 }
 
-int procfs_list_children(struct proc_handle *h, char *buf, size_t cap,
+/* Appends the children of one thread; a vanished thread has none. */
+static int thread_children(struct proc_handle *h, pid_t tid, char *buf, size_t cap,
+                           pid_t **list, size_t *n, size_t *listcap, int *found)
+{
+    size_t len;
+    int rc;
+    if (tid == h->pid) {
+        char name[48];
+        snprintf(name, sizeof name, "task/%d/children", (int)tid);
+        rc = read_kept(h->dirfd, &h->children_fd, name, buf, cap, &len);
+    } else {
+        char name[32];
+        snprintf(name, sizeof name, "%d/children", (int)tid);
+        rc = procfs_read_at(h->task_fd, name, buf, cap, &len);
+    }
+    if (rc < 0)
+        return errno == ENOENT || errno == ESRCH ? 0 : -1;
+    *found = 1;
+    return push_pid_text(buf, len, list, n, listcap);
+}
+
+int procfs_list_children(struct proc_handle *h, long nthreads, char *buf, size_t cap,
                          pid_t **list, size_t *n, size_t *listcap)
 {
-    int taskfd = openat(h->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (taskfd < 0)
-        return -1;
-    DIR *dir = fdopendir(taskfd);
-    if (!dir) {
-        close(taskfd);
-        return -1;
-    }
-    int rc = 0, threads = 0, files = 0;
-    struct dirent *de;
-    while (rc == 0 && (de = readdir(dir)) != NULL) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        threads++;
-        char name[300];
-        snprintf(name, sizeof name, "%s/children", de->d_name);
-        size_t len;
-        if (procfs_read_at(dirfd(dir), name, buf, cap, &len) < 0) {
-            if (errno == ENOENT || errno == ESRCH)
-                continue; /* the thread exited, or no children files at all */
-            rc = -1;
-            break;
-        }
-        files++;
-        rc = push_pid_text(buf, len, list, n, listcap);
-    }
-    int saved = errno;
-    closedir(dir);
-    if (rc == 0 && threads > 0 && files == 0) {
-        /* Threads exist but none has a children file: either the kernel lacks
-         * CONFIG_PROC_CHILDREN or the process died while we listed. */
-        if (faccessat(h->dirfd, "stat", R_OK, 0) == 0) {
-            errno = ENOTSUP;
+    int found = 0;
+    if (nthreads <= 1) {
+        /* One thread: its tid is the pid, no need to list task/. */
+        if (thread_children(h, h->pid, buf, cap, list, n, listcap, &found) < 0)
             return -1;
+    } else {
+        if (h->task_fd < 0)
+            h->task_fd = openat(h->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (h->task_fd < 0 || lseek(h->task_fd, 0, SEEK_SET) < 0)
+            return -1;
+        /* getdents64 straight into buf: the thread list, then each thread. */
+        size_t used = 0;
+        for (;;) {
+            ssize_t r = getdents64(h->task_fd, buf + used, cap / 2 - used);
+            if (r < 0)
+                return -1;
+            if (r == 0 || used + (size_t)r + 512 > cap / 2)
+                break;
+            used += (size_t)r;
         }
-        errno = ESRCH;
+        pid_t tids[256];
+        size_t ntids = 0;
+        for (size_t off = 0; off < used;) {
+            struct dirent64 *de = (struct dirent64 *)(buf + off);
+            off += de->d_reclen;
+            if (de->d_name[0] >= '0' && de->d_name[0] <= '9') {
+                if (ntids == sizeof tids / sizeof tids[0]) {
+                    /* More threads than fit: read these, then go on. */
+                    for (size_t i = 0; i < ntids; i++)
+                        if (thread_children(h, tids[i], buf + cap / 2, cap / 2, list, n, listcap,
+                                            &found) < 0)
+                            return -1;
+                    ntids = 0;
+                }
+                tids[ntids++] = (pid_t)strtol(de->d_name, NULL, 10);
+            }
+        }
+        for (size_t i = 0; i < ntids; i++)
+            if (thread_children(h, tids[i], buf + cap / 2, cap / 2, list, n, listcap, &found) < 0)
+                return -1;
+    }
+    if (!found) {
+        /* No children file at all: either the kernel lacks
+         * CONFIG_PROC_CHILDREN or the process died while we listed. */
+        errno = faccessat(h->dirfd, "stat", R_OK, 0) == 0 ? ENOTSUP : ESRCH;
         return -1;
     }
-    errno = saved;
-    return rc;
+    return 0;
 }
 
 int procfs_scan_children(int root_fd, pid_t ppid, char *buf, size_t cap,

@@ -22,9 +22,12 @@ int procfs_pread(int fd, char *buf, size_t cap, size_t *len);
 
 /* One process's open handles. */
 struct proc_handle {
-    int dirfd;     /* /proc/<pid>, pins the process: after it dies, reads fail */
-    int stat_fd;   /* kept open, -1 until first read */
+    pid_t pid;
+    int dirfd;       /* /proc/<pid>, pins the process: after it dies, reads fail */
+    int stat_fd;     /* kept open, -1 until first read */
     int status_fd;
+    int task_fd;     /* task/, kept open once the process has several threads */
+    int children_fd; /* task/<pid>/children */
 };
 
 /* Opens /proc/<pid> under the procfs root directory fd. */
@@ -38,9 +41,12 @@ int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out);
 
 /* Appends the children of every thread of the process (task/<tid>/children)
- * to *list (grown with realloc; *n entries used, *cap allocated). Fails with
- * ENOTSUP when the kernel has no children files (CONFIG_PROC_CHILDREN). */
-int procfs_list_children(struct proc_handle *h, char *buf, size_t cap,
+ * to *list (grown with realloc; *n entries used, *cap allocated). nthreads
+ * is the process's thread count from stat: with one thread only its own
+ * children file is read, without listing task/. Fails with ENOTSUP when the
+ * kernel has no children files (CONFIG_PROC_CHILDREN), ESRCH when the
+ * process died meanwhile. */
+int procfs_list_children(struct proc_handle *h, long nthreads, char *buf, size_t cap,
                          pid_t **list, size_t *n, size_t *listcap);
 
 /* Appends the pids of every process whose parent is ppid, by scanning every

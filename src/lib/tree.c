@@ -246,11 +246,12 @@ static unsigned long long tracked_hwm(const struct tracked_proc *p)
     return 0;
 }
 
-/* Appends the children of a process to the queue. */
-static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid)
+/* Appends the children of a process with nthreads threads to the queue. */
+static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid, long nthreads)
 {
     if (!t->scan_fallback) {
-        if (procfs_list_children(h, t->buf, t->bufcap, &t->queue, &t->nqueue, &t->capqueue) == 0)
+        if (procfs_list_children(h, nthreads, t->buf, t->bufcap, &t->queue, &t->nqueue,
+                                 &t->capqueue) == 0)
             return 0;
         if (errno == ENOENT || errno == ESRCH)
             return 0; /* it died while we listed */
@@ -262,18 +263,14 @@ static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid)
                                 &t->nqueue, &t->capqueue);
 }
 
-static int reaper_ticks(struct tree *t, unsigned long long *ticks)
+static int reaper_stat(struct tree *t, struct proc_stat *st)
 {
-    struct proc_stat st;
-    if (procfs_read_stat(&t->reaper, t->buf, t->bufcap, &st) < 0)
-        return -1;
-    *ticks = st.cutime + st.cstime;
-    return 0;
+    return procfs_read_stat(&t->reaper, t->buf, t->bufcap, st);
 }
 
-/* One pass over the tree: visit main, its descendants and (with a reaper)
- * the reaper's other children, updating the table. */
-static int walk_once(struct tree *t)
+/* One pass over the tree: visit main, its descendants and (with a reaper
+ * of reaper_threads threads) the reaper's other children, updating the table. */
+static int walk_once(struct tree *t, long reaper_threads)
 {
     t->generation++;
     t->nqueue = 0;
@@ -281,7 +278,7 @@ static int walk_once(struct tree *t)
         return -1;
     if (t->reaper_pid > 0) {
         /* Orphans re-parented to us belong to the tree (as descendants). */
-        if (queue_children(t, &t->reaper, t->reaper_pid) < 0 && errno != ESRCH)
+        if (queue_children(t, &t->reaper, t->reaper_pid, reaper_threads) < 0 && errno != ESRCH)
             return -1;
     }
 
@@ -317,7 +314,7 @@ static int walk_once(struct tree *t)
             continue;
         }
         p->seen = t->generation;
-        if (queue_children(t, &p->h, pid) < 0)
+        if (p->st.state != 'Z' && queue_children(t, &p->h, pid, p->st.num_threads) < 0)
             return -1;
     }
 
@@ -341,15 +338,15 @@ int tree_walk(struct tree *t, struct tree_sample *s)
          * then be counted twice or not at all. Reaping is rare: walk again
          * until the reaper's counters did not move during the walk. */
         for (int attempt = 0;; attempt++) {
-            unsigned long long before, after;
-            if (reaper_ticks(t, &before) < 0 || walk_once(t) < 0 ||
-                reaper_ticks(t, &after) < 0)
+            struct proc_stat before, after;
+            if (reaper_stat(t, &before) < 0 || walk_once(t, before.num_threads) < 0 ||
+                reaper_stat(t, &after) < 0)
                 return -1;
-            reaped = after;
-            if (before == after || attempt + 1 >= REAPER_RETRIES)
+            reaped = after.cutime + after.cstime;
+            if (reaped == before.cutime + before.cstime || attempt + 1 >= REAPER_RETRIES)
                 break;
         }
-    } else if (walk_once(t) < 0) {
+    } else if (walk_once(t, 0) < 0) {
         return -1;
     }
 
