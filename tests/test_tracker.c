@@ -224,8 +224,63 @@ static void test_fixture_run(void)
     fx_rmroot(root);
 }
 
+/* A tree bigger than our descriptor limit: what can be read still counts,
+ * and one warning says that some processes were not. */
+static void test_few_descriptors(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 0, 0, 2, 8000000, 6000000);
+    char children[64 * 8] = "";
+    for (int i = 0; i < 60; i++) {
+        struct fx_proc c = {.pid = 200 + i, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
+                            .private_kb = 1000, .pss_kb = 1000, .starttime = 10 + i};
+        fx_proc_write(root, &c);
+        snprintf(children + strlen(children), sizeof children - strlen(children), "%d ", 200 + i);
+    }
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
+                        .pss_kb = 1000, .starttime = 5, .children = children};
+    fx_proc_write(root, &m);
+
+    struct rlimit old, few;
+    getrlimit(RLIMIT_NOFILE, &old);
+    few = old;
+    few.rlim_cur = 40; /* stdio, procfs root, system files: ~30 left for 61 processes */
+    gt_options o;
+    gt_options_init(&o);
+    o.proc_root = root;
+    o.process_id = 100;
+    o.sleep_time = 1000;
+    o.ram_unit = "kilobytes";
+    o.on_warning = on_warning;
+    gt_tracker *t;
+    CHECK(setrlimit(RLIMIT_NOFILE, &few) == 0);
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    warnings = 0;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    setrlimit(RLIMIT_NOFILE, &old);
+    CHECK(warnings == 2); /* no GPU, and this */
+    CHECK_CONTAINS(last_warning, "too many open files: some processes of the tree are not counted");
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    CHECK(u && u->max_ram.descendants.total_rss > 10 * 1024 && u->max_ram.descendants.total_rss <
+          60 * 1024);
+    gt_tracker_free(t);
+
+    /* With the usual limit every one of them counts, and no such warning. */
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    warnings = 0;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(warnings == 1);
+    u = gt_tracker_usage(t);
+    CHECK(u && u->max_ram.descendants.total_rss == 60 * 1024);
+    gt_tracker_free(t);
+    fx_rmroot(root);
+}
+
 int main(void)
 {
+    test_few_descriptors();
     test_option_errors();
     test_lifecycle();
     test_fixture_run();

@@ -85,10 +85,22 @@ static void set_status(struct run_result *r, int wstatus)
     r->exit_status = r->status_code;
 }
 
+/* Large trees need a descriptor or more per process: take our hard limit as
+ * our soft one. *saved gets the old limits, to give the command. */
+static void raise_fd_limit(struct rlimit *saved)
+{
+    if (getrlimit(RLIMIT_NOFILE, saved) == 0 && saved->rlim_cur < saved->rlim_max) {
+        struct rlimit more = {saved->rlim_max, saved->rlim_max};
+        setrlimit(RLIMIT_NOFILE, &more);
+    }
+}
+
 int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result *r,
                 void (*on_started)(pid_t pid, const gt_options *opts),
                 char *err, size_t errcap)
 {
+    struct rlimit fd_limit;
+    raise_fd_limit(&fd_limit);
     memset(r, 0, sizeof *r);
     *t = NULL;
     r->exit_status = 1;
@@ -113,6 +125,7 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        setrlimit(RLIMIT_NOFILE, &fd_limit); /* the command gets what we had */
         close(go[1]);
         close(fail[0]);
         char c;
@@ -212,6 +225,8 @@ int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result 
                  void (*on_started)(pid_t pid, const gt_options *opts),
                  char *err, size_t errcap)
 {
+    struct rlimit fd_limit;
+    raise_fd_limit(&fd_limit);
     memset(r, 0, sizeof *r);
     *t = NULL;
     r->exit_status = 1;

@@ -58,39 +58,60 @@ int procfs_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *l
     return rc;
 }
 
-int procfs_open(int root_fd, pid_t pid, struct proc_handle *h)
+int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h)
 {
     char name[24];
     snprintf(name, sizeof name, "%d", (int)pid);
     h->pid = pid;
+    h->fd_budget = fd_budget;
     h->stat_fd = h->status_fd = h->task_fd = h->children_fd = -1;
     h->dirfd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     return h->dirfd < 0 ? -1 : 0;
 }
 
-static void close_fd(int *fd)
+/* Closes a kept descriptor and gives it back to the budget. */
+static void close_kept(struct proc_handle *h, int *fd)
 {
-    if (*fd >= 0)
-        close(*fd);
+    if (*fd < 0)
+        return;
+    close(*fd);
     *fd = -1;
+    if (h->fd_budget)
+        (*h->fd_budget)++;
 }
 
 void procfs_close(struct proc_handle *h)
 {
-    close_fd(&h->stat_fd);
-    close_fd(&h->status_fd);
-    close_fd(&h->task_fd);
-    close_fd(&h->children_fd);
-    close_fd(&h->dirfd);
+    close_kept(h, &h->stat_fd);
+    close_kept(h, &h->status_fd);
+    close_kept(h, &h->task_fd);
+    close_kept(h, &h->children_fd);
+    if (h->dirfd >= 0)
+        close(h->dirfd);
+    h->dirfd = -1;
 }
 
-/* Reads a file through its kept-open fd, opening it on first use. If we
- * already have too many files open we still read, just without keeping the
- * descriptor. */
-static int read_kept(int dirfd, int *fd, const char *name, char *buf, size_t cap, size_t *len)
+/* Opens name to keep it (fd >= 0), or returns -1 with errno; EMFILE when the
+ * budget is spent, and then the caller reads through a temporary fd. */
+static int open_kept(struct proc_handle *h, int dirfd, const char *name, int flags)
+{
+    if (h->fd_budget && *h->fd_budget <= 0) {
+        errno = EMFILE;
+        return -1;
+    }
+    int fd = openat(dirfd, name, flags | O_CLOEXEC);
+    if (fd >= 0 && h->fd_budget)
+        (*h->fd_budget)--;
+    return fd;
+}
+
+/* Reads a file through its kept-open fd, opening it on first use. Without a
+ * descriptor to spare it still reads, just without keeping one. */
+static int read_kept(struct proc_handle *h, int dirfd, int *fd, const char *name, char *buf,
+                     size_t cap, size_t *len)
 {
     if (*fd < 0) {
-        *fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+        *fd = open_kept(h, dirfd, name, O_RDONLY);
         if (*fd < 0) {
             if (errno == EMFILE || errno == ENFILE)
                 return procfs_read_at(dirfd, name, buf, cap, len);
@@ -103,7 +124,7 @@ static int read_kept(int dirfd, int *fd, const char *name, char *buf, size_t cap
 int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out)
 {
     size_t len;
-    if (read_kept(h->dirfd, &h->stat_fd, "stat", buf, cap, &len) < 0)
+    if (read_kept(h, h->dirfd, &h->stat_fd, "stat", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_stat(buf, len, out) < 0) {
         errno = EINVAL;
@@ -115,7 +136,7 @@ int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_s
 int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out)
 {
     size_t len;
-    if (read_kept(h->dirfd, &h->status_fd, "status", buf, cap, &len) < 0)
+    if (read_kept(h, h->dirfd, &h->status_fd, "status", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_status(buf, len, out) < 0) {
         errno = EINVAL;
@@ -177,7 +198,7 @@ static int push_pid_text(const char *buf, size_t len, pid_t **list, size_t *n, s
 }
 
 /* Appends the children of one thread; a vanished thread has none. */
-static int thread_children(struct proc_handle *h, pid_t tid, char *buf, size_t cap,
+static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char *buf, size_t cap,
                            pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     size_t len;
@@ -185,16 +206,42 @@ static int thread_children(struct proc_handle *h, pid_t tid, char *buf, size_t c
     if (tid == h->pid) {
         char name[48];
         snprintf(name, sizeof name, "task/%d/children", (int)tid);
-        rc = read_kept(h->dirfd, &h->children_fd, name, buf, cap, &len);
+        rc = read_kept(h, h->dirfd, &h->children_fd, name, buf, cap, &len);
     } else {
         char name[32];
         snprintf(name, sizeof name, "%d/children", (int)tid);
-        rc = procfs_read_at(h->task_fd, name, buf, cap, &len);
+        rc = procfs_read_at(task_fd, name, buf, cap, &len);
     }
     if (rc < 0)
         return errno == ENOENT || errno == ESRCH ? 0 : -1;
     *found = 1;
     return push_pid_text(buf, len, list, n, listcap);
+}
+
+/* Lists task/ (task_fd) and appends the children of every thread. */
+static int list_threads_children(struct proc_handle *h, int task_fd, char *buf, size_t cap,
+                                 pid_t **list, size_t *n, size_t *listcap, int *found)
+{
+    /* getdents64 into the first half of buf; children files use the second. */
+    size_t used = 0;
+    for (;;) {
+        ssize_t r = getdents64(task_fd, buf + used, cap / 2 - used);
+        if (r < 0)
+            return -1;
+        if (r == 0 || used + (size_t)r + 512 > cap / 2)
+            break;
+        used += (size_t)r;
+    }
+    for (size_t off = 0; off < used;) {
+        struct dirent64 *de = (struct dirent64 *)(buf + off);
+        off += de->d_reclen;
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+        if (thread_children(h, task_fd, tid, buf + cap / 2, cap / 2, list, n, listcap, found) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int procfs_list_children(struct proc_handle *h, long nthreads, char *buf, size_t cap,
@@ -203,43 +250,29 @@ int procfs_list_children(struct proc_handle *h, long nthreads, char *buf, size_t
     int found = 0;
     if (nthreads <= 1) {
         /* One thread: its tid is the pid, no need to list task/. */
-        if (thread_children(h, h->pid, buf, cap, list, n, listcap, &found) < 0)
+        if (thread_children(h, -1, h->pid, buf, cap, list, n, listcap, &found) < 0)
             return -1;
     } else {
-        if (h->task_fd < 0)
-            h->task_fd = openat(h->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (h->task_fd < 0 || lseek(h->task_fd, 0, SEEK_SET) < 0)
-            return -1;
-        /* getdents64 straight into buf: the thread list, then each thread. */
-        size_t used = 0;
-        for (;;) {
-            ssize_t r = getdents64(h->task_fd, buf + used, cap / 2 - used);
-            if (r < 0)
-                return -1;
-            if (r == 0 || used + (size_t)r + 512 > cap / 2)
-                break;
-            used += (size_t)r;
-        }
-        pid_t tids[256];
-        size_t ntids = 0;
-        for (size_t off = 0; off < used;) {
-            struct dirent64 *de = (struct dirent64 *)(buf + off);
-            off += de->d_reclen;
-            if (de->d_name[0] >= '0' && de->d_name[0] <= '9') {
-                if (ntids == sizeof tids / sizeof tids[0]) {
-                    /* More threads than fit: read these, then go on. */
-                    for (size_t i = 0; i < ntids; i++)
-                        if (thread_children(h, tids[i], buf + cap / 2, cap / 2, list, n, listcap,
-                                            &found) < 0)
-                            return -1;
-                    ntids = 0;
-                }
-                tids[ntids++] = (pid_t)strtol(de->d_name, NULL, 10);
+        int task_fd = h->task_fd, temporary = 0;
+        if (task_fd < 0) {
+            task_fd = h->task_fd = open_kept(h, h->dirfd, "task", O_RDONLY | O_DIRECTORY);
+            if (task_fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+                task_fd = openat(h->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                temporary = 1;
             }
         }
-        for (size_t i = 0; i < ntids; i++)
-            if (thread_children(h, tids[i], buf + cap / 2, cap / 2, list, n, listcap, &found) < 0)
-                return -1;
+        if (task_fd < 0 || lseek(task_fd, 0, SEEK_SET) < 0) {
+            int saved = errno;
+            if (temporary && task_fd >= 0)
+                close(task_fd);
+            errno = saved;
+            return -1;
+        }
+        int rc = list_threads_children(h, task_fd, buf, cap, list, n, listcap, &found);
+        if (temporary)
+            close(task_fd);
+        if (rc < 0)
+            return -1;
     }
     if (!found) {
         /* No children file at all: either the kernel lacks
@@ -249,7 +282,6 @@ int procfs_list_children(struct proc_handle *h, long nthreads, char *buf, size_t
     }
     return 0;
 }
-
 int procfs_scan_children(int root_fd, pid_t ppid, char *buf, size_t cap,
                          pid_t **list, size_t *n, size_t *listcap)
 {

@@ -23,6 +23,7 @@ int procfs_pread(int fd, char *buf, size_t cap, size_t *len);
 /* One process's open handles. */
 struct proc_handle {
     pid_t pid;
+    int *fd_budget;  /* descriptors we may still keep open; NULL: unlimited */
     int dirfd;       /* /proc/<pid>, pins the process: after it dies, reads fail */
     int stat_fd;     /* kept open, -1 until first read */
     int status_fd;
@@ -30,8 +31,10 @@ struct proc_handle {
     int children_fd; /* task/<pid>/children */
 };
 
-/* Opens /proc/<pid> under the procfs root directory fd. */
-int procfs_open(int root_fd, pid_t pid, struct proc_handle *h);
+/* Opens /proc/<pid> under the procfs root directory fd. Files are then kept
+ * open for re-reading while *fd_budget (shared by all handles; NULL for no
+ * limit) is positive; past it they are opened for each read. */
+int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h);
 void procfs_close(struct proc_handle *h);
 
 /* Reads and parses stat / status / smaps_rollup. A malformed file fails

@@ -41,7 +41,7 @@ struct gt_tracker {
     struct system_reader sys;
     struct usage_acc acc;
     double start_time, stop_time;
-    int warned_tree, warned_sys;
+    int warned_tree, warned_sys, warned_fds;
     char gpu_reason[160];
     gt_resource_usage usage;
 };
@@ -208,6 +208,11 @@ static double sample_locked(gt_tracker *t)
     if (!tree_ok && !t->warned_tree) {
         t->warned_tree = 1;
         warn(t, "cannot walk the process tree of PID %d: %s", (int)t->pid, strerror(errno));
+    }
+    if (t->tree.fd_exhausted && !t->warned_fds) {
+        t->warned_fds = 1;
+        warn(t, "too many open files: some processes of the tree are not counted (raise the "
+             "limit with ulimit -n)");
     }
     usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL);
     return now;

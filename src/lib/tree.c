@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define ROLLUP_REFRESH 10            /* samples between background re-reads */
@@ -49,6 +50,11 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
     t->root_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (t->root_fd < 0)
         return -1;
+    /* Keep at most a quarter of our descriptor limit open for re-reading:
+     * the rest belongs to the program we may be linked into. */
+    struct rlimit rl;
+    rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    t->fd_budget = limit == RLIM_INFINITY || limit > (1u << 20) ? (1 << 18) : (int)(limit / 4);
     t->bufcap = SCRATCH_BYTES;
     t->buf = malloc(t->bufcap);
     if (!t->buf) {
@@ -57,14 +63,14 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
         return -1;
     }
     struct proc_handle h;
-    if (procfs_open(t->root_fd, main_pid, &h) < 0) {
+    if (procfs_open(t->root_fd, main_pid, NULL, &h) < 0) {
         int saved = errno == ENOENT ? ENOENT : errno;
         tree_free(t);
         errno = saved;
         return -1;
     }
     procfs_close(&h);
-    if (reaper_pid > 0 && procfs_open(t->root_fd, reaper_pid, &t->reaper) < 0) {
+    if (reaper_pid > 0 && procfs_open(t->root_fd, reaper_pid, &t->fd_budget, &t->reaper) < 0) {
         int saved = errno;
         tree_free(t);
         errno = saved;
@@ -158,7 +164,7 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->role = role;
-    if (procfs_open(t->root_fd, pid, &p->h) < 0)
+    if (procfs_open(t->root_fd, pid, &t->fd_budget, &p->h) < 0)
         return NULL;
     if (procfs_read_stat(&p->h, t->buf, t->bufcap, &p->st) < 0) {
         procfs_close(&p->h);
@@ -305,10 +311,14 @@ static int walk_once(struct tree *t, long reaper_threads)
             if (!p) {
                 if (errno == ENOMEM)
                     return -1;
-                continue; /* vanished before we could read it */
+                if (errno == EMFILE || errno == ENFILE)
+                    t->fd_exhausted = 1; /* alive, but we cannot read it */
+                continue; /* or it vanished before we could read it */
             }
         }
         if (read_memory(t, p) < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                t->fd_exhausted = 1;
             note_departed(t, p);
             remove_proc(t, (size_t)(p - t->procs));
             continue;

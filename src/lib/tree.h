@@ -54,6 +54,8 @@ struct tree {
     unsigned generation;  /* walks done */
     int scan_fallback;    /* no children files: scan /proc */
     int main_gone;        /* main has exited (or its pid was reused) */
+    int fd_budget;        /* descriptors we may still keep open */
+    int fd_exhausted;     /* a process could not be opened: no descriptor left */
     unsigned long long departed_main_ticks, departed_desc_ticks;
 };
 
