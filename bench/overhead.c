@@ -76,6 +76,7 @@ int main(int argc, char **argv)
         pid_t gt = fork();
         if (gt == 0) {
             int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
             dup2(null, 2);
             execl(argv[1], argv[1], "--pid", pid, "--st", interval, "-f", "json", "-o", out,
                   "--disable-logs", (char *)NULL);
