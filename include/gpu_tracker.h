@@ -83,7 +83,16 @@ typedef struct gt_options {
     const char *gpu_uuids;    /* comma-separated GPU UUIDs; NULL = all GPUs */
     const char *gpu_brand;    /* NULL (detect), "nvidia" or "amd" */
     int disable_logs;         /* non-zero: on_warning is never called */
-    pid_t process_id;         /* process to track; 0 = the calling process */
+    pid_t process_id;         /* process to track; 0 = the calling process
+                                 (then the sampling thread's own CPU time and
+                                 thread are left out of "main") */
+    const char *resource_usage_file; /* backup of the results so far, rewritten
+                                 atomically at every sample and deleted by a
+                                 clean gt_tracker_stop(); NULL (default): a
+                                 ".gpu-tracker_<random UUID>.json" in the working
+                                 directory; "": no backup file */
+    double stop_timeout;      /* seconds gt_tracker_stop() and gt_tracker_free()
+                                 wait for the sampling thread (default 10) */
     gt_warning_fn on_warning; /* NULL: warnings are dropped */
     void *warning_data;       /* passed to on_warning */
 
@@ -166,6 +175,7 @@ typedef struct gt_compute_time {
 
 /* How the figures were obtained (the "measurement" section of the JSON). */
 typedef struct gt_measurement {
+    int complete;        /* 1: a finished run; 0: a backup written while tracking */
     long samples;        /* samples taken, the first (baseline) included */
     double sleep_time;   /* seconds between samples */
     int gpu_available;   /* 0: the GPU figures are zeros, see gpu_reason */
@@ -197,6 +207,16 @@ GT_API char *gt_usage_to_json(const gt_resource_usage *usage);
  * *usage is then unspecified. */
 GT_API gt_status gt_usage_from_json(const char *json, gt_resource_usage *usage);
 
+/* Output formats of gt_usage_write_file(). */
+typedef enum gt_format { GT_FORMAT_TEXT, GT_FORMAT_JSON } gt_format;
+
+/* Writes the text or JSON of usage, plus a newline, to path atomically: a
+ * temporary file in the same directory, fsync, rename. A failure never
+ * leaves a partial file, nor touches an existing one. GT_ERR_IO with the
+ * reason in gt_last_error(), GT_ERR_NO_MEMORY. */
+GT_API gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path,
+                                     gt_format format);
+
 /* ---- The tracker -------------------------------------------------------- */
 
 typedef struct gt_tracker gt_tracker;
@@ -208,13 +228,16 @@ typedef struct gt_tracker gt_tracker;
  * process_id does not exist. */
 GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out);
 
-/* NEW -> STARTED: takes the baseline sample and starts the sampling thread,
- * which samples at start + k * sleep_time. GT_ERR_STATE unless NEW. */
+/* NEW -> STARTED: takes the baseline sample, writes the backup file (if any)
+ * and starts the sampling thread, which samples at start + k * sleep_time.
+ * GT_ERR_STATE unless NEW; GT_ERR_SYSTEM if the thread cannot start. */
 GT_API gt_status gt_tracker_start(gt_tracker *t);
 
-/* STARTED -> STOPPED: stops the sampling thread, takes a final sample and
- * fixes the compute time. GT_ERR_STATE when NEW ("stopped before started")
- * or already STOPPED. */
+/* STARTED -> STOPPED: stops the sampling thread, takes a final sample, fixes
+ * the compute time and deletes the backup file. If the thread does not stop
+ * within stop_timeout (a system call that hangs), the results are those of
+ * the samples it finished and a warning says so. GT_ERR_STATE when NEW
+ * ("stopped before started") or already STOPPED. */
 GT_API gt_status gt_tracker_stop(gt_tracker *t);
 
 /* Tells the tracker that the caller reaped process pid with wait4() and got
@@ -233,7 +256,10 @@ GT_API const gt_resource_usage *gt_tracker_usage(gt_tracker *t);
 GT_API char *gt_tracker_to_text(gt_tracker *t);
 GT_API char *gt_tracker_to_json(gt_tracker *t);
 
-/* Stops the sampling thread if it runs and frees everything. NULL is a no-op. */
+/* Stops the sampling thread if it runs and frees everything. A tracker freed
+ * while STARTED keeps its backup file (its results could not be read
+ * otherwise). A sampling thread still stuck after stop_timeout frees the
+ * tracker itself when it returns. NULL is a no-op. */
 GT_API void gt_tracker_free(gt_tracker *t);
 
 #ifdef __cplusplus

@@ -151,11 +151,11 @@ static void test_reaper_and_zombie(void)
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.main_alive == 1 && s.main_ticks == 80);
     CHECK(s.main_rss_kb == 0 && s.main_threads == 0);
-    CHECK(tree_main_reaped_nothing(&t) == 1);
+    CHECK(s.main_cminflt == 0 && s.main_cmajflt == 0);
     m.cminflt = 12;
     fx_proc_write(root, &m);
     CHECK(tree_walk(&t, &s) == 0);
-    CHECK(tree_main_reaped_nothing(&t) == 0);
+    CHECK(s.main_cminflt == 12);
     tree_free(&t);
     fx_rmroot(root);
 }
@@ -270,12 +270,17 @@ static void test_usage_aggregates(void)
     CHECK(r.cpu_utilization.combined.max_sum_percent == 200.0);
 
     /* Reaped high-water marks: main's own only when it reaped no child. */
-    usage_add_reaped(&a, 1, 0, 9000);
+    struct tree_sample s5 = s4;
+    s5.main_cminflt = 3; /* main has reaped a child */
+    usage_add(&a, 14.1, &s5, &cpu4, &mem);
+    usage_add_reaped(&a, 1, 9000);
     usage_result(&a, &u, 3.1, &r);
     CHECK(r.max_ram.main.total_rss == 1200 * 1.024);
     CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);
-    usage_add_reaped(&a, 1, 1, 8000);
-    usage_add_reaped(&a, 0, 0, 6000);
+    s5.main_cminflt = 0;
+    usage_add(&a, 15.1, &s5, &cpu4, &mem);
+    usage_add_reaped(&a, 1, 8000);
+    usage_add_reaped(&a, 0, 6000);
     usage_result(&a, &u, 3.1, &r);
     CHECK(r.max_ram.main.total_rss == 8000 * 1.024);
     CHECK(r.max_ram.descendants.total_rss == 6000 * 1.024);

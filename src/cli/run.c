@@ -160,6 +160,7 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     close(fail[0]);
     if (n == (ssize_t)sizeof exec_errno) {
         waitpid(pid, NULL, 0);
+        gt_tracker_stop(tracker); /* a clean stop: no backup file left behind */
         gt_tracker_free(tracker);
         r->exit_status = 127;
         snprintf(err, errcap, "cannot run '%s': %s", argv[0], strerror(exec_errno));

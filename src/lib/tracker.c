@@ -1,6 +1,14 @@
 /* tracker.c - the tracker's lifecycle: options, the sampling thread on an
  * absolute schedule (start + k * sleep_time, so a slow sample never shifts
- * the later ones), stop, and results. */
+ * the later ones), the backup file, stop, and results.
+ *
+ * Threads and ownership. The readers (tree, system) belong to whoever
+ * samples: the sampling thread while it runs, the caller of stop() once the
+ * thread has finished. The lock guards only what both sides touch (the
+ * aggregates, the flags) and is never held during I/O, so a read that hangs
+ * in the kernel cannot block stop() beyond its timeout. A thread that is
+ * still stuck when the tracker is freed frees the tracker itself when it
+ * comes back. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -12,36 +20,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gpu.h"
+#include "procfs.h"
 #include "system.h"
 #include "tree.h"
 #include "units.h"
 #include "usage.h"
 
+#define DEFAULT_STOP_TIMEOUT 10.0
+
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 
 struct gt_tracker {
-    gt_options opts;        /* strings below are our own copies */
+    gt_options opts; /* its strings point at our own copies below */
     char *ram_unit, *gpu_ram_unit, *time_unit, *gpu_uuids, *gpu_brand, *proc_root;
+    char *backup_path; /* NULL: no backup file */
     struct usage_units units;
     pid_t pid;
+    int self;          /* tracking the calling process: leave our thread out */
 
-    enum state state;
+    enum state state;  /* changed only by the API calls */
     pthread_t thread;
-    int thread_running;
-    pthread_mutex_t lock;   /* guards everything below */
-    pthread_cond_t wake;
-    int stop_requested;
+    int thread_started;
+    double start_time;
 
+    /* Owned by whoever samples (see the file comment). */
     struct tree tree;
     struct system_reader sys;
+    int warned_tree, warned_sys, warned_fds, warned_backup;
+    pid_t sampler_tid;
+    unsigned long long sampler_ticks; /* the sampling thread's own CPU ticks */
+
+    pthread_mutex_t lock; /* guards everything below */
+    pthread_cond_t wake;  /* to the sampling thread: stop */
+    pthread_cond_t done;  /* from the sampling thread: finished */
+    int stop_requested, thread_done, orphaned, backup_off;
     struct usage_acc acc;
-    double start_time, stop_time;
-    int warned_tree, warned_sys, warned_fds;
+    double stop_time;
     char gpu_reason[160];
     gt_resource_usage usage;
 };
@@ -53,6 +74,18 @@ static double monotonic_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static struct timespec to_timespec(double seconds)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)seconds;
+    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
 void gt_options_init(gt_options *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -61,6 +94,7 @@ void gt_options_init(gt_options *opts)
     opts->gpu_ram_unit = "gigabytes";
     opts->time_unit = "hours";
     opts->proc_root = "/proc";
+    opts->stop_timeout = DEFAULT_STOP_TIMEOUT;
 }
 
 static void warn(gt_tracker *t, const char *fmt, ...) GT_PRINTF(2, 3);
@@ -112,7 +146,50 @@ gt_status gt_options_validate(const gt_options *o)
                        o->gpu_brand);
     if (o->process_id < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid process ID %d", (int)o->process_id);
+    if (!(o->stop_timeout > 0) || isnan(o->stop_timeout))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid stop timeout %g: it must be a positive number of seconds",
+                       o->stop_timeout);
     return GT_OK;
+}
+
+/* ".gpu-tracker_<random UUID>.json" in the working directory, as gpu_tracker
+ * names its pickle. */
+static char *default_backup_path(void)
+{
+    unsigned char r[16];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        /* Entropy is not ready this early in boot: time and pid will do. */
+        unsigned long long x = (unsigned long long)(monotonic_now() * 1e9) ^ (unsigned long long)getpid();
+        for (size_t i = 0; i < sizeof r; i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
+            r[i] = (unsigned char)(x >> 56);
+    }
+    r[6] = (unsigned char)((r[6] & 0x0f) | 0x40); /* UUID version 4 */
+    r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+    char *p = NULL;
+    if (asprintf(&p,
+                 ".gpu-tracker_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x.json",
+                 r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
+                 r[13], r[14], r[15]) < 0)
+        return NULL;
+    return p;
+}
+
+static void destroy(gt_tracker *t)
+{
+    tree_free(&t->tree);
+    system_close(&t->sys);
+    pthread_cond_destroy(&t->wake);
+    pthread_cond_destroy(&t->done);
+    pthread_mutex_destroy(&t->lock);
+    free(t->ram_unit);
+    free(t->gpu_ram_unit);
+    free(t->time_unit);
+    free(t->gpu_uuids);
+    free(t->gpu_brand);
+    free(t->proc_root);
+    free(t->backup_path);
+    free(t);
 }
 
 gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
@@ -128,6 +205,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     t->tree.root_fd = -1;
     t->sys.stat_fd = t->sys.meminfo_fd = -1;
+    t->tree.reaper.dirfd = t->tree.reaper.stat_fd = t->tree.reaper.status_fd = -1;
     t->opts = *opts;
     int failed = 0;
     t->ram_unit = dup_or_null(opts->ram_unit, &failed);
@@ -136,14 +214,19 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->gpu_uuids = dup_or_null(opts->gpu_uuids, &failed);
     t->gpu_brand = dup_or_null(opts->gpu_brand, &failed);
     t->proc_root = dup_or_null(opts->proc_root ? opts->proc_root : "/proc", &failed);
+    if (!opts->resource_usage_file)
+        failed |= !(t->backup_path = default_backup_path());
+    else if (*opts->resource_usage_file)
+        t->backup_path = dup_or_null(opts->resource_usage_file, &failed);
     pthread_mutex_init(&t->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&t->wake, &ca);
+    pthread_cond_init(&t->done, &ca);
     pthread_condattr_destroy(&ca);
     if (failed) {
-        gt_tracker_free(t);
+        destroy(t);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
     t->opts.ram_unit = t->ram_unit;
@@ -152,24 +235,26 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->opts.gpu_uuids = t->gpu_uuids;
     t->opts.gpu_brand = t->gpu_brand;
     t->opts.proc_root = t->proc_root;
+    t->opts.resource_usage_file = t->backup_path;
     t->pid = opts->process_id ? opts->process_id : getpid();
+    t->self = t->pid == getpid();
 
     const char *what = "";
     struct sys_cpu cpu;
     struct meminfo mem;
     if (system_open(&t->sys, t->proc_root, &cpu, &mem, &what) < 0) {
         int e = errno;
-        gt_tracker_free(t);
+        destroy(t);
         return gt_fail(e == EINVAL ? GT_ERR_PARSE : GT_ERR_IO, "cannot read %s/%s: %s",
                        opts->proc_root ? opts->proc_root : "/proc", what,
                        e == EINVAL ? "malformed contents" : strerror(e));
     }
     if (tree_init(&t->tree, t->proc_root, t->pid, opts->reaper_pid) < 0) {
         int e = errno;
-        gt_tracker_free(t);
+        pid_t pid = t->pid;
+        destroy(t);
         if (e == ENOENT || e == ESRCH)
-            return gt_fail(GT_ERR_NO_PROCESS, "no process with PID %d", (int)(opts->process_id
-                           ? opts->process_id : getpid()));
+            return gt_fail(GT_ERR_NO_PROCESS, "no process with PID %d", (int)pid);
         return gt_fail(GT_ERR_IO, "cannot open %s: %s", opts->proc_root ? opts->proc_root : "/proc",
                        strerror(e));
     }
@@ -189,8 +274,56 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     return GT_OK;
 }
 
-/* One sample of everything; returns its time. Caller holds the lock. */
-static double sample_locked(gt_tracker *t)
+/* The CPU ticks the sampling thread has used (it reads its own task stat). */
+static void read_sampler_ticks(gt_tracker *t)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%d/task/%d/stat", (int)t->pid, (int)t->sampler_tid);
+    size_t len;
+    struct proc_stat st;
+    if (procfs_read_at(t->tree.root_fd, name, t->tree.buf, t->tree.bufcap, &len) == 0 &&
+        proc_parse_stat(t->tree.buf, len, &st) == 0)
+        t->sampler_ticks = st.utime + st.stime;
+}
+
+/* Fills t->usage from the aggregates. Caller holds the lock. */
+static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
+{
+    usage_result(&t->acc, &t->units, end_time - t->start_time, &t->usage);
+    t->usage.measurement.complete = complete;
+    t->usage.measurement.gpu_available = 0;
+    snprintf(t->usage.measurement.gpu_reason, sizeof t->usage.measurement.gpu_reason, "%s",
+             t->gpu_reason);
+}
+
+/* Rewrites the backup file with the results so far (sampling thread only). */
+static void write_backup(gt_tracker *t, double now)
+{
+    pthread_mutex_lock(&t->lock);
+    if (t->backup_off) {
+        pthread_mutex_unlock(&t->lock);
+        return;
+    }
+    fill_usage_locked(t, now, 0);
+    gt_resource_usage snapshot = t->usage;
+    pthread_mutex_unlock(&t->lock);
+
+    if (gt_usage_write_file(&snapshot, t->backup_path, GT_FORMAT_JSON) != GT_OK &&
+        !t->warned_backup) {
+        t->warned_backup = 1;
+        warn(t, "cannot write the backup file: %s", gt_last_error());
+    }
+    /* A stop() that came while we wrote has already removed the file: our
+     * rename may have put it back. */
+    pthread_mutex_lock(&t->lock);
+    if (t->backup_off)
+        unlink(t->backup_path);
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* One sample of everything; returns its time. The caller owns the readers
+ * (the sampling thread, or stop() after it); in_sampler says which. */
+static double take_sample(gt_tracker *t, int in_sampler)
 {
     double now = monotonic_now();
     struct sys_cpu cpu;
@@ -200,8 +333,7 @@ static double sample_locked(gt_tracker *t)
     if (!sys_ok && !t->warned_sys) {
         t->warned_sys = 1;
         warn(t, "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
-             "fails", t->proc_root, what,
-             errno == EINVAL ? "malformed contents" : strerror(errno));
+             "fails", t->proc_root, what, errno == EINVAL ? "malformed contents" : strerror(errno));
     }
     struct tree_sample ts;
     int tree_ok = tree_walk(&t->tree, &ts) == 0;
@@ -214,25 +346,29 @@ static double sample_locked(gt_tracker *t)
         warn(t, "too many open files: some processes of the tree are not counted (raise the "
              "limit with ulimit -n)");
     }
-    usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL);
-    return now;
-}
-
-static struct timespec to_timespec(double seconds)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)seconds;
-    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
+    if (tree_ok && t->self && t->sampler_tid > 0) {
+        /* Tracking ourselves: our sampling thread is not the user's work. Its
+         * ticks stay in the process's total after it exits, so they are
+         * taken out of every later sample too. */
+        if (in_sampler) {
+            read_sampler_ticks(t);
+            if (ts.main_threads > 0)
+                ts.main_threads--;
+        }
+        ts.main_ticks = ts.main_ticks > t->sampler_ticks ? ts.main_ticks - t->sampler_ticks : 0;
     }
-    return ts;
+    pthread_mutex_lock(&t->lock);
+    usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL);
+    pthread_mutex_unlock(&t->lock);
+    if (in_sampler && t->backup_path)
+        write_backup(t, now);
+    return now;
 }
 
 static void *sampler_main(void *arg)
 {
     gt_tracker *t = arg;
+    t->sampler_tid = (pid_t)syscall(SYS_gettid);
     double interval = t->opts.sleep_time;
     pthread_mutex_lock(&t->lock);
     for (long k = 1; !t->stop_requested;) {
@@ -242,12 +378,24 @@ static void *sampler_main(void *arg)
             rc = pthread_cond_timedwait(&t->wake, &t->lock, &deadline);
         if (t->stop_requested)
             break;
-        sample_locked(t);
+        pthread_mutex_unlock(&t->lock);
+        take_sample(t, 1);
+        pthread_mutex_lock(&t->lock);
         /* Next deadline on the schedule; deadlines already past are skipped. */
         long due = (long)floor((monotonic_now() - t->start_time) / interval) + 1;
         k = due > k + 1 ? due : k + 1;
     }
     pthread_mutex_unlock(&t->lock);
+    if (t->self)
+        read_sampler_ticks(t); /* final: all it will ever use */
+
+    pthread_mutex_lock(&t->lock);
+    t->thread_done = 1;
+    pthread_cond_broadcast(&t->done);
+    int orphaned = t->orphaned;
+    pthread_mutex_unlock(&t->lock);
+    if (orphaned)
+        destroy(t); /* gt_tracker_free() gave up waiting and left it to us */
     return NULL;
 }
 
@@ -263,9 +411,17 @@ gt_status gt_tracker_start(gt_tracker *t)
 
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. */
-    pthread_mutex_lock(&t->lock);
-    t->start_time = sample_locked(t);
-    pthread_mutex_unlock(&t->lock);
+    t->start_time = take_sample(t, 0);
+    if (t->backup_path) {
+        pthread_mutex_lock(&t->lock);
+        fill_usage_locked(t, t->start_time, 0);
+        gt_resource_usage first = t->usage;
+        pthread_mutex_unlock(&t->lock);
+        if (gt_usage_write_file(&first, t->backup_path, GT_FORMAT_JSON) != GT_OK) {
+            t->warned_backup = 1;
+            warn(t, "cannot write the backup file: %s", gt_last_error());
+        }
+    }
 
     /* The sampling thread takes no signals: they belong to the program. */
     sigset_t all, old;
@@ -273,23 +429,34 @@ gt_status gt_tracker_start(gt_tracker *t)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&t->thread, NULL, sampler_main, t);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0)
+    if (rc != 0) {
+        if (t->backup_path)
+            unlink(t->backup_path);
         return gt_fail(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
-    t->thread_running = 1;
+    }
+    t->thread_started = 1;
     t->state = STATE_STARTED;
     return GT_OK;
 }
 
-static void join_sampler(gt_tracker *t)
+/* Asks the sampling thread to stop and waits up to timeout seconds for it.
+ * Returns 1 when it has finished (and is joined). */
+static int stop_sampler(gt_tracker *t, double timeout)
 {
-    if (!t->thread_running)
-        return;
     pthread_mutex_lock(&t->lock);
     t->stop_requested = 1;
     pthread_cond_signal(&t->wake);
+    struct timespec deadline = to_timespec(monotonic_now() + timeout);
+    int rc = 0;
+    while (!t->thread_done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&t->done, &t->lock, &deadline);
+    int done = t->thread_done;
     pthread_mutex_unlock(&t->lock);
-    pthread_join(t->thread, NULL);
-    t->thread_running = 0;
+    if (done && t->thread_started) {
+        pthread_join(t->thread, NULL);
+        t->thread_started = 0;
+    }
+    return done;
 }
 
 gt_status gt_tracker_stop(gt_tracker *t)
@@ -299,11 +466,23 @@ gt_status gt_tracker_stop(gt_tracker *t)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has not been started");
     if (t->state == STATE_STOPPED)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has already been stopped");
-    join_sampler(t);
+    double stop_time;
+    if (stop_sampler(t, t->opts.stop_timeout)) {
+        stop_time = take_sample(t, 0); /* the readers are ours now */
+    } else {
+        /* Stuck in a system call: the readers are still in its hands. The
+         * results are those of the samples it finished. */
+        stop_time = monotonic_now();
+        warn(t, "the sampling thread did not stop within %g s; the results are those of the "
+             "samples taken before", t->opts.stop_timeout);
+    }
     pthread_mutex_lock(&t->lock);
-    t->stop_time = sample_locked(t);
-    t->state = STATE_STOPPED;
+    t->stop_time = stop_time;
+    t->backup_off = 1;
+    if (t->backup_path)
+        unlink(t->backup_path); /* a clean stop: no backup needed */
     pthread_mutex_unlock(&t->lock);
+    t->state = STATE_STOPPED;
     return GT_OK;
 }
 
@@ -315,12 +494,8 @@ gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *r
     if (!ru)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "no resource usage given for PID %d", (int)pid);
     pthread_mutex_lock(&t->lock);
-    int is_main = pid == t->pid;
-    /* main's ru_maxrss covers the children it reaped too; it is main's own
-     * only if main reaped none (no faults of reaped children, as last read). */
-    int own_only = is_main && tree_main_reaped_nothing(&t->tree);
     if (ru->ru_maxrss > 0)
-        usage_add_reaped(&t->acc, is_main, own_only, (unsigned long long)ru->ru_maxrss);
+        usage_add_reaped(&t->acc, pid == t->pid, (unsigned long long)ru->ru_maxrss);
     pthread_mutex_unlock(&t->lock);
     return GT_OK;
 }
@@ -335,10 +510,7 @@ const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
         return NULL;
     }
     pthread_mutex_lock(&t->lock);
-    usage_result(&t->acc, &t->units, t->stop_time - t->start_time, &t->usage);
-    t->usage.measurement.gpu_available = 0;
-    snprintf(t->usage.measurement.gpu_reason, sizeof t->usage.measurement.gpu_reason, "%s",
-             t->gpu_reason);
+    fill_usage_locked(t, t->stop_time, 1);
     pthread_mutex_unlock(&t->lock);
     return &t->usage;
 }
@@ -359,16 +531,17 @@ void gt_tracker_free(gt_tracker *t)
 {
     if (!t)
         return;
-    join_sampler(t);
-    tree_free(&t->tree);
-    system_close(&t->sys);
-    pthread_cond_destroy(&t->wake);
-    pthread_mutex_destroy(&t->lock);
-    free(t->ram_unit);
-    free(t->gpu_ram_unit);
-    free(t->time_unit);
-    free(t->gpu_uuids);
-    free(t->gpu_brand);
-    free(t->proc_root);
-    free(t);
+    if (t->thread_started && !stop_sampler(t, t->opts.stop_timeout)) {
+        /* Still stuck: it will free the tracker when its system call returns. */
+        pthread_mutex_lock(&t->lock);
+        int done = t->thread_done;
+        t->orphaned = !done;
+        pthread_mutex_unlock(&t->lock);
+        if (!done) {
+            pthread_detach(t->thread);
+            return;
+        }
+        pthread_join(t->thread, NULL);
+    }
+    destroy(t);
 }

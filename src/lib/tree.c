@@ -95,14 +95,6 @@ void tree_free(struct tree *t)
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
 }
 
-int tree_main_reaped_nothing(const struct tree *t)
-{
-    for (size_t i = 0; i < t->nprocs; i++)
-        if (t->procs[i].role == ROLE_MAIN)
-            return t->procs[i].st.cminflt == 0 && t->procs[i].st.cmajflt == 0;
-    return 0;
-}
-
 static struct tracked_proc *find_proc(struct tree *t, pid_t pid)
 {
     for (size_t i = 0; i < t->nprocs; i++)

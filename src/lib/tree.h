@@ -64,10 +64,6 @@ struct tree {
 int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid);
 void tree_free(struct tree *t);
 
-/* 1 when main, as last read, has reaped no child (no faults of reaped
- * children): its wait4 ru_maxrss is then its own high-water mark. */
-int tree_main_reaped_nothing(const struct tree *t);
-
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
  * itself failed (out of memory, reaper unreadable). A process that vanishes
  * mid-walk is simply not counted. */

@@ -105,6 +105,11 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
     }
     if (!tree)
         return;
+    if (tree->main_alive) {
+        a->main_seen = 1;
+        a->main_cminflt = tree->main_cminflt;
+        a->main_cmajflt = tree->main_cmajflt;
+    }
     if (!a->have_tree) {
         a->have_tree = 1;
         a->tree_t0 = a->tree_tprev = t;
@@ -140,9 +145,9 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
     add_memory(a, tree);
 }
 
-void usage_add_reaped(struct usage_acc *a, int is_main, int own_only,
-                      unsigned long long maxrss_kb)
+void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrss_kb)
 {
+    int own_only = a->main_seen && a->main_cminflt == 0 && a->main_cmajflt == 0;
     raise_ull(&a->reaped_any_kb, maxrss_kb);
     if (is_main && own_only)
         raise_ull(&a->reaped_main_kb, maxrss_kb);

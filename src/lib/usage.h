@@ -36,6 +36,10 @@ struct usage_acc {
     struct rss_peak main_pk, desc_pk, comb_pk;
     unsigned long long sys_used_max_kb, sys_total_kb;
     long main_threads, desc_threads, comb_threads;
+    /* main's reaped-children fault counters as last seen: both 0 means main
+     * reaped no child, so its wait4 ru_maxrss is its own high-water mark. */
+    int main_seen;
+    unsigned long long main_cminflt, main_cmajflt;
     unsigned long long reaped_main_kb;   /* main's own wait4 maxrss */
     unsigned long long reaped_any_kb;    /* any reaped process's maxrss */
     unsigned long long reaped_desc_kb;   /* a reaped descendant's maxrss */
@@ -50,10 +54,9 @@ void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second)
 void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
                const struct sys_cpu *cpu, const struct meminfo *mem);
 
-/* A reaped process's ru_maxrss (kB). own_only: it is main, and it reaped no
- * child itself, so the figure is its own high-water mark. */
-void usage_add_reaped(struct usage_acc *a, int is_main, int own_only,
-                      unsigned long long maxrss_kb);
+/* A reaped process's ru_maxrss (kB). For main it counts as main's own peak
+ * only if main, as last sampled, had reaped no child of its own. */
+void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrss_kb);
 
 /* Fills the result in the given units (already validated). */
 struct usage_units {

@@ -123,6 +123,7 @@ char *gt_usage_to_json(const gt_resource_usage *u)
     json_object_object_add(root, "compute_time", time);
 
     json_object *m = json_object_new_object();
+    json_object_object_add(m, "complete", json_object_new_boolean(u->measurement.complete));
     add_int(m, "samples", u->measurement.samples);
     add_float(m, "sleep_time", u->measurement.sleep_time);
     json_object_object_add(m, "exact", string_array(exact_fields));
@@ -270,11 +271,14 @@ gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
     get_unit(&r, time, "compute_time", u->compute_time.unit);
     u->compute_time.time = get_double(&r, time, "compute_time", "time");
 
-    /* "measurement" is ours; gpu_tracker's documents lack it. */
+    /* "measurement" is ours; gpu_tracker's documents lack it (and are complete). */
+    u->measurement.complete = 1;
     json_object *m = NULL;
     if (r.status == GT_OK && json_object_object_get_ex(root, "measurement", &m) &&
         json_object_get_type(m) == json_type_object) {
         json_object *v;
+        if (json_object_object_get_ex(m, "complete", &v))
+            u->measurement.complete = json_object_get_boolean(v);
         if (json_object_object_get_ex(m, "samples", &v))
             u->measurement.samples = json_object_get_int64(v);
         if (json_object_object_get_ex(m, "sleep_time", &v))

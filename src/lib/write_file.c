@@ -1,0 +1,69 @@
+/* write_file.c - writing a summary to a file atomically, so that a crash or a
+ * full disk never leaves half a file behind. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
+{
+    gt_clear_error();
+    char *text = format == GT_FORMAT_JSON ? gt_usage_to_json(usage) : gt_usage_to_text(usage);
+    char *dir_copy = strdup(path), *base_copy = strdup(path);
+    char *tmp = NULL;
+    gt_status st = GT_OK;
+    if (!text || !dir_copy || !base_copy ||
+        asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dir_copy), basename(base_copy)) < 0) {
+        tmp = NULL;
+        st = gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+        goto out;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        st = gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    fchmod(fd, 0644);
+    int ok = write_all(fd, text, strlen(text)) == 0 && write_all(fd, "\n", 1) == 0 &&
+             fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        unlink(tmp);
+        st = gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+    }
+out:
+    free(tmp);
+    free(dir_copy);
+    free(base_copy);
+    free(text);
+    return st;
+}
