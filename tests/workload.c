@@ -19,6 +19,8 @@
  *   exit CODE                exit with CODE
  *   kill SIG                 kill itself with signal SIG
  *   wait-signal              print "ready", exit 40+N on signal N
+ *   work MIB N CMIB SECONDS  shared_work() of work.h (also done in-process by
+ *                            gt-selftrack, for comparison)
  *   demo                     two children, each holding 100 MiB while it
  *                            burns 1 s of CPU */
 #define _GNU_SOURCE
@@ -32,6 +34,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "work.h"
 
 static double cpu_seconds(void)
 {
@@ -196,6 +200,8 @@ int main(int argc, char **argv)
                 return 3;
         for (int i = 0; i < n && i < 64; i++)
             pthread_join(t[i], NULL);
+    } else if (!strcmp(mode, "work") && argc == 6) {
+        shared_work(atol(argv[2]), atoi(argv[3]), atol(argv[4]), atof(argv[5]));
     } else if (!strcmp(mode, "exit") && argc == 3) {
         return atoi(argv[2]);
     } else if (!strcmp(mode, "kill") && argc == 3) {

@@ -1,6 +1,7 @@
 /* main.c - gpu-tracker: run a command (or attach to a PID), track its whole
  * process tree with libgputracker, and print or save the summary. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +55,61 @@ static int fail(const char *msg, int status)
     return status;
 }
 
+/* gpu-tracker show FILE [-f text|json]: prints a saved summary or a backup
+ * file left by a run that did not finish. */
+static int show(int argc, char **argv)
+{
+    const char *path = NULL, *format = "text";
+    for (int i = 2; i < argc; i++) {
+        if ((!strcmp(argv[i], "-f") || !strcmp(argv[i], "--format")) && i + 1 < argc)
+            format = argv[++i];
+        else if (!strncmp(argv[i], "--format=", 9))
+            format = argv[i] + 9;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+        else if (!path)
+            path = argv[i];
+        else
+            return fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+    }
+    if (!path)
+        return fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
+        fprintf(stderr, "gpu-tracker: unknown format '%s'; valid formats: text, json\n", format);
+        return 2;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gpu-tracker: cannot read '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    char *doc = NULL;
+    size_t cap = 0;
+    ssize_t len = getdelim(&doc, &cap, '\0', f);
+    fclose(f);
+    gt_resource_usage u;
+    if (len < 0 || gt_usage_from_json(doc, &u) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: '%s' is not a gpu-tracker summary: %s\n", path,
+                len < 0 ? "it is empty" : gt_last_error());
+        free(doc);
+        return 1;
+    }
+    free(doc);
+    if (!u.measurement.complete)
+        fprintf(stderr, "gpu-tracker: '%s' is the backup of a run that did not finish: the "
+                "figures are those up to its last sample\n", path);
+    char *out = strcmp(format, "json") == 0 ? gt_usage_to_json(&u) : gt_usage_to_text(&u);
+    if (!out)
+        return fail("out of memory", 1);
+    printf("%s\n", out);
+    free(out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "show") == 0)
+        return show(argc, argv);
     struct cli_options o;
     char err[1024];
     if (cli_parse(argc, argv, &o, err, sizeof err) < 0)
@@ -86,8 +140,8 @@ int main(int argc, char **argv)
     }
 
     char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t) : gt_tracker_to_text(t);
-    gt_tracker_free(t);
     if (!summary) {
+        gt_tracker_free(t);
         cli_options_free(&o);
         return fail("cannot format the summary: out of memory", r.exit_status ? r.exit_status : 1);
     }
@@ -105,15 +159,19 @@ int main(int argc, char **argv)
     fflush(status_out);
 
     if (o.output) {
-        if (output_write_file(o.output, summary, err, sizeof err) < 0) {
+        const gt_resource_usage *u = gt_tracker_usage(t);
+        if (gt_usage_write_file(u, o.output, o.format == FORMAT_JSON ? GT_FORMAT_JSON
+                                                                       : GT_FORMAT_TEXT) != GT_OK) {
             /* Never lose the measurements: show them instead. */
-            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard output\n", err);
+            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard output\n",
+                    gt_last_error());
             printf("%s\n", summary);
         }
     } else {
         printf("%s\n", summary);
     }
     free(summary);
+    gt_tracker_free(t);
     cli_options_free(&o);
     return r.exit_status;
 }

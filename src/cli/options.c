@@ -23,6 +23,7 @@ const char cli_usage[] =
     "    gpu-tracker --execute=<command> [options]\n"
     "    gpu-tracker [options] -- <command> [<argument>...]\n"
     "    gpu-tracker --pid=<pid> [options]\n"
+    "    gpu-tracker show <file> [--format=<format>]\n"
     "\n"
     "Options:\n"
     "    -h --help               Show this help message and exit.\n"
@@ -51,6 +52,9 @@ const char cli_usage[] =
     "    --disable-logs          If set, warnings are suppressed during tracking.\n"
     "\n"
     "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it).\n"
+    "While tracking, the results so far are kept in a backup file .gpu-tracker_<uuid>.json in\n"
+    "the working directory, deleted when tracking ends normally; 'gpu-tracker show FILE'\n"
+    "prints such a file (or a JSON summary) as a summary.\n"
     "SIGINT, SIGTERM and SIGHUP sent to gpu-tracker are passed on to the command, and the\n"
     "measurements are still written. Environment: GPU_TRACKER_PROC_ROOT points the tracker\n"
     "at another procfs mount.\n";

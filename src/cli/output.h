@@ -8,9 +8,4 @@
  * an existing file. Returns 0, or -1 with a one-line message in err. */
 int output_check_writable(const char *path, char *err, size_t errcap);
 
-/* Writes text plus a newline to path atomically (a temporary file in the same
- * directory, fsync, rename), so a failure never leaves half a file. Returns
- * 0, or -1 with a one-line message in err. */
-int output_write_file(const char *path, const char *text, char *err, size_t errcap);
-
 #endif

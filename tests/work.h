@@ -1,0 +1,54 @@
+/* work.h - one piece of work with known resource use, done both by
+ * gt-workload under gpu-tracker and by gt-selftrack inside its own tracker,
+ * so that the two can be compared. */
+#ifndef GT_WORK_H
+#define GT_WORK_H
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline double work_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline void work_burn(double seconds)
+{
+    double end = work_cpu_seconds() + seconds;
+    volatile unsigned long x = 0;
+    while (work_cpu_seconds() < end)
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i;
+}
+
+static inline char *work_hold(long mib)
+{
+    size_t n = (size_t)mib << 20;
+    char *p = malloc(n);
+    for (size_t i = 0; p && i < n; i += 4096)
+        p[i] = 1;
+    return p;
+}
+
+/* main holds main_mib MiB while nchildren children each hold child_mib MiB
+ * and burn child_seconds of CPU; main waits for them, then frees. */
+static inline void shared_work(long main_mib, int nchildren, long child_mib, double child_seconds)
+{
+    char *held = work_hold(main_mib);
+    for (int i = 0; i < nchildren; i++)
+        if (fork() == 0) {
+            char *mine = work_hold(child_mib);
+            work_burn(child_seconds);
+            free(mine);
+            _exit(0);
+        }
+    while (wait(NULL) > 0)
+        ;
+    free(held);
+}
+
+#endif
