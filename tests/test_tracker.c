@@ -3,7 +3,10 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "check.h"
 #include "fixture.h"
@@ -284,8 +287,119 @@ static void test_few_descriptors(void)
     fx_rmroot(root);
 }
 
+/* Threads in this process, from /proc/self/status. */
+static long own_threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long n = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Threads:", 8))
+            n = strtol(line + 8, NULL, 10);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Samples recorded in a backup file so far (0 while there is none). */
+static long backup_samples(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char doc[8192];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    gt_resource_usage u;
+    return gt_usage_from_json(doc, &u) == GT_OK ? u.measurement.samples : 0;
+}
+
+/* Opens the FIFO's write end once the sampling thread is blocked opening it
+ * for reading (a non-blocking open succeeds only when a reader waits). */
+static int wait_for_reader(const char *fifo)
+{
+    for (;;) {
+        int fd = open(fifo, O_WRONLY | O_NONBLOCK);
+        if (fd >= 0)
+            return fd; /* the reader now blocks in read() until we close */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A sampling thread stuck in a system call (a read that never returns):
+ * stop() gives up after stop_timeout with the samples taken so far, and a
+ * free() meanwhile leaves the freeing to the thread. */
+static void test_stop_timeout(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 0, 0, 2, 8000000, 6000000);
+    /* Two threads: the second thread's children file is opened at every
+     * sample; once it is a FIFO with no writer, that open never returns. */
+    struct fx_proc m = {.pid = 100, .ppid = 1, .threads = 2, .rss_kb = 4000, .anon_kb = 4000,
+                        .private_kb = 4000, .pss_kb = 4000, .starttime = 5};
+    fx_proc_write(root, &m);
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/100/task/101", root);
+    mkdir(fifo, 0755);
+    snprintf(fifo, sizeof fifo, "%s/100/task/101/children", root);
+
+    for (int orphan = 0; orphan < 2; orphan++) {
+        gt_options o;
+        gt_options_init(&o);
+        o.proc_root = root;
+        o.process_id = 100;
+        o.sleep_time = 0.01;
+        o.stop_timeout = 0.2;
+        o.ram_unit = "kilobytes";
+        char backup[4096];
+        snprintf(backup, sizeof backup, "%s/backup.json", root);
+        o.resource_usage_file = backup;
+        o.on_warning = on_warning;
+        gt_tracker *t;
+        CHECK(gt_tracker_new(&o, &t) == GT_OK);
+        CHECK(gt_tracker_start(t) == GT_OK);
+        /* Once a periodic sample is in the backup, make the next one hang. */
+        while (backup_samples(backup) < 2) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        CHECK(mkfifo(fifo, 0644) == 0);
+        int writer = wait_for_reader(fifo);
+        warnings = 0;
+        CHECK(gt_tracker_stop(t) == GT_OK);
+        CHECK(warnings == 1);
+        CHECK_CONTAINS(last_warning, "the sampling thread did not stop within 0.2 s");
+        const gt_resource_usage *u = gt_tracker_usage(t);
+        CHECK(u && u->cpu_utilization.main_n_threads == 2); /* from samples it finished */
+        if (orphan) {
+            gt_tracker_free(t); /* still stuck: the thread will free it */
+            close(writer);      /* unstick it */
+        } else {
+            close(writer);
+            gt_tracker_free(t);
+        }
+        /* Either way the thread ends (and, orphaned, frees the tracker). */
+        while (own_threads() > 1) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        CHECK(own_threads() == 1);
+        unlink(fifo);
+    }
+    fx_rmroot(root);
+
+    gt_options o;
+    gt_options_init(&o);
+    o.stop_timeout = 0;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "invalid stop timeout 0");
+}
+
 int main(void)
 {
+    test_stop_timeout();
     test_few_descriptors();
     test_option_errors();
     test_lifecycle();

@@ -16,7 +16,9 @@
  * that would only return 0. */
 #define PROCFS_SHORT_READ 2048
 
-static int read_fd_from(int fd, off_t off0, char *buf, size_t cap, size_t *len)
+/* Reads fd to its end into buf. A kept descriptor is re-read from offset 0
+ * (positional: procfs regenerates the file); a fresh one is read in order. */
+static int read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
 {
     size_t n = 0;
     for (;;) {
@@ -24,7 +26,8 @@ static int read_fd_from(int fd, off_t off0, char *buf, size_t cap, size_t *len)
             errno = EFBIG;
             return -1;
         }
-        ssize_t r = pread(fd, buf + n, cap - 1 - n, off0 + (off_t)n);
+        ssize_t r = positional ? pread(fd, buf + n, cap - 1 - n, (off_t)n)
+                               : read(fd, buf + n, cap - 1 - n);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -43,7 +46,7 @@ static int read_fd_from(int fd, off_t off0, char *buf, size_t cap, size_t *len)
 
 int procfs_pread(int fd, char *buf, size_t cap, size_t *len)
 {
-    return read_fd_from(fd, 0, buf, cap, len);
+    return read_fd(fd, 1, buf, cap, len);
 }
 
 int procfs_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len)
@@ -51,7 +54,7 @@ int procfs_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *l
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    int rc = read_fd_from(fd, 0, buf, cap, len);
+    int rc = read_fd(fd, 0, buf, cap, len);
     int saved = errno;
     close(fd);
     errno = saved;
