@@ -1,0 +1,32 @@
+#!/bin/sh
+# Installs the build into a temporary prefix, then builds the example out of
+# tree through pkg-config and runs it: what a user of the library does.
+# usage: test_install.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+pc=$(find "$prefix" -name gputracker.pc)
+test -n "$pc" || { echo "gputracker.pc not installed"; exit 1; }
+export PKG_CONFIG_PATH="$(dirname "$pc")"
+libdir=$(pkg-config --variable=libdir gputracker)
+test -f "$prefix/include/gpu_tracker.h" || { echo "header not installed"; exit 1; }
+test -f "$libdir/libgputracker.a" || { echo "static library not installed"; exit 1; }
+
+# The shared library has a SONAME and exports nothing but the gt_ API.
+soname=$(objdump -p "$libdir/libgputracker.so" | awk '/SONAME/ {print $2}')
+test "$soname" = "libgputracker.so.0" || { echo "SONAME is '$soname'"; exit 1; }
+others=$(nm -D --defined-only "$libdir/libgputracker.so" | awk '{print $3}' | grep -v '^gt_' || true)
+test -z "$others" || { echo "exported besides gt_*: $others"; exit 1; }
+
+cd "$prefix"
+cc "$src/examples/track_block.c" $(pkg-config --cflags --libs gputracker) -o track_block
+LD_LIBRARY_PATH="$libdir" sh "$src/tests/test_example.sh" "$prefix/track_block"
+# And statically, with what pkg-config --static says.
+cc "$src/examples/track_block.c" $(pkg-config --cflags gputracker) "$libdir/libgputracker.a" \
+    $(pkg-config --static --libs-only-other --libs-only-l gputracker | sed 's/-lgputracker//') \
+    -o track_block_static
+sh "$src/tests/test_example.sh" "$prefix/track_block_static" >/dev/null
+echo "installed, built with pkg-config and run: ok"
