@@ -91,6 +91,10 @@ static void test_lifecycle(void)
     CHECK(gt_tracker_to_json(t) == NULL);
     CHECK(gt_tracker_stop(t) == GT_ERR_STATE);
     CHECK_STR(gt_last_error(), "cannot stop a tracker that has not been started");
+    struct rusage none;
+    memset(&none, 0, sizeof none);
+    CHECK(gt_tracker_add_reaped(t, 1, &none) == GT_ERR_STATE);
+    CHECK_STR(gt_last_error(), "cannot add a reaped process before the tracker is started");
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(gt_tracker_start(t) == GT_ERR_STATE);
     CHECK_STR(gt_last_error(), "cannot start a tracker that has already been started");

@@ -34,6 +34,10 @@
 #include "usage.h"
 
 #define DEFAULT_STOP_TIMEOUT 10.0
+/* The backup file is rewritten at every sample, but not more often than about
+ * once a second: each write is an fsync, and at 100 samples a second that is
+ * disk traffic for little gain (at most a second of results is at risk). */
+#define BACKUP_PERIOD 1.0
 
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 
@@ -54,6 +58,7 @@ struct gt_tracker {
     struct tree tree;
     struct system_reader sys;
     int warned_tree, warned_sys, warned_fds, warned_backup;
+    double last_backup;
     pid_t sampler_tid;
     unsigned long long sampler_ticks; /* the sampling thread's own CPU ticks */
 
@@ -360,8 +365,13 @@ static double take_sample(gt_tracker *t, int in_sampler)
     pthread_mutex_lock(&t->lock);
     usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL);
     pthread_mutex_unlock(&t->lock);
-    if (in_sampler && t->backup_path)
+    /* Half an interval of slack, so that at sleep_time >= BACKUP_PERIOD
+     * schedule jitter never skips a write. */
+    if (in_sampler && t->backup_path &&
+        now - t->last_backup >= BACKUP_PERIOD - t->opts.sleep_time / 2) {
+        t->last_backup = now;
         write_backup(t, now);
+    }
     return now;
 }
 
@@ -411,7 +421,7 @@ gt_status gt_tracker_start(gt_tracker *t)
 
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. */
-    t->start_time = take_sample(t, 0);
+    t->start_time = t->last_backup = take_sample(t, 0);
     if (t->backup_path) {
         pthread_mutex_lock(&t->lock);
         fill_usage_locked(t, t->start_time, 0);
