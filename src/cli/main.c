@@ -2,6 +2,7 @@
  * process tree with libgputracker, and print or save the summary. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 #include "run.h"
 
 /* Warnings that arrive before the command runs wait here: if it cannot be
- * started, the one error line is all the user should see. */
+ * started, the one error line is all the user should see. Warnings can come
+ * from the tracker's sampling thread, hence the lock. */
 #define MAX_HELD_WARNINGS 8
+static pthread_mutex_t warnings_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *held_warnings[MAX_HELD_WARNINGS];
 static int n_held_warnings;
 static int command_started;
@@ -21,6 +24,7 @@ static int command_started;
 static void print_warning(const char *message, void *data)
 {
     (void)data;
+    pthread_mutex_lock(&warnings_lock);
     if (command_started) {
         fprintf(stderr, "gpu-tracker: warning: %s\n", message);
     } else if (n_held_warnings < MAX_HELD_WARNINGS) {
@@ -28,21 +32,26 @@ static void print_warning(const char *message, void *data)
         if (held_warnings[n_held_warnings])
             n_held_warnings++;
     }
+    pthread_mutex_unlock(&warnings_lock);
 }
 
+/* Prints (or drops) the held warnings; later ones are printed at once. */
 static void release_warnings(int print)
 {
+    pthread_mutex_lock(&warnings_lock);
     for (int i = 0; i < n_held_warnings; i++) {
         if (print)
             fprintf(stderr, "gpu-tracker: warning: %s\n", held_warnings[i]);
         free(held_warnings[i]);
     }
     n_held_warnings = 0;
+    if (print)
+        command_started = 1;
+    pthread_mutex_unlock(&warnings_lock);
 }
 
 static void on_started(pid_t pid, const gt_options *opts)
 {
-    command_started = 1;
     release_warnings(1);
     if (opts->process_id == pid && opts->reaper_pid == 0 && !opts->disable_logs)
         fprintf(stderr, "gpu-tracker: tracking PID %d until it ends (Ctrl-C stops tracking)\n",
