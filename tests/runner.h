@@ -191,6 +191,24 @@ static inline char *slurp(const char *path)
 
 static char tmpdir[64] __attribute__((unused));
 
+/* Makes tmpdir (/tmp/gt-TAG-XXXXXX) for a test's files; exits if it cannot. */
+static inline void tmpdir_make(const char *tag)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gt-%s-XXXXXX", tag);
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        exit(99);
+    }
+}
+
+static inline void tmpdir_remove(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
 static inline const char *tmp_path(const char *name)
 {
     static char paths[8][256];

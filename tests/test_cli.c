@@ -495,11 +495,7 @@ static void test_output_file(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/gt-cli-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 99;
-    }
+    tmpdir_make("cli");
     test_help_and_version();
     test_errors();
     test_exit_status();
@@ -511,9 +507,6 @@ int main(void)
     test_attach();
     test_output_file();
     test_fixture_proc_root();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    tmpdir_remove();
     return check_exit("test_cli");
 }

@@ -137,16 +137,11 @@ static void test_other_process(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/gt-lib-XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return 99;
+    tmpdir_make("lib");
     test_same_figures_as_cli();
     test_sampler_left_out();
     test_backup_survives_sigkill();
     test_other_process();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    tmpdir_remove();
     return check_exit("test_library");
 }
