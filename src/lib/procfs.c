@@ -177,27 +177,28 @@ int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
     return 0;
 }
 
-/* Appends the pids of a whitespace-separated list in buf. */
+/* Appends the pids of a whitespace-separated list in buf, parsing straight
+ * into the list's spare room (and once more after growing it, if short). */
 static int push_pid_text(const char *buf, size_t len, pid_t **list, size_t *n, size_t *cap)
 {
     size_t count;
-    if (proc_parse_pid_list(buf, len, NULL, 0, &count) < 0) {
+    if (proc_parse_pid_list(buf, len, *list ? *list + *n : NULL, *cap - *n, &count) < 0) {
         errno = EINVAL;
         return -1;
     }
-    if (count == 0)
-        return 0;
-    pid_t *tmp = malloc(count * sizeof *tmp);
-    if (!tmp) {
-        errno = ENOMEM;
-        return -1;
+    if (count > *cap - *n) {
+        size_t ncap = *n + count + 64;
+        pid_t *p = realloc(*list, ncap * sizeof *p);
+        if (!p) {
+            errno = ENOMEM;
+            return -1;
+        }
+        *list = p;
+        *cap = ncap;
+        proc_parse_pid_list(buf, len, *list + *n, *cap - *n, &count);
     }
-    proc_parse_pid_list(buf, len, tmp, count, &count);
-    int rc = 0;
-    for (size_t i = 0; i < count && rc == 0; i++)
-        rc = pid_list_push(list, n, cap, tmp[i]);
-    free(tmp);
-    return rc;
+    *n += count;
+    return 0;
 }
 
 /* Appends the children of one thread; a vanished thread has none. */
