@@ -180,7 +180,7 @@ typedef struct gt_measurement {
     long samples;        /* samples taken, the first (baseline) included */
     double sleep_time;   /* seconds between samples */
     int gpu_available;   /* 0: the GPU figures are zeros, see gpu_reason */
-    char gpu_reason[160];/* why GPU figures are not available ("" if they are) */
+    char gpu_reason[256];/* why GPU figures are not available ("" if they are) */
 } gt_measurement;
 
 typedef struct gt_resource_usage {

@@ -196,7 +196,7 @@ static void test_usage_aggregates(void)
 
     /* Baseline: anchors the counters; its RAM (gpu-tracker's own fork) is ignored. */
     struct tree_sample s = {.main_alive = 1, .main_rss_kb = 9999, .main_threads = 9};
-    usage_add(&a, 10.0, &s, &cpu0, &mem);
+    usage_add(&a, 10.0, &s, &cpu0, &mem, NULL);
 
     struct tree_sample s1 = {.main_alive = 1, .main_ticks = 50, .desc_ticks = 150,
                              .main_threads = 2, .desc_threads = 5,
@@ -206,7 +206,7 @@ static void test_usage_aggregates(void)
                              .desc_pss_shared_kb = 200, .main_hwm_kb = 1200};
     struct sys_cpu cpu1 = {.busy = 100, .total = 200, .ncpu = 2};
     mem.available_kb = 700000;
-    usage_add(&a, 11.0, &s1, &cpu1, &mem);
+    usage_add(&a, 11.0, &s1, &cpu1, &mem, NULL);
 
     struct tree_sample s2 = s1;
     s2.main_ticks = 150;
@@ -214,13 +214,13 @@ static void test_usage_aggregates(void)
     s2.desc_threads = 1;
     struct sys_cpu cpu2 = {.busy = 150, .total = 400, .ncpu = 2};
     mem.available_kb = 800000;
-    usage_add(&a, 12.0, &s2, &cpu2, &mem);
+    usage_add(&a, 12.0, &s2, &cpu2, &mem, NULL);
 
     /* A final interval of 0.1 s: 20 ticks would read as 200%; left out of max. */
     struct tree_sample s3 = s2;
     s3.main_ticks = 170;
     struct sys_cpu cpu3 = {.busy = 190, .total = 420, .ncpu = 2};
-    usage_add(&a, 12.1, &s3, &cpu3, &mem);
+    usage_add(&a, 12.1, &s3, &cpu3, &mem, NULL);
 
     struct usage_units u = {"kilobytes", "gigabytes", "seconds", 1e3, 1e9, 1.0, 2, 4};
     gt_resource_usage r;
@@ -263,7 +263,7 @@ static void test_usage_aggregates(void)
     s4.main_ticks = 170 + 201;
     s4.desc_ticks = 160;
     struct sys_cpu cpu4 = {.busy = 390, .total = 620, .ncpu = 2};
-    usage_add(&a, 13.1, &s4, &cpu4, &mem);
+    usage_add(&a, 13.1, &s4, &cpu4, &mem, NULL);
     usage_result(&a, &u, 3.1, &r);
     CHECK(r.cpu_utilization.main.max_sum_percent == 200.0);
     CHECK(r.cpu_utilization.descendants.max_sum_percent == 150.0);
@@ -272,13 +272,13 @@ static void test_usage_aggregates(void)
     /* Reaped high-water marks: main's own only when it reaped no child. */
     struct tree_sample s5 = s4;
     s5.main_cminflt = 3; /* main has reaped a child */
-    usage_add(&a, 14.1, &s5, &cpu4, &mem);
+    usage_add(&a, 14.1, &s5, &cpu4, &mem, NULL);
     usage_add_reaped(&a, 1, 9000);
     usage_result(&a, &u, 3.1, &r);
     CHECK(r.max_ram.main.total_rss == 1200 * 1.024);
     CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);
     s5.main_cminflt = 0;
-    usage_add(&a, 15.1, &s5, &cpu4, &mem);
+    usage_add(&a, 15.1, &s5, &cpu4, &mem, NULL);
     usage_add_reaped(&a, 1, 8000);
     usage_add_reaped(&a, 0, 6000);
     usage_result(&a, &u, 3.1, &r);
@@ -293,9 +293,9 @@ static void test_usage_short_run(void)
     struct usage_acc a;
     usage_init(&a, 1.0, 100.0);
     struct tree_sample s = {.main_alive = 1};
-    usage_add(&a, 0.0, &s, NULL, NULL);
+    usage_add(&a, 0.0, &s, NULL, NULL, NULL);
     s.main_ticks = 3;
-    usage_add(&a, 0.1, &s, NULL, NULL);
+    usage_add(&a, 0.1, &s, NULL, NULL, NULL);
     struct usage_units u = {"bytes", "bytes", "seconds", 1, 1, 1, 2, 1};
     gt_resource_usage r;
     usage_result(&a, &u, 0.1, &r);

@@ -1,16 +1,89 @@
-/* gpu.h - the vendor-neutral view of GPUs.
- *
- * This version only finds out whether a vendor library can be loaded; the
- * backends that read memory and utilization through it are not written yet,
- * so GPU figures are always reported as not available (with the reason). */
+/* gpu.h - the vendor-neutral view of GPUs, with one backend per vendor
+ * library (NVML for NVIDIA; ROCm SMI for AMD is not written yet), each loaded
+ * with dlopen at run time and never linked. */
 #ifndef GT_GPU_H
 #define GT_GPU_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
-/* Checks the libraries for the brand (NULL: NVIDIA, then AMD) and writes why
- * GPU figures are not available into reason. Returns 0 (never available in
- * this version). */
-int gpu_probe(const char *brand, char *reason, size_t cap);
+#define GPU_MAX_DEVICES 64
+#define GPU_ID_LEN 96
+
+struct gpu_device {
+    char uuid[GPU_ID_LEN];
+    char name[GPU_ID_LEN];
+    unsigned long long memory_total; /* bytes */
+    int selected;                    /* in gpu_uuids (or all when none given) */
+};
+
+/* A process's GPU memory, summed over the devices it uses. */
+struct gpu_process {
+    pid_t pid;
+    unsigned long long bytes;
+};
+
+/* One sample of every device. */
+struct gpu_sample {
+    unsigned long long memory_used;  /* bytes, all devices */
+    double util_sum_percent;         /* selected devices */
+    struct gpu_process *procs;       /* owned by the gpu; valid until the next sample */
+    size_t nprocs;
+};
+
+struct gpu_backend;
+
+struct gpu {
+    const struct gpu_backend *backend; /* NULL: no GPU figures (see reason) */
+    void *lib;                         /* dlopen handle */
+    void *state;                       /* the backend's */
+    int ndevices, nselected;
+    struct gpu_device devices[GPU_MAX_DEVICES];
+    struct gpu_process *procs;
+    size_t nprocs, capprocs;
+    char reason[256];                  /* why there are no GPU figures */
+};
+
+/* What gpu_open() found. */
+enum gpu_open_result {
+    GPU_AVAILABLE,   /* figures will come */
+    GPU_UNAVAILABLE, /* no library, no device, init failed: g->reason says which */
+    GPU_BAD_UUIDS,   /* uuids names a GPU that is not there: message in err */
+};
+
+/* Loads the library of brand (NULL: NVIDIA, then AMD), initializes it and
+ * lists the devices; uuids (comma-separated, or NULL for all) selects those
+ * whose utilization counts. Environment GPU_TRACKER_NVML_LIBRARY names a
+ * library file to load instead of the system's. */
+enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuids, char *err,
+                              size_t errcap);
+
+/* Samples every device. -1 with g->reason set when the library failed (the
+ * caller stops asking); 0 otherwise. */
+int gpu_sample(struct gpu *g, struct gpu_sample *s);
+
+/* Shuts the library down and unloads it. Safe on a gpu never opened. */
+void gpu_close(struct gpu *g);
+
+/* Grows g->procs to hold n entries; -1 when out of memory. */
+int gpu_reserve_procs(struct gpu *g, size_t n);
+
+/* For backends: adds bytes to pid's entry in g->procs. */
+int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes);
+
+/* A backend: a table of what gpu.c calls. */
+struct gpu_backend {
+    const char *brand;
+    const char *library;  /* default file name for dlopen */
+    const char *env;      /* environment variable naming another file */
+    /* Resolves symbols, initializes, fills g->devices/ndevices. 0, or -1 with
+     * g->reason set (the library is unusable). */
+    int (*init)(struct gpu *g);
+    /* Fills memory_used, util_sum_percent and g->procs. 0, or -1 with reason. */
+    int (*sample)(struct gpu *g, struct gpu_sample *s);
+    void (*shutdown)(struct gpu *g);
+};
+
+extern const struct gpu_backend gpu_nvml_backend;
 
 #endif

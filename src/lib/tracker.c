@@ -57,6 +57,8 @@ struct gt_tracker {
     /* Owned by whoever samples (see the file comment). */
     struct tree tree;
     struct system_reader sys;
+    struct gpu gpu;    /* gpu.backend NULL: no GPU figures (gpu.reason says why) */
+    int gpu_failed;    /* the driver failed mid-run: no more GPU samples */
     int warned_tree, warned_sys, warned_fds, warned_backup;
     double last_backup;
     pid_t sampler_tid;
@@ -68,7 +70,7 @@ struct gt_tracker {
     int stop_requested, thread_done, orphaned, backup_off;
     struct usage_acc acc;
     double stop_time;
-    char gpu_reason[160];
+    char gpu_reason[256];  /* why GPU figures are missing ("" if they are not) */
     gt_resource_usage usage;
 };
 
@@ -182,6 +184,7 @@ static char *default_backup_path(void)
 
 static void destroy(gt_tracker *t)
 {
+    gpu_close(&t->gpu);
     tree_free(&t->tree);
     system_close(&t->sys);
     pthread_cond_destroy(&t->wake);
@@ -264,6 +267,17 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
                        strerror(e));
     }
 
+    char gpu_err[512];
+    enum gpu_open_result gr = gpu_open(&t->gpu, t->gpu_brand, t->gpu_uuids, gpu_err, sizeof gpu_err);
+    if (gr == GPU_BAD_UUIDS) {
+        destroy(t);
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", gpu_err);
+    }
+    unsigned long long gpu_capacity = 0;
+    for (int i = 0; i < t->gpu.ndevices; i++)
+        gpu_capacity += t->gpu.devices[i].memory_total;
+    snprintf(t->gpu_reason, sizeof t->gpu_reason, "%s", gr == GPU_AVAILABLE ? "" : t->gpu.reason);
+
     t->units.ram_unit = t->ram_unit;
     t->units.gpu_ram_unit = t->gpu_ram_unit;
     t->units.time_unit = t->time_unit;
@@ -274,6 +288,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->units.n_expected_cores = opts->n_expected_cores > 0 ? opts->n_expected_cores : cpu.ncpu;
     long tck = sysconf(_SC_CLK_TCK);
     usage_init(&t->acc, opts->sleep_time, tck > 0 ? (double)tck : 100.0);
+    usage_set_gpus(&t->acc, gpu_capacity, t->gpu.ndevices, t->gpu.nselected);
     t->state = STATE_NEW;
     *out = t;
     return GT_OK;
@@ -296,7 +311,7 @@ static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
 {
     usage_result(&t->acc, &t->units, end_time - t->start_time, &t->usage);
     t->usage.measurement.complete = complete;
-    t->usage.measurement.gpu_available = 0;
+    t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
     snprintf(t->usage.measurement.gpu_reason, sizeof t->usage.measurement.gpu_reason, "%s",
              t->gpu_reason);
 }
@@ -324,6 +339,32 @@ static void write_backup(gt_tracker *t, double now)
     if (t->backup_off)
         unlink(t->backup_path);
     pthread_mutex_unlock(&t->lock);
+}
+
+/* Samples the GPUs and sums the GPU memory of the tree's processes (as the
+ * last tree walk found them). -1 when there is nothing to add. */
+static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs)
+{
+    if (!t->gpu.backend || t->gpu_failed)
+        return -1;
+    struct gpu_sample s;
+    if (gpu_sample(&t->gpu, &s) < 0) {
+        /* A driver error mid-run: everything else goes on. */
+        t->gpu_failed = 1;
+        warn(t, "GPU figures stop here: %s", t->gpu.reason);
+        return -1;
+    }
+    memset(gs, 0, sizeof *gs);
+    gs->system_used = s.memory_used;
+    gs->util_sum_percent = s.util_sum_percent;
+    for (size_t i = 0; i < s.nprocs; i++) {
+        int role = tree_role_of(&t->tree, s.procs[i].pid);
+        if (role == 1)
+            gs->main_bytes += s.procs[i].bytes;
+        else if (role == 2)
+            gs->desc_bytes += s.procs[i].bytes;
+    }
+    return 0;
 }
 
 /* One sample of everything; returns its time. The caller owns the readers
@@ -362,8 +403,11 @@ static double take_sample(gt_tracker *t, int in_sampler)
         }
         ts.main_ticks = ts.main_ticks > t->sampler_ticks ? ts.main_ticks - t->sampler_ticks : 0;
     }
+    struct gpu_tree_sample gs;
+    int gpu_ok = tree_ok && sample_gpus(t, &gs) == 0;
     pthread_mutex_lock(&t->lock);
-    usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL);
+    usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL,
+              gpu_ok ? &gs : NULL);
     pthread_mutex_unlock(&t->lock);
     /* Half an interval of slack, so that at sleep_time >= BACKUP_PERIOD
      * schedule jitter never skips a write. */
@@ -416,8 +460,8 @@ gt_status gt_tracker_start(gt_tracker *t)
         return gt_fail(GT_ERR_STATE, t->state == STATE_STARTED
                        ? "cannot start a tracker that has already been started"
                        : "cannot start a tracker that has already been stopped");
-    gpu_probe(t->gpu_brand, t->gpu_reason, sizeof t->gpu_reason);
-    warn(t, "%s: GPU RAM and GPU utilization are reported as 0", t->gpu_reason);
+    if (t->gpu_reason[0])
+        warn(t, "%s: GPU RAM and GPU utilization are reported as 0", t->gpu_reason);
 
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. */

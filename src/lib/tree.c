@@ -103,6 +103,14 @@ static struct tracked_proc *find_proc(struct tree *t, pid_t pid)
     return NULL;
 }
 
+int tree_role_of(const struct tree *t, pid_t pid)
+{
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].pid == pid && t->procs[i].seen == t->generation)
+            return t->procs[i].role == ROLE_MAIN ? 1 : 2;
+    return 0;
+}
+
 static void remove_proc(struct tree *t, size_t i)
 {
     if (t->procs[i].role == ROLE_MAIN)

@@ -64,6 +64,10 @@ struct tree {
 int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid);
 void tree_free(struct tree *t);
 
+/* Where pid stands in the tree as of the last walk: 1 main, 2 a descendant,
+ * 0 not in the tree. */
+int tree_role_of(const struct tree *t, pid_t pid);
+
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
  * itself failed (out of memory, reaper unreadable). A process that vanishes
  * mid-walk is simply not counted. */

@@ -81,11 +81,34 @@ static void add_memory(struct usage_acc *a, const struct tree_sample *s)
     raise_long(&a->comb_threads, s->main_threads + s->desc_threads);
 }
 
+void usage_set_gpus(struct usage_acc *a, unsigned long long capacity, int count, int expected)
+{
+    a->gpu_capacity = capacity;
+    a->gpu_count = count;
+    a->gpu_expected = expected;
+}
+
+/* GPU memory peaks (main, descendants, their sum, the whole system) and the
+ * utilization of the selected GPUs, both sampled. */
+static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
+{
+    raise_ull(&a->gpu_system_max, g->system_used);
+    raise_ull(&a->gpu_main_max, g->main_bytes);
+    raise_ull(&a->gpu_desc_max, g->desc_bytes);
+    raise_ull(&a->gpu_comb_max, g->main_bytes + g->desc_bytes);
+    raise_double(&a->gpu_util_max, g->util_sum_percent);
+    a->gpu_util_total += g->util_sum_percent;
+    a->gpu_util_samples++;
+}
+
 void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
-               const struct sys_cpu *cpu, const struct meminfo *mem)
+               const struct sys_cpu *cpu, const struct meminfo *mem,
+               const struct gpu_tree_sample *gpu)
 {
     a->samples++;
     int baseline = a->samples == 1;
+    if (gpu && !baseline)
+        add_gpu(a, gpu);
     if (mem) {
         a->sys_total_kb = mem->total_kb;
         if (!baseline && mem->total_kb >= mem->available_kb)
@@ -193,7 +216,19 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     set_rss(&ram->descendants, &desc_pk, u->ram_divisor);
     set_rss(&ram->combined, &comb_pk, u->ram_divisor);
 
-    snprintf(out->max_gpu_ram.unit, sizeof out->max_gpu_ram.unit, "%s", u->gpu_ram_unit);
+    gt_max_gpu_ram *gram = &out->max_gpu_ram;
+    snprintf(gram->unit, sizeof gram->unit, "%s", u->gpu_ram_unit);
+    gram->system_capacity = (double)a->gpu_capacity / u->gpu_ram_divisor;
+    gram->system = (double)a->gpu_system_max / u->gpu_ram_divisor;
+    gram->main = (double)a->gpu_main_max / u->gpu_ram_divisor;
+    gram->descendants = (double)a->gpu_desc_max / u->gpu_ram_divisor;
+    gram->combined = (double)a->gpu_comb_max / u->gpu_ram_divisor;
+
+    gt_gpu_utilization *gpu = &out->gpu_utilization;
+    gpu->system_gpu_count = a->gpu_count;
+    gpu->n_expected_gpus = a->gpu_expected;
+    double gpu_mean = a->gpu_util_samples ? a->gpu_util_total / (double)a->gpu_util_samples : 0.0;
+    set_percentages(&gpu->gpu_percentages, a->gpu_util_max, gpu_mean, a->gpu_expected);
 
     gt_cpu_utilization *cpu = &out->cpu_utilization;
     cpu->system_core_count = u->system_core_count;

@@ -13,6 +13,13 @@
 #include "proc_parse.h"
 #include "tree.h"
 
+/* What one GPU sample means for the tracked tree (bytes, percent). */
+struct gpu_tree_sample {
+    unsigned long long system_used; /* all GPUs */
+    unsigned long long main_bytes, desc_bytes;
+    double util_sum_percent;        /* selected GPUs */
+};
+
 struct rss_peak {
     unsigned long long total_kb, private_kb, shared_kb;
 };
@@ -43,16 +50,27 @@ struct usage_acc {
     unsigned long long reaped_main_kb;   /* main's own wait4 maxrss */
     unsigned long long reaped_any_kb;    /* any reaped process's maxrss */
     unsigned long long reaped_desc_kb;   /* a reaped descendant's maxrss */
+
+    /* GPUs: what is there (set once), and peaks and sums of samples. */
+    unsigned long long gpu_capacity;
+    int gpu_count, gpu_expected;
+    unsigned long long gpu_system_max, gpu_main_max, gpu_desc_max, gpu_comb_max;
+    double gpu_util_max, gpu_util_total;
+    long gpu_util_samples;
 };
 
 void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second);
 
-/* Adds one sample taken at monotonic time t (seconds). tree or sys may be
- * NULL when that part could not be read. The first sample is the baseline:
+/* Adds one sample taken at monotonic time t (seconds). tree, sys or gpu may
+ * be NULL when that part could not be read (or there are no GPUs). The first sample is the baseline:
  * it anchors the CPU counters and contributes no RAM or thread figures (in
  * the CLI it sees gpu-tracker's own fork before the command runs). */
 void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
-               const struct sys_cpu *cpu, const struct meminfo *mem);
+               const struct sys_cpu *cpu, const struct meminfo *mem,
+               const struct gpu_tree_sample *gpu);
+
+/* The GPUs there are: total memory (bytes), how many, how many selected. */
+void usage_set_gpus(struct usage_acc *a, unsigned long long capacity, int count, int expected);
 
 /* A reaped process's ru_maxrss (kB). For main it counts as main's own peak
  * only if main, as last sampled, had reaped no child of its own. */

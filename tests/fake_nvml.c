@@ -1,0 +1,236 @@
+/* fake_nvml.c - a stand-in for libnvidia-ml.so.1: exports the NVML functions
+ * gpu-tracker calls, answering from a scenario file named by the environment
+ * variable FAKE_NVML_SCENARIO, re-read at every call (tests change it while
+ * a tracker runs). Built twice: in full, and with -DFAKE_NVML_MINIMAL
+ * without the optional functions (name, utilization, process lists).
+ *
+ * Scenario lines ('#' starts a comment):
+ *   init CODE                          nvmlInit_v2 returns CODE
+ *   device UUID NAME TOTAL USED UTIL   a GPU (bytes, bytes, percent)
+ *   process DEV PID BYTES [graphics]   a process on device DEV (0-based)
+ *   fail FUNCTION CODE                 FUNCTION returns CODE
+ * Process lists answer NVML_ERROR_INSUFFICIENT_SIZE (with the count needed)
+ * when the caller's buffer is too small, as the real library does. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEV 8
+#define MAX_PROC 256
+#define MAX_FAIL 16
+
+typedef struct {
+    unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+    unsigned int gpu, memory;
+} nvmlUtilization_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+typedef void *nvmlDevice_t;
+
+struct scenario {
+    int init_code;
+    int ndev;
+    struct {
+        char uuid[96], name[96];
+        unsigned long long total, used;
+        unsigned util;
+    } dev[MAX_DEV];
+    int nproc;
+    struct {
+        int dev, graphics;
+        unsigned pid;
+        unsigned long long bytes;
+    } proc[MAX_PROC];
+    int nfail;
+    struct {
+        char fn[96];
+        int code;
+    } fail[MAX_FAIL];
+};
+
+static struct scenario sc;
+
+static void load(void)
+{
+    memset(&sc, 0, sizeof sc);
+    const char *path = getenv("FAKE_NVML_SCENARIO");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char kind[32], a[96], b[96], g[16] = "";
+        unsigned long long x, y;
+        unsigned u;
+        int dev, code;
+        if (sscanf(line, "%31s", kind) != 1 || kind[0] == '#')
+            continue;
+        if (!strcmp(kind, "init") && sscanf(line, "%*s %d", &code) == 1)
+            sc.init_code = code;
+        else if (!strcmp(kind, "device") && sc.ndev < MAX_DEV &&
+                 sscanf(line, "%*s %95s %95s %llu %llu %u", a, b, &x, &y, &u) == 5) {
+            strcpy(sc.dev[sc.ndev].uuid, a);
+            strcpy(sc.dev[sc.ndev].name, b);
+            sc.dev[sc.ndev].total = x;
+            sc.dev[sc.ndev].used = y;
+            sc.dev[sc.ndev].util = u;
+            sc.ndev++;
+        } else if (!strcmp(kind, "process") && sc.nproc < MAX_PROC &&
+                   sscanf(line, "%*s %d %u %llu %15s", &dev, &u, &x, g) >= 3) {
+            sc.proc[sc.nproc].dev = dev;
+            sc.proc[sc.nproc].pid = u;
+            sc.proc[sc.nproc].bytes = x;
+            sc.proc[sc.nproc].graphics = !strcmp(g, "graphics");
+            sc.nproc++;
+        } else if (!strcmp(kind, "fail") && sc.nfail < MAX_FAIL &&
+                   sscanf(line, "%*s %95s %d", a, &code) == 2) {
+            strcpy(sc.fail[sc.nfail].fn, a);
+            sc.fail[sc.nfail].code = code;
+            sc.nfail++;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+/* Reloads the scenario; the code the scenario makes fn return, or 0. */
+static int enter(const char *fn)
+{
+    load();
+    for (int i = 0; i < sc.nfail; i++)
+        if (!strcmp(sc.fail[i].fn, fn))
+            return sc.fail[i].code;
+    return 0;
+}
+
+static int device_index(nvmlDevice_t d)
+{
+    intptr_t i = (intptr_t)d - 1;
+    return i >= 0 && i < sc.ndev ? (int)i : -1;
+}
+
+int nvmlInit_v2(void)
+{
+    int rc = enter("nvmlInit_v2");
+    return rc ? rc : sc.init_code;
+}
+
+int nvmlShutdown(void)
+{
+    return 0;
+}
+
+const char *nvmlErrorString(int rc)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, "fake NVML error %d", rc);
+    return buf;
+}
+
+int nvmlDeviceGetCount_v2(unsigned *count)
+{
+    int rc = enter("nvmlDeviceGetCount_v2");
+    if (!rc)
+        *count = (unsigned)sc.ndev;
+    return rc;
+}
+
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
+{
+    int rc = enter("nvmlDeviceGetHandleByIndex_v2");
+    if (rc)
+        return rc;
+    if ((int)i >= sc.ndev)
+        return 2; /* NVML_ERROR_INVALID_ARGUMENT */
+    *d = (nvmlDevice_t)(intptr_t)(i + 1);
+    return 0;
+}
+
+int nvmlDeviceGetUUID(nvmlDevice_t d, char *out, unsigned len)
+{
+    int rc = enter("nvmlDeviceGetUUID");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    snprintf(out, len, "%s", sc.dev[i].uuid);
+    return 0;
+}
+
+int nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
+{
+    int rc = enter("nvmlDeviceGetMemoryInfo");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    m->total = sc.dev[i].total;
+    m->used = sc.dev[i].used;
+    m->free = m->total - m->used;
+    return 0;
+}
+
+#ifndef FAKE_NVML_MINIMAL
+int nvmlDeviceGetName(nvmlDevice_t d, char *out, unsigned len)
+{
+    int rc = enter("nvmlDeviceGetName");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    snprintf(out, len, "%s", sc.dev[i].name);
+    return 0;
+}
+
+int nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+{
+    int rc = enter("nvmlDeviceGetUtilizationRates");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    u->gpu = sc.dev[i].util;
+    u->memory = 0;
+    return 0;
+}
+
+static int processes(const char *fn, int graphics, nvmlDevice_t d, unsigned *count,
+                     nvmlProcessInfo_t *infos)
+{
+    int rc = enter(fn);
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    unsigned n = 0;
+    for (int p = 0; p < sc.nproc; p++)
+        if (sc.proc[p].dev == i && sc.proc[p].graphics == graphics)
+            n++;
+    if (n > *count) {
+        *count = n;
+        return 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
+    }
+    n = 0;
+    for (int p = 0; p < sc.nproc; p++)
+        if (sc.proc[p].dev == i && sc.proc[p].graphics == graphics) {
+            infos[n].pid = sc.proc[p].pid;
+            infos[n].usedGpuMemory = sc.proc[p].bytes;
+            infos[n].gpuInstanceId = infos[n].computeInstanceId = 0xFFFFFFFFu;
+            n++;
+        }
+    *count = n;
+    return 0;
+}
+
+int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count,
+                                            nvmlProcessInfo_t *infos)
+{
+    return processes("nvmlDeviceGetComputeRunningProcesses_v3", 0, d, count, infos);
+}
+
+int nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned *count,
+                                             nvmlProcessInfo_t *infos)
+{
+    return processes("nvmlDeviceGetGraphicsRunningProcesses_v3", 1, d, count, infos);
+}
+#endif

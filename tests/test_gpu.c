@@ -1,0 +1,237 @@
+/* GPU tracking through the real dlopen path, against fake NVML libraries and
+ * a fixture /proc tree (main 100 with child 101), so every figure is known:
+ * memory per process of the tree, utilization of the selected GPUs, UUID
+ * selection, init failure, NOT_SUPPORTED, a driver error mid-run, missing
+ * optional symbols, and the process-list buffer that needs a second call. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "gpu_tracker.h"
+
+#define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
+#define FAKE_NVML_MINIMAL WORKLOAD_DIR "/libfake-nvml-minimal.so"
+
+static char *root;
+static char scenario[4096];
+static int warnings;
+static char last_warning[512];
+
+static void on_warning(const char *msg, void *data)
+{
+    (void)data;
+    warnings++;
+    snprintf(last_warning, sizeof last_warning, "%s", msg);
+}
+
+static void write_scenario(const char *text)
+{
+    FILE *f = fopen(scenario, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Two GPUs; main (100) uses both, its child (101) one, pid 999 is not ours. */
+static const char two_gpus[] =
+    "device GPU-aaaa Fake-A100 16000000000 3000000000 50\n"
+    "device GPU-bbbb Fake-T4 8000000000 1000000000 30\n"
+    "process 0 100 2000000000\n"
+    "process 1 100 500000000 graphics\n"
+    "process 0 101 1000000000\n"
+    "process 1 999 250000000\n";
+
+static gt_options options(const char *uuids)
+{
+    gt_options o;
+    gt_options_init(&o);
+    o.proc_root = root;
+    o.process_id = 100;
+    o.sleep_time = 1000; /* the baseline and the final sample only */
+    o.resource_usage_file = "";
+    o.gpu_uuids = uuids;
+    o.on_warning = on_warning;
+    return o;
+}
+
+/* Runs a tracker over start/stop and returns a copy of its results. */
+static gt_status track(const gt_options *o, gt_resource_usage *u)
+{
+    gt_tracker *t;
+    gt_status st = gt_tracker_new(o, &t);
+    if (st != GT_OK)
+        return st;
+    warnings = 0;
+    gt_tracker_start(t);
+    gt_tracker_stop(t);
+    *u = *gt_tracker_usage(t);
+    gt_tracker_free(t);
+    return GT_OK;
+}
+
+static void test_two_gpus(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    write_scenario(two_gpus);
+    gt_options o = options(NULL);
+    gt_resource_usage u;
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(warnings == 0); /* GPUs found: no warning */
+    CHECK(u.measurement.gpu_available == 1);
+    CHECK_STR(u.measurement.gpu_reason, "");
+    CHECK_STR(u.max_gpu_ram.unit, "gigabytes");
+    CHECK(u.max_gpu_ram.system_capacity == 24.0);
+    CHECK(u.max_gpu_ram.system == 4.0);
+    CHECK(u.max_gpu_ram.main == 2.5);        /* compute on one GPU + graphics on the other */
+    CHECK(u.max_gpu_ram.descendants == 1.0);
+    CHECK(u.max_gpu_ram.combined == 3.5);    /* pid 999 is not in the tree */
+    CHECK(u.gpu_utilization.system_gpu_count == 2);
+    CHECK(u.gpu_utilization.n_expected_gpus == 2);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 80.0);
+    CHECK(u.gpu_utilization.gpu_percentages.max_hardware_percent == 40.0);
+    CHECK(u.gpu_utilization.gpu_percentages.mean_sum_percent == 80.0);
+    CHECK(u.gpu_utilization.gpu_percentages.mean_hardware_percent == 40.0);
+
+    /* Units: bytes from the driver, decimal units like RAM. */
+    o.gpu_ram_unit = "megabytes";
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.max_gpu_ram.main == 2500.0);
+    CHECK_STR(u.max_gpu_ram.unit, "megabytes");
+}
+
+static void test_uuid_selection(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    write_scenario(two_gpus);
+    gt_options o = options("GPU-bbbb");
+    gt_resource_usage u;
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.gpu_utilization.system_gpu_count == 2);
+    CHECK(u.gpu_utilization.n_expected_gpus == 1);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 30.0);
+    CHECK(u.gpu_utilization.gpu_percentages.max_hardware_percent == 30.0);
+    CHECK(u.max_gpu_ram.system_capacity == 24.0); /* memory: all GPUs */
+    o = options(" GPU-aaaa , GPU-bbbb ");
+    CHECK(track(&o, &u) == GT_OK && u.gpu_utilization.n_expected_gpus == 2);
+
+    gt_tracker *t;
+    o = options("GPU-aaaa,GPU-zzzz");
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    CHECK_STR(gt_last_error(), "unknown GPU UUID 'GPU-zzzz'; available GPUs: GPU-aaaa, GPU-bbbb");
+    o = options(" , ");
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "no GPU UUID given; available GPUs: GPU-aaaa, GPU-bbbb");
+
+    /* Without any GPU, naming one is an error too. */
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    o = options("GPU-aaaa");
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "unknown GPU UUID 'GPU-aaaa'; available GPUs: none");
+}
+
+static void test_unavailable(void)
+{
+    gt_options o = options(NULL);
+    gt_resource_usage u;
+
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(warnings == 1);
+    CHECK_STR(last_warning, "no GPU library found (tried /nonexistent/libnvidia-ml.so.1; AMD's "
+                            "librocm_smi64.so is not supported by this version yet): GPU RAM "
+                            "and GPU utilization are reported as 0");
+    CHECK(u.measurement.gpu_available == 0);
+    CHECK(u.gpu_utilization.system_gpu_count == 0 && u.max_gpu_ram.system_capacity == 0.0);
+
+    /* The library is there but its driver is not (NVML_ERROR_DRIVER_NOT_LOADED). */
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    write_scenario("init 9\ndevice GPU-aaaa A 1000 0 0\n");
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK_STR(u.measurement.gpu_reason, "NVML could not start: fake NVML error 9");
+    CHECK(warnings == 1 && u.gpu_utilization.system_gpu_count == 0);
+
+    write_scenario("# no device\n");
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK_CONTAINS(u.measurement.gpu_reason, "libfake-nvml.so found no GPU");
+
+    o.gpu_brand = "amd";
+    write_scenario(two_gpus);
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK_STR(u.measurement.gpu_reason, "AMD GPUs (ROCm SMI) are not supported by this version yet");
+}
+
+static void test_driver_quirks(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    gt_options o = options(NULL);
+    gt_resource_usage u;
+
+    /* NOT_SUPPORTED (3) for utilization and compute processes: those are 0,
+     * graphics processes still count. */
+    char text[1024];
+    snprintf(text, sizeof text, "%sfail nvmlDeviceGetUtilizationRates 3\n"
+                                "fail nvmlDeviceGetComputeRunningProcesses_v3 3\n", two_gpus);
+    write_scenario(text);
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.measurement.gpu_available == 1);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 0.0);
+    CHECK(u.max_gpu_ram.main == 0.5 && u.max_gpu_ram.descendants == 0.0);
+
+    /* An old or stripped library without the optional functions. */
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML_MINIMAL, 1);
+    write_scenario(two_gpus);
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.measurement.gpu_available == 1);
+    CHECK(u.max_gpu_ram.system_capacity == 24.0 && u.max_gpu_ram.system == 4.0);
+    CHECK(u.max_gpu_ram.main == 0.0 && u.gpu_utilization.gpu_percentages.max_sum_percent == 0.0);
+
+    /* Many processes: the list takes a second call with a bigger buffer. */
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    char *many = malloc(64 * 1024);
+    int n = snprintf(many, 64 * 1024, "device GPU-aaaa A 100000000000 0 0\n");
+    for (int pid = 1000; pid < 1200; pid++)
+        n += snprintf(many + n, 64 * 1024 - (size_t)n, "process 0 %d 1000\n", pid);
+    n += snprintf(many + n, 64 * 1024 - (size_t)n, "process 0 100 7000000000\n");
+    write_scenario(many);
+    free(many);
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.max_gpu_ram.main == 7.0);
+
+    /* The GPU is lost mid-run (NVML_ERROR_GPU_IS_LOST): one warning, the
+     * rest of the tracking goes on. */
+    write_scenario(two_gpus);
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    snprintf(text, sizeof text, "%sfail nvmlDeviceGetMemoryInfo 15\n", two_gpus);
+    write_scenario(text);
+    warnings = 0;
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(warnings == 1);
+    CHECK_STR(last_warning, "GPU figures stop here: NVML cannot read GPU 0 memory: fake NVML "
+                            "error 15");
+    const gt_resource_usage *r = gt_tracker_usage(t);
+    CHECK(r && r->max_ram.main.total_rss > 0);
+    gt_tracker_free(t);
+}
+
+int main(void)
+{
+    root = fx_mkroot();
+    fx_system(root, 0, 0, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
+                        .pss_kb = 1000, .starttime = 5, .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 6};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    snprintf(scenario, sizeof scenario, "%s/scenario", root);
+    setenv("FAKE_NVML_SCENARIO", scenario, 1);
+
+    test_two_gpus();
+    test_uuid_selection();
+    test_unavailable();
+    test_driver_quirks();
+    fx_rmroot(root);
+    return check_exit("test_gpu");
+}
