@@ -467,6 +467,60 @@ static void test_fixture_proc_root(void)
     fx_rmroot(root);
 }
 
+/* GPU figures through the real binary and a fake NVML: the command and its
+ * child register their own PIDs in the fake's scenario; the final sample,
+ * taken while the command is a zombie, still counts it as main. */
+static void test_gpu_fake(void)
+{
+    const char *scenario = tmp_path("nvml-scenario");
+    FILE *f = fopen(scenario, "w");
+    fputs("device GPU-1111 Fake-H100 80000000000 9000000000 75\n", f);
+    fclose(f);
+    setenv("FAKE_NVML_SCENARIO", scenario, 1);
+    setenv("GPU_TRACKER_NVML_LIBRARY", WORKLOAD_DIR "/libfake-nvml.so", 1);
+    char *argv[] = {GT_BIN, "--st", "10", "-f", "json", "-o", (char *)tmp_path("gpu.json"),
+                    "--gru", "megabytes", "--", WORKLOAD_BIN, "gpu-register", (char *)scenario,
+                    "0", "300000000", "120000000", NULL};
+    struct child c = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(c.out, &r.out, "status code: 0\n") == 0);
+    int child_pid = 0;
+    char *line = strstr(r.out.data, "child ");
+    CHECK(line && sscanf(line, "child %d", &child_pid) == 1);
+    if (child_pid > 0)
+        kill(child_pid, SIGKILL);
+    finish(&c, &r);
+    CHECK(r.status == 0);
+    CHECK_STR(r.err.data, ""); /* a GPU was found: no warning */
+    char *text = slurp(tmp_path("gpu.json"));
+    json_object *j = text ? parse_or_fail(text, "gpu.json") : NULL;
+    if (j) {
+        CHECK(jnum(j, "max_gpu_ram.main") == 300.0);
+        CHECK(jnum(j, "max_gpu_ram.descendants") == 120.0);
+        CHECK(jnum(j, "max_gpu_ram.combined") == 420.0);
+        CHECK(jnum(j, "max_gpu_ram.system") == 9000.0);
+        CHECK(jnum(j, "max_gpu_ram.system_capacity") == 80000.0);
+        CHECK(jnum(j, "gpu_utilization.system_gpu_count") == 1);
+        CHECK(jnum(j, "gpu_utilization.gpu_percentages.max_sum_percent") == 75.0);
+        json_object_put(j);
+    }
+    free(text);
+    result_free(&r);
+
+    /* An unknown --guuids: one line naming the GPUs there are; nothing ran. */
+    const char *marker = tmp_path("gpu-ran");
+    char touch[300];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    r = gt("--guuids", "GPU-9999", "-e", touch, NULL);
+    CHECK(r.status == 1);
+    CHECK_STR(r.err.data, "gpu-tracker: unknown GPU UUID 'GPU-9999'; available GPUs: GPU-1111\n");
+    CHECK(access(marker, F_OK) != 0);
+    result_free(&r);
+    unsetenv("GPU_TRACKER_NVML_LIBRARY");
+    unsetenv("FAKE_NVML_SCENARIO");
+}
+
 static void test_output_file(void)
 {
     const char *out = tmp_path("out.txt");
@@ -508,6 +562,7 @@ int main(void)
     test_attach();
     test_output_file();
     test_fixture_proc_root();
+    test_gpu_fake();
     tmpdir_remove();
     return check_exit("test_cli");
 }

@@ -16,6 +16,11 @@
  *                            waits until something else reaped it
  *   threads N                start N idle threads, print "ready", wait for EOF
  *   busy-threads N SECONDS   N threads, each burning SECONDS of its own CPU
+ *   gpu-register FILE DEV BYTES [CHILD_BYTES]
+ *                            append "process DEV <pid> BYTES" to a fake NVML
+ *                            scenario FILE and exit; with CHILD_BYTES a child
+ *                            registers too, prints "child PID" and waits to be
+ *                            killed (it holds the caller's pipes until then)
  *   exit CODE                exit with CODE
  *   kill SIG                 kill itself with signal SIG
  *   wait-signal              print "ready", exit 40+N on signal N
@@ -202,6 +207,34 @@ int main(int argc, char **argv)
             pthread_join(t[i], NULL);
     } else if (!strcmp(mode, "work") && argc == 6) {
         shared_work(atol(argv[2]), atoi(argv[3]), atol(argv[4]), atof(argv[5]));
+    } else if (!strcmp(mode, "gpu-register") && (argc == 5 || argc == 6)) {
+        if (argc == 6) {
+            int ready[2];
+            if (pipe(ready) < 0)
+                return 3;
+            pid_t child = fork();
+            if (child == 0) {
+                FILE *f = fopen(argv[2], "a");
+                if (!f)
+                    _exit(3);
+                fprintf(f, "process %s %d %s\n", argv[3], (int)getpid(), argv[5]);
+                fclose(f);
+                if (write(ready[1], "x", 1) != 1)
+                    _exit(3);
+                for (;;)
+                    pause();
+            }
+            char c;
+            if (read(ready[0], &c, 1) != 1)
+                return 3;
+            printf("child %d\n", (int)child);
+            fflush(stdout);
+        }
+        FILE *f = fopen(argv[2], "a");
+        if (!f)
+            return 3;
+        fprintf(f, "process %s %d %s\n", argv[3], (int)getpid(), argv[4]);
+        fclose(f);
     } else if (!strcmp(mode, "exit") && argc == 3) {
         return atoi(argv[2]);
     } else if (!strcmp(mode, "kill") && argc == 3) {
