@@ -174,6 +174,31 @@ typedef struct gt_compute_time {
     double time;
 } gt_compute_time;
 
+/* Beyond gpu_tracker (the "gpu_details" section of the JSON): each GPU, and
+ * figures the driver may or may not give, each with why not. */
+#define GT_MAX_GPUS 16
+#define GT_REASON_LEN 256
+
+typedef struct gt_gpu_device {
+    char uuid[96];
+    char name[96];
+    double memory_total; /* in gpu_ram_unit */
+    int selected;        /* counted in gpu_utilization (--guuids) */
+} gt_gpu_device;
+
+typedef struct gt_gpu_details {
+    int ndevices;                    /* all GPUs (the first GT_MAX_GPUS listed) */
+    gt_gpu_device devices[GT_MAX_GPUS];
+    int process_memory_available;    /* main/descendants/combined GPU RAM */
+    char process_memory_reason[GT_REASON_LEN];
+    int process_utilization_available; /* SM percent of the tree's processes */
+    char process_utilization_reason[GT_REASON_LEN];
+    gt_pu_percentages main, descendants, combined; /* hardware: / expected GPUs */
+    int energy_available;            /* energy of the selected GPUs during the run */
+    char energy_reason[GT_REASON_LEN];
+    double energy_joules;
+} gt_gpu_details;
+
 /* How the figures were obtained (the "measurement" section of the JSON). */
 typedef struct gt_measurement {
     int complete;        /* 1: a finished run; 0: a backup written while tracking */
@@ -189,6 +214,7 @@ typedef struct gt_resource_usage {
     gt_cpu_utilization cpu_utilization;
     gt_gpu_utilization gpu_utilization;
     gt_compute_time compute_time;
+    gt_gpu_details gpu_details;
     gt_measurement measurement;
 } gt_resource_usage;
 

@@ -9,6 +9,8 @@
  *   device UUID NAME TOTAL USED UTIL   a GPU (bytes, bytes, percent)
  *   process DEV PID BYTES [graphics]   a process on device DEV (0-based)
  *   fail FUNCTION CODE                 FUNCTION returns CODE
+ *   procutil DEV PID SM                a per-process utilization sample
+ *   energy DEV MILLIJOULES             energy used since the driver loaded
  * Process lists answer NVML_ERROR_INSUFFICIENT_SIZE (with the count needed)
  * when the caller's buffer is too small, as the real library does. */
 #define _GNU_SOURCE
@@ -53,6 +55,12 @@ struct scenario {
         char fn[96];
         int code;
     } fail[MAX_FAIL];
+    int nutil;
+    struct {
+        int dev;
+        unsigned pid, sm;
+    } util[MAX_PROC];
+    unsigned long long energy[MAX_DEV];
 };
 
 static struct scenario sc;
@@ -87,6 +95,15 @@ static void load(void)
             sc.proc[sc.nproc].bytes = x;
             sc.proc[sc.nproc].graphics = !strcmp(g, "graphics");
             sc.nproc++;
+        } else if (!strcmp(kind, "procutil") && sc.nutil < MAX_PROC &&
+                   sscanf(line, "%*s %d %u %u", &dev, &u, &code) == 3) {
+            sc.util[sc.nutil].dev = dev;
+            sc.util[sc.nutil].pid = u;
+            sc.util[sc.nutil].sm = (unsigned)code;
+            sc.nutil++;
+        } else if (!strcmp(kind, "energy") && sscanf(line, "%*s %d %llu", &dev, &x) == 2 &&
+                   dev >= 0 && dev < MAX_DEV) {
+            sc.energy[dev] = x;
         } else if (!strcmp(kind, "fail") && sc.nfail < MAX_FAIL &&
                    sscanf(line, "%*s %95s %d", a, &code) == 2) {
             strcpy(sc.fail[sc.nfail].fn, a);
@@ -232,5 +249,55 @@ int nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned *count,
                                              nvmlProcessInfo_t *infos)
 {
     return processes("nvmlDeviceGetGraphicsRunningProcesses_v3", 1, d, count, infos);
+}
+
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+
+/* Each query's samples are newer than the previous query's. */
+static unsigned long long clock_us = 1000;
+
+int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *out,
+                                    unsigned *count, unsigned long long last_seen)
+{
+    int rc = enter("nvmlDeviceGetProcessUtilization");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    (void)last_seen;
+    unsigned n = 0;
+    for (int k = 0; k < sc.nutil; k++)
+        n += sc.util[k].dev == i;
+    if (n == 0)
+        return 6; /* NVML_ERROR_NOT_FOUND: no sample */
+    if (!out || *count < n) {
+        *count = n;
+        return 7;
+    }
+    clock_us += 1000;
+    n = 0;
+    for (int k = 0; k < sc.nutil; k++)
+        if (sc.util[k].dev == i) {
+            memset(&out[n], 0, sizeof out[n]);
+            out[n].pid = sc.util[k].pid;
+            out[n].timeStamp = clock_us;
+            out[n].smUtil = sc.util[k].sm;
+            n++;
+        }
+    *count = n;
+    return 0;
+}
+
+int nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
+{
+    int rc = enter("nvmlDeviceGetTotalEnergyConsumption");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    *mj = sc.energy[i];
+    return 0;
 }
 #endif

@@ -90,9 +90,15 @@ int main(int argc, char **argv)
         gt_tracker *t = start(0.02, argv[2], 0);
         long mib = atol(argv[3]);
         char *held = work_hold(mib);
-        /* Wait for a sample to have seen it (not for a time). */
-        while (backup_main_total(argv[2]) < (double)mib * 1.048576)
+        /* Wait for a sample to have seen it (not for a time; the bound only
+         * turns a broken backup into a failure instead of a hang). */
+        for (int i = 0; backup_main_total(argv[2]) < (double)mib * 1.048576; i++) {
+            if (i == 12000) {
+                fprintf(stderr, "gt-selftrack: the backup never showed %ld MiB\n", mib);
+                return 4;
+            }
             sleep_for(0.005);
+        }
         (void)held;
         (void)t;
         raise(SIGKILL);

@@ -517,6 +517,29 @@ static void test_gpu_fake(void)
     CHECK_STR(r.err.data, "gpu-tracker: unknown GPU UUID 'GPU-9999'; available GPUs: GPU-1111\n");
     CHECK(access(marker, F_OK) != 0);
     result_free(&r);
+    /* In a PID namespace (a container), the driver's PIDs are the host's:
+     * per-process GPU figures are marked as not available, with why. */
+    if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0) {
+        printf("skipped: the PID namespace check needs root and unshare\n");
+    } else {
+        char *ns_argv[] = {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", GT_BIN,
+                           "--disable-logs", "-f", "json", "--", WORKLOAD_BIN, "exit", "0", NULL};
+        struct child ns = spawn(ns_argv, 0);
+        memset(&r, 0, sizeof r);
+        finish(&ns, &r);
+        CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+        json_object *nj = parse_or_fail(r.out.data, "unshare stdout");
+        json_object *gd = NULL, *pm = NULL, *why = NULL;
+        CHECK(nj && json_object_object_get_ex(nj, "gpu_details", &gd) &&
+              json_object_object_get_ex(gd, "process_memory", &pm) &&
+              json_object_object_get_ex(pm, "reason", &why));
+        if (why)
+            CHECK_STR(json_object_get_string(why), "gpu-tracker runs in a PID namespace (a "
+                      "container): the driver's process IDs are the host's");
+        if (nj)
+            json_object_put(nj);
+        result_free(&r);
+    }
     unsetenv("GPU_TRACKER_NVML_LIBRARY");
     unsetenv("FAKE_NVML_SCENARIO");
 }

@@ -215,6 +215,85 @@ static void test_driver_quirks(void)
     gt_tracker_free(t);
 }
 
+static void test_details(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    char text[2048];
+    snprintf(text, sizeof text, "%sprocutil 0 100 60\nprocutil 1 100 10\nprocutil 0 101 25\n"
+                                "procutil 1 999 90\nenergy 0 1000000\nenergy 1 500000\n",
+             two_gpus);
+    write_scenario(text);
+    gt_options o = options(NULL);
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    /* The run uses 600 J on one GPU and 0.5 J on the other. */
+    snprintf(text, sizeof text, "%sprocutil 0 100 60\nprocutil 1 100 10\nprocutil 0 101 25\n"
+                                "procutil 1 999 90\nenergy 0 1600000\nenergy 1 500500\n",
+             two_gpus);
+    write_scenario(text);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    CHECK(u != NULL);
+    if (u) {
+        const gt_gpu_details *d = &u->gpu_details;
+        CHECK(d->ndevices == 2);
+        CHECK_STR(d->devices[0].uuid, "GPU-aaaa");
+        CHECK_STR(d->devices[1].name, "Fake-T4");
+        CHECK(d->devices[0].memory_total == 16.0 && d->devices[1].selected == 1);
+        CHECK(d->process_memory_available == 1);
+        CHECK(d->process_utilization_available == 1);
+        CHECK(d->main.max_sum_percent == 70.0);       /* 60 + 10 on two GPUs */
+        CHECK(d->main.max_hardware_percent == 35.0);  /* over 2 expected GPUs */
+        CHECK(d->descendants.max_sum_percent == 25.0);
+        CHECK(d->combined.max_sum_percent == 95.0);   /* pid 999 is not ours */
+        CHECK(d->energy_available == 1);
+        CHECK(d->energy_joules == 600.5);
+    }
+    char *json = gt_tracker_to_json(t);
+    CHECK_CONTAINS(json, "\"gpu_details\": {");
+    CHECK_CONTAINS(json, "\"name\": \"Fake-A100\"");
+    CHECK_CONTAINS(json, "\"joules\": 600.5");
+    gt_resource_usage back;
+    CHECK(gt_usage_from_json(json, &back) == GT_OK);
+    CHECK(u && memcmp(&back.gpu_details, &u->gpu_details, sizeof back.gpu_details) == 0);
+    free(json);
+    gt_tracker_free(t);
+
+    /* Where the driver cannot say, each figure says why. */
+    gt_resource_usage r;
+    snprintf(text, sizeof text, "%sfail nvmlDeviceGetProcessUtilization 3\n"
+                                "fail nvmlDeviceGetTotalEnergyConsumption 3\n"
+                                "process 0 100 18446744073709551615\n", two_gpus);
+    write_scenario(text);
+    CHECK(track(&o, &r) == GT_OK);
+    CHECK(!r.gpu_details.process_utilization_available);
+    CHECK_STR(r.gpu_details.process_utilization_reason,
+              "the driver does not report per-process GPU utilization: fake NVML error 3");
+    CHECK(!r.gpu_details.energy_available);
+    CHECK_STR(r.gpu_details.energy_reason, "GPU 0 does not report its energy: fake NVML error 3");
+    CHECK(!r.gpu_details.process_memory_available); /* MIG: a size NVML does not know */
+    CHECK_CONTAINS(r.gpu_details.process_memory_reason, "(MIG, or no permission)");
+    json = gt_usage_to_json(&r);
+    CHECK_CONTAINS(json, "\"energy\": {\n      \"available\": false,\n      \"reason\": \"GPU 0");
+    free(json);
+
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML_MINIMAL, 1);
+    write_scenario(two_gpus);
+    CHECK(track(&o, &r) == GT_OK);
+    CHECK_STR(r.gpu_details.process_utilization_reason,
+              "the NVML library has no nvmlDeviceGetProcessUtilization");
+    CHECK_STR(r.gpu_details.process_memory_reason, "the NVML library cannot list GPU processes");
+    CHECK_STR(r.gpu_details.energy_reason,
+              "the NVML library has no nvmlDeviceGetTotalEnergyConsumption");
+
+    /* No GPU at all: every extra is unavailable for that reason. */
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    CHECK(track(&o, &r) == GT_OK);
+    CHECK(r.gpu_details.ndevices == 0 && !r.gpu_details.energy_available);
+    CHECK_STR(r.gpu_details.energy_reason, r.measurement.gpu_reason);
+}
+
 int main(void)
 {
     root = fx_mkroot();
@@ -232,6 +311,7 @@ int main(void)
     test_uuid_selection();
     test_unavailable();
     test_driver_quirks();
+    test_details();
     fx_rmroot(root);
     return check_exit("test_gpu");
 }

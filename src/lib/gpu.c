@@ -22,17 +22,19 @@ int gpu_reserve_procs(struct gpu *g, size_t n)
     return 0;
 }
 
-int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes)
+int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes, double sm_percent)
 {
     for (size_t i = 0; i < g->nprocs; i++)
         if (g->procs[i].pid == pid) {
             g->procs[i].bytes += bytes;
+            g->procs[i].sm_percent += sm_percent;
             return 0;
         }
     if (gpu_reserve_procs(g, g->nprocs + 1) < 0)
         return -1;
     g->procs[g->nprocs].pid = pid;
     g->procs[g->nprocs].bytes = bytes;
+    g->procs[g->nprocs].sm_percent = sm_percent;
     g->nprocs++;
     return 0;
 }
@@ -98,7 +100,7 @@ enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuid
                               size_t errcap)
 {
     memset(g, 0, sizeof *g);
-    char tried[256] = "";
+    char tried[160] = "";
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         const struct gpu_backend *b = backends[i];
         if (brand && strcmp(brand, b->brand) != 0)
@@ -119,7 +121,7 @@ enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuid
             break; /* the vendor's library is there but unusable: say why */
         }
         if (g->ndevices == 0) {
-            snprintf(g->reason, sizeof g->reason, "%s found no GPU", file);
+            snprintf(g->reason, sizeof g->reason, "%.200s found no GPU", file);
             gpu_close(g);
             break;
         }
@@ -134,7 +136,7 @@ enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuid
                      "AMD GPUs (ROCm SMI) are not supported by this version yet");
         else
             snprintf(g->reason, sizeof g->reason,
-                     "no GPU library found (tried %s; AMD's librocm_smi64.so is not supported "
+                     "no GPU library found (tried %.150s; AMD's librocm_smi64.so is not supported "
                      "by this version yet)", tried);
     }
     if (uuids)

@@ -17,10 +17,11 @@ struct gpu_device {
     int selected;                    /* in gpu_uuids (or all when none given) */
 };
 
-/* A process's GPU memory, summed over the devices it uses. */
+/* A process's GPU memory and SM utilization, summed over its devices. */
 struct gpu_process {
     pid_t pid;
     unsigned long long bytes;
+    double sm_percent;
 };
 
 /* One sample of every device. */
@@ -29,6 +30,9 @@ struct gpu_sample {
     double util_sum_percent;         /* selected devices */
     struct gpu_process *procs;       /* owned by the gpu; valid until the next sample */
     size_t nprocs;
+    int proc_util_ok;                /* sm_percent was measured (else see reason) */
+    int energy_ok;                   /* energy_mj was measured */
+    unsigned long long energy_mj;    /* selected devices, since gpu_open */
 };
 
 struct gpu_backend;
@@ -42,6 +46,10 @@ struct gpu {
     struct gpu_process *procs;
     size_t nprocs, capprocs;
     char reason[256];                  /* why there are no GPU figures */
+    /* Why a figure beyond gpu_tracker's is missing ("" when it is there). */
+    char proc_util_reason[256];        /* per-process utilization */
+    char proc_memory_reason[256];      /* per-process memory */
+    char energy_reason[256];           /* energy */
 };
 
 /* What gpu_open() found. */
@@ -68,8 +76,8 @@ void gpu_close(struct gpu *g);
 /* Grows g->procs to hold n entries; -1 when out of memory. */
 int gpu_reserve_procs(struct gpu *g, size_t n);
 
-/* For backends: adds bytes to pid's entry in g->procs. */
-int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes);
+/* For backends: adds bytes and SM percent to pid's entry in g->procs. */
+int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes, double sm_percent);
 
 /* A backend: a table of what gpu.c calls. */
 struct gpu_backend {

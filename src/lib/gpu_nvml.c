@@ -14,6 +14,8 @@ typedef int nvmlReturn_t;
 typedef void *nvmlDevice_t;
 #define NVML_SUCCESS 0
 #define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_NO_PERMISSION 4
+#define NVML_ERROR_NOT_FOUND 6
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFULL
 typedef struct {
@@ -28,6 +30,11 @@ typedef struct { /* nvmlProcessInfo_t of the _v2/_v3 process queries */
     unsigned int gpuInstanceId;
     unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp; /* microseconds */
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
 typedef nvmlReturn_t (*process_query_fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 
 struct nvml {
@@ -41,9 +48,16 @@ struct nvml {
     nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
     nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t *);       /* optional */
     process_query_fn compute, graphics;                                  /* optional */
+    nvmlReturn_t (*process_utilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t *,
+                                        unsigned int *, unsigned long long); /* optional */
+    nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);          /* optional, mJ */
     nvmlDevice_t devices[GPU_MAX_DEVICES];
     nvmlProcessInfo_t *infos;
     unsigned int capinfos;
+    nvmlProcessUtilizationSample_t *util_samples;
+    unsigned int cap_util_samples;
+    unsigned long long last_seen[GPU_MAX_DEVICES]; /* newest utilization sample read */
+    unsigned long long energy_base[GPU_MAX_DEVICES];
 };
 
 static const char *nvml_error(struct nvml *n, nvmlReturn_t rc)
@@ -87,6 +101,18 @@ static int nvml_init(struct gpu *g)
                                                    "nvmlDeviceGetComputeRunningProcesses_v2"));
     *(void **)&n->graphics = symbol(g->lib, SYMBOLS("nvmlDeviceGetGraphicsRunningProcesses_v3",
                                                     "nvmlDeviceGetGraphicsRunningProcesses_v2"));
+    *(void **)&n->process_utilization =
+        symbol(g->lib, SYMBOLS("nvmlDeviceGetProcessUtilization"));
+    *(void **)&n->energy = symbol(g->lib, SYMBOLS("nvmlDeviceGetTotalEnergyConsumption"));
+    if (!n->compute && !n->graphics)
+        snprintf(g->proc_memory_reason, sizeof g->proc_memory_reason,
+                 "the NVML library cannot list GPU processes");
+    if (!n->process_utilization)
+        snprintf(g->proc_util_reason, sizeof g->proc_util_reason,
+                 "the NVML library has no nvmlDeviceGetProcessUtilization");
+    if (!n->energy)
+        snprintf(g->energy_reason, sizeof g->energy_reason,
+                 "the NVML library has no nvmlDeviceGetTotalEnergyConsumption");
     if (!n->init || !n->shutdown || !n->count || !n->handle || !n->uuid || !n->memory) {
         snprintf(g->reason, sizeof g->reason,
                  "the NVML library lacks nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetUUID or "
@@ -120,6 +146,10 @@ static int nvml_init(struct gpu *g)
         if (!n->name || n->name(n->devices[i], d->name, sizeof d->name) != NVML_SUCCESS)
             snprintf(d->name, sizeof d->name, "unknown");
         d->memory_total = mem.total;
+        if (n->energy && !*g->energy_reason &&
+            (rc = n->energy(n->devices[i], &n->energy_base[i])) != NVML_SUCCESS)
+            snprintf(g->energy_reason, sizeof g->energy_reason,
+                     "GPU %u does not report its energy: %s", i, nvml_error(n, rc));
     }
     g->ndevices = (int)count;
     return 0;
@@ -152,14 +182,69 @@ static int add_processes(struct gpu *g, struct nvml *n, process_query_fn query, 
         }
         for (unsigned int i = 0; i < count && i < n->capinfos; i++) {
             unsigned long long bytes = n->infos[i].usedGpuMemory;
-            if (bytes == NVML_VALUE_NOT_AVAILABLE)
-                bytes = 0; /* e.g. MIG without permission: present, size unknown */
-            if (gpu_add_process(g, (pid_t)n->infos[i].pid, bytes) < 0)
+            if (bytes == NVML_VALUE_NOT_AVAILABLE) {
+                /* e.g. MIG, or no permission: the process is there, its size not */
+                bytes = 0;
+                if (!*g->proc_memory_reason)
+                    snprintf(g->proc_memory_reason, sizeof g->proc_memory_reason,
+                             "the driver does not report the GPU memory of each process "
+                             "(MIG, or no permission)");
+            }
+            if (gpu_add_process(g, (pid_t)n->infos[i].pid, bytes, 0.0) < 0)
                 return -1;
         }
         return 0;
     }
     return 0; /* the list kept growing between calls: count it next time */
+}
+
+/* Adds each process's SM utilization on one device: its newest sample since
+ * the last call. 0 when there is none (nothing ran) or the call is not
+ * supported (the reason is kept); -1 when out of memory. */
+static int add_process_utilization(struct gpu *g, struct nvml *n, int dev_index)
+{
+    if (!n->process_utilization || *g->proc_util_reason)
+        return 0;
+    nvmlDevice_t dev = n->devices[dev_index];
+    unsigned int count = 0;
+    nvmlReturn_t rc = n->process_utilization(dev, NULL, &count, n->last_seen[dev_index]);
+    if (rc == NVML_ERROR_NOT_FOUND)
+        return 0; /* no process sample newer than the last one */
+    if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
+        snprintf(g->proc_util_reason, sizeof g->proc_util_reason,
+                 "the driver does not report per-process GPU utilization: %s", nvml_error(n, rc));
+        return 0;
+    }
+    if (count > n->cap_util_samples) {
+        nvmlProcessUtilizationSample_t *p = realloc(n->util_samples, (count + 16) * sizeof *p);
+        if (!p)
+            return -1;
+        n->util_samples = p;
+        n->cap_util_samples = count + 16;
+    }
+    count = n->cap_util_samples;
+    rc = n->process_utilization(dev, n->util_samples, &count, n->last_seen[dev_index]);
+    if (rc == NVML_ERROR_NOT_FOUND || rc == NVML_ERROR_INSUFFICIENT_SIZE)
+        return 0; /* none, or more came meanwhile: next time */
+    if (rc != NVML_SUCCESS) {
+        snprintf(g->proc_util_reason, sizeof g->proc_util_reason,
+                 "the driver does not report per-process GPU utilization: %s", nvml_error(n, rc));
+        return 0;
+    }
+    unsigned long long newest = n->last_seen[dev_index];
+    for (unsigned int i = 0; i < count && i < n->cap_util_samples; i++) {
+        const nvmlProcessUtilizationSample_t *s = &n->util_samples[i];
+        /* Only a process's newest sample counts. */
+        int latest = 1;
+        for (unsigned int j = 0; j < count && latest; j++)
+            latest = !(n->util_samples[j].pid == s->pid && n->util_samples[j].timeStamp > s->timeStamp);
+        if (latest && gpu_add_process(g, (pid_t)s->pid, 0, (double)s->smUtil) < 0)
+            return -1;
+        if (s->timeStamp > newest)
+            newest = s->timeStamp;
+    }
+    n->last_seen[dev_index] = newest;
+    return 0;
 }
 
 static int nvml_sample(struct gpu *g, struct gpu_sample *s)
@@ -178,9 +263,20 @@ static int nvml_sample(struct gpu *g, struct gpu_sample *s)
         nvmlUtilization_t util;
         if (g->devices[i].selected && n->utilization && n->utilization(dev, &util) == NVML_SUCCESS)
             s->util_sum_percent += util.gpu;
-        if (add_processes(g, n, n->compute, dev) < 0 || add_processes(g, n, n->graphics, dev) < 0)
+        if (add_processes(g, n, n->compute, dev) < 0 || add_processes(g, n, n->graphics, dev) < 0 ||
+            add_process_utilization(g, n, i) < 0)
             return -1;
+        unsigned long long mj;
+        if (g->devices[i].selected && n->energy && !*g->energy_reason) {
+            if ((rc = n->energy(dev, &mj)) == NVML_SUCCESS)
+                s->energy_mj += mj >= n->energy_base[i] ? mj - n->energy_base[i] : 0;
+            else
+                snprintf(g->energy_reason, sizeof g->energy_reason,
+                         "GPU %d does not report its energy: %s", i, nvml_error(n, rc));
+        }
     }
+    s->proc_util_ok = !*g->proc_util_reason;
+    s->energy_ok = !*g->energy_reason;
     return 0;
 }
 
@@ -192,6 +288,7 @@ static void nvml_shutdown(struct gpu *g)
     if (n->shutdown)
         n->shutdown();
     free(n->infos);
+    free(n->util_samples);
 }
 
 const struct gpu_backend gpu_nvml_backend = {

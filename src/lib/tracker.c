@@ -38,6 +38,20 @@
  * once a second: each write is an fsync, and at 100 samples a second that is
  * disk traffic for little gain (at most a second of results is at risk). */
 #define BACKUP_PERIOD 1.0
+#define PID_NAMESPACE_REASON \
+    "gpu-tracker runs in a PID namespace (a container): the driver's process IDs are the host's"
+
+/* 1 when we run in a PID namespace other than the host's (a container): the
+ * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO). */
+static int in_pid_namespace(void)
+{
+    char link[64];
+    ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link - 1);
+    if (n <= 0)
+        return 0; /* cannot tell: assume the host's */
+    link[n] = '\0';
+    return strcmp(link, "pid:[4026531836]") != 0;
+}
 
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 
@@ -59,6 +73,7 @@ struct gt_tracker {
     struct system_reader sys;
     struct gpu gpu;    /* gpu.backend NULL: no GPU figures (gpu.reason says why) */
     int gpu_failed;    /* the driver failed mid-run: no more GPU samples */
+    int in_pid_namespace; /* the driver's PIDs cannot be matched to ours */
     int warned_tree, warned_sys, warned_fds, warned_backup;
     double last_backup;
     pid_t sampler_tid;
@@ -71,6 +86,9 @@ struct gt_tracker {
     struct usage_acc acc;
     double stop_time;
     char gpu_reason[256];  /* why GPU figures are missing ("" if they are not) */
+    /* The backend's reasons for missing extras, copied at each sample. */
+    char gpu_proc_memory_reason[GT_REASON_LEN], gpu_proc_util_reason[GT_REASON_LEN],
+        gpu_energy_reason[GT_REASON_LEN];
     gt_resource_usage usage;
 };
 
@@ -200,6 +218,18 @@ static void destroy(gt_tracker *t)
     free(t);
 }
 
+/* The backend's reasons for missing figures, for readers of the results.
+ * Caller holds the lock (and owns t->gpu). */
+static void copy_gpu_reasons_locked(gt_tracker *t)
+{
+    const char *none = t->gpu_reason[0] ? t->gpu_reason : NULL;
+    snprintf(t->gpu_proc_memory_reason, GT_REASON_LEN, "%s",
+             none ? none : t->in_pid_namespace ? PID_NAMESPACE_REASON : t->gpu.proc_memory_reason);
+    snprintf(t->gpu_proc_util_reason, GT_REASON_LEN, "%s",
+             none ? none : t->in_pid_namespace ? PID_NAMESPACE_REASON : t->gpu.proc_util_reason);
+    snprintf(t->gpu_energy_reason, GT_REASON_LEN, "%s", none ? none : t->gpu.energy_reason);
+}
+
 gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
 {
     gt_clear_error();
@@ -277,6 +307,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     for (int i = 0; i < t->gpu.ndevices; i++)
         gpu_capacity += t->gpu.devices[i].memory_total;
     snprintf(t->gpu_reason, sizeof t->gpu_reason, "%s", gr == GPU_AVAILABLE ? "" : t->gpu.reason);
+    t->in_pid_namespace = in_pid_namespace();
+    copy_gpu_reasons_locked(t); /* no thread yet */
 
     t->units.ram_unit = t->ram_unit;
     t->units.gpu_ram_unit = t->gpu_ram_unit;
@@ -312,6 +344,20 @@ static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
     usage_result(&t->acc, &t->units, end_time - t->start_time, &t->usage);
     t->usage.measurement.complete = complete;
     t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
+    gt_gpu_details *d = &t->usage.gpu_details;
+    d->ndevices = t->gpu.ndevices < GT_MAX_GPUS ? t->gpu.ndevices : GT_MAX_GPUS;
+    for (int i = 0; i < d->ndevices; i++) {
+        snprintf(d->devices[i].uuid, sizeof d->devices[i].uuid, "%s", t->gpu.devices[i].uuid);
+        snprintf(d->devices[i].name, sizeof d->devices[i].name, "%s", t->gpu.devices[i].name);
+        d->devices[i].memory_total = (double)t->gpu.devices[i].memory_total / t->units.gpu_ram_divisor;
+        d->devices[i].selected = t->gpu.devices[i].selected;
+    }
+    snprintf(d->process_memory_reason, GT_REASON_LEN, "%s", t->gpu_proc_memory_reason);
+    snprintf(d->process_utilization_reason, GT_REASON_LEN, "%s", t->gpu_proc_util_reason);
+    snprintf(d->energy_reason, GT_REASON_LEN, "%s", t->gpu_energy_reason);
+    d->process_memory_available = !d->process_memory_reason[0];
+    d->process_utilization_available = !d->process_utilization_reason[0];
+    d->energy_available = !d->energy_reason[0];
     snprintf(t->usage.measurement.gpu_reason, sizeof t->usage.measurement.gpu_reason, "%s",
              t->gpu_reason);
 }
@@ -357,12 +403,18 @@ static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs)
     memset(gs, 0, sizeof *gs);
     gs->system_used = s.memory_used;
     gs->util_sum_percent = s.util_sum_percent;
+    gs->proc_util_ok = s.proc_util_ok;
+    gs->energy_ok = s.energy_ok;
+    gs->energy_mj = s.energy_mj;
     for (size_t i = 0; i < s.nprocs; i++) {
         int role = tree_role_of(&t->tree, s.procs[i].pid);
-        if (role == 1)
+        if (role == 1) {
             gs->main_bytes += s.procs[i].bytes;
-        else if (role == 2)
+            gs->main_sm += s.procs[i].sm_percent;
+        } else if (role == 2) {
             gs->desc_bytes += s.procs[i].bytes;
+            gs->desc_sm += s.procs[i].sm_percent;
+        }
     }
     return 0;
 }
@@ -408,6 +460,7 @@ static double take_sample(gt_tracker *t, int in_sampler)
     pthread_mutex_lock(&t->lock);
     usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL,
               gpu_ok ? &gs : NULL);
+    copy_gpu_reasons_locked(t);
     pthread_mutex_unlock(&t->lock);
     /* Half an interval of slack, so that at sleep_time >= BACKUP_PERIOD
      * schedule jitter never skips a write. */

@@ -99,6 +99,16 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
     raise_double(&a->gpu_util_max, g->util_sum_percent);
     a->gpu_util_total += g->util_sum_percent;
     a->gpu_util_samples++;
+    if (g->proc_util_ok) {
+        double sm[3] = {g->main_sm, g->desc_sm, g->main_sm + g->desc_sm};
+        for (int i = 0; i < 3; i++) {
+            raise_double(&a->gpu_sm_max[i], sm[i]);
+            a->gpu_sm_total[i] += sm[i];
+        }
+        a->gpu_sm_samples++;
+    }
+    if (g->energy_ok)
+        raise_ull(&a->gpu_energy_mj, g->energy_mj);
 }
 
 void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
@@ -229,6 +239,14 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     gpu->n_expected_gpus = a->gpu_expected;
     double gpu_mean = a->gpu_util_samples ? a->gpu_util_total / (double)a->gpu_util_samples : 0.0;
     set_percentages(&gpu->gpu_percentages, a->gpu_util_max, gpu_mean, a->gpu_expected);
+
+    gt_gpu_details *d = &out->gpu_details;
+    gt_pu_percentages *sm[3] = {&d->main, &d->descendants, &d->combined};
+    for (int i = 0; i < 3; i++)
+        set_percentages(sm[i], a->gpu_sm_max[i],
+                        a->gpu_sm_samples ? a->gpu_sm_total[i] / (double)a->gpu_sm_samples : 0.0,
+                        a->gpu_expected);
+    d->energy_joules = (double)a->gpu_energy_mj / 1000.0;
 
     gt_cpu_utilization *cpu = &out->cpu_utilization;
     cpu->system_core_count = u->system_core_count;

@@ -18,6 +18,10 @@ struct gpu_tree_sample {
     unsigned long long system_used; /* all GPUs */
     unsigned long long main_bytes, desc_bytes;
     double util_sum_percent;        /* selected GPUs */
+    int proc_util_ok;               /* main_sm/desc_sm were measured */
+    double main_sm, desc_sm;        /* SM percent of the tree's processes */
+    int energy_ok;
+    unsigned long long energy_mj;   /* selected GPUs, since tracking began */
 };
 
 struct rss_peak {
@@ -57,6 +61,9 @@ struct usage_acc {
     unsigned long long gpu_system_max, gpu_main_max, gpu_desc_max, gpu_comb_max;
     double gpu_util_max, gpu_util_total;
     long gpu_util_samples;
+    double gpu_sm_max[3], gpu_sm_total[3]; /* main, descendants, combined */
+    long gpu_sm_samples;
+    unsigned long long gpu_energy_mj;
 };
 
 void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second);

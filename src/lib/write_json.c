@@ -52,6 +52,47 @@ static json_object *string_array(const char *const *items)
     return a;
 }
 
+/* {"available": true, ...} or {"available": false, "reason": "..."}. */
+static json_object *optional_object(int available, const char *reason)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "available", json_object_new_boolean(available));
+    if (!available)
+        json_object_object_add(o, "reason", json_object_new_string(reason));
+    return o;
+}
+
+static json_object *gpu_details_object(const gt_gpu_details *d)
+{
+    json_object *g = json_object_new_object();
+    json_object *devices = json_object_new_array();
+    for (int i = 0; i < d->ndevices && i < GT_MAX_GPUS; i++) {
+        json_object *dev = json_object_new_object();
+        add_int(dev, "index", i);
+        json_object_object_add(dev, "uuid", json_object_new_string(d->devices[i].uuid));
+        json_object_object_add(dev, "name", json_object_new_string(d->devices[i].name));
+        add_float(dev, "memory_total", d->devices[i].memory_total);
+        json_object_object_add(dev, "selected", json_object_new_boolean(d->devices[i].selected));
+        json_object_array_add(devices, dev);
+    }
+    json_object_object_add(g, "devices", devices);
+    json_object_object_add(g, "process_memory", optional_object(d->process_memory_available,
+                                                                 d->process_memory_reason));
+    json_object *util = optional_object(d->process_utilization_available,
+                                        d->process_utilization_reason);
+    if (d->process_utilization_available) {
+        json_object_object_add(util, "main", percent_object(&d->main));
+        json_object_object_add(util, "descendants", percent_object(&d->descendants));
+        json_object_object_add(util, "combined", percent_object(&d->combined));
+    }
+    json_object_object_add(g, "process_utilization", util);
+    json_object *energy = optional_object(d->energy_available, d->energy_reason);
+    if (d->energy_available)
+        add_float(energy, "joules", d->energy_joules);
+    json_object_object_add(g, "energy", energy);
+    return g;
+}
+
 /* Which figures are exact and which sampled (docs/metrics.md says why). */
 static const char *const exact_fields[] = {
     "compute_time.time",
@@ -72,6 +113,9 @@ static const char *const sampled_fields[] = {
     "cpu_utilization.*.max_sum_percent",
     "cpu_utilization.*.max_hardware_percent",
     "cpu_utilization.*_n_threads",
+    "max_gpu_ram.*",
+    "gpu_utilization.*",
+    "gpu_details.process_utilization.*",
     NULL,
 };
 
@@ -121,6 +165,8 @@ char *gt_usage_to_json(const gt_resource_usage *u)
     json_object_object_add(time, "unit", json_object_new_string(u->compute_time.unit));
     add_float(time, "time", u->compute_time.time);
     json_object_object_add(root, "compute_time", time);
+
+    json_object_object_add(root, "gpu_details", gpu_details_object(&u->gpu_details));
 
     json_object *m = json_object_new_object();
     json_object_object_add(m, "complete", json_object_new_boolean(u->measurement.complete));
@@ -220,6 +266,49 @@ static void get_percent(struct reader *r, json_object *o, const char *path, cons
     p->mean_hardware_percent = get_double(r, x, sub, "mean_hardware_percent");
 }
 
+/* Reads {"available": ..., "reason": ...}; returns the object, or NULL. */
+static json_object *read_optional(struct reader *r, json_object *o, const char *key, int *available,
+                                  char *reason)
+{
+    char path[64];
+    snprintf(path, sizeof path, "gpu_details.%s", key);
+    json_object *x = member(r, o, "gpu_details", key, json_type_object);
+    json_object *v = member(r, x, path, "available", json_type_boolean);
+    *available = v ? json_object_get_boolean(v) : 0;
+    json_object *why;
+    if (x && json_object_object_get_ex(x, "reason", &why) && json_object_is_type(why, json_type_string))
+        snprintf(reason, GT_REASON_LEN, "%s", json_object_get_string(why));
+    return x;
+}
+
+static void read_gpu_details(struct reader *r, json_object *gd, gt_gpu_details *d)
+{
+    json_object *devices = member(r, gd, "gpu_details", "devices", json_type_array);
+    size_t n = devices ? json_object_array_length(devices) : 0;
+    for (size_t i = 0; i < n && i < GT_MAX_GPUS; i++) {
+        json_object *dev = json_object_array_get_idx(devices, i), *v;
+        gt_gpu_device *out = &d->devices[d->ndevices++];
+        if (json_object_object_get_ex(dev, "uuid", &v))
+            snprintf(out->uuid, sizeof out->uuid, "%s", json_object_get_string(v));
+        if (json_object_object_get_ex(dev, "name", &v))
+            snprintf(out->name, sizeof out->name, "%s", json_object_get_string(v));
+        out->memory_total = get_double(r, dev, "gpu_details.devices[]", "memory_total");
+        if (json_object_object_get_ex(dev, "selected", &v))
+            out->selected = json_object_get_boolean(v);
+    }
+    read_optional(r, gd, "process_memory", &d->process_memory_available, d->process_memory_reason);
+    json_object *util = read_optional(r, gd, "process_utilization", &d->process_utilization_available,
+                                      d->process_utilization_reason);
+    if (d->process_utilization_available) {
+        get_percent(r, util, "gpu_details.process_utilization", "main", &d->main);
+        get_percent(r, util, "gpu_details.process_utilization", "descendants", &d->descendants);
+        get_percent(r, util, "gpu_details.process_utilization", "combined", &d->combined);
+    }
+    json_object *energy = read_optional(r, gd, "energy", &d->energy_available, d->energy_reason);
+    if (d->energy_available)
+        d->energy_joules = get_double(r, energy, "gpu_details.energy", "joules");
+}
+
 gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
 {
     gt_clear_error();
@@ -271,7 +360,11 @@ gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
     get_unit(&r, time, "compute_time", u->compute_time.unit);
     u->compute_time.time = get_double(&r, time, "compute_time", "time");
 
-    /* "measurement" is ours; gpu_tracker's documents lack it (and are complete). */
+    /* "gpu_details" and "measurement" are ours; gpu_tracker's documents lack
+     * them (and are complete). */
+    json_object *gd = NULL;
+    if (r.status == GT_OK && json_object_object_get_ex(root, "gpu_details", &gd))
+        read_gpu_details(&r, gd, &u->gpu_details);
     u->measurement.complete = 1;
     json_object *m = NULL;
     if (r.status == GT_OK && json_object_object_get_ex(root, "measurement", &m) &&
