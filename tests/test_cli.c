@@ -158,9 +158,8 @@ static void test_text_output(void)
         at = next ? next + strlen(order[i]) : NULL;
     }
     /* One warning: no GPU library. */
-    CHECK_STR(r.err.data, "gpu-tracker: warning: no GPU library found (tried libnvidia-ml.so.1; "
-                          "AMD's librocm_smi64.so is not supported by this version yet): GPU RAM "
-                          "and GPU utilization are reported as 0\n");
+    CHECK_STR(r.err.data, "gpu-tracker: warning: no GPU library found (tried libnvidia-ml.so.1, "
+                          "librocm_smi64.so): GPU RAM and GPU utilization are reported as 0\n");
     result_free(&r);
     r = gt("--disable-logs", "-e", WORKLOAD_BIN " exit 0", NULL);
     CHECK_STR(r.err.data, "");

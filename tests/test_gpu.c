@@ -12,6 +12,7 @@
 
 #define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
 #define FAKE_NVML_MINIMAL WORKLOAD_DIR "/libfake-nvml-minimal.so"
+#define FAKE_RSMI WORKLOAD_DIR "/libfake-rsmi.so"
 
 static char *root;
 static char scenario[4096];
@@ -137,9 +138,9 @@ static void test_unavailable(void)
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     CHECK(track(&o, &u) == GT_OK);
     CHECK(warnings == 1);
-    CHECK_STR(last_warning, "no GPU library found (tried /nonexistent/libnvidia-ml.so.1; AMD's "
-                            "librocm_smi64.so is not supported by this version yet): GPU RAM "
-                            "and GPU utilization are reported as 0");
+    CHECK_STR(last_warning, "no GPU library found (tried /nonexistent/libnvidia-ml.so.1, "
+                            "/nonexistent/librocm_smi64.so): GPU RAM and GPU utilization are "
+                            "reported as 0");
     CHECK(u.measurement.gpu_available == 0);
     CHECK(u.gpu_utilization.system_gpu_count == 0 && u.max_gpu_ram.system_capacity == 0.0);
 
@@ -157,7 +158,104 @@ static void test_unavailable(void)
     o.gpu_brand = "amd";
     write_scenario(two_gpus);
     CHECK(track(&o, &u) == GT_OK);
-    CHECK_STR(u.measurement.gpu_reason, "AMD GPUs (ROCm SMI) are not supported by this version yet");
+    CHECK_STR(u.measurement.gpu_reason, "no GPU library found (tried /nonexistent/librocm_smi64.so)");
+}
+
+static char rsmi_scenario[4096];
+
+static void write_rsmi(const char *text)
+{
+    FILE *f = fopen(rsmi_scenario, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char two_amd[] =
+    "device 1111 Fake-MI300 192000000000 5000000000 40\n"
+    "device 2222 Fake-MI250 64000000000 1000000000 20\n"
+    "process 100 3000000000\n"
+    "process 101 1000000000\n"
+    "process 999 500000000\n"
+    "energy 0 1000 1.0\n"
+    "energy 1 1000 1.0\n";
+
+static void test_amd(void)
+{
+    snprintf(rsmi_scenario, sizeof rsmi_scenario, "%s/rsmi-scenario", root);
+    setenv("FAKE_RSMI_SCENARIO", rsmi_scenario, 1);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", FAKE_RSMI, 1);
+    write_rsmi(two_amd);
+    gt_options o = options(NULL);
+    o.gpu_brand = "amd";
+    gt_resource_usage u;
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(warnings == 0 && u.measurement.gpu_available == 1);
+    CHECK(u.max_gpu_ram.system_capacity == 256.0);
+    CHECK(u.max_gpu_ram.system == 6.0);
+    CHECK(u.max_gpu_ram.main == 3.0 && u.max_gpu_ram.descendants == 1.0);
+    CHECK(u.max_gpu_ram.combined == 4.0);
+    CHECK(u.gpu_utilization.system_gpu_count == 2 && u.gpu_utilization.n_expected_gpus == 2);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 60.0);
+    CHECK(u.gpu_utilization.gpu_percentages.max_hardware_percent == 30.0);
+    CHECK_STR(u.gpu_details.devices[0].uuid, "0000000000001111");
+    CHECK_STR(u.gpu_details.devices[1].name, "Fake-MI250");
+    CHECK(!u.gpu_details.process_utilization_available);
+    CHECK_STR(u.gpu_details.process_utilization_reason,
+              "ROCm SMI reports compute-unit occupancy, not utilization, per process");
+    CHECK(u.gpu_details.energy_available && u.gpu_details.energy_joules == 0.0);
+
+    /* Auto-detection: no NVML, or an NVML whose driver is not there. */
+    o.gpu_brand = NULL;
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    CHECK(track(&o, &u) == GT_OK && u.max_gpu_ram.main == 3.0);
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    write_scenario("init 9\n");
+    CHECK(track(&o, &u) == GT_OK && u.max_gpu_ram.main == 3.0);
+    CHECK_STR(u.gpu_details.devices[0].name, "Fake-MI300");
+    /* ... but NVIDIA first when both work. */
+    write_scenario(two_gpus);
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK_STR(u.gpu_details.devices[0].name, "Fake-A100");
+
+    /* UUIDs select GPUs as with NVIDIA. */
+    o = options("0000000000002222");
+    o.gpu_brand = "amd";
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.gpu_utilization.n_expected_gpus == 1);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 20.0);
+    gt_tracker *t;
+    o = options("1111");
+    o.gpu_brand = "amd";
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "unknown GPU UUID '1111'; available GPUs: 0000000000001111, "
+                               "0000000000002222");
+
+    /* Energy over the run, NOT_SUPPORTED busy percent, a long process list. */
+    o = options(NULL);
+    o.gpu_brand = "amd";
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    char *text = malloc(64 * 1024);
+    int n = snprintf(text, 64 * 1024, "device 1111 A 100000000000 0 40\n"
+                                      "device 2222 B 100000000000 0 20\n"
+                                      "energy 0 250500 2.0\nenergy 1 1000 1.0\n"
+                                      "fail rsmi_dev_busy_percent_get 2\nprocess 100 9000000000\n");
+    for (int pid = 2000; pid < 2300; pid++)
+        n += snprintf(text + n, 64 * 1024 - (size_t)n, "process %d 1000\n", pid);
+    write_rsmi(text);
+    free(text);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *r = gt_tracker_usage(t);
+    CHECK(r && r->gpu_details.energy_joules == 0.5); /* (250500 x 2 - 1000 x 1) uJ */
+    CHECK(r && r->gpu_utilization.gpu_percentages.max_sum_percent == 0.0);
+    CHECK(r && r->max_gpu_ram.main == 9.0);
+    gt_tracker_free(t);
+
+    /* ROCm SMI that cannot start. */
+    write_rsmi("init 8\ndevice 1111 A 1000 0 0\n");
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK_STR(u.measurement.gpu_reason, "ROCm SMI could not start: fake ROCm SMI error 8");
+    unsetenv("GPU_TRACKER_RSMI_LIBRARY");
 }
 
 static void test_driver_quirks(void)
@@ -306,12 +404,15 @@ int main(void)
     fx_proc_write(root, &c);
     snprintf(scenario, sizeof scenario, "%s/scenario", root);
     setenv("FAKE_NVML_SCENARIO", scenario, 1);
+    /* No AMD library unless a test names one. */
+    setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
 
     test_two_gpus();
     test_uuid_selection();
     test_unavailable();
     test_driver_quirks();
     test_details();
+    test_amd();
     fx_rmroot(root);
     return check_exit("test_gpu");
 }

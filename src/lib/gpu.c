@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct gpu_backend *const backends[] = {&gpu_nvml_backend};
+static const struct gpu_backend *const backends[] = {&gpu_nvml_backend, &gpu_rsmi_backend};
 
 int gpu_reserve_procs(struct gpu *g, size_t n)
 {
@@ -99,8 +99,10 @@ static enum gpu_open_result select_devices(struct gpu *g, const char *uuids, cha
 enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuids, char *err,
                               size_t errcap)
 {
+    char tried[200] = "", failure[256] = "";
     memset(g, 0, sizeof *g);
-    char tried[160] = "";
+    /* NVIDIA first, then AMD; a library that loads but cannot start (no
+     * driver, no GPU) does not stop us from trying the next one. */
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         const struct gpu_backend *b = backends[i];
         if (brand && strcmp(brand, b->brand) != 0)
@@ -109,36 +111,35 @@ enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuid
         if (!file || !*file)
             file = b->library;
         size_t used = strlen(tried);
-        snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", file);
-        g->lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-        if (!g->lib)
+        snprintf(tried + used, sizeof tried - used, "%s%.80s", used ? ", " : "", file);
+        void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+        if (!lib)
             continue;
+        memset(g, 0, sizeof *g);
+        g->lib = lib;
         g->backend = b;
-        if (b->init(g) < 0) {
-            dlclose(g->lib);
-            g->lib = NULL;
-            g->backend = NULL;
-            break; /* the vendor's library is there but unusable: say why */
-        }
-        if (g->ndevices == 0) {
-            snprintf(g->reason, sizeof g->reason, "%.200s found no GPU", file);
-            gpu_close(g);
+        int ok = b->init(g) == 0;
+        if (ok && g->ndevices > 0)
             break;
+        if (!*failure) {
+            if (ok)
+                snprintf(failure, sizeof failure, "%.200s found no GPU", file);
+            else
+                snprintf(failure, sizeof failure, "%s", g->reason);
         }
+        gpu_close(g);
+        memset(g, 0, sizeof *g);
+    }
+    if (g->backend) {
         enum gpu_open_result r = select_devices(g, uuids, err, errcap);
         if (r != GPU_AVAILABLE)
             gpu_close(g);
         return r;
     }
-    if (!*g->reason) {
-        if (brand && strcmp(brand, "amd") == 0)
-            snprintf(g->reason, sizeof g->reason,
-                     "AMD GPUs (ROCm SMI) are not supported by this version yet");
-        else
-            snprintf(g->reason, sizeof g->reason,
-                     "no GPU library found (tried %.150s; AMD's librocm_smi64.so is not supported "
-                     "by this version yet)", tried);
-    }
+    if (*failure)
+        snprintf(g->reason, sizeof g->reason, "%s", failure);
+    else
+        snprintf(g->reason, sizeof g->reason, "no GPU library found (tried %s)", tried);
     if (uuids)
         return select_devices(g, uuids, err, errcap) == GPU_AVAILABLE ? GPU_UNAVAILABLE
                                                                      : GPU_BAD_UUIDS;

@@ -1,6 +1,6 @@
 /* gpu.h - the vendor-neutral view of GPUs, with one backend per vendor
- * library (NVML for NVIDIA; ROCm SMI for AMD is not written yet), each loaded
- * with dlopen at run time and never linked. */
+ * library (NVML for NVIDIA, ROCm SMI for AMD), each loaded with dlopen at run
+ * time and never linked. */
 #ifndef GT_GPU_H
 #define GT_GPU_H
 
@@ -61,8 +61,8 @@ enum gpu_open_result {
 
 /* Loads the library of brand (NULL: NVIDIA, then AMD), initializes it and
  * lists the devices; uuids (comma-separated, or NULL for all) selects those
- * whose utilization counts. Environment GPU_TRACKER_NVML_LIBRARY names a
- * library file to load instead of the system's. */
+ * whose utilization counts. GPU_TRACKER_NVML_LIBRARY / GPU_TRACKER_RSMI_LIBRARY
+ * in the environment name a library file to load instead of the system's. */
 enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuids, char *err,
                               size_t errcap);
 
@@ -93,5 +93,6 @@ struct gpu_backend {
 };
 
 extern const struct gpu_backend gpu_nvml_backend;
+extern const struct gpu_backend gpu_rsmi_backend;
 
 #endif

@@ -1,0 +1,230 @@
+/* gpu_rsmi.c - AMD GPUs through ROCm SMI (librocm_smi64.so), declared here by
+ * hand from AMD's documented API and loaded with dlopen at run time.
+ *
+ * A GPU's UUID is its 64-bit unique id in hex (rsmi_dev_unique_id_get), the
+ * same string gpu-tracker lists and --guuids takes. Per-process memory is the
+ * process's VRAM summed over GPUs (rsmi_compute_process_info_get). ROCm SMI
+ * reports compute-unit occupancy rather than a utilization percent per
+ * process, so per-process utilization is not available for AMD. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+
+typedef int rsmi_status_t;
+#define RSMI_STATUS_SUCCESS 0
+#define RSMI_STATUS_NOT_SUPPORTED 2
+#define RSMI_STATUS_INSUFFICIENT_SIZE 11
+#define RSMI_MEM_TYPE_VRAM 0
+typedef struct {
+    uint32_t process_id;
+    uint32_t pasid;
+    uint64_t vram_usage;
+    uint64_t sdma_usage;
+    uint32_t cu_occupancy;
+} rsmi_process_info_t;
+
+struct rsmi {
+    rsmi_status_t (*init)(uint64_t);
+    rsmi_status_t (*shut_down)(void);
+    rsmi_status_t (*status_string)(rsmi_status_t, const char **);         /* optional */
+    rsmi_status_t (*count)(uint32_t *);
+    rsmi_status_t (*memory_total)(uint32_t, int, uint64_t *);
+    rsmi_status_t (*memory_usage)(uint32_t, int, uint64_t *);
+    rsmi_status_t (*unique_id)(uint32_t, uint64_t *);
+    rsmi_status_t (*name)(uint32_t, char *, size_t);                      /* optional */
+    rsmi_status_t (*busy_percent)(uint32_t, uint32_t *);                  /* optional */
+    rsmi_status_t (*processes)(rsmi_process_info_t *, uint32_t *);        /* optional */
+    rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);   /* optional */
+    rsmi_process_info_t *infos;
+    uint32_t capinfos;
+    double energy_base_uj[GPU_MAX_DEVICES];
+};
+
+static const char *rsmi_error(struct rsmi *r, rsmi_status_t rc)
+{
+    const char *s = NULL;
+    if (r->status_string && r->status_string(rc, &s) == RSMI_STATUS_SUCCESS && s)
+        return s;
+    static _Thread_local char buf[32];
+    snprintf(buf, sizeof buf, "ROCm SMI status %d", rc);
+    return buf;
+}
+
+/* Energy of one GPU since the driver loaded, in microjoules. */
+static int energy_uj(struct rsmi *r, uint32_t i, double *uj, rsmi_status_t *rc)
+{
+    uint64_t counter = 0, timestamp = 0;
+    float resolution = 0;
+    *rc = r->energy(i, &counter, &resolution, &timestamp);
+    if (*rc != RSMI_STATUS_SUCCESS)
+        return -1;
+    *uj = (double)counter * (double)resolution;
+    return 0;
+}
+
+static int rsmi_open(struct gpu *g)
+{
+    struct rsmi *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(g->reason, sizeof g->reason, "out of memory");
+        return -1;
+    }
+    g->state = r;
+    *(void **)&r->init = dlsym(g->lib, "rsmi_init");
+    *(void **)&r->shut_down = dlsym(g->lib, "rsmi_shut_down");
+    *(void **)&r->status_string = dlsym(g->lib, "rsmi_status_string");
+    *(void **)&r->count = dlsym(g->lib, "rsmi_num_monitor_devices");
+    *(void **)&r->memory_total = dlsym(g->lib, "rsmi_dev_memory_total_get");
+    *(void **)&r->memory_usage = dlsym(g->lib, "rsmi_dev_memory_usage_get");
+    *(void **)&r->unique_id = dlsym(g->lib, "rsmi_dev_unique_id_get");
+    *(void **)&r->name = dlsym(g->lib, "rsmi_dev_name_get");
+    *(void **)&r->busy_percent = dlsym(g->lib, "rsmi_dev_busy_percent_get");
+    *(void **)&r->processes = dlsym(g->lib, "rsmi_compute_process_info_get");
+    *(void **)&r->energy = dlsym(g->lib, "rsmi_dev_energy_count_get");
+    if (!r->init || !r->shut_down || !r->count || !r->memory_total || !r->memory_usage ||
+        !r->unique_id) {
+        snprintf(g->reason, sizeof g->reason,
+                 "the ROCm SMI library lacks rsmi_init, rsmi_num_monitor_devices, "
+                 "rsmi_dev_unique_id_get or rsmi_dev_memory_*_get");
+        r->shut_down = NULL;
+        return -1;
+    }
+    snprintf(g->proc_util_reason, sizeof g->proc_util_reason,
+             "ROCm SMI reports compute-unit occupancy, not utilization, per process");
+    if (!r->processes)
+        snprintf(g->proc_memory_reason, sizeof g->proc_memory_reason,
+                 "the ROCm SMI library cannot list GPU processes");
+    if (!r->energy)
+        snprintf(g->energy_reason, sizeof g->energy_reason,
+                 "the ROCm SMI library has no rsmi_dev_energy_count_get");
+
+    rsmi_status_t rc = r->init(0);
+    if (rc != RSMI_STATUS_SUCCESS) {
+        snprintf(g->reason, sizeof g->reason, "ROCm SMI could not start: %s", rsmi_error(r, rc));
+        r->shut_down = NULL;
+        return -1;
+    }
+    uint32_t count = 0;
+    if ((rc = r->count(&count)) != RSMI_STATUS_SUCCESS) {
+        snprintf(g->reason, sizeof g->reason, "ROCm SMI cannot count GPUs: %s", rsmi_error(r, rc));
+        return -1;
+    }
+    if (count > GPU_MAX_DEVICES)
+        count = GPU_MAX_DEVICES;
+    for (uint32_t i = 0; i < count; i++) {
+        struct gpu_device *d = &g->devices[i];
+        uint64_t id = 0, total = 0;
+        if ((rc = r->unique_id(i, &id)) != RSMI_STATUS_SUCCESS ||
+            (rc = r->memory_total(i, RSMI_MEM_TYPE_VRAM, &total)) != RSMI_STATUS_SUCCESS) {
+            snprintf(g->reason, sizeof g->reason, "ROCm SMI cannot read GPU %u: %s", i,
+                     rsmi_error(r, rc));
+            return -1;
+        }
+        snprintf(d->uuid, sizeof d->uuid, "%016llx", (unsigned long long)id);
+        if (!r->name || r->name(i, d->name, sizeof d->name) != RSMI_STATUS_SUCCESS)
+            snprintf(d->name, sizeof d->name, "unknown");
+        d->memory_total = total;
+        if (r->energy && !*g->energy_reason && energy_uj(r, i, &r->energy_base_uj[i], &rc) < 0)
+            snprintf(g->energy_reason, sizeof g->energy_reason,
+                     "GPU %u does not report its energy: %s", i, rsmi_error(r, rc));
+    }
+    g->ndevices = (int)count;
+    return 0;
+}
+
+/* Adds every process's VRAM (over all GPUs) to g->procs; a buffer that is
+ * too small is grown and the call repeated. */
+static int add_processes(struct gpu *g, struct rsmi *r)
+{
+    if (!r->processes)
+        return 0;
+    uint32_t count = 0;
+    rsmi_status_t rc = r->processes(NULL, &count);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (rc != RSMI_STATUS_SUCCESS && rc != RSMI_STATUS_INSUFFICIENT_SIZE) {
+            if (rc == RSMI_STATUS_NOT_SUPPORTED)
+                return 0;
+            snprintf(g->reason, sizeof g->reason, "ROCm SMI cannot list GPU processes: %s",
+                     rsmi_error(r, rc));
+            return -1;
+        }
+        if (count > r->capinfos) {
+            rsmi_process_info_t *p = realloc(r->infos, (count + 16) * sizeof *p);
+            if (!p)
+                return -1;
+            r->infos = p;
+            r->capinfos = count + 16;
+        }
+        if (count == 0)
+            return 0;
+        count = r->capinfos;
+        rc = r->processes(r->infos, &count);
+        if (rc == RSMI_STATUS_INSUFFICIENT_SIZE)
+            continue; /* more processes came meanwhile */
+        if (rc != RSMI_STATUS_SUCCESS)
+            continue; /* reported at the top of the loop */
+        for (uint32_t i = 0; i < count && i < r->capinfos; i++)
+            if (gpu_add_process(g, (pid_t)r->infos[i].process_id, r->infos[i].vram_usage, 0.0) < 0)
+                return -1;
+        return 0;
+    }
+    return 0;
+}
+
+static int rsmi_sample(struct gpu *g, struct gpu_sample *s)
+{
+    struct rsmi *r = g->state;
+    double energy = 0;
+    for (int i = 0; i < g->ndevices; i++) {
+        uint64_t used = 0;
+        rsmi_status_t rc = r->memory_usage((uint32_t)i, RSMI_MEM_TYPE_VRAM, &used);
+        if (rc != RSMI_STATUS_SUCCESS) {
+            snprintf(g->reason, sizeof g->reason, "ROCm SMI cannot read GPU %d memory: %s", i,
+                     rsmi_error(r, rc));
+            return -1;
+        }
+        s->memory_used += used;
+        uint32_t busy;
+        if (g->devices[i].selected && r->busy_percent &&
+            r->busy_percent((uint32_t)i, &busy) == RSMI_STATUS_SUCCESS)
+            s->util_sum_percent += busy;
+        double uj;
+        if (g->devices[i].selected && r->energy && !*g->energy_reason) {
+            if (energy_uj(r, (uint32_t)i, &uj, &rc) == 0)
+                energy += uj > r->energy_base_uj[i] ? uj - r->energy_base_uj[i] : 0;
+            else
+                snprintf(g->energy_reason, sizeof g->energy_reason,
+                         "GPU %d does not report its energy: %s", i, rsmi_error(r, rc));
+        }
+    }
+    if (add_processes(g, r) < 0)
+        return -1;
+    s->energy_ok = !*g->energy_reason;
+    s->energy_mj = (unsigned long long)(energy / 1000.0 + 0.5);
+    s->proc_util_ok = 0;
+    return 0;
+}
+
+static void rsmi_close(struct gpu *g)
+{
+    struct rsmi *r = g->state;
+    if (!r)
+        return;
+    if (r->shut_down)
+        r->shut_down();
+    free(r->infos);
+}
+
+const struct gpu_backend gpu_rsmi_backend = {
+    .brand = "amd",
+    .library = "librocm_smi64.so",
+    .env = "GPU_TRACKER_RSMI_LIBRARY",
+    .init = rsmi_open,
+    .sample = rsmi_sample,
+    .shutdown = rsmi_close,
+};
