@@ -48,7 +48,8 @@ const char cli_usage[] =
     "                            of cores in the entire operating system.\n"
     "    --guuids=<gpu-uuids>    Comma separated list of the UUIDs of the GPUs for which to track\n"
     "                            utilization e.g. gpu-uuid1,gpu-uuid2,etc. Defaults to all GPUs.\n"
-    "    --gb=<gpu-brand>        'nvidia' or 'amd'. Defaults to the brand found, NVIDIA first.\n"
+    "    --gb=<gpu-brand>        'nvidia' (NVML) or 'amd' (ROCm SMI). Defaults to the brand\n"
+    "                            found, NVIDIA first.\n"
     "    --disable-logs          If set, warnings are suppressed during tracking.\n"
     "\n"
     "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it).\n"
@@ -57,7 +58,8 @@ const char cli_usage[] =
     "prints such a file (or a JSON summary) as a summary.\n"
     "SIGINT, SIGTERM and SIGHUP sent to gpu-tracker are passed on to the command, and the\n"
     "measurements are still written. Environment: GPU_TRACKER_PROC_ROOT points the tracker\n"
-    "at another procfs mount.\n";
+    "at another procfs mount; GPU_TRACKER_NVML_LIBRARY and GPU_TRACKER_RSMI_LIBRARY name\n"
+    "the GPU library file to load.\n";
 
 enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
