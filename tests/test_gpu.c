@@ -26,11 +26,16 @@ static void on_warning(const char *msg, void *data)
     snprintf(last_warning, sizeof last_warning, "%s", msg);
 }
 
-static void write_scenario(const char *text)
+static void write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(scenario, "w");
+    FILE *f = fopen(path, "w");
     fputs(text, f);
     fclose(f);
+}
+
+static void write_scenario(const char *text)
+{
+    write_file(scenario, text);
 }
 
 /* Two GPUs; main (100) uses both, its child (101) one, pid 999 is not ours. */
@@ -165,9 +170,7 @@ static char rsmi_scenario[4096];
 
 static void write_rsmi(const char *text)
 {
-    FILE *f = fopen(rsmi_scenario, "w");
-    fputs(text, f);
-    fclose(f);
+    write_file(rsmi_scenario, text);
 }
 
 static const char two_amd[] =
