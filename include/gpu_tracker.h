@@ -93,7 +93,9 @@ typedef struct gt_options {
                                  ".gpu-tracker_<random UUID>.json" in the working
                                  directory; "": no backup file */
     double stop_timeout;      /* seconds gt_tracker_stop() and gt_tracker_free()
-                                 wait for the sampling thread (default 10) */
+                                 wait for the sampling thread, and
+                                 gt_tracker_new() for the GPU library's init
+                                 (default 10) */
     gt_warning_fn on_warning; /* NULL: warnings are dropped */
     void *warning_data;       /* passed to on_warning */
 

@@ -11,6 +11,7 @@
  *   fail FUNCTION CODE                 FUNCTION returns CODE
  *   procutil DEV PID SM                a per-process utilization sample
  *   energy DEV MILLIJOULES             energy used since the driver loaded
+ *   block FUNCTION FIFO                FUNCTION hangs until FIFO's writer closes
  * Process lists answer NVML_ERROR_INSUFFICIENT_SIZE (with the count needed)
  * when the caller's buffer is too small, as the real library does. */
 #define _GNU_SOURCE
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #define MAX_DEV 8
 #define MAX_PROC 256
@@ -115,9 +118,30 @@ static void load(void)
         fclose(f);
 }
 
+/* Hangs if the scenario says fn blocks: until the FIFO's writer closes. */
+static void maybe_block(const char *fn)
+{
+    const char *path = getenv("FAKE_NVML_SCENARIO");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[512], name[96], fifo[400];
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "block %95s %399s", name, fifo) == 2 && !strcmp(name, fn)) {
+            int fd = open(fifo, O_RDONLY);
+            char c;
+            while (fd >= 0 && read(fd, &c, 1) > 0)
+                ;
+            if (fd >= 0)
+                close(fd);
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
 /* Reloads the scenario; the code the scenario makes fn return, or 0. */
 static int enter(const char *fn)
 {
+    maybe_block(fn);
     load();
     for (int i = 0; i < sc.nfail; i++)
         if (!strcmp(sc.fail[i].fn, fn))

@@ -4,7 +4,10 @@
  * selection, init failure, NOT_SUPPORTED, a driver error mid-run, missing
  * optional symbols, and the process-list buffer that needs a second call. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "check.h"
 #include "fixture.h"
@@ -395,8 +398,64 @@ static void test_details(void)
     CHECK_STR(r.gpu_details.energy_reason, r.measurement.gpu_reason);
 }
 
+/* Threads in this process, from /proc/self/status; baseline_threads is the
+ * count when the test began (a sanitizer may run threads of its own). */
+static long baseline_threads;
+static long own_threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long n = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Threads:", 8))
+            n = strtol(line + 8, NULL, 10);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A driver that hangs in nvmlInit: creating the tracker gives up after
+ * stop_timeout and tracks without GPUs (or, with --guuids to check, fails);
+ * the stuck thread cleans up after itself once the call returns. */
+static void test_init_hang(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    char fifo[4096], text[8192];
+    snprintf(fifo, sizeof fifo, "%s/hang", root);
+    snprintf(text, sizeof text, "block nvmlInit_v2 %s\n%s", fifo, two_gpus);
+    write_scenario(text);
+    for (int with_uuids = 0; with_uuids < 2; with_uuids++) {
+        CHECK(mkfifo(fifo, 0644) == 0);
+        gt_options o = options(with_uuids ? "GPU-aaaa" : NULL);
+        o.stop_timeout = 0.3;
+        gt_tracker *t;
+        gt_resource_usage u;
+        if (with_uuids) {
+            CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+            CHECK_STR(gt_last_error(), "cannot check the GPU UUIDs: the GPU library did not "
+                                       "answer within 0.3 s");
+        } else {
+            CHECK(track(&o, &u) == GT_OK);
+            CHECK(warnings == 1);
+            CHECK_STR(u.measurement.gpu_reason, "the GPU library did not answer within 0.3 s");
+            CHECK(u.max_ram.main.total_rss > 0); /* the rest was tracked */
+        }
+        /* Let the stuck call return: the opener frees itself and ends. */
+        int w = open(fifo, O_WRONLY);
+        CHECK(w >= 0);
+        if (w >= 0)
+            close(w);
+        while (own_threads() > baseline_threads) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        unlink(fifo);
+    }
+}
+
 int main(void)
 {
+    baseline_threads = own_threads();
     root = fx_mkroot();
     fx_system(root, 0, 0, 2, 8000000, 6000000);
     struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
@@ -416,6 +475,7 @@ int main(void)
     test_driver_quirks();
     test_details();
     test_amd();
+    test_init_hang();
     fx_rmroot(root);
     return check_exit("test_gpu");
 }

@@ -218,6 +218,101 @@ static void destroy(gt_tracker *t)
     free(t);
 }
 
+/* Opening a GPU library runs its init (nvmlInit, rsmi_init), which can hang
+ * for a long time on a GPU in a bad state. It runs in a thread of its own;
+ * a caller that stops waiting leaves it to free itself if it ever returns. */
+struct gpu_opener {
+    pthread_mutex_t lock;
+    pthread_cond_t done_cond;
+    int done, abandoned;
+    char *brand, *uuids;
+    struct gpu gpu;
+    enum gpu_open_result result;
+    char err[512];
+};
+
+static void gpu_opener_free(struct gpu_opener *o)
+{
+    pthread_cond_destroy(&o->done_cond);
+    pthread_mutex_destroy(&o->lock);
+    free(o->brand);
+    free(o->uuids);
+    free(o);
+}
+
+static void *gpu_opener_main(void *arg)
+{
+    struct gpu_opener *o = arg;
+    enum gpu_open_result r = gpu_open(&o->gpu, o->brand, o->uuids, o->err, sizeof o->err);
+    pthread_mutex_lock(&o->lock);
+    o->result = r;
+    o->done = 1;
+    pthread_cond_signal(&o->done_cond);
+    int abandoned = o->abandoned;
+    pthread_mutex_unlock(&o->lock);
+    if (abandoned) {
+        gpu_close(&o->gpu);
+        gpu_opener_free(o);
+    }
+    return NULL;
+}
+
+/* gpu_open() for t, waiting at most timeout seconds. */
+static enum gpu_open_result open_gpus(gt_tracker *t, double timeout, char *err, size_t errcap)
+{
+    struct gpu_opener *o = calloc(1, sizeof *o);
+    int failed = !o;
+    if (o) {
+        o->brand = dup_or_null(t->gpu_brand, &failed);
+        o->uuids = dup_or_null(t->gpu_uuids, &failed);
+        pthread_mutex_init(&o->lock, NULL);
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&o->done_cond, &ca);
+        pthread_condattr_destroy(&ca);
+    }
+    pthread_t thread;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (!failed && pthread_create(&thread, NULL, gpu_opener_main, o) != 0)
+        failed = 1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (failed) {
+        if (o)
+            gpu_opener_free(o);
+        /* No thread to spare: open it here, hang or not. */
+        return gpu_open(&t->gpu, t->gpu_brand, t->gpu_uuids, err, errcap);
+    }
+
+    pthread_mutex_lock(&o->lock);
+    struct timespec deadline = to_timespec(monotonic_now() + timeout);
+    int rc = 0;
+    while (!o->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&o->done_cond, &o->lock, &deadline);
+    int done = o->done;
+    o->abandoned = !done;
+    pthread_mutex_unlock(&o->lock);
+    if (!done) {
+        pthread_detach(thread);
+        memset(&t->gpu, 0, sizeof t->gpu);
+        snprintf(t->gpu.reason, sizeof t->gpu.reason,
+                 "the GPU library did not answer within %g s", timeout);
+        if (t->gpu_uuids) {
+            snprintf(err, errcap, "cannot check the GPU UUIDs: %s", t->gpu.reason);
+            return GPU_BAD_UUIDS;
+        }
+        return GPU_UNAVAILABLE;
+    }
+    pthread_join(thread, NULL);
+    t->gpu = o->gpu; /* the opener's GPU is ours now */
+    snprintf(err, errcap, "%s", o->err);
+    enum gpu_open_result r = o->result;
+    gpu_opener_free(o);
+    return r;
+}
+
 /* The backend's reasons for missing figures, for readers of the results.
  * Caller holds the lock (and owns t->gpu). */
 static void copy_gpu_reasons_locked(gt_tracker *t)
@@ -298,7 +393,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     }
 
     char gpu_err[512];
-    enum gpu_open_result gr = gpu_open(&t->gpu, t->gpu_brand, t->gpu_uuids, gpu_err, sizeof gpu_err);
+    enum gpu_open_result gr = open_gpus(t, opts->stop_timeout, gpu_err, sizeof gpu_err);
     if (gr == GPU_BAD_UUIDS) {
         destroy(t);
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", gpu_err);
