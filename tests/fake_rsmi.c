@@ -8,6 +8,8 @@
  *   process PID BYTES                    a process's VRAM over all GPUs
  *   energy DEV COUNTER RESOLUTION        energy counter (x resolution = uJ)
  *   fail FUNCTION CODE                   FUNCTION returns CODE
+ *   grows N AT                           the process list grows by N, for good,
+ *                                        just before the AT-th fill (1-based)
  * rsmi_compute_process_info_get answers RSMI_STATUS_INSUFFICIENT_SIZE (11)
  * when the caller's buffer is too small, after filling what fits. */
 #define _GNU_SOURCE
@@ -26,7 +28,7 @@ typedef struct {
 } rsmi_process_info_t;
 
 static struct {
-    int init_code, ndev, nproc, nfail;
+    int init_code, ndev, nproc, nfail, grows, grows_at;
     struct {
         unsigned long long id, total, used, counter;
         char name[64];
@@ -59,6 +61,8 @@ static int enter(const char *fn)
             continue;
         if (!strcmp(kind, "init"))
             sscanf(line, "%*s %d", &sc.init_code);
+        else if (!strcmp(kind, "grows"))
+            sscanf(line, "%*s %d %d", &sc.grows, &sc.grows_at);
         else if (!strcmp(kind, "device") && sc.ndev < MAX_DEV &&
                  sscanf(line, "%*s %llx %63s %llu %llu %u", &x, a, &y, &z, &u) == 5) {
             sc.dev[sc.ndev].id = x;
@@ -175,6 +179,15 @@ int rsmi_compute_process_info_get(rsmi_process_info_t *procs, uint32_t *n)
     int rc = enter("rsmi_compute_process_info_get");
     if (rc)
         return rc;
+    /* With "grows", the AT-th fill finds more processes than the count
+     * before it said, and they stay. */
+    static int fills, grown;
+    if (procs && sc.grows && ++fills == sc.grows_at)
+        grown = 1;
+    for (int k = 0; grown && k < sc.grows && sc.nproc < MAX_PROC; k++, sc.nproc++) {
+        sc.proc[sc.nproc].pid = 60000u + (unsigned)k;
+        sc.proc[sc.nproc].bytes = 1;
+    }
     if (!procs) {
         *n = (uint32_t)sc.nproc;
         return 0;

@@ -257,6 +257,15 @@ static void test_amd(void)
     CHECK(r && r->max_gpu_ram.main == 9.0);
     gt_tracker_free(t);
 
+    /* The process list grows between ROCm SMI's count and its fill in the
+     * final sample (fill 2: the baseline's is fill 1): the short fill is
+     * thrown away and the list counted again. */
+    write_rsmi("device 1111 A 100000000000 0 0\ndevice 2222 B 100000000000 0 0\n"
+               "process 100 4000000000\nprocess 101 2000000000\ngrows 40 2\n");
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.measurement.gpu_available == 1);
+    CHECK(u.max_gpu_ram.main == 4.0 && u.max_gpu_ram.descendants == 2.0);
+
     /* ROCm SMI that cannot start. */
     write_rsmi("init 8\ndevice 1111 A 1000 0 0\n");
     CHECK(track(&o, &u) == GT_OK);

@@ -137,43 +137,43 @@ static int rsmi_open(struct gpu *g)
     return 0;
 }
 
-/* Adds every process's VRAM (over all GPUs) to g->procs; a buffer that is
- * too small is grown and the call repeated. */
+/* Adds every process's VRAM (over all GPUs) to g->procs. ROCm SMI wants the
+ * count first (a NULL buffer), then a buffer; if the list grew in between,
+ * the second call fills what fits and says so (INSUFFICIENT_SIZE, with the
+ * count it filled, not the count it needed): then count again. */
 static int add_processes(struct gpu *g, struct rsmi *r)
 {
     if (!r->processes)
         return 0;
-    uint32_t count = 0;
-    rsmi_status_t rc = r->processes(NULL, &count);
     for (int attempt = 0; attempt < 3; attempt++) {
-        if (rc != RSMI_STATUS_SUCCESS && rc != RSMI_STATUS_INSUFFICIENT_SIZE) {
-            if (rc == RSMI_STATUS_NOT_SUPPORTED)
-                return 0;
+        uint32_t count = 0;
+        rsmi_status_t rc = r->processes(NULL, &count);
+        if (rc == RSMI_STATUS_SUCCESS && count > 0) {
+            if (count + 16 > r->capinfos) {
+                rsmi_process_info_t *p = realloc(r->infos, (count + 16) * sizeof *p);
+                if (!p)
+                    return -1;
+                r->infos = p;
+                r->capinfos = count + 16;
+            }
+            count = r->capinfos;
+            rc = r->processes(r->infos, &count);
+        }
+        if (rc == RSMI_STATUS_INSUFFICIENT_SIZE)
+            continue; /* it grew meanwhile */
+        if (rc == RSMI_STATUS_NOT_SUPPORTED)
+            return 0;
+        if (rc != RSMI_STATUS_SUCCESS) {
             snprintf(g->reason, sizeof g->reason, "ROCm SMI cannot list GPU processes: %s",
                      rsmi_error(r, rc));
             return -1;
         }
-        if (count > r->capinfos) {
-            rsmi_process_info_t *p = realloc(r->infos, (count + 16) * sizeof *p);
-            if (!p)
-                return -1;
-            r->infos = p;
-            r->capinfos = count + 16;
-        }
-        if (count == 0)
-            return 0;
-        count = r->capinfos;
-        rc = r->processes(r->infos, &count);
-        if (rc == RSMI_STATUS_INSUFFICIENT_SIZE)
-            continue; /* more processes came meanwhile */
-        if (rc != RSMI_STATUS_SUCCESS)
-            continue; /* reported at the top of the loop */
         for (uint32_t i = 0; i < count && i < r->capinfos; i++)
             if (gpu_add_process(g, (pid_t)r->infos[i].process_id, r->infos[i].vram_usage, 0.0) < 0)
                 return -1;
         return 0;
     }
-    return 0;
+    return 0; /* it kept growing: count it next time */
 }
 
 static int rsmi_sample(struct gpu *g, struct gpu_sample *s)
