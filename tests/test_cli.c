@@ -201,7 +201,8 @@ static void test_cpu_exact(void)
     json_object *j = parse_or_fail(r.out.data, "stdout");
     if (j) {
         double main_cpu = cpu_seconds(j, "main");
-        CHECK_MSG(main_cpu >= 0.45 && main_cpu <= 0.7, "main CPU %f s", main_cpu);
+        /* Ticks are noisy on a busy machine; counting twice would give >= 1.0. */
+        CHECK_MSG(main_cpu >= 0.45 && main_cpu <= 0.85, "main CPU %f s", main_cpu);
         CHECK(jnum(j, "compute_time.time") >= 0.5 - 0.02);
         CHECK(jnum(j, "cpu_utilization.main.max_sum_percent") > 0);
         CHECK(jnum(j, "cpu_utilization.n_expected_cores") == 1);
@@ -219,7 +220,7 @@ static void test_cpu_exact(void)
     j = parse_or_fail(r.out.data, "stdout");
     if (j) {
         double main_cpu = cpu_seconds(j, "main");
-        CHECK_MSG(main_cpu >= 0.85 && main_cpu <= 1.2, "main CPU %f s", main_cpu);
+        CHECK_MSG(main_cpu >= 0.85 && main_cpu <= 1.5, "main CPU %f s", main_cpu); /* twice: 1.8 */
         CHECK(cpu_seconds(j, "descendants") < 0.05);
         json_object_put(j);
     }
@@ -234,7 +235,7 @@ static void test_cpu_exact(void)
     j = parse_or_fail(r.out.data, "stdout");
     if (j) {
         double desc = cpu_seconds(j, "descendants"), main_cpu = cpu_seconds(j, "main");
-        CHECK_MSG(desc >= 0.55 && desc <= 0.9, "descendants CPU %f s", desc);
+        CHECK_MSG(desc >= 0.55 && desc <= 1.1, "descendants CPU %f s", desc); /* twice: 1.2+ */
         CHECK_MSG(main_cpu < 0.1, "main CPU %f s", main_cpu);
         CHECK(fabs(cpu_seconds(j, "combined") - desc - main_cpu) < 1e-6);
         CHECK_MSG(jnum(j, "max_ram.combined.total_rss") >= 50 * MIB / 1e6, "combined %f MB",

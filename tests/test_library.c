@@ -30,17 +30,18 @@ static void test_same_figures_as_cli(void)
     json_object *a = parse_or_fail(self.out.data, "gt-selftrack"), *b = parse_or_fail(cli.out.data,
                                                                                     "gpu-tracker");
     if (a && b) {
-        /* Main is the host program itself: under a sanitizer its runtime's own
-         * memory (shadow, allocator) is part of main, so compare main's RSS
-         * only in a plain build. */
-        const char *fields[] = {"max_ram.descendants.total_rss", "max_ram.descendants.private_rss",
-                                "max_ram.main.total_rss"};
-        for (size_t i = 0; i < (GT_SANITIZED ? 2 : 3); i++) {
-            double x = jnum(a, fields[i]), y = jnum(b, fields[i]);
-            CHECK_MSG(fabs(x - y) < 10.0, "%s: library %f MB, CLI %f MB", fields[i], x, y);
-        }
-        CHECK(jnum(a, "max_ram.main.total_rss") >= 100 * MIB / 1e6);
-        CHECK(jnum(a, "max_ram.descendants.private_rss") >= 2 * 20 * MIB / 1e6);
+        /* Compared on what is exact or bounded by a kernel high-water mark,
+         * not on sampled figures (whether a sample sees both children at
+         * once is up to the scheduler). Main is the host program itself:
+         * under a sanitizer its runtime's own memory is part of main, so its
+         * RSS is compared only in a plain build. */
+        double ma = jnum(a, "max_ram.main.total_rss"), mb = jnum(b, "max_ram.main.total_rss");
+        CHECK(ma >= 100 * MIB / 1e6 && mb >= 100 * MIB / 1e6);
+        if (!GT_SANITIZED)
+            CHECK_MSG(fabs(ma - mb) < 10.0, "main RSS: library %f MB, CLI %f MB", ma, mb);
+        /* A child's peak: its own 20 MiB and the 100 MiB it maps from main. */
+        CHECK(jnum(a, "max_ram.descendants.total_rss") >= 120 * MIB / 1e6);
+        CHECK(jnum(b, "max_ram.descendants.total_rss") >= 120 * MIB / 1e6);
         double da = cpu_seconds(a, "descendants"), db = cpu_seconds(b, "descendants");
         CHECK_MSG(fabs(da - db) < 0.1 && da >= 0.55, "descendants CPU: library %f s, CLI %f s",
                   da, db);
