@@ -9,7 +9,7 @@
 
 static const struct gpu_backend *const backends[] = {&gpu_nvml_backend, &gpu_rsmi_backend};
 
-int gpu_reserve_procs(struct gpu *g, size_t n)
+static int reserve_procs(struct gpu *g, size_t n)
 {
     if (n <= g->capprocs)
         return 0;
@@ -30,7 +30,7 @@ int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes, double s
             g->procs[i].sm_percent += sm_percent;
             return 0;
         }
-    if (gpu_reserve_procs(g, g->nprocs + 1) < 0)
+    if (reserve_procs(g, g->nprocs + 1) < 0)
         return -1;
     g->procs[g->nprocs].pid = pid;
     g->procs[g->nprocs].bytes = bytes;
@@ -140,10 +140,8 @@ enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuid
         snprintf(g->reason, sizeof g->reason, "%s", failure);
     else
         snprintf(g->reason, sizeof g->reason, "no GPU library found (tried %s)", tried);
-    if (uuids)
-        return select_devices(g, uuids, err, errcap) == GPU_AVAILABLE ? GPU_UNAVAILABLE
-                                                                     : GPU_BAD_UUIDS;
-    return GPU_UNAVAILABLE;
+    /* With no GPU, any UUID named is unknown: select_devices says which. */
+    return uuids ? select_devices(g, uuids, err, errcap) : GPU_UNAVAILABLE;
 }
 
 int gpu_sample(struct gpu *g, struct gpu_sample *s)

@@ -73,9 +73,6 @@ int gpu_sample(struct gpu *g, struct gpu_sample *s);
 /* Shuts the library down and unloads it. Safe on a gpu never opened. */
 void gpu_close(struct gpu *g);
 
-/* Grows g->procs to hold n entries; -1 when out of memory. */
-int gpu_reserve_procs(struct gpu *g, size_t n);
-
 /* For backends: adds bytes and SM percent to pid's entry in g->procs. */
 int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes, double sm_percent);
 

@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -77,6 +78,7 @@ struct gt_tracker {
     int warned_tree, warned_sys, warned_fds, warned_backup;
     double last_backup;
     pid_t sampler_tid;
+    int sampler_stat_fd;              /* its task/<tid>/stat, -1 if none */
     unsigned long long sampler_ticks; /* the sampling thread's own CPU ticks */
 
     pthread_mutex_t lock; /* guards everything below */
@@ -109,6 +111,28 @@ static struct timespec to_timespec(double seconds)
         ts.tv_nsec -= 1000000000L;
     }
     return ts;
+}
+
+/* A condition variable whose timed waits use CLOCK_MONOTONIC. */
+static void cond_init_monotonic(pthread_cond_t *c)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+/* Starts a thread that takes no signals: they belong to the program.
+ * Returns pthread_create's result. */
+static int start_quiet_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(thread, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 void gt_options_init(gt_options *opts)
@@ -266,19 +290,11 @@ static enum gpu_open_result open_gpus(gt_tracker *t, double timeout, char *err, 
         o->brand = dup_or_null(t->gpu_brand, &failed);
         o->uuids = dup_or_null(t->gpu_uuids, &failed);
         pthread_mutex_init(&o->lock, NULL);
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&o->done_cond, &ca);
-        pthread_condattr_destroy(&ca);
+        cond_init_monotonic(&o->done_cond);
     }
     pthread_t thread;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (!failed && pthread_create(&thread, NULL, gpu_opener_main, o) != 0)
+    if (!failed && start_quiet_thread(&thread, gpu_opener_main, o) != 0)
         failed = 1;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (failed) {
         if (o)
             gpu_opener_free(o);
@@ -336,9 +352,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    t->tree.root_fd = -1;
+    t->tree.root_fd = -1; /* tree_free() and system_close() are safe before init */
     t->sys.stat_fd = t->sys.meminfo_fd = -1;
-    t->tree.reaper.dirfd = t->tree.reaper.stat_fd = t->tree.reaper.status_fd = -1;
     t->opts = *opts;
     int failed = 0;
     t->ram_unit = dup_or_null(opts->ram_unit, &failed);
@@ -352,12 +367,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     else if (*opts->resource_usage_file)
         t->backup_path = dup_or_null(opts->resource_usage_file, &failed);
     pthread_mutex_init(&t->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&t->wake, &ca);
-    pthread_cond_init(&t->done, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_monotonic(&t->wake);
+    cond_init_monotonic(&t->done);
     if (failed) {
         destroy(t);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
@@ -421,14 +432,14 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     return GT_OK;
 }
 
-/* The CPU ticks the sampling thread has used (it reads its own task stat). */
+/* The CPU ticks the sampling thread has used: it reads its own task stat,
+ * through a descriptor it keeps for that. */
 static void read_sampler_ticks(gt_tracker *t)
 {
-    char name[64];
-    snprintf(name, sizeof name, "%d/task/%d/stat", (int)t->pid, (int)t->sampler_tid);
     size_t len;
     struct proc_stat st;
-    if (procfs_read_at(t->tree.root_fd, name, t->tree.buf, t->tree.bufcap, &len) == 0 &&
+    if (t->sampler_stat_fd >= 0 &&
+        procfs_pread(t->sampler_stat_fd, t->tree.buf, t->tree.bufcap, &len) == 0 &&
         proc_parse_stat(t->tree.buf, len, &st) == 0)
         t->sampler_ticks = st.utime + st.stime;
 }
@@ -457,7 +468,8 @@ static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
              t->gpu_reason);
 }
 
-/* Rewrites the backup file with the results so far (sampling thread only). */
+/* Rewrites the backup file with the results so far (the sampling thread, or
+ * start() before there is one). */
 static void write_backup(gt_tracker *t, double now)
 {
     pthread_mutex_lock(&t->lock);
@@ -571,6 +583,12 @@ static void *sampler_main(void *arg)
 {
     gt_tracker *t = arg;
     t->sampler_tid = (pid_t)syscall(SYS_gettid);
+    t->sampler_stat_fd = -1;
+    if (t->self) {
+        char name[64];
+        snprintf(name, sizeof name, "%d/task/%d/stat", (int)t->pid, (int)t->sampler_tid);
+        t->sampler_stat_fd = openat(t->tree.root_fd, name, O_RDONLY | O_CLOEXEC);
+    }
     double interval = t->opts.sleep_time;
     pthread_mutex_lock(&t->lock);
     for (long k = 1; !t->stop_requested;) {
@@ -588,8 +606,11 @@ static void *sampler_main(void *arg)
         k = due > k + 1 ? due : k + 1;
     }
     pthread_mutex_unlock(&t->lock);
-    if (t->self)
+    if (t->self) {
         read_sampler_ticks(t); /* final: all it will ever use */
+        if (t->sampler_stat_fd >= 0)
+            close(t->sampler_stat_fd);
+    }
 
     pthread_mutex_lock(&t->lock);
     t->thread_done = 1;
@@ -614,23 +635,10 @@ gt_status gt_tracker_start(gt_tracker *t)
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. */
     t->start_time = t->last_backup = take_sample(t, 0);
-    if (t->backup_path) {
-        pthread_mutex_lock(&t->lock);
-        fill_usage_locked(t, t->start_time, 0);
-        gt_resource_usage first = t->usage;
-        pthread_mutex_unlock(&t->lock);
-        if (gt_usage_write_file(&first, t->backup_path, GT_FORMAT_JSON) != GT_OK) {
-            t->warned_backup = 1;
-            warn(t, "cannot write the backup file: %s", gt_last_error());
-        }
-    }
+    if (t->backup_path)
+        write_backup(t, t->start_time); /* no thread yet: ours to call */
 
-    /* The sampling thread takes no signals: they belong to the program. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&t->thread, NULL, sampler_main, t);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = start_quiet_thread(&t->thread, sampler_main, t);
     if (rc != 0) {
         if (t->backup_path)
             unlink(t->backup_path);

@@ -45,6 +45,7 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
 {
     memset(t, 0, sizeof *t);
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
+    t->reaper.task_fd = t->reaper.children_fd = -1;
     t->main_pid = main_pid;
     t->reaper_pid = reaper_pid;
     t->root_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -93,6 +94,7 @@ void tree_free(struct tree *t)
     memset(t, 0, sizeof *t);
     t->root_fd = -1;
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
+    t->reaper.task_fd = t->reaper.children_fd = -1;
 }
 
 static struct tracked_proc *find_proc(struct tree *t, pid_t pid)
