@@ -137,6 +137,16 @@ static inline void result_free(struct result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Runs argv to its end, collecting its output and status. */
+static inline struct result run_argv(char *const argv[])
+{
+    struct child c = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    finish(&c, &r);
+    return r;
+}
+
 /* Runs gpu-tracker with the given arguments (NULL-terminated). */
 static inline struct result gt(const char *first, ...)
 {
@@ -149,11 +159,7 @@ static inline struct result gt(const char *first, ...)
         argv[n++] = (char *)a;
     va_end(ap);
     argv[n] = NULL;
-    struct child c = spawn(argv, 0);
-    struct result r;
-    memset(&r, 0, sizeof r);
-    finish(&c, &r);
-    return r;
+    return run_argv(argv);
 }
 
 /* ---- reading the JSON -------------------------------------------------- */

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "threads.h"
 #include "gpu_tracker.h"
 
 #define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
@@ -407,21 +408,7 @@ static void test_details(void)
     CHECK_STR(r.gpu_details.energy_reason, r.measurement.gpu_reason);
 }
 
-/* Threads in this process, from /proc/self/status; baseline_threads is the
- * count when the test began (a sanitizer may run threads of its own). */
-static long baseline_threads;
-static long own_threads(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long n = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "Threads:", 8))
-            n = strtol(line + 8, NULL, 10);
-    if (f)
-        fclose(f);
-    return n;
-}
+static long baseline_threads; /* when the test began */
 
 /* A driver that hangs in nvmlInit: creating the tracker gives up after
  * stop_timeout and tracks without GPUs (or, with --guuids to check, fails);
@@ -454,10 +441,7 @@ static void test_init_hang(void)
         CHECK(w >= 0);
         if (w >= 0)
             close(w);
-        while (own_threads() > baseline_threads) {
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
-        }
+        wait_threads_back_to(baseline_threads);
         unlink(fifo);
     }
 }

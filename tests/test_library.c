@@ -9,19 +9,10 @@
 
 #define SELFTRACK WORKLOAD_DIR "/gt-selftrack"
 
-static struct result run(char *const argv[])
-{
-    struct child c = spawn(argv, 0);
-    struct result r;
-    memset(&r, 0, sizeof r);
-    finish(&c, &r);
-    return r;
-}
-
 static void test_same_figures_as_cli(void)
 {
     char *self_argv[] = {SELFTRACK, "work", "100", "2", "20", "0.3", NULL};
-    struct result self = run(self_argv);
+    struct result self = run_argv(self_argv);
     CHECK(self.status == 0);
     struct result cli = gt("--st", "0.1", "-f", "json", "--ru", "megabytes", "--tu", "seconds",
                            "--disable-logs", "--", WORKLOAD_BIN, "work", "100", "2", "20", "0.3",
@@ -62,7 +53,7 @@ static void test_sampler_left_out(void)
     /* 0.5 s asleep while the sampler takes a sample every 0.5 ms: whatever
      * the sampler spends is not the program's work. */
     char *argv[] = {SELFTRACK, "idle", "0.5", "0.0005", NULL};
-    struct result r = run(argv);
+    struct result r = run_argv(argv);
     CHECK(r.status == 0);
     json_object *j = parse_or_fail(r.out.data, "gt-selftrack idle");
     if (j) {
@@ -78,7 +69,7 @@ static void test_backup_survives_sigkill(void)
 {
     const char *backup = tmp_path("backup.json");
     char *argv[] = {SELFTRACK, "crash", (char *)backup, "200", NULL};
-    struct result r = run(argv);
+    struct result r = run_argv(argv);
     CHECK_MSG(r.status == 128 + SIGKILL, "status %d", r.status);
     result_free(&r);
 
@@ -125,7 +116,7 @@ static void test_backup_survives_sigkill(void)
 static void test_other_process(void)
 {
     char *argv[] = {SELFTRACK, "attach", "100", NULL};
-    struct result r = run(argv);
+    struct result r = run_argv(argv);
     CHECK(r.status == 0);
     json_object *j = parse_or_fail(r.out.data, "gt-selftrack attach");
     if (j) {

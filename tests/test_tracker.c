@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "threads.h"
 #include "gpu_tracker.h"
 
 static int warnings;
@@ -209,6 +210,16 @@ static void test_fixture_run(void)
     CHECK(gt_tracker_add_reaped(t, 101, NULL) == GT_ERR_INVALID_ARGUMENT);
     gt_tracker_free(t);
 
+    /* The backup file is there from start() on, and a clean stop removes it. */
+    o.resource_usage_file = "stopped-backup.json";
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(access("stopped-backup.json", F_OK) != 0);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(access("stopped-backup.json", F_OK) == 0);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(access("stopped-backup.json", F_OK) != 0);
+    gt_tracker_free(t);
+
     /* disable_logs: no warning reaches the callback. A tracker freed while
      * started keeps its backup file: nothing else holds its results. */
     o.disable_logs = 1;
@@ -291,21 +302,7 @@ static void test_few_descriptors(void)
     fx_rmroot(root);
 }
 
-/* Threads in this process, from /proc/self/status; baseline_threads is the
- * count when the test began (a sanitizer may run threads of its own). */
-static long baseline_threads;
-static long own_threads(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long n = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "Threads:", 8))
-            n = strtol(line + 8, NULL, 10);
-    if (f)
-        fclose(f);
-    return n;
-}
+static long baseline_threads; /* when the test began */
 
 /* Samples recorded in a backup file so far (0 while there is none). */
 static long backup_samples(const char *path)
@@ -387,10 +384,7 @@ static void test_stop_timeout(void)
             gt_tracker_free(t);
         }
         /* Either way the thread ends (and, orphaned, frees the tracker). */
-        while (own_threads() > baseline_threads) {
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
-        }
+        wait_threads_back_to(baseline_threads);
         CHECK(own_threads() == baseline_threads);
         unlink(fifo);
     }
