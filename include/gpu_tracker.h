@@ -107,7 +107,28 @@ typedef struct gt_options {
      * adopted orphans of the tree, counted as descendants, and the CPU time
      * of everything it reaps (its cutime/cstime) is counted exactly. */
     pid_t reaper_pid;
+
+    /* ---- Time series (resource_tracker's ProcessTracker/SystemTracker) ----
+     * Which series to keep: GT_SERIES_PROCESS, GT_SERIES_SYSTEM or both
+     * (default 0: none). Rows come at start + k * sleep_time (k = 1, 2, ...)
+     * and are kept in memory (gt_tracker_series); each is also written as a
+     * CSV line to the descriptor below when it is >= 0, the header at
+     * gt_tracker_start(). The descriptors stay the caller's (never closed);
+     * a write that fails stops the writing with one warning, the rows in
+     * memory are kept. */
+    int series;
+    int process_csv_fd;       /* default -1: none */
+    int system_csv_fd;        /* default -1: none */
+    /* Seconds after which sampling ends by itself (the last row is the one
+     * at start + duration); 0 (default): until gt_tracker_stop(). */
+    double duration;
+    /* Where sysfs is mounted (default "/sys"): block devices and network
+     * interfaces are classified from it. */
+    const char *sys_root;
 } gt_options;
+
+#define GT_SERIES_PROCESS 1
+#define GT_SERIES_SYSTEM 2
 
 /* Fills opts with the defaults of gpu_tracker's Tracker(). */
 GT_API void gt_options_init(gt_options *opts);
@@ -246,6 +267,65 @@ typedef enum gt_format { GT_FORMAT_TEXT, GT_FORMAT_JSON } gt_format;
 GT_API gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path,
                                      gt_format format);
 
+/* ---- Time series --------------------------------------------------------
+ * The columns, order and units of resource_tracker's ProcessTracker and
+ * SystemTracker (docs/series.md defines each). CPU seconds and bytes are
+ * what happened in the row's interval; memory and GPU figures are what the
+ * row's sample saw. */
+
+typedef struct gt_process_row {
+    double timestamp;            /* scheduled sample time, epoch seconds (ms) */
+    int pid;                     /* the tracked (main) process */
+    long children;               /* live descendants */
+    double utime, stime;         /* CPU seconds of the tree in the interval */
+    double cpu_usage;            /* cores: (utime + stime) / interval */
+    unsigned long long memory;   /* PSS of the tree, kB */
+    unsigned long long read_bytes, write_bytes; /* storage I/O in the interval */
+    double gpu_usage;            /* GPUs (1.0 = one GPU fully busy) */
+    double gpu_vram;             /* GPU memory of the tree, MiB */
+    int gpu_utilized;            /* GPUs the tree keeps busy */
+} gt_process_row;
+
+typedef struct gt_system_row {
+    double timestamp;
+    long processes;              /* processes that exist now */
+    double utime, stime;         /* CPU seconds of all cores (user+nice, system) */
+    double cpu_usage;            /* cores */
+    unsigned long long memory_free, memory_used, memory_buffers, memory_cached,
+        memory_active, memory_inactive; /* kB */
+    unsigned long long disk_read_bytes, disk_write_bytes; /* in the interval */
+    double disk_space_total_gb, disk_space_used_gb, disk_space_free_gb; /* GiB */
+    unsigned long long net_recv_bytes, net_sent_bytes;    /* in the interval */
+    double gpu_usage;            /* GPUs, all of them */
+    double gpu_vram;             /* MiB used on all GPUs */
+    int gpu_utilized;            /* GPUs with utilization > 0 */
+} gt_system_row;
+
+typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt_series_kind;
+
+/* Both series of a run (an empty one when it was not asked for). */
+typedef struct gt_series {
+    double interval;             /* seconds between rows */
+    double start_time;           /* epoch seconds of the baseline sample */
+    size_t nprocess;
+    const gt_process_row *process;
+    size_t nsystem;
+    const gt_system_row *system;
+    /* Writing rows to options.process_csv_fd / system_csv_fd failed at some
+     * row (a warning said why): the file lacks rows that are here. */
+    int process_csv_failed, system_csv_failed;
+} gt_series;
+
+/* The series as CSV (header and rows, "\r\n" line ends, as Python's csv
+ * module writes with QUOTE_NONNUMERIC). Caller frees; NULL when out of
+ * memory. */
+GT_API char *gt_series_to_csv(const gt_series *series, gt_series_kind kind);
+
+/* Writes gt_series_to_csv() to path atomically (as gt_usage_write_file).
+ * GT_ERR_IO with the reason in gt_last_error(), GT_ERR_NO_MEMORY. */
+GT_API gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind,
+                                     const char *path);
+
 /* ---- The tracker -------------------------------------------------------- */
 
 typedef struct gt_tracker gt_tracker;
@@ -279,6 +359,15 @@ GT_API gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct ru
  * gt_last_error()) unless STOPPED. Owned by the tracker; valid until the
  * next call on it. */
 GT_API const gt_resource_usage *gt_tracker_usage(gt_tracker *t);
+
+/* The rows kept (options.series) in *out. GT_ERR_STATE unless STOPPED. The
+ * arrays are the tracker's, valid until gt_tracker_free(). */
+GT_API gt_status gt_tracker_series(gt_tracker *t, gt_series *out);
+
+/* With options.duration: waits up to timeout seconds for sampling to end by
+ * itself. Returns 1 when it has ended (the last row is in), 0 when the
+ * timeout came first (or there is no duration). Then call gt_tracker_stop(). */
+GT_API int gt_tracker_wait(gt_tracker *t, double timeout);
 
 /* gt_usage_to_text / gt_usage_to_json of gt_tracker_usage(). NULL when not
  * STOPPED or out of memory. Caller frees. */

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_tracker.h"
 #include "options.h"
 #include "output.h"
 #include "run.h"
+#include "system_cmd.h"
 
 /* Warnings that arrive before the command runs wait here: if it cannot be
  * started, the one error line is all the user should see. Warnings can come
@@ -119,6 +121,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "show") == 0)
         return show(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "system") == 0)
+        return system_command(argc - 1, argv + 1);
     struct cli_options o;
     char err[1024];
     if (cli_parse(argc, argv, &o, err, sizeof err) < 0)
@@ -135,6 +139,20 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return fail(err, 2);
     }
+    int csv_fds[2] = {-1, -1};
+    const char *csv_paths[2] = {o.process_csv, o.system_csv};
+    const char *csv_options[2] = {"--process-csv", "--system-csv"};
+    for (int i = 0; i < 2; i++)
+        if (csv_paths[i] &&
+            (csv_fds[i] = output_open_csv(csv_paths[i], csv_options[i], err, sizeof err)) < 0) {
+            if (i == 1 && csv_fds[0] > STDOUT_FILENO)
+                close(csv_fds[0]);
+            cli_options_free(&o);
+            return fail(err, 2);
+        }
+    o.tracker.process_csv_fd = csv_fds[0];
+    o.tracker.system_csv_fd = csv_fds[1];
+    int csv_on_stdout = csv_fds[0] == STDOUT_FILENO || csv_fds[1] == STDOUT_FILENO;
     o.tracker.on_warning = print_warning;
 
     gt_tracker *t = NULL;
@@ -144,9 +162,22 @@ int main(int argc, char **argv)
                                       sizeof err);
     release_warnings(0);
     if (rc < 0) {
+        for (int i = 0; i < 2; i++)
+            if (csv_fds[i] > STDOUT_FILENO)
+                close(csv_fds[i]);
         cli_options_free(&o);
         return fail(err, r.exit_status);
     }
+    gt_series series;
+    if (gt_tracker_series(t, &series) == GT_OK)
+        for (int i = 0; i < 2; i++)
+            if (csv_paths[i])
+                output_rescue_series(&series, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM,
+                                     csv_paths[i]);
+    for (int i = 0; i < 2; i++)
+        if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0)
+            fprintf(stderr, "gpu-tracker: cannot write %s file '%s': %s\n", csv_options[i],
+                    csv_paths[i], strerror(errno));
 
     char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t) : gt_tracker_to_text(t);
     if (!summary) {
@@ -155,8 +186,10 @@ int main(int argc, char **argv)
         return fail("cannot format the summary: out of memory", r.exit_status ? r.exit_status : 1);
     }
 
-    /* The status line goes where it does not mix with a JSON document. */
-    FILE *status_out = o.format == FORMAT_JSON && !o.output ? stderr : stdout;
+    /* The status line goes where it does not mix with a JSON document or a
+     * series on standard output; the summary does not mix with a series. */
+    FILE *status_out = (o.format == FORMAT_JSON || csv_on_stdout) && !o.output ? stderr : stdout;
+    FILE *summary_out = csv_on_stdout ? stderr : stdout;
     if (o.command)
         fprintf(status_out, "Resource tracking complete. Process completed with status code: %d\n",
                 r.status_code);
@@ -172,12 +205,12 @@ int main(int argc, char **argv)
         if (gt_usage_write_file(u, o.output, o.format == FORMAT_JSON ? GT_FORMAT_JSON
                                                                        : GT_FORMAT_TEXT) != GT_OK) {
             /* Never lose the measurements: show them instead. */
-            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard output\n",
-                    gt_last_error());
-            printf("%s\n", summary);
+            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard %s\n",
+                    gt_last_error(), summary_out == stdout ? "output" : "error");
+            fprintf(summary_out, "%s\n", summary);
         }
     } else {
-        printf("%s\n", summary);
+        fprintf(summary_out, "%s\n", summary);
     }
     free(summary);
     gt_tracker_free(t);

@@ -24,6 +24,7 @@ const char cli_usage[] =
     "    gpu-tracker [options] -- <command> [<argument>...]\n"
     "    gpu-tracker --pid=<pid> [options]\n"
     "    gpu-tracker show <file> [--format=<format>]\n"
+    "    gpu-tracker system [--st=<sleep-time>] [--duration=<seconds>] [-o <file>]\n"
     "\n"
     "Options:\n"
     "    -h --help               Show this help message and exit.\n"
@@ -51,18 +52,30 @@ const char cli_usage[] =
     "    --gb=<gpu-brand>        'nvidia' (NVML) or 'amd' (ROCm SMI). Defaults to the brand\n"
     "                            found, NVIDIA first.\n"
     "    --disable-logs          If set, warnings are suppressed during tracking.\n"
+    "    --process-csv=<file>    Also write a row of process-tree metrics every sleep time:\n"
+    "                            timestamp, pid, children, utime, stime, cpu_usage, memory\n"
+    "                            (PSS, kB), read_bytes, write_bytes, gpu_usage, gpu_vram (MiB),\n"
+    "                            gpu_utilized. '-' writes to standard output.\n"
+    "    --system-csv=<file>     Also write a row of system-wide metrics every sleep time\n"
+    "                            (CPU, memory, disk and network I/O, disk space, GPUs).\n"
+    "                            '-' writes to standard output.\n"
     "\n"
     "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it).\n"
     "While tracking, the results so far are kept in a backup file .gpu-tracker_<uuid>.json in\n"
     "the working directory, deleted when tracking ends normally; 'gpu-tracker show FILE'\n"
     "prints such a file (or a JSON summary) as a summary.\n"
+    "'gpu-tracker system' writes only the system series (to standard output, or -o FILE)\n"
+    "until --duration seconds have passed or it gets SIGINT/SIGTERM. Rows come at start +\n"
+    "k * sleep time; the CSV columns are those of resource_tracker (docs/series.md).\n"
+    "With a series on standard output, the summary goes to standard error unless -o is set.\n"
     "SIGINT, SIGTERM and SIGHUP sent to gpu-tracker are passed on to the command, and the\n"
     "measurements are still written. Environment: GPU_TRACKER_PROC_ROOT points the tracker\n"
-    "at another procfs mount; GPU_TRACKER_NVML_LIBRARY and GPU_TRACKER_RSMI_LIBRARY name\n"
+    "at another procfs mount, GPU_TRACKER_SYS_ROOT at another sysfs; GPU_TRACKER_NVML_LIBRARY and GPU_TRACKER_RSMI_LIBRARY name\n"
     "the GPU library file to load.\n";
 
 enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
+    OPT_PROCESS_CSV, OPT_SYSTEM_CSV,
 };
 
 static const struct option long_options[] = {
@@ -80,6 +93,8 @@ static const struct option long_options[] = {
     {"gb", required_argument, NULL, OPT_GB},
     {"disable-logs", no_argument, NULL, OPT_DISABLE_LOGS},
     {"pid", required_argument, NULL, OPT_PID},
+    {"process-csv", required_argument, NULL, OPT_PROCESS_CSV},
+    {"system-csv", required_argument, NULL, OPT_SYSTEM_CSV},
     {NULL, 0, NULL, 0},
 };
 
@@ -101,6 +116,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
     const char *proc_root = getenv("GPU_TRACKER_PROC_ROOT");
     if (proc_root && *proc_root)
         o->tracker.proc_root = proc_root;
+    const char *sys_root = getenv("GPU_TRACKER_SYS_ROOT");
+    if (sys_root && *sys_root)
+        o->tracker.sys_root = sys_root;
     const char *execute = NULL;
 
     opterr = 0;
@@ -157,6 +175,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
             }
             o->attach_pid = (pid_t)v;
             break;
+        case OPT_PROCESS_CSV: o->process_csv = optarg; break;
+        case OPT_SYSTEM_CSV: o->system_csv = optarg; break;
         case ':':
             snprintf(err, errcap, "option '%s' needs a value", argv[optind - 1]);
             return -1;
@@ -168,6 +188,18 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 
     if (gt_options_validate(&o->tracker) != GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
+        return -1;
+    }
+
+    if (o->process_csv && o->system_csv && strcmp(o->process_csv, "-") == 0 &&
+        strcmp(o->system_csv, "-") == 0) {
+        snprintf(err, errcap, "--process-csv and --system-csv cannot both be '-': give one of "
+                 "them a file");
+        return -1;
+    }
+    if ((o->process_csv && !*o->process_csv) || (o->system_csv && !*o->system_csv)) {
+        snprintf(err, errcap, "empty file name for --%s-csv; give a file or '-' for standard output",
+                 o->process_csv && !*o->process_csv ? "process" : "system");
         return -1;
     }
 

@@ -16,6 +16,8 @@ struct cli_options {
     pid_t attach_pid;         /* --pid, or 0 */
     const char *output;       /* -o FILE, or NULL for stdout */
     enum cli_format format;
+    const char *process_csv;  /* --process-csv FILE ("-": stdout), or NULL */
+    const char *system_csv;   /* --system-csv FILE, or NULL */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

@@ -22,20 +22,27 @@ static int reserve_procs(struct gpu *g, size_t n)
     return 0;
 }
 
-int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes, double sm_percent)
+int gpu_add_process(struct gpu *g, pid_t pid, int device, unsigned long long bytes,
+                    double sm_percent)
 {
-    for (size_t i = 0; i < g->nprocs; i++)
-        if (g->procs[i].pid == pid) {
-            g->procs[i].bytes += bytes;
-            g->procs[i].sm_percent += sm_percent;
-            return 0;
-        }
-    if (reserve_procs(g, g->nprocs + 1) < 0)
-        return -1;
-    g->procs[g->nprocs].pid = pid;
-    g->procs[g->nprocs].bytes = bytes;
-    g->procs[g->nprocs].sm_percent = sm_percent;
-    g->nprocs++;
+    unsigned long long bit = device >= 0 && device < 64 ? 1ULL << device : 0;
+    struct gpu_process *p = NULL;
+    for (size_t i = 0; i < g->nprocs && !p; i++)
+        if (g->procs[i].pid == pid)
+            p = &g->procs[i];
+    if (!p) {
+        if (reserve_procs(g, g->nprocs + 1) < 0)
+            return -1;
+        p = &g->procs[g->nprocs++];
+        memset(p, 0, sizeof *p);
+        p->pid = pid;
+    }
+    p->bytes += bytes;
+    p->sm_percent += sm_percent;
+    if (bytes > 0)
+        p->memory_devices |= bit;
+    if (sm_percent > 0)
+        p->busy_devices |= bit;
     return 0;
 }
 

@@ -17,11 +17,14 @@ struct gpu_device {
     int selected;                    /* in gpu_uuids (or all when none given) */
 };
 
-/* A process's GPU memory and SM utilization, summed over its devices. */
+/* A process's GPU memory and SM utilization, summed over its devices, and
+ * on which devices (bit i: device i; 0 when the library does not say). */
 struct gpu_process {
     pid_t pid;
     unsigned long long bytes;
     double sm_percent;
+    unsigned long long memory_devices; /* where it holds memory */
+    unsigned long long busy_devices;   /* where its SM utilization is > 0 */
 };
 
 /* One sample of every device. */
@@ -33,6 +36,10 @@ struct gpu_sample {
     int proc_util_ok;                /* sm_percent was measured (else see reason) */
     int energy_ok;                   /* energy_mj was measured */
     unsigned long long energy_mj;    /* selected devices, since gpu_open */
+    /* Each device (index as in gpu.devices): utilization percent (-1 when
+     * the library could not tell) and memory used (bytes). */
+    double device_util[GPU_MAX_DEVICES];
+    unsigned long long device_memory_used[GPU_MAX_DEVICES];
 };
 
 struct gpu_backend;
@@ -73,8 +80,10 @@ int gpu_sample(struct gpu *g, struct gpu_sample *s);
 /* Shuts the library down and unloads it. Safe on a gpu never opened. */
 void gpu_close(struct gpu *g);
 
-/* For backends: adds bytes and SM percent to pid's entry in g->procs. */
-int gpu_add_process(struct gpu *g, pid_t pid, unsigned long long bytes, double sm_percent);
+/* For backends: adds bytes and SM percent on device (its index, or -1 when
+ * unknown) to pid's entry in g->procs. */
+int gpu_add_process(struct gpu *g, pid_t pid, int device, unsigned long long bytes,
+                    double sm_percent);
 
 /* A backend: a table of what gpu.c calls. */
 struct gpu_backend {

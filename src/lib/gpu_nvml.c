@@ -157,10 +157,11 @@ static int nvml_init(struct gpu *g)
 
 /* Adds the processes of one query of one device to g->procs. A buffer that
  * is too small is grown to the size NVML asks for, and the query repeated. */
-static int add_processes(struct gpu *g, struct nvml *n, process_query_fn query, nvmlDevice_t dev)
+static int add_processes(struct gpu *g, struct nvml *n, process_query_fn query, int dev_index)
 {
     if (!query)
         return 0;
+    nvmlDevice_t dev = n->devices[dev_index];
     for (int attempt = 0; attempt < 3; attempt++) {
         unsigned int count = n->capinfos;
         nvmlReturn_t rc = query(dev, &count, n->infos);
@@ -190,7 +191,7 @@ static int add_processes(struct gpu *g, struct nvml *n, process_query_fn query, 
                              "the driver does not report the GPU memory of each process "
                              "(MIG, or no permission)");
             }
-            if (gpu_add_process(g, (pid_t)n->infos[i].pid, bytes, 0.0) < 0)
+            if (gpu_add_process(g, (pid_t)n->infos[i].pid, dev_index, bytes, 0.0) < 0)
                 return -1;
         }
         return 0;
@@ -238,7 +239,7 @@ static int add_process_utilization(struct gpu *g, struct nvml *n, int dev_index)
         int latest = 1;
         for (unsigned int j = 0; j < count && latest; j++)
             latest = !(n->util_samples[j].pid == s->pid && n->util_samples[j].timeStamp > s->timeStamp);
-        if (latest && gpu_add_process(g, (pid_t)s->pid, 0, (double)s->smUtil) < 0)
+        if (latest && gpu_add_process(g, (pid_t)s->pid, dev_index, 0, (double)s->smUtil) < 0)
             return -1;
         if (s->timeStamp > newest)
             newest = s->timeStamp;
@@ -260,10 +261,15 @@ static int nvml_sample(struct gpu *g, struct gpu_sample *s)
             return -1;
         }
         s->memory_used += mem.used;
+        s->device_memory_used[i] = mem.used;
         nvmlUtilization_t util;
-        if (g->devices[i].selected && n->utilization && n->utilization(dev, &util) == NVML_SUCCESS)
-            s->util_sum_percent += util.gpu;
-        if (add_processes(g, n, n->compute, dev) < 0 || add_processes(g, n, n->graphics, dev) < 0 ||
+        s->device_util[i] = -1;
+        if (n->utilization && n->utilization(dev, &util) == NVML_SUCCESS) {
+            s->device_util[i] = util.gpu;
+            if (g->devices[i].selected)
+                s->util_sum_percent += util.gpu;
+        }
+        if (add_processes(g, n, n->compute, i) < 0 || add_processes(g, n, n->graphics, i) < 0 ||
             add_process_utilization(g, n, i) < 0)
             return -1;
         unsigned long long mj;

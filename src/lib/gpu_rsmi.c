@@ -169,7 +169,8 @@ static int add_processes(struct gpu *g, struct rsmi *r)
             return -1;
         }
         for (uint32_t i = 0; i < count && i < r->capinfos; i++)
-            if (gpu_add_process(g, (pid_t)r->infos[i].process_id, r->infos[i].vram_usage, 0.0) < 0)
+            if (gpu_add_process(g, (pid_t)r->infos[i].process_id, -1,
+                                r->infos[i].vram_usage, 0.0) < 0)
                 return -1;
         return 0;
     }
@@ -189,10 +190,14 @@ static int rsmi_sample(struct gpu *g, struct gpu_sample *s)
             return -1;
         }
         s->memory_used += used;
+        s->device_memory_used[i] = used;
         uint32_t busy;
-        if (g->devices[i].selected && r->busy_percent &&
-            r->busy_percent((uint32_t)i, &busy) == RSMI_STATUS_SUCCESS)
-            s->util_sum_percent += busy;
+        s->device_util[i] = -1;
+        if (r->busy_percent && r->busy_percent((uint32_t)i, &busy) == RSMI_STATUS_SUCCESS) {
+            s->device_util[i] = busy;
+            if (g->devices[i].selected)
+                s->util_sum_percent += busy;
+        }
         double uj;
         if (g->devices[i].selected && r->energy && !*g->energy_reason) {
             if (energy_uj(r, (uint32_t)i, &uj, &rc) == 0)

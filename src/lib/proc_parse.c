@@ -226,6 +226,8 @@ int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out)
                     out->total += f[i];
                 }
                 out->busy = out->total - idle;
+                out->user_nice = f[0] + f[1];
+                out->system = f[2];
                 have_total = 1;
             } else if (p[3] >= '0' && p[3] <= '9') {
                 out->ncpu++;
@@ -240,8 +242,23 @@ int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
 {
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {
-        {"MemTotal", &out->total_kb, 0},
-        {"MemAvailable", &out->available_kb, 0},
+        {"MemTotal", &out->total_kb, 0},   {"MemAvailable", &out->available_kb, 0},
+        {"MemFree", &out->free_kb, 0},     {"Buffers", &out->buffers_kb, 0},
+        {"Cached", &out->cached_kb, 0},    {"Active", &out->active_kb, 0},
+        {"Inactive", &out->inactive_kb, 0},
+    };
+    if (parse_kv(buf, len, slots, sizeof slots / sizeof slots[0]) < 0 || !slots[0].found ||
+        !slots[1].found)
+        return -1;
+    return 0;
+}
+
+int proc_parse_io(const char *buf, size_t len, struct proc_io *out)
+{
+    memset(out, 0, sizeof *out);
+    struct kv_slot slots[] = {
+        {"read_bytes", &out->read_bytes, 0},
+        {"write_bytes", &out->write_bytes, 0},
     };
     if (parse_kv(buf, len, slots, 2) < 0 || !slots[0].found || !slots[1].found)
         return -1;

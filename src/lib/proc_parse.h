@@ -56,15 +56,27 @@ int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t cap, siz
 struct sys_cpu {
     unsigned long long busy;
     unsigned long long total;
+    unsigned long long user_nice;  /* user + nice (resource_tracker's utime) */
+    unsigned long long system;     /* system (resource_tracker's stime) */
     int ncpu;
 };
 int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out);
 
-/* /proc/meminfo: MemTotal and MemAvailable (both required). */
+/* /proc/meminfo: MemTotal and MemAvailable (both required); the others are
+ * 0 when the kernel does not have them. */
 struct meminfo {
     unsigned long long total_kb;
     unsigned long long available_kb;
+    unsigned long long free_kb, buffers_kb, cached_kb, active_kb, inactive_kb;
 };
 int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out);
+
+/* /proc/<pid>/io: bytes the process (with the children it reaped) caused to
+ * be read from / sent to the storage layer. Both fields required. */
+struct proc_io {
+    unsigned long long read_bytes;
+    unsigned long long write_bytes;
+};
+int proc_parse_io(const char *buf, size_t len, struct proc_io *out);
 
 #endif

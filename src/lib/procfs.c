@@ -148,6 +148,18 @@ int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc
     return 0;
 }
 
+int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io *out)
+{
+    size_t len;
+    if (procfs_read_at(h->dirfd, "io", buf, cap, &len) < 0)
+        return -1;
+    if (proc_parse_io(buf, len, out) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
 {
     /* Not kept open: it is read rarely (see tree.c) and walks every mapping. */

@@ -42,6 +42,8 @@ void procfs_close(struct proc_handle *h);
 int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out);
 int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out);
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out);
+/* Reads and parses io (opened for each read: only the series need it). */
+int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io *out);
 
 /* Appends the children of every thread of the process (task/<tid>/children)
  * to *list (grown with realloc; *n entries used, *cap allocated). nthreads

@@ -92,11 +92,16 @@ void pyfloat_repr(double v, char *out, size_t cap)
                  exp10 < 0 ? '-' : '+', abs(exp10));
 }
 
-double pyfloat_round3(double v)
+double pyfloat_round(double v, int ndigits)
 {
     if (!isfinite(v))
         return v;
     char buf[400];
-    snprintf(buf, sizeof buf, "%.3f", v);
+    snprintf(buf, sizeof buf, "%.*f", ndigits, v);
     return strtod(buf, NULL);
+}
+
+double pyfloat_round3(double v)
+{
+    return pyfloat_round(v, 3);
 }

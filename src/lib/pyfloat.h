@@ -10,6 +10,11 @@
  * ("5.0"). Non-finite values give "nan", "inf", "-inf". out needs 32 bytes. */
 void pyfloat_repr(double v, char *out, size_t cap);
 
+/* Python's round(v, ndigits) for 0 <= ndigits <= 17: the double nearest the
+ * correctly rounded decimal (glibc's printf rounds the exact binary value
+ * half-to-even, as Python does). */
+double pyfloat_round(double v, int ndigits);
+
 /* Python's round(v, 3): the double nearest the correctly rounded decimal. */
 double pyfloat_round3(double v);
 

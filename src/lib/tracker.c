@@ -29,7 +29,10 @@
 
 #include "gpu.h"
 #include "procfs.h"
+#include "pyfloat.h"
+#include "series.h"
 #include "system.h"
+#include "system_series.h"
 #include "tree.h"
 #include "units.h"
 #include "usage.h"
@@ -58,7 +61,7 @@ enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 
 struct gt_tracker {
     gt_options opts; /* its strings point at our own copies below */
-    char *ram_unit, *gpu_ram_unit, *time_unit, *gpu_uuids, *gpu_brand, *proc_root;
+    char *ram_unit, *gpu_ram_unit, *time_unit, *gpu_uuids, *gpu_brand, *proc_root, *sys_root;
     char *backup_path; /* NULL: no backup file */
     struct usage_units units;
     pid_t pid;
@@ -80,12 +83,27 @@ struct gt_tracker {
     pid_t sampler_tid;
     int sampler_stat_fd;              /* its task/<tid>/stat, -1 if none */
     unsigned long long sampler_ticks; /* the sampling thread's own CPU ticks */
+    unsigned long long sampler_utime, sampler_stime;
+
+    /* The series (see series.h): the readings of the previous sample. */
+    double ticks_per_second;
+    double epoch_start;               /* wall clock of the baseline sample */
+    long last_slot;                   /* the slot (k) of the latest sample */
+    struct system_series_reader sysx; /* disks, interfaces, filesystems */
+    struct system_series_sample sysx_prev, sysx_cur;
+    int have_proc_prev, have_sys_prev;
+    double proc_prev_time, sys_prev_time;
+    struct process_reading proc_prev;
+    struct system_reading sys_prev;
+    int csv_failed_process, csv_failed_system, warned_series_memory;
 
     pthread_mutex_t lock; /* guards everything below */
     pthread_cond_t wake;  /* to the sampling thread: stop */
     pthread_cond_t done;  /* from the sampling thread: finished */
     int stop_requested, thread_done, orphaned, backup_off;
     struct usage_acc acc;
+    struct series_store store;
+    int duration_done; /* sampling reached options.duration and ended */
     double stop_time;
     char gpu_reason[256];  /* why GPU figures are missing ("" if they are not) */
     /* The backend's reasons for missing extras, copied at each sample. */
@@ -143,7 +161,10 @@ void gt_options_init(gt_options *opts)
     opts->gpu_ram_unit = "gigabytes";
     opts->time_unit = "hours";
     opts->proc_root = "/proc";
+    opts->sys_root = "/sys";
     opts->stop_timeout = DEFAULT_STOP_TIMEOUT;
+    opts->process_csv_fd = -1;
+    opts->system_csv_fd = -1;
 }
 
 static void warn(gt_tracker *t, const char *fmt, ...) GT_PRINTF(2, 3);
@@ -199,6 +220,18 @@ gt_status gt_options_validate(const gt_options *o)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid stop timeout %g: it must be a positive number of seconds",
                        o->stop_timeout);
+    if (o->series & ~(GT_SERIES_PROCESS | GT_SERIES_SYSTEM))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid series %d; valid: 0, GT_SERIES_PROCESS, GT_SERIES_SYSTEM or both",
+                       o->series);
+    if (!(o->duration >= 0) || !isfinite(o->duration))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid duration %g: it must be 0 (none) or a positive number of seconds",
+                       o->duration);
+    if (o->duration > 0 && o->duration < o->sleep_time)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "duration %g s is shorter than one interval (%g s): no row would come",
+                       o->duration, o->sleep_time);
     return GT_OK;
 }
 
@@ -229,6 +262,10 @@ static void destroy(gt_tracker *t)
     gpu_close(&t->gpu);
     tree_free(&t->tree);
     system_close(&t->sys);
+    system_series_close(&t->sysx);
+    system_series_sample_free(&t->sysx_prev);
+    system_series_sample_free(&t->sysx_cur);
+    series_store_free(&t->store);
     pthread_cond_destroy(&t->wake);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
@@ -238,6 +275,7 @@ static void destroy(gt_tracker *t)
     free(t->gpu_uuids);
     free(t->gpu_brand);
     free(t->proc_root);
+    free(t->sys_root);
     free(t->backup_path);
     free(t);
 }
@@ -354,7 +392,13 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     t->tree.root_fd = -1; /* tree_free() and system_close() are safe before init */
     t->sys.stat_fd = t->sys.meminfo_fd = -1;
+    t->sysx.sys_block_fd = t->sysx.sys_net_fd = t->sysx.diskstats_fd = t->sysx.netdev_fd = -1;
     t->opts = *opts;
+    /* A descriptor to write a series to asks for that series. */
+    if (opts->process_csv_fd >= 0)
+        t->opts.series |= GT_SERIES_PROCESS;
+    if (opts->system_csv_fd >= 0)
+        t->opts.series |= GT_SERIES_SYSTEM;
     int failed = 0;
     t->ram_unit = dup_or_null(opts->ram_unit, &failed);
     t->gpu_ram_unit = dup_or_null(opts->gpu_ram_unit, &failed);
@@ -362,6 +406,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->gpu_uuids = dup_or_null(opts->gpu_uuids, &failed);
     t->gpu_brand = dup_or_null(opts->gpu_brand, &failed);
     t->proc_root = dup_or_null(opts->proc_root ? opts->proc_root : "/proc", &failed);
+    t->sys_root = dup_or_null(opts->sys_root ? opts->sys_root : "/sys", &failed);
     if (!opts->resource_usage_file)
         failed |= !(t->backup_path = default_backup_path());
     else if (*opts->resource_usage_file)
@@ -379,6 +424,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->opts.gpu_uuids = t->gpu_uuids;
     t->opts.gpu_brand = t->gpu_brand;
     t->opts.proc_root = t->proc_root;
+    t->opts.sys_root = t->sys_root;
     t->opts.resource_usage_file = t->backup_path;
     t->pid = opts->process_id ? opts->process_id : getpid();
     t->self = t->pid == getpid();
@@ -401,6 +447,12 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
             return gt_fail(GT_ERR_NO_PROCESS, "no process with PID %d", (int)pid);
         return gt_fail(GT_ERR_IO, "cannot open %s: %s", opts->proc_root ? opts->proc_root : "/proc",
                        strerror(e));
+    }
+    t->tree.series = (t->opts.series & GT_SERIES_PROCESS) != 0;
+    if ((t->opts.series & GT_SERIES_SYSTEM) &&
+        system_series_open(&t->sysx, t->proc_root, t->sys_root) < 0) {
+        destroy(t);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
 
     char gpu_err[512];
@@ -425,7 +477,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->units.system_core_count = cpu.ncpu;
     t->units.n_expected_cores = opts->n_expected_cores > 0 ? opts->n_expected_cores : cpu.ncpu;
     long tck = sysconf(_SC_CLK_TCK);
-    usage_init(&t->acc, opts->sleep_time, tck > 0 ? (double)tck : 100.0);
+    t->ticks_per_second = tck > 0 ? (double)tck : 100.0;
+    usage_init(&t->acc, opts->sleep_time, t->ticks_per_second);
     usage_set_gpus(&t->acc, gpu_capacity, t->gpu.ndevices, t->gpu.nselected);
     t->state = STATE_NEW;
     *out = t;
@@ -440,8 +493,11 @@ static void read_sampler_ticks(gt_tracker *t)
     struct proc_stat st;
     if (t->sampler_stat_fd >= 0 &&
         procfs_pread(t->sampler_stat_fd, t->tree.buf, t->tree.bufcap, &len) == 0 &&
-        proc_parse_stat(t->tree.buf, len, &st) == 0)
+        proc_parse_stat(t->tree.buf, len, &st) == 0) {
         t->sampler_ticks = st.utime + st.stime;
+        t->sampler_utime = st.utime;
+        t->sampler_stime = st.stime;
+    }
 }
 
 /* Fills t->usage from the aggregates. Caller holds the lock. */
@@ -494,9 +550,55 @@ static void write_backup(gt_tracker *t, double now)
     pthread_mutex_unlock(&t->lock);
 }
 
+#define MIB (1024.0 * 1024.0)
+
+/* The series' GPU figures from one GPU sample: the system's (every GPU) and
+ * the tree's, whose processes are marked in mine[] (parallel to s->procs).
+ * The tree's usage is its processes' SM utilization where the driver gives
+ * it; otherwise the utilization of the GPUs where the tree holds memory (all
+ * GPUs when the library does not say which). */
+static void series_gpu_figures(const struct gpu *g, const struct gpu_sample *s,
+                               const unsigned char *mine, struct series_gpu *proc,
+                               struct series_gpu *sys)
+{
+    memset(proc, 0, sizeof *proc);
+    memset(sys, 0, sizeof *sys);
+    sys->vram_mib = (double)s->memory_used / MIB;
+    for (int d = 0; d < g->ndevices && d < GPU_MAX_DEVICES; d++)
+        if (s->device_util[d] >= 0) {
+            sys->usage += s->device_util[d] / 100.0;
+            sys->utilized += s->device_util[d] > 0;
+        }
+    unsigned long long bytes = 0, memory_devices = 0, busy_devices = 0;
+    double sm = 0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        if (!mine[i])
+            continue;
+        bytes += s->procs[i].bytes;
+        sm += s->procs[i].sm_percent;
+        memory_devices |= s->procs[i].memory_devices;
+        busy_devices |= s->procs[i].busy_devices;
+    }
+    proc->vram_mib = (double)bytes / MIB;
+    if (s->proc_util_ok) {
+        proc->usage = sm / 100.0;
+        proc->utilized = __builtin_popcountll(busy_devices);
+        return;
+    }
+    if (bytes > 0 && memory_devices == 0)
+        memory_devices = ~0ULL; /* the library does not say which GPUs */
+    for (int d = 0; d < g->ndevices && d < 64; d++)
+        if ((memory_devices >> d & 1) && s->device_util[d] >= 0) {
+            proc->usage += s->device_util[d] / 100.0;
+            proc->utilized += s->device_util[d] > 0;
+        }
+}
+
 /* Samples the GPUs and sums the GPU memory of the tree's processes (as the
- * last tree walk found them). -1 when there is nothing to add. */
-static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs)
+ * last tree walk found them), and the series' GPU figures. -1 when there is
+ * nothing to add. */
+static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs, struct series_gpu *proc,
+                       struct series_gpu *sys)
 {
     if (!t->gpu.backend || t->gpu_failed)
         return -1;
@@ -513,8 +615,11 @@ static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs)
     gs->proc_util_ok = s.proc_util_ok;
     gs->energy_ok = s.energy_ok;
     gs->energy_mj = s.energy_mj;
+    unsigned char *mine = s.nprocs ? calloc(s.nprocs, 1) : NULL;
     for (size_t i = 0; i < s.nprocs; i++) {
         int role = tree_role_of(&t->tree, s.procs[i].pid);
+        if (mine)
+            mine[i] = role != 0;
         if (role == 1) {
             gs->main_bytes += s.procs[i].bytes;
             gs->main_sm += s.procs[i].sm_percent;
@@ -523,14 +628,133 @@ static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs)
             gs->desc_sm += s.procs[i].sm_percent;
         }
     }
+    static const unsigned char none[1];
+    if (mine || !s.nprocs)
+        series_gpu_figures(&t->gpu, &s, mine ? mine : none, proc, sys);
+    free(mine);
     return 0;
 }
 
+/* Writes one CSV line to the series' descriptor; a failure stops that
+ * series' writing with one warning (the rows stay in memory). */
+static void write_csv_line(gt_tracker *t, int fd, int *failed, const char *what,
+                           const char *line, size_t len)
+{
+    if (fd < 0 || *failed)
+        return;
+    while (len > 0) {
+        ssize_t w = write(fd, line, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            *failed = 1;
+            warn(t, "cannot write the %s series: %s; its rows are kept in memory only", what,
+                 w < 0 ? strerror(errno) : "nothing written");
+            return;
+        }
+        line += w;
+        len -= (size_t)w;
+    }
+}
+
+/* Adds the rows of slot k (from the previous readings to these) to the
+ * store, and writes them. Called by the sampler, which owns the readings. */
+static void add_rows(gt_tracker *t, long k, double now, const struct process_reading *pr,
+                     const struct system_reading *sr)
+{
+    double ts = series_timestamp(t->epoch_start, k, t->opts.sleep_time);
+    gt_process_row prow;
+    gt_system_row srow;
+    int have_p = pr && t->have_proc_prev && now > t->proc_prev_time;
+    int have_s = sr && t->have_sys_prev && now > t->sys_prev_time;
+    if (have_p)
+        series_process_row(&t->proc_prev, pr, now - t->proc_prev_time, t->ticks_per_second, ts,
+                           t->pid, &prow);
+    if (have_s)
+        series_system_row(&t->sys_prev, sr, now - t->sys_prev_time, t->ticks_per_second, ts,
+                          &srow);
+    pthread_mutex_lock(&t->lock);
+    int lost = (have_p && series_store_add_process(&t->store, &prow) < 0) |
+               (have_s && series_store_add_system(&t->store, &srow) < 0);
+    pthread_mutex_unlock(&t->lock);
+    if (lost && !t->warned_series_memory) {
+        t->warned_series_memory = 1;
+        warn(t, "out of memory: some rows of the series are only in the CSV output");
+    }
+    char line[SERIES_CSV_ROW_MAX];
+    if (have_p)
+        write_csv_line(t, t->opts.process_csv_fd, &t->csv_failed_process, "process", line,
+                       series_process_csv_row(&prow, line));
+    if (have_s)
+        write_csv_line(t, t->opts.system_csv_fd, &t->csv_failed_system, "system", line,
+                       series_system_csv_row(&srow, line));
+}
+
+/* The series' part of a sample: readings from this sample, the rows of
+ * slot (when > 0), and the readings kept for the next row. tree or cpu is
+ * NULL when it could not be read: that series gets no row for this slot and
+ * starts again from its next reading. */
+static void series_step(gt_tracker *t, long slot, double now, const struct tree_sample *tree,
+                        const struct sys_cpu *cpu, const struct meminfo *mem,
+                        const struct series_gpu *proc_gpu, const struct series_gpu *sys_gpu)
+{
+    struct process_reading pr;
+    struct system_reading sr;
+    int want_p = (t->opts.series & GT_SERIES_PROCESS) && tree;
+    int want_s = (t->opts.series & GT_SERIES_SYSTEM) != 0;
+    if (want_p) {
+        memset(&pr, 0, sizeof pr);
+        pr.utime_ticks = tree->utime_ticks;
+        pr.stime_ticks = tree->stime_ticks;
+        pr.read_bytes = tree->read_bytes;
+        pr.write_bytes = tree->write_bytes;
+        pr.pss_kb = tree->pss_kb;
+        pr.children = tree->children;
+        pr.gpu = *proc_gpu;
+    }
+    if (want_s) {
+        memset(&sr, 0, sizeof sr);
+        sr.cpu_ok = cpu != NULL;
+        if (cpu) {
+            sr.cpu = *cpu;
+            sr.mem = *mem;
+        }
+        if (system_series_read(&t->sysx, &t->sysx_cur) < 0 && !t->warned_sys) {
+            t->warned_sys = 1;
+            warn(t, "out of memory reading the system's disks and interfaces");
+        }
+        sr.extra = &t->sysx_cur;
+        sr.gpu = *sys_gpu;
+    }
+    if (slot > 0)
+        add_rows(t, slot, now, want_p ? &pr : NULL, want_s ? &sr : NULL);
+    t->have_proc_prev = want_p;
+    if (want_p) {
+        t->proc_prev = pr;
+        t->proc_prev_time = now;
+    }
+    if (want_s) {
+        system_series_sample_swap(&t->sysx_prev, &t->sysx_cur);
+        t->sys_prev = sr;
+        t->sys_prev.extra = &t->sysx_prev;
+        t->sys_prev_time = now;
+        t->have_sys_prev = 1;
+    }
+}
+
 /* One sample of everything; returns its time. The caller owns the readers
- * (the sampling thread, or stop() after it); in_sampler says which. */
-static double take_sample(gt_tracker *t, int in_sampler)
+ * (the sampling thread, or stop() after it); in_sampler says which. slot is
+ * the sample's place on the schedule: 0 the baseline, k > 0 the one at
+ * start + k * sleep_time (which makes the series' rows), -1 the final one
+ * at stop (no row: it is not on the schedule). */
+static double take_sample(gt_tracker *t, int in_sampler, long slot)
 {
     double now = monotonic_now();
+    if (slot == 0) {
+        struct timespec wall;
+        clock_gettime(CLOCK_REALTIME, &wall);
+        t->epoch_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
+    }
     struct sys_cpu cpu;
     struct meminfo mem;
     const char *what = "";
@@ -561,14 +785,22 @@ static double take_sample(gt_tracker *t, int in_sampler)
                 ts.main_threads--;
         }
         ts.main_ticks = ts.main_ticks > t->sampler_ticks ? ts.main_ticks - t->sampler_ticks : 0;
+        ts.utime_ticks = ts.utime_ticks > t->sampler_utime ? ts.utime_ticks - t->sampler_utime : 0;
+        ts.stime_ticks = ts.stime_ticks > t->sampler_stime ? ts.stime_ticks - t->sampler_stime : 0;
     }
     struct gpu_tree_sample gs;
-    int gpu_ok = tree_ok && sample_gpus(t, &gs) == 0;
+    struct series_gpu proc_gpu = {0}, sys_gpu = {0};
+    int gpu_ok = tree_ok && sample_gpus(t, &gs, &proc_gpu, &sys_gpu) == 0;
     pthread_mutex_lock(&t->lock);
     usage_add(&t->acc, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, sys_ok ? &mem : NULL,
               gpu_ok ? &gs : NULL);
     copy_gpu_reasons_locked(t);
     pthread_mutex_unlock(&t->lock);
+
+    if (slot >= 0 && t->opts.series)
+        series_step(t, slot, now, tree_ok ? &ts : NULL, sys_ok ? &cpu : NULL, &mem, &proc_gpu,
+                    &sys_gpu);
+
     /* Half an interval of slack, so that at sleep_time >= BACKUP_PERIOD
      * schedule jitter never skips a write. */
     if (in_sampler && t->backup_path &&
@@ -590,8 +822,14 @@ static void *sampler_main(void *arg)
         t->sampler_stat_fd = openat(t->tree.root_fd, name, O_RDONLY | O_CLOEXEC);
     }
     double interval = t->opts.sleep_time;
+    /* With a duration, the last slot is the one at start + duration. */
+    long last_slot = t->opts.duration > 0 ? (long)floor(t->opts.duration / interval + 1e-9) : -1;
     pthread_mutex_lock(&t->lock);
     for (long k = 1; !t->stop_requested;) {
+        if (last_slot >= 0 && k > last_slot) {
+            t->duration_done = 1;
+            break;
+        }
         struct timespec deadline = to_timespec(t->start_time + (double)k * interval);
         int rc = 0;
         while (!t->stop_requested && rc != ETIMEDOUT)
@@ -599,7 +837,7 @@ static void *sampler_main(void *arg)
         if (t->stop_requested)
             break;
         pthread_mutex_unlock(&t->lock);
-        take_sample(t, 1);
+        take_sample(t, 1, k);
         pthread_mutex_lock(&t->lock);
         /* Next deadline on the schedule; deadlines already past are skipped. */
         long due = (long)floor((monotonic_now() - t->start_time) / interval) + 1;
@@ -634,7 +872,13 @@ gt_status gt_tracker_start(gt_tracker *t)
 
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. */
-    t->start_time = t->last_backup = take_sample(t, 0);
+    if (t->opts.process_csv_fd >= 0)
+        write_csv_line(t, t->opts.process_csv_fd, &t->csv_failed_process, "process",
+                       series_process_csv_header, strlen(series_process_csv_header));
+    if (t->opts.system_csv_fd >= 0)
+        write_csv_line(t, t->opts.system_csv_fd, &t->csv_failed_system, "system",
+                       series_system_csv_header, strlen(series_system_csv_header));
+    t->start_time = t->last_backup = take_sample(t, 0, 0);
     if (t->backup_path)
         write_backup(t, t->start_time); /* no thread yet: ours to call */
 
@@ -678,7 +922,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has already been stopped");
     double stop_time;
     if (stop_sampler(t, t->opts.stop_timeout)) {
-        stop_time = take_sample(t, 0); /* the readers are ours now */
+        stop_time = take_sample(t, 0, -1); /* the readers are ours now */
     } else {
         /* Stuck in a system call: the readers are still in its hands. The
          * results are those of the samples it finished. */
@@ -723,6 +967,42 @@ const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
     fill_usage_locked(t, t->stop_time, 1);
     pthread_mutex_unlock(&t->lock);
     return &t->usage;
+}
+
+gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
+{
+    gt_clear_error();
+    memset(out, 0, sizeof *out);
+    if (t->state != STATE_STOPPED)
+        return gt_fail(GT_ERR_STATE, t->state == STATE_NEW
+                       ? "no series: the tracker has not been started"
+                       : "no series yet: the tracker has not been stopped");
+    out->interval = t->opts.sleep_time;
+    out->start_time = t->epoch_start;
+    pthread_mutex_lock(&t->lock);
+    out->nprocess = t->store.nprocess;
+    out->process = t->store.process;
+    out->nsystem = t->store.nsystem;
+    out->system = t->store.system;
+    pthread_mutex_unlock(&t->lock);
+    out->process_csv_failed = t->csv_failed_process;
+    out->system_csv_failed = t->csv_failed_system;
+    return GT_OK;
+}
+
+int gt_tracker_wait(gt_tracker *t, double timeout)
+{
+    gt_clear_error();
+    if (t->state != STATE_STARTED || !(t->opts.duration > 0))
+        return t->state == STATE_STOPPED && t->duration_done;
+    pthread_mutex_lock(&t->lock);
+    struct timespec deadline = to_timespec(monotonic_now() + (timeout > 0 ? timeout : 0));
+    int rc = 0;
+    while (!t->thread_done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&t->done, &t->lock, &deadline);
+    int ended = t->thread_done && t->duration_done;
+    pthread_mutex_unlock(&t->lock);
+    return ended;
 }
 
 char *gt_tracker_to_text(gt_tracker *t)

@@ -39,6 +39,8 @@ struct tracked_proc {
     struct proc_rollup rollup;
     unsigned long long rollup_peak_kb;
     int samples_since_rollup;
+    int io_state;                    /* 0 never read, 1 have one, -1 unreadable */
+    struct proc_io io;               /* the latest we could read */
 };
 
 int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid)
@@ -141,14 +143,21 @@ static void note_departed(struct tree *t, const struct tracked_proc *p)
     if (p->role == ROLE_MAIN) {
         t->departed_main_ticks += own_ticks(p);
         t->departed_desc_ticks += reaped_ticks(p);
-        return;
+        if (t->reaper_pid > 0)
+            return; /* the reaper's counters take over the series' totals */
+    } else {
+        if (t->reaper_pid > 0)
+            return; /* every orphan comes to the reaper, which we count */
+        const struct tracked_proc *parent = find_proc(t, p->st.ppid);
+        if (parent && parent->seen == t->generation)
+            return; /* reaped by its (tracked) parent, whose io counts it too */
+        t->departed_desc_ticks += own_ticks(p) + reaped_ticks(p);
     }
-    if (t->reaper_pid > 0)
-        return; /* every orphan comes to the reaper, which we count */
-    const struct tracked_proc *parent = find_proc(t, p->st.ppid);
-    if (parent && parent->seen == t->generation)
-        return; /* reaped by its (tracked) parent */
-    t->departed_desc_ticks += own_ticks(p) + reaped_ticks(p);
+    /* The same for the series' split counters. */
+    t->departed_utime += p->st.utime + p->st.cutime;
+    t->departed_stime += p->st.stime + p->st.cstime;
+    t->departed_read += p->io.read_bytes;
+    t->departed_write += p->io.write_bytes;
 }
 
 /* Reads a newly found process: opens it and takes its identity. */
@@ -182,12 +191,14 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
 }
 
 /* Decides whether this sample re-reads smaps_rollup (see the file comment). */
-static int rollup_due(const struct tracked_proc *p)
+static int rollup_due(const struct tree *t, const struct tracked_proc *p)
 {
     if (p->rollup_state == 0)
         return 1;
     if (p->rollup_state < 0)
         return 0;
+    if (t->series)
+        return 1; /* the series report PSS at every row */
     unsigned long long grow = p->rollup_peak_kb >> ROLLUP_GROWTH_SHIFT;
     if (grow < ROLLUP_GROWTH_MIN_KB)
         grow = ROLLUP_GROWTH_MIN_KB;
@@ -206,7 +217,7 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
         return errno == EINVAL ? 0 : -1;
     if (p->first_hwm_kb == (unsigned long long)-1)
         p->first_hwm_kb = p->status.vm_hwm_kb;
-    if (rollup_due(p)) {
+    if (rollup_due(t, p)) {
         struct proc_rollup r;
         if (procfs_read_rollup(&p->h, t->buf, t->bufcap, &r) == 0) {
             p->rollup = r;
@@ -223,6 +234,17 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
         }
     } else {
         p->samples_since_rollup++;
+    }
+    if (t->series && p->io_state >= 0) {
+        struct proc_io io;
+        if (procfs_read_io(&p->h, t->buf, t->bufcap, &io) == 0) {
+            p->io = io;
+            p->io_state = 1;
+        } else if (errno == EACCES || errno == EPERM || errno == EINVAL) {
+            p->io_state = -1; /* another user's process: its bytes are not ours to see */
+        } else {
+            return -1;
+        }
     }
     return 0;
 }
@@ -342,20 +364,39 @@ static int walk_once(struct tree *t, long reaper_threads)
     return 0;
 }
 
+/* Bytes read and written by the children the calling process has reaped
+ * (wait4 moved their io counters into its RUSAGE_CHILDREN, in 512-byte
+ * blocks). Only meaningful when the reaper is the calling process. */
+static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned long long *wr)
+{
+    struct rusage ru;
+    *rd = *wr = 0;
+    if (t->reaper_pid != getpid() || getrusage(RUSAGE_CHILDREN, &ru) < 0)
+        return;
+    *rd = (unsigned long long)ru.ru_inblock * 512;
+    *wr = (unsigned long long)ru.ru_oublock * 512;
+}
+
 int tree_walk(struct tree *t, struct tree_sample *s)
 {
-    unsigned long long reaped = 0;
+    unsigned long long reaped = 0, reaped_u = 0, reaped_s = 0, reaped_rd = 0, reaped_wr = 0;
     if (t->reaper_pid > 0) {
         /* The reaper may reap a tree process while we walk; its time would
          * then be counted twice or not at all. Reaping is rare: walk again
          * until the reaper's counters did not move during the walk. */
         for (int attempt = 0;; attempt++) {
             struct proc_stat before, after;
+            unsigned long long rd0, wr0;
+            reaped_io(t, &rd0, &wr0);
             if (reaper_stat(t, &before) < 0 || walk_once(t, before.num_threads) < 0 ||
                 reaper_stat(t, &after) < 0)
                 return -1;
+            reaped_io(t, &reaped_rd, &reaped_wr);
             reaped = after.cutime + after.cstime;
-            if (reaped == before.cutime + before.cstime || attempt + 1 >= REAPER_RETRIES)
+            reaped_u = after.cutime;
+            reaped_s = after.cstime;
+            if ((reaped == before.cutime + before.cstime && reaped_rd == rd0 && reaped_wr == wr0) ||
+                attempt + 1 >= REAPER_RETRIES)
                 break;
         }
     } else if (walk_once(t, 0) < 0) {
@@ -365,12 +406,21 @@ int tree_walk(struct tree *t, struct tree_sample *s)
     memset(s, 0, sizeof *s);
     s->main_ticks = t->departed_main_ticks;
     s->desc_ticks = t->departed_desc_ticks + reaped;
+    s->utime_ticks = t->departed_utime + reaped_u;
+    s->stime_ticks = t->departed_stime + reaped_s;
+    s->read_bytes = t->departed_read + reaped_rd;
+    s->write_bytes = t->departed_write + reaped_wr;
     unsigned long long desc_pss_total = 0;
     for (size_t i = 0; i < t->nprocs; i++) {
         const struct tracked_proc *p = &t->procs[i];
         unsigned long long priv, shared, pss;
         split_rss(p, &priv, &shared, &pss);
         long threads = p->st.state == 'Z' ? 0 : p->st.num_threads;
+        s->utime_ticks += p->st.utime + p->st.cutime;
+        s->stime_ticks += p->st.stime + p->st.cstime;
+        s->read_bytes += p->io.read_bytes;
+        s->write_bytes += p->io.write_bytes;
+        s->pss_kb += pss;
         if (p->role == ROLE_MAIN) {
             s->main_alive = 1;
             s->main_ticks += own_ticks(p);
@@ -386,6 +436,8 @@ int tree_walk(struct tree *t, struct tree_sample *s)
         } else {
             s->desc_ticks += own_ticks(p) + reaped_ticks(p);
             s->desc_threads += threads;
+            if (p->st.state != 'Z')
+                s->children++;
             s->desc_rss_kb += p->status.vm_rss_kb;
             s->desc_private_kb += priv;
             s->desc_shared_kb += shared;

@@ -36,6 +36,16 @@ struct tree_sample {
     /* main's reaped-children fault counters: both 0 means main reaped no
      * child, so its wait4 ru_maxrss is its own high-water mark. */
     unsigned long long main_cminflt, main_cmajflt;
+
+    /* For the process series (tree->series set), of the whole tree:
+     * cumulative CPU ticks split into user and system, cumulative bytes
+     * read/written at the storage layer (as /proc/<pid>/io counts them: a
+     * reaped child's bytes move into its parent's), PSS now, and the number
+     * of live descendants. */
+    unsigned long long utime_ticks, stime_ticks;
+    unsigned long long read_bytes, write_bytes;
+    unsigned long long pss_kb;
+    long children;
 };
 
 struct tracked_proc;
@@ -57,6 +67,9 @@ struct tree {
     int fd_budget;        /* descriptors we may still keep open */
     int fd_exhausted;     /* a process could not be opened: no descriptor left */
     unsigned long long departed_main_ticks, departed_desc_ticks;
+    /* The series: read io and smaps_rollup at every walk. */
+    int series;
+    unsigned long long departed_utime, departed_stime, departed_read, departed_write;
 };
 
 /* Opens the procfs root and checks that main exists. Returns 0, or -1 with

@@ -26,10 +26,11 @@ static int write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
-gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
+/* Writes text (and a newline when add_newline) to path atomically: a
+ * temporary file beside it, fsync, rename. Takes ownership of text (NULL:
+ * out of memory). */
+static gt_status write_atomically(const char *path, char *text, int add_newline)
 {
-    gt_clear_error();
-    char *text = format == GT_FORMAT_JSON ? gt_usage_to_json(usage) : gt_usage_to_text(usage);
     char *dir_copy = strdup(path), *base_copy = strdup(path);
     char *tmp = NULL;
     gt_status st = GT_OK;
@@ -45,8 +46,8 @@ gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, 
         goto out;
     }
     fchmod(fd, 0644);
-    int ok = write_all(fd, text, strlen(text)) == 0 && write_all(fd, "\n", 1) == 0 &&
-             fsync(fd) == 0;
+    int ok = write_all(fd, text, strlen(text)) == 0 &&
+             (!add_newline || write_all(fd, "\n", 1) == 0) && fsync(fd) == 0;
     int e = errno;
     if (close(fd) != 0 && ok) {
         ok = 0;
@@ -66,4 +67,20 @@ out:
     free(base_copy);
     free(text);
     return st;
+}
+
+gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
+{
+    gt_clear_error();
+    char *text = format == GT_FORMAT_JSON ? gt_usage_to_json(usage) : gt_usage_to_text(usage);
+    return write_atomically(path, text, 1);
+}
+
+gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind, const char *path)
+{
+    gt_clear_error();
+    if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
+                       (int)kind);
+    return write_atomically(path, gt_series_to_csv(series, kind), 0);
 }

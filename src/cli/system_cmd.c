@@ -1,0 +1,196 @@
+/* system_cmd.c - gpu-tracker system: writes the system series (resource_tracker's
+ * SystemTracker) until a duration ends or a signal stops it. */
+#define _GNU_SOURCE
+#include "system_cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu_tracker.h"
+#include "output.h"
+
+static const char usage[] =
+    "Usage: gpu-tracker system [--st=<sleep-time>] [--duration=<seconds>] [-o <file>]\n"
+    "\n"
+    "Writes a row of system-wide metrics every sleep time, as CSV: timestamp, processes,\n"
+    "utime, stime, cpu_usage, memory_free, memory_used, memory_buffers, memory_cached,\n"
+    "memory_active, memory_inactive, disk_read_bytes, disk_write_bytes, disk_space_total_gb,\n"
+    "disk_space_used_gb, disk_space_free_gb, net_recv_bytes, net_sent_bytes, gpu_usage,\n"
+    "gpu_vram, gpu_utilized (docs/series.md defines each).\n"
+    "\n"
+    "Options:\n"
+    "    --st=<sleep-time>       Seconds between rows. Defaults to 1.0.\n"
+    "    --duration=<seconds>    Stop after this long (the last row is the one at the end).\n"
+    "                            Defaults to running until SIGINT or SIGTERM.\n"
+    "    -o --output=<file>      Write the CSV to this file. Defaults to standard output.\n"
+    "    --disable-logs          If set, warnings are suppressed.\n"
+    "    -h --help               Show this help message and exit.\n";
+
+enum { OPT_ST = 256, OPT_DURATION, OPT_DISABLE_LOGS };
+
+static const struct option long_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"output", required_argument, NULL, 'o'},
+    {"st", required_argument, NULL, OPT_ST},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"disable-logs", no_argument, NULL, OPT_DISABLE_LOGS},
+    {NULL, 0, NULL, 0},
+};
+
+static void print_warning(const char *message, void *data)
+{
+    (void)data;
+    fprintf(stderr, "gpu-tracker: warning: %s\n", message);
+}
+
+static int fail(const char *msg, int status)
+{
+    fprintf(stderr, "gpu-tracker: %s\n", msg);
+    return status;
+}
+
+/* A positive, finite number of seconds; -1 otherwise. */
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static double monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits for one of the signals in set, or until the tracker's duration has
+ * run out (duration > 0). */
+static void wait_for_end(gt_tracker *t, const sigset_t *set, double duration, double interval)
+{
+    if (!(duration > 0)) {
+        while (sigwaitinfo(set, NULL) < 0 && errno == EINTR)
+            ;
+        return;
+    }
+    double end = monotonic_now() + duration;
+    for (;;) {
+        double left = end - monotonic_now();
+        if (left <= 0)
+            break;
+        struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
+        int sig = sigtimedwait(set, NULL, &ts);
+        if (sig > 0)
+            return; /* stopped early: the rows so far are complete */
+        if (errno != EINTR && errno != EAGAIN)
+            break;
+    }
+    /* The last row is due about now (the tracker started a moment after we
+     * took `end`); signals wait, blocked, while it comes. */
+    gt_tracker_wait(t, interval + 10.0);
+}
+
+int system_command(int argc, char **argv)
+{
+    gt_options opts;
+    gt_options_init(&opts);
+    const char *output = "-";
+    const char *proc_root = getenv("GPU_TRACKER_PROC_ROOT");
+    const char *sys_root = getenv("GPU_TRACKER_SYS_ROOT");
+    if (proc_root && *proc_root)
+        opts.proc_root = proc_root;
+    if (sys_root && *sys_root)
+        opts.sys_root = sys_root;
+
+    char err[1024];
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(usage, stdout); return 0;
+        case 'o': output = optarg; break;
+        case OPT_ST:
+            if (parse_seconds(optarg, &opts.sleep_time) < 0) {
+                snprintf(err, sizeof err, "invalid --st '%s': the sleep time must be a positive "
+                         "number of seconds", optarg);
+                return fail(err, 2);
+            }
+            break;
+        case OPT_DURATION:
+            if (parse_seconds(optarg, &opts.duration) < 0) {
+                snprintf(err, sizeof err, "invalid --duration '%s': it must be a positive number "
+                         "of seconds", optarg);
+                return fail(err, 2);
+            }
+            break;
+        case OPT_DISABLE_LOGS: opts.disable_logs = 1; break;
+        case ':':
+            snprintf(err, sizeof err, "option '%s' needs a value", argv[optind - 1]);
+            return fail(err, 2);
+        default:
+            snprintf(err, sizeof err, "unknown option '%s' for gpu-tracker system; see "
+                     "gpu-tracker system --help", argv[optind - 1]);
+            return fail(err, 2);
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, sizeof err, "unexpected argument '%s': gpu-tracker system takes only "
+                 "options; see gpu-tracker system --help", argv[optind]);
+        return fail(err, 2);
+    }
+    if (!*output)
+        return fail("empty file name for -o; give a file or '-' for standard output", 2);
+
+    opts.series = GT_SERIES_SYSTEM;
+    opts.resource_usage_file = ""; /* no summary: no backup of one */
+    opts.on_warning = print_warning;
+    if (gt_options_validate(&opts) != GT_OK)
+        return fail(gt_last_error(), 2);
+    int fd = output_open_csv(output, "output", err, sizeof err);
+    if (fd < 0)
+        return fail(err, 2);
+    opts.system_csv_fd = fd;
+
+    /* The signals that end the series are taken synchronously. */
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, &old);
+
+    gt_tracker *t = NULL;
+    gt_status st = gt_tracker_new(&opts, &t);
+    if (st == GT_OK)
+        st = gt_tracker_start(t);
+    int status = 0;
+    if (st != GT_OK) {
+        status = fail(gt_last_error(), 1);
+    } else {
+        wait_for_end(t, &set, opts.duration, opts.sleep_time);
+        gt_tracker_stop(t);
+        gt_series series;
+        if (gt_tracker_series(t, &series) == GT_OK &&
+            output_rescue_series(&series, GT_SERIES_KIND_SYSTEM, output))
+            status = 1;
+    }
+    gt_tracker_free(t);
+    if (fd != STDOUT_FILENO && close(fd) != 0 && status == 0) {
+        snprintf(err, sizeof err, "cannot write output file '%s': %s", output, strerror(errno));
+        status = fail(err, 1);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return status;
+}

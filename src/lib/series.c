@@ -1,0 +1,286 @@
+/* series.c - rows of the process and system series from two readings, and
+ * their CSV. */
+#define _GNU_SOURCE
+#include "series.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyfloat.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define SECTOR_BYTES 512ULL /* diskstats counts 512-byte sectors on every device */
+
+unsigned long long series_counter_delta(unsigned long long prev, unsigned long long cur)
+{
+    return cur >= prev ? cur - prev : cur;
+}
+
+/* A cumulative figure of the tree that went down (a process we could read
+ * left our view) gives 0, as resource_tracker's max(0, ...) does. */
+static unsigned long long tree_delta(unsigned long long prev, unsigned long long cur)
+{
+    return cur > prev ? cur - prev : 0;
+}
+
+double series_timestamp(double epoch_start, long k, double interval)
+{
+    return pyfloat_round(epoch_start + (double)k * interval, 3);
+}
+
+void series_process_row(const struct process_reading *prev, const struct process_reading *cur,
+                        double seconds, double ticks_per_second, double timestamp, pid_t pid,
+                        gt_process_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->timestamp = timestamp;
+    row->pid = (int)pid;
+    row->children = cur->children;
+    unsigned long long du = tree_delta(prev->utime_ticks, cur->utime_ticks);
+    unsigned long long ds = tree_delta(prev->stime_ticks, cur->stime_ticks);
+    row->utime = pyfloat_round((double)du / ticks_per_second, 6);
+    row->stime = pyfloat_round((double)ds / ticks_per_second, 6);
+    row->cpu_usage = pyfloat_round((double)(du + ds) / ticks_per_second / seconds, 4);
+    row->memory = cur->pss_kb;
+    row->read_bytes = tree_delta(prev->read_bytes, cur->read_bytes);
+    row->write_bytes = tree_delta(prev->write_bytes, cur->write_bytes);
+    row->gpu_usage = pyfloat_round(cur->gpu.usage, 4);
+    row->gpu_vram = pyfloat_round(cur->gpu.vram_mib, 4);
+    row->gpu_utilized = cur->gpu.utilized;
+}
+
+static const struct disk_counter *find_disk(const struct system_series_sample *s,
+                                            const struct disk_counter *d)
+{
+    for (size_t i = 0; i < s->ndisks; i++)
+        if (s->disks[i].major == d->major && s->disks[i].minor == d->minor &&
+            strcmp(s->disks[i].name, d->name) == 0)
+            return &s->disks[i];
+    return NULL;
+}
+
+static const struct net_counter *find_net(const struct system_series_sample *s, const char *name)
+{
+    for (size_t i = 0; i < s->nnets; i++)
+        if (strcmp(s->nets[i].name, name) == 0)
+            return &s->nets[i];
+    return NULL;
+}
+
+/* Disk and network traffic of the interval: per device, for the devices in
+ * both readings (one that appeared counts from its second reading on; one
+ * that went away takes its bytes with it). */
+static void io_deltas(const struct system_series_sample *p, const struct system_series_sample *c,
+                      gt_system_row *row)
+{
+    if (p->disks_ok && c->disks_ok)
+        for (size_t i = 0; i < c->ndisks; i++) {
+            const struct disk_counter *was = find_disk(p, &c->disks[i]);
+            if (!was)
+                continue;
+            row->disk_read_bytes +=
+                series_counter_delta(was->read_sectors, c->disks[i].read_sectors) * SECTOR_BYTES;
+            row->disk_write_bytes +=
+                series_counter_delta(was->write_sectors, c->disks[i].write_sectors) * SECTOR_BYTES;
+        }
+    if (p->nets_ok && c->nets_ok)
+        for (size_t i = 0; i < c->nnets; i++) {
+            const struct net_counter *was = find_net(p, c->nets[i].name);
+            if (!was)
+                continue;
+            row->net_recv_bytes += series_counter_delta(was->rx_bytes, c->nets[i].rx_bytes);
+            row->net_sent_bytes += series_counter_delta(was->tx_bytes, c->nets[i].tx_bytes);
+        }
+}
+
+void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
+                       double seconds, double ticks_per_second, double timestamp,
+                       gt_system_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->timestamp = timestamp;
+    if (prev->cpu_ok && cur->cpu_ok) {
+        unsigned long long du = tree_delta(prev->cpu.user_nice, cur->cpu.user_nice);
+        unsigned long long ds = tree_delta(prev->cpu.system, cur->cpu.system);
+        row->utime = pyfloat_round((double)du / ticks_per_second, 6);
+        row->stime = pyfloat_round((double)ds / ticks_per_second, 6);
+        row->cpu_usage = pyfloat_round((double)(du + ds) / ticks_per_second / seconds, 4);
+        const struct meminfo *m = &cur->mem;
+        row->memory_free = m->free_kb;
+        unsigned long long not_used = m->free_kb + m->buffers_kb + m->cached_kb;
+        row->memory_used = m->total_kb > not_used ? m->total_kb - not_used : 0;
+        row->memory_buffers = m->buffers_kb;
+        row->memory_cached = m->cached_kb;
+        row->memory_active = m->active_kb;
+        row->memory_inactive = m->inactive_kb;
+    }
+    const struct system_series_sample *c = cur->extra, *p = prev->extra;
+    if (c) {
+        row->processes = c->processes_ok ? c->processes : 0;
+        if (c->fs_ok) {
+            row->disk_space_total_gb = pyfloat_round((double)c->fs_total_bytes / GIB, 2);
+            row->disk_space_used_gb = pyfloat_round((double)c->fs_used_bytes / GIB, 2);
+            row->disk_space_free_gb = pyfloat_round((double)c->fs_free_bytes / GIB, 2);
+        }
+        if (p)
+            io_deltas(p, c, row);
+    }
+    row->gpu_usage = pyfloat_round(cur->gpu.usage, 4);
+    row->gpu_vram = pyfloat_round(cur->gpu.vram_mib, 4);
+    row->gpu_utilized = cur->gpu.utilized;
+}
+
+const char series_process_csv_header[] =
+    "\"timestamp\",\"pid\",\"children\",\"utime\",\"stime\",\"cpu_usage\",\"memory\","
+    "\"read_bytes\",\"write_bytes\",\"gpu_usage\",\"gpu_vram\",\"gpu_utilized\"\r\n";
+
+const char series_system_csv_header[] =
+    "\"timestamp\",\"processes\",\"utime\",\"stime\",\"cpu_usage\",\"memory_free\","
+    "\"memory_used\",\"memory_buffers\",\"memory_cached\",\"memory_active\",\"memory_inactive\","
+    "\"disk_read_bytes\",\"disk_write_bytes\",\"disk_space_total_gb\",\"disk_space_used_gb\","
+    "\"disk_space_free_gb\",\"net_recv_bytes\",\"net_sent_bytes\",\"gpu_usage\",\"gpu_vram\","
+    "\"gpu_utilized\"\r\n";
+
+/* Appends fields to a row buffer. */
+struct csv_line {
+    char *buf;
+    size_t len;
+};
+
+static void csv_sep(struct csv_line *l)
+{
+    if (l->len)
+        l->buf[l->len++] = ',';
+}
+
+static void csv_float(struct csv_line *l, double v)
+{
+    csv_sep(l);
+    char num[40];
+    pyfloat_repr(v, num, sizeof num);
+    size_t n = strlen(num);
+    memcpy(l->buf + l->len, num, n);
+    l->len += n;
+}
+
+static void csv_int(struct csv_line *l, long long v)
+{
+    csv_sep(l);
+    l->len += (size_t)snprintf(l->buf + l->len, 24, "%lld", v);
+}
+
+static void csv_uint(struct csv_line *l, unsigned long long v)
+{
+    csv_sep(l);
+    l->len += (size_t)snprintf(l->buf + l->len, 24, "%llu", v);
+}
+
+static size_t csv_end(struct csv_line *l)
+{
+    l->buf[l->len++] = '\r';
+    l->buf[l->len++] = '\n';
+    l->buf[l->len] = '\0';
+    return l->len;
+}
+
+size_t series_process_csv_row(const gt_process_row *r, char *buf)
+{
+    struct csv_line l = {buf, 0};
+    csv_float(&l, r->timestamp);
+    csv_int(&l, r->pid);
+    csv_int(&l, r->children);
+    csv_float(&l, r->utime);
+    csv_float(&l, r->stime);
+    csv_float(&l, r->cpu_usage);
+    csv_uint(&l, r->memory);
+    csv_uint(&l, r->read_bytes);
+    csv_uint(&l, r->write_bytes);
+    csv_float(&l, r->gpu_usage);
+    csv_float(&l, r->gpu_vram);
+    csv_int(&l, r->gpu_utilized);
+    return csv_end(&l);
+}
+
+size_t series_system_csv_row(const gt_system_row *r, char *buf)
+{
+    struct csv_line l = {buf, 0};
+    csv_float(&l, r->timestamp);
+    csv_int(&l, r->processes);
+    csv_float(&l, r->utime);
+    csv_float(&l, r->stime);
+    csv_float(&l, r->cpu_usage);
+    csv_uint(&l, r->memory_free);
+    csv_uint(&l, r->memory_used);
+    csv_uint(&l, r->memory_buffers);
+    csv_uint(&l, r->memory_cached);
+    csv_uint(&l, r->memory_active);
+    csv_uint(&l, r->memory_inactive);
+    csv_uint(&l, r->disk_read_bytes);
+    csv_uint(&l, r->disk_write_bytes);
+    csv_float(&l, r->disk_space_total_gb);
+    csv_float(&l, r->disk_space_used_gb);
+    csv_float(&l, r->disk_space_free_gb);
+    csv_uint(&l, r->net_recv_bytes);
+    csv_uint(&l, r->net_sent_bytes);
+    csv_float(&l, r->gpu_usage);
+    csv_float(&l, r->gpu_vram);
+    csv_int(&l, r->gpu_utilized);
+    return csv_end(&l);
+}
+
+static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+int series_store_add_process(struct series_store *s, const gt_process_row *row)
+{
+    if (grow((void **)&s->process, s->nprocess, &s->capprocess, sizeof *row) < 0)
+        return -1;
+    s->process[s->nprocess++] = *row;
+    return 0;
+}
+
+int series_store_add_system(struct series_store *s, const gt_system_row *row)
+{
+    if (grow((void **)&s->system, s->nsystem, &s->capsystem, sizeof *row) < 0)
+        return -1;
+    s->system[s->nsystem++] = *row;
+    return 0;
+}
+
+void series_store_free(struct series_store *s)
+{
+    free(s->process);
+    free(s->system);
+    memset(s, 0, sizeof *s);
+}
+
+char *gt_series_to_csv(const gt_series *series, gt_series_kind kind)
+{
+    int proc = kind == GT_SERIES_KIND_PROCESS;
+    size_t n = proc ? series->nprocess : series->nsystem;
+    const char *header = proc ? series_process_csv_header : series_system_csv_header;
+    size_t cap = strlen(header) + n * SERIES_CSV_ROW_MAX + 1;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    size_t len = strlen(header);
+    memcpy(out, header, len + 1);
+    for (size_t i = 0; i < n; i++)
+        len += proc ? series_process_csv_row(&series->process[i], out + len)
+                    : series_system_csv_row(&series->system[i], out + len);
+    return out;
+}

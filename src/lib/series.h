@@ -1,0 +1,85 @@
+/* series.h - the process and system time series (resource_tracker's
+ * ProcessTracker and SystemTracker rows).
+ *
+ * A row is made from two readings of cumulative counters, the previous one
+ * and the current one, and the seconds between them: CPU seconds and bytes
+ * are what happened in that interval, memory and GPU figures are what the
+ * current reading saw. Everything here is pure (no I/O), so the row logic is
+ * tested on constructed readings; tracker.c takes the readings. */
+#ifndef GT_SERIES_H
+#define GT_SERIES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "gpu_tracker.h"
+#include "proc_parse.h"
+#include "system_series.h"
+
+/* GPU figures of one reading: usage in GPUs (1.0 = one GPU fully busy),
+ * memory in MiB, and how many GPUs are busy. */
+struct series_gpu {
+    double usage;
+    double vram_mib;
+    int utilized;
+};
+
+/* One reading of the tracked tree (see tree_sample). */
+struct process_reading {
+    unsigned long long utime_ticks, stime_ticks;
+    unsigned long long read_bytes, write_bytes;
+    unsigned long long pss_kb;
+    long children;
+    struct series_gpu gpu;
+};
+
+/* One reading of the whole system. extra may be NULL (not read). */
+struct system_reading {
+    int cpu_ok;
+    struct sys_cpu cpu;
+    struct meminfo mem;
+    const struct system_series_sample *extra;
+    struct series_gpu gpu;
+};
+
+/* How far a device counter moved: a counter that went backwards was
+ * restarted (the device was removed and came back, or its driver reset it),
+ * so what it shows now is what it counted since. */
+unsigned long long series_counter_delta(unsigned long long prev, unsigned long long cur);
+
+/* The timestamp of row k (k >= 1) of a series started at epoch_start
+ * (seconds since the epoch) with the given interval: its scheduled time,
+ * rounded to milliseconds. */
+double series_timestamp(double epoch_start, long k, double interval);
+
+/* The row for the interval from prev to cur, seconds long (> 0). */
+void series_process_row(const struct process_reading *prev, const struct process_reading *cur,
+                        double seconds, double ticks_per_second, double timestamp, pid_t pid,
+                        gt_process_row *row);
+void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
+                       double seconds, double ticks_per_second, double timestamp,
+                       gt_system_row *row);
+
+/* CSV as Python's csv module writes it with QUOTE_NONNUMERIC: the header's
+ * names quoted, numbers bare (floats as Python's repr), "\r\n" line ends. */
+extern const char series_process_csv_header[];
+extern const char series_system_csv_header[];
+#define SERIES_CSV_ROW_MAX 1024
+/* Writes one row and its line end into buf (SERIES_CSV_ROW_MAX bytes);
+ * returns its length. */
+size_t series_process_csv_row(const gt_process_row *row, char *buf);
+size_t series_system_csv_row(const gt_system_row *row, char *buf);
+
+/* The rows kept in memory, grown as they come. */
+struct series_store {
+    gt_process_row *process;
+    size_t nprocess, capprocess;
+    gt_system_row *system;
+    size_t nsystem, capsystem;
+};
+/* Appends a row; -1 (ENOMEM) when the store cannot grow. */
+int series_store_add_process(struct series_store *s, const gt_process_row *row);
+int series_store_add_system(struct series_store *s, const gt_system_row *row);
+void series_store_free(struct series_store *s);
+
+#endif

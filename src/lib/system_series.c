@@ -1,0 +1,395 @@
+/* system_series.c - processes, disks, interfaces and filesystems for the
+ * system series (see system_series.h for what counts). */
+#define _GNU_SOURCE
+#include "system_series.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+#define MAX_FILE_BYTES (16u << 20) /* mountinfo of a busy container host, with room */
+#define MAX_FS_KEYS 256            /* distinct filesystems counted per sample */
+
+static int open_in(const char *root, const char *name, int flags)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    return open(path, flags | O_RDONLY | O_CLOEXEC);
+}
+
+/* Reads fd from offset 0 to its end, growing the buffer as needed. */
+static int read_all(struct system_series_reader *r, int fd, size_t *len)
+{
+    for (;;) {
+        if (procfs_pread(fd, r->buf, r->bufcap, len) == 0)
+            return 0;
+        if (errno != EFBIG || r->bufcap >= MAX_FILE_BYTES)
+            return -1;
+        char *nb = realloc(r->buf, r->bufcap * 2);
+        if (!nb) {
+            errno = ENOMEM;
+            return -1;
+        }
+        r->buf = nb;
+        r->bufcap *= 2;
+    }
+}
+
+int system_series_open(struct system_series_reader *r, const char *proc_root,
+                       const char *sys_root)
+{
+    memset(r, 0, sizeof *r);
+    r->sys_block_fd = r->sys_net_fd = r->diskstats_fd = r->netdev_fd = -1;
+    r->proc_root = strdup(proc_root);
+    r->bufcap = 16384;
+    r->buf = malloc(r->bufcap);
+    if (!r->proc_root || !r->buf) {
+        system_series_close(r);
+        errno = ENOMEM;
+        return -1;
+    }
+    r->sys_block_fd = open_in(sys_root, "block", O_DIRECTORY);
+    r->sys_net_fd = open_in(sys_root, "class/net", O_DIRECTORY);
+    r->diskstats_fd = open_in(proc_root, "diskstats", 0);
+    r->netdev_fd = open_in(proc_root, "net/dev", 0);
+    r->proc_dir = opendir(proc_root);
+    return 0;
+}
+
+void system_series_close(struct system_series_reader *r)
+{
+    int fds[] = {r->sys_block_fd, r->sys_net_fd, r->diskstats_fd, r->netdev_fd};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (r->proc_dir)
+        closedir(r->proc_dir);
+    free(r->proc_root);
+    free(r->buf);
+    free(r->blocks);
+    free(r->ifaces);
+    free(r->fs_scratch);
+    memset(r, 0, sizeof *r);
+    r->sys_block_fd = r->sys_net_fd = r->diskstats_fd = r->netdev_fd = -1;
+}
+
+void system_series_sample_free(struct system_series_sample *s)
+{
+    free(s->disks);
+    free(s->nets);
+    memset(s, 0, sizeof *s);
+}
+
+void system_series_sample_swap(struct system_series_sample *a, struct system_series_sample *b)
+{
+    struct system_series_sample t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Grows an array of elem-sized items to hold one more. */
+static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+/* The cached class of a name, or NULL when it has not been decided yet. */
+static struct name_class *find_class(struct name_class *list, size_t n, const char *name,
+                                     unsigned major, unsigned minor)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i].major == major && list[i].minor == minor && strcmp(list[i].name, name) == 0)
+            return &list[i];
+    return NULL;
+}
+
+static struct name_class *add_class(struct name_class **list, size_t *n, size_t *cap,
+                                    const char *name, unsigned major, unsigned minor, int counted)
+{
+    if (grow((void **)list, *n, cap, sizeof **list) < 0)
+        return NULL;
+    struct name_class *c = &(*list)[(*n)++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->major = major;
+    c->minor = minor;
+    c->counted = counted;
+    return c;
+}
+
+/* Drops the cached names the last reading did not see (a device that went
+ * away; its name may come back as another one). */
+static void prune_classes(struct name_class *list, size_t *n, unsigned generation)
+{
+    for (size_t i = 0; i < *n;)
+        if (list[i].seen != generation)
+            list[i] = list[--*n];
+        else
+            i++;
+}
+
+/* 1 when the directory at dirfd/name has an entry other than . and .. */
+static int dir_has_entries(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return 0;
+    }
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)))
+        found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return found;
+}
+
+/* Whether a block device of /proc/diskstats is a whole disk of its own. */
+static int block_counted(const struct system_series_reader *r, const char *name)
+{
+    if (sys_block_is_virtual(name))
+        return 0;
+    if (r->sys_block_fd < 0)
+        return !sys_block_looks_like_partition(name);
+    struct stat st;
+    if (fstatat(r->sys_block_fd, name, &st, 0) < 0)
+        return 0; /* not in /sys/block: a partition */
+    char slaves[SYS_NAME_LEN + 16];
+    snprintf(slaves, sizeof slaves, "%s/slaves", name);
+    return !dir_has_entries(r->sys_block_fd, slaves); /* stacked on other disks */
+}
+
+struct disk_ctx {
+    struct system_series_reader *r;
+    struct system_series_sample *s;
+    int failed;
+};
+
+static int on_disk_line(const char *line, size_t n, void *arg)
+{
+    struct disk_ctx *c = arg;
+    struct diskstats_line d;
+    if (sys_parse_diskstats_line(line, n, &d) < 0)
+        return 0; /* not a device line */
+    struct system_series_reader *r = c->r;
+    struct name_class *k = find_class(r->blocks, r->nblocks, d.name, d.major, d.minor);
+    if (!k)
+        k = add_class(&r->blocks, &r->nblocks, &r->capblocks, d.name, d.major, d.minor,
+                      block_counted(r, d.name));
+    if (!k)
+        return c->failed = -1;
+    k->seen = r->generation;
+    if (!k->counted)
+        return 0;
+    struct system_series_sample *s = c->s;
+    if (grow((void **)&s->disks, s->ndisks, &s->capdisks, sizeof *s->disks) < 0)
+        return c->failed = -1;
+    struct disk_counter *dc = &s->disks[s->ndisks++];
+    snprintf(dc->name, sizeof dc->name, "%s", d.name);
+    dc->major = d.major;
+    dc->minor = d.minor;
+    dc->read_sectors = d.read_sectors;
+    dc->write_sectors = d.write_sectors;
+    return 0;
+}
+
+static int read_disks(struct system_series_reader *r, struct system_series_sample *s)
+{
+    size_t len;
+    s->ndisks = 0;
+    if (r->diskstats_fd < 0 || read_all(r, r->diskstats_fd, &len) < 0)
+        return errno == ENOMEM ? -1 : 0;
+    struct disk_ctx c = {r, s, 0};
+    sys_each_line(r->buf, len, on_disk_line, &c);
+    if (c.failed)
+        return -1;
+    prune_classes(r->blocks, &r->nblocks, r->generation);
+    s->disks_ok = 1;
+    return 0;
+}
+
+static int iface_has_device(const struct system_series_reader *r, const char *name)
+{
+    if (r->sys_net_fd < 0)
+        return 0;
+    char path[SYS_NAME_LEN + 16];
+    snprintf(path, sizeof path, "%s/device", name);
+    struct stat st;
+    return fstatat(r->sys_net_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int on_net_line(const char *line, size_t n, void *arg)
+{
+    struct disk_ctx *c = arg;
+    struct netdev_line l;
+    if (sys_parse_netdev_line(line, n, &l) < 0)
+        return 0; /* a header line */
+    struct system_series_reader *r = c->r;
+    struct name_class *k = find_class(r->ifaces, r->nifaces, l.name, 0, 0);
+    if (!k)
+        k = add_class(&r->ifaces, &r->nifaces, &r->capifaces, l.name, 0, 0,
+                      iface_has_device(r, l.name));
+    if (!k)
+        return c->failed = -1;
+    k->seen = r->generation;
+    struct system_series_sample *s = c->s;
+    if (grow((void **)&s->nets, s->nnets, &s->capnets, sizeof *s->nets) < 0)
+        return c->failed = -1;
+    struct net_counter *nc = &s->nets[s->nnets++];
+    snprintf(nc->name, sizeof nc->name, "%s", l.name);
+    nc->rx_bytes = l.rx_bytes;
+    nc->tx_bytes = l.tx_bytes;
+    return 0;
+}
+
+static int read_nets(struct system_series_reader *r, struct system_series_sample *s)
+{
+    size_t len;
+    s->nnets = 0;
+    if (r->netdev_fd < 0 || read_all(r, r->netdev_fd, &len) < 0)
+        return errno == ENOMEM ? -1 : 0;
+    struct disk_ctx c = {r, s, 0};
+    sys_each_line(r->buf, len, on_net_line, &c);
+    if (c.failed)
+        return -1;
+    prune_classes(r->ifaces, &r->nifaces, r->generation);
+    /* Keep the interfaces with a device behind them; where there is none
+     * (a container sees only its veth), all but loopback. */
+    int any_physical = 0;
+    for (size_t i = 0; i < s->nnets; i++) {
+        struct name_class *k = find_class(r->ifaces, r->nifaces, s->nets[i].name, 0, 0);
+        any_physical |= k && k->counted;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nnets; i++) {
+        struct name_class *k = find_class(r->ifaces, r->nifaces, s->nets[i].name, 0, 0);
+        int keep = any_physical ? k && k->counted : strcmp(s->nets[i].name, "lo") != 0;
+        if (keep)
+            s->nets[kept++] = s->nets[i];
+    }
+    s->nnets = kept;
+    s->nets_ok = 1;
+    return 0;
+}
+
+/* The filesystems seen so far in one reading, to count each once. */
+struct fs_keys {
+    struct {
+        unsigned major, minor;
+        char source[512];
+    } k[MAX_FS_KEYS];
+    size_t n;
+};
+
+static int fs_seen(const struct fs_keys *keys, const struct mountinfo_line *m)
+{
+    int by_source = strncmp(m->source, "/dev/", 5) == 0;
+    for (size_t i = 0; i < keys->n; i++) {
+        if (keys->k[i].major == m->major && keys->k[i].minor == m->minor)
+            return 1;
+        if (by_source && strcmp(keys->k[i].source, m->source) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* One reading of the mount table: the filesystems counted so far, and room
+ * for the line being parsed (too big for the stack of a sampling thread). */
+struct fs_ctx {
+    struct fs_keys keys;
+    struct mountinfo_line m;
+    struct system_series_sample *s;
+};
+
+static int on_mount_line(const char *line, size_t n, void *arg)
+{
+    struct fs_ctx *c = arg;
+    struct mountinfo_line *m = &c->m;
+    if (sys_parse_mountinfo_line(line, n, m) < 0 || sys_fs_is_pseudo(m->fstype) ||
+        sys_fs_is_network(m->fstype) || strncmp(m->source, "/dev/loop", 9) == 0 ||
+        fs_seen(&c->keys, m) || c->keys.n >= MAX_FS_KEYS)
+        return 0;
+    struct statvfs v;
+    if (statvfs(m->mount_point, &v) == 0 && v.f_blocks > 0) {
+        unsigned long long frsize = v.f_frsize ? v.f_frsize : v.f_bsize;
+        c->s->fs_total_bytes += (unsigned long long)v.f_blocks * frsize;
+        c->s->fs_used_bytes += (unsigned long long)(v.f_blocks - v.f_bfree) * frsize;
+        c->s->fs_free_bytes += (unsigned long long)v.f_bavail * frsize;
+        struct fs_keys *keys = &c->keys;
+        keys->k[keys->n].major = m->major;
+        keys->k[keys->n].minor = m->minor;
+        snprintf(keys->k[keys->n].source, sizeof keys->k[keys->n].source, "%s", m->source);
+        keys->n++;
+    }
+    return 0;
+}
+
+static int read_filesystems(struct system_series_reader *r, struct system_series_sample *s)
+{
+    s->fs_total_bytes = s->fs_used_bytes = s->fs_free_bytes = 0;
+    /* Opened for each reading: the mount table changes. */
+    int fd = open_in(r->proc_root, "self/mountinfo", 0);
+    if (fd < 0)
+        return 0;
+    size_t len;
+    int rc = read_all(r, fd, &len);
+    close(fd);
+    if (rc < 0)
+        return errno == ENOMEM ? -1 : 0;
+    if (!r->fs_scratch && !(r->fs_scratch = malloc(sizeof(struct fs_ctx)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    struct fs_ctx *c = r->fs_scratch;
+    c->keys.n = 0;
+    c->s = s;
+    sys_each_line(r->buf, len, on_mount_line, c);
+    s->fs_ok = 1;
+    return 0;
+}
+
+static void count_processes(struct system_series_reader *r, struct system_series_sample *s)
+{
+    s->processes = 0;
+    if (!r->proc_dir)
+        return;
+    rewinddir(r->proc_dir);
+    struct dirent *e;
+    while ((e = readdir(r->proc_dir))) {
+        const char *p = e->d_name;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p != e->d_name && !*p)
+            s->processes++;
+    }
+    s->processes_ok = 1;
+}
+
+int system_series_read(struct system_series_reader *r, struct system_series_sample *s)
+{
+    r->generation++;
+    s->processes_ok = s->disks_ok = s->nets_ok = s->fs_ok = 0;
+    count_processes(r, s);
+    if (read_disks(r, s) < 0 || read_nets(r, s) < 0 || read_filesystems(r, s) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,85 @@
+/* system_series.h - the system-wide counters of the system series beyond
+ * /proc/stat and meminfo (system.h): processes, disk I/O, disk space and
+ * network traffic.
+ *
+ * What is counted (docs/series.md has the why):
+ *   disks       whole disks only (listed in <sys>/block), none that sit on
+ *               others or on memory (loop, ram, zram, nbd, dm-*, md*, or any
+ *               with entries in slaves/); sectors of 512 bytes
+ *   interfaces  those with a device behind them (<sys>/class/net/X/device);
+ *               when there is none (a container's veth), all but loopback
+ *   filesystems each device once (bind mounts and btrfs subvolumes share a
+ *               source device), no pseudo, memory or network filesystems
+ *   processes   the number of processes (numeric entries of <proc>) */
+#ifndef GT_SYSTEM_SERIES_H
+#define GT_SYSTEM_SERIES_H
+
+#include <dirent.h>
+#include <stddef.h>
+
+#include "sys_parse.h"
+
+struct disk_counter {
+    char name[SYS_NAME_LEN];
+    unsigned major, minor;
+    unsigned long long read_sectors, write_sectors;
+};
+
+struct net_counter {
+    char name[SYS_NAME_LEN];
+    unsigned long long rx_bytes, tx_bytes;
+};
+
+/* One reading. Each part has its own ok flag: a part that could not be read
+ * is left out of the rows (zeros), the rest still counts. */
+struct system_series_sample {
+    int processes_ok, disks_ok, nets_ok, fs_ok;
+    long processes;
+    struct disk_counter *disks; /* grown as needed; free with _sample_free */
+    size_t ndisks, capdisks;
+    struct net_counter *nets;
+    size_t nnets, capnets;
+    /* Summed over the filesystems counted, as df shows them: used is what
+     * is taken (blocks - bfree), free what users may still take (bavail);
+     * reserved blocks make used + free less than total. */
+    unsigned long long fs_total_bytes, fs_used_bytes, fs_free_bytes;
+};
+
+/* A block device or interface name and whether it counts (cached, since the
+ * answer needs /sys lookups). */
+struct name_class {
+    char name[SYS_NAME_LEN];
+    unsigned major, minor;
+    int counted;
+    unsigned seen;
+};
+
+struct system_series_reader {
+    char *proc_root;
+    int sys_block_fd;     /* <sys>/block, -1 if it cannot be opened */
+    int sys_net_fd;       /* <sys>/class/net, -1 likewise */
+    int diskstats_fd, netdev_fd;
+    DIR *proc_dir;
+    char *buf;
+    size_t bufcap;
+    struct name_class *blocks, *ifaces;
+    size_t nblocks, capblocks, nifaces, capifaces;
+    unsigned generation;
+    void *fs_scratch;     /* the mount-table reading's working space */
+};
+
+/* Opens what can be opened under proc_root and sys_root. Never fails for a
+ * missing file (that part is then not ok in every sample); -1 with ENOMEM. */
+int system_series_open(struct system_series_reader *r, const char *proc_root,
+                       const char *sys_root);
+void system_series_close(struct system_series_reader *r);
+
+/* Reads every part into s (its arrays are reused). -1 with ENOMEM only. */
+int system_series_read(struct system_series_reader *r, struct system_series_sample *s);
+
+void system_series_sample_free(struct system_series_sample *s);
+
+/* Exchanges two samples (for keeping the previous one without copying). */
+void system_series_sample_swap(struct system_series_sample *a, struct system_series_sample *b);
+
+#endif
