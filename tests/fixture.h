@@ -25,6 +25,8 @@ struct fx_proc {
     unsigned long long private_kb, shared_kb, pss_kb;
     const char *children;       /* of the main thread, e.g. "101 102" */
     int no_children_files;      /* a kernel without CONFIG_PROC_CHILDREN */
+    unsigned long long read_bytes, write_bytes; /* its io file */
+    int no_io;                  /* leave io out */
 };
 
 static inline void fx_write(const char *root, const char *rel, const char *text)
@@ -123,9 +125,36 @@ static inline void fx_proc_write(const char *root, const struct fx_proc *p)
         unlink(path);
     }
 
+    snprintf(rel, sizeof rel, "%d/io", p->pid);
+    if (!p->no_io) {
+        snprintf(buf, sizeof buf,
+                 "rchar: 1000\nwchar: 2000\nsyscr: 10\nsyscw: 20\nread_bytes: %llu\n"
+                 "write_bytes: %llu\ncancelled_write_bytes: 0\n",
+                 p->read_bytes, p->write_bytes);
+        fx_write(root, rel, buf);
+    } else {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        unlink(path);
+    }
+
     snprintf(rel, sizeof rel, "%d/task/%d/children", p->pid, p->pid);
     if (!p->no_children_files)
         fx_write(root, rel, p->children ? p->children : "");
+}
+
+/* Makes the directories of rel (like mkdir -p) under root. */
+static inline void fx_mkdirs(const char *root, const char *rel)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (int i = (int)strlen(root) + 1; i <= n; i++)
+        if (path[i] == '/' || path[i] == '\0') {
+            char c = path[i];
+            path[i] = '\0';
+            mkdir(path, 0755);
+            path[i] = c;
+        }
 }
 
 static inline void fx_proc_remove(const char *root, int pid)

@@ -36,7 +36,12 @@ static void test_same_figures_as_cli(void)
         double da = cpu_seconds(a, "descendants"), db = cpu_seconds(b, "descendants");
         CHECK_MSG(fabs(da - db) < 0.1 && da >= 0.55, "descendants CPU: library %f s, CLI %f s",
                   da, db);
-        CHECK(cpu_seconds(a, "main") < 0.2 && cpu_seconds(b, "main") < 0.2);
+        /* Main only waits: well under the children's 0.6 s, which is what
+         * counting their time as main's would add (0.06-0.09 s seen under
+         * ASan; once 0.2 on a loaded machine, hence the room). */
+        CHECK_MSG(cpu_seconds(a, "main") < 0.35 && cpu_seconds(b, "main") < 0.35,
+                  "main CPU: library %f s, CLI %f s", cpu_seconds(a, "main"),
+                  cpu_seconds(b, "main"));
         CHECK(jnum(a, "cpu_utilization.main_n_threads") == jnum(b, "cpu_utilization.main_n_threads"));
         CHECK(jnum(a, "cpu_utilization.descendants_n_threads") <= 2);
     }

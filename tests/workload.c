@@ -27,9 +27,15 @@
  *   work MIB N CMIB SECONDS  shared_work() of work.h (also done in-process by
  *                            gt-selftrack, for comparison)
  *   demo                     two children, each holding 100 MiB while it
- *                            burns 1 s of CPU */
+ *                            burns 1 s of CPU
+ *   io-alloc WMIB AMIB FILE CSV ROWS
+ *                            write WMIB MiB to FILE, allocate and touch AMIB
+ *                            MiB, then hold them until the CSV file CSV (the
+ *                            tracker's process series) has ROWS more lines:
+ *                            the last of those rows was sampled after both */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -155,6 +161,42 @@ static void orphan(long mib, double seconds, int reaped)
     }
 }
 
+static long count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    long n = 0;
+    int c;
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static int io_alloc(long write_mib, long alloc_mib, const char *file, const char *csv, long rows)
+{
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return 3;
+    char *block = calloc(1, 1 << 20);
+    for (long i = 0; block && i < write_mib; i++)
+        if (write(fd, block, 1 << 20) != 1 << 20)
+            return 3;
+    free(block);
+    close(fd);
+    volatile char *held = malloc((size_t)alloc_mib << 20); /* volatile: the stores stay */
+    for (size_t k = 0; held && k < (size_t)alloc_mib << 20; k += 4096)
+        held[k] = 1;
+    long want = count_lines(csv) + rows;
+    while (count_lines(csv) < want) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    free((void *)held);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -262,6 +304,8 @@ int main(int argc, char **argv)
             }
         while (wait(NULL) > 0)
             ;
+    } else if (!strcmp(mode, "io-alloc") && argc == 7) {
+        return io_alloc(atol(argv[2]), atol(argv[3]), argv[4], argv[5], atol(argv[6]));
     } else {
         fprintf(stderr, "gt-workload: unknown mode or wrong arguments: %s\n", mode);
         return 2;

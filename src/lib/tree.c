@@ -206,9 +206,32 @@ static int rollup_due(const struct tree *t, const struct tracked_proc *p)
            p->samples_since_rollup >= ROLLUP_REFRESH;
 }
 
-/* Refreshes status (and maybe smaps_rollup). -1 when the process is gone. */
+/* Refreshes io (series only). -1 when the process is gone. A zombie's io
+ * still holds all it did, until its parent reaps it. */
+static int read_io(struct tree *t, struct tracked_proc *p)
+{
+    if (!t->series || p->io_state < 0)
+        return 0;
+    struct proc_io io;
+    if (procfs_read_io(&p->h, t->buf, t->bufcap, &io) == 0) {
+        p->io = io;
+        p->io_state = 1;
+    } else if (errno == EACCES || errno == EPERM || errno == EINVAL) {
+        p->io_state = -1; /* another user's process: its bytes are not ours to see */
+    } else if (errno != ENOENT) {
+        return -1;
+    } else if (faccessat(p->h.dirfd, "stat", R_OK, 0) < 0) {
+        return -1; /* gone */
+    } else {
+        p->io_state = -1; /* a kernel without task I/O accounting */
+    }
+    return 0;
+}
+
 static int read_memory(struct tree *t, struct tracked_proc *p)
 {
+    if (read_io(t, p) < 0)
+        return -1;
     if (p->st.state == 'Z' || p->st.state == 'X') {
         memset(&p->status, 0, sizeof p->status);
         return 0; /* a zombie holds no memory and has no status memory lines */
@@ -234,17 +257,6 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
         }
     } else {
         p->samples_since_rollup++;
-    }
-    if (t->series && p->io_state >= 0) {
-        struct proc_io io;
-        if (procfs_read_io(&p->h, t->buf, t->bufcap, &io) == 0) {
-            p->io = io;
-            p->io_state = 1;
-        } else if (errno == EACCES || errno == EPERM || errno == EINVAL) {
-            p->io_state = -1; /* another user's process: its bytes are not ours to see */
-        } else {
-            return -1;
-        }
     }
     return 0;
 }

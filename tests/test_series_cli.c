@@ -1,0 +1,364 @@
+/* End-to-end tests of the time series: build/gpu-tracker with --process-csv
+ * and --system-csv, and `gpu-tracker system`. Headers, the row count of a
+ * known duration, timestamps on the schedule, a workload's writes and memory
+ * in its rows, signals, and every error path. Nothing waits on the clock:
+ * the workload holds its memory until the tracker has written rows after it,
+ * and row counts come from --duration, which the tracker counts in slots. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "fixture.h"
+#include "runner.h"
+
+#define PROCESS_HEADER                                                                  \
+    "\"timestamp\",\"pid\",\"children\",\"utime\",\"stime\",\"cpu_usage\",\"memory\","  \
+    "\"read_bytes\",\"write_bytes\",\"gpu_usage\",\"gpu_vram\",\"gpu_utilized\""
+#define SYSTEM_HEADER                                                                   \
+    "\"timestamp\",\"processes\",\"utime\",\"stime\",\"cpu_usage\",\"memory_free\","    \
+    "\"memory_used\",\"memory_buffers\",\"memory_cached\",\"memory_active\","           \
+    "\"memory_inactive\",\"disk_read_bytes\",\"disk_write_bytes\",\"disk_space_total_gb\"," \
+    "\"disk_space_used_gb\",\"disk_space_free_gb\",\"net_recv_bytes\",\"net_sent_bytes\"," \
+    "\"gpu_usage\",\"gpu_vram\",\"gpu_utilized\""
+
+#define MAX_ROWS 512
+#define MAX_COLS 24
+
+/* A CSV as the tracker writes it: a header and rows of numbers. */
+struct csv {
+    char header[1024];
+    int complete;            /* every line ends with \r\n */
+    int nrows;
+    int ncols[MAX_ROWS];
+    double v[MAX_ROWS][MAX_COLS];
+};
+
+static void csv_parse(const char *text, struct csv *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!text)
+        return;
+    c->complete = 1;
+    const char *p = text;
+    int line = 0;
+    while (*p) {
+        const char *eol = strstr(p, "\r\n");
+        if (!eol) {
+            c->complete = 0;
+            eol = p + strlen(p);
+        }
+        size_t len = (size_t)(eol - p);
+        if (line == 0) {
+            snprintf(c->header, sizeof c->header, "%.*s", (int)len, p);
+        } else if (c->nrows < MAX_ROWS) {
+            int r = c->nrows++;
+            const char *f = p;
+            while (f < eol && c->ncols[r] < MAX_COLS) {
+                char *end;
+                c->v[r][c->ncols[r]++] = strtod(f, &end);
+                if (end == f || (end < eol && *end != ',')) {
+                    c->ncols[r] = -1; /* not a number: fails any column check */
+                    break;
+                }
+                f = end + 1;
+            }
+        }
+        line++;
+        p = *eol ? eol + 2 : eol;
+    }
+}
+
+static void csv_load(const char *path, struct csv *c)
+{
+    char *text = slurp(path);
+    csv_parse(text, c);
+    free(text);
+}
+
+/* Rows on the schedule: each column count right, timestamps strictly
+ * increasing and whole intervals apart (to the millisecond rounding). */
+static void check_rows(const struct csv *c, int ncols, double interval, const char *what)
+{
+    CHECK_MSG(c->complete, "%s: a line lacks its \\r\\n", what);
+    for (int i = 0; i < c->nrows; i++) {
+        CHECK_MSG(c->ncols[i] == ncols, "%s row %d: %d columns", what, i, c->ncols[i]);
+        if (i == 0)
+            continue;
+        double slots = (c->v[i][0] - c->v[0][0]) / interval;
+        CHECK_MSG(c->v[i][0] > c->v[i - 1][0], "%s row %d: timestamp not increasing", what, i);
+        CHECK_MSG(fabs(slots - round(slots)) * interval < 0.0015,
+                  "%s row %d: %.3f is not on the schedule (%.4f slots)", what, i, c->v[i][0],
+                  slots);
+    }
+}
+
+static int count_lines_of(const char *path)
+{
+    char *t = slurp(path);
+    int n = 0;
+    for (const char *p = t; p && *p; p++)
+        n += *p == '\n';
+    free(t);
+    return n;
+}
+
+/* Waits (polling) until path has at least n lines. */
+static void wait_lines(const char *path, int n)
+{
+    while (count_lines_of(path) < n) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A workload that writes 16 MiB and holds 64 MiB: both show in its rows. */
+static void test_run_with_both_series(void)
+{
+    const char *pcsv = tmp_path("process.csv"), *scsv = tmp_path("system.csv");
+    const char *data = tmp_path("written.dat");
+    struct result r = gt("--st", "0.2", "--disable-logs", "--process-csv", pcsv, "--system-csv",
+                         scsv, "--", WORKLOAD_BIN, "io-alloc", "16", "64", data, pcsv, "2", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_CONTAINS(r.out.data, "Resource tracking complete.");
+    CHECK_CONTAINS(r.out.data, "Max RAM:");
+    result_free(&r);
+
+    static struct csv p, s;
+    csv_load(pcsv, &p);
+    csv_load(scsv, &s);
+    CHECK_STR(p.header, PROCESS_HEADER);
+    CHECK_STR(s.header, SYSTEM_HEADER);
+    CHECK_MSG(p.nrows >= 2, "%d process rows", p.nrows);
+    check_rows(&p, 12, 0.2, "process");
+    check_rows(&s, 21, 0.2, "system");
+    CHECK_MSG(p.nrows == s.nrows, "%d process rows, %d system rows", p.nrows, s.nrows);
+
+    double written = 0, max_memory = 0;
+    for (int i = 0; i < p.nrows; i++) {
+        CHECK(i >= s.nrows || p.v[i][0] == s.v[i][0]); /* shared timestamps */
+        CHECK(p.v[i][2] == 0);                         /* no children */
+        CHECK(p.v[i][3] >= 0 && p.v[i][4] >= 0 && p.v[i][5] >= 0);
+        written += p.v[i][8];
+        if (p.v[i][6] > max_memory)
+            max_memory = p.v[i][6];
+    }
+    /* write_bytes counts what reached the page cache for the file: 16 MiB,
+     * plus nothing else this workload writes. */
+    CHECK_MSG(written >= 16 * MIB && written <= 17 * MIB, "write_bytes sum %.0f", written);
+    /* PSS in kB: the 64 MiB held, plus the program itself (a few MiB). */
+    CHECK_MSG(max_memory >= 64 * 1024 && max_memory <= 96 * 1024, "max memory %.0f kB",
+              max_memory);
+    for (int i = 0; i < s.nrows; i++) {
+        CHECK(s.v[i][1] > 0);                 /* processes */
+        CHECK(s.v[i][5] > 0 && s.v[i][6] > 0); /* memory free and used */
+        CHECK(s.v[i][13] >= s.v[i][14]);       /* disk space total >= used */
+    }
+}
+
+/* gpu-tracker system: exactly the rows of its duration, to a file or to
+ * standard output. */
+static void test_system_command(void)
+{
+    const char *out = tmp_path("sys-duration.csv");
+    struct result r = gt("system", "--st", "0.5", "--duration", "1.5", "-o", out, "--disable-logs",
+                         NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_STR(r.out.data, "");
+    CHECK_STR(r.err.data, "");
+    result_free(&r);
+    static struct csv c;
+    csv_load(out, &c);
+    CHECK_STR(c.header, SYSTEM_HEADER);
+    CHECK_MSG(c.nrows == 3, "%d rows for 1.5 s at 0.5 s", c.nrows);
+    check_rows(&c, 21, 0.5, "system --duration");
+    if (c.nrows == 3)
+        CHECK(fabs(c.v[2][0] - c.v[0][0] - 1.0) < 0.0015);
+
+    r = gt("system", "--st", "0.2", "--duration", "0.4", "--disable-logs", NULL);
+    CHECK(r.status == 0);
+    csv_parse(r.out.data, &c);
+    CHECK_STR(c.header, SYSTEM_HEADER);
+    CHECK_MSG(c.nrows == 2, "%d rows on stdout", c.nrows);
+    result_free(&r);
+
+    r = gt("system", "--help", NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "Usage: gpu-tracker system");
+    CHECK_CONTAINS(r.out.data, "--duration=<seconds>");
+    result_free(&r);
+    r = gt("--help", NULL);
+    CHECK_CONTAINS(r.out.data, "--process-csv=<file>");
+    CHECK_CONTAINS(r.out.data, "--system-csv=<file>");
+    CHECK_CONTAINS(r.out.data, "gpu-tracker system [--st=<sleep-time>]");
+    result_free(&r);
+}
+
+/* SIGINT and SIGTERM end `gpu-tracker system` cleanly: exit 0 and a file
+ * whose every line is whole. */
+static void test_system_signals(void)
+{
+    const int sigs[] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        const char *out = tmp_path(i ? "sys-term.csv" : "sys-int.csv");
+        char *argv[] = {GT_BIN, "system", "--st", "0.1", "--disable-logs", "-o", (char *)out,
+                        NULL};
+        struct child c = spawn(argv, 0);
+        wait_lines(out, 3); /* header and two rows */
+        kill(c.pid, sigs[i]);
+        struct result r;
+        memset(&r, 0, sizeof r);
+        finish(&c, &r);
+        CHECK_MSG(r.status == 0, "signal %d: status %d", sigs[i], r.status);
+        static struct csv csv;
+        csv_load(out, &csv);
+        CHECK_STR(csv.header, SYSTEM_HEADER);
+        CHECK(csv.nrows >= 2);
+        check_rows(&csv, 21, 0.1, "system after a signal");
+        result_free(&r);
+    }
+}
+
+/* A series on standard output: only CSV there; the summary and the status
+ * line go to standard error. */
+static void test_series_on_stdout(void)
+{
+    const char *data = tmp_path("stdout.dat");
+    const char *scsv = tmp_path("stdout-sys.csv");
+    /* The workload waits for rows in the system CSV (a file we can read). */
+    struct result r = gt("--st", "0.2", "--disable-logs", "--process-csv", "-", "--system-csv",
+                         scsv, "--", WORKLOAD_BIN, "io-alloc", "1", "1", data, scsv, "2", NULL);
+    CHECK(r.status == 0);
+    static struct csv c;
+    csv_parse(r.out.data, &c);
+    CHECK_STR(c.header, PROCESS_HEADER);
+    CHECK(c.nrows >= 2);
+    check_rows(&c, 12, 0.2, "process on stdout");
+    CHECK(!strstr(r.out.data, "Max RAM"));
+    CHECK_CONTAINS(r.err.data, "Resource tracking complete.");
+    CHECK_CONTAINS(r.err.data, "Max RAM:");
+    result_free(&r);
+}
+
+/* --pid: the rows name the attached process. */
+static void test_attached_series(void)
+{
+    char *w_argv[] = {WORKLOAD_BIN, "threads", "2", NULL};
+    struct child w = spawn(w_argv, 1);
+    struct buf wout = {0};
+    CHECK(read_until(w.out, &wout, "ready\n") == 0);
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)w.pid);
+    const char *pcsv = tmp_path("attach.csv");
+    char *argv[] = {GT_BIN, "--pid", pid, "--st", "0.1", "--disable-logs", "--process-csv",
+                    (char *)pcsv, NULL};
+    struct child g = spawn(argv, 0);
+    wait_lines(pcsv, 3);
+    struct result wr, r;
+    memset(&wr, 0, sizeof wr);
+    memset(&r, 0, sizeof r);
+    finish(&w, &wr); /* closes its stdin: it ends, and tracking with it */
+    finish(&g, &r);
+    CHECK(r.status == 0);
+    static struct csv c;
+    csv_load(pcsv, &c);
+    CHECK(c.nrows >= 2);
+    check_rows(&c, 12, 0.1, "attached");
+    for (int i = 0; i < c.nrows; i++)
+        CHECK(c.v[i][1] == w.pid);
+    result_free(&r);
+    result_free(&wr);
+    free(wout.data);
+}
+
+/* An error: the status, nothing on stdout, exactly the one line. */
+static void check_error(struct result *r, int status, const char *line)
+{
+    CHECK_MSG(r->status == status, "status %d, want %d (%s)", r->status, status, line);
+    CHECK_STR(r->out.data, "");
+    CHECK_STR(r->err.data, line);
+    result_free(r);
+}
+
+static void test_errors(void)
+{
+    const char *marker = tmp_path("series-ran");
+    char touch[300];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    unlink(marker);
+
+    struct result r = gt("--process-csv", tmpdir, "-e", touch, NULL);
+    char want[600];
+    snprintf(want, sizeof want, "gpu-tracker: cannot write --process-csv file '%s': it is a "
+                                "directory\n", tmpdir);
+    check_error(&r, 2, want);
+    r = gt("--system-csv", "/nonexistent/dir/s.csv", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: cannot write --system-csv file '/nonexistent/dir/s.csv': No "
+                       "such file or directory\n");
+    r = gt("--process-csv", "-", "--system-csv", "-", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: --process-csv and --system-csv cannot both be '-': give one "
+                       "of them a file\n");
+    r = gt("--process-csv", "", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: empty file name for --process-csv; give a file or '-' for "
+                       "standard output\n");
+    struct stat sb;
+    CHECK_MSG(stat(marker, &sb) != 0, "the command ran despite a bad option");
+
+    r = gt("system", "--duration", "abc", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --duration 'abc': it must be a positive number of "
+                       "seconds\n");
+    r = gt("system", "--st", "0", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --st '0': the sleep time must be a positive number "
+                       "of seconds\n");
+    r = gt("system", "--st", "1", "--duration", "0.5", NULL);
+    check_error(&r, 2, "gpu-tracker: duration 0.5 s is shorter than one interval (1 s): no row "
+                       "would come\n");
+    r = gt("system", "extra", NULL);
+    check_error(&r, 2, "gpu-tracker: unexpected argument 'extra': gpu-tracker system takes only "
+                       "options; see gpu-tracker system --help\n");
+    r = gt("system", "--bogus", NULL);
+    check_error(&r, 2, "gpu-tracker: unknown option '--bogus' for gpu-tracker system; see "
+                       "gpu-tracker system --help\n");
+    r = gt("system", "-o", NULL);
+    check_error(&r, 2, "gpu-tracker: option '-o' needs a value\n");
+    r = gt("system", "-o", "/nonexistent/dir/x.csv", "--duration", "1", NULL);
+    check_error(&r, 2, "gpu-tracker: cannot write output file '/nonexistent/dir/x.csv': No such "
+                       "file or directory\n");
+}
+
+/* A series that cannot be written (a full disk): one warning, and at the
+ * end every row, kept in memory, on standard error: nothing is lost. */
+static void test_full_disk(void)
+{
+    const char *scsv = tmp_path("full-sys.csv");
+    const char *data = tmp_path("full.dat");
+    struct result r = gt("--st", "0.2", "--process-csv", "/dev/full", "--system-csv", scsv, "--",
+                         WORKLOAD_BIN, "io-alloc", "1", "1", data, scsv, "2", NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: cannot write the process series: No space "
+                               "left on device; its rows are kept in memory only\n");
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: the process series could not be written in full to "
+                               "'/dev/full'; all its ");
+    const char *csv = r.err.data ? strstr(r.err.data, PROCESS_HEADER "\r\n") : NULL;
+    CHECK(csv != NULL);
+    static struct csv c;
+    csv_parse(csv, &c);
+    CHECK(c.nrows >= 2);
+    CHECK_CONTAINS(r.out.data, "Max RAM:");
+    result_free(&r);
+}
+
+int main(void)
+{
+    tmpdir_make("series");
+    test_run_with_both_series();
+    test_system_command();
+    test_system_signals();
+    test_series_on_stdout();
+    test_attached_series();
+    test_errors();
+    test_full_disk();
+    tmpdir_remove();
+    return check_exit("test_series_cli");
+}
