@@ -446,6 +446,88 @@ static void test_init_hang(void)
     }
 }
 
+/* One row of each series, from a tracker whose duration is one interval. */
+static void series_rows(const gt_options *base, gt_process_row *p, gt_system_row *sy)
+{
+    gt_options o = *base;
+    o.sleep_time = 0.05;
+    o.duration = 0.05;
+    o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
+    memset(p, 0, sizeof *p);
+    memset(sy, 0, sizeof *sy);
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    if (!t)
+        return;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_wait(t, 30) == 1);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    gt_series s;
+    CHECK(gt_tracker_series(t, &s) == GT_OK);
+    CHECK(s.nprocess == 1 && s.nsystem == 1);
+    if (s.nprocess == 1 && s.nsystem == 1) {
+        *p = s.process[0];
+        *sy = s.system[0];
+    }
+    gt_tracker_free(t);
+}
+
+/* The series' GPU columns: the tree's SM utilization (in GPUs), its memory
+ * (MiB) and the GPUs it keeps busy; the system's over every GPU. */
+static void test_series_gpu(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    char text[2048];
+    snprintf(text, sizeof text, "%sprocutil 0 100 40\nprocutil 0 101 10\nprocutil 1 999 30\n",
+             two_gpus);
+    write_scenario(text);
+    gt_options o = options("GPU-bbbb"); /* the selection does not limit the series */
+    gt_process_row p;
+    gt_system_row sy;
+    series_rows(&o, &p, &sy);
+    CHECK_MSG(p.gpu_usage == 0.5, "process gpu_usage %g", p.gpu_usage);
+    CHECK_MSG(p.gpu_vram == 3337.8601, "process gpu_vram %.6f", p.gpu_vram); /* 3.5e9 B */
+    CHECK(p.gpu_utilized == 1); /* busy on GPU 0 only; memory alone on GPU 1 is not busy */
+    CHECK(sy.gpu_usage == 0.8 && sy.gpu_utilized == 2);
+    CHECK_MSG(sy.gpu_vram == 3814.6973, "system gpu_vram %.6f", sy.gpu_vram); /* 4e9 B */
+
+    /* No per-process utilization: the utilization of the GPUs where the
+     * tree holds memory (both, here). */
+    snprintf(text, sizeof text, "%sfail nvmlDeviceGetProcessUtilization 3\n", two_gpus);
+    write_scenario(text);
+    series_rows(&o, &p, &sy);
+    CHECK_MSG(p.gpu_usage == 0.8 && p.gpu_utilized == 2, "%g on %d", p.gpu_usage, p.gpu_utilized);
+    /* Only on GPU 1 (30 %); GPU 0 is busy with others' work. */
+    write_scenario("device GPU-aaaa Fake-A100 16000000000 3000000000 50\n"
+                   "device GPU-bbbb Fake-T4 8000000000 1000000000 30\n"
+                   "process 1 101 1048576\n"
+                   "fail nvmlDeviceGetProcessUtilization 3\n");
+    series_rows(&o, &p, &sy);
+    CHECK(p.gpu_usage == 0.3 && p.gpu_utilized == 1 && p.gpu_vram == 1.0);
+    CHECK(sy.gpu_usage == 0.8 && sy.gpu_utilized == 2);
+
+    /* AMD: the process list does not say which GPU: every GPU's counts. */
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", FAKE_RSMI, 1);
+    write_rsmi(two_amd);
+    o = options(NULL);
+    o.gpu_brand = "amd";
+    series_rows(&o, &p, &sy);
+    CHECK(p.gpu_usage == 0.6 && p.gpu_utilized == 2);
+    CHECK_MSG(p.gpu_vram == 3814.6973, "AMD process gpu_vram %.6f", p.gpu_vram); /* 4e9 B */
+    CHECK(sy.gpu_usage == 0.6 && sy.gpu_utilized == 2);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+
+    /* No GPU: zeros. */
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    o = options(NULL);
+    series_rows(&o, &p, &sy);
+    CHECK(p.gpu_usage == 0 && p.gpu_vram == 0 && p.gpu_utilized == 0);
+    CHECK(sy.gpu_usage == 0 && sy.gpu_vram == 0 && sy.gpu_utilized == 0);
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+}
+
 int main(void)
 {
     baseline_threads = own_threads();
@@ -468,6 +550,7 @@ int main(void)
     test_driver_quirks();
     test_details();
     test_amd();
+    test_series_gpu();
     test_init_hang();
     fx_rmroot(root);
     return check_exit("test_gpu");
