@@ -1,5 +1,6 @@
 /* bench/overhead.c - what tracking costs: gpu-tracker's own CPU time per
- * sample and its peak RSS, attached (--pid) to trees of N idle processes.
+ * sample and its peak RSS, attached (--pid) to trees of N idle processes,
+ * for the summary alone and with both time series (written to /dev/null).
  * Prints a table; asserts nothing (figures, not tests).
  *
  *   overhead GPU_TRACKER_BINARY [SECONDS] [INTERVAL]
@@ -66,10 +67,12 @@ int main(int argc, char **argv)
     close(fd);
 
     printf("gpu-tracker --pid on N idle processes, --st %s, %.0f s each\n", interval, seconds);
-    printf("%10s %10s %14s %16s %14s\n", "processes", "samples", "CPU ms total",
+    printf("%10s %8s %10s %14s %16s %14s\n", "processes", "series", "samples", "CPU ms total",
            "CPU us/sample", "peak RSS MiB");
     const int sizes[] = {1, 8, 64};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    for (size_t run = 0; run < 2 * sizeof sizes / sizeof sizes[0]; run++) {
+        size_t k = run / 2;
+        int series = run % 2; /* the series read io and smaps_rollup at every sample */
         pid_t root = idle_tree(sizes[k]);
         char pid[16];
         snprintf(pid, sizeof pid, "%d", (int)root);
@@ -78,8 +81,13 @@ int main(int argc, char **argv)
             int null = open("/dev/null", O_WRONLY);
             dup2(null, 1);
             dup2(null, 2);
-            execl(argv[1], argv[1], "--pid", pid, "--st", interval, "-f", "json", "-o", out,
-                  "--disable-logs", (char *)NULL);
+            if (series)
+                execl(argv[1], argv[1], "--pid", pid, "--st", interval, "-f", "json", "-o", out,
+                      "--disable-logs", "--process-csv", "/dev/null", "--system-csv",
+                      "/dev/null", (char *)NULL);
+            else
+                execl(argv[1], argv[1], "--pid", pid, "--st", interval, "-f", "json", "-o", out,
+                      "--disable-logs", (char *)NULL);
             _exit(127);
         }
         sleep_seconds(seconds);
@@ -99,7 +107,8 @@ int main(int argc, char **argv)
             samples = json_object_get_int64(s);
         if (j)
             json_object_put(j);
-        printf("%10d %10ld %14.1f %16.1f %14.1f\n", sizes[k], samples, cpu * 1e3,
+        printf("%10d %8s %10ld %14.1f %16.1f %14.1f\n", sizes[k], series ? "both" : "none",
+               samples, cpu * 1e3,
                samples ? cpu * 1e6 / (double)samples : 0.0, (double)ru.ru_maxrss / 1024.0);
     }
     unlink(out);
