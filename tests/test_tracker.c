@@ -360,6 +360,10 @@ static void test_stop_timeout(void)
         snprintf(backup, sizeof backup, "%s/backup.json", root);
         o.resource_usage_file = backup;
         o.on_warning = on_warning;
+        char csv[4096];
+        snprintf(csv, sizeof csv, "%s/process.csv", root);
+        int csv_fd = open(csv, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        o.process_csv_fd = csv_fd;
         gt_tracker *t;
         CHECK(gt_tracker_new(&o, &t) == GT_OK);
         CHECK(gt_tracker_start(t) == GT_OK);
@@ -376,13 +380,27 @@ static void test_stop_timeout(void)
         CHECK_CONTAINS(last_warning, "the sampling thread did not stop within 0.2 s");
         const gt_resource_usage *u = gt_tracker_usage(t);
         CHECK(u && u->cpu_utilization.main_n_threads == 2); /* from samples it finished */
+        gt_series series;
+        CHECK(gt_tracker_series(t, &series) == GT_OK);
+        size_t rows = series.nprocess;
+        struct stat before;
+        fstat(csv_fd, &before);
         if (orphan) {
             gt_tracker_free(t); /* still stuck: the thread will free it */
             close(writer);      /* unstick it */
         } else {
+            /* Unstuck after stop() gave up, the thread finishes its sample
+             * but adds no row and writes nothing: the rows are the
+             * caller's now, and so is the descriptor. */
             close(writer);
+            wait_threads_back_to(baseline_threads);
+            CHECK(gt_tracker_series(t, &series) == GT_OK && series.nprocess == rows);
+            struct stat after;
+            fstat(csv_fd, &after);
+            CHECK(after.st_size == before.st_size);
             gt_tracker_free(t);
         }
+        close(csv_fd);
         /* Either way the thread ends (and, orphaned, frees the tracker). */
         wait_threads_back_to(baseline_threads);
         CHECK(own_threads() == baseline_threads);

@@ -29,7 +29,6 @@
 
 #include "gpu.h"
 #include "procfs.h"
-#include "pyfloat.h"
 #include "series.h"
 #include "system.h"
 #include "system_series.h"
@@ -88,7 +87,6 @@ struct gt_tracker {
     /* The series (see series.h): the readings of the previous sample. */
     double ticks_per_second;
     double epoch_start;               /* wall clock of the baseline sample */
-    long last_slot;                   /* the slot (k) of the latest sample */
     struct system_series_reader sysx; /* disks, interfaces, filesystems */
     struct system_series_sample sysx_prev, sysx_cur;
     int have_proc_prev, have_sys_prev;
@@ -104,6 +102,9 @@ struct gt_tracker {
     struct usage_acc acc;
     struct series_store store;
     int duration_done; /* sampling reached options.duration and ended */
+    /* stop() gave up on a stuck sampling thread: the rows are the caller's
+     * to read now, and the descriptors may be closed: add and write none. */
+    int series_frozen;
     double stop_time;
     char gpu_reason[256];  /* why GPU figures are missing ("" if they are not) */
     /* The backend's reasons for missing extras, copied at each sample. */
@@ -674,9 +675,12 @@ static void add_rows(gt_tracker *t, long k, double now, const struct process_rea
         series_system_row(&t->sys_prev, sr, now - t->sys_prev_time, t->ticks_per_second, ts,
                           &srow);
     pthread_mutex_lock(&t->lock);
-    int lost = (have_p && series_store_add_process(&t->store, &prow) < 0) |
-               (have_s && series_store_add_system(&t->store, &srow) < 0);
+    int frozen = t->series_frozen;
+    int lost = !frozen && ((have_p && series_store_add_process(&t->store, &prow) < 0) |
+                           (have_s && series_store_add_system(&t->store, &srow) < 0));
     pthread_mutex_unlock(&t->lock);
+    if (frozen)
+        return;
     if (lost && !t->warned_series_memory) {
         t->warned_series_memory = 1;
         warn(t, "out of memory: some rows of the series are only in the CSV output");
@@ -719,8 +723,8 @@ static void series_step(gt_tracker *t, long slot, double now, const struct tree_
             sr.cpu = *cpu;
             sr.mem = *mem;
         }
-        if (system_series_read(&t->sysx, &t->sysx_cur) < 0 && !t->warned_sys) {
-            t->warned_sys = 1;
+        if (system_series_read(&t->sysx, &t->sysx_cur) < 0 && !t->warned_series_memory) {
+            t->warned_series_memory = 1;
             warn(t, "out of memory reading the system's disks and interfaces");
         }
         sr.extra = &t->sysx_cur;
@@ -931,6 +935,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
              "samples taken before", t->opts.stop_timeout);
     }
     pthread_mutex_lock(&t->lock);
+    t->series_frozen = 1;
     t->stop_time = stop_time;
     t->backup_off = 1;
     if (t->backup_path)
