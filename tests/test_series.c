@@ -358,6 +358,12 @@ static void test_system_rows(void)
     CHECK(series_counter_delta(10, 15) == 5);
     CHECK(series_counter_delta(1000, 40) == 40); /* restarted: what it shows since */
     CHECK(series_counter_delta(7, 7) == 0);
+    /* A 32-bit counter that wrapped: 100 before 2^32, 50 after. */
+    CHECK(series_counter_delta(4294967196ULL, 50) == 150);
+    /* Near 2^32 but now large again: restarted, not wrapped. */
+    CHECK(series_counter_delta(4294967196ULL, 2000000000ULL) == 2000000000ULL);
+    /* A 64-bit counter far past 2^32 never wraps in practice: restarted. */
+    CHECK(series_counter_delta(10000000000ULL, 50) == 50);
 
     struct system_reading a = {.cpu_ok = 1}, b = {.cpu_ok = 1};
     a.cpu.user_nice = 1000;
@@ -385,6 +391,14 @@ static void test_system_rows(void)
     CHECK(row.disk_read_bytes == 4 * 512 && row.disk_write_bytes == 10 * 512);
     CHECK(row.net_recv_bytes == 500 && row.net_sent_bytes == 600);
     CHECK(row.gpu_usage == 1.25 && row.gpu_vram == 2048.5 && row.gpu_utilized == 2);
+
+    /* An old driver's 32-bit byte counter wrapped on the interface. */
+    p.nets[0].rx_bytes = 4294967000ULL;
+    c.nets[0].rx_bytes = 704;
+    series_system_row(&a, &b, 2.0, 100, 0, &row);
+    CHECK(row.net_recv_bytes == 1000);
+    p.nets[0].rx_bytes = 1000;
+    c.nets[0].rx_bytes = 1500;
 
     /* The device came back with fresh counters: count what it shows. */
     c.disks[0].read_sectors = 3;

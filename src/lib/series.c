@@ -13,9 +13,18 @@
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define SECTOR_BYTES 512ULL /* diskstats counts 512-byte sectors on every device */
 
+/* Counters kept in 32 bits by old drivers wrap at 2^32; one that was within
+ * this much of the wrap and is now small wrapped, rather than restarted. */
+#define WRAP32 (1ULL << 32)
+#define WRAP32_WINDOW (1ULL << 30)
+
 unsigned long long series_counter_delta(unsigned long long prev, unsigned long long cur)
 {
-    return cur >= prev ? cur - prev : cur;
+    if (cur >= prev)
+        return cur - prev;
+    if (prev < WRAP32 && prev >= WRAP32 - WRAP32_WINDOW && cur < WRAP32_WINDOW)
+        return WRAP32 - prev + cur; /* a 32-bit counter wrapped */
+    return cur;                     /* restarted: what it counted since */
 }
 
 /* A cumulative figure of the tree that went down (a process we could read

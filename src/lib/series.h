@@ -42,9 +42,11 @@ struct system_reading {
     struct series_gpu gpu;
 };
 
-/* How far a device counter moved: a counter that went backwards was
- * restarted (the device was removed and came back, or its driver reset it),
- * so what it shows now is what it counted since. */
+/* How far a device counter moved. A counter that went backwards wrapped,
+ * if it was a 32-bit counter near 2^32 (within 1 GiB) and is now small (old
+ * drivers keep 32-bit counters); otherwise it was restarted (the device was
+ * removed and came back, or its driver reset it), and what it shows now is
+ * what it counted since. */
 unsigned long long series_counter_delta(unsigned long long prev, unsigned long long cur);
 
 /* The timestamp of row k (k >= 1) of a series started at epoch_start
