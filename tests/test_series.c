@@ -16,6 +16,7 @@
 #include "gpu_tracker.h"
 #include "proc_parse.h"
 #include "series.h"
+#include "write_csv.h"
 #include "sys_parse.h"
 #include "system_series.h"
 #include "tree.h"

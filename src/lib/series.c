@@ -1,10 +1,9 @@
 /* series.c - rows of the process and system series from two readings, and
- * their CSV. */
+ * the store that keeps them (their CSV: write_csv.c). */
 #define _GNU_SOURCE
 #include "series.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,104 +140,6 @@ void series_system_row(const struct system_reading *prev, const struct system_re
     row->gpu_utilized = cur->gpu.utilized;
 }
 
-const char series_process_csv_header[] =
-    "\"timestamp\",\"pid\",\"children\",\"utime\",\"stime\",\"cpu_usage\",\"memory\","
-    "\"read_bytes\",\"write_bytes\",\"gpu_usage\",\"gpu_vram\",\"gpu_utilized\"\r\n";
-
-const char series_system_csv_header[] =
-    "\"timestamp\",\"processes\",\"utime\",\"stime\",\"cpu_usage\",\"memory_free\","
-    "\"memory_used\",\"memory_buffers\",\"memory_cached\",\"memory_active\",\"memory_inactive\","
-    "\"disk_read_bytes\",\"disk_write_bytes\",\"disk_space_total_gb\",\"disk_space_used_gb\","
-    "\"disk_space_free_gb\",\"net_recv_bytes\",\"net_sent_bytes\",\"gpu_usage\",\"gpu_vram\","
-    "\"gpu_utilized\"\r\n";
-
-/* Appends fields to a row buffer. */
-struct csv_line {
-    char *buf;
-    size_t len;
-};
-
-static void csv_sep(struct csv_line *l)
-{
-    if (l->len)
-        l->buf[l->len++] = ',';
-}
-
-static void csv_float(struct csv_line *l, double v)
-{
-    csv_sep(l);
-    char num[40];
-    pyfloat_repr(v, num, sizeof num);
-    size_t n = strlen(num);
-    memcpy(l->buf + l->len, num, n);
-    l->len += n;
-}
-
-static void csv_int(struct csv_line *l, long long v)
-{
-    csv_sep(l);
-    l->len += (size_t)snprintf(l->buf + l->len, 24, "%lld", v);
-}
-
-static void csv_uint(struct csv_line *l, unsigned long long v)
-{
-    csv_sep(l);
-    l->len += (size_t)snprintf(l->buf + l->len, 24, "%llu", v);
-}
-
-static size_t csv_end(struct csv_line *l)
-{
-    l->buf[l->len++] = '\r';
-    l->buf[l->len++] = '\n';
-    l->buf[l->len] = '\0';
-    return l->len;
-}
-
-size_t series_process_csv_row(const gt_process_row *r, char *buf)
-{
-    struct csv_line l = {buf, 0};
-    csv_float(&l, r->timestamp);
-    csv_int(&l, r->pid);
-    csv_int(&l, r->children);
-    csv_float(&l, r->utime);
-    csv_float(&l, r->stime);
-    csv_float(&l, r->cpu_usage);
-    csv_uint(&l, r->memory);
-    csv_uint(&l, r->read_bytes);
-    csv_uint(&l, r->write_bytes);
-    csv_float(&l, r->gpu_usage);
-    csv_float(&l, r->gpu_vram);
-    csv_int(&l, r->gpu_utilized);
-    return csv_end(&l);
-}
-
-size_t series_system_csv_row(const gt_system_row *r, char *buf)
-{
-    struct csv_line l = {buf, 0};
-    csv_float(&l, r->timestamp);
-    csv_int(&l, r->processes);
-    csv_float(&l, r->utime);
-    csv_float(&l, r->stime);
-    csv_float(&l, r->cpu_usage);
-    csv_uint(&l, r->memory_free);
-    csv_uint(&l, r->memory_used);
-    csv_uint(&l, r->memory_buffers);
-    csv_uint(&l, r->memory_cached);
-    csv_uint(&l, r->memory_active);
-    csv_uint(&l, r->memory_inactive);
-    csv_uint(&l, r->disk_read_bytes);
-    csv_uint(&l, r->disk_write_bytes);
-    csv_float(&l, r->disk_space_total_gb);
-    csv_float(&l, r->disk_space_used_gb);
-    csv_float(&l, r->disk_space_free_gb);
-    csv_uint(&l, r->net_recv_bytes);
-    csv_uint(&l, r->net_sent_bytes);
-    csv_float(&l, r->gpu_usage);
-    csv_float(&l, r->gpu_vram);
-    csv_int(&l, r->gpu_utilized);
-    return csv_end(&l);
-}
-
 static int grow(void **arr, size_t n, size_t *cap, size_t elem)
 {
     if (n < *cap)
@@ -275,21 +176,4 @@ void series_store_free(struct series_store *s)
     free(s->process);
     free(s->system);
     memset(s, 0, sizeof *s);
-}
-
-char *gt_series_to_csv(const gt_series *series, gt_series_kind kind)
-{
-    int proc = kind == GT_SERIES_KIND_PROCESS;
-    size_t n = proc ? series->nprocess : series->nsystem;
-    const char *header = proc ? series_process_csv_header : series_system_csv_header;
-    size_t cap = strlen(header) + n * SERIES_CSV_ROW_MAX + 1;
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-    size_t len = strlen(header);
-    memcpy(out, header, len + 1);
-    for (size_t i = 0; i < n; i++)
-        len += proc ? series_process_csv_row(&series->process[i], out + len)
-                    : series_system_csv_row(&series->system[i], out + len);
-    return out;
 }

@@ -62,16 +62,6 @@ void series_system_row(const struct system_reading *prev, const struct system_re
                        double seconds, double ticks_per_second, double timestamp,
                        gt_system_row *row);
 
-/* CSV as Python's csv module writes it with QUOTE_NONNUMERIC: the header's
- * names quoted, numbers bare (floats as Python's repr), "\r\n" line ends. */
-extern const char series_process_csv_header[];
-extern const char series_system_csv_header[];
-#define SERIES_CSV_ROW_MAX 1024
-/* Writes one row and its line end into buf (SERIES_CSV_ROW_MAX bytes);
- * returns its length. */
-size_t series_process_csv_row(const gt_process_row *row, char *buf);
-size_t series_system_csv_row(const gt_system_row *row, char *buf);
-
 /* The rows kept in memory, grown as they come. */
 struct series_store {
     gt_process_row *process;

@@ -30,6 +30,7 @@
 #include "gpu.h"
 #include "procfs.h"
 #include "series.h"
+#include "write_csv.h"
 #include "system.h"
 #include "system_series.h"
 #include "tree.h"
