@@ -125,6 +125,13 @@ typedef struct gt_options {
     /* Where sysfs is mounted (default "/sys"): block devices and network
      * interfaces are classified from it. */
     const char *sys_root;
+    /* Non-zero: ask the cloud metadata services (AWS, GCP, Azure) which
+     * instance this is, in a background thread started by
+     * gt_tracker_start(), each request with a 1 s timeout. Their base
+     * address is GPU_TRACKER_METADATA_URL when set (default
+     * http://169.254.169.254; GCP's metadata.google.internal otherwise).
+     * The answer goes into snapshots (gt_tracker_snapshot). Default 0. */
+    int discover_cloud;
 } gt_options;
 
 #define GT_SERIES_PROCESS 1
@@ -325,6 +332,140 @@ GT_API char *gt_series_to_csv(const gt_series *series, gt_series_kind kind);
  * GT_ERR_IO with the reason in gt_last_error(), GT_ERR_NO_MEMORY. */
 GT_API gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind,
                                      const char *path);
+
+/* ---- Snapshots, statistics, recommendations, reports --------------------
+ * resource_tracker's ResourceTracker: a run saved as gzipped JSON (the
+ * summary, both series, what ran where), statistics of the series,
+ * resource recommendations, and a self-contained HTML report. docs/snapshot.md
+ * describes the file and every rule. */
+
+#define GT_SNAPSHOT_FORMAT 1 /* the format version this library writes and reads */
+
+typedef struct gt_tracker gt_tracker; /* (below) */
+
+/* The machine a run was on. */
+typedef struct gt_server_info {
+    char os[128];           /* PRETTY_NAME of /etc/os-release */
+    char kernel[128];       /* uname: release */
+    char hostname[256];
+    char cpu_model[256];    /* model name of /proc/cpuinfo */
+    int vcpus;              /* online CPUs */
+    double vcpus_usable;    /* what this job may use: its CPU affinity, and
+                               the cgroup CPU quota (may be fractional) */
+    double memory_mib;      /* MemTotal */
+    double memory_limit_mib;/* the cgroup memory limit; 0 = none */
+    int gpu_count;
+    int ngpu_names;
+    char gpu_names[GT_MAX_GPUS][96];
+    double gpu_memory_mib;  /* all GPUs */
+    char allocation[16];    /* "dedicated" or "shared" (from the series, see
+                               docs/snapshot.md), "unknown" without rows */
+} gt_server_info;
+
+/* The cloud instance a run was on, when asked for (options.discover_cloud). */
+typedef struct gt_cloud_info {
+    int asked;              /* 0: not asked (JSON null) */
+    int found;              /* a metadata service answered */
+    char vendor[32];        /* aws, gcp, azure; "unknown" when none answered */
+    char instance_type[96];
+    char region[96];
+    double discovery_time;  /* seconds the discovery took */
+} gt_cloud_info;
+
+/* A run, as saved by gt_snapshot_write() and read by gt_snapshot_read(). */
+typedef struct gt_snapshot {
+    int format_version;      /* GT_SNAPSHOT_FORMAT */
+    char tracker_version[32];/* gt_version() of the writer */
+    char command[4096];      /* what ran ("" when a library tracked itself) */
+    int pid;                 /* the tracked process */
+    double interval;         /* seconds between rows */
+    double start_time, stop_time; /* epoch seconds */
+    double duration;         /* stop - start, seconds */
+    int exit_status;         /* the command's, or -1 when not known */
+    char host[256];          /* hostname */
+    gt_server_info server;
+    gt_cloud_info cloud;
+    gt_resource_usage usage; /* the gpu_tracker summary */
+    gt_series series;        /* both series; the arrays belong to the snapshot */
+} gt_snapshot;
+
+/* A snapshot of a STOPPED tracker: its summary, its series (options.series
+ * should have asked for both), the server it ran on and, with
+ * discover_cloud, the cloud (waiting for that discovery to end, at most a
+ * few seconds). command and exit_status describe the run (NULL, -1: not
+ * known). Free with gt_snapshot_free(). GT_ERR_STATE unless STOPPED. */
+GT_API gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
+                                     gt_snapshot **out);
+
+/* Writes s as gzipped JSON to path, atomically. GT_ERR_IO with the reason. */
+GT_API gt_status gt_snapshot_write(const gt_snapshot *s, const char *path);
+
+/* The JSON text of s (not compressed). Caller frees; NULL when out of memory. */
+GT_API char *gt_snapshot_to_json(const gt_snapshot *s);
+
+/* Reads a file written by gt_snapshot_write() (gzipped or plain JSON).
+ * GT_ERR_IO (cannot read), GT_ERR_PARSE with the first problem in
+ * gt_last_error(): not gzip, truncated, not JSON, another format version,
+ * a missing or mistyped key, series columns of different lengths. */
+GT_API gt_status gt_snapshot_read(const char *path, gt_snapshot **out);
+
+/* NULL is a no-op. */
+GT_API void gt_snapshot_free(gt_snapshot *s);
+
+/* resource_tracker's default stats of a run (its rows of both series,
+ * joined on timestamp order and cut to the shorter one). Means and maxima
+ * are rounded to 2 decimals, as resource_tracker does. */
+typedef struct gt_stats {
+    long samples;                        /* rows used */
+    double cpu_usage_mean, cpu_usage_max;       /* cores (process) */
+    double memory_mean, memory_max;             /* kB PSS (process) */
+    double gpu_usage_mean, gpu_usage_max;       /* GPUs (process) */
+    double gpu_vram_mean, gpu_vram_max;         /* MiB (process) */
+    double gpu_utilized_mean, gpu_utilized_max; /* GPUs (process) */
+    double disk_space_used_max_gb;              /* GiB (system) */
+    double net_recv_bytes_sum, net_sent_bytes_sum; /* bytes (system) */
+    double duration;                     /* seconds: last - first row + interval */
+} gt_stats;
+
+/* GT_ERR_INVALID_ARGUMENT when s has no rows (nothing to say). */
+GT_API gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out);
+
+/* Several runs as one (history): means averaged, maxima maxed, sums and
+ * durations added. n >= 1. */
+GT_API void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out);
+
+/* What to ask for next time (resource_tracker's recommend_resources). */
+typedef struct gt_recommendation {
+    int cpu;        /* vCPUs: mean CPU usage rounded half to even, at least 1 */
+    int memory_mib; /* max memory + 20 %, rounded up by gt_round_memory_mib */
+    int gpu;        /* max GPU usage rounded, at least 1, if any GPU was used */
+    int vram_mib;   /* max GPU memory + 20 %, rounded up likewise; 0 if none */
+} gt_recommendation;
+
+GT_API void gt_recommend(const gt_stats *stats, gt_recommendation *out);
+
+/* MiB rounded up to 128, 256, 512, 1024 or 2048, or else to whole GiB. */
+GT_API int gt_round_memory_mib(double mib);
+
+/* The cheapest cloud server with at least the recommended resources, from
+ * the Spare Cores Keeper API (base URL: GPU_TRACKER_KEEPER_URL, default
+ * https://keeper.sparecores.net), as that API's JSON object. Caller frees.
+ * GT_ERR_IO when the API cannot be reached or answers an error (the reason
+ * in gt_last_error()), GT_ERR_PARSE when its answer is not what we expect. */
+GT_API gt_status gt_recommend_server(const gt_recommendation *r, char **json_out);
+
+/* A self-contained HTML report of a run (no external file, font or
+ * script): what ran, when, where and how it ended, summary cards, charts
+ * (inline SVG) of CPU, memory, GPU, disk and network over time, the
+ * statistics, the recommendation and the server. server_json is a
+ * gt_recommend_server() answer or NULL. Caller frees; NULL when out of
+ * memory. */
+GT_API char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json);
+
+/* gt_snapshot_report_html() written to path atomically. GT_ERR_IO with the
+ * reason, GT_ERR_NO_MEMORY. */
+GT_API gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json,
+                                          const char *path);
 
 /* ---- The tracker -------------------------------------------------------- */
 

@@ -12,6 +12,8 @@
 #include "options.h"
 #include "output.h"
 #include "run.h"
+#include "shlex.h"
+#include "snapshot_cmd.h"
 #include "system_cmd.h"
 
 /* Warnings that arrive before the command runs wait here: if it cannot be
@@ -123,6 +125,12 @@ int main(int argc, char **argv)
         return show(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "system") == 0)
         return system_command(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "stats") == 0)
+        return stats_command(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "recommend") == 0)
+        return recommend_command(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "report") == 0)
+        return report_command(argc - 1, argv + 1);
     struct cli_options o;
     char err[1024];
     if (cli_parse(argc, argv, &o, err, sizeof err) < 0)
@@ -135,10 +143,12 @@ int main(int argc, char **argv)
         printf("gpu-tracker %s\n", gt_version());
         return 0;
     }
-    if (o.output && output_check_writable(o.output, err, sizeof err) < 0) {
-        cli_options_free(&o);
-        return fail(err, 2);
-    }
+    const char *checked[] = {o.output, o.snapshot, o.report};
+    for (size_t i = 0; i < sizeof checked / sizeof checked[0]; i++)
+        if (checked[i] && output_check_writable(checked[i], err, sizeof err) < 0) {
+            cli_options_free(&o);
+            return fail(err, 2);
+        }
     int csv_fds[2] = {-1, -1};
     const char *csv_paths[2] = {o.process_csv, o.system_csv};
     const char *csv_options[2] = {"--process-csv", "--system-csv"};
@@ -178,6 +188,13 @@ int main(int argc, char **argv)
         if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0)
             fprintf(stderr, "gpu-tracker: cannot write %s file '%s': %s\n", csv_options[i],
                     csv_paths[i], strerror(errno));
+
+    if (o.snapshot || o.report) {
+        char command[4096];
+        shlex_join(o.command, command, sizeof command);
+        save_run(t, o.command ? command : NULL, o.command ? r.status_code : -1, o.snapshot,
+                 o.report);
+    }
 
     char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t) : gt_tracker_to_text(t);
     if (!summary) {

@@ -25,6 +25,9 @@ const char cli_usage[] =
     "    gpu-tracker --pid=<pid> [options]\n"
     "    gpu-tracker show <file> [--format=<format>]\n"
     "    gpu-tracker system [--st=<sleep-time>] [--duration=<seconds>] [-o <file>]\n"
+    "    gpu-tracker stats <snapshot>... [--format=<format>]\n"
+    "    gpu-tracker recommend <snapshot>... [--format=<format>] [--server]\n"
+    "    gpu-tracker report <snapshot> [-o <file.html>]\n"
     "\n"
     "Options:\n"
     "    -h --help               Show this help message and exit.\n"
@@ -59,6 +62,11 @@ const char cli_usage[] =
     "    --system-csv=<file>     Also write a row of system-wide metrics every sleep time\n"
     "                            (CPU, memory, disk and network I/O, disk space, GPUs).\n"
     "                            '-' writes to standard output.\n"
+    "    --snapshot=<file>       Save the run (summary, both series, server, command, exit\n"
+    "                            status) as gzipped JSON, e.g. run.json.gz.\n"
+    "    --report=<file>         Write a self-contained HTML report of the run.\n"
+    "    --cloud                 Ask the cloud metadata services (AWS, GCP, Azure) which\n"
+    "                            instance this is, for the snapshot and report.\n"
     "\n"
     "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it).\n"
     "While tracking, the results so far are kept in a backup file .gpu-tracker_<uuid>.json in\n"
@@ -68,6 +76,9 @@ const char cli_usage[] =
     "until --duration seconds have passed or it gets SIGINT/SIGTERM. Rows come at start +\n"
     "k * sleep time; the CSV columns are those of resource_tracker (docs/series.md).\n"
     "With a series on standard output, the summary goes to standard error unless -o is set.\n"
+    "'gpu-tracker stats' prints the statistics of saved runs, 'recommend' the resources to ask\n"
+    "for next time (--server: the cheapest matching cloud server, from the Spare Cores Keeper\n"
+    "API), 'report' an HTML report (docs/snapshot.md).\n"
     "SIGINT, SIGTERM and SIGHUP sent to gpu-tracker are passed on to the command, and the\n"
     "measurements are still written. Environment: GPU_TRACKER_PROC_ROOT points the tracker\n"
     "at another procfs mount, GPU_TRACKER_SYS_ROOT at another sysfs; GPU_TRACKER_NVML_LIBRARY and GPU_TRACKER_RSMI_LIBRARY name\n"
@@ -75,7 +86,7 @@ const char cli_usage[] =
 
 enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
-    OPT_PROCESS_CSV, OPT_SYSTEM_CSV,
+    OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD,
 };
 
 static const struct option long_options[] = {
@@ -95,6 +106,9 @@ static const struct option long_options[] = {
     {"pid", required_argument, NULL, OPT_PID},
     {"process-csv", required_argument, NULL, OPT_PROCESS_CSV},
     {"system-csv", required_argument, NULL, OPT_SYSTEM_CSV},
+    {"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"cloud", no_argument, NULL, OPT_CLOUD},
     {NULL, 0, NULL, 0},
 };
 
@@ -177,6 +191,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
             break;
         case OPT_PROCESS_CSV: o->process_csv = optarg; break;
         case OPT_SYSTEM_CSV: o->system_csv = optarg; break;
+        case OPT_SNAPSHOT: o->snapshot = optarg; break;
+        case OPT_REPORT: o->report = optarg; break;
+        case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
         case ':':
             snprintf(err, errcap, "option '%s' needs a value", argv[optind - 1]);
             return -1;
@@ -202,6 +219,15 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
                  o->process_csv && !*o->process_csv ? "process" : "system");
         return -1;
     }
+
+    if ((o->snapshot && !*o->snapshot) || (o->report && !*o->report)) {
+        snprintf(err, errcap, "empty file name for --%s", o->snapshot && !*o->snapshot ? "snapshot"
+                                                                                      : "report");
+        return -1;
+    }
+    /* A snapshot or report is made of both series. */
+    if (o->snapshot || o->report)
+        o->tracker.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
 
     int has_rest = optind < argc;
     int sources = (execute != NULL) + has_rest + (o->attach_pid != 0);

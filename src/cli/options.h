@@ -18,6 +18,8 @@ struct cli_options {
     enum cli_format format;
     const char *process_csv;  /* --process-csv FILE ("-": stdout), or NULL */
     const char *system_csv;   /* --system-csv FILE, or NULL */
+    const char *snapshot;     /* --snapshot FILE.json.gz, or NULL */
+    const char *report;       /* --report FILE.html, or NULL */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

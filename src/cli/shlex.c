@@ -83,3 +83,52 @@ fail:
     shlex_free(argv);
     return NULL;
 }
+
+/* 1 when w can go unquoted: only characters no shell treats specially. */
+static int plain_word(const char *w)
+{
+    if (!*w)
+        return 0;
+    for (; *w; w++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_", *w))
+            return 0;
+    return 1;
+}
+
+void shlex_join(char *const *argv, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return;
+    out[0] = '\0';
+#define PUT(c)                  \
+    do {                        \
+        if (n + 1 < cap)        \
+            out[n++] = (c);     \
+    } while (0)
+    for (size_t i = 0; argv && argv[i]; i++) {
+        if (i)
+            PUT(' ');
+        const char *w = argv[i];
+        if (plain_word(w)) {
+            for (; *w; w++)
+                PUT(*w);
+            continue;
+        }
+        PUT('\'');
+        for (; *w; w++) {
+            if (*w == '\'') { /* ' -> '"'"' */
+                PUT('\'');
+                PUT('"');
+                PUT('\'');
+                PUT('"');
+                PUT('\'');
+            } else {
+                PUT(*w);
+            }
+        }
+        PUT('\'');
+    }
+#undef PUT
+    out[n] = '\0';
+}

@@ -3,10 +3,16 @@
 #ifndef GT_SHLEX_H
 #define GT_SHLEX_H
 
+#include <stddef.h>
+
 /* Splits s into a NULL-terminated argv (free with shlex_free). Returns NULL
  * and sets *error to a fixed message ("no closing quotation", ...) when the
  * text is malformed, or to "out of memory". */
 char **shlex_split(const char *s, const char **error);
 void shlex_free(char **argv);
+
+/* The inverse, as Python's shlex.join(): words that need it in single
+ * quotes. Writes at most cap bytes (cut short if longer) into out. */
+void shlex_join(char *const *argv, char *out, size_t cap);
 
 #endif

@@ -17,4 +17,11 @@ gt_status gt_fail(gt_status status, const char *fmt, ...) GT_PRINTF(2, 3);
 /* Clears the message of gt_last_error(). */
 void gt_clear_error(void);
 
+#include <stddef.h>
+
+/* Writes len bytes to path atomically: a temporary file in the same
+ * directory, fsync, rename; a failure leaves no partial file and an
+ * existing file untouched. GT_ERR_IO / GT_ERR_NO_MEMORY, with the message. */
+gt_status write_file_atomic(const char *path, const void *data, size_t len);
+
 #endif

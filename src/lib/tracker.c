@@ -27,11 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cloud_info.h"
 #include "gpu.h"
 #include "procfs.h"
 #include "series.h"
 #include "write_csv.h"
 #include "system.h"
+#include "server_info.h"
+#include "stats.h"
 #include "system_series.h"
 #include "tree.h"
 #include "units.h"
@@ -95,6 +98,8 @@ struct gt_tracker {
     struct process_reading proc_prev;
     struct system_reading sys_prev;
     int csv_failed_process, csv_failed_system, warned_series_memory;
+    struct cloud_discovery *cloud;    /* options.discover_cloud: running or done */
+    double epoch_stop;                /* wall clock of the final sample */
 
     pthread_mutex_t lock; /* guards everything below */
     pthread_cond_t wake;  /* to the sampling thread: stop */
@@ -264,6 +269,10 @@ static void destroy(gt_tracker *t)
     gpu_close(&t->gpu);
     tree_free(&t->tree);
     system_close(&t->sys);
+    if (t->cloud) {
+        gt_cloud_info ignored;
+        cloud_discovery_finish(t->cloud, 0, &ignored); /* it frees itself when it ends */
+    }
     system_series_close(&t->sysx);
     system_series_sample_free(&t->sysx_prev);
     system_series_sample_free(&t->sysx_cur);
@@ -874,6 +883,8 @@ gt_status gt_tracker_start(gt_tracker *t)
                        : "cannot start a tracker that has already been stopped");
     if (t->gpu_reason[0])
         warn(t, "%s: GPU RAM and GPU utilization are reported as 0", t->gpu_reason);
+    if (t->opts.discover_cloud)
+        t->cloud = cloud_discovery_start(); /* in the background: never delays tracking */
 
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. */
@@ -935,6 +946,9 @@ gt_status gt_tracker_stop(gt_tracker *t)
         warn(t, "the sampling thread did not stop within %g s; the results are those of the "
              "samples taken before", t->opts.stop_timeout);
     }
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    t->epoch_stop = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
     pthread_mutex_lock(&t->lock);
     t->series_frozen = 1;
     t->stop_time = stop_time;
@@ -1009,6 +1023,57 @@ int gt_tracker_wait(gt_tracker *t, double timeout)
     int ended = t->thread_done && t->duration_done;
     pthread_mutex_unlock(&t->lock);
     return ended;
+}
+
+/* At most this long for the cloud discovery to end: its requests time out
+ * after 1 s each, and AWS asks up to four. */
+#define CLOUD_WAIT_SECONDS 8.0
+
+gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
+                              gt_snapshot **out)
+{
+    *out = NULL;
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    if (!u)
+        return GT_ERR_STATE;
+    gt_series series;
+    gt_tracker_series(t, &series);
+    gt_snapshot *s = calloc(1, sizeof *s);
+    gt_process_row *prow = malloc((series.nprocess ? series.nprocess : 1) * sizeof *prow);
+    gt_system_row *srow = malloc((series.nsystem ? series.nsystem : 1) * sizeof *srow);
+    if (!s || !prow || !srow) {
+        free(s);
+        free(prow);
+        free(srow);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    if (series.nprocess)
+        memcpy(prow, series.process, series.nprocess * sizeof *prow);
+    if (series.nsystem)
+        memcpy(srow, series.system, series.nsystem * sizeof *srow);
+    s->format_version = GT_SNAPSHOT_FORMAT;
+    snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
+    snprintf(s->command, sizeof s->command, "%s", command ? command : "");
+    s->pid = (int)t->pid;
+    s->interval = t->opts.sleep_time;
+    s->start_time = t->epoch_start;
+    s->stop_time = t->epoch_stop;
+    s->duration = t->epoch_stop - t->epoch_start;
+    s->exit_status = exit_status;
+    s->usage = *u;
+    s->series = series;
+    s->series.process = prow;
+    s->series.system = srow;
+    server_info_collect(&s->server, t->proc_root, t->sys_root, &t->gpu);
+    snprintf(s->server.allocation, sizeof s->server.allocation, "%s",
+             stats_allocation(&s->series));
+    snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
+    if (t->opts.discover_cloud) {
+        cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &s->cloud);
+        t->cloud = NULL;
+    }
+    *out = s;
+    return GT_OK;
 }
 
 char *gt_tracker_to_text(gt_tracker *t)

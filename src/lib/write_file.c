@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int write_all(int fd, const char *p, size_t len)
+static int write_all(int fd, const void *data, size_t len)
 {
+    const char *p = data;
     while (len > 0) {
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno == EINTR)
@@ -26,15 +27,12 @@ static int write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
-/* Writes text (and a newline when add_newline) to path atomically: a
- * temporary file beside it, fsync, rename. Takes ownership of text (NULL:
- * out of memory). */
-static gt_status write_atomically(const char *path, char *text, int add_newline)
+gt_status write_file_atomic(const char *path, const void *data, size_t len)
 {
     char *dir_copy = strdup(path), *base_copy = strdup(path);
     char *tmp = NULL;
     gt_status st = GT_OK;
-    if (!text || !dir_copy || !base_copy ||
+    if (!dir_copy || !base_copy ||
         asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dir_copy), basename(base_copy)) < 0) {
         tmp = NULL;
         st = gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
@@ -46,8 +44,7 @@ static gt_status write_atomically(const char *path, char *text, int add_newline)
         goto out;
     }
     fchmod(fd, 0644);
-    int ok = write_all(fd, text, strlen(text)) == 0 &&
-             (!add_newline || write_all(fd, "\n", 1) == 0) && fsync(fd) == 0;
+    int ok = write_all(fd, data, len) == 0 && fsync(fd) == 0;
     int e = errno;
     if (close(fd) != 0 && ok) {
         ok = 0;
@@ -65,6 +62,27 @@ out:
     free(tmp);
     free(dir_copy);
     free(base_copy);
+    return st;
+}
+
+/* Writes text and a newline when add_newline; takes ownership of text
+ * (NULL: out of memory). */
+static gt_status write_text_atomically(const char *path, char *text, int add_newline)
+{
+    if (!text)
+        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+    size_t len = strlen(text);
+    if (add_newline) {
+        char *more = realloc(text, len + 2);
+        if (!more) {
+            free(text);
+            return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+        }
+        text = more;
+        text[len++] = '\n';
+        text[len] = '\0';
+    }
+    gt_status st = write_file_atomic(path, text, len);
     free(text);
     return st;
 }
@@ -73,7 +91,7 @@ gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, 
 {
     gt_clear_error();
     char *text = format == GT_FORMAT_JSON ? gt_usage_to_json(usage) : gt_usage_to_text(usage);
-    return write_atomically(path, text, 1);
+    return write_text_atomically(path, text, 1);
 }
 
 gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind, const char *path)
@@ -82,5 +100,5 @@ gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind, cons
     if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
                        (int)kind);
-    return write_atomically(path, gt_series_to_csv(series, kind), 0);
+    return write_text_atomically(path, gt_series_to_csv(series, kind), 0);
 }

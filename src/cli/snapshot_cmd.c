@@ -1,0 +1,321 @@
+/* snapshot_cmd.c - saving a run, and reading saved runs back: stats,
+ * recommend (and --server), report. */
+#define _GNU_SOURCE
+#include "snapshot_cmd.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(const char *msg, int status)
+{
+    fprintf(stderr, "gpu-tracker: %s\n", msg);
+    return status;
+}
+
+int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
+             const char *report_path)
+{
+    gt_snapshot *s = NULL;
+    if (gt_tracker_snapshot(t, command, exit_status, &s) != GT_OK)
+        return fail(gt_last_error(), 1);
+    int failed = 0;
+    if (snapshot_path && gt_snapshot_write(s, snapshot_path) != GT_OK)
+        failed = fail(gt_last_error(), 1);
+    if (report_path && gt_snapshot_write_report(s, NULL, report_path) != GT_OK)
+        failed = fail(gt_last_error(), 1);
+    gt_snapshot_free(s);
+    return failed;
+}
+
+/* ---- arguments shared by the subcommands -------------------------------- */
+
+struct sub_args {
+    const char *files[256];
+    int nfiles;
+    int json;        /* -f json */
+    int server;      /* --server */
+    const char *out; /* -o */
+};
+
+/* Parses [-f text|json] [--server] [-o FILE] FILE...; allowed says which
+ * of 'f', 's', 'o' this subcommand takes. -1 after printing the error. */
+static int parse_sub(int argc, char **argv, const char *allowed, const char *usage,
+                     struct sub_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *val = NULL;
+        if (strchr(allowed, 'f') && (!strcmp(arg, "-f") || !strcmp(arg, "--format"))) {
+            if (i + 1 >= argc)
+                return fail(usage, 2) ? -1 : -1;
+            val = argv[++i];
+        } else if (strchr(allowed, 'f') && !strncmp(arg, "--format=", 9)) {
+            val = arg + 9;
+        }
+        if (val) {
+            if (strcmp(val, "text") && strcmp(val, "json")) {
+                fprintf(stderr, "gpu-tracker: unknown format '%s'; valid formats: text, json\n", val);
+                return -1;
+            }
+            a->json = !strcmp(val, "json");
+        } else if (strchr(allowed, 's') && !strcmp(arg, "--server")) {
+            a->server = 1;
+        } else if (strchr(allowed, 'o') && (!strcmp(arg, "-o") || !strcmp(arg, "--output"))) {
+            if (i + 1 >= argc) {
+                fail(usage, 2);
+                return -1;
+            }
+            a->out = argv[++i];
+        } else if (strchr(allowed, 'o') && !strncmp(arg, "--output=", 9)) {
+            a->out = arg + 9;
+        } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            printf("%s\n", usage + strlen("usage: "));
+            exit(0);
+        } else if (arg[0] == '-' && arg[1]) {
+            fprintf(stderr, "gpu-tracker: unknown option '%s'; %s\n", arg, usage);
+            return -1;
+        } else if (a->nfiles < (int)(sizeof a->files / sizeof a->files[0])) {
+            a->files[a->nfiles++] = arg;
+        }
+    }
+    if (a->nfiles == 0) {
+        fail(usage, 2);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads every file; NULL after printing the error. */
+static gt_snapshot **load_all(const struct sub_args *a)
+{
+    gt_snapshot **snaps = calloc((size_t)a->nfiles, sizeof *snaps);
+    if (!snaps) {
+        fail("out of memory", 1);
+        return NULL;
+    }
+    for (int i = 0; i < a->nfiles; i++)
+        if (gt_snapshot_read(a->files[i], &snaps[i]) != GT_OK) {
+            fail(gt_last_error(), 1);
+            for (int j = 0; j < i; j++)
+                gt_snapshot_free(snaps[j]);
+            free(snaps);
+            return NULL;
+        }
+    return snaps;
+}
+
+static void free_all(gt_snapshot **snaps, int n)
+{
+    for (int i = 0; i < n; i++)
+        gt_snapshot_free(snaps[i]);
+    free(snaps);
+}
+
+/* A number as Python prints a float (1.96, 2.0), for the JSON. */
+static json_object *num(double v)
+{
+    char buf[48];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (isfinite(v) && !strpbrk(buf, ".e"))
+        strcat(buf, ".0");
+    return json_object_new_double_s(v, buf);
+}
+
+static json_object *pair(const char *k1, double v1, const char *k2, double v2)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, k1, num(v1));
+    if (k2)
+        json_object_object_add(o, k2, num(v2));
+    return o;
+}
+
+/* resource_tracker's stats() dictionary. */
+static json_object *stats_json(const gt_stats *s)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "process_cpu_usage", pair("mean", s->cpu_usage_mean, "max", s->cpu_usage_max));
+    json_object_object_add(o, "process_memory", pair("mean", s->memory_mean, "max", s->memory_max));
+    json_object_object_add(o, "process_gpu_usage", pair("mean", s->gpu_usage_mean, "max", s->gpu_usage_max));
+    json_object_object_add(o, "process_gpu_vram", pair("mean", s->gpu_vram_mean, "max", s->gpu_vram_max));
+    json_object_object_add(o, "process_gpu_utilized",
+                           pair("mean", s->gpu_utilized_mean, "max", s->gpu_utilized_max));
+    json_object_object_add(o, "system_disk_space_used_gb", pair("max", s->disk_space_used_max_gb, NULL, 0));
+    json_object_object_add(o, "system_net_recv_bytes", pair("sum", s->net_recv_bytes_sum, NULL, 0));
+    json_object_object_add(o, "system_net_sent_bytes", pair("sum", s->net_sent_bytes_sum, NULL, 0));
+    json_object_object_add(o, "timestamp", pair("duration", s->duration, NULL, 0));
+    return o;
+}
+
+static void stats_text(const char *title, const gt_stats *s)
+{
+    printf("%s: %ld rows, %.3f s\n", title, s->samples, s->duration);
+    printf("   CPU usage:       mean %.2f, max %.2f cores\n", s->cpu_usage_mean, s->cpu_usage_max);
+    printf("   memory (PSS):    mean %.2f, max %.2f kB\n", s->memory_mean, s->memory_max);
+    printf("   GPU usage:       mean %.2f, max %.2f GPUs\n", s->gpu_usage_mean, s->gpu_usage_max);
+    printf("   GPU memory:      mean %.2f, max %.2f MiB\n", s->gpu_vram_mean, s->gpu_vram_max);
+    printf("   GPUs in use:     mean %.2f, max %.2f\n", s->gpu_utilized_mean, s->gpu_utilized_max);
+    printf("   disk space used: max %.2f GiB\n", s->disk_space_used_max_gb);
+    printf("   network:         %.0f bytes received, %.0f bytes sent\n", s->net_recv_bytes_sum,
+           s->net_sent_bytes_sum);
+}
+
+static void print_json(json_object *o)
+{
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_SPACED |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* The stats of every snapshot (and of all together); -1 after an error. */
+static int all_stats(gt_snapshot **snaps, const struct sub_args *a, gt_stats *each, gt_stats *all)
+{
+    for (int i = 0; i < a->nfiles; i++)
+        if (gt_snapshot_stats(snaps[i], &each[i]) != GT_OK) {
+            fprintf(stderr, "gpu-tracker: '%s': %s\n", a->files[i], gt_last_error());
+            return -1;
+        }
+    gt_stats_combine(each, (size_t)a->nfiles, all);
+    return 0;
+}
+
+int stats_command(int argc, char **argv)
+{
+    struct sub_args a;
+    if (parse_sub(argc, argv, "f", "usage: gpu-tracker stats SNAPSHOT... [-f text|json]", &a) < 0)
+        return 2;
+    gt_snapshot **snaps = load_all(&a);
+    if (!snaps)
+        return 1;
+    gt_stats each[256], all;
+    int rc = all_stats(snaps, &a, each, &all) < 0 ? 1 : 0;
+    if (rc == 0 && a.json) {
+        json_object *o;
+        if (a.nfiles == 1) {
+            o = stats_json(&each[0]);
+        } else {
+            o = json_object_new_object();
+            json_object *runs = json_object_new_array();
+            for (int i = 0; i < a.nfiles; i++) {
+                json_object *r = json_object_new_object();
+                json_object_object_add(r, "file", json_object_new_string(a.files[i]));
+                json_object_object_add(r, "stats", stats_json(&each[i]));
+                json_object_array_add(runs, r);
+            }
+            json_object_object_add(o, "runs", runs);
+            json_object_object_add(o, "combined", stats_json(&all));
+        }
+        print_json(o);
+        json_object_put(o);
+    } else if (rc == 0) {
+        for (int i = 0; i < a.nfiles; i++)
+            stats_text(a.files[i], &each[i]);
+        if (a.nfiles > 1) {
+            char title[64];
+            snprintf(title, sizeof title, "combined (%d runs: means averaged, maxima maxed)",
+                     a.nfiles);
+            stats_text(title, &all);
+        }
+    }
+    free_all(snaps, a.nfiles);
+    return rc;
+}
+
+int recommend_command(int argc, char **argv)
+{
+    struct sub_args a;
+    if (parse_sub(argc, argv, "fs", "usage: gpu-tracker recommend SNAPSHOT... [-f text|json] "
+                  "[--server]", &a) < 0)
+        return 2;
+    gt_snapshot **snaps = load_all(&a);
+    if (!snaps)
+        return 1;
+    gt_stats each[256], all;
+    if (all_stats(snaps, &a, each, &all) < 0) {
+        free_all(snaps, a.nfiles);
+        return 1;
+    }
+    free_all(snaps, a.nfiles);
+    gt_recommendation rec;
+    gt_recommend(&all, &rec);
+    char *server = NULL;
+    if (a.server && gt_recommend_server(&rec, &server) != GT_OK)
+        return fail(gt_last_error(), 1);
+    json_object *res = json_object_new_object();
+    json_object_object_add(res, "cpu", json_object_new_int(rec.cpu));
+    json_object_object_add(res, "memory", json_object_new_int(rec.memory_mib));
+    json_object_object_add(res, "gpu", json_object_new_int(rec.gpu));
+    json_object_object_add(res, "vram", json_object_new_int(rec.vram_mib));
+    json_object *srv = server ? json_tokener_parse(server) : NULL;
+    if (a.json) {
+        if (srv) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "resources", res);
+            json_object_object_add(o, "server", srv);
+            print_json(o);
+            json_object_put(o);
+        } else {
+            print_json(res);
+            json_object_put(res);
+        }
+    } else {
+        printf("cpu: %d\nmemory: %d MiB\ngpu: %d\nvram: %d MiB\n", rec.cpu, rec.memory_mib,
+               rec.gpu, rec.vram_mib);
+        if (srv) {
+            static const char *const keys[] = {"vendor_id", "api_reference", "vcpus",
+                                               "memory_amount", "gpu_count", "min_price_ondemand"};
+            printf("server:");
+            for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+                json_object *v;
+                if (json_object_object_get_ex(srv, keys[i], &v) && v)
+                    printf(" %s=%s", keys[i], json_object_get_string(v));
+            }
+            printf("\n");
+            json_object_put(srv);
+        }
+        json_object_put(res);
+    }
+    free(server);
+    return 0;
+}
+
+int report_command(int argc, char **argv)
+{
+    struct sub_args a;
+    if (parse_sub(argc, argv, "os", "usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server]",
+                  &a) < 0)
+        return 2;
+    if (a.nfiles != 1)
+        return fail("usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server]", 2);
+    gt_snapshot **snaps = load_all(&a);
+    if (!snaps)
+        return 1;
+    char *server = NULL;
+    gt_stats st;
+    if (a.server && gt_snapshot_stats(snaps[0], &st) == GT_OK) {
+        gt_recommendation rec;
+        gt_recommend(&st, &rec);
+        if (gt_recommend_server(&rec, &server) != GT_OK)
+            fprintf(stderr, "gpu-tracker: warning: %s; the report has no server recommendation\n",
+                    gt_last_error());
+    }
+    int rc = 0;
+    if (a.out) {
+        if (gt_snapshot_write_report(snaps[0], server, a.out) != GT_OK)
+            rc = fail(gt_last_error(), 1);
+    } else {
+        char *html = gt_snapshot_report_html(snaps[0], server);
+        if (!html)
+            rc = fail("out of memory", 1);
+        else
+            fputs(html, stdout);
+        free(html);
+    }
+    free(server);
+    free_all(snaps, 1);
+    return rc;
+}

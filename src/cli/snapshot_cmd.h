@@ -1,0 +1,20 @@
+/* snapshot_cmd.h - saved runs: --snapshot/--report of a run, and the
+ * stats, recommend and report subcommands. */
+#ifndef GT_CLI_SNAPSHOT_CMD_H
+#define GT_CLI_SNAPSHOT_CMD_H
+
+#include "gpu_tracker.h"
+
+/* After a run: writes the snapshot and/or the report (either path may be
+ * NULL); a failure is one line on stderr. Returns 0, or 1 if one failed. */
+int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
+             const char *report_path);
+
+/* `gpu-tracker stats|recommend|report ...`, argv[0] the subcommand. Each
+ * returns the exit status: 0, 1 (a snapshot cannot be read, the Keeper API
+ * cannot be reached, the output cannot be written), 2 (usage). */
+int stats_command(int argc, char **argv);
+int recommend_command(int argc, char **argv);
+int report_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,276 @@
+/* cloud_info.c - cloud metadata discovery with libcurl (see cloud_info.h). */
+#define _GNU_SOURCE
+#include "cloud_info.h"
+#include "http.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define REQUEST_TIMEOUT_MS 1000L
+#define ANSWER_MAX 65536
+
+struct cloud_discovery {
+    pthread_mutex_t lock;
+    pthread_cond_t done_cond;
+    int done, abandoned;
+    gt_cloud_info info;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct answer {
+    char data[ANSWER_MAX];
+    size_t len;
+};
+
+static size_t collect(char *p, size_t size, size_t n, void *arg)
+{
+    struct answer *a = arg;
+    size_t bytes = size * n;
+    if (a->len + bytes >= sizeof a->data)
+        return 0; /* too big for metadata: fail the request */
+    memcpy(a->data + a->len, p, bytes);
+    a->len += bytes;
+    a->data[a->len] = '\0';
+    return bytes;
+}
+
+/* One request; 0 with the body in a when the answer is 200, else -1. */
+static int request(const char *url, const char *method, const char *header1,
+                   const char *header2, struct answer *a)
+{
+    CURL *c = curl_easy_init();
+    if (!c)
+        return -1;
+    a->len = 0;
+    a->data[0] = '\0';
+    struct curl_slist *h = NULL;
+    if (header1)
+        h = curl_slist_append(h, header1);
+    if (header2)
+        h = curl_slist_append(h, header2);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, REQUEST_TIMEOUT_MS);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, REQUEST_TIMEOUT_MS);
+    curl_easy_setopt(c, CURLOPT_NOPROXY, "*"); /* metadata is never behind a proxy */
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
+    if (h)
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    if (method)
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    long status = 0;
+    CURLcode rc = curl_easy_perform(c);
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return rc == CURLE_OK && status == 200 ? 0 : -1;
+}
+
+/* Copies src (or "unknown" when empty) into dst, cut to fit. */
+static void set(char *dst, size_t cap, const char *src)
+{
+    if (!src || !*src)
+        src = "unknown";
+    size_t len = strlen(src);
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+static int check_aws(const char *base, gt_cloud_info *out)
+{
+    char url[1024], token_header[1024];
+    struct answer *a = malloc(sizeof *a);
+    if (!a)
+        return 0;
+    int found = 0;
+    snprintf(url, sizeof url, "%s/latest/api/token", base);
+    if (request(url, "PUT", "X-aws-ec2-metadata-token-ttl-seconds: 21600", NULL, a) == 0 &&
+        a->len < 512) {
+        snprintf(token_header, sizeof token_header, "X-aws-ec2-metadata-token: %.512s", a->data);
+        snprintf(url, sizeof url, "%s/latest/meta-data/services/domain", base);
+        /* another cloud may offer a compatible service: it must say AWS */
+        if (request(url, NULL, token_header, NULL, a) == 0 && strcmp(a->data, "amazonaws.com") == 0) {
+            found = 1;
+            set(out->vendor, sizeof out->vendor, "aws");
+            snprintf(url, sizeof url, "%s/latest/meta-data/instance-type", base);
+            set(out->instance_type, sizeof out->instance_type,
+                request(url, NULL, token_header, NULL, a) == 0 ? a->data : NULL);
+            snprintf(url, sizeof url, "%s/latest/meta-data/placement/region", base);
+            set(out->region, sizeof out->region,
+                request(url, NULL, token_header, NULL, a) == 0 ? a->data : NULL);
+        }
+    }
+    free(a);
+    return found;
+}
+
+/* The last '/'-separated part of s. */
+static const char *last_part(const char *s)
+{
+    const char *slash = strrchr(s, '/');
+    return slash ? slash + 1 : s;
+}
+
+static int check_gcp(const char *base, gt_cloud_info *out)
+{
+    char url[1024];
+    struct answer *a = malloc(sizeof *a);
+    if (!a)
+        return 0;
+    int found = 0;
+    snprintf(url, sizeof url, "%s/computeMetadata/v1/instance/machine-type", base);
+    if (request(url, NULL, "Metadata-Flavor: Google", NULL, a) == 0 && a->len > 0) {
+        found = 1;
+        set(out->vendor, sizeof out->vendor, "gcp");
+        set(out->instance_type, sizeof out->instance_type, last_part(a->data));
+        snprintf(url, sizeof url, "%s/computeMetadata/v1/instance/zone", base);
+        if (request(url, NULL, "Metadata-Flavor: Google", NULL, a) == 0) {
+            /* projects/N/zones/us-central1-a: the region is the zone less its last part */
+            char zone[96];
+            set(zone, sizeof zone, last_part(a->data));
+            char *dash = strrchr(zone, '-');
+            if (dash)
+                *dash = '\0';
+            set(out->region, sizeof out->region, zone);
+        } else {
+            set(out->region, sizeof out->region, NULL);
+        }
+    }
+    free(a);
+    return found;
+}
+
+static int check_azure(const char *base, gt_cloud_info *out)
+{
+    char url[1024];
+    struct answer *a = malloc(sizeof *a);
+    if (!a)
+        return 0;
+    int found = 0;
+    snprintf(url, sizeof url, "%s/metadata/instance?api-version=2021-02-01", base);
+    if (request(url, NULL, "Metadata: true", NULL, a) == 0) {
+        json_object *root = json_tokener_parse(a->data), *compute, *v;
+        if (root && json_object_object_get_ex(root, "compute", &compute) &&
+            json_object_is_type(compute, json_type_object)) {
+            found = 1;
+            set(out->vendor, sizeof out->vendor, "azure");
+            set(out->instance_type, sizeof out->instance_type,
+                json_object_object_get_ex(compute, "vmSize", &v) ? json_object_get_string(v) : NULL);
+            set(out->region, sizeof out->region,
+                json_object_object_get_ex(compute, "location", &v) ? json_object_get_string(v) : NULL);
+        }
+        if (root)
+            json_object_put(root);
+    }
+    free(a);
+    return found;
+}
+
+static void discover(gt_cloud_info *out)
+{
+    double t0 = now_seconds();
+    memset(out, 0, sizeof *out);
+    out->asked = 1;
+    const char *env = getenv("GPU_TRACKER_METADATA_URL");
+    const char *link_local = env && *env ? env : "http://169.254.169.254";
+    const char *google = env && *env ? env : "http://metadata.google.internal";
+    if (http_ready())
+        out->found = check_aws(link_local, out) || check_gcp(google, out) ||
+                     check_azure(link_local, out);
+    if (!out->found) {
+        set(out->vendor, sizeof out->vendor, NULL);
+        set(out->instance_type, sizeof out->instance_type, NULL);
+        set(out->region, sizeof out->region, NULL);
+    }
+    out->discovery_time = now_seconds() - t0;
+}
+
+static void discovery_free(struct cloud_discovery *d)
+{
+    pthread_cond_destroy(&d->done_cond);
+    pthread_mutex_destroy(&d->lock);
+    free(d);
+}
+
+static void *discovery_main(void *arg)
+{
+    struct cloud_discovery *d = arg;
+    gt_cloud_info info;
+    discover(&info);
+    pthread_mutex_lock(&d->lock);
+    d->info = info;
+    d->done = 1;
+    pthread_cond_signal(&d->done_cond);
+    int abandoned = d->abandoned;
+    pthread_mutex_unlock(&d->lock);
+    if (abandoned)
+        discovery_free(d);
+    return NULL;
+}
+
+struct cloud_discovery *cloud_discovery_start(void)
+{
+    struct cloud_discovery *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->done_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    int rc = pthread_create(&th, NULL, discovery_main, d);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        discovery_free(d);
+        return NULL;
+    }
+    pthread_detach(th);
+    return d;
+}
+
+void cloud_discovery_finish(struct cloud_discovery *d, double max_wait, gt_cloud_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->asked = 1;
+    set(out->vendor, sizeof out->vendor, NULL);
+    set(out->instance_type, sizeof out->instance_type, NULL);
+    set(out->region, sizeof out->region, NULL);
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->lock);
+    double end = now_seconds() + max_wait;
+    struct timespec ts = {(time_t)end, (long)((end - (double)(time_t)end) * 1e9)};
+    int rc = 0;
+    while (!d->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&d->done_cond, &d->lock, &ts);
+    int done = d->done;
+    if (done)
+        *out = d->info;
+    else
+        d->abandoned = 1;
+    pthread_mutex_unlock(&d->lock);
+    if (done)
+        discovery_free(d);
+}

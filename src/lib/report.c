@@ -1,0 +1,585 @@
+/* report.c - a self-contained HTML report of a run: no external file, font
+ * or script; the charts are inline SVG drawn here. */
+#define _GNU_SOURCE
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* ---- a growing string ------------------------------------------------- */
+
+struct sb {
+    char *s;
+    size_t len, cap;
+    int failed;
+};
+
+static void sb_add(struct sb *b, const char *p, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) {
+            b->failed = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_puts(struct sb *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+static void sb_printf(struct sb *b, const char *fmt, ...) GT_PRINTF(2, 3);
+static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+    char small[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sb_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, big, (size_t)n);
+    free(big);
+}
+
+/* Text as HTML: & < > " ' escaped. */
+static void sb_text(struct sb *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': sb_puts(b, "&amp;"); break;
+        case '<': sb_puts(b, "&lt;"); break;
+        case '>': sb_puts(b, "&gt;"); break;
+        case '"': sb_puts(b, "&quot;"); break;
+        case '\'': sb_puts(b, "&#39;"); break;
+        default: sb_add(b, s, 1);
+        }
+    }
+}
+
+/* ---- numbers for people ----------------------------------------------- */
+
+static void fmt_time(double epoch, char *out, size_t cap)
+{
+    time_t t = (time_t)epoch;
+    struct tm tm;
+    if (epoch <= 0 || !gmtime_r(&t, &tm)) {
+        snprintf(out, cap, "unknown");
+        return;
+    }
+    strftime(out, cap, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+static void fmt_duration(double s, char *out, size_t cap)
+{
+    if (s < 60)
+        snprintf(out, cap, "%.1f s", s);
+    else if (s < 3600)
+        snprintf(out, cap, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(out, cap, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void fmt_bytes(double v, char *out, size_t cap)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* Bytes in one of the summary's RAM units (decimal, as gpu_tracker's). */
+static double unit_bytes(const char *unit)
+{
+    static const struct {
+        const char *name;
+        double bytes;
+    } units[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9},
+                 {"terabytes", 1e12}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(unit, units[i].name) == 0)
+            return units[i].bytes;
+    return 1;
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about n ticks. */
+static double nice_step(double max, int n)
+{
+    if (!(max > 0))
+        return 1;
+    double raw = max / n;
+    double p = pow(10, floor(log10(raw)));
+    double f = raw / p;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+}
+
+static void fmt_tick(double v, double step, char *out, size_t cap)
+{
+    int decimals = step >= 1 ? 0 : (int)ceil(-log10(step));
+    snprintf(out, cap, "%.*f", decimals > 6 ? 6 : decimals, v);
+}
+
+/* ---- charts ------------------------------------------------------------ */
+
+#define CHART_W 640
+#define CHART_H 250
+#define PAD_L 70
+#define PAD_R 16
+#define PAD_T 16
+#define PAD_B 44
+
+struct line {
+    const char *label;
+    const char *color;
+    const double *y;
+};
+
+/* A line chart of up to 4 lines over x (seconds since the first row). */
+static void chart(struct sb *b, const char *title, const char *unit, const double *x, size_t n,
+                  const struct line *lines, size_t nlines)
+{
+    double xmax = 0, ymax = 0;
+    for (size_t i = 0; i < n; i++) {
+        xmax = fmax(xmax, x[i]);
+        for (size_t l = 0; l < nlines; l++)
+            if (isfinite(lines[l].y[i]))
+                ymax = fmax(ymax, lines[l].y[i]);
+    }
+    double ystep = nice_step(ymax > 0 ? ymax : 1, 4);
+    double ytop = ystep * ceil((ymax > 0 ? ymax : 1) / ystep);
+    double xstep = nice_step(xmax > 0 ? xmax : 1, 6);
+    double xright = xmax > 0 ? xmax : 1;
+    double pw = CHART_W - PAD_L - PAD_R, ph = CHART_H - PAD_T - PAD_B;
+
+    sb_puts(b, "<figure class=\"chart\"><figcaption>");
+    sb_text(b, title);
+    sb_puts(b, "</figcaption>");
+    sb_printf(b, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", CHART_W, CHART_H);
+    sb_text(b, title);
+    sb_puts(b, "\">");
+    /* grid and y labels */
+    for (double v = 0; v <= ytop + ystep / 2; v += ystep) {
+        double y = PAD_T + ph - v / ytop * ph;
+        char t[32];
+        fmt_tick(v, ystep, t, sizeof t);
+        sb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
+                  y, CHART_W - PAD_R, y);
+        sb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+                  PAD_L - 6, y + 4, t);
+    }
+    for (double v = 0; v <= xright + xstep / 1e6; v += xstep) {
+        double xx = PAD_L + v / xright * pw;
+        char t[32];
+        fmt_tick(v, xstep, t, sizeof t);
+        sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xx,
+                  PAD_T + ph, xx, PAD_T + ph + 4);
+        sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+                  xx, PAD_T + ph + 18, t);
+    }
+    sb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L, PAD_T,
+              PAD_L, PAD_T + ph);
+    sb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
+              PAD_T + ph, CHART_W - PAD_R, PAD_T + ph);
+    sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">seconds since "
+              "start</text>", PAD_L + pw / 2, CHART_H - 6);
+    sb_printf(b, "<text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\" "
+              "text-anchor=\"middle\">", PAD_T + ph / 2);
+    sb_text(b, unit);
+    sb_puts(b, "</text>");
+    for (size_t l = 0; l < nlines; l++) {
+        sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                  lines[l].color);
+        for (size_t i = 0; i < n; i++)
+            sb_printf(b, "%.1f,%.1f ", PAD_L + (xmax > 0 ? x[i] / xright * pw : pw / 2),
+                      PAD_T + ph - (isfinite(lines[l].y[i]) ? lines[l].y[i] : 0) / ytop * ph);
+        sb_puts(b, "\"/>");
+        if (n <= 60)
+            for (size_t i = 0; i < n; i++)
+                sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
+                          PAD_L + (xmax > 0 ? x[i] / xright * pw : pw / 2),
+                          PAD_T + ph - (isfinite(lines[l].y[i]) ? lines[l].y[i] : 0) / ytop * ph,
+                          lines[l].color);
+    }
+    sb_puts(b, "</svg><div class=\"legend\">");
+    for (size_t l = 0; l < nlines; l++) {
+        sb_printf(b, "<span><i style=\"background:%s\"></i>", lines[l].color);
+        sb_text(b, lines[l].label);
+        sb_puts(b, "</span>");
+    }
+    sb_puts(b, "</div></figure>\n");
+}
+
+/* ---- the page ------------------------------------------------------------ */
+
+static const char style[] =
+    "<style>\n"
+    ":root{--ink:#1d2433;--muted:#5b6577;--line:#e3e7ee;--bg:#f6f8fb;--card:#fff;"
+    "--accent:#2f6fde;--ok:#1b8a4b;--bad:#c0392b}\n"
+    "*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--ink);"
+    "font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\n"
+    "header{background:#14213d;color:#fff;padding:22px 32px}header h1{margin:0 0 6px;"
+    "font-size:22px;font-weight:600}header .cmd{font:14px/1.4 ui-monospace,'DejaVu Sans Mono',"
+    "monospace;background:rgba(255,255,255,.1);padding:6px 10px;border-radius:6px;"
+    "display:inline-block;word-break:break-all}\n"
+    "header .meta{margin-top:10px;color:#c9d3e6;font-size:13px}header .meta span{margin-right:18px}\n"
+    ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;color:#fff}"
+    ".badge.ok{background:var(--ok)}.badge.bad{background:var(--bad)}.badge.unk{background:#777}\n"
+    "main{max-width:1100px;margin:0 auto;padding:24px 32px 40px}\n"
+    "h2{font-size:17px;margin:28px 0 12px;font-weight:600}\n"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:12px}\n"
+    ".card{background:var(--card);border:1px solid var(--line);border-radius:10px;"
+    "padding:12px 14px}.card .k{color:var(--muted);font-size:12px;text-transform:uppercase;"
+    "letter-spacing:.04em}.card .v{font-size:22px;font-weight:600;margin-top:2px}"
+    ".card .s{color:var(--muted);font-size:12px}\n"
+    ".card.rec{border-color:#b9cdf5;background:#f1f6ff}\n"
+    ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:14px}\n"
+    "figure.chart{margin:0;background:var(--card);border:1px solid var(--line);"
+    "border-radius:10px;padding:10px 12px}figcaption{font-weight:600;margin-bottom:4px}\n"
+    "svg{width:100%;height:auto;display:block}svg .grid{stroke:var(--line)}"
+    "svg .axis{stroke:#9aa3b2}svg .tick{font-size:13px;fill:var(--muted)}"
+    "svg .label{font-size:13px;fill:var(--muted)}\n"
+    ".legend{font-size:12px;color:var(--muted)}.legend span{margin-right:14px}"
+    ".legend i{display:inline-block;width:12px;height:3px;margin-right:5px;vertical-align:middle}\n"
+    "table{border-collapse:collapse;background:var(--card);border:1px solid var(--line);"
+    "border-radius:10px;overflow:hidden;min-width:50%}td,th{padding:6px 12px;"
+    "border-bottom:1px solid var(--line);text-align:left;vertical-align:top}"
+    "th{color:var(--muted);font-weight:500;width:40%}\n"
+    "pre{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px;"
+    "font:12px/1.4 ui-monospace,'DejaVu Sans Mono',monospace;overflow:auto}\n"
+    "footer{color:var(--muted);font-size:12px;margin-top:30px}\n"
+    "</style>\n";
+
+static void card(struct sb *b, const char *cls, const char *key, const char *value,
+                 const char *sub)
+{
+    sb_printf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
+    sb_text(b, key);
+    sb_puts(b, "</div><div class=\"v\">");
+    sb_text(b, value);
+    sb_puts(b, "</div><div class=\"s\">");
+    sb_text(b, sub);
+    sb_puts(b, "</div></div>\n");
+}
+
+static void row(struct sb *b, const char *key, const char *value)
+{
+    sb_puts(b, "<tr><th>");
+    sb_text(b, key);
+    sb_puts(b, "</th><td>");
+    sb_text(b, value);
+    sb_puts(b, "</td></tr>\n");
+}
+
+/* The columns the charts draw, as arrays of doubles. */
+struct chart_data {
+    size_t n;
+    double *x, *pcpu, *scpu, *pmem, *smem, *pgpu, *sgpu, *pvram, *svram, *dr, *dw, *pr, *pw,
+        *nr, *ns;
+};
+
+static int chart_data(const gt_snapshot *s, struct chart_data *d)
+{
+    const gt_series *se = &s->series;
+    memset(d, 0, sizeof *d);
+    size_t n = se->nprocess > se->nsystem ? se->nprocess : se->nsystem;
+    d->n = n;
+    double **cols[] = {&d->x,  &d->pcpu, &d->scpu, &d->pmem, &d->smem, &d->pgpu, &d->sgpu, &d->pvram,
+                       &d->svram, &d->dr, &d->dw, &d->pr, &d->pw, &d->nr, &d->ns};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        if (!(*cols[c] = calloc(n ? n : 1, sizeof(double))))
+            return -1;
+    /* x: seconds since tracking started (the first row is one interval in) */
+    double t0 = s->start_time > 0 ? s->start_time
+                : se->nprocess      ? se->process[0].timestamp - se->interval
+                : n                 ? se->system[0].timestamp - se->interval
+                                    : 0;
+    double secs = se->interval > 0 ? se->interval : 1;
+    for (size_t i = 0; i < n; i++) {
+        const gt_process_row *p = i < se->nprocess ? &se->process[i] : NULL;
+        const gt_system_row *y = i < se->nsystem ? &se->system[i] : NULL;
+        d->x[i] = (p ? p->timestamp : y->timestamp) - t0;
+        d->pcpu[i] = p ? p->cpu_usage : NAN;
+        d->pmem[i] = p ? (double)p->memory / 1024.0 : NAN;
+        d->pgpu[i] = p ? p->gpu_usage : NAN;
+        d->pvram[i] = p ? p->gpu_vram : NAN;
+        d->pr[i] = p ? (double)p->read_bytes / secs / 1e6 : NAN;
+        d->pw[i] = p ? (double)p->write_bytes / secs / 1e6 : NAN;
+        d->scpu[i] = y ? y->cpu_usage : NAN;
+        d->smem[i] = y ? (double)y->memory_used / 1024.0 : NAN;
+        d->sgpu[i] = y ? y->gpu_usage : NAN;
+        d->svram[i] = y ? y->gpu_vram : NAN;
+        d->dr[i] = y ? (double)y->disk_read_bytes / secs / 1e6 : NAN;
+        d->dw[i] = y ? (double)y->disk_write_bytes / secs / 1e6 : NAN;
+        d->nr[i] = y ? (double)y->net_recv_bytes / secs / 1e6 : NAN;
+        d->ns[i] = y ? (double)y->net_sent_bytes / secs / 1e6 : NAN;
+    }
+    return 0;
+}
+
+static void chart_data_free(struct chart_data *d)
+{
+    double *cols[] = {d->x,  d->pcpu, d->scpu, d->pmem, d->smem, d->pgpu, d->sgpu, d->pvram,
+                      d->svram, d->dr, d->dw, d->pr, d->pw, d->nr, d->ns};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        free(cols[c]);
+}
+
+#define PROC_COLOR "#2f6fde"
+#define SYS_COLOR "#9aa3b2"
+#define PROC2_COLOR "#e07b39"
+#define SYS2_COLOR "#c9a227"
+
+static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *d)
+{
+    if (d->n == 0) {
+        sb_printf(b, "<p>No rows: the run was shorter than one interval (%g s).</p>\n",
+                  s->interval);
+        return;
+    }
+    sb_puts(b, "<div class=\"charts\">\n");
+    struct line cpu[] = {{"tracked processes", PROC_COLOR, d->pcpu},
+                         {"whole system", SYS_COLOR, d->scpu}};
+    chart(b, "CPU usage", "cores", d->x, d->n, cpu, 2);
+    struct line mem[] = {{"tracked processes (PSS)", PROC_COLOR, d->pmem},
+                         {"whole system (used)", SYS_COLOR, d->smem}};
+    chart(b, "Memory", "MiB", d->x, d->n, mem, 2);
+    struct line gpu[] = {{"tracked processes", PROC_COLOR, d->pgpu},
+                         {"all GPUs", SYS_COLOR, d->sgpu}};
+    chart(b, "GPU utilization", "GPUs", d->x, d->n, gpu, 2);
+    struct line vram[] = {{"tracked processes", PROC_COLOR, d->pvram},
+                          {"all GPUs", SYS_COLOR, d->svram}};
+    chart(b, "GPU memory", "MiB", d->x, d->n, vram, 2);
+    struct line disk[] = {{"processes read", PROC_COLOR, d->pr},
+                          {"processes write", PROC2_COLOR, d->pw},
+                          {"disks read", SYS_COLOR, d->dr},
+                          {"disks write", SYS2_COLOR, d->dw}};
+    chart(b, "Disk I/O", "MB/s", d->x, d->n, disk, 4);
+    struct line net[] = {{"received", PROC_COLOR, d->nr}, {"sent", PROC2_COLOR, d->ns}};
+    chart(b, "Network", "MB/s", d->x, d->n, net, 2);
+    sb_puts(b, "</div>\n");
+}
+
+/* The recommended server's main fields, when the Keeper answered. */
+static void server_recommendation(struct sb *b, const char *server_json)
+{
+    json_object *o = server_json ? json_tokener_parse(server_json) : NULL;
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        if (o)
+            json_object_put(o);
+        return;
+    }
+    sb_puts(b, "<h2>Cheapest matching cloud server (Spare Cores Keeper)</h2>\n<table>\n");
+    static const char *const keys[] = {"vendor_id", "api_reference", "display_name", "vcpus",
+                                       "memory_amount", "gpu_count", "gpu_model",
+                                       "min_price_ondemand"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_object *v;
+        if (json_object_object_get_ex(o, keys[i], &v) && v)
+            row(b, keys[i], json_object_get_string(v));
+    }
+    sb_puts(b, "</table>\n");
+    json_object_put(o);
+}
+
+char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
+{
+    struct sb b = {0};
+    gt_stats st;
+    int have_stats = gt_snapshot_stats(s, &st) == GT_OK;
+    gt_clear_error();
+    gt_recommendation rec = {0};
+    if (have_stats)
+        gt_recommend(&st, &rec);
+    char t0[64], t1[64], dur[64], v[128], sub[128];
+    fmt_time(s->start_time, t0, sizeof t0);
+    fmt_time(s->stop_time, t1, sizeof t1);
+    fmt_duration(s->duration, dur, sizeof dur);
+
+    sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>");
+    sb_puts(&b, "gpu-tracker report: ");
+    sb_text(&b, s->command[0] ? s->command : "tracked run");
+    sb_puts(&b, "</title>\n");
+    sb_puts(&b, style);
+    sb_puts(&b, "</head><body>\n<header><h1>Resource usage report</h1>\n<div class=\"cmd\">");
+    sb_text(&b, s->command[0] ? s->command : "(a program tracking itself)");
+    sb_puts(&b, "</div>\n<div class=\"meta\"><span>host ");
+    sb_text(&b, s->host[0] ? s->host : "unknown");
+    sb_printf(&b, "</span><span>PID %d</span><span>", s->pid);
+    sb_text(&b, t0);
+    sb_puts(&b, " &rarr; ");
+    sb_text(&b, t1);
+    sb_puts(&b, "</span><span>");
+    sb_text(&b, dur);
+    sb_puts(&b, "</span><span>");
+    if (s->exit_status == 0)
+        sb_puts(&b, "<span class=\"badge ok\">exit 0</span>");
+    else if (s->exit_status > 0)
+        sb_printf(&b, "<span class=\"badge bad\">exit %d</span>", s->exit_status);
+    else
+        sb_puts(&b, "<span class=\"badge unk\">exit status unknown</span>");
+    sb_puts(&b, "</span></div></header>\n<main>\n");
+
+    sb_puts(&b, "<h2>Summary</h2>\n<div class=\"cards\">\n");
+    const gt_resource_usage *u = &s->usage;
+    if (have_stats) {
+        snprintf(v, sizeof v, "%.2f cores", st.cpu_usage_mean);
+        snprintf(sub, sizeof sub, "mean; max %.2f", st.cpu_usage_max);
+        card(&b, "", "CPU", v, sub);
+        fmt_bytes(st.memory_max * 1024, v, sizeof v);
+        fmt_bytes(st.memory_mean * 1024, t0, sizeof t0);
+        snprintf(sub, sizeof sub, "peak PSS; mean %s", t0);
+        card(&b, "", "Memory", v, sub);
+        snprintf(v, sizeof v, "%.2f GPUs", st.gpu_usage_mean);
+        snprintf(sub, sizeof sub, "mean; max %.2f", st.gpu_usage_max);
+        card(&b, "", "GPU", v, sub);
+        fmt_bytes(st.gpu_vram_max * 1048576.0, v, sizeof v);
+        card(&b, "", "GPU memory", v, "peak");
+    }
+    fmt_bytes(u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit), v, sizeof v);
+    card(&b, "", "Peak RSS", v, "main and descendants, never below the kernel's high-water marks");
+    card(&b, "", "Duration", dur, "wall time");
+    if (have_stats) {
+        fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);
+        fmt_bytes(st.net_sent_bytes_sum, t0, sizeof t0);
+        snprintf(sub, sizeof sub, "received; sent %s", t0);
+        card(&b, "", "Network", v, sub);
+        snprintf(v, sizeof v, "%d vCPU, %d MiB", rec.cpu, rec.memory_mib);
+        if (rec.gpu)
+            snprintf(sub, sizeof sub, "%d GPU, %d MiB GPU memory", rec.gpu, rec.vram_mib);
+        else
+            snprintf(sub, sizeof sub, "no GPU");
+        card(&b, "rec", "Recommended", v, sub);
+    }
+    sb_puts(&b, "</div>\n");
+
+    sb_puts(&b, "<h2>Over time</h2>\n");
+    struct chart_data d;
+    if (chart_data(s, &d) == 0)
+        charts(&b, s, &d);
+    else
+        b.failed = 1;
+    chart_data_free(&d);
+
+    if (have_stats) {
+        sb_puts(&b, "<h2>Statistics</h2>\n<table>\n");
+        snprintf(v, sizeof v, "%ld", st.samples);
+        row(&b, "rows", v);
+        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.cpu_usage_mean, st.cpu_usage_max);
+        row(&b, "CPU usage (cores)", v);
+        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.memory_mean / 1024, st.memory_max / 1024);
+        row(&b, "memory, PSS (MiB)", v);
+        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_usage_mean, st.gpu_usage_max);
+        row(&b, "GPU usage (GPUs)", v);
+        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_vram_mean, st.gpu_vram_max);
+        row(&b, "GPU memory (MiB)", v);
+        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_utilized_mean, st.gpu_utilized_max);
+        row(&b, "GPUs in use", v);
+        snprintf(v, sizeof v, "%.2f GiB", st.disk_space_used_max_gb);
+        row(&b, "disk space used (max)", v);
+        fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);
+        row(&b, "network received", v);
+        fmt_bytes(st.net_sent_bytes_sum, v, sizeof v);
+        row(&b, "network sent", v);
+        snprintf(v, sizeof v, "%.3f s", st.duration);
+        row(&b, "duration (rows)", v);
+        sb_puts(&b, "</table>\n<h2>Recommended resources</h2>\n<table>\n");
+        snprintf(v, sizeof v, "%d", rec.cpu);
+        row(&b, "vCPUs (mean CPU usage, rounded, at least 1)", v);
+        snprintf(v, sizeof v, "%d MiB", rec.memory_mib);
+        row(&b, "memory (peak PSS + 20 %, rounded up)", v);
+        snprintf(v, sizeof v, "%d", rec.gpu);
+        row(&b, "GPUs (peak GPU usage, rounded)", v);
+        snprintf(v, sizeof v, "%d MiB", rec.vram_mib);
+        row(&b, "GPU memory (peak + 20 %, rounded up)", v);
+        sb_puts(&b, "</table>\n");
+    }
+    server_recommendation(&b, server_json);
+
+    const gt_server_info *si = &s->server;
+    sb_puts(&b, "<h2>Server</h2>\n<table>\n");
+    row(&b, "hostname", si->hostname);
+    row(&b, "operating system", si->os);
+    row(&b, "kernel", si->kernel);
+    row(&b, "CPU", si->cpu_model);
+    snprintf(v, sizeof v, "%d (this job may use %.2f)", si->vcpus, si->vcpus_usable);
+    row(&b, "vCPUs", v);
+    if (si->memory_limit_mib > 0)
+        snprintf(v, sizeof v, "%.0f MiB (cgroup limit %.0f MiB)", si->memory_mib,
+                 si->memory_limit_mib);
+    else
+        snprintf(v, sizeof v, "%.0f MiB", si->memory_mib);
+    row(&b, "memory", v);
+    snprintf(v, sizeof v, "%d", si->gpu_count);
+    row(&b, "GPUs", v);
+    for (int i = 0; i < si->ngpu_names; i++)
+        row(&b, "GPU", si->gpu_names[i]);
+    if (si->gpu_count) {
+        snprintf(v, sizeof v, "%.0f MiB", si->gpu_memory_mib);
+        row(&b, "GPU memory", v);
+    }
+    row(&b, "allocation", si->allocation);
+    if (s->cloud.asked) {
+        row(&b, "cloud vendor", s->cloud.vendor);
+        row(&b, "instance type", s->cloud.instance_type);
+        row(&b, "region", s->cloud.region);
+    }
+    sb_puts(&b, "</table>\n");
+
+    char *summary = gt_usage_to_text(u);
+    sb_puts(&b, "<h2>gpu_tracker summary</h2>\n<pre>");
+    sb_text(&b, summary ? summary : "");
+    free(summary);
+    sb_puts(&b, "</pre>\n<footer>Generated by gpu-tracker ");
+    sb_text(&b, s->tracker_version);
+    sb_puts(&b, ". Every figure is defined in gpu-tracker's docs/series.md and docs/snapshot.md."
+                "</footer>\n</main></body></html>\n");
+    if (b.failed) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json, const char *path)
+{
+    gt_clear_error();
+    char *html = gt_snapshot_report_html(s, server_json);
+    if (!html)
+        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+    gt_status st = write_file_atomic(path, html, strlen(html));
+    free(html);
+    return st;
+}
