@@ -164,16 +164,22 @@ static inline struct result gt(const char *first, ...)
 
 /* ---- reading the JSON -------------------------------------------------- */
 
-/* The number at a dotted path, e.g. "max_ram.main.total_rss"; NAN if none. */
+/* The number at a dotted path, e.g. "max_ram.main.total_rss" (a number
+ * indexes an array: "runs.0.stats"); NAN if none. */
 static inline double jnum(json_object *root, const char *path)
 {
     char copy[256];
     snprintf(copy, sizeof copy, "%s", path);
     json_object *o = root;
     for (char *save = NULL, *key = strtok_r(copy, ".", &save); key && o;
-         key = strtok_r(NULL, ".", &save))
+         key = strtok_r(NULL, ".", &save)) {
+        if (json_object_is_type(o, json_type_array)) {
+            o = json_object_array_get_idx(o, (size_t)atoi(key));
+            continue;
+        }
         if (!json_object_object_get_ex(o, key, &o))
             return NAN;
+    }
     return o ? json_object_get_double(o) : NAN;
 }
 

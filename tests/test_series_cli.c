@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "fixture.h"
+#include "httpd.h"
 #include "runner.h"
 
 #define PROCESS_HEADER                                                                  \
@@ -349,6 +350,188 @@ static void test_full_disk(void)
     result_free(&r);
 }
 
+/* ---- snapshots, stats, recommend, report ------------------------------- */
+
+static int keeper_answer(const char *method, const char *path, const char *headers, int *status,
+                         char *body, size_t cap)
+{
+    (void)method;
+    (void)headers;
+    *status = 200;
+    if (strstr(path, "/servers?vcpus_min=1&memory_min=0"))
+        snprintf(body, cap, "[{\"vendor_id\": \"hcloud\", \"api_reference\": \"cx22\", "
+                            "\"vcpus\": 2, \"memory_amount\": 4096, \"gpu_count\": 0, "
+                            "\"min_price_ondemand\": 0.006}]");
+    else
+        snprintf(body, cap, "[]");
+    return 0;
+}
+
+/* Renders the report in headless Chromium when it is installed. */
+static void render_report(const char *html)
+{
+    if (system("command -v chromium >/dev/null 2>&1") != 0) {
+        printf("chromium is not installed: the report is not rendered (checked for structure only)\n");
+        return;
+    }
+    const char *png = tmp_path("report.png");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
+             "--hide-scrollbars --window-size=1200,1600 --screenshot=%s file://%s >/dev/null 2>&1",
+             tmpdir, tmpdir, png, html);
+    int rc = system(cmd);
+    CHECK_MSG(rc == 0, "chromium exited %d", rc);
+    unsigned char magic[8] = {0};
+    FILE *f = fopen(png, "rb");
+    size_t n = f ? fread(magic, 1, 8, f) : 0;
+    long size = 0;
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        size = ftell(f);
+        fclose(f);
+    }
+    CHECK_MSG(n == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8) && size > 20000,
+              "no PNG rendered (%ld bytes)", size);
+}
+
+static void test_snapshot_and_report(void)
+{
+    /* tmp_path() reuses its buffers: keep our own copies. */
+    char snap[256], html[256], pcsv[256], data[256];
+    snprintf(snap, sizeof snap, "%s", tmp_path("run.json.gz"));
+    snprintf(html, sizeof html, "%s", tmp_path("run.html"));
+    snprintf(pcsv, sizeof pcsv, "%s", tmp_path("snap-process.csv"));
+    snprintf(data, sizeof data, "%s", tmp_path("snap.dat"));
+    struct result r = gt("--st", "0.2", "--disable-logs", "--snapshot", snap, "--report", html,
+                         "--process-csv", pcsv, "--", WORKLOAD_BIN, "io-alloc", "4", "32", data,
+                         pcsv, "2", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_CONTAINS(r.out.data, "Max RAM:");
+    result_free(&r);
+
+    r = gt("stats", snap, NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "   CPU usage:       mean ");
+    CHECK_CONTAINS(r.out.data, "   memory (PSS):    mean ");
+    result_free(&r);
+    r = gt("stats", snap, "-f", "json", NULL);
+    CHECK(r.status == 0);
+    json_object *j = parse_or_fail(r.out.data, "stats -f json");
+    CHECK(j && jnum(j, "process_memory.max") >= 32 * 1024);
+    double duration = j ? jnum(j, "timestamp.duration") : 0;
+    CHECK(duration >= 0.4);
+    CHECK(j && !isnan(jnum(j, "system_net_recv_bytes.sum")));
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    r = gt("stats", snap, snap, "-f", "json", NULL);
+    j = parse_or_fail(r.out.data, "stats of two runs");
+    /* Two runs: durations added, maxima maxed. */
+    CHECK(j && fabs(jnum(j, "combined.timestamp.duration") - 2 * duration) < 1e-9);
+    CHECK(j && jnum(j, "combined.process_memory.max") == jnum(j, "runs.0.stats.process_memory.max"));
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+
+    /* Recommendations: 32 MiB held -> 128 MiB is not enough? 32 MiB + the
+     * program, * 1.2: well under 128. */
+    r = gt("recommend", snap, "-f", "json", NULL);
+    CHECK(r.status == 0);
+    j = parse_or_fail(r.out.data, "recommend -f json");
+    CHECK(j && jnum(j, "cpu") == 1 && jnum(j, "memory") == 128 && jnum(j, "gpu") == 0 &&
+          jnum(j, "vram") == 0);
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    r = gt("recommend", snap, NULL);
+    CHECK_STR(r.out.data, "cpu: 1\nmemory: 128 MiB\ngpu: 0\nvram: 0 MiB\n");
+    result_free(&r);
+
+    /* --server: a fake Keeper; and offline. */
+    struct httpd h;
+    httpd_start(&h, keeper_answer);
+    setenv("GPU_TRACKER_KEEPER_URL", h.base, 1);
+    r = gt("recommend", snap, "--server", NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "server: vendor_id=hcloud api_reference=cx22 vcpus=2");
+    result_free(&r);
+    r = gt("recommend", snap, "--server", "-f", "json", NULL);
+    j = parse_or_fail(r.out.data, "recommend --server -f json");
+    CHECK(j && jnum(j, "resources.cpu") == 1 && jnum(j, "server.min_price_ondemand") == 0.006);
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    r = gt("report", snap, "--server", "-o", tmp_path("with-server.html"), NULL);
+    CHECK(r.status == 0);
+    char *page = slurp(tmp_path("with-server.html"));
+    CHECK_CONTAINS(page, "cx22");
+    free(page);
+    result_free(&r);
+    httpd_stop(&h);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", httpd_closed_port());
+    setenv("GPU_TRACKER_KEEPER_URL", url, 1);
+    r = gt("recommend", snap, "--server", NULL);
+    CHECK(r.status == 1);
+    CHECK_STR(r.out.data, "");
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot reach the Keeper API at http://127.0.0.1:");
+    CHECK(strchr(r.err.data, '\n') == r.err.data + strlen(r.err.data) - 1);
+    result_free(&r);
+    /* The report goes on without it, saying so. */
+    r = gt("report", snap, "--server", "-o", tmp_path("offline.html"), NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.err.data, "the report has no server recommendation");
+    result_free(&r);
+    unsetenv("GPU_TRACKER_KEEPER_URL");
+
+    /* The run's report, and one made from the snapshot. */
+    char *a = slurp(html);
+    CHECK_CONTAINS(a, "<svg");
+    CHECK_CONTAINS(a, "io-alloc 4 32");
+    CHECK_CONTAINS(a, "exit 0");
+    free(a);
+    r = gt("report", snap, NULL);
+    CHECK(r.status == 0 && strncmp(r.out.data, "<!DOCTYPE html>", 15) == 0);
+    result_free(&r);
+    render_report(html);
+
+    /* Errors: one line, and the exit status. */
+    r = gt("stats", NULL);
+    CHECK(r.status == 2);
+    CHECK_STR(r.err.data, "gpu-tracker: usage: gpu-tracker stats SNAPSHOT... [-f text|json]\n");
+    result_free(&r);
+    r = gt("stats", tmp_path("nothing.json.gz"), NULL);
+    CHECK(r.status == 1);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot read '");
+    result_free(&r);
+    fx_write(tmpdir, "broken.json.gz", "\x1f\x8b\x08\x00broken");
+    r = gt("recommend", tmp_path("broken.json.gz"), NULL);
+    CHECK(r.status == 1);
+    CHECK_CONTAINS(r.err.data, "is not a whole snapshot: the gzip data is");
+    result_free(&r);
+    r = gt("stats", snap, "-f", "xml", NULL);
+    CHECK(r.status == 2);
+    CHECK_STR(r.err.data, "gpu-tracker: unknown format 'xml'; valid formats: text, json\n");
+    result_free(&r);
+    r = gt("report", snap, snap, NULL);
+    CHECK(r.status == 2);
+    result_free(&r);
+    r = gt("report", snap, "-o", "/nonexistent/dir/r.html", NULL);
+    CHECK(r.status == 1);
+    CHECK_CONTAINS(r.err.data, "cannot write '/nonexistent/dir/r.html'");
+    result_free(&r);
+    const char *marker = tmp_path("snap-ran");
+    char touch[300];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    r = gt("--snapshot", "/nonexistent/dir/s.json.gz", "-e", touch, NULL);
+    CHECK(r.status == 2);
+    CHECK_CONTAINS(r.err.data, "cannot write output file '/nonexistent/dir/s.json.gz'");
+    struct stat sb;
+    CHECK(stat(marker, &sb) != 0);
+    result_free(&r);
+}
+
 int main(void)
 {
     tmpdir_make("series");
@@ -359,6 +542,7 @@ int main(void)
     test_attached_series();
     test_errors();
     test_full_disk();
+    test_snapshot_and_report();
     tmpdir_remove();
     return check_exit("test_series_cli");
 }

@@ -1,0 +1,647 @@
+#define _GNU_SOURCE
+/* Snapshots, statistics, recommendations, reports, server and cloud info
+ * and the Keeper API, without the network: a snapshot round trip, every
+ * kind of malformed file, statistics and recommendations of constructed
+ * series against hand-computed answers (rounding boundaries included), the
+ * report's structure and self-containment, and fake metadata and Keeper
+ * servers on 127.0.0.1. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "gpu_tracker.h"
+#include "httpd.h"
+#include "server_info.h"
+#include "stats.h"
+
+static char *dir;
+
+static const char *path_in(const char *name)
+{
+    static char p[8][512];
+    static int k;
+    char *out = p[k++ % 8];
+    snprintf(out, 512, "%s/%s", dir, name);
+    return out;
+}
+
+/* A real (short) run of this process, with both series: 3 rows. */
+static gt_snapshot *real_snapshot(int discover_cloud)
+{
+    gt_options o;
+    gt_options_init(&o);
+    o.sleep_time = 0.05;
+    o.duration = 0.15;
+    o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
+    o.resource_usage_file = "";
+    o.gpu_brand = "nvidia";
+    o.discover_cloud = discover_cloud;
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    gt_tracker *t = NULL;
+    gt_snapshot *s = NULL;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    if (!t)
+        return NULL;
+    CHECK(gt_tracker_snapshot(t, "x", 0, &s) == GT_ERR_STATE);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_wait(t, 30) == 1);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_snapshot(t, "python train.py --epochs 3 <b>&", 3, &s) == GT_OK);
+    gt_tracker_free(t);
+    return s;
+}
+
+static void test_round_trip(void)
+{
+    gt_snapshot *s = real_snapshot(0);
+    if (!s)
+        return;
+    CHECK(s->format_version == GT_SNAPSHOT_FORMAT);
+    CHECK_STR(s->command, "python train.py --epochs 3 <b>&");
+    CHECK(s->exit_status == 3 && s->pid == getpid() && s->interval == 0.05);
+    CHECK(s->series.nprocess == 3 && s->series.nsystem == 3);
+    CHECK(s->stop_time >= s->start_time && s->duration >= 0.15);
+    CHECK(s->server.vcpus > 0 && s->server.memory_mib > 0 && s->server.vcpus_usable > 0);
+    CHECK(s->server.kernel[0] && s->server.hostname[0]);
+    CHECK_STR(s->host, s->server.hostname);
+    CHECK(!s->cloud.asked);
+
+    const char *p = path_in("run.json.gz");
+    CHECK(gt_snapshot_write(s, p) == GT_OK);
+    unsigned char magic[2] = {0, 0};
+    int fd = open(p, O_RDONLY);
+    CHECK(fd >= 0 && read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
+    if (fd >= 0)
+        close(fd);
+    gt_snapshot *b = NULL;
+    CHECK(gt_snapshot_read(p, &b) == GT_OK);
+    if (b) {
+        CHECK_STR(b->command, s->command);
+        CHECK_STR(b->tracker_version, gt_version());
+        CHECK(b->exit_status == 3 && b->pid == s->pid && b->interval == s->interval);
+        CHECK(b->start_time == s->start_time && b->stop_time == s->stop_time);
+        CHECK(b->duration == s->duration);
+        CHECK_STR(b->server.os, s->server.os);
+        CHECK_STR(b->server.cpu_model, s->server.cpu_model);
+        CHECK(b->server.vcpus == s->server.vcpus && b->server.memory_mib == s->server.memory_mib);
+        CHECK(b->server.vcpus_usable == s->server.vcpus_usable);
+        CHECK_STR(b->server.allocation, s->server.allocation);
+        CHECK(!b->cloud.asked);
+        char *ta = gt_usage_to_text(&s->usage), *tb = gt_usage_to_text(&b->usage);
+        CHECK_STR(tb, ta);
+        free(ta);
+        free(tb);
+        CHECK(b->series.nprocess == 3 && b->series.nsystem == 3);
+        for (size_t i = 0; i < 3 && b->series.nprocess == 3 && b->series.nsystem == 3; i++) {
+            CHECK(memcmp(&b->series.process[i], &s->series.process[i], sizeof(gt_process_row)) == 0);
+            CHECK(memcmp(&b->series.system[i], &s->series.system[i], sizeof(gt_system_row)) == 0);
+        }
+        /* The JSON of what was read is the JSON of what was written. */
+        char *ja = gt_snapshot_to_json(s), *jb = gt_snapshot_to_json(b);
+        CHECK_STR(jb, ja);
+        free(ja);
+        free(jb);
+        gt_snapshot_free(b);
+    }
+    /* Plain (gunzipped) JSON is read too. */
+    char *json = gt_snapshot_to_json(s);
+    fx_write(dir, "plain.json", json);
+    free(json);
+    CHECK(gt_snapshot_read(path_in("plain.json"), &b) == GT_OK);
+    gt_snapshot_free(b);
+    /* An unwritable path. */
+    CHECK(gt_snapshot_write(s, "/nonexistent/dir/run.json.gz") == GT_ERR_IO);
+    CHECK_CONTAINS(gt_last_error(), "cannot write '/nonexistent/dir/run.json.gz'");
+    gt_snapshot_free(s);
+    gt_snapshot_free(NULL);
+}
+
+/* Writes text gzipped to name. */
+static void write_gz(const char *name, const char *text, size_t cut)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.full", path_in(name));
+    gzFile g = gzopen(tmp, "wb");
+    gzwrite(g, text, (unsigned)strlen(text));
+    gzclose(g);
+    FILE *in = fopen(tmp, "rb");
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fclose(in);
+    unlink(tmp);
+    FILE *out = fopen(path_in(name), "wb");
+    fwrite(buf, 1, cut && cut < n ? cut : n, out);
+    fclose(out);
+}
+
+/* One malformed variant: the JSON of a good snapshot with one substring
+ * replaced. */
+static void check_rejected(const char *good, const char *from, const char *to, const char *why)
+{
+    const char *at = strstr(good, from);
+    CHECK_MSG(at != NULL, "fixture lacks [%s]", from);
+    if (!at)
+        return;
+    size_t len = strlen(good) - strlen(from) + strlen(to);
+    char *bad = malloc(len + 1);
+    memcpy(bad, good, (size_t)(at - good));
+    strcpy(bad + (at - good), to);
+    strcat(bad, at + strlen(from));
+    write_gz("bad.json.gz", bad, 0);
+    free(bad);
+    gt_snapshot *s = (gt_snapshot *)1;
+    CHECK(gt_snapshot_read(path_in("bad.json.gz"), &s) == GT_ERR_PARSE && s == NULL);
+    CHECK_CONTAINS(gt_last_error(), why);
+    CHECK(strchr(gt_last_error(), '\n') == NULL);
+}
+
+static void test_malformed(void)
+{
+    gt_snapshot *s = real_snapshot(0), *r = NULL;
+    if (!s)
+        return;
+    char *good = gt_snapshot_to_json(s);
+    gt_snapshot_free(s);
+
+    CHECK(gt_snapshot_read(path_in("missing.json.gz"), &r) == GT_ERR_IO);
+    CHECK_CONTAINS(gt_last_error(), "cannot read");
+    CHECK(gt_snapshot_read(dir, &r) == GT_ERR_IO);
+    CHECK_CONTAINS(gt_last_error(), "it is a directory");
+    fx_write(dir, "empty", "");
+    CHECK(gt_snapshot_read(path_in("empty"), &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "neither gzip nor JSON (it is empty)");
+    fx_write(dir, "text", "hello, world\n");
+    CHECK(gt_snapshot_read(path_in("text"), &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "neither gzip nor JSON");
+    /* Truncated gzip: half the file. */
+    write_gz("cut.json.gz", good, 200);
+    CHECK(gt_snapshot_read(path_in("cut.json.gz"), &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "the gzip data is truncated");
+    /* Corrupt gzip: the magic, then garbage. */
+    fx_write(dir, "corrupt.json.gz", "\x1f\x8b\x08\x00garbage garbage garbage garbage");
+    CHECK(gt_snapshot_read(path_in("corrupt.json.gz"), &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "the gzip data is");
+    /* Gzip of something that is not JSON. */
+    write_gz("notjson.json.gz", "{\"metadata\": [1, 2", 0);
+    CHECK(gt_snapshot_read(path_in("notjson.json.gz"), &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "not JSON");
+    write_gz("array.json.gz", "[1, 2]", 0);
+    CHECK(gt_snapshot_read(path_in("array.json.gz"), &r) == GT_ERR_PARSE);
+
+    check_rejected(good, "\"format_version\":1", "\"format_version\":2",
+                   "format version 2; this gpu-tracker reads version 1");
+    check_rejected(good, "\"format_version\":1", "\"format_version\":\"1\"",
+                   "\"metadata.format_version\" should be int");
+    check_rejected(good, "\"interval\":0.05", "\"interval\":0",
+                   "\"metadata.interval\" should be a positive number of seconds");
+    check_rejected(good, "\"command\":", "\"kommand\":", "missing key \"metadata.command\"");
+    check_rejected(good, "\"server_info\":{", "\"server_info\":[{}],\"x\":{",
+                   "\"server_info\" should be object");
+    check_rejected(good, "\"cloud_info\":null", "\"cloud_info\":7",
+                   "\"cloud_info\" should be an object or null");
+    check_rejected(good, "\"max_ram\":", "\"max_rom\":", "\"summary\": missing key \"max_ram\"");
+    check_rejected(good, "\"process_metrics\":{\"timestamp\":[", "\"process_metrics\":{\"timestamp\":[1.5,",
+                   "\"process_metrics.pid\" has 3 values, \"timestamp\" 4");
+    check_rejected(good, "\"gpu_utilized\":[0,0,0]}}", "\"gpu_utilized\":[0,0,\"x\"]}}",
+                   "\"system_metrics.gpu_utilized[2]\" should be an integer");
+    check_rejected(good, "\"system_metrics\":{\"timestamp\":[", "\"system_metrics\":{\"timestamp\":[\"a\",",
+                   "\"system_metrics.timestamp[0]\" should be a number");
+    /* A negative count: the first value of read_bytes made -5. */
+    const char *rb = strstr(good, "\"read_bytes\":[");
+    if (rb) {
+        const char *v0 = rb + strlen("\"read_bytes\":[");
+        size_t vlen = strcspn(v0, ",]");
+        char from[64], to[64];
+        snprintf(from, sizeof from, "\"read_bytes\":[%.*s", (int)vlen, v0);
+        snprintf(to, sizeof to, "\"read_bytes\":[-5");
+        check_rejected(good, from, to, "\"process_metrics.read_bytes[0]\" should be a count (not "
+                                       "negative)");
+    }
+    check_rejected(good, "\"system_metrics\":", "\"sys_metrics\":", "missing key \"system_metrics\"");
+    free(good);
+}
+
+/* A snapshot with constructed rows (no run behind it). */
+static gt_snapshot *constructed(size_t n, const double *cpu, const unsigned long long *mem_kb,
+                                const double *gpu, const double *vram, const int *used,
+                                const double *disk_used_gb, const unsigned long long *rx,
+                                const double *sys_cpu, const unsigned long long *sys_mem_kb)
+{
+    gt_snapshot *s = calloc(1, sizeof *s);
+    gt_process_row *p = calloc(n ? n : 1, sizeof *p);
+    gt_system_row *y = calloc(n ? n : 1, sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        p[i].timestamp = y[i].timestamp = 1700000000.0 + (double)(i + 1) * 2;
+        p[i].cpu_usage = cpu ? cpu[i] : 0;
+        p[i].memory = mem_kb ? mem_kb[i] : 0;
+        p[i].gpu_usage = gpu ? gpu[i] : 0;
+        p[i].gpu_vram = vram ? vram[i] : 0;
+        p[i].gpu_utilized = used ? used[i] : 0;
+        y[i].disk_space_used_gb = disk_used_gb ? disk_used_gb[i] : 0;
+        y[i].net_recv_bytes = rx ? rx[i] : 0;
+        y[i].net_sent_bytes = rx ? 2 * rx[i] : 0;
+        y[i].cpu_usage = sys_cpu ? sys_cpu[i] : p[i].cpu_usage;
+        y[i].memory_used = sys_mem_kb ? sys_mem_kb[i] : p[i].memory;
+        y[i].gpu_usage = p[i].gpu_usage;
+        y[i].gpu_vram = p[i].gpu_vram;
+    }
+    s->interval = 2;
+    s->series.interval = 2;
+    s->series.nprocess = s->series.nsystem = n;
+    s->series.process = p;
+    s->series.system = y;
+    s->start_time = 1700000000.0;
+    s->stop_time = 1700000000.0 + 2.0 * (double)n;
+    s->duration = 2.0 * (double)n;
+    s->exit_status = -1;
+    snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
+    snprintf(s->usage.max_ram.unit, sizeof s->usage.max_ram.unit, "gigabytes");
+    snprintf(s->usage.max_gpu_ram.unit, sizeof s->usage.max_gpu_ram.unit, "gigabytes");
+    snprintf(s->usage.compute_time.unit, sizeof s->usage.compute_time.unit, "hours");
+    return s;
+}
+
+static void test_stats_and_recommend(void)
+{
+    /* Four rows, every figure by hand:
+     *   cpu 0.5 1.25 2.0 0.75        mean 1.125 -> 1.12 (Python's round: a tie
+     *                                of an exact binary value goes to even), max 2.0
+     *   memory kB 1000 300000 200000 100000   mean 150250.0, max 300000
+     *   gpu 0 0.4 1.6 0             mean 0.5, max 1.6
+     *   vram MiB 0 1000 1500.5 10   mean 627.625 -> 627.62 (half even in binary), max 1500.5
+     *   used 0 1 2 0                mean 0.75, max 2
+     *   disk used 10.5 12.25 11 9   max 12.25
+     *   rx 100 200 300 400 (tx 2x)  sums 1000 / 2000
+     *   duration: rows 2 s apart: 6 s + one interval = 8 s */
+    double cpu[] = {0.5, 1.25, 2.0, 0.75}, gpu[] = {0, 0.4, 1.6, 0}, vram[] = {0, 1000, 1500.5, 10};
+    double disk[] = {10.5, 12.25, 11, 9};
+    unsigned long long mem[] = {1000, 300000, 200000, 100000}, rx[] = {100, 200, 300, 400};
+    int used[] = {0, 1, 2, 0};
+    gt_snapshot *s = constructed(4, cpu, mem, gpu, vram, used, disk, rx, NULL, NULL);
+    gt_stats st;
+    CHECK(gt_snapshot_stats(s, &st) == GT_OK);
+    CHECK(st.samples == 4);
+    CHECK(st.cpu_usage_mean == 1.12 && st.cpu_usage_max == 2.0);
+    CHECK(st.memory_mean == 150250.0 && st.memory_max == 300000.0);
+    CHECK(st.gpu_usage_mean == 0.5 && st.gpu_usage_max == 1.6);
+    CHECK_MSG(st.gpu_vram_mean == 627.62, "%.6f", st.gpu_vram_mean);
+    CHECK(st.gpu_vram_max == 1500.5);
+    CHECK(st.gpu_utilized_mean == 0.75 && st.gpu_utilized_max == 2);
+    CHECK(st.disk_space_used_max_gb == 12.25);
+    CHECK(st.net_recv_bytes_sum == 1000 && st.net_sent_bytes_sum == 2000);
+    CHECK(st.duration == 8.0);
+
+    /* cpu round(1.12) = 1; memory 300000 kB * 1.2 / 1024 = 351.56 MiB -> 512;
+     * gpu max(1, round(1.6)) = 2; vram 1500.5 * 1.2 = 1800.6 -> 2048. */
+    gt_recommendation r;
+    gt_recommend(&st, &r);
+    CHECK(r.cpu == 1 && r.memory_mib == 512 && r.gpu == 2 && r.vram_mib == 2048);
+
+    /* The rounding boundaries. */
+    CHECK(gt_round_memory_mib(0) == 128 && gt_round_memory_mib(128) == 128);
+    CHECK(gt_round_memory_mib(128.001) == 256 && gt_round_memory_mib(256) == 256);
+    CHECK(gt_round_memory_mib(256.5) == 512 && gt_round_memory_mib(512) == 512);
+    CHECK(gt_round_memory_mib(1000) == 1024 && gt_round_memory_mib(1024) == 1024);
+    CHECK(gt_round_memory_mib(1025) == 2048 && gt_round_memory_mib(2048) == 2048);
+    CHECK(gt_round_memory_mib(2048.001) == 3072 && gt_round_memory_mib(3072) == 3072);
+    CHECK(gt_round_memory_mib(3072.5) == 4096 && gt_round_memory_mib(100000) == 100352);
+    gt_stats b = {0};
+    /* CPU: Python's round, half to even, at least 1. */
+    double cpus[][2] = {{0, 1}, {0.49, 1}, {0.5, 1}, {1.49, 1}, {1.5, 2}, {2.5, 2}, {2.51, 3},
+                        {3.5, 4}, {15.99, 16}};
+    for (size_t i = 0; i < sizeof cpus / sizeof cpus[0]; i++) {
+        b.cpu_usage_mean = cpus[i][0];
+        gt_recommend(&b, &r);
+        CHECK_MSG(r.cpu == (int)cpus[i][1], "cpu %.2f -> %d", cpus[i][0], r.cpu);
+    }
+    /* Memory: exactly 128 MiB after the 20 %: 109226.666 kB... use kB that
+     * give 128 and just above. 106666 kB * 1.2 / 1024 = 124.99 -> 128;
+     * 109227 kB -> 128.000 (just above) -> 256. */
+    b.memory_max = 106666;
+    gt_recommend(&b, &r);
+    CHECK(r.memory_mib == 128);
+    b.memory_max = 109227;
+    gt_recommend(&b, &r);
+    CHECK(r.memory_mib == 256);
+    b.memory_max = 0;
+    gt_recommend(&b, &r);
+    CHECK(r.memory_mib == 128);
+    /* GPU: none used -> 0 GPUs, 0 VRAM; a little -> at least one. */
+    b.gpu_usage_mean = 0;
+    b.gpu_usage_max = 0.9;
+    gt_recommend(&b, &r);
+    CHECK(r.gpu == 0);
+    b.gpu_usage_mean = 0.01;
+    b.gpu_usage_max = 0.3;
+    gt_recommend(&b, &r);
+    CHECK(r.gpu == 1);
+    b.gpu_usage_max = 2.5;
+    gt_recommend(&b, &r);
+    CHECK(r.gpu == 2);
+    b.gpu_vram_max = 0;
+    gt_recommend(&b, &r);
+    CHECK(r.vram_mib == 0);
+    b.gpu_vram_max = 1706.66; /* * 1.2 = 2047.99 */
+    gt_recommend(&b, &r);
+    CHECK(r.vram_mib == 2048);
+    b.gpu_vram_max = 1707; /* * 1.2 = 2048.4 */
+    gt_recommend(&b, &r);
+    CHECK(r.vram_mib == 3072);
+
+    /* History: means averaged, maxima maxed, sums and durations added. */
+    gt_stats runs[2] = {st, st};
+    runs[1].cpu_usage_mean = 3.0;
+    runs[1].cpu_usage_max = 3.5;
+    runs[1].memory_max = 50;
+    gt_stats all;
+    gt_stats_combine(runs, 2, &all);
+    CHECK(all.cpu_usage_mean == 2.06 && all.cpu_usage_max == 3.5); /* (1.12 + 3) / 2 */
+    CHECK(all.memory_max == 300000 && all.duration == 16.0 && all.samples == 8);
+    CHECK(all.net_recv_bytes_sum == 2000);
+    gt_recommend(&all, &r);
+    CHECK(r.cpu == 2);
+
+    /* No rows: an error, not zeros. */
+    gt_snapshot *e = constructed(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    CHECK(gt_snapshot_stats(e, &st) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "no rows in the snapshot");
+    CHECK_STR(stats_allocation(&e->series), "unknown");
+    gt_snapshot_free(e);
+    gt_snapshot_free(s);
+}
+
+static void test_allocation(void)
+{
+    /* The job is (almost) all the system uses: dedicated. */
+    double cpu[] = {2, 2}, sys_cpu[] = {2.2, 2.2};
+    unsigned long long mem[] = {4000000, 4000000}, sys_mem[] = {4400000, 4400000};
+    gt_snapshot *s = constructed(2, cpu, mem, NULL, NULL, NULL, NULL, NULL, sys_cpu, sys_mem);
+    CHECK_STR(stats_allocation(&s->series), "dedicated");
+    gt_snapshot_free(s);
+    /* CPU: 2 cores of ours, 2.6 in all: more than +0.25 -> shared. */
+    double sys_cpu2[] = {2.6, 2.6};
+    s = constructed(2, cpu, mem, NULL, NULL, NULL, NULL, NULL, sys_cpu2, sys_mem);
+    CHECK_STR(stats_allocation(&s->series), "shared");
+    gt_snapshot_free(s);
+    /* Memory: 4 GB of ours, 4.6 GB used: more than +512 MiB -> shared. */
+    unsigned long long sys_mem2[] = {4600000, 4600000};
+    s = constructed(2, cpu, mem, NULL, NULL, NULL, NULL, NULL, sys_cpu, sys_mem2);
+    CHECK_STR(stats_allocation(&s->series), "shared");
+    gt_snapshot_free(s);
+}
+
+static void test_parsers(void)
+{
+    char out[256];
+    CHECK(server_parse_os_release("NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 "
+                                  "(bookworm)\"\nID=debian\n", out, sizeof out) == 0);
+    CHECK_STR(out, "Debian GNU/Linux 12 (bookworm)");
+    CHECK(server_parse_os_release("PRETTY_NAME=Alpine\n", out, sizeof out) == 0);
+    CHECK_STR(out, "Alpine");
+    CHECK(server_parse_os_release("NAME=x\n", out, sizeof out) == -1);
+    CHECK(server_parse_cpu_model("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) "
+                                 "Xeon(R) Gold 6226R CPU @ 2.90GHz\n", out, sizeof out) == 0);
+    CHECK_STR(out, "Intel(R) Xeon(R) Gold 6226R CPU @ 2.90GHz");
+    CHECK(server_parse_cpu_model("processor\t: 0\nBogoMIPS\t: 50.00\n", out, sizeof out) == -1);
+    CHECK(server_parse_cgroup_path("0::/user.slice/job-42\n", NULL, out, sizeof out) == 0);
+    CHECK_STR(out, "/user.slice/job-42");
+    const char *v1 = "12:memory:/slurm/uid_1/job_7\n4:cpu,cpuacct:/slurm/uid_1/job_7/step\n"
+                     "1:name=systemd:/x\n";
+    CHECK(server_parse_cgroup_path(v1, "cpu", out, sizeof out) == 0);
+    CHECK_STR(out, "/slurm/uid_1/job_7/step");
+    CHECK(server_parse_cgroup_path(v1, "memory", out, sizeof out) == 0);
+    CHECK_STR(out, "/slurm/uid_1/job_7");
+    CHECK(server_parse_cgroup_path(v1, NULL, out, sizeof out) == -1);
+    CHECK(server_parse_cpu_max("max 100000\n") == 0);
+    CHECK(server_parse_cpu_max("150000 100000\n") == 1.5);
+    CHECK(server_parse_cpu_max("garbage") == -1);
+    CHECK(server_parse_memory_limit("max\n") == 0);
+    CHECK(server_parse_memory_limit("1073741824\n") == 1024);
+    CHECK(server_parse_memory_limit("9223372036854771712\n") == 0);
+    CHECK(server_parse_memory_limit("x") == -1);
+
+    /* The collector on a fixture /proc and /sys: a cgroup v2 quota of 1.5
+     * CPUs and a 2 GiB limit. */
+    char *root = fx_mkroot();
+    char proc[4200], sys[4200];
+    snprintf(proc, sizeof proc, "%s/proc", root);
+    snprintf(sys, sizeof sys, "%s/sys", root);
+    mkdir(proc, 0755);
+    mkdir(sys, 0755);
+    fx_mkdirs(proc, "self");
+    fx_mkdirs(sys, "fs/cgroup/job/step");
+    fx_write(proc, "self/cgroup", "0::/job/step\n");
+    fx_write(proc, "cpuinfo", "processor\t: 0\nmodel name\t: Fake CPU 9000\n");
+    fx_write(proc, "meminfo", "MemTotal:       8388608 kB\nMemAvailable:   4000000 kB\n");
+    fx_write(sys, "fs/cgroup/job/step/cpu.max", "150000 100000\n");
+    fx_write(sys, "fs/cgroup/job/step/memory.max", "2147483648\n");
+    gt_server_info si;
+    server_info_collect(&si, proc, sys, NULL);
+    CHECK_STR(si.cpu_model, "Fake CPU 9000");
+    CHECK(si.memory_mib == 8192 && si.memory_limit_mib == 2048);
+    CHECK(si.vcpus_usable == (si.vcpus >= 2 ? 1.5 : si.vcpus_usable));
+    CHECK(si.gpu_count == 0 && si.ngpu_names == 0);
+    CHECK_STR(si.allocation, "unknown");
+    fx_rmroot(root);
+}
+
+static void test_report(void)
+{
+    gt_snapshot *s = real_snapshot(0);
+    if (!s)
+        return;
+    char *html = gt_snapshot_report_html(s, "{\"vendor_id\": \"aws\", \"api_reference\": "
+                                            "\"t3.micro\", \"vcpus\": 2, \"min_price_ondemand\": "
+                                            "0.0104, \"logo\": \"https://example.com/x.png\"}");
+    CHECK(html != NULL);
+    if (html) {
+        CHECK(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+        CHECK_CONTAINS(html, "</html>");
+        int charts = 0;
+        for (const char *p = html; (p = strstr(p, "<svg")); p++)
+            charts++;
+        CHECK_MSG(charts == 6, "%d charts", charts);
+        const char *titles[] = {">CPU usage<", ">Memory<", ">GPU utilization<", ">GPU memory<",
+                                ">Disk I/O<", ">Network<", ">Statistics<",
+                                ">Recommended resources<", ">Server<", "gpu_tracker summary",
+                                "seconds since start", ">cores<", ">MiB<", ">MB/s<",
+                                "t3.micro", "0.0104", "exit 3"};
+        for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
+            CHECK_CONTAINS(html, titles[i]);
+        /* The command is escaped, not markup. */
+        CHECK_CONTAINS(html, "python train.py --epochs 3 &lt;b&gt;&amp;");
+        CHECK(!strstr(html, "<b>&"));
+        /* Self-contained: nothing is fetched from anywhere. */
+        const char *external[] = {"src=", "href=", "url(", "@import", "<link", "<script",
+                                  "<iframe", "<img", "http://", "https://", "//fonts"};
+        for (size_t i = 0; i < sizeof external / sizeof external[0]; i++)
+            CHECK_MSG(!strstr(html, external[i]), "the report contains %s", external[i]);
+        free(html);
+    }
+    CHECK(gt_snapshot_write_report(s, NULL, path_in("r.html")) == GT_OK);
+    struct stat sb;
+    CHECK(stat(path_in("r.html"), &sb) == 0 && sb.st_size > 5000);
+    CHECK(gt_snapshot_write_report(s, NULL, "/nonexistent/r.html") == GT_ERR_IO);
+    /* No rows: a report still comes, saying so. */
+    gt_snapshot *e = constructed(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    html = gt_snapshot_report_html(e, NULL);
+    CHECK_CONTAINS(html, "No rows: the run was shorter than one interval");
+    free(html);
+    gt_snapshot_free(e);
+    gt_snapshot_free(s);
+}
+
+/* ---- the fake servers ---------------------------------------------------- */
+
+static const char *cloud_mode; /* aws, gcp, azure, none, hang */
+
+static int metadata(const char *method, const char *path, const char *headers, int *status,
+                    char *body, size_t cap)
+{
+    if (!strcmp(cloud_mode, "hang"))
+        return -1;
+    *status = 404;
+    if (!strcmp(cloud_mode, "aws")) {
+        if (!strcmp(method, "PUT") && !strcmp(path, "/latest/api/token") &&
+            strstr(headers, "X-aws-ec2-metadata-token-ttl-seconds: 21600")) {
+            *status = 200;
+            snprintf(body, cap, "TOKEN123");
+        } else if (strstr(headers, "X-aws-ec2-metadata-token: TOKEN123")) {
+            *status = 200;
+            if (!strcmp(path, "/latest/meta-data/services/domain"))
+                snprintf(body, cap, "amazonaws.com");
+            else if (!strcmp(path, "/latest/meta-data/instance-type"))
+                snprintf(body, cap, "g5.xlarge");
+            else if (!strcmp(path, "/latest/meta-data/placement/region"))
+                snprintf(body, cap, "eu-west-1");
+            else
+                *status = 404;
+        }
+    } else if (!strcmp(cloud_mode, "gcp") && strstr(headers, "Metadata-Flavor: Google")) {
+        *status = 200;
+        if (!strcmp(path, "/computeMetadata/v1/instance/machine-type"))
+            snprintf(body, cap, "projects/123/machineTypes/a2-highgpu-1g");
+        else if (!strcmp(path, "/computeMetadata/v1/instance/zone"))
+            snprintf(body, cap, "projects/123/zones/us-central1-a");
+        else
+            *status = 404;
+    } else if (!strcmp(cloud_mode, "azure") && strstr(headers, "Metadata: true") &&
+               !strcmp(path, "/metadata/instance?api-version=2021-02-01")) {
+        *status = 200;
+        snprintf(body, cap, "{\"compute\": {\"vmSize\": \"Standard_NC6s_v3\", \"location\": "
+                            "\"westeurope\"}}");
+    }
+    return 0;
+}
+
+static void test_cloud(void)
+{
+    struct httpd h;
+    httpd_start(&h, metadata);
+    setenv("GPU_TRACKER_METADATA_URL", h.base, 1);
+    const char *modes[][4] = {{"aws", "aws", "g5.xlarge", "eu-west-1"},
+                              {"gcp", "gcp", "a2-highgpu-1g", "us-central1"},
+                              {"azure", "azure", "Standard_NC6s_v3", "westeurope"},
+                              {"none", "unknown", "unknown", "unknown"},
+                              {"hang", "unknown", "unknown", "unknown"}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        cloud_mode = modes[i][0];
+        int before = h.requests;
+        gt_snapshot *s = real_snapshot(1);
+        if (!s)
+            continue;
+        CHECK(s->cloud.asked);
+        CHECK_MSG(!strcmp(s->cloud.vendor, modes[i][1]), "%s: vendor %s", modes[i][0],
+                  s->cloud.vendor);
+        CHECK_STR(s->cloud.instance_type, modes[i][2]);
+        CHECK_STR(s->cloud.region, modes[i][3]);
+        CHECK(s->cloud.found == (strcmp(modes[i][1], "unknown") != 0));
+        CHECK(h.requests > before); /* it asked our server, and only ours */
+        /* It is in the snapshot file too. */
+        CHECK(gt_snapshot_write(s, path_in("cloud.json.gz")) == GT_OK);
+        gt_snapshot *b = NULL;
+        CHECK(gt_snapshot_read(path_in("cloud.json.gz"), &b) == GT_OK);
+        CHECK(b && b->cloud.asked && !strcmp(b->cloud.vendor, modes[i][1]) &&
+              !strcmp(b->cloud.region, modes[i][3]));
+        gt_snapshot_free(b);
+        gt_snapshot_free(s);
+    }
+    unsetenv("GPU_TRACKER_METADATA_URL");
+    httpd_stop(&h);
+}
+
+static const char *keeper_mode; /* ok, empty, error, garbage */
+static char keeper_last_path[2048];
+
+static int keeper(const char *method, const char *path, const char *headers, int *status,
+                  char *body, size_t cap)
+{
+    (void)method;
+    snprintf(keeper_last_path, sizeof keeper_last_path, "%s", path);
+    *status = 200;
+    if (!strstr(headers, "X-Application-ID: gpu-tracker"))
+        *status = 403;
+    else if (!strcmp(keeper_mode, "ok"))
+        snprintf(body, cap, "[{\"vendor_id\": \"aws\", \"api_reference\": \"c7g.large\", "
+                            "\"vcpus\": 2, \"memory_amount\": 4096, \"gpu_count\": 0, "
+                            "\"min_price_ondemand\": 0.0725}]");
+    else if (!strcmp(keeper_mode, "empty"))
+        snprintf(body, cap, "[]");
+    else if (!strcmp(keeper_mode, "error"))
+        *status = 500;
+    else
+        snprintf(body, cap, "<html>not json</html>");
+    return 0;
+}
+
+static void test_keeper(void)
+{
+    struct httpd h;
+    httpd_start(&h, keeper);
+    setenv("GPU_TRACKER_KEEPER_URL", h.base, 1);
+    gt_recommendation r = {.cpu = 2, .memory_mib = 3072, .gpu = 1, .vram_mib = 20480};
+    char *json = NULL;
+    keeper_mode = "ok";
+    CHECK(gt_recommend_server(&r, &json) == GT_OK);
+    CHECK_CONTAINS(json, "\"api_reference\": \"c7g.large\"");
+    CHECK_CONTAINS(keeper_last_path, "/servers?vcpus_min=2&memory_min=3&order_by=min_price_ondemand"
+                                     "&order_dir=asc&limit=1&gpu_min=1&gpu_memory_total=20");
+    free(json);
+    keeper_mode = "empty";
+    CHECK(gt_recommend_server(&r, &json) == GT_ERR_PARSE && json == NULL);
+    CHECK_CONTAINS(gt_last_error(), "knows no server with at least 2 vCPUs");
+    keeper_mode = "error";
+    CHECK(gt_recommend_server(&r, &json) == GT_ERR_IO);
+    CHECK_CONTAINS(gt_last_error(), "answered HTTP 500");
+    keeper_mode = "garbage";
+    CHECK(gt_recommend_server(&r, &json) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "did not answer a JSON list of servers");
+    httpd_stop(&h);
+    /* Offline: nothing listens there. */
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", httpd_closed_port());
+    setenv("GPU_TRACKER_KEEPER_URL", url, 1);
+    CHECK(gt_recommend_server(&r, &json) == GT_ERR_IO && json == NULL);
+    CHECK_CONTAINS(gt_last_error(), "cannot reach the Keeper API at http://127.0.0.1:");
+    unsetenv("GPU_TRACKER_KEEPER_URL");
+}
+
+int main(void)
+{
+    dir = fx_mkroot();
+    test_round_trip();
+    test_malformed();
+    test_stats_and_recommend();
+    test_allocation();
+    test_parsers();
+    test_report();
+    test_cloud();
+    test_keeper();
+    fx_rmroot(dir);
+    return check_exit("test_snapshot");
+}
