@@ -466,7 +466,8 @@ static void test_report(void)
         for (const char *p = html; (p = strstr(p, "<svg")); p++)
             charts++;
         CHECK_MSG(charts == 6, "%d charts", charts);
-        const char *titles[] = {">CPU usage<", ">Memory<", ">GPU utilization<", ">GPU memory<",
+        const char *titles[] = {">CPU usage<", ">Memory<", ">GPU utilization (no GPU found)<",
+                                ">GPU memory (no GPU found)<",
                                 ">Disk I/O<", ">Network<", ">Statistics<",
                                 ">Recommended resources<", ">Server<", "gpu_tracker summary",
                                 "seconds since start", ">cores<", ">MiB<", ">MB/s<",

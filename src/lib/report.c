@@ -377,10 +377,12 @@ static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *
     chart(b, "Memory", "MiB", d->x, d->n, mem, 2);
     struct line gpu[] = {{"tracked processes", PROC_COLOR, d->pgpu},
                          {"all GPUs", SYS_COLOR, d->sgpu}};
-    chart(b, "GPU utilization", "GPUs", d->x, d->n, gpu, 2);
+    int no_gpu = s->server.gpu_count == 0;
+    chart(b, no_gpu ? "GPU utilization (no GPU found)" : "GPU utilization", "GPUs", d->x, d->n,
+          gpu, 2);
     struct line vram[] = {{"tracked processes", PROC_COLOR, d->pvram},
                           {"all GPUs", SYS_COLOR, d->svram}};
-    chart(b, "GPU memory", "MiB", d->x, d->n, vram, 2);
+    chart(b, no_gpu ? "GPU memory (no GPU found)" : "GPU memory", "MiB", d->x, d->n, vram, 2);
     struct line disk[] = {{"processes read", PROC_COLOR, d->pr},
                           {"processes write", PROC2_COLOR, d->pw},
                           {"disks read", SYS_COLOR, d->dr},
