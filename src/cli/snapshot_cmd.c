@@ -50,8 +50,10 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
         const char *arg = argv[i];
         const char *val = NULL;
         if (strchr(allowed, 'f') && (!strcmp(arg, "-f") || !strcmp(arg, "--format"))) {
-            if (i + 1 >= argc)
-                return fail(usage, 2) ? -1 : -1;
+            if (i + 1 >= argc) {
+                fail(usage, 2);
+                return -1;
+            }
             val = argv[++i];
         } else if (strchr(allowed, 'f') && !strncmp(arg, "--format=", 9)) {
             val = arg + 9;
@@ -80,6 +82,10 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             return -1;
         } else if (a->nfiles < (int)(sizeof a->files / sizeof a->files[0])) {
             a->files[a->nfiles++] = arg;
+        } else {
+            fprintf(stderr, "gpu-tracker: too many snapshots: at most %zu at once\n",
+                    sizeof a->files / sizeof a->files[0]);
+            return -1;
         }
     }
     if (a->nfiles == 0) {
