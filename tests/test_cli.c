@@ -564,10 +564,36 @@ static void test_output_file(void)
     snprintf(file, sizeof file, "%s/out.txt", dir);
     snprintf(cmd, sizeof cmd, "rmdir %s", dir);
     r = gt("--disable-logs", "-o", file, "-e", cmd, NULL);
-    CHECK(r.status == 0);
+    CHECK(r.status == 1); /* the command succeeded, the output did not */
     CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot write '");
-    CHECK_CONTAINS(r.err.data, "the summary follows on standard output");
-    CHECK_CONTAINS(r.out.data, "Max RAM:\n");
+    CHECK_CONTAINS(r.err.data, "the summary follows on standard error\n");
+    CHECK_CONTAINS(r.err.data, "Max RAM:\n");
+    result_free(&r);
+
+    /* A full disk (/dev/full): a clear error, a non-zero exit, the summary on
+     * stderr, and /dev/full is still the device (written in place, never
+     * replaced by a renamed temporary file). */
+    r = gt("--disable-logs", "-o", "/dev/full", "--", WORKLOAD_BIN, "exit", "0", NULL);
+    CHECK(r.status == 1);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot write '/dev/full': No space left on device; "
+                               "the summary follows on standard error\n");
+    CHECK_CONTAINS(r.err.data, "Max RAM:\n");
+    struct stat sb;
+    CHECK(stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode));
+    result_free(&r);
+    /* ... and the command's own failure status is kept. */
+    r = gt("--disable-logs", "-o", "/dev/full", "--", WORKLOAD_BIN, "exit", "3", NULL);
+    CHECK(r.status == 3);
+    result_free(&r);
+    /* stdout itself on /dev/full. */
+    char sh[600];
+    snprintf(sh, sizeof sh, "%s --disable-logs -- %s exit 0 >/dev/full", GT_BIN, WORKLOAD_BIN);
+    char *sh_argv[] = {"/bin/sh", "-c", sh, NULL};
+    r = run_argv(sh_argv);
+    CHECK(r.status == 1);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot write to standard output: No space left on "
+                               "device; the summary follows on standard error\n");
+    CHECK_CONTAINS(r.err.data, "Compute time:\n");
     result_free(&r);
 }
 

@@ -178,22 +178,27 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return fail(err, r.exit_status);
     }
+    /* Output that could not be written makes the exit status non-zero (the
+     * command's own, or 1), after what it held went to stderr. */
+    int output_failed = 0;
     gt_series series;
     if (gt_tracker_series(t, &series) == GT_OK)
         for (int i = 0; i < 2; i++)
             if (csv_paths[i])
-                output_rescue_series(&series, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM,
-                                     csv_paths[i]);
+                output_failed |= output_rescue_series(
+                    &series, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM, csv_paths[i]);
     for (int i = 0; i < 2; i++)
-        if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0)
+        if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0) {
             fprintf(stderr, "gpu-tracker: cannot write %s file '%s': %s\n", csv_options[i],
                     csv_paths[i], strerror(errno));
+            output_failed = 1;
+        }
 
     if (o.snapshot || o.report) {
         char command[4096];
         shlex_join(o.command, command, sizeof command);
-        save_run(t, o.command ? command : NULL, o.command ? r.status_code : -1, o.snapshot,
-                 o.report);
+        output_failed |= save_run(t, o.command ? command : NULL, o.command ? r.status_code : -1,
+                                  o.snapshot, o.report);
     }
 
     char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t) : gt_tracker_to_text(t);
@@ -222,15 +227,23 @@ int main(int argc, char **argv)
         if (gt_usage_write_file(u, o.output, o.format == FORMAT_JSON ? GT_FORMAT_JSON
                                                                        : GT_FORMAT_TEXT) != GT_OK) {
             /* Never lose the measurements: show them instead. */
-            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard %s\n",
-                    gt_last_error(), summary_out == stdout ? "output" : "error");
-            fprintf(summary_out, "%s\n", summary);
+            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard error\n",
+                    gt_last_error());
+            fprintf(stderr, "%s\n", summary);
+            output_failed = 1;
         }
     } else {
         fprintf(summary_out, "%s\n", summary);
     }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* stdout itself is full or gone: say so where it may still be seen. */
+        fprintf(stderr, "gpu-tracker: cannot write to standard output: %s; the summary "
+                "follows on standard error\n", strerror(errno));
+        fprintf(stderr, "%s\n", summary);
+        output_failed = 1;
+    }
     free(summary);
     gt_tracker_free(t);
     cli_options_free(&o);
-    return r.exit_status;
+    return output_failed && r.exit_status == 0 ? 1 : r.exit_status;
 }

@@ -27,8 +27,38 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
+/* Writes to something that is not a regular file (/dev/stdout, /dev/full, a
+ * FIFO) in place: a temporary file renamed over it would replace the
+ * device node or pipe itself. */
+static gt_status write_in_place(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    int ok = write_all(fd, data, len) == 0;
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    return ok ? GT_OK : gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+}
+
 gt_status write_file_atomic(const char *path, const void *data, size_t len)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        if (S_ISDIR(sb.st_mode))
+            return gt_fail(GT_ERR_IO, "cannot write '%s': it is a directory", path);
+        return write_in_place(path, data, len);
+    }
+    /* A symbolic link to a file: replace the file, keep the link. */
+    char *target = NULL;
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && (target = realpath(path, NULL))) {
+        gt_status st = write_file_atomic(target, data, len);
+        free(target);
+        return st;
+    }
     char *dir_copy = strdup(path), *base_copy = strdup(path);
     char *tmp = NULL;
     gt_status st = GT_OK;
