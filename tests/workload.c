@@ -32,7 +32,12 @@
  *                            write WMIB MiB to FILE, allocate and touch AMIB
  *                            MiB, then hold them until the CSV file CSV (the
  *                            tracker's process series) has ROWS more lines:
- *                            the last of those rows was sampled after both */
+ *                            the last of those rows was sampled after both
+ *   tree N CSV ROWS          N-1 idle children (N processes in all), held until
+ *                            CSV has ROWS more lines, then killed and reaped
+ *   churn N                  N children one after another, each exiting at
+ *                            once and reaped; prints the rusage of all of them
+ *                            and of itself as "cpu SECONDS" */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,6 +180,8 @@ static long count_lines(const char *path)
     return n;
 }
 
+static void wait_rows(const char *csv, long rows);
+
 static int io_alloc(long write_mib, long alloc_mib, const char *file, const char *csv, long rows)
 {
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -188,12 +196,70 @@ static int io_alloc(long write_mib, long alloc_mib, const char *file, const char
     volatile char *held = malloc((size_t)alloc_mib << 20); /* volatile: the stores stay */
     for (size_t k = 0; held && k < (size_t)alloc_mib << 20; k += 4096)
         held[k] = 1;
+    wait_rows(csv, rows);
+    free((void *)held);
+    return 0;
+}
+
+static void wait_rows(const char *csv, long rows)
+{
     long want = count_lines(csv) + rows;
     while (count_lines(csv) < want) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
-    free((void *)held);
+}
+
+static int tree(long n, const char *csv, long rows)
+{
+    pid_t *kids = calloc((size_t)(n > 1 ? n : 1), sizeof *kids);
+    if (!kids)
+        return 3;
+    int ready[2];
+    if (pipe(ready) < 0)
+        return 3;
+    for (long i = 0; i < n - 1; i++) {
+        kids[i] = fork();
+        if (kids[i] == 0) {
+            if (write(ready[1], "x", 1) != 1)
+                _exit(3);
+            for (;;)
+                pause();
+        }
+        if (kids[i] < 0)
+            return 3;
+    }
+    char c;
+    for (long i = 0; i < n - 1; i++) /* every child runs */
+        if (read(ready[0], &c, 1) != 1)
+            return 3;
+    wait_rows(csv, rows);
+    for (long i = 0; i < n - 1; i++)
+        kill(kids[i], SIGKILL);
+    while (wait(NULL) > 0)
+        ;
+    free(kids);
+    return 0;
+}
+
+static int churn(long n)
+{
+    for (long i = 0; i < n; i++) {
+        pid_t p = fork();
+        if (p == 0)
+            _exit(0);
+        if (p < 0)
+            return 3;
+        waitpid(p, NULL, 0);
+    }
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    double cpu = (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+                          kids.ru_stime.tv_sec) +
+                 (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+                          kids.ru_stime.tv_usec) / 1e6;
+    printf("cpu %.6f\n", cpu);
     return 0;
 }
 
@@ -304,6 +370,10 @@ int main(int argc, char **argv)
             }
         while (wait(NULL) > 0)
             ;
+    } else if (!strcmp(mode, "tree") && argc == 5) {
+        return tree(atol(argv[2]), argv[3], atol(argv[4]));
+    } else if (!strcmp(mode, "churn") && argc == 3) {
+        return churn(atol(argv[2]));
     } else if (!strcmp(mode, "io-alloc") && argc == 7) {
         return io_alloc(atol(argv[2]), atol(argv[3]), argv[4], argv[5], atol(argv[6]));
     } else {

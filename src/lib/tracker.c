@@ -81,7 +81,7 @@ struct gt_tracker {
     struct gpu gpu;    /* gpu.backend NULL: no GPU figures (gpu.reason says why) */
     int gpu_failed;    /* the driver failed mid-run: no more GPU samples */
     int in_pid_namespace; /* the driver's PIDs cannot be matched to ours */
-    int warned_tree, warned_sys, warned_fds, warned_backup;
+    int warned_tree, warned_sys, warned_fds, warned_backup, warned_unreadable;
     double last_backup;
     pid_t sampler_tid;
     int sampler_stat_fd;              /* its task/<tid>/stat, -1 if none */
@@ -783,6 +783,12 @@ static double take_sample(gt_tracker *t, int in_sampler, long slot)
     if (!tree_ok && !t->warned_tree) {
         t->warned_tree = 1;
         warn(t, "cannot walk the process tree of PID %d: %s", (int)t->pid, strerror(errno));
+    }
+    if (t->tree.nunreadable && !t->warned_unreadable) {
+        t->warned_unreadable = 1;
+        warn(t, "permission denied reading %s/%s (a process of another user?): what that file "
+             "holds is left out of the figures; run as its owner or root to count it",
+             t->proc_root, t->tree.unreadable);
     }
     if (t->tree.fd_exhausted && !t->warned_fds) {
         t->warned_fds = 1;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -160,6 +161,13 @@ static void note_departed(struct tree *t, const struct tracked_proc *p)
     t->departed_write += p->io.write_bytes;
 }
 
+/* Notes a file we may not read (EACCES/EPERM) for the warning. */
+static void note_unreadable(struct tree *t, pid_t pid, const char *file)
+{
+    if (!t->nunreadable++)
+        snprintf(t->unreadable, sizeof t->unreadable, "%d/%s", (int)pid, file);
+}
+
 /* Reads a newly found process: opens it and takes its identity. */
 static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
 {
@@ -178,7 +186,11 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
     if (procfs_open(t->root_fd, pid, &t->fd_budget, &p->h) < 0)
         return NULL;
     if (procfs_read_stat(&p->h, t->buf, t->bufcap, &p->st) < 0) {
+        int e = errno;
+        if (e == EACCES || e == EPERM)
+            note_unreadable(t, pid, "stat");
         procfs_close(&p->h);
+        errno = e;
         return NULL;
     }
     p->starttime = p->st.starttime;
@@ -217,6 +229,8 @@ static int read_io(struct tree *t, struct tracked_proc *p)
         p->io = io;
         p->io_state = 1;
     } else if (errno == EACCES || errno == EPERM || errno == EINVAL) {
+        if (errno != EINVAL)
+            note_unreadable(t, p->pid, "io");
         p->io_state = -1; /* another user's process: its bytes are not ours to see */
     } else if (errno != ENOENT) {
         return -1;
@@ -236,8 +250,14 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
         memset(&p->status, 0, sizeof p->status);
         return 0; /* a zombie holds no memory and has no status memory lines */
     }
-    if (procfs_read_status(&p->h, t->buf, t->bufcap, &p->status) < 0)
+    if (procfs_read_status(&p->h, t->buf, t->bufcap, &p->status) < 0) {
+        if (errno == EACCES || errno == EPERM) {
+            note_unreadable(t, p->pid, "status"); /* counted without its memory */
+            memset(&p->status, 0, sizeof p->status);
+            return 0;
+        }
         return errno == EINVAL ? 0 : -1;
+    }
     if (p->first_hwm_kb == (unsigned long long)-1)
         p->first_hwm_kb = p->status.vm_hwm_kb;
     if (rollup_due(t, p)) {
@@ -251,6 +271,8 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
         } else if (errno == ENOENT || errno == EACCES || errno == EPERM || errno == EINVAL) {
             if (faccessat(p->h.dirfd, "stat", R_OK, 0) < 0)
                 return -1; /* not unreadable: gone */
+            /* smaps_rollup is mode 0444 but needs ptrace access: another
+             * user's process shows EACCES. RssAnon stands in (tree.c). */
             p->rollup_state = -1;
         } else {
             return -1;
@@ -310,6 +332,18 @@ static int reaper_stat(struct tree *t, struct proc_stat *st)
     return procfs_read_stat(&t->reaper, t->buf, t->bufcap, st);
 }
 
+/* 1 when ppid is the reaper or a process this walk has already seen. */
+static int parent_in_tree(const struct tree *t, pid_t ppid)
+{
+    if (t->reaper_pid > 0 && ppid == t->reaper_pid)
+        return 1;
+    const struct tracked_proc *parent = NULL;
+    for (size_t i = 0; i < t->nprocs && !parent; i++)
+        if (t->procs[i].pid == ppid)
+            parent = &t->procs[i];
+    return parent && parent->seen == t->generation;
+}
+
 /* One pass over the tree: visit main, its descendants and (with a reaper
  * of reaper_threads threads) the reaper's other children, updating the table. */
 static int walk_once(struct tree *t, long reaper_threads)
@@ -350,6 +384,14 @@ static int walk_once(struct tree *t, long reaper_threads)
                 if (errno == EMFILE || errno == ENFILE)
                     t->fd_exhausted = 1; /* alive, but we cannot read it */
                 continue; /* or it vanished before we could read it */
+            }
+            /* Listed as a child, but its parent is not in the tree: the
+             * child exited and its pid went to an unrelated process between
+             * the listing and the reading. Not ours. */
+            if (role == ROLE_DESC && !parent_in_tree(t, p->st.ppid)) {
+                procfs_close(&p->h);
+                t->nprocs--;
+                continue;
             }
         }
         if (read_memory(t, p) < 0) {

@@ -67,6 +67,11 @@ struct tree {
     int fd_budget;        /* descriptors we may still keep open */
     int fd_exhausted;     /* a process could not be opened: no descriptor left */
     unsigned long long departed_main_ticks, departed_desc_ticks;
+    /* A file of a tracked process could not be read for lack of permission
+     * (another user's process): its figures are left out. The first such
+     * file, for the warning, and how many there were. */
+    char unreadable[64];
+    unsigned long nunreadable;
     /* The series: read io and smaps_rollup at every walk. */
     int series;
     unsigned long long departed_utime, departed_stime, departed_read, departed_write;
