@@ -3,7 +3,10 @@
 # missing. Runs apt-get when we are root; otherwise says what to install.
 set -eu
 
-packages="gcc libc6-dev make cmake pkg-config libjson-c-dev zlib1g-dev libcurl4-openssl-dev"
+# clang and libclang-rt-14-dev: the libFuzzer targets (make fuzz, and a short
+# run of each in make check).
+packages="gcc libc6-dev make cmake pkg-config libjson-c-dev zlib1g-dev libcurl4-openssl-dev
+clang libclang-rt-14-dev"
 missing=""
 for p in $packages; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "pyfloat.h"
+#include "snapshot.h"
 
 #define SNAPSHOT_MAX_BYTES (2ULL << 30) /* uncompressed: ~10 M rows, far past any run */
 
@@ -205,56 +206,36 @@ gt_status gt_snapshot_write(const gt_snapshot *s, const char *path)
 
 /* ---- reading -------------------------------------------------------------- */
 
-/* Reads the whole file (gunzipped when it is gzip) into *text. */
-static gt_status read_text(const char *path, char **text)
+/* The text of a snapshot's bytes: gunzipped when they are gzip, as they
+ * are when plain JSON. *text is malloc'd and NUL-terminated. */
+static gt_status decode_text(const unsigned char *raw, size_t got, const char *path, char **text)
 {
     *text = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path,
-                       S_ISDIR(sb.st_mode) ? "it is a directory" : "not a regular file");
-    }
-    size_t len = (size_t)sb.st_size;
-    unsigned char *raw = malloc(len + 1);
-    size_t got = 0;
-    while (raw && got < len) {
-        ssize_t r = read(fd, raw + got, len - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!raw)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
     if (got < 2 || raw[0] != 0x1f || raw[1] != 0x8b) {
         /* Plain JSON is accepted too (a snapshot someone gunzipped). */
         size_t i = 0;
         while (i < got && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r'))
             i++;
-        if (i == got || raw[i] != '{') {
-            free(raw);
+        if (i == got || raw[i] != '{')
             return gt_fail(GT_ERR_PARSE, "'%s' is not a snapshot: neither gzip nor JSON%s", path,
                            got == 0 ? " (it is empty)" : "");
-        }
-        raw[got] = '\0';
-        *text = (char *)raw;
+        char *copy = malloc(got + 1);
+        if (!copy)
+            return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
+        memcpy(copy, raw, got);
+        copy[got] = '\0';
+        *text = copy;
         return GT_OK;
     }
+    if (got > 0xFFFFFFFFu)
+        return gt_fail(GT_ERR_PARSE, "cannot read '%s': too big", path);
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 16) != Z_OK) {
-        free(raw);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
         return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
-    }
     size_t cap = got * 4 + 4096, n = 0;
     char *out = malloc(cap);
-    z.next_in = raw;
+    z.next_in = (Bytef *)raw;
     z.avail_in = (uInt)got;
     int rc = Z_OK;
     while (out && rc == Z_OK) {
@@ -281,7 +262,6 @@ static gt_status read_text(const char *path, char **text)
             rc = Z_OK; /* more room needed */
     }
     inflateEnd(&z);
-    free(raw);
     if (!out || rc != Z_STREAM_END) {
         free(out);
         if (!out || rc == Z_MEM_ERROR)
@@ -292,6 +272,37 @@ static gt_status read_text(const char *path, char **text)
     }
     out[n] = '\0';
     *text = out;
+    return GT_OK;
+}
+
+/* Reads the whole file into *raw (malloc'd), *len bytes. */
+static gt_status read_file(const char *path, unsigned char **raw, size_t *len)
+{
+    *raw = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path,
+                       S_ISDIR(sb.st_mode) ? "it is a directory" : "not a regular file");
+    }
+    size_t want = (size_t)sb.st_size, got = 0;
+    unsigned char *buf = malloc(want + 1);
+    while (buf && got < want) {
+        ssize_t r = read(fd, buf + got, want - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!buf)
+        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
+    *raw = buf;
+    *len = got;
     return GT_OK;
 }
 
@@ -506,26 +517,26 @@ static void read_snapshot(struct reader *r, json_object *root, gt_snapshot *s)
     s->series.system = rows;
 }
 
-gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
+gt_status snapshot_read_memory(const void *data, size_t len, const char *name, gt_snapshot **out)
 {
     gt_clear_error();
     *out = NULL;
     char *text;
-    gt_status st = read_text(path, &text);
+    gt_status st = decode_text(data, len, name, &text);
     if (st != GT_OK)
         return st;
     enum json_tokener_error jerr = json_tokener_success;
     json_object *root = json_tokener_parse_verbose(text, &jerr);
     free(text);
     if (!root)
-        return gt_fail(GT_ERR_PARSE, "'%s' is not a valid snapshot: not JSON (%s)", path,
+        return gt_fail(GT_ERR_PARSE, "'%s' is not a valid snapshot: not JSON (%s)", name,
                        json_tokener_error_desc(jerr));
     gt_snapshot *s = calloc(1, sizeof *s);
     if (!s) {
         json_object_put(root);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
-    struct reader r = {GT_OK, path};
+    struct reader r = {GT_OK, name};
     read_snapshot(&r, root, s);
     json_object_put(root);
     if (r.status != GT_OK) {
@@ -534,6 +545,20 @@ gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
     }
     *out = s;
     return GT_OK;
+}
+
+gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
+{
+    gt_clear_error();
+    *out = NULL;
+    unsigned char *raw = NULL;
+    size_t len = 0;
+    gt_status st = read_file(path, &raw, &len);
+    if (st != GT_OK)
+        return st;
+    st = snapshot_read_memory(raw, len, path, out);
+    free(raw);
+    return st;
 }
 
 void gt_snapshot_free(gt_snapshot *s)

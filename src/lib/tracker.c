@@ -686,8 +686,11 @@ static void add_rows(gt_tracker *t, long k, double now, const struct process_rea
                           &srow);
     pthread_mutex_lock(&t->lock);
     int frozen = t->series_frozen;
-    int lost = !frozen && ((have_p && series_store_add_process(&t->store, &prow) < 0) |
-                           (have_s && series_store_add_system(&t->store, &srow) < 0));
+    int lost = 0;
+    if (!frozen && have_p && series_store_add_process(&t->store, &prow) < 0)
+        lost = 1;
+    if (!frozen && have_s && series_store_add_system(&t->store, &srow) < 0)
+        lost = 1;
     pthread_mutex_unlock(&t->lock);
     if (frozen)
         return;

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs every libFuzzer target of a GT_FUZZ build for SECONDS each, from the
+# checked-in seed corpus (fuzz/corpus/TARGET, read only: new inputs go to a
+# temporary directory). A crash, leak or sanitizer report fails the run and
+# leaves the input that caused it in the build directory.
+# usage: run-fuzz.sh BUILD_DIR SECONDS
+set -eu
+build=$1
+seconds=$2
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+for target in "$build"/fuzz/fuzz_*; do
+    name=$(basename "$target")
+    mkdir -p "$work/$name"
+    echo "fuzz: $name for ${seconds}s"
+    if ! "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$build/fuzz/$name-" -print_final_stats=1 \
+        "$work/$name" "$src/fuzz/corpus/$name" >"$work/$name.log" 2>&1; then
+        tail -n 60 "$work/$name.log"
+        echo "fuzz: $name FAILED (the input is in $build/fuzz/$name-*)"
+        status=1
+    else
+        grep -E "stat::number_of_executed_units|cov:" "$work/$name.log" | tail -n 2
+    fi
+done
+exit $status
