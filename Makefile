@@ -46,9 +46,10 @@ fuzz: fuzz-build
 demo: build
 	$(BUILD_DIR)/gpu-tracker --st 0.2 --ru megabytes --tu seconds -- $(BUILD_DIR)/tests/gt-workload demo
 
-# Prints what tracking costs (figures, not pass/fail).
+# Prints what tracking costs and how exact it is (figures, not pass/fail;
+# about three minutes).
 bench: build
-	$(BUILD_DIR)/bench/gt-bench-overhead $(BUILD_DIR)/gpu-tracker 3 0.01
+	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

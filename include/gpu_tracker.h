@@ -132,6 +132,11 @@ typedef struct gt_options {
      * http://169.254.169.254; GCP's metadata.google.internal otherwise).
      * The answer goes into snapshots (gt_tracker_snapshot). Default 0. */
     int discover_cloud;
+    /* Non-zero: for comparison only, the figures a plain sampling tracker
+     * gets: peaks only from samples (no VmHWM or ru_maxrss floor), CPU only
+     * from the changes seen between two samples of a live process (nothing
+     * of what exited between samples, nothing of reaped children). */
+    int sampled_only;
 } gt_options;
 
 #define GT_SERIES_PROCESS 1
@@ -236,6 +241,9 @@ typedef struct gt_measurement {
     double sleep_time;   /* seconds between samples */
     int gpu_available;   /* 0: the GPU figures are zeros, see gpu_reason */
     char gpu_reason[256];/* why GPU figures are not available ("" if they are) */
+    /* How late the periodic samples came after their scheduled times. */
+    double lateness_mean_ms, lateness_max_ms;
+    int sampled_only;    /* options.sampled_only was set */
 } gt_measurement;
 
 typedef struct gt_resource_usage {

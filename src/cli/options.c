@@ -67,6 +67,9 @@ const char cli_usage[] =
     "    --report=<file>         Write a self-contained HTML report of the run.\n"
     "    --cloud                 Ask the cloud metadata services (AWS, GCP, Azure) which\n"
     "                            instance this is, for the snapshot and report.\n"
+    "    --sampled-only          For comparison: the figures a plain sampling tracker gets\n"
+    "                            (no kernel high-water marks, no subreaper, CPU only between\n"
+    "                            samples). make bench uses it.\n"
     "\n"
     "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it).\n"
     "While tracking, the results so far are kept in a backup file .gpu-tracker_<uuid>.json in\n"
@@ -86,7 +89,7 @@ const char cli_usage[] =
 
 enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
-    OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD,
+    OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
 };
 
 static const struct option long_options[] = {
@@ -109,6 +112,7 @@ static const struct option long_options[] = {
     {"snapshot", required_argument, NULL, OPT_SNAPSHOT},
     {"report", required_argument, NULL, OPT_REPORT},
     {"cloud", no_argument, NULL, OPT_CLOUD},
+    {"sampled-only", no_argument, NULL, OPT_SAMPLED_ONLY},
     {NULL, 0, NULL, 0},
 };
 
@@ -194,6 +198,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         case OPT_SNAPSHOT: o->snapshot = optarg; break;
         case OPT_REPORT: o->report = optarg; break;
         case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
+        case OPT_SAMPLED_ONLY: o->tracker.sampled_only = 1; break;
         case ':':
             snprintf(err, errcap, "option '%s' needs a value", argv[optind - 1]);
             return -1;

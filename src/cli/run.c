@@ -104,7 +104,8 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     memset(r, 0, sizeof *r);
     *t = NULL;
     r->exit_status = 1;
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+    /* --sampled-only compares with a plain sampler: no subreaper. */
+    if (!opts->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
         snprintf(err, errcap, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
     }
@@ -142,7 +143,7 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     child_pid = pid;
 
     opts->process_id = pid;
-    opts->reaper_pid = getpid();
+    opts->reaper_pid = opts->sampled_only ? 0 : getpid();
     gt_tracker *tracker = start_tracker(opts, err, errcap);
     if (!tracker) {
         kill(pid, SIGKILL);

@@ -51,33 +51,36 @@ static size_t collect(char *p, size_t size, size_t n, void *arg)
 static int request(const char *url, const char *method, const char *header1,
                    const char *header2, struct answer *a)
 {
-    CURL *c = curl_easy_init();
+    const struct http_api *http = http_api(NULL);
+    if (!http)
+        return -1;
+    CURL *c = http->easy_init();
     if (!c)
         return -1;
     a->len = 0;
     a->data[0] = '\0';
     struct curl_slist *h = NULL;
     if (header1)
-        h = curl_slist_append(h, header1);
+        h = http->slist_append(h, header1);
     if (header2)
-        h = curl_slist_append(h, header2);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, REQUEST_TIMEOUT_MS);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, REQUEST_TIMEOUT_MS);
-    curl_easy_setopt(c, CURLOPT_NOPROXY, "*"); /* metadata is never behind a proxy */
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
+        h = http->slist_append(h, header2);
+    http->easy_setopt(c, CURLOPT_URL, url);
+    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    http->easy_setopt(c, CURLOPT_TIMEOUT_MS, REQUEST_TIMEOUT_MS);
+    http->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, REQUEST_TIMEOUT_MS);
+    http->easy_setopt(c, CURLOPT_NOPROXY, "*"); /* metadata is never behind a proxy */
+    http->easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    http->easy_setopt(c, CURLOPT_WRITEDATA, a);
     if (h)
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
     if (method)
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+        http->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     long status = 0;
-    CURLcode rc = curl_easy_perform(c);
+    CURLcode rc = http->easy_perform(c);
     if (rc == CURLE_OK)
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(c);
+        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    http->slist_free_all(h);
+    http->easy_cleanup(c);
     return rc == CURLE_OK && status == 200 ? 0 : -1;
 }
 
@@ -191,7 +194,7 @@ static void discover(gt_cloud_info *out)
     const char *env = getenv("GPU_TRACKER_METADATA_URL");
     const char *link_local = env && *env ? env : "http://169.254.169.254";
     const char *google = env && *env ? env : "http://metadata.google.internal";
-    if (http_ready())
+    if (http_api(NULL))
         out->found = check_aws(link_local, out) || check_gcp(google, out) ||
                      check_azure(link_local, out);
     if (!out->found) {

@@ -1,9 +1,27 @@
-/* http.h - libcurl set up once for the library's HTTP clients (cloud
- * metadata, the Keeper API). */
+/* http.h - libcurl for the library's HTTP clients (cloud metadata, the
+ * Keeper API), loaded with dlopen on first use: the tracker itself never
+ * pays for it (libcurl brings some thirty libraries and megabytes of
+ * resident memory into every process that links it). */
 #ifndef GT_HTTP_H
 #define GT_HTTP_H
 
-/* Initializes libcurl the first time (thread-safe); 1 when it is usable. */
-int http_ready(void);
+#include <curl/curl.h>
+#include <stddef.h>
+
+/* The libcurl calls we use. */
+struct http_api {
+    CURL *(*easy_init)(void);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+};
+
+/* Loads libcurl.so.4 and initializes it, the first time (thread-safe).
+ * NULL when it cannot: *why (may be NULL) then says why. */
+const struct http_api *http_api(const char **why);
 
 #endif

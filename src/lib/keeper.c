@@ -44,8 +44,10 @@ gt_status gt_recommend_server(const gt_recommendation *r, char **json_out)
 {
     gt_clear_error();
     *json_out = NULL;
-    if (!http_ready())
-        return gt_fail(GT_ERR_SYSTEM, "cannot start libcurl");
+    const char *why = "";
+    const struct http_api *http = http_api(&why);
+    if (!http)
+        return gt_fail(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
     const char *env = getenv("GPU_TRACKER_KEEPER_URL");
     const char *base = env && *env ? env : KEEPER_DEFAULT;
     /* The API takes memory in GiB (Python's round: half to even) and GPU
@@ -61,31 +63,31 @@ gt_status gt_recommend_server(const gt_recommendation *r, char **json_out)
         snprintf(url + n, sizeof url - (size_t)n, "&gpu_memory_total=%d",
                  (int)ceil((double)r->vram_mib / 1024.0));
 
-    CURL *c = curl_easy_init();
+    CURL *c = http->easy_init();
     if (!c)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     struct body b = {0};
-    struct curl_slist *h = curl_slist_append(NULL, "X-Application-ID: gpu-tracker");
+    struct curl_slist *h = http->slist_append(NULL, "X-Application-ID: gpu-tracker");
     char curl_err[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, KEEPER_TIMEOUT_MS);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    CURLcode rc = curl_easy_perform(c);
+    http->easy_setopt(c, CURLOPT_URL, url);
+    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    http->easy_setopt(c, CURLOPT_TIMEOUT_MS, KEEPER_TIMEOUT_MS);
+    http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    http->easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    http->easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    http->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+    http->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    CURLcode rc = http->easy_perform(c);
     long status = 0;
     if (rc == CURLE_OK)
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(c);
+        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    http->slist_free_all(h);
+    http->easy_cleanup(c);
 
     gt_status st = GT_OK;
     if (rc != CURLE_OK) {
         st = gt_fail(GT_ERR_IO, "cannot reach the Keeper API at %s: %s", base,
-                     b.too_big ? "the answer is too big" : curl_err[0] ? curl_err : curl_easy_strerror(rc));
+                     b.too_big ? "the answer is too big" : curl_err[0] ? curl_err : http->easy_strerror(rc));
     } else if (status != 200) {
         st = gt_fail(GT_ERR_IO, "the Keeper API at %s answered HTTP %ld", base, status);
     } else {

@@ -108,6 +108,8 @@ struct gt_tracker {
     struct usage_acc acc;
     struct series_store store;
     int duration_done; /* sampling reached options.duration and ended */
+    double lateness_sum, lateness_max; /* seconds past each periodic sample's deadline */
+    long lateness_n;
     /* stop() gave up on a stuck sampling thread: the rows are the caller's
      * to read now, and the descriptors may be closed: add and write none. */
     int series_frozen;
@@ -460,6 +462,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
                        strerror(e));
     }
     t->tree.series = (t->opts.series & GT_SERIES_PROCESS) != 0;
+    t->tree.sampled_only = opts->sampled_only != 0;
     if ((t->opts.series & GT_SERIES_SYSTEM) &&
         system_series_open(&t->sysx, t->proc_root, t->sys_root) < 0) {
         destroy(t);
@@ -490,6 +493,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     long tck = sysconf(_SC_CLK_TCK);
     t->ticks_per_second = tck > 0 ? (double)tck : 100.0;
     usage_init(&t->acc, opts->sleep_time, t->ticks_per_second);
+    t->acc.sampled_only = opts->sampled_only != 0;
     usage_set_gpus(&t->acc, gpu_capacity, t->gpu.ndevices, t->gpu.nselected);
     t->state = STATE_NEW;
     *out = t;
@@ -516,6 +520,10 @@ static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
 {
     usage_result(&t->acc, &t->units, end_time - t->start_time, &t->usage);
     t->usage.measurement.complete = complete;
+    t->usage.measurement.lateness_mean_ms =
+        t->lateness_n ? t->lateness_sum / (double)t->lateness_n * 1e3 : 0;
+    t->usage.measurement.lateness_max_ms = t->lateness_max * 1e3;
+    t->usage.measurement.sampled_only = t->opts.sampled_only != 0;
     t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
     gt_gpu_details *d = &t->usage.gpu_details;
     d->ndevices = t->gpu.ndevices < GT_MAX_GPUS ? t->gpu.ndevices : GT_MAX_GPUS;
@@ -859,6 +867,13 @@ static void *sampler_main(void *arg)
             rc = pthread_cond_timedwait(&t->wake, &t->lock, &deadline);
         if (t->stop_requested)
             break;
+        double late = monotonic_now() - (t->start_time + (double)k * interval);
+        if (late < 0)
+            late = 0;
+        t->lateness_sum += late;
+        if (late > t->lateness_max)
+            t->lateness_max = late;
+        t->lateness_n++;
         pthread_mutex_unlock(&t->lock);
         take_sample(t, 1, k);
         pthread_mutex_lock(&t->lock);

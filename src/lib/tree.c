@@ -40,6 +40,8 @@ struct tracked_proc {
     struct proc_rollup rollup;
     unsigned long long rollup_peak_kb;
     int samples_since_rollup;
+    unsigned walks_seen;             /* walks that saw it (sampled_only) */
+    unsigned long long prev_own_ticks;
     int io_state;                    /* 0 never read, 1 have one, -1 unreadable */
     struct proc_io io;               /* the latest we could read */
 };
@@ -402,6 +404,7 @@ static int walk_once(struct tree *t, long reaper_threads)
             continue;
         }
         p->seen = t->generation;
+        p->walks_seen++;
         if (p->st.state != 'Z' && queue_children(t, &p->h, pid, p->st.num_threads) < 0)
             return -1;
     }
@@ -504,5 +507,23 @@ int tree_walk(struct tree *t, struct tree_sample *s)
         }
     }
     s->desc_pss_shared_kb = desc_pss_total;
+    if (t->sampled_only) {
+        /* What a plain sampler counts: each live process's change since it
+         * was last seen; nothing of departed or reaped processes. */
+        for (size_t i = 0; i < t->nprocs; i++) {
+            struct tracked_proc *p = &t->procs[i];
+            unsigned long long now = own_ticks(p);
+            if (p->walks_seen > 1 && now >= p->prev_own_ticks) {
+                if (p->role == ROLE_MAIN)
+                    t->sampled_main_ticks += now - p->prev_own_ticks;
+                else
+                    t->sampled_desc_ticks += now - p->prev_own_ticks;
+            }
+            p->prev_own_ticks = now;
+        }
+        s->main_ticks = t->sampled_main_ticks;
+        s->desc_ticks = t->sampled_desc_ticks;
+        s->main_hwm_kb = s->desc_hwm_max_kb = 0;
+    }
     return 0;
 }

@@ -75,6 +75,10 @@ struct tree {
     /* The series: read io and smaps_rollup at every walk. */
     int series;
     unsigned long long departed_utime, departed_stime, departed_read, departed_write;
+    /* options.sampled_only: CPU only from changes between two walks that saw
+     * a process, summed here. */
+    int sampled_only;
+    unsigned long long sampled_main_ticks, sampled_desc_ticks;
 };
 
 /* Opens the procfs root and checks that main exists. Returns 0, or -1 with

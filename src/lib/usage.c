@@ -180,6 +180,8 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
 
 void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrss_kb)
 {
+    if (a->sampled_only)
+        return;
     int own_only = a->main_seen && a->main_cminflt == 0 && a->main_cmajflt == 0;
     raise_ull(&a->reaped_any_kb, maxrss_kb);
     if (is_main && own_only)

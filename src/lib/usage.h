@@ -29,6 +29,7 @@ struct rss_peak {
 };
 
 struct usage_acc {
+    int sampled_only;              /* no kernel high-water marks (comparison mode) */
     double sleep_time;
     double ticks_per_second;
     long samples;

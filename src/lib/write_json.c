@@ -180,6 +180,12 @@ char *gt_usage_to_json(const gt_resource_usage *u)
     json_object_object_add(g, "reason", u->measurement.gpu_available
                            ? NULL : json_object_new_string(u->measurement.gpu_reason));
     json_object_object_add(m, "gpu", g);
+    json_object *sched = json_object_new_object();
+    add_float(sched, "lateness_mean_ms", u->measurement.lateness_mean_ms);
+    add_float(sched, "lateness_max_ms", u->measurement.lateness_max_ms);
+    json_object_object_add(m, "schedule", sched);
+    if (u->measurement.sampled_only)
+        json_object_object_add(m, "sampled_only", json_object_new_boolean(1));
     json_object_object_add(root, "measurement", m);
 
     const char *s = json_object_to_json_string_ext(
@@ -376,6 +382,16 @@ gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
             u->measurement.samples = json_object_get_int64(v);
         if (json_object_object_get_ex(m, "sleep_time", &v))
             u->measurement.sleep_time = json_object_get_double(v);
+        json_object *sched;
+        if (json_object_object_get_ex(m, "schedule", &sched) &&
+            json_object_is_type(sched, json_type_object)) {
+            if (json_object_object_get_ex(sched, "lateness_mean_ms", &v))
+                u->measurement.lateness_mean_ms = json_object_get_double(v);
+            if (json_object_object_get_ex(sched, "lateness_max_ms", &v))
+                u->measurement.lateness_max_ms = json_object_get_double(v);
+        }
+        if (json_object_object_get_ex(m, "sampled_only", &v))
+            u->measurement.sampled_only = json_object_get_boolean(v);
         json_object *g;
         if (json_object_object_get_ex(m, "gpu", &g)) {
             if (json_object_object_get_ex(g, "available", &v))
