@@ -85,7 +85,7 @@ struct run {
     long maxrss_kib;
 };
 
-static struct run attach_run(const char *gt, int n, double interval, double seconds)
+static struct run attach_run(const char *gt, int n, double interval, double seconds, int series)
 {
     struct run r = {0};
     pid_t root = idle_tree(n);
@@ -97,8 +97,13 @@ static struct run attach_run(const char *gt, int n, double interval, double seco
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
-        execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json, "--disable-logs",
-              (char *)NULL);
+        if (series)
+            execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
+                  "--disable-logs", "--process-csv", "/dev/null", "--system-csv", "/dev/null",
+                  (char *)NULL);
+        else
+            execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
+                  "--disable-logs", (char *)NULL);
         _exit(127);
     }
     nap(seconds);
@@ -132,8 +137,8 @@ static void overhead(const char *gt, int quick)
     for (size_t i = 0; i < 3; i++)
         for (size_t k = 0; k < 4; k++) {
             double t = intervals[i] >= 1 ? (quick ? 2 : 3) : 1;
-            struct run a = attach_run(gt, sizes[k], intervals[i], t);
-            struct run b = attach_run(gt, sizes[k], intervals[i], 2 * t);
+            struct run a = attach_run(gt, sizes[k], intervals[i], t, 0);
+            struct run b = attach_run(gt, sizes[k], intervals[i], 2 * t, 0);
             double per = b.samples > a.samples ? (b.cpu - a.cpu) / (b.samples - a.samples) : 0;
             double fixed = a.cpu - per * a.samples;
             printf("%6g %9d %8.0f %13.1f %14.2f %9.1f %12.1f %7.2fms %7.2fms\n", intervals[i],
@@ -142,6 +147,25 @@ static void overhead(const char *gt, int quick)
                    b.late, b.late_max);
             fflush(stdout);
         }
+}
+
+/* What the time series add: both series (to /dev/null) read every process's
+ * smaps_rollup and io, and diskstats, net/dev, mountinfo and statvfs. */
+static void series_cost(const char *gt)
+{
+    printf("\nTime series: per-sample cost at --st 0.1 without and with both series\n");
+    printf("%9s %16s %16s\n", "processes", "summary us", "with series us");
+    const int sizes[] = {1, 10, 100};
+    for (size_t k = 0; k < 3; k++) {
+        double per[2];
+        for (int series = 0; series < 2; series++) {
+            struct run a = attach_run(gt, sizes[k], 0.1, 1, series);
+            struct run b = attach_run(gt, sizes[k], 0.1, 2, series);
+            per[series] = b.samples > a.samples ? (b.cpu - a.cpu) / (b.samples - a.samples) : 0;
+        }
+        printf("%9d %16.1f %16.1f\n", sizes[k], per[0] * 1e6, per[1] * 1e6);
+        fflush(stdout);
+    }
 }
 
 /* The truth a workload wrote: the largest peak and the sum of peaks (kB),
@@ -257,6 +281,7 @@ int main(int argc, char **argv)
     close(fd);
     int quick = argc > 3 && !strcmp(argv[3], "quick");
     overhead(argv[1], quick);
+    series_cost(argv[1]);
     accuracy(argv[1], argv[2]);
     unlink(out_json);
     return 0;
