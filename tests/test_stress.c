@@ -156,7 +156,7 @@ static void test_unreadable(void)
     pid_t pid = fork();
     if (pid == 0) {
         if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
-            _exit(99);
+            _exit(77); /* cannot drop root here (a user namespace): cannot test */
         check_failures = 0;
         gt_options o;
         gt_options_init(&o);
@@ -197,8 +197,11 @@ static void test_unreadable(void)
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the unprivileged child: %d",
-              status);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+        printf("cannot drop root privileges here: the unreadable-file test is skipped\n");
+    else
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the unprivileged child: %d",
+                  status);
     fx_rmroot(root);
 }
 
