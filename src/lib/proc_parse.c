@@ -4,35 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-/* A cursor over [p, end). */
-struct cursor {
-    const char *p;
-    const char *end;
-};
-
-static void skip_blanks(struct cursor *c)
-{
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
-        c->p++;
-}
-
-/* Reads an unsigned decimal; -1 when there is no digit or it overflows. */
-static int read_u64(struct cursor *c, unsigned long long *out)
-{
-    skip_blanks(c);
-    if (c->p >= c->end || *c->p < '0' || *c->p > '9')
-        return -1;
-    unsigned long long v = 0;
-    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-        unsigned d = (unsigned)(*c->p - '0');
-        if (v > (ULLONG_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-        c->p++;
-    }
-    *out = v;
-    return 0;
-}
+#include "cursor.h"
 
 /* Reads a decimal that may be negative; negative values read as 0 (the
  * counters we keep cannot be negative; priority and nice may be). */

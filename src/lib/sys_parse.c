@@ -5,33 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
-struct cursor {
-    const char *p;
-    const char *end;
-};
-
-static void skip_blanks(struct cursor *c)
-{
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
-        c->p++;
-}
-
-static int read_u64(struct cursor *c, unsigned long long *out)
-{
-    skip_blanks(c);
-    if (c->p >= c->end || *c->p < '0' || *c->p > '9')
-        return -1;
-    unsigned long long v = 0;
-    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-        unsigned d = (unsigned)(*c->p - '0');
-        if (v > (ULLONG_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-        c->p++;
-    }
-    *out = v;
-    return 0;
-}
+#include "cursor.h"
 
 static int read_uint(struct cursor *c, unsigned *out)
 {
