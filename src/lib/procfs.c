@@ -49,6 +49,30 @@ int procfs_pread(int fd, char *buf, size_t cap, size_t *len)
     return read_fd(fd, 1, buf, cap, len);
 }
 
+int procfs_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len)
+{
+    for (;;) {
+        if (procfs_pread(fd, *buf, *cap, len) == 0)
+            return 0;
+        if (errno != EFBIG || *cap >= max)
+            return -1;
+        char *nb = realloc(*buf, *cap * 2);
+        if (!nb) {
+            errno = ENOMEM;
+            return -1;
+        }
+        *buf = nb;
+        *cap *= 2;
+    }
+}
+
+int procfs_open_in(const char *root, const char *name, int flags)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    return open(path, flags | O_RDONLY | O_CLOEXEC);
+}
+
 int procfs_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);

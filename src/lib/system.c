@@ -13,31 +13,6 @@
 
 #define MAX_STAT_BYTES (8u << 20) /* /proc/stat of a huge machine, with room */
 
-static int open_in(const char *root, const char *name)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-/* Reads a kept-open file, growing the buffer for a large /proc/stat. */
-static int read_grow(struct system_reader *r, int fd, size_t *len)
-{
-    for (;;) {
-        if (procfs_pread(fd, r->buf, r->bufcap, len) == 0)
-            return 0;
-        if (errno != EFBIG || r->bufcap >= MAX_STAT_BYTES)
-            return -1;
-        char *nb = realloc(r->buf, r->bufcap * 2);
-        if (!nb) {
-            errno = ENOMEM;
-            return -1;
-        }
-        r->buf = nb;
-        r->bufcap *= 2;
-    }
-}
-
 int system_open(struct system_reader *r, const char *proc_root, struct sys_cpu *cpu,
                 struct meminfo *mem, const char **what)
 {
@@ -50,12 +25,12 @@ int system_open(struct system_reader *r, const char *proc_root, struct sys_cpu *
         *what = "memory";
         return -1;
     }
-    r->stat_fd = open_in(proc_root, "stat");
+    r->stat_fd = procfs_open_in(proc_root, "stat", 0);
     if (r->stat_fd < 0) {
         *what = "stat";
         goto fail;
     }
-    r->meminfo_fd = open_in(proc_root, "meminfo");
+    r->meminfo_fd = procfs_open_in(proc_root, "meminfo", 0);
     if (r->meminfo_fd < 0) {
         *what = "meminfo";
         goto fail;
@@ -86,14 +61,14 @@ int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *me
 {
     size_t len;
     *what = "stat";
-    if (read_grow(r, r->stat_fd, &len) < 0)
+    if (procfs_pread_grow(r->stat_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
         return -1;
     if (proc_parse_cpu_stat(r->buf, len, cpu) < 0) {
         errno = EINVAL;
         return -1;
     }
     *what = "meminfo";
-    if (read_grow(r, r->meminfo_fd, &len) < 0)
+    if (procfs_pread_grow(r->meminfo_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
         return -1;
     if (proc_parse_meminfo(r->buf, len, mem) < 0) {
         errno = EINVAL;

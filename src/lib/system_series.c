@@ -17,29 +17,10 @@
 #define MAX_FILE_BYTES (16u << 20) /* mountinfo of a busy container host, with room */
 #define MAX_FS_KEYS 256            /* distinct filesystems counted per sample */
 
-static int open_in(const char *root, const char *name, int flags)
+/* Reads fd from its start into the reader's buffer. */
+static int read_file(struct system_series_reader *r, int fd, size_t *len)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    return open(path, flags | O_RDONLY | O_CLOEXEC);
-}
-
-/* Reads fd from offset 0 to its end, growing the buffer as needed. */
-static int read_all(struct system_series_reader *r, int fd, size_t *len)
-{
-    for (;;) {
-        if (procfs_pread(fd, r->buf, r->bufcap, len) == 0)
-            return 0;
-        if (errno != EFBIG || r->bufcap >= MAX_FILE_BYTES)
-            return -1;
-        char *nb = realloc(r->buf, r->bufcap * 2);
-        if (!nb) {
-            errno = ENOMEM;
-            return -1;
-        }
-        r->buf = nb;
-        r->bufcap *= 2;
-    }
+    return procfs_pread_grow(fd, &r->buf, &r->bufcap, MAX_FILE_BYTES, len);
 }
 
 int system_series_open(struct system_series_reader *r, const char *proc_root,
@@ -55,10 +36,10 @@ int system_series_open(struct system_series_reader *r, const char *proc_root,
         errno = ENOMEM;
         return -1;
     }
-    r->sys_block_fd = open_in(sys_root, "block", O_DIRECTORY);
-    r->sys_net_fd = open_in(sys_root, "class/net", O_DIRECTORY);
-    r->diskstats_fd = open_in(proc_root, "diskstats", 0);
-    r->netdev_fd = open_in(proc_root, "net/dev", 0);
+    r->sys_block_fd = procfs_open_in(sys_root, "block", O_DIRECTORY);
+    r->sys_net_fd = procfs_open_in(sys_root, "class/net", O_DIRECTORY);
+    r->diskstats_fd = procfs_open_in(proc_root, "diskstats", 0);
+    r->netdev_fd = procfs_open_in(proc_root, "net/dev", 0);
     r->proc_dir = opendir(proc_root);
     return 0;
 }
@@ -216,7 +197,7 @@ static int read_disks(struct system_series_reader *r, struct system_series_sampl
 {
     size_t len;
     s->ndisks = 0;
-    if (r->diskstats_fd < 0 || read_all(r, r->diskstats_fd, &len) < 0)
+    if (r->diskstats_fd < 0 || read_file(r, r->diskstats_fd, &len) < 0)
         return errno == ENOMEM ? -1 : 0;
     struct disk_ctx c = {r, s, 0};
     sys_each_line(r->buf, len, on_disk_line, &c);
@@ -265,7 +246,7 @@ static int read_nets(struct system_series_reader *r, struct system_series_sample
 {
     size_t len;
     s->nnets = 0;
-    if (r->netdev_fd < 0 || read_all(r, r->netdev_fd, &len) < 0)
+    if (r->netdev_fd < 0 || read_file(r, r->netdev_fd, &len) < 0)
         return errno == ENOMEM ? -1 : 0;
     struct disk_ctx c = {r, s, 0};
     sys_each_line(r->buf, len, on_net_line, &c);
@@ -347,11 +328,11 @@ static int read_filesystems(struct system_series_reader *r, struct system_series
 {
     s->fs_total_bytes = s->fs_used_bytes = s->fs_free_bytes = 0;
     /* Opened for each reading: the mount table changes. */
-    int fd = open_in(r->proc_root, "self/mountinfo", 0);
+    int fd = procfs_open_in(r->proc_root, "self/mountinfo", 0);
     if (fd < 0)
         return 0;
     size_t len;
-    int rc = read_all(r, fd, &len);
+    int rc = read_file(r, fd, &len);
     close(fd);
     if (rc < 0)
         return errno == ENOMEM ? -1 : 0;
