@@ -17,7 +17,26 @@ gt_status gt_fail(gt_status status, const char *fmt, ...) GT_PRINTF(2, 3);
 /* Clears the message of gt_last_error(). */
 void gt_clear_error(void);
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+/* Makes room for one more element in *arr (n in use, *cap allocated, elem
+ * bytes each): the capacity doubles, from 16. -1 with errno ENOMEM. */
+static inline int array_reserve(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
 
 /* Writes len bytes to path atomically: a temporary file in the same
  * directory, fsync, rename; a failure leaves no partial file and an

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "pyfloat.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -140,24 +141,9 @@ void series_system_row(const struct system_reading *prev, const struct system_re
     row->gpu_utilized = cur->gpu.utilized;
 }
 
-static int grow(void **arr, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p) {
-        errno = ENOMEM;
-        return -1;
-    }
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
 int series_store_add_process(struct series_store *s, const gt_process_row *row)
 {
-    if (grow((void **)&s->process, s->nprocess, &s->capprocess, sizeof *row) < 0)
+    if (array_reserve((void **)&s->process, s->nprocess, &s->capprocess, sizeof *row) < 0)
         return -1;
     s->process[s->nprocess++] = *row;
     return 0;
@@ -165,7 +151,7 @@ int series_store_add_process(struct series_store *s, const gt_process_row *row)
 
 int series_store_add_system(struct series_store *s, const gt_system_row *row)
 {
-    if (grow((void **)&s->system, s->nsystem, &s->capsystem, sizeof *row) < 0)
+    if (array_reserve((void **)&s->system, s->nsystem, &s->capsystem, sizeof *row) < 0)
         return -1;
     s->system[s->nsystem++] = *row;
     return 0;

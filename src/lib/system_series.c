@@ -12,6 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "procfs.h"
 
 #define MAX_FILE_BYTES (16u << 20) /* mountinfo of a busy container host, with room */
@@ -75,42 +76,29 @@ void system_series_sample_swap(struct system_series_sample *a, struct system_ser
     *b = t;
 }
 
-/* Grows an array of elem-sized items to hold one more. */
-static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+/* Whether a name (with its device numbers) counts, as the cache has it or
+ * as decide() says the first time; marked seen by this reading. NULL when
+ * out of memory. */
+static struct name_class *classify(const struct system_series_reader *r, struct name_class **list,
+                                   size_t *n, size_t *cap, const char *name, unsigned major,
+                                   unsigned minor,
+                                   int (*decide)(const struct system_series_reader *, const char *))
 {
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p) {
-        errno = ENOMEM;
-        return -1;
+    struct name_class *c = NULL;
+    for (size_t i = 0; i < *n && !c; i++)
+        if ((*list)[i].major == major && (*list)[i].minor == minor &&
+            strcmp((*list)[i].name, name) == 0)
+            c = &(*list)[i];
+    if (!c) {
+        if (array_reserve((void **)list, *n, cap, sizeof **list) < 0)
+            return NULL;
+        c = &(*list)[(*n)++];
+        snprintf(c->name, sizeof c->name, "%s", name);
+        c->major = major;
+        c->minor = minor;
+        c->counted = decide(r, name);
     }
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
-/* The cached class of a name, or NULL when it has not been decided yet. */
-static struct name_class *find_class(struct name_class *list, size_t n, const char *name,
-                                     unsigned major, unsigned minor)
-{
-    for (size_t i = 0; i < n; i++)
-        if (list[i].major == major && list[i].minor == minor && strcmp(list[i].name, name) == 0)
-            return &list[i];
-    return NULL;
-}
-
-static struct name_class *add_class(struct name_class **list, size_t *n, size_t *cap,
-                                    const char *name, unsigned major, unsigned minor, int counted)
-{
-    if (grow((void **)list, *n, cap, sizeof **list) < 0)
-        return NULL;
-    struct name_class *c = &(*list)[(*n)++];
-    snprintf(c->name, sizeof c->name, "%s", name);
-    c->major = major;
-    c->minor = minor;
-    c->counted = counted;
+    c->seen = r->generation;
     return c;
 }
 
@@ -159,7 +147,8 @@ static int block_counted(const struct system_series_reader *r, const char *name)
     return !dir_has_entries(r->sys_block_fd, slaves); /* stacked on other disks */
 }
 
-struct disk_ctx {
+/* One reading of a file, line by line. */
+struct line_ctx {
     struct system_series_reader *r;
     struct system_series_sample *s;
     int failed;
@@ -167,22 +156,19 @@ struct disk_ctx {
 
 static int on_disk_line(const char *line, size_t n, void *arg)
 {
-    struct disk_ctx *c = arg;
+    struct line_ctx *c = arg;
     struct diskstats_line d;
     if (sys_parse_diskstats_line(line, n, &d) < 0)
         return 0; /* not a device line */
     struct system_series_reader *r = c->r;
-    struct name_class *k = find_class(r->blocks, r->nblocks, d.name, d.major, d.minor);
-    if (!k)
-        k = add_class(&r->blocks, &r->nblocks, &r->capblocks, d.name, d.major, d.minor,
-                      block_counted(r, d.name));
+    struct name_class *k = classify(r, &r->blocks, &r->nblocks, &r->capblocks, d.name, d.major,
+                                    d.minor, block_counted);
     if (!k)
         return c->failed = -1;
-    k->seen = r->generation;
     if (!k->counted)
         return 0;
     struct system_series_sample *s = c->s;
-    if (grow((void **)&s->disks, s->ndisks, &s->capdisks, sizeof *s->disks) < 0)
+    if (array_reserve((void **)&s->disks, s->ndisks, &s->capdisks, sizeof *s->disks) < 0)
         return c->failed = -1;
     struct disk_counter *dc = &s->disks[s->ndisks++];
     snprintf(dc->name, sizeof dc->name, "%s", d.name);
@@ -199,7 +185,7 @@ static int read_disks(struct system_series_reader *r, struct system_series_sampl
     s->ndisks = 0;
     if (r->diskstats_fd < 0 || read_file(r, r->diskstats_fd, &len) < 0)
         return errno == ENOMEM ? -1 : 0;
-    struct disk_ctx c = {r, s, 0};
+    struct line_ctx c = {r, s, 0};
     sys_each_line(r->buf, len, on_disk_line, &c);
     if (c.failed)
         return -1;
@@ -220,23 +206,21 @@ static int iface_has_device(const struct system_series_reader *r, const char *na
 
 static int on_net_line(const char *line, size_t n, void *arg)
 {
-    struct disk_ctx *c = arg;
+    struct line_ctx *c = arg;
     struct netdev_line l;
     if (sys_parse_netdev_line(line, n, &l) < 0)
         return 0; /* a header line */
     struct system_series_reader *r = c->r;
-    struct name_class *k = find_class(r->ifaces, r->nifaces, l.name, 0, 0);
-    if (!k)
-        k = add_class(&r->ifaces, &r->nifaces, &r->capifaces, l.name, 0, 0,
-                      iface_has_device(r, l.name));
+    struct name_class *k = classify(r, &r->ifaces, &r->nifaces, &r->capifaces, l.name, 0, 0,
+                                    iface_has_device);
     if (!k)
         return c->failed = -1;
-    k->seen = r->generation;
     struct system_series_sample *s = c->s;
-    if (grow((void **)&s->nets, s->nnets, &s->capnets, sizeof *s->nets) < 0)
+    if (array_reserve((void **)&s->nets, s->nnets, &s->capnets, sizeof *s->nets) < 0)
         return c->failed = -1;
     struct net_counter *nc = &s->nets[s->nnets++];
     snprintf(nc->name, sizeof nc->name, "%s", l.name);
+    nc->physical = k->counted;
     nc->rx_bytes = l.rx_bytes;
     nc->tx_bytes = l.tx_bytes;
     return 0;
@@ -248,7 +232,7 @@ static int read_nets(struct system_series_reader *r, struct system_series_sample
     s->nnets = 0;
     if (r->netdev_fd < 0 || read_file(r, r->netdev_fd, &len) < 0)
         return errno == ENOMEM ? -1 : 0;
-    struct disk_ctx c = {r, s, 0};
+    struct line_ctx c = {r, s, 0};
     sys_each_line(r->buf, len, on_net_line, &c);
     if (c.failed)
         return -1;
@@ -256,14 +240,11 @@ static int read_nets(struct system_series_reader *r, struct system_series_sample
     /* Keep the interfaces with a device behind them; where there is none
      * (a container sees only its veth), all but loopback. */
     int any_physical = 0;
-    for (size_t i = 0; i < s->nnets; i++) {
-        struct name_class *k = find_class(r->ifaces, r->nifaces, s->nets[i].name, 0, 0);
-        any_physical |= k && k->counted;
-    }
+    for (size_t i = 0; i < s->nnets; i++)
+        any_physical |= s->nets[i].physical;
     size_t kept = 0;
     for (size_t i = 0; i < s->nnets; i++) {
-        struct name_class *k = find_class(r->ifaces, r->nifaces, s->nets[i].name, 0, 0);
-        int keep = any_physical ? k && k->counted : strcmp(s->nets[i].name, "lo") != 0;
+        int keep = any_physical ? s->nets[i].physical : strcmp(s->nets[i].name, "lo") != 0;
         if (keep)
             s->nets[kept++] = s->nets[i];
     }

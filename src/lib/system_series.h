@@ -28,6 +28,7 @@ struct disk_counter {
 struct net_counter {
     char name[SYS_NAME_LEN];
     unsigned long long rx_bytes, tx_bytes;
+    int physical; /* a device is behind it (see the file comment) */
 };
 
 /* One reading. Each part has its own ok flag: a part that could not be read
