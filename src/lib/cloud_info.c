@@ -1,34 +1,25 @@
 /* cloud_info.c - cloud metadata discovery with libcurl (see cloud_info.h). */
 #define _GNU_SOURCE
 #include "cloud_info.h"
-#include "http.h"
+
 
 #include <curl/curl.h>
-#include <errno.h>
 #include <json-c/json.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "background.h"
+#include "http.h"
 
 #define REQUEST_TIMEOUT_MS 1000L
 #define ANSWER_MAX 65536
 
+/* A discovery: the background job and where it writes its answer. */
 struct cloud_discovery {
-    pthread_mutex_t lock;
-    pthread_cond_t done_cond;
-    int done, abandoned;
-    gt_cloud_info info;
+    struct background *job;
+    gt_cloud_info *info;
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct answer {
     char data[ANSWER_MAX];
@@ -96,12 +87,9 @@ static void set(char *dst, size_t cap, const char *src)
     dst[len] = '\0';
 }
 
-static int check_aws(const char *base, gt_cloud_info *out)
+static int check_aws(const char *base, struct answer *a, gt_cloud_info *out)
 {
     char url[1024], token_header[1024];
-    struct answer *a = malloc(sizeof *a);
-    if (!a)
-        return 0;
     int found = 0;
     snprintf(url, sizeof url, "%s/latest/api/token", base);
     if (request(url, "PUT", "X-aws-ec2-metadata-token-ttl-seconds: 21600", NULL, a) == 0 &&
@@ -120,7 +108,6 @@ static int check_aws(const char *base, gt_cloud_info *out)
                 request(url, NULL, token_header, NULL, a) == 0 ? a->data : NULL);
         }
     }
-    free(a);
     return found;
 }
 
@@ -131,12 +118,9 @@ static const char *last_part(const char *s)
     return slash ? slash + 1 : s;
 }
 
-static int check_gcp(const char *base, gt_cloud_info *out)
+static int check_gcp(const char *base, struct answer *a, gt_cloud_info *out)
 {
     char url[1024];
-    struct answer *a = malloc(sizeof *a);
-    if (!a)
-        return 0;
     int found = 0;
     snprintf(url, sizeof url, "%s/computeMetadata/v1/instance/machine-type", base);
     if (request(url, NULL, "Metadata-Flavor: Google", NULL, a) == 0 && a->len > 0) {
@@ -156,16 +140,12 @@ static int check_gcp(const char *base, gt_cloud_info *out)
             set(out->region, sizeof out->region, NULL);
         }
     }
-    free(a);
     return found;
 }
 
-static int check_azure(const char *base, gt_cloud_info *out)
+static int check_azure(const char *base, struct answer *a, gt_cloud_info *out)
 {
     char url[1024];
-    struct answer *a = malloc(sizeof *a);
-    if (!a)
-        return 0;
     int found = 0;
     snprintf(url, sizeof url, "%s/metadata/instance?api-version=2021-02-01", base);
     if (request(url, NULL, "Metadata: true", NULL, a) == 0) {
@@ -182,74 +162,48 @@ static int check_azure(const char *base, gt_cloud_info *out)
         if (root)
             json_object_put(root);
     }
-    free(a);
     return found;
 }
 
 static void discover(gt_cloud_info *out)
 {
-    double t0 = now_seconds();
+    double t0 = monotonic_now();
     memset(out, 0, sizeof *out);
     out->asked = 1;
     const char *env = getenv("GPU_TRACKER_METADATA_URL");
     const char *link_local = env && *env ? env : "http://169.254.169.254";
     const char *google = env && *env ? env : "http://metadata.google.internal";
-    if (http_api(NULL))
-        out->found = check_aws(link_local, out) || check_gcp(google, out) ||
-                     check_azure(link_local, out);
+    /* One answer buffer for every request: too big for a thread's stack. */
+    struct answer *a = malloc(sizeof *a);
+    if (a && http_api(NULL))
+        out->found = check_aws(link_local, a, out) || check_gcp(google, a, out) ||
+                     check_azure(link_local, a, out);
+    free(a);
     if (!out->found) {
         set(out->vendor, sizeof out->vendor, NULL);
         set(out->instance_type, sizeof out->instance_type, NULL);
         set(out->region, sizeof out->region, NULL);
     }
-    out->discovery_time = now_seconds() - t0;
+    out->discovery_time = monotonic_now() - t0;
 }
 
-static void discovery_free(struct cloud_discovery *d)
+static void discover_run(void *info)
 {
-    pthread_cond_destroy(&d->done_cond);
-    pthread_mutex_destroy(&d->lock);
-    free(d);
-}
-
-static void *discovery_main(void *arg)
-{
-    struct cloud_discovery *d = arg;
-    gt_cloud_info info;
-    discover(&info);
-    pthread_mutex_lock(&d->lock);
-    d->info = info;
-    d->done = 1;
-    pthread_cond_signal(&d->done_cond);
-    int abandoned = d->abandoned;
-    pthread_mutex_unlock(&d->lock);
-    if (abandoned)
-        discovery_free(d);
-    return NULL;
+    discover(info);
 }
 
 struct cloud_discovery *cloud_discovery_start(void)
 {
     struct cloud_discovery *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&d->done_cond, &ca);
-    pthread_condattr_destroy(&ca);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t th;
-    int rc = pthread_create(&th, NULL, discovery_main, d);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        discovery_free(d);
+    gt_cloud_info *info = calloc(1, sizeof *info);
+    struct background *job = d && info ? background_start(discover_run, info, free) : NULL;
+    if (!job) {
+        free(d);
+        free(info);
         return NULL;
     }
-    pthread_detach(th);
+    d->job = job;
+    d->info = info;
     return d;
 }
 
@@ -262,18 +216,9 @@ void cloud_discovery_finish(struct cloud_discovery *d, double max_wait, gt_cloud
     set(out->region, sizeof out->region, NULL);
     if (!d)
         return;
-    pthread_mutex_lock(&d->lock);
-    double end = now_seconds() + max_wait;
-    struct timespec ts = {(time_t)end, (long)((end - (double)(time_t)end) * 1e9)};
-    int rc = 0;
-    while (!d->done && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&d->done_cond, &d->lock, &ts);
-    int done = d->done;
-    if (done)
-        *out = d->info;
-    else
-        d->abandoned = 1;
-    pthread_mutex_unlock(&d->lock);
-    if (done)
-        discovery_free(d);
+    if (background_wait(d->job, max_wait)) {
+        *out = *d->info;
+        free(d->info);
+    } /* else the job frees its answer when it ends */
+    free(d);
 }

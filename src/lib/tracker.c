@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "background.h"
 #include "cloud_info.h"
 #include "gpu.h"
 #include "procfs.h"
@@ -120,47 +121,6 @@ struct gt_tracker {
         gpu_energy_reason[GT_REASON_LEN];
     gt_resource_usage usage;
 };
-
-static double monotonic_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static struct timespec to_timespec(double seconds)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)seconds;
-    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
-/* A condition variable whose timed waits use CLOCK_MONOTONIC. */
-static void cond_init_monotonic(pthread_cond_t *c)
-{
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(c, &ca);
-    pthread_condattr_destroy(&ca);
-}
-
-/* Starts a thread that takes no signals: they belong to the program.
- * Returns pthread_create's result. */
-static int start_quiet_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
-{
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(thread, NULL, fn, arg);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
-}
 
 void gt_options_init(gt_options *opts)
 {
@@ -294,12 +254,8 @@ static void destroy(gt_tracker *t)
 }
 
 /* Opening a GPU library runs its init (nvmlInit, rsmi_init), which can hang
- * for a long time on a GPU in a bad state. It runs in a thread of its own;
- * a caller that stops waiting leaves it to free itself if it ever returns. */
+ * for a long time on a GPU in a bad state: it runs as a background job. */
 struct gpu_opener {
-    pthread_mutex_t lock;
-    pthread_cond_t done_cond;
-    int done, abandoned;
     char *brand, *uuids;
     struct gpu gpu;
     enum gpu_open_result result;
@@ -308,28 +264,23 @@ struct gpu_opener {
 
 static void gpu_opener_free(struct gpu_opener *o)
 {
-    pthread_cond_destroy(&o->done_cond);
-    pthread_mutex_destroy(&o->lock);
     free(o->brand);
     free(o->uuids);
     free(o);
 }
 
-static void *gpu_opener_main(void *arg)
+static void gpu_opener_run(void *arg)
 {
     struct gpu_opener *o = arg;
-    enum gpu_open_result r = gpu_open(&o->gpu, o->brand, o->uuids, o->err, sizeof o->err);
-    pthread_mutex_lock(&o->lock);
-    o->result = r;
-    o->done = 1;
-    pthread_cond_signal(&o->done_cond);
-    int abandoned = o->abandoned;
-    pthread_mutex_unlock(&o->lock);
-    if (abandoned) {
-        gpu_close(&o->gpu);
-        gpu_opener_free(o);
-    }
-    return NULL;
+    o->result = gpu_open(&o->gpu, o->brand, o->uuids, o->err, sizeof o->err);
+}
+
+/* An opener given up on: its GPU is nobody's. */
+static void gpu_opener_drop(void *arg)
+{
+    struct gpu_opener *o = arg;
+    gpu_close(&o->gpu);
+    gpu_opener_free(o);
 }
 
 /* gpu_open() for t, waiting at most timeout seconds. */
@@ -340,29 +291,15 @@ static enum gpu_open_result open_gpus(gt_tracker *t, double timeout, char *err, 
     if (o) {
         o->brand = dup_or_null(t->gpu_brand, &failed);
         o->uuids = dup_or_null(t->gpu_uuids, &failed);
-        pthread_mutex_init(&o->lock, NULL);
-        cond_init_monotonic(&o->done_cond);
     }
-    pthread_t thread;
-    if (!failed && start_quiet_thread(&thread, gpu_opener_main, o) != 0)
-        failed = 1;
-    if (failed) {
+    struct background *job = failed ? NULL : background_start(gpu_opener_run, o, gpu_opener_drop);
+    if (!job) {
         if (o)
             gpu_opener_free(o);
         /* No thread to spare: open it here, hang or not. */
         return gpu_open(&t->gpu, t->gpu_brand, t->gpu_uuids, err, errcap);
     }
-
-    pthread_mutex_lock(&o->lock);
-    struct timespec deadline = to_timespec(monotonic_now() + timeout);
-    int rc = 0;
-    while (!o->done && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&o->done_cond, &o->lock, &deadline);
-    int done = o->done;
-    o->abandoned = !done;
-    pthread_mutex_unlock(&o->lock);
-    if (!done) {
-        pthread_detach(thread);
+    if (!background_wait(job, timeout)) {
         memset(&t->gpu, 0, sizeof t->gpu);
         snprintf(t->gpu.reason, sizeof t->gpu.reason,
                  "the GPU library did not answer within %g s", timeout);
@@ -372,7 +309,6 @@ static enum gpu_open_result open_gpus(gt_tracker *t, double timeout, char *err, 
         }
         return GPU_UNAVAILABLE;
     }
-    pthread_join(thread, NULL);
     t->gpu = o->gpu; /* the opener's GPU is ours now */
     snprintf(err, errcap, "%s", o->err);
     enum gpu_open_result r = o->result;
