@@ -91,7 +91,7 @@ int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h)
     snprintf(name, sizeof name, "%d", (int)pid);
     h->pid = pid;
     h->fd_budget = fd_budget;
-    h->stat_fd = h->status_fd = h->task_fd = h->children_fd = -1;
+    h->stat_fd = h->status_fd = h->task_fd = h->children_fd = h->io_fd = -1;
     h->dirfd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     return h->dirfd < 0 ? -1 : 0;
 }
@@ -113,6 +113,7 @@ void procfs_close(struct proc_handle *h)
     close_kept(h, &h->status_fd);
     close_kept(h, &h->task_fd);
     close_kept(h, &h->children_fd);
+    close_kept(h, &h->io_fd);
     if (h->dirfd >= 0)
         close(h->dirfd);
     h->dirfd = -1;
@@ -175,7 +176,7 @@ int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc
 int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io *out)
 {
     size_t len;
-    if (procfs_read_at(h->dirfd, "io", buf, cap, &len) < 0)
+    if (read_kept(h, h->dirfd, &h->io_fd, "io", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_io(buf, len, out) < 0) {
         errno = EINVAL;

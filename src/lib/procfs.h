@@ -37,6 +37,7 @@ struct proc_handle {
     int status_fd;
     int task_fd;     /* task/, kept open once the process has several threads */
     int children_fd; /* task/<pid>/children */
+    int io_fd;       /* io (read only for the series) */
 };
 
 /* Opens /proc/<pid> under the procfs root directory fd. Files are then kept
@@ -50,7 +51,7 @@ void procfs_close(struct proc_handle *h);
 int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out);
 int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out);
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out);
-/* Reads and parses io (opened for each read: only the series need it). */
+/* Reads and parses io (kept open like stat: the series read it every row). */
 int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io *out);
 
 /* Appends the children of every thread of the process (task/<tid>/children)

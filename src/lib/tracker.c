@@ -86,8 +86,7 @@ struct gt_tracker {
     double last_backup;
     pid_t sampler_tid;
     int sampler_stat_fd;              /* its task/<tid>/stat, -1 if none */
-    unsigned long long sampler_ticks; /* the sampling thread's own CPU ticks */
-    unsigned long long sampler_utime, sampler_stime;
+    unsigned long long sampler_utime, sampler_stime; /* the sampling thread's own CPU ticks */
 
     /* The series (see series.h): the readings of the previous sample. */
     double ticks_per_second;
@@ -445,7 +444,6 @@ static void read_sampler_ticks(gt_tracker *t)
     if (t->sampler_stat_fd >= 0 &&
         procfs_pread(t->sampler_stat_fd, t->tree.buf, t->tree.bufcap, &len) == 0 &&
         proc_parse_stat(t->tree.buf, len, &st) == 0) {
-        t->sampler_ticks = st.utime + st.stime;
         t->sampler_utime = st.utime;
         t->sampler_stime = st.stime;
     }
@@ -751,7 +749,8 @@ static double take_sample(gt_tracker *t, int in_sampler, long slot)
             if (ts.main_threads > 0)
                 ts.main_threads--;
         }
-        ts.main_ticks = ts.main_ticks > t->sampler_ticks ? ts.main_ticks - t->sampler_ticks : 0;
+        unsigned long long sampler = t->sampler_utime + t->sampler_stime;
+        ts.main_ticks = ts.main_ticks > sampler ? ts.main_ticks - sampler : 0;
         ts.utime_ticks = ts.utime_ticks > t->sampler_utime ? ts.utime_ticks - t->sampler_utime : 0;
         ts.stime_ticks = ts.stime_ticks > t->sampler_stime ? ts.stime_ticks - t->sampler_stime : 0;
     }

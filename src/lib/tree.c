@@ -50,7 +50,7 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
 {
     memset(t, 0, sizeof *t);
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
-    t->reaper.task_fd = t->reaper.children_fd = -1;
+    t->reaper.task_fd = t->reaper.children_fd = t->reaper.io_fd = -1;
     t->main_pid = main_pid;
     t->reaper_pid = reaper_pid;
     t->root_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -99,7 +99,7 @@ void tree_free(struct tree *t)
     memset(t, 0, sizeof *t);
     t->root_fd = -1;
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
-    t->reaper.task_fd = t->reaper.children_fd = -1;
+    t->reaper.task_fd = t->reaper.children_fd = t->reaper.io_fd = -1;
 }
 
 static struct tracked_proc *find_proc(struct tree *t, pid_t pid)
@@ -137,6 +137,15 @@ static unsigned long long reaped_ticks(const struct tracked_proc *p)
     return p->st.cutime + p->st.cstime;
 }
 
+/* 1 when ppid is the reaper or a process this walk has already seen. */
+static int parent_in_tree(struct tree *t, pid_t ppid)
+{
+    if (t->reaper_pid > 0 && ppid == t->reaper_pid)
+        return 1;
+    const struct tracked_proc *parent = find_proc(t, ppid);
+    return parent && parent->seen == t->generation;
+}
+
 /* A process we saw last walk is gone. Its CPU time either moved into a
  * tracked process's cutime/cstime (its parent reaped it, or the reaper did)
  * or left our view; only in the second case do we keep the last figures we
@@ -151,8 +160,7 @@ static void note_departed(struct tree *t, const struct tracked_proc *p)
     } else {
         if (t->reaper_pid > 0)
             return; /* every orphan comes to the reaper, which we count */
-        const struct tracked_proc *parent = find_proc(t, p->st.ppid);
-        if (parent && parent->seen == t->generation)
+        if (parent_in_tree(t, p->st.ppid))
             return; /* reaped by its (tracked) parent, whose io counts it too */
         t->departed_desc_ticks += own_ticks(p) + reaped_ticks(p);
     }
@@ -334,18 +342,6 @@ static int reaper_stat(struct tree *t, struct proc_stat *st)
     return procfs_read_stat(&t->reaper, t->buf, t->bufcap, st);
 }
 
-/* 1 when ppid is the reaper or a process this walk has already seen. */
-static int parent_in_tree(const struct tree *t, pid_t ppid)
-{
-    if (t->reaper_pid > 0 && ppid == t->reaper_pid)
-        return 1;
-    const struct tracked_proc *parent = NULL;
-    for (size_t i = 0; i < t->nprocs && !parent; i++)
-        if (t->procs[i].pid == ppid)
-            parent = &t->procs[i];
-    return parent && parent->seen == t->generation;
-}
-
 /* One pass over the tree: visit main, its descendants and (with a reaper
  * of reaper_threads threads) the reaper's other children, updating the table. */
 static int walk_once(struct tree *t, long reaper_threads)
@@ -423,12 +419,13 @@ static int walk_once(struct tree *t, long reaper_threads)
 
 /* Bytes read and written by the children the calling process has reaped
  * (wait4 moved their io counters into its RUSAGE_CHILDREN, in 512-byte
- * blocks). Only meaningful when the reaper is the calling process. */
+ * blocks). Only the series use them, and only a reaper that is the calling
+ * process can ask. */
 static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned long long *wr)
 {
     struct rusage ru;
     *rd = *wr = 0;
-    if (t->reaper_pid != getpid() || getrusage(RUSAGE_CHILDREN, &ru) < 0)
+    if (!t->series || t->reaper_pid != getpid() || getrusage(RUSAGE_CHILDREN, &ru) < 0)
         return;
     *rd = (unsigned long long)ru.ru_inblock * 512;
     *wr = (unsigned long long)ru.ru_oublock * 512;
