@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "internal.h"
-#include "pyfloat.h"
+#include "json_float.h"
 #include "snapshot.h"
 
 #define SNAPSHOT_MAX_BYTES (2ULL << 30) /* uncompressed: ~10 M rows, far past any run */
@@ -53,14 +53,6 @@ static const struct column system_columns[] = {
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* A double as Python's repr writes it (json-c's own %.17g is noisier). */
-static json_object *new_double(double v)
-{
-    char num[40];
-    pyfloat_repr(v, num, sizeof num);
-    return json_object_new_double_s(v, num);
-}
-
 static json_object *columns_object(const void *rows, size_t n, size_t row_size,
                                    const struct column *cols, size_t ncols)
 {
@@ -71,7 +63,7 @@ static json_object *columns_object(const void *rows, size_t n, size_t row_size,
             const char *field = (const char *)rows + i * row_size + cols[c].offset;
             json_object *v = NULL;
             switch (cols[c].type) {
-            case COL_DOUBLE: v = new_double(*(const double *)field); break;
+            case COL_DOUBLE: v = json_new_pyfloat(*(const double *)field); break;
             case COL_INT: v = json_object_new_int64(*(const int *)field); break;
             case COL_LONG: v = json_object_new_int64(*(const long *)field); break;
             case COL_ULL: v = json_object_new_uint64(*(const unsigned long long *)field); break;
@@ -96,15 +88,15 @@ static json_object *server_object(const gt_server_info *si)
     add_string(o, "hostname", si->hostname);
     add_string(o, "cpu_model", si->cpu_model);
     json_object_object_add(o, "vcpus", json_object_new_int(si->vcpus));
-    json_object_object_add(o, "vcpus_usable", new_double(si->vcpus_usable));
-    json_object_object_add(o, "memory_mib", new_double(si->memory_mib));
-    json_object_object_add(o, "memory_limit_mib", new_double(si->memory_limit_mib));
+    json_object_object_add(o, "vcpus_usable", json_new_pyfloat(si->vcpus_usable));
+    json_object_object_add(o, "memory_mib", json_new_pyfloat(si->memory_mib));
+    json_object_object_add(o, "memory_limit_mib", json_new_pyfloat(si->memory_limit_mib));
     json_object_object_add(o, "gpu_count", json_object_new_int(si->gpu_count));
     json_object *names = json_object_new_array();
     for (int i = 0; i < si->ngpu_names && i < GT_MAX_GPUS; i++)
         json_object_array_add(names, json_object_new_string(si->gpu_names[i]));
     json_object_object_add(o, "gpu_names", names);
-    json_object_object_add(o, "gpu_memory_mib", new_double(si->gpu_memory_mib));
+    json_object_object_add(o, "gpu_memory_mib", json_new_pyfloat(si->gpu_memory_mib));
     add_string(o, "allocation", si->allocation);
     return o;
 }
@@ -120,10 +112,10 @@ char *gt_snapshot_to_json(const gt_snapshot *s)
     json_object_object_add(m, "tracker", tr);
     add_string(m, "command", s->command);
     json_object_object_add(m, "pid", json_object_new_int(s->pid));
-    json_object_object_add(m, "interval", new_double(s->interval));
-    json_object_object_add(m, "start_time", new_double(s->start_time));
-    json_object_object_add(m, "stop_time", new_double(s->stop_time));
-    json_object_object_add(m, "duration", new_double(s->duration));
+    json_object_object_add(m, "interval", json_new_pyfloat(s->interval));
+    json_object_object_add(m, "start_time", json_new_pyfloat(s->start_time));
+    json_object_object_add(m, "stop_time", json_new_pyfloat(s->stop_time));
+    json_object_object_add(m, "duration", json_new_pyfloat(s->duration));
     json_object_object_add(m, "exit_status",
                            s->exit_status >= 0 ? json_object_new_int(s->exit_status) : NULL);
     add_string(m, "host", s->host);
@@ -135,7 +127,8 @@ char *gt_snapshot_to_json(const gt_snapshot *s)
         add_string(cloud, "vendor", s->cloud.vendor);
         add_string(cloud, "instance_type", s->cloud.instance_type);
         add_string(cloud, "region", s->cloud.region);
-        json_object_object_add(cloud, "discovery_time", new_double(s->cloud.discovery_time));
+        json_object_object_add(cloud, "discovery_time",
+                               json_new_pyfloat(s->cloud.discovery_time));
     }
     json_object_object_add(root, "cloud_info", cloud);
     char *summary = gt_usage_to_json(&s->usage);

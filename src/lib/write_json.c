@@ -9,15 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pyfloat.h"
+#include "json_float.h"
 
 /* ---- writing ---------------------------------------------------------- */
 
 static void add_float(json_object *o, const char *key, double v)
 {
-    char num[40];
-    pyfloat_repr(v, num, sizeof num);
-    json_object_object_add(o, key, json_object_new_double_s(v, num));
+    json_object_object_add(o, key, json_new_pyfloat(v));
 }
 
 static void add_int(json_object *o, const char *key, long v)
