@@ -305,6 +305,7 @@ static void row(struct sb *b, const char *key, const char *value)
 /* The columns the charts draw, as arrays of doubles. */
 struct chart_data {
     size_t n;
+    double *block; /* every column, one allocation */
     double *x, *pcpu, *scpu, *pmem, *smem, *pgpu, *sgpu, *pvram, *svram, *dr, *dw, *pr, *pw,
         *nr, *ns;
 };
@@ -317,9 +318,11 @@ static int chart_data(const gt_snapshot *s, struct chart_data *d)
     d->n = n;
     double **cols[] = {&d->x,  &d->pcpu, &d->scpu, &d->pmem, &d->smem, &d->pgpu, &d->sgpu, &d->pvram,
                        &d->svram, &d->dr, &d->dw, &d->pr, &d->pw, &d->nr, &d->ns};
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-        if (!(*cols[c] = calloc(n ? n : 1, sizeof(double))))
-            return -1;
+    size_t ncols = sizeof cols / sizeof cols[0], rows = n ? n : 1;
+    if (!(d->block = calloc(ncols * rows, sizeof(double))))
+        return -1;
+    for (size_t c = 0; c < ncols; c++)
+        *cols[c] = d->block + c * rows;
     /* x: seconds since tracking started (the first row is one interval in) */
     double t0 = s->start_time > 0 ? s->start_time
                 : se->nprocess      ? se->process[0].timestamp - se->interval
@@ -346,14 +349,6 @@ static int chart_data(const gt_snapshot *s, struct chart_data *d)
         d->ns[i] = y ? (double)y->net_sent_bytes / secs / 1e6 : NAN;
     }
     return 0;
-}
-
-static void chart_data_free(struct chart_data *d)
-{
-    double *cols[] = {d->x,  d->pcpu, d->scpu, d->pmem, d->smem, d->pgpu, d->sgpu, d->pvram,
-                      d->svram, d->dr, d->dw, d->pr, d->pw, d->nr, d->ns};
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-        free(cols[c]);
 }
 
 #define PROC_COLOR "#2f6fde"
@@ -493,7 +488,7 @@ char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
         charts(&b, s, &d);
     else
         b.failed = 1;
-    chart_data_free(&d);
+    free(d.block);
 
     if (have_stats) {
         sb_puts(&b, "<h2>Statistics</h2>\n<table>\n");
