@@ -23,36 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void burn(double seconds)
-{
-    double end = cpu_now() + seconds;
-    volatile unsigned long x = 0;
-    while (cpu_now() < end)
-        for (int i = 0; i < 10000; i++)
-            x += (unsigned long)i;
-}
+#include "work.h"
 
 static void nap(double seconds)
 {
     struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     while (nanosleep(&ts, &ts) < 0)
         ;
-}
-
-static volatile char *hold(long mib)
-{
-    size_t n = (size_t)mib << 20;
-    volatile char *p = malloc(n);
-    for (size_t i = 0; p && i < n; i += 4096)
-        p[i] = 1;
-    return p;
 }
 
 /* Appends this process's truth line. */
@@ -91,26 +68,26 @@ int main(int argc, char **argv)
     }
     const char *mode = argv[1];
     if (!strcmp(mode, "steady") && argc == 4) {
-        volatile char *p = hold(atol(argv[2]));
+        char *p = work_hold(atol(argv[2]));
         double s = atof(argv[3]);
-        burn(s / 2);
+        work_burn(s / 2);
         nap(s / 2);
-        free((void *)p);
+        free(p);
     } else if (!strcmp(mode, "growing") && argc == 4) {
         long mib = atol(argv[2]);
         double s = atof(argv[3]);
-        volatile char *parts[10];
+        char *parts[10];
         for (int i = 0; i < 10; i++) {
-            parts[i] = hold(mib / 10);
+            parts[i] = work_hold(mib / 10);
             nap(s / 10);
         }
         for (int i = 0; i < 10; i++)
-            free((void *)parts[i]);
+            free(parts[i]);
     } else if (!strcmp(mode, "bursty") && argc == 4) {
         for (int i = 0; i < atoi(argv[3]); i++) {
-            volatile char *p = hold(atol(argv[2]));
+            char *p = work_hold(atol(argv[2]));
             nap(0.1);
-            free((void *)p);
+            free(p);
             nap(0.4);
         }
     } else if (!strcmp(mode, "tree") && argc == 4) {
@@ -121,13 +98,13 @@ int main(int argc, char **argv)
             return 3;
         for (int i = 0; i < n; i++)
             if (fork() == 0) {
-                volatile char *p = hold(mib);
+                char *p = work_hold(mib);
                 char c = 'x';
                 if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
                     _exit(3);
-                burn(0.2);
+                work_burn(0.2);
                 nap(0.3);
-                free((void *)p);
+                free(p);
                 report();
                 _exit(0);
             }
@@ -148,9 +125,9 @@ int main(int argc, char **argv)
         if (child == 0) {
             pid_t gc = fork();
             if (gc == 0) {
-                volatile char *p = hold(atol(argv[2]));
-                burn(atof(argv[3]));
-                free((void *)p);
+                char *p = work_hold(atol(argv[2]));
+                work_burn(atof(argv[3]));
+                free(p);
                 report();
                 _exit(0);
             }

@@ -25,12 +25,15 @@ static inline void work_burn(double seconds)
             x += (unsigned long)i;
 }
 
+/* Allocates and touches mib MiB (through a volatile pointer: the compiler
+ * may not drop stores to memory that is freed unread). Free it. */
 static inline char *work_hold(long mib)
 {
     size_t n = (size_t)mib << 20;
     char *p = malloc(n);
+    volatile char *touch = p;
     for (size_t i = 0; p && i < n; i += 4096)
-        p[i] = 1;
+        touch[i] = 1;
     return p;
 }
 

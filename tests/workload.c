@@ -54,22 +54,6 @@
 
 #include "work.h"
 
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void burn(double seconds)
-{
-    double end = cpu_seconds() + seconds;
-    volatile unsigned long x = 0;
-    while (cpu_seconds() < end)
-        for (int i = 0; i < 10000; i++)
-            x += (unsigned long)i;
-}
-
 static void alloc_touch(long mib)
 {
     size_t n = (size_t)mib << 20;
@@ -133,11 +117,9 @@ static void orphan(long mib, double seconds, int reaped)
             if (reaped) {
                 alloc_touch(mib);
             } else {
-                char *held = malloc((size_t)mib << 20);
-                for (size_t i = 0; held && i < ((size_t)mib << 20); i += 4096)
-                    held[i] = 1;
+                work_hold(mib); /* held until it is killed */
             }
-            burn(seconds);
+            work_burn(seconds);
             pid_t me = getpid();
             if (write(done[1], &me, sizeof me) != (ssize_t)sizeof me)
                 _exit(3);
@@ -193,11 +175,9 @@ static int io_alloc(long write_mib, long alloc_mib, const char *file, const char
             return 3;
     free(block);
     close(fd);
-    volatile char *held = malloc((size_t)alloc_mib << 20); /* volatile: the stores stay */
-    for (size_t k = 0; held && k < (size_t)alloc_mib << 20; k += 4096)
-        held[k] = 1;
+    char *held = work_hold(alloc_mib);
     wait_rows(csv, rows);
-    free((void *)held);
+    free(held);
     return 0;
 }
 
@@ -273,7 +253,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "alloc") && argc == 3) {
         alloc_touch(atol(argv[2]));
     } else if (!strcmp(mode, "burn") && argc == 3) {
-        burn(atof(argv[2]));
+        work_burn(atof(argv[2]));
     } else if (!strcmp(mode, "spike") && argc == 3) {
         char line[64];
         if (!fgets(line, sizeof line, stdin))
@@ -287,7 +267,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             if (fork() == 0) {
                 alloc_touch(atol(argv[3]));
-                burn(atof(argv[4]));
+                work_burn(atof(argv[4]));
                 _exit(0);
             }
         while (wait(NULL) > 0)
@@ -360,11 +340,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "demo") && argc == 2) {
         for (int i = 0; i < 2; i++)
             if (fork() == 0) {
-                size_t n = (size_t)100 << 20;
-                char *held = malloc(n);
-                for (size_t k = 0; held && k < n; k += 4096)
-                    held[k] = 1;
-                burn(1.0);
+                char *held = work_hold(100);
+                work_burn(1.0);
                 free(held);
                 _exit(0);
             }
