@@ -157,6 +157,16 @@ static inline void fx_mkdirs(const char *root, const char *rel)
         }
 }
 
+/* Makes <root>/proc and <root>/sys for a fixture of both; their paths in
+ * proc and sys (cap bytes each). */
+static inline void fx_proc_sys(const char *root, char *proc, char *sys, size_t cap)
+{
+    snprintf(proc, cap, "%s/proc", root);
+    snprintf(sys, cap, "%s/sys", root);
+    mkdir(proc, 0755);
+    mkdir(sys, 0755);
+}
+
 static inline void fx_proc_remove(const char *root, int pid)
 {
     char path[4096];

@@ -193,10 +193,7 @@ static void test_system_counters(void)
 {
     char *root = fx_mkroot();
     char proc[4200], sys[4200];
-    snprintf(proc, sizeof proc, "%s/proc", root);
-    snprintf(sys, sizeof sys, "%s/sys", root);
-    mkdir(proc, 0755);
-    mkdir(sys, 0755);
+    fx_proc_sys(root, proc, sys, sizeof proc);
     make_sys(sys);
     fx_mkdirs(proc, "net");
     fx_mkdirs(proc, "self");
@@ -620,10 +617,7 @@ static void test_tracker_rows(void)
 {
     char *root = fx_mkroot();
     char proc[4200], sys[4200];
-    snprintf(proc, sizeof proc, "%s/proc", root);
-    snprintf(sys, sizeof sys, "%s/sys", root);
-    mkdir(proc, 0755);
-    mkdir(sys, 0755);
+    fx_proc_sys(root, proc, sys, sizeof proc);
     make_sys(sys);
     fx_system(proc, 100, 100, 2, 1000000, 500000);
     fx_mkdirs(proc, "net");

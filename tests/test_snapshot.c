@@ -429,10 +429,7 @@ static void test_parsers(void)
      * CPUs and a 2 GiB limit. */
     char *root = fx_mkroot();
     char proc[4200], sys[4200];
-    snprintf(proc, sizeof proc, "%s/proc", root);
-    snprintf(sys, sizeof sys, "%s/sys", root);
-    mkdir(proc, 0755);
-    mkdir(sys, 0755);
+    fx_proc_sys(root, proc, sys, sizeof proc);
     fx_mkdirs(proc, "self");
     fx_mkdirs(sys, "fs/cgroup/job/step");
     fx_write(proc, "self/cgroup", "0::/job/step\n");
