@@ -162,6 +162,16 @@ static inline struct result gt(const char *first, ...)
     return run_argv(argv);
 }
 
+/* An error: the status, nothing on stdout, exactly the one line on stderr.
+ * Frees r. */
+static inline void check_error(struct result *r, int status, const char *line)
+{
+    CHECK_MSG(r->status == status, "status %d, want %d (%s)", r->status, status, line);
+    CHECK_STR(r->out.data, "");
+    CHECK_STR(r->err.data, line);
+    result_free(r);
+}
+
 /* ---- reading the JSON -------------------------------------------------- */
 
 /* The number at a dotted path, e.g. "max_ram.main.total_rss" (a number

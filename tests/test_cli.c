@@ -25,15 +25,6 @@ static void test_help_and_version(void)
     result_free(&r);
 }
 
-/* An error: non-zero, nothing on stdout, exactly one line on stderr. */
-static void check_error(struct result *r, int status, const char *line)
-{
-    CHECK_MSG(r->status == status, "status %d, want %d (%s)", r->status, status, line);
-    CHECK_STR(r->out.data, "");
-    CHECK_STR(r->err.data, line);
-    result_free(r);
-}
-
 static void test_errors(void)
 {
     const char *marker = tmp_path("ran");

@@ -273,15 +273,6 @@ static void test_attached_series(void)
     free(wout.data);
 }
 
-/* An error: the status, nothing on stdout, exactly the one line. */
-static void check_error(struct result *r, int status, const char *line)
-{
-    CHECK_MSG(r->status == status, "status %d, want %d (%s)", r->status, status, line);
-    CHECK_STR(r->out.data, "");
-    CHECK_STR(r->err.data, line);
-    result_free(r);
-}
-
 static void test_errors(void)
 {
     const char *marker = tmp_path("series-ran");
