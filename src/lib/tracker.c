@@ -506,12 +506,14 @@ static void write_backup(gt_tracker *t, double now)
 #define MIB (1024.0 * 1024.0)
 
 /* The series' GPU figures from one GPU sample: the system's (every GPU) and
- * the tree's, whose processes are marked in mine[] (parallel to s->procs).
- * The tree's usage is its processes' SM utilization where the driver gives
- * it; otherwise the utilization of the GPUs where the tree holds memory (all
- * GPUs when the library does not say which). */
+ * the tree's (gs: its memory and SM utilization; the GPUs where it holds
+ * memory and keeps SMs busy, as bit masks). The tree's usage is its SM
+ * utilization where the driver gives it; otherwise the utilization of the
+ * GPUs where it holds memory (all GPUs when the library does not say which). */
 static void series_gpu_figures(const struct gpu *g, const struct gpu_sample *s,
-                               const unsigned char *mine, struct series_gpu *proc,
+                               const struct gpu_tree_sample *gs,
+                               unsigned long long memory_devices,
+                               unsigned long long busy_devices, struct series_gpu *proc,
                                struct series_gpu *sys)
 {
     memset(proc, 0, sizeof *proc);
@@ -522,19 +524,10 @@ static void series_gpu_figures(const struct gpu *g, const struct gpu_sample *s,
             sys->usage += s->device_util[d] / 100.0;
             sys->utilized += s->device_util[d] > 0;
         }
-    unsigned long long bytes = 0, memory_devices = 0, busy_devices = 0;
-    double sm = 0;
-    for (size_t i = 0; i < s->nprocs; i++) {
-        if (!mine[i])
-            continue;
-        bytes += s->procs[i].bytes;
-        sm += s->procs[i].sm_percent;
-        memory_devices |= s->procs[i].memory_devices;
-        busy_devices |= s->procs[i].busy_devices;
-    }
+    unsigned long long bytes = gs->main_bytes + gs->desc_bytes;
     proc->vram_mib = (double)bytes / MIB;
     if (s->proc_util_ok) {
-        proc->usage = sm / 100.0;
+        proc->usage = (gs->main_sm + gs->desc_sm) / 100.0;
         proc->utilized = __builtin_popcountll(busy_devices);
         return;
     }
@@ -568,11 +561,9 @@ static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs, struct series_
     gs->proc_util_ok = s.proc_util_ok;
     gs->energy_ok = s.energy_ok;
     gs->energy_mj = s.energy_mj;
-    unsigned char *mine = s.nprocs ? calloc(s.nprocs, 1) : NULL;
+    unsigned long long memory_devices = 0, busy_devices = 0;
     for (size_t i = 0; i < s.nprocs; i++) {
         int role = tree_role_of(&t->tree, s.procs[i].pid);
-        if (mine)
-            mine[i] = role != 0;
         if (role == 1) {
             gs->main_bytes += s.procs[i].bytes;
             gs->main_sm += s.procs[i].sm_percent;
@@ -580,11 +571,12 @@ static int sample_gpus(gt_tracker *t, struct gpu_tree_sample *gs, struct series_
             gs->desc_bytes += s.procs[i].bytes;
             gs->desc_sm += s.procs[i].sm_percent;
         }
+        if (role) {
+            memory_devices |= s.procs[i].memory_devices;
+            busy_devices |= s.procs[i].busy_devices;
+        }
     }
-    static const unsigned char none[1];
-    if (mine || !s.nprocs)
-        series_gpu_figures(&t->gpu, &s, mine ? mine : none, proc, sys);
-    free(mine);
+    series_gpu_figures(&t->gpu, &s, gs, memory_devices, busy_devices, proc, sys);
     return 0;
 }
 
