@@ -76,7 +76,9 @@ static void test_round_trip(void)
     CHECK(s->format_version == GT_SNAPSHOT_FORMAT);
     CHECK_STR(s->command, "python train.py --epochs 3 <b>&");
     CHECK(s->exit_status == 3 && s->pid == getpid() && s->interval == 0.05);
-    CHECK(s->series.nprocess == 3 && s->series.nsystem == 3);
+    /* Up to 3 rows (a loaded machine may skip a 50 ms slot), both series alike. */
+    size_t n = s->series.nprocess;
+    CHECK(n >= 1 && n <= 3 && s->series.nsystem == n);
     CHECK(s->stop_time >= s->start_time && s->duration >= 0.15);
     CHECK(s->server.vcpus > 0 && s->server.memory_mib > 0 && s->server.vcpus_usable > 0);
     CHECK(s->server.kernel[0] && s->server.hostname[0]);
@@ -108,8 +110,8 @@ static void test_round_trip(void)
         CHECK_STR(tb, ta);
         free(ta);
         free(tb);
-        CHECK(b->series.nprocess == 3 && b->series.nsystem == 3);
-        for (size_t i = 0; i < 3 && b->series.nprocess == 3 && b->series.nsystem == 3; i++) {
+        CHECK(b->series.nprocess == n && b->series.nsystem == n);
+        for (size_t i = 0; i < n && b->series.nprocess == n && b->series.nsystem == n; i++) {
             CHECK(memcmp(&b->series.process[i], &s->series.process[i], sizeof(gt_process_row)) == 0);
             CHECK(memcmp(&b->series.system[i], &s->series.system[i], sizeof(gt_system_row)) == 0);
         }
@@ -172,9 +174,17 @@ static void check_rejected(const char *good, const char *from, const char *to, c
     CHECK(strchr(gt_last_error(), '\n') == NULL);
 }
 
+static gt_snapshot *constructed(size_t n, const double *cpu, const unsigned long long *mem_kb,
+                                const double *gpu, const double *vram, const int *used,
+                                const double *disk_used_gb, const unsigned long long *rx,
+                                const double *sys_cpu, const unsigned long long *sys_mem_kb);
+
 static void test_malformed(void)
 {
-    gt_snapshot *s = real_snapshot(0), *r = NULL;
+    /* A constructed run of exactly 3 rows, so that every variant below is
+     * known to the byte. */
+    gt_snapshot *s = constructed(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+                *r = NULL;
     if (!s)
         return;
     char *good = gt_snapshot_to_json(s);
@@ -209,7 +219,7 @@ static void test_malformed(void)
                    "format version 2; this gpu-tracker reads version 1");
     check_rejected(good, "\"format_version\":1", "\"format_version\":\"1\"",
                    "\"metadata.format_version\" should be int");
-    check_rejected(good, "\"interval\":0.05", "\"interval\":0",
+    check_rejected(good, "\"interval\":2.0", "\"interval\":0",
                    "\"metadata.interval\" should be a positive number of seconds");
     check_rejected(good, "\"command\":", "\"kommand\":", "missing key \"metadata.command\"");
     check_rejected(good, "\"server_info\":{", "\"server_info\":[{}],\"x\":{",
@@ -271,6 +281,7 @@ static gt_snapshot *constructed(size_t n, const double *cpu, const unsigned long
     s->stop_time = 1700000000.0 + 2.0 * (double)n;
     s->duration = 2.0 * (double)n;
     s->exit_status = -1;
+    s->format_version = GT_SNAPSHOT_FORMAT;
     snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
     snprintf(s->usage.max_ram.unit, sizeof s->usage.max_ram.unit, "gigabytes");
     snprintf(s->usage.max_gpu_ram.unit, sizeof s->usage.max_gpu_ram.unit, "gigabytes");
