@@ -1,42 +1,61 @@
 # gpu-tracker: the two commands a user needs are `make demo` and `make check`.
-# CMake does the building underneath; this file installs missing Debian build
+# CMake does the building underneath; this file installs missing Debian
 # dependencies first (apt-get, when run as root).
 
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 # make check fuzzes each target this long: a smoke test, not a campaign.
 CHECK_FUZZ_SECONDS ?= 10
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Warnings are errors in make check and CI; a plain `make` only shows them.
+WERROR ?= OFF
+CTEST = ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all deps build check check-asan fuzz fuzz-build demo bench install clean
+.PHONY: all deps deps-check build check check-build check-asan check-tsan fuzz fuzz-build \
+	demo bench install clean
 
 all: build
 
 deps:
-	@./scripts/install-deps.sh
+	@./scripts/install-deps.sh build
+
+deps-check:
+	@./scripts/install-deps.sh check
 
 build: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGT_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Every test, on a normal build and on an AddressSanitizer+UBSan build, then
-# each fuzz target for CHECK_FUZZ_SECONDS.
-check: build check-asan
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
-	cd $(ASAN_DIR) && ctest --output-on-failure -j $(JOBS)
+# Every test three times: a normal gcc build, an AddressSanitizer+UBSan gcc
+# build and a ThreadSanitizer clang build, all with warnings as errors (so
+# both compilers see every file); then each fuzz target for
+# CHECK_FUZZ_SECONDS.
+check: deps-check check-build check-asan check-tsan
+	cd $(BUILD_DIR) && $(CTEST)
+	cd $(ASAN_DIR) && $(CTEST)
+	cd $(TSAN_DIR) && TSAN_OPTIONS="second_deadlock_stack=1" $(CTEST)
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
 
-check-asan: deps
-	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DGT_SANITIZE=ON >/dev/null
+check-build:
+	@$(MAKE) --no-print-directory build WERROR=ON
+
+check-asan: deps-check
+	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DGT_SANITIZE=ON -DGT_WERROR=ON >/dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 
+check-tsan: deps-check
+	@CC=clang cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DGT_TSAN=ON -DGT_WERROR=ON >/dev/null
+	@cmake --build $(TSAN_DIR) -j $(JOBS)
+
 # libFuzzer targets (clang) for the procfs/sysfs parsers, the server-info
-# parsers, the summary reader and the snapshot loader, from fuzz/corpus.
-fuzz-build: deps
-	@cmake -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=clang -DGT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+# parsers, the summary reader, the snapshot loader and the report writer,
+# from fuzz/corpus.
+fuzz-build: deps-check
+	@CC=clang cmake -S . -B $(FUZZ_DIR) -DGT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug -DGT_WERROR=ON >/dev/null
 	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz-targets
 
 fuzz: fuzz-build
@@ -47,7 +66,7 @@ demo: build
 	$(BUILD_DIR)/gpu-tracker --st 0.2 --ru megabytes --tu seconds -- $(BUILD_DIR)/tests/gt-workload demo
 
 # Prints what tracking costs and how exact it is (figures, not pass/fail;
-# about three minutes).
+# a few minutes).
 bench: build
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 
@@ -55,4 +74,4 @@ install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

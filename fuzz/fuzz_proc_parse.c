@@ -6,6 +6,7 @@
 
 #include "proc_parse.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)

@@ -8,6 +8,7 @@
 
 #include "server_info.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)

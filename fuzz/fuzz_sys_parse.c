@@ -32,6 +32,7 @@ static int each(const char *line, size_t n, void *arg)
     return 0;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)

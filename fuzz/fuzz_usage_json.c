@@ -8,6 +8,7 @@
 
 #include "gpu_tracker.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1);

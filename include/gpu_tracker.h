@@ -282,6 +282,42 @@ typedef enum gt_format { GT_FORMAT_TEXT, GT_FORMAT_JSON } gt_format;
 GT_API gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path,
                                      gt_format format);
 
+/* Reads a summary file: one written by gt_usage_write_file(GT_FORMAT_JSON)
+ * or gpu-tracker -f json -o, a backup file (resource_usage_file), or
+ * gpu_tracker's own to_json() output. Only a regular file of at most 16 MiB
+ * is read (a FIFO is never waited on). GT_ERR_IO (cannot be read, not a
+ * regular file, too big) or GT_ERR_PARSE (as gt_usage_from_json), with the
+ * reason in gt_last_error(). */
+GT_API gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage);
+
+/* ---- Output files --------------------------------------------------------
+ * Every file the library writes follows these rules (docs/cli.md, "Output
+ * files"), made for a program run as root on shared machines:
+ *  - a symbolic link is followed only when it belongs to you or to root; a
+ *    link someone else planted is an error, never a way to replace a file
+ *    elsewhere (/dev/stdout and /dev/fd/N are opened and appended to);
+ *  - a new file gets mode 0666 less the umask; an existing regular file is
+ *    replaced atomically and keeps its mode, owner and group; one with other
+ *    hard links is written in place when it is yours, in a directory no one
+ *    else may write to (otherwise a new file takes its name); a FIFO or a
+ *    device is written in place, never replaced.
+ * Programs that write outputs of their own can use the same rules. */
+
+/* Checks that path could be written, creating and changing nothing (a FIFO
+ * is not even opened). GT_ERR_IO with the reason in gt_last_error(). */
+GT_API gt_status gt_output_check(const char *path);
+
+/* Opens path for writing a stream (a CSV written row by row): created, or
+ * emptied in place (keeping its mode and owner); close-on-exec. A FIFO's
+ * open waits for a reader. GT_ERR_IO with the reason. */
+GT_API gt_status gt_output_open(const char *path, int *fd);
+
+/* 1 when writing to a and to b would write one file (the same name once
+ * links are followed, or two names of one file): two outputs must not be
+ * given the same path. 0 otherwise, or when either cannot be resolved
+ * (gt_output_check() then says why). */
+GT_API int gt_output_same(const char *a, const char *b);
+
 /* ---- Time series --------------------------------------------------------
  * The columns, order and units of resource_tracker's ProcessTracker and
  * SystemTracker (docs/series.md defines each). CPU seconds and bytes are

@@ -1,12 +1,24 @@
 #!/bin/sh
-# Installs the Debian packages gpu-tracker needs to build and test, if any is
-# missing. Runs apt-get when we are root; otherwise says what to install.
+# Installs the Debian packages gpu-tracker needs, if any is missing. Runs
+# apt-get when we are root; otherwise says what to install.
+#
+# usage: install-deps.sh build|check
+#   build  what `make` and `make demo` need: a C compiler, CMake, json-c,
+#          zlib and libcurl's headers
+#   check  also what `make check` needs so that no test has to skip: clang
+#          and its runtimes (the ThreadSanitizer build and the libFuzzer
+#          targets), Chromium (the HTML report is rendered and hovered in it)
+#          and util-linux's unshare (the PID namespace tests)
 set -eu
 
-# clang and libclang-rt-14-dev: the libFuzzer targets (make fuzz, and a short
-# run of each in make check).
-packages="gcc libc6-dev make cmake pkg-config libjson-c-dev zlib1g-dev libcurl4-openssl-dev
-clang libclang-rt-14-dev"
+mode=${1:-build}
+packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev"
+case "$mode" in
+build) ;;
+check) packages="$packages clang libclang-rt-14-dev chromium util-linux" ;;
+*) echo "usage: install-deps.sh build|check" >&2; exit 2 ;;
+esac
+
 missing=""
 for p in $packages; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

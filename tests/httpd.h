@@ -28,8 +28,8 @@ struct httpd {
     int port;
     pthread_t thread;
     httpd_handler handler;
-    volatile int stop;
-    volatile int requests;
+    _Atomic int stop;     /* set by the test, read by the server thread */
+    _Atomic int requests; /* counted by the server thread */
     char base[64]; /* http://127.0.0.1:PORT */
 };
 

@@ -11,11 +11,13 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -126,6 +128,31 @@ static inline void finish(struct child *c, struct result *r)
     int ws;
     waitpid(c->pid, &ws, 0);
     r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* finish(), but a child still running after seconds is killed (SIGKILL)
+ * and the check fails: a regression that hangs fails the test instead of
+ * stopping the suite. A deadline, not a timing assertion: what is waited
+ * for takes milliseconds when all is well. */
+static inline void finish_within(struct child *c, struct result *r, double seconds,
+                                 const char *what)
+{
+    pid_t watchdog = fork();
+    if (watchdog == 0) {
+        struct timespec ts = {(time_t)seconds, 0};
+        nanosleep(&ts, NULL);
+        if (kill(c->pid, 0) == 0) {
+            kill(c->pid, SIGKILL);
+            _exit(1);
+        }
+        _exit(0);
+    }
+    finish(c, r);
+    kill(watchdog, SIGKILL);
+    int ws = 0;
+    waitpid(watchdog, &ws, 0);
+    CHECK_MSG(!(WIFEXITED(ws) && WEXITSTATUS(ws) == 1), "%s did not end within %g s", what,
+              seconds);
 }
 
 static inline void result_free(struct result *r)

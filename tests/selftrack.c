@@ -5,6 +5,14 @@
  *                             print the JSON summary
  *   idle SECONDS INTERVAL     track SECONDS of sleeping at a fast interval and
  *                             print the JSON (the sampler's CPU is not ours)
+ *   two SECONDS INTERVAL      as idle, with two trackers at once: two JSON
+ *                             summaries (neither counts the other's thread)
+ * work, idle and two also print "main cpu SECONDS" on stderr: the kernel's
+ * count of the main thread's CPU from before start() to after stop(), what
+ * the tracker's "main" must show (the library's threads are left out); and
+ * "main threads N": the threads of the program that are not the library's
+ * (1, or 2 with a sanitizer's own thread); work also "children cpu S", the
+ * CPU of the children it reaped.
  *   crash BACKUP MIB          track with a backup file, allocate MIB MiB, wait
  *                             until the backup shows it, then die by SIGKILL
  *   attach MIB                fork a child, track it by process_id while it
@@ -17,6 +25,7 @@
 #include <string.h>
 
 #include "gpu_tracker.h"
+#include "threads.h"
 #include "work.h"
 
 static gt_tracker *start(double sleep_time, const char *backup, pid_t pid)
@@ -36,12 +45,18 @@ static gt_tracker *start(double sleep_time, const char *backup, pid_t pid)
     return t;
 }
 
-static int finish(gt_tracker *t)
+static int stop(gt_tracker *t)
 {
     if (gt_tracker_stop(t) != GT_OK) {
         fprintf(stderr, "gt-selftrack: %s\n", gt_last_error());
         return 3;
     }
+    return 0;
+}
+
+/* Prints the JSON summary of a stopped tracker and frees it. */
+static int print_json(gt_tracker *t)
+{
     char *json = gt_tracker_to_json(t);
     if (!json)
         return 3;
@@ -49,6 +64,11 @@ static int finish(gt_tracker *t)
     free(json);
     gt_tracker_free(t);
     return 0;
+}
+
+static int finish(gt_tracker *t)
+{
+    return stop(t) ? 3 : print_json(t);
 }
 
 static void sleep_for(double s)
@@ -77,14 +97,34 @@ static double backup_main_total(const char *path)
 int main(int argc, char **argv)
 {
     if (argc == 6 && !strcmp(argv[1], "work")) {
+        double cpu0 = work_thread_cpu_seconds(), children0 = work_children_cpu_seconds();
         gt_tracker *t = start(0.1, "", 0);
         shared_work(atol(argv[2]), atoi(argv[3]), atol(argv[4]), atof(argv[5]));
-        return finish(t);
+        int rc = stop(t);
+        fprintf(stderr, "main cpu %.6f\nchildren cpu %.6f\nmain threads %ld\n",
+                work_thread_cpu_seconds() - cpu0, work_children_cpu_seconds() - children0,
+                program_threads());
+        return rc ? rc : print_json(t);
     }
     if (argc == 4 && !strcmp(argv[1], "idle")) {
+        double cpu0 = work_thread_cpu_seconds();
         gt_tracker *t = start(atof(argv[3]), "", 0);
         sleep_for(atof(argv[2]));
-        return finish(t);
+        int rc = stop(t);
+        fprintf(stderr, "main cpu %.6f\nmain threads %ld\n", work_thread_cpu_seconds() - cpu0,
+                program_threads());
+        return rc ? rc : print_json(t);
+    }
+    if (argc == 4 && !strcmp(argv[1], "two")) {
+        double cpu0 = work_thread_cpu_seconds();
+        gt_tracker *a = start(atof(argv[3]), "", 0), *b = start(atof(argv[3]), "", 0);
+        sleep_for(atof(argv[2]));
+        int rc = stop(a) | stop(b);
+        fprintf(stderr, "main cpu %.6f\nmain threads %ld\n", work_thread_cpu_seconds() - cpu0,
+                program_threads());
+        if (rc || print_json(a) || print_json(b))
+            return 3;
+        return 0;
     }
     if (argc == 4 && !strcmp(argv[1], "crash")) {
         gt_tracker *t = start(0.02, argv[2], 0);

@@ -289,6 +289,144 @@ static void test_orphans(void)
     result_free(&r);
 }
 
+/* The first child of pid, or 0 (read from its children file). */
+static pid_t first_child(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    char *text = slurp(path);
+    pid_t child = text ? (pid_t)atoi(text) : 0;
+    free(text);
+    return child;
+}
+
+/* A command stopped by SIGSTOP when a SIGTERM comes: it is woken up
+ * (SIGCONT, as timeout(1) does) to act on it, instead of both waiting for
+ * ever. */
+static void test_stopped_command(void)
+{
+    const char *out = tmp_path("stopped.txt");
+    char *argv[] = {GT_BIN, "--disable-logs", "-o", (char *)out, "--", WORKLOAD_BIN,
+                    "wait-signal", NULL};
+    struct child c = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(c.out, &r.out, "ready\n") == 0);
+    pid_t command = first_child(c.pid);
+    CHECK(command > 0);
+    if (command > 0)
+        kill(command, SIGSTOP);
+    kill(c.pid, SIGTERM);
+    finish_within(&c, &r, 60, "gpu-tracker with a stopped command");
+    CHECK_MSG(r.status == 40 + SIGTERM, "status %d", r.status);
+    char *text = slurp(out);
+    CHECK_CONTAINS(text, "Max RAM:\n");
+    free(text);
+    result_free(&r);
+}
+
+/* Runs gpu-tracker with its standard output a pipe nobody reads any more
+ * (gpu-tracker ... | true). */
+static struct result run_to_closed_pipe(char *const argv[])
+{
+    int p[2];
+    if (pipe(p) < 0)
+        exit(99);
+    close(p[0]);
+    int err[2];
+    if (pipe(err) < 0)
+        exit(99);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 1);
+        dup2(err[1], 2);
+        for (int fd = 3; fd < 64; fd++)
+            close(fd);
+        execv(argv[0], argv);
+        _exit(126);
+    }
+    close(p[1]);
+    close(err[1]);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    read_until(err[0], &r.err, NULL);
+    close(err[0]);
+    buf_append(&r.out, "", 0);
+    int ws;
+    waitpid(pid, &ws, 0);
+    r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    return r;
+}
+
+/* gpu-tracker -- cmd | true: the summary is not lost to SIGPIPE; it goes to
+ * stderr, and the command keeps SIGPIPE's usual action. */
+static void test_closed_stdout(void)
+{
+    char *quiet[] = {GT_BIN, "--disable-logs", "--", WORKLOAD_BIN, "exit", "0", NULL};
+    struct result r = run_to_closed_pipe(quiet);
+    CHECK_MSG(r.status == 1, "status %d", r.status); /* the command succeeded, stdout did not */
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot write to standard output: Broken pipe; the "
+                               "summary follows on standard error\n");
+    CHECK_CONTAINS(r.err.data, "Max RAM:\n");
+    result_free(&r);
+    /* A command that writes there itself dies of SIGPIPE, as without us. */
+    char *writer[] = {GT_BIN, "--disable-logs", "--", "/usr/bin/yes", NULL};
+    r = run_to_closed_pipe(writer);
+    CHECK_MSG(r.status == 128 + SIGPIPE, "status %d", r.status);
+    CHECK_CONTAINS(r.err.data, "Max RAM:\n");
+    result_free(&r);
+}
+
+/* -o a FIFO: the check before the run does not open it (a reader would
+ * take that for the end), and a reader gets the summary. Without a reader,
+ * the wait for one ends with a signal: after the command has ended,
+ * signals act on gpu-tracker again. */
+static void test_fifo_output(void)
+{
+    const char *fifo = tmp_path("out.fifo");
+    unlink(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    char *cat_argv[] = {"/bin/cat", (char *)fifo, NULL};
+    struct child reader = spawn(cat_argv, 0);
+    char *argv[] = {GT_BIN, "--disable-logs", "-o", (char *)fifo, "--", WORKLOAD_BIN, "exit", "0",
+                    NULL};
+    struct child c = spawn(argv, 0);
+    struct result r, got;
+    memset(&r, 0, sizeof r);
+    memset(&got, 0, sizeof got);
+    finish_within(&c, &r, 60, "gpu-tracker -o FIFO");
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    finish_within(&reader, &got, 60, "the FIFO's reader");
+    CHECK_CONTAINS(got.out.data, "Max RAM:\n");
+    result_free(&r);
+    result_free(&got);
+
+    /* Nobody reads: gpu-tracker waits in open() once the command is done,
+     * and SIGTERM ends that wait (128 + 15). */
+    struct child lone = spawn(argv, 0);
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(lone.out, &r.out, "status code: 0\n") == 0);
+    kill(lone.pid, SIGTERM);
+    finish_within(&lone, &r, 60, "gpu-tracker waiting for a FIFO reader");
+    CHECK_MSG(r.status == 128 + SIGTERM, "status %d", r.status);
+    result_free(&r);
+    unlink(fifo);
+}
+
+/* --pid of gpu-tracker itself: it would wait for its own end. */
+static void test_pid_self(void)
+{
+    char script[512];
+    snprintf(script, sizeof script, "exec %s --pid $$", GT_BIN);
+    char *argv[] = {"/bin/sh", "-c", script, NULL};
+    struct result r = run_argv(argv);
+    CHECK(r.status == 1);
+    CHECK_STR(r.out.data, "");
+    CHECK_CONTAINS(r.err.data, " is gpu-tracker itself: it would wait for its own end; give the "
+                               "PID of another process\n");
+    result_free(&r);
+}
+
 static void test_signals_forwarded(void)
 {
     const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
@@ -508,11 +646,34 @@ static void test_gpu_fake(void)
     CHECK_STR(r.err.data, "gpu-tracker: unknown GPU UUID 'GPU-9999'; available GPUs: GPU-1111\n");
     CHECK(access(marker, F_OK) != 0);
     result_free(&r);
-    /* In a PID namespace (a container), the driver's PIDs are the host's:
-     * per-process GPU figures are marked as not available, with why. */
-    if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0) {
-        printf("skipped: the PID namespace check needs root and unshare\n");
-    } else {
+    unsetenv("GPU_TRACKER_NVML_LIBRARY");
+    unsetenv("FAKE_NVML_SCENARIO");
+}
+
+/* In a PID namespace of its own (a container), with a procfs of that
+ * namespace: the driver's PIDs are the host's, so per-process GPU figures
+ * are marked as not available, with why. With the host's procfs instead
+ * (unshare without --mount-proc), /proc/self is not us: every PID there
+ * names another process, and tracking must refuse rather than follow the
+ * host's PID 1. A sub-test of its own: it needs root and unshare. */
+static void require_pid_namespaces(void)
+{
+    if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
+        SKIP_TEST("the PID namespace tests need root and /usr/bin/unshare");
+    if (system("/usr/bin/unshare --pid --fork --mount-proc true >/dev/null 2>&1") != 0)
+        SKIP_TEST("this machine does not let us make a PID namespace (unshare --pid failed)");
+}
+
+static void test_pid_namespace(void)
+{
+    const char *scenario = tmp_path("nvml-scenario");
+    FILE *f = fopen(scenario, "w");
+    fputs("device GPU-1111 Fake-H100 80000000000 9000000000 75\n", f);
+    fclose(f);
+    setenv("FAKE_NVML_SCENARIO", scenario, 1);
+    setenv("GPU_TRACKER_NVML_LIBRARY", WORKLOAD_DIR "/libfake-nvml.so", 1);
+    struct result r;
+    {
         char *ns_argv[] = {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", GT_BIN,
                            "--disable-logs", "-f", "json", "--", WORKLOAD_BIN, "exit", "0", NULL};
         struct child ns = spawn(ns_argv, 0);
@@ -531,6 +692,17 @@ static void test_gpu_fake(void)
             json_object_put(nj);
         result_free(&r);
     }
+    /* The host's /proc seen from inside: refused, in one line, nothing run. */
+    const char *marker = tmp_path("ns-ran");
+    char touch[300];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    char *host_argv[] = {"/usr/bin/unshare", "--pid", "--fork", GT_BIN, "-e", touch, NULL};
+    r = run_argv(host_argv);
+    CHECK_MSG(r.status == 1, "status %d", r.status);
+    CHECK_STR(r.out.data, "");
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: /proc belongs to another PID namespace");
+    CHECK(access(marker, F_OK) != 0);
+    result_free(&r);
     unsetenv("GPU_TRACKER_NVML_LIBRARY");
     unsetenv("FAKE_NVML_SCENARIO");
 }
@@ -588,8 +760,15 @@ static void test_output_file(void)
     result_free(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "pid-namespace")) {
+        require_pid_namespaces();
+        tmpdir_make("cli-ns");
+        test_pid_namespace();
+        tmpdir_remove();
+        return check_exit("test_cli pid-namespace");
+    }
     tmpdir_make("cli");
     test_help_and_version();
     test_errors();
@@ -599,6 +778,10 @@ int main(void)
     test_cpu_exact();
     test_orphans();
     test_signals_forwarded();
+    test_stopped_command();
+    test_closed_stdout();
+    test_fifo_output();
+    test_pid_self();
     test_attach();
     test_output_file();
     test_fixture_proc_root();

@@ -408,8 +408,6 @@ static void test_details(void)
     CHECK_STR(r.gpu_details.energy_reason, r.measurement.gpu_reason);
 }
 
-static long baseline_threads; /* when the test began */
-
 /* A driver that hangs in nvmlInit: creating the tracker gives up after
  * stop_timeout and tracks without GPUs (or, with --guuids to check, fails);
  * the stuck thread cleans up after itself once the call returns. */
@@ -441,7 +439,7 @@ static void test_init_hang(void)
         CHECK(w >= 0);
         if (w >= 0)
             close(w);
-        wait_threads_back_to(baseline_threads);
+        CHECK(wait_library_threads_gone() == 0);
         unlink(fifo);
     }
 }
@@ -530,7 +528,6 @@ static void test_series_gpu(void)
 
 int main(void)
 {
-    baseline_threads = own_threads();
     root = fx_mkroot();
     fx_system(root, 0, 0, 2, 8000000, 6000000);
     struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,

@@ -21,6 +21,21 @@ test "$soname" = "libgputracker.so.0" || { echo "SONAME is '$soname'"; exit 1; }
 others=$(nm -D --defined-only "$libdir/libgputracker.so" | awk '{print $3}' | grep -v '^gt_' || true)
 test -z "$others" || { echo "exported besides gt_*: $others"; exit 1; }
 
+# Nor does the static archive define a global symbol outside the gt_ API:
+# a program's own monotonic_now() must not clash with ours at link time.
+others=$(nm -g --defined-only "$libdir/libgputracker.a" | awk 'NF == 3 {print $3}' | grep -v '^gt_' || true)
+test -z "$others" || { echo "libgputracker.a defines besides gt_*: $others"; exit 1; }
+# ... as a program that defines functions named like internal ones proves.
+cat >"$prefix/clash.c" <<'CLASH'
+#include <gpu_tracker.h>
+#include <stdio.h>
+double monotonic_now(void);
+double monotonic_now(void) { return 42.0; }
+int tree_walk(void);
+int tree_walk(void) { return 7; }
+int main(void) { printf("%s %g %d\n", gt_version(), monotonic_now(), tree_walk()); return 0; }
+CLASH
+
 cd "$prefix"
 cc "$src/examples/track_block.c" $(pkg-config --cflags --libs gputracker) -o track_block
 LD_LIBRARY_PATH="$libdir" sh "$src/tests/test_example.sh" "$prefix/track_block"
@@ -30,4 +45,9 @@ cc "$src/examples/track_block.c" $(pkg-config --cflags gputracker) "$libdir/libg
     $(pkg-config --static --libs-only-other --libs-only-l gputracker | sed 's/-lgputracker//') \
     -o track_block_static
 sh "$src/tests/test_example.sh" "$prefix/track_block_static" >/dev/null
+cc clash.c $(pkg-config --cflags gputracker) "$libdir/libgputracker.a" \
+    $(pkg-config --static --libs-only-other --libs-only-l gputracker | sed 's/-lgputracker//') \
+    -o clash
+out=$(./clash)
+test "${out#* }" = "42 7" || { echo "a program's own monotonic_now/tree_walk: '$out'"; exit 1; }
 echo "installed, built with pkg-config and run: ok"

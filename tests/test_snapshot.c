@@ -519,7 +519,7 @@ static void test_report(void)
 
 /* ---- the fake servers ---------------------------------------------------- */
 
-static const char *cloud_mode; /* aws, gcp, azure, none, hang */
+static const char *_Atomic cloud_mode; /* aws, gcp, azure, none, hang (read by the server) */
 
 static int metadata(const char *method, const char *path, const char *headers, int *status,
                     char *body, size_t cap)

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "check.h"
@@ -87,6 +88,10 @@ static void test_lifecycle(void)
     o.time_unit = "seconds";
     gt_tracker *t;
     CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    /* The GPU probe's thread is joined before gt_tracker_new() returns: a
+     * program tracking itself never sees it. */
+    CHECK_MSG(library_threads() == 0, "%ld library threads after gt_tracker_new()",
+              library_threads());
     CHECK(gt_tracker_usage(t) == NULL);
     CHECK_STR(gt_last_error(), "no results: the tracker has not been started");
     CHECK(gt_tracker_to_json(t) == NULL);
@@ -97,6 +102,7 @@ static void test_lifecycle(void)
     CHECK(gt_tracker_add_reaped(t, 1, &none) == GT_ERR_STATE);
     CHECK_STR(gt_last_error(), "cannot add a reaped process before the tracker is started");
     CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(library_threads() == 1); /* the sampler, named gt:sampler */
     CHECK(gt_tracker_start(t) == GT_ERR_STATE);
     CHECK_STR(gt_last_error(), "cannot start a tracker that has already been started");
     CHECK(gt_tracker_usage(t) == NULL);
@@ -120,7 +126,9 @@ static void test_lifecycle(void)
         CHECK_STR(u->max_ram.unit, "megabytes");
         CHECK(u->compute_time.time > 0);
         CHECK(u->measurement.samples >= 2);
-        CHECK(u->cpu_utilization.main_n_threads == 1); /* the sampler is not our work */
+        /* Our thread (and a sanitizer's): the sampler is not our work. */
+        CHECK_MSG(u->cpu_utilization.main_n_threads == program_threads(), "%d threads, we have %ld",
+                  u->cpu_utilization.main_n_threads, program_threads());
     }
     char *text = gt_tracker_to_text(t);
     CHECK_CONTAINS(text, "Max RAM:\n   Unit: megabytes\n");
@@ -257,7 +265,7 @@ static void test_few_descriptors(void)
     char children[64 * 8] = "";
     for (int i = 0; i < 60; i++) {
         struct fx_proc c = {.pid = 200 + i, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
-                            .private_kb = 1000, .pss_kb = 1000, .starttime = 10 + i};
+                            .private_kb = 1000, .pss_kb = 1000, .starttime = 10 + (unsigned long long)i};
         fx_proc_write(root, &c);
         snprintf(children + strlen(children), sizeof children - strlen(children), "%d ", 200 + i);
     }
@@ -301,8 +309,6 @@ static void test_few_descriptors(void)
     gt_tracker_free(t);
     fx_rmroot(root);
 }
-
-static long baseline_threads; /* when the test began */
 
 /* Samples recorded in a backup file so far (0 while there is none). */
 static long backup_samples(const char *path)
@@ -393,7 +399,7 @@ static void test_stop_timeout(void)
              * but adds no row and writes nothing: the rows are the
              * caller's now, and so is the descriptor. */
             close(writer);
-            wait_threads_back_to(baseline_threads);
+            CHECK(wait_library_threads_gone() == 0);
             CHECK(gt_tracker_series(t, &series) == GT_OK && series.nprocess == rows);
             struct stat after;
             fstat(csv_fd, &after);
@@ -402,8 +408,7 @@ static void test_stop_timeout(void)
         }
         close(csv_fd);
         /* Either way the thread ends (and, orphaned, frees the tracker). */
-        wait_threads_back_to(baseline_threads);
-        CHECK(own_threads() == baseline_threads);
+        CHECK(wait_library_threads_gone() == 0);
         unlink(fifo);
     }
     fx_rmroot(root);
@@ -415,13 +420,46 @@ static void test_stop_timeout(void)
     CHECK_CONTAINS(gt_last_error(), "invalid stop timeout 0");
 }
 
+/* A child forked while a tracker runs has a copy of it, without the
+ * thread: calls on it fail, and freeing it waits for nothing and leaves the
+ * parent's backup file alone. */
+static void test_fork(void)
+{
+    char dir[] = "/tmp/gt-fork-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char backup[4096];
+    snprintf(backup, sizeof backup, "%s/backup.json", dir);
+    gt_options o;
+    gt_options_init(&o);
+    o.sleep_time = 0.01;
+    o.resource_usage_file = backup;
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
+    pid_t child = fork();
+    if (child == 0) {
+        int ok = gt_tracker_stop(t) == GT_ERR_STATE &&
+                 strstr(gt_last_error(), "this tracker belongs to process") != NULL &&
+                 gt_tracker_usage(t) == NULL && gt_tracker_wait(t, 0) == 0;
+        gt_tracker_free(t);
+        _exit(ok && access(backup, F_OK) == 0 ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child: status %d", status);
+    CHECK(access(backup, F_OK) == 0); /* still the parent's, still there */
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(access(backup, F_OK) != 0); /* a clean stop removes it */
+    gt_tracker_free(t);
+    rmdir(dir);
+}
+
 int main(void)
 {
-    baseline_threads = own_threads();
     test_stop_timeout();
     test_few_descriptors();
     test_option_errors();
     test_lifecycle();
+    test_fork();
     test_fixture_run();
     return check_exit("test_tracker");
 }

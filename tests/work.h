@@ -5,6 +5,7 @@
 #define GT_WORK_H
 
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,13 +17,34 @@ static inline double work_cpu_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds of the children the calling process has reaped (the
+ * kernel's count). */
+static inline double work_children_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* CPU seconds of the calling thread alone (the kernel's count). */
+static inline double work_thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Where burning loops store their work, so that the compiler keeps the loop
+ * (a local volatile that is only written is "set but not used" to clang). */
+static volatile unsigned long work_sink __attribute__((unused));
+
 static inline void work_burn(double seconds)
 {
     double end = work_cpu_seconds() + seconds;
-    volatile unsigned long x = 0;
     while (work_cpu_seconds() < end)
         for (int i = 0; i < 10000; i++)
-            x += (unsigned long)i;
+            work_sink += (unsigned long)i;
 }
 
 /* Allocates and touches mib MiB (through a volatile pointer: the compiler

@@ -25,7 +25,9 @@
  *   kill SIG                 kill itself with signal SIG
  *   wait-signal              print "ready", exit 40+N on signal N
  *   work MIB N CMIB SECONDS  shared_work() of work.h (also done in-process by
- *                            gt-selftrack, for comparison)
+ *                            gt-selftrack, for comparison); prints its own
+ *                            CPU seconds and its children's on stderr, as
+ *                            "main cpu S" and "children cpu S"
  *   demo                     two children, each holding 100 MiB while it
  *                            burns 1 s of CPU
  *   io-alloc WMIB AMIB FILE CSV ROWS
@@ -92,10 +94,9 @@ static double thread_cpu_seconds(void)
 static void *busy_thread(void *arg)
 {
     double end = thread_cpu_seconds() + *(double *)arg;
-    volatile unsigned long x = 0;
     while (thread_cpu_seconds() < end)
         for (int i = 0; i < 10000; i++)
-            x += (unsigned long)i;
+            work_sink += (unsigned long)i; /* threads race on it: only the work counts */
     return NULL;
 }
 
@@ -295,6 +296,9 @@ int main(int argc, char **argv)
             pthread_join(t[i], NULL);
     } else if (!strcmp(mode, "work") && argc == 6) {
         shared_work(atol(argv[2]), atoi(argv[3]), atol(argv[4]), atof(argv[5]));
+        /* The kernel's count of main's own CPU and of its children's. */
+        fprintf(stderr, "main cpu %.6f\nchildren cpu %.6f\n", work_cpu_seconds(),
+                work_children_cpu_seconds());
     } else if (!strcmp(mode, "gpu-register") && (argc == 5 || argc == 6)) {
         if (argc == 6) {
             int ready[2];

@@ -91,23 +91,9 @@ static int show(int argc, char **argv)
         fprintf(stderr, "gpu-tracker: unknown format '%s'; valid formats: text, json\n", format);
         return 2;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "gpu-tracker: cannot read '%s': %s\n", path, strerror(errno));
-        return 1;
-    }
-    char *doc = NULL;
-    size_t cap = 0;
-    ssize_t len = getdelim(&doc, &cap, '\0', f);
-    fclose(f);
     gt_resource_usage u;
-    if (len < 0 || gt_usage_from_json(doc, &u) != GT_OK) {
-        fprintf(stderr, "gpu-tracker: '%s' is not a gpu-tracker summary: %s\n", path,
-                len < 0 ? "it is empty" : gt_last_error());
-        free(doc);
-        return 1;
-    }
-    free(doc);
+    if (gt_usage_read_file(path, &u) != GT_OK)
+        return fail(gt_last_error(), 1);
     if (!u.measurement.complete)
         fprintf(stderr, "gpu-tracker: '%s' is the backup of a run that did not finish: the "
                 "figures are those up to its last sample\n", path);
@@ -143,12 +129,32 @@ int main(int argc, char **argv)
         printf("gpu-tracker %s\n", gt_version());
         return 0;
     }
-    const char *checked[] = {o.output, o.snapshot, o.report};
-    for (size_t i = 0; i < sizeof checked / sizeof checked[0]; i++)
-        if (checked[i] && output_check_writable(checked[i], err, sizeof err) < 0) {
-            cli_options_free(&o);
-            return fail(err, 2);
-        }
+    if (o.tracker.discover_cloud && !o.snapshot && !o.report) {
+        /* The cloud is recorded only in those: asking would cost up to
+         * seconds of requests for nothing. */
+        if (!o.tracker.disable_logs)
+            fprintf(stderr, "gpu-tracker: warning: --cloud has no effect without --snapshot or "
+                    "--report (the cloud instance is recorded only there); not asking\n");
+        o.tracker.discover_cloud = 0;
+    }
+    /* A standard output that goes away (gpu-tracker -- cmd | head) must not
+     * kill us silently: writes fail with EPIPE and the summary goes to
+     * stderr instead. The command gets SIGPIPE as it was. */
+    run_ignore_sigpipe();
+    /* Before anything runs: no two outputs on one file, each writable. */
+    const struct output_use outputs[] = {
+        {"-o", o.output}, {"--snapshot", o.snapshot}, {"--report", o.report},
+        {"--process-csv", o.process_csv}, {"--system-csv", o.system_csv},
+    };
+    const char *whats[] = {"output file", "--snapshot file", "--report file"};
+    int refused = output_find_same(outputs, sizeof outputs / sizeof outputs[0], err, sizeof err);
+    for (size_t i = 0; !refused && i < sizeof whats / sizeof whats[0]; i++)
+        refused = outputs[i].path &&
+                  output_check_writable(outputs[i].path, whats[i], err, sizeof err) < 0;
+    if (refused) {
+        cli_options_free(&o);
+        return fail(err, 2);
+    }
     int csv_fds[2] = {-1, -1};
     const char *csv_paths[2] = {o.process_csv, o.system_csv};
     const char *csv_options[2] = {"--process-csv", "--system-csv"};
@@ -210,7 +216,7 @@ int main(int argc, char **argv)
 
     /* The status line goes where it does not mix with a JSON document or a
      * series on standard output; the summary does not mix with a series. */
-    FILE *status_out = (o.format == FORMAT_JSON || csv_on_stdout) && !o.output ? stderr : stdout;
+    FILE *status_out = (o.format == FORMAT_JSON && !o.output) || csv_on_stdout ? stderr : stdout;
     FILE *summary_out = csv_on_stdout ? stderr : stdout;
     if (o.command)
         fprintf(status_out, "Resource tracking complete. Process completed with status code: %d\n",

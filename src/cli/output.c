@@ -1,37 +1,30 @@
-/* output.c - checking and writing the output file. */
+/* output.c - checking and opening the outputs, through the library's file
+ * rules (gt_output_check and gt_output_open). */
 #define _GNU_SOURCE
 #include "output.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-int output_check_writable(const char *path, char *err, size_t errcap)
+/* The library says "cannot write 'PATH': WHY"; we say which output that is:
+ * "cannot write output file 'PATH': WHY". */
+static void output_message(const char *what, char *err, size_t errcap)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        /* It did not exist: we only wanted to know we could create it. */
-        close(fd);
-        unlink(path);
+    static const char prefix[] = "cannot write '";
+    const char *m = gt_last_error();
+    if (strncmp(m, prefix, sizeof prefix - 1) == 0)
+        snprintf(err, errcap, "cannot write %s '%s", what, m + sizeof prefix - 1);
+    else
+        snprintf(err, errcap, "%s", m);
+}
+
+int output_check_writable(const char *path, const char *what, char *err, size_t errcap)
+{
+    if (gt_output_check(path) == GT_OK)
         return 0;
-    }
-    if (errno == EEXIST) {
-        struct stat sb;
-        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            snprintf(err, errcap, "cannot write output file '%s': it is a directory", path);
-            return -1;
-        }
-        fd = open(path, O_WRONLY | O_CLOEXEC); /* no O_TRUNC: keep its contents */
-        if (fd >= 0) {
-            close(fd);
-            return 0;
-        }
-    }
-    snprintf(err, errcap, "cannot write output file '%s': %s", path, strerror(errno));
+    output_message(what, err, errcap);
     return -1;
 }
 
@@ -39,15 +32,36 @@ int output_open_csv(const char *path, const char *option, char *err, size_t errc
 {
     if (strcmp(path, "-") == 0)
         return STDOUT_FILENO;
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        snprintf(err, errcap, "cannot write %s file '%s': it is a directory", option, path);
-        return -1;
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        snprintf(err, errcap, "cannot write %s file '%s': %s", option, path, strerror(errno));
-    return fd;
+    int fd;
+    if (gt_output_open(path, &fd) == GT_OK)
+        return fd;
+    char what[64];
+    snprintf(what, sizeof what, "%s file", option);
+    output_message(what, err, errcap);
+    return -1;
+}
+
+int output_find_same(const struct output_use *uses, size_t n, char *err, size_t errcap)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; uses[i].path && j < n; j++) {
+            if (!uses[j].path)
+                continue;
+            /* "-" is standard output: the same as /dev/stdout. */
+            const char *a = strcmp(uses[i].path, "-") == 0 ? "/dev/stdout" : uses[i].path;
+            const char *b = strcmp(uses[j].path, "-") == 0 ? "/dev/stdout" : uses[j].path;
+            if (!gt_output_same(a, b))
+                continue;
+            char names[1024];
+            if (strcmp(uses[i].path, uses[j].path) == 0)
+                snprintf(names, sizeof names, "'%s'", uses[i].path);
+            else
+                snprintf(names, sizeof names, "'%s' and '%s'", uses[i].path, uses[j].path);
+            snprintf(err, errcap, "%s and %s name the same file (%s): one would overwrite the "
+                     "other; give each its own file", uses[i].option, uses[j].option, names);
+            return -1;
+        }
+    return 0;
 }
 
 int output_rescue_series(const gt_series *series, gt_series_kind kind, const char *path)

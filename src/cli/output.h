@@ -1,4 +1,6 @@
-/* output.h - where the summary goes. */
+/* output.h - where the summary, the series, the snapshot and the report
+ * go: checked and opened under the library's file rules (gpu_tracker.h,
+ * "Output files"). */
 #ifndef GT_CLI_OUTPUT_H
 #define GT_CLI_OUTPUT_H
 
@@ -6,14 +8,25 @@
 
 #include "gpu_tracker.h"
 
-/* Checks, before anything runs, that path can be written, without changing
- * an existing file. Returns 0, or -1 with a one-line message in err. */
-int output_check_writable(const char *path, char *err, size_t errcap);
+/* Checks, before anything runs, that path can be written, changing nothing
+ * (a FIFO is not opened). Returns 0, or -1 with a one-line message naming
+ * the output (what: "output file", "--snapshot file") in err. */
+int output_check_writable(const char *path, const char *what, char *err, size_t errcap);
 
 /* Opens the CSV output of a series (option names it in messages): "-" is
  * standard output; a file is created or emptied, close-on-exec. Returns the
  * descriptor, or -1 with a one-line message in err. */
 int output_open_csv(const char *path, const char *option, char *err, size_t errcap);
+
+/* An output (or input) path and the option that gave it. */
+struct output_use {
+    const char *option; /* "-o", "--snapshot", ... */
+    const char *path;   /* NULL when not given; "-" is standard output */
+};
+
+/* Refuses two of uses that would write the same file (or an output that
+ * would overwrite an input): -1 with a one-line message in err, else 0. */
+int output_find_same(const struct output_use *uses, size_t n, char *err, size_t errcap);
 
 /* After a run: if writing a series to path failed on the way, says so on
  * standard error and writes the whole series, kept in memory, there

@@ -5,7 +5,16 @@
  * reaps them their CPU time lands in its own cutime/cstime, which the tracker
  * counts (see options.reaper_pid). The command is forked first and held on a
  * pipe until the tracker has its baseline, then exec'd; a failed exec comes
- * back as an errno on a close-on-exec pipe. */
+ * back as an errno on a close-on-exec pipe.
+ *
+ * Signals are taken synchronously: SIGINT, SIGTERM, SIGHUP and SIGCHLD are
+ * blocked while the command runs and read from a signalfd in the wait loop,
+ * so there is no asynchronous handler to race with (and a sanitizer, which
+ * delays handlers until its next intercepted call, sees them at once). Once
+ * the command has ended they are unblocked with their default actions: a
+ * signal then ends gpu-tracker, as it would any program, instead of being
+ * swallowed while an output waits (a FIFO without a reader, the cloud
+ * discovery). */
 #define _GNU_SOURCE
 #include "run.h"
 
@@ -17,47 +26,57 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t child_pid;   /* where forwarded signals go */
-static volatile sig_atomic_t pending_sig; /* a signal that came before fork */
-static volatile sig_atomic_t stop_sig;    /* --pid: the signal that stops us */
-
-static void forward_signal(int sig, siginfo_t *info, void *ctx)
+/* The signals we take from the signalfd while tracking. */
+static void tracked_signals(sigset_t *set, int with_chld)
 {
-    (void)ctx;
-    /* A terminal's Ctrl-C (si_code SI_KERNEL) already reached the command,
-     * which shares our process group; only pass on what was sent to us. */
-    if (info && info->si_code == SI_KERNEL)
-        return;
-    if (child_pid > 0)
-        kill((pid_t)child_pid, sig);
-    else
-        pending_sig = sig;
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    if (with_chld)
+        sigaddset(set, SIGCHLD);
 }
 
-static void note_stop_signal(int sig)
+/* Blocks the signals in set and opens a signalfd for them; -1 with errno.
+ * *old gets the mask to restore. */
+static int open_signalfd(const sigset_t *set, sigset_t *old)
 {
-    stop_sig = sig;
-}
-
-static void install_handlers(int forward)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    if (forward) {
-        sa.sa_sigaction = forward_signal;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    } else {
-        sa.sa_handler = note_stop_signal; /* no SA_RESTART: wake poll() */
+    if (sigprocmask(SIG_BLOCK, set, old) < 0)
+        return -1;
+    int fd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        sigprocmask(SIG_SETMASK, old, NULL);
+        errno = e;
     }
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    return fd;
+}
+
+/* The command has ended (or tracking has): signals act on us as they
+ * would without gpu-tracker's wait (we install no handler). One already
+ * pending is delivered now. */
+static void release_signals(int sfd, const sigset_t *old)
+{
+    if (sfd >= 0)
+        close(sfd);
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* SIGPIPE as gpu-tracker found it, for the command. */
+static struct sigaction inherited_sigpipe;
+
+void run_ignore_sigpipe(void)
+{
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &inherited_sigpipe);
 }
 
 /* Creates and starts a tracker for opts; NULL with the reason in err. */
@@ -95,6 +114,39 @@ static void raise_fd_limit(struct rlimit *saved)
     }
 }
 
+/* Passes a signal sent to us on to the command, and wakes the command up
+ * (as timeout(1) does): a stopped command would otherwise never act on it.
+ * A terminal's Ctrl-C (si_code SI_KERNEL) already reached the command,
+ * which shares our process group: it is not sent a second time. */
+static void forward(pid_t pid, const struct signalfd_siginfo *si)
+{
+    if (si->ssi_code == SI_KERNEL)
+        return;
+    kill(pid, (int)si->ssi_signo);
+    kill(pid, SIGCONT);
+}
+
+/* Reaps everything but the command that has exited, giving the tracker each
+ * one's peak RSS; returns 1 once the command itself has exited (left a
+ * zombie, for the final sample: its stat still holds its final CPU times). */
+static int reap_others(pid_t command, gt_tracker *tracker)
+{
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | WNOHANG) < 0)
+            return errno == ECHILD; /* cannot happen while the command is unreaped */
+        if (si.si_pid == 0)
+            return 0; /* nobody else has exited */
+        if (si.si_pid == command)
+            return 1;
+        int ws;
+        struct rusage ru;
+        if (wait4(si.si_pid, &ws, 0, &ru) > 0)
+            gt_tracker_add_reaped(tracker, si.si_pid, &ru);
+    }
+}
+
 int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result *r,
                 void (*on_started)(pid_t pid, const gt_options *opts),
                 char *err, size_t errcap)
@@ -109,23 +161,31 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
         snprintf(err, errcap, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
     }
+    sigset_t set, old;
+    tracked_signals(&set, 1);
+    int sfd = open_signalfd(&set, &old);
+    if (sfd < 0) {
+        snprintf(err, errcap, "cannot take signals: %s", strerror(errno));
+        return -1;
+    }
     int go[2], fail[2];
     if (pipe2(go, O_CLOEXEC) < 0 || pipe2(fail, O_CLOEXEC) < 0) {
         snprintf(err, errcap, "cannot create a pipe: %s", strerror(errno));
+        release_signals(sfd, &old);
         return -1;
     }
-    install_handlers(1);
 
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errcap, "cannot fork: %s", strerror(errno));
+        release_signals(sfd, &old);
         return -1;
     }
     if (pid == 0) {
-        /* The child: wait for the go, then become the command. */
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
+        /* The child: the signal mask and SIGPIPE the command would have
+         * had without us, then wait for the go, and become the command. */
+        sigaction(SIGPIPE, &inherited_sigpipe, NULL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         setrlimit(RLIMIT_NOFILE, &fd_limit); /* the command gets what we had */
         close(go[1]);
         close(fail[0]);
@@ -140,7 +200,6 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     }
     close(go[0]);
     close(fail[1]);
-    child_pid = pid;
 
     opts->process_id = pid;
     opts->reaper_pid = opts->sampled_only ? 0 : getpid();
@@ -150,6 +209,7 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
         close(go[1]);
         waitpid(pid, NULL, 0);
         close(fail[0]);
+        release_signals(sfd, &old);
         return -1;
     }
     close(go[1]); /* go */
@@ -163,37 +223,27 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
         waitpid(pid, NULL, 0);
         gt_tracker_stop(tracker); /* a clean stop: no backup file left behind */
         gt_tracker_free(tracker);
+        release_signals(sfd, &old);
         r->exit_status = 127;
         snprintf(err, errcap, "cannot run '%s': %s", argv[0], strerror(exec_errno));
         return -1;
     }
-    if (pending_sig)
-        kill(pid, pending_sig);
     if (on_started)
         on_started(pid, opts);
 
-    /* Wait for the command. waitid(WNOWAIT) tells us who has exited without
-     * reaping it: adopted orphans are reaped at once (their ru_maxrss goes to
-     * the tracker); the command is left a zombie for the final sample, whose
-     * stat then still holds its final CPU times. */
-    for (;;) {
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
-            if (errno == EINTR)
-                continue;
-            break; /* ECHILD: cannot happen while the command is unreaped */
-        }
-        if (si.si_pid == pid)
+    /* Wait for the command, reaping adopted orphans as they exit and passing
+     * on the signals sent to us (those that came before it ran too: they
+     * waited in the signalfd). */
+    while (!reap_others(pid, tracker)) {
+        struct pollfd p = {.fd = sfd, .events = POLLIN};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
             break;
-        int ws;
-        struct rusage ru;
-        if (wait4(si.si_pid, &ws, 0, &ru) > 0)
-            gt_tracker_add_reaped(tracker, si.si_pid, &ru);
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            if (si.ssi_signo != SIGCHLD)
+                forward(pid, &si);
     }
     gt_tracker_stop(tracker);
-    /* Once reaped, its PID may be reused: forward no more signals. */
-    child_pid = 0;
     int ws = 0;
     struct rusage ru;
     pid_t w;
@@ -208,6 +258,9 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     pid_t z;
     while ((z = wait4(-1, &ws, WNOHANG, &ru)) > 0)
         gt_tracker_add_reaped(tracker, z, &ru);
+    /* Once reaped, its PID may be reused: no more forwarding, and signals
+     * act on us again. */
+    release_signals(sfd, &old);
     *t = tracker;
     return 0;
 }
@@ -232,9 +285,20 @@ int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result 
     memset(r, 0, sizeof *r);
     *t = NULL;
     r->exit_status = 1;
-    install_handlers(0);
+    if (pid == getpid()) {
+        snprintf(err, errcap, "--pid %d is gpu-tracker itself: it would wait for its own end; "
+                 "give the PID of another process", (int)pid);
+        return -1;
+    }
     opts->process_id = pid;
     opts->reaper_pid = 0;
+    sigset_t set, old;
+    tracked_signals(&set, 0);
+    int sfd = open_signalfd(&set, &old);
+    if (sfd < 0) {
+        snprintf(err, errcap, "cannot take signals: %s", strerror(errno));
+        return -1;
+    }
     /* With another procfs root (fixture trees), "ended" means its entry there
      * is gone; with the real one, a pidfd tells us without polling. */
     int real_proc = !opts->proc_root || strcmp(opts->proc_root, "/proc") == 0;
@@ -245,30 +309,31 @@ int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result 
     if (!tracker) {
         if (pidfd >= 0)
             close(pidfd);
+        release_signals(sfd, &old);
         return -1;
     }
     if (on_started)
         on_started(pid, opts);
 
+    int stop_sig = 0;
     while (!stop_sig) {
-        if (pidfd >= 0) {
-            struct pollfd p = {.fd = pidfd, .events = POLLIN};
-            int rc = poll(&p, 1, -1);
-            if (rc > 0)
-                break; /* the process has exited */
-            if (rc < 0 && errno != EINTR)
-                break;
-        } else {
-            /* No pidfd (kernel < 5.3, or a fixture root): look every 50 ms. */
-            if (real_proc ? kill(pid, 0) < 0 && errno == ESRCH : access(entry, F_OK) < 0)
-                break;
-            struct timespec ts = {0, 50 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
+        /* No pidfd (kernel < 5.3, or a fixture root): look every 50 ms. */
+        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+        int rc = poll(p, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 50);
+        if (rc < 0 && errno != EINTR)
+            break;
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            stop_sig = (int)si.ssi_signo;
+        if (pidfd >= 0 ? (p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0
+                       : real_proc ? kill(pid, 0) < 0 && errno == ESRCH
+                                   : access(entry, F_OK) < 0)
+            break; /* the process has exited */
     }
     gt_tracker_stop(tracker);
     if (pidfd >= 0)
         close(pidfd);
+    release_signals(sfd, &old);
     if (stop_sig) {
         r->interrupted = 1;
         r->exit_status = 128 + stop_sig;

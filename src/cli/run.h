@@ -15,6 +15,11 @@ struct run_result {
     int interrupted;   /* --pid: tracking stopped by a signal to us */
 };
 
+/* Ignores SIGPIPE in gpu-tracker (a closed standard output is then an
+ * error we report, not a silent death), keeping what it was for the
+ * command, which gets it back. Call once, first. */
+void run_ignore_sigpipe(void);
+
 /* Starts argv with the tracker watching it and waits until it ends; the
  * tracker is stopped on return. On failure before the command ran, returns -1
  * with a one-line message in err (exit_status 127 when the command could not
@@ -25,7 +30,8 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
                 char *err, size_t errcap);
 
 /* Tracks an existing process until it ends or we get SIGINT/SIGTERM/SIGHUP.
- * Same contract as run_command. on_started is called once tracking runs. */
+ * Same contract as run_command (pid must not be our own). on_started is
+ * called once tracking runs. */
 int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result *r,
                  void (*on_started)(pid_t pid, const gt_options *opts),
                  char *err, size_t errcap);

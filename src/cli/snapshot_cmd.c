@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "snapshot_cmd.h"
 
+#include "output.h"
+
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -297,6 +299,14 @@ int report_command(int argc, char **argv)
         return 2;
     if (a.nfiles != 1)
         return fail("usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server]", 2);
+    if (a.out) {
+        char err[1024];
+        const struct output_use uses[] = {{"the snapshot", a.files[0]}, {"-o", a.out}};
+        if (output_find_same(uses, 2, err, sizeof err) < 0)
+            return fail(err, 2);
+        if (output_check_writable(a.out, "output file", err, sizeof err) < 0)
+            return fail(err, 1);
+    }
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
         return 1;

@@ -1,11 +1,22 @@
-/* background.c - clock, condition variables, quiet threads and background
- * jobs (see background.h). */
+/* background.c - clock, condition variables, library threads and their
+ * registry, background jobs (see background.h). */
 #define _GNU_SOURCE
 #include "background.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+#define YEAR_SECONDS (366.0 * 86400.0)
 
 double monotonic_now(void)
 {
@@ -16,6 +27,13 @@ double monotonic_now(void)
 
 struct timespec to_timespec(double seconds)
 {
+    /* Deadlines are now + a validated option; the clamp only keeps a
+     * caller's mistake from overflowing time_t. */
+    if (!(seconds > 0))
+        seconds = 0;
+    double cap = monotonic_now() + YEAR_SECONDS;
+    if (seconds > cap)
+        seconds = cap;
     struct timespec ts;
     ts.tv_sec = (time_t)seconds;
     ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
@@ -35,19 +53,221 @@ void cond_init_monotonic(pthread_cond_t *c)
     pthread_condattr_destroy(&ca);
 }
 
-int start_quiet_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+/* ---- the registry of library threads ----------------------------------- */
+
+/* A library thread. Its creator links it into `running` (with its tid,
+ * while holding the lock through the whole creation, so that no library
+ * thread is ever unknown to a reader of the registry); the thread moves it
+ * to `ending` when its work is done (its final ticks counted); it is freed
+ * once the kernel says the thread is gone. */
+struct registered {
+    pid_t tid;
+    int stat_fd; /* /proc/self/task/<tid>/stat, kept open; -1 if none */
+    struct registered *next;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+static struct registered *running, *ending;
+static unsigned long long ended_utime, ended_stime;
+
+static void free_list(struct registered *r)
 {
+    while (r) {
+        struct registered *next = r->next;
+        if (r->stat_fd >= 0)
+            close(r->stat_fd);
+        free(r);
+        r = next;
+    }
+}
+
+static void registry_before_fork(void)
+{
+    pthread_mutex_lock(&registry_lock);
+}
+
+static void registry_after_fork_parent(void)
+{
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* In the child only the forking thread exists, and its CPU counters start
+ * from zero: nothing of the parent's library threads applies. */
+static void registry_after_fork_child(void)
+{
+    free_list(running);
+    free_list(ending);
+    running = ending = NULL;
+    ended_utime = ended_stime = 0;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void registry_init(void)
+{
+    pthread_atfork(registry_before_fork, registry_after_fork_parent, registry_after_fork_child);
+}
+
+static int read_ticks(int fd, unsigned long long *utime, unsigned long long *stime)
+{
+    char buf[4096];
+    size_t len;
+    struct proc_stat st;
+    if (fd < 0 || procfs_pread(fd, buf, sizeof buf, &len) < 0 ||
+        proc_parse_stat(buf, len, &st) < 0)
+        return -1;
+    *utime = st.utime;
+    *stime = st.stime;
+    return 0;
+}
+
+/* Frees the ending threads that have exited. Caller holds the lock. */
+static void prune_ending_locked(void)
+{
+    pid_t pid = getpid();
+    for (struct registered **p = &ending; *p;) {
+        struct registered *r = *p;
+        if (syscall(SYS_tgkill, pid, r->tid, 0) < 0 && errno == ESRCH) {
+            *p = r->next;
+            free(r);
+        } else {
+            p = &r->next;
+        }
+    }
+}
+
+static int is_library_tid_locked(pid_t tid)
+{
+    for (const struct registered *r = running; r; r = r->next)
+        if (r->tid == tid)
+            return 1;
+    for (const struct registered *r = ending; r; r = r->next)
+        if (r->tid == tid)
+            return 1;
+    return 0;
+}
+
+/* The threads of this process now that are not the library's, from one
+ * listing of /proc/self/task; -1 when it cannot be listed. Caller holds the
+ * lock: no library thread starts meanwhile, and one that ends is either
+ * listed and known, or gone. */
+static long other_threads_locked(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    long n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        n += !is_library_tid_locked((pid_t)strtol(de->d_name, NULL, 10));
+    }
+    closedir(d);
+    return n;
+}
+
+static void registry_leave(struct registered *self)
+{
+    pthread_mutex_lock(&registry_lock);
+    unsigned long long u, s;
+    if (read_ticks(self->stat_fd, &u, &s) == 0) {
+        ended_utime += u;
+        ended_stime += s;
+    }
+    if (self->stat_fd >= 0)
+        close(self->stat_fd);
+    self->stat_fd = -1;
+    for (struct registered **p = &running; *p; p = &(*p)->next)
+        if (*p == self) {
+            *p = self->next;
+            break;
+        }
+    prune_ending_locked();
+    self->next = ending;
+    ending = self;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void library_threads_usage(struct library_threads *out)
+{
+    pthread_once(&registry_once, registry_init);
+    pthread_mutex_lock(&registry_lock);
+    prune_ending_locked();
+    out->utime = ended_utime;
+    out->stime = ended_stime;
+    for (struct registered *r = running; r; r = r->next) {
+        unsigned long long u, s;
+        if (read_ticks(r->stat_fd, &u, &s) == 0) {
+            out->utime += u;
+            out->stime += s;
+        }
+    }
+    out->others = other_threads_locked();
+    pthread_mutex_unlock(&registry_lock);
+}
+
+struct thread_start {
+    void *(*fn)(void *);
+    void *arg;
+    char name[16];
+    struct registered *entry;
+    sem_t started;  /* posted by the thread once tid is set */
+    pid_t tid;
+};
+
+static void *library_thread_main(void *arg)
+{
+    struct thread_start *start = arg;
+    void *(*fn)(void *) = start->fn;
+    void *fn_arg = start->arg;
+    struct registered *entry = start->entry;
+    pthread_setname_np(pthread_self(), start->name);
+    start->tid = (pid_t)syscall(SYS_gettid);
+    sem_post(&start->started); /* start belongs to the creator again */
+    void *ret = fn(fn_arg);
+    registry_leave(entry);
+    return ret;
+}
+
+int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *), void *arg)
+{
+    pthread_once(&registry_once, registry_init);
+    struct registered *entry = malloc(sizeof *entry);
+    if (!entry)
+        return ENOMEM;
+    struct thread_start start = {.fn = fn, .arg = arg, .entry = entry};
+    snprintf(start.name, sizeof start.name, "%s", name);
+    sem_init(&start.started, 0, 0);
     sigset_t all, old;
     sigfillset(&all);
+    pthread_mutex_lock(&registry_lock);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(thread, NULL, fn, arg);
+    int rc = pthread_create(thread, NULL, library_thread_main, &start);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        while (sem_wait(&start.started) < 0 && errno == EINTR)
+            ;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)start.tid);
+        entry->tid = start.tid;
+        entry->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+        entry->next = running;
+        running = entry;
+    } else {
+        free(entry);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    sem_destroy(&start.started);
     return rc;
 }
+
+/* ---- background jobs ---------------------------------------------------- */
 
 struct background {
     pthread_mutex_t lock;
     pthread_cond_t done_cond;
+    pthread_t thread;
     int done, abandoned;
     void (*run)(void *ctx);
     void (*drop)(void *ctx);
@@ -77,7 +297,8 @@ static void *background_main(void *arg)
     return NULL;
 }
 
-struct background *background_start(void (*run)(void *ctx), void *ctx, void (*drop)(void *ctx))
+struct background *background_start(const char *name, void (*run)(void *ctx), void *ctx,
+                                    void (*drop)(void *ctx))
 {
     struct background *b = calloc(1, sizeof *b);
     if (!b)
@@ -87,12 +308,10 @@ struct background *background_start(void (*run)(void *ctx), void *ctx, void (*dr
     b->ctx = ctx;
     pthread_mutex_init(&b->lock, NULL);
     cond_init_monotonic(&b->done_cond);
-    pthread_t thread;
-    if (start_quiet_thread(&thread, background_main, b) != 0) {
+    if (start_library_thread(&b->thread, name, background_main, b) != 0) {
         background_free(b);
         return NULL;
     }
-    pthread_detach(thread);
     return b;
 }
 
@@ -105,8 +324,14 @@ int background_wait(struct background *b, double timeout)
         rc = pthread_cond_timedwait(&b->done_cond, &b->lock, &deadline);
     int done = b->done;
     b->abandoned = !done;
+    if (!done)
+        pthread_detach(b->thread); /* before unlocking: then it may free b */
     pthread_mutex_unlock(&b->lock);
-    if (done)
+    if (done) {
+        /* Joined, not left to finish on its own: once we return, the job's
+         * thread is gone (a program tracking itself must not see it). */
+        pthread_join(b->thread, NULL);
         background_free(b);
+    }
     return done;
 }

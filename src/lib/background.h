@@ -1,9 +1,10 @@
-/* background.h - the library's thread helpers: the monotonic clock,
- * condition variables whose timed waits use it, threads that take no
- * signals (they belong to the program), and jobs run in a thread of their
- * own that a caller waits for with a timeout (a GPU library's init, cloud
- * metadata requests: either can hang): a job the caller gives up on frees
- * itself when it ends. */
+/* background.h - the library's threads: the monotonic clock, condition
+ * variables whose timed waits use it, named threads that take no signals
+ * (signals belong to the program), a registry of the threads the library
+ * runs (so that a program tracking itself can leave them out), and jobs run
+ * in a thread of their own that a caller waits for with a timeout (a GPU
+ * library's init, cloud metadata requests: either can hang): a job the
+ * caller gives up on frees itself when it ends. */
 #ifndef GT_BACKGROUND_H
 #define GT_BACKGROUND_H
 
@@ -13,24 +14,44 @@
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_now(void);
 
-/* A time in seconds as a struct timespec (for the timed waits). */
+/* A CLOCK_MONOTONIC time in seconds as a struct timespec, for the timed
+ * waits; a time more than a year ahead is cut to that (no overflow). */
 struct timespec to_timespec(double seconds);
 
 /* A condition variable whose timed waits use CLOCK_MONOTONIC. */
 void cond_init_monotonic(pthread_cond_t *c);
 
-/* Starts a thread with every signal blocked. pthread_create's result. */
-int start_quiet_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
+/* Starts fn(arg) in a thread with every signal blocked, named name (at most
+ * 15 characters: what `top -H` and /proc/PID/task/TID/comm show; ours all
+ * start with "gt:", as "gt:sampler"), and
+ * registered as a library thread while fn runs. pthread_create's result. */
+int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *), void *arg);
+
+/* What the library's threads in this process have used, CPU clock ticks
+ * (user and system, as /proc/PID/task/TID/stat counts them) of those running
+ * now and of those that have ended, and how many threads the process has
+ * now that are not the library's (-1 when that cannot be known). A tracker
+ * of the calling process counts only the latter and takes the ticks out of
+ * its figures: they are not the user's work. In a child made by fork() the
+ * parent's threads are forgotten (they do not run there, and their ticks are
+ * not the child's). */
+struct library_threads {
+    unsigned long long utime, stime;
+    long others;
+};
+void library_threads_usage(struct library_threads *out);
 
 struct background;
 
-/* Runs run(ctx) in a quiet thread of its own. NULL when none could start:
- * ctx is then still the caller's. */
-struct background *background_start(void (*run)(void *ctx), void *ctx, void (*drop)(void *ctx));
+/* Runs run(ctx) in a library thread named name. NULL when none could
+ * start: ctx is then still the caller's. */
+struct background *background_start(const char *name, void (*run)(void *ctx), void *ctx,
+                                    void (*drop)(void *ctx));
 
-/* Waits up to timeout seconds for run() to end. 1 when it has: ctx is the
- * caller's again, and b is freed. 0 when it has not: b and ctx now belong
- * to the job, which calls drop(ctx) when run() returns. */
+/* Waits up to timeout seconds for run() to end. 1 when it has: the thread
+ * is joined (gone), ctx is the caller's again, and b is freed. 0 when it
+ * has not: b and ctx now belong to the job, which calls drop(ctx) when
+ * run() returns. */
 int background_wait(struct background *b, double timeout);
 
 #endif

@@ -196,7 +196,7 @@ struct cloud_discovery *cloud_discovery_start(void)
 {
     struct cloud_discovery *d = calloc(1, sizeof *d);
     gt_cloud_info *info = calloc(1, sizeof *info);
-    struct background *job = d && info ? background_start(discover_run, info, free) : NULL;
+    struct background *job = d && info ? background_start("gt:cloud", discover_run, info, free) : NULL;
     if (!job) {
         free(d);
         free(info);

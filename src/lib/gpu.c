@@ -170,6 +170,13 @@ void gpu_close(struct gpu *g)
         g->backend->shutdown(g);
     if (g->lib)
         dlclose(g->lib);
+    gpu_forget(g);
+}
+
+void gpu_forget(struct gpu *g)
+{
+    if (g->backend && g->backend->release)
+        g->backend->release(g);
     free(g->procs);
     free(g->state);
     g->backend = NULL;

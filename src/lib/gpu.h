@@ -80,6 +80,10 @@ int gpu_sample(struct gpu *g, struct gpu_sample *s);
 /* Shuts the library down and unloads it. Safe on a gpu never opened. */
 void gpu_close(struct gpu *g);
 
+/* Frees our memory of g without calling the library: for the copy of a gpu
+ * in a child made by fork(), whose library state is the parent's. */
+void gpu_forget(struct gpu *g);
+
 /* For backends: adds bytes and SM percent on device (its index, or -1 when
  * unknown) to pid's entry in g->procs. */
 int gpu_add_process(struct gpu *g, pid_t pid, int device, unsigned long long bytes,
@@ -95,7 +99,10 @@ struct gpu_backend {
     int (*init)(struct gpu *g);
     /* Fills memory_used, util_sum_percent and g->procs. 0, or -1 with reason. */
     int (*sample)(struct gpu *g, struct gpu_sample *s);
+    /* Shuts the library down (no memory freed). */
     void (*shutdown)(struct gpu *g);
+    /* Frees the backend's buffers in g->state (no library call). */
+    void (*release)(struct gpu *g);
 };
 
 extern const struct gpu_backend gpu_nvml_backend;

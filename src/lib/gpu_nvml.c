@@ -289,10 +289,15 @@ static int nvml_sample(struct gpu *g, struct gpu_sample *s)
 static void nvml_shutdown(struct gpu *g)
 {
     struct nvml *n = g->state;
+    if (n && n->shutdown)
+        n->shutdown();
+}
+
+static void nvml_release(struct gpu *g)
+{
+    struct nvml *n = g->state;
     if (!n)
         return;
-    if (n->shutdown)
-        n->shutdown();
     free(n->infos);
     free(n->util_samples);
 }
@@ -304,4 +309,5 @@ const struct gpu_backend gpu_nvml_backend = {
     .init = nvml_init,
     .sample = nvml_sample,
     .shutdown = nvml_shutdown,
+    .release = nvml_release,
 };

@@ -218,11 +218,15 @@ static int rsmi_sample(struct gpu *g, struct gpu_sample *s)
 static void rsmi_close(struct gpu *g)
 {
     struct rsmi *r = g->state;
-    if (!r)
-        return;
-    if (r->shut_down)
+    if (r && r->shut_down)
         r->shut_down();
-    free(r->infos);
+}
+
+static void rsmi_release(struct gpu *g)
+{
+    struct rsmi *r = g->state;
+    if (r)
+        free(r->infos);
 }
 
 const struct gpu_backend gpu_rsmi_backend = {
@@ -232,4 +236,5 @@ const struct gpu_backend gpu_rsmi_backend = {
     .init = rsmi_open,
     .sample = rsmi_sample,
     .shutdown = rsmi_close,
+    .release = rsmi_release,
 };

@@ -38,9 +38,4 @@ static inline int array_reserve(void **arr, size_t n, size_t *cap, size_t elem)
     return 0;
 }
 
-/* Writes len bytes to path atomically: a temporary file in the same
- * directory, fsync, rename; a failure leaves no partial file and an
- * existing file untouched. GT_ERR_IO / GT_ERR_NO_MEMORY, with the message. */
-gt_status write_file_atomic(const char *path, const void *data, size_t len);
-
 #endif

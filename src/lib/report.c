@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "file_io.h"
 #include "internal.h"
 
 /* ---- a growing string ------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "file_io.h"
 #include "internal.h"
 #include "json_float.h"
 #include "snapshot.h"
 
 #define SNAPSHOT_MAX_BYTES (2ULL << 30) /* uncompressed: ~10 M rows, far past any run */
+#define SNAPSHOT_MAX_FILE_BYTES ((size_t)256 << 20) /* as stored (gzipped, or not) */
 
 /* ---- the series' columns ------------------------------------------------ */
 
@@ -268,49 +271,22 @@ static gt_status decode_text(const unsigned char *raw, size_t got, const char *p
     return GT_OK;
 }
 
-/* Reads the whole file into *raw (malloc'd), *len bytes. */
-static gt_status read_file(const char *path, unsigned char **raw, size_t *len)
-{
-    *raw = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path,
-                       S_ISDIR(sb.st_mode) ? "it is a directory" : "not a regular file");
-    }
-    size_t want = (size_t)sb.st_size, got = 0;
-    unsigned char *buf = malloc(want + 1);
-    while (buf && got < want) {
-        ssize_t r = read(fd, buf + got, want - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!buf)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
-    *raw = buf;
-    *len = got;
-    return GT_OK;
-}
-
 /* A reader that keeps the first problem (with its key path) only. */
 struct reader {
     gt_status status;
     const char *file;
 };
 
-static void bad(struct reader *r, const char *fmt, const char *what, const char *detail)
+static void bad(struct reader *r, const char *fmt, ...) GT_PRINTF(2, 3);
+static void bad(struct reader *r, const char *fmt, ...)
 {
     if (r->status != GT_OK)
         return;
     char msg[512];
-    snprintf(msg, sizeof msg, fmt, what, detail);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     r->status = gt_fail(GT_ERR_PARSE, "'%s' is not a valid snapshot: %s", r->file, msg);
 }
 
@@ -544,9 +520,9 @@ gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
 {
     gt_clear_error();
     *out = NULL;
-    unsigned char *raw = NULL;
+    char *raw = NULL;
     size_t len = 0;
-    gt_status st = read_file(path, &raw, &len);
+    gt_status st = read_regular_file(path, SNAPSHOT_MAX_FILE_BYTES, "snapshot", &raw, &len);
     if (st != GT_OK)
         return st;
     st = snapshot_read_memory(raw, len, path, out);

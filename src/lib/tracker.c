@@ -29,6 +29,7 @@
 
 #include "background.h"
 #include "cloud_info.h"
+#include "file_io.h"
 #include "gpu.h"
 #include "procfs.h"
 #include "series.h"
@@ -61,15 +62,39 @@ static int in_pid_namespace(void)
     return strcmp(link, "pid:[4026531836]") != 0;
 }
 
+/* The PID that <proc_root>/self names, or 0 when there is no such link (a
+ * fixture tree). A procfs mounted for another PID namespace (the host's
+ * /proc inside `unshare --pid --fork`) names us by another number: every
+ * PID in it is then someone else's. */
+static pid_t procfs_self_pid(const char *proc_root)
+{
+    char path[4096], link[32];
+    snprintf(path, sizeof path, "%s/self", proc_root);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    char *end;
+    long pid = strtol(link, &end, 10);
+    return *end == '\0' && pid > 0 ? (pid_t)pid : 0;
+}
+
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 
 struct gt_tracker {
     gt_options opts; /* its strings point at our own copies below */
     char *ram_unit, *gpu_ram_unit, *time_unit, *gpu_uuids, *gpu_brand, *proc_root, *sys_root;
     char *backup_path; /* NULL: no backup file */
+    /* The backup file, resolved once (file_io.h): its directory stays the
+     * one checked at the start, whatever happens to the path meanwhile.
+     * dirfd -1: none (no backup_path, or it could not be resolved, then
+     * backup_error says why). */
+    struct output_target backup;
+    char backup_error[512];
     struct usage_units units;
     pid_t pid;
-    int self;          /* tracking the calling process: leave our thread out */
+    int self;          /* tracking the calling process: leave our threads out */
+    pid_t owner;       /* the process that made the tracker (see fork in api.md) */
 
     enum state state;  /* changed only by the API calls */
     pthread_t thread;
@@ -84,9 +109,6 @@ struct gt_tracker {
     int in_pid_namespace; /* the driver's PIDs cannot be matched to ours */
     int warned_tree, warned_sys, warned_fds, warned_backup, warned_unreadable;
     double last_backup;
-    pid_t sampler_tid;
-    int sampler_stat_fd;              /* its task/<tid>/stat, -1 if none */
-    unsigned long long sampler_utime, sampler_stime; /* the sampling thread's own CPU ticks */
 
     /* The series (see series.h): the readings of the previous sample. */
     double ticks_per_second;
@@ -225,6 +247,32 @@ static char *default_backup_path(void)
     return p;
 }
 
+static void free_strings(gt_tracker *t)
+{
+    output_target_close(&t->backup);
+    free(t->ram_unit);
+    free(t->gpu_ram_unit);
+    free(t->time_unit);
+    free(t->gpu_uuids);
+    free(t->gpu_brand);
+    free(t->proc_root);
+    free(t->sys_root);
+    free(t->backup_path);
+}
+
+/* 1 in the process that made t; 0 in a child made by fork() since. */
+static int owned_here(const gt_tracker *t)
+{
+    return t->owner == getpid();
+}
+
+/* GT_ERR_STATE for a call on a tracker inherited through fork(). */
+static gt_status forked_copy_error(const gt_tracker *t)
+{
+    return gt_fail(GT_ERR_STATE, "this tracker belongs to process %d: a child made by fork() "
+                   "may only gt_tracker_free() its copy", (int)t->owner);
+}
+
 static void destroy(gt_tracker *t)
 {
     gpu_close(&t->gpu);
@@ -241,14 +289,7 @@ static void destroy(gt_tracker *t)
     pthread_cond_destroy(&t->wake);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
-    free(t->ram_unit);
-    free(t->gpu_ram_unit);
-    free(t->time_unit);
-    free(t->gpu_uuids);
-    free(t->gpu_brand);
-    free(t->proc_root);
-    free(t->sys_root);
-    free(t->backup_path);
+    free_strings(t);
     free(t);
 }
 
@@ -291,7 +332,7 @@ static enum gpu_open_result open_gpus(gt_tracker *t, double timeout, char *err, 
         o->brand = dup_or_null(t->gpu_brand, &failed);
         o->uuids = dup_or_null(t->gpu_uuids, &failed);
     }
-    struct background *job = failed ? NULL : background_start(gpu_opener_run, o, gpu_opener_drop);
+    struct background *job = failed ? NULL : background_start("gt:gpu-open", gpu_opener_run, o, gpu_opener_drop);
     if (!job) {
         if (o)
             gpu_opener_free(o);
@@ -338,6 +379,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    t->backup.dirfd = -1;
     t->tree.root_fd = -1; /* tree_free() and system_close() are safe before init */
     t->sys.stat_fd = t->sys.meminfo_fd = -1;
     t->sysx.sys_block_fd = t->sysx.sys_net_fd = t->sysx.diskstats_fd = t->sysx.netdev_fd = -1;
@@ -374,9 +416,22 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->opts.proc_root = t->proc_root;
     t->opts.sys_root = t->sys_root;
     t->opts.resource_usage_file = t->backup_path;
-    t->pid = opts->process_id ? opts->process_id : getpid();
+    if (t->backup_path && output_resolve(t->backup_path, &t->backup) != GT_OK)
+        snprintf(t->backup_error, sizeof t->backup_error, "%s", gt_last_error());
+    t->owner = getpid();
+    t->pid = opts->process_id ? opts->process_id : t->owner;
     t->self = t->pid == getpid();
 
+    pid_t self_there = procfs_self_pid(t->proc_root);
+    if (self_there > 0 && self_there != t->owner) {
+        gt_status ns_err = gt_fail(GT_ERR_IO, "%s belongs to another PID namespace (%s/self is PID %d "
+                               "there, but this process is PID %d here): its PIDs name other "
+                               "processes; mount a procfs of this namespace (unshare "
+                               "--mount-proc) or run outside it", t->proc_root, t->proc_root,
+                               (int)self_there, (int)t->owner);
+        destroy(t);
+        return ns_err;
+    }
     const char *what = "";
     struct sys_cpu cpu;
     struct meminfo mem;
@@ -435,20 +490,6 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     return GT_OK;
 }
 
-/* The CPU ticks the sampling thread has used: it reads its own task stat,
- * through a descriptor it keeps for that. */
-static void read_sampler_ticks(gt_tracker *t)
-{
-    size_t len;
-    struct proc_stat st;
-    if (t->sampler_stat_fd >= 0 &&
-        procfs_pread(t->sampler_stat_fd, t->tree.buf, t->tree.bufcap, &len) == 0 &&
-        proc_parse_stat(t->tree.buf, len, &st) == 0) {
-        t->sampler_utime = st.utime;
-        t->sampler_stime = st.stime;
-    }
-}
-
 /* Fills t->usage from the aggregates. Caller holds the lock. */
 static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
 {
@@ -482,7 +523,7 @@ static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
 static void write_backup(gt_tracker *t, double now)
 {
     pthread_mutex_lock(&t->lock);
-    if (t->backup_off) {
+    if (t->backup_off || t->backup.dirfd < 0) {
         pthread_mutex_unlock(&t->lock);
         return;
     }
@@ -490,8 +531,21 @@ static void write_backup(gt_tracker *t, double now)
     gt_resource_usage snapshot = t->usage;
     pthread_mutex_unlock(&t->lock);
 
-    if (gt_usage_write_file(&snapshot, t->backup_path, GT_FORMAT_JSON) != GT_OK &&
-        !t->warned_backup) {
+    char *json = gt_usage_to_json(&snapshot);
+    size_t len = json ? strlen(json) : 0;
+    char *text = json ? realloc(json, len + 2) : NULL;
+    gt_status st = GT_ERR_NO_MEMORY;
+    if (text) {
+        text[len++] = '\n';
+        text[len] = '\0';
+        output_target_refresh(&t->backup);
+        st = output_target_write(&t->backup, t->backup_path, text, len);
+    } else {
+        free(json);
+        gt_fail(st, "cannot write '%s': out of memory", t->backup_path);
+    }
+    free(text);
+    if (st != GT_OK && !t->warned_backup) {
         t->warned_backup = 1;
         warn(t, "cannot write the backup file: %s", gt_last_error());
     }
@@ -499,7 +553,7 @@ static void write_backup(gt_tracker *t, double now)
      * rename may have put it back. */
     pthread_mutex_lock(&t->lock);
     if (t->backup_off)
-        unlink(t->backup_path);
+        output_target_remove(&t->backup);
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -693,6 +747,11 @@ static void series_step(gt_tracker *t, long slot, double now, const struct tree_
     }
 }
 
+static unsigned long long ticks_minus(unsigned long long a, unsigned long long b)
+{
+    return a > b ? a - b : 0;
+}
+
 /* One sample of everything; returns its time. The caller owns the readers
  * (the sampling thread, or stop() after it); in_sampler says which. slot is
  * the sample's place on the schedule: 0 the baseline, k > 0 the one at
@@ -732,19 +791,18 @@ static double take_sample(gt_tracker *t, int in_sampler, long slot)
         warn(t, "too many open files: some processes of the tree are not counted (raise the "
              "limit with ulimit -n)");
     }
-    if (tree_ok && t->self && t->sampler_tid > 0) {
-        /* Tracking ourselves: our sampling thread is not the user's work. Its
-         * ticks stay in the process's total after it exits, so they are
-         * taken out of every later sample too. */
-        if (in_sampler) {
-            read_sampler_ticks(t);
-            if (ts.main_threads > 0)
-                ts.main_threads--;
-        }
-        unsigned long long sampler = t->sampler_utime + t->sampler_stime;
-        ts.main_ticks = ts.main_ticks > sampler ? ts.main_ticks - sampler : 0;
-        ts.utime_ticks = ts.utime_ticks > t->sampler_utime ? ts.utime_ticks - t->sampler_utime : 0;
-        ts.stime_ticks = ts.stime_ticks > t->sampler_stime ? ts.stime_ticks - t->sampler_stime : 0;
+    if (tree_ok && t->self) {
+        /* Tracking ourselves: the library's threads (this sampler, other
+         * trackers' samplers, background jobs) are not the user's work.
+         * Their ticks stay in the process's total after they end, so they
+         * are taken out of every sample, the baseline included. */
+        struct library_threads lib;
+        library_threads_usage(&lib);
+        ts.main_ticks = ticks_minus(ts.main_ticks, lib.utime + lib.stime);
+        ts.utime_ticks = ticks_minus(ts.utime_ticks, lib.utime);
+        ts.stime_ticks = ticks_minus(ts.stime_ticks, lib.stime);
+        if (lib.others >= 0)
+            ts.main_threads = lib.others;
     }
     struct gpu_tree_sample gs;
     struct series_gpu proc_gpu = {0}, sys_gpu = {0};
@@ -761,7 +819,7 @@ static double take_sample(gt_tracker *t, int in_sampler, long slot)
 
     /* Half an interval of slack, so that at sleep_time >= BACKUP_PERIOD
      * schedule jitter never skips a write. */
-    if (in_sampler && t->backup_path &&
+    if (in_sampler && t->backup.dirfd >= 0 &&
         now - t->last_backup >= BACKUP_PERIOD - t->opts.sleep_time / 2) {
         t->last_backup = now;
         write_backup(t, now);
@@ -772,13 +830,6 @@ static double take_sample(gt_tracker *t, int in_sampler, long slot)
 static void *sampler_main(void *arg)
 {
     gt_tracker *t = arg;
-    t->sampler_tid = (pid_t)syscall(SYS_gettid);
-    t->sampler_stat_fd = -1;
-    if (t->self) {
-        char name[64];
-        snprintf(name, sizeof name, "%d/task/%d/stat", (int)t->pid, (int)t->sampler_tid);
-        t->sampler_stat_fd = openat(t->tree.root_fd, name, O_RDONLY | O_CLOEXEC);
-    }
     double interval = t->opts.sleep_time;
     /* With a duration, the last slot is the one at start + duration. */
     long last_slot = t->opts.duration > 0 ? (long)floor(t->opts.duration / interval + 1e-9) : -1;
@@ -808,14 +859,6 @@ static void *sampler_main(void *arg)
         long due = (long)floor((monotonic_now() - t->start_time) / interval) + 1;
         k = due > k + 1 ? due : k + 1;
     }
-    pthread_mutex_unlock(&t->lock);
-    if (t->self) {
-        read_sampler_ticks(t); /* final: all it will ever use */
-        if (t->sampler_stat_fd >= 0)
-            close(t->sampler_stat_fd);
-    }
-
-    pthread_mutex_lock(&t->lock);
     t->thread_done = 1;
     pthread_cond_broadcast(&t->done);
     int orphaned = t->orphaned;
@@ -828,6 +871,8 @@ static void *sampler_main(void *arg)
 gt_status gt_tracker_start(gt_tracker *t)
 {
     gt_clear_error();
+    if (!owned_here(t))
+        return forked_copy_error(t);
     if (t->state != STATE_NEW)
         return gt_fail(GT_ERR_STATE, t->state == STATE_STARTED
                        ? "cannot start a tracker that has already been started"
@@ -846,13 +891,15 @@ gt_status gt_tracker_start(gt_tracker *t)
         write_csv_line(t, t->opts.system_csv_fd, &t->csv_failed_system, "system",
                        series_system_csv_header, strlen(series_system_csv_header));
     t->start_time = t->last_backup = take_sample(t, 0, 0);
-    if (t->backup_path)
-        write_backup(t, t->start_time); /* no thread yet: ours to call */
+    if (t->backup_error[0]) {
+        t->warned_backup = 1;
+        warn(t, "cannot write the backup file: %s", t->backup_error);
+    }
+    write_backup(t, t->start_time); /* no thread yet: ours to call */
 
-    int rc = start_quiet_thread(&t->thread, sampler_main, t);
+    int rc = start_library_thread(&t->thread, "gt:sampler", sampler_main, t);
     if (rc != 0) {
-        if (t->backup_path)
-            unlink(t->backup_path);
+        output_target_remove(&t->backup);
         return gt_fail(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
     }
     t->thread_started = 1;
@@ -883,6 +930,8 @@ static int stop_sampler(gt_tracker *t, double timeout)
 gt_status gt_tracker_stop(gt_tracker *t)
 {
     gt_clear_error();
+    if (!owned_here(t))
+        return forked_copy_error(t);
     if (t->state == STATE_NEW)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has not been started");
     if (t->state == STATE_STOPPED)
@@ -904,8 +953,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
     t->series_frozen = 1;
     t->stop_time = stop_time;
     t->backup_off = 1;
-    if (t->backup_path)
-        unlink(t->backup_path); /* a clean stop: no backup needed */
+    output_target_remove(&t->backup); /* a clean stop: no backup needed */
     pthread_mutex_unlock(&t->lock);
     t->state = STATE_STOPPED;
     return GT_OK;
@@ -914,6 +962,8 @@ gt_status gt_tracker_stop(gt_tracker *t)
 gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *ru)
 {
     gt_clear_error();
+    if (!owned_here(t))
+        return forked_copy_error(t);
     if (t->state == STATE_NEW)
         return gt_fail(GT_ERR_STATE, "cannot add a reaped process before the tracker is started");
     if (!ru)
@@ -928,6 +978,10 @@ gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *r
 const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
 {
     gt_clear_error();
+    if (!owned_here(t)) {
+        forked_copy_error(t);
+        return NULL;
+    }
     if (t->state != STATE_STOPPED) {
         gt_fail(GT_ERR_STATE, t->state == STATE_NEW
                 ? "no results: the tracker has not been started"
@@ -944,6 +998,8 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
 {
     gt_clear_error();
     memset(out, 0, sizeof *out);
+    if (!owned_here(t))
+        return forked_copy_error(t);
     if (t->state != STATE_STOPPED)
         return gt_fail(GT_ERR_STATE, t->state == STATE_NEW
                        ? "no series: the tracker has not been started"
@@ -964,6 +1020,10 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
 int gt_tracker_wait(gt_tracker *t, double timeout)
 {
     gt_clear_error();
+    if (!owned_here(t)) {
+        forked_copy_error(t);
+        return 0;
+    }
     if (t->state != STATE_STARTED || !(t->opts.duration > 0))
         return t->state == STATE_STOPPED && t->duration_done;
     pthread_mutex_lock(&t->lock);
@@ -1039,20 +1099,43 @@ char *gt_tracker_to_json(gt_tracker *t)
     return u ? gt_usage_to_json(u) : NULL;
 }
 
+/* In a child made by fork(): the child's copy of the tracker, whose thread
+ * does not exist here and whose lock another thread may have held at the
+ * fork. Its memory and descriptors are released without locking, waiting or
+ * removing anything (the backup file and the thread are the parent's). */
+static void free_forked_copy(gt_tracker *t)
+{
+    gpu_forget(&t->gpu); /* the library's state is the parent's: no shutdown */
+    tree_free(&t->tree);
+    system_close(&t->sys);
+    system_series_close(&t->sysx);
+    system_series_sample_free(&t->sysx_prev);
+    system_series_sample_free(&t->sysx_cur);
+    series_store_free(&t->store);
+    free_strings(t);
+    free(t);
+}
+
 void gt_tracker_free(gt_tracker *t)
 {
     if (!t)
         return;
+    if (!owned_here(t)) {
+        free_forked_copy(t);
+        return;
+    }
     if (t->thread_started && !stop_sampler(t, t->opts.stop_timeout)) {
-        /* Still stuck: it will free the tracker when its system call returns. */
         pthread_mutex_lock(&t->lock);
-        int done = t->thread_done;
-        t->orphaned = !done;
-        pthread_mutex_unlock(&t->lock);
-        if (!done) {
+        if (!t->thread_done) {
+            /* Still stuck: it will free the tracker when its system call
+             * returns. Detached before the lock is let go: from then on the
+             * thread may free t at any moment. */
             pthread_detach(t->thread);
+            t->orphaned = 1;
+            pthread_mutex_unlock(&t->lock);
             return;
         }
+        pthread_mutex_unlock(&t->lock);
         pthread_join(t->thread, NULL);
     }
     destroy(t);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_io.h"
 #include "json_float.h"
 
 /* ---- writing ---------------------------------------------------------- */
@@ -401,4 +402,30 @@ gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
     }
     json_object_put(root);
     return r.status;
+}
+
+/* A summary is a few kilobytes; this leaves room for any GPU list. */
+#define SUMMARY_MAX_BYTES (16u << 20)
+
+gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
+{
+    gt_clear_error();
+    char *doc;
+    size_t len;
+    gt_status st = read_regular_file(path, SUMMARY_MAX_BYTES, "summary", &doc, &len);
+    if (st != GT_OK)
+        return st;
+    if (len == 0 || strlen(doc) != len) {
+        free(doc);
+        return gt_fail(GT_ERR_PARSE, "'%s' is not a gpu-tracker summary: %s", path,
+                       len == 0 ? "it is empty" : "it holds a NUL byte");
+    }
+    st = gt_usage_from_json(doc, usage);
+    free(doc);
+    if (st != GT_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", gt_last_error());
+        return gt_fail(st, "'%s' is not a gpu-tracker summary: %s", path, why);
+    }
+    return GT_OK;
 }

@@ -1,0 +1,582 @@
+/* file_io.c - resolving, checking and writing output files, and reading
+ * input files, under the rules of file_io.h. */
+#define _GNU_SOURCE
+#include "file_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MAX_LINK_HOPS 40       /* as the kernel's own limit (ELOOP) */
+#define PROC_SUPER_MAGIC 0x9fa0
+
+/* ---- resolving ----------------------------------------------------------- */
+
+/* One resolution: the path as the user gave it (for messages), the links
+ * followed so far, and the first failure. */
+struct walk {
+    const char *path;
+    int hops;
+    gt_status status;
+};
+
+static int walk_fail(struct walk *w, gt_status status, const char *fmt, ...) GT_PRINTF(3, 4);
+static int walk_fail(struct walk *w, gt_status status, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    w->status = gt_fail(status, "cannot write '%s': %s", w->path, why);
+    return -1;
+}
+
+static int walk_errno(struct walk *w, int err)
+{
+    return walk_fail(w, err == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "%s", strerror(err));
+}
+
+/* A link we may follow: the user's own, or root's (the system's). */
+static int trusted_owner(uid_t uid)
+{
+    return uid == 0 || uid == geteuid();
+}
+
+/* The target of the link name in dirfd, when we may follow it; NULL after
+ * walk_fail(). */
+static char *read_link(struct walk *w, int dirfd, const char *name, const struct stat *st)
+{
+    if (!trusted_owner(st->st_uid)) {
+        walk_fail(w, GT_ERR_IO, "'%s' is a symbolic link owned by user %d, neither you nor "
+                  "root: not following it (remove the link, or give another path)", name,
+                  (int)st->st_uid);
+        return NULL;
+    }
+    if (++w->hops > MAX_LINK_HOPS) {
+        walk_errno(w, ELOOP);
+        return NULL;
+    }
+    size_t cap = st->st_size > 0 ? (size_t)st->st_size + 1 : PATH_MAX;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        walk_errno(w, ENOMEM);
+        return NULL;
+    }
+    ssize_t n = readlinkat(dirfd, name, buf, cap);
+    if (n < 0 || (size_t)n >= cap) {
+        walk_errno(w, n < 0 ? errno : ENAMETOOLONG);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Opens the directory dir (absolute, or relative to the directory from) as
+ * an O_PATH descriptor, one component at a time, following trusted links
+ * only. -1 after walk_fail(). */
+static int open_dir(struct walk *w, int from, const char *dir)
+{
+    int cur = dir[0] == '/'       ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+              : from == AT_FDCWD ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+                                 : fcntl(from, F_DUPFD_CLOEXEC, 0);
+    if (cur < 0)
+        return walk_errno(w, errno);
+    char *copy = strdup(dir);
+    if (!copy) {
+        close(cur);
+        return walk_errno(w, ENOMEM);
+    }
+    char *save = NULL;
+    for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (strcmp(c, ".") == 0)
+            continue;
+        struct stat st;
+        int next = -1;
+        if (fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            walk_errno(w, errno);
+        } else if (S_ISLNK(st.st_mode)) {
+            char *target = read_link(w, cur, c, &st);
+            if (target)
+                next = open_dir(w, cur, target);
+            free(target);
+        } else if (!S_ISDIR(st.st_mode)) {
+            walk_fail(w, GT_ERR_IO, "'%s' is not a directory", c);
+        } else if ((next = openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+            walk_errno(w, errno);
+        }
+        close(cur);
+        cur = next;
+        if (cur < 0)
+            break;
+    }
+    free(copy);
+    return cur;
+}
+
+static gt_status resolve_at(struct walk *w, int from, const char *path, struct output_target *t)
+{
+    size_t len = strlen(path);
+    if (len == 0)
+        return walk_fail(w, GT_ERR_IO, "an empty file name"), w->status;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return walk_fail(w, GT_ERR_IO, "it is a directory"), w->status;
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return walk_errno(w, ENOMEM), w->status;
+    int dirfd = open_dir(w, from, dir);
+    free(dir);
+    if (dirfd < 0)
+        return w->status;
+    struct stat st;
+    if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        int e = errno;
+        if (e != ENOENT) {
+            close(dirfd);
+            return walk_errno(w, e), w->status;
+        }
+        memset(&st, 0, sizeof st);
+    } else if (S_ISLNK(st.st_mode)) {
+        struct statfs fs;
+        if (!(fstatfs(dirfd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)) {
+            char *target = read_link(w, dirfd, base, &st);
+            gt_status r = target ? resolve_at(w, dirfd, target, t) : w->status;
+            free(target);
+            close(dirfd);
+            return r;
+        }
+        /* /proc/PID/fd/N names an open file, not a path: only the kernel
+         * can follow it. Ours are the user's; another user's are not. */
+        if (!trusted_owner(st.st_uid)) {
+            close(dirfd);
+            return walk_fail(w, GT_ERR_IO, "'%s' is a link of another user's process", base),
+                   w->status;
+        }
+        t->kernel_link = 1;
+    }
+    t->dirfd = dirfd;
+    t->exists = st.st_mode != 0;
+    t->st = st;
+    t->name = strdup(base);
+    if (!t->name) {
+        output_target_close(t);
+        return walk_errno(w, ENOMEM), w->status;
+    }
+    return GT_OK;
+}
+
+gt_status output_resolve(const char *path, struct output_target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->dirfd = -1;
+    struct walk w = {path, 0, GT_OK};
+    return resolve_at(&w, AT_FDCWD, path, t);
+}
+
+void output_target_refresh(struct output_target *t)
+{
+    if (t->kernel_link || t->dirfd < 0)
+        return;
+    if (fstatat(t->dirfd, t->name, &t->st, AT_SYMLINK_NOFOLLOW) == 0)
+        t->exists = 1;
+    else
+        t->exists = 0;
+}
+
+int output_target_remove(const struct output_target *t)
+{
+    if (t->kernel_link || t->dirfd < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return unlinkat(t->dirfd, t->name, 0);
+}
+
+void output_target_close(struct output_target *t)
+{
+    if (t->dirfd >= 0)
+        close(t->dirfd);
+    free(t->name);
+    t->dirfd = -1;
+    t->name = NULL;
+}
+
+/* ---- how to write -------------------------------------------------------- */
+
+static int dir_writable(const struct output_target *t)
+{
+    return faccessat(t->dirfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+}
+
+/* A directory only the user (or root) may change: nobody else can have put
+ * a link to a file of theirs in it. */
+static int private_dir(const struct output_target *t)
+{
+    struct stat d;
+    return fstat(t->dirfd, &d) == 0 && trusted_owner(d.st_uid) &&
+           !(d.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* A regular file with other names that we write through, in place. */
+static int keeps_links(const struct output_target *t)
+{
+    return t->st.st_nlink > 1 && t->st.st_uid == geteuid() && private_dir(t);
+}
+
+/* A regular file written in place rather than replaced. */
+static int write_in_place(const struct output_target *t)
+{
+    return keeps_links(t) ||
+           (!dir_writable(t) && faccessat(t->dirfd, t->name, W_OK, AT_EACCESS) == 0);
+}
+
+gt_status output_target_check(const struct output_target *t, const char *path)
+{
+    const char *why = NULL;
+    if (t->kernel_link) {
+        if (faccessat(t->dirfd, t->name, W_OK, AT_EACCESS) < 0)
+            why = strerror(errno);
+    } else if (!t->exists) {
+        if (!dir_writable(t))
+            why = strerror(errno);
+    } else if (S_ISDIR(t->st.st_mode)) {
+        why = "it is a directory";
+    } else if (S_ISSOCK(t->st.st_mode)) {
+        why = "it is a socket";
+    } else if (S_ISREG(t->st.st_mode) && dir_writable(t)) {
+        why = NULL; /* a temporary file beside it, then rename */
+    } else if (faccessat(t->dirfd, t->name, W_OK, AT_EACCESS) < 0) {
+        why = strerror(errno);
+    }
+    return why ? gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, why) : GT_OK;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Gives a file we made in place of an existing one that file's owner,
+ * group and permissions (the best we may: a user cannot give a file away). */
+static void copy_owner_mode(int fd, const struct stat *was)
+{
+    if (fchown(fd, was->st_uid, was->st_gid) < 0 && fchown(fd, (uid_t)-1, was->st_gid) < 0) {
+        /* Not ours to give: the file stays the user's, with the mode below. */
+    }
+    if (fchmod(fd, was->st_mode & 0777) < 0) {
+        /* The umask's mode stays. */
+    }
+}
+
+/* Creates a temporary file beside name in dirfd; -1 with errno. */
+static int make_temp(int dirfd, const char *name, mode_t mode, char **tmp)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned long long r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (unsigned long long)getpid() * 2654435761u + (unsigned long long)attempt;
+        if (asprintf(tmp, ".%.200s.%012llx", name, r & 0xffffffffffffULL) < 0) {
+            *tmp = NULL;
+            errno = ENOMEM;
+            return -1;
+        }
+        int fd = openat(dirfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0)
+            return fd;
+        int e = errno;
+        free(*tmp);
+        *tmp = NULL;
+        if (e != EEXIST) {
+            errno = e;
+            return -1;
+        }
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Opens the existing file of t to write in place; regular files are
+ * checked to still be the one we resolved (no O_TRUNC before that). */
+static int open_existing(const struct output_target *t, int flags)
+{
+    int fd = openat(t->dirfd, t->name,
+                    O_WRONLY | O_CLOEXEC | flags | (t->kernel_link ? 0 : O_NOFOLLOW));
+    if (fd < 0 || t->kernel_link || !S_ISREG(t->st.st_mode))
+        return fd;
+    struct stat now;
+    if (fstat(fd, &now) < 0 || now.st_dev != t->st.st_dev || now.st_ino != t->st.st_ino) {
+        close(fd);
+        errno = ESTALE; /* replaced under us */
+        return -1;
+    }
+    return fd;
+}
+
+static gt_status write_fail(const char *path, int err)
+{
+    return gt_fail(err == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
+                   err == ESTALE ? "it was replaced while we wrote it" : strerror(err));
+}
+
+gt_status output_target_write(struct output_target *t, const char *path, const void *data,
+                              size_t len)
+{
+    if (t->exists && S_ISDIR(t->st.st_mode) && !t->kernel_link)
+        return gt_fail(GT_ERR_IO, "cannot write '%s': it is a directory", path);
+    /* A link that appeared under a name we resolved before (see
+     * output_target_refresh) is replaced like a missing file: never
+     * followed, and its owner is not given our file. */
+    int existing = t->exists && !S_ISLNK(t->st.st_mode);
+    int in_place = t->kernel_link || (existing && (!S_ISREG(t->st.st_mode) || write_in_place(t)));
+    if (in_place) {
+        /* A FIFO's open waits for a reader, as for any writer. */
+        int fd = open_existing(t, t->kernel_link ? O_APPEND : 0);
+        int ok = fd >= 0 && (!S_ISREG(t->st.st_mode) || t->kernel_link || ftruncate(fd, 0) == 0) &&
+                 write_all(fd, data, len) == 0 &&
+                 (!S_ISREG(t->st.st_mode) || t->kernel_link || fsync(fd) == 0);
+        int e = errno;
+        if (fd >= 0 && close(fd) != 0 && ok) {
+            ok = 0;
+            e = errno;
+        }
+        return ok ? GT_OK : write_fail(path, e);
+    }
+    char *tmp = NULL;
+    int fd = make_temp(t->dirfd, t->name, existing ? 0600 : 0666, &tmp);
+    if (fd < 0)
+        return write_fail(path, errno);
+    if (existing)
+        copy_owner_mode(fd, &t->st);
+    int ok = write_all(fd, data, len) == 0 && fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    /* rename() replaces the name itself: a link put there meanwhile is
+     * replaced, never followed. */
+    if (ok && renameat(t->dirfd, tmp, t->dirfd, t->name) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok)
+        unlinkat(t->dirfd, tmp, 0);
+    free(tmp);
+    return ok ? GT_OK : write_fail(path, e);
+}
+
+gt_status write_file_atomic(const char *path, const void *data, size_t len)
+{
+    struct output_target t;
+    gt_status st = output_resolve(path, &t);
+    if (st == GT_OK)
+        st = output_target_write(&t, path, data, len);
+    output_target_close(&t);
+    return st;
+}
+
+gt_status output_open_stream(const char *path, int *fdp)
+{
+    *fdp = -1;
+    struct output_target t;
+    gt_status st = output_resolve(path, &t);
+    if (st != GT_OK)
+        return st;
+    int fd = -1;
+    if (t.kernel_link) {
+        fd = open_existing(&t, O_APPEND);
+    } else if (!t.exists) {
+        fd = openat(t.dirfd, t.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    } else if (S_ISDIR(t.st.st_mode)) {
+        errno = EISDIR;
+    } else if (!S_ISREG(t.st.st_mode) || t.st.st_nlink == 1 || keeps_links(&t)) {
+        fd = open_existing(&t, 0);
+        if (fd >= 0 && S_ISREG(t.st.st_mode) && ftruncate(fd, 0) < 0) {
+            int e = errno;
+            close(fd);
+            fd = -1;
+            errno = e;
+        }
+    } else {
+        /* Other names share this file, and we may not write through them:
+         * a new file takes this name, as an atomic replacement would. */
+        if (unlinkat(t.dirfd, t.name, 0) == 0 || errno == ENOENT) {
+            fd = openat(t.dirfd, t.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        0600);
+            if (fd >= 0)
+                copy_owner_mode(fd, &t.st);
+        }
+    }
+    st = fd >= 0 ? GT_OK
+                 : gt_fail(errno == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s",
+                           path, errno == EISDIR ? "it is a directory"
+                                 : errno == ESTALE ? "it was replaced while we opened it"
+                                                   : strerror(errno));
+    output_target_close(&t);
+    *fdp = fd;
+    return st;
+}
+
+/* ---- the public face ----------------------------------------------------- */
+
+gt_status gt_output_check(const char *path)
+{
+    gt_clear_error();
+    if (!path)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no output path given");
+    struct output_target t;
+    gt_status st = output_resolve(path, &t);
+    if (st == GT_OK)
+        st = output_target_check(&t, path);
+    output_target_close(&t);
+    return st;
+}
+
+gt_status gt_output_open(const char *path, int *fd)
+{
+    gt_clear_error();
+    *fd = -1;
+    if (!path)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no output path given");
+    return output_open_stream(path, fd);
+}
+
+/* What writing to path would write: an existing file (its device and
+ * inode; name NULL), or a new name in a directory (the directory's device
+ * and inode, and the name). -1 when path cannot be resolved. */
+static int output_identity(const char *path, dev_t *dev, ino_t *ino, char **name)
+{
+    struct output_target t;
+    *name = NULL;
+    if (output_resolve(path, &t) != GT_OK) {
+        output_target_close(&t);
+        return -1;
+    }
+    struct stat st;
+    int rc = 0;
+    if (t.exists && !t.kernel_link) {
+        *dev = t.st.st_dev;
+        *ino = t.st.st_ino;
+    } else if (t.kernel_link && fstatat(t.dirfd, t.name, &st, 0) == 0) {
+        *dev = st.st_dev; /* what /dev/stdout names now */
+        *ino = st.st_ino;
+    } else if (fstat(t.dirfd, &st) == 0 && (*name = strdup(t.name)) != NULL) {
+        *dev = st.st_dev;
+        *ino = st.st_ino;
+    } else {
+        rc = -1;
+    }
+    output_target_close(&t);
+    return rc;
+}
+
+int gt_output_same(const char *a, const char *b)
+{
+    gt_clear_error();
+    dev_t da, db;
+    ino_t ia, ib;
+    char *na = NULL, *nb = NULL;
+    int same = a && b && output_identity(a, &da, &ia, &na) == 0 &&
+               output_identity(b, &db, &ib, &nb) == 0 && da == db && ia == ib &&
+               (na == NULL) == (nb == NULL) && (!na || strcmp(na, nb) == 0);
+    free(na);
+    free(nb);
+    gt_clear_error();
+    return same;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+gt_status read_regular_file(const char *path, size_t max, const char *what, char **data,
+                            size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fd, &st) < 0)
+        why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        why = "it is a directory";
+    else if (!S_ISREG(st.st_mode))
+        why = "it is not a regular file (FIFOs, devices and sockets are not read)";
+    if (why) {
+        close(fd);
+        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, why);
+    }
+    if ((unsigned long long)st.st_size > max) {
+        close(fd);
+        return gt_fail(GT_ERR_IO, "cannot read '%s': it has %lld bytes; a %s is read up to %zu "
+                       "bytes", path, (long long)st.st_size, what, max);
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (n == cap) { /* it grew while we read */
+            if (cap > max) {
+                free(buf);
+                close(fd);
+                return gt_fail(GT_ERR_IO, "cannot read '%s': it is larger than %zu bytes, the "
+                               "most a %s may have", path, max, what);
+            }
+            size_t ncap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+            char *more = realloc(buf, ncap + 1);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (!buf)
+        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return GT_OK;
+}

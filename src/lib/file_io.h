@@ -1,0 +1,82 @@
+/* file_io.h - the library's file discipline, for a program that is run as
+ * root on shared machines and fed files from strangers.
+ *
+ * Writing (every summary, CSV, snapshot, report and backup goes through
+ * here; docs/cli.md "Output files" states the rules for users):
+ *  - A path is resolved one component at a time through directory
+ *    descriptors. A symbolic link is followed only when it belongs to the
+ *    effective user or to root: a link someone else planted (in /tmp, in a
+ *    shared project directory) is an error, never a way to make us replace
+ *    a file elsewhere. A link in procfs (/dev/stdout, /dev/fd/N) is opened
+ *    by the kernel and appended to.
+ *  - A new file gets mode 0666 less the umask. An existing regular file is
+ *    replaced atomically (a temporary file beside it, fsync, rename) and
+ *    keeps its mode, owner and group; one with other hard links is written
+ *    in place (the links keep seeing it) when it is the user's own in a
+ *    directory no one else may write to, otherwise a new file takes its
+ *    name. A file we may write in a directory we may not is written in
+ *    place. A FIFO or a device is written in place, never replaced.
+ *  - Nothing is created or changed to check a path (a FIFO's reader would
+ *    take an open for the end of the data).
+ *
+ * Reading: only regular files (a FIFO or a directory is an error, never a
+ * wait), at most a given number of bytes. */
+#ifndef GT_FILE_IO_H
+#define GT_FILE_IO_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "gpu_tracker.h"
+
+/* Where an output goes, resolved under the rules above. */
+struct output_target {
+    int dirfd;        /* the directory of the final name (O_PATH); -1 when closed */
+    char *name;       /* the name in it (malloc'd) */
+    int exists;       /* name exists: st is its lstat */
+    struct stat st;
+    int kernel_link;  /* a procfs link: the kernel opens what it names */
+};
+
+/* Resolves path. GT_ERR_IO (a planted link, a missing directory, too many
+ * links, ...) or GT_ERR_NO_MEMORY with the message. Close with
+ * output_target_close(). */
+gt_status output_resolve(const char *path, struct output_target *t);
+void output_target_close(struct output_target *t);
+
+/* Looks at t's name again (it may have been written, removed, or replaced
+ * by someone else since): for a target kept over many writes (the backup
+ * file). A link found there is replaced, never followed. */
+void output_target_refresh(struct output_target *t);
+
+/* Removes t's name (the link itself if it is one). 0, or -1 with errno. */
+int output_target_remove(const struct output_target *t);
+
+/* Checks that t can be written, changing nothing. GT_ERR_IO with the reason
+ * (path names it in the message). */
+gt_status output_target_check(const struct output_target *t, const char *path);
+
+/* Writes len bytes to t (see the rules above): a failure leaves an existing
+ * regular file as it was, except one written in place. GT_ERR_IO /
+ * GT_ERR_NO_MEMORY with the message naming path. */
+gt_status output_target_write(struct output_target *t, const char *path, const void *data,
+                              size_t len);
+
+/* output_resolve() + output_target_write(). */
+gt_status write_file_atomic(const char *path, const void *data, size_t len);
+
+/* Opens path to write a stream into (the series' CSV): created, or emptied
+ * in place keeping its mode and owner (one with other hard links, when not
+ * kept as above, is replaced by a new file of the same mode). *fd is
+ * close-on-exec. GT_ERR_IO with the message. */
+gt_status output_open_stream(const char *path, int *fd);
+
+/* Reads the regular file path whole into *data (malloc'd, NUL-terminated
+ * after *len bytes). GT_ERR_IO: cannot be read, not a regular file (a FIFO
+ * is never waited on), or larger than max bytes (the message says the
+ * limit); GT_ERR_NO_MEMORY. what names the kind of file in messages
+ * ("snapshot", "summary"). */
+gt_status read_regular_file(const char *path, size_t max, const char *what, char **data,
+                            size_t *len);
+
+#endif
