@@ -70,10 +70,19 @@ GT_API const char *gt_version(void);
  * noticed it, the sampling thread included. */
 typedef void (*gt_warning_fn)(const char *message, void *user_data);
 
+/* The valid ranges of the options that are durations, in seconds. A
+ * value outside them (NaN and infinities included) is an error naming the
+ * range; none can make the scheduler overflow or wait for ever. */
+#define GT_SLEEP_TIME_MIN 0.0001          /* 0.1 ms: a sample costs more */
+#define GT_SLEEP_TIME_MAX 86400.0         /* a day */
+#define GT_STOP_TIMEOUT_MAX 3600.0        /* an hour; more than 0 */
+#define GT_DURATION_MAX (366.0 * 86400.0) /* a year; 0 = no duration */
+
 /* Tracker options. Fill with gt_options_init() and change what you need; the
  * strings are copied by gt_tracker_new(). */
 typedef struct gt_options {
-    double sleep_time;        /* seconds between samples, > 0 (default 1.0) */
+    double sleep_time;        /* seconds between samples, GT_SLEEP_TIME_MIN to
+                                 GT_SLEEP_TIME_MAX (default 1.0) */
     const char *ram_unit;     /* bytes|kilobytes|megabytes|gigabytes|terabytes
                                  (default "gigabytes"; decimal units) */
     const char *gpu_ram_unit; /* same choices (default "gigabytes") */
@@ -94,7 +103,8 @@ typedef struct gt_options {
                                  directory; "": no backup file */
     double stop_timeout;      /* seconds gt_tracker_stop() and gt_tracker_free()
                                  wait for the sampling thread, and
-                                 gt_tracker_new() for the GPU library's init
+                                 gt_tracker_new() for the GPU library's init:
+                                 more than 0, at most GT_STOP_TIMEOUT_MAX
                                  (default 10) */
     gt_warning_fn on_warning; /* NULL: warnings are dropped */
     void *warning_data;       /* passed to on_warning */
@@ -120,7 +130,8 @@ typedef struct gt_options {
     int process_csv_fd;       /* default -1: none */
     int system_csv_fd;        /* default -1: none */
     /* Seconds after which sampling ends by itself (the last row is the one
-     * at start + duration); 0 (default): until gt_tracker_stop(). */
+     * at start + duration): from sleep_time to GT_DURATION_MAX; 0
+     * (default): until gt_tracker_stop(). */
     double duration;
     /* Where sysfs is mounted (default "/sys"): block devices and network
      * interfaces are classified from it. */

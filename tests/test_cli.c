@@ -42,11 +42,12 @@ static void test_errors(void)
                        "hours, days\n");
     r = gt("-f", "xml", "-e", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown format 'xml'; valid formats: text, json\n");
-    const char *bad_st[] = {"0", "-1", "abc", "1s", "inf", "nan"};
+    const char *bad_st[] = {"0", "-1", "abc", "1s", "inf", "nan", "1e-300", "0.00009", "86401",
+                            "1e400"};
     for (size_t i = 0; i < sizeof bad_st / sizeof bad_st[0]; i++) {
         char want[200];
         snprintf(want, sizeof want, "gpu-tracker: invalid --st '%s': the sleep time must be a "
-                                    "positive number of seconds\n", bad_st[i]);
+                                    "number of seconds from 0.0001 to 86400\n", bad_st[i]);
         r = gt("--st", bad_st[i], "-e", touch, NULL);
         check_error(&r, 2, want);
     }

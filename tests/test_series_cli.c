@@ -297,12 +297,21 @@ static void test_errors(void)
     struct stat sb;
     CHECK_MSG(stat(marker, &sb) != 0, "the command ran despite a bad option");
 
-    r = gt("system", "--duration", "abc", NULL);
-    check_error(&r, 2, "gpu-tracker: invalid --duration 'abc': it must be a positive number of "
-                       "seconds\n");
+    const char *bad_duration[] = {"abc", "0", "-1", "inf", "nan", "1e300"};
+    for (size_t i = 0; i < sizeof bad_duration / sizeof bad_duration[0]; i++) {
+        char line[200];
+        snprintf(line, sizeof line, "gpu-tracker: invalid --duration '%s': it must be a number of "
+                 "seconds, more than 0 and at most 3.16224e+07\n", bad_duration[i]);
+        r = gt("system", "--duration", bad_duration[i], NULL);
+        check_error(&r, 2, line);
+    }
     r = gt("system", "--st", "0", NULL);
-    check_error(&r, 2, "gpu-tracker: invalid --st '0': the sleep time must be a positive number "
-                       "of seconds\n");
+    check_error(&r, 2, "gpu-tracker: invalid --st '0': the sleep time must be a number of seconds "
+                       "from 0.0001 to 86400\n");
+    /* Once accepted, and then never ending. */
+    r = gt("system", "--st", "1e-300", "--duration", "0.001", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --st '1e-300': the sleep time must be a number of "
+                       "seconds from 0.0001 to 86400\n");
     r = gt("system", "--st", "1", "--duration", "0.5", NULL);
     check_error(&r, 2, "gpu-tracker: duration 0.5 s is shorter than one interval (1 s): no row "
                        "would come\n");

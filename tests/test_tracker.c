@@ -44,7 +44,7 @@ static void test_option_errors(void)
     gt_options_init(&o);
     o.sleep_time = 0;
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(gt_last_error(), "positive number of seconds");
+    CHECK_CONTAINS(gt_last_error(), "invalid sleep time 0: it must be from 0.0001 to 86400 seconds");
     o.sleep_time = NAN;
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     gt_options_init(&o);
@@ -413,11 +413,40 @@ static void test_stop_timeout(void)
     }
     fx_rmroot(root);
 
-    gt_options o;
-    gt_options_init(&o);
-    o.stop_timeout = 0;
-    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(gt_last_error(), "invalid stop timeout 0");
+    /* Every duration option has a range; none can overflow the scheduler
+     * or make a wait endless. */
+    const struct {
+        double sleep_time, stop_timeout, duration;
+        const char *error;
+    } bad[] = {
+        {1.0, 0, 0, "invalid stop timeout 0: it must be more than 0 and at most 3600 seconds"},
+        {1.0, INFINITY, 0, "invalid stop timeout inf: it must be more than 0 and at most 3600"},
+        {1.0, NAN, 0, "invalid stop timeout nan"},
+        {1.0, 3600.5, 0, "invalid stop timeout 3600.5"},
+        {1e-300, 10, 0, "invalid sleep time 1e-300: it must be from 0.0001 to 86400 seconds"},
+        {INFINITY, 10, 0, "invalid sleep time inf"},
+        {86401, 10, 0, "invalid sleep time 86401"},
+        {1.0, 10, INFINITY, "invalid duration inf: it must be 0 (none) or from the sleep time to "
+                            "3.16224e+07 seconds"},
+        {1.0, 10, 1e300, "invalid duration 1e+300"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gt_options o;
+        gt_options_init(&o);
+        o.sleep_time = bad[i].sleep_time;
+        o.stop_timeout = bad[i].stop_timeout;
+        o.duration = bad[i].duration;
+        CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(gt_last_error(), bad[i].error);
+        gt_tracker *t = (gt_tracker *)&o; /* must be set to NULL */
+        CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    }
+    gt_options ok;
+    gt_options_init(&ok);
+    ok.sleep_time = GT_SLEEP_TIME_MIN;
+    ok.stop_timeout = GT_STOP_TIMEOUT_MAX;
+    ok.duration = GT_DURATION_MAX;
+    CHECK(gt_options_validate(&ok) == GT_OK);
 }
 
 /* A child forked while a tracker runs has a copy of it, without the

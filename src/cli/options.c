@@ -127,6 +127,17 @@ static int parse_positive_long(const char *s, long max, long *out)
     return 0;
 }
 
+int parse_seconds(const char *s, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= min && v <= max))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
 {
     memset(o, 0, sizeof *o);
@@ -146,7 +157,6 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
      * "--" (or after its name) are left alone. */
     while ((c = getopt_long(argc, argv, "+:hve:o:f:", long_options, NULL)) != -1) {
         long v;
-        char *end;
         switch (c) {
         case 'h': o->action = ACTION_HELP; return 0;
         case 'v': o->action = ACTION_VERSION; return 0;
@@ -163,12 +173,10 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
             }
             break;
         case OPT_ST:
-            errno = 0;
-            o->tracker.sleep_time = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(o->tracker.sleep_time > 0) ||
-                !isfinite(o->tracker.sleep_time)) {
-                snprintf(err, errcap, "invalid --st '%s': the sleep time must be a positive number of seconds",
-                         optarg);
+            if (parse_seconds(optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX,
+                              &o->tracker.sleep_time) < 0) {
+                snprintf(err, errcap, "invalid --st '%s': the sleep time must be a number of "
+                         "seconds from %g to %g", optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
                 return -1;
             }
             break;

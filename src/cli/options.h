@@ -27,6 +27,10 @@ struct cli_options {
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap);
 void cli_options_free(struct cli_options *o);
 
+/* A number of seconds from min to max (strtod's syntax, nothing after it):
+ * 0, or -1 when s is not one. */
+int parse_seconds(const char *s, double min, double max, double *out);
+
 /* The --help text. */
 extern const char cli_usage[];
 

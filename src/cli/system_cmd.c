@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "options.h"
 #include "output.h"
 
 static const char usage[] =
@@ -54,18 +55,6 @@ static int fail(const char *msg, int status)
 {
     fprintf(stderr, "gpu-tracker: %s\n", msg);
     return status;
-}
-
-/* A positive, finite number of seconds; -1 otherwise. */
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v > 0) || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static double monotonic_now(void)
@@ -122,16 +111,16 @@ int system_command(int argc, char **argv)
         case 'h': fputs(usage, stdout); return 0;
         case 'o': output = optarg; break;
         case OPT_ST:
-            if (parse_seconds(optarg, &opts.sleep_time) < 0) {
-                snprintf(err, sizeof err, "invalid --st '%s': the sleep time must be a positive "
-                         "number of seconds", optarg);
+            if (parse_seconds(optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX, &opts.sleep_time) < 0) {
+                snprintf(err, sizeof err, "invalid --st '%s': the sleep time must be a number of "
+                         "seconds from %g to %g", optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
                 return fail(err, 2);
             }
             break;
         case OPT_DURATION:
-            if (parse_seconds(optarg, &opts.duration) < 0) {
-                snprintf(err, sizeof err, "invalid --duration '%s': it must be a positive number "
-                         "of seconds", optarg);
+            if (parse_seconds(optarg, 1e-300, GT_DURATION_MAX, &opts.duration) < 0) {
+                snprintf(err, sizeof err, "invalid --duration '%s': it must be a number of "
+                         "seconds, more than 0 and at most %g", optarg, GT_DURATION_MAX);
                 return fail(err, 2);
             }
             break;

@@ -183,10 +183,10 @@ static char *dup_or_null(const char *s, int *failed)
 gt_status gt_options_validate(const gt_options *o)
 {
     gt_clear_error();
-    if (!(o->sleep_time > 0) || !isfinite(o->sleep_time))
+    if (!(o->sleep_time >= GT_SLEEP_TIME_MIN && o->sleep_time <= GT_SLEEP_TIME_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid sleep time %g: it must be a positive number of seconds",
-                       o->sleep_time);
+                       "invalid sleep time %g: it must be from %g to %g seconds", o->sleep_time,
+                       GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
     if (units_ram_divisor(o->ram_unit) == 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown RAM unit '%s'; valid units: " GT_RAM_UNITS,
                        o->ram_unit ? o->ram_unit : "(null)");
@@ -206,18 +206,18 @@ gt_status gt_options_validate(const gt_options *o)
                        o->gpu_brand);
     if (o->process_id < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid process ID %d", (int)o->process_id);
-    if (!(o->stop_timeout > 0) || isnan(o->stop_timeout))
+    if (!(o->stop_timeout > 0 && o->stop_timeout <= GT_STOP_TIMEOUT_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid stop timeout %g: it must be a positive number of seconds",
-                       o->stop_timeout);
+                       "invalid stop timeout %g: it must be more than 0 and at most %g seconds",
+                       o->stop_timeout, GT_STOP_TIMEOUT_MAX);
     if (o->series & ~(GT_SERIES_PROCESS | GT_SERIES_SYSTEM))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid series %d; valid: 0, GT_SERIES_PROCESS, GT_SERIES_SYSTEM or both",
                        o->series);
-    if (!(o->duration >= 0) || !isfinite(o->duration))
+    if (!(o->duration >= 0 && o->duration <= GT_DURATION_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid duration %g: it must be 0 (none) or a positive number of seconds",
-                       o->duration);
+                       "invalid duration %g: it must be 0 (none) or from the sleep time to %g "
+                       "seconds", o->duration, GT_DURATION_MAX);
     if (o->duration > 0 && o->duration < o->sleep_time)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "duration %g s is shorter than one interval (%g s): no row would come",
