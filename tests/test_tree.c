@@ -303,6 +303,57 @@ static void test_usage_short_run(void)
     CHECK(fabs(r.cpu_utilization.main.max_sum_percent - 30.0) < 1e-9);
 }
 
+/* No fixed buffer loses a thread or a child: a main process with 1500
+ * threads whose last thread has the child, and a thread with 6000 children
+ * (a children file of ~40 KB). */
+static void test_many_threads_and_children(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    enum { NTHREADS = 1500, NCHILDREN = 6000 };
+    struct fx_proc m = {.pid = 100, .ppid = 1, .threads = NTHREADS, .rss_kb = 1000,
+                        .anon_kb = 1000, .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
+    fx_proc_write(root, &m);
+    /* Threads 100000.. (after the main one in task/'s order); the last has
+     * a child, 200000 (that holds 5000 kB), and the one before it 6000
+     * children from 300000 on. */
+    char rel[128];
+    for (int i = 0; i < NTHREADS - 1; i++) {
+        snprintf(rel, sizeof rel, "100/task/%d", 100000 + i);
+        fx_mkdirs(root, rel);
+        snprintf(rel, sizeof rel, "100/task/%d/children", 100000 + i);
+        fx_write(root, rel, "");
+    }
+    snprintf(rel, sizeof rel, "100/task/%d/children", 100000 + NTHREADS - 2);
+    fx_write(root, rel, "200000 ");
+    size_t cap = NCHILDREN * 8 + 1, len = 0;
+    char *many = malloc(cap);
+    for (int i = 0; i < NCHILDREN; i++)
+        len += (size_t)snprintf(many + len, cap - len, "%d ", 300000 + i);
+    snprintf(rel, sizeof rel, "100/task/%d/children", 100000 + NTHREADS - 3);
+    fx_write(root, rel, many);
+    free(many);
+    struct fx_proc late = {.pid = 200000, .ppid = 100, .rss_kb = 5000, .anon_kb = 5000,
+                           .private_kb = 5000, .pss_kb = 5000, .starttime = 6};
+    fx_proc_write(root, &late);
+    for (int i = 0; i < NCHILDREN; i++) {
+        struct fx_proc c = {.pid = 300000 + i, .ppid = 100, .rss_kb = 10, .anon_kb = 10,
+                            .private_kb = 10, .pss_kb = 10, .starttime = 7};
+        fx_proc_write(root, &c);
+    }
+
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0) == 0);
+    struct tree_sample s;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK_MSG(s.children == NCHILDREN + 1, "%ld children seen of %d", s.children, NCHILDREN + 1);
+    CHECK(s.desc_rss_kb == 5000 + NCHILDREN * 10);
+    CHECK(s.main_threads == NTHREADS);
+    CHECK(!t.scan_fallback); /* found through the children files, no /proc scan */
+    tree_free(&t);
+    fx_rmroot(root);
+}
+
 int main(void)
 {
     test_walk_sums_and_departures();
@@ -310,5 +361,6 @@ int main(void)
     test_scan_fallback_and_missing();
     test_usage_aggregates();
     test_usage_short_run();
+    test_many_threads_and_children();
     return check_exit("test_tree");
 }

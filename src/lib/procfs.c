@@ -238,54 +238,80 @@ static int push_pid_text(const char *buf, size_t len, pid_t **list, size_t *n, s
     return 0;
 }
 
-/* Appends the children of one thread; a vanished thread has none. */
-static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char *buf, size_t cap,
-                           pid_t **list, size_t *n, size_t *listcap, int *found)
+/* A children file lists pids of up to 7 digits and a space: pid_max
+ * (4194304 at most) of them fit in 32 MiB. */
+#define CHILDREN_MAX_BYTES ((size_t)64 << 20)
+
+/* Doubles *buf (up to CHILDREN_MAX_BYTES) after a read that did not fit.
+ * -1 with errno (EFBIG past the bound, ENOMEM). */
+static int grow_buffer(char **buf, size_t *cap)
+{
+    if (*cap >= CHILDREN_MAX_BYTES) {
+        errno = EFBIG;
+        return -1;
+    }
+    char *nb = realloc(*buf, *cap * 2);
+    if (!nb) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *buf = nb;
+    *cap *= 2;
+    return 0;
+}
+
+/* Appends the children of one thread; a vanished thread has none. The
+ * main thread's file is kept open, the others' opened for each read. */
+static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char **buf,
+                           size_t *cap, pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     size_t len;
     int rc;
-    if (tid == h->pid) {
-        char name[48];
-        snprintf(name, sizeof name, "task/%d/children", (int)tid);
-        rc = read_kept(h, h->dirfd, &h->children_fd, name, buf, cap, &len);
-    } else {
-        char name[32];
-        snprintf(name, sizeof name, "%d/children", (int)tid);
-        rc = procfs_read_at(task_fd, name, buf, cap, &len);
+    for (;;) {
+        if (tid == h->pid) {
+            char name[48];
+            snprintf(name, sizeof name, "task/%d/children", (int)tid);
+            rc = read_kept(h, h->dirfd, &h->children_fd, name, *buf, *cap, &len);
+        } else {
+            char name[32];
+            snprintf(name, sizeof name, "%d/children", (int)tid);
+            rc = procfs_read_at(task_fd, name, *buf, *cap, &len);
+        }
+        if (rc == 0 || errno != EFBIG || grow_buffer(buf, cap) < 0)
+            break;
     }
     if (rc < 0)
         return errno == ENOENT || errno == ESRCH ? 0 : -1;
     *found = 1;
-    return push_pid_text(buf, len, list, n, listcap);
+    return push_pid_text(*buf, len, list, n, listcap);
 }
 
-/* Lists task/ (task_fd) and appends the children of every thread. */
-static int list_threads_children(struct proc_handle *h, int task_fd, char *buf, size_t cap,
+/* Appends the children of every thread listed in task/ (task_fd), reading
+ * the directory a batch of entries at a time to its end: no thread is
+ * left out, however many there are. */
+static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
                                  pid_t **list, size_t *n, size_t *listcap, int *found)
 {
-    /* getdents64 into the first half of buf; children files use the second. */
-    size_t used = 0;
+    _Alignas(struct dirent64) char dents[16384];
     for (;;) {
-        ssize_t r = getdents64(task_fd, buf + used, cap / 2 - used);
+        ssize_t r = getdents64(task_fd, dents, sizeof dents);
         if (r < 0)
             return -1;
-        if (r == 0 || used + (size_t)r + 512 > cap / 2)
-            break;
-        used += (size_t)r;
+        if (r == 0)
+            return 0;
+        for (ssize_t off = 0; off < r;) {
+            struct dirent64 *de = (struct dirent64 *)(dents + off);
+            off += de->d_reclen;
+            if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                continue;
+            pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+            if (thread_children(h, task_fd, tid, buf, cap, list, n, listcap, found) < 0)
+                return -1;
+        }
     }
-    for (size_t off = 0; off < used;) {
-        struct dirent64 *de = (struct dirent64 *)(buf + off);
-        off += de->d_reclen;
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
-        if (thread_children(h, task_fd, tid, buf + cap / 2, cap / 2, list, n, listcap, found) < 0)
-            return -1;
-    }
-    return 0;
 }
 
-int procfs_list_children(struct proc_handle *h, long nthreads, char *buf, size_t cap,
+int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
                          pid_t **list, size_t *n, size_t *listcap)
 {
     int found = 0;

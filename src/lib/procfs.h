@@ -55,12 +55,14 @@ int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc
 int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io *out);
 
 /* Appends the children of every thread of the process (task/<tid>/children)
- * to *list (grown with realloc; *n entries used, *cap allocated). nthreads
- * is the process's thread count from stat: with one thread only its own
- * children file is read, without listing task/. Fails with ENOTSUP when the
- * kernel has no children files (CONFIG_PROC_CHILDREN), ESRCH when the
- * process died meanwhile. */
-int procfs_list_children(struct proc_handle *h, long nthreads, char *buf, size_t cap,
+ * to *list (grown with realloc; *n entries used, *listcap allocated).
+ * nthreads is the process's thread count from stat: with one thread only
+ * its own children file is read, without listing task/. Every thread and
+ * every child is listed, however many: *buf (*cap bytes, malloc'd scratch)
+ * grows to fit a children file. Fails with ENOTSUP when the kernel has no
+ * children files (CONFIG_PROC_CHILDREN), ESRCH when the process died
+ * meanwhile, ENOMEM. */
+int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
                          pid_t **list, size_t *n, size_t *listcap);
 
 /* Appends the pids of every process whose parent is ppid, by scanning every

@@ -324,7 +324,7 @@ static unsigned long long tracked_hwm(const struct tracked_proc *p)
 static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid, long nthreads)
 {
     if (!t->scan_fallback) {
-        if (procfs_list_children(h, nthreads, t->buf, t->bufcap, &t->queue, &t->nqueue,
+        if (procfs_list_children(h, nthreads, &t->buf, &t->bufcap, &t->queue, &t->nqueue,
                                  &t->capqueue) == 0)
             return 0;
         if (errno == ENOENT || errno == ESRCH)
