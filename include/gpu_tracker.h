@@ -233,7 +233,10 @@ typedef struct gt_gpu_device {
 } gt_gpu_device;
 
 typedef struct gt_gpu_details {
-    int ndevices;                    /* all GPUs (the first GT_MAX_GPUS listed) */
+    int unknown;                     /* 1: a document without this section
+                                        (gpu_tracker's own): nothing here is
+                                        known, and the JSON leaves it out */
+    int ndevices;                    /* all GPUs (at most GT_MAX_GPUS) */
     gt_gpu_device devices[GT_MAX_GPUS];
     int process_memory_available;    /* main/descendants/combined GPU RAM */
     char process_memory_reason[GT_REASON_LEN];
@@ -247,13 +250,18 @@ typedef struct gt_gpu_details {
 
 /* How the figures were obtained (the "measurement" section of the JSON). */
 typedef struct gt_measurement {
+    int unknown;         /* 1: a document without this section (gpu_tracker's
+                            own): nothing here is known, the JSON leaves it out */
     int complete;        /* 1: a finished run; 0: a backup written while tracking */
     long samples;        /* samples taken, the first (baseline) included */
     double sleep_time;   /* seconds between samples */
     int gpu_available;   /* 0: the GPU figures are zeros, see gpu_reason */
     char gpu_reason[256];/* why GPU figures are not available ("" if they are) */
-    /* How late the periodic samples came after their scheduled times. */
+    /* How late the periodic samples came after their scheduled times, and
+     * how many scheduled samples were skipped because the one before took
+     * longer than the interval (the next one is then the next slot due). */
     double lateness_mean_ms, lateness_max_ms;
+    long skipped;
     int sampled_only;    /* options.sampled_only was set */
 } gt_measurement;
 
@@ -273,14 +281,20 @@ typedef struct gt_resource_usage {
  * Returns a malloc'd string the caller frees, or NULL when out of memory. */
 GT_API char *gt_usage_to_text(const gt_resource_usage *usage);
 
-/* The JSON of gpu_tracker's to_json() plus a "measurement" section, numbers
- * at full precision, pretty-printed. Caller frees; NULL when out of memory. */
+/* The JSON of gpu_tracker's to_json() plus the "gpu_details" and
+ * "measurement" sections (each left out when marked unknown), numbers at
+ * full precision, pretty-printed; a NaN or an infinity (which no reader
+ * gives) is written as null, so that the text is always JSON, and strings
+ * as valid UTF-8 (invalid bytes become U+FFFD). Caller frees; NULL when out
+ * of memory. */
 GT_API char *gt_usage_to_json(const gt_resource_usage *usage);
 
 /* Parses a document written by gt_usage_to_json() (or gpu_tracker's own
- * to_json(); the old "descendents" spelling is accepted). On failure returns
- * GT_ERR_PARSE and gt_last_error() names the first missing or malformed key;
- * *usage is then unspecified. */
+ * to_json(); the old "descendents" spelling is accepted; sections it lacks
+ * are marked unknown). Every value is checked: numbers finite, not negative
+ * and within range, units among the valid ones, strings valid UTF-8 that
+ * fit. On failure returns GT_ERR_PARSE and gt_last_error() names the first
+ * missing or malformed key; *usage is then unspecified. */
 GT_API gt_status gt_usage_from_json(const char *json, gt_resource_usage *usage);
 
 /* Output formats of gt_usage_write_file(). */
@@ -395,6 +409,10 @@ GT_API gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kin
  * describes the file and every rule. */
 
 #define GT_SNAPSHOT_FORMAT 1 /* the format version this library writes and reads */
+/* The most rows per series gt_snapshot_read() reads (12 days at the default
+ * 1 s interval); gt_snapshot_read_ex() takes another bound. What a read may
+ * cost follows from it: docs/snapshot.md, "Limits". */
+#define GT_SNAPSHOT_MAX_ROWS 1000000
 
 typedef struct gt_tracker gt_tracker; /* (below) */
 
@@ -431,7 +449,8 @@ typedef struct gt_cloud_info {
 typedef struct gt_snapshot {
     int format_version;      /* GT_SNAPSHOT_FORMAT */
     char tracker_version[32];/* gt_version() of the writer */
-    char command[4096];      /* what ran ("" when a library tracked itself) */
+    char *command;           /* what ran, malloc'd (NULL or "" when a library
+                                tracked itself); freed by gt_snapshot_free() */
     int pid;                 /* the tracked process */
     double interval;         /* seconds between rows */
     double start_time, stop_time; /* epoch seconds */
@@ -458,20 +477,32 @@ GT_API gt_status gt_snapshot_write(const gt_snapshot *s, const char *path);
 /* The JSON text of s (not compressed). Caller frees; NULL when out of memory. */
 GT_API char *gt_snapshot_to_json(const gt_snapshot *s);
 
-/* Reads a file written by gt_snapshot_write() (gzipped or plain JSON).
- * GT_ERR_IO (cannot read), GT_ERR_PARSE with the first problem in
- * gt_last_error(): not gzip, truncated, not JSON, another format version,
- * a missing or mistyped key, series columns of different lengths. */
+/* Reads a file written by gt_snapshot_write() (gzipped or plain JSON), at
+ * most GT_SNAPSHOT_MAX_ROWS rows per series. What reading may cost is
+ * bounded before anything is parsed (docs/snapshot.md, "Limits"): the
+ * file's and the gunzipped text's size follow from the rows allowed, every
+ * array is counted before it is parsed, nesting is at most 16 deep, unknown
+ * keys are skipped unparsed. Every value is checked (finite numbers within
+ * the column's range, integers without truncation, strings that fit).
+ * GT_ERR_IO (cannot read, not a regular file, too big), GT_ERR_PARSE with
+ * the first problem in gt_last_error(): not gzip, truncated, data after the
+ * gzip stream, not JSON, another format version, a missing, mistyped or out
+ * of range value, series columns of different lengths, too many rows. */
 GT_API gt_status gt_snapshot_read(const char *path, gt_snapshot **out);
+
+/* gt_snapshot_read() allowing max_rows rows per series (0: the default). */
+GT_API gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out);
 
 /* NULL is a no-op. */
 GT_API void gt_snapshot_free(gt_snapshot *s);
 
-/* resource_tracker's default stats of a run (its rows of both series,
- * joined on timestamp order and cut to the shorter one). Means and maxima
- * are rounded to 2 decimals, as resource_tracker does. */
+/* resource_tracker's default stats() of a run: its rows of both series,
+ * paired by position and cut to the shorter series; means exact (as
+ * Python's statistics.mean gives them) and maxima, each then rounded to 2
+ * decimals as Python's round() does; sums exact; the duration last - first
+ * row + one interval, not rounded. */
 typedef struct gt_stats {
-    long samples;                        /* rows used */
+    long samples;                        /* row pairs used */
     double cpu_usage_mean, cpu_usage_max;       /* cores (process) */
     double memory_mean, memory_max;             /* kB PSS (process) */
     double gpu_usage_mean, gpu_usage_max;       /* GPUs (process) */
@@ -479,14 +510,17 @@ typedef struct gt_stats {
     double gpu_utilized_mean, gpu_utilized_max; /* GPUs (process) */
     double disk_space_used_max_gb;              /* GiB (system) */
     double net_recv_bytes_sum, net_sent_bytes_sum; /* bytes (system) */
-    double duration;                     /* seconds: last - first row + interval */
+    double duration;                     /* seconds */
 } gt_stats;
 
-/* GT_ERR_INVALID_ARGUMENT when s has no rows (nothing to say). */
+/* GT_ERR_INVALID_ARGUMENT when s has no row of one series or the other
+ * (nothing to say). */
 GT_API gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out);
 
-/* Several runs as one (history): means averaged, maxima maxed, sums and
- * durations added. n >= 1. */
+/* Several runs as one (history), as resource_tracker's aggregate_stats():
+ * means and durations averaged (nothing rounded: the recommendation rounds
+ * once, at the end), maxima and sums the largest of the runs', samples
+ * added. n >= 1. */
 GT_API void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out);
 
 /* What to ask for next time (resource_tracker's recommend_resources). */
@@ -499,7 +533,8 @@ typedef struct gt_recommendation {
 
 GT_API void gt_recommend(const gt_stats *stats, gt_recommendation *out);
 
-/* MiB rounded up to 128, 256, 512, 1024 or 2048, or else to whole GiB. */
+/* MiB rounded up to 128, 256, 512, 1024 or 2048, or else to whole GiB
+ * (at most 2147482624; a recommendation saturates rather than overflow). */
 GT_API int gt_round_memory_mib(double mib);
 
 /* The cheapest cloud server with at least the recommended resources, from

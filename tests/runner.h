@@ -267,6 +267,21 @@ static inline const char *tmp_path(const char *name)
     return p;
 }
 
+/* How far a tracker's CPU seconds may be from the kernel's own count of the
+ * same thread or process: both come from the same scheduler accounting,
+ * but procfs gives whole clock ticks (10 ms), truncated, at the baseline and
+ * final samples and for each library thread taken out. Bounded by that,
+ * not by how loaded the machine is. */
+#define TICKS_SLACK 0.05
+
+/* A "NAME SECONDS" line a workload printed on stderr ("main cpu 0.07");
+ * NAN if none. */
+static inline double reported(const struct result *r, const char *what)
+{
+    const char *line = r->err.data ? strstr(r->err.data, what) : NULL;
+    return line ? atof(line + strlen(what)) : NAN;
+}
+
 /* CPU seconds a section stands for: its mean percent over the compute time. */
 static inline double cpu_seconds(json_object *j, const char *who)
 {

@@ -50,6 +50,24 @@ static void test_round3(void)
     CHECK_STR(repr(pyfloat_round3(36594000000.0)), "36594000000.0");
 }
 
+/* The inverse of the split, with nothing cut: a command of 10000 bytes
+ * stays whole (it was cut at 4095 once). */
+static void test_shlex_join(void)
+{
+    char *argv[] = {"python", "a b", "it's", "", NULL};
+    char *joined = shlex_join(argv);
+    CHECK_STR(joined, "python 'a b' 'it'\"'\"'s' ''");
+    free(joined);
+    char *long_word = malloc(10001);
+    memset(long_word, 'x', 10000);
+    long_word[10000] = '\0';
+    char *big[] = {"echo", long_word, NULL};
+    joined = shlex_join(big);
+    CHECK(joined && strlen(joined) == 5 + 10000 && !strcmp(joined + 5, long_word));
+    free(joined);
+    free(long_word);
+}
+
 static void test_shlex(void)
 {
     const char *err = NULL;
@@ -105,6 +123,7 @@ int main(void)
     test_repr();
     test_round3();
     test_shlex();
+    test_shlex_join();
     test_units();
     return check_exit("test_format");
 }

@@ -9,21 +9,6 @@
 
 #define SELFTRACK WORKLOAD_DIR "/gt-selftrack"
 
-/* How far a tracker's CPU seconds may be from the kernel's own count of the
- * same thread or process: both come from the same scheduler accounting,
- * but procfs gives whole clock ticks (10 ms), truncated, at the baseline and
- * final samples and for each library thread taken out. Bounded by that,
- * not by how loaded the machine is. */
-#define TICKS_SLACK 0.05
-
-/* A "main cpu SECONDS" or "main threads N" line a workload printed on
- * stderr; NAN if none. */
-static double reported(const struct result *r, const char *what)
-{
-    const char *line = r->err.data ? strstr(r->err.data, what) : NULL;
-    return line ? atof(line + strlen(what)) : NAN;
-}
-
 static double reported_main_cpu(const struct result *r)
 {
     return reported(r, "main cpu ");
@@ -170,8 +155,8 @@ static void test_backup_survives_sigkill(void)
     fclose(f);
     r = gt("show", bad, NULL);
     CHECK(r.status == 1);
-    CHECK_CONTAINS(r.err.data, "bad.json' is not a gpu-tracker summary: key \"max_ram\" should "
-                               "be a object\n");
+    CHECK_CONTAINS(r.err.data, "bad.json' is not a gpu-tracker summary: \"max_ram\" should be an "
+                               "object\n");
     result_free(&r);
     r = gt("show", backup, "-f", "yaml", NULL);
     CHECK(r.status == 2);

@@ -6,6 +6,7 @@
  * report's structure and self-containment, and fake metadata and Keeper
  * servers on 127.0.0.1. */
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -18,6 +19,7 @@
 #include "gpu_tracker.h"
 #include "httpd.h"
 #include "server_info.h"
+#include "exact_sum.h"
 #include "stats.h"
 
 static char *dir;
@@ -196,7 +198,7 @@ static void test_malformed(void)
     CHECK_CONTAINS(gt_last_error(), "it is a directory");
     fx_write(dir, "empty", "");
     CHECK(gt_snapshot_read(path_in("empty"), &r) == GT_ERR_PARSE);
-    CHECK_CONTAINS(gt_last_error(), "neither gzip nor JSON (it is empty)");
+    CHECK_CONTAINS(gt_last_error(), "is not a valid snapshot: it is empty");
     fx_write(dir, "text", "hello, world\n");
     CHECK(gt_snapshot_read(path_in("text"), &r) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "neither gzip nor JSON");
@@ -218,20 +220,21 @@ static void test_malformed(void)
     check_rejected(good, "\"format_version\":1", "\"format_version\":2",
                    "format version 2; this gpu-tracker reads version 1");
     check_rejected(good, "\"format_version\":1", "\"format_version\":\"1\"",
-                   "\"metadata.format_version\" should be int");
+                   "\"metadata.format_version\" should be an integer");
     check_rejected(good, "\"interval\":2.0", "\"interval\":0",
-                   "\"metadata.interval\" should be a positive number of seconds");
+                   "\"metadata.interval\" should be a number from 0.0001 to 86400, not 0");
     check_rejected(good, "\"command\":", "\"kommand\":", "missing key \"metadata.command\"");
     check_rejected(good, "\"server_info\":{", "\"server_info\":[{}],\"x\":{",
-                   "\"server_info\" should be object");
+                   "\"server_info\" should be an object");
     check_rejected(good, "\"cloud_info\":null", "\"cloud_info\":7",
                    "\"cloud_info\" should be an object or null");
-    check_rejected(good, "\"max_ram\":", "\"max_rom\":", "\"summary\": missing key \"max_ram\"");
+    check_rejected(good, "\"max_ram\":", "\"max_rom\":", "missing key \"summary.max_ram\"");
     check_rejected(good, "\"process_metrics\":{\"timestamp\":[", "\"process_metrics\":{\"timestamp\":[1.5,",
                    "\"process_metrics.pid\" has 3 values, \"timestamp\" 4");
     check_rejected(good, "\"gpu_utilized\":[0,0,0]}}", "\"gpu_utilized\":[0,0,\"x\"]}}",
                    "\"system_metrics.gpu_utilized[2]\" should be an integer");
-    check_rejected(good, "\"system_metrics\":{\"timestamp\":[", "\"system_metrics\":{\"timestamp\":[\"a\",",
+    check_rejected(good, "\"system_metrics\":{\"timestamp\":[1700000002.0",
+                   "\"system_metrics\":{\"timestamp\":[\"a\"",
                    "\"system_metrics.timestamp[0]\" should be a number");
     /* A negative count: the first value of read_bytes made -5. */
     const char *rb = strstr(good, "\"read_bytes\":[");
@@ -241,8 +244,8 @@ static void test_malformed(void)
         char from[64], to[64];
         snprintf(from, sizeof from, "\"read_bytes\":[%.*s", (int)vlen, v0);
         snprintf(to, sizeof to, "\"read_bytes\":[-5");
-        check_rejected(good, from, to, "\"process_metrics.read_bytes[0]\" should be a count (not "
-                                       "negative)");
+        check_rejected(good, from, to, "\"process_metrics.read_bytes[0]\" should be an integer "
+                                       "from 0 to 1152921504606846976, not -5");
     }
     check_rejected(good, "\"system_metrics\":", "\"sys_metrics\":", "missing key \"system_metrics\"");
     free(good);
@@ -287,6 +290,51 @@ static gt_snapshot *constructed(size_t n, const double *cpu, const unsigned long
     snprintf(s->usage.max_gpu_ram.unit, sizeof s->usage.max_gpu_ram.unit, "gigabytes");
     snprintf(s->usage.compute_time.unit, sizeof s->usage.compute_time.unit, "hours");
     return s;
+}
+
+/* The exact mean against independent answers: Python's statistics.mean()
+ * for cases where a running sum goes wrong, and exact rationals for many
+ * values (multiples of 1/8 below 2^40: their sum and count are exact
+ * integers, and an IEEE division of two exact integers rounds correctly). */
+static void test_exact_mean(void)
+{
+    const struct {
+        size_t n;
+        double v[10];
+        double python;
+    } cases[] = {
+        {10, {0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, 0.1}, /* plain: 0.0999...9 */
+        {3, {1e16, 1.0, -1e16}, 0.3333333333333333},
+        {3, {5e-324, 5e-324, 0.0}, 5e-324},
+        {2, {1.7976931348623157e308, 1.7976931348623157e308}, 1.7976931348623157e308},
+        {6, {1.48, 2.33, 0.35, 1.68, 2.55, 0.58}, 1.4949999999999999},
+        {2, {2.675, 2.665}, 2.67},
+        {2, {-3.5, 1.25}, -1.125},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct exact_sum sum;
+        exact_sum_init(&sum);
+        for (size_t k = 0; k < cases[i].n; k++)
+            exact_sum_add(&sum, cases[i].v[k]);
+        double m = exact_sum_mean(&sum, cases[i].n);
+        CHECK_MSG(m == cases[i].python, "case %zu: %.17g, Python %.17g", i, m, cases[i].python);
+    }
+    unsigned long long state = 12345;
+    for (int trial = 0; trial < 200; trial++) {
+        struct exact_sum sum;
+        exact_sum_init(&sum);
+        size_t n = 1 + (size_t)trial * 37;
+        unsigned long long total = 0;
+        for (size_t k = 0; k < n; k++) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            unsigned long long eighths = (state >> 33) & ((1ULL << 26) - 1);
+            total += eighths;
+            exact_sum_add(&sum, (double)eighths / 8.0);
+        }
+        double want = (double)total / (8.0 * (double)n);
+        double got = exact_sum_mean(&sum, n);
+        CHECK_MSG(got == want, "trial %d: %.17g, exact %.17g", trial, got, want);
+    }
 }
 
 static void test_stats_and_recommend(void)
@@ -376,23 +424,84 @@ static void test_stats_and_recommend(void)
     gt_recommend(&b, &r);
     CHECK(r.vram_mib == 3072);
 
-    /* History: means averaged, maxima maxed, sums and durations added. */
+    /* History, as resource_tracker's aggregate_stats(): means and durations
+     * averaged, maxima and sums the largest. */
     gt_stats runs[2] = {st, st};
     runs[1].cpu_usage_mean = 3.0;
     runs[1].cpu_usage_max = 3.5;
     runs[1].memory_max = 50;
+    runs[1].net_recv_bytes_sum = 1500;
+    runs[1].duration = 10.0;
     gt_stats all;
     gt_stats_combine(runs, 2, &all);
-    CHECK(all.cpu_usage_mean == 2.06 && all.cpu_usage_max == 3.5); /* (1.12 + 3) / 2 */
-    CHECK(all.memory_max == 300000 && all.duration == 16.0 && all.samples == 8);
-    CHECK(all.net_recv_bytes_sum == 2000);
+    CHECK(all.cpu_usage_mean == (1.12 + 3.0) / 2 && all.cpu_usage_max == 3.5);
+    CHECK(all.memory_max == 300000 && all.duration == 9.0 && all.samples == 8);
+    CHECK(all.net_recv_bytes_sum == 1500);
     gt_recommend(&all, &r);
     CHECK(r.cpu == 2);
+    /* Nothing rounded on the way: means 1.5 and 1.49 average to 1.495
+     * (1.4950000000000001 in binary), which round() takes to 1. Rounded to
+     * 2 decimals first it would be 1.5, and 2 CPUs. */
+    runs[0].cpu_usage_mean = 1.5;
+    runs[1].cpu_usage_mean = 1.49;
+    gt_stats_combine(runs, 2, &all);
+    CHECK(all.cpu_usage_mean == 1.495);
+    gt_recommend(&all, &r);
+    CHECK_MSG(r.cpu == 1, "cpu %d for a combined mean of 1.495", r.cpu);
+
+    /* A run whose exact mean CPU is 1.495: statistics.mean() gives
+     * 1.4949999999999999 (a plain sum/n gives 1.495 in binary, just above),
+     * so resource_tracker says 1.49 and 1 CPU, not 1.5 and 2. The values
+     * came from Python: statistics.mean([1.48, 2.33, 0.35, 1.68, 2.55,
+     * 0.58]); the other series from the same search. */
+    const struct {
+        size_t n;
+        double cpu[6];
+        double mean;
+        int cpus;
+    } boundary[] = {
+        {6, {1.48, 2.33, 0.35, 1.68, 2.55, 0.58}, 1.49, 1},
+        {4, {1.75, 1.77, 2.3, 0.16}, 1.49, 1},
+        {4, {2.52, 2.93, 2.35, 2.22}, 2.5, 2}, /* plain: 2.5050000000000003 -> 2.51 -> 3 */
+        {2, {1.49, 1.5}, 1.5, 2},
+    };
+    for (size_t i = 0; i < sizeof boundary / sizeof boundary[0]; i++) {
+        gt_snapshot *bs = constructed(boundary[i].n, boundary[i].cpu, NULL, NULL, NULL, NULL, NULL,
+                                      NULL, NULL, NULL);
+        gt_stats bst;
+        CHECK(gt_snapshot_stats(bs, &bst) == GT_OK);
+        gt_recommend(&bst, &r);
+        CHECK_MSG(bst.cpu_usage_mean == boundary[i].mean && r.cpu == boundary[i].cpus,
+                  "case %zu: mean %.17g, %d CPUs", i, bst.cpu_usage_mean, r.cpu);
+        gt_snapshot_free(bs);
+    }
+
+    /* The two series are cut to the shorter: a system series two rows
+     * longer changes nothing, a process series one row shorter drops the
+     * system's last row from the sums. */
+    gt_snapshot *longer = constructed(4, cpu, mem, gpu, vram, used, disk, rx, NULL, NULL);
+    gt_stats cut;
+    longer->series.nprocess = 3;
+    CHECK(gt_snapshot_stats(longer, &cut) == GT_OK);
+    CHECK(cut.samples == 3 && cut.net_recv_bytes_sum == 600 && cut.duration == 6.0);
+    CHECK(cut.cpu_usage_mean == 1.25); /* (0.5 + 1.25 + 2.0) / 3 */
+    gt_snapshot_free(longer);
+
+    /* Absurd figures in a hand-made gt_stats saturate, never overflow. */
+    gt_stats huge = {0};
+    huge.cpu_usage_mean = 1.7e308;
+    huge.memory_max = 1.7e308;
+    huge.gpu_usage_mean = 1;
+    huge.gpu_usage_max = INFINITY;
+    huge.gpu_vram_max = 1e300;
+    gt_recommend(&huge, &r);
+    CHECK(r.cpu == INT_MAX && r.memory_mib == 2147482624 && r.gpu == INT_MAX &&
+          r.vram_mib == 2147482624);
 
     /* No rows: an error, not zeros. */
     gt_snapshot *e = constructed(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     CHECK(gt_snapshot_stats(e, &st) == GT_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(gt_last_error(), "no rows in the snapshot");
+    CHECK_CONTAINS(gt_last_error(), "no rows to take statistics of");
     CHECK_STR(stats_allocation(&e->series), "unknown");
     gt_snapshot_free(e);
     gt_snapshot_free(s);
@@ -668,6 +777,7 @@ int main(void)
     dir = fx_mkroot();
     test_round_trip();
     test_malformed();
+    test_exact_mean();
     test_stats_and_recommend();
     test_allocation();
     test_parsers();

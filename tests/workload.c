@@ -13,7 +13,9 @@
  *                            "grandchild PID" and exits. The grandchild stays
  *                            in the tree only through gpu-tracker's subreaper
  *   orphan-reaped MIB SECONDS  as orphan, but the grandchild exits and main
- *                            waits until something else reaped it
+ *                            waits until something else reaped it (both
+ *                            print "grandchild cpu SECONDS" on stderr: the
+ *                            kernel's count of its CPU)
  *   threads N                start N idle threads, print "ready", wait for EOF
  *   busy-threads N SECONDS   N threads, each burning SECONDS of its own CPU
  *   gpu-register FILE DEV BYTES [CHILD_BYTES]
@@ -121,7 +123,12 @@ static void orphan(long mib, double seconds, int reaped)
                 work_hold(mib); /* held until it is killed */
             }
             work_burn(seconds);
-            pid_t me = getpid();
+            /* Its pid, and the kernel's count of its CPU (all it will use,
+             * give or take the exit). */
+            struct {
+                pid_t pid;
+                double cpu;
+            } me = {getpid(), work_cpu_seconds()};
             if (write(done[1], &me, sizeof me) != (ssize_t)sizeof me)
                 _exit(3);
             close(done[1]);
@@ -134,9 +141,14 @@ static void orphan(long mib, double seconds, int reaped)
     }
     close(done[1]);
     waitpid(child, NULL, 0);
-    pid_t gc = 0;
-    if (read(done[0], &gc, sizeof gc) != (ssize_t)sizeof gc)
+    struct {
+        pid_t pid;
+        double cpu;
+    } grandchild;
+    if (read(done[0], &grandchild, sizeof grandchild) != (ssize_t)sizeof grandchild)
         exit(4);
+    pid_t gc = grandchild.pid;
+    fprintf(stderr, "grandchild cpu %.6f\n", grandchild.cpu);
     if (!reaped) {
         printf("grandchild %d\n", (int)gc);
         fflush(stdout);

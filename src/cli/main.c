@@ -201,10 +201,13 @@ int main(int argc, char **argv)
         }
 
     if (o.snapshot || o.report) {
-        char command[4096];
-        shlex_join(o.command, command, sizeof command);
-        output_failed |= save_run(t, o.command ? command : NULL, o.command ? r.status_code : -1,
-                                  o.snapshot, o.report);
+        char *command = o.command ? shlex_join(o.command) : NULL;
+        if (o.command && !command)
+            output_failed |= fail("cannot save the run: out of memory", 1);
+        else
+            output_failed |= save_run(t, command, o.command ? r.status_code : -1, o.snapshot,
+                                      o.report);
+        free(command);
     }
 
     char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t) : gt_tracker_to_text(t);

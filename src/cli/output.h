@@ -5,6 +5,7 @@
 #define GT_CLI_OUTPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "gpu_tracker.h"
 
@@ -27,6 +28,12 @@ struct output_use {
 /* Refuses two of uses that would write the same file (or an output that
  * would overwrite an input): -1 with a one-line message in err, else 0. */
 int output_find_same(const struct output_use *uses, size_t n, char *err, size_t errcap);
+
+/* Prints s, which came from outside (a server's answer, a file), to f for
+ * a terminal: control characters (C0, DEL, C1: escape sequences among
+ * them) and bytes that are not UTF-8 are shown as \xNN instead of being
+ * acted on. */
+void output_print_untrusted(FILE *f, const char *s);
 
 /* After a run: if writing a series to path failed on the way, says so on
  * standard error and writes the whole series, kept in memory, there

@@ -95,16 +95,15 @@ static int plain_word(const char *w)
     return 1;
 }
 
-void shlex_join(char *const *argv, char *out, size_t cap)
+/* Lays out the joined words into out (when not NULL); returns the length. */
+static size_t join_words(char *const *argv, char *out)
 {
     size_t n = 0;
-    if (cap == 0)
-        return;
-    out[0] = '\0';
 #define PUT(c)                  \
     do {                        \
-        if (n + 1 < cap)        \
-            out[n++] = (c);     \
+        if (out)                \
+            out[n] = (c);       \
+        n++;                    \
     } while (0)
     for (size_t i = 0; argv && argv[i]; i++) {
         if (i)
@@ -130,5 +129,16 @@ void shlex_join(char *const *argv, char *out, size_t cap)
         PUT('\'');
     }
 #undef PUT
-    out[n] = '\0';
+    return n;
+}
+
+char *shlex_join(char *const *argv)
+{
+    size_t len = join_words(argv, NULL);
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    join_words(argv, out);
+    out[len] = '\0';
+    return out;
 }

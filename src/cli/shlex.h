@@ -12,7 +12,7 @@ char **shlex_split(const char *s, const char **error);
 void shlex_free(char **argv);
 
 /* The inverse, as Python's shlex.join(): words that need it in single
- * quotes. Writes at most cap bytes (cut short if longer) into out. */
-void shlex_join(char *const *argv, char *out, size_t cap);
+ * quotes, however long. A malloc'd string, or NULL when out of memory. */
+char *shlex_join(char *const *argv);
 
 #endif

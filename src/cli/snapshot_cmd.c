@@ -5,6 +5,7 @@
 
 #include "output.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ struct sub_args {
     int json;        /* -f json */
     int server;      /* --server */
     const char *out; /* -o */
+    size_t max_rows; /* --max-rows, 0: the library's default */
 };
 
 /* Parses [-f text|json] [--server] [-o FILE] FILE...; allowed says which
@@ -68,6 +70,18 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             a->json = !strcmp(val, "json");
         } else if (strchr(allowed, 's') && !strcmp(arg, "--server")) {
             a->server = 1;
+        } else if (!strcmp(arg, "--max-rows") || !strncmp(arg, "--max-rows=", 11)) {
+            const char *n = arg[10] == '=' ? arg + 11 : i + 1 < argc ? argv[++i] : NULL;
+            char *end;
+            errno = 0;
+            unsigned long long v = n ? strtoull(n, &end, 10) : 0;
+            if (!n || errno || end == n || *end || v == 0 || v > 1000000000ULL || *n == '-') {
+                fprintf(stderr, "gpu-tracker: invalid --max-rows '%s': the most rows per series "
+                        "to read, from 1 to 1000000000 (default %d)\n", n ? n : "",
+                        GT_SNAPSHOT_MAX_ROWS);
+                return -1;
+            }
+            a->max_rows = (size_t)v;
         } else if (strchr(allowed, 'o') && (!strcmp(arg, "-o") || !strcmp(arg, "--output"))) {
             if (i + 1 >= argc) {
                 fail(usage, 2);
@@ -106,7 +120,7 @@ static gt_snapshot **load_all(const struct sub_args *a)
         return NULL;
     }
     for (int i = 0; i < a->nfiles; i++)
-        if (gt_snapshot_read(a->files[i], &snaps[i]) != GT_OK) {
+        if (gt_snapshot_read_ex(a->files[i], a->max_rows, &snaps[i]) != GT_OK) {
             fail(gt_last_error(), 1);
             for (int j = 0; j < i; j++)
                 gt_snapshot_free(snaps[j]);
@@ -161,7 +175,8 @@ static json_object *stats_json(const gt_stats *s)
 
 static void stats_text(const char *title, const gt_stats *s)
 {
-    printf("%s: %ld rows, %.3f s\n", title, s->samples, s->duration);
+    output_print_untrusted(stdout, title);
+    printf(": %ld rows, %.3f s\n", s->samples, s->duration);
     printf("   CPU usage:       mean %.2f, max %.2f cores\n", s->cpu_usage_mean, s->cpu_usage_max);
     printf("   memory (PSS):    mean %.2f, max %.2f kB\n", s->memory_mean, s->memory_max);
     printf("   GPU usage:       mean %.2f, max %.2f GPUs\n", s->gpu_usage_mean, s->gpu_usage_max);
@@ -194,7 +209,7 @@ static int all_stats(gt_snapshot **snaps, const struct sub_args *a, gt_stats *ea
 int stats_command(int argc, char **argv)
 {
     struct sub_args a;
-    if (parse_sub(argc, argv, "f", "usage: gpu-tracker stats SNAPSHOT... [-f text|json]", &a) < 0)
+    if (parse_sub(argc, argv, "f", "usage: gpu-tracker stats SNAPSHOT... [-f text|json] [--max-rows N]", &a) < 0)
         return 2;
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
@@ -223,9 +238,9 @@ int stats_command(int argc, char **argv)
         for (int i = 0; i < a.nfiles; i++)
             stats_text(a.files[i], &each[i]);
         if (a.nfiles > 1) {
-            char title[64];
-            snprintf(title, sizeof title, "combined (%d runs: means averaged, maxima maxed)",
-                     a.nfiles);
+            char title[128];
+            snprintf(title, sizeof title, "combined (%d runs: means and durations averaged, "
+                     "maxima and sums the largest)", a.nfiles);
             stats_text(title, &all);
         }
     }
@@ -237,7 +252,7 @@ int recommend_command(int argc, char **argv)
 {
     struct sub_args a;
     if (parse_sub(argc, argv, "fs", "usage: gpu-tracker recommend SNAPSHOT... [-f text|json] "
-                  "[--server]", &a) < 0)
+                  "[--server] [--max-rows N]", &a) < 0)
         return 2;
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
@@ -276,11 +291,15 @@ int recommend_command(int argc, char **argv)
         if (srv) {
             static const char *const keys[] = {"vendor_id", "api_reference", "vcpus",
                                                "memory_amount", "gpu_count", "min_price_ondemand"};
+            /* The Keeper's strings are a server's answer: escaped for the
+             * terminal. */
             printf("server:");
             for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
                 json_object *v;
-                if (json_object_object_get_ex(srv, keys[i], &v) && v)
-                    printf(" %s=%s", keys[i], json_object_get_string(v));
+                if (json_object_object_get_ex(srv, keys[i], &v) && v) {
+                    printf(" %s=", keys[i]);
+                    output_print_untrusted(stdout, json_object_get_string(v));
+                }
             }
             printf("\n");
             json_object_put(srv);
@@ -294,11 +313,11 @@ int recommend_command(int argc, char **argv)
 int report_command(int argc, char **argv)
 {
     struct sub_args a;
-    if (parse_sub(argc, argv, "os", "usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server]",
+    if (parse_sub(argc, argv, "os", "usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server] [--max-rows N]",
                   &a) < 0)
         return 2;
     if (a.nfiles != 1)
-        return fail("usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server]", 2);
+        return fail("usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server] [--max-rows N]", 2);
     if (a.out) {
         char err[1024];
         const struct output_use uses[] = {{"the snapshot", a.files[0]}, {"-o", a.out}};

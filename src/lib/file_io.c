@@ -344,9 +344,12 @@ static gt_status write_fail(const char *path, int err)
                    err == ESTALE ? "it was replaced while we wrote it" : strerror(err));
 }
 
-gt_status output_target_write(struct output_target *t, const char *path, const void *data,
-                              size_t len)
+gt_status output_stream_begin(struct output_target *t, const char *path, struct output_stream *w)
 {
+    memset(w, 0, sizeof *w);
+    w->target = t;
+    w->path = path;
+    w->fd = -1;
     if (t->exists && S_ISDIR(t->st.st_mode) && !t->kernel_link)
         return gt_fail(GT_ERR_IO, "cannot write '%s': it is a directory", path);
     /* A link that appeared under a name we resolved before (see
@@ -356,39 +359,78 @@ gt_status output_target_write(struct output_target *t, const char *path, const v
     int in_place = t->kernel_link || (existing && (!S_ISREG(t->st.st_mode) || write_in_place(t)));
     if (in_place) {
         /* A FIFO's open waits for a reader, as for any writer. */
-        int fd = open_existing(t, t->kernel_link ? O_APPEND : 0);
-        int ok = fd >= 0 && (!S_ISREG(t->st.st_mode) || t->kernel_link || ftruncate(fd, 0) == 0) &&
-                 write_all(fd, data, len) == 0 &&
-                 (!S_ISREG(t->st.st_mode) || t->kernel_link || fsync(fd) == 0);
-        int e = errno;
-        if (fd >= 0 && close(fd) != 0 && ok) {
-            ok = 0;
-            e = errno;
+        w->fd = open_existing(t, t->kernel_link ? O_APPEND : 0);
+        if (w->fd >= 0 && S_ISREG(t->st.st_mode) && !t->kernel_link && ftruncate(w->fd, 0) < 0) {
+            int e = errno;
+            close(w->fd);
+            w->fd = -1;
+            errno = e;
         }
-        return ok ? GT_OK : write_fail(path, e);
+    } else {
+        w->fd = make_temp(t->dirfd, t->name, existing ? 0600 : 0666, &w->tmp);
+        if (w->fd >= 0 && existing)
+            copy_owner_mode(w->fd, &t->st);
     }
-    char *tmp = NULL;
-    int fd = make_temp(t->dirfd, t->name, existing ? 0600 : 0666, &tmp);
-    if (fd < 0)
-        return write_fail(path, errno);
-    if (existing)
-        copy_owner_mode(fd, &t->st);
-    int ok = write_all(fd, data, len) == 0 && fsync(fd) == 0;
-    int e = errno;
-    if (close(fd) != 0 && ok) {
+    return w->fd >= 0 ? GT_OK : write_fail(path, errno);
+}
+
+int output_stream_write(struct output_stream *w, const void *data, size_t len)
+{
+    if (w->error) {
+        errno = w->error;
+        return -1;
+    }
+    if (write_all(w->fd, data, len) < 0) {
+        w->error = errno;
+        return -1;
+    }
+    return 0;
+}
+
+gt_status output_stream_commit(struct output_stream *w)
+{
+    struct output_target *t = w->target;
+    int regular = !t->kernel_link && (w->tmp || S_ISREG(t->st.st_mode));
+    int ok = !w->error && (!regular || fsync(w->fd) == 0);
+    int e = w->error ? w->error : errno;
+    if (close(w->fd) != 0 && ok) {
         ok = 0;
         e = errno;
     }
+    w->fd = -1;
     /* rename() replaces the name itself: a link put there meanwhile is
      * replaced, never followed. */
-    if (ok && renameat(t->dirfd, tmp, t->dirfd, t->name) != 0) {
+    if (ok && w->tmp && renameat(t->dirfd, w->tmp, t->dirfd, t->name) != 0) {
         ok = 0;
         e = errno;
     }
-    if (!ok)
-        unlinkat(t->dirfd, tmp, 0);
-    free(tmp);
-    return ok ? GT_OK : write_fail(path, e);
+    if (!ok && w->tmp)
+        unlinkat(t->dirfd, w->tmp, 0);
+    free(w->tmp);
+    w->tmp = NULL;
+    return ok ? GT_OK : write_fail(w->path, e);
+}
+
+void output_stream_abort(struct output_stream *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    if (w->tmp)
+        unlinkat(w->target->dirfd, w->tmp, 0);
+    free(w->tmp);
+    w->tmp = NULL;
+}
+
+gt_status output_target_write(struct output_target *t, const char *path, const void *data,
+                              size_t len)
+{
+    struct output_stream w;
+    gt_status st = output_stream_begin(t, path, &w);
+    if (st != GT_OK)
+        return st;
+    output_stream_write(&w, data, len);
+    return output_stream_commit(&w);
 }
 
 gt_status write_file_atomic(const char *path, const void *data, size_t len)

@@ -62,6 +62,23 @@ gt_status output_target_check(const struct output_target *t, const char *path);
 gt_status output_target_write(struct output_target *t, const char *path, const void *data,
                               size_t len);
 
+/* A write made a piece at a time (a snapshot, gzipped as it is made),
+ * under the same rules as output_target_write(): begin, write any number of
+ * times, then commit (fsync, rename into place) or abort (nothing of it
+ * stays). */
+struct output_stream {
+    struct output_target *target;
+    const char *path;
+    int fd;
+    char *tmp;      /* the temporary file's name; NULL when in place */
+    int error;      /* errno of the first failed write, 0 */
+};
+gt_status output_stream_begin(struct output_target *t, const char *path, struct output_stream *w);
+/* 0, or -1 with errno (kept for commit's message). */
+int output_stream_write(struct output_stream *w, const void *data, size_t len);
+gt_status output_stream_commit(struct output_stream *w);
+void output_stream_abort(struct output_stream *w);
+
 /* output_resolve() + output_target_write(). */
 gt_status write_file_atomic(const char *path, const void *data, size_t len);
 

@@ -102,12 +102,14 @@ static void fmt_time(double epoch, char *out, size_t cap)
 
 static void fmt_duration(double s, char *out, size_t cap)
 {
-    if (s < 60)
+    if (!(s >= 0) || s > 1e12) /* a hand-made snapshot: nothing to convert */
+        snprintf(out, cap, "unknown");
+    else if (s < 60)
         snprintf(out, cap, "%.1f s", s);
     else if (s < 3600)
         snprintf(out, cap, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
     else
-        snprintf(out, cap, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
+        snprintf(out, cap, "%.0f h %02d min", floor(s / 3600), (int)fmod(s / 60, 60));
 }
 
 static void fmt_bytes(double v, char *out, size_t cap)
@@ -135,19 +137,37 @@ static double unit_bytes(const char *unit)
     return 1;
 }
 
-/* A tick step of 1, 2 or 5 times a power of ten giving about n ticks. */
-static double nice_step(double max, int n)
+/* The axis of values 0..max: a step of 1, 2 or 5 times a power of ten
+ * giving about n ticks, and how many steps reach max (at most 2n). Ticks
+ * are drawn by counting steps, never by adding a step until past the top:
+ * near DBL_MAX a sum can stall or become infinite. A max that is not a
+ * finite positive number gives the axis 0..1. */
+struct axis {
+    double step, top;
+    int nsteps;
+};
+
+static struct axis nice_axis(double max, int n)
 {
-    if (!(max > 0))
-        return 1;
+    struct axis a = {0.25, 1, 4};
+    if (!(max > 0 && max <= 1e300))
+        return a;
     double raw = max / n;
     double p = pow(10, floor(log10(raw)));
     double f = raw / p;
-    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+    a.step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+    double steps = ceil(max / a.step);
+    a.nsteps = steps < 1 ? 1 : steps > 2 * n ? 2 * n : (int)steps;
+    a.top = a.step * a.nsteps;
+    return a;
 }
 
 static void fmt_tick(double v, double step, char *out, size_t cap)
 {
+    if (v >= 1e15) {
+        snprintf(out, cap, "%.3g", v);
+        return;
+    }
     int decimals = step >= 1 ? 0 : (int)ceil(-log10(step));
     snprintf(out, cap, "%.*f", decimals > 6 ? 6 : decimals, v);
 }
@@ -178,10 +198,9 @@ static void chart(struct sb *b, const char *title, const char *unit, const doubl
             if (isfinite(lines[l].y[i]))
                 ymax = fmax(ymax, lines[l].y[i]);
     }
-    double ystep = nice_step(ymax > 0 ? ymax : 1, 4);
-    double ytop = ystep * ceil((ymax > 0 ? ymax : 1) / ystep);
-    double xstep = nice_step(xmax > 0 ? xmax : 1, 6);
-    double xright = xmax > 0 ? xmax : 1;
+    struct axis yaxis = nice_axis(ymax, 4), xaxis = nice_axis(xmax, 6);
+    double ytop = yaxis.top;
+    double xright = xmax > 0 && xmax <= 1e300 ? xmax : 1;
     double pw = CHART_W - PAD_L - PAD_R, ph = CHART_H - PAD_T - PAD_B;
 
     sb_puts(b, "<figure class=\"chart\"><figcaption>");
@@ -191,19 +210,23 @@ static void chart(struct sb *b, const char *title, const char *unit, const doubl
     sb_text(b, title);
     sb_puts(b, "\">");
     /* grid and y labels */
-    for (double v = 0; v <= ytop + ystep / 2; v += ystep) {
+    for (int i = 0; i <= yaxis.nsteps; i++) {
+        double v = yaxis.step * i;
         double y = PAD_T + ph - v / ytop * ph;
         char t[32];
-        fmt_tick(v, ystep, t, sizeof t);
+        fmt_tick(v, yaxis.step, t, sizeof t);
         sb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
                   y, CHART_W - PAD_R, y);
         sb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
                   PAD_L - 6, y + 4, t);
     }
-    for (double v = 0; v <= xright + xstep / 1e6; v += xstep) {
+    for (int i = 0; i <= xaxis.nsteps; i++) {
+        double v = xaxis.step * i;
+        if (v > xright * (1 + 1e-9))
+            break;
         double xx = PAD_L + v / xright * pw;
         char t[32];
-        fmt_tick(v, xstep, t, sizeof t);
+        fmt_tick(v, xaxis.step, t, sizeof t);
         sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xx,
                   PAD_T + ph, xx, PAD_T + ph + 4);
         sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
@@ -428,11 +451,11 @@ char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
     sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>");
     sb_puts(&b, "gpu-tracker report: ");
-    sb_text(&b, s->command[0] ? s->command : "tracked run");
+    sb_text(&b, s->command && s->command[0] ? s->command : "tracked run");
     sb_puts(&b, "</title>\n");
     sb_puts(&b, style);
     sb_puts(&b, "</head><body>\n<header><h1>Resource usage report</h1>\n<div class=\"cmd\">");
-    sb_text(&b, s->command[0] ? s->command : "(a program tracking itself)");
+    sb_text(&b, s->command && s->command[0] ? s->command : "(a program tracking itself)");
     sb_puts(&b, "</div>\n<div class=\"meta\"><span>host ");
     sb_text(&b, s->host[0] ? s->host : "unknown");
     sb_printf(&b, "</span><span>PID %d</span><span>", s->pid);

@@ -1,95 +1,178 @@
-/* snapshot.c - a run as gzipped JSON: written with json-c and zlib, read
- * back with every key and type checked (docs/snapshot.md has the format). */
+/* snapshot.c - a run as gzipped JSON (docs/snapshot.md has the format).
+ *
+ * Writing streams: the small parts (metadata, server, cloud, summary) are
+ * built with json-c, the series are written a column at a time from a row
+ * source, and the text goes through zlib into the file as it is made, so a
+ * long run's snapshot costs no more memory than a short one's.
+ *
+ * Reading is bounded before anything is built (docs/snapshot.md, "Limits"):
+ * the file's size, its gunzipped size, the nesting depth, every array's
+ * length (counted by json_span.c without parsing) and the rows; unknown
+ * keys are skipped, never parsed; each known part is parsed on its own, a
+ * series one column at a time; every value is checked against its range. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
-#include <stdarg.h>
-#include <stddef.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "file_io.h"
 #include "internal.h"
-#include "json_float.h"
+#include "json_read.h"
+#include "json_span.h"
+#include "json_write.h"
+#include "pyfloat.h"
+#include "row_source.h"
+#include "series_columns.h"
 #include "snapshot.h"
+#include "usage_json.h"
 
-#define SNAPSHOT_MAX_BYTES (2ULL << 30) /* uncompressed: ~10 M rows, far past any run */
-#define SNAPSHOT_MAX_FILE_BYTES ((size_t)256 << 20) /* as stored (gzipped, or not) */
+/* ---- limits of a read ----------------------------------------------------- */
 
-/* ---- the series' columns ------------------------------------------------ */
+/* What a row of both series takes as JSON text, with room to spare (ours:
+ * about 250 bytes), and what everything but the rows may take. */
+#define BYTES_PER_ROW 512
+#define FIXED_BYTES ((size_t)32 << 20)
+#define METADATA_MAX ((size_t)8 << 20) /* a command line of up to 4 MiB */
+#define COMMAND_MAX ((size_t)4 << 20)
+#define SERVER_INFO_MAX ((size_t)1 << 20)
+#define CLOUD_INFO_MAX ((size_t)64 << 10)
+#define SUMMARY_MAX ((size_t)16 << 20)
 
-enum col_type { COL_DOUBLE, COL_INT, COL_LONG, COL_ULL };
-
-struct column {
-    const char *name;
-    enum col_type type;
-    size_t offset;
-};
-
-#define PCOL(n, t) {#n, t, offsetof(gt_process_row, n)}
-static const struct column process_columns[] = {
-    PCOL(timestamp, COL_DOUBLE), PCOL(pid, COL_INT),          PCOL(children, COL_LONG),
-    PCOL(utime, COL_DOUBLE),     PCOL(stime, COL_DOUBLE),     PCOL(cpu_usage, COL_DOUBLE),
-    PCOL(memory, COL_ULL),       PCOL(read_bytes, COL_ULL),   PCOL(write_bytes, COL_ULL),
-    PCOL(gpu_usage, COL_DOUBLE), PCOL(gpu_vram, COL_DOUBLE),  PCOL(gpu_utilized, COL_INT),
-};
-
-#define SCOL(n, t) {#n, t, offsetof(gt_system_row, n)}
-static const struct column system_columns[] = {
-    SCOL(timestamp, COL_DOUBLE),           SCOL(processes, COL_LONG),
-    SCOL(utime, COL_DOUBLE),               SCOL(stime, COL_DOUBLE),
-    SCOL(cpu_usage, COL_DOUBLE),           SCOL(memory_free, COL_ULL),
-    SCOL(memory_used, COL_ULL),            SCOL(memory_buffers, COL_ULL),
-    SCOL(memory_cached, COL_ULL),          SCOL(memory_active, COL_ULL),
-    SCOL(memory_inactive, COL_ULL),        SCOL(disk_read_bytes, COL_ULL),
-    SCOL(disk_write_bytes, COL_ULL),       SCOL(disk_space_total_gb, COL_DOUBLE),
-    SCOL(disk_space_used_gb, COL_DOUBLE),  SCOL(disk_space_free_gb, COL_DOUBLE),
-    SCOL(net_recv_bytes, COL_ULL),         SCOL(net_sent_bytes, COL_ULL),
-    SCOL(gpu_usage, COL_DOUBLE),           SCOL(gpu_vram, COL_DOUBLE),
-    SCOL(gpu_utilized, COL_INT),
-};
-
-#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
-
-static json_object *columns_object(const void *rows, size_t n, size_t row_size,
-                                   const struct column *cols, size_t ncols)
+/* The most text (and file) a snapshot of max_rows rows may have. */
+static size_t text_limit(size_t max_rows)
 {
-    json_object *o = json_object_new_object();
-    for (size_t c = 0; c < ncols; c++) {
-        json_object *a = json_object_new_array_ext((int)n);
-        for (size_t i = 0; i < n; i++) {
-            const char *field = (const char *)rows + i * row_size + cols[c].offset;
-            json_object *v = NULL;
-            switch (cols[c].type) {
-            case COL_DOUBLE: v = json_new_pyfloat(*(const double *)field); break;
-            case COL_INT: v = json_object_new_int64(*(const int *)field); break;
-            case COL_LONG: v = json_object_new_int64(*(const long *)field); break;
-            case COL_ULL: v = json_object_new_uint64(*(const unsigned long long *)field); break;
-            }
-            json_object_array_add(a, v);
-        }
-        json_object_object_add(o, cols[c].name, a);
-    }
-    return o;
+    return FIXED_BYTES + max_rows * BYTES_PER_ROW;
 }
 
-static void add_string(json_object *o, const char *key, const char *v)
+/* ---- the row source over arrays --------------------------------------------- */
+
+static int read_array_rows(const struct row_source *src, gt_series_kind kind, size_t first,
+                           size_t n, void *out)
 {
-    json_object_object_add(o, key, json_object_new_string(v));
+    const gt_series *se = src->ctx;
+    if (kind == GT_SERIES_KIND_PROCESS)
+        memcpy(out, se->process + first, n * sizeof *se->process);
+    else
+        memcpy(out, se->system + first, n * sizeof *se->system);
+    return 0;
+}
+
+void row_source_from_series(struct row_source *src, const gt_series *series)
+{
+    src->count[GT_SERIES_KIND_PROCESS] = series->process ? series->nprocess : 0;
+    src->count[GT_SERIES_KIND_SYSTEM] = series->system ? series->nsystem : 0;
+    src->read = read_array_rows;
+    src->ctx = series;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* Where the text goes: zlib into a file, or a string in memory. */
+struct sink {
+    int failed;    /* errno of the first failure, 0 while all is well */
+    int (*put)(struct sink *k, const void *data, size_t len);
+    /* the file */
+    struct output_stream *stream;
+    z_stream z;
+    unsigned char zbuf[65536];
+    /* the string */
+    char *text;
+    size_t len, cap;
+};
+
+static void put(struct sink *k, const void *data, size_t len)
+{
+    if (!k->failed && len && k->put(k, data, len) < 0 && !k->failed)
+        k->failed = errno ? errno : EIO;
+}
+
+static void puts_sink(struct sink *k, const char *s)
+{
+    put(k, s, strlen(s));
+}
+
+static int put_gzip(struct sink *k, const void *data, size_t len)
+{
+    k->z.next_in = (Bytef *)data;
+    k->z.avail_in = (uInt)len;
+    while (k->z.avail_in > 0) {
+        k->z.next_out = k->zbuf;
+        k->z.avail_out = sizeof k->zbuf;
+        if (deflate(&k->z, Z_NO_FLUSH) == Z_STREAM_ERROR) {
+            errno = EIO;
+            return -1;
+        }
+        if (output_stream_write(k->stream, k->zbuf, sizeof k->zbuf - k->z.avail_out) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Ends the gzip stream. */
+static int finish_gzip(struct sink *k)
+{
+    int rc;
+    do {
+        k->z.next_out = k->zbuf;
+        k->z.avail_out = sizeof k->zbuf;
+        rc = deflate(&k->z, Z_FINISH);
+        if (rc == Z_STREAM_ERROR ||
+            output_stream_write(k->stream, k->zbuf, sizeof k->zbuf - k->z.avail_out) < 0)
+            return -1;
+    } while (rc != Z_STREAM_END);
+    return 0;
+}
+
+static int put_memory(struct sink *k, const void *data, size_t len)
+{
+    if (k->len + len + 1 > k->cap) {
+        size_t cap = k->cap ? k->cap : 65536;
+        while (cap < k->len + len + 1)
+            cap *= 2;
+        char *more = realloc(k->text, cap);
+        if (!more) {
+            errno = ENOMEM;
+            return -1;
+        }
+        k->text = more;
+        k->cap = cap;
+    }
+    memcpy(k->text + k->len, data, len);
+    k->len += len;
+    k->text[k->len] = '\0';
+    return 0;
+}
+
+/* A json-c object as compact text, then freed. */
+static void put_object(struct sink *k, json_object *o)
+{
+    const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE)
+                      : "null";
+    if (!s)
+        k->failed = ENOMEM;
+    else
+        puts_sink(k, s);
+    json_object_put(o);
+}
+
+static void add_text(json_object *o, const char *key, const char *v)
+{
+    json_object_object_add(o, key, json_new_text(v));
 }
 
 static json_object *server_object(const gt_server_info *si)
 {
     json_object *o = json_object_new_object();
-    add_string(o, "os", si->os);
-    add_string(o, "kernel", si->kernel);
-    add_string(o, "hostname", si->hostname);
-    add_string(o, "cpu_model", si->cpu_model);
+    add_text(o, "os", si->os);
+    add_text(o, "kernel", si->kernel);
+    add_text(o, "hostname", si->hostname);
+    add_text(o, "cpu_model", si->cpu_model);
     json_object_object_add(o, "vcpus", json_object_new_int(si->vcpus));
     json_object_object_add(o, "vcpus_usable", json_new_pyfloat(si->vcpus_usable));
     json_object_object_add(o, "memory_mib", json_new_pyfloat(si->memory_mib));
@@ -97,23 +180,25 @@ static json_object *server_object(const gt_server_info *si)
     json_object_object_add(o, "gpu_count", json_object_new_int(si->gpu_count));
     json_object *names = json_object_new_array();
     for (int i = 0; i < si->ngpu_names && i < GT_MAX_GPUS; i++)
-        json_object_array_add(names, json_object_new_string(si->gpu_names[i]));
+        json_object_array_add(names, json_new_text(si->gpu_names[i]));
     json_object_object_add(o, "gpu_names", names);
     json_object_object_add(o, "gpu_memory_mib", json_new_pyfloat(si->gpu_memory_mib));
-    add_string(o, "allocation", si->allocation);
+    /* Only the three values readers take: a struct filled by hand may
+     * have left it empty. */
+    const char *a = si->allocation;
+    add_text(o, "allocation", strcmp(a, "dedicated") && strcmp(a, "shared") ? "unknown" : a);
     return o;
 }
 
-char *gt_snapshot_to_json(const gt_snapshot *s)
+static json_object *metadata_object(const gt_snapshot *s)
 {
-    json_object *root = json_object_new_object();
     json_object *m = json_object_new_object();
     json_object_object_add(m, "format_version", json_object_new_int(s->format_version));
     json_object *tr = json_object_new_object();
-    add_string(tr, "name", "gpu-tracker");
-    add_string(tr, "version", s->tracker_version);
+    add_text(tr, "name", "gpu-tracker");
+    add_text(tr, "version", s->tracker_version);
     json_object_object_add(m, "tracker", tr);
-    add_string(m, "command", s->command);
+    add_text(m, "command", s->command);
     json_object_object_add(m, "pid", json_object_new_int(s->pid));
     json_object_object_add(m, "interval", json_new_pyfloat(s->interval));
     json_object_object_add(m, "start_time", json_new_pyfloat(s->start_time));
@@ -121,393 +206,539 @@ char *gt_snapshot_to_json(const gt_snapshot *s)
     json_object_object_add(m, "duration", json_new_pyfloat(s->duration));
     json_object_object_add(m, "exit_status",
                            s->exit_status >= 0 ? json_object_new_int(s->exit_status) : NULL);
-    add_string(m, "host", s->host);
-    json_object_object_add(root, "metadata", m);
-    json_object_object_add(root, "server_info", server_object(&s->server));
-    json_object *cloud = NULL;
-    if (s->cloud.asked) {
-        cloud = json_object_new_object();
-        add_string(cloud, "vendor", s->cloud.vendor);
-        add_string(cloud, "instance_type", s->cloud.instance_type);
-        add_string(cloud, "region", s->cloud.region);
-        json_object_object_add(cloud, "discovery_time",
-                               json_new_pyfloat(s->cloud.discovery_time));
-    }
-    json_object_object_add(root, "cloud_info", cloud);
-    char *summary = gt_usage_to_json(&s->usage);
-    json_object *sj = summary ? json_tokener_parse(summary) : NULL;
-    free(summary);
-    json_object_object_add(root, "summary", sj);
-    json_object_object_add(root, "process_metrics",
-                           columns_object(s->series.process, s->series.nprocess,
-                                          sizeof(gt_process_row), process_columns,
-                                          NCOLS(process_columns)));
-    json_object_object_add(root, "system_metrics",
-                           columns_object(s->series.system, s->series.nsystem,
-                                          sizeof(gt_system_row), system_columns,
-                                          NCOLS(system_columns)));
-    const char *text = sj ? json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
-                                                                     JSON_C_TO_STRING_NOSLASHESCAPE)
-                          : NULL;
-    char *out = text ? strdup(text) : NULL;
-    json_object_put(root);
-    return out;
+    add_text(m, "host", s->host);
+    return m;
 }
 
-/* gzip (RFC 1952) of len bytes; *out malloc'd. */
-static int gzip_bytes(const char *data, size_t len, unsigned char **out, size_t *outlen)
+static json_object *cloud_object(const gt_cloud_info *c)
 {
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return -1;
-    size_t cap = deflateBound(&z, (uLong)len) + 64;
-    unsigned char *buf = malloc(cap);
-    if (!buf) {
-        deflateEnd(&z);
-        return -1;
+    if (!c->asked)
+        return NULL;
+    json_object *o = json_object_new_object();
+    add_text(o, "vendor", c->vendor);
+    add_text(o, "instance_type", c->instance_type);
+    add_text(o, "region", c->region);
+    json_object_object_add(o, "discovery_time", json_new_pyfloat(c->discovery_time));
+    return o;
+}
+
+/* One value of a column as JSON text. */
+static size_t format_value(const struct series_column *c, const void *row, char *out, size_t cap)
+{
+    const char *field = (const char *)row + c->offset;
+    switch (c->type) {
+    case COLUMN_DOUBLE: {
+        double v = *(const double *)field;
+        if (!isfinite(v))
+            return (size_t)snprintf(out, cap, "null");
+        pyfloat_repr(v, out, cap);
+        return strlen(out);
     }
-    z.next_in = (Bytef *)data;
-    z.avail_in = (uInt)len;
-    z.next_out = buf;
-    z.avail_out = (uInt)cap;
-    int rc = deflate(&z, Z_FINISH);
-    *outlen = z.total_out;
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) {
-        free(buf);
-        return -1;
+    case COLUMN_INT: return (size_t)snprintf(out, cap, "%d", *(const int *)field);
+    case COLUMN_LONG: return (size_t)snprintf(out, cap, "%ld", *(const long *)field);
+    case COLUMN_ULL: return (size_t)snprintf(out, cap, "%llu", *(const unsigned long long *)field);
     }
-    *out = buf;
     return 0;
+}
+
+/* A series, column by column: {"name":[v,v,...],...}. Each column is a pass
+ * over the rows, a batch at a time. */
+static void put_series(struct sink *k, const struct row_source *rows, gt_series_kind kind)
+{
+    const struct series_columns *cols = series_columns(kind);
+    size_t n = rows->count[kind];
+    char *batch = malloc(ROW_BATCH * cols->row_size);
+    if (!batch) {
+        k->failed = ENOMEM;
+        return;
+    }
+    puts_sink(k, "{");
+    for (size_t c = 0; c < cols->ncolumns && !k->failed; c++) {
+        const struct series_column *col = &cols->columns[c];
+        char head[64];
+        snprintf(head, sizeof head, "%s\"%s\":[", c ? "," : "", col->name);
+        puts_sink(k, head);
+        for (size_t first = 0; first < n && !k->failed; first += ROW_BATCH) {
+            size_t take = n - first < ROW_BATCH ? n - first : ROW_BATCH;
+            if (rows->read(rows, kind, first, take, batch) < 0) {
+                k->failed = errno ? errno : EIO;
+                break;
+            }
+            char text[ROW_BATCH * 26];
+            size_t len = 0;
+            for (size_t i = 0; i < take; i++) {
+                if (first + i > 0)
+                    text[len++] = ',';
+                len += format_value(col, batch + i * cols->row_size, text + len, 25);
+            }
+            put(k, text, len);
+        }
+        puts_sink(k, "]");
+    }
+    puts_sink(k, "}");
+    free(batch);
+}
+
+/* The whole document into k. */
+static void put_snapshot(struct sink *k, const gt_snapshot *s, const struct row_source *rows)
+{
+    puts_sink(k, "{\"metadata\":");
+    put_object(k, metadata_object(s));
+    puts_sink(k, ",\"server_info\":");
+    put_object(k, server_object(&s->server));
+    puts_sink(k, ",\"cloud_info\":");
+    put_object(k, cloud_object(&s->cloud));
+    puts_sink(k, ",\"summary\":");
+    json_object *summary = usage_json_object(&s->usage);
+    if (!summary)
+        k->failed = ENOMEM;
+    put_object(k, summary);
+    puts_sink(k, ",\"process_metrics\":");
+    put_series(k, rows, GT_SERIES_KIND_PROCESS);
+    puts_sink(k, ",\"system_metrics\":");
+    put_series(k, rows, GT_SERIES_KIND_SYSTEM);
+    puts_sink(k, "}");
+}
+
+gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *rows,
+                              const char *path)
+{
+    struct output_target t;
+    gt_status st = output_resolve(path, &t);
+    struct output_stream stream;
+    if (st == GT_OK)
+        st = output_stream_begin(&t, path, &stream);
+    if (st != GT_OK) {
+        output_target_close(&t);
+        return st;
+    }
+    struct sink *k = calloc(1, sizeof *k);
+    if (!k || deflateInit2(&k->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(k);
+        output_stream_abort(&stream);
+        output_target_close(&t);
+        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+    }
+    k->put = put_gzip;
+    k->stream = &stream;
+    put_snapshot(k, s, rows);
+    if (!k->failed && finish_gzip(k) < 0)
+        k->failed = errno ? errno : EIO;
+    deflateEnd(&k->z);
+    if (k->failed) {
+        int e = k->failed;
+        output_stream_abort(&stream);
+        st = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
+                     strerror(e));
+    } else {
+        st = output_stream_commit(&stream);
+    }
+    free(k);
+    output_target_close(&t);
+    return st;
 }
 
 gt_status gt_snapshot_write(const gt_snapshot *s, const char *path)
 {
     gt_clear_error();
-    char *json = gt_snapshot_to_json(s);
-    if (!json)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
-    unsigned char *gz = NULL;
-    size_t gzlen = 0;
-    gt_status st;
-    if (strlen(json) > 0xFFFFFFFFu || gzip_bytes(json, strlen(json), &gz, &gzlen) < 0)
-        st = gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': compressing failed", path);
-    else
-        st = write_file_atomic(path, gz, gzlen);
-    free(gz);
-    free(json);
-    return st;
+    struct row_source rows;
+    row_source_from_series(&rows, &s->series);
+    return snapshot_write_rows(s, &rows, path);
 }
 
-/* ---- reading -------------------------------------------------------------- */
+char *gt_snapshot_to_json(const gt_snapshot *s)
+{
+    struct sink k;
+    memset(&k, 0, sizeof k);
+    k.put = put_memory;
+    struct row_source rows;
+    row_source_from_series(&rows, &s->series);
+    put_snapshot(&k, s, &rows);
+    if (k.failed) {
+        free(k.text);
+        return NULL;
+    }
+    return k.text;
+}
 
-/* The text of a snapshot's bytes: gunzipped when they are gzip, as they
- * are when plain JSON. *text is malloc'd and NUL-terminated. */
-static gt_status decode_text(const unsigned char *raw, size_t got, const char *path, char **text)
+/* ---- reading ---------------------------------------------------------------- */
+
+/* The text of a snapshot's bytes: gunzipped when they are gzip (one
+ * member, nothing after it), as they are when plain JSON. *text is
+ * malloc'd, NUL-terminated, *len bytes, no NUL inside. raw is taken. */
+static gt_status decode_text(struct json_reader *r, char *raw, size_t got, size_t max,
+                             char **text, size_t *len)
 {
     *text = NULL;
-    if (got < 2 || raw[0] != 0x1f || raw[1] != 0x8b) {
+    const unsigned char *u = (const unsigned char *)raw;
+    if (got < 2 || u[0] != 0x1f || u[1] != 0x8b) {
         /* Plain JSON is accepted too (a snapshot someone gunzipped). */
         size_t i = 0;
         while (i < got && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r'))
             i++;
-        if (i == got || raw[i] != '{')
-            return gt_fail(GT_ERR_PARSE, "'%s' is not a snapshot: neither gzip nor JSON%s", path,
-                           got == 0 ? " (it is empty)" : "");
-        char *copy = malloc(got + 1);
-        if (!copy)
-            return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
-        memcpy(copy, raw, got);
-        copy[got] = '\0';
-        *text = copy;
-        return GT_OK;
-    }
-    if (got > 0xFFFFFFFFu)
-        return gt_fail(GT_ERR_PARSE, "cannot read '%s': too big", path);
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 16) != Z_OK)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
-    size_t cap = got * 4 + 4096, n = 0;
-    char *out = malloc(cap);
-    z.next_in = (Bytef *)raw;
-    z.avail_in = (uInt)got;
-    int rc = Z_OK;
-    while (out && rc == Z_OK) {
-        if (cap - n < 4096) {
-            if (cap >= SNAPSHOT_MAX_BYTES) {
-                rc = Z_MEM_ERROR;
-                break;
-            }
-            char *more = realloc(out, cap * 2);
-            if (!more) {
-                rc = Z_MEM_ERROR;
-                break;
-            }
-            out = more;
-            cap *= 2;
+        if (i == got || raw[i] != '{') {
+            free(raw);
+            json_read_fail(r, "%s", got == 0 ? "it is empty" : "neither gzip nor JSON");
+            return r->status;
         }
-        z.next_out = (Bytef *)out + n;
-        z.avail_out = (uInt)(cap - n - 1);
-        rc = inflate(&z, Z_NO_FLUSH);
-        n = z.total_out;
-        if (rc == Z_BUF_ERROR && z.avail_in == 0)
-            break; /* the input ended before the stream did */
-        if (rc == Z_BUF_ERROR)
-            rc = Z_OK; /* more room needed */
+        *text = raw;
+        *len = got;
+    } else {
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (inflateInit2(&z, 15 + 16) != Z_OK) {
+            free(raw);
+            return r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+        }
+        size_t cap = got * 4 + 4096 < max + 1 ? got * 4 + 4096 : max + 1, n = 0;
+        char *out = malloc(cap + 1);
+        z.next_in = (Bytef *)raw;
+        z.avail_in = got > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uInt)got;
+        int rc = Z_OK;
+        while (out && rc == Z_OK) {
+            if (n == cap) {
+                if (cap > max)
+                    break; /* more than may come out */
+                size_t ncap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+                char *more = realloc(out, ncap + 1);
+                if (!more) {
+                    rc = Z_MEM_ERROR;
+                    break;
+                }
+                out = more;
+                cap = ncap;
+            }
+            size_t room = cap - n > 0x40000000u ? 0x40000000u : cap - n;
+            z.next_out = (Bytef *)out + n;
+            z.avail_out = (uInt)room;
+            rc = inflate(&z, Z_NO_FLUSH);
+            n += room - z.avail_out;
+            if (rc == Z_BUF_ERROR && z.avail_in > 0)
+                rc = Z_OK; /* more room needed */
+        }
+        size_t trailing = z.avail_in;
+        inflateEnd(&z);
+        free(raw);
+        const char *why = !out || rc == Z_MEM_ERROR ? "out of memory"
+                          : n > max                 ? NULL
+                          : rc == Z_DATA_ERROR      ? "the gzip data is corrupt"
+                          : rc != Z_STREAM_END      ? "the gzip data is truncated (not a whole file)"
+                          : trailing                ? "something follows the gzip data (another "
+                                                      "member or garbage)"
+                                                    : "";
+        if (!why) {
+            free(out);
+            json_read_fail(r, "it holds more than %zu bytes of JSON, the most a snapshot of "
+                              "this many rows may (docs/snapshot.md, \"Limits\")", max);
+            return r->status;
+        }
+        if (*why) {
+            free(out);
+            if (!out || rc == Z_MEM_ERROR)
+                return r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+            json_read_fail(r, "%s", why);
+            return r->status;
+        }
+        out[n] = '\0';
+        *text = out;
+        *len = n;
     }
-    inflateEnd(&z);
-    if (!out || rc != Z_STREAM_END) {
-        free(out);
-        if (!out || rc == Z_MEM_ERROR)
-            return gt_fail(GT_ERR_PARSE, "cannot read '%s': too big or out of memory", path);
-        return gt_fail(GT_ERR_PARSE, "'%s' is not a whole snapshot: %s", path,
-                       rc == Z_DATA_ERROR ? "the gzip data is corrupt"
-                                          : "the gzip data is truncated");
+    if (strlen(*text) != *len) {
+        free(*text);
+        *text = NULL;
+        json_read_fail(r, "it holds a NUL byte");
     }
-    out[n] = '\0';
-    *text = out;
-    return GT_OK;
+    return r->status;
 }
 
-/* A reader that keeps the first problem (with its key path) only. */
-struct reader {
-    gt_status status;
-    const char *file;
+/* The top-level parts, found by json_span (see the file comment). */
+enum part { METADATA, SERVER_INFO, CLOUD_INFO, SUMMARY, PROCESS_METRICS, SYSTEM_METRICS, NPARTS };
+static const char *const part_names[NPARTS] = {"metadata",   "server_info",     "cloud_info",
+                                               "summary",    "process_metrics", "system_metrics"};
+
+struct parts {
+    const char *text;
+    const char *const *names;
+    size_t nnames;
+    struct json_span spans[32];
+    int seen[32];
+    const char *duplicate;
 };
 
-static void bad(struct reader *r, const char *fmt, ...) GT_PRINTF(2, 3);
-static void bad(struct reader *r, const char *fmt, ...)
+/* Matches a member's key against the names we want (keys are compared as
+ * written: ours have no escapes); a name seen twice is refused. */
+static int on_member(void *ctx, struct json_span key, struct json_span value)
+{
+    struct parts *p = ctx;
+    const char *k = p->text + key.start + 1;
+    size_t klen = key.end - key.start - 2;
+    for (size_t i = 0; i < p->nnames; i++)
+        if (strlen(p->names[i]) == klen && memcmp(p->names[i], k, klen) == 0) {
+            if (p->seen[i]) {
+                p->duplicate = p->names[i];
+                return 1;
+            }
+            p->seen[i] = 1;
+            p->spans[i] = value;
+        }
+    return 0; /* unknown keys: skipped, never parsed */
+}
+
+/* Finds the named members of the object at span; 0, or -1 after a failure. */
+static int find_members(struct json_reader *r, const char *text, struct json_span object,
+                        const char *where, const char *const *names, size_t nnames,
+                        struct parts *p)
+{
+    memset(p, 0, sizeof *p);
+    p->text = text;
+    p->names = names;
+    p->nnames = nnames;
+    char err[160];
+    int rc = json_span_members(text, object, JSON_READ_MAX_DEPTH, on_member, p, err, sizeof err);
+    if (rc < 0)
+        json_read_fail(r, "%s%smalformed JSON (%s)", where, *where ? " is " : "", err);
+    else if (rc > 0)
+        json_read_fail(r, "key \"%s%s%s\" appears twice", where, *where ? "." : "", p->duplicate);
+    for (size_t i = 0; r->status == GT_OK && i < nnames; i++)
+        if (!p->seen[i])
+            json_read_fail(r, "missing key \"%s%s%s\"", where, *where ? "." : "", names[i]);
+    return r->status == GT_OK ? 0 : -1;
+}
+
+/* Parses one part, which may have at most max bytes. */
+static json_object *parse_part(struct json_reader *r, const char *text, struct json_span span,
+                               const char *name, size_t max)
 {
     if (r->status != GT_OK)
+        return NULL;
+    if (span.end - span.start > max) {
+        json_read_fail(r, "\"%s\" holds %zu bytes; at most %zu may", name, span.end - span.start,
+                       max);
+        return NULL;
+    }
+    return json_read_parse(r, text + span.start, span.end - span.start, name);
+}
+
+static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
+{
+    const char *w = "metadata";
+    if (r->status == GT_OK && !json_object_is_type(m, json_type_object)) {
+        json_read_fail(r, "\"metadata\" should be an object");
         return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    r->status = gt_fail(GT_ERR_PARSE, "'%s' is not a valid snapshot: %s", r->file, msg);
-}
-
-static json_object *get(struct reader *r, json_object *o, const char *key, json_type type,
-                        const char *where)
-{
-    json_object *v = NULL;
-    if (!o || r->status != GT_OK)
-        return NULL;
-    char path[256];
-    snprintf(path, sizeof path, "%s%s%s", where, *where ? "." : "", key);
-    if (!json_object_object_get_ex(o, key, &v)) {
-        bad(r, "missing key \"%s\"%s", path, "");
-        return NULL;
     }
-    int ok = json_object_is_type(v, type) ||
-             (type == json_type_double && json_object_is_type(v, json_type_int));
-    if (!ok) {
-        bad(r, "\"%s\" should be %s", path, json_type_to_name(type));
-        return NULL;
+    /* The version first: a file of another version is not read further. */
+    json_object *v = json_read_member(r, m, "format_version", json_type_int, w);
+    if (v && !(json_object_get_int64(v) == GT_SNAPSHOT_FORMAT &&
+               json_object_get_uint64(v) == GT_SNAPSHOT_FORMAT)) {
+        json_read_fail(r, "format version %s; this gpu-tracker reads version %d",
+                       json_object_get_string(v), GT_SNAPSHOT_FORMAT);
+        return;
     }
-    return v;
+    s->format_version = GT_SNAPSHOT_FORMAT;
+    json_object *tr = json_read_member(r, m, "tracker", json_type_object, w);
+    json_read_string(r, tr, "version", "metadata.tracker", s->tracker_version,
+                     sizeof s->tracker_version);
+    s->command = json_read_strdup(r, m, "command", w, COMMAND_MAX);
+    s->pid = (int)json_read_integer(r, m, "pid", w, 0, 4194304);
+    s->interval = json_read_number(r, m, "interval", w, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
+    s->start_time = json_read_number(r, m, "start_time", w, 0, 1e10);
+    s->stop_time = json_read_number(r, m, "stop_time", w, 0, 1e10);
+    s->duration = json_read_number(r, m, "duration", w, 0, 1e10);
+    json_object *es = NULL;
+    s->exit_status = -1;
+    if (m && json_object_object_get_ex(m, "exit_status", &es) && es)
+        s->exit_status = (int)json_read_integer(r, m, "exit_status", w, 0, 255);
+    else if (m && !json_object_object_get_ex(m, "exit_status", NULL))
+        json_read_fail(r, "missing key \"metadata.exit_status\"");
+    json_read_string(r, m, "host", w, s->host, sizeof s->host);
 }
 
-static void get_str(struct reader *r, json_object *o, const char *key, const char *where,
-                    char *out, size_t cap)
+static void read_server(struct json_reader *r, json_object *o, gt_server_info *si)
 {
-    json_object *v = get(r, o, key, json_type_string, where);
-    if (v)
-        snprintf(out, cap, "%s", json_object_get_string(v));
+    const char *w = "server_info";
+    if (r->status == GT_OK && !json_object_is_type(o, json_type_object)) {
+        json_read_fail(r, "\"server_info\" should be an object");
+        return;
+    }
+    json_read_string(r, o, "os", w, si->os, sizeof si->os);
+    json_read_string(r, o, "kernel", w, si->kernel, sizeof si->kernel);
+    json_read_string(r, o, "hostname", w, si->hostname, sizeof si->hostname);
+    json_read_string(r, o, "cpu_model", w, si->cpu_model, sizeof si->cpu_model);
+    si->vcpus = (int)json_read_integer(r, o, "vcpus", w, 0, 1 << 22);
+    si->vcpus_usable = json_read_number(r, o, "vcpus_usable", w, 0, 1 << 22);
+    si->memory_mib = json_read_number(r, o, "memory_mib", w, 0, 1e12);
+    si->memory_limit_mib = json_read_number(r, o, "memory_limit_mib", w, 0, 1e12);
+    si->gpu_count = (int)json_read_integer(r, o, "gpu_count", w, 0, 65536);
+    json_object *names = json_read_member(r, o, "gpu_names", json_type_array, w);
+    size_t n = names ? json_object_array_length(names) : 0;
+    if (n > GT_MAX_GPUS)
+        json_read_fail(r, "\"server_info.gpu_names\" lists %zu GPUs; this gpu-tracker keeps at "
+                          "most %d", n, GT_MAX_GPUS);
+    for (size_t i = 0; r->status == GT_OK && i < n; i++) {
+        json_object *v = json_object_array_get_idx(names, i);
+        size_t len = json_object_is_type(v, json_type_string)
+                         ? (size_t)json_object_get_string_len(v) : sizeof si->gpu_names[0];
+        if (len >= sizeof si->gpu_names[0] || strlen(json_object_get_string(v)) != len) {
+            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %zu "
+                              "bytes", i, sizeof si->gpu_names[0] - 1);
+            break;
+        }
+        memcpy(si->gpu_names[si->ngpu_names++], json_object_get_string(v), len + 1);
+    }
+    si->gpu_memory_mib = json_read_number(r, o, "gpu_memory_mib", w, 0, 1e12);
+    json_read_string(r, o, "allocation", w, si->allocation, sizeof si->allocation);
+    if (r->status == GT_OK && strcmp(si->allocation, "dedicated") &&
+        strcmp(si->allocation, "shared") && strcmp(si->allocation, "unknown"))
+        json_read_fail(r, "\"server_info.allocation\" should be dedicated, shared or unknown");
 }
 
-static double get_num(struct reader *r, json_object *o, const char *key, const char *where)
+static void read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
 {
-    json_object *v = get(r, o, key, json_type_double, where);
-    return v ? json_object_get_double(v) : 0;
+    if (!cloud || r->status != GT_OK)
+        return; /* null: not asked */
+    const char *w = "cloud_info";
+    if (!json_object_is_type(cloud, json_type_object)) {
+        json_read_fail(r, "\"cloud_info\" should be an object or null");
+        return;
+    }
+    c->asked = 1;
+    json_read_string(r, cloud, "vendor", w, c->vendor, sizeof c->vendor);
+    json_read_string(r, cloud, "instance_type", w, c->instance_type, sizeof c->instance_type);
+    json_read_string(r, cloud, "region", w, c->region, sizeof c->region);
+    c->discovery_time = json_read_number(r, cloud, "discovery_time", w, 0, 1e6);
+    c->found = strcmp(c->vendor, "unknown") != 0;
 }
 
-static long get_int(struct reader *r, json_object *o, const char *key, const char *where)
+/* One column's values into n rows. */
+static void read_column(struct json_reader *r, const char *text, struct json_span span,
+                        const char *where, const struct series_column *col, size_t n,
+                        size_t row_size, char *rows)
 {
-    json_object *v = get(r, o, key, json_type_int, where);
-    return v ? (long)json_object_get_int64(v) : 0;
+    char path[96];
+    snprintf(path, sizeof path, "%s.%s", where, col->name);
+    json_object *a = json_read_parse(r, text + span.start, span.end - span.start, path);
+    for (size_t i = 0; a && r->status == GT_OK && i < n; i++) {
+        json_object *v = json_object_array_get_idx(a, i);
+        char at[128];
+        snprintf(at, sizeof at, "%s[%zu]", path, i);
+        void *row = rows + i * row_size;
+        if (col->type == COLUMN_DOUBLE) {
+            series_column_set(col, row, json_read_number_value(r, v, at, 0, col->max), 0);
+        } else {
+            long long x = json_read_integer_value(r, v, at, 0, (long long)col->max);
+            series_column_set(col, row, 0, (unsigned long long)x);
+        }
+    }
+    json_object_put(a);
 }
 
-/* Reads a series' columns into n rows of row_size; *rows malloc'd. */
-static size_t read_columns(struct reader *r, json_object *o, const char *where,
-                           const struct column *cols, size_t ncols, size_t row_size, void **rows)
+/* A series: every column counted first (all the same length, at most
+ * max_rows), then parsed one at a time into the rows. */
+static size_t read_series(struct json_reader *r, const char *text, struct json_span span,
+                          gt_series_kind kind, size_t max_rows, void **out)
 {
-    *rows = NULL;
-    if (!o || r->status != GT_OK)
+    *out = NULL;
+    const char *where = kind == GT_SERIES_KIND_PROCESS ? "process_metrics" : "system_metrics";
+    const struct series_columns *cols = series_columns(kind);
+    const char *names[32];
+    for (size_t c = 0; c < cols->ncolumns; c++)
+        names[c] = cols->columns[c].name;
+    struct parts p;
+    if (r->status != GT_OK || find_members(r, text, span, where, names, cols->ncolumns, &p) < 0)
         return 0;
     size_t n = 0;
-    for (size_t c = 0; c < ncols; c++) {
-        json_object *a = get(r, o, cols[c].name, json_type_array, where);
-        if (!a)
-            return 0;
-        size_t len = json_object_array_length(a);
-        if (c == 0) {
-            n = len;
-            *rows = calloc(n ? n : 1, row_size);
-            if (!*rows) {
-                r->status = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-                return 0;
-            }
-        } else if (len != n) {
-            char detail[128];
-            snprintf(detail, sizeof detail, " has %zu values, \"%s\" %zu", len, cols[0].name, n);
-            char path[128];
-            snprintf(path, sizeof path, "%s.%s", where, cols[c].name);
-            bad(r, "\"%s\"%s", path, detail);
+    for (size_t c = 0; c < cols->ncolumns; c++) {
+        size_t len;
+        char err[160];
+        if (json_span_array_length(text, p.spans[c], 1, &len, err, sizeof err) < 0) {
+            json_read_fail(r, "\"%s.%s\" should be a list of numbers (%s)", where, names[c], err);
             return 0;
         }
-        for (size_t i = 0; i < n; i++) {
-            json_object *v = json_object_array_get_idx(a, i);
-            char *field = (char *)*rows + i * row_size + cols[c].offset;
-            int is_int = json_object_is_type(v, json_type_int);
-            if (!is_int && !(cols[c].type == COL_DOUBLE && json_object_is_type(v, json_type_double))) {
-                char path[160];
-                snprintf(path, sizeof path, "%s.%s[%zu]", where, cols[c].name, i);
-                bad(r, "\"%s\" should be %s", path,
-                    cols[c].type == COL_DOUBLE ? "a number" : "an integer");
-                return 0;
-            }
-            switch (cols[c].type) {
-            case COL_DOUBLE: *(double *)field = json_object_get_double(v); break;
-            case COL_INT: *(int *)field = (int)json_object_get_int64(v); break;
-            case COL_LONG: *(long *)field = (long)json_object_get_int64(v); break;
-            case COL_ULL:
-                if (json_object_get_int64(v) < 0) {
-                    char path[160];
-                    snprintf(path, sizeof path, "%s.%s[%zu]", where, cols[c].name, i);
-                    bad(r, "\"%s\" should be %s", path, "a count (not negative)");
-                    return 0;
-                }
-                *(unsigned long long *)field = json_object_get_uint64(v);
-                break;
-            }
+        if (c == 0 && len > max_rows) {
+            json_read_fail(r, "\"%s\" has %zu rows; at most %zu are read (docs/snapshot.md, "
+                              "\"Limits\": gpu-tracker stats --max-rows)", where, len, max_rows);
+            return 0;
+        }
+        if (c == 0)
+            n = len;
+        else if (len != n) {
+            json_read_fail(r, "\"%s.%s\" has %zu values, \"%s\" %zu", where, names[c], len,
+                           names[0], n);
+            return 0;
         }
     }
+    char *rows = calloc(n ? n : 1, cols->row_size);
+    if (!rows) {
+        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory for %zu rows", r->what, n);
+        return 0;
+    }
+    for (size_t c = 0; c < cols->ncolumns && r->status == GT_OK; c++)
+        read_column(r, text, p.spans[c], where, &cols->columns[c], n, cols->row_size, rows);
+    *out = rows;
     return n;
 }
 
-static void read_server(struct reader *r, json_object *o, gt_server_info *si)
+static void read_snapshot(struct json_reader *r, const char *text, size_t len, size_t max_rows,
+                          gt_snapshot *s)
 {
-    const char *w = "server_info";
-    get_str(r, o, "os", w, si->os, sizeof si->os);
-    get_str(r, o, "kernel", w, si->kernel, sizeof si->kernel);
-    get_str(r, o, "hostname", w, si->hostname, sizeof si->hostname);
-    get_str(r, o, "cpu_model", w, si->cpu_model, sizeof si->cpu_model);
-    si->vcpus = (int)get_int(r, o, "vcpus", w);
-    si->vcpus_usable = get_num(r, o, "vcpus_usable", w);
-    si->memory_mib = get_num(r, o, "memory_mib", w);
-    si->memory_limit_mib = get_num(r, o, "memory_limit_mib", w);
-    si->gpu_count = (int)get_int(r, o, "gpu_count", w);
-    json_object *names = get(r, o, "gpu_names", json_type_array, w);
-    for (size_t i = 0; names && i < json_object_array_length(names) && i < GT_MAX_GPUS; i++) {
-        json_object *v = json_object_array_get_idx(names, i);
-        if (!json_object_is_type(v, json_type_string)) {
-            bad(r, "\"%s\" should be %s", "server_info.gpu_names", "a list of strings");
-            return;
-        }
-        snprintf(si->gpu_names[si->ngpu_names++], sizeof si->gpu_names[0], "%s",
-                 json_object_get_string(v));
-    }
-    si->gpu_memory_mib = get_num(r, o, "gpu_memory_mib", w);
-    get_str(r, o, "allocation", w, si->allocation, sizeof si->allocation);
-}
-
-static void read_snapshot(struct reader *r, json_object *root, gt_snapshot *s)
-{
-    if (!json_object_is_type(root, json_type_object)) {
-        bad(r, "%s%s", "the top level is not an object", "");
+    struct json_span root;
+    char err[160];
+    if (json_span_value(text, len, 0, JSON_READ_MAX_DEPTH, &root, err, sizeof err) < 0 ||
+        json_span_rest_blank(text, len, root.end, err, sizeof err) < 0) {
+        json_read_fail(r, "not JSON (%s)", err);
         return;
     }
-    json_object *m = get(r, root, "metadata", json_type_object, "");
-    s->format_version = (int)get_int(r, m, "format_version", "metadata");
-    if (r->status == GT_OK && s->format_version != GT_SNAPSHOT_FORMAT) {
-        char v[64];
-        snprintf(v, sizeof v, "%d", s->format_version);
-        char detail[96];
-        snprintf(detail, sizeof detail, "; this gpu-tracker reads version %d", GT_SNAPSHOT_FORMAT);
-        bad(r, "format version %s%s", v, detail);
+    if (text[root.start] != '{') {
+        json_read_fail(r, "the top level is not an object");
         return;
     }
-    json_object *tr = get(r, m, "tracker", json_type_object, "metadata");
-    get_str(r, tr, "version", "metadata.tracker", s->tracker_version, sizeof s->tracker_version);
-    get_str(r, m, "command", "metadata", s->command, sizeof s->command);
-    s->pid = (int)get_int(r, m, "pid", "metadata");
-    s->interval = get_num(r, m, "interval", "metadata");
-    s->start_time = get_num(r, m, "start_time", "metadata");
-    s->stop_time = get_num(r, m, "stop_time", "metadata");
-    s->duration = get_num(r, m, "duration", "metadata");
-    json_object *es = NULL;
-    s->exit_status = -1;
-    if (m && r->status == GT_OK && json_object_object_get_ex(m, "exit_status", &es) && es)
-        s->exit_status = (int)get_int(r, m, "exit_status", "metadata");
-    get_str(r, m, "host", "metadata", s->host, sizeof s->host);
-    if (r->status == GT_OK && !(s->interval > 0))
-        bad(r, "\"%s\" should be %s", "metadata.interval", "a positive number of seconds");
-
-    read_server(r, get(r, root, "server_info", json_type_object, ""), &s->server);
-
-    json_object *cloud = NULL;
-    if (r->status == GT_OK && !json_object_object_get_ex(root, "cloud_info", &cloud))
-        bad(r, "missing key \"%s\"%s", "cloud_info", "");
-    if (r->status == GT_OK && cloud) {
-        if (!json_object_is_type(cloud, json_type_object)) {
-            bad(r, "\"%s\" should be %s", "cloud_info", "an object or null");
-        } else {
-            s->cloud.asked = 1;
-            get_str(r, cloud, "vendor", "cloud_info", s->cloud.vendor, sizeof s->cloud.vendor);
-            get_str(r, cloud, "instance_type", "cloud_info", s->cloud.instance_type,
-                    sizeof s->cloud.instance_type);
-            get_str(r, cloud, "region", "cloud_info", s->cloud.region, sizeof s->cloud.region);
-            s->cloud.discovery_time = get_num(r, cloud, "discovery_time", "cloud_info");
-            s->cloud.found = strcmp(s->cloud.vendor, "unknown") != 0;
-        }
-    }
-
-    json_object *summary = get(r, root, "summary", json_type_object, "");
-    if (summary && gt_usage_from_json(json_object_to_json_string(summary), &s->usage) != GT_OK) {
-        char why[300];
-        snprintf(why, sizeof why, "%s", gt_last_error());
-        bad(r, "\"summary\": %s%s", why, "");
-    }
+    struct parts p;
+    if (find_members(r, text, root, "", part_names, NPARTS, &p) < 0)
+        return;
+    /* metadata first: a file of another format version is not read on. */
+    json_object *m = parse_part(r, text, p.spans[METADATA], "metadata", METADATA_MAX);
+    read_metadata(r, m, s);
+    json_object_put(m);
+    json_object *si = parse_part(r, text, p.spans[SERVER_INFO], "server_info", SERVER_INFO_MAX);
+    read_server(r, si, &s->server);
+    json_object_put(si);
+    json_object *cloud = parse_part(r, text, p.spans[CLOUD_INFO], "cloud_info", CLOUD_INFO_MAX);
+    read_cloud(r, cloud, &s->cloud);
+    json_object_put(cloud);
+    json_object *summary = parse_part(r, text, p.spans[SUMMARY], "summary", SUMMARY_MAX);
+    if (summary)
+        usage_json_read(r, summary, "summary", &s->usage);
+    json_object_put(summary);
 
     void *rows;
     s->series.interval = s->interval;
     s->series.start_time = s->start_time;
-    s->series.nprocess = read_columns(r, get(r, root, "process_metrics", json_type_object, ""),
-                                      "process_metrics", process_columns, NCOLS(process_columns),
-                                      sizeof(gt_process_row), &rows);
+    s->series.nprocess = read_series(r, text, p.spans[PROCESS_METRICS], GT_SERIES_KIND_PROCESS,
+                                     max_rows, &rows);
     s->series.process = rows;
-    s->series.nsystem = read_columns(r, get(r, root, "system_metrics", json_type_object, ""),
-                                     "system_metrics", system_columns, NCOLS(system_columns),
-                                     sizeof(gt_system_row), &rows);
+    s->series.nsystem = read_series(r, text, p.spans[SYSTEM_METRICS], GT_SERIES_KIND_SYSTEM,
+                                    max_rows, &rows);
     s->series.system = rows;
 }
 
-gt_status snapshot_read_memory(const void *data, size_t len, const char *name, gt_snapshot **out)
+/* raw (len bytes, malloc'd) is taken. */
+static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_rows,
+                            gt_snapshot **out)
 {
-    gt_clear_error();
-    *out = NULL;
-    char *text;
-    gt_status st = decode_text(data, len, name, &text);
-    if (st != GT_OK)
-        return st;
-    enum json_tokener_error jerr = json_tokener_success;
-    json_object *root = json_tokener_parse_verbose(text, &jerr);
-    free(text);
-    if (!root)
-        return gt_fail(GT_ERR_PARSE, "'%s' is not a valid snapshot: not JSON (%s)", name,
-                       json_tokener_error_desc(jerr));
+    char what[4200];
+    snprintf(what, sizeof what, "'%s' is not a valid snapshot", name);
+    struct json_reader r = {GT_OK, what};
+    char *text = NULL;
+    size_t tlen = 0;
+    if (decode_text(&r, raw, len, text_limit(max_rows), &text, &tlen) != GT_OK)
+        return r.status;
     gt_snapshot *s = calloc(1, sizeof *s);
     if (!s) {
-        json_object_put(root);
+        free(text);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
-    struct reader r = {GT_OK, name};
-    read_snapshot(&r, root, s);
-    json_object_put(root);
+    read_snapshot(&r, text, tlen, max_rows, s);
+    free(text);
     if (r.status != GT_OK) {
         gt_snapshot_free(s);
         return r.status;
@@ -516,24 +747,45 @@ gt_status snapshot_read_memory(const void *data, size_t len, const char *name, g
     return GT_OK;
 }
 
-gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
+gt_status snapshot_read_memory(const void *data, size_t len, const char *name, gt_snapshot **out)
 {
     gt_clear_error();
     *out = NULL;
-    char *raw = NULL;
-    size_t len = 0;
-    gt_status st = read_regular_file(path, SNAPSHOT_MAX_FILE_BYTES, "snapshot", &raw, &len);
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    memcpy(copy, data, len);
+    copy[len] = '\0';
+    return read_bytes(copy, len, name, GT_SNAPSHOT_MAX_ROWS, out);
+}
+
+gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out)
+{
+    gt_clear_error();
+    *out = NULL;
+    if (max_rows == 0)
+        max_rows = GT_SNAPSHOT_MAX_ROWS;
+    if (max_rows > (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
+                       (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
+    char *raw;
+    size_t len;
+    gt_status st = read_regular_file(path, text_limit(max_rows), "snapshot", &raw, &len);
     if (st != GT_OK)
         return st;
-    st = snapshot_read_memory(raw, len, path, out);
-    free(raw);
-    return st;
+    return read_bytes(raw, len, path, max_rows, out);
+}
+
+gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
+{
+    return gt_snapshot_read_ex(path, GT_SNAPSHOT_MAX_ROWS, out);
 }
 
 void gt_snapshot_free(gt_snapshot *s)
 {
     if (!s)
         return;
+    free(s->command);
     free((void *)s->series.process);
     free((void *)s->series.system);
     free(s);

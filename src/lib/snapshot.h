@@ -6,9 +6,16 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
+#include "row_source.h"
 
 /* gt_snapshot_read() of len bytes (gzip or plain JSON); name stands for the
  * file in messages. */
 gt_status snapshot_read_memory(const void *data, size_t len, const char *name, gt_snapshot **out);
+
+/* gt_snapshot_write() of s's metadata, server, cloud and summary with the
+ * rows of rows (s->series is not used): what a tracker writes from its row
+ * store, streamed. */
+gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *rows,
+                              const char *path);
 
 #endif

@@ -1,20 +1,38 @@
 /* stats.c - resource_tracker's statistics and recommendations, from the
- * rows of a run (pure: no I/O). The rules are in docs/snapshot.md. */
+ * rows of a run (pure: no I/O but the row source's). The rules are in
+ * docs/snapshot.md; each follows resource_tracker's code:
+ *  - stats(): both series cut to the shorter one (get_combined_metrics),
+ *    means as statistics.mean() gives them (exact, then rounded once),
+ *    then round(x, 2); sums exact; the duration max - min + interval,
+ *    not rounded;
+ *  - aggregate_stats(): means and durations averaged with a plain
+ *    sum()/len(), maxima and sums the largest, nothing rounded;
+ *  - recommend_resources(): round() of the combined mean, half to even. */
 #include "stats.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "exact_sum.h"
 #include "internal.h"
 #include "pyfloat.h"
 
 #define KIB_PER_MIB 1024.0
 
-/* Python's round(): to the nearest, half to even (rint in the default
- * rounding mode). */
-static double round_half_even(double v)
+/* The int nearest v, saturated: a recommendation from a hand-made gt_stats
+ * of absurd figures is INT_MAX, never undefined behaviour. */
+static int saturate_int(double v)
 {
-    return rint(v);
+    if (!(v == v))
+        return 0;
+    if (v >= (double)INT_MAX)
+        return INT_MAX;
+    if (v <= (double)INT_MIN)
+        return INT_MIN;
+    return (int)v;
 }
 
 int gt_round_memory_mib(double mib)
@@ -23,64 +41,106 @@ int gt_round_memory_mib(double mib)
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if (mib <= steps[i])
             return steps[i];
-    return (int)ceil(mib / 1024.0) * 1024;
+    /* Above 2 GiB: up to whole GiB, the largest that fits an int at most. */
+    double gib = ceil(mib / 1024.0);
+    if (!(gib < (double)(INT_MAX / 1024)))
+        return INT_MAX / 1024 * 1024;
+    return (int)gib * 1024;
+}
+
+/* Means and maxima of one column over the rows, in one pass. */
+struct column_stats {
+    struct exact_sum sum;
+    double max;
+};
+
+static void column_add(struct column_stats *c, double v, size_t i)
+{
+    exact_sum_add(&c->sum, v);
+    if (i == 0 || v > c->max)
+        c->max = v;
+}
+
+gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    /* Rows of the two series are paired by position, cut to the shorter. */
+    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
+    size_t n = np < ns ? np : ns;
+    if (n == 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "no rows to take statistics of: the run was shorter than one interval "
+                       "(%g s), or a series was not kept (%zu process rows, %zu system rows)",
+                       interval, np, ns);
+    struct column_stats cpu, mem, gpu, vram, used;
+    exact_sum_init(&cpu.sum);
+    exact_sum_init(&mem.sum);
+    exact_sum_init(&gpu.sum);
+    exact_sum_init(&vram.sum);
+    exact_sum_init(&used.sum);
+    double disk_max = 0, first = 0, last = 0;
+    unsigned __int128 recv = 0, sent = 0;
+    gt_process_row *p = malloc(ROW_BATCH * sizeof *p);
+    gt_system_row *y = malloc(ROW_BATCH * sizeof *y);
+    if (!p || !y) {
+        free(p);
+        free(y);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    for (size_t at = 0; at < n; at += ROW_BATCH) {
+        size_t take = n - at < ROW_BATCH ? n - at : ROW_BATCH;
+        if (rows->read(rows, GT_SERIES_KIND_PROCESS, at, take, p) < 0 ||
+            rows->read(rows, GT_SERIES_KIND_SYSTEM, at, take, y) < 0) {
+            int e = errno;
+            free(p);
+            free(y);
+            return gt_fail(GT_ERR_IO, "cannot read the rows: %s", strerror(e));
+        }
+        for (size_t k = 0; k < take; k++) {
+            size_t i = at + k;
+            column_add(&cpu, p[k].cpu_usage, i);
+            column_add(&mem, (double)p[k].memory, i);
+            column_add(&gpu, p[k].gpu_usage, i);
+            column_add(&vram, p[k].gpu_vram, i);
+            column_add(&used, (double)p[k].gpu_utilized, i);
+            if (i == 0 || y[k].disk_space_used_gb > disk_max)
+                disk_max = y[k].disk_space_used_gb;
+            recv += y[k].net_recv_bytes;
+            sent += y[k].net_sent_bytes;
+            /* The timestamp column of the combined rows is the system's. */
+            if (i == 0 || y[k].timestamp < first)
+                first = y[k].timestamp;
+            if (i == 0 || y[k].timestamp > last)
+                last = y[k].timestamp;
+        }
+    }
+    free(p);
+    free(y);
+    uint64_t count = (uint64_t)n;
+    out->samples = (long)n;
+    out->cpu_usage_mean = pyfloat_round(exact_sum_mean(&cpu.sum, count), 2);
+    out->cpu_usage_max = pyfloat_round(cpu.max, 2);
+    out->memory_mean = pyfloat_round(exact_sum_mean(&mem.sum, count), 2);
+    out->memory_max = pyfloat_round(mem.max, 2);
+    out->gpu_usage_mean = pyfloat_round(exact_sum_mean(&gpu.sum, count), 2);
+    out->gpu_usage_max = pyfloat_round(gpu.max, 2);
+    out->gpu_vram_mean = pyfloat_round(exact_sum_mean(&vram.sum, count), 2);
+    out->gpu_vram_max = pyfloat_round(vram.max, 2);
+    out->gpu_utilized_mean = pyfloat_round(exact_sum_mean(&used.sum, count), 2);
+    out->gpu_utilized_max = pyfloat_round(used.max, 2);
+    out->disk_space_used_max_gb = pyfloat_round(disk_max, 2);
+    out->net_recv_bytes_sum = (double)recv;
+    out->net_sent_bytes_sum = (double)sent;
+    out->duration = last - first + interval;
+    return GT_OK;
 }
 
 gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out)
 {
     gt_clear_error();
-    memset(out, 0, sizeof *out);
-    const gt_series *se = &s->series;
-    if (se->nprocess == 0 && se->nsystem == 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "no rows in the snapshot: the run was shorter than one interval (%g s), "
-                       "or no series was kept",
-                       se->interval);
-    size_t np = se->nprocess;
-    double cpu = 0, mem = 0, gpu = 0, vram = 0, used = 0;
-    for (size_t i = 0; i < np; i++) {
-        const gt_process_row *r = &se->process[i];
-        cpu += r->cpu_usage;
-        mem += (double)r->memory;
-        gpu += r->gpu_usage;
-        vram += r->gpu_vram;
-        used += r->gpu_utilized;
-        if (i == 0 || r->cpu_usage > out->cpu_usage_max)
-            out->cpu_usage_max = r->cpu_usage;
-        if (i == 0 || (double)r->memory > out->memory_max)
-            out->memory_max = (double)r->memory;
-        if (i == 0 || r->gpu_usage > out->gpu_usage_max)
-            out->gpu_usage_max = r->gpu_usage;
-        if (i == 0 || r->gpu_vram > out->gpu_vram_max)
-            out->gpu_vram_max = r->gpu_vram;
-        if (i == 0 || r->gpu_utilized > out->gpu_utilized_max)
-            out->gpu_utilized_max = r->gpu_utilized;
-    }
-    if (np) {
-        out->cpu_usage_mean = pyfloat_round(cpu / (double)np, 2);
-        out->memory_mean = pyfloat_round(mem / (double)np, 2);
-        out->gpu_usage_mean = pyfloat_round(gpu / (double)np, 2);
-        out->gpu_vram_mean = pyfloat_round(vram / (double)np, 2);
-        out->gpu_utilized_mean = pyfloat_round(used / (double)np, 2);
-        out->cpu_usage_max = pyfloat_round(out->cpu_usage_max, 2);
-        out->memory_max = pyfloat_round(out->memory_max, 2);
-        out->gpu_usage_max = pyfloat_round(out->gpu_usage_max, 2);
-        out->gpu_vram_max = pyfloat_round(out->gpu_vram_max, 2);
-        out->gpu_utilized_max = pyfloat_round(out->gpu_utilized_max, 2);
-    }
-    for (size_t i = 0; i < se->nsystem; i++) {
-        const gt_system_row *r = &se->system[i];
-        if (r->disk_space_used_gb > out->disk_space_used_max_gb)
-            out->disk_space_used_max_gb = r->disk_space_used_gb;
-        out->net_recv_bytes_sum += (double)r->net_recv_bytes;
-        out->net_sent_bytes_sum += (double)r->net_sent_bytes;
-    }
-    out->disk_space_used_max_gb = pyfloat_round(out->disk_space_used_max_gb, 2);
-    out->samples = (long)(np > se->nsystem ? np : se->nsystem);
-    double first = np ? se->process[0].timestamp : se->system[0].timestamp;
-    double last = np ? se->process[np - 1].timestamp : se->system[se->nsystem - 1].timestamp;
-    out->duration = pyfloat_round(last - first + se->interval, 3);
-    return GT_OK;
+    struct row_source rows;
+    row_source_from_series(&rows, &s->series);
+    return stats_of_rows(&rows, s->series.interval, out);
 }
 
 void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
@@ -88,6 +148,7 @@ void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
     memset(out, 0, sizeof *out);
     if (n == 0)
         return;
+    /* Python's sum() of the means: left to right, in doubles. */
     for (size_t i = 0; i < n; i++) {
         const gt_stats *r = &runs[i];
         out->samples += r->samples;
@@ -96,75 +157,128 @@ void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
         out->gpu_usage_mean += r->gpu_usage_mean;
         out->gpu_vram_mean += r->gpu_vram_mean;
         out->gpu_utilized_mean += r->gpu_utilized_mean;
+        out->duration += r->duration;
+        if (i == 0) {
+            out->cpu_usage_max = r->cpu_usage_max;
+            out->memory_max = r->memory_max;
+            out->gpu_usage_max = r->gpu_usage_max;
+            out->gpu_vram_max = r->gpu_vram_max;
+            out->gpu_utilized_max = r->gpu_utilized_max;
+            out->disk_space_used_max_gb = r->disk_space_used_max_gb;
+            out->net_recv_bytes_sum = r->net_recv_bytes_sum;
+            out->net_sent_bytes_sum = r->net_sent_bytes_sum;
+            continue;
+        }
         out->cpu_usage_max = fmax(out->cpu_usage_max, r->cpu_usage_max);
         out->memory_max = fmax(out->memory_max, r->memory_max);
         out->gpu_usage_max = fmax(out->gpu_usage_max, r->gpu_usage_max);
         out->gpu_vram_max = fmax(out->gpu_vram_max, r->gpu_vram_max);
         out->gpu_utilized_max = fmax(out->gpu_utilized_max, r->gpu_utilized_max);
         out->disk_space_used_max_gb = fmax(out->disk_space_used_max_gb, r->disk_space_used_max_gb);
-        out->net_recv_bytes_sum += r->net_recv_bytes_sum;
-        out->net_sent_bytes_sum += r->net_sent_bytes_sum;
-        out->duration += r->duration;
+        /* aggregate_stats keeps the largest sum, as it does a maximum. */
+        out->net_recv_bytes_sum = fmax(out->net_recv_bytes_sum, r->net_recv_bytes_sum);
+        out->net_sent_bytes_sum = fmax(out->net_sent_bytes_sum, r->net_sent_bytes_sum);
     }
     double k = (double)n;
-    out->cpu_usage_mean = pyfloat_round(out->cpu_usage_mean / k, 2);
-    out->memory_mean = pyfloat_round(out->memory_mean / k, 2);
-    out->gpu_usage_mean = pyfloat_round(out->gpu_usage_mean / k, 2);
-    out->gpu_vram_mean = pyfloat_round(out->gpu_vram_mean / k, 2);
-    out->gpu_utilized_mean = pyfloat_round(out->gpu_utilized_mean / k, 2);
-    out->duration = pyfloat_round(out->duration, 3);
+    out->cpu_usage_mean /= k;
+    out->memory_mean /= k;
+    out->gpu_usage_mean /= k;
+    out->gpu_vram_mean /= k;
+    out->gpu_utilized_mean /= k;
+    out->duration /= k;
 }
 
 void gt_recommend(const gt_stats *s, gt_recommendation *out)
 {
     memset(out, 0, sizeof *out);
-    double cpu = round_half_even(s->cpu_usage_mean);
-    out->cpu = cpu < 1 ? 1 : (int)cpu;
+    /* Python's round(): to the nearest, half to even (rint in the default
+     * rounding mode). */
+    int cpu = saturate_int(rint(s->cpu_usage_mean));
+    out->cpu = cpu < 1 ? 1 : cpu;
     out->memory_mib = gt_round_memory_mib(s->memory_max * 1.2 / KIB_PER_MIB);
     if (s->gpu_usage_mean > 0) {
-        double gpu = round_half_even(s->gpu_usage_max);
-        out->gpu = gpu < 1 ? 1 : (int)gpu;
+        int gpu = saturate_int(rint(s->gpu_usage_max));
+        out->gpu = gpu < 1 ? 1 : gpu;
     }
     if (s->gpu_vram_max > 0)
         out->vram_mib = gt_round_memory_mib(s->gpu_vram_max * 1.2);
 }
 
-/* Means of a column of each series. */
+/* Exact means of a column of each series over the row source. */
 struct means {
     double proc_cpu, sys_cpu, proc_mem_mib, sys_mem_mib, proc_gpu, sys_gpu, proc_vram, sys_vram;
 };
 
-const char *stats_allocation(const gt_series *se)
+static int series_means(const struct row_source *rows, struct means *m)
 {
-    if (se->nprocess == 0 || se->nsystem == 0)
+    struct exact_sum sum[8];
+    for (int i = 0; i < 8; i++)
+        exact_sum_init(&sum[i]);
+    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
+    gt_process_row *p = malloc(ROW_BATCH * sizeof *p);
+    gt_system_row *y = malloc(ROW_BATCH * sizeof *y);
+    int rc = p && y ? 0 : -1;
+    for (size_t at = 0; rc == 0 && at < np; at += ROW_BATCH) {
+        size_t take = np - at < ROW_BATCH ? np - at : ROW_BATCH;
+        rc = rows->read(rows, GT_SERIES_KIND_PROCESS, at, take, p);
+        for (size_t k = 0; rc == 0 && k < take; k++) {
+            exact_sum_add(&sum[0], p[k].cpu_usage);
+            exact_sum_add(&sum[2], (double)p[k].memory / KIB_PER_MIB);
+            exact_sum_add(&sum[4], p[k].gpu_usage);
+            exact_sum_add(&sum[6], p[k].gpu_vram);
+        }
+    }
+    for (size_t at = 0; rc == 0 && at < ns; at += ROW_BATCH) {
+        size_t take = ns - at < ROW_BATCH ? ns - at : ROW_BATCH;
+        rc = rows->read(rows, GT_SERIES_KIND_SYSTEM, at, take, y);
+        for (size_t k = 0; rc == 0 && k < take; k++) {
+            exact_sum_add(&sum[1], y[k].cpu_usage);
+            exact_sum_add(&sum[3], (double)y[k].memory_used / KIB_PER_MIB);
+            exact_sum_add(&sum[5], y[k].gpu_usage);
+            exact_sum_add(&sum[7], y[k].gpu_vram);
+        }
+    }
+    free(p);
+    free(y);
+    if (rc < 0)
+        return -1;
+    m->proc_cpu = exact_sum_mean(&sum[0], np);
+    m->sys_cpu = exact_sum_mean(&sum[1], ns);
+    m->proc_mem_mib = exact_sum_mean(&sum[2], np);
+    m->sys_mem_mib = exact_sum_mean(&sum[3], ns);
+    m->proc_gpu = exact_sum_mean(&sum[4], np);
+    m->sys_gpu = exact_sum_mean(&sum[5], ns);
+    m->proc_vram = exact_sum_mean(&sum[6], np);
+    m->sys_vram = exact_sum_mean(&sum[7], ns);
+    return 0;
+}
+
+const char *stats_allocation_of_rows(const struct row_source *rows)
+{
+    struct means m;
+    if (rows->count[GT_SERIES_KIND_PROCESS] == 0 || rows->count[GT_SERIES_KIND_SYSTEM] == 0 ||
+        series_means(rows, &m) < 0)
         return "unknown";
-    struct means m = {0};
-    for (size_t i = 0; i < se->nprocess; i++) {
-        m.proc_cpu += se->process[i].cpu_usage;
-        m.proc_mem_mib += (double)se->process[i].memory / KIB_PER_MIB;
-        m.proc_gpu += se->process[i].gpu_usage;
-        m.proc_vram += se->process[i].gpu_vram;
-    }
-    for (size_t i = 0; i < se->nsystem; i++) {
-        m.sys_cpu += se->system[i].cpu_usage;
-        m.sys_mem_mib += (double)se->system[i].memory_used / KIB_PER_MIB;
-        m.sys_gpu += se->system[i].gpu_usage;
-        m.sys_vram += se->system[i].gpu_vram;
-    }
-    double np = (double)se->nprocess, ns = (double)se->nsystem;
     /* resource_tracker's SERVER_ALLOCATION_CHECKS: the system used clearly
      * more than the tracked processes (by a factor or by an amount). */
     const struct {
         double proc, sys, factor, amount;
     } checks[] = {
-        {m.proc_cpu / np, m.sys_cpu / ns, 1.25, 0.25},          /* cores */
-        {m.proc_mem_mib / np, m.sys_mem_mib / ns, 1.5, 512},     /* MiB */
-        {m.proc_gpu / np, m.sys_gpu / ns, 1.25, 0.2},           /* GPUs */
-        {m.proc_vram / np, m.sys_vram / ns, 1.25, 512},         /* MiB */
+        {m.proc_cpu, m.sys_cpu, 1.25, 0.25},         /* cores */
+        {m.proc_mem_mib, m.sys_mem_mib, 1.5, 512},   /* MiB */
+        {m.proc_gpu, m.sys_gpu, 1.25, 0.2},          /* GPUs */
+        {m.proc_vram, m.sys_vram, 1.25, 512},        /* MiB */
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
         if (checks[i].sys > checks[i].proc * checks[i].factor ||
             checks[i].sys > checks[i].proc + checks[i].amount)
             return "shared";
     return "dedicated";
+}
+
+const char *stats_allocation(const gt_series *series)
+{
+    struct row_source rows;
+    row_source_from_series(&rows, series);
+    return stats_allocation_of_rows(&rows);
 }

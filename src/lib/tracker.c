@@ -1064,7 +1064,13 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
         memcpy(srow, series.system, series.nsystem * sizeof *srow);
     s->format_version = GT_SNAPSHOT_FORMAT;
     snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
-    snprintf(s->command, sizeof s->command, "%s", command ? command : "");
+    s->command = strdup(command ? command : "");
+    if (!s->command) {
+        free(prow);
+        free(srow);
+        free(s);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
     s->pid = (int)t->pid;
     s->interval = t->opts.sleep_time;
     s->start_time = t->epoch_start;

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "file_io.h"
-#include "json_float.h"
+#include "json_write.h"
+#include "units.h"
+#include "usage_json.h"
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -47,7 +49,7 @@ static json_object *string_array(const char *const *items)
 {
     json_object *a = json_object_new_array();
     for (size_t i = 0; items[i]; i++)
-        json_object_array_add(a, json_object_new_string(items[i]));
+        json_object_array_add(a, json_new_text(items[i]));
     return a;
 }
 
@@ -57,7 +59,7 @@ static json_object *optional_object(int available, const char *reason)
     json_object *o = json_object_new_object();
     json_object_object_add(o, "available", json_object_new_boolean(available));
     if (!available)
-        json_object_object_add(o, "reason", json_object_new_string(reason));
+        json_object_object_add(o, "reason", json_new_text(reason));
     return o;
 }
 
@@ -68,8 +70,8 @@ static json_object *gpu_details_object(const gt_gpu_details *d)
     for (int i = 0; i < d->ndevices && i < GT_MAX_GPUS; i++) {
         json_object *dev = json_object_new_object();
         add_int(dev, "index", i);
-        json_object_object_add(dev, "uuid", json_object_new_string(d->devices[i].uuid));
-        json_object_object_add(dev, "name", json_object_new_string(d->devices[i].name));
+        json_object_object_add(dev, "uuid", json_new_text(d->devices[i].uuid));
+        json_object_object_add(dev, "name", json_new_text(d->devices[i].name));
         add_float(dev, "memory_total", d->devices[i].memory_total);
         json_object_object_add(dev, "selected", json_object_new_boolean(d->devices[i].selected));
         json_object_array_add(devices, dev);
@@ -91,6 +93,8 @@ static json_object *gpu_details_object(const gt_gpu_details *d)
     json_object_object_add(g, "energy", energy);
     return g;
 }
+
+static json_object *measurement_object(const gt_measurement *me);
 
 /* Which figures are exact and which sampled (docs/metrics.md says why). */
 static const char *const exact_fields[] = {
@@ -118,12 +122,12 @@ static const char *const sampled_fields[] = {
     NULL,
 };
 
-char *gt_usage_to_json(const gt_resource_usage *u)
+json_object *usage_json_object(const gt_resource_usage *u)
 {
     json_object *root = json_object_new_object();
 
     json_object *ram = json_object_new_object();
-    json_object_object_add(ram, "unit", json_object_new_string(u->max_ram.unit));
+    json_object_object_add(ram, "unit", json_new_text(u->max_ram.unit));
     add_float(ram, "system_capacity", u->max_ram.system_capacity);
     add_float(ram, "system", u->max_ram.system);
     json_object_object_add(ram, "main", rss_object(&u->max_ram.main));
@@ -132,7 +136,7 @@ char *gt_usage_to_json(const gt_resource_usage *u)
     json_object_object_add(root, "max_ram", ram);
 
     json_object *gram = json_object_new_object();
-    json_object_object_add(gram, "unit", json_object_new_string(u->max_gpu_ram.unit));
+    json_object_object_add(gram, "unit", json_new_text(u->max_gpu_ram.unit));
     add_float(gram, "system_capacity", u->max_gpu_ram.system_capacity);
     add_float(gram, "system", u->max_gpu_ram.system);
     add_float(gram, "main", u->max_gpu_ram.main);
@@ -161,82 +165,98 @@ char *gt_usage_to_json(const gt_resource_usage *u)
     json_object_object_add(root, "gpu_utilization", gpu);
 
     json_object *time = json_object_new_object();
-    json_object_object_add(time, "unit", json_object_new_string(u->compute_time.unit));
+    json_object_object_add(time, "unit", json_new_text(u->compute_time.unit));
     add_float(time, "time", u->compute_time.time);
     json_object_object_add(root, "compute_time", time);
 
-    json_object_object_add(root, "gpu_details", gpu_details_object(&u->gpu_details));
+    if (!u->gpu_details.unknown)
+        json_object_object_add(root, "gpu_details", gpu_details_object(&u->gpu_details));
+    if (!u->measurement.unknown)
+        json_object_object_add(root, "measurement", measurement_object(&u->measurement));
+    return root;
+}
 
-    json_object *m = json_object_new_object();
-    json_object_object_add(m, "complete", json_object_new_boolean(u->measurement.complete));
-    add_int(m, "samples", u->measurement.samples);
-    add_float(m, "sleep_time", u->measurement.sleep_time);
-    json_object_object_add(m, "exact", string_array(exact_fields));
-    json_object_object_add(m, "at_least_kernel_high_water_mark", string_array(high_water_fields));
-    json_object_object_add(m, "sampled", string_array(sampled_fields));
-    json_object *g = json_object_new_object();
-    json_object_object_add(g, "available", json_object_new_boolean(u->measurement.gpu_available));
-    json_object_object_add(g, "reason", u->measurement.gpu_available
-                           ? NULL : json_object_new_string(u->measurement.gpu_reason));
-    json_object_object_add(m, "gpu", g);
-    json_object *sched = json_object_new_object();
-    add_float(sched, "lateness_mean_ms", u->measurement.lateness_mean_ms);
-    add_float(sched, "lateness_max_ms", u->measurement.lateness_max_ms);
-    json_object_object_add(m, "schedule", sched);
-    if (u->measurement.sampled_only)
-        json_object_object_add(m, "sampled_only", json_object_new_boolean(1));
-    json_object_object_add(root, "measurement", m);
-
-    const char *s = json_object_to_json_string_ext(
-        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+char *gt_usage_to_json(const gt_resource_usage *u)
+{
+    json_object *root = usage_json_object(u);
+    const char *s = root ? json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                                    JSON_C_TO_STRING_SPACED |
+                                                                    JSON_C_TO_STRING_NOSLASHESCAPE)
+                         : NULL;
     char *out = s ? strdup(s) : NULL;
     json_object_put(root);
     return out;
 }
 
+static json_object *measurement_object(const gt_measurement *me)
+{
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "complete", json_object_new_boolean(me->complete));
+    add_int(m, "samples", me->samples);
+    add_float(m, "sleep_time", me->sleep_time);
+    json_object_object_add(m, "exact", string_array(exact_fields));
+    json_object_object_add(m, "at_least_kernel_high_water_mark", string_array(high_water_fields));
+    json_object_object_add(m, "sampled", string_array(sampled_fields));
+    json_object *g = json_object_new_object();
+    json_object_object_add(g, "available", json_object_new_boolean(me->gpu_available));
+    json_object_object_add(g, "reason", me->gpu_available ? NULL : json_new_text(me->gpu_reason));
+    json_object_object_add(m, "gpu", g);
+    json_object *sched = json_object_new_object();
+    add_float(sched, "lateness_mean_ms", me->lateness_mean_ms);
+    add_float(sched, "lateness_max_ms", me->lateness_max_ms);
+    add_int(sched, "skipped", me->skipped);
+    json_object_object_add(m, "schedule", sched);
+    if (me->sampled_only)
+        json_object_object_add(m, "sampled_only", json_object_new_boolean(1));
+    return m;
+}
+
 /* ---- reading ---------------------------------------------------------- */
 
-/* A reader that remembers the first problem, so that each field is one line. */
-struct reader {
-    gt_status status;
+/* Bounds of what a summary may hold: far past any machine, near enough
+ * that every figure converts to any type the writers use. */
+#define MAX_AMOUNT 1e18  /* bytes, seconds, percents: in any unit */
+#define MAX_COUNT 1073741824LL
+
+/* Paths in messages: prefix + part ("summary." + "max_ram"). */
+struct usage_reader {
+    struct json_reader *r;
+    const char *prefix;
+    char path[128];
 };
 
-static json_object *member(struct reader *r, json_object *o, const char *path, const char *key,
-                           json_type want)
+/* The path of part (a dotted key path, or "" for the top level). */
+static const char *at(struct usage_reader *u, const char *part)
 {
-    json_object *v = NULL;
-    if (r->status != GT_OK)
-        return NULL;
-    if (!o || !json_object_object_get_ex(o, key, &v)) {
-        r->status = gt_fail(GT_ERR_PARSE, "missing key \"%s%s%s\"", path, *path ? "." : "", key);
-        return NULL;
-    }
-    json_type t = json_object_get_type(v);
-    int ok = t == want || (want == json_type_double && t == json_type_int);
-    if (!ok) {
-        r->status = gt_fail(GT_ERR_PARSE, "key \"%s%s%s\" should be a %s", path, *path ? "." : "",
-                            key, json_type_to_name(want));
-        return NULL;
-    }
-    return v;
+    snprintf(u->path, sizeof u->path, "%s%s%s", u->prefix, *u->prefix && *part ? "." : "", part);
+    return u->path;
 }
 
-static double get_double(struct reader *r, json_object *o, const char *path, const char *key)
+static json_object *object_at(struct usage_reader *u, json_object *o, const char *parent,
+                              const char *key)
 {
-    json_object *v = member(r, o, path, key, json_type_double);
-    return v ? json_object_get_double(v) : 0.0;
+    return json_read_member(u->r, o, key, json_type_object, at(u, parent));
 }
 
-static int get_int(struct reader *r, json_object *o, const char *path, const char *key)
+static double amount(struct usage_reader *u, json_object *o, const char *parent, const char *key)
 {
-    json_object *v = member(r, o, path, key, json_type_int);
-    return v ? json_object_get_int(v) : 0;
+    return json_read_number(u->r, o, key, at(u, parent), 0, MAX_AMOUNT);
 }
 
-static void get_unit(struct reader *r, json_object *o, const char *path, char *out)
+static int count(struct usage_reader *u, json_object *o, const char *parent, const char *key)
 {
-    json_object *v = member(r, o, path, "unit", json_type_string);
-    snprintf(out, GT_UNIT_LEN, "%s", v ? json_object_get_string(v) : "");
+    return (int)json_read_integer(u->r, o, key, at(u, parent), 0, MAX_COUNT);
+}
+
+/* A unit, which must be one of the valid ones (the divisors come from it). */
+static void read_unit(struct usage_reader *u, json_object *o, const char *parent, int time_unit,
+                      char *out)
+{
+    json_read_string(u->r, o, "unit", at(u, parent), out, GT_UNIT_LEN);
+    if (u->r->status == GT_OK &&
+        (time_unit ? units_time_divisor(out) : units_ram_divisor(out)) == 0)
+        json_read_fail(u->r, "\"%s.unit\" should be one of %s", at(u, parent),
+                       time_unit ? GT_TIME_UNITS : GT_RAM_UNITS);
 }
 
 /* "descendants", or gpu_tracker's older spelling "descendents". */
@@ -248,160 +268,182 @@ static const char *descendants_key(json_object *o)
                : "descendants";
 }
 
-static void get_rss(struct reader *r, json_object *o, const char *path, const char *key,
-                    gt_rss_values *v)
+static void read_rss(struct usage_reader *u, json_object *o, const char *parent, const char *key,
+                     gt_rss_values *v)
 {
     char sub[64];
-    snprintf(sub, sizeof sub, "%s.%s", path, key);
-    json_object *x = member(r, o, path, key, json_type_object);
-    v->total_rss = get_double(r, x, sub, "total_rss");
-    v->private_rss = get_double(r, x, sub, "private_rss");
-    v->shared_rss = get_double(r, x, sub, "shared_rss");
+    snprintf(sub, sizeof sub, "%s.%s", parent, key);
+    json_object *x = object_at(u, o, parent, key);
+    v->total_rss = amount(u, x, sub, "total_rss");
+    v->private_rss = amount(u, x, sub, "private_rss");
+    v->shared_rss = amount(u, x, sub, "shared_rss");
 }
 
-static void get_percent(struct reader *r, json_object *o, const char *path, const char *key,
-                        gt_pu_percentages *p)
+static void read_percent(struct usage_reader *u, json_object *o, const char *parent,
+                         const char *key, gt_pu_percentages *p)
+{
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.%s", parent, key);
+    json_object *x = object_at(u, o, parent, key);
+    p->max_sum_percent = amount(u, x, sub, "max_sum_percent");
+    p->max_hardware_percent = amount(u, x, sub, "max_hardware_percent");
+    p->mean_sum_percent = amount(u, x, sub, "mean_sum_percent");
+    p->mean_hardware_percent = amount(u, x, sub, "mean_hardware_percent");
+}
+
+/* {"available": true, ...} or {"available": false, "reason": "..."}:
+ * returns the object. */
+static json_object *read_optional(struct usage_reader *u, json_object *gd, const char *key,
+                                  int *available, char *reason)
 {
     char sub[64];
-    snprintf(sub, sizeof sub, "%s.%s", path, key);
-    json_object *x = member(r, o, path, key, json_type_object);
-    p->max_sum_percent = get_double(r, x, sub, "max_sum_percent");
-    p->max_hardware_percent = get_double(r, x, sub, "max_hardware_percent");
-    p->mean_sum_percent = get_double(r, x, sub, "mean_sum_percent");
-    p->mean_hardware_percent = get_double(r, x, sub, "mean_hardware_percent");
-}
-
-/* Reads {"available": ..., "reason": ...}; returns the object, or NULL. */
-static json_object *read_optional(struct reader *r, json_object *o, const char *key, int *available,
-                                  char *reason)
-{
-    char path[64];
-    snprintf(path, sizeof path, "gpu_details.%s", key);
-    json_object *x = member(r, o, "gpu_details", key, json_type_object);
-    json_object *v = member(r, x, path, "available", json_type_boolean);
-    *available = v ? json_object_get_boolean(v) : 0;
-    json_object *why;
-    if (x && json_object_object_get_ex(x, "reason", &why) && json_object_is_type(why, json_type_string))
-        snprintf(reason, GT_REASON_LEN, "%s", json_object_get_string(why));
+    snprintf(sub, sizeof sub, "gpu_details.%s", key);
+    json_object *x = object_at(u, gd, "gpu_details", key);
+    *available = json_read_bool(u->r, x, "available", at(u, sub));
+    reason[0] = '\0';
+    if (x && !*available && json_object_object_get_ex(x, "reason", NULL))
+        json_read_string(u->r, x, "reason", at(u, sub), reason, GT_REASON_LEN);
     return x;
 }
 
-static void read_gpu_details(struct reader *r, json_object *gd, gt_gpu_details *d)
+static void read_gpu_details(struct usage_reader *u, json_object *gd, gt_gpu_details *d)
 {
-    json_object *devices = member(r, gd, "gpu_details", "devices", json_type_array);
+    json_object *devices = json_read_member(u->r, gd, "devices", json_type_array,
+                                            at(u, "gpu_details"));
     size_t n = devices ? json_object_array_length(devices) : 0;
-    for (size_t i = 0; i < n && i < GT_MAX_GPUS; i++) {
-        json_object *dev = json_object_array_get_idx(devices, i), *v;
+    if (n > GT_MAX_GPUS)
+        json_read_fail(u->r, "\"%s\" lists %zu GPUs; this gpu-tracker keeps at most %d",
+                       at(u, "gpu_details.devices"), n, GT_MAX_GPUS);
+    for (size_t i = 0; u->r->status == GT_OK && i < n; i++) {
+        char sub[64];
+        snprintf(sub, sizeof sub, "gpu_details.devices[%zu]", i);
+        json_object *dev = json_object_array_get_idx(devices, i);
+        if (!json_object_is_type(dev, json_type_object)) {
+            json_read_fail(u->r, "\"%s\" should be an object", at(u, sub));
+            break;
+        }
         gt_gpu_device *out = &d->devices[d->ndevices++];
-        if (json_object_object_get_ex(dev, "uuid", &v))
-            snprintf(out->uuid, sizeof out->uuid, "%s", json_object_get_string(v));
-        if (json_object_object_get_ex(dev, "name", &v))
-            snprintf(out->name, sizeof out->name, "%s", json_object_get_string(v));
-        out->memory_total = get_double(r, dev, "gpu_details.devices[]", "memory_total");
-        if (json_object_object_get_ex(dev, "selected", &v))
-            out->selected = json_object_get_boolean(v);
+        json_read_string(u->r, dev, "uuid", at(u, sub), out->uuid, sizeof out->uuid);
+        json_read_string(u->r, dev, "name", at(u, sub), out->name, sizeof out->name);
+        out->memory_total = amount(u, dev, sub, "memory_total");
+        out->selected = json_read_bool(u->r, dev, "selected", at(u, sub));
     }
-    read_optional(r, gd, "process_memory", &d->process_memory_available, d->process_memory_reason);
-    json_object *util = read_optional(r, gd, "process_utilization", &d->process_utilization_available,
+    read_optional(u, gd, "process_memory", &d->process_memory_available,
+                  d->process_memory_reason);
+    json_object *util = read_optional(u, gd, "process_utilization",
+                                      &d->process_utilization_available,
                                       d->process_utilization_reason);
     if (d->process_utilization_available) {
-        get_percent(r, util, "gpu_details.process_utilization", "main", &d->main);
-        get_percent(r, util, "gpu_details.process_utilization", "descendants", &d->descendants);
-        get_percent(r, util, "gpu_details.process_utilization", "combined", &d->combined);
+        read_percent(u, util, "gpu_details.process_utilization", "main", &d->main);
+        read_percent(u, util, "gpu_details.process_utilization", "descendants", &d->descendants);
+        read_percent(u, util, "gpu_details.process_utilization", "combined", &d->combined);
     }
-    json_object *energy = read_optional(r, gd, "energy", &d->energy_available, d->energy_reason);
+    json_object *energy = read_optional(u, gd, "energy", &d->energy_available, d->energy_reason);
     if (d->energy_available)
-        d->energy_joules = get_double(r, energy, "gpu_details.energy", "joules");
+        d->energy_joules = amount(u, energy, "gpu_details.energy", "joules");
+}
+
+static void read_measurement(struct usage_reader *u, json_object *m, gt_measurement *out)
+{
+    const char *w = "measurement";
+    out->complete = json_read_bool(u->r, m, "complete", at(u, w));
+    out->samples = (long)json_read_integer(u->r, m, "samples", at(u, w), 0, 1000000000000000LL);
+    out->sleep_time = json_read_number(u->r, m, "sleep_time", at(u, w), 0, GT_SLEEP_TIME_MAX);
+    json_object *g = object_at(u, m, w, "gpu");
+    out->gpu_available = json_read_bool(u->r, g, "available", at(u, "measurement.gpu"));
+    if (g && !out->gpu_available)
+        json_read_string(u->r, g, "reason", at(u, "measurement.gpu"), out->gpu_reason,
+                         sizeof out->gpu_reason);
+    json_object *sched = object_at(u, m, w, "schedule");
+    out->lateness_mean_ms = amount(u, sched, "measurement.schedule", "lateness_mean_ms");
+    out->lateness_max_ms = amount(u, sched, "measurement.schedule", "lateness_max_ms");
+    /* Written since skipped slots were counted; older files lack it. */
+    if (sched && json_object_object_get_ex(sched, "skipped", NULL))
+        out->skipped = (long)json_read_integer(u->r, sched, "skipped",
+                                               at(u, "measurement.schedule"), 0,
+                                               1000000000000000LL);
+    if (m && json_object_object_get_ex(m, "sampled_only", NULL))
+        out->sampled_only = json_read_bool(u->r, m, "sampled_only", at(u, w));
+}
+
+void usage_json_read(struct json_reader *r, json_object *root, const char *prefix,
+                     gt_resource_usage *out)
+{
+    memset(out, 0, sizeof *out);
+    struct usage_reader u = {r, prefix, ""};
+    if (r->status == GT_OK && !json_object_is_type(root, json_type_object)) {
+        json_read_fail(r, "%s", *prefix ? "\"summary\" should be an object"
+                                        : "the top level is not an object");
+        return;
+    }
+    json_object *ram = object_at(&u, root, "", "max_ram");
+    read_unit(&u, ram, "max_ram", 0, out->max_ram.unit);
+    out->max_ram.system_capacity = amount(&u, ram, "max_ram", "system_capacity");
+    out->max_ram.system = amount(&u, ram, "max_ram", "system");
+    read_rss(&u, ram, "max_ram", "main", &out->max_ram.main);
+    read_rss(&u, ram, "max_ram", descendants_key(ram), &out->max_ram.descendants);
+    read_rss(&u, ram, "max_ram", "combined", &out->max_ram.combined);
+
+    json_object *gram = object_at(&u, root, "", "max_gpu_ram");
+    read_unit(&u, gram, "max_gpu_ram", 0, out->max_gpu_ram.unit);
+    out->max_gpu_ram.system_capacity = amount(&u, gram, "max_gpu_ram", "system_capacity");
+    out->max_gpu_ram.system = amount(&u, gram, "max_gpu_ram", "system");
+    out->max_gpu_ram.main = amount(&u, gram, "max_gpu_ram", "main");
+    out->max_gpu_ram.descendants = amount(&u, gram, "max_gpu_ram", descendants_key(gram));
+    out->max_gpu_ram.combined = amount(&u, gram, "max_gpu_ram", "combined");
+
+    json_object *cpu = object_at(&u, root, "", "cpu_utilization");
+    gt_cpu_utilization *c = &out->cpu_utilization;
+    c->system_core_count = count(&u, cpu, "cpu_utilization", "system_core_count");
+    c->n_expected_cores = count(&u, cpu, "cpu_utilization", "n_expected_cores");
+    read_percent(&u, cpu, "cpu_utilization", "system", &c->system);
+    read_percent(&u, cpu, "cpu_utilization", "main", &c->main);
+    read_percent(&u, cpu, "cpu_utilization", descendants_key(cpu), &c->descendants);
+    read_percent(&u, cpu, "cpu_utilization", "combined", &c->combined);
+    c->main_n_threads = count(&u, cpu, "cpu_utilization", "main_n_threads");
+    int old = cpu && json_object_object_get_ex(cpu, "descendents_n_threads", NULL) &&
+              !json_object_object_get_ex(cpu, "descendants_n_threads", NULL);
+    c->descendants_n_threads = count(&u, cpu, "cpu_utilization",
+                                     old ? "descendents_n_threads" : "descendants_n_threads");
+    c->combined_n_threads = count(&u, cpu, "cpu_utilization", "combined_n_threads");
+
+    json_object *gpu = object_at(&u, root, "", "gpu_utilization");
+    out->gpu_utilization.system_gpu_count = count(&u, gpu, "gpu_utilization", "system_gpu_count");
+    out->gpu_utilization.n_expected_gpus = count(&u, gpu, "gpu_utilization", "n_expected_gpus");
+    read_percent(&u, gpu, "gpu_utilization", "gpu_percentages",
+                 &out->gpu_utilization.gpu_percentages);
+
+    json_object *time = object_at(&u, root, "", "compute_time");
+    read_unit(&u, time, "compute_time", 1, out->compute_time.unit);
+    out->compute_time.time = amount(&u, time, "compute_time", "time");
+
+    /* "gpu_details" and "measurement" are ours; gpu_tracker's documents lack
+     * them (and are complete runs): then nothing of them is known. */
+    out->gpu_details.unknown = !root || !json_object_object_get_ex(root, "gpu_details", NULL);
+    if (!out->gpu_details.unknown)
+        read_gpu_details(&u, object_at(&u, root, "", "gpu_details"), &out->gpu_details);
+    out->measurement.unknown = !root || !json_object_object_get_ex(root, "measurement", NULL);
+    out->measurement.complete = 1;
+    if (!out->measurement.unknown)
+        read_measurement(&u, object_at(&u, root, "", "measurement"), &out->measurement);
+}
+
+/* A summary's text, read with messages prefixed by what. */
+static gt_status parse_usage(const char *json, size_t len, const char *what, gt_resource_usage *u)
+{
+    memset(u, 0, sizeof *u);
+    struct json_reader r = {GT_OK, what};
+    json_object *root = json_read_parse(&r, json, len, "");
+    usage_json_read(&r, root, "", u);
+    json_object_put(root);
+    return r.status;
 }
 
 gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
 {
     gt_clear_error();
-    memset(u, 0, sizeof *u);
-    enum json_tokener_error jerr = json_tokener_success;
-    json_object *root = json_tokener_parse_verbose(json, &jerr);
-    if (!root)
-        return gt_fail(GT_ERR_PARSE, "not valid JSON: %s", json_tokener_error_desc(jerr));
-    struct reader r = {GT_OK};
-    if (json_object_get_type(root) != json_type_object)
-        r.status = gt_fail(GT_ERR_PARSE, "not a resource usage document: the top level is not an object");
-
-    json_object *ram = member(&r, root, "", "max_ram", json_type_object);
-    get_unit(&r, ram, "max_ram", u->max_ram.unit);
-    u->max_ram.system_capacity = get_double(&r, ram, "max_ram", "system_capacity");
-    u->max_ram.system = get_double(&r, ram, "max_ram", "system");
-    get_rss(&r, ram, "max_ram", "main", &u->max_ram.main);
-    get_rss(&r, ram, "max_ram", descendants_key(ram), &u->max_ram.descendants);
-    get_rss(&r, ram, "max_ram", "combined", &u->max_ram.combined);
-
-    json_object *gram = member(&r, root, "", "max_gpu_ram", json_type_object);
-    get_unit(&r, gram, "max_gpu_ram", u->max_gpu_ram.unit);
-    u->max_gpu_ram.system_capacity = get_double(&r, gram, "max_gpu_ram", "system_capacity");
-    u->max_gpu_ram.system = get_double(&r, gram, "max_gpu_ram", "system");
-    u->max_gpu_ram.main = get_double(&r, gram, "max_gpu_ram", "main");
-    u->max_gpu_ram.descendants = get_double(&r, gram, "max_gpu_ram", descendants_key(gram));
-    u->max_gpu_ram.combined = get_double(&r, gram, "max_gpu_ram", "combined");
-
-    json_object *cpu = member(&r, root, "", "cpu_utilization", json_type_object);
-    gt_cpu_utilization *c = &u->cpu_utilization;
-    c->system_core_count = get_int(&r, cpu, "cpu_utilization", "system_core_count");
-    c->n_expected_cores = get_int(&r, cpu, "cpu_utilization", "n_expected_cores");
-    get_percent(&r, cpu, "cpu_utilization", "system", &c->system);
-    get_percent(&r, cpu, "cpu_utilization", "main", &c->main);
-    get_percent(&r, cpu, "cpu_utilization", descendants_key(cpu), &c->descendants);
-    get_percent(&r, cpu, "cpu_utilization", "combined", &c->combined);
-    c->main_n_threads = get_int(&r, cpu, "cpu_utilization", "main_n_threads");
-    int old = cpu && json_object_object_get_ex(cpu, "descendents_n_threads", NULL);
-    c->descendants_n_threads =
-        get_int(&r, cpu, "cpu_utilization", old ? "descendents_n_threads" : "descendants_n_threads");
-    c->combined_n_threads = get_int(&r, cpu, "cpu_utilization", "combined_n_threads");
-
-    json_object *gpu = member(&r, root, "", "gpu_utilization", json_type_object);
-    u->gpu_utilization.system_gpu_count = get_int(&r, gpu, "gpu_utilization", "system_gpu_count");
-    u->gpu_utilization.n_expected_gpus = get_int(&r, gpu, "gpu_utilization", "n_expected_gpus");
-    get_percent(&r, gpu, "gpu_utilization", "gpu_percentages", &u->gpu_utilization.gpu_percentages);
-
-    json_object *time = member(&r, root, "", "compute_time", json_type_object);
-    get_unit(&r, time, "compute_time", u->compute_time.unit);
-    u->compute_time.time = get_double(&r, time, "compute_time", "time");
-
-    /* "gpu_details" and "measurement" are ours; gpu_tracker's documents lack
-     * them (and are complete). */
-    json_object *gd = NULL;
-    if (r.status == GT_OK && json_object_object_get_ex(root, "gpu_details", &gd))
-        read_gpu_details(&r, gd, &u->gpu_details);
-    u->measurement.complete = 1;
-    json_object *m = NULL;
-    if (r.status == GT_OK && json_object_object_get_ex(root, "measurement", &m) &&
-        json_object_get_type(m) == json_type_object) {
-        json_object *v;
-        if (json_object_object_get_ex(m, "complete", &v))
-            u->measurement.complete = json_object_get_boolean(v);
-        if (json_object_object_get_ex(m, "samples", &v))
-            u->measurement.samples = json_object_get_int64(v);
-        if (json_object_object_get_ex(m, "sleep_time", &v))
-            u->measurement.sleep_time = json_object_get_double(v);
-        json_object *sched;
-        if (json_object_object_get_ex(m, "schedule", &sched) &&
-            json_object_is_type(sched, json_type_object)) {
-            if (json_object_object_get_ex(sched, "lateness_mean_ms", &v))
-                u->measurement.lateness_mean_ms = json_object_get_double(v);
-            if (json_object_object_get_ex(sched, "lateness_max_ms", &v))
-                u->measurement.lateness_max_ms = json_object_get_double(v);
-        }
-        if (json_object_object_get_ex(m, "sampled_only", &v))
-            u->measurement.sampled_only = json_object_get_boolean(v);
-        json_object *g;
-        if (json_object_object_get_ex(m, "gpu", &g)) {
-            if (json_object_object_get_ex(g, "available", &v))
-                u->measurement.gpu_available = json_object_get_boolean(v);
-            if (json_object_object_get_ex(g, "reason", &v) && json_object_is_type(v, json_type_string))
-                snprintf(u->measurement.gpu_reason, sizeof u->measurement.gpu_reason, "%s",
-                         json_object_get_string(v));
-        }
-    }
-    json_object_put(root);
-    return r.status;
+    return parse_usage(json ? json : "", json ? strlen(json) : 0, "not a resource usage document",
+                       u);
 }
 
 /* A summary is a few kilobytes; this leaves room for any GPU list. */
@@ -415,17 +457,13 @@ gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
     gt_status st = read_regular_file(path, SUMMARY_MAX_BYTES, "summary", &doc, &len);
     if (st != GT_OK)
         return st;
+    char what[4200];
+    snprintf(what, sizeof what, "'%s' is not a gpu-tracker summary", path);
     if (len == 0 || strlen(doc) != len) {
         free(doc);
-        return gt_fail(GT_ERR_PARSE, "'%s' is not a gpu-tracker summary: %s", path,
-                       len == 0 ? "it is empty" : "it holds a NUL byte");
+        return gt_fail(GT_ERR_PARSE, "%s: %s", what, len == 0 ? "it is empty" : "it holds a NUL byte");
     }
-    st = gt_usage_from_json(doc, usage);
+    st = parse_usage(doc, len, what, usage);
     free(doc);
-    if (st != GT_OK) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", gt_last_error());
-        return gt_fail(st, "'%s' is not a gpu-tracker summary: %s", path, why);
-    }
-    return GT_OK;
+    return st;
 }

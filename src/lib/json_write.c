@@ -1,0 +1,73 @@
+/* json_write.c - JSON values the library writes (see json_write.h). */
+#include "json_write.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyfloat.h"
+
+json_object *json_new_pyfloat(double v)
+{
+    if (!isfinite(v))
+        return NULL; /* json-c writes a NULL member as null */
+    char num[40];
+    pyfloat_repr(v, num, sizeof num);
+    return json_object_new_double_s(v, num);
+}
+
+/* The length of the valid UTF-8 character at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0 when it is not one. */
+static size_t utf8_char(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        unsigned char lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 ? 3 : 0;
+    }
+    if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        unsigned char lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80 ? 4 : 0;
+    }
+    return 0;
+}
+
+size_t utf8_sanitize(const char *s, char *out, size_t cap)
+{
+    static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
+    size_t n = 0;
+    if (cap == 0)
+        return 0;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        size_t len = utf8_char(p);
+        const char *piece = len ? (const char *)p : replacement;
+        size_t plen = len ? len : 3;
+        if (n + plen >= cap)
+            break;
+        memcpy(out + n, piece, plen);
+        n += plen;
+        p += len ? len : 1;
+    }
+    out[n] = '\0';
+    return n;
+}
+
+json_object *json_new_text(const char *s)
+{
+    s = s ? s : "";
+    size_t len = strlen(s);
+    /* Each invalid byte becomes 3: the worst case is 3x. */
+    char small[512] = "";
+    char *buf = len * 3 + 1 <= sizeof small ? small : malloc(len * 3 + 1);
+    if (!buf)
+        return NULL;
+    size_t n = utf8_sanitize(s, buf, len * 3 + 1);
+    json_object *o = json_object_new_string_len(buf, (int)n);
+    if (buf != small)
+        free(buf);
+    return o;
+}

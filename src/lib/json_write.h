@@ -1,0 +1,24 @@
+/* json_write.h - values for the JSON the library writes (the summary, the
+ * snapshot): numbers as Python prints floats, and text that is always valid
+ * JSON for any reader. */
+#ifndef GT_JSON_WRITE_H
+#define GT_JSON_WRITE_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+/* A number printed as Python prints the float (json-c's own "%.17g" writes
+ * 0.1 as 0.10000000000000001); NaN and infinities, which are not JSON,
+ * become null. */
+json_object *json_new_pyfloat(double v);
+
+/* A string with every invalid UTF-8 sequence replaced by U+FFFD (a command
+ * line may hold any bytes; another reader of the file must still be able to
+ * parse it). NULL s is "". */
+json_object *json_new_text(const char *s);
+
+/* s as valid UTF-8 into out (cap bytes; invalid sequences become U+FFFD,
+ * the result cut at a character boundary to fit). Returns its length. */
+size_t utf8_sanitize(const char *s, char *out, size_t cap);
+
+#endif

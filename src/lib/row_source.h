@@ -1,0 +1,29 @@
+/* row_source.h - where the writers of a run (snapshot, report, statistics)
+ * take its rows from: the arrays of a gt_series in memory, or the
+ * tracker's row store, which keeps a long run's rows in a file. Writers
+ * pull rows in order, a batch at a time, so that their memory does not
+ * grow with the run. */
+#ifndef GT_ROW_SOURCE_H
+#define GT_ROW_SOURCE_H
+
+#include <stddef.h>
+
+#include "gpu_tracker.h"
+
+struct row_source {
+    size_t count[2]; /* rows, by gt_series_kind */
+    /* Copies rows first .. first + n - 1 of kind into out (gt_process_row
+     * or gt_system_row structs). 0, or -1 with errno (a store's file could
+     * not be read). */
+    int (*read)(const struct row_source *src, gt_series_kind kind, size_t first, size_t n,
+                void *out);
+    const void *ctx;
+};
+
+/* A source over the arrays of series (which must outlive it). */
+void row_source_from_series(struct row_source *src, const gt_series *series);
+
+/* Rows read from a source per batch: a few hundred kilobytes of structs. */
+#define ROW_BATCH 1024
+
+#endif
