@@ -58,6 +58,30 @@ static void test_errors(void)
     check_error(&r, 2, "gpu-tracker: unknown GPU brand 'intel'; valid brands: nvidia, amd\n");
     r = gt("--bogus", "-e", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown option '--bogus'; see gpu-tracker --help\n");
+    /* The option named is the one given (it was the program's path). */
+    r = gt("-st", "1", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown option '-st': long options take two dashes: '--st'\n");
+    r = gt("--nce", "2", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown option '--nce'; did you mean '--nec'? (see "
+                       "gpu-tracker --help)\n");
+    r = gt("-x", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown option '-x'; see gpu-tracker --help\n");
+    r = gt("--st", NULL);
+    check_error(&r, 2, "gpu-tracker: option '--st' needs a value\n");
+    r = gt("system", "--duraton", "2", NULL);
+    check_error(&r, 2, "gpu-tracker: unknown option '--duraton'; did you mean '--duration'? (see "
+                       "gpu-tracker system --help)\n");
+    /* A subcommand one letter off is a typo, not a program to run (it ran
+     * /usr/bin/stat); after -- it is run. */
+    r = gt("stat", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown subcommand 'stat'; did you mean 'stats'? (to run a "
+                       "program named 'stat', write: gpu-tracker -- stat ...)\n");
+    r = gt("reprot", "x.json.gz", NULL);
+    check_error(&r, 2, "gpu-tracker: unknown subcommand 'reprot'; did you mean 'report'? (to run a "
+                       "program named 'reprot', write: gpu-tracker -- reprot ...)\n");
+    r = gt("--disable-logs", "-o", tmp_path("stat.txt"), "--", "stat", "/", NULL);
+    CHECK(r.status == 0); /* /usr/bin/stat ran */
+    result_free(&r);
     r = gt("-e", NULL);
     check_error(&r, 2, "gpu-tracker: option '-e' needs a value\n");
     r = gt(NULL);

@@ -240,6 +240,21 @@ static void test_series_on_stdout(void)
     CHECK_CONTAINS(r.err.data, "Resource tracking complete.");
     CHECK_CONTAINS(r.err.data, "Max RAM:");
     result_free(&r);
+
+    /* With -o the summary goes to its file, and the status line still not
+     * into the CSV on stdout (it did). */
+    const char *summary = tmp_path("stdout-summary.txt");
+    r = gt("--st", "0.2", "--disable-logs", "--process-csv", "-", "--system-csv", scsv, "-o",
+           summary, "--", WORKLOAD_BIN, "io-alloc", "1", "1", data, scsv, "2", NULL);
+    CHECK(r.status == 0);
+    csv_parse(r.out.data, &c);
+    CHECK_STR(c.header, PROCESS_HEADER);
+    CHECK(!strstr(r.out.data, "Resource tracking complete"));
+    CHECK_CONTAINS(r.err.data, "Resource tracking complete.");
+    char *text = slurp(summary);
+    CHECK(text && !strncmp(text, "Max RAM:", 8));
+    free(text);
+    result_free(&r);
 }
 
 /* --pid: the rows name the attached process. */
@@ -319,8 +334,7 @@ static void test_errors(void)
     check_error(&r, 2, "gpu-tracker: unexpected argument 'extra': gpu-tracker system takes only "
                        "options; see gpu-tracker system --help\n");
     r = gt("system", "--bogus", NULL);
-    check_error(&r, 2, "gpu-tracker: unknown option '--bogus' for gpu-tracker system; see "
-                       "gpu-tracker system --help\n");
+    check_error(&r, 2, "gpu-tracker: unknown option '--bogus'; see gpu-tracker system --help\n");
     r = gt("system", "-o", NULL);
     check_error(&r, 2, "gpu-tracker: option '-o' needs a value\n");
     r = gt("system", "-o", "/nonexistent/dir/x.csv", "--duration", "1", NULL);

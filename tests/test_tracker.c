@@ -337,6 +337,56 @@ static int wait_for_reader(const char *fifo)
     }
 }
 
+/* A sample that takes longer than the interval: the slots it covered are
+ * skipped (no invented rows) and counted in measurement.skipped. The
+ * sample is held at least 60 ms at a 10 ms interval: at least 5 slots
+ * pass, whatever the machine's load (which only makes it longer). */
+static void test_skipped_samples(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 0, 0, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .threads = 2, .rss_kb = 4000, .anon_kb = 4000,
+                        .private_kb = 4000, .pss_kb = 4000, .starttime = 5};
+    fx_proc_write(root, &m);
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/100/task/101", root);
+    mkdir(fifo, 0755);
+    snprintf(fifo, sizeof fifo, "%s/100/task/101/children", root);
+    CHECK(mkfifo(fifo, 0644) == 0);
+    gt_options o;
+    gt_options_init(&o);
+    o.proc_root = root;
+    o.process_id = 100;
+    o.sleep_time = 0.01;
+    o.resource_usage_file = "";
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    /* The baseline sample (in start) blocks on the FIFO too: a writer lets
+     * it through at once, then the first periodic sample blocks. */
+    int writer = -1;
+    pid_t helper = fork();
+    if (helper == 0) { /* unblocks the baseline sample */
+        int w = wait_for_reader(fifo);
+        close(w);
+        _exit(0);
+    }
+    CHECK(gt_tracker_start(t) == GT_OK);
+    waitpid(helper, NULL, 0);
+    writer = wait_for_reader(fifo); /* a periodic sample is blocked in read() now */
+    struct timespec ts = {0, 60 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    close(writer);
+    unlink(fifo); /* later samples find no children file: no more blocking */
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    CHECK_MSG(u && u->measurement.skipped >= 5, "%ld skipped", u ? u->measurement.skipped : -1);
+    char *json = gt_tracker_to_json(t);
+    CHECK_CONTAINS(json, "\"skipped\": ");
+    free(json);
+    gt_tracker_free(t);
+    fx_rmroot(root);
+}
+
 /* A sampling thread stuck in a system call (a read that never returns):
  * stop() gives up after stop_timeout with the samples taken so far, and a
  * free() meanwhile leaves the freeing to the thread. */
@@ -485,6 +535,7 @@ static void test_fork(void)
 int main(void)
 {
     test_stop_timeout();
+    test_skipped_samples();
     test_few_descriptors();
     test_option_errors();
     test_lifecycle();

@@ -14,6 +14,7 @@
 #include "run.h"
 #include "shlex.h"
 #include "snapshot_cmd.h"
+#include "suggest.h"
 #include "system_cmd.h"
 
 /* Warnings that arrive before the command runs wait here: if it cannot be
@@ -105,8 +106,27 @@ static int show(int argc, char **argv)
     return 0;
 }
 
+/* A first argument one edit from a subcommand is a typo, not a program to
+ * run (gpu-tracker stat x ran /usr/bin/stat); `--` before it runs it. */
+static int refuse_near_subcommand(const char *word)
+{
+    static const char *const subcommands[] = {"show", "system", "stats", "recommend", "report",
+                                              NULL};
+    for (size_t i = 0; subcommands[i]; i++)
+        if (strcmp(word, subcommands[i]) == 0)
+            return 0;
+    const char *near = suggest_nearest(word, subcommands, 1);
+    if (!near)
+        return 0;
+    fprintf(stderr, "gpu-tracker: unknown subcommand '%s'; did you mean '%s'? (to run a program "
+            "named '%s', write: gpu-tracker -- %s ...)\n", word, near, word, word);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && argv[1][0] != '-' && refuse_near_subcommand(argv[1]))
+        return 2;
     if (argc >= 2 && strcmp(argv[1], "show") == 0)
         return show(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "system") == 0)

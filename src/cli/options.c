@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "shlex.h"
+#include "suggest.h"
 
 const char cli_usage[] =
     "Tracks the computational resource usage (RAM, GPU RAM, CPU utilization, GPU utilization,\n"
@@ -155,6 +156,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
     int c;
     /* '+': stop at the first non-option, so the command's own options after
      * "--" (or after its name) are left alone. */
+    /* The argument getopt works on: optind before the call (in a cluster of
+     * short options, optind moves past it only after its last letter). */
+    int current = optind;
     while ((c = getopt_long(argc, argv, "+:hve:o:f:", long_options, NULL)) != -1) {
         long v;
         switch (c) {
@@ -208,12 +212,14 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
         case OPT_SAMPLED_ONLY: o->tracker.sampled_only = 1; break;
         case ':':
-            snprintf(err, errcap, "option '%s' needs a value", argv[optind - 1]);
+            snprintf(err, errcap, "option '%s' needs a value", argv[current]);
             return -1;
         default:
-            snprintf(err, errcap, "unknown option '%s'; see gpu-tracker --help", argv[optind - 1]);
+            suggest_option_error(argv[current], long_options, "see gpu-tracker --help", err,
+                                 errcap);
             return -1;
         }
+        current = optind;
     }
 
     if (gt_options_validate(&o->tracker) != GT_OK) {

@@ -16,6 +16,7 @@
 #include "gpu_tracker.h"
 #include "options.h"
 #include "output.h"
+#include "suggest.h"
 
 static const char usage[] =
     "Usage: gpu-tracker system [--st=<sleep-time>] [--duration=<seconds>] [-o <file>]\n"
@@ -106,6 +107,7 @@ int system_command(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
+    int current = optind; /* the argument getopt works on (see options.c) */
     while ((c = getopt_long(argc, argv, ":ho:", long_options, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(usage, stdout); return 0;
@@ -126,13 +128,14 @@ int system_command(int argc, char **argv)
             break;
         case OPT_DISABLE_LOGS: opts.disable_logs = 1; break;
         case ':':
-            snprintf(err, sizeof err, "option '%s' needs a value", argv[optind - 1]);
+            snprintf(err, sizeof err, "option '%s' needs a value", argv[current]);
             return fail(err, 2);
         default:
-            snprintf(err, sizeof err, "unknown option '%s' for gpu-tracker system; see "
-                     "gpu-tracker system --help", argv[optind - 1]);
+            suggest_option_error(argv[current], long_options, "see gpu-tracker system --help",
+                                 err, sizeof err);
             return fail(err, 2);
         }
+        current = optind;
     }
     if (optind < argc) {
         snprintf(err, sizeof err, "unexpected argument '%s': gpu-tracker system takes only "

@@ -132,6 +132,7 @@ struct gt_tracker {
     int duration_done; /* sampling reached options.duration and ended */
     double lateness_sum, lateness_max; /* seconds past each periodic sample's deadline */
     long lateness_n;
+    long skipped;      /* scheduled samples skipped: the one before overran */
     /* stop() gave up on a stuck sampling thread: the rows are the caller's
      * to read now, and the descriptors may be closed: add and write none. */
     int series_frozen;
@@ -498,6 +499,7 @@ static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
     t->usage.measurement.lateness_mean_ms =
         t->lateness_n ? t->lateness_sum / (double)t->lateness_n * 1e3 : 0;
     t->usage.measurement.lateness_max_ms = t->lateness_max * 1e3;
+    t->usage.measurement.skipped = t->skipped;
     t->usage.measurement.sampled_only = t->opts.sampled_only != 0;
     t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
     gt_gpu_details *d = &t->usage.gpu_details;
@@ -857,6 +859,8 @@ static void *sampler_main(void *arg)
         pthread_mutex_lock(&t->lock);
         /* Next deadline on the schedule; deadlines already past are skipped. */
         long due = (long)floor((monotonic_now() - t->start_time) / interval) + 1;
+        if (due > k + 1)
+            t->skipped += due - (k + 1); /* slots the overrun left no time for */
         k = due > k + 1 ? due : k + 1;
     }
     t->thread_done = 1;
