@@ -121,7 +121,8 @@ typedef struct gt_options {
     /* ---- Time series (resource_tracker's ProcessTracker/SystemTracker) ----
      * Which series to keep: GT_SERIES_PROCESS, GT_SERIES_SYSTEM or both
      * (default 0: none). Rows come at start + k * sleep_time (k = 1, 2, ...)
-     * and are kept in memory (gt_tracker_series); each is also written as a
+     * and are kept (gt_tracker_series; the newest in memory, a long run's
+     * others in an unlinked temporary file); each is also written as a
      * CSV line to the descriptor below when it is >= 0, the header at
      * gt_tracker_start(). The descriptors stay the caller's (never closed);
      * a write that fails stops the writing with one warning, the rows in
@@ -471,6 +472,30 @@ typedef struct gt_snapshot {
 GT_API gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
                                      gt_snapshot **out);
 
+/* A snapshot of a STOPPED tracker written straight to path (as
+ * gt_snapshot_write of gt_tracker_snapshot), its rows streamed from where
+ * the tracker keeps them: the memory this takes does not grow with the
+ * run, however long (gt_tracker_snapshot copies every row into memory).
+ * GT_ERR_STATE unless STOPPED, GT_ERR_IO with the reason. */
+GT_API gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
+                                           const char *path);
+
+/* The HTML report of a STOPPED tracker written straight to path, as
+ * gt_snapshot_write_report of its snapshot, in memory that does not grow
+ * with the run. server_json as for gt_snapshot_report_html. */
+GT_API gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
+                                         const char *server_json, const char *path);
+
+/* A series of a STOPPED tracker as CSV (gt_series_to_csv's text) written
+ * to the descriptor fd, a batch of rows at a time (fd stays the caller's).
+ * GT_ERR_STATE unless STOPPED, GT_ERR_IO when writing fails. */
+GT_API gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd);
+
+/* 1 when writing rows of kind to options.process_csv_fd / system_csv_fd
+ * failed at some row (a warning said why): that descriptor lacks rows the
+ * tracker kept, which gt_tracker_write_series_csv can write elsewhere. */
+GT_API int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind);
+
 /* Writes s as gzipped JSON to path, atomically. GT_ERR_IO with the reason. */
 GT_API gt_status gt_snapshot_write(const gt_snapshot *s, const char *path);
 
@@ -592,7 +617,10 @@ GT_API gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct ru
 GT_API const gt_resource_usage *gt_tracker_usage(gt_tracker *t);
 
 /* The rows kept (options.series) in *out. GT_ERR_STATE unless STOPPED. The
- * arrays are the tracker's, valid until gt_tracker_free(). */
+ * arrays are the tracker's, valid until gt_tracker_free(). While tracking,
+ * a long run's rows are kept on disk (docs/api.md); this copies all of
+ * them into memory (once): for long runs prefer gt_tracker_write_*.
+ * GT_ERR_NO_MEMORY, GT_ERR_IO (the rows could not be read back). */
 GT_API gt_status gt_tracker_series(gt_tracker *t, gt_series *out);
 
 /* With options.duration: waits up to timeout seconds for sampling to end by

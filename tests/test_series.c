@@ -15,6 +15,7 @@
 #include "fixture.h"
 #include "gpu_tracker.h"
 #include "proc_parse.h"
+#include "row_store.h"
 #include "series.h"
 #include "write_csv.h"
 #include "sys_parse.h"
@@ -727,6 +728,75 @@ static void test_tracker_rows(void)
     fx_rmroot(root);
 }
 
+/* Appends n rows the way the tracker does (a full tail is flushed, then
+ * committed) and reads them all back. 1 when every row came back intact. */
+static int store_round_trip(struct row_store *st, size_t n, int *warnings)
+{
+    for (size_t i = 0; i < n; i++) {
+        gt_process_row p;
+        gt_system_row y;
+        memset(&p, 0, sizeof p);
+        memset(&y, 0, sizeof y);
+        p.timestamp = y.timestamp = 1700000000.0 + (double)i;
+        p.pid = (int)i;
+        p.memory = 3ULL * i;
+        y.net_recv_bytes = 7ULL * i;
+        int fp = row_store_add(st, GT_SERIES_KIND_PROCESS, &p);
+        int fy = row_store_add(st, GT_SERIES_KIND_SYSTEM, &y);
+        if (fp < 0 || fy < 0)
+            return 0;
+        if (fp == 1)
+            *warnings += row_store_commit(st, GT_SERIES_KIND_PROCESS,
+                                          row_store_flush(st, GT_SERIES_KIND_PROCESS));
+        if (fy == 1)
+            *warnings += row_store_commit(st, GT_SERIES_KIND_SYSTEM,
+                                          row_store_flush(st, GT_SERIES_KIND_SYSTEM));
+    }
+    struct row_source src;
+    row_store_source(st, &src);
+    if (src.count[0] != n || src.count[1] != n)
+        return 0;
+    /* Read back in uneven pieces that straddle the disk and the tail. */
+    gt_process_row p[777];
+    gt_system_row y[777];
+    for (size_t at = 0; at < n; at += 777) {
+        size_t take = n - at < 777 ? n - at : 777;
+        if (src.read(&src, GT_SERIES_KIND_PROCESS, at, take, p) < 0 ||
+            src.read(&src, GT_SERIES_KIND_SYSTEM, at, take, y) < 0)
+            return 0;
+        for (size_t k = 0; k < take; k++)
+            if (p[k].pid != (int)(at + k) || p[k].memory != 3ULL * (at + k) ||
+                y[k].net_recv_bytes != 7ULL * (at + k) ||
+                y[k].timestamp != 1700000000.0 + (double)(at + k))
+                return 0;
+    }
+    return 1;
+}
+
+/* The row store: rows beyond the tail go to an unlinked file and come back
+ * intact; when no file can be made, they stay in memory (one warning), and
+ * none is lost. */
+static void test_row_store(void)
+{
+    struct row_store st;
+    row_store_init(&st);
+    int warnings = 0;
+    CHECK(store_round_trip(&st, 5000, &warnings));
+    CHECK(warnings == 0);
+    CHECK(st.series[GT_SERIES_KIND_PROCESS].on_disk > 0 && st.spill_error[0] == '\0');
+    CHECK(st.series[GT_SERIES_KIND_PROCESS].ntail <= ROW_STORE_TAIL);
+    row_store_free(&st);
+
+    row_store_init(&st);
+    st.dir = "/nonexistent-dir";
+    warnings = 0;
+    CHECK(store_round_trip(&st, 5000, &warnings));
+    CHECK(warnings == 1); /* said once, for both series */
+    CHECK(st.series[GT_SERIES_KIND_PROCESS].on_disk == 0);
+    CHECK_CONTAINS(st.spill_error, "cannot make a file for rows in /nonexistent-dir");
+    row_store_free(&st);
+}
+
 int main(void)
 {
     test_diskstats_lines();
@@ -739,5 +809,6 @@ int main(void)
     test_process_rows_and_csv();
     test_tree_counters();
     test_tracker_rows();
+    test_row_store();
     return check_exit("test_series");
 }

@@ -44,6 +44,22 @@ static double wall_now(void)
 }
 
 /* A real (short) run of this process, with both series: 3 rows. */
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t n = getdelim(&text, &cap, '\0', f);
+    fclose(f);
+    if (n < 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 static gt_snapshot *real_snapshot(int discover_cloud)
 {
     gt_options o;
@@ -66,6 +82,31 @@ static gt_snapshot *real_snapshot(int discover_cloud)
     CHECK(gt_tracker_wait(t, 30) == 1);
     CHECK(gt_tracker_stop(t) == GT_OK);
     CHECK(gt_tracker_snapshot(t, "python train.py --epochs 3 <b>&", 3, &s) == GT_OK);
+    /* The streamed writers (what gpu-tracker uses, rows read from the
+     * tracker's store) give exactly what the in-memory snapshot gives. */
+    if (s && !discover_cloud) {
+        char streamed[600], copied[600], rs[600], rc[600];
+        snprintf(streamed, sizeof streamed, "%s/streamed.json.gz", dir);
+        snprintf(copied, sizeof copied, "%s/copied.json.gz", dir);
+        snprintf(rs, sizeof rs, "%s/streamed.html", dir);
+        snprintf(rc, sizeof rc, "%s/copied.html", dir);
+        CHECK(gt_tracker_write_snapshot(t, s->command, 3, streamed) == GT_OK);
+        CHECK(gt_snapshot_write(s, copied) == GT_OK);
+        CHECK(gt_tracker_write_report(t, s->command, 3, NULL, rs) == GT_OK);
+        CHECK(gt_snapshot_write_report(s, NULL, rc) == GT_OK);
+        gt_snapshot *a = NULL, *b = NULL;
+        CHECK(gt_snapshot_read(streamed, &a) == GT_OK && gt_snapshot_read(copied, &b) == GT_OK);
+        char *ja = a ? gt_snapshot_to_json(a) : NULL, *jb = b ? gt_snapshot_to_json(b) : NULL;
+        CHECK(ja && jb && strcmp(ja, jb) == 0);
+        free(ja);
+        free(jb);
+        gt_snapshot_free(a);
+        gt_snapshot_free(b);
+        char *ha = slurp_file(rs), *hb = slurp_file(rc);
+        CHECK(ha && hb && strcmp(ha, hb) == 0);
+        free(ha);
+        free(hb);
+    }
     gt_tracker_free(t);
     return s;
 }

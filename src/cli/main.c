@@ -207,12 +207,10 @@ int main(int argc, char **argv)
     /* Output that could not be written makes the exit status non-zero (the
      * command's own, or 1), after what it held went to stderr. */
     int output_failed = 0;
-    gt_series series;
-    if (gt_tracker_series(t, &series) == GT_OK)
-        for (int i = 0; i < 2; i++)
-            if (csv_paths[i])
-                output_failed |= output_rescue_series(
-                    &series, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM, csv_paths[i]);
+    for (int i = 0; i < 2; i++)
+        if (csv_paths[i])
+            output_failed |= output_rescue_series(
+                t, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM, csv_paths[i]);
     for (int i = 0; i < 2; i++)
         if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0) {
             fprintf(stderr, "gpu-tracker: cannot write %s file '%s': %s\n", csv_options[i],

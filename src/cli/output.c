@@ -96,20 +96,16 @@ void output_print_untrusted(FILE *f, const char *s)
     }
 }
 
-int output_rescue_series(const gt_series *series, gt_series_kind kind, const char *path)
+int output_rescue_series(gt_tracker *t, gt_series_kind kind, const char *path)
 {
     int proc = kind == GT_SERIES_KIND_PROCESS;
-    if (!(proc ? series->process_csv_failed : series->system_csv_failed))
+    if (!gt_tracker_csv_failed(t, kind))
         return 0;
-    char *csv = gt_series_to_csv(series, kind);
     fprintf(stderr, "gpu-tracker: the %s series could not be written in full to '%s'; all its "
-            "%zu rows follow on standard error\n", proc ? "process" : "system",
-            strcmp(path, "-") == 0 ? "standard output" : path,
-            proc ? series->nprocess : series->nsystem);
-    if (csv)
-        fputs(csv, stderr);
-    else
-        fputs("gpu-tracker: out of memory formatting the rows\n", stderr);
-    free(csv);
+            "rows follow on standard error\n", proc ? "process" : "system",
+            strcmp(path, "-") == 0 ? "standard output" : path);
+    fflush(stderr);
+    if (gt_tracker_write_series_csv(t, kind, STDERR_FILENO) != GT_OK)
+        fprintf(stderr, "gpu-tracker: %s\n", gt_last_error());
     return 1;
 }

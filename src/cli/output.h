@@ -36,8 +36,9 @@ int output_find_same(const struct output_use *uses, size_t n, char *err, size_t 
 void output_print_untrusted(FILE *f, const char *s);
 
 /* After a run: if writing a series to path failed on the way, says so on
- * standard error and writes the whole series, kept in memory, there
- * instead, so that no row is lost. Returns 1 when that happened. */
-int output_rescue_series(const gt_series *series, gt_series_kind kind, const char *path);
+ * standard error and writes the whole series, kept by the tracker, there
+ * instead (streamed: however many rows), so that no row is lost. Returns 1
+ * when that happened. */
+int output_rescue_series(gt_tracker *t, gt_series_kind kind, const char *path);
 
 #endif

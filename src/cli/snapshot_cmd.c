@@ -21,15 +21,14 @@ static int fail(const char *msg, int status)
 int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
              const char *report_path)
 {
-    gt_snapshot *s = NULL;
-    if (gt_tracker_snapshot(t, command, exit_status, &s) != GT_OK)
-        return fail(gt_last_error(), 1);
+    /* Streamed from where the tracker keeps the rows: a long run's
+     * snapshot and report cost no more memory than a short one's. */
     int failed = 0;
-    if (snapshot_path && gt_snapshot_write(s, snapshot_path) != GT_OK)
+    if (snapshot_path && gt_tracker_write_snapshot(t, command, exit_status, snapshot_path) != GT_OK)
         failed = fail(gt_last_error(), 1);
-    if (report_path && gt_snapshot_write_report(s, NULL, report_path) != GT_OK)
+    if (report_path &&
+        gt_tracker_write_report(t, command, exit_status, NULL, report_path) != GT_OK)
         failed = fail(gt_last_error(), 1);
-    gt_snapshot_free(s);
     return failed;
 }
 

@@ -173,9 +173,7 @@ int system_command(int argc, char **argv)
     } else {
         wait_for_end(t, &set, opts.duration, opts.sleep_time);
         gt_tracker_stop(t);
-        gt_series series;
-        if (gt_tracker_series(t, &series) == GT_OK &&
-            output_rescue_series(&series, GT_SERIES_KIND_SYSTEM, output))
+        if (output_rescue_series(t, GT_SERIES_KIND_SYSTEM, output))
             status = 1;
     }
     gt_tracker_free(t);

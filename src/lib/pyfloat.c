@@ -6,19 +6,29 @@
  * them out with Python's rules (Python/pystrtod.c, format code 'r'). */
 #include "pyfloat.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Shortest decimal digits of |v| (no dot, no trailing zeros) and the decimal
- * point position: |v| = 0.DIGITS * 10^decpt. */
+ * point position: |v| = 0.DIGITS * 10^decpt.
+ *
+ * If some decimal of at most 15 significant digits reads back as v, the
+ * correctly rounded 15-digit one does too, and it is that decimal padded
+ * with zeros (v is within half an ulp, far less than half a unit of the
+ * 15th digit); likewise for 16. So 15, 16 and 17 digits are all there is
+ * to try: one snprintf for most values, not up to 17 (this runs for every
+ * number of every row written). */
 static void shortest_digits(double v, char *digits, size_t cap, int *decpt)
 {
     char buf[40];
-    for (int prec = 0; prec < 17; prec++) {
+    /* A subnormal has fewer than 53 bits: the argument above does not hold,
+     * every length is tried. */
+    for (int prec = v < DBL_MIN ? 0 : 14; prec <= 16; prec++) {
         snprintf(buf, sizeof buf, "%.*e", prec, v);
-        if (strtod(buf, NULL) == v)
+        if (prec == 16 || strtod(buf, NULL) == v)
             break;
     }
     /* buf is "D.DDDDe[+-]XX" or "De[+-]XX" */

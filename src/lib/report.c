@@ -11,6 +11,9 @@
 
 #include "file_io.h"
 #include "internal.h"
+#include "report.h"
+#include "row_source.h"
+#include "stats.h"
 
 /* ---- a growing string ------------------------------------------------- */
 
@@ -180,28 +183,58 @@ static void fmt_tick(double v, double step, char *out, size_t cap)
 #define PAD_R 16
 #define PAD_T 16
 #define PAD_B 44
+/* The plot's width in pixels: a series with more rows than this is drawn
+ * as one column of min..max (and the mean) per pixel. */
+#define PLOT_W (CHART_W - PAD_L - PAD_R)
+
+/* The lines the charts draw, one value per row. */
+enum line_id {
+    L_PCPU, L_SCPU, L_PMEM, L_SMEM, L_PGPU, L_SGPU, L_PVRAM, L_SVRAM,
+    L_DR, L_DW, L_PR, L_PW, L_NR, L_NS, NLINES
+};
+
+/* What one plot column holds of one line. */
+struct bucket {
+    double min, max, sum;
+    unsigned long count;
+};
+
+/* Every line of every chart, reduced to at most PLOT_W columns: the report
+ * costs the same for a week of rows as for a minute (a few hundred
+ * kilobytes here, and a page of at most a few hundred kilobytes). */
+struct chart_data {
+    size_t n;          /* rows (the longer series) */
+    int ncols;         /* columns drawn: n, or PLOT_W when rows outnumber pixels */
+    int envelope;      /* columns hold many rows: draw min..max and the mean */
+    double x[PLOT_W];  /* each column's time, seconds since the start */
+    double xspan;      /* the last row's time */
+    struct bucket b[NLINES][PLOT_W];
+};
 
 struct line {
     const char *label;
     const char *color;
-    const double *y;
+    enum line_id id;
 };
 
-/* A line chart of up to 4 lines over x (seconds since the first row). */
-static void chart(struct sb *b, const char *title, const char *unit, const double *x, size_t n,
+static double plot_y(double v, double ytop, double ph)
+{
+    return PAD_T + ph - (isfinite(v) ? v : 0) / ytop * ph;
+}
+
+/* A line chart of up to 4 lines. */
+static void chart(struct sb *b, const char *title, const char *unit, const struct chart_data *d,
                   const struct line *lines, size_t nlines)
 {
-    double xmax = 0, ymax = 0;
-    for (size_t i = 0; i < n; i++) {
-        xmax = fmax(xmax, x[i]);
-        for (size_t l = 0; l < nlines; l++)
-            if (isfinite(lines[l].y[i]))
-                ymax = fmax(ymax, lines[l].y[i]);
-    }
-    struct axis yaxis = nice_axis(ymax, 4), xaxis = nice_axis(xmax, 6);
+    double ymax = 0;
+    for (size_t l = 0; l < nlines; l++)
+        for (int c = 0; c < d->ncols; c++)
+            if (d->b[lines[l].id][c].count && isfinite(d->b[lines[l].id][c].max))
+                ymax = fmax(ymax, d->b[lines[l].id][c].max);
+    struct axis yaxis = nice_axis(ymax, 4), xaxis = nice_axis(d->xspan, 6);
     double ytop = yaxis.top;
-    double xright = xmax > 0 && xmax <= 1e300 ? xmax : 1;
-    double pw = CHART_W - PAD_L - PAD_R, ph = CHART_H - PAD_T - PAD_B;
+    double xright = d->xspan > 0 && d->xspan <= 1e300 ? d->xspan : 1;
+    double pw = PLOT_W, ph = CHART_H - PAD_T - PAD_B;
 
     sb_puts(b, "<figure class=\"chart\"><figcaption>");
     sb_text(b, title);
@@ -243,18 +276,36 @@ static void chart(struct sb *b, const char *title, const char *unit, const doubl
     sb_text(b, unit);
     sb_puts(b, "</text>");
     for (size_t l = 0; l < nlines; l++) {
-        sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                  lines[l].color);
-        for (size_t i = 0; i < n; i++)
-            sb_printf(b, "%.1f,%.1f ", PAD_L + (xmax > 0 ? x[i] / xright * pw : pw / 2),
-                      PAD_T + ph - (isfinite(lines[l].y[i]) ? lines[l].y[i] : 0) / ytop * ph);
+        const struct bucket *bk = d->b[lines[l].id];
+        if (d->envelope) {
+            /* min..max of each column as a band: along the maxima, back
+             * along the minima. */
+            sb_printf(b, "<polygon class=\"band\" fill=\"%s\" fill-opacity=\"0.25\" points=\"",
+                      lines[l].color);
+            for (int c = 0; c < d->ncols; c++)
+                if (bk[c].count)
+                    sb_printf(b, "%.1f,%.1f ", PAD_L + d->x[c] / xright * pw,
+                              plot_y(bk[c].max, ytop, ph));
+            for (int c = d->ncols - 1; c >= 0; c--)
+                if (bk[c].count)
+                    sb_printf(b, "%.1f,%.1f ", PAD_L + d->x[c] / xright * pw,
+                              plot_y(bk[c].min, ytop, ph));
+            sb_puts(b, "\"/>");
+        }
+        /* The line: each row's value, or each column's mean. */
+        sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" points=\"",
+                  lines[l].color, d->envelope ? "1.2" : "2");
+        for (int c = 0; c < d->ncols; c++)
+            if (bk[c].count)
+                sb_printf(b, "%.1f,%.1f ", PAD_L + (d->xspan > 0 ? d->x[c] / xright * pw : pw / 2),
+                          plot_y(bk[c].sum / (double)bk[c].count, ytop, ph));
         sb_puts(b, "\"/>");
-        if (n <= 60)
-            for (size_t i = 0; i < n; i++)
-                sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
-                          PAD_L + (xmax > 0 ? x[i] / xright * pw : pw / 2),
-                          PAD_T + ph - (isfinite(lines[l].y[i]) ? lines[l].y[i] : 0) / ytop * ph,
-                          lines[l].color);
+        if (!d->envelope && d->n <= 60)
+            for (int c = 0; c < d->ncols; c++)
+                if (bk[c].count)
+                    sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
+                              PAD_L + (d->xspan > 0 ? d->x[c] / xright * pw : pw / 2),
+                              plot_y(bk[c].sum / (double)bk[c].count, ytop, ph), lines[l].color);
     }
     sb_puts(b, "</svg><div class=\"legend\">");
     for (size_t l = 0; l < nlines; l++) {
@@ -262,6 +313,9 @@ static void chart(struct sb *b, const char *title, const char *unit, const doubl
         sb_text(b, lines[l].label);
         sb_puts(b, "</span>");
     }
+    if (d->envelope)
+        sb_printf(b, "<span>%zu rows: each pixel column shows their range (band) and mean "
+                  "(line)</span>", d->n);
     sb_puts(b, "</div></figure>\n");
 }
 
@@ -326,53 +380,98 @@ static void row(struct sb *b, const char *key, const char *value)
     sb_puts(b, "</td></tr>\n");
 }
 
-/* The columns the charts draw, as arrays of doubles. */
-struct chart_data {
-    size_t n;
-    double *block; /* every column, one allocation */
-    double *x, *pcpu, *scpu, *pmem, *smem, *pgpu, *sgpu, *pvram, *svram, *dr, *dw, *pr, *pw,
-        *nr, *ns;
-};
-
-static int chart_data(const gt_snapshot *s, struct chart_data *d)
+static void bucket_add(struct bucket *bk, double v)
 {
-    const gt_series *se = &s->series;
+    if (!isfinite(v))
+        return;
+    if (!bk->count || v < bk->min)
+        bk->min = v;
+    if (!bk->count || v > bk->max)
+        bk->max = v;
+    bk->sum += v;
+    bk->count++;
+}
+
+/* The time of row i of the longer series kind, or NAN. */
+static double row_time(const struct row_source *rows, gt_series_kind kind, size_t i)
+{
+    gt_process_row p;
+    gt_system_row y;
+    if (kind == GT_SERIES_KIND_PROCESS)
+        return rows->read(rows, kind, i, 1, &p) == 0 ? p.timestamp : NAN;
+    return rows->read(rows, kind, i, 1, &y) == 0 ? y.timestamp : NAN;
+}
+
+/* The charts' columns, in one pass over the rows, a batch at a time. */
+static int chart_data(const gt_snapshot *s, const struct row_source *rows, struct chart_data *d)
+{
     memset(d, 0, sizeof *d);
-    size_t n = se->nprocess > se->nsystem ? se->nprocess : se->nsystem;
+    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
+    size_t n = np > ns ? np : ns;
     d->n = n;
-    double **cols[] = {&d->x,  &d->pcpu, &d->scpu, &d->pmem, &d->smem, &d->pgpu, &d->sgpu, &d->pvram,
-                       &d->svram, &d->dr, &d->dw, &d->pr, &d->pw, &d->nr, &d->ns};
-    size_t ncols = sizeof cols / sizeof cols[0], rows = n ? n : 1;
-    if (!(d->block = calloc(ncols * rows, sizeof(double))))
+    if (n == 0)
+        return 0;
+    /* x: seconds since tracking started (the first row is one interval in). */
+    gt_series_kind longer = np >= ns ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM;
+    double first = row_time(rows, longer, 0), last = row_time(rows, longer, n - 1);
+    if (isnan(first) || isnan(last))
         return -1;
-    for (size_t c = 0; c < ncols; c++)
-        *cols[c] = d->block + c * rows;
-    /* x: seconds since tracking started (the first row is one interval in) */
-    double t0 = s->start_time > 0 ? s->start_time
-                : se->nprocess      ? se->process[0].timestamp - se->interval
-                : n                 ? se->system[0].timestamp - se->interval
-                                    : 0;
-    double secs = se->interval > 0 ? se->interval : 1;
-    for (size_t i = 0; i < n; i++) {
-        const gt_process_row *p = i < se->nprocess ? &se->process[i] : NULL;
-        const gt_system_row *y = i < se->nsystem ? &se->system[i] : NULL;
-        d->x[i] = (p ? p->timestamp : y->timestamp) - t0;
-        d->pcpu[i] = p ? p->cpu_usage : NAN;
-        d->pmem[i] = p ? (double)p->memory / 1024.0 : NAN;
-        d->pgpu[i] = p ? p->gpu_usage : NAN;
-        d->pvram[i] = p ? p->gpu_vram : NAN;
-        d->pr[i] = p ? (double)p->read_bytes / secs / 1e6 : NAN;
-        d->pw[i] = p ? (double)p->write_bytes / secs / 1e6 : NAN;
-        d->scpu[i] = y ? y->cpu_usage : NAN;
-        d->smem[i] = y ? (double)y->memory_used / 1024.0 : NAN;
-        d->sgpu[i] = y ? y->gpu_usage : NAN;
-        d->svram[i] = y ? y->gpu_vram : NAN;
-        d->dr[i] = y ? (double)y->disk_read_bytes / secs / 1e6 : NAN;
-        d->dw[i] = y ? (double)y->disk_write_bytes / secs / 1e6 : NAN;
-        d->nr[i] = y ? (double)y->net_recv_bytes / secs / 1e6 : NAN;
-        d->ns[i] = y ? (double)y->net_sent_bytes / secs / 1e6 : NAN;
+    double t0 = s->start_time > 0 ? s->start_time : first - s->series.interval;
+    d->xspan = last - t0;
+    d->envelope = n > PLOT_W;
+    d->ncols = d->envelope ? PLOT_W : (int)n;
+    if (d->envelope)
+        for (int c = 0; c < PLOT_W; c++)
+            d->x[c] = d->xspan * (c + 0.5) / PLOT_W;
+    double secs = s->series.interval > 0 ? s->series.interval : 1;
+
+    gt_process_row *pb = malloc(ROW_BATCH * sizeof *pb);
+    gt_system_row *yb = malloc(ROW_BATCH * sizeof *yb);
+    int rc = pb && yb ? 0 : -1;
+    for (size_t at = 0; rc == 0 && at < n; at += ROW_BATCH) {
+        size_t take = n - at < ROW_BATCH ? n - at : ROW_BATCH;
+        size_t tp = at < np ? (np - at < take ? np - at : take) : 0;
+        size_t ty = at < ns ? (ns - at < take ? ns - at : take) : 0;
+        if ((tp && rows->read(rows, GT_SERIES_KIND_PROCESS, at, tp, pb) < 0) ||
+            (ty && rows->read(rows, GT_SERIES_KIND_SYSTEM, at, ty, yb) < 0)) {
+            rc = -1;
+            break;
+        }
+        for (size_t k = 0; k < take; k++) {
+            const gt_process_row *pr = k < tp ? &pb[k] : NULL;
+            const gt_system_row *sr = k < ty ? &yb[k] : NULL;
+            double x = (pr ? pr->timestamp : sr->timestamp) - t0;
+            int c;
+            if (!d->envelope) {
+                c = (int)(at + k);
+                d->x[c] = x;
+            } else {
+                double pos = d->xspan > 0 ? x / d->xspan * PLOT_W : 0;
+                c = pos >= PLOT_W ? PLOT_W - 1 : pos > 0 ? (int)pos : 0;
+            }
+            if (pr) {
+                bucket_add(&d->b[L_PCPU][c], pr->cpu_usage);
+                bucket_add(&d->b[L_PMEM][c], (double)pr->memory / 1024.0);
+                bucket_add(&d->b[L_PGPU][c], pr->gpu_usage);
+                bucket_add(&d->b[L_PVRAM][c], pr->gpu_vram);
+                bucket_add(&d->b[L_PR][c], (double)pr->read_bytes / secs / 1e6);
+                bucket_add(&d->b[L_PW][c], (double)pr->write_bytes / secs / 1e6);
+            }
+            if (sr) {
+                bucket_add(&d->b[L_SCPU][c], sr->cpu_usage);
+                bucket_add(&d->b[L_SMEM][c], (double)sr->memory_used / 1024.0);
+                bucket_add(&d->b[L_SGPU][c], sr->gpu_usage);
+                bucket_add(&d->b[L_SVRAM][c], sr->gpu_vram);
+                bucket_add(&d->b[L_DR][c], (double)sr->disk_read_bytes / secs / 1e6);
+                bucket_add(&d->b[L_DW][c], (double)sr->disk_write_bytes / secs / 1e6);
+                bucket_add(&d->b[L_NR][c], (double)sr->net_recv_bytes / secs / 1e6);
+                bucket_add(&d->b[L_NS][c], (double)sr->net_sent_bytes / secs / 1e6);
+            }
+        }
     }
-    return 0;
+    free(pb);
+    free(yb);
+    return rc;
 }
 
 #define PROC_COLOR "#2f6fde"
@@ -388,27 +487,26 @@ static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *
         return;
     }
     sb_puts(b, "<div class=\"charts\">\n");
-    struct line cpu[] = {{"tracked processes", PROC_COLOR, d->pcpu},
-                         {"whole system", SYS_COLOR, d->scpu}};
-    chart(b, "CPU usage", "cores", d->x, d->n, cpu, 2);
-    struct line mem[] = {{"tracked processes (PSS)", PROC_COLOR, d->pmem},
-                         {"whole system (used)", SYS_COLOR, d->smem}};
-    chart(b, "Memory", "MiB", d->x, d->n, mem, 2);
-    struct line gpu[] = {{"tracked processes", PROC_COLOR, d->pgpu},
-                         {"all GPUs", SYS_COLOR, d->sgpu}};
+    struct line cpu[] = {{"tracked processes", PROC_COLOR, L_PCPU},
+                         {"whole system", SYS_COLOR, L_SCPU}};
+    chart(b, "CPU usage", "cores", d, cpu, 2);
+    struct line mem[] = {{"tracked processes (PSS)", PROC_COLOR, L_PMEM},
+                         {"whole system (used)", SYS_COLOR, L_SMEM}};
+    chart(b, "Memory", "MiB", d, mem, 2);
+    struct line gpu[] = {{"tracked processes", PROC_COLOR, L_PGPU},
+                         {"all GPUs", SYS_COLOR, L_SGPU}};
     int no_gpu = s->server.gpu_count == 0;
-    chart(b, no_gpu ? "GPU utilization (no GPU found)" : "GPU utilization", "GPUs", d->x, d->n,
-          gpu, 2);
-    struct line vram[] = {{"tracked processes", PROC_COLOR, d->pvram},
-                          {"all GPUs", SYS_COLOR, d->svram}};
-    chart(b, no_gpu ? "GPU memory (no GPU found)" : "GPU memory", "MiB", d->x, d->n, vram, 2);
-    struct line disk[] = {{"processes read", PROC_COLOR, d->pr},
-                          {"processes write", PROC2_COLOR, d->pw},
-                          {"disks read", SYS_COLOR, d->dr},
-                          {"disks write", SYS2_COLOR, d->dw}};
-    chart(b, "Disk I/O", "MB/s", d->x, d->n, disk, 4);
-    struct line net[] = {{"received", PROC_COLOR, d->nr}, {"sent", PROC2_COLOR, d->ns}};
-    chart(b, "Network", "MB/s", d->x, d->n, net, 2);
+    chart(b, no_gpu ? "GPU utilization (no GPU found)" : "GPU utilization", "GPUs", d, gpu, 2);
+    struct line vram[] = {{"tracked processes", PROC_COLOR, L_PVRAM},
+                          {"all GPUs", SYS_COLOR, L_SVRAM}};
+    chart(b, no_gpu ? "GPU memory (no GPU found)" : "GPU memory", "MiB", d, vram, 2);
+    struct line disk[] = {{"processes read", PROC_COLOR, L_PR},
+                          {"processes write", PROC2_COLOR, L_PW},
+                          {"disks read", SYS_COLOR, L_DR},
+                          {"disks write", SYS2_COLOR, L_DW}};
+    chart(b, "Disk I/O", "MB/s", d, disk, 4);
+    struct line net[] = {{"received", PROC_COLOR, L_NR}, {"sent", PROC2_COLOR, L_NS}};
+    chart(b, "Network", "MB/s", d, net, 2);
     sb_puts(b, "</div>\n");
 }
 
@@ -434,11 +532,12 @@ static void server_recommendation(struct sb *b, const char *server_json)
     json_object_put(o);
 }
 
-char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
+char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
+                       const char *server_json)
 {
     struct sb b = {0};
     gt_stats st;
-    int have_stats = gt_snapshot_stats(s, &st) == GT_OK;
+    int have_stats = stats_of_rows(rows, s->series.interval, &st) == GT_OK;
     gt_clear_error();
     gt_recommendation rec = {0};
     if (have_stats)
@@ -507,12 +606,12 @@ char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
     sb_puts(&b, "</div>\n");
 
     sb_puts(&b, "<h2>Over time</h2>\n");
-    struct chart_data d;
-    if (chart_data(s, &d) == 0)
-        charts(&b, s, &d);
+    struct chart_data *d = malloc(sizeof *d); /* a few hundred kilobytes: not the stack */
+    if (d && chart_data(s, rows, d) == 0)
+        charts(&b, s, d);
     else
         b.failed = 1;
-    free(d.block);
+    free(d);
 
     if (have_stats) {
         sb_puts(&b, "<h2>Statistics</h2>\n<table>\n");
@@ -594,13 +693,29 @@ char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
     return b.s;
 }
 
-gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json, const char *path)
+char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
 {
-    gt_clear_error();
-    char *html = gt_snapshot_report_html(s, server_json);
+    struct row_source rows;
+    row_source_from_series(&rows, &s->series);
+    return report_html_rows(s, &rows, server_json);
+}
+
+gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
+                            const char *server_json, const char *path)
+{
+    char *html = report_html_rows(s, rows, server_json);
     if (!html)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows could "
+                       "not be read", path);
     gt_status st = write_file_atomic(path, html, strlen(html));
     free(html);
     return st;
+}
+
+gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json, const char *path)
+{
+    gt_clear_error();
+    struct row_source rows;
+    row_source_from_series(&rows, &s->series);
+    return report_write_rows(s, &rows, server_json, path);
 }

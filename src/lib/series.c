@@ -1,5 +1,5 @@
 /* series.c - rows of the process and system series from two readings, and
- * the store that keeps them (their CSV: write_csv.c). */
+ * (the row store keeps them: row_store.c; their CSV: write_csv.c). */
 #define _GNU_SOURCE
 #include "series.h"
 
@@ -139,27 +139,4 @@ void series_system_row(const struct system_reading *prev, const struct system_re
     row->gpu_usage = pyfloat_round(cur->gpu.usage, 4);
     row->gpu_vram = pyfloat_round(cur->gpu.vram_mib, 4);
     row->gpu_utilized = cur->gpu.utilized;
-}
-
-int series_store_add_process(struct series_store *s, const gt_process_row *row)
-{
-    if (array_reserve((void **)&s->process, s->nprocess, &s->capprocess, sizeof *row) < 0)
-        return -1;
-    s->process[s->nprocess++] = *row;
-    return 0;
-}
-
-int series_store_add_system(struct series_store *s, const gt_system_row *row)
-{
-    if (array_reserve((void **)&s->system, s->nsystem, &s->capsystem, sizeof *row) < 0)
-        return -1;
-    s->system[s->nsystem++] = *row;
-    return 0;
-}
-
-void series_store_free(struct series_store *s)
-{
-    free(s->process);
-    free(s->system);
-    memset(s, 0, sizeof *s);
 }

@@ -62,16 +62,4 @@ void series_system_row(const struct system_reading *prev, const struct system_re
                        double seconds, double ticks_per_second, double timestamp,
                        gt_system_row *row);
 
-/* The rows kept in memory, grown as they come. */
-struct series_store {
-    gt_process_row *process;
-    size_t nprocess, capprocess;
-    gt_system_row *system;
-    size_t nsystem, capsystem;
-};
-/* Appends a row; -1 (ENOMEM) when the store cannot grow. */
-int series_store_add_process(struct series_store *s, const gt_process_row *row);
-int series_store_add_system(struct series_store *s, const gt_system_row *row);
-void series_store_free(struct series_store *s);
-
 #endif

@@ -32,7 +32,10 @@
 #include "file_io.h"
 #include "gpu.h"
 #include "procfs.h"
+#include "report.h"
+#include "row_store.h"
 #include "series.h"
+#include "snapshot.h"
 #include "write_csv.h"
 #include "system.h"
 #include "server_info.h"
@@ -120,7 +123,10 @@ struct gt_tracker {
     struct process_reading proc_prev;
     struct system_reading sys_prev;
     int csv_failed_process, csv_failed_system, warned_series_memory;
-    struct cloud_discovery *cloud;    /* options.discover_cloud: running or done */
+    struct cloud_discovery *cloud;    /* options.discover_cloud: running, until a snapshot */
+    gt_cloud_info cloud_result;       /* what it found (asked = 0: not asked yet) */
+    gt_server_info server;            /* taken for the first snapshot or report */
+    int have_server;
     double epoch_stop;                /* wall clock of the final sample */
 
     pthread_mutex_t lock; /* guards everything below */
@@ -128,7 +134,10 @@ struct gt_tracker {
     pthread_cond_t done;  /* from the sampling thread: finished */
     int stop_requested, thread_done, orphaned, backup_off;
     struct usage_acc acc;
-    struct series_store store;
+    struct row_store store; /* the rows: the newest in memory, the rest on disk */
+    /* gt_tracker_series() copies every row into memory, once, on demand. */
+    gt_process_row *all_process;
+    gt_system_row *all_system;
     int duration_done; /* sampling reached options.duration and ended */
     double lateness_sum, lateness_max; /* seconds past each periodic sample's deadline */
     long lateness_n;
@@ -286,7 +295,9 @@ static void destroy(gt_tracker *t)
     system_series_close(&t->sysx);
     system_series_sample_free(&t->sysx_prev);
     system_series_sample_free(&t->sysx_cur);
-    series_store_free(&t->store);
+    row_store_free(&t->store);
+    free(t->all_process);
+    free(t->all_system);
     pthread_cond_destroy(&t->wake);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
@@ -381,6 +392,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     if (!t)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     t->backup.dirfd = -1;
+    row_store_init(&t->store); /* before anything can fail: destroy() frees it */
     t->tree.root_fd = -1; /* tree_free() and system_close() are safe before init */
     t->sys.stat_fd = t->sys.meminfo_fd = -1;
     t->sysx.sys_block_fd = t->sysx.sys_net_fd = t->sysx.diskstats_fd = t->sysx.netdev_fd = -1;
@@ -676,17 +688,31 @@ static void add_rows(gt_tracker *t, long k, double now, const struct process_rea
                           &srow);
     pthread_mutex_lock(&t->lock);
     int frozen = t->series_frozen;
-    int lost = 0;
-    if (!frozen && have_p && series_store_add_process(&t->store, &prow) < 0)
-        lost = 1;
-    if (!frozen && have_s && series_store_add_system(&t->store, &srow) < 0)
-        lost = 1;
+    int full[2] = {0, 0}, lost = 0;
+    if (!frozen && have_p)
+        full[GT_SERIES_KIND_PROCESS] = row_store_add(&t->store, GT_SERIES_KIND_PROCESS, &prow);
+    if (!frozen && have_s)
+        full[GT_SERIES_KIND_SYSTEM] = row_store_add(&t->store, GT_SERIES_KIND_SYSTEM, &srow);
+    lost = full[0] < 0 || full[1] < 0;
     pthread_mutex_unlock(&t->lock);
     if (frozen)
         return;
     if (lost && !t->warned_series_memory) {
         t->warned_series_memory = 1;
         warn(t, "out of memory: some rows of the series are only in the CSV output");
+    }
+    /* A full batch goes to the row file, written without the lock: a disk
+     * that hangs must not keep stop() waiting beyond its timeout. */
+    for (int kind = 0; kind < 2; kind++) {
+        if (full[kind] != 1)
+            continue;
+        int rc = row_store_flush(&t->store, (gt_series_kind)kind);
+        pthread_mutex_lock(&t->lock);
+        int first_failure =
+            !t->series_frozen && row_store_commit(&t->store, (gt_series_kind)kind, rc);
+        pthread_mutex_unlock(&t->lock);
+        if (first_failure)
+            warn(t, "%s; the rows are kept in memory instead", t->store.spill_error);
     }
     char line[SERIES_CSV_ROW_MAX];
     if (have_p)
@@ -1011,11 +1037,34 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
     out->interval = t->opts.sleep_time;
     out->start_time = t->epoch_start;
     pthread_mutex_lock(&t->lock);
-    out->nprocess = t->store.nprocess;
-    out->process = t->store.process;
-    out->nsystem = t->store.nsystem;
-    out->system = t->store.system;
+    struct row_source rows;
+    row_store_source(&t->store, &rows);
+    gt_status st = GT_OK;
+    if (!t->all_process && !t->all_system) {
+        t->all_process = malloc((rows.count[0] ? rows.count[0] : 1) * sizeof *t->all_process);
+        t->all_system = malloc((rows.count[1] ? rows.count[1] : 1) * sizeof *t->all_system);
+        if (!t->all_process || !t->all_system ||
+            rows.read(&rows, GT_SERIES_KIND_PROCESS, 0, rows.count[0], t->all_process) < 0 ||
+            rows.read(&rows, GT_SERIES_KIND_SYSTEM, 0, rows.count[1], t->all_system) < 0) {
+            st = !t->all_process || !t->all_system
+                     ? gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows",
+                               rows.count[0] + rows.count[1])
+                     : gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+            free(t->all_process);
+            free(t->all_system);
+            t->all_process = NULL;
+            t->all_system = NULL;
+        }
+    }
+    if (st == GT_OK) {
+        out->nprocess = rows.count[0];
+        out->process = t->all_process;
+        out->nsystem = rows.count[1];
+        out->system = t->all_system;
+    }
     pthread_mutex_unlock(&t->lock);
+    if (st != GT_OK)
+        return st;
     out->process_csv_failed = t->csv_failed_process;
     out->system_csv_failed = t->csv_failed_system;
     return GT_OK;
@@ -1044,37 +1093,32 @@ int gt_tracker_wait(gt_tracker *t, double timeout)
  * after 1 s each, and AWS asks up to four. */
 #define CLOUD_WAIT_SECONDS 8.0
 
-gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
-                              gt_snapshot **out)
+/* Everything of a snapshot of a stopped t but its rows (series: counts and
+ * interval only, no arrays); server and cloud information are taken once
+ * and kept for the next call. command is copied into s->command. */
+static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_status,
+                               gt_snapshot *s, struct row_source *rows)
 {
-    *out = NULL;
+    memset(s, 0, sizeof *s);
     const gt_resource_usage *u = gt_tracker_usage(t);
     if (!u)
         return GT_ERR_STATE;
-    gt_series series;
-    gt_tracker_series(t, &series);
-    gt_snapshot *s = calloc(1, sizeof *s);
-    gt_process_row *prow = malloc((series.nprocess ? series.nprocess : 1) * sizeof *prow);
-    gt_system_row *srow = malloc((series.nsystem ? series.nsystem : 1) * sizeof *srow);
-    if (!s || !prow || !srow) {
-        free(s);
-        free(prow);
-        free(srow);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    row_store_source(&t->store, rows);
+    if (!t->have_server) {
+        server_info_collect(&t->server, t->proc_root, t->sys_root, &t->gpu);
+        snprintf(t->server.allocation, sizeof t->server.allocation, "%s",
+                 stats_allocation_of_rows(rows));
+        t->have_server = 1;
     }
-    if (series.nprocess)
-        memcpy(prow, series.process, series.nprocess * sizeof *prow);
-    if (series.nsystem)
-        memcpy(srow, series.system, series.nsystem * sizeof *srow);
+    if (t->opts.discover_cloud && t->cloud) {
+        cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &t->cloud_result);
+        t->cloud = NULL;
+    }
+    s->command = strdup(command ? command : "");
+    if (!s->command)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     s->format_version = GT_SNAPSHOT_FORMAT;
     snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
-    s->command = strdup(command ? command : "");
-    if (!s->command) {
-        free(prow);
-        free(srow);
-        free(s);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    }
     s->pid = (int)t->pid;
     s->interval = t->opts.sleep_time;
     s->start_time = t->epoch_start;
@@ -1082,19 +1126,87 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
     s->duration = t->epoch_stop - t->epoch_start;
     s->exit_status = exit_status;
     s->usage = *u;
-    s->series = series;
+    s->server = t->server;
+    snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
+    s->cloud = t->cloud_result;
+    s->series.interval = t->opts.sleep_time;
+    s->series.start_time = t->epoch_start;
+    s->series.nprocess = rows->count[GT_SERIES_KIND_PROCESS];
+    s->series.nsystem = rows->count[GT_SERIES_KIND_SYSTEM];
+    return GT_OK;
+}
+
+gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
+                              gt_snapshot **out)
+{
+    *out = NULL;
+    gt_snapshot *s = calloc(1, sizeof *s);
+    if (!s)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    struct row_source rows;
+    gt_status st = snapshot_meta(t, command, exit_status, s, &rows);
+    if (st != GT_OK) {
+        gt_snapshot_free(s);
+        return st;
+    }
+    size_t np = rows.count[GT_SERIES_KIND_PROCESS], ns = rows.count[GT_SERIES_KIND_SYSTEM];
+    gt_process_row *prow = malloc((np ? np : 1) * sizeof *prow);
+    gt_system_row *srow = malloc((ns ? ns : 1) * sizeof *srow);
     s->series.process = prow;
     s->series.system = srow;
-    server_info_collect(&s->server, t->proc_root, t->sys_root, &t->gpu);
-    snprintf(s->server.allocation, sizeof s->server.allocation, "%s",
-             stats_allocation(&s->series));
-    snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
-    if (t->opts.discover_cloud) {
-        cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &s->cloud);
-        t->cloud = NULL;
+    if (!prow || !srow || rows.read(&rows, GT_SERIES_KIND_PROCESS, 0, np, prow) < 0 ||
+        rows.read(&rows, GT_SERIES_KIND_SYSTEM, 0, ns, srow) < 0) {
+        st = !prow || !srow ? gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows", np + ns)
+                            : gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+        gt_snapshot_free(s);
+        return st;
     }
     *out = s;
     return GT_OK;
+}
+
+gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
+                                    const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
+    if (st == GT_OK)
+        st = snapshot_write_rows(&s, &rows, path);
+    free(s.command);
+    return st;
+}
+
+gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
+                                  const char *server_json, const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
+    if (st == GT_OK)
+        st = report_write_rows(&s, &rows, server_json, path);
+    free(s.command);
+    return st;
+}
+
+int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind)
+{
+    return kind == GT_SERIES_KIND_PROCESS ? t->csv_failed_process : t->csv_failed_system;
+}
+
+gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd)
+{
+    gt_clear_error();
+    if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
+                       (int)kind);
+    if (!gt_tracker_usage(t))
+        return GT_ERR_STATE;
+    struct row_source rows;
+    row_store_source(&t->store, &rows);
+    return write_csv_rows(&rows, kind, fd);
 }
 
 char *gt_tracker_to_text(gt_tracker *t)
@@ -1121,7 +1233,9 @@ static void free_forked_copy(gt_tracker *t)
     system_series_close(&t->sysx);
     system_series_sample_free(&t->sysx_prev);
     system_series_sample_free(&t->sysx_cur);
-    series_store_free(&t->store);
+    row_store_free(&t->store);
+    free(t->all_process);
+    free(t->all_system);
     free_strings(t);
     free(t);
 }

@@ -4,10 +4,13 @@
 #define _GNU_SOURCE
 #include "write_csv.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "internal.h"
 #include "pyfloat.h"
 
 const char series_process_csv_header[] =
@@ -123,4 +126,56 @@ char *gt_series_to_csv(const gt_series *series, gt_series_kind kind)
         len += proc ? series_process_csv_row(&series->process[i], out + len)
                     : series_system_csv_row(&series->system[i], out + len);
     return out;
+}
+
+/* write() all of len bytes; -1 with errno. */
+static int write_all_fd(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int fd)
+{
+    int proc = kind == GT_SERIES_KIND_PROCESS;
+    const char *header = proc ? series_process_csv_header : series_system_csv_header;
+    size_t n = rows->count[kind], size = proc ? sizeof(gt_process_row) : sizeof(gt_system_row);
+    char *batch = malloc(ROW_BATCH * size);
+    char *text = malloc(ROW_BATCH * SERIES_CSV_ROW_MAX);
+    if (!batch || !text) {
+        free(batch);
+        free(text);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    gt_status st = GT_OK;
+    if (write_all_fd(fd, header, strlen(header)) < 0)
+        st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
+                     strerror(errno));
+    for (size_t at = 0; st == GT_OK && at < n; at += ROW_BATCH) {
+        size_t take = n - at < ROW_BATCH ? n - at : ROW_BATCH, len = 0;
+        if (rows->read(rows, kind, at, take, batch) < 0) {
+            st = gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+            break;
+        }
+        for (size_t i = 0; i < take; i++)
+            len += proc ? series_process_csv_row((const gt_process_row *)batch + i, text + len)
+                        : series_system_csv_row((const gt_system_row *)batch + i, text + len);
+        if (write_all_fd(fd, text, len) < 0)
+            st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
+                         strerror(errno));
+    }
+    free(batch);
+    free(text);
+    return st;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
+#include "row_source.h"
 
 /* CSV as Python's csv module writes it with QUOTE_NONNUMERIC: the header's
  * names quoted, numbers bare (floats as Python's repr), "\r\n" line ends. */
@@ -17,5 +18,10 @@ extern const char series_system_csv_header[];
  * returns its length. */
 size_t series_process_csv_row(const gt_process_row *row, char *buf);
 size_t series_system_csv_row(const gt_system_row *row, char *buf);
+
+/* The header and every row of kind from rows, to the descriptor fd, a
+ * batch at a time. GT_ERR_IO (writing, or reading the rows, failed),
+ * GT_ERR_NO_MEMORY; the message says which. */
+gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int fd);
 
 #endif

@@ -1,0 +1,21 @@
+/* report.h - the HTML report over any row source (the public calls are
+ * gt_snapshot_report_html and gt_snapshot_write_report in gpu_tracker.h;
+ * a tracker writes its report from its row store through these). */
+#ifndef GT_REPORT_H
+#define GT_REPORT_H
+
+#include "gpu_tracker.h"
+#include "row_source.h"
+
+/* The report of s's metadata, server, cloud and summary with the rows of
+ * rows (s->series.interval is used, its arrays are not). Memory does not
+ * grow with the rows: charts of more rows than pixels are drawn as bands.
+ * Caller frees; NULL when out of memory or the rows cannot be read. */
+char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
+                       const char *server_json);
+
+/* report_html_rows() written to path (file_io.h rules). */
+gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
+                            const char *server_json, const char *path);
+
+#endif

@@ -1,0 +1,173 @@
+/* row_store.c - a run's rows, the newest in memory and the rest in an
+ * unlinked file (see row_store.h). */
+#define _GNU_SOURCE
+#include "row_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+void row_store_init(struct row_store *s)
+{
+    memset(s, 0, sizeof *s);
+    s->series[GT_SERIES_KIND_PROCESS].row_size = sizeof(gt_process_row);
+    s->series[GT_SERIES_KIND_SYSTEM].row_size = sizeof(gt_system_row);
+    for (int k = 0; k < 2; k++)
+        s->series[k].fd = -1;
+}
+
+void row_store_free(struct row_store *s)
+{
+    for (int k = 0; k < 2; k++) {
+        free(s->series[k].tail);
+        if (s->series[k].fd >= 0)
+            close(s->series[k].fd);
+    }
+    memset(s, 0, sizeof *s);
+    s->series[0].fd = s->series[1].fd = -1;
+}
+
+size_t row_store_count(const struct row_store *s, gt_series_kind kind)
+{
+    return s->series[kind].on_disk + s->series[kind].ntail;
+}
+
+int row_store_add(struct row_store *s, gt_series_kind kind, const void *row)
+{
+    struct row_series *r = &s->series[kind];
+    if (r->ntail == r->captail) {
+        size_t cap = r->captail ? r->captail * 2 : ROW_STORE_TAIL;
+        char *more = realloc(r->tail, cap * r->row_size);
+        if (!more) {
+            errno = ENOMEM;
+            return -1;
+        }
+        r->tail = more;
+        r->captail = cap;
+    }
+    memcpy(r->tail + r->ntail * r->row_size, row, r->row_size);
+    r->ntail++;
+    return !r->in_memory && r->ntail >= ROW_STORE_TAIL;
+}
+
+/* An unlinked file for rows in dir: O_TMPFILE, or a named one removed at
+ * once where the filesystem lacks it. -1 with errno. */
+static int open_unlinked(const char *dir)
+{
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.gpu-tracker-rows-XXXXXX", dir);
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
+}
+
+/* The file, in the first directory that takes one. */
+static int open_row_file(const char *dir, char *why, size_t cap)
+{
+    const char *env = getenv("TMPDIR");
+    const char *dirs[] = {dir ? dir : env && *env ? env : NULL, dir ? NULL : "/var/tmp",
+                          dir ? NULL : "/tmp"};
+    int e = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i])
+            continue;
+        int fd = open_unlinked(dirs[i]);
+        if (fd >= 0)
+            return fd;
+        if (!e) {
+            e = errno;
+            snprintf(why, cap, "cannot make a file for rows in %s: %s", dirs[i], strerror(e));
+        }
+    }
+    errno = e;
+    return -1;
+}
+
+int row_store_flush(struct row_store *s, gt_series_kind kind)
+{
+    struct row_series *r = &s->series[kind];
+    if (r->fd < 0 && (r->fd = open_row_file(s->dir, s->spill_error, sizeof s->spill_error)) < 0)
+        return -1;
+    const char *p = r->tail;
+    size_t len = r->ntail * r->row_size;
+    off_t at = (off_t)(r->on_disk * r->row_size);
+    while (len > 0) {
+        ssize_t w = pwrite(r->fd, p, len, at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC;
+            snprintf(s->spill_error, sizeof s->spill_error, "cannot write rows to a temporary "
+                     "file: %s", strerror(e));
+            errno = e;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+        at += w;
+    }
+    return 0;
+}
+
+int row_store_commit(struct row_store *s, gt_series_kind kind, int rc)
+{
+    struct row_series *r = &s->series[kind];
+    if (rc == 0) {
+        r->on_disk += r->ntail;
+        r->ntail = 0;
+        return 0;
+    }
+    int first = !r->in_memory && !s->series[!kind].in_memory;
+    r->in_memory = 1;
+    return first;
+}
+
+/* Rows first .. first + n - 1: those on disk with pread, the rest from the
+ * tail. */
+static int read_rows(const struct row_source *src, gt_series_kind kind, size_t first, size_t n,
+                     void *out)
+{
+    const struct row_store *s = src->ctx;
+    const struct row_series *r = &s->series[kind];
+    char *dst = out;
+    if (first < r->on_disk) {
+        size_t take = r->on_disk - first < n ? r->on_disk - first : n;
+        size_t len = take * r->row_size;
+        off_t at = (off_t)(first * r->row_size);
+        while (len > 0) {
+            ssize_t got = pread(r->fd, dst, len, at);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                if (got == 0)
+                    errno = EIO;
+                return -1;
+            }
+            dst += got;
+            len -= (size_t)got;
+            at += got;
+        }
+        first += take;
+        n -= take;
+    }
+    if (n)
+        memcpy(dst, r->tail + (first - r->on_disk) * r->row_size, n * r->row_size);
+    return 0;
+}
+
+void row_store_source(const struct row_store *s, struct row_source *src)
+{
+    src->count[GT_SERIES_KIND_PROCESS] = row_store_count(s, GT_SERIES_KIND_PROCESS);
+    src->count[GT_SERIES_KIND_SYSTEM] = row_store_count(s, GT_SERIES_KIND_SYSTEM);
+    src->read = read_rows;
+    src->ctx = s;
+}
