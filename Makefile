@@ -69,6 +69,7 @@ demo: build
 # a few minutes).
 bench: build
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
+	$(BUILD_DIR)/bench/gt-bench-longrun
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

@@ -26,6 +26,14 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
     int failed = 0;
     if (snapshot_path && gt_tracker_write_snapshot(t, command, exit_status, snapshot_path) != GT_OK)
         failed = fail(gt_last_error(), 1);
+    /* Rows are samples less the baseline: a snapshot past what the readers
+     * take by default needs saying how to read it. */
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    if (snapshot_path && !failed && u && u->measurement.samples - 1 > GT_SNAPSHOT_MAX_ROWS)
+        fprintf(stderr, "gpu-tracker: note: '%s' has up to %ld rows per series, more than stats, "
+                "recommend and report read by default (%d): give them --max-rows %ld\n",
+                snapshot_path, u->measurement.samples - 1, GT_SNAPSHOT_MAX_ROWS,
+                u->measurement.samples - 1);
     if (report_path &&
         gt_tracker_write_report(t, command, exit_status, NULL, report_path) != GT_OK)
         failed = fail(gt_last_error(), 1);
