@@ -94,9 +94,10 @@ static void sb_text(struct sb *b, const char *s)
 
 static void fmt_time(double epoch, char *out, size_t cap)
 {
-    time_t t = (time_t)epoch;
     struct tm tm;
-    if (epoch <= 0 || !gmtime_r(&t, &tm)) {
+    /* A hand-made snapshot may hold anything: convert only what a clock can. */
+    time_t t = epoch > 0 && epoch < 1e11 ? (time_t)epoch : 0;
+    if (t <= 0 || !gmtime_r(&t, &tm)) {
         snprintf(out, cap, "unknown");
         return;
     }
@@ -143,8 +144,8 @@ static double unit_bytes(const char *unit)
 /* The axis of values 0..max: a step of 1, 2 or 5 times a power of ten
  * giving about n ticks, and how many steps reach max (at most 2n). Ticks
  * are drawn by counting steps, never by adding a step until past the top:
- * near DBL_MAX a sum can stall or become infinite. A max that is not a
- * finite positive number gives the axis 0..1. */
+ * near DBL_MAX a sum can stall or become infinite. A max outside 1e-12 ..
+ * 1e300 (or not a number) gives the axis 0..1. */
 struct axis {
     double step, top;
     int nsteps;
@@ -153,7 +154,7 @@ struct axis {
 static struct axis nice_axis(double max, int n)
 {
     struct axis a = {0.25, 1, 4};
-    if (!(max > 0 && max <= 1e300))
+    if (!(max >= 1e-12 && max <= 1e300)) /* nothing to scale, or past what prints */
         return a;
     double raw = max / n;
     double p = pow(10, floor(log10(raw)));
@@ -171,8 +172,8 @@ static void fmt_tick(double v, double step, char *out, size_t cap)
         snprintf(out, cap, "%.3g", v);
         return;
     }
-    int decimals = step >= 1 ? 0 : (int)ceil(-log10(step));
-    snprintf(out, cap, "%.*f", decimals > 6 ? 6 : decimals, v);
+    int decimals = step >= 1 ? 0 : step > 1e-6 ? (int)ceil(-log10(step)) : 6;
+    snprintf(out, cap, "%.*f", decimals, v);
 }
 
 /* ---- charts ------------------------------------------------------------ */
@@ -392,14 +393,22 @@ static void bucket_add(struct bucket *bk, double v)
     bk->count++;
 }
 
-/* The time of row i of the longer series kind, or NAN. */
-static double row_time(const struct row_source *rows, gt_series_kind kind, size_t i)
+/* The time of row i of kind into *t; -1 when it cannot be read. */
+static int row_time(const struct row_source *rows, gt_series_kind kind, size_t i, double *t)
 {
     gt_process_row p;
     gt_system_row y;
-    if (kind == GT_SERIES_KIND_PROCESS)
-        return rows->read(rows, kind, i, 1, &p) == 0 ? p.timestamp : NAN;
-    return rows->read(rows, kind, i, 1, &y) == 0 ? y.timestamp : NAN;
+    void *row = kind == GT_SERIES_KIND_PROCESS ? (void *)&p : (void *)&y;
+    if (rows->read(rows, kind, i, 1, row) < 0)
+        return -1;
+    *t = kind == GT_SERIES_KIND_PROCESS ? p.timestamp : y.timestamp;
+    return 0;
+}
+
+/* A time for the axis: a hand-made row's non-finite time counts as 0. */
+static double finite_or_0(double v)
+{
+    return isfinite(v) ? v : 0;
 }
 
 /* The charts' columns, in one pass over the rows, a batch at a time. */
@@ -413,11 +422,12 @@ static int chart_data(const gt_snapshot *s, const struct row_source *rows, struc
         return 0;
     /* x: seconds since tracking started (the first row is one interval in). */
     gt_series_kind longer = np >= ns ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM;
-    double first = row_time(rows, longer, 0), last = row_time(rows, longer, n - 1);
-    if (isnan(first) || isnan(last))
+    double first, last;
+    if (row_time(rows, longer, 0, &first) < 0 || row_time(rows, longer, n - 1, &last) < 0)
         return -1;
-    double t0 = s->start_time > 0 ? s->start_time : first - s->series.interval;
-    d->xspan = last - t0;
+    double t0 = s->start_time > 0 && isfinite(s->start_time) ? s->start_time
+                                                              : first - s->series.interval;
+    d->xspan = finite_or_0(last - t0);
     d->envelope = n > PLOT_W;
     d->ncols = d->envelope ? PLOT_W : (int)n;
     if (d->envelope)
@@ -440,7 +450,7 @@ static int chart_data(const gt_snapshot *s, const struct row_source *rows, struc
         for (size_t k = 0; k < take; k++) {
             const gt_process_row *pr = k < tp ? &pb[k] : NULL;
             const gt_system_row *sr = k < ty ? &yb[k] : NULL;
-            double x = (pr ? pr->timestamp : sr->timestamp) - t0;
+            double x = finite_or_0((pr ? pr->timestamp : sr->timestamp) - t0);
             int c;
             if (!d->envelope) {
                 c = (int)(at + k);
