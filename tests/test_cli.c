@@ -624,10 +624,10 @@ static void test_fixture_proc_root(void)
     fx_rmroot(root);
 }
 
-/* GPU figures through the real binary and a fake NVML: the command and its
- * child register their own PIDs in the fake's scenario; the final sample,
- * taken while the command is a zombie, still counts it as main. */
-static void test_gpu_fake(void)
+/* One fake H100 (80 GB, 9 GB used, 75 % busy) in a scenario file, and the
+ * fake NVML set to be loaded by the gpu-tracker we start; the scenario's
+ * path, for processes to register in. */
+static const char *use_fake_nvml_gpu(void)
 {
     const char *scenario = tmp_path("nvml-scenario");
     FILE *f = fopen(scenario, "w");
@@ -635,6 +635,15 @@ static void test_gpu_fake(void)
     fclose(f);
     setenv("FAKE_NVML_SCENARIO", scenario, 1);
     setenv("GPU_TRACKER_NVML_LIBRARY", WORKLOAD_DIR "/libfake-nvml.so", 1);
+    return scenario;
+}
+
+/* GPU figures through the real binary and a fake NVML: the command and its
+ * child register their own PIDs in the fake's scenario; the final sample,
+ * taken while the command is a zombie, still counts it as main. */
+static void test_gpu_fake(void)
+{
+    const char *scenario = use_fake_nvml_gpu();
     char *argv[] = {GT_BIN, "--st", "10", "-f", "json", "-o", (char *)tmp_path("gpu.json"),
                     "--gru", "megabytes", "--", WORKLOAD_BIN, "gpu-register", (char *)scenario,
                     "0", "300000000", "120000000", NULL};
@@ -694,12 +703,7 @@ static void require_pid_namespaces(void)
 
 static void test_pid_namespace(void)
 {
-    const char *scenario = tmp_path("nvml-scenario");
-    FILE *f = fopen(scenario, "w");
-    fputs("device GPU-1111 Fake-H100 80000000000 9000000000 75\n", f);
-    fclose(f);
-    setenv("FAKE_NVML_SCENARIO", scenario, 1);
-    setenv("GPU_TRACKER_NVML_LIBRARY", WORKLOAD_DIR "/libfake-nvml.so", 1);
+    use_fake_nvml_gpu();
     struct result r;
     {
         char *ns_argv[] = {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", GT_BIN,

@@ -224,6 +224,13 @@ static void test_inputs(void)
     snprintf(want, sizeof want, "gpu-tracker: '%s' is not a gpu-tracker summary: it is empty\n",
              empty);
     check_error(&r, 1, want);
+    /* A snapshot given to show: named for what it is, and who reads it. */
+    const char *gz = tmp_path("snap.json.gz");
+    write_text(gz, "\x1f\x8b\x08rest", 0644);
+    r = gt("show", gz, NULL);
+    snprintf(want, sizeof want, "gpu-tracker: '%s' is not a gpu-tracker summary: it is gzip data "
+             "(a snapshot? gpu-tracker stats, recommend and report read those)\n", gz);
+    check_error(&r, 1, want);
 }
 
 /* A link of our own (root's, here, or the user's) is followed: the file it

@@ -316,7 +316,7 @@ static void test_errors(void)
     for (size_t i = 0; i < sizeof bad_duration / sizeof bad_duration[0]; i++) {
         char line[200];
         snprintf(line, sizeof line, "gpu-tracker: invalid --duration '%s': it must be a number of "
-                 "seconds, more than 0 and at most 3.16224e+07\n", bad_duration[i]);
+                 "seconds, more than 0 and at most 31622400 (366 days)\n", bad_duration[i]);
         r = gt("system", "--duration", bad_duration[i], NULL);
         check_error(&r, 2, line);
     }

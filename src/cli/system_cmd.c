@@ -122,7 +122,8 @@ int system_command(int argc, char **argv)
         case OPT_DURATION:
             if (parse_seconds(optarg, 1e-300, GT_DURATION_MAX, &opts.duration) < 0) {
                 snprintf(err, sizeof err, "invalid --duration '%s': it must be a number of "
-                         "seconds, more than 0 and at most %g", optarg, GT_DURATION_MAX);
+                         "seconds, more than 0 and at most %.0f (366 days)", optarg,
+                         GT_DURATION_MAX);
                 return fail(err, 2);
             }
             break;

@@ -264,7 +264,7 @@ gt_status output_target_check(const struct output_target *t, const char *path)
     return why ? gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, why) : GT_OK;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int fd_write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
     while (len > 0) {
@@ -380,7 +380,7 @@ int output_stream_write(struct output_stream *w, const void *data, size_t len)
         errno = w->error;
         return -1;
     }
-    if (write_all(w->fd, data, len) < 0) {
+    if (fd_write_all(w->fd, data, len) < 0) {
         w->error = errno;
         return -1;
     }

@@ -88,6 +88,10 @@ gt_status write_file_atomic(const char *path, const void *data, size_t len);
  * close-on-exec. GT_ERR_IO with the message. */
 gt_status output_open_stream(const char *path, int *fd);
 
+/* write() all of len bytes to fd, again after EINTR or a short write: 0, or
+ * -1 with errno (EIO when the file took nothing). */
+int fd_write_all(int fd, const void *data, size_t len);
+
 /* Reads the regular file path whole into *data (malloc'd, NUL-terminated
  * after *len bytes). GT_ERR_IO: cannot be read, not a regular file (a FIFO
  * is never waited on), or larger than max bytes (the message says the

@@ -226,8 +226,8 @@ gt_status gt_options_validate(const gt_options *o)
                        o->series);
     if (!(o->duration >= 0 && o->duration <= GT_DURATION_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid duration %g: it must be 0 (none) or from the sleep time to %g "
-                       "seconds", o->duration, GT_DURATION_MAX);
+                       "invalid duration %g: it must be 0 (none) or from the sleep time to %.0f "
+                       "seconds (366 days)", o->duration, GT_DURATION_MAX);
     if (o->duration > 0 && o->duration < o->sleep_time)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "duration %g s is shorter than one interval (%g s): no row would come",
@@ -283,21 +283,28 @@ static gt_status forked_copy_error(const gt_tracker *t)
                    "may only gt_tracker_free() its copy", (int)t->owner);
 }
 
-static void destroy(gt_tracker *t)
+/* The tracker's own memory and descriptors: what the process that made it
+ * and a child made by fork() both release. */
+static void release_resources(gt_tracker *t)
 {
-    gpu_close(&t->gpu);
     tree_free(&t->tree);
     system_close(&t->sys);
-    if (t->cloud) {
-        gt_cloud_info ignored;
-        cloud_discovery_finish(t->cloud, 0, &ignored); /* it frees itself when it ends */
-    }
     system_series_close(&t->sysx);
     system_series_sample_free(&t->sysx_prev);
     system_series_sample_free(&t->sysx_cur);
     row_store_free(&t->store);
     free(t->all_process);
     free(t->all_system);
+}
+
+static void destroy(gt_tracker *t)
+{
+    gpu_close(&t->gpu);
+    if (t->cloud) {
+        gt_cloud_info ignored;
+        cloud_discovery_finish(t->cloud, 0, &ignored); /* it frees itself when it ends */
+    }
+    release_resources(t);
     pthread_cond_destroy(&t->wake);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
@@ -1228,14 +1235,7 @@ char *gt_tracker_to_json(gt_tracker *t)
 static void free_forked_copy(gt_tracker *t)
 {
     gpu_forget(&t->gpu); /* the library's state is the parent's: no shutdown */
-    tree_free(&t->tree);
-    system_close(&t->sys);
-    system_series_close(&t->sysx);
-    system_series_sample_free(&t->sysx_prev);
-    system_series_sample_free(&t->sysx_cur);
-    row_store_free(&t->store);
-    free(t->all_process);
-    free(t->all_system);
+    release_resources(t);
     free_strings(t);
     free(t);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_io.h"
 #include "internal.h"
 #include "pyfloat.h"
 
@@ -128,24 +129,6 @@ char *gt_series_to_csv(const gt_series *series, gt_series_kind kind)
     return out;
 }
 
-/* write() all of len bytes; -1 with errno. */
-static int write_all_fd(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int fd)
 {
     int proc = kind == GT_SERIES_KIND_PROCESS;
@@ -159,7 +142,7 @@ gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
     gt_status st = GT_OK;
-    if (write_all_fd(fd, header, strlen(header)) < 0)
+    if (fd_write_all(fd, header, strlen(header)) < 0)
         st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
                      strerror(errno));
     for (size_t at = 0; st == GT_OK && at < n; at += ROW_BATCH) {
@@ -171,7 +154,7 @@ gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int
         for (size_t i = 0; i < take; i++)
             len += proc ? series_process_csv_row((const gt_process_row *)batch + i, text + len)
                         : series_system_csv_row((const gt_system_row *)batch + i, text + len);
-        if (write_all_fd(fd, text, len) < 0)
+        if (fd_write_all(fd, text, len) < 0)
             st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
                          strerror(errno));
     }

@@ -459,9 +459,16 @@ gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
         return st;
     char what[4200];
     snprintf(what, sizeof what, "'%s' is not a gpu-tracker summary", path);
-    if (len == 0 || strlen(doc) != len) {
+    /* A snapshot given where a summary was expected is a likely mix-up:
+     * say which command reads it. */
+    int gzip = len >= 2 && (unsigned char)doc[0] == 0x1f && (unsigned char)doc[1] == 0x8b;
+    if (len == 0 || gzip || strlen(doc) != len) {
         free(doc);
-        return gt_fail(GT_ERR_PARSE, "%s: %s", what, len == 0 ? "it is empty" : "it holds a NUL byte");
+        return gt_fail(GT_ERR_PARSE, "%s: %s", what,
+                       len == 0 ? "it is empty"
+                       : gzip   ? "it is gzip data (a snapshot? gpu-tracker stats, recommend and "
+                                  "report read those)"
+                                : "it holds a NUL byte");
     }
     st = parse_usage(doc, len, what, usage);
     free(doc);
