@@ -1,6 +1,8 @@
 /* workload.c - gt-workload: small programs with known resource use, for the
  * end-to-end tests and `make demo`. Each mode prints nothing on stdout unless
- * it says so, so that JSON on stdout stays clean.
+ * it says so, so that JSON on stdout stays clean. burn, children,
+ * busy-threads and work end by printing the kernel's count of their CPU on
+ * stderr: "main cpu S" (their own) and "children cpu S" (what they reaped).
  *
  *   alloc MIB                allocate and touch MIB MiB, free, exit
  *   burn SECONDS             burn SECONDS of CPU time (by the CPU clock)
@@ -27,9 +29,7 @@
  *   kill SIG                 kill itself with signal SIG
  *   wait-signal              print "ready", exit 40+N on signal N
  *   work MIB N CMIB SECONDS  shared_work() of work.h (also done in-process by
- *                            gt-selftrack, for comparison); prints its own
- *                            CPU seconds and its children's on stderr, as
- *                            "main cpu S" and "children cpu S"
+ *                            gt-selftrack, for comparison)
  *   demo                     two children, each holding 100 MiB while it
  *                            burns 1 s of CPU
  *   io-alloc WMIB AMIB FILE CSV ROWS
@@ -100,6 +100,15 @@ static void *busy_thread(void *arg)
         for (int i = 0; i < 10000; i++)
             work_sink += (unsigned long)i; /* threads race on it: only the work counts */
     return NULL;
+}
+
+/* Prints the kernel's count of main's own CPU seconds and of its reaped
+ * children's on stderr ("main cpu S", "children cpu S"): what a test
+ * compares a tracker's figures with, instead of bounds that load breaks. */
+static void report_cpu(void)
+{
+    fprintf(stderr, "main cpu %.6f\nchildren cpu %.6f\n", work_cpu_seconds(),
+            work_children_cpu_seconds());
 }
 
 static void on_signal(int sig)
@@ -267,6 +276,7 @@ int main(int argc, char **argv)
         alloc_touch(atol(argv[2]));
     } else if (!strcmp(mode, "burn") && argc == 3) {
         work_burn(atof(argv[2]));
+        report_cpu();
     } else if (!strcmp(mode, "spike") && argc == 3) {
         char line[64];
         if (!fgets(line, sizeof line, stdin))
@@ -285,6 +295,7 @@ int main(int argc, char **argv)
             }
         while (wait(NULL) > 0)
             ;
+        report_cpu();
     } else if ((!strcmp(mode, "orphan") || !strcmp(mode, "orphan-reaped")) && argc == 4) {
         orphan(atol(argv[2]), atof(argv[3]), !strcmp(mode, "orphan-reaped"));
     } else if (!strcmp(mode, "threads") && argc == 3) {
@@ -306,11 +317,10 @@ int main(int argc, char **argv)
                 return 3;
         for (int i = 0; i < n && i < 64; i++)
             pthread_join(t[i], NULL);
+        report_cpu();
     } else if (!strcmp(mode, "work") && argc == 6) {
         shared_work(atol(argv[2]), atoi(argv[3]), atol(argv[4]), atof(argv[5]));
-        /* The kernel's count of main's own CPU and of its children's. */
-        fprintf(stderr, "main cpu %.6f\nchildren cpu %.6f\n", work_cpu_seconds(),
-                work_children_cpu_seconds());
+        report_cpu();
     } else if (!strcmp(mode, "gpu-register") && (argc == 5 || argc == 6)) {
         if (argc == 6) {
             int ready[2];
