@@ -3,7 +3,7 @@
  *
  *   gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick]
  *
- * Overhead: gpu-tracker --pid on idle trees of 1, 10, 100 and 1000
+ * Overhead: gpu-tracker --pid on idle trees of 1, 10, 100, 1000 and 5000
  * processes at --st 1, 0.1 and 0.01; its CPU time and peak RSS from its own
  * rusage (wait4: measured from outside), samples and schedule lateness from
  * its JSON.
@@ -133,9 +133,9 @@ static void overhead(const char *gt, int quick)
     printf("%6s %9s %8s %13s %14s %9s %12s %9s %9s\n", "--st", "processes", "samples",
            "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg", "late max");
     const double intervals[] = {1, 0.1, 0.01};
-    const int sizes[] = {1, 10, 100, 1000};
+    const int sizes[] = {1, 10, 100, 1000, 5000};
     for (size_t i = 0; i < 3; i++)
-        for (size_t k = 0; k < 4; k++) {
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
             double t = intervals[i] >= 1 ? (quick ? 2 : 3) : 1;
             struct run a = attach_run(gt, sizes[k], intervals[i], t, 0);
             struct run b = attach_run(gt, sizes[k], intervals[i], 2 * t, 0);

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "pid_index.h"
 #include "tree.h"
 #include "usage.h"
 
@@ -354,8 +355,57 @@ static void test_many_threads_and_children(void)
     fx_rmroot(root);
 }
 
+/* The PID index against a plain array, over a long run of churn: PIDs
+ * that collide in the table (multiples of its size), removals in the
+ * middle of probe runs, reinsertion, growth. After every step each PID's
+ * presence and value match the array's. */
+static void test_pid_index(void)
+{
+    enum { SPACE = 4096, STEPS = 200000 };
+    static long truth[SPACE]; /* -1: absent, else the value */
+    for (size_t i = 0; i < SPACE; i++)
+        truth[i] = -1;
+    struct pid_index ix;
+    pid_index_init(&ix);
+    size_t v;
+    CHECK(pid_index_get(&ix, 5, &v) == 0);
+    pid_index_remove(&ix, 5); /* absent from an empty index: nothing */
+    unsigned seed = 12345;
+    long present = 0, mismatches = 0;
+    for (long step = 0; step < STEPS; step++) {
+        seed = seed * 1103515245u + 12345u;
+        /* Half the PIDs are multiples of 64, which all share a home slot. */
+        pid_t pid = (pid_t)(1 + (seed >> 8) % (SPACE - 1));
+        if ((seed >> 4) & 1)
+            pid = (pid_t)(64 * (1 + (pid % (SPACE / 64 - 1))));
+        if ((seed >> 6) % 3 == 0) {
+            pid_index_remove(&ix, pid);
+            present -= truth[pid] >= 0;
+            truth[pid] = -1;
+        } else {
+            if (pid_index_put(&ix, pid, (size_t)step) < 0)
+                mismatches++;
+            present += truth[pid] < 0;
+            truth[pid] = step;
+        }
+        if (step % 997 == 0 || step == STEPS - 1)
+            for (pid_t q = 1; q < SPACE; q++) {
+                int found = pid_index_get(&ix, q, &v);
+                if (found != (truth[q] >= 0) || (found && (long)v != truth[q]))
+                    mismatches++;
+            }
+    }
+    CHECK_MSG(mismatches == 0, "%ld puts failed or lookups disagreed with the array", mismatches);
+    CHECK(ix.count == (size_t)present);
+    CHECK(ix.cap >= 2 * ix.count); /* kept at most half full */
+    CHECK(pid_index_put(&ix, 0, 1) < 0 && pid_index_put(&ix, -3, 1) < 0);
+    pid_index_free(&ix);
+    CHECK(ix.cap == 0 && pid_index_get(&ix, 64, &v) == 0);
+}
+
 int main(void)
 {
+    test_pid_index();
     test_walk_sums_and_departures();
     test_reaper_and_zombie();
     test_scan_fallback_and_missing();

@@ -90,6 +90,7 @@ void tree_free(struct tree *t)
     for (size_t i = 0; i < t->nprocs; i++)
         procfs_close(&t->procs[i].h);
     free(t->procs);
+    pid_index_free(&t->index);
     free(t->queue);
     free(t->buf);
     if (t->reaper_pid > 0 && t->reaper.dirfd >= 0)
@@ -102,28 +103,38 @@ void tree_free(struct tree *t)
     t->reaper.task_fd = t->reaper.children_fd = t->reaper.io_fd = -1;
 }
 
-static struct tracked_proc *find_proc(struct tree *t, pid_t pid)
+static struct tracked_proc *find_proc(const struct tree *t, pid_t pid)
 {
-    for (size_t i = 0; i < t->nprocs; i++)
-        if (t->procs[i].pid == pid)
-            return &t->procs[i];
-    return NULL;
+    size_t i;
+    return pid_index_get(&t->index, pid, &i) ? &t->procs[i] : NULL;
 }
 
 int tree_role_of(const struct tree *t, pid_t pid)
 {
-    for (size_t i = 0; i < t->nprocs; i++)
-        if (t->procs[i].pid == pid && t->procs[i].seen == t->generation)
-            return t->procs[i].role == ROLE_MAIN ? 1 : 2;
-    return 0;
+    const struct tracked_proc *p = find_proc(t, pid);
+    if (!p || p->seen != t->generation)
+        return 0;
+    return p->role == ROLE_MAIN ? 1 : 2;
+}
+
+/* Forgets procs[i]; the last entry takes its place (and its index entry
+ * follows it). */
+static void drop_proc(struct tree *t, size_t i)
+{
+    procfs_close(&t->procs[i].h);
+    pid_index_remove(&t->index, t->procs[i].pid);
+    if (i != --t->nprocs) {
+        t->procs[i] = t->procs[t->nprocs];
+        /* Cannot fail: the pid is there, only its value changes. */
+        pid_index_put(&t->index, t->procs[i].pid, i);
+    }
 }
 
 static void remove_proc(struct tree *t, size_t i)
 {
     if (t->procs[i].role == ROLE_MAIN)
         t->main_gone = 1; /* its pid may be reused: never adopt the newcomer */
-    procfs_close(&t->procs[i].h);
-    t->procs[i] = t->procs[--t->nprocs];
+    drop_proc(t, i);
 }
 
 /* CPU ticks a process holds now: its own, and (for counting into
@@ -208,6 +219,11 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
      * what we find on the first walk may have peaked before we came. */
     p->hwm_counts = t->reaper_pid > 0 || t->generation > 1;
     p->first_hwm_kb = (unsigned long long)-1;
+    if (pid_index_put(&t->index, pid, t->nprocs) < 0) {
+        procfs_close(&p->h);
+        errno = ENOMEM;
+        return NULL;
+    }
     t->nprocs++;
     return p;
 }
@@ -387,8 +403,7 @@ static int walk_once(struct tree *t, long reaper_threads)
              * child exited and its pid went to an unrelated process between
              * the listing and the reading. Not ours. */
             if (role == ROLE_DESC && !parent_in_tree(t, p->st.ppid)) {
-                procfs_close(&p->h);
-                t->nprocs--;
+                drop_proc(t, (size_t)(p - t->procs));
                 continue;
             }
         }

@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include "pid_index.h"
 #include "procfs.h"
 
 /* What one walk saw. Memory in kB, CPU in clock ticks. */
@@ -57,6 +58,7 @@ struct tree {
     struct proc_handle reaper;
     struct tracked_proc *procs;
     size_t nprocs, capprocs;
+    struct pid_index index; /* pid -> place in procs: lookups in constant time */
     pid_t *queue;
     size_t nqueue, capqueue;
     char *buf;            /* scratch for file contents */
