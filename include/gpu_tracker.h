@@ -415,7 +415,8 @@ GT_API gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kin
  * cost follows from it: docs/snapshot.md, "Limits". */
 #define GT_SNAPSHOT_MAX_ROWS 1000000
 
-typedef struct gt_tracker gt_tracker; /* (below) */
+/* A tracker (opaque; its calls are under "The tracker" below). */
+typedef struct gt_tracker gt_tracker;
 
 /* The machine a run was on. */
 typedef struct gt_server_info {
@@ -583,8 +584,6 @@ GT_API gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *serv
                                           const char *path);
 
 /* ---- The tracker -------------------------------------------------------- */
-
-typedef struct gt_tracker gt_tracker;
 
 /* Validates opts (units, interval, cores, brand, process) and creates a
  * tracker in the NEW state. On success *out owns it (gt_tracker_free). On

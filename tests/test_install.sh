@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the build into a temporary prefix, then builds the example out of
-# tree through pkg-config and runs it: what a user of the library does.
+# tree through pkg-config and through CMake's find_package, shared and
+# static, and runs it: what a user of the library does.
 # usage: test_install.sh BUILD_DIR SOURCE_DIR
 set -eu
 build=$(cd "$1" && pwd)
@@ -50,4 +51,33 @@ cc clash.c $(pkg-config --cflags gputracker) "$libdir/libgputracker.a" \
     -o clash
 out=$(./clash)
 test "${out#* }" = "42 7" || { echo "a program's own monotonic_now/tree_walk: '$out'"; exit 1; }
-echo "installed, built with pkg-config and run: ok"
+
+# find_package(gputracker) from a CMake project of the user's, shared and
+# static, against the installed package; a version it does not provide is
+# refused.
+mkdir "$prefix/cmake-user"
+cat >"$prefix/cmake-user/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(user C)
+find_package(gputracker 0.1 REQUIRED)
+add_executable(track_block_cmake "$src/examples/track_block.c")
+target_link_libraries(track_block_cmake PRIVATE gputracker::gputracker)
+add_executable(track_block_cmake_static "$src/examples/track_block.c")
+target_link_libraries(track_block_cmake_static PRIVATE gputracker::gputracker_static)
+CMAKE
+cmake -S "$prefix/cmake-user" -B "$prefix/cmake-user/build" -DCMAKE_PREFIX_PATH="$prefix" \
+    >"$prefix/cmake.log" 2>&1 || { cat "$prefix/cmake.log"; echo "find_package(gputracker) failed"; exit 1; }
+cmake --build "$prefix/cmake-user/build" >"$prefix/build.log" 2>&1 ||
+    { cat "$prefix/build.log"; echo "building with gputracker::gputracker failed"; exit 1; }
+sh "$src/tests/test_example.sh" "$prefix/cmake-user/build/track_block_cmake" >/dev/null
+sh "$src/tests/test_example.sh" "$prefix/cmake-user/build/track_block_cmake_static" >/dev/null
+if nm -D "$prefix/cmake-user/build/track_block_cmake_static" 2>/dev/null | grep -q ' U gt_'; then
+    echo "track_block_cmake_static takes gt_ functions from a shared library"; exit 1
+fi
+sed -i 's/find_package(gputracker 0.1 REQUIRED)/find_package(gputracker 1.0 REQUIRED)/' \
+    "$prefix/cmake-user/CMakeLists.txt"
+if cmake -S "$prefix/cmake-user" -B "$prefix/cmake-user/build2" -DCMAKE_PREFIX_PATH="$prefix" \
+    >/dev/null 2>&1; then
+    echo "find_package(gputracker 1.0) accepted version 0.1"; exit 1
+fi
+echo "installed, built with pkg-config and with find_package, and run: ok"
