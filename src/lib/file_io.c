@@ -391,7 +391,7 @@ gt_status output_stream_commit(struct output_stream *w)
 {
     struct output_target *t = w->target;
     int regular = !t->kernel_link && (w->tmp || S_ISREG(t->st.st_mode));
-    int ok = !w->error && (!regular || fsync(w->fd) == 0);
+    int ok = !w->error && (!regular || w->no_fsync || fsync(w->fd) == 0);
     int e = w->error ? w->error : errno;
     if (close(w->fd) != 0 && ok) {
         ok = 0;
@@ -422,15 +422,22 @@ void output_stream_abort(struct output_stream *w)
     w->tmp = NULL;
 }
 
-gt_status output_target_write(struct output_target *t, const char *path, const void *data,
-                              size_t len)
+gt_status output_target_replace(struct output_target *t, const char *path, const void *data,
+                                size_t len, int durable)
 {
     struct output_stream w;
     gt_status st = output_stream_begin(t, path, &w);
     if (st != GT_OK)
         return st;
+    w.no_fsync = !durable;
     output_stream_write(&w, data, len);
     return output_stream_commit(&w);
+}
+
+gt_status output_target_write(struct output_target *t, const char *path, const void *data,
+                              size_t len)
+{
+    return output_target_replace(t, path, data, len, 1);
 }
 
 gt_status write_file_atomic(const char *path, const void *data, size_t len)

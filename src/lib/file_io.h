@@ -62,6 +62,13 @@ gt_status output_target_check(const struct output_target *t, const char *path);
 gt_status output_target_write(struct output_target *t, const char *path, const void *data,
                               size_t len);
 
+/* output_target_write() with durable 0: no fsync before the rename. The
+ * file is still whole for every reader and after the writer is killed (the
+ * page cache keeps it); only a machine crash may lose it. For a file
+ * rewritten often whose older version may stand in (the backup file). */
+gt_status output_target_replace(struct output_target *t, const char *path, const void *data,
+                                size_t len, int durable);
+
 /* A write made a piece at a time (a snapshot, gzipped as it is made),
  * under the same rules as output_target_write(): begin, write any number of
  * times, then commit (fsync, rename into place) or abort (nothing of it
@@ -72,6 +79,7 @@ struct output_stream {
     int fd;
     char *tmp;      /* the temporary file's name; NULL when in place */
     int error;      /* errno of the first failed write, 0 */
+    int no_fsync;   /* commit without fsync (see output_target_replace) */
 };
 gt_status output_stream_begin(struct output_target *t, const char *path, struct output_stream *w);
 /* 0, or -1 with errno (kept for commit's message). */
