@@ -474,8 +474,23 @@ static void test_snapshot_and_report(void)
     CHECK_STR(r.out.data, "cpu: 1\nmemory: 128 MiB\ngpu: 0\nvram: 0 MiB\n");
     result_free(&r);
 
-    /* --server: a fake Keeper; and offline. */
+    /* --cloud without --snapshot or --report: nothing would keep what the
+     * metadata services say, so they are not asked, and a warning says so. */
     struct httpd h;
+    httpd_start(&h, keeper_answer);
+    setenv("GPU_TRACKER_METADATA_URL", h.base, 1);
+    /* 0.3 s of work: time enough for a discovery to make its first request. */
+    r = gt("--cloud", "--st", "0.05", "--", WORKLOAD_BIN, "burn", "0.3", NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: --cloud has no effect without --snapshot "
+                   "or --report (the cloud instance is recorded only there); not asking\n");
+    CHECK_MSG(h.requests == 0, "%d metadata requests for a run that keeps no cloud info",
+              (int)h.requests);
+    result_free(&r);
+    unsetenv("GPU_TRACKER_METADATA_URL");
+    httpd_stop(&h);
+
+    /* --server: a fake Keeper; and offline. */
     httpd_start(&h, keeper_answer);
     setenv("GPU_TRACKER_KEEPER_URL", h.base, 1);
     r = gt("recommend", snap, "--server", NULL);

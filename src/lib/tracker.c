@@ -1040,6 +1040,31 @@ const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
     return &t->usage;
 }
 
+/* Every row of both series of rows, copied into new arrays (*process and
+ * *system; each at least one row long, so never NULL on success).
+ * GT_ERR_NO_MEMORY or GT_ERR_IO (the row file cannot be read back), with
+ * nothing allocated left behind. */
+static gt_status read_all_rows(const struct row_source *rows, gt_process_row **process,
+                               gt_system_row **system)
+{
+    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
+    *process = malloc((np ? np : 1) * sizeof **process);
+    *system = malloc((ns ? ns : 1) * sizeof **system);
+    gt_status st = GT_OK;
+    if (!*process || !*system)
+        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows", np + ns);
+    else if (rows->read(rows, GT_SERIES_KIND_PROCESS, 0, np, *process) < 0 ||
+             rows->read(rows, GT_SERIES_KIND_SYSTEM, 0, ns, *system) < 0)
+        st = gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+    if (st != GT_OK) {
+        free(*process);
+        free(*system);
+        *process = NULL;
+        *system = NULL;
+    }
+    return st;
+}
+
 gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
 {
     gt_clear_error();
@@ -1056,22 +1081,8 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
     struct row_source rows;
     row_store_source(&t->store, &rows);
     gt_status st = GT_OK;
-    if (!t->all_process && !t->all_system) {
-        t->all_process = malloc((rows.count[0] ? rows.count[0] : 1) * sizeof *t->all_process);
-        t->all_system = malloc((rows.count[1] ? rows.count[1] : 1) * sizeof *t->all_system);
-        if (!t->all_process || !t->all_system ||
-            rows.read(&rows, GT_SERIES_KIND_PROCESS, 0, rows.count[0], t->all_process) < 0 ||
-            rows.read(&rows, GT_SERIES_KIND_SYSTEM, 0, rows.count[1], t->all_system) < 0) {
-            st = !t->all_process || !t->all_system
-                     ? gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows",
-                               rows.count[0] + rows.count[1])
-                     : gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
-            free(t->all_process);
-            free(t->all_system);
-            t->all_process = NULL;
-            t->all_system = NULL;
-        }
-    }
+    if (!t->all_process)
+        st = read_all_rows(&rows, &t->all_process, &t->all_system);
     if (st == GT_OK) {
         out->nprocess = rows.count[0];
         out->process = t->all_process;
@@ -1165,18 +1176,15 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
         gt_snapshot_free(s);
         return st;
     }
-    size_t np = rows.count[GT_SERIES_KIND_PROCESS], ns = rows.count[GT_SERIES_KIND_SYSTEM];
-    gt_process_row *prow = malloc((np ? np : 1) * sizeof *prow);
-    gt_system_row *srow = malloc((ns ? ns : 1) * sizeof *srow);
-    s->series.process = prow;
-    s->series.system = srow;
-    if (!prow || !srow || rows.read(&rows, GT_SERIES_KIND_PROCESS, 0, np, prow) < 0 ||
-        rows.read(&rows, GT_SERIES_KIND_SYSTEM, 0, ns, srow) < 0) {
-        st = !prow || !srow ? gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows", np + ns)
-                            : gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+    gt_process_row *prow;
+    gt_system_row *srow;
+    st = read_all_rows(&rows, &prow, &srow);
+    if (st != GT_OK) {
         gt_snapshot_free(s);
         return st;
     }
+    s->series.process = prow;
+    s->series.system = srow;
     *out = s;
     return GT_OK;
 }
