@@ -96,8 +96,9 @@ typedef struct gt_options {
                                  (then the sampling thread's own CPU time and
                                  thread are left out of "main") */
     const char *resource_usage_file; /* backup of the results so far, rewritten
-                                 atomically at every sample (at most about once
-                                 a second) and deleted by a clean
+                                 atomically when a peak changes (at most about
+                                 once a second; the means and time at least
+                                 every 10 s: docs/api.md) and deleted by a clean
                                  gt_tracker_stop(); NULL (default): a
                                  ".gpu-tracker_<random UUID>.json" in the working
                                  directory; "": no backup file */

@@ -611,7 +611,7 @@ static void test_parsers(void)
     fx_write(sys, "fs/cgroup/job/step/cpu.max", "150000 100000\n");
     fx_write(sys, "fs/cgroup/job/step/memory.max", "2147483648\n");
     gt_server_info si;
-    server_info_collect(&si, proc, sys, NULL);
+    server_info_collect(&si, proc, sys, NULL, 0);
     CHECK_STR(si.cpu_model, "Fake CPU 9000");
     CHECK(si.memory_mib == 8192 && si.memory_limit_mib == 2048);
     CHECK(si.vcpus_usable == (si.vcpus >= 2 ? 1.5 : si.vcpus_usable));

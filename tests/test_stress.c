@@ -14,7 +14,16 @@
 #include "fixture.h"
 #include "gpu_tracker.h"
 #include "runner.h"
+#include "pipeline.h"
 #include "tree.h"
+
+/* Where pid stands in t as of its last walk (1 main, 2 descendant, 0 not). */
+static int role_of(const struct tree *t, pid_t pid)
+{
+    struct pid_roles r;
+    tree_roles(t, &r);
+    return pid_roles_get(&r, pid);
+}
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -122,12 +131,12 @@ static void test_pid_reuse(void)
     CHECK(tree_walk(&t, &s) == 0);
     CHECK_MSG(s.desc_rss_kb == 0, "desc RSS %llu", s.desc_rss_kb);
     CHECK(s.desc_ticks == 7); /* the reaped child's time, not the newcomer's */
-    CHECK(tree_role_of(&t, 101) == 0);
+    CHECK(role_of(&t, 101) == 0);
     /* A first walk that meets the newcomer (attached late): not ours either. */
     struct tree t2;
     CHECK(tree_init(&t2, root, 100, 0) == 0);
     CHECK(tree_walk(&t2, &s) == 0);
-    CHECK(s.desc_rss_kb == 0 && tree_role_of(&t2, 101) == 0);
+    CHECK(s.desc_rss_kb == 0 && role_of(&t2, 101) == 0);
     tree_free(&t2);
     tree_free(&t);
     fx_rmroot(root);

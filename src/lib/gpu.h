@@ -7,40 +7,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define GPU_MAX_DEVICES 64
-#define GPU_ID_LEN 96
+#include "sample.h"
 
-struct gpu_device {
-    char uuid[GPU_ID_LEN];
-    char name[GPU_ID_LEN];
-    unsigned long long memory_total; /* bytes */
-    int selected;                    /* in gpu_uuids (or all when none given) */
-};
 
-/* A process's GPU memory and SM utilization, summed over its devices, and
- * on which devices (bit i: device i; 0 when the library does not say). */
-struct gpu_process {
-    pid_t pid;
-    unsigned long long bytes;
-    double sm_percent;
-    unsigned long long memory_devices; /* where it holds memory */
-    unsigned long long busy_devices;   /* where its SM utilization is > 0 */
-};
-
-/* One sample of every device. */
-struct gpu_sample {
-    unsigned long long memory_used;  /* bytes, all devices */
-    double util_sum_percent;         /* selected devices */
-    struct gpu_process *procs;       /* owned by the gpu; valid until the next sample */
-    size_t nprocs;
-    int proc_util_ok;                /* sm_percent was measured (else see reason) */
-    int energy_ok;                   /* energy_mj was measured */
-    unsigned long long energy_mj;    /* selected devices, since gpu_open */
-    /* Each device (index as in gpu.devices): utilization percent (-1 when
-     * the library could not tell) and memory used (bytes). */
-    double device_util[GPU_MAX_DEVICES];
-    unsigned long long device_memory_used[GPU_MAX_DEVICES];
-};
 
 struct gpu_backend;
 

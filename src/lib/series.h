@@ -13,16 +13,8 @@
 #include <sys/types.h>
 
 #include "gpu_tracker.h"
-#include "proc_parse.h"
-#include "system_series.h"
+#include "sample.h"
 
-/* GPU figures of one reading: usage in GPUs (1.0 = one GPU fully busy),
- * memory in MiB, and how many GPUs are busy. */
-struct series_gpu {
-    double usage;
-    double vram_mib;
-    int utilized;
-};
 
 /* One reading of the tracked tree (see tree_sample). */
 struct process_reading {

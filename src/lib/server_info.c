@@ -194,7 +194,7 @@ static void cgroup_limits(const char *proc_root, const char *sys_root, double *c
 }
 
 void server_info_collect(gt_server_info *si, const char *proc_root, const char *sys_root,
-                         const struct gpu *g)
+                         const struct gpu_device *devices, int ndevices)
 {
     memset(si, 0, sizeof *si);
     snprintf(si->allocation, sizeof si->allocation, "unknown");
@@ -237,13 +237,13 @@ void server_info_collect(gt_server_info *si, const char *proc_root, const char *
     if (read_small(path, buf, 1 << 16) == 0 && proc_parse_meminfo(buf, strlen(buf), &mi) == 0)
         si->memory_mib = round((double)mi.total_kb / 1024.0 * 100) / 100;
     si->memory_limit_mib = cg_mem;
-    if (g && g->backend) {
-        si->gpu_count = g->ndevices;
-        for (int i = 0; i < g->ndevices; i++) {
-            si->gpu_memory_mib += (double)g->devices[i].memory_total / MIB;
+    if (devices && ndevices > 0) {
+        si->gpu_count = ndevices;
+        for (int i = 0; i < ndevices; i++) {
+            si->gpu_memory_mib += (double)devices[i].memory_total / MIB;
             if (si->ngpu_names < GT_MAX_GPUS)
                 snprintf(si->gpu_names[si->ngpu_names++], sizeof si->gpu_names[0], "%s",
-                         g->devices[i].name);
+                         devices[i].name);
         }
     }
     free(buf);

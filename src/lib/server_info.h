@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "gpu.h"
+#include "sample.h"
 #include "gpu_tracker.h"
 
 /* PRETTY_NAME of an os-release file, unquoted. -1 when there is none. */
@@ -30,9 +30,9 @@ double server_parse_cpu_max(const char *buf);
 double server_parse_memory_limit(const char *buf);
 
 /* Fills si (all but allocation) from proc_root, sys_root (cgroups under
- * <sys_root>/fs/cgroup), /etc/os-release, uname and the GPUs of g (may be
- * NULL or closed). Never fails: what cannot be read stays empty or 0. */
+ * <sys_root>/fs/cgroup), /etc/os-release, uname and the ndevices GPUs
+ * of devices (NULL, 0: none). Never fails: what cannot be read stays empty or 0. */
 void server_info_collect(gt_server_info *si, const char *proc_root, const char *sys_root,
-                         const struct gpu *g);
+                         const struct gpu_device *devices, int ndevices);
 
 #endif

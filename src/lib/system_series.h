@@ -17,34 +17,8 @@
 #include <dirent.h>
 #include <stddef.h>
 
-#include "sys_parse.h"
+#include "sample.h"
 
-struct disk_counter {
-    char name[SYS_NAME_LEN];
-    unsigned major, minor;
-    unsigned long long read_sectors, write_sectors;
-};
-
-struct net_counter {
-    char name[SYS_NAME_LEN];
-    unsigned long long rx_bytes, tx_bytes;
-    int physical; /* a device is behind it (see the file comment) */
-};
-
-/* One reading. Each part has its own ok flag: a part that could not be read
- * is left out of the rows (zeros), the rest still counts. */
-struct system_series_sample {
-    int processes_ok, disks_ok, nets_ok, fs_ok;
-    long processes;
-    struct disk_counter *disks; /* grown as needed; free with _sample_free */
-    size_t ndisks, capdisks;
-    struct net_counter *nets;
-    size_t nnets, capnets;
-    /* Summed over the filesystems counted, as df shows them: used is what
-     * is taken (blocks - bfree), free what users may still take (bavail);
-     * reserved blocks make used + free less than total. */
-    unsigned long long fs_total_bytes, fs_used_bytes, fs_free_bytes;
-};
 
 /* A block device or interface name and whether it counts (cached, since the
  * answer needs /sys lookups). */

@@ -90,6 +90,7 @@ void tree_free(struct tree *t)
     for (size_t i = 0; i < t->nprocs; i++)
         procfs_close(&t->procs[i].h);
     free(t->procs);
+    free(t->roles);
     pid_index_free(&t->index);
     free(t->queue);
     free(t->buf);
@@ -109,12 +110,10 @@ static struct tracked_proc *find_proc(const struct tree *t, pid_t pid)
     return pid_index_get(&t->index, pid, &i) ? &t->procs[i] : NULL;
 }
 
-int tree_role_of(const struct tree *t, pid_t pid)
+void tree_roles(const struct tree *t, struct pid_roles *out)
 {
-    const struct tracked_proc *p = find_proc(t, pid);
-    if (!p || p->seen != t->generation)
-        return 0;
-    return p->role == ROLE_MAIN ? 1 : 2;
+    out->index = &t->index;
+    out->role = t->roles;
 }
 
 /* Forgets procs[i]; the last entry takes its place (and its index entry
@@ -125,6 +124,7 @@ static void drop_proc(struct tree *t, size_t i)
     pid_index_remove(&t->index, t->procs[i].pid);
     if (i != --t->nprocs) {
         t->procs[i] = t->procs[t->nprocs];
+        t->roles[i] = t->roles[t->nprocs];
         /* Cannot fail: the pid is there, only its value changes. */
         pid_index_put(&t->index, t->procs[i].pid, i);
     }
@@ -198,6 +198,10 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
         if (!np)
             return NULL;
         t->procs = np;
+        unsigned char *nr = realloc(t->roles, ncap);
+        if (!nr)
+            return NULL;
+        t->roles = nr;
         t->capprocs = ncap;
     }
     struct tracked_proc *p = &t->procs[t->nprocs];
@@ -224,6 +228,7 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
         errno = ENOMEM;
         return NULL;
     }
+    t->roles[t->nprocs] = role == ROLE_MAIN ? 1 : 2;
     t->nprocs++;
     return p;
 }

@@ -17,37 +17,8 @@
 
 #include "pid_index.h"
 #include "procfs.h"
+#include "sample.h"
 
-/* What one walk saw. Memory in kB, CPU in clock ticks. */
-struct tree_sample {
-    int main_alive;                 /* main seen (running or zombie) */
-    unsigned long long main_ticks;  /* cumulative utime+stime of main */
-    unsigned long long desc_ticks;  /* cumulative CPU of all descendants */
-    long main_threads, desc_threads;
-
-    /* RSS now; private/shared from the latest smaps_rollup (see tree.c). */
-    unsigned long long main_rss_kb, main_private_kb, main_shared_kb, main_pss_kb;
-    unsigned long long desc_rss_kb, desc_private_kb, desc_shared_kb; /* sums */
-    unsigned long long desc_shared_max_kb;      /* largest shared of one desc */
-    unsigned long long desc_pss_shared_kb;      /* sum of (Pss - Private) */
-
-    /* Kernel high-water marks (VmHWM) that were reached while tracked. */
-    unsigned long long main_hwm_kb, desc_hwm_max_kb;
-
-    /* main's reaped-children fault counters: both 0 means main reaped no
-     * child, so its wait4 ru_maxrss is its own high-water mark. */
-    unsigned long long main_cminflt, main_cmajflt;
-
-    /* For the process series (tree->series set), of the whole tree:
-     * cumulative CPU ticks split into user and system, cumulative bytes
-     * read/written at the storage layer (as /proc/<pid>/io counts them: a
-     * reaped child's bytes move into its parent's), PSS now, and the number
-     * of live descendants. */
-    unsigned long long utime_ticks, stime_ticks;
-    unsigned long long read_bytes, write_bytes;
-    unsigned long long pss_kb;
-    long children;
-};
 
 struct tracked_proc;
 
@@ -59,6 +30,7 @@ struct tree {
     struct tracked_proc *procs;
     size_t nprocs, capprocs;
     struct pid_index index; /* pid -> place in procs: lookups in constant time */
+    unsigned char *roles; /* by place in procs: 1 main, 2 descendant (pid_roles) */
     pid_t *queue;
     size_t nqueue, capqueue;
     char *buf;            /* scratch for file contents */
@@ -88,9 +60,9 @@ struct tree {
 int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid);
 void tree_free(struct tree *t);
 
-/* Where pid stands in the tree as of the last walk: 1 main, 2 a descendant,
- * 0 not in the tree. */
-int tree_role_of(const struct tree *t, pid_t pid);
+/* Where each pid stood in the tree at the last walk that succeeded (every
+ * process still listed was seen by it): valid until the next walk. */
+void tree_roles(const struct tree *t, struct pid_roles *out);
 
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
  * itself failed (out of memory, reaper unreadable). A process that vanishes

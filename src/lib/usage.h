@@ -10,19 +10,8 @@
 #define GT_USAGE_H
 
 #include "gpu_tracker.h"
-#include "proc_parse.h"
-#include "tree.h"
+#include "sample.h"
 
-/* What one GPU sample means for the tracked tree (bytes, percent). */
-struct gpu_tree_sample {
-    unsigned long long system_used; /* all GPUs */
-    unsigned long long main_bytes, desc_bytes;
-    double util_sum_percent;        /* selected GPUs */
-    int proc_util_ok;               /* main_sm/desc_sm were measured */
-    double main_sm, desc_sm;        /* SM percent of the tree's processes */
-    int energy_ok;
-    unsigned long long energy_mj;   /* selected GPUs, since tracking began */
-};
 
 struct rss_peak {
     unsigned long long total_kb, private_kb, shared_kb;

@@ -1,0 +1,25 @@
+/* csv_sink.h - the series written as CSV to the caller's descriptors, a line
+ * per row as it is made (gt_options.process_csv_fd / system_csv_fd). */
+#ifndef GT_CSV_SINK_H
+#define GT_CSV_SINK_H
+
+#include "sink.h"
+#include "warn.h"
+
+struct csv_sink {
+    struct sink base;
+    int fd[2];                /* by gt_series_kind; -1: not written */
+    /* Writing failed at some row (a warning said why): later rows are
+     * not written there, the row store keeps them. Read by the API. */
+    int failed[2];
+    struct warner *warner;
+};
+
+/* A sink writing process rows to process_fd and system rows to system_fd
+ * (either -1: none). The descriptors stay the caller's. */
+void csv_sink_init(struct csv_sink *c, int process_fd, int system_fd, struct warner *w);
+
+/* Writes the header lines (at start). */
+void csv_sink_headers(struct csv_sink *c);
+
+#endif

@@ -1,0 +1,187 @@
+/* pipeline.c - see pipeline.h. */
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB (1024.0 * 1024.0)
+
+int pid_roles_get(const struct pid_roles *roles, pid_t pid)
+{
+    size_t slot;
+    if (!roles->index || !pid_index_get(roles->index, pid, &slot))
+        return 0;
+    return roles->role[slot];
+}
+
+void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
+                            const struct pid_roles *roles, struct gpu_tree_sample *gs,
+                            struct series_gpu *proc, struct series_gpu *sys)
+{
+    memset(gs, 0, sizeof *gs);
+    memset(proc, 0, sizeof *proc);
+    memset(sys, 0, sizeof *sys);
+    gs->system_used = s->memory_used;
+    gs->util_sum_percent = s->util_sum_percent;
+    gs->proc_util_ok = s->proc_util_ok;
+    gs->energy_ok = s->energy_ok;
+    gs->energy_mj = s->energy_mj;
+    if (ndevices > GPU_MAX_DEVICES)
+        ndevices = GPU_MAX_DEVICES;
+    /* Bit d: the tree holds memory on / keeps busy device d. */
+    unsigned long long memory_devices = 0, busy_devices = 0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct gpu_process *p = &s->procs[i];
+        int role = pid_roles_get(roles, p->pid);
+        if (role == 1) {
+            gs->main_bytes += p->bytes;
+            gs->main_sm += p->sm_percent;
+        } else if (role == 2) {
+            gs->desc_bytes += p->bytes;
+            gs->desc_sm += p->sm_percent;
+        }
+        if (role) {
+            memory_devices |= p->memory_devices;
+            busy_devices |= p->busy_devices;
+        }
+    }
+
+    sys->vram_mib = (double)s->memory_used / MIB;
+    for (int d = 0; d < ndevices; d++)
+        if (s->device_util[d] >= 0) {
+            sys->usage += s->device_util[d] / 100.0;
+            sys->utilized += s->device_util[d] > 0;
+        }
+    unsigned long long bytes = gs->main_bytes + gs->desc_bytes;
+    proc->vram_mib = (double)bytes / MIB;
+    if (s->proc_util_ok) {
+        proc->usage = (gs->main_sm + gs->desc_sm) / 100.0;
+        proc->utilized = __builtin_popcountll(busy_devices);
+        return;
+    }
+    if (bytes > 0 && memory_devices == 0)
+        memory_devices = ~0ULL; /* the driver does not say which GPUs */
+    for (int d = 0; d < ndevices; d++)
+        if ((memory_devices >> d & 1) && s->device_util[d] >= 0) {
+            proc->usage += s->device_util[d] / 100.0;
+            proc->utilized += s->device_util[d] > 0;
+        }
+}
+
+static unsigned long long ticks_minus(unsigned long long a, unsigned long long b)
+{
+    return a > b ? a - b : 0;
+}
+
+void pipeline_exclude_library(struct tree_sample *ts, const struct library_threads *lib)
+{
+    ts->main_ticks = ticks_minus(ts->main_ticks, lib->utime + lib->stime);
+    ts->utime_ticks = ticks_minus(ts->utime_ticks, lib->utime);
+    ts->stime_ticks = ticks_minus(ts->stime_ticks, lib->stime);
+    if (lib->others >= 0)
+        ts->main_threads = lib->others;
+}
+
+void pipeline_init(struct pipeline *p, double interval, double ticks_per_second, int series,
+                   pid_t pid, int sampled_only)
+{
+    memset(p, 0, sizeof *p);
+    usage_init(&p->acc, interval, ticks_per_second);
+    p->acc.sampled_only = sampled_only != 0;
+    p->series = series;
+    p->interval = interval;
+    p->ticks_per_second = ticks_per_second;
+    p->pid = pid;
+}
+
+void pipeline_free(struct pipeline *p)
+{
+    /* The previous reading's disk and interface arrays are ours (exchanged
+     * with the reader's at each step). */
+    free(p->extra_prev.disks);
+    free(p->extra_prev.nets);
+    memset(p, 0, sizeof *p);
+}
+
+/* The series' part of a sample: the rows of its slot (from the previous
+ * readings to these) and the readings kept for the next row. A series whose
+ * reading failed gets no row for this slot and starts again from its next
+ * reading. */
+static void series_step(struct pipeline *p, struct sample *s, const struct series_gpu *proc_gpu,
+                        const struct series_gpu *sys_gpu, struct pipeline_rows *rows)
+{
+    struct process_reading pr;
+    struct system_reading sr;
+    int want_p = (p->series & GT_SERIES_PROCESS) && s->tree_ok;
+    int want_s = (p->series & GT_SERIES_SYSTEM) != 0;
+    if (want_p) {
+        memset(&pr, 0, sizeof pr);
+        pr.utime_ticks = s->tree.utime_ticks;
+        pr.stime_ticks = s->tree.stime_ticks;
+        pr.read_bytes = s->tree.read_bytes;
+        pr.write_bytes = s->tree.write_bytes;
+        pr.pss_kb = s->tree.pss_kb;
+        pr.children = s->tree.children;
+        pr.gpu = *proc_gpu;
+    }
+    if (want_s) {
+        memset(&sr, 0, sizeof sr);
+        sr.cpu_ok = s->sys_ok;
+        if (s->sys_ok) {
+            sr.cpu = s->cpu;
+            sr.mem = s->mem;
+        }
+        sr.extra = s->extra;
+        sr.gpu = *sys_gpu;
+    }
+    if (s->slot > 0) {
+        double ts = series_timestamp(p->epoch_start, s->slot, p->interval);
+        if (want_p && p->have_proc_prev && s->now > p->proc_prev_time) {
+            series_process_row(&p->proc_prev, &pr, s->now - p->proc_prev_time,
+                               p->ticks_per_second, ts, p->pid, &rows->process);
+            rows->have_process = 1;
+        }
+        if (want_s && p->have_sys_prev && s->now > p->sys_prev_time) {
+            series_system_row(&p->sys_prev, &sr, s->now - p->sys_prev_time,
+                              p->ticks_per_second, ts, &rows->system);
+            rows->have_system = 1;
+        }
+    }
+    if (s->slot < 0)
+        return; /* the final sample: not on the schedule, nothing to keep */
+    p->have_proc_prev = want_p;
+    if (want_p) {
+        p->proc_prev = pr;
+        p->proc_prev_time = s->now;
+    }
+    if (want_s) {
+        p->sys_prev = sr;
+        p->sys_prev.extra = NULL;
+        if (s->extra) {
+            struct system_series_sample mine = p->extra_prev;
+            p->extra_prev = *s->extra;
+            *s->extra = mine;
+            p->sys_prev.extra = &p->extra_prev;
+        }
+        p->sys_prev_time = s->now;
+        p->have_sys_prev = 1;
+    }
+}
+
+void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows)
+{
+    memset(rows, 0, sizeof *rows);
+    if (s->slot == 0)
+        p->epoch_start = s->wall;
+    if (s->tree_ok && s->self)
+        pipeline_exclude_library(&s->tree, &s->library);
+    struct gpu_tree_sample gs;
+    struct series_gpu proc_gpu = {0}, sys_gpu = {0};
+    int gpu_ok = s->tree_ok && s->gpu_ok;
+    if (gpu_ok)
+        pipeline_attribute_gpu(&s->gpu, s->gpu_ndevices, &s->roles, &gs, &proc_gpu, &sys_gpu);
+    usage_add(&p->acc, s->now, s->tree_ok ? &s->tree : NULL, s->sys_ok ? &s->cpu : NULL,
+              s->sys_ok ? &s->mem : NULL, gpu_ok ? &gs : NULL);
+    if (p->series)
+        series_step(p, s, &proc_gpu, &sys_gpu, rows);
+}

@@ -1,0 +1,72 @@
+/* pipeline.h - the pure middle of sampling: from a sample (sample.h) to the
+ * running aggregates and the series' rows.
+ *
+ * Nothing here reads a file, takes a lock, starts a thread or looks at a
+ * clock: the reader (sample_reader.h) did the I/O and stamped the sample's
+ * time, the tracker holds the lock around pipeline_step() and hands the
+ * rows to the sinks (sink.h). So the whole sample -> aggregates -> rows path
+ * is tested on constructed samples (tests/test_pipeline.c). */
+#ifndef GT_PIPELINE_H
+#define GT_PIPELINE_H
+
+#include "sample.h"
+#include "series.h"
+#include "usage.h"
+
+/* Where pid stood at the walk: 1 main, 2 a descendant, 0 not in the tree. */
+int pid_roles_get(const struct pid_roles *roles, pid_t pid);
+
+/* The tracked tree's share of a GPU sample of ndevices devices: its memory
+ * and SM utilization by role (gs), and the series' GPU figures of the tree
+ * (proc) and of the system (sys). The tree's usage is its SM utilization
+ * where the driver gives it; otherwise the utilization of the GPUs where it
+ * holds memory (all GPUs when the driver does not say which). */
+void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
+                            const struct pid_roles *roles, struct gpu_tree_sample *gs,
+                            struct series_gpu *proc, struct series_gpu *sys);
+
+/* Takes the library's own threads (lib) out of a sample of the calling
+ * process's tree: their ticks out of main's CPU, and main's thread count
+ * replaced by the threads that are not the library's (when known). Their
+ * ticks stay in the process's total after they end, so every sample, the
+ * baseline included, gets this. Counters never go below zero. */
+void pipeline_exclude_library(struct tree_sample *ts, const struct library_threads *lib);
+
+/* The rows a sample made (none for the baseline, the final sample at stop,
+ * or a series whose previous reading failed). */
+struct pipeline_rows {
+    int have_process, have_system;
+    gt_process_row process;
+    gt_system_row system;
+};
+
+struct pipeline {
+    struct usage_acc acc;     /* the summary's aggregates; the API reads them
+                                 (the tracker's lock guards pipeline_step) */
+    int series;               /* GT_SERIES_PROCESS | GT_SERIES_SYSTEM */
+    double interval;          /* seconds between rows */
+    double ticks_per_second;
+    pid_t pid;                /* the tracked (main) process, for the rows */
+    double epoch_start;       /* wall clock of the baseline sample */
+    /* The readings of the previous sample, each series on its own. */
+    int have_proc_prev, have_sys_prev;
+    double proc_prev_time, sys_prev_time;
+    struct process_reading proc_prev;
+    struct system_reading sys_prev;
+    struct system_series_sample extra_prev; /* the buffers sys_prev.extra uses */
+};
+
+/* An empty pipeline: rows every interval seconds for the series asked
+ * (GT_SERIES_* bits) of process pid; sampled_only as gt_options. */
+void pipeline_init(struct pipeline *p, double interval, double ticks_per_second, int series,
+                   pid_t pid, int sampled_only);
+void pipeline_free(struct pipeline *p);
+
+/* Adds sample s (its GPU part attributed, the library's threads taken out
+ * when s->self) to the aggregates, and fills *rows with the rows of its
+ * slot (slot 0 also fixes epoch_start from s->wall). s->extra's buffers are
+ * exchanged with the pipeline's previous ones (no copy): the reader reads
+ * the next sample into what the pipeline no longer needs. */
+void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows);
+
+#endif

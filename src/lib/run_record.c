@@ -1,0 +1,48 @@
+/* run_record.c - see run_record.h. */
+#include "run_record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "server_info.h"
+#include "stats.h"
+
+void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
+                      const char *sys_root, const struct gpu_device *devices, int ndevices)
+{
+    memset(r, 0, sizeof *r);
+    r->pid = pid;
+    r->interval = interval;
+    server_info_collect(&r->server, proc_root, sys_root, devices, ndevices);
+}
+
+gt_status run_record_snapshot(const struct run_record *r, const char *command, int exit_status,
+                              const gt_resource_usage *usage, const struct row_source *rows,
+                              gt_snapshot *s)
+{
+    memset(s, 0, sizeof *s);
+    s->command = strdup(command ? command : "");
+    if (!s->command)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    s->format_version = GT_SNAPSHOT_FORMAT;
+    snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
+    s->pid = (int)r->pid;
+    s->interval = r->interval;
+    s->start_time = r->epoch_start;
+    s->stop_time = r->epoch_stop;
+    s->duration = r->epoch_stop - r->epoch_start;
+    s->exit_status = exit_status;
+    s->usage = *usage;
+    s->server = r->server;
+    snprintf(s->server.allocation, sizeof s->server.allocation, "%s",
+             stats_allocation_of_rows(rows));
+    snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
+    s->cloud = r->cloud;
+    s->series.interval = r->interval;
+    s->series.start_time = r->epoch_start;
+    s->series.nprocess = rows->count[GT_SERIES_KIND_PROCESS];
+    s->series.nsystem = rows->count[GT_SERIES_KIND_SYSTEM];
+    return GT_OK;
+}

@@ -1,0 +1,34 @@
+/* run_record.h - what a snapshot says about a run besides its figures:
+ * which process, when, on which machine and cloud; and the assembly of a
+ * snapshot from that record, the summary and the rows.
+ *
+ * The machine is described at start (run_record_begin), when the job's
+ * cgroup, CPU affinity and GPUs are those it ran with, not at the end. */
+#ifndef GT_RUN_RECORD_H
+#define GT_RUN_RECORD_H
+
+#include "gpu_tracker.h"
+#include "row_source.h"
+#include "sample.h"
+
+struct run_record {
+    pid_t pid;
+    double interval;
+    double epoch_start, epoch_stop; /* wall clock of the first and last sample */
+    gt_server_info server;          /* allocation is filled from the rows */
+    gt_cloud_info cloud;            /* asked = 0: not asked */
+};
+
+/* Describes the machine now (server_info.h) with the GPUs the tracker
+ * found (ndevices of devices; 0: none). */
+void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
+                      const char *sys_root, const struct gpu_device *devices, int ndevices);
+
+/* Everything of a snapshot but its row arrays: s->series gets the counts
+ * and interval from rows, s->command a copy of command (NULL: ""), and the
+ * server's allocation is judged from the rows. GT_ERR_NO_MEMORY. */
+gt_status run_record_snapshot(const struct run_record *r, const char *command, int exit_status,
+                              const gt_resource_usage *usage, const struct row_source *rows,
+                              gt_snapshot *s);
+
+#endif

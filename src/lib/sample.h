@@ -1,0 +1,190 @@
+/* sample.h - what one sample holds: the types every stage of the sampling
+ * pipeline shares, and nothing else (no functions, no state).
+ *
+ * The pipeline runs one way (docs/architecture.md):
+ *
+ *   sample_reader (all the I/O of a sample: procfs, sysfs, the GPU library)
+ *        |  struct sample
+ *        v
+ *   pipeline (pure: GPU attribution, the library's own threads taken out,
+ *        |    the running aggregates, the series' rows)
+ *        |  rows and the summary so far
+ *        v
+ *   sinks (the row store, CSV streams, the backup file; later exporters)
+ *
+ * Producers fill these types, consumers read them; neither includes the
+ * other's header. Memory in kB and CPU in clock ticks unless a name says
+ * otherwise. */
+#ifndef GT_SAMPLE_H
+#define GT_SAMPLE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "pid_index.h"
+#include "proc_parse.h"
+#include "sys_parse.h"
+
+/* ---- The process tree (tree.c produces it) ---- */
+
+/* What one walk saw. Memory in kB, CPU in clock ticks. */
+struct tree_sample {
+    int main_alive;                 /* main seen (running or zombie) */
+    unsigned long long main_ticks;  /* cumulative utime+stime of main */
+    unsigned long long desc_ticks;  /* cumulative CPU of all descendants */
+    long main_threads, desc_threads;
+
+    /* RSS now; private/shared from the latest smaps_rollup (see tree.c). */
+    unsigned long long main_rss_kb, main_private_kb, main_shared_kb, main_pss_kb;
+    unsigned long long desc_rss_kb, desc_private_kb, desc_shared_kb; /* sums */
+    unsigned long long desc_shared_max_kb;      /* largest shared of one desc */
+    unsigned long long desc_pss_shared_kb;      /* sum of (Pss - Private) */
+
+    /* Kernel high-water marks (VmHWM) that were reached while tracked. */
+    unsigned long long main_hwm_kb, desc_hwm_max_kb;
+
+    /* main's reaped-children fault counters: both 0 means main reaped no
+     * child, so its wait4 ru_maxrss is its own high-water mark. */
+    unsigned long long main_cminflt, main_cmajflt;
+
+    /* For the process series (tree->series set), of the whole tree:
+     * cumulative CPU ticks split into user and system, cumulative bytes
+     * read/written at the storage layer (as /proc/<pid>/io counts them: a
+     * reaped child's bytes move into its parent's), PSS now, and the number
+     * of live descendants. */
+    unsigned long long utime_ticks, stime_ticks;
+    unsigned long long read_bytes, write_bytes;
+    unsigned long long pss_kb;
+    long children;
+};
+
+/* Where each PID stood in the tree at the walk that made the sample: index
+ * maps a PID to a slot, role[slot] is 1 for main, 2 for a descendant (0:
+ * not in the tree). Both belong to the walker; valid until its next walk. */
+struct pid_roles {
+    const struct pid_index *index;
+    const unsigned char *role;
+};
+
+/* What the library's threads in this process have used, CPU clock ticks
+ * (user and system, as /proc/PID/task/TID/stat counts them) of those running
+ * now and of those that have ended, and how many threads the process has
+ * now that are not the library's (-1 when that cannot be known). A tracker
+ * of the calling process counts only the latter and takes the ticks out of
+ * its figures: they are not the user's work. */
+struct library_threads {
+    unsigned long long utime, stime;
+    long others;
+};
+
+/* ---- GPUs (gpu.c and its backends produce them) ---- */
+
+#define GPU_MAX_DEVICES 64
+#define GPU_ID_LEN 96
+
+struct gpu_device {
+    char uuid[GPU_ID_LEN];
+    char name[GPU_ID_LEN];
+    unsigned long long memory_total; /* bytes */
+    int selected;                    /* in gpu_uuids (or all when none given) */
+};
+
+/* A process's GPU memory and SM utilization, summed over its devices, and
+ * on which devices (bit i: device i; 0 when the library does not say). */
+struct gpu_process {
+    pid_t pid;
+    unsigned long long bytes;
+    double sm_percent;
+    unsigned long long memory_devices; /* where it holds memory */
+    unsigned long long busy_devices;   /* where its SM utilization is > 0 */
+};
+
+/* One sample of every device. */
+struct gpu_sample {
+    unsigned long long memory_used;  /* bytes, all devices */
+    double util_sum_percent;         /* selected devices */
+    struct gpu_process *procs;       /* owned by the gpu; valid until the next sample */
+    size_t nprocs;
+    int proc_util_ok;                /* sm_percent was measured (else see reason) */
+    int energy_ok;                   /* energy_mj was measured */
+    unsigned long long energy_mj;    /* selected devices, since gpu_open */
+    /* Each device (index as in gpu.devices): utilization percent (-1 when
+     * the library could not tell) and memory used (bytes). */
+    double device_util[GPU_MAX_DEVICES];
+    unsigned long long device_memory_used[GPU_MAX_DEVICES];
+};
+
+/* What one GPU sample means for the tracked tree (bytes, percent). */
+struct gpu_tree_sample {
+    unsigned long long system_used; /* all GPUs */
+    unsigned long long main_bytes, desc_bytes;
+    double util_sum_percent;        /* selected GPUs */
+    int proc_util_ok;               /* main_sm/desc_sm were measured */
+    double main_sm, desc_sm;        /* SM percent of the tree's processes */
+    int energy_ok;
+    unsigned long long energy_mj;   /* selected GPUs, since tracking began */
+};
+
+/* GPU figures of one reading: usage in GPUs (1.0 = one GPU fully busy),
+ * memory in MiB, and how many GPUs are busy. */
+struct series_gpu {
+    double usage;
+    double vram_mib;
+    int utilized;
+};
+
+/* ---- The system series' extra counters (system_series.c) ---- */
+
+struct disk_counter {
+    char name[SYS_NAME_LEN];
+    unsigned major, minor;
+    unsigned long long read_sectors, write_sectors;
+};
+
+struct net_counter {
+    char name[SYS_NAME_LEN];
+    unsigned long long rx_bytes, tx_bytes;
+    int physical; /* a device is behind it (see the file comment) */
+};
+
+/* One reading. Each part has its own ok flag: a part that could not be read
+ * is left out of the rows (zeros), the rest still counts. */
+struct system_series_sample {
+    int processes_ok, disks_ok, nets_ok, fs_ok;
+    long processes;
+    struct disk_counter *disks; /* grown as needed; free with _sample_free */
+    size_t ndisks, capdisks;
+    struct net_counter *nets;
+    size_t nnets, capnets;
+    /* Summed over the filesystems counted, as df shows them: used is what
+     * is taken (blocks - bfree), free what users may still take (bavail);
+     * reserved blocks make used + free less than total. */
+    unsigned long long fs_total_bytes, fs_used_bytes, fs_free_bytes;
+};
+
+/* ---- One sample ---- */
+
+/* Everything one sample read, each part with its own ok flag: a part that
+ * could not be read is left out of that sample's figures, the rest counts.
+ * The pointers belong to the reader and stay valid until its next sample. */
+struct sample {
+    double now;               /* monotonic seconds when it was taken */
+    double wall;              /* the same moment, seconds since the epoch */
+    long slot;                /* 0 baseline, k > 0 at start + k * interval,
+                                 -1 the final one at stop (no row) */
+    int sys_ok;
+    struct sys_cpu cpu;
+    struct meminfo mem;
+    int tree_ok;
+    struct tree_sample tree;
+    struct pid_roles roles;   /* with tree_ok */
+    int self;                 /* the tracker tracks its own process: */
+    struct library_threads library; /* its threads, to be taken out */
+    int gpu_ok;
+    int gpu_ndevices;
+    struct gpu_sample gpu;    /* procs: the reader's */
+    struct system_series_sample *extra; /* NULL: not read (no system series);
+                                 the pipeline may exchange its buffers */
+};
+
+#endif

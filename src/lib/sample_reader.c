@@ -1,0 +1,258 @@
+/* sample_reader.c - see sample_reader.h. */
+#include "sample_reader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "background.h"
+
+/* 1 when we run in a PID namespace other than the host's (a container): the
+ * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO). */
+static int in_pid_namespace(void)
+{
+    char link[64];
+    ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link - 1);
+    if (n <= 0)
+        return 0; /* cannot tell: assume the host's */
+    link[n] = '\0';
+    return strcmp(link, "pid:[4026531836]") != 0;
+}
+
+/* The PID that <proc_root>/self names, or 0 when there is no such link (a
+ * fixture tree). A procfs mounted for another PID namespace (the host's
+ * /proc inside `unshare --pid --fork`) names us by another number: every
+ * PID in it is then someone else's. */
+static pid_t procfs_self_pid(const char *proc_root)
+{
+    char path[4096], link[32];
+    snprintf(path, sizeof path, "%s/self", proc_root);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    char *end;
+    long pid = strtol(link, &end, 10);
+    return *end == '\0' && pid > 0 ? (pid_t)pid : 0;
+}
+
+/* Opening a GPU library runs its init (nvmlInit, rsmi_init), which can hang
+ * for a long time on a GPU in a bad state: it runs as a background job. */
+struct gpu_opener {
+    char *brand, *uuids;
+    struct gpu gpu;
+    enum gpu_open_result result;
+    char err[512];
+};
+
+static void gpu_opener_free(struct gpu_opener *o)
+{
+    free(o->brand);
+    free(o->uuids);
+    free(o);
+}
+
+static void gpu_opener_run(void *arg)
+{
+    struct gpu_opener *o = arg;
+    o->result = gpu_open(&o->gpu, o->brand, o->uuids, o->err, sizeof o->err);
+}
+
+/* An opener given up on: its GPU is nobody's. */
+static void gpu_opener_drop(void *arg)
+{
+    struct gpu_opener *o = arg;
+    gpu_close(&o->gpu);
+    gpu_opener_free(o);
+}
+
+static char *dup_or_null(const char *s, int *failed)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    if (!d)
+        *failed = 1;
+    return d;
+}
+
+/* gpu_open() into r->gpu, waiting at most timeout seconds. */
+static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, char *err,
+                                      size_t errcap)
+{
+    const char *brand = r->cfg.gpu_brand, *uuids = r->cfg.gpu_uuids;
+    struct gpu_opener *o = calloc(1, sizeof *o);
+    int failed = !o;
+    if (o) {
+        o->brand = dup_or_null(brand, &failed);
+        o->uuids = dup_or_null(uuids, &failed);
+    }
+    struct background *job = failed ? NULL : background_start("gt:gpu-open", gpu_opener_run, o, gpu_opener_drop);
+    if (!job) {
+        if (o)
+            gpu_opener_free(o);
+        /* No thread to spare: open it here, hang or not. */
+        return gpu_open(&r->gpu, brand, uuids, err, errcap);
+    }
+    if (!background_wait(job, timeout)) {
+        memset(&r->gpu, 0, sizeof r->gpu);
+        snprintf(r->gpu.reason, sizeof r->gpu.reason,
+                 "the GPU library did not answer within %g s", timeout);
+        if (uuids) {
+            snprintf(err, errcap, "cannot check the GPU UUIDs: %s", r->gpu.reason);
+            return GPU_BAD_UUIDS;
+        }
+        return GPU_UNAVAILABLE;
+    }
+    r->gpu = o->gpu; /* the opener's GPU is ours now */
+    snprintf(err, errcap, "%s", o->err);
+    enum gpu_open_result result = o->result;
+    gpu_opener_free(o);
+    return result;
+}
+
+
+/* Descriptors at -1 so that closing a reader whose open failed half-way is
+ * safe. */
+static void reader_clear(struct sample_reader *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tree.root_fd = -1;
+    r->sys.stat_fd = r->sys.meminfo_fd = -1;
+    r->sysx.sys_block_fd = r->sysx.sys_net_fd = r->sysx.diskstats_fd = r->sysx.netdev_fd = -1;
+}
+
+gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
+                             struct warner *w)
+{
+    reader_clear(r);
+    r->cfg = *cfg;
+    r->warner = w;
+    const char *root = cfg->proc_root;
+    pid_t self_there = procfs_self_pid(root);
+    if (self_there > 0 && self_there != getpid())
+        return gt_fail(GT_ERR_IO, "%s belongs to another PID namespace (%s/self is PID %d "
+                       "there, but this process is PID %d here): its PIDs name other "
+                       "processes; mount a procfs of this namespace (unshare --mount-proc) "
+                       "or run outside it", root, root, (int)self_there, (int)getpid());
+    const char *what = "";
+    struct sys_cpu cpu;
+    struct meminfo mem;
+    if (system_open(&r->sys, root, &cpu, &mem, &what) < 0) {
+        int e = errno;
+        sample_reader_close(r);
+        return gt_fail(e == EINVAL ? GT_ERR_PARSE : GT_ERR_IO, "cannot read %s/%s: %s", root,
+                       what, e == EINVAL ? "malformed contents" : strerror(e));
+    }
+    r->ncpu = cpu.ncpu;
+    if (tree_init(&r->tree, root, cfg->pid, cfg->reaper_pid) < 0) {
+        int e = errno;
+        sample_reader_close(r);
+        if (e == ENOENT || e == ESRCH)
+            return gt_fail(GT_ERR_NO_PROCESS, "no process with PID %d", (int)cfg->pid);
+        return gt_fail(GT_ERR_IO, "cannot open %s: %s", root, strerror(e));
+    }
+    r->tree.series = (cfg->series & GT_SERIES_PROCESS) != 0;
+    r->tree.sampled_only = cfg->sampled_only != 0;
+    if (cfg->series & GT_SERIES_SYSTEM) {
+        if (system_series_open(&r->sysx, root, cfg->sys_root) < 0) {
+            sample_reader_close(r);
+            return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        }
+        r->extra_open = 1;
+    }
+    char gpu_err[512];
+    enum gpu_open_result gr = open_gpus(r, cfg->gpu_open_timeout, gpu_err, sizeof gpu_err);
+    if (gr == GPU_BAD_UUIDS) {
+        sample_reader_close(r);
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", gpu_err);
+    }
+    snprintf(r->gpu_reason, sizeof r->gpu_reason, "%s", gr == GPU_AVAILABLE ? "" : r->gpu.reason);
+    r->in_pid_namespace = in_pid_namespace();
+    return GT_OK;
+}
+
+/* Frees what both the owner and a fork()ed copy free. */
+static void release(struct sample_reader *r)
+{
+    tree_free(&r->tree);
+    system_close(&r->sys);
+    if (r->extra_open)
+        system_series_close(&r->sysx);
+    system_series_sample_free(&r->extra);
+    r->extra_open = 0;
+}
+
+void sample_reader_close(struct sample_reader *r)
+{
+    gpu_close(&r->gpu);
+    release(r);
+    reader_clear(r);
+}
+
+void sample_reader_forget(struct sample_reader *r)
+{
+    gpu_forget(&r->gpu);
+    release(r);
+    reader_clear(r);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void sample_read(struct sample_reader *r, long slot, struct sample *s)
+{
+    const char *root = r->cfg.proc_root;
+    memset(s, 0, sizeof *s);
+    s->slot = slot;
+    s->now = monotonic_now();
+    s->wall = wall_now();
+    const char *what = "";
+    s->sys_ok = system_read(&r->sys, &s->cpu, &s->mem, &what) == 0;
+    if (!s->sys_ok)
+        warn_once(r->warner, WARN_SYSTEM_UNREADABLE,
+                  "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
+                  "fails", root, what, errno == EINVAL ? "malformed contents" : strerror(errno));
+    s->tree_ok = tree_walk(&r->tree, &s->tree) == 0;
+    if (!s->tree_ok)
+        warn_once(r->warner, WARN_TREE_WALK, "cannot walk the process tree of PID %d: %s",
+                  (int)r->cfg.pid, strerror(errno));
+    else
+        tree_roles(&r->tree, &s->roles);
+    if (r->tree.nunreadable)
+        warn_once(r->warner, WARN_TREE_PERMISSION,
+                  "permission denied reading %s/%s (a process of another user?): what that "
+                  "file holds is left out of the figures; run as its owner or root to count it",
+                  root, r->tree.unreadable);
+    if (r->tree.fd_exhausted)
+        warn_once(r->warner, WARN_TREE_DESCRIPTORS,
+                  "too many open files: some processes of the tree are not counted (raise the "
+                  "limit with ulimit -n)");
+    s->self = r->cfg.self;
+    if (s->self)
+        library_threads_usage(&s->library);
+    /* The GPU's processes are matched to the tree this walk found. */
+    if (s->tree_ok && r->gpu.backend && !r->gpu_failed) {
+        if (gpu_sample(&r->gpu, &s->gpu) == 0) {
+            s->gpu_ok = 1;
+            s->gpu_ndevices = r->gpu.ndevices;
+        } else {
+            /* A driver error mid-run: everything else goes on. */
+            r->gpu_failed = 1;
+            warn_always(r->warner, "GPU figures stop here: %s", r->gpu.reason);
+        }
+    }
+    if (r->extra_open && slot >= 0) {
+        if (system_series_read(&r->sysx, &r->extra) < 0)
+            warn_once(r->warner, WARN_SERIES_MEMORY,
+                      "out of memory reading the system's disks and interfaces");
+        s->extra = &r->extra;
+    }
+}

@@ -1,0 +1,71 @@
+/* sample_reader.h - all the I/O of a sample, in one step.
+ *
+ * The reader owns everything that touches the system while tracking: the
+ * process tree's descriptors (tree.h), /proc/stat and meminfo (system.h),
+ * the system series' disks, interfaces and filesystems (system_series.h),
+ * the GPU library (gpu.h) and the count of the library's own threads. One
+ * sample_read() fills a struct sample (sample.h); what it means is the
+ * pipeline's business (pipeline.h). Whoever samples owns the reader: the
+ * sampling thread while it runs, the API call after it has stopped. */
+#ifndef GT_SAMPLE_READER_H
+#define GT_SAMPLE_READER_H
+
+#include "gpu.h"
+#include "sample.h"
+#include "system.h"
+#include "system_series.h"
+#include "tree.h"
+#include "warn.h"
+
+#define PID_NAMESPACE_REASON \
+    "gpu-tracker runs in a PID namespace (a container): the driver's process IDs are the host's"
+
+/* What to read (from gt_options; the strings stay the caller's). */
+struct sample_reader_config {
+    const char *proc_root, *sys_root;
+    pid_t pid;                /* the main process */
+    pid_t reaper_pid;         /* see gt_options */
+    int self;                 /* pid is the calling process */
+    int series;               /* GT_SERIES_* bits: what else to read */
+    int sampled_only;
+    const char *gpu_brand, *gpu_uuids; /* NULL: detect, all */
+    double gpu_open_timeout;  /* seconds the GPU library's init may take */
+};
+
+struct sample_reader {
+    struct sample_reader_config cfg;
+    struct tree tree;
+    struct system_reader sys;
+    int ncpu;                 /* online CPUs, from the first /proc/stat */
+    int extra_open;           /* sysx is open (the system series) */
+    struct system_series_reader sysx;
+    struct system_series_sample extra; /* the buffers sample.extra points at */
+    struct gpu gpu;           /* gpu.backend NULL: no GPU figures */
+    char gpu_reason[256];     /* why there are no GPU figures ("" if there are) */
+    int gpu_failed;           /* the driver failed mid-run: no more GPU samples */
+    int in_pid_namespace;     /* the driver's PIDs cannot be matched to ours */
+    struct warner *warner;
+};
+
+/* Opens everything cfg asks for. GT_OK, or the status with gt_last_error()
+ * naming the problem: GT_ERR_NO_PROCESS (no such pid), GT_ERR_IO (procfs
+ * cannot be opened, or belongs to another PID namespace), GT_ERR_PARSE
+ * (/proc/stat or meminfo malformed), GT_ERR_INVALID_ARGUMENT (gpu_uuids
+ * names a GPU that is not there), GT_ERR_NO_MEMORY. A GPU library that is
+ * missing or fails is not an error: gpu_reason says why. On failure the
+ * reader is closed. w receives the warnings of later samples. */
+gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
+                             struct warner *w);
+
+/* Closes what is open; safe on a reader whose open failed, and again. */
+void sample_reader_close(struct sample_reader *r);
+
+/* For the copy of a reader in a child made by fork(): frees our memory and
+ * descriptors without calling the GPU library (its state is the parent's). */
+void sample_reader_forget(struct sample_reader *r);
+
+/* Takes one sample of everything into *s for slot (sample.h); a part that
+ * fails is marked not ok, with a warning the first time. */
+void sample_read(struct sample_reader *r, long slot, struct sample *s);
+
+#endif

@@ -1,0 +1,34 @@
+/* sink.h - where the pipeline's output goes: one small interface.
+ *
+ * After each sample the tracker hands every sink the rows that sample made
+ * and the summary so far. A sink does its own I/O and its own error policy
+ * (a failing sink warns once and stops; it never stops sampling). Sinks
+ * today: the CSV streams (csv_sink.h) and the crash backup file
+ * (backup_sink.h); an exporter (Prometheus, a tracking file) is one more.
+ * Both calls come from whoever samples (one thread at a time), after the
+ * tracker's lock is let go. */
+#ifndef GT_SINK_H
+#define GT_SINK_H
+
+#include "gpu_tracker.h"
+#include "pipeline.h"
+
+struct sink;
+
+struct sink_ops {
+    /* The rows a sample made (either may be absent). NULL: not wanted. */
+    void (*rows)(struct sink *s, const struct pipeline_rows *rows);
+    /* Asks whether the summary should be handed over for a sample taken at
+     * now (monotonic seconds): 0 saves the caller from filling one. NULL:
+     * always. */
+    int (*wants_summary)(struct sink *s, double now);
+    /* The summary so far (measurement.complete 0), as of now. NULL: not
+     * wanted. */
+    void (*summary)(struct sink *s, const gt_resource_usage *usage, double now);
+};
+
+struct sink {
+    const struct sink_ops *ops;
+};
+
+#endif

@@ -1,0 +1,362 @@
+/* The pure middle of sampling on constructed samples: no threads, no /proc,
+ * no clock. GPU attribution from a pid -> role table, the library's own
+ * threads taken out, the aggregates and the rows of each slot (baseline,
+ * periodic, a failed reading, the final sample), the system counters'
+ * buffers exchanged; and the sinks: CSV lines and their failure, and when
+ * the backup file calls for a rewrite. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "backup_sink.h"
+#include "check.h"
+#include "csv_sink.h"
+#include "pid_index.h"
+#include "pipeline.h"
+#include "warn.h"
+
+#define MIB (1024ULL * 1024ULL)
+#define TCK 100.0
+
+static int near(double a, double b)
+{
+    return fabs(a - b) < 1e-9;
+}
+
+/* A tree of main 100 and descendants 101, 102. */
+struct roles_fixture {
+    struct pid_index index;
+    unsigned char role[3];
+    struct pid_roles roles;
+};
+
+static void roles_make(struct roles_fixture *f)
+{
+    pid_index_init(&f->index);
+    pid_t pids[3] = {100, 101, 102};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(pid_index_put(&f->index, pids[i], i) == 0);
+        f->role[i] = i == 0 ? 1 : 2;
+    }
+    f->roles.index = &f->index;
+    f->roles.role = f->role;
+}
+
+static void test_gpu_attribution(void)
+{
+    struct roles_fixture f;
+    roles_make(&f);
+    CHECK(pid_roles_get(&f.roles, 100) == 1);
+    CHECK(pid_roles_get(&f.roles, 102) == 2);
+    CHECK(pid_roles_get(&f.roles, 999) == 0);
+    struct pid_roles empty = {0};
+    CHECK(pid_roles_get(&empty, 100) == 0);
+
+    struct gpu_process procs[] = {
+        {.pid = 100, .bytes = 1024 * MIB, .sm_percent = 30, .memory_devices = 1, .busy_devices = 1},
+        {.pid = 101, .bytes = 512 * MIB, .sm_percent = 0, .memory_devices = 2},
+        {.pid = 999, .bytes = 4096 * MIB, .sm_percent = 90, .memory_devices = 4, .busy_devices = 4},
+    };
+    struct gpu_sample s = {.memory_used = 6000 * MIB, .util_sum_percent = 150, .procs = procs,
+                           .nprocs = 3, .energy_ok = 1, .energy_mj = 5000};
+    s.device_util[0] = 50;
+    s.device_util[1] = 10;
+    s.device_util[2] = 90;
+    struct gpu_tree_sample gs;
+    struct series_gpu proc, sys;
+    /* No per-process utilization: the tree's usage is that of the GPUs
+     * where it holds memory (0 and 1), not the stranger's GPU 2. */
+    pipeline_attribute_gpu(&s, 3, &f.roles, &gs, &proc, &sys);
+    CHECK(gs.main_bytes == 1024 * MIB && gs.desc_bytes == 512 * MIB);
+    CHECK(gs.system_used == 6000 * MIB && gs.energy_ok && gs.energy_mj == 5000);
+    CHECK(near(proc.vram_mib, 1536) && near(proc.usage, 0.6) && proc.utilized == 2);
+    CHECK(near(sys.vram_mib, 6000) && near(sys.usage, 1.5) && sys.utilized == 3);
+    /* With per-process SM utilization: the tree's own, on the GPUs it keeps busy. */
+    s.proc_util_ok = 1;
+    pipeline_attribute_gpu(&s, 3, &f.roles, &gs, &proc, &sys);
+    CHECK(near(gs.main_sm, 30) && near(gs.desc_sm, 0));
+    CHECK(near(proc.usage, 0.3) && proc.utilized == 1);
+    /* The driver names no device: every GPU counts for a tree that holds memory. */
+    s.proc_util_ok = 0;
+    procs[0].memory_devices = procs[1].memory_devices = 0;
+    pipeline_attribute_gpu(&s, 3, &f.roles, &gs, &proc, &sys);
+    CHECK(near(proc.usage, 1.5) && proc.utilized == 3);
+    /* A device whose utilization is unknown (-1) adds nothing. */
+    s.device_util[2] = -1;
+    pipeline_attribute_gpu(&s, 3, &f.roles, &gs, &proc, &sys);
+    CHECK(near(proc.usage, 0.6) && near(sys.usage, 0.6) && sys.utilized == 2);
+    pid_index_free(&f.index);
+}
+
+static void test_exclude_library(void)
+{
+    struct tree_sample ts = {.main_ticks = 500, .utime_ticks = 400, .stime_ticks = 100,
+                             .main_threads = 7};
+    struct library_threads lib = {.utime = 30, .stime = 20, .others = 5};
+    pipeline_exclude_library(&ts, &lib);
+    CHECK(ts.main_ticks == 450 && ts.utime_ticks == 370 && ts.stime_ticks == 80);
+    CHECK(ts.main_threads == 5);
+    /* Never below zero; an unknown count of other threads keeps main's. */
+    struct library_threads big = {.utime = 1000, .stime = 1000, .others = -1};
+    pipeline_exclude_library(&ts, &big);
+    CHECK(ts.main_ticks == 0 && ts.utime_ticks == 0 && ts.stime_ticks == 0);
+    CHECK(ts.main_threads == 5);
+}
+
+/* A sample of the tree 100 at time now: main has used main_ticks, the
+ * system busy ticks (of 2 CPUs). */
+static struct sample make_sample(long slot, double now, unsigned long long main_ticks,
+                                 unsigned long long sys_busy, unsigned long long rss_kb)
+{
+    struct sample s;
+    memset(&s, 0, sizeof s);
+    s.slot = slot;
+    s.now = now;
+    s.wall = 1700000000.0 + now;
+    s.sys_ok = 1;
+    s.cpu.ncpu = 2;
+    s.cpu.busy = sys_busy;
+    s.cpu.user_nice = sys_busy;
+    s.cpu.total = (unsigned long long)(now * 2 * TCK);
+    s.mem.total_kb = 8000000;
+    s.mem.available_kb = 6000000;
+    s.mem.free_kb = 5000000;
+    s.tree_ok = 1;
+    s.tree.main_alive = 1;
+    s.tree.main_ticks = main_ticks;
+    s.tree.utime_ticks = main_ticks;
+    s.tree.main_threads = 3;
+    s.tree.main_rss_kb = rss_kb;
+    s.tree.main_private_kb = rss_kb;
+    s.tree.main_pss_kb = rss_kb;
+    s.tree.pss_kb = rss_kb;
+    return s;
+}
+
+static void test_steps_make_rows(void)
+{
+    struct pipeline p;
+    pipeline_init(&p, 1.0, TCK, GT_SERIES_PROCESS | GT_SERIES_SYSTEM, 100, 0);
+    struct pipeline_rows rows;
+    struct system_series_sample extra = {.processes_ok = 1, .processes = 42};
+
+    /* The baseline: anchors the counters, makes no row. */
+    struct sample s = make_sample(0, 10.0, 1000, 5000, 1000);
+    s.extra = &extra;
+    pipeline_step(&p, &s, &rows);
+    CHECK(!rows.have_process && !rows.have_system);
+    CHECK(near(p.epoch_start, 1700000010.0));
+    CHECK(p.acc.samples == 1);
+
+    /* Slot 1, a second later: main used a whole core (100 ticks). */
+    s = make_sample(1, 11.0, 1100, 5150, 2000);
+    extra.processes = 43; /* the buffers the pipeline gave back: refilled */
+    extra.processes_ok = 1;
+    s.extra = &extra;
+    pipeline_step(&p, &s, &rows);
+    CHECK(rows.have_process && rows.have_system);
+    CHECK(near(rows.process.timestamp, 1700000011.0));
+    CHECK(rows.process.pid == 100 && near(rows.process.utime, 1.0) &&
+          near(rows.process.cpu_usage, 1.0));
+    CHECK(rows.process.memory == 2000);
+    CHECK_MSG(near(rows.system.cpu_usage, 1.5) && rows.system.processes == 43, "cpu %g, %ld",
+              rows.system.cpu_usage, rows.system.processes);
+    /* The system counters' buffers went to the pipeline (no copy): the
+     * reader gets back the pipeline's previous, empty ones. */
+    CHECK(p.extra_prev.processes == 43 && extra.processes == 42);
+
+    /* Slot 2: the tree could not be read. No process row now, nor at slot 3
+     * (no previous reading): the series starts again from slot 3's. */
+    s = make_sample(2, 12.0, 1200, 5300, 2000);
+    s.tree_ok = 0;
+    pipeline_step(&p, &s, &rows);
+    CHECK(!rows.have_process && rows.have_system);
+    s = make_sample(3, 13.0, 1300, 5400, 2000);
+    pipeline_step(&p, &s, &rows);
+    CHECK(!rows.have_process && rows.have_system);
+    s = make_sample(4, 14.0, 1350, 5500, 3000);
+    pipeline_step(&p, &s, &rows);
+    CHECK(rows.have_process && near(rows.process.cpu_usage, 0.5));
+
+    /* The final sample at stop: counted in the summary, no row. */
+    s = make_sample(-1, 14.5, 1400, 5550, 4000);
+    pipeline_step(&p, &s, &rows);
+    CHECK(!rows.have_process && !rows.have_system);
+    CHECK(p.acc.samples == 6);
+
+    /* The summary: main's peak RSS from the samples, its mean CPU exact
+     * over the whole span (400 ticks in 4.5 s), the maximum over full
+     * intervals only (1 core), in the units asked for. */
+    struct usage_units u = {.ram_unit = "kilobytes", .gpu_ram_unit = "megabytes",
+                            .time_unit = "seconds", .ram_divisor = 1000, .gpu_ram_divisor = 1e6,
+                            .time_divisor = 1, .system_core_count = 2, .n_expected_cores = 2};
+    gt_resource_usage r;
+    usage_result(&p.acc, &u, 4.5, &r);
+    CHECK_MSG(near(r.max_ram.main.total_rss, 4000 * 1.024), "main RSS %g", r.max_ram.main.total_rss);
+    CHECK_MSG(near(r.cpu_utilization.main.mean_sum_percent, 400.0 / 4.5),
+              "mean %g", r.cpu_utilization.main.mean_sum_percent);
+    CHECK_MSG(near(r.cpu_utilization.main.max_sum_percent, 100.0), "max %g",
+              r.cpu_utilization.main.max_sum_percent);
+    CHECK(r.cpu_utilization.main_n_threads == 3);
+    pipeline_free(&p);
+    free(extra.disks);
+    free(extra.nets);
+}
+
+static void test_self_and_gpu_in_step(void)
+{
+    struct roles_fixture f;
+    roles_make(&f);
+    struct gpu_process procs[] = {{.pid = 101, .bytes = 300 * MIB, .memory_devices = 1}};
+    struct pipeline p;
+    pipeline_init(&p, 0.5, TCK, GT_SERIES_PROCESS, 100, 0);
+    unsigned long long gpu_capacity = 8000 * MIB;
+    usage_set_gpus(&p.acc, gpu_capacity, 1, 1);
+    struct pipeline_rows rows;
+    for (long k = 0; k < 3; k++) {
+        struct sample s = make_sample(k, 20.0 + 0.5 * (double)k, 1000 + 50 * (unsigned long long)k,
+                                      0, 1000);
+        s.roles = f.roles;
+        s.self = 1; /* the sampler used 10 ticks of main's */
+        s.library.utime = 10;
+        s.library.others = 2;
+        s.gpu_ok = 1;
+        s.gpu_ndevices = 1;
+        s.gpu.memory_used = 1000 * MIB;
+        s.gpu.procs = procs;
+        s.gpu.nprocs = 1;
+        s.gpu.device_util[0] = 40;
+        pipeline_step(&p, &s, &rows);
+    }
+    CHECK(rows.have_process);
+    CHECK(near(rows.process.gpu_vram, 300) && near(rows.process.gpu_usage, 0.4));
+    CHECK(rows.process.gpu_utilized == 1);
+    CHECK(p.acc.gpu_desc_max == 300 * MIB && p.acc.gpu_main_max == 0);
+    CHECK(p.acc.main_threads == 2); /* the library's threads left out */
+    pipeline_free(&p);
+    pid_index_free(&f.index);
+}
+
+static char warned[512];
+static int nwarnings;
+static void on_warning(const char *msg, void *data)
+{
+    (void)data;
+    nwarnings++;
+    snprintf(warned, sizeof warned, "%s", msg);
+}
+
+static void test_csv_sink(void)
+{
+    struct warner w;
+    warner_init(&w, on_warning, NULL, 0);
+    char path[] = "/tmp/gt-csv-sink-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    struct csv_sink c;
+    csv_sink_init(&c, fd, -1, &w);
+    csv_sink_headers(&c);
+    struct pipeline_rows rows = {.have_process = 1, .have_system = 1};
+    rows.process.timestamp = 1700000011.0;
+    rows.process.pid = 100;
+    rows.process.cpu_usage = 1.0;
+    c.base.ops->rows(&c.base, &rows);
+    char buf[4096] = {0};
+    CHECK(pread(fd, buf, sizeof buf - 1, 0) > 0);
+    CHECK_CONTAINS(buf, "\"timestamp\",\"pid\"");
+    CHECK_CONTAINS(buf, "1700000011.0,100,");
+    CHECK(!c.failed[0] && !c.failed[1] && nwarnings == 0);
+    /* A descriptor that fails: one warning, that series stops, nothing else. */
+    close(fd);
+    unlink(path);
+    c.base.ops->rows(&c.base, &rows);
+    c.base.ops->rows(&c.base, &rows);
+    CHECK(c.failed[GT_SERIES_KIND_PROCESS] && !c.failed[GT_SERIES_KIND_SYSTEM]);
+    CHECK(nwarnings == 1);
+    CHECK_CONTAINS(warned, "cannot write the process series");
+}
+
+static void test_backup_policy(void)
+{
+    gt_resource_usage a, b;
+    memset(&a, 0, sizeof a);
+    snprintf(a.max_ram.unit, GT_UNIT_LEN, "gigabytes");
+    snprintf(a.max_gpu_ram.unit, GT_UNIT_LEN, "gigabytes");
+    snprintf(a.compute_time.unit, GT_UNIT_LEN, "hours");
+    a.gpu_details.unknown = a.measurement.unknown = 1;
+    a.max_ram.main.total_rss = 1.5;
+    a.cpu_utilization.main.mean_sum_percent = 50;
+    a.compute_time.time = 10;
+    a.measurement.samples = 10;
+    b = a;
+    /* Means, time and counts move every sample: no rewrite for them. */
+    b.cpu_utilization.main.mean_sum_percent = 51;
+    b.cpu_utilization.combined.mean_hardware_percent = 3;
+    b.compute_time.time = 11;
+    b.measurement.samples = 11;
+    b.measurement.lateness_max_ms = 2;
+    b.gpu_details.energy_joules = 7;
+    CHECK(backup_same_figures(&a, &b));
+    /* A peak, a thread count, a reason: rewrite. */
+    b.max_ram.main.total_rss = 1.6;
+    CHECK(!backup_same_figures(&a, &b));
+    b = a;
+    b.cpu_utilization.main_n_threads = 4;
+    CHECK(!backup_same_figures(&a, &b));
+    b = a;
+    b.cpu_utilization.main.max_sum_percent = 120;
+    CHECK(!backup_same_figures(&a, &b));
+    b = a;
+    snprintf(b.measurement.gpu_reason, sizeof b.measurement.gpu_reason, "driver gone");
+    CHECK(!backup_same_figures(&a, &b));
+
+    /* The sink: written at the first look, then only when a figure changed
+     * or BACKUP_REFRESH_PERIOD passed; looks come about once a second. */
+    struct warner w;
+    warner_init(&w, on_warning, NULL, 0);
+    char dir[] = "/tmp/gt-backup-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/backup.json", dir);
+    struct backup_sink bs;
+    CHECK(backup_sink_init(&bs, path, 0.1, &w) == GT_OK);
+    struct sink *s = &bs.base;
+    CHECK(s->ops->wants_summary(s, 100.0));
+    s->ops->summary(s, &a, 100.0);
+    CHECK(access(path, F_OK) == 0 && bs.last_write == 100.0);
+    CHECK(!s->ops->wants_summary(s, 100.5));
+    CHECK(s->ops->wants_summary(s, 101.0));
+    b = a;
+    b.compute_time.time = 11;
+    unlink(path);
+    s->ops->summary(s, &b, 101.0); /* nothing new: not written */
+    CHECK(access(path, F_OK) != 0 && bs.last_write == 100.0);
+    b.max_ram.main.total_rss = 2.0;
+    s->ops->summary(s, &b, 102.0); /* a new peak: written */
+    CHECK(access(path, F_OK) == 0 && bs.last_write == 102.0);
+    unlink(path);
+    s->ops->summary(s, &b, 102.0 + BACKUP_REFRESH_PERIOD); /* stale: refreshed */
+    CHECK(access(path, F_OK) == 0);
+    gt_resource_usage back;
+    CHECK_MSG(gt_usage_read_file(path, &back) == GT_OK && back.max_ram.main.total_rss == 2.0,
+              "%s", gt_last_error());
+    backup_sink_finish(&bs);
+    CHECK(access(path, F_OK) != 0);
+    s->ops->summary(s, &a, 200.0); /* after finish: nothing */
+    CHECK(access(path, F_OK) != 0);
+    backup_sink_forget(&bs);
+    backup_sink_destroy_lock(&bs);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    test_gpu_attribution();
+    test_exclude_library();
+    test_steps_make_rows();
+    test_self_and_gpu_in_step();
+    test_csv_sink();
+    test_backup_policy();
+    return check_exit("test_pipeline");
+}
