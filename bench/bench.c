@@ -1,12 +1,17 @@
 /* bench/bench.c - what tracking costs and how exact it is, as tables
  * (figures, not tests: `make bench`).
  *
- *   gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick]
+ *   gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead]
  *
  * Overhead: gpu-tracker --pid on idle trees of 1, 10, 100, 1000 and 5000
  * processes at --st 1, 0.1 and 0.01; its CPU time and peak RSS from its own
  * rusage (wait4: measured from outside), samples and schedule lateness from
  * its JSON.
+ * Beside each, the floor: what a sample cannot cost less than on this
+ * machine. A process whose thread wakes on the same absolute schedule and
+ * preads the same files (/proc/stat, /proc/meminfo, and each process's stat,
+ * status and children) through descriptors kept open for the whole run,
+ * parsing nothing, measured the same way.
  * Accuracy: workloads that report their own truth (VmHWM, rusage; see
  * workload.c) under gpu-tracker --st 1, with the exactness features and
  * with --sampled-only (what a plain sampling tracker sees). */
@@ -17,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,11 +89,65 @@ static double cpu_of(const struct rusage *ru)
  * its CPU seconds and peak RSS (KiB) from wait4, samples and lateness (ms)
  * from its JSON. */
 struct run {
-    double cpu, samples, late, late_max;
+    double cpu, samples, late, late_max, skipped;
     long maxrss_kib;
+    double window_cpu; /* CPU seconds between the two looks (see measure) */
 };
 
-static struct run attach_run(const char *gt, int n, double interval, double seconds, int series)
+/* CPU seconds all threads of pid have run, from the scheduler's nanosecond
+ * accounting (/proc/PID/task/TID/schedstat); -1 when it cannot be read. */
+static double task_runtime(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    double sum = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[320];
+        snprintf(file, sizeof file, "/proc/%d/task/%s/schedstat", (int)pid, e->d_name);
+        FILE *f = fopen(file, "r");
+        unsigned long long ns = 0;
+        if (f && fscanf(f, "%llu", &ns) == 1)
+            sum += (double)ns / 1e9;
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return sum;
+}
+
+/* The steady state of a run that started just now: after warm seconds (the
+ * start, the GPU probe and the baseline are behind), the CPU the process
+ * uses over the next window seconds. Start-up costs drop out, and the
+ * scheduler's accounting is in nanoseconds, not 10 ms ticks. */
+static double measure(pid_t pid, double warm, double window)
+{
+    nap(warm);
+    double a = task_runtime(pid);
+    nap(window);
+    double b = task_runtime(pid);
+    return a >= 0 && b >= a ? b - a : -1;
+}
+
+/* Waits for the measured process g (already told to stop), takes its
+ * rusage into r, and kills the idle tree under root. */
+static void end_run(pid_t g, pid_t root, struct run *r)
+{
+    int status;
+    struct rusage ru;
+    wait4(g, &status, 0, &ru);
+    kill(-root, SIGKILL);
+    waitpid(root, NULL, 0);
+    r->cpu = cpu_of(&ru);
+    r->maxrss_kib = ru.ru_maxrss;
+}
+
+static struct run attach_run(const char *gt, int n, double interval, double warm, double window,
+                             int series)
 {
     struct run r = {0};
     pid_t root = idle_tree(n);
@@ -106,45 +168,201 @@ static struct run attach_run(const char *gt, int n, double interval, double seco
                   "--disable-logs", (char *)NULL);
         _exit(127);
     }
-    nap(seconds);
+    r.window_cpu = measure(g, warm, window);
     kill(g, SIGINT);
-    int status;
-    struct rusage ru;
-    wait4(g, &status, 0, &ru);
-    kill(-root, SIGKILL);
-    waitpid(root, NULL, 0);
-    r.cpu = cpu_of(&ru);
-    r.maxrss_kib = ru.ru_maxrss;
+    end_run(g, root, &r);
     json_object *j = json_object_from_file(out_json);
     if (j) {
         r.samples = jget(j, "measurement.samples");
         r.late = jget(j, "measurement.schedule.lateness_mean_ms");
         r.late_max = jget(j, "measurement.schedule.lateness_max_ms");
+        r.skipped = jget(j, "measurement.schedule.skipped");
         json_object_put(j);
     }
     return r;
 }
 
+/* The descriptors of the floor loop: the files a sample of the tree under
+ * root reads, opened once. The tree is found once (idle trees do not
+ * change). */
+struct floor_files {
+    int *fd;
+    size_t n, cap;
+};
+
+static void floor_add(struct floor_files *f, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno != ENOENT && errno != ESRCH)
+        fprintf(stderr, "gt-bench: the floor loop cannot open %s: %s\n", path, strerror(errno));
+    if (fd < 0)
+        return; /* a process that is gone: nothing to read */
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 64;
+        f->fd = realloc(f->fd, f->cap * sizeof *f->fd);
+        if (!f->fd)
+            exit(1);
+    }
+    f->fd[f->n++] = fd;
+}
+
+static void floor_tree(struct floor_files *f, pid_t pid)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    floor_add(f, path);
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    floor_add(f, path);
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char children[320];
+        snprintf(children, sizeof children, "/proc/%d/task/%s/children", (int)pid, e->d_name);
+        size_t before = f->n;
+        floor_add(f, children);
+        if (f->n == before)
+            continue;
+        /* A children file longer than a page comes a page per read; each
+         * level has its own buffer (the recursion reads the next). */
+        size_t cap = 1 << 20, len = 0;
+        char *buf = malloc(cap);
+        if (!buf)
+            exit(1);
+        for (ssize_t got; len < cap - 1 &&
+                          (got = read(f->fd[f->n - 1], buf + len, cap - 1 - len)) > 0;)
+            len += (size_t)got;
+        buf[len] = '\0';
+        for (char *s = buf, *end; *s; s = end) {
+            long c = strtol(s, &end, 10);
+            if (end == s)
+                break;
+            floor_tree(f, (pid_t)c);
+        }
+        free(buf);
+    }
+    closedir(d);
+}
+
+static volatile sig_atomic_t floor_stop;
+static void floor_on_signal(int sig)
+{
+    (void)sig;
+    floor_stop = 1;
+}
+
+/* The floor loop on the tree under root, for a run ended by SIGINT: it
+ * writes the samples it took to report_fd. */
+static void floor_loop(pid_t root, double interval, int report_fd)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    struct floor_files f = {0};
+    floor_add(&f, "/proc/stat");
+    floor_add(&f, "/proc/meminfo");
+    floor_tree(&f, root);
+    struct sigaction sa = {.sa_handler = floor_on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    static char buf[65536];
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    long samples = 1;
+    long failed = 0;
+    for (size_t i = 0; i < f.n; i++) /* the baseline */
+        failed += pread(f.fd[i], buf, sizeof buf, 0) < 0;
+    for (long k = 1; !floor_stop; k++) {
+        double at = (double)start.tv_sec + (double)start.tv_nsec / 1e9 + (double)k * interval;
+        struct timespec ts = {(time_t)at, (long)((at - floor(at)) * 1e9)};
+        if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR || floor_stop)
+            break;
+        for (size_t i = 0; i < f.n; i++)
+            failed += pread(f.fd[i], buf, sizeof buf, 0) < 0;
+        samples++;
+    }
+    if (failed)
+        fprintf(stderr, "gt-bench: the floor loop failed %ld reads of %zu files\n", failed, f.n);
+    if (write(report_fd, &samples, sizeof samples) != (ssize_t)sizeof samples)
+        _exit(1);
+    _exit(0);
+}
+
+/* One run of the floor loop on a tree of n idle processes: its CPU seconds
+ * (wait4) and samples. */
+static struct run floor_run(int n, double interval, double warm, double window)
+{
+    struct run r = {0};
+    pid_t root = idle_tree(n);
+    int report[2];
+    if (pipe(report) < 0)
+        exit(1);
+    pid_t g = fork();
+    if (g == 0) {
+        close(report[0]);
+        floor_loop(root, interval, report[1]);
+    }
+    close(report[1]);
+    r.window_cpu = measure(g, warm, window);
+    kill(g, SIGINT);
+    long samples = 0;
+    if (read(report[0], &samples, sizeof samples) != (ssize_t)sizeof samples)
+        samples = 0;
+    close(report[0]);
+    end_run(g, root, &r);
+    r.samples = (double)samples;
+    return r;
+}
+
+/* CPU per sample in the measured window: the samples due in it, less the
+ * share a tracker that overran skipped (the run's skipped / due). */
+static double per_sample(const struct run *r, double interval, double window)
+{
+    double taken = r->samples > 0 && r->skipped > 0 ? r->samples / (r->samples + r->skipped) : 1;
+    return r->window_cpu >= 0 ? r->window_cpu / (window / interval * taken) : -1;
+}
+
+/* The window measured at each interval: whole samples, starting half an
+ * interval after a sample, a second or more after the start. */
+static double window_of(double interval, int quick)
+{
+    return interval >= 1 ? (quick ? 4 : 10) : interval >= 0.1 ? 3 : 2;
+}
+
+static double warm_of(double interval)
+{
+    return (interval >= 1 ? 1 : 1 + interval) + interval / 2;
+}
+
 static void overhead(const char *gt, int quick)
 {
-    printf("Overhead: gpu-tracker --pid on N idle processes, from its own rusage (wait4).\n"
-           "A sample's cost is the difference between a run of 2T and one of T seconds,\n"
-           "per sample more; the fixed cost (start, GPU probe, exit) is what remains.\n");
-    printf("%6s %9s %8s %13s %14s %9s %12s %9s %9s\n", "--st", "processes", "samples",
-           "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg", "late max");
+    printf("Overhead: gpu-tracker --pid on N idle processes. A sample's cost is the CPU\n"
+           "all its threads use in a window of whole samples once it runs steadily (the\n"
+           "scheduler's nanosecond accounting), over the samples due in it; the fixed\n"
+           "cost (start, GPU probe, exit) is what the whole run's rusage (wait4) has beyond.\n"
+           "The floor: a loop that wakes on the same schedule and preads the same files\n"
+           "through descriptors kept open, parsing nothing (see bench.c), measured alike.\n");
+    printf("%6s %9s %8s %11s %14s %9s %12s %9s %9s %7s %9s %7s\n", "--st", "processes",
+           "samples", "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg",
+           "late max", "skipped", "floor us", "x floor");
     const double intervals[] = {1, 0.1, 0.01};
     const int sizes[] = {1, 10, 100, 1000, 5000};
     for (size_t i = 0; i < 3; i++)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-            double t = intervals[i] >= 1 ? (quick ? 2 : 3) : 1;
-            struct run a = attach_run(gt, sizes[k], intervals[i], t, 0);
-            struct run b = attach_run(gt, sizes[k], intervals[i], 2 * t, 0);
-            double per = b.samples > a.samples ? (b.cpu - a.cpu) / (b.samples - a.samples) : 0;
+            double iv = intervals[i], win = window_of(iv, quick), warm = warm_of(iv);
+            struct run a = attach_run(gt, sizes[k], iv, warm, win, 0);
+            double per = per_sample(&a, iv, win);
             double fixed = a.cpu - per * a.samples;
-            printf("%6g %9d %8.0f %13.1f %14.2f %9.1f %12.1f %7.2fms %7.2fms\n", intervals[i],
-                   sizes[k], b.samples, per * 1e6, per * 1e6 / sizes[k], fixed * 1e3,
-                   (double)(a.maxrss_kib > b.maxrss_kib ? a.maxrss_kib : b.maxrss_kib) / 1024.0,
-                   b.late, b.late_max);
+            struct run f = floor_run(sizes[k], iv, warm, win);
+            double floor_per = per_sample(&f, iv, win);
+            printf("%6g %9d %8.0f %11.1f %14.2f %9.1f %12.1f %7.2fms %7.2fms %7.0f %9.1f %7.2f\n",
+                   iv, sizes[k], a.samples, per * 1e6, per * 1e6 / sizes[k], fixed * 1e3,
+                   (double)a.maxrss_kib / 1024.0, a.late, a.late_max, a.skipped,
+                   floor_per * 1e6, floor_per > 0 ? per / floor_per : 0);
             fflush(stdout);
         }
 }
@@ -159,9 +377,8 @@ static void series_cost(const char *gt)
     for (size_t k = 0; k < 3; k++) {
         double per[2];
         for (int series = 0; series < 2; series++) {
-            struct run a = attach_run(gt, sizes[k], 0.1, 1, series);
-            struct run b = attach_run(gt, sizes[k], 0.1, 2, series);
-            per[series] = b.samples > a.samples ? (b.cpu - a.cpu) / (b.samples - a.samples) : 0;
+            struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, series);
+            per[series] = per_sample(&a, 0.1, 3);
         }
         printf("%9d %16.1f %16.1f\n", sizes[k], per[0] * 1e6, per[1] * 1e6);
         fflush(stdout);
@@ -272,7 +489,7 @@ static void accuracy(const char *gt, const char *wl)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead]\n");
         return 2;
     }
     int fd = mkstemp(out_json);
@@ -280,9 +497,12 @@ int main(int argc, char **argv)
         return 1;
     close(fd);
     int quick = argc > 3 && !strcmp(argv[3], "quick");
+    int only_overhead = argc > 3 && !strcmp(argv[3], "overhead");
     overhead(argv[1], quick);
-    series_cost(argv[1]);
-    accuracy(argv[1], argv[2]);
+    if (!only_overhead) {
+        series_cost(argv[1]);
+        accuracy(argv[1], argv[2]);
+    }
     unlink(out_json);
     return 0;
 }

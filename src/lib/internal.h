@@ -20,6 +20,19 @@ void gt_clear_error(void);
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A copy of s (NULL for NULL); sets *failed when out of memory, so that a
+ * run of copies is checked once. */
+static inline char *dup_or_null(const char *s, int *failed)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    if (!d)
+        *failed = 1;
+    return d;
+}
 
 /* Makes room for one more element in *arr (n in use, *cap allocated, elem
  * bytes each): the capacity doubles, from 16. -1 with errno ENOMEM. */

@@ -69,16 +69,6 @@ static void gpu_opener_drop(void *arg)
     gpu_opener_free(o);
 }
 
-static char *dup_or_null(const char *s, int *failed)
-{
-    if (!s)
-        return NULL;
-    char *d = strdup(s);
-    if (!d)
-        *failed = 1;
-    return d;
-}
-
 /* gpu_open() into r->gpu, waiting at most timeout seconds. */
 static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, char *err,
                                       size_t errcap)

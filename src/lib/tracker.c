@@ -91,16 +91,6 @@ struct gt_tracker {
     gt_resource_usage usage;
 };
 
-static char *dup_or_null(const char *s, int *failed)
-{
-    if (!s)
-        return NULL;
-    char *d = strdup(s);
-    if (!d)
-        *failed = 1;
-    return d;
-}
-
 static void free_strings(gt_tracker *t)
 {
     free(t->ram_unit);
