@@ -315,6 +315,10 @@ static struct run floor_run(int n, double interval, double warm, double window)
     close(report[0]);
     end_run(g, root, &r);
     r.samples = (double)samples;
+    /* A loop slower than the interval runs back to back: the samples it
+     * could not take count as skipped, as the tracker's do. */
+    double due = floor((warm + window) / interval) + 1;
+    r.skipped = due > r.samples + 2 ? due - r.samples : 0; /* not the edges' +-1 */
     return r;
 }
 
