@@ -347,6 +347,20 @@ static void test_backup_policy(void)
     CHECK(access(path, F_OK) != 0);
     backup_sink_forget(&bs);
     backup_sink_destroy_lock(&bs);
+
+    /* A backup whose directory is not there: the first look says why,
+     * once, and later samples stop looking (no summary filled for it). */
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/no-such-dir/backup.json", dir);
+    CHECK(backup_sink_init(&bs, missing, 1.0, &w) == GT_OK);
+    int before = nwarnings;
+    CHECK(s->ops->wants_summary(s, 300.0));
+    s->ops->summary(s, &a, 300.0);
+    CHECK(nwarnings == before + 1);
+    CHECK_CONTAINS(warned, "cannot write the backup file");
+    CHECK(!s->ops->wants_summary(s, 301.0) && !s->ops->wants_summary(s, 400.0));
+    backup_sink_forget(&bs);
+    backup_sink_destroy_lock(&bs);
     rmdir(dir);
 }
 

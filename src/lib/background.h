@@ -11,8 +11,6 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "sample.h"
-
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_now(void);
 
@@ -29,9 +27,20 @@ void cond_init_monotonic(pthread_cond_t *c);
  * registered as a library thread while fn runs. pthread_create's result. */
 int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *), void *arg);
 
-/* What the library's threads have used (sample.h: struct library_threads).
- * In a child made by fork() the parent's threads are forgotten (they do not
- * run there, and their ticks are not the child's). */
+/* What the library's threads in this process have used, CPU clock ticks
+ * (user and system, as /proc/PID/task/TID/stat counts them) of those running
+ * now and of those that have ended, and how many threads the process has
+ * now that are not the library's (-1 when that cannot be known). A tracker
+ * of the calling process counts only the latter and takes the ticks out of
+ * its figures: they are not the user's work. */
+struct library_threads {
+    unsigned long long utime, stime;
+    long others;
+};
+
+/* What the library's threads have used now. In a child made by fork() the
+ * parent's threads are forgotten (they do not run there, and their ticks
+ * are not the child's). */
 void library_threads_usage(struct library_threads *out);
 
 struct background;

@@ -40,7 +40,9 @@ int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
 static int backup_wants(struct sink *s, double now)
 {
     struct backup_sink *b = (struct backup_sink *)s;
-    if (!b->path)
+    /* No file, or one whose directory could not be resolved: the first
+     * look warned, later ones would only fill summaries for nothing. */
+    if (!b->path || (b->target.dirfd < 0 && b->last_look != 0))
         return 0;
     /* Half an interval of slack, so that at an interval >= BACKUP_PERIOD
      * schedule jitter never skips a look. */

@@ -1,7 +1,8 @@
 /* pipeline.c - see pipeline.h. */
 #include "pipeline.h"
 
-#include <stdlib.h>
+#include "system_series.h"
+
 #include <string.h>
 
 #define MIB (1024.0 * 1024.0)
@@ -98,8 +99,7 @@ void pipeline_free(struct pipeline *p)
 {
     /* The previous reading's disk and interface arrays are ours (exchanged
      * with the reader's at each step). */
-    free(p->extra_prev.disks);
-    free(p->extra_prev.nets);
+    system_series_sample_free(&p->extra_prev);
     memset(p, 0, sizeof *p);
 }
 
@@ -158,9 +158,7 @@ static void series_step(struct pipeline *p, struct sample *s, const struct serie
         p->sys_prev = sr;
         p->sys_prev.extra = NULL;
         if (s->extra) {
-            struct system_series_sample mine = p->extra_prev;
-            p->extra_prev = *s->extra;
-            *s->extra = mine;
+            system_series_sample_swap(&p->extra_prev, s->extra);
             p->sys_prev.extra = &p->extra_prev;
         }
         p->sys_prev_time = s->now;

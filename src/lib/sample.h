@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "background.h"
 #include "pid_index.h"
 #include "proc_parse.h"
 #include "sys_parse.h"
@@ -66,16 +67,6 @@ struct pid_roles {
     const unsigned char *role;
 };
 
-/* What the library's threads in this process have used, CPU clock ticks
- * (user and system, as /proc/PID/task/TID/stat counts them) of those running
- * now and of those that have ended, and how many threads the process has
- * now that are not the library's (-1 when that cannot be known). A tracker
- * of the calling process counts only the latter and takes the ticks out of
- * its figures: they are not the user's work. */
-struct library_threads {
-    unsigned long long utime, stime;
-    long others;
-};
 
 /* ---- GPUs (gpu.c and its backends produce them) ---- */
 

@@ -293,6 +293,8 @@ static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
  * (the rows go nowhere). */
 static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
 {
+    if (!rows->have_process && !rows->have_system)
+        return 0; /* no series, or the baseline: no lock to take */
     pthread_mutex_lock(&t->lock);
     int frozen = t->series_frozen;
     int full[2] = {0, 0};

@@ -41,8 +41,3 @@ int warn_once(struct warner *w, enum warn_id id, const char *fmt, ...)
     va_end(ap);
     return 1;
 }
-
-int warn_said(const struct warner *w, enum warn_id id)
-{
-    return w->said[id] != 0;
-}

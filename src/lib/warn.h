@@ -21,7 +21,6 @@ enum warn_id {
     WARN_CSV_PROCESS,         /* writing the process CSV failed */
     WARN_CSV_SYSTEM,          /* writing the system CSV failed */
     WARN_BACKUP,              /* the backup file cannot be written */
-    WARN_ROW_FILE,            /* the row store's file failed */
     WARN_ID_COUNT
 };
 
@@ -40,8 +39,5 @@ void warn_always(struct warner *w, const char *fmt, ...) GT_PRINTF(2, 3);
 /* Says the message the first time id comes; later ones are dropped.
  * Returns 1 the first time, 0 after. */
 int warn_once(struct warner *w, enum warn_id id, const char *fmt, ...) GT_PRINTF(3, 4);
-
-/* 1 when id has been said (or would have been, with warnings disabled). */
-int warn_said(const struct warner *w, enum warn_id id);
 
 #endif
