@@ -18,6 +18,7 @@ layer_of() {
     usage.h | series.h | pipeline.h | row_store.h | snapshot.h | stats.h | report.h | \
         write_csv.h) echo 2C ;;
     sample_reader.h | sink.h | csv_sink.h | backup_sink.h | run_record.h) echo 3 ;;
+    tracker_internal.h) echo 4 ;;
     *) echo "" ;;
     esac
 }

@@ -15,7 +15,7 @@
  * its timeout. A thread that is still stuck when the tracker is freed frees
  * the tracker itself when it comes back. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "tracker_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,63 +33,10 @@
 #include "csv_sink.h"
 #include "options.h"
 #include "pipeline.h"
-#include "report.h"
 #include "row_store.h"
-#include "run_record.h"
 #include "sample_reader.h"
-#include "snapshot.h"
 #include "units.h"
 #include "warn.h"
-#include "write_csv.h"
-
-enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
-
-struct gt_tracker {
-    gt_options opts; /* its strings point at our own copies below */
-    char *ram_unit, *gpu_ram_unit, *time_unit, *gpu_uuids, *gpu_brand, *proc_root, *sys_root;
-    struct usage_units units;
-    pid_t pid;
-    pid_t owner;       /* the process that made the tracker (see fork in api.md) */
-    struct warner warner;
-
-    enum state state;  /* changed only by the API calls */
-    pthread_t thread;
-    int thread_started;
-    double start_time;
-
-    /* Owned by whoever samples (see the file comment). */
-    struct sample_reader reader;
-    struct csv_sink csv;
-    struct backup_sink backup;
-    struct sink *sinks[2];
-    int nsinks;
-
-    struct run_record run;
-    struct cloud_discovery *cloud;    /* options.discover_cloud: running, until a snapshot */
-
-    pthread_mutex_t lock; /* guards everything below */
-    pthread_cond_t wake;  /* to the sampling thread: stop */
-    pthread_cond_t done;  /* from the sampling thread: finished */
-    int stop_requested, thread_done, orphaned;
-    struct pipeline pipe;
-    struct row_store store; /* the rows: the newest in memory, the rest on disk */
-    /* gt_tracker_series() copies every row into memory, once, on demand. */
-    gt_process_row *all_process;
-    gt_system_row *all_system;
-    int duration_done; /* sampling reached options.duration and ended */
-    double lateness_sum, lateness_max; /* seconds past each periodic sample's deadline */
-    long lateness_n;
-    long skipped;      /* scheduled samples skipped: the one before overran */
-    /* stop() gave up on a stuck sampling thread: the rows are the caller's
-     * to read now, and the descriptors may be closed: add and write none. */
-    int series_frozen;
-    double stop_time;
-    /* Why GPU figures are missing, as of the last sample. */
-    char gpu_reason[256];
-    char gpu_proc_memory_reason[GT_REASON_LEN], gpu_proc_util_reason[GT_REASON_LEN],
-        gpu_energy_reason[GT_REASON_LEN];
-    gt_resource_usage usage;
-};
 
 static void free_strings(gt_tracker *t)
 {
@@ -100,19 +47,6 @@ static void free_strings(gt_tracker *t)
     free(t->gpu_brand);
     free(t->proc_root);
     free(t->sys_root);
-}
-
-/* 1 in the process that made t; 0 in a child made by fork() since. */
-static int owned_here(const gt_tracker *t)
-{
-    return t->owner == getpid();
-}
-
-/* GT_ERR_STATE for a call on a tracker inherited through fork(). */
-static gt_status forked_copy_error(const gt_tracker *t)
-{
-    return gt_fail(GT_ERR_STATE, "this tracker belongs to process %d: a child made by fork() "
-                   "may only gt_tracker_free() its copy", (int)t->owner);
 }
 
 /* The memory that the process that made t and a child made by fork() both
@@ -257,36 +191,6 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     return GT_OK;
 }
 
-/* Fills t->usage from the aggregates. Caller holds the lock. */
-static void fill_usage_locked(gt_tracker *t, double end_time, int complete)
-{
-    usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, &t->usage);
-    t->usage.measurement.complete = complete;
-    t->usage.measurement.lateness_mean_ms =
-        t->lateness_n ? t->lateness_sum / (double)t->lateness_n * 1e3 : 0;
-    t->usage.measurement.lateness_max_ms = t->lateness_max * 1e3;
-    t->usage.measurement.skipped = t->skipped;
-    t->usage.measurement.sampled_only = t->opts.sampled_only != 0;
-    t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
-    const struct gpu *g = &t->reader.gpu;
-    gt_gpu_details *d = &t->usage.gpu_details;
-    d->ndevices = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
-    for (int i = 0; i < d->ndevices; i++) {
-        snprintf(d->devices[i].uuid, sizeof d->devices[i].uuid, "%s", g->devices[i].uuid);
-        snprintf(d->devices[i].name, sizeof d->devices[i].name, "%s", g->devices[i].name);
-        d->devices[i].memory_total = (double)g->devices[i].memory_total / t->units.gpu_ram_divisor;
-        d->devices[i].selected = g->devices[i].selected;
-    }
-    snprintf(d->process_memory_reason, GT_REASON_LEN, "%s", t->gpu_proc_memory_reason);
-    snprintf(d->process_utilization_reason, GT_REASON_LEN, "%s", t->gpu_proc_util_reason);
-    snprintf(d->energy_reason, GT_REASON_LEN, "%s", t->gpu_energy_reason);
-    d->process_memory_available = !d->process_memory_reason[0];
-    d->process_utilization_available = !d->process_utilization_reason[0];
-    d->energy_available = !d->energy_reason[0];
-    snprintf(t->usage.measurement.gpu_reason, sizeof t->usage.measurement.gpu_reason, "%s",
-             t->gpu_reason);
-}
-
 /* Keeps the rows a sample made in the store (a full batch goes to the row
  * file, written without the lock: a disk that hangs must not keep stop()
  * waiting beyond its timeout). 0, or -1 when stop() has frozen the series
@@ -354,7 +258,7 @@ static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double n
             continue;
         if (!summary_filled) {
             pthread_mutex_lock(&t->lock);
-            fill_usage_locked(t, now, 0);
+            tracker_fill_usage_locked(t, now, 0);
             summary = t->usage;
             pthread_mutex_unlock(&t->lock);
             summary_filled = 1;
@@ -411,8 +315,8 @@ static void *sampler_main(void *arg)
 gt_status gt_tracker_start(gt_tracker *t)
 {
     gt_clear_error();
-    if (!owned_here(t))
-        return forked_copy_error(t);
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
     if (t->state != STATE_NEW)
         return gt_fail(GT_ERR_STATE, t->state == STATE_STARTED
                        ? "cannot start a tracker that has already been started"
@@ -467,8 +371,8 @@ static int stop_sampler(gt_tracker *t, double timeout)
 gt_status gt_tracker_stop(gt_tracker *t)
 {
     gt_clear_error();
-    if (!owned_here(t))
-        return forked_copy_error(t);
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
     if (t->state == STATE_NEW)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has not been started");
     if (t->state == STATE_STOPPED)
@@ -499,8 +403,8 @@ gt_status gt_tracker_stop(gt_tracker *t)
 gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *ru)
 {
     gt_clear_error();
-    if (!owned_here(t))
-        return forked_copy_error(t);
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
     if (t->state == STATE_NEW)
         return gt_fail(GT_ERR_STATE, "cannot add a reaped process before the tracker is started");
     if (!ru)
@@ -512,87 +416,11 @@ gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *r
     return GT_OK;
 }
 
-const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
-{
-    gt_clear_error();
-    if (!owned_here(t)) {
-        forked_copy_error(t);
-        return NULL;
-    }
-    if (t->state != STATE_STOPPED) {
-        gt_fail(GT_ERR_STATE, t->state == STATE_NEW
-                ? "no results: the tracker has not been started"
-                : "no results yet: the tracker has not been stopped");
-        return NULL;
-    }
-    pthread_mutex_lock(&t->lock);
-    fill_usage_locked(t, t->stop_time, 1);
-    pthread_mutex_unlock(&t->lock);
-    return &t->usage;
-}
-
-/* Every row of both series of rows, copied into new arrays (*process and
- * *system; each at least one row long, so never NULL on success).
- * GT_ERR_NO_MEMORY or GT_ERR_IO (the row file cannot be read back), with
- * nothing allocated left behind. */
-static gt_status read_all_rows(const struct row_source *rows, gt_process_row **process,
-                               gt_system_row **system)
-{
-    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
-    *process = malloc((np ? np : 1) * sizeof **process);
-    *system = malloc((ns ? ns : 1) * sizeof **system);
-    gt_status st = GT_OK;
-    if (!*process || !*system)
-        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows", np + ns);
-    else if (rows->read(rows, GT_SERIES_KIND_PROCESS, 0, np, *process) < 0 ||
-             rows->read(rows, GT_SERIES_KIND_SYSTEM, 0, ns, *system) < 0)
-        st = gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
-    if (st != GT_OK) {
-        free(*process);
-        free(*system);
-        *process = NULL;
-        *system = NULL;
-    }
-    return st;
-}
-
-gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
-{
-    gt_clear_error();
-    memset(out, 0, sizeof *out);
-    if (!owned_here(t))
-        return forked_copy_error(t);
-    if (t->state != STATE_STOPPED)
-        return gt_fail(GT_ERR_STATE, t->state == STATE_NEW
-                       ? "no series: the tracker has not been started"
-                       : "no series yet: the tracker has not been stopped");
-    out->interval = t->opts.sleep_time;
-    out->start_time = t->run.epoch_start;
-    pthread_mutex_lock(&t->lock);
-    struct row_source rows;
-    row_store_source(&t->store, &rows);
-    gt_status st = GT_OK;
-    if (!t->all_process)
-        st = read_all_rows(&rows, &t->all_process, &t->all_system);
-    if (st == GT_OK) {
-        out->nprocess = rows.count[0];
-        out->process = t->all_process;
-        out->nsystem = rows.count[1];
-        out->system = t->all_system;
-    }
-    pthread_mutex_unlock(&t->lock);
-    if (st != GT_OK)
-        return st;
-    out->process_csv_failed = t->csv.failed[GT_SERIES_KIND_PROCESS];
-    out->system_csv_failed = t->csv.failed[GT_SERIES_KIND_SYSTEM];
-    return GT_OK;
-}
-
 int gt_tracker_wait(gt_tracker *t, double timeout)
 {
     gt_clear_error();
-    if (!owned_here(t)) {
-        forked_copy_error(t);
+    if (!tracker_owned_here(t)) {
+        tracker_forked_copy_error(t);
         return 0;
     }
     if (t->state != STATE_STARTED || !(t->opts.duration > 0))
@@ -605,112 +433,6 @@ int gt_tracker_wait(gt_tracker *t, double timeout)
     int ended = t->thread_done && t->duration_done;
     pthread_mutex_unlock(&t->lock);
     return ended;
-}
-
-/* At most this long for the cloud discovery to end: its requests time out
- * after 1 s each, and AWS asks up to four. */
-#define CLOUD_WAIT_SECONDS 8.0
-
-/* Everything of a snapshot of a stopped t but its rows (series: counts and
- * interval only, no arrays); the cloud discovery's answer is waited for
- * once and kept for the next call. command is copied into s->command. */
-static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_status,
-                               gt_snapshot *s, struct row_source *rows)
-{
-    memset(s, 0, sizeof *s);
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    if (!u)
-        return GT_ERR_STATE;
-    row_store_source(&t->store, rows);
-    if (t->opts.discover_cloud && t->cloud) {
-        cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &t->run.cloud);
-        t->cloud = NULL;
-    }
-    return run_record_snapshot(&t->run, command, exit_status, u, rows, s);
-}
-
-gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
-                              gt_snapshot **out)
-{
-    *out = NULL;
-    gt_snapshot *s = calloc(1, sizeof *s);
-    if (!s)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    struct row_source rows;
-    gt_status st = snapshot_meta(t, command, exit_status, s, &rows);
-    if (st != GT_OK) {
-        gt_snapshot_free(s);
-        return st;
-    }
-    gt_process_row *prow;
-    gt_system_row *srow;
-    st = read_all_rows(&rows, &prow, &srow);
-    if (st != GT_OK) {
-        gt_snapshot_free(s);
-        return st;
-    }
-    s->series.process = prow;
-    s->series.system = srow;
-    *out = s;
-    return GT_OK;
-}
-
-gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
-                                    const char *path)
-{
-    gt_clear_error();
-    gt_snapshot s;
-    struct row_source rows;
-    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
-    if (st == GT_OK)
-        st = snapshot_write_rows(&s, &rows, path);
-    free(s.command);
-    return st;
-}
-
-gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
-                                  const char *server_json, const char *path)
-{
-    gt_clear_error();
-    gt_snapshot s;
-    struct row_source rows;
-    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
-    if (st == GT_OK)
-        st = report_write_rows(&s, &rows, server_json, path);
-    free(s.command);
-    return st;
-}
-
-int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind)
-{
-    if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
-        return 0;
-    return t->csv.failed[kind];
-}
-
-gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd)
-{
-    gt_clear_error();
-    if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
-                       (int)kind);
-    if (!gt_tracker_usage(t))
-        return GT_ERR_STATE;
-    struct row_source rows;
-    row_store_source(&t->store, &rows);
-    return write_csv_rows(&rows, kind, fd);
-}
-
-char *gt_tracker_to_text(gt_tracker *t)
-{
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    return u ? gt_usage_to_text(u) : NULL;
-}
-
-char *gt_tracker_to_json(gt_tracker *t)
-{
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    return u ? gt_usage_to_json(u) : NULL;
 }
 
 /* In a child made by fork(): the child's copy of the tracker, whose thread
@@ -727,7 +449,7 @@ void gt_tracker_free(gt_tracker *t)
 {
     if (!t)
         return;
-    if (!owned_here(t)) {
+    if (!tracker_owned_here(t)) {
         free_forked_copy(t);
         return;
     }

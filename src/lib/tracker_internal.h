@@ -1,0 +1,89 @@
+/* tracker_internal.h - the tracker's state, shared by tracker.c (options,
+ * state machine, sampling thread, schedule) and tracker_results.c (what a
+ * stopped tracker gives: its summary, series, snapshot, report, CSV). Not
+ * installed; nothing else includes it. */
+#ifndef GT_TRACKER_INTERNAL_H
+#define GT_TRACKER_INTERNAL_H
+
+#include "internal.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include "backup_sink.h"
+#include "cloud_info.h"
+#include "csv_sink.h"
+#include "pipeline.h"
+#include "row_store.h"
+#include "run_record.h"
+#include "sample_reader.h"
+#include "warn.h"
+
+enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
+
+struct gt_tracker {
+    gt_options opts; /* its strings point at our own copies below */
+    char *ram_unit, *gpu_ram_unit, *time_unit, *gpu_uuids, *gpu_brand, *proc_root, *sys_root;
+    struct usage_units units;
+    pid_t pid;
+    pid_t owner;       /* the process that made the tracker (see fork in api.md) */
+    struct warner warner;
+
+    enum state state;  /* changed only by the API calls */
+    pthread_t thread;
+    int thread_started;
+    double start_time;
+
+    /* Owned by whoever samples (see the file comment). */
+    struct sample_reader reader;
+    struct csv_sink csv;
+    struct backup_sink backup;
+    struct sink *sinks[2];
+    int nsinks;
+
+    struct run_record run;
+    struct cloud_discovery *cloud;    /* options.discover_cloud: running, until a snapshot */
+
+    pthread_mutex_t lock; /* guards everything below */
+    pthread_cond_t wake;  /* to the sampling thread: stop */
+    pthread_cond_t done;  /* from the sampling thread: finished */
+    int stop_requested, thread_done, orphaned;
+    struct pipeline pipe;
+    struct row_store store; /* the rows: the newest in memory, the rest on disk */
+    /* gt_tracker_series() copies every row into memory, once, on demand. */
+    gt_process_row *all_process;
+    gt_system_row *all_system;
+    int duration_done; /* sampling reached options.duration and ended */
+    double lateness_sum, lateness_max; /* seconds past each periodic sample's deadline */
+    long lateness_n;
+    long skipped;      /* scheduled samples skipped: the one before overran */
+    /* stop() gave up on a stuck sampling thread: the rows are the caller's
+     * to read now, and the descriptors may be closed: add and write none. */
+    int series_frozen;
+    double stop_time;
+    /* Why GPU figures are missing, as of the last sample. */
+    char gpu_reason[256];
+    char gpu_proc_memory_reason[GT_REASON_LEN], gpu_proc_util_reason[GT_REASON_LEN],
+        gpu_energy_reason[GT_REASON_LEN];
+    gt_resource_usage usage;
+};
+
+/* 1 in the process that made t; 0 in a child made by fork() since. */
+static inline int tracker_owned_here(const gt_tracker *t)
+{
+    return t->owner == getpid();
+}
+
+/* GT_ERR_STATE for a call on a tracker inherited through fork(). */
+static inline gt_status tracker_forked_copy_error(const gt_tracker *t)
+{
+    return gt_fail(GT_ERR_STATE, "this tracker belongs to process %d: a child made by fork() "
+                   "may only gt_tracker_free() its copy", (int)t->owner);
+}
+
+/* Fills t->usage from the aggregates as of end_time (monotonic seconds);
+ * complete: a finished run (0: a backup written while tracking). Caller
+ * holds t->lock. */
+void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete);
+
+#endif

@@ -1,0 +1,226 @@
+/* tracker_results.c - what a stopped tracker gives: its summary (also the
+ * backup's, while tracking), its series, a snapshot or report of the run,
+ * a series as CSV. The rows are read from the row store; nothing here
+ * samples. */
+#define _GNU_SOURCE
+#include "tracker_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "snapshot.h"
+#include "write_csv.h"
+
+/* At most this long for the cloud discovery to end: its requests time out
+ * after 1 s each, and AWS asks up to four. */
+#define CLOUD_WAIT_SECONDS 8.0
+
+void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete)
+{
+    usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, &t->usage);
+    t->usage.measurement.complete = complete;
+    t->usage.measurement.lateness_mean_ms =
+        t->lateness_n ? t->lateness_sum / (double)t->lateness_n * 1e3 : 0;
+    t->usage.measurement.lateness_max_ms = t->lateness_max * 1e3;
+    t->usage.measurement.skipped = t->skipped;
+    t->usage.measurement.sampled_only = t->opts.sampled_only != 0;
+    t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
+    const struct gpu *g = &t->reader.gpu;
+    gt_gpu_details *d = &t->usage.gpu_details;
+    d->ndevices = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
+    for (int i = 0; i < d->ndevices; i++) {
+        snprintf(d->devices[i].uuid, sizeof d->devices[i].uuid, "%s", g->devices[i].uuid);
+        snprintf(d->devices[i].name, sizeof d->devices[i].name, "%s", g->devices[i].name);
+        d->devices[i].memory_total = (double)g->devices[i].memory_total / t->units.gpu_ram_divisor;
+        d->devices[i].selected = g->devices[i].selected;
+    }
+    snprintf(d->process_memory_reason, GT_REASON_LEN, "%s", t->gpu_proc_memory_reason);
+    snprintf(d->process_utilization_reason, GT_REASON_LEN, "%s", t->gpu_proc_util_reason);
+    snprintf(d->energy_reason, GT_REASON_LEN, "%s", t->gpu_energy_reason);
+    d->process_memory_available = !d->process_memory_reason[0];
+    d->process_utilization_available = !d->process_utilization_reason[0];
+    d->energy_available = !d->energy_reason[0];
+    snprintf(t->usage.measurement.gpu_reason, sizeof t->usage.measurement.gpu_reason, "%s",
+             t->gpu_reason);
+}
+
+const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
+{
+    gt_clear_error();
+    if (!tracker_owned_here(t)) {
+        tracker_forked_copy_error(t);
+        return NULL;
+    }
+    if (t->state != STATE_STOPPED) {
+        gt_fail(GT_ERR_STATE, t->state == STATE_NEW
+                ? "no results: the tracker has not been started"
+                : "no results yet: the tracker has not been stopped");
+        return NULL;
+    }
+    pthread_mutex_lock(&t->lock);
+    tracker_fill_usage_locked(t, t->stop_time, 1);
+    pthread_mutex_unlock(&t->lock);
+    return &t->usage;
+}
+
+/* Every row of both series of rows, copied into new arrays (*process and
+ * *system; each at least one row long, so never NULL on success).
+ * GT_ERR_NO_MEMORY or GT_ERR_IO (the row file cannot be read back), with
+ * nothing allocated left behind. */
+static gt_status read_all_rows(const struct row_source *rows, gt_process_row **process,
+                               gt_system_row **system)
+{
+    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
+    *process = malloc((np ? np : 1) * sizeof **process);
+    *system = malloc((ns ? ns : 1) * sizeof **system);
+    gt_status st = GT_OK;
+    if (!*process || !*system)
+        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows", np + ns);
+    else if (rows->read(rows, GT_SERIES_KIND_PROCESS, 0, np, *process) < 0 ||
+             rows->read(rows, GT_SERIES_KIND_SYSTEM, 0, ns, *system) < 0)
+        st = gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+    if (st != GT_OK) {
+        free(*process);
+        free(*system);
+        *process = NULL;
+        *system = NULL;
+    }
+    return st;
+}
+
+gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
+{
+    gt_clear_error();
+    memset(out, 0, sizeof *out);
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state != STATE_STOPPED)
+        return gt_fail(GT_ERR_STATE, t->state == STATE_NEW
+                       ? "no series: the tracker has not been started"
+                       : "no series yet: the tracker has not been stopped");
+    out->interval = t->opts.sleep_time;
+    out->start_time = t->run.epoch_start;
+    pthread_mutex_lock(&t->lock);
+    struct row_source rows;
+    row_store_source(&t->store, &rows);
+    gt_status st = GT_OK;
+    if (!t->all_process)
+        st = read_all_rows(&rows, &t->all_process, &t->all_system);
+    if (st == GT_OK) {
+        out->nprocess = rows.count[0];
+        out->process = t->all_process;
+        out->nsystem = rows.count[1];
+        out->system = t->all_system;
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (st != GT_OK)
+        return st;
+    out->process_csv_failed = t->csv.failed[GT_SERIES_KIND_PROCESS];
+    out->system_csv_failed = t->csv.failed[GT_SERIES_KIND_SYSTEM];
+    return GT_OK;
+}
+
+/* Everything of a snapshot of a stopped t but its rows (series: counts and
+ * interval only, no arrays); the cloud discovery's answer is waited for
+ * once and kept for the next call. command is copied into s->command. */
+static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_status,
+                               gt_snapshot *s, struct row_source *rows)
+{
+    memset(s, 0, sizeof *s);
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    if (!u)
+        return GT_ERR_STATE;
+    row_store_source(&t->store, rows);
+    if (t->opts.discover_cloud && t->cloud) {
+        cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &t->run.cloud);
+        t->cloud = NULL;
+    }
+    return run_record_snapshot(&t->run, command, exit_status, u, rows, s);
+}
+
+gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
+                              gt_snapshot **out)
+{
+    *out = NULL;
+    gt_snapshot *s = calloc(1, sizeof *s);
+    if (!s)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    struct row_source rows;
+    gt_status st = snapshot_meta(t, command, exit_status, s, &rows);
+    if (st != GT_OK) {
+        gt_snapshot_free(s);
+        return st;
+    }
+    gt_process_row *prow;
+    gt_system_row *srow;
+    st = read_all_rows(&rows, &prow, &srow);
+    if (st != GT_OK) {
+        gt_snapshot_free(s);
+        return st;
+    }
+    s->series.process = prow;
+    s->series.system = srow;
+    *out = s;
+    return GT_OK;
+}
+
+gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
+                                    const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
+    if (st == GT_OK)
+        st = snapshot_write_rows(&s, &rows, path);
+    free(s.command);
+    return st;
+}
+
+gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
+                                  const char *server_json, const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
+    if (st == GT_OK)
+        st = report_write_rows(&s, &rows, server_json, path);
+    free(s.command);
+    return st;
+}
+
+int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind)
+{
+    if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
+        return 0;
+    return t->csv.failed[kind];
+}
+
+gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd)
+{
+    gt_clear_error();
+    if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
+                       (int)kind);
+    if (!gt_tracker_usage(t))
+        return GT_ERR_STATE;
+    struct row_source rows;
+    row_store_source(&t->store, &rows);
+    return write_csv_rows(&rows, kind, fd);
+}
+
+char *gt_tracker_to_text(gt_tracker *t)
+{
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    return u ? gt_usage_to_text(u) : NULL;
+}
+
+char *gt_tracker_to_json(gt_tracker *t)
+{
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    return u ? gt_usage_to_json(u) : NULL;
+}
