@@ -34,7 +34,12 @@
 extern "C" {
 #endif
 
-#define GT_VERSION_STRING "0.1.0"
+/* The version of this header. gt_version() gives the library's, which may
+ * be newer (docs/api.md, "Versions"). */
+#define GT_VERSION_MAJOR 0
+#define GT_VERSION_MINOR 2
+#define GT_VERSION_PATCH 0
+#define GT_VERSION_STRING "0.2.0"
 
 /* Only the gt_* functions below are exported from the shared library. */
 #if defined(__GNUC__)
@@ -42,6 +47,10 @@ extern "C" {
 #else
 #define GT_API
 #endif
+
+/* Every enum below only grows: values are appended, never renumbered or
+ * removed, so a program compiled against this header keeps its meaning
+ * with a newer library. A switch over one should have a default. */
 
 /* Status codes returned by every fallible call. */
 typedef enum gt_status {
@@ -79,8 +88,16 @@ typedef void (*gt_warning_fn)(const char *message, void *user_data);
 #define GT_DURATION_MAX (366.0 * 86400.0) /* a year; 0 = no duration */
 
 /* Tracker options. Fill with gt_options_init() and change what you need; the
- * strings are copied by gt_tracker_new(). */
+ * strings are copied by gt_tracker_new().
+ *
+ * The struct grows at its end, one release to the next, without breaking a
+ * compiled program: gt_options_init() records in struct_size how big the
+ * struct was in the header the program was compiled with, and the library
+ * reads that many bytes, taking its defaults for any field added since. A
+ * struct from a newer header is accepted when the fields this library does
+ * not know are all zero. Always fill it with gt_options_init(). */
 typedef struct gt_options {
+    size_t struct_size;       /* set by gt_options_init(); never change it */
     double sleep_time;        /* seconds between samples, GT_SLEEP_TIME_MIN to
                                  GT_SLEEP_TIME_MAX (default 1.0) */
     const char *ram_unit;     /* bytes|kilobytes|megabytes|gigabytes|terabytes
@@ -90,7 +107,7 @@ typedef struct gt_options {
     int n_expected_cores;     /* denominator of the hardware percents of
                                  main/descendants/combined; 0 = all cores */
     const char *gpu_uuids;    /* comma-separated GPU UUIDs; NULL = all GPUs */
-    const char *gpu_brand;    /* NULL (detect), "nvidia" or "amd" */
+    const char *gpu_brand;    /* NULL (every vendor found), "nvidia" or "amd" */
     int disable_logs;         /* non-zero: on_warning is never called */
     pid_t process_id;         /* process to track; 0 = the calling process
                                  (then the sampling thread's own CPU time and
@@ -110,8 +127,6 @@ typedef struct gt_options {
     gt_warning_fn on_warning; /* NULL: warnings are dropped */
     void *warning_data;       /* passed to on_warning */
 
-    /* Where procfs is mounted (default "/proc"); tests point it at fixtures. */
-    const char *proc_root;
     /* The process that will reap the tracked tree, or 0. Set it to getpid()
      * when the calling process started process_id itself and made itself a
      * child subreaper (PR_SET_CHILD_SUBREAPER): then its other children are
@@ -135,31 +150,34 @@ typedef struct gt_options {
      * at start + duration): from sleep_time to GT_DURATION_MAX; 0
      * (default): until gt_tracker_stop(). */
     double duration;
-    /* Where sysfs is mounted (default "/sys"): block devices and network
-     * interfaces are classified from it. */
-    const char *sys_root;
     /* Non-zero: ask the cloud metadata services (AWS, GCP, Azure) which
      * instance this is, in a background thread started by
-     * gt_tracker_start(), each request with a 1 s timeout. Their base
-     * address is GPU_TRACKER_METADATA_URL when set (default
-     * http://169.254.169.254; GCP's metadata.google.internal otherwise).
-     * The answer goes into snapshots (gt_tracker_snapshot). Default 0. */
+     * gt_tracker_start(), each request with a 1 s timeout (at
+     * http://169.254.169.254, and metadata.google.internal for GCP). The
+     * answer goes into snapshots (gt_tracker_snapshot). Default 0. */
     int discover_cloud;
-    /* Non-zero: for comparison only, the figures a plain sampling tracker
-     * gets: peaks only from samples (no VmHWM or ru_maxrss floor), CPU only
-     * from the changes seen between two samples of a live process (nothing
-     * of what exited between samples, nothing of reaped children). */
-    int sampled_only;
+
+    /* ---- Added in 0.2 ---- */
+    /* The vendor libraries to load (a path, or a file name dlopen searches
+     * for); NULL (default): the system's, libnvidia-ml.so.1 and
+     * librocm_smi64.so.  The library reads no environment variable: the
+     * gpu-tracker command maps GPU_TRACKER_NVML_LIBRARY and
+     * GPU_TRACKER_RSMI_LIBRARY to these. */
+    const char *nvml_library;
+    const char *rsmi_library;
 } gt_options;
 
 #define GT_SERIES_PROCESS 1
 #define GT_SERIES_SYSTEM 2
 
-/* Fills opts with the defaults of gpu_tracker's Tracker(). */
-GT_API void gt_options_init(gt_options *opts);
+/* Fills opts with the defaults of gpu_tracker's Tracker(), struct_size
+ * with size. Call it as gt_options_init(&opts), which passes the size of
+ * the struct in the header you compile with. */
+GT_API void gt_options_init_size(gt_options *opts, size_t size);
+#define gt_options_init(opts) gt_options_init_size((opts), sizeof(gt_options))
 
-/* Checks every option but process_id's existence: units, sleep_time,
- * n_expected_cores, gpu_brand. GT_ERR_INVALID_ARGUMENT with gt_last_error()
+/* Checks every option but process_id's existence: struct_size, units,
+ * sleep_time, n_expected_cores, gpu_brand. GT_ERR_INVALID_ARGUMENT with gt_last_error()
  * naming the bad value and the valid ones. gt_tracker_new() does the same. */
 GT_API gt_status gt_options_validate(const gt_options *opts);
 
@@ -224,7 +242,11 @@ typedef struct gt_compute_time {
 
 /* Beyond gpu_tracker (the "gpu_details" section of the JSON): each GPU, and
  * figures the driver may or may not give, each with why not. */
-#define GT_MAX_GPUS 16
+/* The most GPUs a run tracks, every vendor together: the library's own
+ * limit too, so a results struct never holds fewer devices than were
+ * tracked. On a node with more, the first GT_MAX_GPUS are tracked and a
+ * warning says how many were left out. */
+#define GT_MAX_GPUS 64
 #define GT_REASON_LEN 256
 
 typedef struct gt_gpu_device {
@@ -264,7 +286,8 @@ typedef struct gt_measurement {
      * longer than the interval (the next one is then the next slot due). */
     double lateness_mean_ms, lateness_max_ms;
     long skipped;
-    int sampled_only;    /* options.sampled_only was set */
+    int sampled_only;    /* a comparison run with a plain sampler's figures
+                            (gpu_tracker_testing.h) */
 } gt_measurement;
 
 typedef struct gt_resource_usage {
@@ -565,10 +588,17 @@ GT_API void gt_recommend(const gt_stats *stats, gt_recommendation *out);
 GT_API int gt_round_memory_mib(double mib);
 
 /* The cheapest cloud server with at least the recommended resources, from
- * the Spare Cores Keeper API (base URL: GPU_TRACKER_KEEPER_URL, default
- * https://keeper.sparecores.net), as that API's JSON object. Caller frees.
- * GT_ERR_IO when the API cannot be reached or answers an error (the reason
- * in gt_last_error()), GT_ERR_PARSE when its answer is not what we expect. */
+ * the Spare Cores Keeper API at base_url (NULL: GT_KEEPER_URL), as that
+ * API's JSON object. Caller frees. GT_ERR_IO when the API cannot be
+ * reached or answers an error (the reason in gt_last_error()),
+ * GT_ERR_PARSE when its answer is not what we expect. The gpu-tracker
+ * command takes base_url from GPU_TRACKER_KEEPER_URL; the library reads no
+ * environment variable. */
+#define GT_KEEPER_URL "https://keeper.sparecores.net"
+GT_API gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_url,
+                                        char **json_out);
+
+/* gt_recommend_server_at(r, NULL, json_out). */
 GT_API gt_status gt_recommend_server(const gt_recommendation *r, char **json_out);
 
 /* A self-contained HTML report of a run (no external file, font or

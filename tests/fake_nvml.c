@@ -25,7 +25,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#define MAX_DEV 8
+#define MAX_DEV 80 /* more than the tracker's 64: its limit is tested */
 #define MAX_PROC 256
 #define MAX_FAIL 16
 

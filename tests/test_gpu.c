@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"
 #include "gpu_tracker.h"
@@ -54,8 +55,8 @@ static const char two_gpus[] =
 static gt_options options(const char *uuids)
 {
     gt_options o;
-    gt_options_init(&o);
-    o.proc_root = root;
+    test_options_init(&o);
+    test_hooks.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000; /* the baseline and the final sample only */
     o.resource_usage_file = "";
@@ -68,7 +69,7 @@ static gt_options options(const char *uuids)
 static gt_status track(const gt_options *o, gt_resource_usage *u)
 {
     gt_tracker *t;
-    gt_status st = gt_tracker_new(o, &t);
+    gt_status st = test_tracker_new(o, &t);
     if (st != GT_OK)
         return st;
     warnings = 0;
@@ -126,16 +127,16 @@ static void test_uuid_selection(void)
 
     gt_tracker *t;
     o = options("GPU-aaaa,GPU-zzzz");
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
     CHECK_STR(gt_last_error(), "unknown GPU UUID 'GPU-zzzz'; available GPUs: GPU-aaaa, GPU-bbbb");
     o = options(" , ");
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "no GPU UUID given; available GPUs: GPU-aaaa, GPU-bbbb");
 
     /* Without any GPU, naming one is an error too. */
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     o = options("GPU-aaaa");
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "unknown GPU UUID 'GPU-aaaa'; available GPUs: none");
 }
 
@@ -219,10 +220,38 @@ static void test_amd(void)
     write_scenario("init 9\n");
     CHECK(track(&o, &u) == GT_OK && u.max_gpu_ram.main == 3.0);
     CHECK_STR(u.gpu_details.devices[0].name, "Fake-MI300");
-    /* ... but NVIDIA first when both work. */
+    /* Both vendors work: every GPU, as one list, NVIDIA's first. */
     write_scenario(two_gpus);
     CHECK(track(&o, &u) == GT_OK);
+    CHECK(warnings == 0 && u.measurement.gpu_available == 1);
+    CHECK(u.gpu_details.ndevices == 4);
     CHECK_STR(u.gpu_details.devices[0].name, "Fake-A100");
+    CHECK_STR(u.gpu_details.devices[1].name, "Fake-T4");
+    CHECK_STR(u.gpu_details.devices[2].name, "Fake-MI300");
+    CHECK_STR(u.gpu_details.devices[3].uuid, "0000000000002222");
+    CHECK(u.gpu_utilization.system_gpu_count == 4 && u.gpu_utilization.n_expected_gpus == 4);
+    CHECK(u.max_gpu_ram.system_capacity == 24.0 + 256.0);
+    CHECK(u.max_gpu_ram.system == 4.0 + 6.0);
+    /* The same PIDs hold memory on both vendors' cards: added up. */
+    CHECK(u.max_gpu_ram.main == 2.5 + 3.0 && u.max_gpu_ram.descendants == 1.0 + 1.0);
+    CHECK(u.max_gpu_ram.combined == 7.5);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 80.0 + 60.0);
+    CHECK(u.gpu_utilization.gpu_percentages.max_hardware_percent == 35.0);
+    /* A figure one vendor lacks is missing for the whole, and says whose. */
+    CHECK(!u.gpu_details.process_utilization_available);
+    CHECK_STR(u.gpu_details.process_utilization_reason,
+              "amd: ROCm SMI reports compute-unit occupancy, not utilization, per process");
+    CHECK(u.gpu_details.process_memory_available);
+    /* --gb still picks one vendor; UUIDs select across vendors. */
+    o.gpu_brand = "nvidia";
+    CHECK(track(&o, &u) == GT_OK && u.gpu_details.ndevices == 2);
+    o = options("GPU-bbbb,0000000000001111");
+    CHECK(track(&o, &u) == GT_OK && u.gpu_details.ndevices == 4);
+    CHECK(u.gpu_utilization.n_expected_gpus == 2);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 30.0 + 40.0);
+    CHECK(u.gpu_details.devices[1].selected && u.gpu_details.devices[2].selected &&
+          !u.gpu_details.devices[0].selected && !u.gpu_details.devices[3].selected);
+    o = options(NULL);
 
     /* UUIDs select GPUs as with NVIDIA. */
     o = options("0000000000002222");
@@ -233,14 +262,14 @@ static void test_amd(void)
     gt_tracker *t;
     o = options("1111");
     o.gpu_brand = "amd";
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "unknown GPU UUID '1111'; available GPUs: 0000000000001111, "
                                "0000000000002222");
 
     /* Energy over the run, NOT_SUPPORTED busy percent, a long process list. */
     o = options(NULL);
     o.gpu_brand = "amd";
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(gt_tracker_start(t) == GT_OK);
     char *text = malloc(64 * 1024);
     int n = snprintf(text, 64 * 1024, "device 1111 A 100000000000 0 40\n"
@@ -272,6 +301,37 @@ static void test_amd(void)
     CHECK(track(&o, &u) == GT_OK);
     CHECK_STR(u.measurement.gpu_reason, "ROCm SMI could not start: fake ROCm SMI error 8");
     unsetenv("GPU_TRACKER_RSMI_LIBRARY");
+}
+
+/* More GPUs than the tracker lists: the first 64, and a warning with the
+ * count; an AMD library found beside a full list only adds to the count. */
+static void test_many_gpus(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    char *text = malloc(16 * 1024);
+    int n = 0;
+    for (int i = 0; i < 70; i++)
+        n += snprintf(text + n, 16 * 1024 - (size_t)n,
+                      "device GPU-%04d Fake-H100 80000000000 1000000000 10\n", i);
+    write_scenario(text);
+    free(text);
+    gt_options o = options(NULL);
+    gt_resource_usage u;
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(warnings == 1);
+    CHECK_STR(last_warning, "70 GPUs found: only the first 64 are tracked");
+    CHECK(u.gpu_details.ndevices == GT_MAX_GPUS && GT_MAX_GPUS == 64);
+    CHECK_STR(u.gpu_details.devices[63].uuid, "GPU-0063");
+    CHECK(u.gpu_utilization.system_gpu_count == 64);
+    CHECK(u.max_gpu_ram.system == 64.0);
+
+    setenv("GPU_TRACKER_RSMI_LIBRARY", FAKE_RSMI, 1);
+    write_rsmi(two_amd);
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK_STR(last_warning, "72 GPUs found: only the first 64 are tracked");
+    CHECK(u.gpu_details.ndevices == 64);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+    write_scenario(two_gpus);
 }
 
 static void test_driver_quirks(void)
@@ -315,7 +375,7 @@ static void test_driver_quirks(void)
      * rest of the tracking goes on. */
     write_scenario(two_gpus);
     gt_tracker *t;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(gt_tracker_start(t) == GT_OK);
     snprintf(text, sizeof text, "%sfail nvmlDeviceGetMemoryInfo 15\n", two_gpus);
     write_scenario(text);
@@ -339,7 +399,7 @@ static void test_details(void)
     write_scenario(text);
     gt_options o = options(NULL);
     gt_tracker *t;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(gt_tracker_start(t) == GT_OK);
     /* The run uses 600 J on one GPU and 0.5 J on the other. */
     snprintf(text, sizeof text, "%sprocutil 0 100 60\nprocutil 1 100 10\nprocutil 0 101 25\n"
@@ -425,7 +485,7 @@ static void test_init_hang(void)
         gt_tracker *t;
         gt_resource_usage u;
         if (with_uuids) {
-            CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+            CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
             CHECK_STR(gt_last_error(), "cannot check the GPU UUIDs: the GPU library did not "
                                        "answer within 0.3 s");
         } else {
@@ -454,7 +514,7 @@ static void series_rows(const gt_options *base, gt_process_row *p, gt_system_row
     memset(p, 0, sizeof *p);
     memset(sy, 0, sizeof *sy);
     gt_tracker *t;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (!t)
         return;
     CHECK(gt_tracker_start(t) == GT_OK);
@@ -547,6 +607,7 @@ int main(void)
     test_driver_quirks();
     test_details();
     test_amd();
+    test_many_gpus();
     test_series_gpu();
     test_init_hang();
     fx_rmroot(root);

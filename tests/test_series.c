@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_tracker_new.h"
 #include "fixture.h"
 #include "gpu_tracker.h"
 #include "proc_parse.h"
@@ -638,10 +639,10 @@ static void test_tracker_rows(void)
     int sfd = open(scsv, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
     gt_options o;
-    gt_options_init(&o);
+    test_options_init(&o);
     CHECK(o.process_csv_fd == -1 && o.system_csv_fd == -1 && o.series == 0);
-    o.proc_root = proc;
-    o.sys_root = sys;
+    test_hooks.proc_root = proc;
+    test_hooks.sys_root = sys;
     o.process_id = 300;
     o.sleep_time = 0.2;
     o.duration = 0.6;
@@ -651,7 +652,7 @@ static void test_tracker_rows(void)
     o.gpu_brand = "nvidia";
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     gt_tracker *t = NULL;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (!t)
         return;
     gt_series s;
@@ -701,7 +702,7 @@ static void test_tracker_rows(void)
     o.system_csv_fd = -1;
     o.series = 0;
     o.duration = 0.2;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (t) {
         CHECK(gt_tracker_start(t) == GT_OK);
         CHECK(gt_tracker_wait(t, 30) == 1);
@@ -714,15 +715,15 @@ static void test_tracker_rows(void)
     /* Bad options. */
     gt_options bad = o;
     bad.series = 8;
-    CHECK(gt_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(test_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "invalid series 8");
     bad = o;
     bad.duration = -1;
-    CHECK(gt_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(test_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "invalid duration -1");
     bad = o;
     bad.duration = 0.1;
-    CHECK(gt_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(test_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "shorter than one interval");
     unsetenv("GPU_TRACKER_NVML_LIBRARY");
     fx_rmroot(root);

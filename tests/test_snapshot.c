@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "check.h"
+#include "test_tracker_new.h"
 #include "fixture.h"
 #include "gpu_tracker.h"
 #include "httpd.h"
@@ -63,7 +64,7 @@ static char *slurp_file(const char *path)
 static gt_snapshot *real_snapshot(int discover_cloud)
 {
     gt_options o;
-    gt_options_init(&o);
+    test_options_init(&o);
     o.sleep_time = 0.05;
     o.duration = 0.15;
     o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
@@ -73,7 +74,7 @@ static gt_snapshot *real_snapshot(int discover_cloud)
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     gt_tracker *t = NULL;
     gt_snapshot *s = NULL;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (!t)
         return NULL;
     CHECK(gt_tracker_snapshot(t, "x", 0, &s) == GT_ERR_STATE);
@@ -789,26 +790,26 @@ static void test_keeper(void)
     gt_recommendation r = {.cpu = 2, .memory_mib = 3072, .gpu = 1, .vram_mib = 20480};
     char *json = NULL;
     keeper_mode = "ok";
-    CHECK(gt_recommend_server(&r, &json) == GT_OK);
+    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_OK);
     CHECK_CONTAINS(json, "\"api_reference\": \"c7g.large\"");
     CHECK_CONTAINS(keeper_last_path, "/servers?vcpus_min=2&memory_min=3&order_by=min_price_ondemand"
                                      "&order_dir=asc&limit=1&gpu_min=1&gpu_memory_total=20");
     free(json);
     keeper_mode = "empty";
-    CHECK(gt_recommend_server(&r, &json) == GT_ERR_PARSE && json == NULL);
+    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_PARSE && json == NULL);
     CHECK_CONTAINS(gt_last_error(), "knows no server with at least 2 vCPUs");
     keeper_mode = "error";
-    CHECK(gt_recommend_server(&r, &json) == GT_ERR_IO);
+    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "answered HTTP 500");
     keeper_mode = "garbage";
-    CHECK(gt_recommend_server(&r, &json) == GT_ERR_PARSE);
+    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "did not answer a JSON list of servers");
     httpd_stop(&h);
     /* Offline: nothing listens there. */
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", httpd_closed_port());
     setenv("GPU_TRACKER_KEEPER_URL", url, 1);
-    CHECK(gt_recommend_server(&r, &json) == GT_ERR_IO && json == NULL);
+    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_IO && json == NULL);
     CHECK_CONTAINS(gt_last_error(), "cannot reach the Keeper API at http://127.0.0.1:");
     unsetenv("GPU_TRACKER_KEEPER_URL");
 }

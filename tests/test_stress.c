@@ -14,6 +14,7 @@
 #include "fixture.h"
 #include "gpu_tracker.h"
 #include "runner.h"
+#include "test_tracker_new.h"
 #include "pipeline.h"
 #include "tree.h"
 
@@ -185,8 +186,8 @@ static void test_unreadable(void)
             _exit(77); /* cannot drop root here (a user namespace): cannot test */
         check_failures = 0;
         gt_options o;
-        gt_options_init(&o);
-        o.proc_root = root;
+        test_options_init(&o);
+        test_hooks.proc_root = root;
         o.process_id = 100;
         o.sleep_time = 0.01;
         o.duration = 0.05;
@@ -198,7 +199,7 @@ static void test_unreadable(void)
         o.gpu_brand = "nvidia";
         setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
         gt_tracker *t = NULL;
-        CHECK(gt_tracker_new(&o, &t) == GT_OK);
+        CHECK(test_tracker_new(&o, &t) == GT_OK);
         if (t) {
             warnings = 0;
             CHECK(gt_tracker_start(t) == GT_OK);
@@ -287,13 +288,13 @@ static void test_fork_churn(void)
 static void test_memory_flat(void)
 {
     gt_options o;
-    gt_options_init(&o);
+    test_options_init(&o);
     o.sleep_time = 0.001;
     o.resource_usage_file = "";
     o.gpu_brand = "nvidia";
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     gt_tracker *t = NULL;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (!t)
         return;
     CHECK(gt_tracker_start(t) == GT_OK);

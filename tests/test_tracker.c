@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"
 #include "gpu_tracker.h"
@@ -23,58 +24,111 @@ static void on_warning(const char *msg, void *data)
     snprintf(last_warning, sizeof last_warning, "%s", msg);
 }
 
+/* gt_options grows at its end: the library reads struct_size bytes. */
+static void test_options_size(void)
+{
+    /* A program built against a newer header: unknown fields left zero are
+     * fine, one set is refused, never ignored. */
+    struct {
+        gt_options o;
+        unsigned char newer[24];
+    } big;
+    memset(&big, 0xAA, sizeof big);
+    gt_options_init_size(&big.o, sizeof big);
+    CHECK(big.o.struct_size == sizeof big);
+    int tail_zero = 1;
+    for (size_t i = 0; i < sizeof big.newer; i++)
+        tail_zero &= big.newer[i] == 0;
+    CHECK(tail_zero);
+    CHECK(big.o.sleep_time == 1.0 && big.o.process_csv_fd == -1);
+    big.o.resource_usage_file = "";
+    gt_tracker *t = NULL;
+    CHECK(gt_tracker_new(&big.o, &t) == GT_OK && t != NULL);
+    gt_tracker_free(t);
+    big.newer[5] = 1;
+    CHECK(gt_tracker_new(&big.o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    char want[160];
+    snprintf(want, sizeof want, "gt_options sets a field this library (%s) does not have, at "
+             "byte %zu: it needs a newer libgputracker", gt_version(), sizeof(gt_options) + 5);
+    CHECK_STR(gt_last_error(), want);
+    CHECK(gt_options_validate(&big.o) == GT_ERR_INVALID_ARGUMENT);
+
+    /* A struct gt_options_init() did not fill. */
+    gt_options o;
+    memset(&o, 0, sizeof o);
+    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "invalid gt_options.struct_size 0: fill the options with "
+                   "gt_options_init()");
+    CHECK(gt_tracker_new(NULL, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "no options given");
+
+    /* A smaller size writes no byte beyond it (an older program's struct
+     * ends there), and is refused below the first versioned struct. */
+    unsigned char raw[sizeof(gt_options)];
+    memset(raw, 0xAA, sizeof raw);
+    size_t small = offsetof(gt_options, discover_cloud);
+    gt_options_init_size((gt_options *)(void *)raw, small);
+    int untouched = 1;
+    for (size_t i = small; i < sizeof raw; i++)
+        untouched &= raw[i] == 0xAA;
+    CHECK(untouched);
+    memcpy(&o, raw, sizeof o);
+    CHECK(o.struct_size == small && o.sleep_time == 1.0);
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+}
+
 static void test_option_errors(void)
 {
     gt_options o;
     gt_tracker *t = (gt_tracker *)1;
 
-    gt_options_init(&o);
+    test_options_init(&o);
     o.ram_unit = "mebibytes";
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
     CHECK_STR(gt_last_error(), "unknown RAM unit 'mebibytes'; valid units: bytes, kilobytes, "
                                "megabytes, gigabytes, terabytes");
-    gt_options_init(&o);
+    test_options_init(&o);
     o.gpu_ram_unit = "GB";
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "unknown GPU RAM unit 'GB'");
-    gt_options_init(&o);
+    test_options_init(&o);
     o.time_unit = "weeks";
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "unknown time unit 'weeks'; valid units: seconds, minutes, hours, days");
-    gt_options_init(&o);
+    test_options_init(&o);
     o.sleep_time = 0;
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "invalid sleep time 0: it must be from 0.0001 to 86400 seconds");
     o.sleep_time = NAN;
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
-    gt_options_init(&o);
+    test_options_init(&o);
     o.n_expected_cores = -1;
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
-    gt_options_init(&o);
+    test_options_init(&o);
     o.gpu_brand = "intel";
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "unknown GPU brand 'intel'; valid brands: nvidia, amd");
-    gt_options_init(&o);
+    test_options_init(&o);
     CHECK(gt_options_validate(&o) == GT_OK);
     CHECK_STR(gt_last_error(), "");
 
     /* A process that does not exist. */
-    gt_options_init(&o);
+    test_options_init(&o);
     o.process_id = 2147483000;
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_NO_PROCESS && t == NULL);
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_NO_PROCESS && t == NULL);
     CHECK_STR(gt_last_error(), "no process with PID 2147483000");
 
     /* procfs that cannot be read, or is malformed. */
-    gt_options_init(&o);
-    o.proc_root = "/nonexistent-proc";
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_IO);
+    test_options_init(&o);
+    test_hooks.proc_root = "/nonexistent-proc";
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_IO);
     CHECK_STR(gt_last_error(), "cannot read /nonexistent-proc/stat: No such file or directory");
     char *root = fx_mkroot();
     fx_system(root, 1, 1, 1, 100, 50);
     fx_write(root, "meminfo", "MemTotal: lots\n");
-    o.proc_root = root;
+    test_hooks.proc_root = root;
     o.process_id = 100;
-    CHECK(gt_tracker_new(&o, &t) == GT_ERR_PARSE);
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "/meminfo: malformed contents");
     fx_rmroot(root);
 }
@@ -82,15 +136,15 @@ static void test_option_errors(void)
 static void test_lifecycle(void)
 {
     gt_options o;
-    gt_options_init(&o);
+    test_options_init(&o);
     o.sleep_time = 0.01;
     o.ram_unit = "megabytes";
     o.time_unit = "seconds";
     gt_tracker *t;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
-    /* The GPU probe's thread is joined before gt_tracker_new() returns: a
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    /* The GPU probe's thread is joined before test_tracker_new() returns: a
      * program tracking itself never sees it. */
-    CHECK_MSG(library_threads() == 0, "%ld library threads after gt_tracker_new()",
+    CHECK_MSG(library_threads() == 0, "%ld library threads after test_tracker_new()",
               library_threads());
     CHECK(gt_tracker_usage(t) == NULL);
     CHECK_STR(gt_last_error(), "no results: the tracker has not been started");
@@ -152,8 +206,8 @@ static void test_fixture_run(void)
     fx_proc_write(root, &c);
 
     gt_options o;
-    gt_options_init(&o);
-    o.proc_root = root;
+    test_options_init(&o);
+    test_hooks.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000; /* no periodic sample: the baseline and the final one */
     o.ram_unit = "kilobytes";
@@ -161,7 +215,7 @@ static void test_fixture_run(void)
     o.n_expected_cores = 2;
     o.on_warning = on_warning;
     gt_tracker *t;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(warnings == 1); /* the one "no GPU" warning */
@@ -220,7 +274,7 @@ static void test_fixture_run(void)
 
     /* The backup file is there from start() on, and a clean stop removes it. */
     o.resource_usage_file = "stopped-backup.json";
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(access("stopped-backup.json", F_OK) != 0);
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(access("stopped-backup.json", F_OK) == 0);
@@ -232,7 +286,7 @@ static void test_fixture_run(void)
      * started keeps its backup file: nothing else holds its results. */
     o.disable_logs = 1;
     o.resource_usage_file = "kept-backup.json";
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(warnings == 0);
@@ -242,7 +296,7 @@ static void test_fixture_run(void)
     o.resource_usage_file = "";
     /* A procfs file that turns unreadable mid-run: one warning, the rest goes on. */
     o.disable_logs = 0;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(gt_tracker_start(t) == GT_OK);
     warnings = 0;
     fx_write(root, "meminfo", "garbage\n");
@@ -278,15 +332,15 @@ static void test_few_descriptors(void)
     few = old;
     few.rlim_cur = 40; /* stdio, procfs root, system files: ~30 left for 61 processes */
     gt_options o;
-    gt_options_init(&o);
-    o.proc_root = root;
+    test_options_init(&o);
+    test_hooks.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000;
     o.ram_unit = "kilobytes";
     o.on_warning = on_warning;
     gt_tracker *t;
     CHECK(setrlimit(RLIMIT_NOFILE, &few) == 0);
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(gt_tracker_stop(t) == GT_OK);
@@ -299,7 +353,7 @@ static void test_few_descriptors(void)
     gt_tracker_free(t);
 
     /* With the usual limit every one of them counts, and no such warning. */
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(gt_tracker_stop(t) == GT_OK);
@@ -363,13 +417,13 @@ static void test_skipped_samples(void)
     char *root = two_thread_fixture(fifo, sizeof fifo);
     CHECK(mkfifo(fifo, 0644) == 0);
     gt_options o;
-    gt_options_init(&o);
-    o.proc_root = root;
+    test_options_init(&o);
+    test_hooks.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 0.01;
     o.resource_usage_file = "";
     gt_tracker *t;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
     /* The baseline sample (in start) blocks on the FIFO too: a writer lets
      * it through at once, then the first periodic sample blocks. */
     int writer = -1;
@@ -408,8 +462,8 @@ static void test_stop_timeout(void)
 
     for (int orphan = 0; orphan < 2; orphan++) {
         gt_options o;
-        gt_options_init(&o);
-        o.proc_root = root;
+        test_options_init(&o);
+        test_hooks.proc_root = root;
         o.process_id = 100;
         o.sleep_time = 0.01;
         o.stop_timeout = 0.2;
@@ -423,7 +477,7 @@ static void test_stop_timeout(void)
         int csv_fd = open(csv, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         o.process_csv_fd = csv_fd;
         gt_tracker *t;
-        CHECK(gt_tracker_new(&o, &t) == GT_OK);
+        CHECK(test_tracker_new(&o, &t) == GT_OK);
         CHECK(gt_tracker_start(t) == GT_OK);
         /* Once a periodic sample is in the backup, make the next one hang. */
         while (backup_samples(backup) < 2) {
@@ -484,17 +538,17 @@ static void test_stop_timeout(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gt_options o;
-        gt_options_init(&o);
+        test_options_init(&o);
         o.sleep_time = bad[i].sleep_time;
         o.stop_timeout = bad[i].stop_timeout;
         o.duration = bad[i].duration;
         CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
         CHECK_CONTAINS(gt_last_error(), bad[i].error);
         gt_tracker *t = (gt_tracker *)&o; /* must be set to NULL */
-        CHECK(gt_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+        CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
     }
     gt_options ok;
-    gt_options_init(&ok);
+    test_options_init(&ok);
     ok.sleep_time = GT_SLEEP_TIME_MIN;
     ok.stop_timeout = GT_STOP_TIMEOUT_MAX;
     ok.duration = GT_DURATION_MAX;
@@ -511,11 +565,11 @@ static void test_fork(void)
     char backup[4096];
     snprintf(backup, sizeof backup, "%s/backup.json", dir);
     gt_options o;
-    gt_options_init(&o);
+    test_options_init(&o);
     o.sleep_time = 0.01;
     o.resource_usage_file = backup;
     gt_tracker *t;
-    CHECK(gt_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
     pid_t child = fork();
     if (child == 0) {
         int ok = gt_tracker_stop(t) == GT_ERR_STATE &&
@@ -540,6 +594,7 @@ int main(void)
     test_skipped_samples();
     test_few_descriptors();
     test_option_errors();
+    test_options_size();
     test_lifecycle();
     test_fork();
     test_fixture_run();

@@ -193,8 +193,8 @@ int main(int argc, char **argv)
 
     gt_tracker *t = NULL;
     struct run_result r;
-    int rc = o.command ? run_command(o.command, &o.tracker, &t, &r, on_started, err, sizeof err)
-                       : run_attached(o.attach_pid, &o.tracker, &t, &r, on_started, err,
+    int rc = o.command ? run_command(o.command, &o.tracker, &o.hooks, &t, &r, on_started, err, sizeof err)
+                       : run_attached(o.attach_pid, &o.tracker, &o.hooks, &t, &r, on_started, err,
                                       sizeof err);
     release_warnings(0);
     if (rc < 0) {

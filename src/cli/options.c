@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "options.h"
 
+#include "environment.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -154,12 +156,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 {
     memset(o, 0, sizeof *o);
     gt_options_init(&o->tracker);
-    const char *proc_root = getenv("GPU_TRACKER_PROC_ROOT");
-    if (proc_root && *proc_root)
-        o->tracker.proc_root = proc_root;
-    const char *sys_root = getenv("GPU_TRACKER_SYS_ROOT");
-    if (sys_root && *sys_root)
-        o->tracker.sys_root = sys_root;
+    cli_read_environment(&o->tracker, &o->hooks);
     const char *execute = NULL;
 
     opterr = 0;
@@ -221,7 +218,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         case OPT_SNAPSHOT: o->snapshot = optarg; break;
         case OPT_REPORT: o->report = optarg; break;
         case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
-        case OPT_SAMPLED_ONLY: o->tracker.sampled_only = 1; break;
+        case OPT_SAMPLED_ONLY: o->hooks.sampled_only = 1; break;
         case ':':
             snprintf(err, errcap, "option '%s' needs a value", argv[current]);
             return -1;

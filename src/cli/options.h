@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "gpu_tracker.h"
+#include "gpu_tracker_testing.h"
 
 enum cli_format { FORMAT_TEXT, FORMAT_JSON };
 enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_VERSION };
@@ -12,6 +13,7 @@ enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_VERSION };
 struct cli_options {
     enum cli_action action;
     gt_options tracker;       /* units, interval, cores, GPU choices, logs */
+    gt_testing_hooks hooks;   /* --sampled-only and the environment's roots */
     char **command;           /* argv of the command to run (owned), or NULL */
     pid_t attach_pid;         /* --pid, or 0 */
     const char *output;       /* -o FILE, or NULL for stdout */

@@ -80,10 +80,11 @@ void run_ignore_sigpipe(void)
 }
 
 /* Creates and starts a tracker for opts; NULL with the reason in err. */
-static gt_tracker *start_tracker(const gt_options *opts, char *err, size_t errcap)
+static gt_tracker *start_tracker(const gt_options *opts, const gt_testing_hooks *hooks,
+                                 char *err, size_t errcap)
 {
     gt_tracker *tracker = NULL;
-    gt_status st = gt_tracker_new(opts, &tracker);
+    gt_status st = gt_testing_tracker_new(opts, hooks, &tracker);
     if (st == GT_OK)
         st = gt_tracker_start(tracker);
     if (st == GT_OK)
@@ -147,7 +148,7 @@ static int reap_others(pid_t command, gt_tracker *tracker)
     }
 }
 
-int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result *r,
+int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t, struct run_result *r,
                 void (*on_started)(pid_t pid, const gt_options *opts),
                 char *err, size_t errcap)
 {
@@ -157,7 +158,7 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     *t = NULL;
     r->exit_status = 1;
     /* --sampled-only compares with a plain sampler: no subreaper. */
-    if (!opts->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+    if (!hooks->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
         snprintf(err, errcap, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
     }
@@ -202,8 +203,8 @@ int run_command(char **argv, gt_options *opts, gt_tracker **t, struct run_result
     close(fail[1]);
 
     opts->process_id = pid;
-    opts->reaper_pid = opts->sampled_only ? 0 : getpid();
-    gt_tracker *tracker = start_tracker(opts, err, errcap);
+    opts->reaper_pid = hooks->sampled_only ? 0 : getpid();
+    gt_tracker *tracker = start_tracker(opts, hooks, err, errcap);
     if (!tracker) {
         kill(pid, SIGKILL);
         close(go[1]);
@@ -276,7 +277,7 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result *r,
+int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t, struct run_result *r,
                  void (*on_started)(pid_t pid, const gt_options *opts),
                  char *err, size_t errcap)
 {
@@ -301,11 +302,11 @@ int run_attached(pid_t pid, gt_options *opts, gt_tracker **t, struct run_result 
     }
     /* With another procfs root (fixture trees), "ended" means its entry there
      * is gone; with the real one, a pidfd tells us without polling. */
-    int real_proc = !opts->proc_root || strcmp(opts->proc_root, "/proc") == 0;
+    int real_proc = !hooks->proc_root || strcmp(hooks->proc_root, "/proc") == 0;
     char entry[4096];
-    snprintf(entry, sizeof entry, "%s/%d", opts->proc_root ? opts->proc_root : "/proc", (int)pid);
+    snprintf(entry, sizeof entry, "%s/%d", hooks->proc_root ? hooks->proc_root : "/proc", (int)pid);
     int pidfd = real_proc ? open_pidfd(pid) : -1;
-    gt_tracker *tracker = start_tracker(opts, err, errcap);
+    gt_tracker *tracker = start_tracker(opts, hooks, err, errcap);
     if (!tracker) {
         if (pidfd >= 0)
             close(pidfd);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "snapshot_cmd.h"
 
+#include "environment.h"
 #include "output.h"
 
 #include <errno.h>
@@ -273,7 +274,7 @@ int recommend_command(int argc, char **argv)
     gt_recommendation rec;
     gt_recommend(&all, &rec);
     char *server = NULL;
-    if (a.server && gt_recommend_server(&rec, &server) != GT_OK)
+    if (a.server && gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
         return fail(gt_last_error(), 1);
     json_object *res = json_object_new_object();
     json_object_object_add(res, "cpu", json_object_new_int(rec.cpu));
@@ -341,7 +342,7 @@ int report_command(int argc, char **argv)
     if (a.server && gt_snapshot_stats(snaps[0], &st) == GT_OK) {
         gt_recommendation rec;
         gt_recommend(&st, &rec);
-        if (gt_recommend_server(&rec, &server) != GT_OK)
+        if (gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
             fprintf(stderr, "gpu-tracker: warning: %s; the report has no server recommendation\n",
                     gt_last_error());
     }

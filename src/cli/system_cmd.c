@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "environment.h"
 #include "options.h"
 #include "output.h"
 #include "suggest.h"
@@ -96,12 +97,8 @@ int system_command(int argc, char **argv)
     gt_options opts;
     gt_options_init(&opts);
     const char *output = "-";
-    const char *proc_root = getenv("GPU_TRACKER_PROC_ROOT");
-    const char *sys_root = getenv("GPU_TRACKER_SYS_ROOT");
-    if (proc_root && *proc_root)
-        opts.proc_root = proc_root;
-    if (sys_root && *sys_root)
-        opts.sys_root = sys_root;
+    gt_testing_hooks hooks = {0};
+    cli_read_environment(&opts, &hooks);
 
     char err[1024];
     opterr = 0;
@@ -165,7 +162,7 @@ int system_command(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &set, &old);
 
     gt_tracker *t = NULL;
-    gt_status st = gt_tracker_new(&opts, &t);
+    gt_status st = gt_testing_tracker_new(&opts, &hooks, &t);
     if (st == GT_OK)
         st = gt_tracker_start(t);
     int status = 0;

@@ -1,6 +1,7 @@
 /* cloud_info.c - cloud metadata discovery with libcurl (see cloud_info.h). */
 #define _GNU_SOURCE
 #include "cloud_info.h"
+#include "internal.h"
 
 
 #include <curl/curl.h>
@@ -16,9 +17,15 @@
 #define ANSWER_MAX 65536
 
 /* A discovery: the background job and where it writes its answer. */
+/* A discovery's input and answer, owned by its background job. */
+struct discovery_job {
+    char *base_url; /* NULL: the real services */
+    gt_cloud_info info;
+};
+
 struct cloud_discovery {
     struct background *job;
-    gt_cloud_info *info;
+    struct discovery_job *info;
 };
 
 struct answer {
@@ -165,14 +172,13 @@ static int check_azure(const char *base, struct answer *a, gt_cloud_info *out)
     return found;
 }
 
-static void discover(gt_cloud_info *out)
+static void discover(const char *base_url, gt_cloud_info *out)
 {
     double t0 = monotonic_now();
     memset(out, 0, sizeof *out);
     out->asked = 1;
-    const char *env = getenv("GPU_TRACKER_METADATA_URL");
-    const char *link_local = env && *env ? env : "http://169.254.169.254";
-    const char *google = env && *env ? env : "http://metadata.google.internal";
+    const char *link_local = base_url ? base_url : "http://169.254.169.254";
+    const char *google = base_url ? base_url : "http://metadata.google.internal";
     /* One answer buffer for every request: too big for a thread's stack. */
     struct answer *a = malloc(sizeof *a);
     if (a && http_api(NULL))
@@ -187,19 +193,32 @@ static void discover(gt_cloud_info *out)
     out->discovery_time = monotonic_now() - t0;
 }
 
-static void discover_run(void *info)
+static void discover_run(void *arg)
 {
-    discover(info);
+    struct discovery_job *j = arg;
+    discover(j->base_url, &j->info);
 }
 
-struct cloud_discovery *cloud_discovery_start(void)
+static void discovery_job_free(void *arg)
+{
+    struct discovery_job *j = arg;
+    if (j)
+        free(j->base_url);
+    free(j);
+}
+
+struct cloud_discovery *cloud_discovery_start(const char *base_url)
 {
     struct cloud_discovery *d = calloc(1, sizeof *d);
-    gt_cloud_info *info = calloc(1, sizeof *info);
-    struct background *job = d && info ? background_start("gt:cloud", discover_run, info, free) : NULL;
+    struct discovery_job *info = calloc(1, sizeof *info);
+    int failed = 0;
+    if (info && base_url && *base_url)
+        info->base_url = dup_or_null(base_url, &failed);
+    struct background *job = d && info && !failed
+        ? background_start("gt:cloud", discover_run, info, discovery_job_free) : NULL;
     if (!job) {
         free(d);
-        free(info);
+        discovery_job_free(info);
         return NULL;
     }
     d->job = job;
@@ -217,8 +236,8 @@ void cloud_discovery_finish(struct cloud_discovery *d, double max_wait, gt_cloud
     if (!d)
         return;
     if (background_wait(d->job, max_wait)) {
-        *out = *d->info;
-        free(d->info);
+        *out = d->info->info;
+        discovery_job_free(d->info);
     } /* else the job frees its answer when it ends */
     free(d);
 }

@@ -1,9 +1,6 @@
 /* cloud_info.h - which cloud instance this is, from the metadata services
  * of AWS (IMDSv2), GCP and Azure, asked in a background thread so that it
- * never delays tracking. Every request has a 1 s timeout. The base address
- * of all three is GPU_TRACKER_METADATA_URL when set (tests point it at a
- * fake server on 127.0.0.1); otherwise http://169.254.169.254 (AWS, Azure)
- * and http://metadata.google.internal (GCP). */
+ * never delays tracking. Every request has a 1 s timeout. */
 #ifndef GT_CLOUD_INFO_H
 #define GT_CLOUD_INFO_H
 
@@ -11,9 +8,12 @@
 
 struct cloud_discovery;
 
-/* Starts the discovery; NULL when no thread could be started (then
- * cloud_discovery_finish(NULL, ...) reports "unknown"). */
-struct cloud_discovery *cloud_discovery_start(void);
+/* Starts the discovery. base_url is where all three services are asked
+ * (tests point it at a server on 127.0.0.1; it is copied); NULL: the real
+ * ones, http://169.254.169.254 (AWS, Azure) and
+ * http://metadata.google.internal (GCP). NULL when no thread could be
+ * started (then cloud_discovery_finish(NULL, ...) reports "unknown"). */
+struct cloud_discovery *cloud_discovery_start(const char *base_url);
 
 /* Waits up to max_wait seconds for the discovery, fills out (asked = 1) and
  * lets go of d (a discovery still running frees itself when it ends). */

@@ -1,42 +1,53 @@
-/* gpu.c - choosing, loading and sampling a GPU backend; UUID selection. */
+/* gpu.c - loading every vendor's GPU library, their devices as one list,
+ * sampling them together; UUID selection. */
 #define _GNU_SOURCE
 #include "gpu.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const struct gpu_backend *const backends[] = {&gpu_nvml_backend, &gpu_rsmi_backend};
 
-static int reserve_procs(struct gpu *g, size_t n)
+/* Makes room for n entries in *procs (capacity *cap). 0, or -1. */
+static int reserve_procs(struct gpu_process **procs, size_t *cap, size_t n)
 {
-    if (n <= g->capprocs)
+    if (n <= *cap)
         return 0;
     size_t ncap = n < 64 ? 64 : n * 2;
-    struct gpu_process *p = realloc(g->procs, ncap * sizeof *p);
+    struct gpu_process *p = realloc(*procs, ncap * sizeof *p);
     if (!p)
         return -1;
-    g->procs = p;
-    g->capprocs = ncap;
+    *procs = p;
+    *cap = ncap;
     return 0;
 }
 
-int gpu_add_process(struct gpu *g, pid_t pid, int device, unsigned long long bytes,
+/* pid's entry in procs[0..*n), added (zeroed) when missing; NULL when out
+ * of memory. */
+static struct gpu_process *process_entry(struct gpu_process **procs, size_t *n, size_t *cap,
+                                         pid_t pid)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*procs)[i].pid == pid)
+            return &(*procs)[i];
+    if (reserve_procs(procs, cap, *n + 1) < 0)
+        return NULL;
+    struct gpu_process *p = &(*procs)[(*n)++];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    return p;
+}
+
+int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long long bytes,
                     double sm_percent)
 {
     unsigned long long bit = device >= 0 && device < 64 ? 1ULL << device : 0;
-    struct gpu_process *p = NULL;
-    for (size_t i = 0; i < g->nprocs && !p; i++)
-        if (g->procs[i].pid == pid)
-            p = &g->procs[i];
-    if (!p) {
-        if (reserve_procs(g, g->nprocs + 1) < 0)
-            return -1;
-        p = &g->procs[g->nprocs++];
-        memset(p, 0, sizeof *p);
-        p->pid = pid;
-    }
+    struct gpu_process *p = process_entry(&v->procs, &v->nprocs, &v->capprocs, pid);
+    if (!p)
+        return -1;
     p->bytes += bytes;
     p->sm_percent += sm_percent;
     if (bytes > 0)
@@ -103,62 +114,187 @@ static enum gpu_open_result select_devices(struct gpu *g, const char *uuids, cha
     return GPU_AVAILABLE;
 }
 
-enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuids, char *err,
+/* The first non-empty reason among the vendors' (at offset within struct
+ * gpu_vendor), named by brand when there is more than one vendor. */
+static void first_reason(const struct gpu *g, size_t offset, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (int i = 0; i < g->nvendors && !out[0]; i++) {
+        const char *r = (const char *)g->vendors[i] + offset;
+        if (r[0] && g->nvendors > 1)
+            snprintf(out, cap, "%s: %.200s", g->vendors[i]->backend->brand, r);
+        else if (r[0])
+            snprintf(out, cap, "%s", r);
+    }
+}
+
+/* The combined reasons, from the vendors' as of now (a backend may find a
+ * figure missing only when it samples). */
+static void gather_reasons(struct gpu *g)
+{
+    first_reason(g, offsetof(struct gpu_vendor, proc_util_reason), g->proc_util_reason,
+                 sizeof g->proc_util_reason);
+    first_reason(g, offsetof(struct gpu_vendor, proc_memory_reason), g->proc_memory_reason,
+                 sizeof g->proc_memory_reason);
+    first_reason(g, offsetof(struct gpu_vendor, energy_reason), g->energy_reason,
+                 sizeof g->energy_reason);
+}
+
+static void vendor_close(struct gpu_vendor *v)
+{
+    if (v->backend && v->backend->shutdown)
+        v->backend->shutdown(v);
+    if (v->lib)
+        dlclose(v->lib);
+}
+
+static void vendor_forget(struct gpu_vendor *v)
+{
+    if (v->backend && v->backend->release)
+        v->backend->release(v);
+    free(v->procs);
+    free(v->state);
+    free(v);
+}
+
+/* Opens backend b from file into a new vendor with room for capacity
+ * devices (0: only to count them); *found: the devices it reported. The
+ * vendor when it lists at least one device; NULL otherwise, with why in
+ * failure (when failure is still empty). */
+static struct gpu_vendor *vendor_open(const struct gpu_backend *b, const char *file,
+                                      int capacity, int *found, char *failure, size_t cap)
+{
+    *found = 0;
+    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return NULL;
+    struct gpu_vendor *v = calloc(1, sizeof *v);
+    if (!v) {
+        dlclose(lib);
+        if (!*failure)
+            snprintf(failure, cap, "out of memory");
+        return NULL;
+    }
+    v->lib = lib;
+    v->backend = b;
+    v->capacity = capacity;
+    int ok = b->init(v) == 0;
+    if (ok)
+        *found = v->found;
+    if (ok && v->ndevices > 0)
+        return v;
+    if (!*failure && !*found) {
+        if (ok)
+            snprintf(failure, cap, "%.200s found no GPU", file);
+        else
+            snprintf(failure, cap, "%s", v->reason);
+    }
+    vendor_close(v);
+    vendor_forget(v);
+    return NULL;
+}
+
+enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char *err,
                               size_t errcap)
 {
     char tried[200] = "", failure[256] = "";
     memset(g, 0, sizeof *g);
-    /* NVIDIA first, then AMD; a library that loads but cannot start (no
-     * driver, no GPU) does not stop us from trying the next one. */
+    int found = 0;
+    /* Every vendor whose library works, NVIDIA's devices first; a library
+     * that loads but cannot start (no driver, no GPU) is passed over. */
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         const struct gpu_backend *b = backends[i];
-        if (brand && strcmp(brand, b->brand) != 0)
+        if (cfg->brand && strcmp(cfg->brand, b->brand) != 0)
             continue;
-        const char *file = getenv(b->env);
+        const char *file = b == &gpu_nvml_backend ? cfg->nvml_library : cfg->rsmi_library;
         if (!file || !*file)
             file = b->library;
         size_t used = strlen(tried);
         snprintf(tried + used, sizeof tried - used, "%s%.80s", used ? ", " : "", file);
-        void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-        if (!lib)
+        int vendor_found;
+        struct gpu_vendor *v = vendor_open(b, file, GPU_MAX_DEVICES - g->ndevices, &vendor_found,
+                                           failure, sizeof failure);
+        found += vendor_found; /* with no room left, a vendor is opened to count only */
+        if (!v)
             continue;
-        memset(g, 0, sizeof *g);
-        g->lib = lib;
-        g->backend = b;
-        int ok = b->init(g) == 0;
-        if (ok && g->ndevices > 0)
-            break;
-        if (!*failure) {
-            if (ok)
-                snprintf(failure, sizeof failure, "%.200s found no GPU", file);
-            else
-                snprintf(failure, sizeof failure, "%s", g->reason);
-        }
-        gpu_close(g);
-        memset(g, 0, sizeof *g);
+        memcpy(&g->devices[g->ndevices], v->devices, (size_t)v->ndevices * sizeof v->devices[0]);
+        g->ndevices += v->ndevices;
+        g->vendors[g->nvendors++] = v;
     }
-    if (g->backend) {
-        enum gpu_open_result r = select_devices(g, uuids, err, errcap);
-        if (r != GPU_AVAILABLE)
+    if (found > g->ndevices)
+        snprintf(g->left_out, sizeof g->left_out,
+                 "%d GPUs found: only the first %d are tracked", found, g->ndevices);
+    gather_reasons(g);
+    if (g->nvendors) {
+        enum gpu_open_result r = select_devices(g, cfg->uuids, err, errcap);
+        if (r != GPU_AVAILABLE) {
             gpu_close(g);
-        return r;
+            return r;
+        }
+        /* Each backend sums the utilization of its own selected devices. */
+        for (int i = 0, at = 0; i < g->nvendors; at += g->vendors[i]->ndevices, i++)
+            for (int d = 0; d < g->vendors[i]->ndevices; d++)
+                g->vendors[i]->devices[d].selected = g->devices[at + d].selected;
+        return GPU_AVAILABLE;
     }
     if (*failure)
         snprintf(g->reason, sizeof g->reason, "%s", failure);
     else
         snprintf(g->reason, sizeof g->reason, "no GPU library found (tried %s)", tried);
     /* With no GPU, any UUID named is unknown: select_devices says which. */
-    return uuids ? select_devices(g, uuids, err, errcap) : GPU_UNAVAILABLE;
+    return cfg->uuids ? select_devices(g, cfg->uuids, err, errcap) : GPU_UNAVAILABLE;
+}
+
+/* Adds vendor v's sample (its devices from index first on) to s, and its
+ * processes to g->procs with their device bits moved to the whole list's
+ * indices. -1 when out of memory. */
+static int merge_vendor(struct gpu *g, const struct gpu_vendor *v, int first,
+                        const struct gpu_sample *vs, struct gpu_sample *s)
+{
+    s->memory_used += vs->memory_used;
+    s->util_sum_percent += vs->util_sum_percent;
+    s->energy_mj += vs->energy_mj;
+    s->proc_util_ok = s->proc_util_ok && vs->proc_util_ok;
+    s->energy_ok = s->energy_ok && vs->energy_ok;
+    for (int d = 0; d < v->ndevices; d++) {
+        s->device_util[first + d] = vs->device_util[d];
+        s->device_memory_used[first + d] = vs->device_memory_used[d];
+    }
+    for (size_t i = 0; i < v->nprocs; i++) {
+        const struct gpu_process *vp = &v->procs[i];
+        struct gpu_process *p = process_entry(&g->procs, &g->nprocs, &g->capprocs, vp->pid);
+        if (!p)
+            return -1;
+        p->bytes += vp->bytes;
+        p->sm_percent += vp->sm_percent;
+        p->memory_devices |= vp->memory_devices << first;
+        p->busy_devices |= vp->busy_devices << first;
+    }
+    return 0;
 }
 
 int gpu_sample(struct gpu *g, struct gpu_sample *s)
 {
     memset(s, 0, sizeof *s);
-    if (!g->backend)
+    if (!g->nvendors)
         return -1;
     g->nprocs = 0;
-    if (g->backend->sample(g, s) < 0)
-        return -1;
+    s->proc_util_ok = s->energy_ok = 1;
+    struct gpu_sample vs;
+    for (int i = 0, first = 0; i < g->nvendors; first += g->vendors[i]->ndevices, i++) {
+        struct gpu_vendor *v = g->vendors[i];
+        memset(&vs, 0, sizeof vs);
+        v->nprocs = 0;
+        if (v->backend->sample(v, &vs) < 0) {
+            snprintf(g->reason, sizeof g->reason, "%s", v->reason);
+            return -1;
+        }
+        if (merge_vendor(g, v, first, &vs, s) < 0) {
+            snprintf(g->reason, sizeof g->reason, "out of memory for the GPU processes");
+            return -1;
+        }
+    }
+    gather_reasons(g);
     s->procs = g->procs;
     s->nprocs = g->nprocs;
     return 0;
@@ -166,22 +302,17 @@ int gpu_sample(struct gpu *g, struct gpu_sample *s)
 
 void gpu_close(struct gpu *g)
 {
-    if (g->backend && g->backend->shutdown)
-        g->backend->shutdown(g);
-    if (g->lib)
-        dlclose(g->lib);
+    for (int i = 0; i < g->nvendors; i++)
+        vendor_close(g->vendors[i]);
     gpu_forget(g);
 }
 
 void gpu_forget(struct gpu *g)
 {
-    if (g->backend && g->backend->release)
-        g->backend->release(g);
+    for (int i = 0; i < g->nvendors; i++)
+        vendor_forget(g->vendors[i]);
+    g->nvendors = 0;
     free(g->procs);
-    free(g->state);
-    g->backend = NULL;
-    g->lib = NULL;
     g->procs = NULL;
-    g->state = NULL;
     g->nprocs = g->capprocs = 0;
 }

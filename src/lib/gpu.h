@@ -13,19 +13,41 @@
 
 struct gpu_backend;
 
-struct gpu {
-    const struct gpu_backend *backend; /* NULL: no GPU figures (see reason) */
+/* One vendor's library and its devices: what a backend works on. */
+struct gpu_vendor {
+    const struct gpu_backend *backend;
     void *lib;                         /* dlopen handle */
     void *state;                       /* the backend's */
-    int ndevices, nselected;
+    int capacity;                      /* the most devices it may list (set by gpu.c) */
+    int found;                         /* devices the library reported */
+    int ndevices;                      /* devices listed: min(found, capacity) */
     struct gpu_device devices[GPU_MAX_DEVICES];
     struct gpu_process *procs;
     size_t nprocs, capprocs;
+    char reason[256];                  /* why the library is unusable */
+    char proc_util_reason[256];        /* per-process utilization missing */
+    char proc_memory_reason[256];      /* per-process memory missing */
+    char energy_reason[256];           /* energy missing */
+};
+
+#define GPU_MAX_VENDORS 2
+
+/* Every vendor's GPUs as one list: devices[] holds vendor 0's, then vendor
+ * 1's; a device's index is its place in that list. */
+struct gpu {
+    struct gpu_vendor *vendors[GPU_MAX_VENDORS];
+    int nvendors;                      /* 0: no GPU figures (see reason) */
+    int ndevices, nselected;
+    struct gpu_device devices[GPU_MAX_DEVICES];
+    struct gpu_process *procs;         /* every vendor's, merged by PID */
+    size_t nprocs, capprocs;
     char reason[256];                  /* why there are no GPU figures */
-    /* Why a figure beyond gpu_tracker's is missing ("" when it is there). */
+    /* Why a figure beyond gpu_tracker's is missing ("" when it is there for
+     * every vendor). */
     char proc_util_reason[256];        /* per-process utilization */
     char proc_memory_reason[256];      /* per-process memory */
     char energy_reason[256];           /* energy */
+    char left_out[256];                /* "": every GPU found is listed */
 };
 
 /* What gpu_open() found. */
@@ -35,43 +57,53 @@ enum gpu_open_result {
     GPU_BAD_UUIDS,   /* uuids names a GPU that is not there: message in err */
 };
 
-/* Loads the library of brand (NULL: NVIDIA, then AMD), initializes it and
- * lists the devices; uuids (comma-separated, or NULL for all) selects those
- * whose utilization counts. GPU_TRACKER_NVML_LIBRARY / GPU_TRACKER_RSMI_LIBRARY
- * in the environment name a library file to load instead of the system's. */
-enum gpu_open_result gpu_open(struct gpu *g, const char *brand, const char *uuids, char *err,
+/* Which libraries gpu_open() loads. */
+struct gpu_config {
+    const char *brand;          /* NULL: every vendor whose library works */
+    const char *uuids;          /* comma-separated; NULL: all GPUs selected */
+    const char *nvml_library;   /* NULL: the system's (backend->library) */
+    const char *rsmi_library;
+};
+
+/* Loads the library of every vendor cfg allows, initializes each and lists
+ * their devices as one; uuids selects those whose utilization counts. More
+ * GPUs than GPU_MAX_DEVICES: the first are listed, left_out says how many
+ * were not. */
+enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char *err,
                               size_t errcap);
 
 /* Samples every device. -1 with g->reason set when the library failed (the
  * caller stops asking); 0 otherwise. */
 int gpu_sample(struct gpu *g, struct gpu_sample *s);
 
-/* Shuts the library down and unloads it. Safe on a gpu never opened. */
+/* Shuts the libraries down and unloads them. Safe on a gpu never opened,
+ * and again. */
 void gpu_close(struct gpu *g);
 
 /* Frees our memory of g without calling the library: for the copy of a gpu
  * in a child made by fork(), whose library state is the parent's. */
 void gpu_forget(struct gpu *g);
 
-/* For backends: adds bytes and SM percent on device (its index, or -1 when
- * unknown) to pid's entry in g->procs. */
-int gpu_add_process(struct gpu *g, pid_t pid, int device, unsigned long long bytes,
+/* For backends: adds bytes and SM percent on device (its index in v, or -1
+ * when unknown) to pid's entry in v->procs. 0, or -1 when out of memory. */
+int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long long bytes,
                     double sm_percent);
 
 /* A backend: a table of what gpu.c calls. */
 struct gpu_backend {
     const char *brand;
     const char *library;  /* default file name for dlopen */
-    const char *env;      /* environment variable naming another file */
-    /* Resolves symbols, initializes, fills g->devices/ndevices. 0, or -1 with
-     * g->reason set (the library is unusable). */
-    int (*init)(struct gpu *g);
-    /* Fills memory_used, util_sum_percent and g->procs. 0, or -1 with reason. */
-    int (*sample)(struct gpu *g, struct gpu_sample *s);
+    /* Resolves symbols, initializes, fills v->found, v->devices and
+     * v->ndevices (at most v->capacity). 0, or -1 with v->reason set (the
+     * library is unusable). */
+    int (*init)(struct gpu_vendor *v);
+    /* Fills s for v's devices (indices as in v->devices) and v->procs. 0,
+     * or -1 with v->reason set. */
+    int (*sample)(struct gpu_vendor *v, struct gpu_sample *s);
     /* Shuts the library down (no memory freed). */
-    void (*shutdown)(struct gpu *g);
-    /* Frees the backend's buffers in g->state (no library call). */
-    void (*release)(struct gpu *g);
+    void (*shutdown)(struct gpu_vendor *v);
+    /* Frees the backend's buffers in v->state (no library call). */
+    void (*release)(struct gpu_vendor *v);
 };
 
 extern const struct gpu_backend gpu_nvml_backend;

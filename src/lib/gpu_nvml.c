@@ -79,7 +79,7 @@ static void *symbol(void *lib, const char *const *names)
 
 #define SYMBOLS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-static int nvml_init(struct gpu *g)
+static int nvml_init(struct gpu_vendor *g)
 {
     struct nvml *n = calloc(1, sizeof *n);
     if (!n) {
@@ -131,8 +131,9 @@ static int nvml_init(struct gpu *g)
         snprintf(g->reason, sizeof g->reason, "NVML cannot count GPUs: %s", nvml_error(n, rc));
         return -1;
     }
-    if (count > GPU_MAX_DEVICES)
-        count = GPU_MAX_DEVICES;
+    g->found = (int)(count > 1000000u ? 1000000u : count); /* a sane bound for an int */
+    if (count > (unsigned)g->capacity)
+        count = (unsigned)g->capacity;
     for (unsigned int i = 0; i < count; i++) {
         struct gpu_device *d = &g->devices[i];
         nvmlMemory_t mem;
@@ -157,7 +158,7 @@ static int nvml_init(struct gpu *g)
 
 /* Adds the processes of one query of one device to g->procs. A buffer that
  * is too small is grown to the size NVML asks for, and the query repeated. */
-static int add_processes(struct gpu *g, struct nvml *n, process_query_fn query, int dev_index)
+static int add_processes(struct gpu_vendor *g, struct nvml *n, process_query_fn query, int dev_index)
 {
     if (!query)
         return 0;
@@ -202,7 +203,7 @@ static int add_processes(struct gpu *g, struct nvml *n, process_query_fn query, 
 /* Adds each process's SM utilization on one device: its newest sample since
  * the last call. 0 when there is none (nothing ran) or the call is not
  * supported (the reason is kept); -1 when out of memory. */
-static int add_process_utilization(struct gpu *g, struct nvml *n, int dev_index)
+static int add_process_utilization(struct gpu_vendor *g, struct nvml *n, int dev_index)
 {
     if (!n->process_utilization || *g->proc_util_reason)
         return 0;
@@ -248,7 +249,7 @@ static int add_process_utilization(struct gpu *g, struct nvml *n, int dev_index)
     return 0;
 }
 
-static int nvml_sample(struct gpu *g, struct gpu_sample *s)
+static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct nvml *n = g->state;
     for (int i = 0; i < g->ndevices; i++) {
@@ -286,14 +287,14 @@ static int nvml_sample(struct gpu *g, struct gpu_sample *s)
     return 0;
 }
 
-static void nvml_shutdown(struct gpu *g)
+static void nvml_shutdown(struct gpu_vendor *g)
 {
     struct nvml *n = g->state;
     if (n && n->shutdown)
         n->shutdown();
 }
 
-static void nvml_release(struct gpu *g)
+static void nvml_release(struct gpu_vendor *g)
 {
     struct nvml *n = g->state;
     if (!n)
@@ -305,7 +306,6 @@ static void nvml_release(struct gpu *g)
 const struct gpu_backend gpu_nvml_backend = {
     .brand = "nvidia",
     .library = "libnvidia-ml.so.1",
-    .env = "GPU_TRACKER_NVML_LIBRARY",
     .init = nvml_init,
     .sample = nvml_sample,
     .shutdown = nvml_shutdown,

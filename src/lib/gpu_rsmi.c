@@ -67,7 +67,7 @@ static int energy_uj(struct rsmi *r, uint32_t i, double *uj, rsmi_status_t *rc)
     return 0;
 }
 
-static int rsmi_open(struct gpu *g)
+static int rsmi_open(struct gpu_vendor *g)
 {
     struct rsmi *r = calloc(1, sizeof *r);
     if (!r) {
@@ -114,8 +114,9 @@ static int rsmi_open(struct gpu *g)
         snprintf(g->reason, sizeof g->reason, "ROCm SMI cannot count GPUs: %s", rsmi_error(r, rc));
         return -1;
     }
-    if (count > GPU_MAX_DEVICES)
-        count = GPU_MAX_DEVICES;
+    g->found = (int)(count > 1000000u ? 1000000u : count); /* a sane bound for an int */
+    if (count > (unsigned)g->capacity)
+        count = (unsigned)g->capacity;
     for (uint32_t i = 0; i < count; i++) {
         struct gpu_device *d = &g->devices[i];
         uint64_t id = 0, total = 0;
@@ -141,7 +142,7 @@ static int rsmi_open(struct gpu *g)
  * count first (a NULL buffer), then a buffer; if the list grew in between,
  * the second call fills what fits and says so (INSUFFICIENT_SIZE, with the
  * count it filled, not the count it needed): then count again. */
-static int add_processes(struct gpu *g, struct rsmi *r)
+static int add_processes(struct gpu_vendor *g, struct rsmi *r)
 {
     if (!r->processes)
         return 0;
@@ -177,7 +178,7 @@ static int add_processes(struct gpu *g, struct rsmi *r)
     return 0; /* it kept growing: count it next time */
 }
 
-static int rsmi_sample(struct gpu *g, struct gpu_sample *s)
+static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct rsmi *r = g->state;
     double energy = 0;
@@ -215,14 +216,14 @@ static int rsmi_sample(struct gpu *g, struct gpu_sample *s)
     return 0;
 }
 
-static void rsmi_close(struct gpu *g)
+static void rsmi_close(struct gpu_vendor *g)
 {
     struct rsmi *r = g->state;
     if (r && r->shut_down)
         r->shut_down();
 }
 
-static void rsmi_release(struct gpu *g)
+static void rsmi_release(struct gpu_vendor *g)
 {
     struct rsmi *r = g->state;
     if (r)
@@ -232,7 +233,6 @@ static void rsmi_release(struct gpu *g)
 const struct gpu_backend gpu_rsmi_backend = {
     .brand = "amd",
     .library = "librocm_smi64.so",
-    .env = "GPU_TRACKER_RSMI_LIBRARY",
     .init = rsmi_open,
     .sample = rsmi_sample,
     .shutdown = rsmi_close,

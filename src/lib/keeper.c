@@ -12,7 +12,6 @@
 #include "http.h"
 #include "internal.h"
 
-#define KEEPER_DEFAULT "https://keeper.sparecores.net"
 #define KEEPER_TIMEOUT_MS 10000L
 #define KEEPER_ANSWER_MAX (4u << 20)
 
@@ -42,14 +41,19 @@ static size_t collect(char *p, size_t size, size_t n, void *arg)
 
 gt_status gt_recommend_server(const gt_recommendation *r, char **json_out)
 {
+    return gt_recommend_server_at(r, NULL, json_out);
+}
+
+gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_url,
+                                 char **json_out)
+{
     gt_clear_error();
     *json_out = NULL;
     const char *why = "";
     const struct http_api *http = http_api(&why);
     if (!http)
         return gt_fail(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
-    const char *env = getenv("GPU_TRACKER_KEEPER_URL");
-    const char *base = env && *env ? env : KEEPER_DEFAULT;
+    const char *base = base_url && *base_url ? base_url : GT_KEEPER_URL;
     /* The API takes memory in GiB (Python's round: half to even) and GPU
      * memory in GiB. */
     char url[2048];

@@ -1,8 +1,10 @@
-/* options.c - gt_options: the defaults of gpu_tracker's Tracker(), their
- * validation, and the default name of the backup file. */
+/* options.c - gt_options: the defaults of gpu_tracker's Tracker(), the
+ * struct's size versioning, validation, the tracker's own copy and the
+ * default name of the backup file. */
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -12,23 +14,79 @@
 #include "options.h"
 #include "units.h"
 
-void gt_options_init(gt_options *opts)
+/* The size of the first versioned struct (0.2): a smaller struct_size is
+ * not one gt_options_init_size() wrote. */
+#define OPTIONS_SIZE_MIN (offsetof(gt_options, rsmi_library) + sizeof(const char *))
+
+static void defaults(gt_options *o)
 {
-    memset(opts, 0, sizeof *opts);
-    opts->sleep_time = 1.0;
-    opts->ram_unit = "gigabytes";
-    opts->gpu_ram_unit = "gigabytes";
-    opts->time_unit = "hours";
-    opts->proc_root = "/proc";
-    opts->sys_root = "/sys";
-    opts->stop_timeout = DEFAULT_STOP_TIMEOUT;
-    opts->process_csv_fd = -1;
-    opts->system_csv_fd = -1;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->sleep_time = 1.0;
+    o->ram_unit = "gigabytes";
+    o->gpu_ram_unit = "gigabytes";
+    o->time_unit = "hours";
+    o->stop_timeout = DEFAULT_STOP_TIMEOUT;
+    o->process_csv_fd = -1;
+    o->system_csv_fd = -1;
 }
 
-gt_status gt_options_validate(const gt_options *o)
+void gt_options_init_size(gt_options *opts, size_t size)
+{
+    gt_options d;
+    defaults(&d);
+    if (!opts || size < sizeof d.struct_size)
+        return;
+    /* A caller compiled against a newer header has fields we do not know:
+     * zero, the value that keeps them off, as options_import expects. */
+    if (size > sizeof d) {
+        memset((char *)opts + sizeof d, 0, size - sizeof d);
+        memcpy(opts, &d, sizeof d);
+    } else {
+        memcpy(opts, &d, size);
+    }
+    opts->struct_size = size;
+}
+
+/* The caller's options as this library's whole struct: its struct_size
+ * bytes over the defaults. GT_ERR_INVALID_ARGUMENT for a size
+ * gt_options_init_size() did not write, or for a newer struct that sets a
+ * field this library does not have (it would be silently ignored). */
+static gt_status options_import(const gt_options *user, gt_options *out)
+{
+    defaults(out);
+    if (!user)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no options given: pass a gt_options filled by "
+                       "gt_options_init()");
+    size_t size = user->struct_size;
+    if (size < OPTIONS_SIZE_MIN)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid gt_options.struct_size %zu: fill the options with "
+                       "gt_options_init() (this library knows sizes from %zu)",
+                       size, (size_t)OPTIONS_SIZE_MIN);
+    if (size > sizeof *out) {
+        const unsigned char *extra = (const unsigned char *)user + sizeof *out;
+        for (size_t i = 0; i < size - sizeof *out; i++)
+            if (extra[i])
+                return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                               "gt_options sets a field this library (%s) does not have, at "
+                               "byte %zu: it needs a newer libgputracker",
+                               GT_VERSION_STRING, sizeof *out + i);
+        size = sizeof *out;
+    }
+    memcpy(out, user, size);
+    out->struct_size = sizeof *out;
+    return GT_OK;
+}
+
+gt_status gt_options_validate(const gt_options *user)
 {
     gt_clear_error();
+    gt_options whole;
+    gt_status st = options_import(user, &whole);
+    if (st != GT_OK)
+        return st;
+    const gt_options *o = &whole;
     if (!(o->sleep_time >= GT_SLEEP_TIME_MIN && o->sleep_time <= GT_SLEEP_TIME_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid sleep time %g: it must be from %g to %g seconds", o->sleep_time,
@@ -72,8 +130,8 @@ gt_status gt_options_validate(const gt_options *o)
 }
 
 /* ".gpu-tracker_<random UUID>.json" in the working directory, as gpu_tracker
- * names its pickle. */
-char *options_default_backup_path(void)
+ * names its pickle; NULL when out of memory. */
+static char *default_backup_path(void)
 {
     unsigned char r[16];
     if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
@@ -93,3 +151,66 @@ char *options_default_backup_path(void)
     return p;
 }
 
+
+/* Keeps a copy of s (NULL stays NULL) in c->owned; sets *failed when out
+ * of memory. */
+static const char *own(struct options_copy *c, const char *s, int *failed)
+{
+    if (!s)
+        return NULL;
+    char *d = dup_or_null(s, failed);
+    if (d)
+        c->owned[c->nowned++] = d;
+    return d;
+}
+
+gt_status options_copy_make(struct options_copy *c, const gt_options *user,
+                            const gt_testing_hooks *hooks)
+{
+    memset(c, 0, sizeof *c);
+    gt_status st = gt_options_validate(user);
+    if (st != GT_OK)
+        return st;
+    options_import(user, &c->o);
+    gt_options *o = &c->o;
+    int failed = 0;
+    o->ram_unit = own(c, o->ram_unit, &failed);
+    o->gpu_ram_unit = own(c, o->gpu_ram_unit, &failed);
+    o->time_unit = own(c, o->time_unit, &failed);
+    o->gpu_uuids = own(c, o->gpu_uuids, &failed);
+    o->gpu_brand = own(c, o->gpu_brand, &failed);
+    o->nvml_library = own(c, o->nvml_library, &failed);
+    o->rsmi_library = own(c, o->rsmi_library, &failed);
+    if (!o->resource_usage_file) {
+        char *path = default_backup_path();
+        if (path)
+            c->owned[c->nowned++] = path;
+        failed |= !path;
+        o->resource_usage_file = path;
+    } else {
+        o->resource_usage_file = own(c, o->resource_usage_file, &failed);
+    }
+    /* A descriptor to write a series to asks for that series. */
+    if (o->process_csv_fd >= 0)
+        o->series |= GT_SERIES_PROCESS;
+    if (o->system_csv_fd >= 0)
+        o->series |= GT_SERIES_SYSTEM;
+    const char *proc = hooks && hooks->proc_root ? hooks->proc_root : "/proc";
+    const char *sys = hooks && hooks->sys_root ? hooks->sys_root : "/sys";
+    c->proc_root = own(c, proc, &failed);
+    c->sys_root = own(c, sys, &failed);
+    c->metadata_url = own(c, hooks ? hooks->metadata_url : NULL, &failed);
+    c->sampled_only = hooks && hooks->sampled_only;
+    if (failed) {
+        options_copy_free(c);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    return GT_OK;
+}
+
+void options_copy_free(struct options_copy *c)
+{
+    for (int i = 0; i < c->nowned; i++)
+        free(c->owned[i]);
+    c->nowned = 0;
+}

@@ -1,12 +1,33 @@
-/* options.h - the library's side of gt_options (gpu_tracker.h). */
+/* options.h - the library's side of gt_options (gpu_tracker.h) and of the
+ * testing hooks (gpu_tracker_testing.h). */
 #ifndef GT_OPTIONS_H
 #define GT_OPTIONS_H
 
+#include "gpu_tracker.h"
+#include "gpu_tracker_testing.h"
+
 #define DEFAULT_STOP_TIMEOUT 10.0
 
-/* ".gpu-tracker_<random UUID>.json" (malloc'd), as gpu_tracker names its
- * pickle: the backup file when the options name none. NULL when out of
- * memory. */
-char *options_default_backup_path(void);
+/* A tracker's own copy of its options: complete (this library's struct,
+ * whatever size the caller's was), every string copied, the defaults
+ * applied: resource_usage_file is the backup's path ("" for none), series
+ * includes what a CSV descriptor asks for. */
+struct options_copy {
+    gt_options o;                 /* its strings point at owned[] */
+    const char *proc_root, *sys_root; /* never NULL */
+    const char *metadata_url;     /* NULL: the real services */
+    int sampled_only;
+    char *owned[12];
+    int nowned;
+};
+
+/* Validates user (as gt_options_validate) and copies it with hooks (NULL:
+ * none) into c. GT_OK, or the failure with gt_last_error() set (then
+ * nothing is left to free). */
+gt_status options_copy_make(struct options_copy *c, const gt_options *user,
+                            const gt_testing_hooks *hooks);
+
+/* Frees the strings of c; safe twice. */
+void options_copy_free(struct options_copy *c);
 
 #endif

@@ -42,7 +42,7 @@ static pid_t procfs_self_pid(const char *proc_root)
 /* Opening a GPU library runs its init (nvmlInit, rsmi_init), which can hang
  * for a long time on a GPU in a bad state: it runs as a background job. */
 struct gpu_opener {
-    char *brand, *uuids;
+    char *brand, *uuids, *nvml_library, *rsmi_library;
     struct gpu gpu;
     enum gpu_open_result result;
     char err[512];
@@ -52,13 +52,16 @@ static void gpu_opener_free(struct gpu_opener *o)
 {
     free(o->brand);
     free(o->uuids);
+    free(o->nvml_library);
+    free(o->rsmi_library);
     free(o);
 }
 
 static void gpu_opener_run(void *arg)
 {
     struct gpu_opener *o = arg;
-    o->result = gpu_open(&o->gpu, o->brand, o->uuids, o->err, sizeof o->err);
+    struct gpu_config cfg = {o->brand, o->uuids, o->nvml_library, o->rsmi_library};
+    o->result = gpu_open(&o->gpu, &cfg, o->err, sizeof o->err);
 }
 
 /* An opener given up on: its GPU is nobody's. */
@@ -73,19 +76,23 @@ static void gpu_opener_drop(void *arg)
 static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, char *err,
                                       size_t errcap)
 {
-    const char *brand = r->cfg.gpu_brand, *uuids = r->cfg.gpu_uuids;
+    const char *uuids = r->cfg.gpu_uuids;
+    struct gpu_config cfg = {r->cfg.gpu_brand, uuids, r->cfg.nvml_library, r->cfg.rsmi_library};
     struct gpu_opener *o = calloc(1, sizeof *o);
     int failed = !o;
     if (o) {
-        o->brand = dup_or_null(brand, &failed);
-        o->uuids = dup_or_null(uuids, &failed);
+        /* Copies: a job given up on outlives the caller's strings. */
+        o->brand = dup_or_null(cfg.brand, &failed);
+        o->uuids = dup_or_null(cfg.uuids, &failed);
+        o->nvml_library = dup_or_null(cfg.nvml_library, &failed);
+        o->rsmi_library = dup_or_null(cfg.rsmi_library, &failed);
     }
     struct background *job = failed ? NULL : background_start("gt:gpu-open", gpu_opener_run, o, gpu_opener_drop);
     if (!job) {
         if (o)
             gpu_opener_free(o);
         /* No thread to spare: open it here, hang or not. */
-        return gpu_open(&r->gpu, brand, uuids, err, errcap);
+        return gpu_open(&r->gpu, &cfg, err, errcap);
     }
     if (!background_wait(job, timeout)) {
         memset(&r->gpu, 0, sizeof r->gpu);
@@ -229,7 +236,7 @@ void sample_read(struct sample_reader *r, long slot, struct sample *s)
     if (s->self)
         library_threads_usage(&s->library);
     /* The GPU's processes are matched to the tree this walk found. */
-    if (s->tree_ok && r->gpu.backend && !r->gpu_failed) {
+    if (s->tree_ok && r->gpu.nvendors && !r->gpu_failed) {
         if (gpu_sample(&r->gpu, &s->gpu) == 0) {
             s->gpu_ok = 1;
             s->gpu_ndevices = r->gpu.ndevices;

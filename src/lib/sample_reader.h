@@ -28,7 +28,8 @@ struct sample_reader_config {
     int self;                 /* pid is the calling process */
     int series;               /* GT_SERIES_* bits: what else to read */
     int sampled_only;
-    const char *gpu_brand, *gpu_uuids; /* NULL: detect, all */
+    const char *gpu_brand, *gpu_uuids; /* NULL: every vendor, all GPUs */
+    const char *nvml_library, *rsmi_library; /* NULL: the system's */
     double gpu_open_timeout;  /* seconds the GPU library's init may take */
 };
 
@@ -40,7 +41,7 @@ struct sample_reader {
     int extra_open;           /* sysx is open (the system series) */
     struct system_series_reader sysx;
     struct system_series_sample extra; /* the buffers sample.extra points at */
-    struct gpu gpu;           /* gpu.backend NULL: no GPU figures */
+    struct gpu gpu;           /* gpu.nvendors 0: no GPU figures */
     char gpu_reason[256];     /* why there are no GPU figures ("" if there are) */
     int gpu_failed;           /* the driver failed mid-run: no more GPU samples */
     int in_pid_namespace;     /* the driver's PIDs cannot be matched to ours */

@@ -38,17 +38,6 @@
 #include "units.h"
 #include "warn.h"
 
-static void free_strings(gt_tracker *t)
-{
-    free(t->ram_unit);
-    free(t->gpu_ram_unit);
-    free(t->time_unit);
-    free(t->gpu_uuids);
-    free(t->gpu_brand);
-    free(t->proc_root);
-    free(t->sys_root);
-}
-
 /* The memory that the process that made t and a child made by fork() both
  * release (the reader is released by each in its own way; the locks only by
  * the owner: in a child another thread may have held them at the fork). */
@@ -59,7 +48,7 @@ static void release_memory(gt_tracker *t)
     free(t->all_process);
     free(t->all_system);
     backup_sink_forget(&t->backup);
-    free_strings(t);
+    options_copy_free(&t->cfg);
     free(t);
 }
 
@@ -92,72 +81,50 @@ static void copy_gpu_reasons_locked(gt_tracker *t)
     snprintf(t->gpu_energy_reason, GT_REASON_LEN, "%s", none ? none : r->gpu.energy_reason);
 }
 
-gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
+/* gt_tracker_new() with the testing hooks (NULL: none). */
+static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hooks,
+                             gt_tracker **out)
 {
     gt_clear_error();
     *out = NULL;
-    gt_status st = gt_options_validate(opts);
-    if (st != GT_OK)
-        return st;
-
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    gt_status st = options_copy_make(&t->cfg, user, hooks);
+    if (st != GT_OK) {
+        free(t);
+        return st;
+    }
+    const gt_options *opts = &t->cfg.o;
     row_store_init(&t->store); /* before anything can fail: destroy() frees it */
     t->reader.tree.root_fd = -1; /* closing is safe before the reader opens */
     t->reader.sys.stat_fd = t->reader.sys.meminfo_fd = -1;
     t->backup.target.dirfd = -1;
-    t->opts = *opts;
-    /* A descriptor to write a series to asks for that series. */
-    if (opts->process_csv_fd >= 0)
-        t->opts.series |= GT_SERIES_PROCESS;
-    if (opts->system_csv_fd >= 0)
-        t->opts.series |= GT_SERIES_SYSTEM;
     warner_init(&t->warner, opts->on_warning, opts->warning_data, opts->disable_logs);
     pthread_mutex_init(&t->lock, NULL);
     cond_init_monotonic(&t->wake);
     cond_init_monotonic(&t->done);
-    int failed = 0;
-    t->ram_unit = dup_or_null(opts->ram_unit, &failed);
-    t->gpu_ram_unit = dup_or_null(opts->gpu_ram_unit, &failed);
-    t->time_unit = dup_or_null(opts->time_unit, &failed);
-    t->gpu_uuids = dup_or_null(opts->gpu_uuids, &failed);
-    t->gpu_brand = dup_or_null(opts->gpu_brand, &failed);
-    t->proc_root = dup_or_null(opts->proc_root ? opts->proc_root : "/proc", &failed);
-    t->sys_root = dup_or_null(opts->sys_root ? opts->sys_root : "/sys", &failed);
-    char *backup_path = NULL;
-    if (!opts->resource_usage_file)
-        failed |= !(backup_path = options_default_backup_path());
-    else if (*opts->resource_usage_file)
-        backup_path = dup_or_null(opts->resource_usage_file, &failed);
-    if (!failed && backup_sink_init(&t->backup, backup_path, opts->sleep_time, &t->warner) != GT_OK)
-        failed = 1;
-    free(backup_path);
-    if (failed) {
+    const char *backup_path = *opts->resource_usage_file ? opts->resource_usage_file : NULL;
+    if (backup_sink_init(&t->backup, backup_path, opts->sleep_time, &t->warner) != GT_OK) {
         destroy(t);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
-    t->opts.ram_unit = t->ram_unit;
-    t->opts.gpu_ram_unit = t->gpu_ram_unit;
-    t->opts.time_unit = t->time_unit;
-    t->opts.gpu_uuids = t->gpu_uuids;
-    t->opts.gpu_brand = t->gpu_brand;
-    t->opts.proc_root = t->proc_root;
-    t->opts.sys_root = t->sys_root;
-    t->opts.resource_usage_file = t->backup.path;
+    t->cfg.o.resource_usage_file = t->backup.path;
     t->owner = getpid();
     t->pid = opts->process_id ? opts->process_id : t->owner;
 
     struct sample_reader_config cfg = {
-        .proc_root = t->proc_root,
-        .sys_root = t->sys_root,
+        .proc_root = t->cfg.proc_root,
+        .sys_root = t->cfg.sys_root,
         .pid = t->pid,
         .reaper_pid = opts->reaper_pid,
         .self = t->pid == t->owner,
-        .series = t->opts.series,
-        .sampled_only = opts->sampled_only,
-        .gpu_brand = t->gpu_brand,
-        .gpu_uuids = t->gpu_uuids,
+        .series = t->cfg.o.series,
+        .sampled_only = t->cfg.sampled_only,
+        .gpu_brand = opts->gpu_brand,
+        .gpu_uuids = opts->gpu_uuids,
+        .nvml_library = opts->nvml_library,
+        .rsmi_library = opts->rsmi_library,
         .gpu_open_timeout = opts->stop_timeout,
     };
     st = sample_reader_open(&t->reader, &cfg, &t->warner);
@@ -171,17 +138,17 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->sinks[t->nsinks++] = &t->backup.base;
 
     const struct gpu *g = &t->reader.gpu;
-    t->units.ram_unit = t->ram_unit;
-    t->units.gpu_ram_unit = t->gpu_ram_unit;
-    t->units.time_unit = t->time_unit;
-    t->units.ram_divisor = units_ram_divisor(t->ram_unit);
-    t->units.gpu_ram_divisor = units_ram_divisor(t->gpu_ram_unit);
-    t->units.time_divisor = units_time_divisor(t->time_unit);
+    t->units.ram_unit = opts->ram_unit;
+    t->units.gpu_ram_unit = opts->gpu_ram_unit;
+    t->units.time_unit = opts->time_unit;
+    t->units.ram_divisor = units_ram_divisor(opts->ram_unit);
+    t->units.gpu_ram_divisor = units_ram_divisor(opts->gpu_ram_unit);
+    t->units.time_divisor = units_time_divisor(opts->time_unit);
     t->units.system_core_count = t->reader.ncpu;
     t->units.n_expected_cores = opts->n_expected_cores > 0 ? opts->n_expected_cores : t->reader.ncpu;
     long tck = sysconf(_SC_CLK_TCK);
-    pipeline_init(&t->pipe, opts->sleep_time, tck > 0 ? (double)tck : 100.0, t->opts.series,
-                  t->pid, opts->sampled_only);
+    pipeline_init(&t->pipe, opts->sleep_time, tck > 0 ? (double)tck : 100.0, t->cfg.o.series,
+                  t->pid, t->cfg.sampled_only);
     unsigned long long gpu_capacity = 0;
     for (int i = 0; i < g->ndevices; i++)
         gpu_capacity += g->devices[i].memory_total;
@@ -189,6 +156,17 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     t->state = STATE_NEW;
     *out = t;
     return GT_OK;
+}
+
+gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
+{
+    return tracker_new(opts, NULL, out);
+}
+
+gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks *hooks,
+                                 gt_tracker **out)
+{
+    return tracker_new(opts, hooks, out);
 }
 
 /* Keeps the rows a sample made in the store (a full batch goes to the row
@@ -270,9 +248,9 @@ static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double n
 static void *sampler_main(void *arg)
 {
     gt_tracker *t = arg;
-    double interval = t->opts.sleep_time;
+    double interval = t->cfg.o.sleep_time;
     /* With a duration, the last slot is the one at start + duration. */
-    long last_slot = t->opts.duration > 0 ? (long)floor(t->opts.duration / interval + 1e-9) : -1;
+    long last_slot = t->cfg.o.duration > 0 ? (long)floor(t->cfg.o.duration / interval + 1e-9) : -1;
     pthread_mutex_lock(&t->lock);
     for (long k = 1; !t->stop_requested;) {
         if (last_slot >= 0 && k > last_slot) {
@@ -324,11 +302,13 @@ gt_status gt_tracker_start(gt_tracker *t)
     if (t->gpu_reason[0])
         warn_always(&t->warner, "%s: GPU RAM and GPU utilization are reported as 0",
                     t->gpu_reason);
-    if (t->opts.discover_cloud)
-        t->cloud = cloud_discovery_start(); /* in the background: never delays tracking */
+    if (t->reader.gpu.left_out[0])
+        warn_always(&t->warner, "%s", t->reader.gpu.left_out);
+    if (t->cfg.o.discover_cloud)
+        t->cloud = cloud_discovery_start(t->cfg.metadata_url); /* in the background: never delays tracking */
     const struct gpu *g = &t->reader.gpu;
-    run_record_begin(&t->run, t->pid, t->opts.sleep_time, t->proc_root, t->sys_root,
-                     g->devices, g->backend ? g->ndevices : 0);
+    run_record_begin(&t->run, t->pid, t->cfg.o.sleep_time, t->cfg.proc_root, t->cfg.sys_root,
+                     g->devices, g->nvendors ? g->ndevices : 0);
     csv_sink_headers(&t->csv);
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. The baseline writes the backup
@@ -378,7 +358,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
     if (t->state == STATE_STOPPED)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has already been stopped");
     double stop_time;
-    if (stop_sampler(t, t->opts.stop_timeout)) {
+    if (stop_sampler(t, t->cfg.o.stop_timeout)) {
         struct pipeline_rows none; /* the final sample is off the schedule: no rows */
         stop_time = take_sample(t, -1, &none); /* the reader is ours now */
     } else {
@@ -386,7 +366,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
          * results are those of the samples it finished. */
         stop_time = monotonic_now();
         warn_always(&t->warner, "the sampling thread did not stop within %g s; the results are those of the "
-             "samples taken before", t->opts.stop_timeout);
+             "samples taken before", t->cfg.o.stop_timeout);
     }
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
@@ -423,7 +403,7 @@ int gt_tracker_wait(gt_tracker *t, double timeout)
         tracker_forked_copy_error(t);
         return 0;
     }
-    if (t->state != STATE_STARTED || !(t->opts.duration > 0))
+    if (t->state != STATE_STARTED || !(t->cfg.o.duration > 0))
         return t->state == STATE_STOPPED && t->duration_done;
     pthread_mutex_lock(&t->lock);
     struct timespec deadline = to_timespec(monotonic_now() + (timeout > 0 ? timeout : 0));
@@ -453,7 +433,7 @@ void gt_tracker_free(gt_tracker *t)
         free_forked_copy(t);
         return;
     }
-    if (t->thread_started && !stop_sampler(t, t->opts.stop_timeout)) {
+    if (t->thread_started && !stop_sampler(t, t->cfg.o.stop_timeout)) {
         pthread_mutex_lock(&t->lock);
         if (!t->thread_done) {
             /* Still stuck: it will free the tracker when its system call

@@ -13,6 +13,7 @@
 #include "backup_sink.h"
 #include "cloud_info.h"
 #include "csv_sink.h"
+#include "options.h"
 #include "pipeline.h"
 #include "row_store.h"
 #include "run_record.h"
@@ -22,8 +23,7 @@
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 
 struct gt_tracker {
-    gt_options opts; /* its strings point at our own copies below */
-    char *ram_unit, *gpu_ram_unit, *time_unit, *gpu_uuids, *gpu_brand, *proc_root, *sys_root;
+    struct options_copy cfg; /* the options (cfg.o) and testing hooks, ours */
     struct usage_units units;
     pid_t pid;
     pid_t owner;       /* the process that made the tracker (see fork in api.md) */

@@ -26,7 +26,7 @@ void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete)
         t->lateness_n ? t->lateness_sum / (double)t->lateness_n * 1e3 : 0;
     t->usage.measurement.lateness_max_ms = t->lateness_max * 1e3;
     t->usage.measurement.skipped = t->skipped;
-    t->usage.measurement.sampled_only = t->opts.sampled_only != 0;
+    t->usage.measurement.sampled_only = t->cfg.sampled_only != 0;
     t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
     const struct gpu *g = &t->reader.gpu;
     gt_gpu_details *d = &t->usage.gpu_details;
@@ -101,7 +101,7 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
         return gt_fail(GT_ERR_STATE, t->state == STATE_NEW
                        ? "no series: the tracker has not been started"
                        : "no series yet: the tracker has not been stopped");
-    out->interval = t->opts.sleep_time;
+    out->interval = t->cfg.o.sleep_time;
     out->start_time = t->run.epoch_start;
     pthread_mutex_lock(&t->lock);
     struct row_source rows;
@@ -134,7 +134,7 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     if (!u)
         return GT_ERR_STATE;
     row_store_source(&t->store, rows);
-    if (t->opts.discover_cloud && t->cloud) {
+    if (t->cfg.o.discover_cloud && t->cloud) {
         cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &t->run.cloud);
         t->cloud = NULL;
     }
