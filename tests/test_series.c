@@ -18,6 +18,7 @@
 #include "proc_parse.h"
 #include "row_store.h"
 #include "series.h"
+#include "series_columns.h"
 #include "write_csv.h"
 #include "sys_parse.h"
 #include "system_series.h"
@@ -798,8 +799,51 @@ static void test_row_store(void)
     row_store_free(&st);
 }
 
+/* docs/series.md has one table per series whose first column names every
+ * column, in order: the column tables (series_columns.c) drive the CSV, the
+ * snapshot and the rounding, and this keeps the page describing them. */
+static void test_docs_list_every_column(void)
+{
+    FILE *f = fopen(DOCS_DIR "/series.md", "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    /* The tables whose header is "| column | unit | meaning |", in order:
+     * the process series, then the system series. */
+    char names[2][64][48];
+    size_t n[2] = {0, 0};
+    int table = -1, in_table = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "| column | unit | meaning |", 27) == 0) {
+            table++;
+            in_table = 1;
+            continue;
+        }
+        if (in_table && line[0] != '|') {
+            in_table = 0;
+            continue;
+        }
+        char name[48];
+        if (in_table && table < 2 && sscanf(line, "| `%47[a-z_]` |", name) == 1 && n[table] < 64)
+            snprintf(names[table][n[table]++], sizeof names[0][0], "%s", name);
+    }
+    fclose(f);
+    CHECK_MSG(table == 1, "docs/series.md has %d column tables, want 2", table + 1);
+    for (int kind = 0; kind < 2 && kind <= table; kind++) {
+        const struct series_columns *cols = series_columns((gt_series_kind)kind);
+        CHECK_MSG(n[kind] == cols->ncolumns, "docs/series.md lists %zu %s columns, the table has %zu",
+                  n[kind], kind ? "system" : "process", cols->ncolumns);
+        for (size_t i = 0; i < n[kind] && i < cols->ncolumns; i++)
+            CHECK_MSG(strcmp(names[kind][i], cols->columns[i].name) == 0,
+                      "docs/series.md %s column %zu is `%s`, the table's is `%s`",
+                      kind ? "system" : "process", i, names[kind][i], cols->columns[i].name);
+    }
+}
+
 int main(void)
 {
+    test_docs_list_every_column();
     test_diskstats_lines();
     test_netdev_lines();
     test_mountinfo_lines();
