@@ -148,15 +148,24 @@ static int reap_others(pid_t command, gt_tracker *tracker)
     }
 }
 
-int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t, struct run_result *r,
+/* What both ways of running begin with: as many descriptors as we may
+ * have (the old limit in *fd_limit, for the command), no tracker, no
+ * result yet. */
+static void run_begin(struct rlimit *fd_limit, gt_tracker **t, struct run_result *r)
+{
+    raise_fd_limit(fd_limit);
+    memset(r, 0, sizeof *r);
+    *t = NULL;
+    r->exit_status = 1;
+}
+
+int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
+                struct run_result *r,
                 void (*on_started)(pid_t pid, const gt_options *opts),
                 char *err, size_t errcap)
 {
     struct rlimit fd_limit;
-    raise_fd_limit(&fd_limit);
-    memset(r, 0, sizeof *r);
-    *t = NULL;
-    r->exit_status = 1;
+    run_begin(&fd_limit, t, r);
     /* --sampled-only compares with a plain sampler: no subreaper. */
     if (!hooks->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
         snprintf(err, errcap, "cannot become a child subreaper: %s", strerror(errno));
@@ -277,15 +286,13 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t, struct run_result *r,
+int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
+                 struct run_result *r,
                  void (*on_started)(pid_t pid, const gt_options *opts),
                  char *err, size_t errcap)
 {
     struct rlimit fd_limit;
-    raise_fd_limit(&fd_limit);
-    memset(r, 0, sizeof *r);
-    *t = NULL;
-    r->exit_status = 1;
+    run_begin(&fd_limit, t, r);
     if (pid == getpid()) {
         snprintf(err, errcap, "--pid %d is gpu-tracker itself: it would wait for its own end; "
                  "give the PID of another process", (int)pid);

@@ -26,14 +26,16 @@ void run_ignore_sigpipe(void);
  * with a one-line message in err (exit_status 127 when the command could not
  * be started, 1 otherwise) and *t is NULL. on_started is called once the
  * command runs (exec succeeded). */
-int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t, struct run_result *r,
+int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
+                struct run_result *r,
                 void (*on_started)(pid_t pid, const gt_options *opts),
                 char *err, size_t errcap);
 
 /* Tracks an existing process until it ends or we get SIGINT/SIGTERM/SIGHUP.
  * Same contract as run_command (pid must not be our own). on_started is
  * called once tracking runs. */
-int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t, struct run_result *r,
+int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
+                 struct run_result *r,
                  void (*on_started)(pid_t pid, const gt_options *opts),
                  char *err, size_t errcap);
 

@@ -27,6 +27,14 @@ const char *gt_version(void) { return GT_VERSION_STRING; }
 
 void gt_clear_error(void) { last_error[0] = '\0'; }
 
+gt_status gt_fail_at(gt_status status, const char *prefix, const char *fmt, va_list ap)
+{
+    int n = snprintf(last_error, sizeof last_error, "%s: ", prefix);
+    if (n >= 0 && (size_t)n < sizeof last_error - 1)
+        vsnprintf(last_error + n, sizeof last_error - (size_t)n, fmt, ap);
+    return status; /* a message too long for the buffer is cut, never overrun */
+}
+
 gt_status gt_fail(gt_status status, const char *fmt, ...)
 {
     va_list ap;

@@ -33,12 +33,12 @@ struct walk {
 static int walk_fail(struct walk *w, gt_status status, const char *fmt, ...) GT_PRINTF(3, 4);
 static int walk_fail(struct walk *w, gt_status status, const char *fmt, ...)
 {
-    char why[512];
+    char where[4200];
+    snprintf(where, sizeof where, "cannot write '%s'", w->path);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
+    w->status = gt_fail_at(status, where, fmt, ap);
     va_end(ap);
-    w->status = gt_fail(status, "cannot write '%s': %s", w->path, why);
     return -1;
 }
 

@@ -14,6 +14,14 @@
  * a failing path reads `return gt_fail(GT_ERR_IO, "cannot read %s", p);`. */
 gt_status gt_fail(gt_status status, const char *fmt, ...) GT_PRINTF(2, 3);
 
+#include <stdarg.h>
+
+/* gt_fail() with the message "PREFIX: " and fmt's text, for helpers that
+ * name where a failure is (a file, a document) and take their callers'
+ * formats. */
+gt_status gt_fail_at(gt_status status, const char *prefix, const char *fmt, va_list ap)
+    GT_PRINTF(3, 0);
+
 /* Clears the message of gt_last_error(). */
 void gt_clear_error(void);
 

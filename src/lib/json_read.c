@@ -13,12 +13,10 @@ void json_read_fail(struct json_reader *r, const char *fmt, ...)
 {
     if (r->status != GT_OK)
         return;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    r->status = gt_fail_at(GT_ERR_PARSE, r->what, fmt, ap);
     va_end(ap);
-    r->status = gt_fail(GT_ERR_PARSE, "%s: %s", r->what, msg);
 }
 
 json_object *json_read_parse(struct json_reader *r, const char *text, size_t len,

@@ -412,6 +412,49 @@ static double finite_or_0(double v)
 }
 
 /* The charts' columns, in one pass over the rows, a batch at a time. */
+/* What chart_add_pair needs besides the pair. */
+struct chart_fill {
+    struct chart_data *d;
+    double t0;   /* epoch seconds of x = 0 */
+    double secs; /* the interval: bytes per interval to MB/s */
+};
+
+/* row_pair_fn of chart_data: rows pair i into its column (its own, or the
+ * envelope's column its time falls in). */
+static void chart_add_pair(void *ctx, size_t i, const gt_process_row *pr, const gt_system_row *sr)
+{
+    const struct chart_fill *f = ctx;
+    struct chart_data *d = f->d;
+    double secs = f->secs;
+    double x = finite_or_0((pr ? pr->timestamp : sr->timestamp) - f->t0);
+    int c;
+    if (!d->envelope) {
+        c = (int)i;
+        d->x[c] = x;
+    } else {
+        double pos = d->xspan > 0 ? x / d->xspan * PLOT_W : 0;
+        c = pos >= PLOT_W ? PLOT_W - 1 : pos > 0 ? (int)pos : 0;
+    }
+    if (pr) {
+        bucket_add(&d->b[L_PCPU][c], pr->cpu_usage);
+        bucket_add(&d->b[L_PMEM][c], (double)pr->memory / 1024.0);
+        bucket_add(&d->b[L_PGPU][c], pr->gpu_usage);
+        bucket_add(&d->b[L_PVRAM][c], pr->gpu_vram);
+        bucket_add(&d->b[L_PR][c], (double)pr->read_bytes / secs / 1e6);
+        bucket_add(&d->b[L_PW][c], (double)pr->write_bytes / secs / 1e6);
+    }
+    if (sr) {
+        bucket_add(&d->b[L_SCPU][c], sr->cpu_usage);
+        bucket_add(&d->b[L_SMEM][c], (double)sr->memory_used / 1024.0);
+        bucket_add(&d->b[L_SGPU][c], sr->gpu_usage);
+        bucket_add(&d->b[L_SVRAM][c], sr->gpu_vram);
+        bucket_add(&d->b[L_DR][c], (double)sr->disk_read_bytes / secs / 1e6);
+        bucket_add(&d->b[L_DW][c], (double)sr->disk_write_bytes / secs / 1e6);
+        bucket_add(&d->b[L_NR][c], (double)sr->net_recv_bytes / secs / 1e6);
+        bucket_add(&d->b[L_NS][c], (double)sr->net_sent_bytes / secs / 1e6);
+    }
+}
+
 static int chart_data(const gt_snapshot *s, const struct row_source *rows, struct chart_data *d)
 {
     memset(d, 0, sizeof *d);
@@ -435,53 +478,8 @@ static int chart_data(const gt_snapshot *s, const struct row_source *rows, struc
             d->x[c] = d->xspan * (c + 0.5) / PLOT_W;
     double secs = s->series.interval > 0 ? s->series.interval : 1;
 
-    gt_process_row *pb = malloc(ROW_BATCH * sizeof *pb);
-    gt_system_row *yb = malloc(ROW_BATCH * sizeof *yb);
-    int rc = pb && yb ? 0 : -1;
-    for (size_t at = 0; rc == 0 && at < n; at += ROW_BATCH) {
-        size_t take = n - at < ROW_BATCH ? n - at : ROW_BATCH;
-        size_t tp = at < np ? (np - at < take ? np - at : take) : 0;
-        size_t ty = at < ns ? (ns - at < take ? ns - at : take) : 0;
-        if ((tp && rows->read(rows, GT_SERIES_KIND_PROCESS, at, tp, pb) < 0) ||
-            (ty && rows->read(rows, GT_SERIES_KIND_SYSTEM, at, ty, yb) < 0)) {
-            rc = -1;
-            break;
-        }
-        for (size_t k = 0; k < take; k++) {
-            const gt_process_row *pr = k < tp ? &pb[k] : NULL;
-            const gt_system_row *sr = k < ty ? &yb[k] : NULL;
-            double x = finite_or_0((pr ? pr->timestamp : sr->timestamp) - t0);
-            int c;
-            if (!d->envelope) {
-                c = (int)(at + k);
-                d->x[c] = x;
-            } else {
-                double pos = d->xspan > 0 ? x / d->xspan * PLOT_W : 0;
-                c = pos >= PLOT_W ? PLOT_W - 1 : pos > 0 ? (int)pos : 0;
-            }
-            if (pr) {
-                bucket_add(&d->b[L_PCPU][c], pr->cpu_usage);
-                bucket_add(&d->b[L_PMEM][c], (double)pr->memory / 1024.0);
-                bucket_add(&d->b[L_PGPU][c], pr->gpu_usage);
-                bucket_add(&d->b[L_PVRAM][c], pr->gpu_vram);
-                bucket_add(&d->b[L_PR][c], (double)pr->read_bytes / secs / 1e6);
-                bucket_add(&d->b[L_PW][c], (double)pr->write_bytes / secs / 1e6);
-            }
-            if (sr) {
-                bucket_add(&d->b[L_SCPU][c], sr->cpu_usage);
-                bucket_add(&d->b[L_SMEM][c], (double)sr->memory_used / 1024.0);
-                bucket_add(&d->b[L_SGPU][c], sr->gpu_usage);
-                bucket_add(&d->b[L_SVRAM][c], sr->gpu_vram);
-                bucket_add(&d->b[L_DR][c], (double)sr->disk_read_bytes / secs / 1e6);
-                bucket_add(&d->b[L_DW][c], (double)sr->disk_write_bytes / secs / 1e6);
-                bucket_add(&d->b[L_NR][c], (double)sr->net_recv_bytes / secs / 1e6);
-                bucket_add(&d->b[L_NS][c], (double)sr->net_sent_bytes / secs / 1e6);
-            }
-        }
-    }
-    free(pb);
-    free(yb);
-    return rc;
+    struct chart_fill f = {d, t0, secs};
+    return row_source_each_pair(rows, n, chart_add_pair, &f);
 }
 
 #define PROC_COLOR "#2f6fde"

@@ -26,4 +26,14 @@ void row_source_from_series(struct row_source *src, const gt_series *series);
 /* Rows read from a source per batch: a few hundred kilobytes of structs. */
 #define ROW_BATCH 1024
 
+/* Called for row pair i: p, the i-th process row, and y, the i-th system
+ * row, either NULL where that series is shorter. */
+typedef void (*row_pair_fn)(void *ctx, size_t i, const gt_process_row *p, const gt_system_row *y);
+
+/* Calls fn for pairs 0 .. n - 1 in order (n at most the longer series'
+ * count), reading both series a batch at a time: memory that does not grow
+ * with the run. 0, or -1 with errno (ENOMEM, or the source's read error);
+ * fn has then been called for a prefix of the pairs. */
+int row_source_each_pair(const struct row_source *src, size_t n, row_pair_fn fn, void *ctx);
+
 #endif

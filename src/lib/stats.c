@@ -61,6 +61,34 @@ static void column_add(struct column_stats *c, double v, size_t i)
         c->max = v;
 }
 
+/* What stats_of_rows gathers, pair by pair. */
+struct stats_acc {
+    struct column_stats cpu, mem, gpu, vram, used;
+    double disk_max, first, last;
+    unsigned __int128 recv, sent;
+};
+
+/* row_pair_fn of stats_of_rows: pairs are cut to the shorter series, so
+ * both rows are there. */
+static void stats_add_pair(void *ctx, size_t i, const gt_process_row *p, const gt_system_row *y)
+{
+    struct stats_acc *a = ctx;
+    column_add(&a->cpu, p->cpu_usage, i);
+    column_add(&a->mem, (double)p->memory, i);
+    column_add(&a->gpu, p->gpu_usage, i);
+    column_add(&a->vram, p->gpu_vram, i);
+    column_add(&a->used, (double)p->gpu_utilized, i);
+    if (i == 0 || y->disk_space_used_gb > a->disk_max)
+        a->disk_max = y->disk_space_used_gb;
+    a->recv += y->net_recv_bytes;
+    a->sent += y->net_sent_bytes;
+    /* The timestamp column of the combined rows is the system's. */
+    if (i == 0 || y->timestamp < a->first)
+        a->first = y->timestamp;
+    if (i == 0 || y->timestamp > a->last)
+        a->last = y->timestamp;
+}
+
 gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -72,66 +100,32 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
                        "no rows to take statistics of: the run was shorter than one interval "
                        "(%g s), or a series was not kept (%zu process rows, %zu system rows)",
                        interval, np, ns);
-    struct column_stats cpu, mem, gpu, vram, used;
-    exact_sum_init(&cpu.sum);
-    exact_sum_init(&mem.sum);
-    exact_sum_init(&gpu.sum);
-    exact_sum_init(&vram.sum);
-    exact_sum_init(&used.sum);
-    double disk_max = 0, first = 0, last = 0;
-    unsigned __int128 recv = 0, sent = 0;
-    gt_process_row *p = malloc(ROW_BATCH * sizeof *p);
-    gt_system_row *y = malloc(ROW_BATCH * sizeof *y);
-    if (!p || !y) {
-        free(p);
-        free(y);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    }
-    for (size_t at = 0; at < n; at += ROW_BATCH) {
-        size_t take = n - at < ROW_BATCH ? n - at : ROW_BATCH;
-        if (rows->read(rows, GT_SERIES_KIND_PROCESS, at, take, p) < 0 ||
-            rows->read(rows, GT_SERIES_KIND_SYSTEM, at, take, y) < 0) {
-            int e = errno;
-            free(p);
-            free(y);
-            return gt_fail(GT_ERR_IO, "cannot read the rows: %s", strerror(e));
-        }
-        for (size_t k = 0; k < take; k++) {
-            size_t i = at + k;
-            column_add(&cpu, p[k].cpu_usage, i);
-            column_add(&mem, (double)p[k].memory, i);
-            column_add(&gpu, p[k].gpu_usage, i);
-            column_add(&vram, p[k].gpu_vram, i);
-            column_add(&used, (double)p[k].gpu_utilized, i);
-            if (i == 0 || y[k].disk_space_used_gb > disk_max)
-                disk_max = y[k].disk_space_used_gb;
-            recv += y[k].net_recv_bytes;
-            sent += y[k].net_sent_bytes;
-            /* The timestamp column of the combined rows is the system's. */
-            if (i == 0 || y[k].timestamp < first)
-                first = y[k].timestamp;
-            if (i == 0 || y[k].timestamp > last)
-                last = y[k].timestamp;
-        }
-    }
-    free(p);
-    free(y);
+    struct stats_acc a;
+    memset(&a, 0, sizeof a);
+    exact_sum_init(&a.cpu.sum);
+    exact_sum_init(&a.mem.sum);
+    exact_sum_init(&a.gpu.sum);
+    exact_sum_init(&a.vram.sum);
+    exact_sum_init(&a.used.sum);
+    if (row_source_each_pair(rows, n, stats_add_pair, &a) < 0)
+        return errno == ENOMEM ? gt_fail(GT_ERR_NO_MEMORY, "out of memory")
+                               : gt_fail(GT_ERR_IO, "cannot read the rows: %s", strerror(errno));
     uint64_t count = (uint64_t)n;
     out->samples = (long)n;
-    out->cpu_usage_mean = pyfloat_round(exact_sum_mean(&cpu.sum, count), 2);
-    out->cpu_usage_max = pyfloat_round(cpu.max, 2);
-    out->memory_mean = pyfloat_round(exact_sum_mean(&mem.sum, count), 2);
-    out->memory_max = pyfloat_round(mem.max, 2);
-    out->gpu_usage_mean = pyfloat_round(exact_sum_mean(&gpu.sum, count), 2);
-    out->gpu_usage_max = pyfloat_round(gpu.max, 2);
-    out->gpu_vram_mean = pyfloat_round(exact_sum_mean(&vram.sum, count), 2);
-    out->gpu_vram_max = pyfloat_round(vram.max, 2);
-    out->gpu_utilized_mean = pyfloat_round(exact_sum_mean(&used.sum, count), 2);
-    out->gpu_utilized_max = pyfloat_round(used.max, 2);
-    out->disk_space_used_max_gb = pyfloat_round(disk_max, 2);
-    out->net_recv_bytes_sum = (double)recv;
-    out->net_sent_bytes_sum = (double)sent;
-    out->duration = last - first + interval;
+    out->cpu_usage_mean = pyfloat_round(exact_sum_mean(&a.cpu.sum, count), 2);
+    out->cpu_usage_max = pyfloat_round(a.cpu.max, 2);
+    out->memory_mean = pyfloat_round(exact_sum_mean(&a.mem.sum, count), 2);
+    out->memory_max = pyfloat_round(a.mem.max, 2);
+    out->gpu_usage_mean = pyfloat_round(exact_sum_mean(&a.gpu.sum, count), 2);
+    out->gpu_usage_max = pyfloat_round(a.gpu.max, 2);
+    out->gpu_vram_mean = pyfloat_round(exact_sum_mean(&a.vram.sum, count), 2);
+    out->gpu_vram_max = pyfloat_round(a.vram.max, 2);
+    out->gpu_utilized_mean = pyfloat_round(exact_sum_mean(&a.used.sum, count), 2);
+    out->gpu_utilized_max = pyfloat_round(a.used.max, 2);
+    out->disk_space_used_max_gb = pyfloat_round(a.disk_max, 2);
+    out->net_recv_bytes_sum = (double)a.recv;
+    out->net_sent_bytes_sum = (double)a.sent;
+    out->duration = a.last - a.first + interval;
     return GT_OK;
 }
 
@@ -209,46 +203,41 @@ struct means {
     double proc_cpu, sys_cpu, proc_mem_mib, sys_mem_mib, proc_gpu, sys_gpu, proc_vram, sys_vram;
 };
 
+/* row_pair_fn of series_means: sums[0..3] of the process rows, [4..7]
+ * of the system rows. */
+static void means_add_pair(void *ctx, size_t i, const gt_process_row *p, const gt_system_row *y)
+{
+    struct exact_sum *sum = ctx;
+    (void)i;
+    if (p) {
+        exact_sum_add(&sum[0], p->cpu_usage);
+        exact_sum_add(&sum[1], (double)p->memory / KIB_PER_MIB);
+        exact_sum_add(&sum[2], p->gpu_usage);
+        exact_sum_add(&sum[3], p->gpu_vram);
+    }
+    if (y) {
+        exact_sum_add(&sum[4], y->cpu_usage);
+        exact_sum_add(&sum[5], (double)y->memory_used / KIB_PER_MIB);
+        exact_sum_add(&sum[6], y->gpu_usage);
+        exact_sum_add(&sum[7], y->gpu_vram);
+    }
+}
+
 static int series_means(const struct row_source *rows, struct means *m)
 {
     struct exact_sum sum[8];
     for (int i = 0; i < 8; i++)
         exact_sum_init(&sum[i]);
     size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
-    gt_process_row *p = malloc(ROW_BATCH * sizeof *p);
-    gt_system_row *y = malloc(ROW_BATCH * sizeof *y);
-    int rc = p && y ? 0 : -1;
-    for (size_t at = 0; rc == 0 && at < np; at += ROW_BATCH) {
-        size_t take = np - at < ROW_BATCH ? np - at : ROW_BATCH;
-        rc = rows->read(rows, GT_SERIES_KIND_PROCESS, at, take, p);
-        for (size_t k = 0; rc == 0 && k < take; k++) {
-            exact_sum_add(&sum[0], p[k].cpu_usage);
-            exact_sum_add(&sum[2], (double)p[k].memory / KIB_PER_MIB);
-            exact_sum_add(&sum[4], p[k].gpu_usage);
-            exact_sum_add(&sum[6], p[k].gpu_vram);
-        }
-    }
-    for (size_t at = 0; rc == 0 && at < ns; at += ROW_BATCH) {
-        size_t take = ns - at < ROW_BATCH ? ns - at : ROW_BATCH;
-        rc = rows->read(rows, GT_SERIES_KIND_SYSTEM, at, take, y);
-        for (size_t k = 0; rc == 0 && k < take; k++) {
-            exact_sum_add(&sum[1], y[k].cpu_usage);
-            exact_sum_add(&sum[3], (double)y[k].memory_used / KIB_PER_MIB);
-            exact_sum_add(&sum[5], y[k].gpu_usage);
-            exact_sum_add(&sum[7], y[k].gpu_vram);
-        }
-    }
-    free(p);
-    free(y);
-    if (rc < 0)
+    if (row_source_each_pair(rows, np > ns ? np : ns, means_add_pair, sum) < 0)
         return -1;
     m->proc_cpu = exact_sum_mean(&sum[0], np);
-    m->sys_cpu = exact_sum_mean(&sum[1], ns);
-    m->proc_mem_mib = exact_sum_mean(&sum[2], np);
-    m->sys_mem_mib = exact_sum_mean(&sum[3], ns);
-    m->proc_gpu = exact_sum_mean(&sum[4], np);
-    m->sys_gpu = exact_sum_mean(&sum[5], ns);
-    m->proc_vram = exact_sum_mean(&sum[6], np);
+    m->proc_mem_mib = exact_sum_mean(&sum[1], np);
+    m->proc_gpu = exact_sum_mean(&sum[2], np);
+    m->proc_vram = exact_sum_mean(&sum[3], np);
+    m->sys_cpu = exact_sum_mean(&sum[4], ns);
+    m->sys_mem_mib = exact_sum_mean(&sum[5], ns);
+    m->sys_gpu = exact_sum_mean(&sum[6], ns);
     m->sys_vram = exact_sum_mean(&sum[7], ns);
     return 0;
 }

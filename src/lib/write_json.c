@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,34 @@
 #include "json_write.h"
 #include "units.h"
 #include "usage_json.h"
+
+/* The objects of doubles only, as (key, place in the struct): one table
+ * each, for the writer and the reader alike. */
+struct double_field {
+    const char *key;
+    size_t offset;
+};
+
+#define RSS(f) {#f, offsetof(gt_rss_values, f)}
+static const struct double_field rss_fields[] = {
+    RSS(total_rss), RSS(private_rss), RSS(shared_rss), {NULL, 0}};
+
+#define PERCENT(f) {#f, offsetof(gt_pu_percentages, f)}
+static const struct double_field percent_fields[] = {
+    PERCENT(max_sum_percent), PERCENT(max_hardware_percent), PERCENT(mean_sum_percent),
+    PERCENT(mean_hardware_percent), {NULL, 0}};
+
+static double *double_at(void *base, const struct double_field *f)
+{
+    return (double *)(void *)((char *)base + f->offset);
+}
+
+static double double_of(const void *base, const struct double_field *f)
+{
+    double v;
+    memcpy(&v, (const char *)base + f->offset, sizeof v);
+    return v;
+}
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -26,23 +55,23 @@ static void add_int(json_object *o, const char *key, long v)
     json_object_object_add(o, key, json_object_new_int64(v));
 }
 
-static json_object *rss_object(const gt_rss_values *v)
+/* An object of the doubles fields names in the struct at base. */
+static json_object *doubles_object(const void *base, const struct double_field *fields)
 {
     json_object *o = json_object_new_object();
-    add_float(o, "total_rss", v->total_rss);
-    add_float(o, "private_rss", v->private_rss);
-    add_float(o, "shared_rss", v->shared_rss);
+    for (const struct double_field *f = fields; f->key; f++)
+        add_float(o, f->key, double_of(base, f));
     return o;
+}
+
+static json_object *rss_object(const gt_rss_values *v)
+{
+    return doubles_object(v, rss_fields);
 }
 
 static json_object *percent_object(const gt_pu_percentages *p)
 {
-    json_object *o = json_object_new_object();
-    add_float(o, "max_sum_percent", p->max_sum_percent);
-    add_float(o, "max_hardware_percent", p->max_hardware_percent);
-    add_float(o, "mean_sum_percent", p->mean_sum_percent);
-    add_float(o, "mean_hardware_percent", p->mean_hardware_percent);
-    return o;
+    return doubles_object(p, percent_fields);
 }
 
 static json_object *string_array(const char *const *items)
@@ -268,27 +297,27 @@ static const char *descendants_key(json_object *o)
                : "descendants";
 }
 
+/* Object parent.key of o into the struct at base, one amount per field. */
+static void read_doubles(struct usage_reader *u, json_object *o, const char *parent,
+                         const char *key, const struct double_field *fields, void *base)
+{
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.%s", parent, key);
+    json_object *x = object_at(u, o, parent, key);
+    for (const struct double_field *f = fields; f->key; f++)
+        *double_at(base, f) = amount(u, x, sub, f->key);
+}
+
 static void read_rss(struct usage_reader *u, json_object *o, const char *parent, const char *key,
                      gt_rss_values *v)
 {
-    char sub[64];
-    snprintf(sub, sizeof sub, "%s.%s", parent, key);
-    json_object *x = object_at(u, o, parent, key);
-    v->total_rss = amount(u, x, sub, "total_rss");
-    v->private_rss = amount(u, x, sub, "private_rss");
-    v->shared_rss = amount(u, x, sub, "shared_rss");
+    read_doubles(u, o, parent, key, rss_fields, v);
 }
 
 static void read_percent(struct usage_reader *u, json_object *o, const char *parent,
                          const char *key, gt_pu_percentages *p)
 {
-    char sub[96];
-    snprintf(sub, sizeof sub, "%s.%s", parent, key);
-    json_object *x = object_at(u, o, parent, key);
-    p->max_sum_percent = amount(u, x, sub, "max_sum_percent");
-    p->max_hardware_percent = amount(u, x, sub, "max_hardware_percent");
-    p->mean_sum_percent = amount(u, x, sub, "mean_sum_percent");
-    p->mean_hardware_percent = amount(u, x, sub, "mean_hardware_percent");
+    read_doubles(u, o, parent, key, percent_fields, p);
 }
 
 /* {"available": true, ...} or {"available": false, "reason": "..."}:
