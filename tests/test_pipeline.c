@@ -320,7 +320,7 @@ static void test_backup_policy(void)
     char path[256];
     snprintf(path, sizeof path, "%s/backup.json", dir);
     struct backup_sink bs;
-    CHECK(backup_sink_init(&bs, path, 0.1, &w) == GT_OK);
+    CHECK(backup_sink_init(&bs, path, 0.1, 5.0, &w) == GT_OK);
     struct sink *s = &bs.base;
     CHECK(s->ops->wants_summary(s, 100.0));
     s->ops->summary(s, &a, 100.0);
@@ -333,34 +333,37 @@ static void test_backup_policy(void)
     s->ops->summary(s, &b, 101.0); /* nothing new: not written */
     CHECK(access(path, F_OK) != 0 && bs.last_write == 100.0);
     b.max_ram.main.total_rss = 2.0;
-    s->ops->summary(s, &b, 102.0); /* a new peak: written */
+    s->ops->summary(s, &b, 102.0); /* a new peak: written, by the writer thread */
+    CHECK(bs.writer != NULL && backup_sink_flush(&bs));
     CHECK(access(path, F_OK) == 0 && bs.last_write == 102.0);
     unlink(path);
     s->ops->summary(s, &b, 102.0 + BACKUP_REFRESH_PERIOD); /* stale: refreshed */
+    CHECK(backup_sink_flush(&bs));
     CHECK(access(path, F_OK) == 0);
     gt_resource_usage back;
     CHECK_MSG(gt_usage_read_file(path, &back) == GT_OK && back.max_ram.main.total_rss == 2.0,
               "%s", gt_last_error());
     backup_sink_finish(&bs);
     CHECK(access(path, F_OK) != 0);
+    CHECK(bs.writer == NULL); /* finish ended the thread */
     s->ops->summary(s, &a, 200.0); /* after finish: nothing */
     CHECK(access(path, F_OK) != 0);
-    backup_sink_forget(&bs);
     backup_sink_destroy_lock(&bs);
+    backup_sink_forget(&bs);
 
     /* A backup whose directory is not there: the first look says why,
      * once, and later samples stop looking (no summary filled for it). */
     char missing[300];
     snprintf(missing, sizeof missing, "%s/no-such-dir/backup.json", dir);
-    CHECK(backup_sink_init(&bs, missing, 1.0, &w) == GT_OK);
+    CHECK(backup_sink_init(&bs, missing, 1.0, 5.0, &w) == GT_OK);
     int before = nwarnings;
     CHECK(s->ops->wants_summary(s, 300.0));
     s->ops->summary(s, &a, 300.0);
     CHECK(nwarnings == before + 1);
     CHECK_CONTAINS(warned, "cannot write the backup file");
     CHECK(!s->ops->wants_summary(s, 301.0) && !s->ops->wants_summary(s, 400.0));
-    backup_sink_forget(&bs);
     backup_sink_destroy_lock(&bs);
+    backup_sink_forget(&bs);
     rmdir(dir);
 }
 

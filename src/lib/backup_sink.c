@@ -1,9 +1,30 @@
 /* backup_sink.c - see backup_sink.h. */
 #include "backup_sink.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "background.h"
+
+/* The writer thread's side: a mailbox of one summary (the newest wins),
+ * guarded by lock, and a sink of its own (own: the file's target and path,
+ * moved there from the tracker's sink) that only the thread touches while
+ * it runs. A thread that outlives the tracker (stuck in a write when the
+ * tracker gave up on it) frees all of it when it ends. */
+struct backup_writer {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, idle;
+    pthread_t thread;
+    struct backup_sink *own;
+    struct warner *warner;      /* not used once orphaned (it may be gone) */
+    int posted;                 /* usage/now hold a summary to write */
+    gt_resource_usage usage;
+    double now;
+    int busy;                   /* writing one now */
+    int quit, done, orphaned;
+};
 
 /* The figures that change with every sample even when nothing new happened
  * (the means, the elapsed time, cumulative energy, the counts) set to zero:
@@ -42,17 +63,22 @@ static int backup_wants(struct sink *s, double now)
     struct backup_sink *b = (struct backup_sink *)s;
     /* No file, or one whose directory could not be resolved: the first
      * look warned, later ones would only fill summaries for nothing. */
-    if (!b->path || (b->target.dirfd < 0 && b->last_look != 0))
+    if (!b->path || (!b->writer && b->target.dirfd < 0 && b->last_look != 0))
         return 0;
     /* Half an interval of slack, so that at an interval >= BACKUP_PERIOD
      * schedule jitter never skips a look. */
     return b->last_look == 0 || now - b->last_look >= BACKUP_PERIOD - b->interval / 2;
 }
 
-static void backup_write(struct backup_sink *b, const gt_resource_usage *u, double now)
+/* Writes u to the file (the caller owns b->target: the sampling thread
+ * before the writer starts, the writer after). Returns the failure's
+ * message in why ("" when it was written). */
+static void backup_write(struct backup_sink *b, const gt_resource_usage *u, double now,
+                         char *why, size_t whycap)
 {
+    why[0] = '\0';
     if (b->target.dirfd < 0) {
-        warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s", b->error);
+        snprintf(why, whycap, "%s", b->error);
         return;
     }
     char *json = gt_usage_to_json(u);
@@ -73,13 +99,98 @@ static void backup_write(struct backup_sink *b, const gt_resource_usage *u, doub
     }
     free(text);
     if (st != GT_OK)
-        warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s", gt_last_error());
+        snprintf(why, whycap, "%s", gt_last_error());
     /* A finish() that came while we wrote has already removed the file: our
      * rename may have put it back. */
     pthread_mutex_lock(&b->lock);
     if (b->off)
         output_target_remove(&b->target);
     pthread_mutex_unlock(&b->lock);
+}
+
+static void *writer_main(void *arg)
+{
+    struct backup_writer *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->posted && !w->quit)
+            pthread_cond_wait(&w->wake, &w->lock);
+        if (!w->posted)
+            break; /* quit, with nothing left to write */
+        gt_resource_usage *u = malloc(sizeof *u);
+        if (u)
+            *u = w->usage;
+        double now = w->now;
+        w->posted = 0;
+        w->busy = 1;
+        pthread_mutex_unlock(&w->lock);
+        char why[512] = "out of memory";
+        if (u)
+            backup_write(w->own, u, now, why, sizeof why);
+        free(u);
+        pthread_mutex_lock(&w->lock);
+        w->busy = 0;
+        /* Warned under the lock: an orphaned writer's tracker, and its
+         * warner, may be gone. */
+        if (why[0] && !w->orphaned)
+            warn_once(w->warner, WARN_BACKUP, "cannot write the backup file: %s", why);
+        pthread_cond_broadcast(&w->idle);
+        if (w->orphaned && w->quit)
+            break;
+    }
+    w->done = 1;
+    pthread_cond_broadcast(&w->idle);
+    int orphaned = w->orphaned;
+    pthread_mutex_unlock(&w->lock);
+    if (orphaned) {
+        /* The tracker let go of us: what was shared is ours to free. */
+        output_target_close(&w->own->target);
+        free(w->own->path);
+        pthread_mutex_destroy(&w->own->lock);
+        free(w->own);
+        pthread_cond_destroy(&w->wake);
+        pthread_cond_destroy(&w->idle);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+    }
+    return NULL;
+}
+
+/* Starts the writer thread with b's file moved to a sink of its own; NULL
+ * when it cannot (then b keeps its file and the caller writes). */
+static struct backup_writer *writer_start(struct backup_sink *b)
+{
+    struct backup_writer *w = calloc(1, sizeof *w);
+    struct backup_sink *own = malloc(sizeof *own);
+    char *path = b->path ? strdup(b->path) : NULL;
+    if (!w || !own || !path) {
+        free(w);
+        free(own);
+        free(path);
+        return NULL;
+    }
+    memcpy(own, b, sizeof *own);
+    pthread_mutex_init(&own->lock, NULL); /* its own, not a copy of b's */
+    own->path = path;
+    own->writer = NULL;
+    pthread_mutex_init(&w->lock, NULL);
+    cond_init_monotonic(&w->wake);
+    cond_init_monotonic(&w->idle); /* timed waits on it use the monotonic clock */
+    w->own = own;
+    w->warner = b->warner;
+    if (start_library_thread(&w->thread, "gt:backup", writer_main, w) != 0) {
+        pthread_cond_destroy(&w->wake);
+        pthread_cond_destroy(&w->idle);
+        pthread_mutex_destroy(&w->lock);
+        pthread_mutex_destroy(&own->lock);
+        free(own->path);
+        free(own);
+        free(w);
+        return NULL;
+    }
+    b->target.dirfd = -1; /* the thread's now */
+    b->target.name = NULL;
+    return w;
 }
 
 static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
@@ -94,7 +205,22 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
     if (b->written && now - b->last_write < BACKUP_REFRESH_PERIOD &&
         backup_same_figures(u, &b->last))
         return;
-    backup_write(b, u, now);
+    if (b->written && !b->writer && b->target.dirfd >= 0)
+        b->writer = writer_start(b);
+    if (b->writer) {
+        struct backup_writer *w = b->writer;
+        pthread_mutex_lock(&w->lock);
+        w->usage = *u;
+        w->now = now;
+        w->posted = 1;
+        pthread_cond_signal(&w->wake);
+        pthread_mutex_unlock(&w->lock);
+    } else {
+        char why[512];
+        backup_write(b, u, now, why, sizeof why);
+        if (why[0])
+            warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s", why);
+    }
     b->last = *u;
     b->written = 1;
     b->last_write = now;
@@ -104,12 +230,13 @@ static const struct sink_ops backup_ops = {.wants_summary = backup_wants,
                                            .summary = backup_summary};
 
 gt_status backup_sink_init(struct backup_sink *b, const char *path, double interval,
-                           struct warner *w)
+                           double wait_limit, struct warner *w)
 {
     memset(b, 0, sizeof *b);
     b->base.ops = &backup_ops;
     b->target.dirfd = -1;
     b->interval = interval;
+    b->wait_limit = wait_limit;
     b->warner = w;
     pthread_mutex_init(&b->lock, NULL);
     if (!path)
@@ -122,10 +249,69 @@ gt_status backup_sink_init(struct backup_sink *b, const char *path, double inter
     return GT_OK;
 }
 
+/* Ends the writer thread: what was posted is written first. Waits up to
+ * b->wait_limit for it, then b's file (target, last fsync) is b's again. A
+ * thread still writing then (a hung filesystem) is left to end by itself:
+ * it removes the file after its write when b is off, and frees its own
+ * sink; b's target stays closed. */
+static void writer_stop(struct backup_sink *b)
+{
+    struct backup_writer *w = b->writer;
+    if (!w)
+        return;
+    b->writer = NULL;
+    pthread_mutex_lock(&w->lock);
+    w->quit = 1;
+    pthread_cond_signal(&w->wake);
+    struct timespec deadline = to_timespec(monotonic_now() + b->wait_limit);
+    int rc = 0;
+    while (!w->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->idle, &w->lock, &deadline);
+    struct backup_sink *own = w->own;
+    if (w->done) {
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+        b->target = own->target;
+        b->last_fsync = own->last_fsync;
+        free(own->path);
+        pthread_mutex_destroy(&own->lock);
+        free(own);
+        pthread_cond_destroy(&w->wake);
+        pthread_cond_destroy(&w->idle);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return;
+    }
+    pthread_mutex_lock(&own->lock);
+    own->off = b->off;
+    pthread_mutex_unlock(&own->lock);
+    w->orphaned = 1;
+    pthread_detach(w->thread);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int backup_sink_flush(struct backup_sink *b)
+{
+    struct backup_writer *w = b->writer;
+    if (!w)
+        return 1;
+    pthread_mutex_lock(&w->lock);
+    struct timespec deadline = to_timespec(monotonic_now() + b->wait_limit);
+    int rc = 0;
+    while ((w->posted || w->busy) && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->idle, &w->lock, &deadline);
+    int flushed = !w->posted && !w->busy;
+    pthread_mutex_unlock(&w->lock);
+    return flushed;
+}
+
 void backup_sink_finish(struct backup_sink *b)
 {
     pthread_mutex_lock(&b->lock);
     b->off = 1;
+    pthread_mutex_unlock(&b->lock);
+    writer_stop(b);
+    pthread_mutex_lock(&b->lock);
     if (b->path)
         output_target_remove(&b->target);
     pthread_mutex_unlock(&b->lock);
@@ -133,6 +319,15 @@ void backup_sink_finish(struct backup_sink *b)
 
 void backup_sink_forget(struct backup_sink *b)
 {
+    /* In a child of fork() the writer does not run: its memory and its
+     * sink's descriptor only (its locks may have been held at the fork). */
+    if (b->writer) {
+        output_target_close(&b->writer->own->target);
+        free(b->writer->own->path);
+        free(b->writer->own);
+        free(b->writer);
+        b->writer = NULL;
+    }
     output_target_close(&b->target);
     free(b->path);
     b->path = NULL;
@@ -140,5 +335,6 @@ void backup_sink_forget(struct backup_sink *b)
 
 void backup_sink_destroy_lock(struct backup_sink *b)
 {
+    writer_stop(b);
     pthread_mutex_destroy(&b->lock);
 }

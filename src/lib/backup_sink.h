@@ -3,7 +3,11 @@
  * (gt_options.resource_usage_file; gpu_tracker's pickle of the same name).
  *
  * When it is written (docs/api.md, "The backup file"):
- *  - the first sample writes it;
+ *  - the first sample writes it, before gt_tracker_start() returns; every
+ *    later write is handed to a writer thread ("gt:backup"), so that a slow
+ *    or hung filesystem never delays a sample: the sampling thread only
+ *    decides, and posts the newest summary (a newer one replaces a post the
+ *    writer has not taken yet);
  *  - after that it is looked at about once a second: it is rewritten when a
  *    figure a reader would act on changed (a peak, a thread count, a GPU
  *    reason: everything but the running means, the elapsed time and the
@@ -29,35 +33,50 @@
 #define BACKUP_REFRESH_PERIOD 10.0 /* at most this stale in means and time */
 #define BACKUP_FSYNC_PERIOD 30.0
 
+struct backup_writer;
+
 struct backup_sink {
     struct sink base;
     char *path;               /* NULL: no backup file */
     struct output_target target; /* resolved once: dirfd -1 when it could not be */
     char error[512];          /* why it could not be resolved */
     double interval;          /* the tracker's sleep time */
+    double wait_limit;        /* seconds finish() waits for a write under way */
     double last_look, last_write, last_fsync; /* monotonic; 0: never */
     int written;              /* last holds what the file has */
     gt_resource_usage last;   /* normalised (see backup_sink.c) */
     struct warner *warner;
     pthread_mutex_t lock;     /* guards off: stop() may come mid-write */
     int off;
+    /* The writer thread, from the second write on; NULL before, and when
+     * none could start (then the sampling thread writes, as the first). It
+     * owns target and last_fsync while it runs. */
+    struct backup_writer *writer;
 };
 
 /* A backup to path (NULL: none; the string is copied), looked at every
- * interval-seconds sample. GT_ERR_NO_MEMORY; a path that cannot be
- * resolved is not an error here: the first write warns with why. */
+ * interval-seconds sample; wait_limit: how long finish() and
+ * backup_sink_destroy_lock() wait for a write under way (a writer still
+ * stuck then is left to end by itself). GT_ERR_NO_MEMORY; a path that
+ * cannot be resolved is not an error here: the first write warns with why. */
 gt_status backup_sink_init(struct backup_sink *b, const char *path, double interval,
-                           struct warner *w);
+                           double wait_limit, struct warner *w);
 
-/* Removes the file and writes no more (a clean stop). */
+/* Waits (up to wait_limit) until every summary handed to the writer
+ * thread is in the file. 1 when it is, 0 when the wait timed out. */
+int backup_sink_flush(struct backup_sink *b);
+
+/* Writes no more, lets the writer thread finish and removes the file (a
+ * clean stop). */
 void backup_sink_finish(struct backup_sink *b);
 
 /* Frees b's memory and descriptor; the file stays (a tracker freed while
  * running keeps it). Also for the copy of b in a child made by fork(). */
 void backup_sink_forget(struct backup_sink *b);
 
-/* Destroys b's lock: the owner, when b is forgotten (never in a child of
- * fork(), where another thread may have held it). */
+/* Ends the writer thread (the file stays) and destroys b's lock: the
+ * owner, before backup_sink_forget (never in a child of fork(), where the
+ * thread does not run and another thread may have held the lock). */
 void backup_sink_destroy_lock(struct backup_sink *b);
 
 /* 1 when the summary of usage a and b would not call for a rewrite: they

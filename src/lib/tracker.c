@@ -105,7 +105,8 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     cond_init_monotonic(&t->wake);
     cond_init_monotonic(&t->done);
     const char *backup_path = *opts->resource_usage_file ? opts->resource_usage_file : NULL;
-    if (backup_sink_init(&t->backup, backup_path, opts->sleep_time, &t->warner) != GT_OK) {
+    if (backup_sink_init(&t->backup, backup_path, opts->sleep_time, opts->stop_timeout,
+                         &t->warner) != GT_OK) {
         destroy(t);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }

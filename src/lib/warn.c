@@ -32,9 +32,9 @@ void warn_always(struct warner *w, const char *fmt, ...)
 
 int warn_once(struct warner *w, enum warn_id id, const char *fmt, ...)
 {
-    if (w->said[id])
+    /* Atomic: the backup's writer thread warns beside the sampling thread. */
+    if (__atomic_exchange_n(&w->said[id], 1, __ATOMIC_ACQ_REL))
         return 0;
-    w->said[id] = 1;
     va_list ap;
     va_start(ap, fmt);
     say(w, fmt, ap);

@@ -4,9 +4,10 @@
  * user's callback (gt_options.on_warning), or dropped. Most warnings name a
  * condition that, once true, stays true for the run (a file we cannot read,
  * a descriptor that failed): those are said once per tracker, keyed by a
- * warn_id. Not thread-safe by itself: a tracker's warnings come from
- * whoever owns its readers at the time (the sampling thread, or the API
- * call after it has stopped), one at a time. */
+ * warn_id. A tracker's warnings come from whoever owns its readers at the
+ * time (the sampling thread, or the API call after it has stopped) and
+ * from the backup's writer thread: the said-once flags are set atomically,
+ * so each is said once even when two threads notice it together. */
 #ifndef GT_WARN_H
 #define GT_WARN_H
 
