@@ -10,8 +10,10 @@
  * Beside each, the floor: what a sample cannot cost less than on this
  * machine. A process whose thread wakes on the same absolute schedule and
  * preads the same files (/proc/stat, /proc/meminfo, and each process's stat,
- * status and children) through descriptors kept open for the whole run,
- * parsing nothing, measured the same way.
+ * status and children, and its smaps_rollup on the schedule gpu-tracker
+ * reads it for an idle process: the first sample and every 10th) through
+ * descriptors kept open for the whole run, parsing nothing, measured the
+ * same way.
  * Accuracy: workloads that report their own truth (VmHWM, rusage; see
  * workload.c) under gpu-tracker --st 1, with the exactness features and
  * with --sampled-only (what a plain sampling tracker sees). */
@@ -190,6 +192,12 @@ struct floor_files {
     size_t n, cap;
 };
 
+/* How often gpu-tracker re-reads an idle process's smaps_rollup (the
+ * private/shared split; src/lib/tree.c, ROLLUP_REFRESH), and so the floor. */
+#define FLOOR_ROLLUP_EVERY 10
+
+static struct floor_files floor_rollups; /* each process's smaps_rollup */
+
 static void floor_add(struct floor_files *f, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -213,6 +221,8 @@ static void floor_tree(struct floor_files *f, pid_t pid)
     floor_add(f, path);
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     floor_add(f, path);
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
+    floor_add(&floor_rollups, path);
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (!d)
@@ -276,6 +286,8 @@ static void floor_loop(pid_t root, double interval, int report_fd)
     long failed = 0;
     for (size_t i = 0; i < f.n; i++) /* the baseline */
         failed += pread(f.fd[i], buf, sizeof buf, 0) < 0;
+    for (size_t i = 0; i < floor_rollups.n; i++)
+        failed += pread(floor_rollups.fd[i], buf, sizeof buf, 0) < 0;
     for (long k = 1; !floor_stop; k++) {
         double at = (double)start.tv_sec + (double)start.tv_nsec / 1e9 + (double)k * interval;
         struct timespec ts = {(time_t)at, (long)((at - floor(at)) * 1e9)};
@@ -283,10 +295,13 @@ static void floor_loop(pid_t root, double interval, int report_fd)
             break;
         for (size_t i = 0; i < f.n; i++)
             failed += pread(f.fd[i], buf, sizeof buf, 0) < 0;
+        for (size_t i = 0; k % FLOOR_ROLLUP_EVERY == 0 && i < floor_rollups.n; i++)
+            failed += pread(floor_rollups.fd[i], buf, sizeof buf, 0) < 0;
         samples++;
     }
     if (failed)
-        fprintf(stderr, "gt-bench: the floor loop failed %ld reads of %zu files\n", failed, f.n);
+        fprintf(stderr, "gt-bench: the floor loop failed %ld reads of %zu files\n", failed,
+                f.n + floor_rollups.n);
     if (write(report_fd, &samples, sizeof samples) != (ssize_t)sizeof samples)
         _exit(1);
     _exit(0);
@@ -349,7 +364,8 @@ static void overhead(const char *gt, int quick)
            "scheduler's nanosecond accounting), over the samples due in it; the fixed\n"
            "cost (start, GPU probe, exit) is what the whole run's rusage (wait4) has beyond.\n"
            "The floor: a loop that wakes on the same schedule and preads the same files\n"
-           "through descriptors kept open, parsing nothing (see bench.c), measured alike.\n");
+           "(smaps_rollup every 10th sample, as we do) through descriptors kept open,\n"
+           "parsing nothing (see bench.c), measured alike.\n");
     printf("%6s %9s %8s %11s %14s %9s %12s %9s %9s %7s %9s %7s\n", "--st", "processes",
            "samples", "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg",
            "late max", "skipped", "floor us", "x floor");
