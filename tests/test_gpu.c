@@ -4,12 +4,15 @@
  * selection, init failure, NOT_SUPPORTED, a driver error mid-run, missing
  * optional symbols, and the process-list buffer that needs a second call. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "check.h"
+#include "dl_bind.h"
 #include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"
@@ -334,6 +337,34 @@ static void test_many_gpus(void)
     write_scenario(two_gpus);
 }
 
+/* The symbol binder the backends share: names tried in order, a missing
+ * one NULL, the required ones that are missing counted and the first named. */
+static void test_dl_bind(void)
+{
+    void *lib = dlopen(FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
+    CHECK(lib != NULL);
+    if (!lib)
+        return;
+    struct table {
+        void *init, *optional, *required_gone, *second_gone;
+    } t;
+    memset(&t, 0xff, sizeof t);
+    const struct dl_symbol syms[] = {
+        {offsetof(struct table, init), DL_NAMES("nvmlInit_v9", "nvmlInit_v2", "nvmlInit"), 1},
+        {offsetof(struct table, optional), DL_NAMES("nvmlNoSuchCall"), 0},
+        {offsetof(struct table, required_gone), DL_NAMES("nvmlGone", "nvmlGoneToo"), 1},
+        {offsetof(struct table, second_gone), DL_NAMES("nvmlAlsoGone"), 1},
+        {0, NULL, 0},
+    };
+    const char *first = NULL;
+    CHECK(dl_bind(lib, syms, &t, &first) == 2);
+    CHECK(t.init == dlsym(lib, "nvmlInit_v2")); /* the first name exported wins */
+    CHECK(t.optional == NULL && t.required_gone == NULL && t.second_gone == NULL);
+    CHECK_STR(first, "nvmlGone");
+    CHECK(dl_bind(lib, syms + 1, &t, NULL) == 2); /* no name asked for: fine */
+    dlclose(lib);
+}
+
 static void test_driver_quirks(void)
 {
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
@@ -601,6 +632,7 @@ int main(void)
     /* No AMD library unless a test names one. */
     setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
 
+    test_dl_bind();
     test_two_gpus();
     test_uuid_selection();
     test_unavailable();

@@ -3,10 +3,12 @@
  * needed to build, and loaded with dlopen at run time. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_bind.h"
 #include "gpu.h"
 
 /* The part of nvml.h we use. */
@@ -66,18 +68,26 @@ static const char *nvml_error(struct nvml *n, nvmlReturn_t rc)
     return s ? s : "unknown error";
 }
 
-/* The first symbol of names that the library exports, or NULL. */
-static void *symbol(void *lib, const char *const *names)
-{
-    for (; *names; names++) {
-        void *p = dlsym(lib, *names);
-        if (p)
-            return p;
-    }
-    return NULL;
-}
-
-#define SYMBOLS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define NVML_FN(field, required, ...) \
+    {offsetof(struct nvml, field), DL_NAMES(__VA_ARGS__), required}
+static const struct dl_symbol nvml_symbols[] = {
+    NVML_FN(init, 1, "nvmlInit_v2", "nvmlInit"),
+    NVML_FN(shutdown, 1, "nvmlShutdown"),
+    NVML_FN(error_string, 0, "nvmlErrorString"),
+    NVML_FN(count, 1, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"),
+    NVML_FN(handle, 1, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"),
+    NVML_FN(uuid, 1, "nvmlDeviceGetUUID"),
+    NVML_FN(name, 0, "nvmlDeviceGetName"),
+    NVML_FN(memory, 1, "nvmlDeviceGetMemoryInfo"),
+    NVML_FN(utilization, 0, "nvmlDeviceGetUtilizationRates"),
+    NVML_FN(compute, 0, "nvmlDeviceGetComputeRunningProcesses_v3",
+            "nvmlDeviceGetComputeRunningProcesses_v2"),
+    NVML_FN(graphics, 0, "nvmlDeviceGetGraphicsRunningProcesses_v3",
+            "nvmlDeviceGetGraphicsRunningProcesses_v2"),
+    NVML_FN(process_utilization, 0, "nvmlDeviceGetProcessUtilization"),
+    NVML_FN(energy, 0, "nvmlDeviceGetTotalEnergyConsumption"),
+    {0, NULL, 0},
+};
 
 static int nvml_init(struct gpu_vendor *g)
 {
@@ -87,23 +97,7 @@ static int nvml_init(struct gpu_vendor *g)
         return -1;
     }
     g->state = n;
-    *(void **)&n->init = symbol(g->lib, SYMBOLS("nvmlInit_v2", "nvmlInit"));
-    *(void **)&n->shutdown = symbol(g->lib, SYMBOLS("nvmlShutdown"));
-    *(void **)&n->error_string = symbol(g->lib, SYMBOLS("nvmlErrorString"));
-    *(void **)&n->count = symbol(g->lib, SYMBOLS("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"));
-    *(void **)&n->handle = symbol(g->lib, SYMBOLS("nvmlDeviceGetHandleByIndex_v2",
-                                                  "nvmlDeviceGetHandleByIndex"));
-    *(void **)&n->uuid = symbol(g->lib, SYMBOLS("nvmlDeviceGetUUID"));
-    *(void **)&n->name = symbol(g->lib, SYMBOLS("nvmlDeviceGetName"));
-    *(void **)&n->memory = symbol(g->lib, SYMBOLS("nvmlDeviceGetMemoryInfo"));
-    *(void **)&n->utilization = symbol(g->lib, SYMBOLS("nvmlDeviceGetUtilizationRates"));
-    *(void **)&n->compute = symbol(g->lib, SYMBOLS("nvmlDeviceGetComputeRunningProcesses_v3",
-                                                   "nvmlDeviceGetComputeRunningProcesses_v2"));
-    *(void **)&n->graphics = symbol(g->lib, SYMBOLS("nvmlDeviceGetGraphicsRunningProcesses_v3",
-                                                    "nvmlDeviceGetGraphicsRunningProcesses_v2"));
-    *(void **)&n->process_utilization =
-        symbol(g->lib, SYMBOLS("nvmlDeviceGetProcessUtilization"));
-    *(void **)&n->energy = symbol(g->lib, SYMBOLS("nvmlDeviceGetTotalEnergyConsumption"));
+    int missing = dl_bind(g->lib, nvml_symbols, n, NULL);
     if (!n->compute && !n->graphics)
         snprintf(g->proc_memory_reason, sizeof g->proc_memory_reason,
                  "the NVML library cannot list GPU processes");
@@ -113,7 +107,7 @@ static int nvml_init(struct gpu_vendor *g)
     if (!n->energy)
         snprintf(g->energy_reason, sizeof g->energy_reason,
                  "the NVML library has no nvmlDeviceGetTotalEnergyConsumption");
-    if (!n->init || !n->shutdown || !n->count || !n->handle || !n->uuid || !n->memory) {
+    if (missing) {
         snprintf(g->reason, sizeof g->reason,
                  "the NVML library lacks nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetUUID or "
                  "nvmlDeviceGetMemoryInfo");

@@ -7,12 +7,13 @@
  * reports compute-unit occupancy rather than a utilization percent per
  * process, so per-process utilization is not available for AMD. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_bind.h"
 #include "gpu.h"
 
 typedef int rsmi_status_t;
@@ -45,6 +46,22 @@ struct rsmi {
     double energy_base_uj[GPU_MAX_DEVICES];
 };
 
+#define RSMI_FN(field, required, name) {offsetof(struct rsmi, field), DL_NAMES(name), required}
+static const struct dl_symbol rsmi_symbols[] = {
+    RSMI_FN(init, 1, "rsmi_init"),
+    RSMI_FN(shut_down, 1, "rsmi_shut_down"),
+    RSMI_FN(status_string, 0, "rsmi_status_string"),
+    RSMI_FN(count, 1, "rsmi_num_monitor_devices"),
+    RSMI_FN(memory_total, 1, "rsmi_dev_memory_total_get"),
+    RSMI_FN(memory_usage, 1, "rsmi_dev_memory_usage_get"),
+    RSMI_FN(unique_id, 1, "rsmi_dev_unique_id_get"),
+    RSMI_FN(name, 0, "rsmi_dev_name_get"),
+    RSMI_FN(busy_percent, 0, "rsmi_dev_busy_percent_get"),
+    RSMI_FN(processes, 0, "rsmi_compute_process_info_get"),
+    RSMI_FN(energy, 0, "rsmi_dev_energy_count_get"),
+    {0, NULL, 0},
+};
+
 static const char *rsmi_error(struct rsmi *r, rsmi_status_t rc)
 {
     const char *s = NULL;
@@ -75,19 +92,7 @@ static int rsmi_open(struct gpu_vendor *g)
         return -1;
     }
     g->state = r;
-    *(void **)&r->init = dlsym(g->lib, "rsmi_init");
-    *(void **)&r->shut_down = dlsym(g->lib, "rsmi_shut_down");
-    *(void **)&r->status_string = dlsym(g->lib, "rsmi_status_string");
-    *(void **)&r->count = dlsym(g->lib, "rsmi_num_monitor_devices");
-    *(void **)&r->memory_total = dlsym(g->lib, "rsmi_dev_memory_total_get");
-    *(void **)&r->memory_usage = dlsym(g->lib, "rsmi_dev_memory_usage_get");
-    *(void **)&r->unique_id = dlsym(g->lib, "rsmi_dev_unique_id_get");
-    *(void **)&r->name = dlsym(g->lib, "rsmi_dev_name_get");
-    *(void **)&r->busy_percent = dlsym(g->lib, "rsmi_dev_busy_percent_get");
-    *(void **)&r->processes = dlsym(g->lib, "rsmi_compute_process_info_get");
-    *(void **)&r->energy = dlsym(g->lib, "rsmi_dev_energy_count_get");
-    if (!r->init || !r->shut_down || !r->count || !r->memory_total || !r->memory_usage ||
-        !r->unique_id) {
+    if (dl_bind(g->lib, rsmi_symbols, r, NULL)) {
         snprintf(g->reason, sizeof g->reason,
                  "the ROCm SMI library lacks rsmi_init, rsmi_num_monitor_devices, "
                  "rsmi_dev_unique_id_get or rsmi_dev_memory_*_get");

@@ -3,8 +3,11 @@
 #include "http.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
+
+#include "dl_bind.h"
 
 #define CURL_LIBRARY "libcurl.so.4"
 
@@ -13,13 +16,25 @@ static struct http_api api;
 static int ready;
 static char failure[256];
 
-static void *sym(void *lib, const char *name, int *missing)
-{
-    void *p = dlsym(lib, name);
-    if (!p)
-        *missing = 1;
-    return p;
-}
+/* The libcurl calls we use, curl_global_init beside them (called once). */
+struct curl_table {
+    struct http_api api;
+    CURLcode (*global_init)(long);
+};
+
+#define CURL_FN(field, name) {offsetof(struct curl_table, field), DL_NAMES(name), 1}
+static const struct dl_symbol curl_symbols[] = {
+    CURL_FN(global_init, "curl_global_init"),
+    CURL_FN(api.easy_init, "curl_easy_init"),
+    CURL_FN(api.easy_setopt, "curl_easy_setopt"),
+    CURL_FN(api.easy_perform, "curl_easy_perform"),
+    CURL_FN(api.easy_getinfo, "curl_easy_getinfo"),
+    CURL_FN(api.easy_cleanup, "curl_easy_cleanup"),
+    CURL_FN(api.easy_strerror, "curl_easy_strerror"),
+    CURL_FN(api.slist_append, "curl_slist_append"),
+    CURL_FN(api.slist_free_all, "curl_slist_free_all"),
+    {0, NULL, 0},
+};
 
 static void load(void)
 {
@@ -29,23 +44,16 @@ static void load(void)
                  CURL_LIBRARY, dlerror());
         return;
     }
-    int missing = 0;
-    CURLcode (*global_init)(long) = (CURLcode(*)(long))sym(lib, "curl_global_init", &missing);
-    api.easy_init = (CURL * (*)(void)) sym(lib, "curl_easy_init", &missing);
-    api.easy_setopt = (CURLcode(*)(CURL *, CURLoption, ...))sym(lib, "curl_easy_setopt", &missing);
-    api.easy_perform = (CURLcode(*)(CURL *))sym(lib, "curl_easy_perform", &missing);
-    api.easy_getinfo = (CURLcode(*)(CURL *, CURLINFO, ...))sym(lib, "curl_easy_getinfo", &missing);
-    api.easy_cleanup = (void (*)(CURL *))sym(lib, "curl_easy_cleanup", &missing);
-    api.easy_strerror = (const char *(*)(CURLcode))sym(lib, "curl_easy_strerror", &missing);
-    api.slist_append =
-        (struct curl_slist * (*)(struct curl_slist *, const char *)) sym(lib, "curl_slist_append",
-                                                                        &missing);
-    api.slist_free_all = (void (*)(struct curl_slist *))sym(lib, "curl_slist_free_all", &missing);
+    struct curl_table table;
+    const char *missing = NULL;
+    dl_bind(lib, curl_symbols, &table, &missing);
     if (missing) {
-        snprintf(failure, sizeof failure, "%s lacks a function gpu-tracker needs", CURL_LIBRARY);
+        snprintf(failure, sizeof failure, "%s lacks %s, which gpu-tracker needs", CURL_LIBRARY,
+                 missing);
         return; /* kept loaded: harmless, and dlclose of libcurl is not worth the risk */
     }
-    if (global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    api = table.api;
+    if (table.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         snprintf(failure, sizeof failure, "libcurl failed to initialize");
         return;
     }
