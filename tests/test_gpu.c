@@ -306,6 +306,35 @@ static void test_amd(void)
     unsetenv("GPU_TRACKER_RSMI_LIBRARY");
 }
 
+/* The library reads no environment variable: GPU_TRACKER_NVML_LIBRARY is
+ * the command's (and test_tracker_new's) to map; gt_tracker_new() itself
+ * goes by options.nvml_library alone. */
+static void test_library_ignores_environment(void)
+{
+    write_scenario(two_gpus);
+    gt_options o = options(NULL);
+    gt_testing_hooks hooks = {.proc_root = root};
+    gt_tracker *t = NULL;
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    o.rsmi_library = "/nonexistent/librocm_smi64.so";
+    CHECK(gt_testing_tracker_new(&o, &hooks, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *u = t ? gt_tracker_usage(t) : NULL;
+    CHECK(u && u->gpu_details.ndevices == 0 && !u->measurement.gpu_available);
+    CHECK_CONTAINS(u ? u->measurement.gpu_reason : "", "/nonexistent/libnvidia-ml.so.1");
+    gt_tracker_free(t);
+
+    unsetenv("GPU_TRACKER_NVML_LIBRARY");
+    o.nvml_library = FAKE_NVML;
+    CHECK(gt_testing_tracker_new(&o, &hooks, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
+    u = t ? gt_tracker_usage(t) : NULL;
+    CHECK(u && u->gpu_details.ndevices == 2 && u->max_gpu_ram.main == 2.5);
+    gt_tracker_free(t);
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+}
+
 /* More GPUs than the tracker lists: the first 64, and a warning with the
  * count; an AMD library found beside a full list only adds to the count. */
 static void test_many_gpus(void)
@@ -634,6 +663,7 @@ int main(void)
 
     test_dl_bind();
     test_two_gpus();
+    test_library_ignores_environment();
     test_uuid_selection();
     test_unavailable();
     test_driver_quirks();

@@ -108,6 +108,22 @@ static void backup_write(struct backup_sink *b, const gt_resource_usage *u, doub
     pthread_mutex_unlock(&b->lock);
 }
 
+/* Frees w and its sink; locks destroyed too unless in a child of fork(),
+ * where another thread may have held them (destroy_locks 0). */
+static void writer_free(struct backup_writer *w, int destroy_locks)
+{
+    output_target_close(&w->own->target);
+    free(w->own->path);
+    if (destroy_locks) {
+        pthread_mutex_destroy(&w->own->lock);
+        pthread_cond_destroy(&w->wake);
+        pthread_cond_destroy(&w->idle);
+        pthread_mutex_destroy(&w->lock);
+    }
+    free(w->own);
+    free(w);
+}
+
 static void *writer_main(void *arg)
 {
     struct backup_writer *w = arg;
@@ -142,17 +158,8 @@ static void *writer_main(void *arg)
     pthread_cond_broadcast(&w->idle);
     int orphaned = w->orphaned;
     pthread_mutex_unlock(&w->lock);
-    if (orphaned) {
-        /* The tracker let go of us: what was shared is ours to free. */
-        output_target_close(&w->own->target);
-        free(w->own->path);
-        pthread_mutex_destroy(&w->own->lock);
-        free(w->own);
-        pthread_cond_destroy(&w->wake);
-        pthread_cond_destroy(&w->idle);
-        pthread_mutex_destroy(&w->lock);
-        free(w);
-    }
+    if (orphaned)
+        writer_free(w, 1); /* the tracker let go of us: all of it is ours */
     return NULL;
 }
 
@@ -179,13 +186,9 @@ static struct backup_writer *writer_start(struct backup_sink *b)
     w->own = own;
     w->warner = b->warner;
     if (start_library_thread(&w->thread, "gt:backup", writer_main, w) != 0) {
-        pthread_cond_destroy(&w->wake);
-        pthread_cond_destroy(&w->idle);
-        pthread_mutex_destroy(&w->lock);
-        pthread_mutex_destroy(&own->lock);
-        free(own->path);
-        free(own);
-        free(w);
+        own->target.dirfd = -1; /* still b's: not to be closed */
+        own->target.name = NULL;
+        writer_free(w, 1);
         return NULL;
     }
     b->target.dirfd = -1; /* the thread's now */
@@ -271,15 +274,11 @@ static void writer_stop(struct backup_sink *b)
     if (w->done) {
         pthread_mutex_unlock(&w->lock);
         pthread_join(w->thread, NULL);
-        b->target = own->target;
+        b->target = own->target; /* b's again */
         b->last_fsync = own->last_fsync;
-        free(own->path);
-        pthread_mutex_destroy(&own->lock);
-        free(own);
-        pthread_cond_destroy(&w->wake);
-        pthread_cond_destroy(&w->idle);
-        pthread_mutex_destroy(&w->lock);
-        free(w);
+        own->target.dirfd = -1;
+        own->target.name = NULL;
+        writer_free(w, 1);
         return;
     }
     pthread_mutex_lock(&own->lock);
@@ -322,10 +321,7 @@ void backup_sink_forget(struct backup_sink *b)
     /* In a child of fork() the writer does not run: its memory and its
      * sink's descriptor only (its locks may have been held at the fork). */
     if (b->writer) {
-        output_target_close(&b->writer->own->target);
-        free(b->writer->own->path);
-        free(b->writer->own);
-        free(b->writer);
+        writer_free(b->writer, 0);
         b->writer = NULL;
     }
     output_target_close(&b->target);

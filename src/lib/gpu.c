@@ -278,6 +278,20 @@ int gpu_sample(struct gpu *g, struct gpu_sample *s)
     memset(s, 0, sizeof *s);
     if (!g->nvendors)
         return -1;
+    if (g->nvendors == 1) {
+        /* The common case: the vendor's sample is the whole one, its
+         * process list ours as it is (no merge, no lookups). */
+        struct gpu_vendor *v = g->vendors[0];
+        v->nprocs = 0;
+        if (v->backend->sample(v, s) < 0) {
+            snprintf(g->reason, sizeof g->reason, "%s", v->reason);
+            return -1;
+        }
+        gather_reasons(g);
+        s->procs = v->procs;
+        s->nprocs = v->nprocs;
+        return 0;
+    }
     g->nprocs = 0;
     s->proc_util_ok = s->energy_ok = 1;
     struct gpu_sample vs;

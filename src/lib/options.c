@@ -158,6 +158,10 @@ static const char *own(struct options_copy *c, const char *s, int *failed)
 {
     if (!s)
         return NULL;
+    if (c->nowned == (int)(sizeof c->owned / sizeof c->owned[0])) {
+        *failed = 1; /* a string added to the options without room here */
+        return NULL;
+    }
     char *d = dup_or_null(s, failed);
     if (d)
         c->owned[c->nowned++] = d;
@@ -183,10 +187,9 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     o->rsmi_library = own(c, o->rsmi_library, &failed);
     if (!o->resource_usage_file) {
         char *path = default_backup_path();
-        if (path)
-            c->owned[c->nowned++] = path;
+        o->resource_usage_file = own(c, path, &failed);
         failed |= !path;
-        o->resource_usage_file = path;
+        free(path);
     } else {
         o->resource_usage_file = own(c, o->resource_usage_file, &failed);
     }
