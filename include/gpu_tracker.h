@@ -113,9 +113,9 @@ typedef struct gt_options {
                                  (then the sampling thread's own CPU time and
                                  thread are left out of "main") */
     const char *resource_usage_file; /* backup of the results so far, rewritten
-                                 atomically when a peak changes (at most about
-                                 once a second; the means and time at least
-                                 every 10 s: docs/api.md) and deleted by a clean
+                                 atomically when a peak changes (at most every
+                                 5 s; the means and time at least every 30 s:
+                                 docs/api.md) and deleted by a clean
                                  gt_tracker_stop(); NULL (default): a
                                  ".gpu-tracker_<random UUID>.json" in the working
                                  directory; "": no backup file */
@@ -165,6 +165,15 @@ typedef struct gt_options {
      * GPU_TRACKER_RSMI_LIBRARY to these. */
     const char *nvml_library;
     const char *rsmi_library;
+    /* How many /proc files the tracker may keep open between samples, to
+     * re-read them without opening them again (about 4 per tracked
+     * process, 5 with the process series). Past it, files are opened and
+     * closed at each sample: slower, nothing is left out (a process's
+     * directory, one descriptor, is kept whatever the limit). 0 (default): a
+     * quarter of the RLIMIT_NOFILE soft limit at gt_tracker_new(), the rest
+     * being the program's; a program that does little else (as the
+     * gpu-tracker command) may give nearly all of its limit. */
+    int max_kept_files;
 } gt_options;
 
 #define GT_SERIES_PROCESS 1

@@ -552,7 +552,7 @@ static void test_tree_counters(void)
     fx_proc_write(root, &z);
 
     struct tree t;
-    CHECK(tree_init(&t, root, 100, 0) == 0);
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
     t.series = 1;
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);

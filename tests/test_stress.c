@@ -111,7 +111,7 @@ static void test_vanishing(void)
     mkdir(path, 0755);
 
     struct tree t;
-    CHECK(tree_init(&t, root, 100, 0) == 0);
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.main_alive && s.desc_rss_kb == 500 && s.desc_ticks == 7);
@@ -134,7 +134,7 @@ static void test_pid_reuse(void)
                         .private_kb = 500, .pss_kb = 500, .starttime = 6};
     fx_proc_write(root, &c);
     struct tree t;
-    CHECK(tree_init(&t, root, 100, 0) == 0);
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.desc_rss_kb == 500);
@@ -152,7 +152,7 @@ static void test_pid_reuse(void)
     CHECK(role_of(&t, 101) == 0);
     /* A first walk that meets the newcomer (attached late): not ours either. */
     struct tree t2;
-    CHECK(tree_init(&t2, root, 100, 0) == 0);
+    CHECK(tree_init(&t2, root, 100, 0, 0) == 0);
     CHECK(tree_walk(&t2, &s) == 0);
     CHECK(s.desc_rss_kb == 0 && role_of(&t2, 101) == 0);
     tree_free(&t2);

@@ -105,6 +105,11 @@ static void test_option_errors(void)
     o.n_expected_cores = -1;
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     test_options_init(&o);
+    o.max_kept_files = -1;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "invalid max_kept_files -1: give 0 (a quarter of the descriptor "
+                               "limit) or a number of files");
+    test_options_init(&o);
     o.gpu_brand = "intel";
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "unknown GPU brand 'intel'; valid brands: nvidia, amd");

@@ -2,6 +2,7 @@
 /* The tree walk and the aggregates on fixture /proc trees with known numbers:
  * sums, the shared-memory method, vanished processes, departures, reaped
  * children, a reaper's adopted orphans, pid reuse and the /proc scan. */
+#include <dirent.h>
 #include <math.h>
 
 #include "check.h"
@@ -38,7 +39,7 @@ static void test_walk_sums_and_departures(void)
     fx_proc_write(root, &g3);
 
     struct tree t;
-    CHECK(tree_init(&t, root, 100, 0) == 0);
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.main_alive == 1);
@@ -127,7 +128,7 @@ static void test_reaper_and_zombie(void)
     fx_proc_write(root, &orphan);
 
     struct tree t;
-    CHECK(tree_init(&t, root, 100, 50) == 0);
+    CHECK(tree_init(&t, root, 100, 50, 0) == 0);
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.main_ticks == 60);
@@ -175,7 +176,7 @@ static void test_scan_fallback_and_missing(void)
     fx_proc_write(root, &c);
     fx_proc_write(root, &other);
     struct tree t;
-    CHECK(tree_init(&t, root, 100, 0) == 0);
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(t.scan_fallback == 1);
@@ -183,8 +184,8 @@ static void test_scan_fallback_and_missing(void)
     tree_free(&t);
 
     /* A process that does not exist, and a procfs root that does not. */
-    CHECK(tree_init(&t, root, 4242, 0) < 0);
-    CHECK(tree_init(&t, "/nonexistent-proc-root", 100, 0) < 0);
+    CHECK(tree_init(&t, root, 4242, 0, 0) < 0);
+    CHECK(tree_init(&t, "/nonexistent-proc-root", 100, 0, 0) < 0);
     fx_rmroot(root);
 }
 
@@ -344,7 +345,7 @@ static void test_many_threads_and_children(void)
     }
 
     struct tree t;
-    CHECK(tree_init(&t, root, 100, 0) == 0);
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
     CHECK_MSG(s.children == NCHILDREN + 1, "%ld children seen of %d", s.children, NCHILDREN + 1);
@@ -352,6 +353,66 @@ static void test_many_threads_and_children(void)
     CHECK(s.main_threads == NTHREADS);
     CHECK(!t.scan_fallback); /* found through the children files, no /proc scan */
     tree_free(&t);
+    fx_rmroot(root);
+}
+
+/* Descriptors this process has open. */
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n - 1; /* the directory's own */
+}
+
+/* max_kept_files bounds what the walk keeps open, and past it every
+ * process is still read (through descriptors opened and closed at once);
+ * a process's directory is kept whatever the limit. */
+static void test_kept_files_bound(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    enum { NCHILDREN = 50, NPROCS = NCHILDREN + 1 };
+    char list[NCHILDREN * 8] = "";
+    size_t len = 0;
+    for (int i = 0; i < NCHILDREN; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%d ", 1000 + i);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5, .children = list};
+    fx_proc_write(root, &m);
+    for (int i = 0; i < NCHILDREN; i++) {
+        struct fx_proc c = {.pid = 1000 + i, .ppid = 100, .utime = 2, .rss_kb = 10,
+                            .anon_kb = 10, .private_kb = 10, .pss_kb = 10, .starttime = 7};
+        fx_proc_write(root, &c);
+    }
+    int before = open_fds();
+    /* Fewer than the directories; a few files past them; no limit. */
+    const int limits[] = {10, NPROCS + 20, 1 << 18};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
+        struct tree t;
+        CHECK(tree_init(&t, root, 100, 0, limits[k]) == 0);
+        /* Directories are kept whatever the limit, files while it lets. */
+        int most = limits[k] > NPROCS ? limits[k] : NPROCS;
+        struct tree_sample s;
+        for (int walk = 0; walk < 2; walk++) {
+            CHECK(tree_walk(&t, &s) == 0);
+            CHECK_MSG(s.children == NCHILDREN, "%ld children seen of %d", s.children, NCHILDREN);
+            CHECK(s.desc_rss_kb == NCHILDREN * 10);
+            CHECK(s.desc_ticks == NCHILDREN * 2);
+            CHECK(!t.fd_exhausted);
+            /* The procfs root and what the limit lets it keep. */
+            CHECK_MSG(open_fds() <= before + 1 + most, "limit %d: %d descriptors open, %d before",
+                      limits[k], open_fds(), before);
+        }
+        if (limits[k] == NPROCS + 20)
+            CHECK_MSG(open_fds() == before + 1 + NPROCS + 20, "%d open, %d before", open_fds(),
+                      before); /* every file it may keep, it keeps */
+        tree_free(&t);
+        CHECK(open_fds() == before);
+    }
     fx_rmroot(root);
 }
 
@@ -412,5 +473,6 @@ int main(void)
     test_usage_aggregates();
     test_usage_short_run();
     test_many_threads_and_children();
+    test_kept_files_bound();
     return check_exit("test_tree");
 }

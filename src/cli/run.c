@@ -148,12 +148,24 @@ static int reap_others(pid_t command, gt_tracker *tracker)
     }
 }
 
+/* Descriptors the command itself keeps back from the tracker's /proc
+ * files: its outputs, signalfd and pipes, the GPU libraries' device files. */
+#define CLI_RESERVED_FDS 256
+
 /* What both ways of running begin with: as many descriptors as we may
- * have (the old limit in *fd_limit, for the command), no tracker, no
- * result yet. */
-static void run_begin(struct rlimit *fd_limit, gt_tracker **t, struct run_result *r)
+ * have (the old limit in *fd_limit, for the command), nearly all of them
+ * the tracker's to keep /proc files open (the library's default is a
+ * quarter, for programs that have other uses for them; this one has
+ * none), no tracker, no result yet. */
+static void run_begin(struct rlimit *fd_limit, gt_options *opts, gt_tracker **t,
+                      struct run_result *r)
 {
     raise_fd_limit(fd_limit);
+    struct rlimit now;
+    if (opts->max_kept_files == 0 && getrlimit(RLIMIT_NOFILE, &now) == 0 &&
+        now.rlim_cur >= 2 * CLI_RESERVED_FDS)
+        opts->max_kept_files = now.rlim_cur - CLI_RESERVED_FDS > (1 << 20)
+                                   ? (1 << 20) : (int)(now.rlim_cur - CLI_RESERVED_FDS);
     memset(r, 0, sizeof *r);
     *t = NULL;
     r->exit_status = 1;
@@ -165,7 +177,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
                 char *err, size_t errcap)
 {
     struct rlimit fd_limit;
-    run_begin(&fd_limit, t, r);
+    run_begin(&fd_limit, opts, t, r);
     /* --sampled-only compares with a plain sampler: no subreaper. */
     if (!hooks->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
         snprintf(err, errcap, "cannot become a child subreaper: %s", strerror(errno));
@@ -292,7 +304,7 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
                  char *err, size_t errcap)
 {
     struct rlimit fd_limit;
-    run_begin(&fd_limit, t, r);
+    run_begin(&fd_limit, opts, t, r);
     if (pid == getpid()) {
         snprintf(err, errcap, "--pid %d is gpu-tracker itself: it would wait for its own end; "
                  "give the PID of another process", (int)pid);

@@ -16,7 +16,7 @@
 
 /* The size of the first versioned struct (0.2): a smaller struct_size is
  * not one gt_options_init_size() wrote. */
-#define OPTIONS_SIZE_MIN (offsetof(gt_options, rsmi_library) + sizeof(const char *))
+#define OPTIONS_SIZE_MIN (offsetof(gt_options, max_kept_files) + sizeof(int))
 
 static void defaults(gt_options *o)
 {
@@ -110,6 +110,10 @@ gt_status gt_options_validate(const gt_options *user)
                        o->gpu_brand);
     if (o->process_id < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid process ID %d", (int)o->process_id);
+    if (o->max_kept_files < 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid max_kept_files %d: give 0 (a quarter of the descriptor limit) "
+                       "or a number of files", o->max_kept_files);
     if (!(o->stop_timeout > 0 && o->stop_timeout <= GT_STOP_TIMEOUT_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid stop timeout %g: it must be more than 0 and at most %g seconds",

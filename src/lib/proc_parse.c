@@ -92,7 +92,8 @@ struct kv_slot {
 static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n)
 {
     const char *p = buf, *end = buf + len;
-    while (p < end) {
+    size_t left = n; /* a key's first line counts: the rest need not be read */
+    while (p < end && left > 0) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
             eol = end;
@@ -107,6 +108,7 @@ static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n
                 if (read_u64(&c, slots[i].value) < 0)
                     return -1;
                 slots[i].found = 1;
+                left--;
                 break;
             }
         }

@@ -93,7 +93,13 @@ int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h)
     h->fd_budget = fd_budget;
     h->stat_fd = h->status_fd = h->task_fd = h->children_fd = h->io_fd = -1;
     h->dirfd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    return h->dirfd < 0 ? -1 : 0;
+    if (h->dirfd < 0)
+        return -1;
+    /* The directory is kept whatever the budget (it is the process's
+     * identity) but counted in it, so that the budget bounds them all. */
+    if (fd_budget)
+        (*fd_budget)--;
+    return 0;
 }
 
 /* Closes a kept descriptor and gives it back to the budget. */
@@ -107,15 +113,25 @@ static void close_kept(struct proc_handle *h, int *fd)
         (*h->fd_budget)++;
 }
 
+int procfs_release_files(struct proc_handle *h)
+{
+    int *fds[] = {&h->stat_fd, &h->status_fd, &h->task_fd, &h->children_fd, &h->io_fd};
+    int n = 0;
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+        n += *fds[i] >= 0;
+        close_kept(h, fds[i]);
+    }
+    return n;
+}
+
 void procfs_close(struct proc_handle *h)
 {
-    close_kept(h, &h->stat_fd);
-    close_kept(h, &h->status_fd);
-    close_kept(h, &h->task_fd);
-    close_kept(h, &h->children_fd);
-    close_kept(h, &h->io_fd);
-    if (h->dirfd >= 0)
+    procfs_release_files(h);
+    if (h->dirfd >= 0) {
         close(h->dirfd);
+        if (h->fd_budget)
+            (*h->fd_budget)++;
+    }
     h->dirfd = -1;
 }
 

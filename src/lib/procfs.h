@@ -40,9 +40,14 @@ struct proc_handle {
     int io_fd;       /* io (read only for the series) */
 };
 
+/* Closes h's kept files (not its directory), giving them back to the
+ * budget; later reads open them again. Returns how many it closed. */
+int procfs_release_files(struct proc_handle *h);
+
 /* Opens /proc/<pid> under the procfs root directory fd. Files are then kept
  * open for re-reading while *fd_budget (shared by all handles; NULL for no
- * limit) is positive; past it they are opened for each read. */
+ * limit) is positive; past it they are opened for each read. The directory
+ * itself is always kept, and counted (the budget may go below zero). */
 int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h);
 void procfs_close(struct proc_handle *h);
 

@@ -145,7 +145,7 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
                        what, e == EINVAL ? "malformed contents" : strerror(e));
     }
     r->ncpu = cpu.ncpu;
-    if (tree_init(&r->tree, root, cfg->pid, cfg->reaper_pid) < 0) {
+    if (tree_init(&r->tree, root, cfg->pid, cfg->reaper_pid, cfg->max_kept_files) < 0) {
         int e = errno;
         sample_reader_close(r);
         if (e == ENOENT || e == ESRCH)

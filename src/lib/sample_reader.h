@@ -25,6 +25,7 @@ struct sample_reader_config {
     const char *proc_root, *sys_root;
     pid_t pid;                /* the main process */
     pid_t reaper_pid;         /* see gt_options */
+    int max_kept_files;       /* see gt_options; 0: a quarter of the limit */
     int self;                 /* pid is the calling process */
     int series;               /* GT_SERIES_* bits: what else to read */
     int sampled_only;

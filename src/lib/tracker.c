@@ -119,6 +119,7 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
         .sys_root = t->cfg.sys_root,
         .pid = t->pid,
         .reaper_pid = opts->reaper_pid,
+        .max_kept_files = opts->max_kept_files,
         .self = t->pid == t->owner,
         .series = t->cfg.o.series,
         .sampled_only = t->cfg.sampled_only,

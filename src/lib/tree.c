@@ -46,7 +46,8 @@ struct tracked_proc {
     struct proc_io io;               /* the latest we could read */
 };
 
-int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid)
+int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid,
+              int max_kept_files)
 {
     memset(t, 0, sizeof *t);
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
@@ -56,11 +57,13 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
     t->root_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (t->root_fd < 0)
         return -1;
-    /* Keep at most a quarter of our descriptor limit open for re-reading:
-     * the rest belongs to the program we may be linked into. */
+    /* By default keep at most a quarter of our descriptor limit open for
+     * re-reading: the rest belongs to the program we may be linked into. */
     struct rlimit rl;
     rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
-    t->fd_budget = limit == RLIM_INFINITY || limit > (1u << 20) ? (1 << 18) : (int)(limit / 4);
+    t->fd_budget = max_kept_files > 0 ? max_kept_files
+                   : limit == RLIM_INFINITY || limit > (1u << 20) ? (1 << 18)
+                   : (int)(limit / 4);
     t->bufcap = SCRATCH_BYTES;
     t->buf = malloc(t->bufcap);
     if (!t->buf) {
@@ -189,6 +192,19 @@ static void note_unreadable(struct tree *t, pid_t pid, const char *file)
         snprintf(t->unreadable, sizeof t->unreadable, "%d/%s", (int)pid, file);
 }
 
+/* Makes room in the descriptor budget for a new process's directory,
+ * which is kept whatever the budget (it is the process's identity): the
+ * files other processes keep are given back, round-robin, so that the
+ * budget bounds directories and files together while it can. */
+static void make_room(struct tree *t)
+{
+    for (size_t tried = 0; t->fd_budget <= 0 && tried < t->nprocs; tried++) {
+        if (t->release_next >= t->nprocs)
+            t->release_next = 0;
+        procfs_release_files(&t->procs[t->release_next++].h);
+    }
+}
+
 /* Reads a newly found process: opens it and takes its identity. */
 static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
 {
@@ -208,6 +224,7 @@ static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->role = role;
+    make_room(t);
     if (procfs_open(t->root_fd, pid, &t->fd_budget, &p->h) < 0)
         return NULL;
     if (procfs_read_stat(&p->h, t->buf, t->bufcap, &p->st) < 0) {

@@ -39,6 +39,7 @@ struct tree {
     int scan_fallback;    /* no children files: scan /proc */
     int main_gone;        /* main has exited (or its pid was reused) */
     int fd_budget;        /* descriptors we may still keep open */
+    size_t release_next;  /* whose kept files make room next (make_room) */
     int fd_exhausted;     /* a process could not be opened: no descriptor left */
     unsigned long long departed_main_ticks, departed_desc_ticks;
     /* A file of a tracked process could not be read for lack of permission
@@ -55,9 +56,12 @@ struct tree {
     unsigned long long sampled_main_ticks, sampled_desc_ticks;
 };
 
-/* Opens the procfs root and checks that main exists. Returns 0, or -1 with
- * errno (ENOENT: no such process; others: the root cannot be opened). */
-int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid);
+/* Opens the procfs root and checks that main exists; at most
+ * max_kept_files descriptors are kept open between walks (0: a quarter of
+ * the RLIMIT_NOFILE soft limit). Returns 0, or -1 with errno (ENOENT: no
+ * such process; others: the root cannot be opened). */
+int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid,
+              int max_kept_files);
 void tree_free(struct tree *t);
 
 /* Where each pid stood in the tree at the last walk that succeeded (every
