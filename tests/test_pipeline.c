@@ -297,7 +297,17 @@ static void test_backup_policy(void)
     b.measurement.samples = 11;
     b.measurement.lateness_max_ms = 2;
     b.gpu_details.energy_joules = 7;
+    /* So do the machine's RAM and CPU, with every other program. */
+    b.max_ram.system = 9.5;
+    b.cpu_utilization.system.max_sum_percent = 180;
+    b.cpu_utilization.system.max_hardware_percent = 90;
     CHECK(backup_same_figures(&a, &b));
+    /* The GPUs' are the job's: a new GPU peak is rewritten. */
+    b.gpu_utilization.gpu_percentages.max_hardware_percent = 70;
+    CHECK(!backup_same_figures(&a, &b));
+    b = a;
+    b.max_gpu_ram.system = 3;
+    CHECK(!backup_same_figures(&a, &b));
     /* A peak, a thread count, a reason: rewrite. */
     b.max_ram.main.total_rss = 1.6;
     CHECK(!backup_same_figures(&a, &b));
@@ -312,7 +322,8 @@ static void test_backup_policy(void)
     CHECK(!backup_same_figures(&a, &b));
 
     /* The sink: written at the first look, then only when a figure changed
-     * or BACKUP_REFRESH_PERIOD passed; looks come about once a second. */
+     * (BACKUP_MIN_GAP after the last write at the soonest) or
+     * BACKUP_REFRESH_PERIOD passed; looks come about once a second. */
     struct warner w;
     warner_init(&w, on_warning, NULL, 0);
     char dir[] = "/tmp/gt-backup-XXXXXX";
@@ -333,15 +344,24 @@ static void test_backup_policy(void)
     s->ops->summary(s, &b, 101.0); /* nothing new: not written */
     CHECK(access(path, F_OK) != 0 && bs.last_write == 100.0);
     b.max_ram.main.total_rss = 2.0;
-    s->ops->summary(s, &b, 102.0); /* a new peak: written, by the writer thread */
+    s->ops->summary(s, &b, 102.0); /* after the baseline's write: at once, by the writer thread */
     CHECK(bs.writer != NULL && backup_sink_flush(&bs));
     CHECK(access(path, F_OK) == 0 && bs.last_write == 102.0);
     unlink(path);
-    s->ops->summary(s, &b, 102.0 + BACKUP_REFRESH_PERIOD); /* stale: refreshed */
+    b.max_ram.main.total_rss = 2.5;
+    s->ops->summary(s, &b, 103.0); /* a new peak, too soon after the last write */
+    CHECK(access(path, F_OK) != 0 && bs.last_write == 102.0);
+    s->ops->summary(s, &b, 102.0 + BACKUP_MIN_GAP); /* written now */
+    CHECK(backup_sink_flush(&bs));
+    CHECK(access(path, F_OK) == 0 && bs.last_write == 102.0 + BACKUP_MIN_GAP);
+    unlink(path);
+    s->ops->summary(s, &b, 102.0 + BACKUP_MIN_GAP + 1); /* nothing new */
+    CHECK(access(path, F_OK) != 0);
+    s->ops->summary(s, &b, 102.0 + BACKUP_MIN_GAP + BACKUP_REFRESH_PERIOD); /* stale: refreshed */
     CHECK(backup_sink_flush(&bs));
     CHECK(access(path, F_OK) == 0);
     gt_resource_usage back;
-    CHECK_MSG(gt_usage_read_file(path, &back) == GT_OK && back.max_ram.main.total_rss == 2.0,
+    CHECK_MSG(gt_usage_read_file(path, &back) == GT_OK && back.max_ram.main.total_rss == 2.5,
               "%s", gt_last_error());
     backup_sink_finish(&bs);
     CHECK(access(path, F_OK) != 0);
@@ -350,6 +370,29 @@ static void test_backup_policy(void)
     CHECK(access(path, F_OK) != 0);
     backup_sink_destroy_lock(&bs);
     backup_sink_forget(&bs);
+
+    /* A writer still writing when finish() stops waiting (a hung
+     * filesystem; here a wait of 1 ns) is left to end by itself: the file
+     * it writes is removed all the same, and it frees what it holds (ASan
+     * checks). Which side wins is up to the scheduler, so several tries:
+     * the orphaned one leaves the sink's own file closed. */
+    int orphaned = 0;
+    for (int tries = 0; tries < 200 && !orphaned; tries++) {
+        CHECK(backup_sink_init(&bs, path, 1.0, 1e-9, &w) == GT_OK);
+        s->ops->summary(s, &a, 100.0); /* the first write: ours */
+        b = a;
+        b.max_ram.main.total_rss = 3.0 + tries;
+        s->ops->summary(s, &b, 100.0 + BACKUP_MIN_GAP); /* the writer's */
+        backup_sink_finish(&bs);
+        orphaned = bs.target.dirfd < 0;
+        backup_sink_destroy_lock(&bs);
+        backup_sink_forget(&bs);
+        /* Gone once the writer is done: waited for, not timed. */
+        for (int i = 0; i < 30000 && access(path, F_OK) == 0; i++)
+            usleep(1000);
+        CHECK_MSG(access(path, F_OK) != 0, "try %d: the backup file outlived a clean stop", tries);
+    }
+    CHECK_MSG(orphaned, "no try left the writer behind: the orphan path was not exercised");
 
     /* A backup whose directory is not there: the first look says why,
      * once, and later samples stop looking (no summary filled for it). */

@@ -27,18 +27,24 @@ struct backup_writer {
 };
 
 /* The figures that change with every sample even when nothing new happened
- * (the means, the elapsed time, cumulative energy, the counts) set to zero:
- * what is left changes only when a peak, a count or a reason does. */
+ * (the means, the elapsed time, cumulative energy, the counts) set to zero,
+ * and with them the machine's RAM in use and CPU percentages: every other
+ * program on the machine moves those, so an idle job would rewrite the file
+ * at every look for figures that are not the job's. (The GPUs' figures
+ * stay: on the GPUs a job is given they are the job's.) What is left
+ * changes only when one of the job's peaks, counts or reasons does. */
 static void normalise(gt_resource_usage *u)
 {
-    gt_pu_percentages *means[] = {&u->cpu_utilization.system, &u->cpu_utilization.main,
-                                  &u->cpu_utilization.descendants, &u->cpu_utilization.combined,
+    gt_pu_percentages *means[] = {&u->cpu_utilization.main, &u->cpu_utilization.descendants,
+                                  &u->cpu_utilization.combined,
                                   &u->gpu_utilization.gpu_percentages, &u->gpu_details.main,
                                   &u->gpu_details.descendants, &u->gpu_details.combined};
     for (size_t i = 0; i < sizeof means / sizeof means[0]; i++) {
         means[i]->mean_sum_percent = 0;
         means[i]->mean_hardware_percent = 0;
     }
+    memset(&u->cpu_utilization.system, 0, sizeof u->cpu_utilization.system);
+    u->max_ram.system = 0;
     u->compute_time.time = 0;
     u->gpu_details.energy_joules = 0;
     u->measurement.samples = 0;
@@ -158,8 +164,17 @@ static void *writer_main(void *arg)
     pthread_cond_broadcast(&w->idle);
     int orphaned = w->orphaned;
     pthread_mutex_unlock(&w->lock);
-    if (orphaned)
-        writer_free(w, 1); /* the tracker let go of us: all of it is ours */
+    if (orphaned) {
+        /* The tracker let go of us: all of it is ours. A write that ended
+         * before writer_stop() set off has not removed the file; a clean
+         * stop's file goes now (off was set before orphaned, under w->lock,
+         * which we have held since). */
+        pthread_mutex_lock(&w->own->lock);
+        if (w->own->off)
+            output_target_remove(&w->own->target);
+        pthread_mutex_unlock(&w->own->lock);
+        writer_free(w, 1);
+    }
     return NULL;
 }
 
@@ -205,8 +220,13 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
     if (!b->path || off)
         return;
     b->last_look = now;
-    if (b->written && now - b->last_write < BACKUP_REFRESH_PERIOD &&
-        backup_same_figures(u, &b->last))
+    /* A new figure waits out BACKUP_MIN_GAP since the last write (a job
+     * whose peak grows every second would otherwise pay a file a second);
+     * the comparison is with what the file has, so it is written then. The
+     * first write holds only the baseline (no CPU figures yet): the first
+     * sample's replaces it at once. */
+    if (b->written && now - b->last_write < (backup_same_figures(u, &b->last) ? BACKUP_REFRESH_PERIOD
+                                             : b->written == 1 ? 0 : BACKUP_MIN_GAP))
         return;
     if (b->written && !b->writer && b->target.dirfd >= 0)
         b->writer = writer_start(b);
@@ -225,7 +245,7 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
             warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s", why);
     }
     b->last = *u;
-    b->written = 1;
+    b->written++;
     b->last_write = now;
 }
 

@@ -9,11 +9,14 @@
  *    decides, and posts the newest summary (a newer one replaces a post the
  *    writer has not taken yet);
  *  - after that it is looked at about once a second: it is rewritten when a
- *    figure a reader would act on changed (a peak, a thread count, a GPU
- *    reason: everything but the running means, the elapsed time and the
- *    sample counts), and otherwise at most every BACKUP_REFRESH_PERIOD so
- *    that those stay roughly current. A job whose peaks have settled costs
- *    one comparison a second, not a file;
+ *    figure a reader would act on changed, once BACKUP_MIN_GAP has passed
+ *    since the last write (not after the first, the baseline's) (a write costs about as much as a sample: a job
+ *    whose peak grows every second should not pay one a second) (a peak, a thread count, a GPU
+ *    reason of the job: not the running means, the elapsed time, the
+ *    sample counts, nor the machine's RAM in use and CPU percentages,
+ *    which every other program moves), and otherwise at most every
+ *    BACKUP_REFRESH_PERIOD so that those stay roughly current. A job whose
+ *    peaks have settled costs one comparison a second, not a file;
  *  - it is fsynced at the first write and then at most every
  *    BACKUP_FSYNC_PERIOD: a killed process leaves the page cache behind,
  *    only a machine crash needs the file on disk, and an fsync cost more
@@ -30,7 +33,8 @@
 #include "warn.h"
 
 #define BACKUP_PERIOD 1.0          /* seconds between looks */
-#define BACKUP_REFRESH_PERIOD 10.0 /* at most this stale in means and time */
+#define BACKUP_MIN_GAP 5.0         /* at most this stale in peaks */
+#define BACKUP_REFRESH_PERIOD 30.0 /* at most this stale in means and time */
 #define BACKUP_FSYNC_PERIOD 30.0
 
 struct backup_writer;
@@ -43,7 +47,7 @@ struct backup_sink {
     double interval;          /* the tracker's sleep time */
     double wait_limit;        /* seconds finish() waits for a write under way */
     double last_look, last_write, last_fsync; /* monotonic; 0: never */
-    int written;              /* last holds what the file has */
+    int written;              /* writes so far; last holds what the file has */
     gt_resource_usage last;   /* normalised (see backup_sink.c) */
     struct warner *warner;
     pthread_mutex_t lock;     /* guards off: stop() may come mid-write */
@@ -80,8 +84,8 @@ void backup_sink_forget(struct backup_sink *b);
 void backup_sink_destroy_lock(struct backup_sink *b);
 
 /* 1 when the summary of usage a and b would not call for a rewrite: they
- * differ at most in the running means, the elapsed time, energy and the
- * sample counts. */
+ * differ at most in the running means, the elapsed time, energy, the
+ * sample counts, the machine's RAM in use and its CPU percentages. */
 int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b);
 
 #endif
