@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,7 +35,26 @@
 
 static char out_json[] = "/tmp/gt-bench-XXXXXX";
 
-/* A tree: one root that forks n-1 idle children; returns the root's pid. */
+/* The idle tree's root (gt-bench --idle-root N FD): forks n-1 idle
+ * children, says so on FD, and pauses. */
+static void idle_root(int n, int ready_fd)
+{
+    for (int i = 1; i < n; i++)
+        if (fork() == 0) {
+            for (;;)
+                pause();
+        }
+    if (write(ready_fd, "x", 1) != 1)
+        _exit(1);
+    for (;;)
+        pause();
+}
+
+/* A tree: one root that forks n-1 idle children; returns the root's pid.
+ * The root is gt-bench executed afresh, so that its memory is shared with
+ * nothing the bench goes on writing: a forked copy's private/shared split
+ * drifts as the bench breaks copy-on-write, and an idle tree's figures
+ * should not move. */
 static pid_t idle_tree(int n)
 {
     int ready[2];
@@ -44,15 +64,11 @@ static pid_t idle_tree(int n)
     if (root == 0) {
         setpgid(0, 0); /* one group, so that the bench can kill it whole */
         close(ready[0]);
-        for (int i = 1; i < n; i++)
-            if (fork() == 0) {
-                for (;;)
-                    pause();
-            }
-        if (write(ready[1], "x", 1) != 1)
-            _exit(1);
-        for (;;)
-            pause();
+        char ns[16], fd[16];
+        snprintf(ns, sizeof ns, "%d", n);
+        snprintf(fd, sizeof fd, "%d", ready[1]);
+        execl("/proc/self/exe", "gt-bench", "--idle-root", ns, fd, (char *)NULL);
+        _exit(127);
     }
     close(ready[1]);
     char c;
@@ -143,7 +159,11 @@ static void end_run(pid_t g, pid_t root, struct run *r)
     struct rusage ru;
     wait4(g, &status, 0, &ru);
     kill(-root, SIGKILL);
-    waitpid(root, NULL, 0);
+    /* The bench is the tree's subreaper (main): wait for every process of
+     * it to be gone, so that the teardown of 5000 processes does not run
+     * into the next measurement. */
+    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+        ;
     r->cpu = cpu_of(&ru);
     r->maxrss_kib = ru.ru_maxrss;
 }
@@ -357,7 +377,8 @@ static double warm_of(double interval)
     return (interval >= 1 ? 1 : 1 + interval) + interval / 2;
 }
 
-static void overhead(const char *gt, int quick)
+/* sizes: the tree sizes to measure (nsizes of them). */
+static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
 {
     printf("Overhead: gpu-tracker --pid on N idle processes. A sample's cost is the CPU\n"
            "all its threads use in a window of whole samples once it runs steadily (the\n"
@@ -370,9 +391,8 @@ static void overhead(const char *gt, int quick)
            "samples", "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg",
            "late max", "skipped", "floor us", "x floor");
     const double intervals[] = {1, 0.1, 0.01};
-    const int sizes[] = {1, 10, 100, 1000, 5000};
     for (size_t i = 0; i < 3; i++)
-        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        for (size_t k = 0; k < nsizes; k++) {
             double iv = intervals[i], win = window_of(iv, quick), warm = warm_of(iv);
             struct run a = attach_run(gt, sizes[k], iv, warm, win, 0);
             double per = per_sample(&a, iv, win);
@@ -508,17 +528,41 @@ static void accuracy(const char *gt, const char *wl)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "--idle-root")) {
+        idle_root(atoi(argv[2]), atoi(argv[3]));
+        return 1;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]]\n");
         return 2;
     }
+    /* overhead N...: only those tree sizes (to look at one closely). */
+    int sizes[16] = {1, 10, 100, 1000, 5000};
+    size_t nsizes = 5;
+    if (argc > 4 && !strcmp(argv[3], "overhead")) {
+        nsizes = 0;
+        for (int i = 4; i < argc; i++) {
+            char *end;
+            long n = strtol(argv[i], &end, 10);
+            if (*end || n < 1 || n > 20000 || nsizes == sizeof sizes / sizeof sizes[0]) {
+                fprintf(stderr, "gt-bench: tree size '%s': give 1 to 20000 processes, at most "
+                                "16 sizes\n", argv[i]);
+                return 2;
+            }
+            sizes[nsizes++] = (int)n;
+        }
+    }
+    /* Orphans of the killed trees come to us, to be waited for (end_run). */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+        fprintf(stderr, "gt-bench: cannot become a subreaper: %s; runs may overlap the last "
+                        "tree's teardown\n", strerror(errno));
     int fd = mkstemp(out_json);
     if (fd < 0)
         return 1;
     close(fd);
     int quick = argc > 3 && !strcmp(argv[3], "quick");
     int only_overhead = argc > 3 && !strcmp(argv[3], "overhead");
-    overhead(argv[1], quick);
+    overhead(argv[1], quick, sizes, nsizes);
     if (!only_overhead) {
         series_cost(argv[1]);
         accuracy(argv[1], argv[2]);
