@@ -3,11 +3,14 @@
  * sums, the shared-memory method, vanished processes, departures, reaped
  * children, a reaper's adopted orphans, pid reuse and the /proc scan. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 
 #include "check.h"
 #include "fixture.h"
+#include "internal.h"
 #include "pid_index.h"
+#include "procfs.h"
 #include "tree.h"
 #include "usage.h"
 
@@ -416,6 +419,41 @@ static void test_kept_files_bound(void)
     fx_rmroot(root);
 }
 
+/* A file that does not parse fails with ERR_MALFORMED, which callers can
+ * tell from a kernel EINVAL, and which the public boundary reports as
+ * GT_ERR_PARSE; a missing one keeps the kernel's errno. */
+static void test_malformed_is_not_einval(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = main_proc();
+    fx_proc_write(root, &m);
+    fx_write(root, "100/status", "Name:\tx\nThreads:\tmany\n");
+    fx_write(root, "100/stat", "100 (x) R");
+    int rootfd = open(root, O_RDONLY | O_DIRECTORY);
+    struct proc_handle h;
+    CHECK(procfs_open(rootfd, 100, NULL, &h) == 0);
+    char buf[4096];
+    struct proc_status st;
+    errno = 0;
+    CHECK(procfs_read_status(&h, buf, sizeof buf, &st) < 0 && errno == ERR_MALFORMED);
+    struct proc_stat ps;
+    errno = 0;
+    CHECK(procfs_read_stat(&h, buf, sizeof buf, &ps) < 0 && errno == ERR_MALFORMED);
+    CHECK(ERR_MALFORMED != EINVAL);
+    CHECK_STR(gt_errno_text(ERR_MALFORMED), "malformed contents");
+    CHECK(gt_status_of_errno(ERR_MALFORMED) == GT_ERR_PARSE);
+    CHECK(gt_status_of_errno(EINVAL) == GT_ERR_IO);
+    CHECK(gt_status_of_errno(ENOMEM) == GT_ERR_NO_MEMORY);
+    CHECK(gt_status_of_errno(ESRCH) == GT_ERR_NO_PROCESS);
+    procfs_close(&h);
+    fx_proc_remove(root, 100);
+    errno = 0;
+    CHECK(procfs_open(rootfd, 100, NULL, &h) < 0 && errno == ENOENT);
+    close(rootfd);
+    fx_rmroot(root);
+}
+
 /* The PID index against a plain array, over a long run of churn: PIDs
  * that collide in the table (multiples of its size), removals in the
  * middle of probe runs, reinsertion, growth. After every step each PID's
@@ -474,5 +512,6 @@ int main(void)
     test_usage_short_run();
     test_many_threads_and_children();
     test_kept_files_bound();
+    test_malformed_is_not_einval();
     return check_exit("test_tree");
 }

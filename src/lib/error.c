@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[512];
 
@@ -19,6 +20,21 @@ const char *gt_strerror(gt_status status)
     case GT_ERR_SYSTEM: return "system call failed";
     }
     return "unknown status";
+}
+
+const char *gt_errno_text(int e)
+{
+    return e == ERR_MALFORMED ? "malformed contents" : strerror(e);
+}
+
+gt_status gt_status_of_errno(int e)
+{
+    switch (e) {
+    case ERR_MALFORMED: return GT_ERR_PARSE;
+    case ENOMEM: return GT_ERR_NO_MEMORY;
+    case ESRCH: return GT_ERR_NO_PROCESS;
+    default: return GT_ERR_IO;
+    }
 }
 
 const char *gt_last_error(void) { return last_error; }

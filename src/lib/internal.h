@@ -10,6 +10,30 @@
 #define GT_PRINTF(a, b)
 #endif
 
+/* The library's error convention.
+ *
+ * Inside, a function that fails returns -1 (or NULL) with errno set, and
+ * lets its caller decide what it means; only the function that answers the
+ * public API turns it into a gt_status and a message, with gt_fail() (or
+ * gt_fail_errno() for an errno). Modules that collect a message as they go
+ * (json_reader, a backend's reason) keep it in their own struct and hand it
+ * to gt_fail() at that boundary.
+ *
+ * A file whose contents do not parse sets errno to ERR_MALFORMED, never
+ * EINVAL: a caller must be able to tell "the kernel refused" from "the text
+ * was not what we expected" (the first may be retried or reported as I/O,
+ * the second is GT_ERR_PARSE). No read of /proc or /sys returns EBADMSG. */
+#include <errno.h>
+#define ERR_MALFORMED EBADMSG
+
+/* What errno e means to a reader: strerror(e), or "malformed contents" for
+ * ERR_MALFORMED. */
+const char *gt_errno_text(int e);
+
+/* The gt_status an errno stands for: GT_ERR_PARSE (ERR_MALFORMED),
+ * GT_ERR_NO_MEMORY (ENOMEM), GT_ERR_NO_PROCESS (ESRCH), else GT_ERR_IO. */
+gt_status gt_status_of_errno(int e);
+
 /* Records a one-line message for gt_last_error() and returns status, so that
  * a failing path reads `return gt_fail(GT_ERR_IO, "cannot read %s", p);`. */
 gt_status gt_fail(gt_status status, const char *fmt, ...) GT_PRINTF(2, 3);

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "procfs.h"
 
+#include "internal.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -171,7 +173,7 @@ int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_s
     if (read_kept(h, h->dirfd, &h->stat_fd, "stat", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_stat(buf, len, out) < 0) {
-        errno = EINVAL;
+        errno = ERR_MALFORMED;
         return -1;
     }
     return 0;
@@ -183,7 +185,7 @@ int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc
     if (read_kept(h, h->dirfd, &h->status_fd, "status", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_status(buf, len, out) < 0) {
-        errno = EINVAL;
+        errno = ERR_MALFORMED;
         return -1;
     }
     return 0;
@@ -195,7 +197,7 @@ int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io 
     if (read_kept(h, h->dirfd, &h->io_fd, "io", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_io(buf, len, out) < 0) {
-        errno = EINVAL;
+        errno = ERR_MALFORMED;
         return -1;
     }
     return 0;
@@ -208,7 +210,7 @@ int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc
     if (procfs_read_at(h->dirfd, "smaps_rollup", buf, cap, &len) < 0)
         return -1;
     if (proc_parse_smaps_rollup(buf, len, out) < 0) {
-        errno = EINVAL;
+        errno = ERR_MALFORMED;
         return -1;
     }
     return 0;
@@ -236,7 +238,7 @@ static int push_pid_text(const char *buf, size_t len, pid_t **list, size_t *n, s
 {
     size_t count;
     if (proc_parse_pid_list(buf, len, *list ? *list + *n : NULL, *cap - *n, &count) < 0) {
-        errno = EINVAL;
+        errno = ERR_MALFORMED;
         return -1;
     }
     if (count > *cap - *n) {

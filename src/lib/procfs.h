@@ -52,7 +52,7 @@ int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h);
 void procfs_close(struct proc_handle *h);
 
 /* Reads and parses stat / status / smaps_rollup. A malformed file fails
- * with EINVAL. buf is scratch space of cap bytes. */
+ * with ERR_MALFORMED (internal.h). buf is scratch space of cap bytes. */
 int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out);
 int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out);
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out);

@@ -141,8 +141,8 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
     if (system_open(&r->sys, root, &cpu, &mem, &what) < 0) {
         int e = errno;
         sample_reader_close(r);
-        return gt_fail(e == EINVAL ? GT_ERR_PARSE : GT_ERR_IO, "cannot read %s/%s: %s", root,
-                       what, e == EINVAL ? "malformed contents" : strerror(e));
+        return gt_fail(gt_status_of_errno(e) == GT_ERR_PARSE ? GT_ERR_PARSE : GT_ERR_IO,
+                       "cannot read %s/%s: %s", root, what, gt_errno_text(e));
     }
     r->ncpu = cpu.ncpu;
     if (tree_init(&r->tree, root, cfg->pid, cfg->reaper_pid, cfg->max_kept_files) < 0) {
@@ -216,7 +216,7 @@ void sample_read(struct sample_reader *r, long slot, struct sample *s)
     if (!s->sys_ok)
         warn_once(r->warner, WARN_SYSTEM_UNREADABLE,
                   "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
-                  "fails", root, what, errno == EINVAL ? "malformed contents" : strerror(errno));
+                  "fails", root, what, gt_errno_text(errno));
     s->tree_ok = tree_walk(&r->tree, &s->tree) == 0;
     if (!s->tree_ok)
         warn_once(r->warner, WARN_TREE_WALK, "cannot walk the process tree of PID %d: %s",

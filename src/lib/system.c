@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "system.h"
 
+#include "internal.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,14 +66,14 @@ int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *me
     if (procfs_pread_grow(r->stat_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
         return -1;
     if (proc_parse_cpu_stat(r->buf, len, cpu) < 0) {
-        errno = EINVAL;
+        errno = ERR_MALFORMED;
         return -1;
     }
     *what = "meminfo";
     if (procfs_pread_grow(r->meminfo_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
         return -1;
     if (proc_parse_meminfo(r->buf, len, mem) < 0) {
-        errno = EINVAL;
+        errno = ERR_MALFORMED;
         return -1;
     }
     return 0;

@@ -17,7 +17,7 @@ int system_open(struct system_reader *r, const char *proc_root, struct sys_cpu *
                 struct meminfo *mem, const char **what);
 void system_close(struct system_reader *r);
 
-/* Re-reads both files. -1 with errno (EINVAL: malformed) and *what set. */
+/* Re-reads both files. -1 with errno (ERR_MALFORMED: malformed, see internal.h) and *what set. */
 int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
                 const char **what);
 

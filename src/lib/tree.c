@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "tree.h"
 
+#include "internal.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -276,8 +278,8 @@ static int read_io(struct tree *t, struct tracked_proc *p)
     if (procfs_read_io(&p->h, t->buf, t->bufcap, &io) == 0) {
         p->io = io;
         p->io_state = 1;
-    } else if (errno == EACCES || errno == EPERM || errno == EINVAL) {
-        if (errno != EINVAL)
+    } else if (errno == EACCES || errno == EPERM || errno == ERR_MALFORMED) {
+        if (errno != ERR_MALFORMED)
             note_unreadable(t, p->pid, "io");
         p->io_state = -1; /* another user's process: its bytes are not ours to see */
     } else if (errno != ENOENT) {
@@ -304,7 +306,7 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
             memset(&p->status, 0, sizeof p->status);
             return 0;
         }
-        return errno == EINVAL ? 0 : -1;
+        return errno == ERR_MALFORMED ? 0 : -1;
     }
     if (p->first_hwm_kb == (unsigned long long)-1)
         p->first_hwm_kb = p->status.vm_hwm_kb;
@@ -316,7 +318,7 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
             p->samples_since_rollup = 0;
             if (r.rss_kb > p->rollup_peak_kb)
                 p->rollup_peak_kb = r.rss_kb;
-        } else if (errno == ENOENT || errno == EACCES || errno == EPERM || errno == EINVAL) {
+        } else if (errno == ENOENT || errno == EACCES || errno == EPERM || errno == ERR_MALFORMED) {
             if (faccessat(p->h.dirfd, "stat", R_OK, 0) < 0)
                 return -1; /* not unreadable: gone */
             /* smaps_rollup is mode 0444 but needs ptrace access: another
