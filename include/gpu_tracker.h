@@ -582,6 +582,12 @@ GT_API gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out);
  * added. n >= 1. */
 GT_API void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out);
 
+/* resource_tracker's stats() dictionary of s as JSON text
+ * ({"process_cpu_usage": {"mean": .., "max": ..}, ..., "timestamp":
+ * {"duration": ..}}), numbers as Python prints floats, laid out as
+ * gt_usage_to_json's. Caller frees; NULL when out of memory. */
+GT_API char *gt_stats_to_json(const gt_stats *s);
+
 /* What to ask for next time (resource_tracker's recommend_resources). */
 typedef struct gt_recommendation {
     int cpu;        /* vCPUs: mean CPU usage rounded half to even, at least 1 */
@@ -591,6 +597,13 @@ typedef struct gt_recommendation {
 } gt_recommendation;
 
 GT_API void gt_recommend(const gt_stats *stats, gt_recommendation *out);
+
+/* The recommendation as JSON text: {"cpu": N, "memory": MiB, "gpu": N,
+ * "vram": MiB}, or, with server_json (a gt_recommend_server() answer),
+ * {"resources": {...}, "server": {...}}. Caller frees; NULL when out of
+ * memory, or GT_ERR_PARSE (gt_last_error) when server_json is not a JSON
+ * object. */
+GT_API char *gt_recommendation_to_json(const gt_recommendation *r, const char *server_json);
 
 /* MiB rounded up to 128, 256, 512, 1024 or 2048, or else to whole GiB
  * (at most 2147482624; a recommendation saturates rather than overflow). */

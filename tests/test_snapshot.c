@@ -415,6 +415,30 @@ static void test_stats_and_recommend(void)
     gt_recommend(&st, &r);
     CHECK(r.cpu == 1 && r.memory_mib == 512 && r.gpu == 2 && r.vram_mib == 2048);
 
+    /* As JSON: resource_tracker's keys, every number as Python prints it
+     * (2.0 not 2, 0.1 + 0.2 as 0.30000000000000004, as repr does). */
+    gt_stats odd = st;
+    odd.net_sent_bytes_sum = 0.1 + 0.2;
+    char *js = gt_stats_to_json(&odd);
+    CHECK(js != NULL);
+    CHECK_CONTAINS(js, "\"process_cpu_usage\": {\n    \"mean\": 1.12,\n    \"max\": 2.0\n  }");
+    CHECK_CONTAINS(js, "\"process_memory\": {\n    \"mean\": 150250.0,\n    \"max\": 300000.0\n  }");
+    CHECK_CONTAINS(js, "\"process_gpu_vram\": {\n    \"mean\": 627.62,\n    \"max\": 1500.5\n  }");
+    CHECK_CONTAINS(js, "\"system_disk_space_used_gb\": {\n    \"max\": 12.25\n  }");
+    CHECK_CONTAINS(js, "\"system_net_sent_bytes\": {\n    \"sum\": 0.30000000000000004\n  }");
+    CHECK_CONTAINS(js, "\"timestamp\": {\n    \"duration\": 8.0\n  }");
+    free(js);
+    char *rj = gt_recommendation_to_json(&r, NULL);
+    CHECK_STR(rj, "{\n  \"cpu\": 1,\n  \"memory\": 512,\n  \"gpu\": 2,\n  \"vram\": 2048\n}");
+    free(rj);
+    rj = gt_recommendation_to_json(&r, "{\"vendor_id\": \"aws\", \"price\": 0.1}");
+    CHECK_CONTAINS(rj, "\"resources\": {\n    \"cpu\": 1,");
+    CHECK_CONTAINS(rj, "\"server\": {\n    \"vendor_id\": \"aws\",\n    \"price\": 0.1\n  }");
+    free(rj);
+    CHECK(gt_recommendation_to_json(&r, "[1, 2]") == NULL);
+    CHECK_STR(gt_last_error(), "the server description is not a JSON object");
+    CHECK(gt_stats_to_json(NULL) == NULL);
+
     /* The rounding boundaries. */
     CHECK(gt_round_memory_mib(0) == 128 && gt_round_memory_mib(128) == 128);
     CHECK(gt_round_memory_mib(128.001) == 256 && gt_round_memory_mib(256) == 256);

@@ -145,39 +145,14 @@ static void free_all(gt_snapshot **snaps, int n)
     free(snaps);
 }
 
-/* A number as Python prints a float (1.96, 2.0), for the JSON. */
-static json_object *num(double v)
+/* The library's JSON of one run's stats (its float policy, the same as
+ * every JSON it writes), as an object to put in a larger document; NULL
+ * when out of memory. */
+static json_object *stats_object(const gt_stats *s)
 {
-    char buf[48];
-    snprintf(buf, sizeof buf, "%.15g", v);
-    if (isfinite(v) && !strpbrk(buf, ".e"))
-        strcat(buf, ".0");
-    return json_object_new_double_s(v, buf);
-}
-
-static json_object *pair(const char *k1, double v1, const char *k2, double v2)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, k1, num(v1));
-    if (k2)
-        json_object_object_add(o, k2, num(v2));
-    return o;
-}
-
-/* resource_tracker's stats() dictionary. */
-static json_object *stats_json(const gt_stats *s)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "process_cpu_usage", pair("mean", s->cpu_usage_mean, "max", s->cpu_usage_max));
-    json_object_object_add(o, "process_memory", pair("mean", s->memory_mean, "max", s->memory_max));
-    json_object_object_add(o, "process_gpu_usage", pair("mean", s->gpu_usage_mean, "max", s->gpu_usage_max));
-    json_object_object_add(o, "process_gpu_vram", pair("mean", s->gpu_vram_mean, "max", s->gpu_vram_max));
-    json_object_object_add(o, "process_gpu_utilized",
-                           pair("mean", s->gpu_utilized_mean, "max", s->gpu_utilized_max));
-    json_object_object_add(o, "system_disk_space_used_gb", pair("max", s->disk_space_used_max_gb, NULL, 0));
-    json_object_object_add(o, "system_net_recv_bytes", pair("sum", s->net_recv_bytes_sum, NULL, 0));
-    json_object_object_add(o, "system_net_sent_bytes", pair("sum", s->net_sent_bytes_sum, NULL, 0));
-    json_object_object_add(o, "timestamp", pair("duration", s->duration, NULL, 0));
+    char *text = gt_stats_to_json(s);
+    json_object *o = text ? json_tokener_parse(text) : NULL;
+    free(text);
     return o;
 }
 
@@ -224,22 +199,24 @@ int stats_command(int argc, char **argv)
         return 1;
     gt_stats each[256], all;
     int rc = all_stats(snaps, &a, each, &all) < 0 ? 1 : 0;
-    if (rc == 0 && a.json) {
-        json_object *o;
-        if (a.nfiles == 1) {
-            o = stats_json(&each[0]);
-        } else {
-            o = json_object_new_object();
-            json_object *runs = json_object_new_array();
-            for (int i = 0; i < a.nfiles; i++) {
-                json_object *r = json_object_new_object();
-                json_object_object_add(r, "file", json_object_new_string(a.files[i]));
-                json_object_object_add(r, "stats", stats_json(&each[i]));
-                json_object_array_add(runs, r);
-            }
-            json_object_object_add(o, "runs", runs);
-            json_object_object_add(o, "combined", stats_json(&all));
+    if (rc == 0 && a.json && a.nfiles == 1) {
+        char *text = gt_stats_to_json(&each[0]);
+        if (text)
+            printf("%s\n", text);
+        else
+            rc = fail(gt_last_error(), 1);
+        free(text);
+    } else if (rc == 0 && a.json) {
+        json_object *o = json_object_new_object();
+        json_object *runs = json_object_new_array();
+        for (int i = 0; i < a.nfiles; i++) {
+            json_object *r = json_object_new_object();
+            json_object_object_add(r, "file", json_object_new_string(a.files[i]));
+            json_object_object_add(r, "stats", stats_object(&each[i]));
+            json_object_array_add(runs, r);
         }
+        json_object_object_add(o, "runs", runs);
+        json_object_object_add(o, "combined", stats_object(&all));
         print_json(o);
         json_object_put(o);
     } else if (rc == 0) {
@@ -276,26 +253,18 @@ int recommend_command(int argc, char **argv)
     char *server = NULL;
     if (a.server && gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
         return fail(gt_last_error(), 1);
-    json_object *res = json_object_new_object();
-    json_object_object_add(res, "cpu", json_object_new_int(rec.cpu));
-    json_object_object_add(res, "memory", json_object_new_int(rec.memory_mib));
-    json_object_object_add(res, "gpu", json_object_new_int(rec.gpu));
-    json_object_object_add(res, "vram", json_object_new_int(rec.vram_mib));
-    json_object *srv = server ? json_tokener_parse(server) : NULL;
     if (a.json) {
-        if (srv) {
-            json_object *o = json_object_new_object();
-            json_object_object_add(o, "resources", res);
-            json_object_object_add(o, "server", srv);
-            print_json(o);
-            json_object_put(o);
-        } else {
-            print_json(res);
-            json_object_put(res);
+        char *text = gt_recommendation_to_json(&rec, server);
+        if (!text) {
+            free(server);
+            return fail(gt_last_error(), 1);
         }
+        printf("%s\n", text);
+        free(text);
     } else {
         printf("cpu: %d\nmemory: %d MiB\ngpu: %d\nvram: %d MiB\n", rec.cpu, rec.memory_mib,
                rec.gpu, rec.vram_mib);
+        json_object *srv = server ? json_tokener_parse(server) : NULL;
         if (srv) {
             static const char *const keys[] = {"vendor_id", "api_reference", "vcpus",
                                                "memory_amount", "gpu_count", "min_price_ondemand"};
@@ -312,7 +281,6 @@ int recommend_command(int argc, char **argv)
             printf("\n");
             json_object_put(srv);
         }
-        json_object_put(res);
     }
     free(server);
     return 0;
