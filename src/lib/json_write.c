@@ -71,3 +71,14 @@ json_object *json_new_text(const char *s)
         free(buf);
     return o;
 }
+
+char *json_pretty_text(json_object *o)
+{
+    const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_SPACED |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE)
+                      : NULL;
+    char *out = s ? strdup(s) : NULL;
+    json_object_put(o);
+    return out;
+}

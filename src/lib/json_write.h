@@ -12,6 +12,11 @@
  * become null. */
 json_object *json_new_pyfloat(double v);
 
+/* The text of o as the library lays out JSON for people (json-c's pretty
+ * form, two-space indents, "/" unescaped), o released. Caller frees; NULL
+ * (o released too) when o is NULL or memory runs out. */
+char *json_pretty_text(json_object *o);
+
 /* A string with every invalid UTF-8 sequence replaced by U+FFFD (a command
  * line may hold any bytes; another reader of the file must still be able to
  * parse it). NULL s is "". */

@@ -167,41 +167,30 @@ static int read_kept(struct proc_handle *h, int dirfd, int *fd, const char *name
     return procfs_pread(*fd, buf, cap, len);
 }
 
-int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out)
+/* A parser's answer as ours: -1 with ERR_MALFORMED when it failed. */
+static int parsed(int rc)
 {
-    size_t len;
-    if (read_kept(h, h->dirfd, &h->stat_fd, "stat", buf, cap, &len) < 0)
-        return -1;
-    if (proc_parse_stat(buf, len, out) < 0) {
+    if (rc < 0) {
         errno = ERR_MALFORMED;
         return -1;
     }
     return 0;
 }
 
-int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out)
-{
-    size_t len;
-    if (read_kept(h, h->dirfd, &h->status_fd, "status", buf, cap, &len) < 0)
-        return -1;
-    if (proc_parse_status(buf, len, out) < 0) {
-        errno = ERR_MALFORMED;
-        return -1;
+/* The readers of the files kept open: read through h's kept descriptor
+ * (opened on first use), then parsed. One line each, as a table. */
+#define KEPT_FILE_READER(function, fd_field, file, type, parser)                   \
+    int function(struct proc_handle *h, char *buf, size_t cap, type *out)          \
+    {                                                                              \
+        size_t len;                                                                \
+        if (read_kept(h, h->dirfd, &h->fd_field, file, buf, cap, &len) < 0)        \
+            return -1;                                                             \
+        return parsed(parser(buf, len, out));                                      \
     }
-    return 0;
-}
 
-int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io *out)
-{
-    size_t len;
-    if (read_kept(h, h->dirfd, &h->io_fd, "io", buf, cap, &len) < 0)
-        return -1;
-    if (proc_parse_io(buf, len, out) < 0) {
-        errno = ERR_MALFORMED;
-        return -1;
-    }
-    return 0;
-}
+KEPT_FILE_READER(procfs_read_stat, stat_fd, "stat", struct proc_stat, proc_parse_stat)
+KEPT_FILE_READER(procfs_read_status, status_fd, "status", struct proc_status, proc_parse_status)
+KEPT_FILE_READER(procfs_read_io, io_fd, "io", struct proc_io, proc_parse_io)
 
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
 {
@@ -209,11 +198,7 @@ int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc
     size_t len;
     if (procfs_read_at(h->dirfd, "smaps_rollup", buf, cap, &len) < 0)
         return -1;
-    if (proc_parse_smaps_rollup(buf, len, out) < 0) {
-        errno = ERR_MALFORMED;
-        return -1;
-    }
-    return 0;
+    return parsed(proc_parse_smaps_rollup(buf, len, out));
 }
 
 int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
@@ -237,10 +222,8 @@ int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
 static int push_pid_text(const char *buf, size_t len, pid_t **list, size_t *n, size_t *cap)
 {
     size_t count;
-    if (proc_parse_pid_list(buf, len, *list ? *list + *n : NULL, *cap - *n, &count) < 0) {
-        errno = ERR_MALFORMED;
+    if (parsed(proc_parse_pid_list(buf, len, *list ? *list + *n : NULL, *cap - *n, &count)) < 0)
         return -1;
-    }
     if (count > *cap - *n) {
         size_t ncap = *n + count + 64;
         pid_t *p = realloc(*list, ncap * sizeof *p);

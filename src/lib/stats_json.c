@@ -24,12 +24,7 @@ static json_object *figure(const char *k1, double v1, const char *k2, double v2)
  * of memory. */
 static char *pretty_text(json_object *o)
 {
-    const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                              JSON_C_TO_STRING_SPACED |
-                                                              JSON_C_TO_STRING_NOSLASHESCAPE)
-                      : NULL;
-    char *out = s ? strdup(s) : NULL;
-    json_object_put(o);
+    char *out = json_pretty_text(o);
     if (!out)
         gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     return out;

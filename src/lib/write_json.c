@@ -207,14 +207,7 @@ json_object *usage_json_object(const gt_resource_usage *u)
 
 char *gt_usage_to_json(const gt_resource_usage *u)
 {
-    json_object *root = usage_json_object(u);
-    const char *s = root ? json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                                    JSON_C_TO_STRING_SPACED |
-                                                                    JSON_C_TO_STRING_NOSLASHESCAPE)
-                         : NULL;
-    char *out = s ? strdup(s) : NULL;
-    json_object_put(root);
-    return out;
+    return json_pretty_text(usage_json_object(u));
 }
 
 static json_object *measurement_object(const gt_measurement *me)
