@@ -4,6 +4,8 @@
 #include "background.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <dirent.h>
 #include <semaphore.h>
@@ -334,4 +336,34 @@ int background_wait(struct background *b, double timeout)
         background_free(b);
     }
     return done;
+}
+
+int wake_word_sleep_until(struct wake_word *w, double deadline)
+{
+    struct timespec at = to_timespec(deadline);
+    for (;;) {
+        if (__atomic_load_n(&w->set, __ATOMIC_ACQUIRE))
+            return 1;
+        /* FUTEX_WAIT_BITSET takes an absolute time on CLOCK_MONOTONIC; it
+         * returns at once (EAGAIN) when the word is no longer 0. */
+        long rc = syscall(SYS_futex, &w->set, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, &at,
+                          NULL, FUTEX_BITSET_MATCH_ANY);
+        if (rc < 0 && errno == ETIMEDOUT)
+            return __atomic_load_n(&w->set, __ATOMIC_ACQUIRE);
+        if (rc < 0 && errno != EINTR && errno != EAGAIN) {
+            /* No futex (a seccomp filter): sleep plainly, in short steps so
+             * that a stop is still seen. */
+            double left = deadline - monotonic_now();
+            if (left <= 0)
+                return __atomic_load_n(&w->set, __ATOMIC_ACQUIRE);
+            struct timespec step = {0, (long)((left < 0.01 ? left : 0.01) * 1e9)};
+            nanosleep(&step, NULL);
+        }
+    }
+}
+
+void wake_word_set(struct wake_word *w)
+{
+    __atomic_store_n(&w->set, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &w->set, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL, 0);
 }

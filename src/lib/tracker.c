@@ -60,7 +60,6 @@ static void destroy(gt_tracker *t)
     }
     sample_reader_close(&t->reader);
     backup_sink_destroy_lock(&t->backup);
-    pthread_cond_destroy(&t->wake);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
     release_memory(t);
@@ -102,7 +101,6 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     t->backup.target.dirfd = -1;
     warner_init(&t->warner, opts->on_warning, opts->warning_data, opts->disable_logs);
     pthread_mutex_init(&t->lock, NULL);
-    cond_init_monotonic(&t->wake);
     cond_init_monotonic(&t->done);
     const char *backup_path = *opts->resource_usage_file ? opts->resource_usage_file : NULL;
     if (backup_sink_init(&t->backup, backup_path, opts->sleep_time, opts->stop_timeout,
@@ -259,11 +257,11 @@ static void *sampler_main(void *arg)
             t->duration_done = 1;
             break;
         }
-        struct timespec deadline = to_timespec(t->start_time + (double)k * interval);
-        int rc = 0;
-        while (!t->stop_requested && rc != ETIMEDOUT)
-            rc = pthread_cond_timedwait(&t->wake, &t->lock, &deadline);
-        if (t->stop_requested)
+        /* Asleep without the lock: stop() sets the word, then the flag. */
+        pthread_mutex_unlock(&t->lock);
+        int stop = wake_word_sleep_until(&t->stop_word, t->start_time + (double)k * interval);
+        pthread_mutex_lock(&t->lock);
+        if (stop || t->stop_requested)
             break;
         double late = monotonic_now() - (t->start_time + (double)k * interval);
         if (late < 0)
@@ -336,7 +334,7 @@ static int stop_sampler(gt_tracker *t, double timeout)
 {
     pthread_mutex_lock(&t->lock);
     t->stop_requested = 1;
-    pthread_cond_signal(&t->wake);
+    wake_word_set(&t->stop_word);
     struct timespec deadline = to_timespec(monotonic_now() + timeout);
     int rc = 0;
     while (!t->thread_done && rc != ETIMEDOUT)

@@ -44,8 +44,9 @@ struct gt_tracker {
     struct run_record run;
     struct cloud_discovery *cloud;    /* options.discover_cloud: running, until a snapshot */
 
+    struct wake_word stop_word; /* to the sampling thread: stop (set with
+                                   stop_requested, outside the lock) */
     pthread_mutex_t lock; /* guards everything below */
-    pthread_cond_t wake;  /* to the sampling thread: stop */
     pthread_cond_t done;  /* from the sampling thread: finished */
     int stop_requested, thread_done, orphaned;
     struct pipeline pipe;
