@@ -168,11 +168,10 @@ static void end_run(pid_t g, pid_t root, struct run *r)
     r->maxrss_kib = ru.ru_maxrss;
 }
 
-static struct run attach_run(const char *gt, int n, double interval, double warm, double window,
-                             int series)
+/* Starts gpu-tracker --pid root at interval (with both series to /dev/null
+ * when series); its pid. */
+static pid_t start_attached(const char *gt, pid_t root, double interval, int series)
 {
-    struct run r = {0};
-    pid_t root = idle_tree(n);
     char pid[16], st[16];
     snprintf(pid, sizeof pid, "%d", (int)root);
     snprintf(st, sizeof st, "%g", interval);
@@ -190,17 +189,32 @@ static struct run attach_run(const char *gt, int n, double interval, double warm
                   "--disable-logs", (char *)NULL);
         _exit(127);
     }
+    return g;
+}
+
+/* What gpu-tracker wrote of its samples and schedule, into r. */
+static void read_attached(struct run *r)
+{
+    json_object *j = json_object_from_file(out_json);
+    if (j) {
+        r->samples = jget(j, "measurement.samples");
+        r->late = jget(j, "measurement.schedule.lateness_mean_ms");
+        r->late_max = jget(j, "measurement.schedule.lateness_max_ms");
+        r->skipped = jget(j, "measurement.schedule.skipped");
+        json_object_put(j);
+    }
+}
+
+static struct run attach_run(const char *gt, int n, double interval, double warm, double window,
+                             int series)
+{
+    struct run r = {0};
+    pid_t root = idle_tree(n);
+    pid_t g = start_attached(gt, root, interval, series);
     r.window_cpu = measure(g, warm, window);
     kill(g, SIGINT);
     end_run(g, root, &r);
-    json_object *j = json_object_from_file(out_json);
-    if (j) {
-        r.samples = jget(j, "measurement.samples");
-        r.late = jget(j, "measurement.schedule.lateness_mean_ms");
-        r.late_max = jget(j, "measurement.schedule.lateness_max_ms");
-        r.skipped = jget(j, "measurement.schedule.skipped");
-        json_object_put(j);
-    }
+    read_attached(&r);
     return r;
 }
 
@@ -327,34 +341,46 @@ static void floor_loop(pid_t root, double interval, int report_fd)
     _exit(0);
 }
 
-/* One run of the floor loop on a tree of n idle processes: its CPU seconds
- * (wait4) and samples. */
-static struct run floor_run(int n, double interval, double warm, double window)
+/* gpu-tracker and the floor loop on the same tree at the same time, the
+ * floor's schedule half an interval after ours: both meet the same machine
+ * (this shared VM's noise moved a row's ratio by +-30 % between separate
+ * runs), and their reads do not coincide. Each one's CPU over the same
+ * window, as measure() takes it. */
+static void paired_run(const char *gt, int n, double interval, double warm, double window,
+                       struct run *ours, struct run *fl)
 {
-    struct run r = {0};
+    memset(ours, 0, sizeof *ours);
+    memset(fl, 0, sizeof *fl);
     pid_t root = idle_tree(n);
+    pid_t g = start_attached(gt, root, interval, 0);
+    nap(interval / 2);
     int report[2];
     if (pipe(report) < 0)
         exit(1);
-    pid_t g = fork();
-    if (g == 0) {
+    pid_t f = fork();
+    if (f == 0) {
         close(report[0]);
         floor_loop(root, interval, report[1]);
     }
     close(report[1]);
-    r.window_cpu = measure(g, warm, window);
-    kill(g, SIGINT);
+    nap(warm);
+    double g0 = task_runtime(g), f0 = task_runtime(f);
+    nap(window);
+    double g1 = task_runtime(g), f1 = task_runtime(f);
+    ours->window_cpu = g0 >= 0 && g1 >= g0 ? g1 - g0 : -1;
+    fl->window_cpu = f0 >= 0 && f1 >= f0 ? f1 - f0 : -1;
+    kill(f, SIGINT);
     long samples = 0;
     if (read(report[0], &samples, sizeof samples) != (ssize_t)sizeof samples)
         samples = 0;
     close(report[0]);
-    end_run(g, root, &r);
-    r.samples = (double)samples;
-    /* A loop slower than the interval runs back to back: the samples it
-     * could not take count as skipped, as the tracker's do. */
+    waitpid(f, NULL, 0);
+    fl->samples = (double)samples;
     double due = floor((warm + window) / interval) + 1;
-    r.skipped = due > r.samples + 2 ? due - r.samples : 0; /* not the edges' +-1 */
-    return r;
+    fl->skipped = due > fl->samples + 2 ? due - fl->samples : 0; /* not the edges' +-1 */
+    kill(g, SIGINT);
+    end_run(g, root, ours);
+    read_attached(ours);
 }
 
 /* CPU per sample in the measured window: the samples due in it, less the
@@ -386,7 +412,8 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
            "cost (start, GPU probe, exit) is what the whole run's rusage (wait4) has beyond.\n"
            "The floor: a loop that wakes on the same schedule and preads the same files\n"
            "(smaps_rollup every 10th sample, as we do) through descriptors kept open,\n"
-           "parsing nothing (see bench.c), measured alike.\n");
+           "parsing nothing (see bench.c), measured alike, at the same time on the same\n"
+           "tree (half an interval after our samples), so that both meet the same machine.\n");
     printf("%6s %9s %8s %11s %14s %9s %12s %9s %9s %7s %9s %7s\n", "--st", "processes",
            "samples", "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg",
            "late max", "skipped", "floor us", "x floor");
@@ -394,10 +421,10 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
     for (size_t i = 0; i < 3; i++)
         for (size_t k = 0; k < nsizes; k++) {
             double iv = intervals[i], win = window_of(iv, quick), warm = warm_of(iv);
-            struct run a = attach_run(gt, sizes[k], iv, warm, win, 0);
+            struct run a, f;
+            paired_run(gt, sizes[k], iv, warm, win, &a, &f);
             double per = per_sample(&a, iv, win);
             double fixed = a.cpu - per * a.samples;
-            struct run f = floor_run(sizes[k], iv, warm, win);
             double floor_per = per_sample(&f, iv, win);
             printf("%6g %9d %8.0f %11.1f %14.2f %9.1f %12.1f %7.2fms %7.2fms %7.0f %9.1f %7.2f\n",
                    iv, sizes[k], a.samples, per * 1e6, per * 1e6 / sizes[k], fixed * 1e3,
