@@ -66,6 +66,7 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
     t->fd_budget = max_kept_files > 0 ? max_kept_files
                    : limit == RLIM_INFINITY || limit > (1u << 20) ? (1 << 18)
                    : (int)(limit / 4);
+    t->fd_budget_total = t->fd_budget;
     t->bufcap = SCRATCH_BYTES;
     t->buf = malloc(t->bufcap);
     if (!t->buf) {
@@ -200,6 +201,12 @@ static void note_unreadable(struct tree *t, pid_t pid, const char *file)
  * budget bounds directories and files together while it can. */
 static void make_room(struct tree *t)
 {
+    /* Files kept: the budget spent less one directory per process (and the
+     * reaper's). None: nothing to give back, and no scan (a tree past the
+     * limit would otherwise scan itself for every new process). */
+    long dirs = (long)t->nprocs + (t->reaper_pid > 0 && t->reaper.dirfd >= 0);
+    if (t->fd_budget > 0 || (long)t->fd_budget_total - t->fd_budget - dirs <= 0)
+        return;
     for (size_t tried = 0; t->fd_budget <= 0 && tried < t->nprocs; tried++) {
         if (t->release_next >= t->nprocs)
             t->release_next = 0;

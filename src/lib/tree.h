@@ -39,6 +39,7 @@ struct tree {
     int scan_fallback;    /* no children files: scan /proc */
     int main_gone;        /* main has exited (or its pid was reused) */
     int fd_budget;        /* descriptors we may still keep open */
+    int fd_budget_total;  /* what it was at the start */
     size_t release_next;  /* whose kept files make room next (make_room) */
     int fd_exhausted;     /* a process could not be opened: no descriptor left */
     unsigned long long departed_main_ticks, departed_desc_ticks;
