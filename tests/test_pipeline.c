@@ -7,8 +7,10 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <unistd.h>
 
+#include "background.h"
 #include "backup_sink.h"
 #include "check.h"
 #include "csv_sink.h"
@@ -410,8 +412,33 @@ static void test_backup_policy(void)
     rmdir(dir);
 }
 
+/* The sampler's sleep: a deadline that passes gives 0, a set word 1 at
+ * once, and a sleeper with a deadline an hour away is woken by a set from
+ * another thread (were it not, the test would hang until CTest's timeout:
+ * no time is asserted). */
+static void *set_word_later(void *arg)
+{
+    struct wake_word *w = arg;
+    usleep(1000);
+    wake_word_set(w);
+    return NULL;
+}
+
+static void test_wake_word(void)
+{
+    struct wake_word w = {0};
+    CHECK(wake_word_sleep_until(&w, monotonic_now() + 0.001) == 0);
+    CHECK(wake_word_sleep_until(&w, monotonic_now() - 1) == 0); /* already past */
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, set_word_later, &w) == 0);
+    CHECK(wake_word_sleep_until(&w, monotonic_now() + 3600) == 1);
+    pthread_join(th, NULL);
+    CHECK(wake_word_sleep_until(&w, monotonic_now() + 3600) == 1); /* it stays set */
+}
+
 int main(void)
 {
+    test_wake_word();
     test_gpu_attribution();
     test_exclude_library();
     test_steps_make_rows();

@@ -211,6 +211,19 @@ static struct backup_writer *writer_start(struct backup_sink *b)
     return w;
 }
 
+/* Seconds the file must have been left alone before u is written over it:
+ * a new figure waits out BACKUP_MIN_GAP (a job whose peak grows every
+ * second would otherwise pay a file a second), except after the first
+ * write, which holds only the baseline (no CPU figures yet); the same
+ * figures wait for the refresh. The comparison is with what the file has,
+ * so a figure that waited is written once the gap has passed. */
+static double wait_before_write(const struct backup_sink *b, const gt_resource_usage *u)
+{
+    if (backup_same_figures(u, &b->last))
+        return BACKUP_REFRESH_PERIOD;
+    return b->written == 1 ? 0 : BACKUP_MIN_GAP;
+}
+
 static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
 {
     struct backup_sink *b = (struct backup_sink *)s;
@@ -220,13 +233,7 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
     if (!b->path || off)
         return;
     b->last_look = now;
-    /* A new figure waits out BACKUP_MIN_GAP since the last write (a job
-     * whose peak grows every second would otherwise pay a file a second);
-     * the comparison is with what the file has, so it is written then. The
-     * first write holds only the baseline (no CPU figures yet): the first
-     * sample's replaces it at once. */
-    if (b->written && now - b->last_write < (backup_same_figures(u, &b->last) ? BACKUP_REFRESH_PERIOD
-                                             : b->written == 1 ? 0 : BACKUP_MIN_GAP))
+    if (b->written && now - b->last_write < wait_before_write(b, u))
         return;
     if (b->written && !b->writer && b->target.dirfd >= 0)
         b->writer = writer_start(b);

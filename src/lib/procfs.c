@@ -115,15 +115,11 @@ static void close_kept(struct proc_handle *h, int *fd)
         (*h->fd_budget)++;
 }
 
-int procfs_release_files(struct proc_handle *h)
+void procfs_release_files(struct proc_handle *h)
 {
     int *fds[] = {&h->stat_fd, &h->status_fd, &h->task_fd, &h->children_fd, &h->io_fd};
-    int n = 0;
-    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
-        n += *fds[i] >= 0;
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         close_kept(h, fds[i]);
-    }
-    return n;
 }
 
 void procfs_close(struct proc_handle *h)

@@ -41,8 +41,8 @@ struct proc_handle {
 };
 
 /* Closes h's kept files (not its directory), giving them back to the
- * budget; later reads open them again. Returns how many it closed. */
-int procfs_release_files(struct proc_handle *h);
+ * budget; later reads open them again. */
+void procfs_release_files(struct proc_handle *h);
 
 /* Opens /proc/<pid> under the procfs root directory fd. Files are then kept
  * open for re-reading while *fd_budget (shared by all handles; NULL for no
