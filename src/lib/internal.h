@@ -66,6 +66,16 @@ static inline char *dup_or_null(const char *s, int *failed)
     return d;
 }
 
+/* src into dst (cap bytes, cap > 0), cut to fit and always terminated:
+ * snprintf(dst, cap, "%s", src) without the format machinery, for copies
+ * made at every sample. */
+static inline void text_copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memmove(dst, src, n);
+    dst[n] = '\0';
+}
+
 /* Makes room for one more element in *arr (n in use, *cap allocated, elem
  * bytes each): the capacity doubles, from 16. -1 with errno ENOMEM. */
 static inline int array_reserve(void **arr, size_t n, size_t *cap, size_t elem)

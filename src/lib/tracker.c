@@ -70,14 +70,14 @@ static void destroy(gt_tracker *t)
 static void copy_gpu_reasons_locked(gt_tracker *t)
 {
     const struct sample_reader *r = &t->reader;
-    snprintf(t->gpu_reason, sizeof t->gpu_reason, "%s", r->gpu_reason);
+    text_copy(t->gpu_reason, sizeof t->gpu_reason, r->gpu_reason);
     const char *none = r->gpu_reason[0] ? r->gpu_reason : NULL;
     const char *ns = r->in_pid_namespace ? PID_NAMESPACE_REASON : NULL;
-    snprintf(t->gpu_proc_memory_reason, GT_REASON_LEN, "%s",
-             none ? none : ns ? ns : r->gpu.proc_memory_reason);
-    snprintf(t->gpu_proc_util_reason, GT_REASON_LEN, "%s",
-             none ? none : ns ? ns : r->gpu.proc_util_reason);
-    snprintf(t->gpu_energy_reason, GT_REASON_LEN, "%s", none ? none : r->gpu.energy_reason);
+    text_copy(t->gpu_proc_memory_reason, GT_REASON_LEN,
+              none ? none : ns ? ns : r->gpu.proc_memory_reason);
+    text_copy(t->gpu_proc_util_reason, GT_REASON_LEN,
+              none ? none : ns ? ns : r->gpu.proc_util_reason);
+    text_copy(t->gpu_energy_reason, GT_REASON_LEN, none ? none : r->gpu.energy_reason);
 }
 
 /* gt_tracker_new() with the testing hooks (NULL: none). */
@@ -227,7 +227,6 @@ static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double n
     if (store_rows(t, rows) < 0)
         return;
     int summary_filled = 0;
-    gt_resource_usage summary;
     for (int i = 0; i < t->nsinks; i++) {
         struct sink *k = t->sinks[i];
         if (k->ops->rows)
@@ -236,12 +235,11 @@ static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double n
             continue;
         if (!summary_filled) {
             pthread_mutex_lock(&t->lock);
-            tracker_fill_usage_locked(t, now, 0);
-            summary = t->usage;
+            tracker_fill_usage_locked(t, now, 0, &t->sink_summary);
             pthread_mutex_unlock(&t->lock);
             summary_filled = 1;
         }
-        k->ops->summary(k, &summary, now);
+        k->ops->summary(k, &t->sink_summary, now);
     }
 }
 

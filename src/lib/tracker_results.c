@@ -18,33 +18,33 @@
  * after 1 s each, and AWS asks up to four. */
 #define CLOUD_WAIT_SECONDS 8.0
 
-void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete)
+void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
+                               gt_resource_usage *out)
 {
-    usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, &t->usage);
-    t->usage.measurement.complete = complete;
-    t->usage.measurement.lateness_mean_ms =
+    usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, out);
+    out->measurement.complete = complete;
+    out->measurement.lateness_mean_ms =
         t->lateness_n ? t->lateness_sum / (double)t->lateness_n * 1e3 : 0;
-    t->usage.measurement.lateness_max_ms = t->lateness_max * 1e3;
-    t->usage.measurement.skipped = t->skipped;
-    t->usage.measurement.sampled_only = t->cfg.sampled_only != 0;
-    t->usage.measurement.gpu_available = t->gpu_reason[0] == '\0';
+    out->measurement.lateness_max_ms = t->lateness_max * 1e3;
+    out->measurement.skipped = t->skipped;
+    out->measurement.sampled_only = t->cfg.sampled_only != 0;
+    out->measurement.gpu_available = t->gpu_reason[0] == '\0';
     const struct gpu *g = &t->reader.gpu;
-    gt_gpu_details *d = &t->usage.gpu_details;
+    gt_gpu_details *d = &out->gpu_details;
     d->ndevices = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
     for (int i = 0; i < d->ndevices; i++) {
-        snprintf(d->devices[i].uuid, sizeof d->devices[i].uuid, "%s", g->devices[i].uuid);
-        snprintf(d->devices[i].name, sizeof d->devices[i].name, "%s", g->devices[i].name);
+        text_copy(d->devices[i].uuid, sizeof d->devices[i].uuid, g->devices[i].uuid);
+        text_copy(d->devices[i].name, sizeof d->devices[i].name, g->devices[i].name);
         d->devices[i].memory_total = (double)g->devices[i].memory_total / t->units.gpu_ram_divisor;
         d->devices[i].selected = g->devices[i].selected;
     }
-    snprintf(d->process_memory_reason, GT_REASON_LEN, "%s", t->gpu_proc_memory_reason);
-    snprintf(d->process_utilization_reason, GT_REASON_LEN, "%s", t->gpu_proc_util_reason);
-    snprintf(d->energy_reason, GT_REASON_LEN, "%s", t->gpu_energy_reason);
+    text_copy(d->process_memory_reason, GT_REASON_LEN, t->gpu_proc_memory_reason);
+    text_copy(d->process_utilization_reason, GT_REASON_LEN, t->gpu_proc_util_reason);
+    text_copy(d->energy_reason, GT_REASON_LEN, t->gpu_energy_reason);
     d->process_memory_available = !d->process_memory_reason[0];
     d->process_utilization_available = !d->process_utilization_reason[0];
     d->energy_available = !d->energy_reason[0];
-    snprintf(t->usage.measurement.gpu_reason, sizeof t->usage.measurement.gpu_reason, "%s",
-             t->gpu_reason);
+    text_copy(out->measurement.gpu_reason, sizeof out->measurement.gpu_reason, t->gpu_reason);
 }
 
 const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
@@ -61,7 +61,7 @@ const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
         return NULL;
     }
     pthread_mutex_lock(&t->lock);
-    tracker_fill_usage_locked(t, t->stop_time, 1);
+    tracker_fill_usage_locked(t, t->stop_time, 1, &t->usage);
     pthread_mutex_unlock(&t->lock);
     return &t->usage;
 }

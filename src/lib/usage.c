@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "internal.h"
+
 void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second)
 {
     memset(a, 0, sizeof *a);
@@ -221,7 +223,7 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     raise_ull(&comb_pk.total_kb, a->reaped_any_kb);
 
     gt_max_ram *ram = &out->max_ram;
-    snprintf(ram->unit, sizeof ram->unit, "%s", u->ram_unit);
+    text_copy(ram->unit, sizeof ram->unit, u->ram_unit);
     ram->system_capacity = (double)a->sys_total_kb * 1024.0 / u->ram_divisor;
     ram->system = (double)a->sys_used_max_kb * 1024.0 / u->ram_divisor;
     set_rss(&ram->main, &main_pk, u->ram_divisor);
@@ -229,7 +231,7 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     set_rss(&ram->combined, &comb_pk, u->ram_divisor);
 
     gt_max_gpu_ram *gram = &out->max_gpu_ram;
-    snprintf(gram->unit, sizeof gram->unit, "%s", u->gpu_ram_unit);
+    text_copy(gram->unit, sizeof gram->unit, u->gpu_ram_unit);
     gram->system_capacity = (double)a->gpu_capacity / u->gpu_ram_divisor;
     gram->system = (double)a->gpu_system_max / u->gpu_ram_divisor;
     gram->main = (double)a->gpu_main_max / u->gpu_ram_divisor;
@@ -275,7 +277,7 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     cpu->descendants_n_threads = (int)a->desc_threads;
     cpu->combined_n_threads = (int)a->comb_threads;
 
-    snprintf(out->compute_time.unit, sizeof out->compute_time.unit, "%s", u->time_unit);
+    text_copy(out->compute_time.unit, sizeof out->compute_time.unit, u->time_unit);
     out->compute_time.time = compute_seconds / u->time_divisor;
 
     out->measurement.samples = a->samples;
