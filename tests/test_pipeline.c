@@ -313,6 +313,20 @@ static void test_backup_policy(void)
     /* A peak, a thread count, a reason: rewrite. */
     b.max_ram.main.total_rss = 1.6;
     CHECK(!backup_same_figures(&a, &b));
+    /* Memory peaks count by 1 % steps: a page's creep waits for the
+     * refresh, a step (shared or GPU memory alike) does not. */
+    b = a;
+    b.max_ram.main.total_rss = 1.5 * 1.0005;
+    b.max_gpu_ram.main = 0.0000001;
+    a.max_gpu_ram.main = 0.0000001 * 1.0005;
+    CHECK(backup_same_figures(&a, &b));
+    b.max_ram.main.shared_rss = 0.5;
+    CHECK(!backup_same_figures(&a, &b));
+    b = a;
+    b.max_gpu_ram.main = 0.0000001 * 1.03;
+    CHECK(!backup_same_figures(&a, &b));
+    a.max_gpu_ram.main = 0;
+    b = a;
     b = a;
     b.cpu_utilization.main_n_threads = 4;
     CHECK(!backup_same_figures(&a, &b));
@@ -325,7 +339,7 @@ static void test_backup_policy(void)
 
     /* The sink: written at the first look, then only when a figure changed
      * (BACKUP_MIN_GAP after the last write at the soonest) or
-     * BACKUP_REFRESH_PERIOD passed; looks come about once a second. */
+     * the refresh period passed; looks come about once a second. */
     struct warner w;
     warner_init(&w, on_warning, NULL, 0);
     char dir[] = "/tmp/gt-backup-XXXXXX";
@@ -359,9 +373,19 @@ static void test_backup_policy(void)
     unlink(path);
     s->ops->summary(s, &b, 102.0 + BACKUP_MIN_GAP + 1); /* nothing new */
     CHECK(access(path, F_OK) != 0);
-    s->ops->summary(s, &b, 102.0 + BACKUP_MIN_GAP + BACKUP_REFRESH_PERIOD); /* stale: refreshed */
+    s->ops->summary(s, &b, 102.0 + BACKUP_MIN_GAP + BACKUP_REFRESH_MIN); /* stale: refreshed */
     CHECK(backup_sink_flush(&bs));
     CHECK(access(path, F_OK) == 0);
+    /* The refresh is a tenth of the run so far, from 30 s to 5 min. */
+    CHECK(backup_refresh_period(0) == BACKUP_REFRESH_MIN);
+    CHECK(backup_refresh_period(1000) == 100);
+    CHECK(backup_refresh_period(1e6) == BACKUP_REFRESH_MAX);
+    s->ops->summary(s, &b, 1100.0); /* 1000 s in: the last write 963 s ago */
+    CHECK(backup_sink_flush(&bs) && bs.last_write == 1100.0);
+    s->ops->summary(s, &b, 1100.0 + 99); /* the period is 100 s now */
+    CHECK(bs.last_write == 1100.0);
+    s->ops->summary(s, &b, 1100.0 + 150);
+    CHECK(backup_sink_flush(&bs) && bs.last_write == 1250.0);
     gt_resource_usage back;
     CHECK_MSG(gt_usage_read_file(path, &back) == GT_OK && back.max_ram.main.total_rss == 2.5,
               "%s", gt_last_error());

@@ -2,6 +2,7 @@
 #include "backup_sink.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,34 @@ static void normalise(gt_resource_usage *u)
     u->measurement.skipped = 0;
 }
 
+/* Memory peaks that moved by less than BACKUP_MEMORY_STEP of the larger
+ * count as unmoved: the shared part of an idle process's RSS creeps by a
+ * page now and then (6 KiB of 1.7 MiB seen on a sleeping process), which no
+ * reader would act on, and a write costs about two samples of a small
+ * tree. Such creep waits for the refresh. (y's figure is set to x's.) */
+static void memory_step(const double *x, double *y)
+{
+    if (fabs(*x - *y) < BACKUP_MEMORY_STEP * fmax(*x, *y))
+        *y = *x;
+}
+
+static void memory_steps(const gt_resource_usage *x, gt_resource_usage *y)
+{
+    const gt_max_ram *a = &x->max_ram;
+    gt_max_ram *b = &y->max_ram;
+    const gt_rss_values *ra[] = {&a->main, &a->descendants, &a->combined};
+    gt_rss_values *rb[] = {&b->main, &b->descendants, &b->combined};
+    for (size_t i = 0; i < sizeof ra / sizeof ra[0]; i++) {
+        memory_step(&ra[i]->total_rss, &rb[i]->total_rss);
+        memory_step(&ra[i]->private_rss, &rb[i]->private_rss);
+        memory_step(&ra[i]->shared_rss, &rb[i]->shared_rss);
+    }
+    memory_step(&x->max_gpu_ram.system, &y->max_gpu_ram.system);
+    memory_step(&x->max_gpu_ram.main, &y->max_gpu_ram.main);
+    memory_step(&x->max_gpu_ram.descendants, &y->max_gpu_ram.descendants);
+    memory_step(&x->max_gpu_ram.combined, &y->max_gpu_ram.combined);
+}
+
 int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
 {
     /* Compared field by field through memcmp of normalised copies: both
@@ -61,6 +90,7 @@ int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
     gt_resource_usage x = *a, y = *b;
     normalise(&x);
     normalise(&y);
+    memory_steps(&x, &y);
     return memcmp(&x, &y, sizeof x) == 0;
 }
 
@@ -217,10 +247,16 @@ static struct backup_writer *writer_start(struct backup_sink *b)
  * write, which holds only the baseline (no CPU figures yet); the same
  * figures wait for the refresh. The comparison is with what the file has,
  * so a figure that waited is written once the gap has passed. */
-static double wait_before_write(const struct backup_sink *b, const gt_resource_usage *u)
+double backup_refresh_period(double elapsed)
+{
+    return fmin(fmax(elapsed / 10, BACKUP_REFRESH_MIN), BACKUP_REFRESH_MAX);
+}
+
+static double wait_before_write(const struct backup_sink *b, const gt_resource_usage *u,
+                                double now)
 {
     if (backup_same_figures(u, &b->last))
-        return BACKUP_REFRESH_PERIOD;
+        return backup_refresh_period(now - b->first_write);
     return b->written == 1 ? 0 : BACKUP_MIN_GAP;
 }
 
@@ -233,7 +269,7 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
     if (!b->path || off)
         return;
     b->last_look = now;
-    if (b->written && now - b->last_write < wait_before_write(b, u))
+    if (b->written && now - b->last_write < wait_before_write(b, u, now))
         return;
     if (b->written && !b->writer && b->target.dirfd >= 0)
         b->writer = writer_start(b);
@@ -252,6 +288,8 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
             warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s", why);
     }
     b->last = *u;
+    if (!b->written)
+        b->first_write = now;
     b->written++;
     b->last_write = now;
 }

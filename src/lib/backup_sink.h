@@ -8,15 +8,19 @@
  *    or hung filesystem never delays a sample: the sampling thread only
  *    decides, and posts the newest summary (a newer one replaces a post the
  *    writer has not taken yet);
- *  - after that it is looked at about once a second: it is rewritten when a
- *    figure a reader would act on changed, once BACKUP_MIN_GAP has passed
- *    since the last write (not after the first, the baseline's) (a write costs about as much as a sample: a job
- *    whose peak grows every second should not pay one a second) (a peak, a thread count, a GPU
- *    reason of the job: not the running means, the elapsed time, the
- *    sample counts, nor the machine's RAM in use and CPU percentages,
- *    which every other program moves), and otherwise at most every
- *    BACKUP_REFRESH_PERIOD so that those stay roughly current. A job whose
- *    peaks have settled costs one comparison a second, not a file;
+ *  - after that it is looked at about once a second. It is rewritten when
+ *    a figure a reader would act on changed: a peak (memory peaks by
+ *    BACKUP_MEMORY_STEP or more), a thread count, a GPU reason of the job;
+ *    not the running means, the elapsed time, the sample counts, nor the
+ *    machine's RAM in use and CPU percentages, which every other program
+ *    moves. Such a write waits until BACKUP_MIN_GAP has passed since the
+ *    last one (not after the first, the baseline's): a write costs about
+ *    as much as a sample, and a job whose peak grows every second should
+ *    not pay one a second;
+ *  - otherwise it is refreshed, so that the means and the elapsed time stay
+ *    roughly current, once backup_refresh_period() has passed: a tenth of
+ *    the run so far, from 30 s to 5 min. A job whose peaks have settled
+ *    costs one comparison a second and a write every 5 minutes;
  *  - it is fsynced at the first write and then at most every
  *    BACKUP_FSYNC_PERIOD: a killed process leaves the page cache behind,
  *    only a machine crash needs the file on disk, and an fsync cost more
@@ -34,8 +38,11 @@
 
 #define BACKUP_PERIOD 1.0          /* seconds between looks */
 #define BACKUP_MIN_GAP 5.0         /* at most this stale in peaks */
-#define BACKUP_REFRESH_PERIOD 30.0 /* at most this stale in means and time */
+#define BACKUP_REFRESH_MIN 30.0    /* the refresh: a tenth of the run, */
+#define BACKUP_REFRESH_MAX 300.0   /* within these bounds */
 #define BACKUP_FSYNC_PERIOD 30.0
+#define BACKUP_MEMORY_STEP 0.01    /* a memory peak's smallest change
+                                      that is written before the refresh */
 
 struct backup_writer;
 
@@ -46,7 +53,7 @@ struct backup_sink {
     char error[512];          /* why it could not be resolved */
     double interval;          /* the tracker's sleep time */
     double wait_limit;        /* seconds finish() waits for a write under way */
-    double last_look, last_write, last_fsync; /* monotonic; 0: never */
+    double last_look, first_write, last_write, last_fsync; /* monotonic; 0: never */
     int written;              /* writes so far; last holds what the file has */
     gt_resource_usage last;   /* normalised (see backup_sink.c) */
     struct warner *warner;
@@ -57,6 +64,11 @@ struct backup_sink {
      * owns target and last_fsync while it runs. */
     struct backup_writer *writer;
 };
+
+/* Seconds after which a backup whose figures did not change is rewritten,
+ * elapsed seconds after its first write: a tenth of that, from
+ * BACKUP_REFRESH_MIN to BACKUP_REFRESH_MAX. */
+double backup_refresh_period(double elapsed);
 
 /* A backup to path (NULL: none; the string is copied), looked at every
  * interval-seconds sample; wait_limit: how long finish() and
