@@ -232,10 +232,17 @@ struct floor_files {
 
 static struct floor_files floor_rollups; /* each process's smaps_rollup */
 
+/* Files the floor could not keep for want of descriptors (the table's
+ * "Descriptor limit" line says when that happens): counted, not printed
+ * one by one. */
+static long floor_over_limit;
+
 static void floor_add(struct floor_files *f, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 && errno != ENOENT && errno != ESRCH)
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+        floor_over_limit++;
+    else if (fd < 0 && errno != ENOENT && errno != ESRCH)
         fprintf(stderr, "gt-bench: the floor loop cannot open %s: %s\n", path, strerror(errno));
     if (fd < 0)
         return; /* a process that is gone: nothing to read */
@@ -336,6 +343,9 @@ static void floor_loop(pid_t root, double interval, int report_fd)
     if (failed)
         fprintf(stderr, "gt-bench: the floor loop failed %ld reads of %zu files\n", failed,
                 f.n + floor_rollups.n);
+    if (floor_over_limit)
+        fprintf(stderr, "gt-bench: the floor loop kept %zu files, %ld more were over the "
+                        "descriptor limit\n", f.n + floor_rollups.n, floor_over_limit);
     if (write(report_fd, &samples, sizeof samples) != (ssize_t)sizeof samples)
         _exit(1);
     _exit(0);
@@ -395,12 +405,44 @@ static double per_sample(const struct run *r, double interval, double window)
  * interval after a sample, a second or more after the start. */
 static double window_of(double interval, int quick)
 {
-    return interval >= 1 ? (quick ? 4 : 10) : interval >= 0.1 ? 3 : 2;
+    return interval >= 1 ? (quick ? 4 : 20) : interval >= 0.1 ? 3 : 2;
 }
 
 static double warm_of(double interval)
 {
     return (interval >= 1 ? 1 : 1 + interval) + interval / 2;
+}
+
+/* Descriptors a tracker keeps per process: its /proc directory, stat,
+ * status, a children file per thread, smaps_rollup, io (the series). */
+#define KEPT_PER_PROCESS 6
+
+/* Both gpu-tracker and the floor keep each process's files open; under a
+ * hard limit too low for the largest tree the floor reopens nothing (it
+ * reads fewer files) and gpu-tracker reopens some each sample, which
+ * compares unlike work. Raise the hard limit (inherited by both) where we
+ * may (root, up to fs.nr_open); say the limit in the table either way. */
+static rlim_t raise_descriptor_limit(int largest_tree)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    rlim_t want = (rlim_t)largest_tree * KEPT_PER_PROCESS + 1024;
+    FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+    unsigned long nr_open = 0;
+    if (f) {
+        if (fscanf(f, "%lu", &nr_open) != 1)
+            nr_open = 0;
+        fclose(f);
+    }
+    if (nr_open && want > nr_open)
+        want = nr_open;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) {
+        struct rlimit more = {want, want};
+        if (setrlimit(RLIMIT_NOFILE, &more) == 0)
+            rl = more;
+    }
+    return rl.rlim_max;
 }
 
 /* sizes: the tree sizes to measure (nsizes of them). */
@@ -414,6 +456,17 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
            "(smaps_rollup every 10th sample, as we do) through descriptors kept open,\n"
            "parsing nothing (see bench.c), measured alike, at the same time on the same\n"
            "tree (half an interval after our samples), so that both meet the same machine.\n");
+    int largest = 0;
+    for (size_t k = 0; k < nsizes; k++)
+        largest = sizes[k] > largest ? sizes[k] : largest;
+    rlim_t limit = raise_descriptor_limit(largest);
+    if (limit == RLIM_INFINITY)
+        printf("Descriptor limit: unlimited.\n");
+    else
+        printf("Descriptor limit: %llu (%s for %d processes' files).\n",
+               (unsigned long long)limit,
+               limit >= (rlim_t)largest * KEPT_PER_PROCESS ? "enough" : "NOT enough: rows over "
+               "it reopen files each sample", largest);
     printf("%6s %9s %8s %11s %14s %9s %12s %9s %9s %7s %9s %7s\n", "--st", "processes",
            "samples", "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg",
            "late max", "skipped", "floor us", "x floor");
