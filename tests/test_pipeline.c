@@ -336,6 +336,23 @@ static void test_backup_policy(void)
     b = a;
     snprintf(b.measurement.gpu_reason, sizeof b.measurement.gpu_reason, "driver gone");
     CHECK(!backup_same_figures(&a, &b));
+    b = a;
+    snprintf(b.gpu_details.energy_reason, GT_REASON_LEN, "no counter");
+    CHECK(!backup_same_figures(&a, &b));
+    /* The GPUs tracked: compared up to ndevices. */
+    b = a;
+    b.gpu_details.ndevices = 1;
+    CHECK(!backup_same_figures(&a, &b));
+    a.gpu_details.ndevices = 1;
+    snprintf(a.gpu_details.devices[0].uuid, sizeof a.gpu_details.devices[0].uuid, "GPU-1");
+    b = a;
+    CHECK(backup_same_figures(&a, &b));
+    b.gpu_details.devices[0].selected = 1;
+    CHECK(!backup_same_figures(&a, &b));
+    b = a;
+    b.gpu_details.devices[1].selected = 1; /* past ndevices: not looked at */
+    CHECK(backup_same_figures(&a, &b));
+    a.gpu_details.ndevices = 0;
 
     /* The sink: written at the first look, then only when a figure changed
      * (BACKUP_MIN_GAP after the last write at the soonest) or

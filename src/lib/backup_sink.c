@@ -27,31 +27,62 @@ struct backup_writer {
     int quit, done, orphaned;
 };
 
-/* The figures that change with every sample even when nothing new happened
- * (the means, the elapsed time, cumulative energy, the counts) set to zero,
- * and with them the machine's RAM in use and CPU percentages: every other
- * program on the machine moves those, so an idle job would rewrite the file
- * at every look for figures that are not the job's. (The GPUs' figures
- * stay: on the GPUs a job is given they are the job's.) What is left
- * changes only when one of the job's peaks, counts or reasons does. */
-static void normalise(gt_resource_usage *u)
+/* What a rewrite is decided on, copied out of a summary: every section but
+ * the GPU devices and the texts, which are compared in place (the devices
+ * alone are 13 KB: copying and comparing whole summaries at every look was
+ * as much user-space work as a small tree's sample at --st 1). */
+struct backup_key {
+    gt_max_ram max_ram;
+    gt_max_gpu_ram max_gpu_ram;
+    gt_cpu_utilization cpu_utilization;
+    gt_gpu_utilization gpu_utilization;
+    gt_pu_percentages gpu_main, gpu_descendants, gpu_combined;
+    int gpu_unknown, ndevices, process_memory_available, process_utilization_available,
+        energy_available;
+    int measurement_unknown, complete, gpu_available, sampled_only;
+    double sleep_time;
+};
+
+/* u's key, with the figures that change at every sample even when nothing
+ * new happened (the means, the elapsed time, cumulative energy, the counts)
+ * left at zero, and with them the machine's RAM in use and CPU
+ * percentages: every other program on the machine moves those, so an idle
+ * job would rewrite the file at every look for figures that are not the
+ * job's. (The GPUs' figures stay: on the GPUs a job is given they are the
+ * job's.) What is left changes only when one of the job's peaks, counts or
+ * reasons does. Zeroed first, so that padding compares equal. */
+static void key_of(const gt_resource_usage *u, struct backup_key *k)
 {
-    gt_pu_percentages *means[] = {&u->cpu_utilization.main, &u->cpu_utilization.descendants,
-                                  &u->cpu_utilization.combined,
-                                  &u->gpu_utilization.gpu_percentages, &u->gpu_details.main,
-                                  &u->gpu_details.descendants, &u->gpu_details.combined};
+    memset(k, 0, sizeof *k);
+    k->max_ram = u->max_ram;
+    k->max_gpu_ram = u->max_gpu_ram;
+    k->cpu_utilization = u->cpu_utilization;
+    k->gpu_utilization = u->gpu_utilization;
+    const gt_gpu_details *d = &u->gpu_details;
+    k->gpu_main = d->main;
+    k->gpu_descendants = d->descendants;
+    k->gpu_combined = d->combined;
+    k->gpu_unknown = d->unknown;
+    k->ndevices = d->ndevices;
+    k->process_memory_available = d->process_memory_available;
+    k->process_utilization_available = d->process_utilization_available;
+    k->energy_available = d->energy_available;
+    k->measurement_unknown = u->measurement.unknown;
+    k->complete = u->measurement.complete;
+    k->gpu_available = u->measurement.gpu_available;
+    k->sampled_only = u->measurement.sampled_only;
+    k->sleep_time = u->measurement.sleep_time;
+
+    gt_pu_percentages *means[] = {&k->cpu_utilization.main, &k->cpu_utilization.descendants,
+                                  &k->cpu_utilization.combined,
+                                  &k->gpu_utilization.gpu_percentages, &k->gpu_main,
+                                  &k->gpu_descendants, &k->gpu_combined};
     for (size_t i = 0; i < sizeof means / sizeof means[0]; i++) {
         means[i]->mean_sum_percent = 0;
         means[i]->mean_hardware_percent = 0;
     }
-    memset(&u->cpu_utilization.system, 0, sizeof u->cpu_utilization.system);
-    u->max_ram.system = 0;
-    u->compute_time.time = 0;
-    u->gpu_details.energy_joules = 0;
-    u->measurement.samples = 0;
-    u->measurement.lateness_mean_ms = 0;
-    u->measurement.lateness_max_ms = 0;
-    u->measurement.skipped = 0;
+    memset(&k->cpu_utilization.system, 0, sizeof k->cpu_utilization.system);
+    k->max_ram.system = 0;
 }
 
 /* Memory peaks that moved by less than BACKUP_MEMORY_STEP of the larger
@@ -65,7 +96,7 @@ static void memory_step(const double *x, double *y)
         *y = *x;
 }
 
-static void memory_steps(const gt_resource_usage *x, gt_resource_usage *y)
+static void memory_steps(const struct backup_key *x, struct backup_key *y)
 {
     const gt_max_ram *a = &x->max_ram;
     gt_max_ram *b = &y->max_ram;
@@ -84,14 +115,25 @@ static void memory_steps(const gt_resource_usage *x, gt_resource_usage *y)
 
 int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
 {
-    /* Compared field by field through memcmp of normalised copies: both
-     * come from the same code, so padding and strings are zero-filled
-     * alike (usage_result fills a zeroed struct). */
-    gt_resource_usage x = *a, y = *b;
-    normalise(&x);
-    normalise(&y);
+    struct backup_key x, y;
+    key_of(a, &x);
+    key_of(b, &y);
     memory_steps(&x, &y);
-    return memcmp(&x, &y, sizeof x) == 0;
+    if (memcmp(&x, &y, sizeof x) != 0)
+        return 0;
+    const gt_gpu_details *da = &a->gpu_details, *db = &b->gpu_details;
+    int n = da->ndevices < 0 ? 0 : da->ndevices > GT_MAX_GPUS ? GT_MAX_GPUS : da->ndevices;
+    for (int i = 0; i < n; i++) {
+        const gt_gpu_device *p = &da->devices[i], *q = &db->devices[i];
+        if (strcmp(p->uuid, q->uuid) || strcmp(p->name, q->name) ||
+            p->memory_total != q->memory_total || p->selected != q->selected)
+            return 0;
+    }
+    return !strcmp(da->process_memory_reason, db->process_memory_reason) &&
+           !strcmp(da->process_utilization_reason, db->process_utilization_reason) &&
+           !strcmp(da->energy_reason, db->energy_reason) &&
+           !strcmp(a->measurement.gpu_reason, b->measurement.gpu_reason) &&
+           !strcmp(a->compute_time.unit, b->compute_time.unit);
 }
 
 static int backup_wants(struct sink *s, double now)
