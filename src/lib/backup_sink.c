@@ -283,17 +283,17 @@ static struct backup_writer *writer_start(struct backup_sink *b)
     return w;
 }
 
+double backup_refresh_period(double elapsed)
+{
+    return fmin(fmax(elapsed / 10, BACKUP_REFRESH_MIN), BACKUP_REFRESH_MAX);
+}
+
 /* Seconds the file must have been left alone before u is written over it:
  * a new figure waits out BACKUP_MIN_GAP (a job whose peak grows every
  * second would otherwise pay a file a second), except after the first
  * write, which holds only the baseline (no CPU figures yet); the same
  * figures wait for the refresh. The comparison is with what the file has,
  * so a figure that waited is written once the gap has passed. */
-double backup_refresh_period(double elapsed)
-{
-    return fmin(fmax(elapsed / 10, BACKUP_REFRESH_MIN), BACKUP_REFRESH_MAX);
-}
-
 static double wait_before_write(const struct backup_sink *b, const gt_resource_usage *u,
                                 double now)
 {

@@ -55,7 +55,7 @@ struct backup_sink {
     double wait_limit;        /* seconds finish() waits for a write under way */
     double last_look, first_write, last_write, last_fsync; /* monotonic; 0: never */
     int written;              /* writes so far; last holds what the file has */
-    gt_resource_usage last;   /* normalised (see backup_sink.c) */
+    gt_resource_usage last;   /* the summary the file has */
     struct warner *warner;
     pthread_mutex_t lock;     /* guards off: stop() may come mid-write */
     int off;
