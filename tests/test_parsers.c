@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "internal.h"
 #include "proc_parse.h"
 
 #define STAT_TAIL " 0 0 0 0 -1 4194560 100 7 2 3 %s 20 0 %s 0 %s 1000 200 0"
@@ -83,6 +84,26 @@ static void test_status(void)
     CHECK(proc_parse_status(bad, strlen(bad), &s) == -1);
     const char *over = "VmRSS:\t 99999999999999999999 kB\nThreads:\t1\n";
     CHECK(proc_parse_status(over, strlen(over), &s) == -1);
+
+    /* A key matches only its whole name before the colon: not a longer
+     * key it begins, nor a shorter one; a last line without a newline
+     * counts, and a key at the very end with nothing after it is cut. */
+    const char *near = "ThreadsX:\t7\nThread:\t8\nVmRSSx:\t1 kB\nVmRSS:\t5 kB\nThreads:\t3";
+    CHECK(proc_parse_status(near, strlen(near), &s) == 0);
+    CHECK(s.threads == 3 && s.vm_rss_kb == 5);
+    const char *bare = "VmRSS:\t5 kB\nThreads";
+    CHECK(proc_parse_status(bare, strlen(bare), &s) == -1);
+}
+
+static void test_text_copy(void)
+{
+    char small[4];
+    text_copy(small, sizeof small, "abcdef"); /* cut to fit, terminated */
+    CHECK(strcmp(small, "abc") == 0);
+    text_copy(small, sizeof small, "ab");
+    CHECK(strcmp(small, "ab") == 0);
+    text_copy(small, sizeof small, "");
+    CHECK(small[0] == '\0');
 }
 
 static void test_rollup(void)
@@ -153,5 +174,6 @@ int main(void)
     test_pid_list();
     test_cpu_stat();
     test_meminfo();
+    test_text_copy();
     return check_exit("test_parsers");
 }
