@@ -194,7 +194,12 @@ static void test_steps_make_rows(void)
                             .time_unit = "seconds", .ram_divisor = 1000, .gpu_ram_divisor = 1e6,
                             .time_divisor = 1, .system_core_count = 2, .n_expected_cores = 2};
     gt_resource_usage r;
+    memset(&r, 0x5a, sizeof r); /* garbage: every field but the device table is set */
+    snprintf(r.gpu_details.devices[3].name, sizeof r.gpu_details.devices[3].name, "kept");
     usage_result(&p.acc, &u, 4.5, &r);
+    CHECK(!strcmp(r.gpu_details.devices[3].name, "kept")); /* the caller's to fill */
+    CHECK(r.gpu_details.ndevices == 0 && r.measurement.skipped == 0 && r.gpu_details.unknown == 0);
+    CHECK(!strcmp(r.gpu_details.energy_reason, ""));
     CHECK_MSG(near(r.max_ram.main.total_rss, 4000 * 1.024), "main RSS %g", r.max_ram.main.total_rss);
     CHECK_MSG(near(r.cpu_utilization.main.mean_sum_percent, 400.0 / 4.5),
               "mean %g", r.cpu_utilization.main.mean_sum_percent);

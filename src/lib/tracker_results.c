@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hot_path.h"
 #include "report.h"
 #include "snapshot.h"
 #include "write_csv.h"
@@ -18,9 +19,10 @@
  * after 1 s each, and AWS asks up to four. */
 #define CLOUD_WAIT_SECONDS 8.0
 
-void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
+GT_HOT void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
                                gt_resource_usage *out)
 {
+    int listed = out->gpu_details.ndevices; /* the device table is ours to fill */
     usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, out);
     out->measurement.complete = complete;
     out->measurement.lateness_mean_ms =
@@ -38,6 +40,9 @@ void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
         d->devices[i].memory_total = (double)g->devices[i].memory_total / t->units.gpu_ram_divisor;
         d->devices[i].selected = g->devices[i].selected;
     }
+    if (listed > d->ndevices) /* never within a run; kept exact all the same */
+        memset(&d->devices[d->ndevices], 0,
+               (size_t)(listed - d->ndevices) * sizeof d->devices[0]);
     text_copy(d->process_memory_reason, GT_REASON_LEN, t->gpu_proc_memory_reason);
     text_copy(d->process_utilization_reason, GT_REASON_LEN, t->gpu_proc_util_reason);
     text_copy(d->energy_reason, GT_REASON_LEN, t->gpu_energy_reason);

@@ -1,9 +1,11 @@
 /* usage.c - aggregates of samples and the ResourceUsage they give. */
 #include "usage.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hot_path.h"
 #include "internal.h"
 
 void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second)
@@ -47,7 +49,7 @@ static double sys_percent(const struct sys_cpu *now, const struct sys_cpu *befor
     return busy / total * 100.0 * now->ncpu;
 }
 
-static void add_memory(struct usage_acc *a, const struct tree_sample *s)
+GT_HOT static void add_memory(struct usage_acc *a, const struct tree_sample *s)
 {
     /* Descendants and combined count shared pages once: see docs/metrics.md.
      * The union of the shared pages is at least the largest one process
@@ -113,7 +115,7 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
         raise_ull(&a->gpu_energy_mj, g->energy_mj);
 }
 
-void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
+GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
                const struct sys_cpu *cpu, const struct meminfo *mem,
                const struct gpu_tree_sample *gpu)
 {
@@ -208,10 +210,13 @@ static void set_rss(gt_rss_values *v, const struct rss_peak *pk, double divisor)
     v->shared_rss = (double)pk->shared_kb * 1024.0 / divisor;
 }
 
-void usage_result(const struct usage_acc *a, const struct usage_units *u,
+GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
                   double compute_seconds, gt_resource_usage *out)
 {
-    memset(out, 0, sizeof *out);
+    size_t table = offsetof(gt_resource_usage, gpu_details.devices);
+    size_t after = table + sizeof out->gpu_details.devices;
+    memset(out, 0, table);
+    memset((char *)out + after, 0, sizeof *out - after);
 
     /* RAM: the high-water marks of reaped processes bound the peaks from
      * below; a sum's peak is at least the peak of any of its parts. */
