@@ -10,7 +10,7 @@ lib="${1:?usage: test_layers.sh SRC_LIB_DIR}"
 
 layer_of() {
     case "$1" in
-    gpu_tracker.h | gpu_tracker_testing.h | internal.h | dl_bind.h | warn.h | file_io.h | background.h | cursor.h | exact_sum.h | \
+    gpu_tracker.h | gpu_tracker_testing.h | internal.h | dl_bind.h | warn.h | file_io.h | background.h | cursor.h | exact_sum.h | hot_path.h | \
         http.h | json_read.h | json_span.h | json_write.h | pyfloat.h | units.h | options.h | \
         row_source.h | series_columns.h) echo 0 ;;
     proc_parse.h | sys_parse.h | pid_index.h | sample.h | usage_json.h) echo 1 ;;

@@ -16,18 +16,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "hot_path.h"
 #include "procfs.h"
 
 #define YEAR_SECONDS (366.0 * 86400.0)
 
-double monotonic_now(void)
+GT_HOT double monotonic_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-struct timespec to_timespec(double seconds)
+GT_HOT struct timespec to_timespec(double seconds)
 {
     /* Deadlines are now + a validated option; the clamp only keeps a
      * caller's mistake from overflowing time_t. */
@@ -338,7 +339,7 @@ int background_wait(struct background *b, double timeout)
     return done;
 }
 
-int wake_word_sleep_until(struct wake_word *w, double deadline)
+GT_HOT int wake_word_sleep_until(struct wake_word *w, double deadline)
 {
     struct timespec at = to_timespec(deadline);
     for (;;) {

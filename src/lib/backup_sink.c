@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "background.h"
+#include "hot_path.h"
 
 /* The writer thread's side: a mailbox of one summary (the newest wins),
  * guarded by lock, and a sink of its own (own: the file's target and path,
@@ -51,7 +52,7 @@ struct backup_key {
  * job's. (The GPUs' figures stay: on the GPUs a job is given they are the
  * job's.) What is left changes only when one of the job's peaks, counts or
  * reasons does. Zeroed first, so that padding compares equal. */
-static void key_of(const gt_resource_usage *u, struct backup_key *k)
+GT_HOT static void key_of(const gt_resource_usage *u, struct backup_key *k)
 {
     memset(k, 0, sizeof *k);
     k->max_ram = u->max_ram;
@@ -113,7 +114,7 @@ static void memory_steps(const struct backup_key *x, struct backup_key *y)
     memory_step(&x->max_gpu_ram.combined, &y->max_gpu_ram.combined);
 }
 
-int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
+GT_HOT int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
 {
     struct backup_key x, y;
     key_of(a, &x);
@@ -136,7 +137,7 @@ int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
            !strcmp(a->compute_time.unit, b->compute_time.unit);
 }
 
-static int backup_wants(struct sink *s, double now)
+GT_HOT static int backup_wants(struct sink *s, double now)
 {
     struct backup_sink *b = (struct backup_sink *)s;
     /* No file, or one whose directory could not be resolved: the first
@@ -302,7 +303,7 @@ static double wait_before_write(const struct backup_sink *b, const gt_resource_u
     return b->written == 1 ? 0 : BACKUP_MIN_GAP;
 }
 
-static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
+GT_HOT static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
 {
     struct backup_sink *b = (struct backup_sink *)s;
     pthread_mutex_lock(&b->lock);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "file_io.h"
+#include "hot_path.h"
 #include "write_csv.h"
 
 static const char *const kind_names[2] = {"process", "system"};
@@ -23,7 +24,7 @@ static void write_line(struct csv_sink *c, gt_series_kind kind, const char *line
               kind_names[kind], strerror(errno));
 }
 
-static void csv_rows(struct sink *s, const struct pipeline_rows *rows)
+GT_HOT static void csv_rows(struct sink *s, const struct pipeline_rows *rows)
 {
     struct csv_sink *c = (struct csv_sink *)s;
     char line[SERIES_CSV_ROW_MAX];

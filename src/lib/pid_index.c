@@ -1,6 +1,8 @@
 /* pid_index.c - see pid_index.h. */
 #include "pid_index.h"
 
+#include "hot_path.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,7 +83,7 @@ int pid_index_put(struct pid_index *ix, pid_t pid, size_t value)
     return 0;
 }
 
-int pid_index_get(const struct pid_index *ix, pid_t pid, size_t *value)
+GT_HOT int pid_index_get(const struct pid_index *ix, pid_t pid, size_t *value)
 {
     if (ix->cap == 0 || pid <= 0)
         return 0;

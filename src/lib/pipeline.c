@@ -1,6 +1,7 @@
 /* pipeline.c - see pipeline.h. */
 #include "pipeline.h"
 
+#include "hot_path.h"
 #include "system_series.h"
 
 #include <string.h>
@@ -166,7 +167,7 @@ static void series_step(struct pipeline *p, struct sample *s, const struct serie
     }
 }
 
-void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows)
+GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows)
 {
     memset(rows, 0, sizeof *rows);
     if (s->slot == 0)

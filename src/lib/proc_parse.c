@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "hot_path.h"
 
 /* Reads a decimal that may be negative; negative values read as 0 (the
  * counters we keep cannot be negative; priority and nice may be). */
-static int read_u64_clamped(struct cursor *c, unsigned long long *out)
+GT_HOT static int read_u64_clamped(struct cursor *c, unsigned long long *out)
 {
     skip_blanks(c);
     int neg = c->p < c->end && *c->p == '-';
@@ -22,7 +23,7 @@ static int read_u64_clamped(struct cursor *c, unsigned long long *out)
 }
 
 /* Skips one blank-separated token; -1 when none is left. */
-static int skip_token(struct cursor *c)
+GT_HOT static int skip_token(struct cursor *c)
 {
     skip_blanks(c);
     if (c->p >= c->end || *c->p == '\n')
@@ -32,7 +33,7 @@ static int skip_token(struct cursor *c)
     return 0;
 }
 
-int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
+GT_HOT int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 {
     /* comm may hold spaces and ')' itself: fields start after the LAST ')'. */
     const char *close = NULL;
@@ -92,7 +93,7 @@ struct kv_slot {
  * for every process (status): a line is matched on its first byte and its
  * length before its key is compared, which took a status file's parse from
  * 7,800 instructions to 4,900 (callgrind). */
-static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n)
+GT_HOT static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n)
 {
     size_t klen[16];
     if (n > sizeof klen / sizeof klen[0])
@@ -123,7 +124,7 @@ static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n
     return 0;
 }
 
-int proc_parse_status(const char *buf, size_t len, struct proc_status *out)
+GT_HOT int proc_parse_status(const char *buf, size_t len, struct proc_status *out)
 {
     memset(out, 0, sizeof *out);
     unsigned long long threads = 0;
@@ -141,7 +142,7 @@ int proc_parse_status(const char *buf, size_t len, struct proc_status *out)
     return 0;
 }
 
-int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_rollup *out)
+GT_HOT int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_rollup *out)
 {
     unsigned long long sc = 0, sd = 0, pc = 0, pd = 0;
     memset(out, 0, sizeof *out);
@@ -161,7 +162,7 @@ int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_rollup *out
     return 0;
 }
 
-int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t cap, size_t *count)
+GT_HOT int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t cap, size_t *count)
 {
     struct cursor c = {buf, buf + len};
     size_t n = 0;
@@ -181,7 +182,7 @@ int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t cap, siz
     return 0;
 }
 
-int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out)
+GT_HOT int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out)
 {
     memset(out, 0, sizeof *out);
     const char *p = buf, *end = buf + len;
@@ -218,7 +219,7 @@ int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out)
     return have_total && out->ncpu > 0 ? 0 : -1;
 }
 
-int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
+GT_HOT int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
 {
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "procfs.h"
 
+#include "hot_path.h"
 #include "internal.h"
 
 #include <dirent.h>
@@ -20,7 +21,7 @@
 
 /* Reads fd to its end into buf. A kept descriptor is re-read from offset 0
  * (positional: procfs regenerates the file); a fresh one is read in order. */
-static int read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
+GT_HOT static int read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
 {
     size_t n = 0;
     for (;;) {
@@ -51,7 +52,7 @@ int procfs_pread(int fd, char *buf, size_t cap, size_t *len)
     return read_fd(fd, 1, buf, cap, len);
 }
 
-int procfs_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len)
+GT_HOT int procfs_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len)
 {
     for (;;) {
         if (procfs_pread(fd, *buf, *cap, len) == 0)
@@ -149,7 +150,7 @@ static int open_kept(struct proc_handle *h, int dirfd, const char *name, int fla
 
 /* Reads a file through its kept-open fd, opening it on first use. Without a
  * descriptor to spare it still reads, just without keeping one. */
-static int read_kept(struct proc_handle *h, int dirfd, int *fd, const char *name, char *buf,
+GT_HOT static int read_kept(struct proc_handle *h, int dirfd, int *fd, const char *name, char *buf,
                      size_t cap, size_t *len)
 {
     if (*fd < 0) {
@@ -176,7 +177,7 @@ static int parsed(int rc)
 /* The readers of the files kept open: read through h's kept descriptor
  * (opened on first use), then parsed. One line each, as a table. */
 #define KEPT_FILE_READER(function, fd_field, file, type, parser)                   \
-    int function(struct proc_handle *h, char *buf, size_t cap, type *out)          \
+    GT_HOT int function(struct proc_handle *h, char *buf, size_t cap, type *out)   \
     {                                                                              \
         size_t len;                                                                \
         if (read_kept(h, h->dirfd, &h->fd_field, file, buf, cap, &len) < 0)        \
@@ -188,7 +189,7 @@ KEPT_FILE_READER(procfs_read_stat, stat_fd, "stat", struct proc_stat, proc_parse
 KEPT_FILE_READER(procfs_read_status, status_fd, "status", struct proc_status, proc_parse_status)
 KEPT_FILE_READER(procfs_read_io, io_fd, "io", struct proc_io, proc_parse_io)
 
-int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
+GT_HOT int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
 {
     /* Not kept open: it is read rarely (see tree.c) and walks every mapping. */
     size_t len;
@@ -197,7 +198,7 @@ int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc
     return parsed(proc_parse_smaps_rollup(buf, len, out));
 }
 
-int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
+GT_HOT int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
 {
     if (*n == *cap) {
         size_t ncap = *cap ? *cap * 2 : 64;
@@ -259,7 +260,7 @@ static int grow_buffer(char **buf, size_t *cap)
 
 /* Appends the children of one thread; a vanished thread has none. The
  * main thread's file is kept open, the others' opened for each read. */
-static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char **buf,
+GT_HOT static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char **buf,
                            size_t *cap, pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     size_t len;
@@ -311,7 +312,7 @@ static int list_threads_children(struct proc_handle *h, int task_fd, char **buf,
     }
 }
 
-int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
+GT_HOT int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
                          pid_t **list, size_t *n, size_t *listcap)
 {
     int found = 0;

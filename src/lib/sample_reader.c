@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "background.h"
+#include "hot_path.h"
 
 /* 1 when we run in a PID namespace other than the host's (a container): the
  * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO). */
@@ -204,7 +205,7 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void sample_read(struct sample_reader *r, long slot, struct sample *s)
+GT_HOT void sample_read(struct sample_reader *r, long slot, struct sample *s)
 {
     const char *root = r->cfg.proc_root;
     memset(s, 0, sizeof *s);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "system.h"
 
+#include "hot_path.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -58,7 +59,7 @@ void system_close(struct system_reader *r)
     r->stat_fd = r->meminfo_fd = -1;
 }
 
-int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
+GT_HOT int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
                 const char **what)
 {
     size_t len;

@@ -31,6 +31,7 @@
 #include "background.h"
 #include "cloud_info.h"
 #include "csv_sink.h"
+#include "hot_path.h"
 #include "options.h"
 #include "pipeline.h"
 #include "row_store.h"
@@ -67,7 +68,7 @@ static void destroy(gt_tracker *t)
 
 /* The reasons for missing GPU figures, for readers of the results. Caller
  * holds the lock (and owns the reader). */
-static void copy_gpu_reasons_locked(gt_tracker *t)
+GT_HOT static void copy_gpu_reasons_locked(gt_tracker *t)
 {
     const struct sample_reader *r = &t->reader;
     text_copy(t->gpu_reason, sizeof t->gpu_reason, r->gpu_reason);
@@ -173,7 +174,7 @@ gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks 
  * file, written without the lock: a disk that hangs must not keep stop()
  * waiting beyond its timeout). 0, or -1 when stop() has frozen the series
  * (the rows go nowhere). */
-static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
+GT_HOT static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
 {
     if (!rows->have_process && !rows->have_system)
         return 0; /* no series, or the baseline: no lock to take */
@@ -222,7 +223,7 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
 
 /* A sample's rows kept in the store and handed to the sinks, with the
  * summary as of now to those that want it. The caller owns the sinks. */
-static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double now)
+GT_HOT static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double now)
 {
     if (store_rows(t, rows) < 0)
         return;
@@ -243,7 +244,7 @@ static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double n
     }
 }
 
-static void *sampler_main(void *arg)
+GT_HOT static void *sampler_main(void *arg)
 {
     gt_tracker *t = arg;
     double interval = t->cfg.o.sleep_time;

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "tree.h"
 
+#include "hot_path.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -116,7 +117,7 @@ static struct tracked_proc *find_proc(const struct tree *t, pid_t pid)
     return pid_index_get(&t->index, pid, &i) ? &t->procs[i] : NULL;
 }
 
-void tree_roles(const struct tree *t, struct pid_roles *out)
+GT_HOT void tree_roles(const struct tree *t, struct pid_roles *out)
 {
     out->index = &t->index;
     out->role = t->roles;
@@ -299,7 +300,7 @@ static int read_io(struct tree *t, struct tracked_proc *p)
     return 0;
 }
 
-static int read_memory(struct tree *t, struct tracked_proc *p)
+GT_HOT static int read_memory(struct tree *t, struct tracked_proc *p)
 {
     if (read_io(t, p) < 0)
         return -1;
@@ -368,7 +369,7 @@ static unsigned long long tracked_hwm(const struct tracked_proc *p)
 }
 
 /* Appends the children of a process with nthreads threads to the queue. */
-static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid, long nthreads)
+GT_HOT static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid, long nthreads)
 {
     if (!t->scan_fallback) {
         if (procfs_list_children(h, nthreads, &t->buf, &t->bufcap, &t->queue, &t->nqueue,
@@ -391,7 +392,7 @@ static int reaper_stat(struct tree *t, struct proc_stat *st)
 
 /* One pass over the tree: visit main, its descendants and (with a reaper
  * of reaper_threads threads) the reaper's other children, updating the table. */
-static int walk_once(struct tree *t, long reaper_threads)
+GT_HOT static int walk_once(struct tree *t, long reaper_threads)
 {
     t->generation++;
     t->nqueue = 0;
@@ -477,7 +478,7 @@ static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned lon
     *wr = (unsigned long long)ru.ru_oublock * 512;
 }
 
-int tree_walk(struct tree *t, struct tree_sample *s)
+GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
 {
     unsigned long long reaped = 0, reaped_u = 0, reaped_s = 0, reaped_rd = 0, reaped_wr = 0;
     if (t->reaper_pid > 0) {
