@@ -13,7 +13,8 @@
  * status and children, and its smaps_rollup on the schedule gpu-tracker
  * reads it for an idle process: the first sample and every 10th) through
  * descriptors kept open for the whole run, parsing nothing, measured the
- * same way.
+ * same way, at the same time, on the same CPU; seven fresh pairs a row
+ * (REPEATS).
  * Accuracy: workloads that report their own truth (VmHWM, rusage; see
  * workload.c) under gpu-tracker --st 1, with the exactness features and
  * with --sampled-only (what a plain sampling tracker sees). */
@@ -27,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -197,21 +199,54 @@ static double measure(pid_t pid, double warm, double window)
     return a >= 0 && b >= a ? b - a : -1;
 }
 
-/* Waits for the measured process g (already told to stop), takes its
- * rusage into r, and kills the idle tree under root. */
-static void end_run(pid_t g, pid_t root, struct run *r)
+/* Waits for the measured process g (already told to stop) and takes its
+ * rusage into r. */
+static void end_tracker(pid_t g, struct run *r)
 {
     int status;
     struct rusage ru;
     wait4(g, &status, 0, &ru);
-    kill(-root, SIGKILL);
-    /* The bench is the tree's subreaper (main): wait for every process of
-     * it to be gone, so that the teardown of 5000 processes does not run
-     * into the next measurement. */
-    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-        ;
     r->cpu = cpu_of(&ru);
     r->maxrss_kib = ru.ru_maxrss;
+}
+
+/* Kills the idle tree under root. The bench is the tree's subreaper
+ * (main): wait for every process of it to be gone, so that the teardown of
+ * 5000 processes does not run into the next measurement. */
+static void end_tree(pid_t root)
+{
+    kill(-root, SIGKILL);
+    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+        ;
+}
+
+/* The CPU that gpu-tracker and the floor loop both run on (-1: any): on
+ * the development VM the same floor loop cost 1.3-1.8x as much on one vCPU
+ * as on the other (the first takes more interrupts), so a pair that landed
+ * apart compared places, not programs. The last CPU we may use. */
+static int shared_cpu = -1;
+
+static void choose_shared_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) < 0)
+        return;
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET((size_t)c, &set)) {
+            shared_cpu = c;
+            return;
+        }
+}
+
+static void pin_to_shared_cpu(void)
+{
+    if (shared_cpu < 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((size_t)shared_cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) < 0)
+        fprintf(stderr, "gt-bench: cannot pin to CPU %d: %s\n", shared_cpu, strerror(errno));
 }
 
 /* Starts gpu-tracker --pid root at interval (with both series to /dev/null
@@ -223,6 +258,7 @@ static pid_t start_attached(const char *gt, pid_t root, double interval, int ser
     snprintf(st, sizeof st, "%g", interval);
     pid_t g = fork();
     if (g == 0) {
+        pin_to_shared_cpu();
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
@@ -259,7 +295,8 @@ static struct run attach_run(const char *gt, int n, double interval, double warm
     pid_t g = start_attached(gt, root, interval, series);
     r.window_cpu = measure(g, warm, window);
     kill(g, SIGINT);
-    end_run(g, root, &r);
+    end_tracker(g, &r);
+    end_tree(root);
     read_attached(&r);
     return r;
 }
@@ -402,12 +439,11 @@ static void floor_loop(pid_t root, double interval, int report_fd)
  * (this shared VM's noise moved a row's ratio by +-30 % between separate
  * runs), and their reads do not coincide. Each one's CPU over the same
  * window, as measure() takes it. */
-static void paired_run(const char *gt, int n, double interval, double warm, double window,
+static void paired_run(const char *gt, pid_t root, double interval, double warm, double window,
                        struct run *ours, struct run *fl)
 {
     memset(ours, 0, sizeof *ours);
     memset(fl, 0, sizeof *fl);
-    pid_t root = idle_tree(n);
     pid_t g = start_attached(gt, root, interval, 0);
     nap(interval / 2);
     int report[2];
@@ -415,6 +451,7 @@ static void paired_run(const char *gt, int n, double interval, double warm, doub
         exit(1);
     pid_t f = fork();
     if (f == 0) {
+        pin_to_shared_cpu();
         close(report[0]);
         floor_loop(root, interval, report[1]);
     }
@@ -442,7 +479,7 @@ static void paired_run(const char *gt, int n, double interval, double warm, doub
     double due = floor((warm + window) / interval) + 1;
     fl->skipped = due > fl->samples + 2 ? due - fl->samples : 0; /* not the edges' +-1 */
     kill(g, SIGINT);
-    end_run(g, root, ours);
+    end_tracker(g, ours);
     read_attached(ours);
 }
 
@@ -455,10 +492,11 @@ static double per_sample(const struct run *r, double interval, double window)
 }
 
 /* The window measured at each interval: whole samples, starting half an
- * interval after a sample, a second or more after the start. */
-static double window_of(double interval, int quick)
+ * interval after a sample, a second or more after the start. Short, for
+ * many fresh pairs (REPEATS) rather than a few long ones. */
+static double window_of(double interval)
 {
-    return interval >= 1 ? (quick ? 4 : 20) : interval >= 0.1 ? 3 : 2;
+    return interval >= 1 ? 4 : interval >= 0.1 ? 2 : 1;
 }
 
 static double warm_of(double interval)
@@ -498,6 +536,25 @@ static rlim_t raise_descriptor_limit(int largest_tree)
     return rl.rlim_max;
 }
 
+/* Paired runs per row, on the same tree, each with a fresh gpu-tracker and
+ * floor loop. On this shared VM a process's cost per sample depends on its
+ * whole life's luck (two copies of the same floor loop, pinned to the same
+ * CPU at the same time, differed by up to 2x for a whole run, either way),
+ * so one pair's ratio moved +-40 % between runs; the median of seven short
+ * pairs moves much less than one long one. */
+#define REPEATS 7
+
+struct pair {
+    struct run ours, floor;
+    double ratio; /* ours per sample / the floor's; 0 when either failed */
+};
+
+static int by_ratio(const void *a, const void *b)
+{
+    double x = ((const struct pair *)a)->ratio, y = ((const struct pair *)b)->ratio;
+    return (x > y) - (x < y);
+}
+
 /* sizes: the tree sizes to measure (nsizes of them). */
 static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
 {
@@ -508,8 +565,11 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
            "The floor: a loop that wakes on the same schedule and preads the same files\n"
            "(smaps_rollup every 10th sample, as we do) through descriptors kept open,\n"
            "parsing nothing (see bench.c), measured alike, at the same time on the same\n"
-           "tree (half an interval after our samples), so that both meet the same machine;\n"
-           "each one's CPU is the median of 5 parts of the window (of 4 in quick mode at 1 s).\n");
+           "tree (half an interval after our samples), so that both meet the same machine\n"
+           "(pinned to the same CPU); each one's CPU is the median of 4-5 parts of its\n"
+           "window (4 s at --st 1, 2 s at 0.1, 1 s at 0.01). Each row: 7 such pairs on the\n"
+           "same tree, each with a fresh gpu-tracker and floor (1 in quick mode); the row\n"
+           "shows the pair with the median ratio, x range the lowest and highest ratio.\n");
     int largest = 0;
     for (size_t k = 0; k < nsizes; k++)
         largest = sizes[k] > largest ? sizes[k] : largest;
@@ -521,22 +581,36 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
                (unsigned long long)limit,
                limit >= (rlim_t)largest * KEPT_PER_PROCESS ? "enough" : "NOT enough: rows over "
                "it reopen files each sample", largest);
-    printf("%6s %9s %8s %11s %14s %9s %12s %9s %9s %7s %9s %7s\n", "--st", "processes",
+    printf("%6s %9s %8s %11s %14s %9s %12s %9s %9s %7s %9s %7s %10s\n", "--st", "processes",
            "samples", "us/sample", "us/sample/proc", "fixed ms", "peak RSS MiB", "late avg",
-           "late max", "skipped", "floor us", "x floor");
+           "late max", "skipped", "floor us", "x floor", "x range");
     const double intervals[] = {1, 0.1, 0.01};
+    int repeats = quick ? 1 : REPEATS;
     for (size_t i = 0; i < 3; i++)
         for (size_t k = 0; k < nsizes; k++) {
-            double iv = intervals[i], win = window_of(iv, quick), warm = warm_of(iv);
-            struct run a, f;
-            paired_run(gt, sizes[k], iv, warm, win, &a, &f);
-            double per = per_sample(&a, iv, win);
-            double fixed = a.cpu - per * a.samples;
-            double floor_per = per_sample(&f, iv, win);
-            printf("%6g %9d %8.0f %11.1f %14.2f %9.1f %12.1f %7.2fms %7.2fms %7.0f %9.1f %7.2f\n",
-                   iv, sizes[k], a.samples, per * 1e6, per * 1e6 / sizes[k], fixed * 1e3,
-                   (double)a.maxrss_kib / 1024.0, a.late, a.late_max, a.skipped,
-                   floor_per * 1e6, floor_per > 0 ? per / floor_per : 0);
+            double iv = intervals[i], win = window_of(iv), warm = warm_of(iv);
+            struct pair p[REPEATS];
+            pid_t root = idle_tree(sizes[k]);
+            for (int r = 0; r < repeats; r++) {
+                paired_run(gt, root, iv, warm, win, &p[r].ours, &p[r].floor);
+                double per = per_sample(&p[r].ours, iv, win);
+                double floor_per = per_sample(&p[r].floor, iv, win);
+                p[r].ratio = per > 0 && floor_per > 0 ? per / floor_per : 0;
+            }
+            end_tree(root);
+            /* The row is the repetition with the median ratio, whole: its
+             * figures belong together. */
+            qsort(p, (size_t)repeats, sizeof p[0], by_ratio);
+            const struct pair *m = &p[repeats / 2];
+            double per = per_sample(&m->ours, iv, win);
+            double fixed = m->ours.cpu - per * m->ours.samples;
+            double floor_per = per_sample(&m->floor, iv, win);
+            printf("%6g %9d %8.0f %11.1f %14.2f %9.1f %12.1f %7.2fms %7.2fms %7.0f %9.1f %7.2f "
+                   "%5.2f-%.2f\n",
+                   iv, sizes[k], m->ours.samples, per * 1e6, per * 1e6 / sizes[k], fixed * 1e3,
+                   (double)m->ours.maxrss_kib / 1024.0, m->ours.late, m->ours.late_max,
+                   m->ours.skipped, floor_per * 1e6, m->ratio, p[0].ratio,
+                   p[repeats - 1].ratio);
             fflush(stdout);
         }
 }
@@ -686,7 +760,7 @@ int main(int argc, char **argv)
             sizes[nsizes++] = (int)n;
         }
     }
-    /* Orphans of the killed trees come to us, to be waited for (end_run). */
+    /* Orphans of the killed trees come to us, to be waited for (end_tree). */
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
         fprintf(stderr, "gt-bench: cannot become a subreaper: %s; runs may overlap the last "
                         "tree's teardown\n", strerror(errno));
@@ -694,6 +768,7 @@ int main(int argc, char **argv)
     if (fd < 0)
         return 1;
     close(fd);
+    choose_shared_cpu();
     int quick = argc > 3 && !strcmp(argv[3], "quick");
     int only_overhead = argc > 3 && !strcmp(argv[3], "overhead");
     overhead(argv[1], quick, sizes, nsizes);
