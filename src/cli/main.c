@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_main.h"
 #include "gpu_tracker.h"
 #include "options.h"
 #include "output.h"
@@ -123,7 +124,7 @@ static int refuse_near_subcommand(const char *word)
     return 1;
 }
 
-int main(int argc, char **argv)
+int gt_cli_main(int argc, char **argv)
 {
     if (argc >= 2 && argv[1][0] != '-' && refuse_near_subcommand(argv[1]))
         return 2;
