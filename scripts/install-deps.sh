@@ -8,14 +8,16 @@
 #   check  also what `make check` needs so that no test has to skip: clang
 #          and its runtimes (the ThreadSanitizer build and the libFuzzer
 #          targets), Chromium (the HTML report is rendered and hovered in it)
-#          and util-linux's unshare (the PID namespace tests)
+#          util-linux's unshare (the PID namespace tests), and Debian's
+#          Python with venv, pip, setuptools, wheel and pytest (the Python
+#          package is built into a throwaway virtual environment and tested)
 set -eu
 
 mode=${1:-build}
 packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev"
 case "$mode" in
 build) ;;
-check) packages="$packages clang libclang-rt-14-dev chromium util-linux" ;;
+check) packages="$packages clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest" ;;
 *) echo "usage: install-deps.sh build|check" >&2; exit 2 ;;
 esac
 

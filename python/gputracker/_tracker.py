@@ -1,0 +1,158 @@
+"""gpu_tracker's Tracker over libgputracker: the same parameters, defaults,
+validation, errors and states; the sampling runs in the library's own thread
+(no second process, the GIL released while it samples)."""
+from __future__ import annotations
+
+import dataclasses as dclass
+import enum
+import json
+import logging
+
+from . import _native
+from ._usage import ResourceUsage
+
+log = logging.getLogger(__name__)
+
+_CPU_PERCENT_INTERVAL = 0.1  # gpu_tracker's smallest sleep_time
+_RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
+_TIME_UNITS = ('seconds', 'minutes', 'hours', 'days')
+_GPU_BRANDS = ('nvidia', 'amd')
+_STOP_TIMEOUT_MAX = 3600.0  # GT_STOP_TIMEOUT_MAX
+
+
+def _validate_unit(unit, valid_units, unit_type):
+    if unit not in valid_units:
+        raise ValueError(f'"{unit}" is not a valid {unit_type} unit. Valid values are {", ".join(sorted(valid_units))}')
+
+
+class Tracker:
+    """Tracks the computational resources of a process and its descendants
+    (the calling process by default) within a context manager or between
+    start() and stop(), as gpu_tracker's Tracker does.
+
+    Where it differs from gpu_tracker on purpose: the backup file
+    (resource_usage_file) is JSON (gpu-tracker's format) rather than a pickle,
+    and n_join_attempts * join_timeout is how long stop() waits for the
+    sampling thread (there is no sub-process to join).
+
+    :ivar ResourceUsage resource_usage: the results, after stop().
+    """
+
+    class State(enum.Enum):
+        """The state of the Tracker."""
+        NEW = 0
+        STARTED = 1
+        STOPPED = 2
+
+    def __init__(
+            self, sleep_time: float = 1.0, ram_unit: str = 'gigabytes', gpu_ram_unit: str = 'gigabytes',
+            time_unit: str = 'hours', n_expected_cores: int = None, gpu_uuids: set[str] = None,
+            disable_logs: bool = False, process_id: int = None, resource_usage_file: str | None = None,
+            n_join_attempts: int = 5, join_timeout: float = 10.0, gpu_brand: str | None = None):
+        if sleep_time < _CPU_PERCENT_INTERVAL:
+            raise ValueError(
+                f'Sleep time of {sleep_time} is invalid. Must be at least {_CPU_PERCENT_INTERVAL} seconds.')
+        _validate_unit(ram_unit, _RAM_UNITS, 'RAM')
+        _validate_unit(gpu_ram_unit, _RAM_UNITS, 'GPU RAM')
+        _validate_unit(time_unit, _TIME_UNITS, 'time')
+        if gpu_brand is not None and gpu_brand not in _GPU_BRANDS:
+            raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia" and "amd".')
+        if gpu_uuids is not None and len(gpu_uuids) == 0:
+            raise ValueError('gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.')
+        if n_join_attempts < 1:
+            raise ValueError(f'n_join_attempts of {n_join_attempts} is invalid. Must be at least 1.')
+        if join_timeout <= 0:
+            raise ValueError(f'join_timeout of {join_timeout} is invalid. Must be more than 0 seconds.')
+        self._disable_logs = bool(disable_logs)
+        # The library checks the rest (a process that does not exist, an
+        # expected core count below 1, a GPU UUID no GPU has) with messages
+        # that name what is valid.
+        self._native = _native.Tracker(
+            sleep_time=float(sleep_time), ram_unit=ram_unit, gpu_ram_unit=gpu_ram_unit, time_unit=time_unit,
+            n_expected_cores=0 if n_expected_cores is None else int(n_expected_cores),
+            gpu_uuids=None if gpu_uuids is None else ','.join(sorted(gpu_uuids)),
+            gpu_brand=gpu_brand, disable_logs=self._disable_logs,
+            process_id=0 if process_id is None else int(process_id),
+            resource_usage_file=resource_usage_file,
+            stop_timeout=min(float(n_join_attempts) * float(join_timeout), _STOP_TIMEOUT_MAX))
+        self._log_warnings()
+        self.resource_usage = None
+        self.n_join_attempts = n_join_attempts
+        self.join_timeout = join_timeout
+        self.state = Tracker.State.NEW
+
+    def _log_warnings(self):
+        for message in self._native.take_warnings():
+            if not self._disable_logs:
+                log.warning(message)
+
+    def __repr__(self):
+        return f'State: {self.state.name}'
+
+    def __enter__(self) -> Tracker:
+        if self.state == Tracker.State.STARTED:
+            raise RuntimeError('Cannot start tracking when tracking has already started.')
+        elif self.state == Tracker.State.STOPPED:
+            raise RuntimeError('Cannot start tracking when tracking has already stopped.')
+        self._native.start()
+        self.state = Tracker.State.STARTED
+        self._log_warnings()
+        return self
+
+    def __exit__(self, *_):
+        if self.state == Tracker.State.NEW:
+            raise RuntimeError('Cannot stop tracking when tracking has not started yet.')
+        if self.state == Tracker.State.STOPPED:
+            raise RuntimeError('Cannot stop tracking when tracking has already stopped.')
+        self._native.stop()
+        self.state = Tracker.State.STOPPED
+        self._log_warnings()
+        self.resource_usage = ResourceUsage.from_dict(json.loads(self._native.usage_json()))
+
+    def start(self):
+        """Begins tracking until stop() is called. Equivalent to entering the context manager."""
+        self.__enter__()
+
+    def stop(self):
+        """Stops tracking. Equivalent to exiting the context manager."""
+        self.__exit__()
+
+    # gpu_tracker 1.x had the sections on the tracker itself (its first
+    # tutorial reads tracker.max_ram): the same objects as resource_usage's.
+    @property
+    def max_ram(self):
+        return self._section('max_ram')
+
+    @property
+    def max_gpu_ram(self):
+        return self._section('max_gpu_ram')
+
+    @property
+    def cpu_utilization(self):
+        return self._section('cpu_utilization')
+
+    @property
+    def gpu_utilization(self):
+        return self._section('gpu_utilization')
+
+    @property
+    def compute_time(self):
+        return self._section('compute_time')
+
+    def _section(self, name):
+        if self.resource_usage is None:
+            raise AttributeError(f'{name}: no results before tracking completes (call stop() first)')
+        return getattr(self.resource_usage, name)
+
+    def __str__(self) -> str:
+        """gpu_tracker's text of the results, byte for byte (the library's text writer)."""
+        return _native.usage_text(json.dumps(self.to_json()))
+
+    def to_json(self) -> dict[str, dict]:
+        """The results as gpu_tracker's dictionary."""
+        if self.resource_usage is None:
+            raise RuntimeError(
+                'Cannot display the tracker in string or JSON format before tracking completes. Exit the content manager or call the '
+                'stop() method before calling to_json() or str()'
+            )
+        return dclass.asdict(self.resource_usage)

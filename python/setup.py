@@ -1,0 +1,38 @@
+"""Builds gputracker._native: python/src/native.c with libgputracker's
+sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
+that the package needs nothing installed but json-c and zlib, which the
+library links (Debian: libjson-c-dev, zlib1g-dev to build)."""
+import glob
+import os
+
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def relative(path):
+    # setuptools refuses absolute paths; objects of ../src land in build/src.
+    return os.path.relpath(path, HERE)
+
+
+def sources(folder, leave_out=()):
+    found = sorted(glob.glob(os.path.join(ROOT, folder, '*.c')))
+    return [relative(path) for path in found if os.path.basename(path) not in leave_out]
+
+
+if not os.path.isfile(os.path.join(ROOT, 'include', 'gpu_tracker.h')):
+    raise SystemExit('gputracker: build from the gpu-tracker source tree (python/ beside src/ and '
+                     'include/): ' + ROOT + ' has no include/gpu_tracker.h')
+
+native = Extension(
+    'gputracker._native',
+    sources=[os.path.join('src', 'native.c')] + sources('src/lib') +
+    sources('src/cli', leave_out=('entry.c',)),
+    include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
+    libraries=['json-c', 'z', 'pthread', 'dl', 'm'],
+    extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
+)
+
+os.chdir(HERE)  # the relative paths above are from here
+setup(ext_modules=[native])

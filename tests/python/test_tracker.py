@@ -1,0 +1,181 @@
+"""gputracker.Tracker against gpu_tracker's documented behaviour
+(../shared/reference/gpu_tracker-api.txt) and its conformance pairs."""
+import json
+import logging
+import multiprocessing
+import os
+import pickle
+import subprocess
+import sys
+import time
+
+import pytest
+
+import gputracker
+from gputracker import ResourceUsage, Tracker
+
+
+def test_defaults_and_state():
+    tracker = Tracker()
+    assert tracker.state is Tracker.State.NEW
+    assert repr(tracker) == 'State: NEW'
+    assert tracker.resource_usage is None
+    assert tracker.n_join_attempts == 5 and tracker.join_timeout == 10.0
+    assert [s.value for s in Tracker.State] == [0, 1, 2]
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    ({'sleep_time': 0.05}, 'Sleep time of 0.05 is invalid. Must be at least 0.1 seconds.'),
+    ({'ram_unit': 'mb'},
+     '"mb" is not a valid RAM unit. Valid values are bytes, gigabytes, kilobytes, megabytes, terabytes'),
+    ({'gpu_ram_unit': 'GB'},
+     '"GB" is not a valid GPU RAM unit. Valid values are bytes, gigabytes, kilobytes, megabytes, terabytes'),
+    ({'time_unit': 'weeks'}, '"weeks" is not a valid time unit. Valid values are days, hours, minutes, seconds'),
+    ({'gpu_brand': 'intel'}, '"intel" is not a valid GPU brand. Supported values are "nvidia" and "amd".'),
+    ({'gpu_uuids': set()},
+     'gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.'),
+    ({'n_join_attempts': 0}, 'n_join_attempts of 0 is invalid. Must be at least 1.'),
+    ({'join_timeout': 0}, 'join_timeout of 0 is invalid. Must be more than 0 seconds.'),
+])
+def test_invalid_arguments(kwargs, message):
+    with pytest.raises(ValueError) as error:
+        Tracker(**kwargs)
+    assert str(error.value) == message
+
+
+def test_invalid_arguments_the_library_checks():
+    with pytest.raises(ValueError, match='expected cores -2: it must be positive'):
+        Tracker(n_expected_cores=-2)
+    with pytest.raises(ValueError, match="unknown GPU UUID 'GPU-none'; available GPUs: "):
+        Tracker(gpu_uuids={'GPU-none'})
+    # A process that does not exist (pid_max is at most 2^22).
+    with pytest.raises(ProcessLookupError, match='4194305'):
+        Tracker(process_id=4194305)
+
+
+def test_state_errors():
+    tracker = Tracker(sleep_time=0.1, disable_logs=True)
+    with pytest.raises(RuntimeError, match='^Cannot stop tracking when tracking has not started yet.$'):
+        tracker.stop()
+    with pytest.raises(RuntimeError, match='before tracking completes'):
+        tracker.to_json()
+    with pytest.raises(RuntimeError, match='before tracking completes'):
+        str(tracker)
+    tracker.start()
+    assert tracker.state is Tracker.State.STARTED
+    with pytest.raises(RuntimeError, match='^Cannot start tracking when tracking has already started.$'):
+        tracker.start()
+    tracker.stop()
+    assert tracker.state is Tracker.State.STOPPED
+    with pytest.raises(RuntimeError, match='^Cannot stop tracking when tracking has already stopped.$'):
+        tracker.stop()
+    with pytest.raises(RuntimeError, match='^Cannot start tracking when tracking has already stopped.$'):
+        with tracker:
+            pass
+
+
+def test_self_tracking_sees_a_freed_peak():
+    # 200 MiB written (so resident), held past a few samples, freed before stop().
+    with Tracker(sleep_time=0.1, ram_unit='megabytes', time_unit='seconds', disable_logs=True) as tracker:
+        block = b'\x01' * (200 * 2 ** 20)
+        time.sleep(0.5)
+        del block
+        time.sleep(0.3)
+    usage = tracker.resource_usage
+    peak = usage.max_ram.main.total_rss
+    assert peak >= 200 * 2 ** 20 / 1e6, peak
+    assert usage.max_ram.combined.total_rss >= peak
+    assert usage.max_ram.unit == 'megabytes' and usage.compute_time.unit == 'seconds'
+    assert usage.compute_time.time >= 0.8
+    # The sampling thread is the library's and left out: this test runs one thread.
+    assert usage.cpu_utilization.main_n_threads == 1
+
+
+def _burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return os.getpid()
+
+
+def test_multiprocessing_pool_counts_as_descendants():
+    with Tracker(sleep_time=0.1, disable_logs=True) as tracker:
+        with multiprocessing.get_context('fork').Pool(2) as pool:
+            pids = set(pool.map(_burn, [0.4, 0.4, 0.4, 0.4]))
+    usage = tracker.resource_usage
+    assert pids and os.getpid() not in pids
+    assert usage.cpu_utilization.descendants_n_threads >= 1
+    assert usage.max_ram.descendants.total_rss > 0
+    assert usage.cpu_utilization.descendants.mean_sum_percent > 0
+    assert usage.cpu_utilization.combined.max_sum_percent >= usage.cpu_utilization.main.max_sum_percent
+
+
+def test_to_json_is_gpu_trackers_dictionary_and_pickles():
+    with Tracker(sleep_time=0.1, disable_logs=True) as tracker:
+        time.sleep(0.3)
+    document = tracker.to_json()
+    assert list(document) == ['max_ram', 'max_gpu_ram', 'cpu_utilization', 'gpu_utilization', 'compute_time']
+    assert list(document['max_ram']['main']) == ['total_rss', 'private_rss', 'shared_rss']
+    assert ResourceUsage.from_dict(document) == tracker.resource_usage
+    copy = pickle.loads(pickle.dumps(tracker.resource_usage))
+    assert copy == tracker.resource_usage
+    assert copy.cpu_utilization.combined.mean_sum_percent == \
+        tracker.resource_usage.cpu_utilization.combined.mean_sum_percent
+
+
+def test_conformance_pairs_through_str(conformance_dir):
+    names = sorted(n[:-5] for n in os.listdir(conformance_dir) if n.endswith('.json'))
+    assert names
+    for name in names:
+        with open(os.path.join(conformance_dir, name + '.json')) as file:
+            document = json.load(file)
+        with open(os.path.join(conformance_dir, name + '.txt')) as file:
+            expected = file.read()
+        tracker = Tracker()
+        tracker.resource_usage = ResourceUsage.from_dict(document)
+        assert tracker.to_json() == document, name
+        assert str(tracker) == expected, name
+
+
+def test_warnings_go_to_logging_unless_disabled(caplog):
+    # This machine's GPU libraries (none on CI) are not what is tested: a
+    # process that exits before tracking ends gives a warning everywhere.
+    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(0.3)'])
+    with caplog.at_level(logging.WARNING, logger='gputracker'):
+        with Tracker(sleep_time=0.1, process_id=child.pid):
+            child.wait()
+            time.sleep(0.3)
+    logged = [r.getMessage() for r in caplog.records if r.name.startswith('gputracker')]
+    assert logged, 'no warning logged'
+    caplog.clear()
+    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(0.3)'])
+    with caplog.at_level(logging.WARNING, logger='gputracker'):
+        with Tracker(sleep_time=0.1, process_id=child.pid, disable_logs=True):
+            child.wait()
+            time.sleep(0.3)
+    assert not [r for r in caplog.records if r.name.startswith('gputracker')]
+
+
+def test_console_script():
+    script = os.path.join(os.path.dirname(sys.executable), 'gpu-tracker')
+    version = subprocess.run([script, '--version'], capture_output=True, text=True, check=True)
+    assert version.stdout.strip() == 'gpu-tracker ' + gputracker.__version__
+    run = subprocess.run([script, '--st', '0.1', '-f', 'json', '--disable-logs', '--', sys.executable, '-c',
+                          'x = bytearray(50 * 2**20); x[::4096] = b"\\x01" * len(x[::4096])'],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    document = json.loads(run.stdout)
+    assert document['max_ram']['main']['total_rss'] >= 50 * 2 ** 20 / 1e9
+    bad = subprocess.run([script, '--ru', 'mb', '--', 'true'], capture_output=True, text=True)
+    assert bad.returncode == 2 and 'mb' in bad.stderr and 'megabytes' in bad.stderr
+
+
+def test_first_versions_sections_on_the_tracker():
+    tracker = Tracker(sleep_time=0.1, disable_logs=True)
+    with pytest.raises(AttributeError, match='before tracking completes'):
+        tracker.max_ram
+    with tracker:
+        time.sleep(0.2)
+    assert tracker.max_ram is tracker.resource_usage.max_ram
+    assert tracker.compute_time is tracker.resource_usage.compute_time
+    assert tracker.cpu_utilization.system_core_count == os.cpu_count()
