@@ -147,34 +147,32 @@ static gt_tracker *tracker_of(NativeTracker *self)
     return self->tracker;
 }
 
-static PyObject *tracker_start(NativeTracker *self, PyObject *unused)
+/* A state change of the library (start, stop), without the GIL: it may
+ * wait for the sampling thread or the filesystem. */
+static PyObject *change_state(NativeTracker *self, gt_status (*change)(gt_tracker *))
 {
-    (void)unused;
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_tracker_start(t);
+    status = change(t);
     Py_END_ALLOW_THREADS
     if (status != GT_OK)
         return raise_status(status);
     Py_RETURN_NONE;
 }
 
+static PyObject *tracker_start(NativeTracker *self, PyObject *unused)
+{
+    (void)unused;
+    return change_state(self, gt_tracker_start);
+}
+
 static PyObject *tracker_stop(NativeTracker *self, PyObject *unused)
 {
     (void)unused;
-    gt_tracker *t = tracker_of(self);
-    if (!t)
-        return NULL;
-    gt_status status;
-    Py_BEGIN_ALLOW_THREADS
-    status = gt_tracker_stop(t);
-    Py_END_ALLOW_THREADS
-    if (status != GT_OK)
-        return raise_status(status);
-    Py_RETURN_NONE;
+    return change_state(self, gt_tracker_stop);
 }
 
 /* The results as the library's JSON document (gpu_tracker's to_json()
