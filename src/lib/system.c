@@ -60,7 +60,7 @@ void system_close(struct system_reader *r)
 }
 
 GT_HOT int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
-                const char **what)
+                       const char **what)
 {
     size_t len;
     *what = "stat";

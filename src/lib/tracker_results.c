@@ -20,7 +20,7 @@
 #define CLOUD_WAIT_SECONDS 8.0
 
 GT_HOT void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
-                               gt_resource_usage *out)
+                                      gt_resource_usage *out)
 {
     int listed = out->gpu_details.ndevices; /* the device table is ours to fill */
     usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, out);

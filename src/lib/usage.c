@@ -116,8 +116,8 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
 }
 
 GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
-               const struct sys_cpu *cpu, const struct meminfo *mem,
-               const struct gpu_tree_sample *gpu)
+                      const struct sys_cpu *cpu, const struct meminfo *mem,
+                      const struct gpu_tree_sample *gpu)
 {
     a->samples++;
     int baseline = a->samples == 1;
@@ -211,7 +211,7 @@ static void set_rss(gt_rss_values *v, const struct rss_peak *pk, double divisor)
 }
 
 GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
-                  double compute_seconds, gt_resource_usage *out)
+                         double compute_seconds, gt_resource_usage *out)
 {
     size_t table = offsetof(gt_resource_usage, gpu_details.devices);
     size_t after = table + sizeof out->gpu_details.devices;
