@@ -37,9 +37,9 @@ extern "C" {
 /* The version of this header. gt_version() gives the library's, which may
  * be newer (docs/api.md, "Versions"). */
 #define GT_VERSION_MAJOR 0
-#define GT_VERSION_MINOR 2
+#define GT_VERSION_MINOR 3
 #define GT_VERSION_PATCH 0
-#define GT_VERSION_STRING "0.2.0"
+#define GT_VERSION_STRING "0.3.0"
 
 /* Only the gt_* functions below are exported from the shared library. */
 #if defined(__GNUC__)
@@ -174,7 +174,30 @@ typedef struct gt_options {
      * being the program's; a program that does little else (as the
      * gpu-tracker command) may give nearly all of its limit. */
     int max_kept_files;
+
+    /* ---- Added in 0.3 ---- */
+    /* Non-zero: the main process alone, none of its descendants
+     * (resource_tracker's children=False): the summary's descendants
+     * sections and the series' children column stay 0, and the CPU time of
+     * the children the main process reaps is not counted. Default 0. */
+    int main_only;
+    /* When sampling begins (the baseline sample; rows come at start +
+     * k * sleep_time): 0 (default) at gt_tracker_start(); GT_START_ALIGNED:
+     * at the next whole multiple of sleep_time in epoch time that is at
+     * least 50 ms away, as resource_tracker schedules (rows then have round
+     * timestamps); an epoch time in seconds: then, which may be at most
+     * GT_START_AHEAD_MAX seconds ahead (one already past: at once). Either
+     * way gt_tracker_start() returns at once; the sampling thread waits, and
+     * gt_tracker_stop() before the start ends a run that has no rows. */
+    double start_at;
+    /* Non-zero: the CSV written to process_csv_fd / system_csv_fd has no
+     * header line (rows only, as resource_tracker's print_header=False).
+     * Default 0. */
+    int csv_no_header;
 } gt_options;
+
+#define GT_START_ALIGNED (-1.0)
+#define GT_START_AHEAD_MAX 86400.0 /* a day */
 
 #define GT_SERIES_PROCESS 1
 #define GT_SERIES_SYSTEM 2
@@ -496,13 +519,31 @@ typedef struct gt_snapshot {
     gt_cloud_info cloud;
     gt_resource_usage usage; /* the gpu_tracker summary */
     gt_series series;        /* both series; the arrays belong to the snapshot */
+    /* ---- Added in 0.3 ---- */
+    /* 1: read from a resource_tracker snapshot, which has no gpu_tracker
+     * summary (usage is all zero); its writer's name and version are in
+     * tracker_version ("resource_tracker 0.5.0"). */
+    int no_summary;
 } gt_snapshot;
 
-/* A snapshot of a STOPPED tracker: its summary, its series (options.series
+/* The file formats a snapshot can be written in. gt_snapshot_read() reads
+ * all three, telling them apart by their content. */
+typedef enum gt_snapshot_format {
+    GT_SNAPSHOT_GPU_TRACKER = 0,      /* ours (docs/snapshot.md): summary,
+                                         series by column, command, exit status */
+    GT_SNAPSHOT_RESOURCE_TRACKER = 1, /* resource_tracker's ResourceTracker.dump()
+                                         in its 0.4 shape (memory in kB), whose
+                                         columns our series have */
+    GT_SNAPSHOT_RESOURCE_TRACKER_05 = 2 /* the same in its 0.5 shape (memory_mib,
+                                         gpu_vram_mib, decimal GB) */
+} gt_snapshot_format;
+
+/* A snapshot of a STOPPED (or STARTED: the run so far) tracker: its summary, its series (options.series
  * should have asked for both), the server it ran on and, with
  * discover_cloud, the cloud (waiting for that discovery to end, at most a
  * few seconds). command and exit_status describe the run (NULL, -1: not
- * known). Free with gt_snapshot_free(). GT_ERR_STATE unless STOPPED. */
+ * known). Free with gt_snapshot_free(). GT_ERR_STATE when NEW, or before a
+ * delayed start (options.start_at) has begun. */
 GT_API gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
                                      gt_snapshot **out);
 
@@ -513,6 +554,11 @@ GT_API gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exi
  * GT_ERR_STATE unless STOPPED, GT_ERR_IO with the reason. */
 GT_API gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
                                            const char *path);
+
+/* gt_tracker_write_snapshot() in the given format. */
+GT_API gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command,
+                                              int exit_status, gt_snapshot_format format,
+                                              const char *path);
 
 /* The HTML report of a STOPPED tracker written straight to path, as
  * gt_snapshot_write_report of its snapshot, in memory that does not grow
@@ -551,6 +597,16 @@ GT_API gt_status gt_snapshot_read(const char *path, gt_snapshot **out);
 
 /* gt_snapshot_read() allowing max_rows rows per series (0: the default). */
 GT_API gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out);
+
+/* gt_snapshot_read_ex() of len bytes in memory (gzip or plain JSON, any
+ * of the formats); name stands for the document in messages. */
+GT_API gt_status gt_snapshot_from_memory(const void *data, size_t len, const char *name,
+                                         size_t max_rows, gt_snapshot **out);
+
+/* gt_snapshot_write() / gt_snapshot_to_json() in the given format. */
+GT_API gt_status gt_snapshot_write_as(const gt_snapshot *s, gt_snapshot_format format,
+                                      const char *path);
+GT_API char *gt_snapshot_to_json_as(const gt_snapshot *s, gt_snapshot_format format);
 
 /* NULL is a no-op. */
 GT_API void gt_snapshot_free(gt_snapshot *s);
@@ -684,6 +740,42 @@ GT_API int gt_tracker_wait(gt_tracker *t, double timeout);
  * STOPPED or out of memory. Caller frees. */
 GT_API char *gt_tracker_to_text(gt_tracker *t);
 GT_API char *gt_tracker_to_json(gt_tracker *t);
+
+/* ---- A run while it goes on (0.3) ----------------------------------------
+ * These may be called while the tracker is STARTED, from any thread (one
+ * call on a tracker at a time, and never with gt_tracker_free()); the
+ * sampling thread is not held up by them: rows a long run keeps on disk
+ * are read back without the tracker's lock. gt_tracker_snapshot(),
+ * gt_tracker_write_snapshot(_as)() and gt_tracker_write_report() work
+ * while STARTED too, giving the run so far (the summary as of now,
+ * measurement.complete 0; stop_time now). */
+
+/* Rows of kind kept so far (0 before the start). */
+GT_API size_t gt_tracker_row_count(gt_tracker *t, gt_series_kind kind);
+
+/* Copies rows first .. first + max - 1 of kind kept so far (fewer when
+ * fewer are kept; none when first is past them) into out, an array of
+ * max gt_process_row or gt_system_row by kind, and says how many in
+ * *copied. GT_ERR_INVALID_ARGUMENT (kind), GT_ERR_IO (the row file could
+ * not be read back). */
+GT_API gt_status gt_tracker_copy_rows(gt_tracker *t, gt_series_kind kind, size_t first,
+                                      size_t max, void *out, size_t *copied);
+
+/* Waits up to timeout seconds until every series the options asked for
+ * has at least n rows. 1 when they have; 0 when the timeout came first,
+ * when sampling has ended with fewer (stopped, or options.duration
+ * reached), or when no series was asked for. */
+GT_API int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
+
+/* The machine the run is on, as described at gt_tracker_start(), with its
+ * allocation judged from the rows so far. GT_ERR_STATE when NEW. */
+GT_API gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);
+
+/* The cloud instance (options.discover_cloud), waiting up to max_wait
+ * seconds for the discovery. 1 with *out filled when it has ended (or
+ * ended before); 0 when it is still going on, was not asked for, or the
+ * tracker is NEW. */
+GT_API int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out);
 
 /* Stops the sampling thread if it runs and frees everything. A tracker freed
  * while STARTED keeps its backup file (its results could not be read

@@ -21,7 +21,7 @@ static void test_help_and_version(void)
     result_free(&r);
     r = gt("--version", NULL);
     CHECK(r.status == 0);
-    CHECK_STR(r.out.data, "gpu-tracker 0.2.0\n");
+    CHECK_STR(r.out.data, "gpu-tracker 0.3.0\n");
     result_free(&r);
 }
 

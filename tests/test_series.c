@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -730,6 +731,124 @@ static void test_tracker_rows(void)
     fx_rmroot(root);
 }
 
+/* 0.3's calls for a run that goes on, on the fixture tree: rows copied
+ * and waited for while tracking (the copy equal to the stopped tracker's
+ * rows), the main process alone (main_only), a CSV without its header, an
+ * aligned start (round timestamps), and a snapshot while STARTED. */
+static void test_live_reads(void)
+{
+    char *root = fx_mkroot();
+    char proc[4200], sys[4200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    make_sys(sys);
+    fx_system(proc, 100, 100, 2, 1000000, 500000);
+    fx_mkdirs(proc, "net");
+    fx_write(proc, "net/dev", "Inter-|\n face |\n  eth0: 1 1 0 0 0 0 0 0 2 1 0 0 0 0 0 0\n");
+    write_diskstats(proc, 10);
+    struct fx_proc m = {.pid = 300, .ppid = 1, .utime = 5, .cutime = 9, .rss_kb = 100,
+                        .anon_kb = 100, .private_kb = 100, .pss_kb = 90, .starttime = 1,
+                        .children = "301"};
+    struct fx_proc c = {.pid = 301, .ppid = 300, .rss_kb = 50, .anon_kb = 50, .private_kb = 50,
+                        .pss_kb = 40, .starttime = 2};
+    fx_proc_write(proc, &m);
+    fx_proc_write(proc, &c);
+    char pcsv[4300];
+    snprintf(pcsv, sizeof pcsv, "%s/p.csv", root);
+    int pfd = open(pcsv, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    gt_options o;
+    test_options_init(&o);
+    test_hooks.proc_root = proc;
+    test_hooks.sys_root = sys;
+    o.process_id = 300;
+    o.sleep_time = 0.05;
+    o.resource_usage_file = "";
+    o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
+    o.process_csv_fd = pfd;
+    o.csv_no_header = 1;
+    o.main_only = 1;
+    o.start_at = GT_START_ALIGNED;
+    o.gpu_brand = "nvidia";
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    if (!t)
+        return;
+    CHECK(gt_tracker_row_count(t, GT_SERIES_KIND_PROCESS) == 0);
+    CHECK(gt_tracker_wait_rows(t, 1, 0) == 0); /* NEW: nothing to wait for */
+    gt_server_info si;
+    CHECK(gt_tracker_server_info(t, &si) == GT_ERR_STATE);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_wait_rows(t, 4, 30) == 1);
+    gt_process_row live[64];
+    size_t got = 0;
+    CHECK(gt_tracker_copy_rows(t, GT_SERIES_KIND_PROCESS, 0, 64, live, &got) == GT_OK);
+    CHECK_MSG(got >= 4, "%zu rows copied", got);
+    size_t none = 9;
+    CHECK(gt_tracker_copy_rows(t, GT_SERIES_KIND_PROCESS, 1000, 4, live, &none) == GT_OK &&
+          none == 0);
+    CHECK(gt_tracker_copy_rows(t, (gt_series_kind)7, 0, 4, live, &none) ==
+          GT_ERR_INVALID_ARGUMENT);
+    CHECK(gt_tracker_server_info(t, &si) == GT_OK && si.vcpus > 0);
+    gt_snapshot *snap = NULL;
+    CHECK(gt_tracker_snapshot(t, "live", -1, &snap) == GT_OK);
+    if (snap) {
+        CHECK(snap->series.nprocess >= got && !snap->usage.measurement.complete);
+        CHECK(snap->stop_time >= snap->start_time);
+        gt_snapshot_free(snap);
+    }
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_wait_rows(t, 100000, 5) == 0); /* stopped with fewer */
+    gt_series s;
+    CHECK(gt_tracker_series(t, &s) == GT_OK);
+    CHECK(s.nprocess >= got);
+    for (size_t i = 0; i < got && i < s.nprocess; i++)
+        CHECK(memcmp(&live[i], &s.process[i], sizeof live[i]) == 0);
+    /* Aligned: the baseline at a multiple of the interval, the rows too. */
+    double k = s.start_time / 0.05;
+    CHECK_MSG(fabs(k - floor(k + 0.5)) < 1e-6, "start %.6f", s.start_time);
+    for (size_t i = 0; i < s.nprocess; i++) {
+        /* main_only: no children, the main's own PSS, its reaped time left out */
+        CHECK(s.process[i].children == 0 && s.process[i].memory == 90);
+        CHECK(s.process[i].utime == 0);
+    }
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    CHECK(u && u->max_ram.descendants.total_rss == 0 && u->max_ram.main.total_rss > 0);
+    gt_tracker_free(t);
+    close(pfd);
+    /* Rows only: the first line is a row (starts with its timestamp). */
+    char text[4096];
+    FILE *f = fopen(pcsv, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    CHECK_MSG(n > 0 && text[0] >= '1' && text[0] <= '9', "CSV starts '%.20s'", text);
+
+    /* A start ahead, stopped before it comes: a run of no rows, no error. */
+    o.process_csv_fd = -1;
+    o.main_only = 0;
+    o.start_at = (double)time(NULL) + 3600;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    if (t) {
+        CHECK(gt_tracker_start(t) == GT_OK);
+        CHECK(gt_tracker_snapshot(t, NULL, -1, &snap) == GT_ERR_STATE);
+        CHECK_CONTAINS(gt_last_error(), "sampling begins at");
+        CHECK(gt_tracker_stop(t) == GT_OK);
+        CHECK(gt_tracker_row_count(t, GT_SERIES_KIND_SYSTEM) == 0);
+        CHECK(gt_tracker_usage(t) != NULL);
+        gt_tracker_free(t);
+    }
+    gt_options bad = o;
+    bad.start_at = -5;
+    CHECK(test_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "invalid start time");
+    bad.start_at = (double)time(NULL) + 3 * 86400;
+    CHECK(test_tracker_new(&bad, &t) == GT_ERR_INVALID_ARGUMENT);
+    unsetenv("GPU_TRACKER_NVML_LIBRARY");
+    fx_rmroot(root);
+}
+
 /* Appends n rows the way the tracker does (a full tail is flushed, then
  * committed) and reads them all back. 1 when every row came back intact. */
 static int store_round_trip(struct row_store *st, size_t n, int *warnings)
@@ -854,6 +973,7 @@ int main(void)
     test_process_rows_and_csv();
     test_tree_counters();
     test_tracker_rows();
+    test_live_reads();
     test_row_store();
     return check_exit("test_series");
 }

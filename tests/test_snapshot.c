@@ -838,11 +838,123 @@ static void test_keeper(void)
     unsetenv("GPU_TRACKER_KEEPER_URL");
 }
 
+/* resource_tracker's own format: ours written in both its shapes and read
+ * back to the same rows; a document as resource_tracker 0.4 writes it
+ * (children null, no server or cloud info) read; and what is refused. */
+static void test_resource_tracker_format(void)
+{
+    const unsigned long long mem[] = {123457, 2, 99999999};
+    const double disk[] = {17.42, 0.5, 251.97};
+    gt_snapshot *s = constructed(3, NULL, mem, NULL, NULL, NULL, disk, NULL, NULL, NULL);
+    if (!s)
+        return;
+    snprintf(s->server.os, sizeof s->server.os, "Debian GNU/Linux 12 (bookworm)");
+    s->server.memory_mib = 24105.1;
+    const gt_snapshot_format shapes[] = {GT_SNAPSHOT_RESOURCE_TRACKER,
+                                         GT_SNAPSHOT_RESOURCE_TRACKER_05};
+    for (int k = 0; k < 2; k++) {
+        char *json = gt_snapshot_to_json_as(s, shapes[k]);
+        CHECK(json != NULL);
+        if (!json)
+            continue;
+        CHECK_CONTAINS(json, k ? "\"memory_mib\":" : "\"memory\":");
+        CHECK_CONTAINS(json, k ? "\"gpu_memory_mib\"" : "\"gpu_memory_mb\"");
+        CHECK_CONTAINS(json, "\"track_processes\":true");
+        gt_snapshot *r = NULL;
+        CHECK(gt_snapshot_from_memory(json, strlen(json), "rt", 0, &r) == GT_OK);
+        if (r) {
+            CHECK(r->no_summary && r->exit_status == -1);
+            CHECK_CONTAINS(r->tracker_version, k ? "resource_tracker 0.5.0"
+                                                 : "resource_tracker 0.4.2");
+            CHECK_STR(r->server.os, "Debian GNU/Linux 12 (bookworm)");
+            CHECK(fabs(r->server.memory_mib - 24105.1) < 1e-9);
+            CHECK(r->series.nprocess == 3 && r->series.nsystem == 3);
+            for (size_t i = 0; i < 3 && r->series.nprocess == 3 && r->series.nsystem == 3; i++) {
+                CHECK_MSG(r->series.process[i].memory == mem[i], "row %zu: %llu kB", i,
+                          r->series.process[i].memory);
+                CHECK(r->series.process[i].timestamp == s->series.process[i].timestamp);
+                CHECK(r->series.process[i].cpu_usage == s->series.process[i].cpu_usage);
+                CHECK(fabs(r->series.system[i].disk_space_used_gb - disk[i]) < 0.01);
+                CHECK(r->series.system[i].memory_used == s->series.system[i].memory_used);
+            }
+            gt_stats a, b;
+            CHECK(gt_snapshot_stats(s, &a) == GT_OK && gt_snapshot_stats(r, &b) == GT_OK);
+            CHECK(a.memory_max == b.memory_max && a.cpu_usage_mean == b.cpu_usage_mean);
+            char *html = gt_snapshot_report_html(r, NULL);
+            CHECK(html && !strstr(html, "Peak RSS"));
+            free(html);
+            gt_snapshot_free(r);
+        }
+        /* Gzipped in a file, as its dump() writes. */
+        write_gz("rt.json.gz", json, 0);
+        CHECK(gt_snapshot_read(path_in("rt.json.gz"), &r) == GT_OK);
+        gt_snapshot_free(r);
+        free(json);
+    }
+    CHECK(gt_snapshot_to_json_as(s, (gt_snapshot_format)9) == NULL);
+    CHECK(gt_snapshot_write_as(s, (gt_snapshot_format)9, path_in("x.json.gz")) ==
+          GT_ERR_INVALID_ARGUMENT);
+    gt_snapshot_free(s);
+
+    /* As resource_tracker 0.4 writes it: children null (children=False),
+     * server_info and cloud_info null (discovery off). */
+    const char *row = "{\"timestamp\": 1700000001.0, \"pid\": 42, \"children\": null, "
+                      "\"utime\": 0.5, \"stime\": 0.25, \"cpu_usage\": 0.75, \"memory\": 2048, "
+                      "\"read_bytes\": 0, \"write_bytes\": 4096, \"gpu_usage\": 0.0, "
+                      "\"gpu_vram\": 0.0, \"gpu_utilized\": 0}";
+    const char *sysrow = "{\"timestamp\": 1700000001.0, \"processes\": 300, \"utime\": 1.0, "
+                         "\"stime\": 0.5, \"cpu_usage\": 1.5, \"memory_free\": 1000, "
+                         "\"memory_used\": 3000, \"memory_buffers\": 10, \"memory_cached\": 20, "
+                         "\"memory_active\": 30, \"memory_inactive\": 40, \"disk_read_bytes\": 0, "
+                         "\"disk_write_bytes\": 0, \"disk_space_total_gb\": 100.0, "
+                         "\"disk_space_used_gb\": 50.0, \"disk_space_free_gb\": 50.0, "
+                         "\"net_recv_bytes\": 7, \"net_sent_bytes\": 8, \"gpu_usage\": 0.0, "
+                         "\"gpu_vram\": 0.0, \"gpu_utilized\": 0}";
+    char doc[8192];
+    const char *meta = "{\"metadata\": {\"version\": 1, \"resource_tracker\": {\"version\": "
+                       "\"0.4.2\", \"implementation\": \"procfs\"}, \"pid\": 42, \"children\": "
+                       "false, \"interval\": 1, \"method\": null, \"autostart\": true, "
+                       "\"track_processes\": true, \"track_system\": true, \"discover_server\": "
+                       "false, \"discover_cloud\": false, \"start_time\": 1700000000.0, "
+                       "\"stop_time\": 1700000002.0, \"duration\": 3.0}, \"server_info\": null, "
+                       "\"cloud_info\": null, ";
+    snprintf(doc, sizeof doc, "%s\"process_metrics\": [%s, %s], \"system_metrics\": [%s, %s]}",
+             meta, row, row, sysrow, sysrow);
+    gt_snapshot *r = NULL;
+    CHECK(gt_snapshot_from_memory(doc, strlen(doc), "theirs", 0, &r) == GT_OK);
+    if (r) {
+        CHECK(r->pid == 42 && r->interval == 1 && r->duration == 2);
+        CHECK(r->series.nprocess == 2 && r->series.process[1].memory == 2048);
+        CHECK(r->series.process[0].children == 0 && r->series.process[0].write_bytes == 4096);
+        CHECK(r->series.nsystem == 2 && r->series.system[0].net_sent_bytes == 8);
+        CHECK(!r->cloud.asked && !strcmp(r->server.allocation, "unknown"));
+        gt_snapshot_free(r);
+    }
+    /* Refused, with the place named. */
+    CHECK(gt_snapshot_from_memory(doc, strlen(doc), "theirs", 1, &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "\"process_metrics\" has 2 rows; at most 1");
+    snprintf(doc, sizeof doc, "%s\"process_metrics\": [%s, 5], \"system_metrics\": []}", meta,
+             row);
+    CHECK(gt_snapshot_from_memory(doc, strlen(doc), "theirs", 0, &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "\"process_metrics[1]\" should be an object");
+    snprintf(doc, sizeof doc, "%s\"process_metrics\": [{\"timestamp\": 1}], "
+             "\"system_metrics\": []}", meta);
+    CHECK(gt_snapshot_from_memory(doc, strlen(doc), "theirs", 0, &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "missing key \"process_metrics[0].pid\"");
+    snprintf(doc, sizeof doc, "%s\"process_metrics\": [], \"system_metrics\": {}}", meta);
+    CHECK(gt_snapshot_from_memory(doc, strlen(doc), "theirs", 0, &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "\"system_metrics\" should be a list of rows");
+    const char *nometa = "{\"metadata\": {\"pid\": 1}, \"process_metrics\": []}";
+    CHECK(gt_snapshot_from_memory(nometa, strlen(nometa), "theirs", 0, &r) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "metadata.resource_tracker");
+}
+
 int main(void)
 {
     dir = fx_mkroot();
     test_round_trip();
     test_malformed();
+    test_resource_tracker_format();
     test_exact_mean();
     test_stats_and_recommend();
     test_allocation();

@@ -72,6 +72,14 @@ const char cli_usage[] =
     "    --cloud                 Ask the cloud metadata services (AWS, GCP, Azure) which\n"
     "                            instance this is, for the snapshot and report (no effect\n"
     "                            without --snapshot or --report).\n"
+    "    --snapshot-format=<f>   'gpu_tracker' (default: ours, with the summary),\n"
+    "                            'resource_tracker' (what its ResourceTracker.load() reads,\n"
+    "                            memory in kB) or 'resource_tracker-0.5' (its 0.5 columns).\n"
+    "    --no-children           Track the main process alone, not its descendants.\n"
+    "    --start-at=<when>       Begin sampling at an epoch time in seconds, or 'aligned':\n"
+    "                            at the next multiple of the sleep time, as resource_tracker\n"
+    "                            does (rows then have round timestamps).\n"
+    "    --no-csv-header         Write the CSVs without their header line.\n"
     "    --sampled-only          For comparison: the figures a plain sampling tracker gets\n"
     "                            (no kernel high-water marks, no subreaper, CPU only between\n"
     "                            samples). make bench uses it.\n"
@@ -104,6 +112,7 @@ const char cli_usage[] =
 enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
+    OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT,
 };
 
 static const struct option long_options[] = {
@@ -127,6 +136,10 @@ static const struct option long_options[] = {
     {"report", required_argument, NULL, OPT_REPORT},
     {"cloud", no_argument, NULL, OPT_CLOUD},
     {"sampled-only", no_argument, NULL, OPT_SAMPLED_ONLY},
+    {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
+    {"start-at", required_argument, NULL, OPT_START_AT},
+    {"no-csv-header", no_argument, NULL, OPT_NO_CSV_HEADER},
+    {"snapshot-format", required_argument, NULL, OPT_SNAPSHOT_FORMAT},
     {NULL, 0, NULL, 0},
 };
 
@@ -219,6 +232,30 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         case OPT_REPORT: o->report = optarg; break;
         case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
         case OPT_SAMPLED_ONLY: o->hooks.sampled_only = 1; break;
+        case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
+        case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
+        case OPT_START_AT:
+            if (strcmp(optarg, "aligned") == 0)
+                o->tracker.start_at = GT_START_ALIGNED;
+            else if (parse_seconds(optarg, 1, 1e10, &o->tracker.start_at) < 0) {
+                snprintf(err, errcap, "invalid --start-at '%s': give 'aligned' (the next multiple "
+                         "of the sleep time) or an epoch time in seconds", optarg);
+                return -1;
+            }
+            break;
+        case OPT_SNAPSHOT_FORMAT:
+            if (strcmp(optarg, "gpu_tracker") == 0)
+                o->snapshot_format = GT_SNAPSHOT_GPU_TRACKER;
+            else if (strcmp(optarg, "resource_tracker") == 0)
+                o->snapshot_format = GT_SNAPSHOT_RESOURCE_TRACKER;
+            else if (strcmp(optarg, "resource_tracker-0.5") == 0)
+                o->snapshot_format = GT_SNAPSHOT_RESOURCE_TRACKER_05;
+            else {
+                snprintf(err, errcap, "unknown snapshot format '%s'; valid formats: gpu_tracker, "
+                         "resource_tracker, resource_tracker-0.5", optarg);
+                return -1;
+            }
+            break;
         case ':':
             snprintf(err, errcap, "option '%s' needs a value", argv[current]);
             return -1;

@@ -22,6 +22,7 @@ struct cli_options {
     const char *system_csv;   /* --system-csv FILE, or NULL */
     const char *snapshot;     /* --snapshot FILE.json.gz, or NULL */
     const char *report;       /* --report FILE.html, or NULL */
+    gt_snapshot_format snapshot_format; /* --snapshot-format */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

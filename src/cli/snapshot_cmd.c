@@ -20,12 +20,13 @@ static int fail(const char *msg, int status)
 }
 
 int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
-             const char *report_path)
+             gt_snapshot_format format, const char *report_path)
 {
     /* Streamed from where the tracker keeps the rows: a long run's
      * snapshot and report cost no more memory than a short one's. */
     int failed = 0;
-    if (snapshot_path && gt_tracker_write_snapshot(t, command, exit_status, snapshot_path) != GT_OK)
+    if (snapshot_path &&
+        gt_tracker_write_snapshot_as(t, command, exit_status, format, snapshot_path) != GT_OK)
         failed = fail(gt_last_error(), 1);
     /* Rows are samples less the baseline: a snapshot past what the readers
      * take by default needs saying how to read it. */

@@ -5,10 +5,11 @@
 
 #include "gpu_tracker.h"
 
-/* After a run: writes the snapshot and/or the report (either path may be
- * NULL); a failure is one line on stderr. Returns 0, or 1 if one failed. */
+/* After a run: writes the snapshot (in format) and/or the report (either
+ * path may be NULL); a failure is one line on stderr. Returns 0, or 1 if
+ * one failed. */
 int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
-             const char *report_path);
+             gt_snapshot_format format, const char *report_path);
 
 /* `gpu-tracker stats|recommend|report ...`, argv[0] the subcommand. Each
  * returns the exit status: 0, 1 (a snapshot cannot be read, the Keeper API

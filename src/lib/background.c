@@ -28,6 +28,13 @@ GT_HOT double monotonic_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double epoch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 GT_HOT struct timespec to_timespec(double seconds)
 {
     /* Deadlines are now + a validated option; the clamp only keeps a
@@ -316,6 +323,14 @@ struct background *background_start(const char *name, void (*run)(void *ctx), vo
         return NULL;
     }
     return b;
+}
+
+int background_done(struct background *b)
+{
+    pthread_mutex_lock(&b->lock);
+    int done = b->done;
+    pthread_mutex_unlock(&b->lock);
+    return done;
 }
 
 int background_wait(struct background *b, double timeout)

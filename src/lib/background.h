@@ -14,6 +14,9 @@
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_now(void);
 
+/* Seconds on CLOCK_REALTIME (epoch time). */
+double epoch_now(void);
+
 /* A CLOCK_MONOTONIC time in seconds as a struct timespec, for the timed
  * waits; a time more than a year ahead is cut to that (no overflow). */
 struct timespec to_timespec(double seconds);
@@ -72,5 +75,9 @@ struct background *background_start(const char *name, void (*run)(void *ctx), vo
  * has not: b and ctx now belong to the job, which calls drop(ctx) when
  * run() returns. */
 int background_wait(struct background *b, double timeout);
+
+/* 1 when run() has ended (background_wait would return 1 at once), without
+ * waiting or giving anything up. */
+int background_done(struct background *b);
 
 #endif

@@ -226,6 +226,11 @@ struct cloud_discovery *cloud_discovery_start(const char *base_url)
     return d;
 }
 
+int cloud_discovery_ready(struct cloud_discovery *d)
+{
+    return !d || background_done(d->job);
+}
+
 void cloud_discovery_finish(struct cloud_discovery *d, double max_wait, gt_cloud_info *out)
 {
     memset(out, 0, sizeof *out);

@@ -19,4 +19,7 @@ struct cloud_discovery *cloud_discovery_start(const char *base_url);
  * lets go of d (a discovery still running frees itself when it ends). */
 void cloud_discovery_finish(struct cloud_discovery *d, double max_wait, gt_cloud_info *out);
 
+/* 1 when the discovery has ended (cloud_discovery_finish would not wait). */
+int cloud_discovery_ready(struct cloud_discovery *d);
+
 #endif

@@ -135,3 +135,12 @@ int json_span_array_length(const char *text, struct json_span array, int depth, 
         return fail(err, errcap, "not an array", pos);
     return walk_container(text, array.end, pos, depth, NULL, NULL, n, &end, err, errcap);
 }
+
+int json_span_elements(const char *text, struct json_span array, int depth, json_member_fn fn,
+                       void *ctx, char *err, size_t errcap)
+{
+    size_t pos = skip_blanks(text, array.end, array.start), end;
+    if (pos >= array.end || text[pos] != '[')
+        return fail(err, errcap, "not an array", pos);
+    return walk_container(text, array.end, pos, depth, fn, ctx, NULL, &end, err, errcap);
+}

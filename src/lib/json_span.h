@@ -43,4 +43,11 @@ int json_span_members(const char *text, struct json_span object, int depth, json
 int json_span_array_length(const char *text, struct json_span array, int depth, size_t *n,
                            char *err, size_t errcap);
 
+/* Calls fn for each element of the array in span, in order (key is
+ * {0, 0}; value the element's span, nesting at most depth - 1 deep). Stops
+ * at the first nonzero return of fn and returns it; -1 with the reason when
+ * the array is malformed. */
+int json_span_elements(const char *text, struct json_span array, int depth, json_member_fn fn,
+                       void *ctx, char *err, size_t errcap);
+
 #endif

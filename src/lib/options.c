@@ -130,6 +130,12 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "duration %g s is shorter than one interval (%g s): no row would come",
                        o->duration, o->sleep_time);
+    if (!(o->start_at == 0 || o->start_at == GT_START_ALIGNED ||
+          (o->start_at > 0 && o->start_at <= epoch_now() + GT_START_AHEAD_MAX)))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid start time %.17g: give 0 (at once), GT_START_ALIGNED (-1: the "
+                       "next multiple of the sleep time) or an epoch time at most %.0f s ahead",
+                       o->start_at, GT_START_AHEAD_MAX);
     return GT_OK;
 }
 

@@ -596,8 +596,11 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         fmt_bytes(st.gpu_vram_max * 1048576.0, v, sizeof v);
         card(&b, "", "GPU memory", v, "peak");
     }
-    fmt_bytes(u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit), v, sizeof v);
-    card(&b, "", "Peak RSS", v, "main and descendants, never below the kernel's high-water marks");
+    if (!s->no_summary) { /* a resource_tracker snapshot has no summary */
+        fmt_bytes(u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit), v, sizeof v);
+        card(&b, "", "Peak RSS", v,
+             "main and descendants, never below the kernel's high-water marks");
+    }
     card(&b, "", "Duration", dur, "wall time");
     if (have_stats) {
         fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);

@@ -29,6 +29,7 @@ struct sample_reader_config {
     int self;                 /* pid is the calling process */
     int series;               /* GT_SERIES_* bits: what else to read */
     int sampled_only;
+    int main_only;            /* the main process alone (gt_options) */
     const char *gpu_brand, *gpu_uuids; /* NULL: every vendor, all GPUs */
     const char *nvml_library, *rsmi_library; /* NULL: the system's */
     double gpu_open_timeout;  /* seconds the GPU library's init may take */

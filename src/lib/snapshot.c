@@ -24,11 +24,13 @@
 #include "internal.h"
 #include "json_read.h"
 #include "json_span.h"
+#include "json_stream.h"
 #include "json_write.h"
 #include "pyfloat.h"
 #include "row_source.h"
 #include "series_columns.h"
 #include "snapshot.h"
+#include "snapshot_rt.h"
 #include "usage_json.h"
 
 /* ---- limits of a read ----------------------------------------------------- */
@@ -71,95 +73,6 @@ void row_source_from_series(struct row_source *src, const gt_series *series)
 }
 
 /* ---- writing ---------------------------------------------------------------- */
-
-/* Where the text goes: zlib into a file, or a string in memory. */
-struct sink {
-    int failed;    /* errno of the first failure, 0 while all is well */
-    int (*put)(struct sink *k, const void *data, size_t len);
-    /* the file */
-    struct output_stream *stream;
-    z_stream z;
-    unsigned char zbuf[65536];
-    /* the string */
-    char *text;
-    size_t len, cap;
-};
-
-static void put(struct sink *k, const void *data, size_t len)
-{
-    if (!k->failed && len && k->put(k, data, len) < 0 && !k->failed)
-        k->failed = errno ? errno : EIO;
-}
-
-static void puts_sink(struct sink *k, const char *s)
-{
-    put(k, s, strlen(s));
-}
-
-static int put_gzip(struct sink *k, const void *data, size_t len)
-{
-    k->z.next_in = (Bytef *)data;
-    k->z.avail_in = (uInt)len;
-    while (k->z.avail_in > 0) {
-        k->z.next_out = k->zbuf;
-        k->z.avail_out = sizeof k->zbuf;
-        if (deflate(&k->z, Z_NO_FLUSH) == Z_STREAM_ERROR) {
-            errno = EIO;
-            return -1;
-        }
-        if (output_stream_write(k->stream, k->zbuf, sizeof k->zbuf - k->z.avail_out) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Ends the gzip stream. */
-static int finish_gzip(struct sink *k)
-{
-    int rc;
-    do {
-        k->z.next_out = k->zbuf;
-        k->z.avail_out = sizeof k->zbuf;
-        rc = deflate(&k->z, Z_FINISH);
-        if (rc == Z_STREAM_ERROR ||
-            output_stream_write(k->stream, k->zbuf, sizeof k->zbuf - k->z.avail_out) < 0)
-            return -1;
-    } while (rc != Z_STREAM_END);
-    return 0;
-}
-
-static int put_memory(struct sink *k, const void *data, size_t len)
-{
-    if (k->len + len + 1 > k->cap) {
-        size_t cap = k->cap ? k->cap : 65536;
-        while (cap < k->len + len + 1)
-            cap *= 2;
-        char *more = realloc(k->text, cap);
-        if (!more) {
-            errno = ENOMEM;
-            return -1;
-        }
-        k->text = more;
-        k->cap = cap;
-    }
-    memcpy(k->text + k->len, data, len);
-    k->len += len;
-    k->text[k->len] = '\0';
-    return 0;
-}
-
-/* A json-c object as compact text, then freed. */
-static void put_object(struct sink *k, json_object *o)
-{
-    const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                              JSON_C_TO_STRING_NOSLASHESCAPE)
-                      : "null";
-    if (!s)
-        k->failed = ENOMEM;
-    else
-        puts_sink(k, s);
-    json_object_put(o);
-}
 
 static void add_text(json_object *o, const char *key, const char *v)
 {
@@ -252,12 +165,12 @@ static void put_series(struct sink *k, const struct row_source *rows, gt_series_
         k->failed = ENOMEM;
         return;
     }
-    puts_sink(k, "{");
+    stream_puts(k, "{");
     for (size_t c = 0; c < cols->ncolumns && !k->failed; c++) {
         const struct series_column *col = &cols->columns[c];
         char head[64];
         snprintf(head, sizeof head, "%s\"%s\":[", c ? "," : "", col->name);
-        puts_sink(k, head);
+        stream_puts(k, head);
         for (size_t first = 0; first < n && !k->failed; first += ROW_BATCH) {
             size_t take = n - first < ROW_BATCH ? n - first : ROW_BATCH;
             if (rows->read(rows, kind, first, take, batch) < 0) {
@@ -271,38 +184,47 @@ static void put_series(struct sink *k, const struct row_source *rows, gt_series_
                     text[len++] = ',';
                 len += format_value(col, batch + i * cols->row_size, text + len, 25);
             }
-            put(k, text, len);
+            stream_put(k, text, len);
         }
-        puts_sink(k, "]");
+        stream_puts(k, "]");
     }
-    puts_sink(k, "}");
+    stream_puts(k, "}");
     free(batch);
 }
 
-/* The whole document into k. */
-static void put_snapshot(struct sink *k, const gt_snapshot *s, const struct row_source *rows)
+/* The whole document into k, in format f. */
+static void put_snapshot(struct sink *k, const gt_snapshot *s, const struct row_source *rows,
+                         gt_snapshot_format f)
 {
-    puts_sink(k, "{\"metadata\":");
-    put_object(k, metadata_object(s));
-    puts_sink(k, ",\"server_info\":");
-    put_object(k, server_object(&s->server));
-    puts_sink(k, ",\"cloud_info\":");
-    put_object(k, cloud_object(&s->cloud));
-    puts_sink(k, ",\"summary\":");
+    if (f != GT_SNAPSHOT_GPU_TRACKER) {
+        snapshot_rt_put(k, s, rows, f);
+        return;
+    }
+    stream_puts(k, "{\"metadata\":");
+    stream_put_object(k, metadata_object(s));
+    stream_puts(k, ",\"server_info\":");
+    stream_put_object(k, server_object(&s->server));
+    stream_puts(k, ",\"cloud_info\":");
+    stream_put_object(k, cloud_object(&s->cloud));
+    stream_puts(k, ",\"summary\":");
     json_object *summary = usage_json_object(&s->usage);
     if (!summary)
         k->failed = ENOMEM;
-    put_object(k, summary);
-    puts_sink(k, ",\"process_metrics\":");
+    stream_put_object(k, summary);
+    stream_puts(k, ",\"process_metrics\":");
     put_series(k, rows, GT_SERIES_KIND_PROCESS);
-    puts_sink(k, ",\"system_metrics\":");
+    stream_puts(k, ",\"system_metrics\":");
     put_series(k, rows, GT_SERIES_KIND_SYSTEM);
-    puts_sink(k, "}");
+    stream_puts(k, "}");
 }
 
 gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *rows,
-                              const char *path)
+                              gt_snapshot_format format, const char *path)
 {
+    if (format != GT_SNAPSHOT_GPU_TRACKER && format != GT_SNAPSHOT_RESOURCE_TRACKER &&
+        format != GT_SNAPSHOT_RESOURCE_TRACKER_05)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown snapshot format %d; valid: "
+                       "GT_SNAPSHOT_GPU_TRACKER, GT_SNAPSHOT_RESOURCE_TRACKER(_05)", (int)format);
     struct output_target t;
     gt_status st = output_resolve(path, &t);
     struct output_stream stream;
@@ -321,7 +243,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
     }
     k->put = put_gzip;
     k->stream = &stream;
-    put_snapshot(k, s, rows);
+    put_snapshot(k, s, rows, format);
     if (!k->failed && finish_gzip(k) < 0)
         k->failed = errno ? errno : EIO;
     deflateEnd(&k->z);
@@ -338,22 +260,35 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
     return st;
 }
 
-gt_status gt_snapshot_write(const gt_snapshot *s, const char *path)
+gt_status gt_snapshot_write_as(const gt_snapshot *s, gt_snapshot_format format, const char *path)
 {
     gt_clear_error();
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
-    return snapshot_write_rows(s, &rows, path);
+    return snapshot_write_rows(s, &rows, format, path);
+}
+
+gt_status gt_snapshot_write(const gt_snapshot *s, const char *path)
+{
+    return gt_snapshot_write_as(s, GT_SNAPSHOT_GPU_TRACKER, path);
 }
 
 char *gt_snapshot_to_json(const gt_snapshot *s)
 {
+    return gt_snapshot_to_json_as(s, GT_SNAPSHOT_GPU_TRACKER);
+}
+
+char *gt_snapshot_to_json_as(const gt_snapshot *s, gt_snapshot_format format)
+{
+    if (format != GT_SNAPSHOT_GPU_TRACKER && format != GT_SNAPSHOT_RESOURCE_TRACKER &&
+        format != GT_SNAPSHOT_RESOURCE_TRACKER_05)
+        return NULL;
     struct sink k;
     memset(&k, 0, sizeof k);
     k.put = put_memory;
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
-    put_snapshot(&k, s, &rows);
+    put_snapshot(&k, s, &rows, format);
     if (k.failed) {
         free(k.text);
         return NULL;
@@ -692,6 +627,10 @@ static void read_snapshot(struct json_reader *r, const char *text, size_t len, s
         json_read_fail(r, "the top level is not an object");
         return;
     }
+    if (snapshot_rt_detect(text, root)) {
+        snapshot_rt_read(r, text, root, max_rows, s);
+        return;
+    }
     struct parts p;
     if (find_members(r, text, root, "", part_names, NPARTS, &p) < 0)
         return;
@@ -747,16 +686,31 @@ static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_
     return GT_OK;
 }
 
-gt_status snapshot_read_memory(const void *data, size_t len, const char *name, gt_snapshot **out)
+gt_status gt_snapshot_from_memory(const void *data, size_t len, const char *name,
+                                  size_t max_rows, gt_snapshot **out)
 {
     gt_clear_error();
     *out = NULL;
+    if (max_rows == 0)
+        max_rows = GT_SNAPSHOT_MAX_ROWS;
+    if (max_rows > (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
+                       (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
+    if (len > text_limit(max_rows))
+        return gt_fail(GT_ERR_IO, "'%s' is not a valid snapshot: it has %zu bytes, more than "
+                       "a snapshot of %zu rows may (docs/snapshot.md, \"Limits\")",
+                       name ? name : "snapshot", len, max_rows);
     char *copy = malloc(len + 1);
     if (!copy)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     memcpy(copy, data, len);
     copy[len] = '\0';
-    return read_bytes(copy, len, name, GT_SNAPSHOT_MAX_ROWS, out);
+    return read_bytes(copy, len, name ? name : "snapshot", max_rows, out);
+}
+
+gt_status snapshot_read_memory(const void *data, size_t len, const char *name, gt_snapshot **out)
+{
+    return gt_snapshot_from_memory(data, len, name, GT_SNAPSHOT_MAX_ROWS, out);
 }
 
 gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out)

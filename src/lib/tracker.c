@@ -117,11 +117,12 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
         .proc_root = t->cfg.proc_root,
         .sys_root = t->cfg.sys_root,
         .pid = t->pid,
-        .reaper_pid = opts->reaper_pid,
+        .reaper_pid = opts->main_only ? 0 : opts->reaper_pid, /* a reaper adopts descendants */
         .max_kept_files = opts->max_kept_files,
         .self = t->pid == t->owner,
         .series = t->cfg.o.series,
         .sampled_only = t->cfg.sampled_only,
+        .main_only = opts->main_only,
         .gpu_brand = opts->gpu_brand,
         .gpu_uuids = opts->gpu_uuids,
         .nvml_library = opts->nvml_library,
@@ -186,6 +187,8 @@ GT_HOT static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
             row_store_add(&t->store, GT_SERIES_KIND_PROCESS, &rows->process);
     if (!frozen && rows->have_system)
         full[GT_SERIES_KIND_SYSTEM] = row_store_add(&t->store, GT_SERIES_KIND_SYSTEM, &rows->system);
+    if (t->row_waiters)
+        pthread_cond_broadcast(&t->done);
     pthread_mutex_unlock(&t->lock);
     if (frozen)
         return -1;
@@ -244,14 +247,40 @@ GT_HOT static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, d
     }
 }
 
+/* The baseline sample (slot 0): the start of the run. epoch, when > 0, is
+ * the wall-clock time the schedule names it (options.start_at), which the
+ * rows' timestamps count from. The caller owns the reader and the sinks. */
+static void take_baseline(gt_tracker *t, double epoch)
+{
+    struct pipeline_rows rows;
+    double start = take_sample(t, 0, &rows);
+    pthread_mutex_lock(&t->lock);
+    t->start_time = start;
+    if (epoch > 0)
+        t->pipe.epoch_start = epoch;
+    t->run.epoch_start = t->pipe.epoch_start;
+    t->baseline_taken = 1;
+    pthread_mutex_unlock(&t->lock);
+    /* Compute time runs from the baseline sample to the final one, the same
+     * span the CPU means are measured over. The baseline writes the backup
+     * file too. */
+    feed_sinks(t, &rows, start);
+}
+
 GT_HOT static void *sampler_main(void *arg)
 {
     gt_tracker *t = arg;
     double interval = t->cfg.o.sleep_time;
     /* With a duration, the last slot is the one at start + duration. */
     long last_slot = t->cfg.o.duration > 0 ? (long)floor(t->cfg.o.duration / interval + 1e-9) : -1;
+    /* A start ahead: wait for it (a stop() meanwhile ends the run unsampled). */
+    int stopped_early = t->delayed_start > 0 &&
+        wake_word_sleep_until(&t->stop_word,
+                              monotonic_now() + (t->delayed_start - epoch_now()));
+    if (t->delayed_start > 0 && !stopped_early)
+        take_baseline(t, t->delayed_start);
     pthread_mutex_lock(&t->lock);
-    for (long k = 1; !t->stop_requested;) {
+    for (long k = 1; !stopped_early && !t->stop_requested;) {
         if (last_slot >= 0 && k > last_slot) {
             t->duration_done = 1;
             break;
@@ -289,6 +318,21 @@ GT_HOT static void *sampler_main(void *arg)
     return NULL;
 }
 
+/* The epoch time the sampling thread is to take the baseline at, or 0:
+ * now (options.start_at 0, or a time already past). */
+static double scheduled_start(const gt_options *o)
+{
+    double now = epoch_now(), at = o->start_at;
+    if (at == GT_START_ALIGNED) {
+        /* resource_tracker's rule: the next whole multiple of the interval,
+         * leaving the sampler at least 50 ms to get ready. */
+        at = ceil(now / o->sleep_time) * o->sleep_time;
+        if (at - now < 0.05)
+            at += o->sleep_time;
+    }
+    return at > now ? at : 0;
+}
+
 gt_status gt_tracker_start(gt_tracker *t)
 {
     gt_clear_error();
@@ -308,14 +352,11 @@ gt_status gt_tracker_start(gt_tracker *t)
     const struct gpu *g = &t->reader.gpu;
     run_record_begin(&t->run, t->pid, t->cfg.o.sleep_time, t->cfg.proc_root, t->cfg.sys_root,
                      g->devices, g->nvendors ? g->ndevices : 0);
-    csv_sink_headers(&t->csv);
-    /* Compute time runs from the baseline sample to the final one, the same
-     * span the CPU means are measured over. The baseline writes the backup
-     * file too (no thread yet: the sinks are ours). */
-    struct pipeline_rows rows;
-    t->start_time = take_sample(t, 0, &rows);
-    t->run.epoch_start = t->pipe.epoch_start;
-    feed_sinks(t, &rows, t->start_time);
+    if (!t->cfg.o.csv_no_header)
+        csv_sink_headers(&t->csv);
+    t->delayed_start = scheduled_start(&t->cfg.o);
+    if (t->delayed_start <= 0)
+        take_baseline(t, 0); /* no thread yet: the reader and sinks are ours */
 
     int rc = start_library_thread(&t->thread, "gt:sampler", sampler_main, t);
     if (rc != 0) {
@@ -358,6 +399,8 @@ gt_status gt_tracker_stop(gt_tracker *t)
         return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has already been stopped");
     double stop_time;
     if (stop_sampler(t, t->cfg.o.stop_timeout)) {
+        if (!t->baseline_taken)
+            take_baseline(t, 0); /* stopped before its start: a run of no time */
         struct pipeline_rows none; /* the final sample is off the schedule: no rows */
         stop_time = take_sample(t, -1, &none); /* the reader is ours now */
     } else {
@@ -373,6 +416,8 @@ gt_status gt_tracker_stop(gt_tracker *t)
     pthread_mutex_lock(&t->lock);
     t->series_frozen = 1;
     t->stop_time = stop_time;
+    if (!t->baseline_taken) /* stuck in the baseline itself: a run of no time */
+        t->start_time = stop_time;
     pthread_mutex_unlock(&t->lock);
     backup_sink_finish(&t->backup); /* a clean stop: no backup needed */
     t->state = STATE_STOPPED;

@@ -32,7 +32,10 @@ struct gt_tracker {
     enum state state;  /* changed only by the API calls */
     pthread_t thread;
     int thread_started;
-    double start_time;
+    double start_time;   /* monotonic time of the baseline sample */
+    /* options.start_at ahead: the sampling thread takes the baseline at
+     * this epoch time (0: gt_tracker_start() took it). */
+    double delayed_start;
 
     /* Owned by whoever samples (see the file comment). */
     struct sample_reader reader;
@@ -49,6 +52,8 @@ struct gt_tracker {
     pthread_mutex_t lock; /* guards everything below */
     pthread_cond_t done;  /* from the sampling thread: finished */
     int stop_requested, thread_done, orphaned;
+    int baseline_taken; /* start_time and run.epoch_start are set */
+    int row_waiters;    /* in gt_tracker_wait_rows: store_rows wakes them */
     struct pipeline pipe;
     struct row_store store; /* the rows: the newest in memory, the rest on disk */
     /* gt_tracker_series() copies every row into memory, once, on demand. */

@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "background.h"
 #include "hot_path.h"
 #include "report.h"
 #include "snapshot.h"
+#include "stats.h"
 #include "write_csv.h"
 
 /* At most this long for the cloud discovery to end: its requests time out
@@ -128,22 +131,191 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
     return GT_OK;
 }
 
-/* Everything of a snapshot of a stopped t but its rows (series: counts and
- * interval only, no arrays); the cloud discovery's answer is waited for
- * once and kept for the next call. command is copied into s->command. */
+/* ---- the rows while tracking ------------------------------------------------ */
+
+static int known_kind(gt_series_kind kind)
+{
+    return kind == GT_SERIES_KIND_PROCESS || kind == GT_SERIES_KIND_SYSTEM;
+}
+
+size_t gt_tracker_row_count(gt_tracker *t, gt_series_kind kind)
+{
+    if (!known_kind(kind))
+        return 0;
+    pthread_mutex_lock(&t->lock);
+    size_t n = row_store_count(&t->store, kind);
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
+/* The store is appended to while we read: the rows in memory are copied
+ * under the lock, those on disk read after it, from the part of the file
+ * that was committed (never written again) when we looked. */
+static gt_status copy_rows(gt_tracker *t, gt_series_kind kind, size_t first, size_t max,
+                           void *out, size_t *copied)
+{
+    *copied = 0;
+    pthread_mutex_lock(&t->lock);
+    const struct row_series *r = &t->store.series[kind];
+    size_t count = r->on_disk + r->ntail, on_disk = r->on_disk;
+    int fd = r->fd;
+    size_t end = first < count ? (count - first < max ? count : first + max) : first;
+    size_t from_tail = end > on_disk ? end - (first > on_disk ? first : on_disk) : 0;
+    if (from_tail)
+        memcpy((char *)out + (end - from_tail - first) * r->row_size,
+               r->tail + (end - from_tail - on_disk) * r->row_size, from_tail * r->row_size);
+    size_t row_size = r->row_size;
+    pthread_mutex_unlock(&t->lock);
+    size_t from_disk = end - first - from_tail;
+    char *dst = out;
+    off_t at = (off_t)(first * row_size);
+    for (size_t len = from_disk * row_size; len > 0;) {
+        ssize_t got = pread(fd, dst, len, at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return gt_fail(GT_ERR_IO, "cannot read the rows back: %s",
+                           got < 0 ? strerror(errno) : "the row file is short");
+        dst += got;
+        len -= (size_t)got;
+        at += got;
+    }
+    *copied = end - first;
+    return GT_OK;
+}
+
+gt_status gt_tracker_copy_rows(gt_tracker *t, gt_series_kind kind, size_t first, size_t max,
+                               void *out, size_t *copied)
+{
+    gt_clear_error();
+    *copied = 0;
+    if (!known_kind(kind))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
+                       (int)kind);
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    return copy_rows(t, kind, first, max, out, copied);
+}
+
+/* A row source over the rows kept when it was made, read while the
+ * tracker may still be appending. */
+static int read_live_rows(const struct row_source *src, gt_series_kind kind, size_t first,
+                          size_t n, void *out)
+{
+    size_t got;
+    if (copy_rows((gt_tracker *)src->ctx, kind, first, n, out, &got) != GT_OK || got != n) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+static void live_row_source(gt_tracker *t, struct row_source *src)
+{
+    pthread_mutex_lock(&t->lock);
+    src->count[GT_SERIES_KIND_PROCESS] = row_store_count(&t->store, GT_SERIES_KIND_PROCESS);
+    src->count[GT_SERIES_KIND_SYSTEM] = row_store_count(&t->store, GT_SERIES_KIND_SYSTEM);
+    pthread_mutex_unlock(&t->lock);
+    src->read = read_live_rows;
+    src->ctx = t;
+}
+
+int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout)
+{
+    gt_clear_error();
+    int series = t->cfg.o.series;
+    if (!series || !tracker_owned_here(t) || t->state == STATE_NEW)
+        return 0;
+    struct timespec deadline = to_timespec(monotonic_now() + (timeout > 0 ? timeout : 0));
+    pthread_mutex_lock(&t->lock);
+    int rc = 0, enough = 0;
+    t->row_waiters++;
+    for (;;) {
+        enough = (!(series & GT_SERIES_PROCESS) ||
+                  row_store_count(&t->store, GT_SERIES_KIND_PROCESS) >= n) &&
+                 (!(series & GT_SERIES_SYSTEM) ||
+                  row_store_count(&t->store, GT_SERIES_KIND_SYSTEM) >= n);
+        if (enough || rc == ETIMEDOUT || t->thread_done || t->series_frozen)
+            break;
+        rc = pthread_cond_timedwait(&t->done, &t->lock, &deadline);
+    }
+    t->row_waiters--;
+    pthread_mutex_unlock(&t->lock);
+    return enough;
+}
+
+gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
+{
+    gt_clear_error();
+    memset(out, 0, sizeof *out);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no server info: the tracker has not been started");
+    *out = t->run.server; /* set at start, before the thread: read-only since */
+    struct row_source rows;
+    live_row_source(t, &rows);
+    snprintf(out->allocation, sizeof out->allocation, "%s", stats_allocation_of_rows(&rows));
+    return GT_OK;
+}
+
+int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out)
+{
+    gt_clear_error();
+    memset(out, 0, sizeof *out);
+    if (t->state == STATE_NEW || !t->cfg.o.discover_cloud)
+        return 0;
+    if (t->cloud) {
+        if (max_wait <= 0 && !cloud_discovery_ready(t->cloud))
+            return 0;
+        cloud_discovery_finish(t->cloud, max_wait, &t->run.cloud);
+        t->cloud = NULL;
+    }
+    *out = t->run.cloud;
+    return 1;
+}
+
+/* ---- snapshots and reports ---------------------------------------------------- */
+
+/* Everything of a snapshot of t but its rows (series: counts and interval
+ * only, no arrays): a stopped run, or while STARTED the run so far (the
+ * summary as of now, in *live, which the caller frees). The cloud
+ * discovery's answer is waited for once and kept for the next call.
+ * command is copied into s->command. */
 static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_status,
-                               gt_snapshot *s, struct row_source *rows)
+                               gt_snapshot *s, struct row_source *rows, gt_resource_usage **live)
 {
     memset(s, 0, sizeof *s);
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    if (!u)
-        return GT_ERR_STATE;
-    row_store_source(&t->store, rows);
+    *live = NULL;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    struct run_record run = t->run;
+    const gt_resource_usage *u;
+    if (t->state == STATE_STARTED) {
+        u = *live = calloc(1, sizeof **live);
+        if (!*live)
+            return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        pthread_mutex_lock(&t->lock);
+        int begun = t->baseline_taken;
+        if (begun)
+            tracker_fill_usage_locked(t, monotonic_now(), 0, *live);
+        run.epoch_start = t->run.epoch_start;
+        pthread_mutex_unlock(&t->lock);
+        if (!begun)
+            return gt_fail(GT_ERR_STATE, "no snapshot yet: sampling begins at %.3f (start_at)",
+                           t->delayed_start);
+        run.epoch_stop = epoch_now();
+        live_row_source(t, rows);
+    } else {
+        u = gt_tracker_usage(t);
+        if (!u)
+            return GT_ERR_STATE;
+        row_store_source(&t->store, rows);
+    }
     if (t->cfg.o.discover_cloud && t->cloud) {
         cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &t->run.cloud);
         t->cloud = NULL;
     }
-    return run_record_snapshot(&t->run, command, exit_status, u, rows, s);
+    run.cloud = t->run.cloud;
+    return run_record_snapshot(&run, command, exit_status, u, rows, s);
 }
 
 gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
@@ -154,7 +326,9 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
     if (!s)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     struct row_source rows;
-    gt_status st = snapshot_meta(t, command, exit_status, s, &rows);
+    gt_resource_usage *live;
+    gt_status st = snapshot_meta(t, command, exit_status, s, &rows, &live);
+    free(live);
     if (st != GT_OK) {
         gt_snapshot_free(s);
         return st;
@@ -172,17 +346,25 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
     return GT_OK;
 }
 
-gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
-                                    const char *path)
+gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
+                                       gt_snapshot_format format, const char *path)
 {
     gt_clear_error();
     gt_snapshot s;
     struct row_source rows;
-    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
+    gt_resource_usage *live;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
-        st = snapshot_write_rows(&s, &rows, path);
+        st = snapshot_write_rows(&s, &rows, format, path);
+    free(live);
     free(s.command);
     return st;
+}
+
+gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
+                                    const char *path)
+{
+    return gt_tracker_write_snapshot_as(t, command, exit_status, GT_SNAPSHOT_GPU_TRACKER, path);
 }
 
 gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
@@ -191,9 +373,11 @@ gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_s
     gt_clear_error();
     gt_snapshot s;
     struct row_source rows;
-    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows);
+    gt_resource_usage *live;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
         st = report_write_rows(&s, &rows, server_json, path);
+    free(live);
     free(s.command);
     return st;
 }

@@ -150,9 +150,9 @@ static unsigned long long own_ticks(const struct tracked_proc *p)
 {
     return p->st.utime + p->st.stime;
 }
-static unsigned long long reaped_ticks(const struct tracked_proc *p)
+static unsigned long long reaped_ticks(const struct tree *t, const struct tracked_proc *p)
 {
-    return p->st.cutime + p->st.cstime;
+    return t->main_only ? 0 : p->st.cutime + p->st.cstime;
 }
 
 /* 1 when ppid is the reaper or a process this walk has already seen. */
@@ -172,7 +172,7 @@ static void note_departed(struct tree *t, const struct tracked_proc *p)
 {
     if (p->role == ROLE_MAIN) {
         t->departed_main_ticks += own_ticks(p);
-        t->departed_desc_ticks += reaped_ticks(p);
+        t->departed_desc_ticks += reaped_ticks(t, p);
         if (t->reaper_pid > 0)
             return; /* the reaper's counters take over the series' totals */
     } else {
@@ -180,11 +180,11 @@ static void note_departed(struct tree *t, const struct tracked_proc *p)
             return; /* every orphan comes to the reaper, which we count */
         if (parent_in_tree(t, p->st.ppid))
             return; /* reaped by its (tracked) parent, whose io counts it too */
-        t->departed_desc_ticks += own_ticks(p) + reaped_ticks(p);
+        t->departed_desc_ticks += own_ticks(p) + reaped_ticks(t, p);
     }
     /* The same for the series' split counters. */
-    t->departed_utime += p->st.utime + p->st.cutime;
-    t->departed_stime += p->st.stime + p->st.cstime;
+    t->departed_utime += p->st.utime + (t->main_only ? 0 : p->st.cutime);
+    t->departed_stime += p->st.stime + (t->main_only ? 0 : p->st.cstime);
     t->departed_read += p->io.read_bytes;
     t->departed_write += p->io.write_bytes;
 }
@@ -448,7 +448,8 @@ GT_HOT static int walk_once(struct tree *t, long reaper_threads)
         }
         p->seen = t->generation;
         p->walks_seen++;
-        if (p->st.state != 'Z' && queue_children(t, &p->h, pid, p->st.num_threads) < 0)
+        if (!t->main_only && p->st.state != 'Z' &&
+            queue_children(t, &p->h, pid, p->st.num_threads) < 0)
             return -1;
     }
 
@@ -517,15 +518,15 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
         unsigned long long priv, shared, pss;
         split_rss(p, &priv, &shared, &pss);
         long threads = p->st.state == 'Z' ? 0 : p->st.num_threads;
-        s->utime_ticks += p->st.utime + p->st.cutime;
-        s->stime_ticks += p->st.stime + p->st.cstime;
+        s->utime_ticks += p->st.utime + (t->main_only ? 0 : p->st.cutime);
+        s->stime_ticks += p->st.stime + (t->main_only ? 0 : p->st.cstime);
         s->read_bytes += p->io.read_bytes;
         s->write_bytes += p->io.write_bytes;
         s->pss_kb += pss;
         if (p->role == ROLE_MAIN) {
             s->main_alive = 1;
             s->main_ticks += own_ticks(p);
-            s->desc_ticks += reaped_ticks(p);
+            s->desc_ticks += reaped_ticks(t, p);
             s->main_threads = threads;
             s->main_rss_kb = p->status.vm_rss_kb;
             s->main_private_kb = priv;
@@ -535,7 +536,7 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
             s->main_cminflt = p->st.cminflt;
             s->main_cmajflt = p->st.cmajflt;
         } else {
-            s->desc_ticks += own_ticks(p) + reaped_ticks(p);
+            s->desc_ticks += own_ticks(p) + reaped_ticks(t, p);
             s->desc_threads += threads;
             if (p->st.state != 'Z')
                 s->children++;

@@ -54,6 +54,9 @@ struct tree {
     /* options.sampled_only: CPU only from changes between two walks that saw
      * a process, summed here. */
     int sampled_only;
+    /* options.main_only: no descendants are looked for, and the CPU time of
+     * the children main reaped (its cutime/cstime) is not counted. */
+    int main_only;
     unsigned long long sampled_main_ticks, sampled_desc_ticks;
 };
 

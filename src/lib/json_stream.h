@@ -1,0 +1,39 @@
+/* json_stream.h - JSON text written a piece at a time, through zlib into an
+ * output file or into a string in memory: what the snapshot writers
+ * (snapshot.c, snapshot_rt.c) stream a long run's rows through. The first
+ * failure is kept; later pieces are dropped. */
+#ifndef GT_JSON_STREAM_H
+#define GT_JSON_STREAM_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <zlib.h>
+
+#include "file_io.h"
+
+/* Where the text goes: zlib into a file, or a string in memory. */
+struct sink {
+    int failed;    /* errno of the first failure, 0 while all is well */
+    int (*put)(struct sink *k, const void *data, size_t len);
+    /* the file */
+    struct output_stream *stream;
+    z_stream z;
+    unsigned char zbuf[65536];
+    /* the string */
+    char *text;
+    size_t len, cap;
+};
+
+/* Appends len bytes (nothing after a failure). */
+void stream_put(struct sink *k, const void *data, size_t len);
+void stream_puts(struct sink *k, const char *s);
+/* A json-c object as compact text (NULL: null), then freed. */
+void stream_put_object(struct sink *k, json_object *o);
+
+/* The two kinds of sink's put: deflate into k->stream, or grow k->text. */
+int put_gzip(struct sink *k, const void *data, size_t len);
+int put_memory(struct sink *k, const void *data, size_t len);
+/* Ends the gzip stream: 0, or -1 with errno. */
+int finish_gzip(struct sink *k);
+
+#endif
