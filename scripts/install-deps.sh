@@ -17,7 +17,7 @@ mode=${1:-build}
 packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev"
 case "$mode" in
 build) ;;
-check) packages="$packages clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest" ;;
+check) packages="$packages clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython" ;;
 *) echo "usage: install-deps.sh build|check" >&2; exit 2 ;;
 esac
 

@@ -18,6 +18,7 @@
 
 #include "cli_main.h"
 #include "gpu_tracker.h"
+#include "gpu_tracker_testing.h"
 
 /* At most this many warnings wait for take_warnings(); later ones are
  * counted, and the last message says how many were dropped. */
@@ -101,16 +102,21 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"sleep_time", "ram_unit", "gpu_ram_unit", "time_unit",
                             "n_expected_cores", "gpu_uuids", "gpu_brand", "disable_logs",
-                            "process_id", "resource_usage_file", "stop_timeout", NULL};
+                            "process_id", "resource_usage_file", "stop_timeout", "series",
+                            "main_only", "start_at", "discover_cloud", "metadata_url", NULL};
+    gt_testing_hooks hooks = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
-    int disable_logs = 0, process_id = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizd", names, &o.sleep_time,
+    int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpz", names, &o.sleep_time,
                                      &o.ram_unit, &o.gpu_ram_unit, &o.time_unit,
                                      &o.n_expected_cores, &o.gpu_uuids, &o.gpu_brand,
                                      &disable_logs, &process_id, &o.resource_usage_file,
-                                     &o.stop_timeout))
+                                     &o.stop_timeout, &o.series, &main_only, &o.start_at,
+                                     &discover_cloud, &hooks.metadata_url))
         return -1;
+    o.main_only = main_only;
+    o.discover_cloud = discover_cloud;
     if (self->tracker) {
         PyErr_SetString(PyExc_RuntimeError, "the tracker is already initialised");
         return -1;
@@ -130,7 +136,9 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
     gt_status status;
     gt_tracker *t = NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_tracker_new(&o, &t);
+    /* metadata_url: where the cloud is asked (GPU_TRACKER_METADATA_URL, as
+     * the command takes it); NULL: the real services. */
+    status = hooks.metadata_url ? gt_testing_tracker_new(&o, &hooks, &t) : gt_tracker_new(&o, &t);
     Py_END_ALLOW_THREADS
     if (status != GT_OK) {
         raise_status(status);
@@ -230,7 +238,204 @@ static PyObject *tracker_take_warnings(NativeTracker *self, PyObject *unused)
     return list;
 }
 
+/* A str of text the library allocated (freed here); MemoryError for NULL. */
+static PyObject *take_text(char *text)
+{
+    if (!text)
+        return PyErr_NoMemory();
+    PyObject *s = PyUnicode_FromString(text);
+    free(text);
+    return s;
+}
+
+/* rows(kind, first): the rows of kind (0 process, 1 system) from first on,
+ * kept so far, as tuples in resource_tracker's column order. Safe while
+ * tracking; the copy runs without the GIL. */
+static PyObject *tracker_rows(NativeTracker *self, PyObject *args)
+{
+    int kind;
+    Py_ssize_t first;
+    if (!PyArg_ParseTuple(args, "in", &kind, &first))
+        return NULL;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM) {
+        PyErr_SetString(PyExc_ValueError, "unknown series kind; valid: 0 (process), 1 (system)");
+        return NULL;
+    }
+    if (first < 0)
+        first = 0;
+    size_t n = gt_tracker_row_count(t, (gt_series_kind)kind);
+    size_t want = n > (size_t)first ? n - (size_t)first : 0;
+    size_t size = kind == GT_SERIES_KIND_PROCESS ? sizeof(gt_process_row) : sizeof(gt_system_row);
+    void *buf = malloc((want ? want : 1) * size);
+    if (!buf)
+        return PyErr_NoMemory();
+    size_t got = 0;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_tracker_copy_rows(t, (gt_series_kind)kind, (size_t)first, want, buf, &got);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK) {
+        free(buf);
+        return raise_status(status);
+    }
+    PyObject *list = PyList_New((Py_ssize_t)got);
+    for (size_t i = 0; list && i < got; i++) {
+        PyObject *row;
+        if (kind == GT_SERIES_KIND_PROCESS) {
+            const gt_process_row *r = (const gt_process_row *)buf + i;
+            row = Py_BuildValue("(dildddKKKddi)", r->timestamp, r->pid, r->children, r->utime,
+                                r->stime, r->cpu_usage, r->memory, r->read_bytes, r->write_bytes,
+                                r->gpu_usage, r->gpu_vram, r->gpu_utilized);
+        } else {
+            const gt_system_row *r = (const gt_system_row *)buf + i;
+            row = Py_BuildValue("(dldddKKKKKKKKdddKKddi)", r->timestamp, r->processes, r->utime,
+                                r->stime, r->cpu_usage, r->memory_free, r->memory_used,
+                                r->memory_buffers, r->memory_cached, r->memory_active,
+                                r->memory_inactive, r->disk_read_bytes, r->disk_write_bytes,
+                                r->disk_space_total_gb, r->disk_space_used_gb,
+                                r->disk_space_free_gb, r->net_recv_bytes, r->net_sent_bytes,
+                                r->gpu_usage, r->gpu_vram, r->gpu_utilized);
+        }
+        if (!row) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, row);
+    }
+    free(buf);
+    return list;
+}
+
+/* wait_rows(n, timeout): gt_tracker_wait_rows(), without the GIL. */
+static PyObject *tracker_wait_rows(NativeTracker *self, PyObject *args)
+{
+    Py_ssize_t n;
+    double timeout;
+    if (!PyArg_ParseTuple(args, "nd", &n, &timeout))
+        return NULL;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = gt_tracker_wait_rows(t, n > 0 ? (size_t)n : 0, timeout);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(ok);
+}
+
+/* snapshot_json(format): the run so far (or the stopped run) as a
+ * snapshot document in format (gt_snapshot_format). */
+static PyObject *tracker_snapshot_json(NativeTracker *self, PyObject *args)
+{
+    int format;
+    if (!PyArg_ParseTuple(args, "i", &format))
+        return NULL;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    gt_snapshot *s = NULL;
+    gt_status status;
+    char *json = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_tracker_snapshot(t, NULL, -1, &s);
+    if (status == GT_OK)
+        json = gt_snapshot_to_json_as(s, (gt_snapshot_format)format);
+    gt_snapshot_free(s);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return raise_status(status);
+    return take_text(json);
+}
+
+/* report_html(server_json or None): the HTML report of the run so far. */
+static PyObject *tracker_report_html(NativeTracker *self, PyObject *args)
+{
+    const char *server = NULL;
+    if (!PyArg_ParseTuple(args, "z", &server))
+        return NULL;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    gt_snapshot *s = NULL;
+    gt_status status;
+    char *html = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_tracker_snapshot(t, NULL, -1, &s);
+    if (status == GT_OK)
+        html = gt_snapshot_report_html(s, server);
+    gt_snapshot_free(s);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return raise_status(status);
+    return take_text(html);
+}
+
+/* cloud_info(max_wait): resource_tracker's cloud_info dict, or None while
+ * the discovery goes on (or was not asked for). */
+static PyObject *tracker_cloud_info(NativeTracker *self, PyObject *args)
+{
+    double wait;
+    if (!PyArg_ParseTuple(args, "d", &wait))
+        return NULL;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    gt_cloud_info c;
+    int known;
+    Py_BEGIN_ALLOW_THREADS
+    known = gt_tracker_cloud_info(t, wait, &c);
+    Py_END_ALLOW_THREADS
+    if (!known)
+        Py_RETURN_NONE;
+    return Py_BuildValue("{s:s,s:s,s:s,s:d}", "vendor", c.vendor, "instance_type",
+                         c.instance_type, "region", c.region, "discovery_time", c.discovery_time);
+}
+
+/* server_info(): resource_tracker's server_info dict (its 0.4 keys) and
+ * ours, the allocation judged from the rows so far. */
+static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
+{
+    (void)unused;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    gt_server_info si;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_tracker_server_info(t, &si);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return raise_status(status);
+    PyObject *names = PyList_New(0);
+    for (int i = 0; names && i < si.ngpu_names && i < GT_MAX_GPUS; i++) {
+        PyObject *n = PyUnicode_DecodeUTF8(si.gpu_names[i], (Py_ssize_t)strlen(si.gpu_names[i]),
+                                           "replace");
+        if (!n || PyList_Append(names, n) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(n);
+    }
+    if (!names)
+        return NULL;
+    return Py_BuildValue("{s:s,s:i,s:d,s:i,s:N,s:d,s:s,s:s,s:s,s:s,s:s,s:d,s:d}", "os", "Linux",
+                         "vcpus", si.vcpus, "memory_mb", si.memory_mib, "gpu_count",
+                         si.gpu_count, "gpu_names", names, "gpu_memory_mb", si.gpu_memory_mib,
+                         "allocation", si.allocation, "os_release", si.os, "kernel", si.kernel,
+                         "hostname", si.hostname, "cpu_model", si.cpu_model, "vcpus_usable",
+                         si.vcpus_usable, "memory_limit_mib", si.memory_limit_mib);
+}
+
 static PyMethodDef tracker_methods[] = {
+    {"server_info", (PyCFunction)tracker_server_info, METH_NOARGS, "gt_tracker_server_info()"},
+    {"rows", (PyCFunction)tracker_rows, METH_VARARGS, "Rows of a series kept so far."},
+    {"wait_rows", (PyCFunction)tracker_wait_rows, METH_VARARGS, "gt_tracker_wait_rows()"},
+    {"snapshot_json", (PyCFunction)tracker_snapshot_json, METH_VARARGS,
+     "The run so far as a snapshot document."},
+    {"report_html", (PyCFunction)tracker_report_html, METH_VARARGS,
+     "The HTML report of the run so far."},
+    {"cloud_info", (PyCFunction)tracker_cloud_info, METH_VARARGS, "gt_tracker_cloud_info()"},
     {"start", (PyCFunction)tracker_start, METH_NOARGS, "gt_tracker_start()"},
     {"stop", (PyCFunction)tracker_stop, METH_NOARGS, "gt_tracker_stop()"},
     {"usage_json", (PyCFunction)tracker_usage_json, METH_NOARGS,
@@ -315,6 +520,91 @@ static PyObject *cli_main(PyObject *module, PyObject *arg)
     return PyLong_FromLong(rc);
 }
 
+/* Reads a snapshot document (bytes: gzip or JSON, any format) or raises
+ * ValueError naming the problem. */
+static gt_snapshot *read_snapshot_bytes(PyObject *args, int *format, const char **server,
+                                        Py_ssize_t *max_rows)
+{
+    Py_buffer data;
+    const char *name = "snapshot";
+    if (!PyArg_ParseTuple(args, "y*izn|s", &data, format, server, max_rows, &name))
+        return NULL;
+    gt_snapshot *s = NULL;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_snapshot_from_memory(data.buf, (size_t)data.len, name,
+                                     *max_rows > 0 ? (size_t)*max_rows : 0, &s);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    if (status != GT_OK) {
+        PyErr_SetString(status == GT_ERR_NO_MEMORY ? PyExc_MemoryError : PyExc_ValueError,
+                        gt_last_error());
+        return NULL;
+    }
+    return s;
+}
+
+/* snapshot_convert(data, format, server_json, max_rows[, name]): the
+ * snapshot in data (any format) as a document in format, or with format -1
+ * its HTML report (server_json: a Keeper answer or None). */
+static PyObject *snapshot_convert(PyObject *module, PyObject *args)
+{
+    (void)module;
+    int format;
+    const char *server = NULL;
+    Py_ssize_t max_rows;
+    gt_snapshot *s = read_snapshot_bytes(args, &format, &server, &max_rows);
+    if (!s)
+        return NULL;
+    char *text;
+    Py_BEGIN_ALLOW_THREADS
+    text = format < 0 ? gt_snapshot_report_html(s, server)
+                      : gt_snapshot_to_json_as(s, (gt_snapshot_format)format);
+    Py_END_ALLOW_THREADS
+    gt_snapshot_free(s);
+    if (!text && format > GT_SNAPSHOT_RESOURCE_TRACKER_05) {
+        PyErr_SetString(PyExc_ValueError, "unknown snapshot format");
+        return NULL;
+    }
+    return take_text(text);
+}
+
+/* recommend(cpu_mean, memory_max_kb, gpu_mean, gpu_max, vram_max_mib):
+ * resource_tracker's recommend_resources() from those statistics, by the
+ * library's rules (gt_recommend). */
+static PyObject *recommend(PyObject *module, PyObject *args)
+{
+    (void)module;
+    gt_stats st;
+    memset(&st, 0, sizeof st);
+    if (!PyArg_ParseTuple(args, "ddddd", &st.cpu_usage_mean, &st.memory_max, &st.gpu_usage_mean,
+                          &st.gpu_usage_max, &st.gpu_vram_max))
+        return NULL;
+    gt_recommendation r;
+    gt_recommend(&st, &r);
+    return Py_BuildValue("{s:i,s:i,s:i,s:i}", "cpu", r.cpu, "memory", r.memory_mib, "gpu", r.gpu,
+                         "vram", r.vram_mib);
+}
+
+/* recommend_server(cpu, memory, gpu, vram, base_url or None): the Keeper
+ * API's answer (JSON text); OSError when it cannot be had. */
+static PyObject *recommend_server(PyObject *module, PyObject *args)
+{
+    (void)module;
+    gt_recommendation r;
+    const char *url = NULL;
+    if (!PyArg_ParseTuple(args, "iiiiz", &r.cpu, &r.memory_mib, &r.gpu, &r.vram_mib, &url))
+        return NULL;
+    char *json = NULL;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_recommend_server_at(&r, url, &json);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return raise_status(status);
+    return take_text(json);
+}
+
 static PyObject *version(PyObject *module, PyObject *unused)
 {
     (void)module;
@@ -326,6 +616,10 @@ static PyMethodDef module_methods[] = {
     {"usage_text", usage_text, METH_O, "gpu_tracker's text for a to_json() document."},
     {"cli_main", cli_main, METH_O, "Runs the gpu-tracker command; its exit status."},
     {"version", version, METH_NOARGS, "The library's version."},
+    {"snapshot_convert", snapshot_convert, METH_VARARGS,
+     "A snapshot (any format) in another format, or its HTML report."},
+    {"recommend", recommend, METH_VARARGS, "gt_recommend() of the given statistics."},
+    {"recommend_server", recommend_server, METH_VARARGS, "gt_recommend_server_at()."},
     {NULL, NULL, 0, NULL},
 };
 

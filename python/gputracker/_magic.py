@@ -1,0 +1,46 @@
+"""IPython's %%track cell magic: `%load_ext gputracker`, then a cell that
+starts with `%%track` runs under a Tracker and prints its summary."""
+from __future__ import annotations
+
+import argparse
+import shlex
+
+from ._tracker import Tracker
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog='%%track', add_help=False)
+    p.add_argument('--st', '--sleep-time', dest='sleep_time', type=float, default=0.1)
+    p.add_argument('--ru', '--ram-unit', dest='ram_unit', default='gigabytes')
+    p.add_argument('--gru', '--gpu-ram-unit', dest='gpu_ram_unit', default='gigabytes')
+    p.add_argument('--tu', '--time-unit', dest='time_unit', default='hours')
+    p.add_argument('-f', '--format', dest='format', choices=('text', 'json'), default='text')
+    return p
+
+
+def track(line: str, cell: str, shell) -> Tracker:
+    """Runs cell in shell under a Tracker of this process (sleep time 0.1
+    s unless --st says otherwise) and prints the summary; returns the
+    tracker. ValueError for options it does not know."""
+    try:
+        args = _parser().parse_args(shlex.split(line))
+    except SystemExit as e:  # argparse exits on a bad option: a message instead
+        raise ValueError(f'%%track: bad options {line!r}; valid: --st SECONDS, --ru UNIT, --gru UNIT, '
+                         '--tu UNIT, -f text|json') from e
+    tracker = Tracker(sleep_time=args.sleep_time, ram_unit=args.ram_unit, gpu_ram_unit=args.gpu_ram_unit,
+                      time_unit=args.time_unit, resource_usage_file='')
+    with tracker:
+        shell.run_cell(cell)
+    if args.format == 'json':
+        import json
+        print(json.dumps(tracker.to_json(), indent=1))
+    else:
+        print(tracker)
+    return tracker
+
+
+def load_ipython_extension(ipython) -> None:
+    """Registers %%track (called by `%load_ext gputracker`)."""
+    def track_magic(line, cell):
+        track(line, cell, ipython)
+    ipython.register_magic_function(track_magic, magic_kind='cell', magic_name='track')

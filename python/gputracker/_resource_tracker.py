@@ -1,0 +1,409 @@
+"""resource_tracker's ResourceTracker over libgputracker: the same
+parameters, methods and snapshot files; the rows come from the library's
+sampling thread in this process (no sub-processes, no temporary CSV files)
+and can be read while it runs."""
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import logging
+import math
+import os
+import tempfile
+import time
+import webbrowser
+from statistics import mean
+from typing import Any, Dict, List, Optional
+
+from . import _native
+from ._metrics import (BYTE_MAPPING, HUMAN_NAMES_MAPPING, PROCESS_COLUMNS, SYSTEM_COLUMNS, MetricsTable,
+                       StatSpec, aggregate_stats)
+
+log = logging.getLogger(__name__)
+
+_PROCESS, _SYSTEM = 0, 1
+_SNAPSHOT_RESOURCE_TRACKER = 1  # GT_SNAPSHOT_RESOURCE_TRACKER: its 0.4 shape, our columns
+_REPORT = -1
+_INTERVAL_MIN, _INTERVAL_MAX = 0.0001, 86400.0  # GT_SLEEP_TIME_MIN/MAX
+_METHODS = (None, 'fork', 'spawn', 'forkserver')
+
+DEFAULT_STATS_SPECS = [
+    StatSpec(column='process_cpu_usage', agg=mean, round=2),
+    StatSpec(column='process_cpu_usage', agg=max, round=2),
+    StatSpec(column='process_memory', agg=mean, round=2),
+    StatSpec(column='process_memory', agg=max, round=2),
+    StatSpec(column='process_gpu_usage', agg=mean, round=2),
+    StatSpec(column='process_gpu_usage', agg=max, round=2),
+    StatSpec(column='process_gpu_vram', agg=mean, round=2),
+    StatSpec(column='process_gpu_vram', agg=max, round=2),
+    StatSpec(column='process_gpu_utilized', agg=mean, round=2),
+    StatSpec(column='process_gpu_utilized', agg=max, round=2),
+    StatSpec(column='system_disk_space_used_gb', agg=max, round=2),
+    StatSpec(column='system_net_recv_bytes', agg=sum),
+    StatSpec(column='system_net_sent_bytes', agg=sum),
+    StatSpec(column='timestamp', agg=lambda x: max(x) - min(x), agg_name='duration'),
+]
+
+
+class Report:
+    """An HTML report: shown inline by Jupyter, saved with save(), opened
+    in a browser with browse()."""
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def __str__(self) -> str:
+        return self.html
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def save(self, path: str) -> None:
+        """Writes the report to path."""
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(self.html)
+
+    def browse(self) -> str:
+        """Opens the report in the default browser (from a temporary file,
+        whose path is returned)."""
+        fd, path = tempfile.mkstemp(prefix='gputracker-report-', suffix='.html')
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write(self.html)
+        webbrowser.open('file://' + path)
+        return path
+
+
+class ResourceTracker:
+    """Tracks the resource usage of a process (the calling one by default)
+    and its descendants, and of the whole system, every interval seconds,
+    without blocking: resource_tracker's ResourceTracker.
+
+    Its metrics (process_metrics, system_metrics) can be read at any time,
+    while tracking too. Where it differs from resource_tracker on purpose:
+    the sampling runs in libgputracker's thread in this process, not in
+    forked processes (method is accepted and ignored), and n_samples counts
+    the series that are tracked."""
+
+    def __init__(self, pid: Optional[int] = None, children: bool = True, interval: float = 1,
+                 method: Optional[str] = None, autostart: bool = True, track_processes: bool = True,
+                 track_system: bool = True, discover_server: bool = True, discover_cloud: bool = True):
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or \
+                not _INTERVAL_MIN <= interval <= _INTERVAL_MAX:
+            raise ValueError(f'invalid interval {interval!r}: it must be a number of seconds from '
+                             f'{_INTERVAL_MIN} to {_INTERVAL_MAX:g}')
+        if pid is not None and (isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0):
+            raise ValueError(f'invalid pid {pid!r}: a process ID is a positive integer')
+        if method not in _METHODS:
+            raise ValueError(f'invalid method {method!r}; valid: None, "fork", "spawn", "forkserver"')
+        self.pid = os.getpid() if pid is None else pid
+        self.children = bool(children)
+        self.interval = interval
+        self.method = method
+        self.autostart = autostart
+        self.trackers = []
+        if track_processes:
+            self.trackers.append('process_tracker')
+        if track_system:
+            self.trackers.append('system_tracker')
+        self.discover_server = discover_server
+        self.discover_cloud = discover_cloud
+        self.start_time: Optional[float] = None
+        self._native = None
+        self._loaded: Optional[Dict[str, Any]] = None  # a snapshot's parts, for from_snapshot()
+        self._rows: Dict[int, list] = {_PROCESS: [], _SYSTEM: []}
+        if autostart:
+            self.start()
+
+    # ---- running ----------------------------------------------------------
+
+    def start(self) -> None:
+        """Starts tracking: the first row comes one interval after the next
+        whole multiple of interval (at least 50 ms away)."""
+        if self.running:
+            raise RuntimeError('Resource tracker already running, cannot start again.')
+        if hasattr(self, 'stop_time'):
+            raise RuntimeError(
+                'Resource tracker already stopped. Create a new instance instead of trying to restart it.')
+        now = time.time()
+        start = math.ceil(now / self.interval) * self.interval
+        if start - now < 0.05:
+            start += self.interval
+        series = (1 if 'process_tracker' in self.trackers else 0) | (2 if 'system_tracker' in self.trackers else 0)
+        self._native = _native.Tracker(
+            sleep_time=float(self.interval), process_id=0 if self.pid == os.getpid() else self.pid,
+            resource_usage_file='', series=series, main_only=not self.children, start_at=start,
+            discover_cloud=bool(self.discover_cloud), metadata_url=os.environ.get('GPU_TRACKER_METADATA_URL'))
+        self._native.start()
+        self.start_time = start
+        self.stop_time = None
+        self._log_warnings()
+
+    def stop(self) -> None:
+        """Stops tracking; the metrics stay readable."""
+        if not self.running:
+            raise RuntimeError('Resource tracker is not running: start() it first'
+                               if not hasattr(self, 'stop_time') else 'Resource tracker already stopped.')
+        self.stop_time = time.time()
+        self._native.stop()
+        self._log_warnings()
+        log.debug('Resource tracker stopped after %s seconds, logging %d process-level and %d system-wide records',
+                  self.stop_time - self.start_time, len(self.process_metrics), len(self.system_metrics))
+
+    def _log_warnings(self) -> None:
+        for message in self._native.take_warnings():
+            log.warning(message)
+
+    @property
+    def running(self) -> bool:
+        """True between start() and stop()."""
+        return hasattr(self, 'stop_time') and self.stop_time is None
+
+    def __enter__(self):
+        if not self.running:
+            self.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.running:
+            self.stop()
+
+    # ---- metrics ----------------------------------------------------------
+
+    def _table(self, kind: int) -> MetricsTable:
+        rows = self._rows[kind]
+        if self._native is not None:
+            rows.extend(self._native.rows(kind, len(rows)))
+        return MetricsTable._from_rows(PROCESS_COLUMNS if kind == _PROCESS else SYSTEM_COLUMNS, rows)
+
+    @property
+    def process_metrics(self) -> MetricsTable:
+        """The process tree's rows so far (readable while tracking)."""
+        if 'process_tracker' not in self.trackers:
+            return MetricsTable(data=[])
+        return self._table(_PROCESS)
+
+    @property
+    def system_metrics(self) -> MetricsTable:
+        """The system's rows so far (readable while tracking)."""
+        if 'system_tracker' not in self.trackers:
+            return MetricsTable(data=[])
+        return self._table(_SYSTEM)
+
+    @property
+    def n_samples(self) -> int:
+        """Rows collected (of the tracked series: the fewer of the two)."""
+        counts = []
+        if 'process_tracker' in self.trackers:
+            counts.append(len(self.process_metrics))
+        if 'system_tracker' in self.trackers:
+            counts.append(len(self.system_metrics))
+        return min(counts) if counts else 0
+
+    def wait_for_samples(self, n: int = 1, timeout: float = 5) -> None:
+        """Waits until at least n rows are collected, at most timeout
+        seconds; RuntimeError when they do not come."""
+        if self.running:
+            if self.n_samples >= n:
+                return
+            deadline = time.time() + timeout
+            while self.n_samples < n:
+                left = deadline - time.time()
+                if left <= 0:
+                    raise RuntimeError(f'Timed out waiting for resource tracker to collect {n} samples')
+                self._native.wait_rows(n, min(left, 1.0))  # without the GIL
+        elif self.n_samples < n:
+            raise RuntimeError(
+                f'Resource tracker has been already stopped with {self.n_samples} sample(s), '
+                f'cannot wait to collect the requested {n} sample(s).')
+
+    def get_combined_metrics(self, bytes: bool = False, human_names: bool = False,
+                             system_prefix: Optional[str] = None,
+                             process_prefix: Optional[str] = None) -> MetricsTable:
+        """Both series bound side by side by row (cut to the shorter), the
+        columns prefixed (and renamed for people with human_names, or
+        converted to bytes with bytes)."""
+        process = self.process_metrics
+        system = self.system_metrics
+        n = min(len(process), len(system))
+        if n == 0:
+            return MetricsTable(data=[])
+        process, system = process[:n], system[:n]
+        if bytes:
+            for table in (system, process):
+                for col, factor in BYTE_MAPPING.items():
+                    if col in table.columns:
+                        table[col] = [v * factor for v in table[col]]
+        if system_prefix is None:
+            system_prefix = 'System ' if human_names else 'system_'
+        if process_prefix is None:
+            process_prefix = 'Process ' if human_names else 'process_'
+
+        def name(col):
+            return HUMAN_NAMES_MAPPING.get(col, col) if human_names else col
+
+        combined = system.rename(
+            {col: (system_prefix if col != 'timestamp' else '') + name(col) for col in system.columns})
+        for col in process.columns[1:]:
+            combined[process_prefix + name(col)] = process[col]
+        return combined
+
+    def stats(self, specs: List[StatSpec] = DEFAULT_STATS_SPECS) -> dict:
+        """Statistics of the combined metrics ({column: {agg: value}}); the
+        duration counts one interval more than the rows span (the
+        baseline's), as resource_tracker's."""
+        if self.n_samples == 0:
+            raise RuntimeError('No metrics collected (yet)')
+        stats = self.get_combined_metrics().stats(specs)
+        if 'duration' in stats.get('timestamp', {}):
+            stats['timestamp']['duration'] += self.interval
+        return stats
+
+    def recommend_resources(self, historical_stats: List[dict] = []) -> dict:
+        """What to ask for next time: {'cpu', 'memory' (MiB), 'gpu', 'vram'
+        (MiB)}, by resource_tracker's rules (mean CPU, peak memory + 20 %,
+        ...), computed by the library as `gpu-tracker recommend` does."""
+        self.wait_for_samples(n=1, timeout=self.interval * 5)
+        stats = self.stats()
+        if historical_stats:
+            stats = aggregate_stats([stats] + list(historical_stats))
+        return _native.recommend(stats['process_cpu_usage']['mean'], stats['process_memory']['max'],
+                                 stats['process_gpu_usage']['mean'], stats['process_gpu_usage']['max'],
+                                 stats['process_gpu_vram']['max'])
+
+    def recommend_server(self, **kwargs) -> dict:
+        """The cheapest cloud server with the recommended resources, from
+        the Spare Cores Keeper API (GPU_TRACKER_KEEPER_URL to ask another
+        address). OSError when it cannot be reached."""
+        historical_stats = kwargs.pop('historical_stats', [])
+        if kwargs:
+            raise ValueError(f'unsupported filters {", ".join(sorted(kwargs))}: this tracker asks the Keeper '
+                             'API by resources only (historical_stats is the one keyword taken)')
+        rec = self.recommend_resources(historical_stats=historical_stats)
+        answer = _native.recommend_server(rec['cpu'], rec['memory'], rec['gpu'], rec['vram'],
+                                          os.environ.get('GPU_TRACKER_KEEPER_URL'))
+        return json.loads(answer)
+
+    def report(self, integration: str = 'standalone', historical_stats: List[dict] = [],
+               status_failed: bool = False, server: bool = False) -> Report:
+        """The run's HTML report (self-contained: inline in Jupyter, save(),
+        browse()); with server, the recommended cloud server in it (asks the
+        Keeper API). integration and status_failed are accepted for
+        resource_tracker's callers; historical_stats shape the
+        recommendation only through recommend_resources()."""
+        if integration not in ('standalone', 'metaflow'):
+            raise ValueError(f'invalid integration {integration!r}; valid: "standalone", "metaflow"')
+        self.wait_for_samples(n=1, timeout=self.interval * 5)
+        server_json = json.dumps(self.recommend_server(historical_stats=historical_stats)) if server else None
+        if self._native is not None:
+            return Report(self._native.report_html(server_json))
+        data = json.dumps(self._loaded['document']).encode()
+        return Report(_native.snapshot_convert(data, _REPORT, server_json, 0))
+
+    # ---- what ran where -----------------------------------------------------
+
+    @property
+    def server_info(self) -> Optional[dict]:
+        """The machine (resource_tracker's keys, its 0.4 names, and ours),
+        with "allocation": dedicated or shared, judged from the rows."""
+        if self._loaded is not None:
+            return self._loaded['server_info']
+        if not self.discover_server or self._native is None:
+            return None
+        info = self._native.server_info()
+        names = info['gpu_names']
+        # resource_tracker's gpu_name: the most common name ("" without GPUs)
+        info['gpu_name'] = max(names, key=names.count) if names else ''
+        return info
+
+    @property
+    def cloud_info(self) -> Optional[dict]:
+        """The cloud instance (vendor, instance_type, region,
+        discovery_time), or None while it is being discovered (or when
+        discover_cloud is off)."""
+        if self._loaded is not None:
+            return self._loaded['cloud_info']
+        if self._native is None:
+            return None
+        return self._native.cloud_info(0.0)
+
+    # ---- snapshots ----------------------------------------------------------
+
+    def snapshot(self) -> dict:
+        """The tracker as a dict in resource_tracker's snapshot format (its
+        0.4 shape: memory in kB), which its ResourceTracker.from_snapshot()
+        loads."""
+        if self._native is None and self._loaded is None:
+            raise RuntimeError('No snapshot: the tracker has not been started')
+        if self._native is not None:
+            snap = json.loads(self._native.snapshot_json(_SNAPSHOT_RESOURCE_TRACKER))
+            snap['server_info'] = self.server_info
+            snap['cloud_info'] = self.cloud_info
+            if 'process_tracker' not in self.trackers:
+                snap['process_metrics'] = []
+            if 'system_tracker' not in self.trackers:
+                snap['system_metrics'] = []
+        else:
+            snap = copy.deepcopy(self._loaded['document'])
+        stop = self.stop_time or time.time()
+        snap['metadata'].update({
+            'pid': self.pid, 'children': self.children, 'interval': self.interval, 'method': self.method,
+            'autostart': self.autostart, 'track_processes': 'process_tracker' in self.trackers,
+            'track_system': 'system_tracker' in self.trackers, 'discover_server': self.discover_server,
+            'discover_cloud': self.discover_cloud, 'start_time': self.start_time, 'stop_time': stop,
+            'duration': round(stop - self.start_time + self.interval, 2)})
+        return snap
+
+    @classmethod
+    def from_snapshot(cls, snapshot: dict) -> 'ResourceTracker':
+        """A stopped tracker holding a snapshot's data: resource_tracker's
+        (its 0.4 or 0.5 shape) or gpu-tracker's own. ValueError naming the
+        first problem when it is not one."""
+        return cls._from_bytes(json.dumps(snapshot).encode(), snapshot.get('metadata'))
+
+    @classmethod
+    def _from_bytes(cls, data: bytes, metadata: Optional[dict] = None,
+                    name: str = 'snapshot') -> 'ResourceTracker':
+        # The library reads and checks it (bounded, every value in range),
+        # and gives it back in one shape: resource_tracker 0.4's.
+        doc = json.loads(_native.snapshot_convert(data, _SNAPSHOT_RESOURCE_TRACKER, None, 0, name))
+        if metadata is None:
+            try:
+                metadata = json.loads(gzip.decompress(data) if data[:2] == b'\x1f\x8b' else data).get('metadata')
+            except (ValueError, OSError, AttributeError):
+                metadata = None
+        meta = metadata if isinstance(metadata, dict) else {}
+        got = doc['metadata']
+        tracker = cls(pid=got['pid'] or None, children=meta.get('children', True) is not False,
+                      interval=got['interval'], method=meta.get('method') if meta.get('method') in _METHODS else None,
+                      autostart=False, track_processes=meta.get('track_processes', True) is not False,
+                      track_system=meta.get('track_system', True) is not False,
+                      discover_server=meta.get('discover_server', True) is not False,
+                      discover_cloud=meta.get('discover_cloud', True) is not False)
+        tracker.start_time = got['start_time']
+        tracker.stop_time = got['stop_time']
+        tracker._loaded = {'document': doc, 'server_info': doc['server_info'], 'cloud_info': doc['cloud_info']}
+        tracker._rows[_PROCESS] = [tuple(row[c] for c in PROCESS_COLUMNS) for row in doc['process_metrics']]
+        tracker._rows[_SYSTEM] = [tuple(row[c] for c in SYSTEM_COLUMNS) for row in doc['system_metrics']]
+        return tracker
+
+    def dumps(self) -> str:
+        """snapshot() as JSON text."""
+        return json.dumps(self.snapshot())
+
+    @classmethod
+    def loads(cls, s: str) -> 'ResourceTracker':
+        """from_snapshot() of JSON text."""
+        return cls._from_bytes(s.encode())
+
+    def dump(self, file: str) -> None:
+        """snapshot() as gzipped JSON in file (what resource_tracker's load() reads)."""
+        with gzip.open(file, 'wb') as f:
+            f.write(self.dumps().encode())
+
+    @classmethod
+    def load(cls, file: str) -> 'ResourceTracker':
+        """A tracker from a snapshot file: resource_tracker's dump() (gzipped
+        or not, 0.4 or 0.5) or gpu-tracker's --snapshot."""
+        with open(file, 'rb') as f:
+            return cls._from_bytes(f.read(), name=file)
