@@ -61,7 +61,7 @@ mkdir "$prefix/cmake-user"
 cat >"$prefix/cmake-user/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
 project(user C)
-find_package(gputracker 0.2 REQUIRED)
+find_package(gputracker 0.3 REQUIRED)
 add_executable(track_block_cmake "$src/examples/track_block.c")
 target_link_libraries(track_block_cmake PRIVATE gputracker::gputracker)
 add_executable(track_block_cmake_static "$src/examples/track_block.c")
@@ -76,10 +76,10 @@ sh "$src/tests/test_example.sh" "$prefix/cmake-user/build/track_block_cmake_stat
 if nm -D "$prefix/cmake-user/build/track_block_cmake_static" 2>/dev/null | grep -q ' U gt_'; then
     echo "track_block_cmake_static takes gt_ functions from a shared library"; exit 1
 fi
-sed -i 's/find_package(gputracker 0.2 REQUIRED)/find_package(gputracker 1.0 REQUIRED)/' \
+sed -i 's/find_package(gputracker 0.3 REQUIRED)/find_package(gputracker 1.0 REQUIRED)/' \
     "$prefix/cmake-user/CMakeLists.txt"
 if cmake -S "$prefix/cmake-user" -B "$prefix/cmake-user/build2" -DCMAKE_PREFIX_PATH="$prefix" \
     >/dev/null 2>&1; then
-    echo "find_package(gputracker 1.0) accepted version 0.2"; exit 1
+    echo "find_package(gputracker 1.0) accepted version 0.3"; exit 1
 fi
 echo "installed, built with pkg-config and with find_package, and run: ok"

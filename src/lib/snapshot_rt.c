@@ -143,7 +143,7 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
         return;
     }
     json_object *tr = json_read_member(r, m, "resource_tracker", json_type_object, w);
-    char version[24] = "";
+    char version[15] = ""; /* fits "resource_tracker <version>" in tracker_version */
     json_read_string(r, tr, "version", "metadata.resource_tracker", version, sizeof version);
     snprintf(s->tracker_version, sizeof s->tracker_version, "resource_tracker %s", version);
     s->pid = (int)json_read_integer(r, m, "pid", w, 0, 4194304);
