@@ -524,6 +524,10 @@ typedef struct gt_snapshot {
      * summary (usage is all zero); its writer's name and version are in
      * tracker_version ("resource_tracker 0.5.0"). */
     int no_summary;
+    /* 1: the main process alone was tracked (options.main_only;
+     * resource_tracker's children=False). Kept in resource_tracker's
+     * format (its metadata.children); ours does not carry it yet. */
+    int main_only;
 } gt_snapshot;
 
 /* The file formats a snapshot can be written in. gt_snapshot_read() reads

@@ -614,6 +614,36 @@ static void test_tree_counters(void)
     fx_rmroot(root);
 }
 
+/* main_only (resource_tracker's children=False) on the same kind of tree:
+ * no descendant is walked, and the CPU time main's reaped children left in
+ * its cutime/cstime counts neither in the series' totals nor as
+ * descendants'. */
+static void test_tree_main_only(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .utime = 50, .stime = 10, .cutime = 5, .cstime = 1,
+                        .rss_kb = 1000, .anon_kb = 600, .private_kb = 600, .shared_kb = 400,
+                        .pss_kb = 700, .starttime = 1000, .children = "101"};
+    struct fx_proc c1 = {.pid = 101, .ppid = 100, .utime = 20, .stime = 2, .rss_kb = 2000,
+                         .anon_kb = 1500, .private_kb = 1500, .shared_kb = 500, .pss_kb = 1700,
+                         .starttime = 1001};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c1);
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
+    t.series = 1;
+    t.main_only = 1;
+    struct tree_sample s;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.children == 0 && s.pss_kb == 700 && s.desc_rss_kb == 0);
+    CHECK_MSG(s.utime_ticks == 50 && s.stime_ticks == 10, "%llu/%llu", s.utime_ticks,
+              s.stime_ticks);
+    CHECK(s.main_ticks == 60 && s.desc_ticks == 0);
+    tree_free(&t);
+    fx_rmroot(root);
+}
+
 /* The tracker's rows on a fixture tree: exactly one row per slot up to the
  * duration, timestamps on the schedule, the fixture's figures in them, the
  * same rows streamed as CSV and kept in memory. */
@@ -808,9 +838,8 @@ static void test_live_reads(void)
     double k = s.start_time / 0.05;
     CHECK_MSG(fabs(k - floor(k + 0.5)) < 1e-6, "start %.6f", s.start_time);
     for (size_t i = 0; i < s.nprocess; i++) {
-        /* main_only: no children, the main's own PSS, its reaped time left out */
+        /* main_only: no children, the main's own PSS (test_tree_main_only: its CPU) */
         CHECK(s.process[i].children == 0 && s.process[i].memory == 90);
-        CHECK(s.process[i].utime == 0);
     }
     const gt_resource_usage *u = gt_tracker_usage(t);
     CHECK(u && u->max_ram.descendants.total_rss == 0 && u->max_ram.main.total_rss > 0);
@@ -972,6 +1001,7 @@ int main(void)
     test_system_rows();
     test_process_rows_and_csv();
     test_tree_counters();
+    test_tree_main_only();
     test_tracker_rows();
     test_live_reads();
     test_row_store();

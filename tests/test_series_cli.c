@@ -257,6 +257,42 @@ static void test_series_on_stdout(void)
     result_free(&r);
 }
 
+/* --no-children, --start-at aligned and --no-csv-header together: rows only
+ * (the first line is a row), on round timestamps, of the shell alone (its
+ * child holds 64 MiB until two rows are written after it, and is not
+ * counted); and their bad values. */
+static void test_resource_tracker_options(void)
+{
+    const char *pcsv = tmp_path("alone.csv"), *data = tmp_path("alone.dat");
+    char script[1200];
+    snprintf(script, sizeof script, "'%s' io-alloc 1 64 '%s' '%s' 2; true", WORKLOAD_BIN, data,
+             pcsv);
+    struct result r = gt("--st", "0.1", "--disable-logs", "--no-children", "--start-at", "aligned",
+                         "--no-csv-header", "--process-csv", pcsv, "--", "sh", "-c", script, NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+    static struct csv c;
+    csv_load(pcsv, &c);
+    /* No header: what csv_parse takes for one is the first row. */
+    CHECK_MSG(c.header[0] >= '1' && c.header[0] <= '9', "first line '%.40s'", c.header);
+    double first = atof(c.header);
+    CHECK_MSG(fabs(first * 10 - round(first * 10)) < 1e-3, "first row at %.4f", first);
+    CHECK(c.nrows >= 1);
+    for (int i = 0; i < c.nrows; i++) {
+        CHECK_MSG(fabs(c.v[i][0] * 10 - round(c.v[i][0] * 10)) < 1e-3, "row at %.4f", c.v[i][0]);
+        CHECK(c.v[i][2] == 0);                                          /* children */
+        CHECK_MSG(c.v[i][6] < 32 * 1024, "memory %.0f kB: the child counted", c.v[i][6]);
+    }
+
+    r = gt("--start-at", "soon", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --start-at 'soon': give 'aligned' (the next "
+                       "multiple of the sleep time) or an epoch time in seconds\n");
+    r = gt("--start-at", "9999999999", "--", "true", NULL);
+    CHECK(r.status == 2);
+    CHECK_CONTAINS(r.err.data, "invalid start time");
+    result_free(&r);
+}
+
 /* --pid: the rows name the attached process. */
 static void test_attached_series(void)
 {
@@ -583,6 +619,7 @@ int main(int argc, char **argv)
     test_system_command();
     test_system_signals();
     test_series_on_stdout();
+    test_resource_tracker_options();
     test_attached_series();
     test_errors();
     test_full_disk();

@@ -928,6 +928,10 @@ static void test_resource_tracker_format(void)
         CHECK(r->series.process[0].children == 0 && r->series.process[0].write_bytes == 4096);
         CHECK(r->series.nsystem == 2 && r->series.system[0].net_sent_bytes == 8);
         CHECK(!r->cloud.asked && !strcmp(r->server.allocation, "unknown"));
+        CHECK(r->main_only == 1); /* its children: false */
+        char *back = gt_snapshot_to_json_as(r, GT_SNAPSHOT_RESOURCE_TRACKER);
+        CHECK(back && strstr(back, "\"children\":false"));
+        free(back);
         gt_snapshot_free(r);
     }
     /* Refused, with the place named. */

@@ -296,7 +296,7 @@ class ResourceTracker:
         self.wait_for_samples(n=1, timeout=self.interval * 5)
         server_json = json.dumps(self.recommend_server(historical_stats=historical_stats)) if server else None
         if self._native is not None:
-            return Report(self._native.report_html(server_json))
+            return Report(self._native.snapshot_text(_REPORT, server_json))
         data = json.dumps(self._loaded['document']).encode()
         return Report(_native.snapshot_convert(data, _REPORT, server_json, 0))
 
@@ -336,7 +336,7 @@ class ResourceTracker:
         if self._native is None and self._loaded is None:
             raise RuntimeError('No snapshot: the tracker has not been started')
         if self._native is not None:
-            snap = json.loads(self._native.snapshot_json(_SNAPSHOT_RESOURCE_TRACKER))
+            snap = json.loads(self._native.snapshot_text(_SNAPSHOT_RESOURCE_TRACKER, None))
             snap['server_info'] = self.server_info
             snap['cloud_info'] = self.cloud_info
             if 'process_tracker' not in self.trackers:
@@ -362,24 +362,22 @@ class ResourceTracker:
         return cls._from_bytes(json.dumps(snapshot).encode(), snapshot.get('metadata'))
 
     @classmethod
-    def _from_bytes(cls, data: bytes, metadata: Optional[dict] = None,
-                    name: str = 'snapshot') -> 'ResourceTracker':
-        # The library reads and checks it (bounded, every value in range),
-        # and gives it back in one shape: resource_tracker 0.4's.
-        doc = json.loads(_native.snapshot_convert(data, _SNAPSHOT_RESOURCE_TRACKER, None, 0, name))
-        if metadata is None:
-            try:
-                metadata = json.loads(gzip.decompress(data) if data[:2] == b'\x1f\x8b' else data).get('metadata')
-            except (ValueError, OSError, AttributeError):
-                metadata = None
-        meta = metadata if isinstance(metadata, dict) else {}
+    def _from_bytes(cls, data, metadata: Optional[dict] = None) -> 'ResourceTracker':
+        # data: the document's bytes, or a file's path (str). The library
+        # reads and checks it (bounded, every value in range)
+        # and gives it back in one shape: resource_tracker 0.4's. How the
+        # original tracker was set up (method, autostart, track_*, discover_*)
+        # comes from the caller's dict when there is one (from_snapshot);
+        # a file is never parsed a second time, here without bounds.
+        doc = json.loads(_native.snapshot_convert(data, _SNAPSHOT_RESOURCE_TRACKER, None, 0))
         got = doc['metadata']
-        tracker = cls(pid=got['pid'] or None, children=meta.get('children', True) is not False,
+        meta = metadata if isinstance(metadata, dict) else {}
+        tracker = cls(pid=got['pid'] or None, children=got['children'],
                       interval=got['interval'], method=meta.get('method') if meta.get('method') in _METHODS else None,
                       autostart=False, track_processes=meta.get('track_processes', True) is not False,
                       track_system=meta.get('track_system', True) is not False,
                       discover_server=meta.get('discover_server', True) is not False,
-                      discover_cloud=meta.get('discover_cloud', True) is not False)
+                      discover_cloud=meta.get('discover_cloud', got['discover_cloud']) is not False)
         tracker.start_time = got['start_time']
         tracker.stop_time = got['stop_time']
         tracker._loaded = {'document': doc, 'server_info': doc['server_info'], 'cloud_info': doc['cloud_info']}
@@ -404,6 +402,7 @@ class ResourceTracker:
     @classmethod
     def load(cls, file: str) -> 'ResourceTracker':
         """A tracker from a snapshot file: resource_tracker's dump() (gzipped
-        or not, 0.4 or 0.5) or gpu-tracker's --snapshot."""
-        with open(file, 'rb') as f:
-            return cls._from_bytes(f.read(), name=file)
+        or not, 0.4 or 0.5) or gpu-tracker's --snapshot. Read by the library
+        as `gpu-tracker stats` reads one (a regular file, its size bounded):
+        OSError when it cannot be, ValueError naming the first problem."""
+        return cls._from_bytes(os.fspath(file))

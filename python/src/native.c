@@ -326,51 +326,51 @@ static PyObject *tracker_wait_rows(NativeTracker *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
-/* snapshot_json(format): the run so far (or the stopped run) as a
- * snapshot document in format (gt_snapshot_format). */
-static PyObject *tracker_snapshot_json(NativeTracker *self, PyObject *args)
+/* What a snapshot is turned into for Python: a document in format
+ * (gt_snapshot_format), or with REPORT its HTML report (server: a Keeper
+ * answer or NULL). */
+#define REPORT (-1)
+
+/* 0 for a format snapshot_text() takes; -1 with ValueError otherwise. */
+static int check_format(int format)
 {
-    int format;
-    if (!PyArg_ParseTuple(args, "i", &format))
-        return NULL;
-    gt_tracker *t = tracker_of(self);
-    if (!t)
-        return NULL;
-    gt_snapshot *s = NULL;
-    gt_status status;
-    char *json = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    status = gt_tracker_snapshot(t, NULL, -1, &s);
-    if (status == GT_OK)
-        json = gt_snapshot_to_json_as(s, (gt_snapshot_format)format);
-    gt_snapshot_free(s);
-    Py_END_ALLOW_THREADS
-    if (status != GT_OK)
-        return raise_status(status);
-    return take_text(json);
+    if (format == REPORT || format == GT_SNAPSHOT_GPU_TRACKER ||
+        format == GT_SNAPSHOT_RESOURCE_TRACKER || format == GT_SNAPSHOT_RESOURCE_TRACKER_05)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "unknown snapshot format %d; valid: -1 (report), 0, 1, 2", format);
+    return -1;
 }
 
-/* report_html(server_json or None): the HTML report of the run so far. */
-static PyObject *tracker_report_html(NativeTracker *self, PyObject *args)
+/* Called without the GIL. */
+static char *snapshot_text(const gt_snapshot *s, int format, const char *server)
 {
+    return format == REPORT ? gt_snapshot_report_html(s, server)
+                            : gt_snapshot_to_json_as(s, (gt_snapshot_format)format);
+}
+
+/* snapshot_text(format, server_json or None): the run so far (or the
+ * stopped run) as a snapshot document or report (see snapshot_text()). */
+static PyObject *tracker_snapshot_text(NativeTracker *self, PyObject *args)
+{
+    int format;
     const char *server = NULL;
-    if (!PyArg_ParseTuple(args, "z", &server))
+    if (!PyArg_ParseTuple(args, "iz", &format, &server) || check_format(format) < 0)
         return NULL;
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
     gt_snapshot *s = NULL;
     gt_status status;
-    char *html = NULL;
+    char *text = NULL;
     Py_BEGIN_ALLOW_THREADS
     status = gt_tracker_snapshot(t, NULL, -1, &s);
     if (status == GT_OK)
-        html = gt_snapshot_report_html(s, server);
+        text = snapshot_text(s, format, server);
     gt_snapshot_free(s);
     Py_END_ALLOW_THREADS
     if (status != GT_OK)
         return raise_status(status);
-    return take_text(html);
+    return take_text(text);
 }
 
 /* cloud_info(max_wait): resource_tracker's cloud_info dict, or None while
@@ -431,10 +431,8 @@ static PyMethodDef tracker_methods[] = {
     {"server_info", (PyCFunction)tracker_server_info, METH_NOARGS, "gt_tracker_server_info()"},
     {"rows", (PyCFunction)tracker_rows, METH_VARARGS, "Rows of a series kept so far."},
     {"wait_rows", (PyCFunction)tracker_wait_rows, METH_VARARGS, "gt_tracker_wait_rows()"},
-    {"snapshot_json", (PyCFunction)tracker_snapshot_json, METH_VARARGS,
-     "The run so far as a snapshot document."},
-    {"report_html", (PyCFunction)tracker_report_html, METH_VARARGS,
-     "The HTML report of the run so far."},
+    {"snapshot_text", (PyCFunction)tracker_snapshot_text, METH_VARARGS,
+     "The run so far as a snapshot document (format 0-2) or HTML report (-1)."},
     {"cloud_info", (PyCFunction)tracker_cloud_info, METH_VARARGS, "gt_tracker_cloud_info()"},
     {"start", (PyCFunction)tracker_start, METH_NOARGS, "gt_tracker_start()"},
     {"stop", (PyCFunction)tracker_stop, METH_NOARGS, "gt_tracker_stop()"},
@@ -520,50 +518,49 @@ static PyObject *cli_main(PyObject *module, PyObject *arg)
     return PyLong_FromLong(rc);
 }
 
-/* Reads a snapshot document (bytes: gzip or JSON, any format) or raises
- * ValueError naming the problem. */
-static gt_snapshot *read_snapshot_bytes(PyObject *args, int *format, const char **server,
-                                        Py_ssize_t *max_rows)
-{
-    Py_buffer data;
-    const char *name = "snapshot";
-    if (!PyArg_ParseTuple(args, "y*izn|s", &data, format, server, max_rows, &name))
-        return NULL;
-    gt_snapshot *s = NULL;
-    gt_status status;
-    Py_BEGIN_ALLOW_THREADS
-    status = gt_snapshot_from_memory(data.buf, (size_t)data.len, name,
-                                     *max_rows > 0 ? (size_t)*max_rows : 0, &s);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&data);
-    if (status != GT_OK) {
-        PyErr_SetString(status == GT_ERR_NO_MEMORY ? PyExc_MemoryError : PyExc_ValueError,
-                        gt_last_error());
-        return NULL;
-    }
-    return s;
-}
-
-/* snapshot_convert(data, format, server_json, max_rows[, name]): the
- * snapshot in data (any format) as a document in format, or with format -1
- * its HTML report (server_json: a Keeper answer or None). */
+/* snapshot_convert(source, format, server_json, max_rows[, name]): the
+ * snapshot in source (bytes: gzip or JSON, any format; or a str: a file's
+ * path, read as gt_snapshot_read() reads one: a regular file, its size
+ * bounded first) with at most max_rows rows per series (0: the default),
+ * as snapshot_text() gives it. ValueError naming the problem when it is not
+ * a snapshot, OSError when the file cannot be read. */
 static PyObject *snapshot_convert(PyObject *module, PyObject *args)
 {
     (void)module;
+    PyObject *source;
     int format;
-    const char *server = NULL;
+    const char *server = NULL, *name = "snapshot";
     Py_ssize_t max_rows;
-    gt_snapshot *s = read_snapshot_bytes(args, &format, &server, &max_rows);
-    if (!s)
+    if (!PyArg_ParseTuple(args, "Oizn|s", &source, &format, &server, &max_rows, &name) ||
+        check_format(format) < 0)
         return NULL;
-    char *text;
+    size_t rows = max_rows > 0 ? (size_t)max_rows : 0;
+    PyObject *path = NULL;
+    Py_buffer data = {0};
+    if (PyUnicode_Check(source)) {
+        if (!PyUnicode_FSConverter(source, &path))
+            return NULL;
+    } else if (PyObject_GetBuffer(source, &data, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    gt_snapshot *s = NULL;
+    gt_status status;
+    char *text = NULL;
     Py_BEGIN_ALLOW_THREADS
-    text = format < 0 ? gt_snapshot_report_html(s, server)
-                      : gt_snapshot_to_json_as(s, (gt_snapshot_format)format);
-    Py_END_ALLOW_THREADS
+    status = path ? gt_snapshot_read_ex(PyBytes_AS_STRING(path), rows, &s)
+                  : gt_snapshot_from_memory(data.buf, (size_t)data.len, name, rows, &s);
+    if (status == GT_OK)
+        text = snapshot_text(s, format, server);
     gt_snapshot_free(s);
-    if (!text && format > GT_SNAPSHOT_RESOURCE_TRACKER_05) {
-        PyErr_SetString(PyExc_ValueError, "unknown snapshot format");
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(path);
+    if (!path)
+        PyBuffer_Release(&data);
+    if (status != GT_OK) {
+        PyErr_SetString(status == GT_ERR_NO_MEMORY ? PyExc_MemoryError
+                        : status == GT_ERR_IO      ? PyExc_OSError
+                                                   : PyExc_ValueError,
+                        gt_last_error());
         return NULL;
     }
     return take_text(text);

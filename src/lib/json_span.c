@@ -127,20 +127,25 @@ int json_span_members(const char *text, struct json_span object, int depth, json
     return walk_container(text, object.end, pos, depth, fn, ctx, NULL, &end, err, errcap);
 }
 
-int json_span_array_length(const char *text, struct json_span array, int depth, size_t *n,
-                           char *err, size_t errcap)
+/* The array in span walked: fn called for each element, its count in *n
+ * (either may be NULL). */
+static int walk_array(const char *text, struct json_span array, int depth, json_member_fn fn,
+                      void *ctx, size_t *n, char *err, size_t errcap)
 {
     size_t pos = skip_blanks(text, array.end, array.start), end;
     if (pos >= array.end || text[pos] != '[')
         return fail(err, errcap, "not an array", pos);
-    return walk_container(text, array.end, pos, depth, NULL, NULL, n, &end, err, errcap);
+    return walk_container(text, array.end, pos, depth, fn, ctx, n, &end, err, errcap);
+}
+
+int json_span_array_length(const char *text, struct json_span array, int depth, size_t *n,
+                           char *err, size_t errcap)
+{
+    return walk_array(text, array, depth, NULL, NULL, n, err, errcap);
 }
 
 int json_span_elements(const char *text, struct json_span array, int depth, json_member_fn fn,
                        void *ctx, char *err, size_t errcap)
 {
-    size_t pos = skip_blanks(text, array.end, array.start), end;
-    if (pos >= array.end || text[pos] != '[')
-        return fail(err, errcap, "not an array", pos);
-    return walk_container(text, array.end, pos, depth, fn, ctx, NULL, &end, err, errcap);
+    return walk_array(text, array, depth, fn, ctx, NULL, err, errcap);
 }

@@ -131,6 +131,27 @@ int row_store_commit(struct row_store *s, gt_series_kind kind, int rc)
     return first;
 }
 
+int row_store_read_file(int fd, size_t row_size, size_t first, size_t n, void *out)
+{
+    char *dst = out;
+    size_t len = n * row_size;
+    off_t at = (off_t)(first * row_size);
+    while (len > 0) {
+        ssize_t got = pread(fd, dst, len, at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            if (got == 0)
+                errno = EIO;
+            return -1;
+        }
+        dst += got;
+        len -= (size_t)got;
+        at += got;
+    }
+    return 0;
+}
+
 /* Rows first .. first + n - 1: those on disk with pread, the rest from the
  * tail. */
 static int read_rows(const struct row_source *src, gt_series_kind kind, size_t first, size_t n,
@@ -141,21 +162,9 @@ static int read_rows(const struct row_source *src, gt_series_kind kind, size_t f
     char *dst = out;
     if (first < r->on_disk) {
         size_t take = r->on_disk - first < n ? r->on_disk - first : n;
-        size_t len = take * r->row_size;
-        off_t at = (off_t)(first * r->row_size);
-        while (len > 0) {
-            ssize_t got = pread(r->fd, dst, len, at);
-            if (got < 0 && errno == EINTR)
-                continue;
-            if (got <= 0) {
-                if (got == 0)
-                    errno = EIO;
-                return -1;
-            }
-            dst += got;
-            len -= (size_t)got;
-            at += got;
-        }
+        if (row_store_read_file(r->fd, r->row_size, first, take, dst) < 0)
+            return -1;
+        dst += take * r->row_size;
         first += take;
         n -= take;
     }

@@ -65,6 +65,12 @@ int row_store_flush(struct row_store *s, gt_series_kind kind);
  * one warning). */
 int row_store_commit(struct row_store *s, gt_series_kind kind, int rc);
 
+/* Reads rows first .. first + n - 1 (of row_size bytes) from a series'
+ * file: the rows a commit has counted on disk are never written again, so
+ * a reader may do this without the caller's lock once it has read fd and
+ * on_disk under it. 0, or -1 with errno. */
+int row_store_read_file(int fd, size_t row_size, size_t first, size_t n, void *out);
+
 /* A row source over the store (valid while it is not appended to). */
 void row_store_source(const struct row_store *s, struct row_source *src);
 

@@ -441,8 +441,8 @@ static int find_members(struct json_reader *r, const char *text, struct json_spa
 }
 
 /* Parses one part, which may have at most max bytes. */
-static json_object *parse_part(struct json_reader *r, const char *text, struct json_span span,
-                               const char *name, size_t max)
+json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct json_span span,
+                                  const char *name, size_t max)
 {
     if (r->status != GT_OK)
         return NULL;
@@ -488,6 +488,26 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
     json_read_string(r, m, "host", w, s->host, sizeof s->host);
 }
 
+void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_info *si)
+{
+    json_object *names = json_read_member(r, o, "gpu_names", json_type_array, "server_info");
+    size_t n = names ? json_object_array_length(names) : 0;
+    if (n > GT_MAX_GPUS)
+        json_read_fail(r, "\"server_info.gpu_names\" lists %zu GPUs; this gpu-tracker keeps at "
+                          "most %d", n, GT_MAX_GPUS);
+    for (size_t i = 0; r->status == GT_OK && i < n; i++) {
+        json_object *v = json_object_array_get_idx(names, i);
+        size_t len = json_object_is_type(v, json_type_string)
+                         ? (size_t)json_object_get_string_len(v) : sizeof si->gpu_names[0];
+        if (len >= sizeof si->gpu_names[0] || strlen(json_object_get_string(v)) != len) {
+            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %zu "
+                              "bytes", i, sizeof si->gpu_names[0] - 1);
+            break;
+        }
+        memcpy(si->gpu_names[si->ngpu_names++], json_object_get_string(v), len + 1);
+    }
+}
+
 static void read_server(struct json_reader *r, json_object *o, gt_server_info *si)
 {
     const char *w = "server_info";
@@ -504,22 +524,7 @@ static void read_server(struct json_reader *r, json_object *o, gt_server_info *s
     si->memory_mib = json_read_number(r, o, "memory_mib", w, 0, 1e12);
     si->memory_limit_mib = json_read_number(r, o, "memory_limit_mib", w, 0, 1e12);
     si->gpu_count = (int)json_read_integer(r, o, "gpu_count", w, 0, 65536);
-    json_object *names = json_read_member(r, o, "gpu_names", json_type_array, w);
-    size_t n = names ? json_object_array_length(names) : 0;
-    if (n > GT_MAX_GPUS)
-        json_read_fail(r, "\"server_info.gpu_names\" lists %zu GPUs; this gpu-tracker keeps at "
-                          "most %d", n, GT_MAX_GPUS);
-    for (size_t i = 0; r->status == GT_OK && i < n; i++) {
-        json_object *v = json_object_array_get_idx(names, i);
-        size_t len = json_object_is_type(v, json_type_string)
-                         ? (size_t)json_object_get_string_len(v) : sizeof si->gpu_names[0];
-        if (len >= sizeof si->gpu_names[0] || strlen(json_object_get_string(v)) != len) {
-            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %zu "
-                              "bytes", i, sizeof si->gpu_names[0] - 1);
-            break;
-        }
-        memcpy(si->gpu_names[si->ngpu_names++], json_object_get_string(v), len + 1);
-    }
+    snapshot_read_gpu_names(r, o, si);
     si->gpu_memory_mib = json_read_number(r, o, "gpu_memory_mib", w, 0, 1e12);
     json_read_string(r, o, "allocation", w, si->allocation, sizeof si->allocation);
     if (r->status == GT_OK && strcmp(si->allocation, "dedicated") &&
@@ -527,7 +532,7 @@ static void read_server(struct json_reader *r, json_object *o, gt_server_info *s
         json_read_fail(r, "\"server_info.allocation\" should be dedicated, shared or unknown");
 }
 
-static void read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
+void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
 {
     if (!cloud || r->status != GT_OK)
         return; /* null: not asked */
@@ -635,16 +640,16 @@ static void read_snapshot(struct json_reader *r, const char *text, size_t len, s
     if (find_members(r, text, root, "", part_names, NPARTS, &p) < 0)
         return;
     /* metadata first: a file of another format version is not read on. */
-    json_object *m = parse_part(r, text, p.spans[METADATA], "metadata", METADATA_MAX);
+    json_object *m = snapshot_parse_part(r, text, p.spans[METADATA], "metadata", METADATA_MAX);
     read_metadata(r, m, s);
     json_object_put(m);
-    json_object *si = parse_part(r, text, p.spans[SERVER_INFO], "server_info", SERVER_INFO_MAX);
+    json_object *si = snapshot_parse_part(r, text, p.spans[SERVER_INFO], "server_info", SERVER_INFO_MAX);
     read_server(r, si, &s->server);
     json_object_put(si);
-    json_object *cloud = parse_part(r, text, p.spans[CLOUD_INFO], "cloud_info", CLOUD_INFO_MAX);
-    read_cloud(r, cloud, &s->cloud);
+    json_object *cloud = snapshot_parse_part(r, text, p.spans[CLOUD_INFO], "cloud_info", CLOUD_INFO_MAX);
+    snapshot_read_cloud(r, cloud, &s->cloud);
     json_object_put(cloud);
-    json_object *summary = parse_part(r, text, p.spans[SUMMARY], "summary", SUMMARY_MAX);
+    json_object *summary = snapshot_parse_part(r, text, p.spans[SUMMARY], "summary", SUMMARY_MAX);
     if (summary)
         usage_json_read(r, summary, "summary", &s->usage);
     json_object_put(summary);

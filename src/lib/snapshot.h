@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
+#include "json_read.h"
+#include "json_span.h"
 #include "row_source.h"
 
 /* gt_snapshot_read() of len bytes (gzip or plain JSON); name stands for the
@@ -17,5 +19,19 @@ gt_status snapshot_read_memory(const void *data, size_t len, const char *name, g
  * store, streamed. */
 gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *rows,
                               gt_snapshot_format format, const char *path);
+
+/* The readers of both formats (snapshot.c, snapshot_rt.c) share these. */
+
+/* Parses the part at span (name for messages), which may have at most max
+ * bytes; NULL after a failure (recorded in r) and for a JSON null. */
+json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct json_span span,
+                                 const char *name, size_t max);
+
+/* cloud_info (NULL: not asked) into c. */
+void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c);
+
+/* server_info's "gpu_names" (a list of at most GT_MAX_GPUS strings that
+ * fit) into si. */
+void snapshot_read_gpu_names(struct json_reader *r, json_object *server_info, gt_server_info *si);
 
 #endif

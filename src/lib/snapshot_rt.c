@@ -16,6 +16,7 @@
 #include "json_write.h"
 #include "pyfloat.h"
 #include "series_columns.h"
+#include "snapshot.h"
 
 #define ROW_TEXT_MAX 4096
 #define PART_MAX ((size_t)1 << 20)
@@ -45,27 +46,21 @@ static const struct rt_name rt_names[] = {
     {"disk_space_free_gb", "disk_space_free_gb", 1 / GIB_PER_GB, 2},
 };
 
-/* The name and scale of column c in a shape. disk_read_bytes of the
- * system series keeps its name in both. */
-static const char *rt_column(gt_series_kind kind, const struct series_column *c, int v05,
-                             double *scale, int *decimals)
+/* The name of column c in a shape, with the factor from our unit to the
+ * file's and the decimals resource_tracker rounds it to (-1: as it is).
+ * The names are unique across both series (the system's I/O and memory
+ * columns are named apart from the process's). */
+static const char *rt_column(const struct series_column *c, int v05, double *scale,
+                             int *decimals)
 {
     *scale = 1;
     *decimals = -1;
-    if (!v05)
-        return c->name;
-    for (size_t i = 0; i < sizeof rt_names / sizeof rt_names[0]; i++) {
-        int process_only = !strcmp(rt_names[i].ours, "read_bytes") ||
-                           !strcmp(rt_names[i].ours, "write_bytes") ||
-                           !strcmp(rt_names[i].ours, "memory");
-        if (process_only && kind != GT_SERIES_KIND_PROCESS)
-            continue;
+    for (size_t i = 0; v05 && i < sizeof rt_names / sizeof rt_names[0]; i++)
         if (!strcmp(rt_names[i].ours, c->name)) {
             *scale = rt_names[i].scale05;
             *decimals = rt_names[i].decimals;
             return rt_names[i].v05;
         }
-    }
     return c->name;
 }
 
@@ -122,19 +117,6 @@ static int on_part(void *ctx, struct json_span key, struct json_span value)
     return 0;
 }
 
-static json_object *parse_span(struct json_reader *r, const char *text, struct json_span span,
-                               const char *name, size_t max)
-{
-    if (r->status != GT_OK)
-        return NULL;
-    if (span.end - span.start > max) {
-        json_read_fail(r, "\"%s\" holds %zu bytes; at most %zu may", name, span.end - span.start,
-                       max);
-        return NULL;
-    }
-    return json_read_parse(r, text + span.start, span.end - span.start, name);
-}
-
 static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
 {
     const char *w = "metadata";
@@ -157,6 +139,9 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
     s->duration = s->stop_time - s->start_time;
     s->exit_status = -1;
     s->format_version = GT_SNAPSHOT_FORMAT;
+    json_object *children;
+    if (m && json_object_object_get_ex(m, "children", &children) && children)
+        s->main_only = !json_read_bool(r, m, "children", w);
 }
 
 /* An optional string member ("" when absent or null). */
@@ -201,46 +186,13 @@ static void read_server(struct json_reader *r, json_object *o, gt_server_info *s
     si->memory_mib = json_read_number(r, o, v05 ? "memory_mib" : "memory_mb", w, 0, 1e12);
     si->memory_limit_mib = optional_number(r, o, "memory_limit_mib", w, 1e12, 0);
     si->gpu_count = (int)json_read_integer(r, o, "gpu_count", w, 0, 65536);
-    json_object *names = json_read_member(r, o, "gpu_names", json_type_array, w);
-    size_t n = names ? json_object_array_length(names) : 0;
-    if (n > GT_MAX_GPUS)
-        json_read_fail(r, "\"server_info.gpu_names\" lists %zu GPUs; this gpu-tracker keeps at "
-                          "most %d", n, GT_MAX_GPUS);
-    for (size_t i = 0; r->status == GT_OK && i < n; i++) {
-        json_object *v = json_object_array_get_idx(names, i);
-        const char *name = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-                                                                    : NULL;
-        if (!name || strlen(name) >= sizeof si->gpu_names[0] ||
-            strlen(name) != (size_t)json_object_get_string_len(v)) {
-            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %zu "
-                              "bytes", i, sizeof si->gpu_names[0] - 1);
-            break;
-        }
-        snprintf(si->gpu_names[si->ngpu_names++], sizeof si->gpu_names[0], "%s", name);
-    }
+    snapshot_read_gpu_names(r, o, si);
     si->gpu_memory_mib =
         json_read_number(r, o, v05 ? "gpu_memory_mib" : "gpu_memory_mb", w, 0, 1e12);
     char allocation[16] = "";
     optional_string(r, o, "allocation", w, allocation, sizeof allocation);
     if (!strcmp(allocation, "dedicated") || !strcmp(allocation, "shared"))
         snprintf(si->allocation, sizeof si->allocation, "%s", allocation);
-}
-
-static void read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
-{
-    if (!cloud || r->status != GT_OK)
-        return;
-    const char *w = "cloud_info";
-    if (!json_object_is_type(cloud, json_type_object)) {
-        json_read_fail(r, "\"cloud_info\" should be an object or null");
-        return;
-    }
-    c->asked = 1;
-    json_read_string(r, cloud, "vendor", w, c->vendor, sizeof c->vendor);
-    json_read_string(r, cloud, "instance_type", w, c->instance_type, sizeof c->instance_type);
-    json_read_string(r, cloud, "region", w, c->region, sizeof c->region);
-    c->discovery_time = optional_number(r, cloud, "discovery_time", w, 1e6, 0);
-    c->found = strcmp(c->vendor, "unknown") != 0;
 }
 
 struct row_reader {
@@ -262,7 +214,7 @@ static int on_row(void *ctx, struct json_span key, struct json_span value)
     struct json_reader *r = rr->r;
     char at[64];
     snprintf(at, sizeof at, "%s[%zu]", rr->where, rr->n);
-    json_object *o = parse_span(r, rr->text, value, at, ROW_TEXT_MAX);
+    json_object *o = snapshot_parse_part(r, rr->text, value, at, ROW_TEXT_MAX);
     if (r->status == GT_OK && !json_object_is_type(o, json_type_object))
         json_read_fail(r, "\"%s\" should be an object (a row)", at);
     if (r->status == GT_OK && rr->n == 0)
@@ -274,7 +226,7 @@ static int on_row(void *ctx, struct json_span key, struct json_span value)
         const struct series_column *col = &rr->cols->columns[c];
         double scale;
         int decimals;
-        const char *name = rt_column(rr->kind, col, rr->v05, &scale, &decimals);
+        const char *name = rt_column(col, rr->v05, &scale, &decimals);
         json_object *v;
         if (!json_object_object_get_ex(o, name, &v)) {
             json_read_fail(r, "missing key \"%s.%s\"", at, name);
@@ -289,15 +241,16 @@ static int on_row(void *ctx, struct json_span key, struct json_span value)
                 json_read_fail(r, "\"%s\" should be a number, not null", path);
             continue;
         }
-        double x = json_read_number_value(r, v, path, 0, col->max * scale);
+        if (col->type != COLUMN_DOUBLE && scale == 1) { /* a count: never through a double */
+            long long x = json_read_integer_value(r, v, path, 0, (long long)col->max);
+            series_column_set(col, row, 0, (unsigned long long)x);
+            continue;
+        }
+        double x = json_read_number_value(r, v, path, 0, col->max * scale) / scale;
         if (col->type == COLUMN_DOUBLE)
-            series_column_set(col, row, x / scale, 0);
-        else if (scale != 1)
-            series_column_set(col, row, 0, (unsigned long long)llround(x / scale));
-        else
-            series_column_set(col, row, 0,
-                              (unsigned long long)json_read_integer_value(r, v, path, 0,
-                                                                          (long long)col->max));
+            series_column_set(col, row, x, 0);
+        else /* kB from MiB: whole kB */
+            series_column_set(col, row, 0, (unsigned long long)llround(x));
     }
     json_object_put(o);
     rr->n++;
@@ -354,15 +307,15 @@ void snapshot_rt_read(struct json_reader *r, const char *text, struct json_span 
         r->status = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
         return;
     }
-    json_object *m = parse_span(r, text, t.metadata, "metadata", PART_MAX);
+    json_object *m = snapshot_parse_part(r, text, t.metadata, "metadata", PART_MAX);
     read_metadata(r, m, s);
     json_object_put(m);
-    json_object *si = t.seen[1] ? parse_span(r, text, t.server, "server_info", PART_MAX) : NULL;
+    json_object *si = t.seen[1] ? snapshot_parse_part(r, text, t.server, "server_info", PART_MAX) : NULL;
     read_server(r, si, &s->server);
     json_object_put(si);
     snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
-    json_object *cloud = t.seen[2] ? parse_span(r, text, t.cloud, "cloud_info", PART_MAX) : NULL;
-    read_cloud(r, cloud, &s->cloud);
+    json_object *cloud = t.seen[2] ? snapshot_parse_part(r, text, t.cloud, "cloud_info", PART_MAX) : NULL;
+    snapshot_read_cloud(r, cloud, &s->cloud);
     json_object_put(cloud);
     void *rows;
     s->series.interval = s->interval;
@@ -396,7 +349,7 @@ static json_object *metadata_object(const gt_snapshot *s, int v05)
     add_text(tr, "writer", writer);
     json_object_object_add(m, "resource_tracker", tr);
     json_object_object_add(m, "pid", json_object_new_int(s->pid));
-    json_object_object_add(m, "children", json_object_new_boolean(1));
+    json_object_object_add(m, "children", json_object_new_boolean(!s->main_only));
     json_object_object_add(m, "interval", json_new_pyfloat(s->interval));
     json_object_object_add(m, "method", NULL);
     json_object_object_add(m, "autostart", json_object_new_boolean(1));
@@ -514,7 +467,7 @@ static void put_rows(struct sink *k, const struct row_source *rows, gt_series_ki
             for (size_t c = 0; c < cols->ncolumns; c++) {
                 double scale;
                 int decimals;
-                const char *name = rt_column(kind, &cols->columns[c], v05, &scale, &decimals);
+                const char *name = rt_column(&cols->columns[c], v05, &scale, &decimals);
                 len += (size_t)snprintf(text + len, sizeof text - len, "%s\"%s\":", c ? "," : "",
                                         name);
                 len += format_value(&cols->columns[c], batch + i * cols->row_size, scale,

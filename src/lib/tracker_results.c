@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "background.h"
 #include "hot_path.h"
@@ -167,19 +166,8 @@ static gt_status copy_rows(gt_tracker *t, gt_series_kind kind, size_t first, siz
     size_t row_size = r->row_size;
     pthread_mutex_unlock(&t->lock);
     size_t from_disk = end - first - from_tail;
-    char *dst = out;
-    off_t at = (off_t)(first * row_size);
-    for (size_t len = from_disk * row_size; len > 0;) {
-        ssize_t got = pread(fd, dst, len, at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return gt_fail(GT_ERR_IO, "cannot read the rows back: %s",
-                           got < 0 ? strerror(errno) : "the row file is short");
-        dst += got;
-        len -= (size_t)got;
-        at += got;
-    }
+    if (from_disk && row_store_read_file(fd, row_size, first, from_disk, out) < 0)
+        return gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
     *copied = end - first;
     return GT_OK;
 }
@@ -315,7 +303,9 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
         t->cloud = NULL;
     }
     run.cloud = t->run.cloud;
-    return run_record_snapshot(&run, command, exit_status, u, rows, s);
+    gt_status st = run_record_snapshot(&run, command, exit_status, u, rows, s);
+    s->main_only = t->cfg.o.main_only != 0;
+    return st;
 }
 
 gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,

@@ -354,6 +354,11 @@ def test_snapshot_round_trips(tmp_path):
     (tmp_path / 'bad.json.gz').write_bytes(b'\x1f\x8b\x08\x00garbage')
     with pytest.raises(ValueError, match='gzip data is'):
         ResourceTracker.load(str(tmp_path / 'bad.json.gz'))
+    # Read as the command reads files: a regular file, its size bounded.
+    with pytest.raises(OSError, match='cannot read'):
+        ResourceTracker.load(str(tmp_path / 'missing.json.gz'))
+    with pytest.raises(OSError, match='it is a directory'):
+        ResourceTracker.load(str(tmp_path))
 
 
 def test_cli_snapshot_format_read_by_load(tmp_path):
