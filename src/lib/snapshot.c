@@ -123,7 +123,7 @@ static json_object *metadata_object(const gt_snapshot *s)
     return m;
 }
 
-static json_object *cloud_object(const gt_cloud_info *c)
+json_object *snapshot_cloud_object(const gt_cloud_info *c)
 {
     if (!c->asked)
         return NULL;
@@ -205,7 +205,7 @@ static void put_snapshot(struct sink *k, const gt_snapshot *s, const struct row_
     stream_puts(k, ",\"server_info\":");
     stream_put_object(k, server_object(&s->server));
     stream_puts(k, ",\"cloud_info\":");
-    stream_put_object(k, cloud_object(&s->cloud));
+    stream_put_object(k, snapshot_cloud_object(&s->cloud));
     stream_puts(k, ",\"summary\":");
     json_object *summary = usage_json_object(&s->usage);
     if (!summary)

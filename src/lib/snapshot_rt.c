@@ -404,18 +404,6 @@ static json_object *server_object(const gt_snapshot *s, int v05)
     return o;
 }
 
-static json_object *cloud_object(const gt_cloud_info *c)
-{
-    if (!c->asked)
-        return NULL;
-    json_object *o = json_object_new_object();
-    add_text(o, "vendor", c->vendor);
-    add_text(o, "instance_type", c->instance_type);
-    add_text(o, "region", c->region);
-    json_object_object_add(o, "discovery_time", json_new_pyfloat(c->discovery_time));
-    return o;
-}
-
 /* One value as JSON text: a column in the shape's unit. */
 static size_t format_value(const struct series_column *c, const void *row, double scale,
                            int decimals, char *out, size_t cap)
@@ -490,7 +478,7 @@ void snapshot_rt_put(struct sink *k, const gt_snapshot *s, const struct row_sour
     stream_puts(k, ",\"server_info\":");
     stream_put_object(k, server_object(s, v05));
     stream_puts(k, ",\"cloud_info\":");
-    stream_put_object(k, cloud_object(&s->cloud));
+    stream_put_object(k, snapshot_cloud_object(&s->cloud));
     stream_puts(k, ",\"process_metrics\":");
     put_rows(k, rows, GT_SERIES_KIND_PROCESS, v05);
     stream_puts(k, ",\"system_metrics\":");
