@@ -771,6 +771,12 @@ GT_API gt_status gt_tracker_copy_rows(gt_tracker *t, gt_series_kind kind, size_t
  * reached), or when no series was asked for. */
 GT_API int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
 
+/* The epoch time (seconds) sampling began at: the baseline sample's, which
+ * the rows' timestamps count from. With a delayed start (options.start_at,
+ * GT_START_ALIGNED included) the time it is scheduled for, before it comes
+ * (and after a stop that came first). 0 when NEW. */
+GT_API double gt_tracker_start_epoch(gt_tracker *t);
+
 /* The machine the run is on, as described at gt_tracker_start(), with its
  * allocation judged from the rows so far. GT_ERR_STATE when NEW. */
 GT_API gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);

@@ -805,11 +805,18 @@ static void test_live_reads(void)
     if (!t)
         return;
     CHECK(gt_tracker_row_count(t, GT_SERIES_KIND_PROCESS) == 0);
+    CHECK(gt_tracker_start_epoch(t) == 0); /* NEW */
     CHECK(gt_tracker_wait_rows(t, 1, 0) == 0); /* NEW: nothing to wait for */
     gt_server_info si;
     CHECK(gt_tracker_server_info(t, &si) == GT_ERR_STATE);
+    double before = (double)time(NULL);
     CHECK(gt_tracker_start(t) == GT_OK);
+    /* Scheduled at once on start: a multiple of the interval, ahead. */
+    double scheduled = gt_tracker_start_epoch(t);
+    CHECK_MSG(scheduled >= before && fabs(scheduled / 0.05 - floor(scheduled / 0.05 + 0.5)) < 1e-6,
+              "scheduled %.6f", scheduled);
     CHECK(gt_tracker_wait_rows(t, 4, 30) == 1);
+    CHECK(gt_tracker_start_epoch(t) == scheduled); /* the baseline came then */
     gt_process_row live[64];
     size_t got = 0;
     CHECK(gt_tracker_copy_rows(t, GT_SERIES_KIND_PROCESS, 0, 64, live, &got) == GT_OK);
@@ -837,6 +844,7 @@ static void test_live_reads(void)
     /* Aligned: the baseline at a multiple of the interval, the rows too. */
     double k = s.start_time / 0.05;
     CHECK_MSG(fabs(k - floor(k + 0.5)) < 1e-6, "start %.6f", s.start_time);
+    CHECK(s.start_time == scheduled);
     for (size_t i = 0; i < s.nprocess; i++) {
         /* main_only: no children, the main's own PSS (test_tree_main_only: its CPU) */
         CHECK(s.process[i].children == 0 && s.process[i].memory == 90);
@@ -861,6 +869,7 @@ static void test_live_reads(void)
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (t) {
         CHECK(gt_tracker_start(t) == GT_OK);
+        CHECK(gt_tracker_start_epoch(t) == o.start_at);
         CHECK(gt_tracker_snapshot(t, NULL, -1, &snap) == GT_ERR_STATE);
         CHECK_CONTAINS(gt_last_error(), "sampling begins at");
         CHECK(gt_tracker_stop(t) == GT_OK);

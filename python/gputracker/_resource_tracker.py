@@ -5,14 +5,10 @@ and can be read while it runs."""
 from __future__ import annotations
 
 import copy
-import gzip
 import json
 import logging
-import math
 import os
-import tempfile
 import time
-import webbrowser
 from statistics import mean
 from typing import Any, Dict, List, Optional
 
@@ -25,6 +21,7 @@ log = logging.getLogger(__name__)
 _PROCESS, _SYSTEM = 0, 1
 _SNAPSHOT_RESOURCE_TRACKER = 1  # GT_SNAPSHOT_RESOURCE_TRACKER: its 0.4 shape, our columns
 _REPORT = -1
+_START_ALIGNED = -1.0  # GT_START_ALIGNED: resource_tracker's schedule, kept by the library
 _INTERVAL_MIN, _INTERVAL_MAX = 0.0001, 86400.0  # GT_SLEEP_TIME_MIN/MAX
 _METHODS = (None, 'fork', 'spawn', 'forkserver')
 
@@ -67,6 +64,8 @@ class Report:
     def browse(self) -> str:
         """Opens the report in the default browser (from a temporary file,
         whose path is returned)."""
+        import tempfile  # here, as webbrowser: only browse() needs them
+        import webbrowser
         fd, path = tempfile.mkstemp(prefix='gputracker-report-', suffix='.html')
         with os.fdopen(fd, 'w', encoding='utf-8') as f:
             f.write(self.html)
@@ -125,17 +124,13 @@ class ResourceTracker:
         if hasattr(self, 'stop_time'):
             raise RuntimeError(
                 'Resource tracker already stopped. Create a new instance instead of trying to restart it.')
-        now = time.time()
-        start = math.ceil(now / self.interval) * self.interval
-        if start - now < 0.05:
-            start += self.interval
         series = (1 if 'process_tracker' in self.trackers else 0) | (2 if 'system_tracker' in self.trackers else 0)
         self._native = _native.Tracker(
             sleep_time=float(self.interval), process_id=0 if self.pid == os.getpid() else self.pid,
-            resource_usage_file='', series=series, main_only=not self.children, start_at=start,
+            resource_usage_file='', series=series, main_only=not self.children, start_at=_START_ALIGNED,
             discover_cloud=bool(self.discover_cloud), metadata_url=os.environ.get('GPU_TRACKER_METADATA_URL'))
         self._native.start()
-        self.start_time = start
+        self.start_time = self._native.start_epoch()
         self.stop_time = None
         self._log_warnings()
 
@@ -396,6 +391,7 @@ class ResourceTracker:
 
     def dump(self, file: str) -> None:
         """snapshot() as gzipped JSON in file (what resource_tracker's load() reads)."""
+        import gzip
         with gzip.open(file, 'wb') as f:
             f.write(self.dumps().encode())
 

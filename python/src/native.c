@@ -394,6 +394,17 @@ static PyObject *tracker_cloud_info(NativeTracker *self, PyObject *args)
                          c.instance_type, "region", c.region, "discovery_time", c.discovery_time);
 }
 
+/* start_epoch(): gt_tracker_start_epoch(), the epoch time sampling begins
+ * (or began) at. */
+static PyObject *tracker_start_epoch(NativeTracker *self, PyObject *unused)
+{
+    (void)unused;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    return PyFloat_FromDouble(gt_tracker_start_epoch(t));
+}
+
 /* server_info(): resource_tracker's server_info dict (its 0.4 keys) and
  * ours, the allocation judged from the rows so far. */
 static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
@@ -428,6 +439,7 @@ static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
 }
 
 static PyMethodDef tracker_methods[] = {
+    {"start_epoch", (PyCFunction)tracker_start_epoch, METH_NOARGS, "gt_tracker_start_epoch()"},
     {"server_info", (PyCFunction)tracker_server_info, METH_NOARGS, "gt_tracker_server_info()"},
     {"rows", (PyCFunction)tracker_rows, METH_VARARGS, "Rows of a series kept so far."},
     {"wait_rows", (PyCFunction)tracker_wait_rows, METH_VARARGS, "gt_tracker_wait_rows()"},

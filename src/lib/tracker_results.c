@@ -147,6 +147,16 @@ size_t gt_tracker_row_count(gt_tracker *t, gt_series_kind kind)
     return n;
 }
 
+double gt_tracker_start_epoch(gt_tracker *t)
+{
+    pthread_mutex_lock(&t->lock);
+    /* Before a delayed baseline, the schedule; after any baseline, its time
+     * (run.epoch_start is 0 until then). */
+    double at = t->baseline_taken ? t->run.epoch_start : t->delayed_start;
+    pthread_mutex_unlock(&t->lock);
+    return at;
+}
+
 /* The store is appended to while we read: the rows in memory are copied
  * under the lock, those on disk read after it, from the part of the file
  * that was committed (never written again) when we looked. */

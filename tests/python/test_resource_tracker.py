@@ -71,6 +71,7 @@ def test_live_reads_and_wait():
     assert later[:len(first)] == first  # rows already read do not change
     stamps = later['timestamp']
     assert all(abs(b - a - 0.05) < 1e-6 for a, b in zip(stamps, stamps[1:]))
+    assert abs(stamps[0] - (t.start_time + 0.05)) < 1e-6  # rows count from the start
     assert t.system_metrics['processes'][0] > 1
     assert t.n_samples >= 4
     with pytest.raises(RuntimeError, match='Timed out waiting for resource tracker to collect 100000'):
