@@ -5,10 +5,7 @@ threads, time), measured by libgputracker in its own thread.
 ``gputracker.ResourceTracker`` resource_tracker's ``ResourceTracker``: change
 the import line and keep the rest. In IPython, ``%load_ext gputracker`` adds
 the ``%%track`` cell magic."""
-from ._magic import load_ipython_extension
-from ._metrics import MetricsTable, StatSpec, aggregate_stats
 from ._native import version as _version
-from ._resource_tracker import Report, ResourceTracker
 from ._tracker import Tracker
 from ._usage import (ComputeTime, CPUUtilization, GPUUtilization, MaxGPURAM, MaxRAM, ProcessingUnitPercentages,
                      ResourceUsage, RSSValues)
@@ -18,3 +15,29 @@ __version__ = _version()
 __all__ = ['Tracker', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUUtilization', 'GPUUtilization',
            'ProcessingUnitPercentages', 'ComputeTime', 'ResourceTracker', 'MetricsTable', 'StatSpec', 'Report',
            'aggregate_stats', 'load_ipython_extension']
+
+# resource_tracker's side (and what it imports: statistics, csv, typing, ...)
+# loads when first named, so that `import gputracker` for a Tracker costs a
+# script little (the benchmark's Python table measures it).
+_LAZY = {'ResourceTracker': '_resource_tracker', 'Report': '_resource_tracker', 'MetricsTable': '_metrics',
+         'StatSpec': '_metrics', 'aggregate_stats': '_metrics'}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    import importlib
+    value = getattr(importlib.import_module('.' + module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def load_ipython_extension(ipython) -> None:
+    """Registers the %%track cell magic (called by `%load_ext gputracker`)."""
+    from ._magic import load_ipython_extension as load
+    load(ipython)

@@ -2,13 +2,11 @@
 starts with `%%track` runs under a Tracker and prints its summary."""
 from __future__ import annotations
 
-import argparse
-import shlex
-
 from ._tracker import Tracker
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser():
+    import argparse  # here: a script that never loads the magic does not pay for it
     p = argparse.ArgumentParser(prog='%%track', add_help=False)
     p.add_argument('--st', '--sleep-time', dest='sleep_time', type=float, default=0.1)
     p.add_argument('--ru', '--ram-unit', dest='ram_unit', default='gigabytes')
@@ -22,6 +20,7 @@ def track(line: str, cell: str, shell) -> Tracker:
     """Runs cell in shell under a Tracker of this process (sleep time 0.1
     s unless --st says otherwise) and prints the summary; returns the
     tracker. ValueError for options it does not know."""
+    import shlex
     try:
         args = _parser().parse_args(shlex.split(line))
     except SystemExit as e:  # argparse exits on a bad option: a message instead

@@ -6,12 +6,17 @@ from __future__ import annotations
 import dataclasses as dclass
 import enum
 import json
-import logging
 
 from . import _native
 from ._usage import ResourceUsage
 
-log = logging.getLogger(__name__)
+
+def _warn(message: str) -> None:
+    # logging loads at the first warning, not with the package: most runs
+    # have none, and a short script should not pay for it.
+    import logging
+    logging.getLogger(__name__).warning(message)
+
 
 _CPU_PERCENT_INTERVAL = 0.1  # gpu_tracker's smallest sleep_time
 _RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
@@ -84,7 +89,7 @@ class Tracker:
     def _log_warnings(self):
         for message in self._native.take_warnings():
             if not self._disable_logs:
-                log.warning(message)
+                _warn(message)
 
     def __repr__(self):
         return f'State: {self.state.name}'

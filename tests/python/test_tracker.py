@@ -179,3 +179,24 @@ def test_first_versions_sections_on_the_tracker():
     assert tracker.max_ram is tracker.resource_usage.max_ram
     assert tracker.compute_time is tracker.resource_usage.compute_time
     assert tracker.cpu_utilization.system_core_count == os.cpu_count()
+
+
+def test_import_is_light():
+    # `import gputracker` for a Tracker loads resource_tracker's side, the
+    # magic and the modules only they need when first named: a short script
+    # pays little for the import (bench/python_overhead.py measures it).
+    heavy = ['gputracker._resource_tracker', 'gputracker._metrics', 'gputracker._magic', 'argparse',
+             'logging', 'statistics', 'tempfile', 'webbrowser', 'csv']
+    code = ('import sys, json; base = set(sys.modules); import gputracker; '
+            'loaded = set(sys.modules) - base; '
+            'print(json.dumps(sorted(loaded))); '
+            'print(gputracker.ResourceTracker.__module__, "MetricsTable" in dir(gputracker)); '
+            'from gputracker import *; print(StatSpec.__name__)')
+    run = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
+    lines = run.stdout.splitlines()
+    loaded = json.loads(lines[0])
+    assert 'gputracker._tracker' in loaded and 'gputracker._native' in loaded
+    assert not [m for m in heavy if m in loaded], loaded
+    assert lines[1:] == ['gputracker._resource_tracker True', 'StatSpec']
+    with pytest.raises(AttributeError, match='no attribute'):
+        gputracker.NoSuchThing  # noqa: B018
