@@ -145,6 +145,7 @@ static void test_lifecycle(void)
     o.sleep_time = 0.01;
     o.ram_unit = "megabytes";
     o.time_unit = "seconds";
+    int fds_before = open_fds();
     gt_tracker *t;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     /* The GPU probe's thread is joined before test_tracker_new() returns: a
@@ -195,6 +196,10 @@ static void test_lifecycle(void)
     free(mem);
     gt_tracker_free(t);
     gt_tracker_free(NULL);
+    /* Nothing is left open: the /proc/self/task descriptor that counting
+     * the process's threads keeps goes with the last library thread. */
+    CHECK(wait_library_threads_gone() == 0);
+    CHECK_MSG(open_fds() == fds_before, "%d descriptors open, %d before", open_fds(), fds_before);
 }
 
 /* A full run on a fixture tree: known RAM and threads; CPU from the ticks. */

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "threads.h"
 #include "internal.h"
 #include "pid_index.h"
 #include "procfs.h"
@@ -357,18 +358,6 @@ static void test_many_threads_and_children(void)
     CHECK(!t.scan_fallback); /* found through the children files, no /proc scan */
     tree_free(&t);
     fx_rmroot(root);
-}
-
-/* Descriptors this process has open. */
-static int open_fds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n - 1; /* the directory's own */
 }
 
 /* max_kept_files bounds what the walk keeps open, and past it every

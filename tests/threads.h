@@ -1,6 +1,6 @@
 /* threads.h - the library's threads in this test process (they are named
  * "gt:..."; a sanitizer runs threads of its own, started whenever it likes),
- * and waiting for them to end. */
+ * waiting for them to end, and the descriptors the process has open. */
 #ifndef GT_TEST_THREADS_H
 #define GT_TEST_THREADS_H
 
@@ -58,6 +58,18 @@ static inline int wait_library_threads_gone(void)
         nanosleep(&ts, NULL);
     }
     return -1;
+}
+
+/* Descriptors this process has open. */
+static inline int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n - 1; /* the directory's own */
 }
 
 #endif

@@ -80,6 +80,18 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static struct registered *running, *ending;
 static unsigned long long ended_utime, ended_stime;
+/* /proc/self/task, listed at every sample of a tracker of this process:
+ * kept open while a library thread runs (opening it costs a path walk each
+ * time), closed once none does and in a forked child (it names the
+ * parent's threads). */
+static int task_dir_fd = -1;
+
+static void close_task_dir_locked(void)
+{
+    if (task_dir_fd >= 0)
+        close(task_dir_fd);
+    task_dir_fd = -1;
+}
 
 static void free_list(struct registered *r)
 {
@@ -110,6 +122,7 @@ static void registry_after_fork_child(void)
     free_list(ending);
     running = ending = NULL;
     ended_utime = ended_stime = 0;
+    close_task_dir_locked();
     pthread_mutex_unlock(&registry_lock);
 }
 
@@ -163,18 +176,36 @@ static int is_library_tid_locked(pid_t tid)
  * listed and known, or gone. */
 static long other_threads_locked(void)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
+    if (task_dir_fd < 0)
+        task_dir_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (task_dir_fd < 0 || lseek(task_dir_fd, 0, SEEK_SET) < 0)
         return -1;
+    _Alignas(struct dirent64) char dents[4096];
     long n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        n += !is_library_tid_locked((pid_t)strtol(de->d_name, NULL, 10));
+    for (;;) {
+        ssize_t r = getdents64(task_dir_fd, dents, sizeof dents);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return n;
+        for (ssize_t off = 0; off < r;) {
+            const struct dirent64 *de = (const struct dirent64 *)(dents + off);
+            off += de->d_reclen;
+            if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+                n += !is_library_tid_locked((pid_t)strtol(de->d_name, NULL, 10));
+        }
     }
-    closedir(d);
-    return n;
+}
+
+int is_running_library_thread(pid_t tid)
+{
+    pthread_once(&registry_once, registry_init);
+    pthread_mutex_lock(&registry_lock);
+    int mine = 0;
+    for (const struct registered *r = running; r && !mine; r = r->next)
+        mine = r->tid == tid;
+    pthread_mutex_unlock(&registry_lock);
+    return mine;
 }
 
 static void registry_leave(struct registered *self)
@@ -196,6 +227,8 @@ static void registry_leave(struct registered *self)
     prune_ending_locked();
     self->next = ending;
     ending = self;
+    if (!running)
+        close_task_dir_locked();
     pthread_mutex_unlock(&registry_lock);
 }
 
@@ -214,6 +247,8 @@ void library_threads_usage(struct library_threads *out)
         }
     }
     out->others = other_threads_locked();
+    if (!running)
+        close_task_dir_locked(); /* a final sample after the threads ended */
     pthread_mutex_unlock(&registry_lock);
 }
 

@@ -9,6 +9,7 @@
 #define GT_BACKGROUND_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* Seconds on CLOCK_MONOTONIC. */
@@ -62,6 +63,11 @@ struct library_threads {
  * parent's threads are forgotten (they do not run there, and their ticks
  * are not the child's). */
 void library_threads_usage(struct library_threads *out);
+
+/* 1 when tid is a thread of the library's that is running now (started by
+ * start_library_thread and not yet done): one that never forks, so a walk
+ * of this process's threads can skip its children file. */
+int is_running_library_thread(pid_t tid);
 
 struct background;
 

@@ -249,6 +249,42 @@ def test_children_false_leaves_descendants_out():
     assert max(with_children.process_metrics['memory']) - max(alone.process_metrics['memory']) > 60 * 1024
 
 
+def test_child_of_another_thread_counted():
+    # A child started by a thread other than the main one is listed in that
+    # thread's children file while the thread lives (then the kernel hands
+    # it to another thread): the walk reads every thread's file but the
+    # library's own (which never fork).
+    code = ('import sys; x = bytearray(80 * 2**20); x[::4096] = b"1" * len(x[::4096]); '
+            'print("ready", flush=True); sys.stdin.read()')
+    t = quiet()
+    started, launched, done = [], threading.Event(), threading.Event()
+
+    def start_child_and_stay():
+        try:
+            started.append(subprocess.Popen([sys.executable, '-c', code], stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE))
+        finally:
+            launched.set()
+        done.wait(60)
+
+    starter = threading.Thread(target=start_child_and_stay)
+    starter.start()
+    try:
+        assert launched.wait(60) and started, 'the child did not start'
+        assert started[0].stdout.readline() == b'ready\n'
+        t.wait_for_samples(len(t.process_metrics) + 3, timeout=30)
+        rows = t.process_metrics  # read while the starting thread still lives
+    finally:
+        done.set()
+        starter.join()
+        for child in started:
+            child.stdin.close()
+            child.wait()
+        t.stop()
+    assert max(rows['children']) == 1
+    assert max(rows['memory']) > 80 * 1024  # kB: the child's 80 MiB with ours
+
+
 def _square(x):
     return x * x
 
