@@ -66,10 +66,12 @@ demo: build
 	$(BUILD_DIR)/gpu-tracker --st 0.2 --ru megabytes --tu seconds -- $(BUILD_DIR)/tests/gt-workload demo
 
 # Prints what tracking costs and how exact it is (figures, not pass/fail;
-# a few minutes).
+# several minutes a part): the command's overhead and accuracy, a long run's
+# memory, and the Python package against the command.
 bench: build
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 	$(BUILD_DIR)/bench/gt-bench-longrun
+	./bench/python.sh $(BUILD_DIR)
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

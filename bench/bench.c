@@ -734,8 +734,36 @@ static void accuracy(const char *gt, const char *wl)
     unlink(truth_file);
 }
 
+/* gt-bench --rusage FILE COMMAND ARGS...: runs COMMAND and writes "CPU_S
+ * MAXRSS_KIB EXIT" to FILE, from its wait4 rusage. For python_overhead.py:
+ * a child of a Python process starts with the interpreter's high-water mark
+ * (Linux carries it across exec), a grandchild of this small process with
+ * ours, below any command's own. */
+static int rusage_of(const char *file, char **command)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp(command[0], command);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
+        return 1;
+    FILE *f = fopen(file, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "%.6f %ld %d\n",
+            (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+            ru.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    return fclose(f) != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && !strcmp(argv[1], "--rusage"))
+        return rusage_of(argv[2], argv + 3);
     if (argc == 4 && !strcmp(argv[1], "--idle-root")) {
         idle_root(atoi(argv[2]), atoi(argv[3]));
         return 1;
