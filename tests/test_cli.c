@@ -23,6 +23,16 @@ static void test_help_and_version(void)
     CHECK(r.status == 0);
     CHECK_STR(r.out.data, "gpu-tracker 0.3.0\n");
     result_free(&r);
+    /* With anything else, -v would run nothing of it: an error, and the
+     * command does not run. */
+    const char *marker = tmp_path("ran-after-v");
+    r = gt("-v", "--", "touch", marker, NULL);
+    check_error(&r, 2, "gpu-tracker: '-v' prints the version and runs nothing: give it alone, or "
+                       "leave it out to track a command\n");
+    CHECK(access(marker, F_OK) != 0);
+    r = gt("--st", "1", "--version", "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: '--version' prints the version and runs nothing: give it "
+                       "alone, or leave it out to track a command\n");
 }
 
 static void test_errors(void)

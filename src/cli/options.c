@@ -184,7 +184,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         long v;
         switch (c) {
         case 'h': o->action = ACTION_HELP; return 0;
-        case 'v': o->action = ACTION_VERSION; return 0;
+        case 'v':
+            /* Alone, or it would silently run nothing of what follows (a
+             * user who meant "verbose" would think the job ran). */
+            if (argc != 2) {
+                snprintf(err, errcap, "'%s' prints the version and runs nothing: give it alone, "
+                         "or leave it out to track a command", argv[current]);
+                return -1;
+            }
+            o->action = ACTION_VERSION;
+            return 0;
         case 'e': execute = optarg; break;
         case 'o': o->output = optarg; break;
         case 'f':
