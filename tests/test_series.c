@@ -386,13 +386,36 @@ static void test_system_rows(void)
     series_system_row(&a, &b, 2.0, 100, 1700000000.5, &row);
     CHECK(row.timestamp == 1700000000.5);
     CHECK(row.utime == 1.5 && row.stime == 0.3);
-    CHECK(row.cpu_usage == 0.9); /* 1.8 s of CPU over 2 s */
+    CHECK(row.cpu_usage == 0.9); /* 1.8 s of CPU over 2 s (no tick total: the clock) */
     CHECK(row.memory_free == 3000 && row.memory_used == 10000 - 3000 - 500 - 2500);
     CHECK(row.memory_buffers == 500 && row.memory_cached == 2500);
     CHECK(row.memory_active == 4000 && row.memory_inactive == 1000);
     CHECK(row.disk_read_bytes == 4 * 512 && row.disk_write_bytes == 10 * 512);
     CHECK(row.net_recv_bytes == 500 && row.net_sent_bytes == 600);
     CHECK(row.gpu_usage == 1.25 && row.gpu_vram == 2048.5 && row.gpu_utilized == 2);
+    /* With the kernel's tick total: over it, the same at 2 s on 2 CPUs
+     * (400 ticks); at 10 ms the busy ticks may outrun the clock (4 ticks of
+     * work in 10 ms on 2 CPUs is 4 cores by the clock) but not the total
+     * (4 ticks elapsed: 2 cores, all the machine has); a total that stepped
+     * back (idle can) still reads no more than the CPUs. */
+    struct system_reading fast_a = {.cpu_ok = 1}, fast_b = {.cpu_ok = 1};
+    fast_a.cpu = (struct sys_cpu){.user_nice = 1000, .system = 500, .total = 100000, .ncpu = 2};
+    fast_b.cpu = (struct sys_cpu){.user_nice = 1150, .system = 530, .total = 100400, .ncpu = 2};
+    series_system_row(&fast_a, &fast_b, 2.0, 100, 0, &row);
+    CHECK_MSG(row.cpu_usage == 0.9, "%g", row.cpu_usage);
+    fast_a.cpu = (struct sys_cpu){.user_nice = 500, .system = 100, .total = 9000, .ncpu = 2};
+    fast_b.cpu = (struct sys_cpu){.user_nice = 503, .system = 101, .total = 9004, .ncpu = 2};
+    series_system_row(&fast_a, &fast_b, 0.01, 100, 0, &row);
+    CHECK_MSG(row.cpu_usage == 2, "%g cores on 2 CPUs", row.cpu_usage);
+    fast_b.cpu.total = 9002; /* 2 ticks elapsed, 4 busy: idle went back */
+    series_system_row(&fast_a, &fast_b, 0.01, 100, 0, &row);
+    CHECK_MSG(row.cpu_usage == 2, "%g cores on 2 CPUs", row.cpu_usage);
+    fast_b.cpu.user_nice = 501; /* 2 busy of 2 elapsed over 2 CPUs: 2 cores */
+    series_system_row(&fast_a, &fast_b, 0.01, 100, 0, &row);
+    CHECK_MSG(row.cpu_usage == 2, "%g", row.cpu_usage);
+    fast_b.cpu.system = 100; /* 1 busy tick of 2: 1 core */
+    series_system_row(&fast_a, &fast_b, 0.01, 100, 0, &row);
+    CHECK_MSG(row.cpu_usage == 1, "%g", row.cpu_usage);
 
     /* An old driver's 32-bit byte counter wrapped on the interface. */
     p.nets[0].rx_bytes = 4294967000ULL;

@@ -104,6 +104,23 @@ static void io_deltas(const struct system_series_sample *p, const struct system_
         }
 }
 
+/* The machine's CPU in the interval, in cores: busy ticks over the
+ * kernel's own count of the time that passed (every tick of /proc/stat,
+ * over the CPUs), not over the wall clock. Both then move in the same
+ * 1/USER_HZ steps, so a short interval cannot read more cores than there
+ * are (at 10 ms, 4 busy ticks against a 10 ms clock read 4 cores on 2
+ * CPUs). Without that count, the wall clock; never above the CPU count
+ * (idle can step back on some kernels). */
+static double system_cores(const struct sys_cpu *prev, const struct sys_cpu *cur,
+                           unsigned long long busy, double seconds, double ticks_per_second)
+{
+    unsigned long long elapsed = tree_delta(prev->total, cur->total);
+    double cores = cur->ncpu > 0 && elapsed > 0
+        ? (double)busy * cur->ncpu / (double)elapsed
+        : (double)busy / ticks_per_second / seconds;
+    return cur->ncpu > 0 && cores > cur->ncpu ? cur->ncpu : cores;
+}
+
 void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
                        double seconds, double ticks_per_second, double timestamp,
                        gt_system_row *row)
@@ -115,7 +132,8 @@ void series_system_row(const struct system_reading *prev, const struct system_re
         unsigned long long ds = tree_delta(prev->cpu.system, cur->cpu.system);
         row->utime = pyfloat_round((double)du / ticks_per_second, 6);
         row->stime = pyfloat_round((double)ds / ticks_per_second, 6);
-        row->cpu_usage = pyfloat_round((double)(du + ds) / ticks_per_second / seconds, 4);
+        row->cpu_usage =
+            pyfloat_round(system_cores(&prev->cpu, &cur->cpu, du + ds, seconds, ticks_per_second), 4);
         const struct meminfo *m = &cur->mem;
         row->memory_free = m->free_kb;
         unsigned long long not_used = m->free_kb + m->buffers_kb + m->cached_kb;
