@@ -292,12 +292,11 @@ GT_HOT static int thread_children(struct proc_handle *h, int task_fd, pid_t tid,
 /* Appends the children of every thread listed in task/ (task_fd), reading
  * the directory a batch of entries at a time to its end: no thread is
  * left out, however many there are. In this process, the library's own
- * threads are passed over: they never fork, and reading their files was
- * most of what tracking oneself cost beyond tracking another process. */
+ * threads are passed over: they never fork, and reading their files was a
+ * good part of what tracking oneself cost beyond tracking another process. */
 static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
                                  pid_t **list, size_t *n, size_t *listcap, int *found)
 {
-    int self = h->pid == getpid();
     _Alignas(struct dirent64) char dents[16384];
     for (;;) {
         ssize_t r = getdents64(task_fd, dents, sizeof dents);
@@ -311,7 +310,8 @@ static int list_threads_children(struct proc_handle *h, int task_fd, char **buf,
             if (de->d_name[0] < '0' || de->d_name[0] > '9')
                 continue;
             pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
-            if (self && tid != h->pid && is_running_library_thread(tid))
+            /* getpid() last: it is a system call, and only a match needs it. */
+            if (tid != h->pid && is_running_library_thread(tid) && h->pid == getpid())
                 continue;
             if (thread_children(h, task_fd, tid, buf, cap, list, n, listcap, found) < 0)
                 return -1;
