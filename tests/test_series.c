@@ -667,19 +667,28 @@ static void test_tree_main_only(void)
     fx_rmroot(root);
 }
 
-/* The tracker's rows on a fixture tree: exactly one row per slot up to the
- * duration, timestamps on the schedule, the fixture's figures in them, the
- * same rows streamed as CSV and kept in memory. */
-static void test_tracker_rows(void)
+/* A fixture machine for a tracker's series: 2 CPUs, memory, one interface
+ * and the disks of write_diskstats, under a new root (returned; its proc
+ * and sys paths in proc and sys, cap bytes each). */
+static char *tracker_fixture(char *proc, char *sys, size_t cap)
 {
     char *root = fx_mkroot();
-    char proc[4200], sys[4200];
-    fx_proc_sys(root, proc, sys, sizeof proc);
+    fx_proc_sys(root, proc, sys, cap);
     make_sys(sys);
     fx_system(proc, 100, 100, 2, 1000000, 500000);
     fx_mkdirs(proc, "net");
     fx_write(proc, "net/dev", "Inter-|\n face |\n  eth0: 1 1 0 0 0 0 0 0 2 1 0 0 0 0 0 0\n");
     write_diskstats(proc, 10);
+    return root;
+}
+
+/* The tracker's rows on a fixture tree: exactly one row per slot up to the
+ * duration, timestamps on the schedule, the fixture's figures in them, the
+ * same rows streamed as CSV and kept in memory. */
+static void test_tracker_rows(void)
+{
+    char proc[4200], sys[4200];
+    char *root = tracker_fixture(proc, sys, sizeof proc);
     struct fx_proc m = {.pid = 300, .ppid = 1, .utime = 5, .rss_kb = 100, .anon_kb = 100,
                         .private_kb = 100, .pss_kb = 90, .starttime = 1, .children = "301"};
     struct fx_proc c = {.pid = 301, .ppid = 300, .rss_kb = 50, .anon_kb = 50, .private_kb = 50,
@@ -790,14 +799,8 @@ static void test_tracker_rows(void)
  * aligned start (round timestamps), and a snapshot while STARTED. */
 static void test_live_reads(void)
 {
-    char *root = fx_mkroot();
     char proc[4200], sys[4200];
-    fx_proc_sys(root, proc, sys, sizeof proc);
-    make_sys(sys);
-    fx_system(proc, 100, 100, 2, 1000000, 500000);
-    fx_mkdirs(proc, "net");
-    fx_write(proc, "net/dev", "Inter-|\n face |\n  eth0: 1 1 0 0 0 0 0 0 2 1 0 0 0 0 0 0\n");
-    write_diskstats(proc, 10);
+    char *root = tracker_fixture(proc, sys, sizeof proc);
     struct fx_proc m = {.pid = 300, .ppid = 1, .utime = 5, .cutime = 9, .rss_kb = 100,
                         .anon_kb = 100, .private_kb = 100, .pss_kb = 90, .starttime = 1,
                         .children = "301"};
