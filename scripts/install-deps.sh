@@ -3,6 +3,7 @@
 # apt-get when we are root; otherwise says what to install.
 #
 # usage: install-deps.sh build|check
+#        install-deps.sh --list build|check   (prints the packages, installs nothing)
 #   build  what `make` and `make demo` need: a C compiler, CMake, json-c,
 #          zlib and libcurl's headers
 #   check  also what `make check` needs so that no test has to skip: clang
@@ -13,13 +14,22 @@
 #          package is built into a throwaway virtual environment and tested)
 set -eu
 
+list=0
+if [ "${1:-}" = "--list" ]; then
+    list=1
+    shift
+fi
 mode=${1:-build}
 packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev"
 case "$mode" in
 build) ;;
 check) packages="$packages clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython" ;;
-*) echo "usage: install-deps.sh build|check" >&2; exit 2 ;;
+*) echo "usage: install-deps.sh [--list] build|check" >&2; exit 2 ;;
 esac
+if [ "$list" -eq 1 ]; then
+    echo $packages
+    exit 0
+fi
 
 missing=""
 for p in $packages; do
