@@ -777,6 +777,34 @@ GT_API int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
  * (and after a stop that came first). 0 when NEW. */
 GT_API double gt_tracker_start_epoch(gt_tracker *t);
 
+/* What a run shows while it goes on: the newest sample's figures and the
+ * peak so far, in fixed units (MiB, cores, percent) whatever the options'
+ * units, for a status line. The struct grows at its end: set struct_size
+ * to sizeof(gt_progress) (the library fills no more than that). (0.3) */
+typedef struct gt_progress {
+    size_t struct_size;      /* set by the caller */
+    double elapsed;          /* seconds since the baseline sample (0 before
+                                it; up to the final sample once STOPPED) */
+    long samples;            /* samples taken, the baseline included */
+    int have_cpu;            /* 0 until an interval of at least half the
+                                sleep time has been sampled */
+    double cpu_cores;        /* the tree's CPU over the newest interval, cores */
+    double rss_mib;          /* the tree's RSS at the newest sample, shared
+                                pages counted once */
+    double rss_peak_mib;     /* the summary's combined total RSS so far */
+    int have_gpu;            /* 0: no GPU figures (none found, or none
+                                sampled yet) */
+    double gpu_memory_mib;   /* the tree's GPU memory at the newest sample */
+    double gpu_util_percent; /* the selected GPUs' utilization, summed
+                                (200 = two GPUs fully busy) */
+} gt_progress;
+
+/* Fills *out (up to out->struct_size bytes) with the run's progress. Cheap:
+ * it reads what the sampler keeps and takes no sample. GT_ERR_STATE when
+ * NEW, GT_ERR_INVALID_ARGUMENT when struct_size is smaller than the 0.3
+ * struct. */
+GT_API gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out);
+
 /* The machine the run is on, as described at gt_tracker_start(), with its
  * allocation judged from the rows so far. GT_ERR_STATE when NEW. */
 GT_API gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);

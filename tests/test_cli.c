@@ -4,6 +4,8 @@
  * from kernel high-water marks, CPU from exact tick counts. */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include "fixture.h"
@@ -288,8 +290,7 @@ static void test_orphans(void)
      * alive and holding 64 MiB at the final sample. */
     const char *out = tmp_path("orphan.json");
     char *argv[] = {GT_BIN, "--st", "10", "-f", "json", "-o", (char *)out, "--tu", "seconds",
-                    "--ru", "megabytes", "--disable-logs", "--", WORKLOAD_BIN, "orphan", "64",
-                    "0.3", NULL};
+                    "--ru", "megabytes", "--", WORKLOAD_BIN, "orphan", "64", "0.3", NULL};
     struct child c = spawn(argv, 0);
     struct result r;
     memset(&r, 0, sizeof r);
@@ -303,6 +304,12 @@ static void test_orphans(void)
         kill(gc, SIGKILL);
     finish(&c, &r);
     CHECK(r.status == 0);
+    /* It was left running: the user is told, with its PID. */
+    char warning[300];
+    snprintf(warning, sizeof warning, "gpu-tracker: warning: the command has exited, but 1 "
+             "process it started is still running (PID %d): measured up to the command's exit, "
+             "not to its end; --wait-all waits for it\n", gc);
+    CHECK_CONTAINS(r.err.data, warning);
     char *text = slurp(out);
     json_object *j = text ? parse_or_fail(text, out) : NULL;
     CHECK(j != NULL);
@@ -333,6 +340,175 @@ static void test_orphans(void)
                   jnum(j, "max_ram.descendants.total_rss"));
         json_object_put(j);
     }
+    result_free(&r);
+}
+
+/* A worker the command leaves running burns its CPU after the command
+ * exited: without --wait-all it is named in a warning, with it it is
+ * tracked to its end (its CPU and peak counted, no warning). */
+static void test_wait_all(void)
+{
+    const char *out = tmp_path("wait-all.json");
+    struct result r = gt("--wait-all", "--st", "10", "-f", "json", "-o", out, "--tu", "seconds",
+                         "--ru", "megabytes", "--", WORKLOAD_BIN, "leave", "64", "0.5", NULL);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.err.data, "still running") == NULL);
+    char *text = slurp(out);
+    json_object *j = text ? parse_or_fail(text, out) : NULL;
+    CHECK(j != NULL);
+    free(text);
+    if (j) {
+        double desc = cpu_seconds(j, "descendants");
+        CHECK_MSG(desc >= 0.5 - TICKS_SLACK, "descendants CPU %f s: the worker's 0.5 s after the "
+                  "command exited were not waited for", desc);
+        CHECK_MSG(jnum(j, "compute_time.time") >= 0.5, "compute time %f s",
+                  jnum(j, "compute_time.time"));
+        CHECK_MSG(jnum(j, "max_ram.descendants.total_rss") >= 64 * MIB / 1e6, "desc %f MB",
+                  jnum(j, "max_ram.descendants.total_rss"));
+        json_object_put(j);
+    }
+    result_free(&r);
+
+    /* Without it: the summary as of the command's exit, and the warning
+     * naming the worker (which holds our pipes until it has burnt). */
+    r = gt("--st", "10", "--", WORKLOAD_BIN, "leave", "8", "0.2", NULL);
+    CHECK(r.status == 0);
+    int worker = 0;
+    const char *line = strstr(r.out.data, "worker ");
+    CHECK(line && sscanf(line, "worker %d", &worker) == 1 && worker > 0);
+    char warning[300];
+    snprintf(warning, sizeof warning, "gpu-tracker: warning: the command has exited, but 1 "
+             "process it started is still running (PID %d)", worker);
+    CHECK_CONTAINS(r.err.data, warning);
+    result_free(&r);
+
+    r = gt("--wait-all", "--pid", "1", NULL);
+    check_error(&r, 2, "gpu-tracker: --wait-all waits for what a command it runs leaves behind; "
+                       "with --pid, tracking already ends when that process does\n");
+}
+
+/* gpu-tracker with standard error on a new pseudo-terminal (stdout to a
+ * pipe): what a user at a terminal sees. *master gets our end. */
+static struct child spawn_on_pty(char *const argv[], int *master)
+{
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    CHECK(m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0);
+    const char *slave = ptsname(m);
+    CHECK(slave != NULL);
+    /* finish() reads a stderr pipe too: this one is at its end at once. */
+    int out[2], no_err[2];
+    CHECK(pipe(out) == 0 && pipe(no_err) == 0);
+    close(no_err[1]);
+    struct child c = {fork(), -1, out[0], no_err[0]};
+    if (c.pid == 0) {
+        setsid();
+        int s = open(slave, O_RDWR);
+        struct winsize ws = {.ws_row = 24, .ws_col = 200};
+        ioctl(s, TIOCSWINSZ, &ws);
+        dup2(open("/dev/null", O_RDONLY), 0);
+        dup2(out[1], 1);
+        dup2(s, 2);
+        for (int fd = 3; fd < 64; fd++)
+            close(fd);
+        execv(argv[0], argv);
+        _exit(126);
+    }
+    close(out[1]);
+    *master = m;
+    return c;
+}
+
+/* Reads the terminal until needle shows (1) or it closes (0), giving up
+ * after a minute: a deadline so that a regression fails instead of
+ * hanging, not a timing assertion. */
+static int read_pty_until(int master, struct buf *b, const char *needle)
+{
+    if (!b->data)
+        buf_append(b, "", 0);
+    for (int waited = 0; !needle || !strstr(b->data, needle);) {
+        struct pollfd p = {master, POLLIN, 0};
+        int rc = poll(&p, 1, 1000);
+        if (rc == 0 && ++waited >= 60)
+            return 0;
+        if (rc <= 0)
+            continue;
+        char tmp[4096];
+        ssize_t n = read(master, tmp, sizeof tmp);
+        if (n <= 0)
+            return 0; /* EIO: the last holder of the terminal closed it */
+        buf_append(b, tmp, (size_t)n);
+    }
+    return 1;
+}
+
+/* On a terminal, a status line is drawn on standard error while the
+ * command runs, redrawn in place and erased at the end; --quiet and
+ * --disable-logs turn it off, and a pipe never gets it. */
+static void test_live_line(void)
+{
+    /* The command runs until we have seen the line, then we end it. */
+    char *argv[] = {GT_BIN, "--st", "0.1", "--", WORKLOAD_BIN, "wait-signal", NULL};
+    int master = -1;
+    struct child c = spawn_on_pty(argv, &master);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    struct buf term = {NULL, 0};
+    CHECK(read_until(c.out, &r.out, "ready\n") == 0);
+    int seen = read_pty_until(master, &term, " samples\033[K");
+    CHECK_MSG(seen, "no status line on the terminal: [%s]", term.data);
+    kill(c.pid, SIGTERM); /* passed on: the command exits 40 + 15 */
+    read_pty_until(master, &term, NULL);
+    finish(&c, &r);
+    CHECK(r.status == 55);
+    if (seen) {
+        /* "\rgpu-tracker 0:01 | CPU 0.00 cores | RSS 1.14 MiB (peak 1.14 MiB) | 12 samples\e[K" */
+        const char *line = strstr(term.data, "\rgpu-tracker ");
+        CHECK(line != NULL);
+        if (line) {
+            unsigned mins, secs;
+            char cpu[32], rss[32], unit[8];
+            long samples = 0;
+            CHECK_MSG(sscanf(line, "\rgpu-tracker %u:%u | CPU %31s cores | RSS %31s %7s (peak",
+                             &mins, &secs, cpu, rss, unit) == 5, "line: %.120s", line);
+            const char *sm = strstr(line, " | ");
+            sm = sm ? strrchr(line, '|') : NULL;
+            CHECK(sm && sscanf(sm, "| %ld samples", &samples) == 1 && samples >= 2);
+        }
+        /* The last thing about the line is its erasure: every line drawn
+         * is followed by "\r\e[K" before the session ends. */
+        const char *last_draw = NULL;
+        for (const char *p = term.data; (p = strstr(p, "\rgpu-tracker ")) != NULL; p++)
+            last_draw = p;
+        CHECK(last_draw && strstr(last_draw, "\033[K\r\033[K") != NULL);
+        /* Nothing of it on standard output. */
+        CHECK(strchr(r.out.data, '\033') == NULL);
+    }
+    free(term.data);
+    close(master);
+    result_free(&r);
+
+    /* --quiet, --disable-logs: never drawn, though the command runs for
+     * several of the line's ticks (a second apart). */
+    const char *quiet[] = {"--quiet", "-q", "--disable-logs"};
+    for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+        char *qargv[] = {GT_BIN, (char *)quiet[i], "--st", "0.1", "--", "sleep", "2.5", NULL};
+        c = spawn_on_pty(qargv, &master);
+        memset(&r, 0, sizeof r);
+        memset(&term, 0, sizeof term);
+        read_pty_until(master, &term, NULL);
+        finish(&c, &r);
+        CHECK(r.status == 0);
+        CHECK_MSG(strstr(term.data, "gpu-tracker 0:") == NULL && strchr(term.data, '\033') == NULL,
+                  "%s: the terminal got [%s]", quiet[i], term.data);
+        free(term.data);
+        close(master);
+        result_free(&r);
+    }
+    /* Standard error a pipe: no line, no escape sequence. */
+    r = gt("--st", "0.1", "--", "sleep", "2.5", NULL);
+    CHECK(r.status == 0);
+    CHECK_MSG(strchr(r.err.data, '\033') == NULL && strchr(r.err.data, '\r') == NULL,
+              "stderr: [%s]", r.err.data);
     result_free(&r);
 }
 
@@ -677,7 +853,14 @@ static void test_gpu_fake(void)
         kill(child_pid, SIGKILL);
     finish(&c, &r);
     CHECK(r.status == 0);
-    CHECK_STR(r.err.data, ""); /* a GPU was found: no warning */
+    /* A GPU was found: no warning about it; the child the command left
+     * running is named. */
+    char left[200];
+    snprintf(left, sizeof left, "gpu-tracker: warning: the command has exited, but 1 process it "
+             "started is still running (PID %d)", child_pid);
+    CHECK(strncmp(r.err.data, left, strlen(left)) == 0);
+    CHECK_MSG(strchr(r.err.data, '\n') == r.err.data + strlen(r.err.data) - 1,
+              "more than the one warning: %s", r.err.data);
     char *text = slurp(tmp_path("gpu.json"));
     json_object *j = text ? parse_or_fail(text, "gpu.json") : NULL;
     if (j) {
@@ -828,6 +1011,8 @@ int main(int argc, char **argv)
     test_json_stdout_and_spike();
     test_cpu_exact();
     test_orphans();
+    test_wait_all();
+    test_live_line();
     test_signals_forwarded();
     test_stopped_command();
     test_closed_stdout();

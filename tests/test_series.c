@@ -835,6 +835,10 @@ static void test_live_reads(void)
     CHECK(gt_tracker_wait_rows(t, 1, 0) == 0); /* NEW: nothing to wait for */
     gt_server_info si;
     CHECK(gt_tracker_server_info(t, &si) == GT_ERR_STATE);
+    gt_progress pg;
+    memset(&pg, 0, sizeof pg);
+    pg.struct_size = sizeof pg;
+    CHECK(gt_tracker_progress(t, &pg) == GT_ERR_STATE); /* NEW */
     double before = (double)time(NULL);
     CHECK(gt_tracker_start(t) == GT_OK);
     /* Scheduled at once on start: a multiple of the interval, ahead. */
@@ -853,6 +857,17 @@ static void test_live_reads(void)
     CHECK(gt_tracker_copy_rows(t, (gt_series_kind)7, 0, 4, live, &none) ==
           GT_ERR_INVALID_ARGUMENT);
     CHECK(gt_tracker_server_info(t, &si) == GT_OK && si.vcpus > 0);
+    /* Progress: the newest sample's figures (main alone: 100 kB RSS, all
+     * private; its CPU ticks never move), in MiB and cores. */
+    CHECK(gt_tracker_progress(t, &pg) == GT_OK);
+    CHECK_MSG(pg.samples >= 5 && pg.elapsed > 0, "%ld samples, %f s", pg.samples, pg.elapsed);
+    CHECK_MSG(pg.rss_mib == 100.0 / 1024 && pg.rss_peak_mib >= pg.rss_mib, "rss %f peak %f",
+              pg.rss_mib, pg.rss_peak_mib);
+    CHECK(pg.have_cpu == 1 && pg.cpu_cores == 0);
+    CHECK(pg.have_gpu == 0); /* no GPU library */
+    gt_progress small = {.struct_size = sizeof(size_t)};
+    CHECK(gt_tracker_progress(t, &small) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "gt_progress.struct_size");
     gt_snapshot *snap = NULL;
     CHECK(gt_tracker_snapshot(t, "live", -1, &snap) == GT_OK);
     if (snap) {
@@ -861,6 +876,11 @@ static void test_live_reads(void)
         gt_snapshot_free(snap);
     }
     CHECK(gt_tracker_stop(t) == GT_OK);
+    /* Stopped: the run's length is fixed, the final sample counted. */
+    gt_progress end1 = {.struct_size = sizeof end1}, end2 = {.struct_size = sizeof end2};
+    CHECK(gt_tracker_progress(t, &end1) == GT_OK && gt_tracker_progress(t, &end2) == GT_OK);
+    CHECK(end1.elapsed == end2.elapsed && end1.elapsed >= pg.elapsed);
+    CHECK(end1.samples > pg.samples);
     CHECK(gt_tracker_wait_rows(t, 100000, 5) == 0); /* stopped with fewer */
     gt_series s;
     CHECK(gt_tracker_series(t, &s) == GT_OK);

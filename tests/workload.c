@@ -18,6 +18,9 @@
  *                            waits until something else reaped it (both
  *                            print "grandchild cpu SECONDS" on stderr: the
  *                            kernel's count of its CPU)
+ *   leave MIB SECONDS        a worker allocates and touches MIB MiB, then,
+ *                            once we have exited (printing "worker PID"),
+ *                            burns SECONDS of CPU and exits
  *   threads N                start N idle threads, print "ready", wait for EOF
  *   busy-threads N SECONDS   N threads, each burning SECONDS of its own CPU
  *   gpu-register FILE DEV BYTES [CHILD_BYTES]
@@ -171,6 +174,40 @@ static void orphan(long mib, double seconds, int reaped)
     }
 }
 
+/* A worker left running: it allocates and touches mib MiB, tells us, and
+ * only then burns seconds of CPU and exits; we exit as soon as it has
+ * told us, printing "worker PID". Everything it burns is burnt after the
+ * command (we) ended. */
+static void leave(long mib, double seconds)
+{
+    int ready[2];
+    if (pipe(ready) < 0)
+        exit(3);
+    pid_t parent = getpid();
+    pid_t worker = fork();
+    if (worker == 0) {
+        close(ready[0]);
+        alloc_touch(mib);
+        if (write(ready[1], "r", 1) != 1)
+            _exit(3);
+        close(ready[1]);
+        /* Not before our parent has gone (we are then reparented): then
+         * all of the burn comes after the command ended. */
+        while (getppid() == parent) {
+            struct timespec ts = {0, 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        work_burn(seconds);
+        _exit(0);
+    }
+    close(ready[1]);
+    char c;
+    if (read(ready[0], &c, 1) != 1)
+        exit(4);
+    printf("worker %d\n", (int)worker);
+    fflush(stdout);
+}
+
 static long count_lines(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -298,6 +335,8 @@ int main(int argc, char **argv)
         report_cpu();
     } else if ((!strcmp(mode, "orphan") || !strcmp(mode, "orphan-reaped")) && argc == 4) {
         orphan(atol(argv[2]), atof(argv[3]), !strcmp(mode, "orphan-reaped"));
+    } else if (!strcmp(mode, "leave") && argc == 4) {
+        leave(atol(argv[2]), atof(argv[3]));
     } else if (!strcmp(mode, "threads") && argc == 3) {
         int n = atoi(argv[2]);
         for (int i = 0; i < n; i++) {

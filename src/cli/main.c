@@ -10,6 +10,7 @@
 
 #include "cli_main.h"
 #include "gpu_tracker.h"
+#include "live.h"
 #include "options.h"
 #include "output.h"
 #include "run.h"
@@ -32,7 +33,9 @@ static void print_warning(const char *message, void *data)
     (void)data;
     pthread_mutex_lock(&warnings_lock);
     if (command_started) {
+        live_pause();
         fprintf(stderr, "gpu-tracker: warning: %s\n", message);
+        live_resume();
     } else if (n_held_warnings < MAX_HELD_WARNINGS) {
         held_warnings[n_held_warnings] = strdup(message);
         if (held_warnings[n_held_warnings])
@@ -62,6 +65,22 @@ static void on_started(pid_t pid, const gt_options *opts)
     if (opts->process_id == pid && opts->reaper_pid == 0 && !opts->disable_logs)
         fprintf(stderr, "gpu-tracker: tracking PID %d until it ends (Ctrl-C stops tracking)\n",
                 (int)pid);
+}
+
+/* The command has exited and left processes running that it started:
+ * they were measured up to now, not to their end. */
+static void warn_left_running(const struct run_result *r)
+{
+    fprintf(stderr, "gpu-tracker: warning: the command has exited, but %zu process%s it started "
+            "%s still running (PID", r->left_running, r->left_running == 1 ? "" : "es",
+            r->left_running == 1 ? "is" : "are");
+    size_t shown = r->left_running < RUN_LEFT_PIDS ? r->left_running : RUN_LEFT_PIDS;
+    for (size_t i = 0; i < shown; i++)
+        fprintf(stderr, "%s%d", i ? ", " : (r->left_running == 1 ? " " : "s "), (int)r->left_pids[i]);
+    if (r->left_running > shown)
+        fprintf(stderr, " and %zu more", r->left_running - shown);
+    fprintf(stderr, "): measured up to the command's exit, not to %s end; --wait-all waits for "
+            "%s\n", r->left_running == 1 ? "its" : "their", r->left_running == 1 ? "it" : "them");
 }
 
 static int fail(const char *msg, int status)
@@ -194,10 +213,17 @@ int gt_cli_main(int argc, char **argv)
 
     gt_tracker *t = NULL;
     struct run_result r;
-    int rc = o.command ? run_command(o.command, &o.tracker, &o.hooks, &t, &r, on_started, err, sizeof err)
-                       : run_attached(o.attach_pid, &o.tracker, &o.hooks, &t, &r, on_started, err,
+    struct run_control control = {.on_started = on_started, .wait_all = o.wait_all};
+    if (live_begin(STDERR_FILENO, !o.quiet && !o.tracker.disable_logs))
+        control.on_tick = live_tick;
+    int rc = o.command ? run_command(o.command, &o.tracker, &o.hooks, &t, &r, &control, err,
+                                     sizeof err)
+                       : run_attached(o.attach_pid, &o.tracker, &o.hooks, &t, &r, &control, err,
                                       sizeof err);
+    live_end();
     release_warnings(0);
+    if (rc == 0 && r.left_running > 0 && !o.tracker.disable_logs)
+        warn_left_running(&r);
     if (rc < 0) {
         for (int i = 0; i < 2; i++)
             if (csv_fds[i] > STDOUT_FILENO)

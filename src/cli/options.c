@@ -58,7 +58,16 @@ const char cli_usage[] =
     "                            utilization e.g. gpu-uuid1,gpu-uuid2,etc. Defaults to all GPUs.\n"
     "    --gb=<gpu-brand>        'nvidia' (NVML) or 'amd' (ROCm SMI). Defaults to the brand\n"
     "                            found, NVIDIA first.\n"
-    "    --disable-logs          If set, warnings are suppressed during tracking.\n"
+    "    --disable-logs          If set, warnings are suppressed during tracking (and no\n"
+    "                            status line is shown).\n"
+    "    -q --quiet              No status line: while tracking, gpu-tracker shows one on\n"
+    "                            standard error when that is a terminal (elapsed time, CPU\n"
+    "                            cores, RSS now and peak, GPU memory and utilization,\n"
+    "                            samples), erased when tracking ends.\n"
+    "    --wait-all              When the command exits, keep tracking until every process\n"
+    "                            it started has ended too. Without it, those still running\n"
+    "                            are measured up to the command's exit and named in a\n"
+    "                            warning.\n"
     "    --process-csv=<file>    Also write a row of process-tree metrics every sleep time:\n"
     "                            timestamp, pid, children, utime, stime, cpu_usage, memory\n"
     "                            (PSS, kB), read_bytes, write_bytes, gpu_usage, gpu_vram (MiB),\n"
@@ -112,7 +121,7 @@ const char cli_usage[] =
 enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
-    OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT,
+    OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
 };
 
 static const struct option long_options[] = {
@@ -140,6 +149,8 @@ static const struct option long_options[] = {
     {"start-at", required_argument, NULL, OPT_START_AT},
     {"no-csv-header", no_argument, NULL, OPT_NO_CSV_HEADER},
     {"snapshot-format", required_argument, NULL, OPT_SNAPSHOT_FORMAT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"wait-all", no_argument, NULL, OPT_WAIT_ALL},
     {NULL, 0, NULL, 0},
 };
 
@@ -180,7 +191,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
     /* The argument getopt works on: optind before the call (in a cluster of
      * short options, optind moves past it only after its last letter). */
     int current = optind;
-    while ((c = getopt_long(argc, argv, "+:hve:o:f:", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:hvqe:o:f:", long_options, NULL)) != -1) {
         long v;
         switch (c) {
         case 'h': o->action = ACTION_HELP; return 0;
@@ -228,6 +239,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         case OPT_GUUIDS: o->tracker.gpu_uuids = optarg; break;
         case OPT_GB: o->tracker.gpu_brand = optarg; break;
         case OPT_DISABLE_LOGS: o->tracker.disable_logs = 1; break;
+        case 'q': o->quiet = 1; break;
+        case OPT_WAIT_ALL: o->wait_all = 1; break;
         case OPT_PID:
             if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
                 snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
@@ -310,6 +323,11 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
     }
     if (sources > 1) {
         snprintf(err, errcap, "give only one of -e COMMAND, -- COMMAND and --pid PID");
+        return -1;
+    }
+    if (o->wait_all && o->attach_pid) {
+        snprintf(err, errcap, "--wait-all waits for what a command it runs leaves behind; with "
+                 "--pid, tracking already ends when that process does");
         return -1;
     }
     if (execute) {

@@ -23,6 +23,8 @@ struct cli_options {
     const char *snapshot;     /* --snapshot FILE.json.gz, or NULL */
     const char *report;       /* --report FILE.html, or NULL */
     gt_snapshot_format snapshot_format; /* --snapshot-format */
+    int quiet;                /* -q/--quiet: no status line */
+    int wait_all;             /* --wait-all: track the command's leftovers to their end */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

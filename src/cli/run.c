@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -148,6 +149,81 @@ static int reap_others(pid_t command, gt_tracker *tracker)
     }
 }
 
+/* Our live children other than the command: the processes it started that
+ * came to us, as their subreaper, when their parents ended (a child of ours
+ * that has exited is reaped here, its peak RSS given to the tracker).
+ * Listed from /proc/self/task/<tid>/children, read whole however long.
+ * Returns how many there are; pids gets the first cap of them. */
+static size_t live_children(pid_t command, gt_tracker *tracker, pid_t *pids, size_t cap)
+{
+    size_t n = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(tasks)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%.16s/children", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue; /* a thread that has just ended */
+        int child;
+        while (fscanf(f, "%d", &child) == 1) {
+            if (child == command)
+                continue;
+            int ws;
+            struct rusage ru;
+            if (wait4(child, &ws, WNOHANG, &ru) == child) {
+                gt_tracker_add_reaped(tracker, child, &ru);
+                continue;
+            }
+            if (n < cap)
+                pids[n] = child;
+            n++;
+        }
+        fclose(f);
+    }
+    closedir(tasks);
+    return n;
+}
+
+/* The command has exited: keeps tracking until the processes it started
+ * (now our children) have ended too. A signal to us is passed on to them
+ * and ends the wait. */
+static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
+                              const struct run_control *control)
+{
+    pid_t pids[64];
+    for (;;) {
+        size_t n = live_children(command, tracker, pids, sizeof pids / sizeof pids[0]);
+        if (n == 0)
+            return;
+        struct pollfd p = {.fd = sfd, .events = POLLIN};
+        if (poll(&p, 1, control->on_tick ? 1000 : -1) < 0 && errno != EINTR)
+            return;
+        int stop = 0;
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+            if (si.ssi_signo == SIGCHLD)
+                continue;
+            stop = 1;
+            if (si.ssi_code == SI_KERNEL)
+                continue; /* the terminal sent it to them already */
+            size_t shown = n < sizeof pids / sizeof pids[0] ? n : sizeof pids / sizeof pids[0];
+            for (size_t i = 0; i < shown; i++) {
+                kill(pids[i], (int)si.ssi_signo);
+                kill(pids[i], SIGCONT);
+            }
+        }
+        if (stop)
+            return;
+        if (control->on_tick)
+            control->on_tick(tracker);
+    }
+}
+
 /* Descriptors the command itself keeps back from the tracker's /proc
  * files: its outputs, signalfd and pipes, the GPU libraries' device files. */
 #define CLI_RESERVED_FDS 256
@@ -172,9 +248,8 @@ static void run_begin(struct rlimit *fd_limit, gt_options *opts, gt_tracker **t,
 }
 
 int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
-                struct run_result *r,
-                void (*on_started)(pid_t pid, const gt_options *opts),
-                char *err, size_t errcap)
+                struct run_result *r, const struct run_control *control, char *err,
+                size_t errcap)
 {
     struct rlimit fd_limit;
     run_begin(&fd_limit, opts, t, r);
@@ -250,20 +325,30 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
         snprintf(err, errcap, "cannot run '%s': %s", argv[0], strerror(exec_errno));
         return -1;
     }
-    if (on_started)
-        on_started(pid, opts);
+    if (control->on_started)
+        control->on_started(pid, opts);
 
     /* Wait for the command, reaping adopted orphans as they exit and passing
      * on the signals sent to us (those that came before it ran too: they
      * waited in the signalfd). */
     while (!reap_others(pid, tracker)) {
         struct pollfd p = {.fd = sfd, .events = POLLIN};
-        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+        if (poll(&p, 1, control->on_tick ? 1000 : -1) < 0 && errno != EINTR)
             break;
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
             if (si.ssi_signo != SIGCHLD)
                 forward(pid, &si);
+        if (control->on_tick)
+            control->on_tick(tracker);
+    }
+    /* What the command started and left running (without a subreaper we
+     * cannot see it): waited for, or named. The final sample measures it
+     * as it is now. */
+    if (!hooks->sampled_only) {
+        if (control->wait_all)
+            wait_for_the_rest(pid, tracker, sfd, control);
+        r->left_running = live_children(pid, tracker, r->left_pids, RUN_LEFT_PIDS);
     }
     gt_tracker_stop(tracker);
     int ws = 0;
@@ -299,9 +384,8 @@ static int open_pidfd(pid_t pid)
 }
 
 int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
-                 struct run_result *r,
-                 void (*on_started)(pid_t pid, const gt_options *opts),
-                 char *err, size_t errcap)
+                 struct run_result *r, const struct run_control *control, char *err,
+                 size_t errcap)
 {
     struct rlimit fd_limit;
     run_begin(&fd_limit, opts, t, r);
@@ -332,14 +416,16 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
         release_signals(sfd, &old);
         return -1;
     }
-    if (on_started)
-        on_started(pid, opts);
+    if (control->on_started)
+        control->on_started(pid, opts);
 
     int stop_sig = 0;
     while (!stop_sig) {
         /* No pidfd (kernel < 5.3, or a fixture root): look every 50 ms. */
         struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
-        int rc = poll(p, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 50);
+        int rc = poll(p, pidfd >= 0 ? 2 : 1, pidfd < 0 ? 50 : control->on_tick ? 1000 : -1);
+        if (control->on_tick)
+            control->on_tick(tracker);
         if (rc < 0 && errno != EINTR)
             break;
         struct signalfd_siginfo si;

@@ -8,12 +8,33 @@
 #include "gpu_tracker.h"
 #include "gpu_tracker_testing.h"
 
+/* The most PIDs of processes left running that a result names. */
+#define RUN_LEFT_PIDS 8
+
 /* How a run ended. */
 struct run_result {
     int exit_status;   /* what gpu-tracker should exit with */
     int status_code;   /* the command's code: exit code, or 128+N for signal N */
     int signalled;     /* the command died by a signal */
     int interrupted;   /* --pid: tracking stopped by a signal to us */
+    /* Processes the command started that were still running when tracking
+     * ended (its orphans, which came to us as their subreaper): how many,
+     * and the PIDs of the first RUN_LEFT_PIDS. */
+    size_t left_running;
+    pid_t left_pids[RUN_LEFT_PIDS];
+};
+
+/* What the caller wants besides the run itself. */
+struct run_control {
+    /* Called once the command runs (exec succeeded) or tracking of an
+     * attached process has begun. NULL: nothing. */
+    void (*on_started)(pid_t pid, const gt_options *opts);
+    /* Called about once a second while tracking, from the waiting thread
+     * (a status line). NULL: the wait sleeps until something happens. */
+    void (*on_tick)(gt_tracker *t);
+    /* run_command: once the command has exited, keep tracking until every
+     * process it started has ended too (--wait-all). */
+    int wait_all;
 };
 
 /* Ignores SIGPIPE in gpu-tracker (a closed standard output is then an
@@ -24,19 +45,19 @@ void run_ignore_sigpipe(void);
 /* Starts argv with the tracker watching it and waits until it ends; the
  * tracker is stopped on return. On failure before the command ran, returns -1
  * with a one-line message in err (exit_status 127 when the command could not
- * be started, 1 otherwise) and *t is NULL. on_started is called once the
- * command runs (exec succeeded). */
+ * be started, 1 otherwise) and *t is NULL. When the command has exited,
+ * the processes it started that still run are counted in r->left_running
+ * (after waiting for them with control->wait_all); the tracker's final
+ * sample saw them. */
 int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
-                struct run_result *r,
-                void (*on_started)(pid_t pid, const gt_options *opts),
-                char *err, size_t errcap);
+                struct run_result *r, const struct run_control *control, char *err,
+                size_t errcap);
 
 /* Tracks an existing process until it ends or we get SIGINT/SIGTERM/SIGHUP.
- * Same contract as run_command (pid must not be our own). on_started is
- * called once tracking runs. */
+ * Same contract as run_command (pid must not be our own; wait_all and
+ * left_running do not apply: its other processes are not our children). */
 int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
-                 struct run_result *r,
-                 void (*on_started)(pid_t pid, const gt_options *opts),
-                 char *err, size_t errcap);
+                 struct run_result *r, const struct run_control *control, char *err,
+                 size_t errcap);
 
 #endif

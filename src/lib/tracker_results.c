@@ -157,6 +157,40 @@ double gt_tracker_start_epoch(gt_tracker *t)
     return at;
 }
 
+gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
+{
+    if (!t || !out)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_progress: NULL argument");
+    if (out->struct_size < sizeof(gt_progress))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid gt_progress.struct_size %zu: set it to sizeof(gt_progress)",
+                       out->struct_size);
+    gt_progress p;
+    memset(&p, 0, sizeof p);
+    p.struct_size = out->struct_size;
+    pthread_mutex_lock(&t->lock);
+    if (t->state == STATE_NEW) {
+        pthread_mutex_unlock(&t->lock);
+        return gt_fail(GT_ERR_STATE, "gt_tracker_progress: the tracker has not started");
+    }
+    const struct usage_acc *a = &t->pipe.acc;
+    if (t->baseline_taken)
+        p.elapsed = (t->state == STATE_STOPPED ? t->stop_time : monotonic_now()) - t->start_time;
+    p.samples = a->samples;
+    p.have_cpu = a->latest.have_cores;
+    p.cpu_cores = a->latest.cores;
+    p.rss_mib = (double)a->latest.rss_kb / 1024.0;
+    p.rss_peak_mib = (double)usage_combined_peak_kb(a) / 1024.0;
+    p.have_gpu = a->latest.have_gpu && a->gpu_count > 0;
+    p.gpu_memory_mib = (double)a->latest.gpu_bytes / (1024.0 * 1024.0);
+    p.gpu_util_percent = a->latest.gpu_util_percent;
+    pthread_mutex_unlock(&t->lock);
+    if (p.elapsed < 0)
+        p.elapsed = 0;
+    memcpy(out, &p, sizeof p);
+    return GT_OK;
+}
+
 /* The store is appended to while we read: the rows in memory are copied
  * under the lock, those on disk read after it, from the part of the file
  * that was committed (never written again) when we looked. */

@@ -76,6 +76,7 @@ GT_HOT static void add_memory(struct usage_acc *a, const struct tree_sample *s)
     raise_ull(&a->desc_pk.private_kb, s->desc_private_kb);
     raise_ull(&a->desc_pk.shared_kb, desc_shared);
 
+    a->latest.rss_kb = comb_private + comb_shared;
     raise_ull(&a->comb_pk.total_kb, comb_private + comb_shared);
     raise_ull(&a->comb_pk.private_kb, comb_private);
     raise_ull(&a->comb_pk.shared_kb, comb_shared);
@@ -100,6 +101,9 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
     raise_ull(&a->gpu_main_max, g->main_bytes);
     raise_ull(&a->gpu_desc_max, g->desc_bytes);
     raise_ull(&a->gpu_comb_max, g->main_bytes + g->desc_bytes);
+    a->latest.have_gpu = 1;
+    a->latest.gpu_bytes = g->main_bytes + g->desc_bytes;
+    a->latest.gpu_util_percent = g->util_sum_percent;
     raise_double(&a->gpu_util_max, g->util_sum_percent);
     a->gpu_util_total += g->util_sum_percent;
     a->gpu_util_samples++;
@@ -173,6 +177,8 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
         raise_double(&a->max_desc, d);
         raise_double(&a->max_comb, c);
         a->have_max = 1;
+        a->latest.have_cores = 1;
+        a->latest.cores = c / 100.0;
     }
     a->tree_tprev = t;
     if (tree->main_ticks > a->main_prev)
@@ -210,6 +216,29 @@ static void set_rss(gt_rss_values *v, const struct rss_peak *pk, double divisor)
     v->shared_rss = (double)pk->shared_kb * 1024.0 / divisor;
 }
 
+/* The RSS peaks of main, descendants and both: the high-water marks of
+ * reaped processes bound them from below; a sum's peak is at least the
+ * peak of any of its parts. */
+static void rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
+                      struct rss_peak *desc_pk, struct rss_peak *comb_pk)
+{
+    *main_pk = a->main_pk;
+    *desc_pk = a->desc_pk;
+    *comb_pk = a->comb_pk;
+    raise_ull(&main_pk->total_kb, a->reaped_main_kb);
+    raise_ull(&desc_pk->total_kb, a->reaped_desc_kb);
+    raise_ull(&comb_pk->total_kb, main_pk->total_kb);
+    raise_ull(&comb_pk->total_kb, desc_pk->total_kb);
+    raise_ull(&comb_pk->total_kb, a->reaped_any_kb);
+}
+
+unsigned long long usage_combined_peak_kb(const struct usage_acc *a)
+{
+    struct rss_peak m, d, c;
+    rss_peaks(a, &m, &d, &c);
+    return c.total_kb;
+}
+
 GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
                          double compute_seconds, gt_resource_usage *out)
 {
@@ -218,14 +247,8 @@ GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
     memset(out, 0, table);
     memset((char *)out + after, 0, sizeof *out - after);
 
-    /* RAM: the high-water marks of reaped processes bound the peaks from
-     * below; a sum's peak is at least the peak of any of its parts. */
-    struct rss_peak main_pk = a->main_pk, desc_pk = a->desc_pk, comb_pk = a->comb_pk;
-    raise_ull(&main_pk.total_kb, a->reaped_main_kb);
-    raise_ull(&desc_pk.total_kb, a->reaped_desc_kb);
-    raise_ull(&comb_pk.total_kb, main_pk.total_kb);
-    raise_ull(&comb_pk.total_kb, desc_pk.total_kb);
-    raise_ull(&comb_pk.total_kb, a->reaped_any_kb);
+    struct rss_peak main_pk, desc_pk, comb_pk;
+    rss_peaks(a, &main_pk, &desc_pk, &comb_pk);
 
     gt_max_ram *ram = &out->max_ram;
     text_copy(ram->unit, sizeof ram->unit, u->ram_unit);

@@ -54,6 +54,18 @@ struct usage_acc {
     double gpu_sm_max[3], gpu_sm_total[3]; /* main, descendants, combined */
     long gpu_sm_samples;
     unsigned long long gpu_energy_mj;
+
+    /* The newest sample's figures, for a look while the run goes on
+     * (gt_tracker_progress); the peaks are above. */
+    struct usage_latest {
+        int have_cores;            /* an interval long enough has been seen */
+        double cores;              /* the tree's CPU over it, cores (capped
+                                      as the maxima are) */
+        unsigned long long rss_kb; /* the tree's RSS, shared pages once */
+        int have_gpu;              /* a GPU sample after the baseline */
+        unsigned long long gpu_bytes; /* the tree's GPU memory */
+        double gpu_util_percent;   /* the selected GPUs', summed */
+    } latest;
 };
 
 void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second);
@@ -72,6 +84,10 @@ void usage_set_gpus(struct usage_acc *a, unsigned long long capacity, int count,
 /* A reaped process's ru_maxrss (kB). For main it counts as main's own peak
  * only if main, as last sampled, had reaped no child of its own. */
 void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrss_kb);
+
+/* The tree's combined RSS peak so far (kB), as usage_result() gives it:
+ * never below a reaped process's high-water mark. */
+unsigned long long usage_combined_peak_kb(const struct usage_acc *a);
 
 /* The units a result is given in (already validated). */
 struct usage_units {
