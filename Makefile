@@ -16,7 +16,7 @@ WERROR ?= OFF
 CTEST = ctest --output-on-failure -j $(JOBS)
 
 .PHONY: all deps deps-check build check check-build check-asan check-tsan fuzz fuzz-build \
-	demo bench install clean
+	demo bench install uninstall clean
 
 all: build
 
@@ -83,8 +83,14 @@ bench: build
 	$(BUILD_DIR)/bench/gt-bench-longrun
 	./bench/python.sh $(BUILD_DIR)
 
+# The program, the libraries and header, the man page gpu-tracker(1), the
+# bash, zsh and fish completions and the docs (share/doc/gpu-tracker).
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# Removes what install put there (CMake's install manifest names it).
+uninstall:
+	@./scripts/uninstall.sh $(BUILD_DIR)/install_manifest.txt
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -5,13 +5,15 @@
 # usage: install-deps.sh build|check
 #        install-deps.sh --list build|check   (prints the packages, installs nothing)
 #   build  what `make` and `make demo` need: a C compiler, CMake, json-c,
-#          zlib and libcurl's headers
+#          zlib and libcurl's headers, help2man (the man page)
 #   check  also what `make check` needs so that no test has to skip: clang
 #          and its runtimes (the ThreadSanitizer build and the libFuzzer
 #          targets), Chromium (the HTML report is rendered and hovered in it)
 #          util-linux's unshare (the PID namespace tests), and Debian's
 #          Python with venv, pip, setuptools, wheel and pytest (the Python
-#          package is built into a throwaway virtual environment and tested)
+#          package is built into a throwaway virtual environment and tested),
+#          zsh and fish (the installed completions are loaded in them),
+#          man-db (the installed man page is rendered)
 set -eu
 
 list=0
@@ -20,10 +22,10 @@ if [ "${1:-}" = "--list" ]; then
     shift
 fi
 mode=${1:-build}
-packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev"
+packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev help2man"
 case "$mode" in
 build) ;;
-check) packages="$packages clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython" ;;
+check) packages="$packages clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db" ;;
 *) echo "usage: install-deps.sh [--list] build|check" >&2; exit 2 ;;
 esac
 if [ "$list" -eq 1 ]; then

@@ -9,6 +9,8 @@ src=$(cd "$2" && pwd)
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
+cp "$build/install_manifest.txt" "$prefix/installed.txt"
+sh "$src/tests/test_install_docs.sh" "$prefix"
 pc=$(find "$prefix" -name gputracker.pc)
 test -n "$pc" || { echo "gputracker.pc not installed"; exit 1; }
 export PKG_CONFIG_PATH="$(dirname "$pc")"
@@ -82,4 +84,13 @@ if cmake -S "$prefix/cmake-user" -B "$prefix/cmake-user/build2" -DCMAKE_PREFIX_P
     >/dev/null 2>&1; then
     echo "find_package(gputracker 1.0) accepted version 0.3"; exit 1
 fi
-echo "installed, built with pkg-config and with find_package, and run: ok"
+# make uninstall removes every file install put there, and our own
+# directories with them.
+(unset MAKEFLAGS MFLAGS MAKELEVEL; make -s -C "$src" uninstall BUILD_DIR="$build") >/dev/null
+while IFS= read -r f || [ -n "$f" ]; do
+    if [ -e "$f" ] || [ -L "$f" ]; then echo "make uninstall left $f"; exit 1; fi
+done <"$prefix/installed.txt"
+for d in share/doc/gpu-tracker lib/cmake/gputracker; do
+    if [ -d "$prefix/$d" ]; then echo "make uninstall left the directory $d"; exit 1; fi
+done
+echo "installed, built with pkg-config and with find_package, run, and uninstalled: ok"

@@ -1,0 +1,48 @@
+# fish completion for gpu-tracker (installed as
+# share/fish/vendor_completions.d/gpu-tracker.fish). The option lists are
+# checked against `gpu-tracker --help` by tests/test_install_docs.sh.
+
+set -l subcommands show system stats recommend report
+set -l units bytes kilobytes megabytes gigabytes terabytes
+
+complete -c gpu-tracker -f
+complete -c gpu-tracker -n "not __fish_seen_subcommand_from $subcommands" -a "$subcommands"
+
+# Tracking a command.
+set -l main "not __fish_seen_subcommand_from $subcommands"
+complete -c gpu-tracker -n $main -s h -l help -d "show the help and exit"
+complete -c gpu-tracker -n $main -s v -l version -d "show the version and exit"
+complete -c gpu-tracker -n $main -s e -l execute -x -a "(__fish_complete_command)" -d "command and arguments in one string"
+complete -c gpu-tracker -n $main -s o -l output -r -F -d "file for the summary"
+complete -c gpu-tracker -n $main -s f -l format -x -a "text json" -d "summary format"
+complete -c gpu-tracker -n $main -l st -x -d "seconds between samples"
+complete -c gpu-tracker -n $main -l ru -x -a "$units" -d "RAM unit"
+complete -c gpu-tracker -n $main -l gru -x -a "$units" -d "GPU RAM unit"
+complete -c gpu-tracker -n $main -l tu -x -a "seconds minutes hours days" -d "time unit"
+complete -c gpu-tracker -n $main -l nec -x -d "expected cores"
+complete -c gpu-tracker -n $main -l guuids -x -d "GPUs to count, by UUID"
+complete -c gpu-tracker -n $main -l gb -x -a "nvidia amd" -d "GPU brand"
+complete -c gpu-tracker -n $main -l disable-logs -d "no warnings, no status line"
+complete -c gpu-tracker -n $main -s q -l quiet -d "no status line"
+complete -c gpu-tracker -n $main -l wait-all -d "track what the command leaves running to its end"
+complete -c gpu-tracker -n $main -l pid -x -a "(__fish_complete_pids)" -d "track a running process"
+complete -c gpu-tracker -n $main -l process-csv -r -F -d "process series CSV"
+complete -c gpu-tracker -n $main -l system-csv -r -F -d "system series CSV"
+complete -c gpu-tracker -n $main -l snapshot -r -F -d "save the run as gzipped JSON"
+complete -c gpu-tracker -n $main -l report -r -F -d "HTML report of the run"
+complete -c gpu-tracker -n $main -l cloud -d "ask the cloud metadata services"
+complete -c gpu-tracker -n $main -l snapshot-format -x -a "gpu_tracker resource_tracker resource_tracker-0.5" -d "snapshot format"
+complete -c gpu-tracker -n $main -l no-children -d "track the main process alone"
+complete -c gpu-tracker -n $main -l start-at -x -a aligned -d "when sampling begins"
+complete -c gpu-tracker -n $main -l no-csv-header -d "CSVs without header"
+complete -c gpu-tracker -n $main -l sampled-only -d "figures of a plain sampler, for comparison"
+
+# The subcommands.
+complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend" -s f -l format -x -a "text json" -d "output format"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l st -x -d "seconds between rows"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l duration -x -d "stop after this long"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from system report" -s o -l output -r -F -d "output file"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l disable-logs -d "no warnings"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from recommend report" -l server -d "cheapest matching cloud server"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from stats recommend report" -l max-rows -x -d "rows read per series"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report" -F
