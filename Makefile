@@ -16,7 +16,7 @@ WERROR ?= OFF
 CTEST = ctest --output-on-failure -j $(JOBS)
 
 .PHONY: all deps deps-check build check check-build check-asan check-tsan fuzz fuzz-build \
-	demo bench install uninstall clean
+	demo bench install uninstall deb clean
 
 all: build
 
@@ -91,6 +91,12 @@ install: build
 # Removes what install put there (CMake's install manifest names it).
 uninstall:
 	@./scripts/uninstall.sh $(BUILD_DIR)/install_manifest.txt
+
+# Debian packages (gpu-tracker, libgputracker0, libgputracker-dev) built
+# with dpkg-buildpackage from debian/, into $(BUILD_DIR)/deb.
+deb:
+	@./scripts/install-deps.sh deb
+	@./scripts/make-deb.sh . $(BUILD_DIR)/deb
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -2,10 +2,11 @@
 # Installs the Debian packages gpu-tracker needs, if any is missing. Runs
 # apt-get when we are root; otherwise says what to install.
 #
-# usage: install-deps.sh build|check
-#        install-deps.sh --list build|check   (prints the packages, installs nothing)
+# usage: install-deps.sh build|deb|check
+#        install-deps.sh --list build|deb|check   (prints the packages, installs nothing)
 #   build  what `make` and `make demo` need: a C compiler, CMake, json-c,
 #          zlib and libcurl's headers, help2man (the man page)
+#   deb    also what `make deb` needs: debhelper, dpkg-dev, fakeroot
 #   check  also what `make check` needs so that no test has to skip: clang
 #          and its runtimes (the ThreadSanitizer build and the libFuzzer
 #          targets), Chromium (the HTML report is rendered and hovered in it)
@@ -13,7 +14,8 @@
 #          Python with venv, pip, setuptools, wheel and pytest (the Python
 #          package is built into a throwaway virtual environment and tested),
 #          zsh and fish (the installed completions are loaded in them),
-#          man-db (the installed man page is rendered)
+#          man-db (the installed man page is rendered), the deb tools and
+#          lintian (the package is built and checked)
 set -eu
 
 list=0
@@ -23,10 +25,12 @@ if [ "${1:-}" = "--list" ]; then
 fi
 mode=${1:-build}
 packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev help2man"
+deb_packages="debhelper dpkg-dev fakeroot"
 case "$mode" in
 build) ;;
-check) packages="$packages clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db" ;;
-*) echo "usage: install-deps.sh [--list] build|check" >&2; exit 2 ;;
+deb) packages="$packages $deb_packages" ;;
+check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db" ;;
+*) echo "usage: install-deps.sh [--list] build|deb|check" >&2; exit 2 ;;
 esac
 if [ "$list" -eq 1 ]; then
     echo $packages
