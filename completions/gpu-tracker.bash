@@ -29,7 +29,7 @@ _gpu_tracker()
     case $prev in
     --ru | --gru) words="bytes kilobytes megabytes gigabytes terabytes" ;;
     --tu) words="seconds minutes hours days" ;;
-    -f | --format) words="text json" ;;
+    -f | --format) words="text json" && [[ -z $sub ]] && words="text json human" ;;
     --gb) words="nvidia amd" ;;
     --snapshot-format) words="gpu_tracker resource_tracker resource_tracker-0.5" ;;
     --start-at) words="aligned" ;;

@@ -728,6 +728,32 @@ GT_API gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct ru
  * next call on it. */
 GT_API const gt_resource_usage *gt_tracker_usage(gt_tracker *t);
 
+/* What a run added up to, beside the summary's peaks and percentages: the
+ * figures a person reads first (CPU seconds, bytes read and written). The
+ * struct grows at its end: set struct_size to sizeof(gt_totals). (0.3) */
+typedef struct gt_totals {
+    size_t struct_size;        /* set by the caller */
+    double wall_seconds;       /* baseline to final sample: the compute time */
+    double cpu_main_seconds;   /* user + system CPU of the main process (and of
+                                  the children it waited for) in that span */
+    double cpu_descendants_seconds; /* of its descendants */
+    /* Storage I/O (bytes that reached or came from the block layer, as
+     * /proc/<pid>/io's read_bytes and write_bytes count them) of the
+     * processes a reaper (options.reaper_pid) reaped and passed to
+     * gt_tracker_add_reaped(): each its own and that of the children it
+     * waited for. io_available is 1 once the main process was among them
+     * (the gpu-tracker command); 0 otherwise (attached to a PID, or a
+     * program tracking itself): then the two are 0. Processes still running
+     * at the stop are not in them. */
+    int io_available;
+    double read_bytes, write_bytes;
+} gt_totals;
+
+/* Fills *out (struct_size set by the caller) for a STOPPED tracker.
+ * GT_ERR_STATE unless STOPPED, GT_ERR_INVALID_ARGUMENT when struct_size is
+ * smaller than the 0.3 struct. */
+GT_API gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out);
+
 /* The rows kept (options.series) in *out. GT_ERR_STATE unless STOPPED. The
  * arrays are the tracker's, valid until gt_tracker_free(). While tracking,
  * a long run's rows are kept on disk (docs/api.md); this copies all of

@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "fixture.h"
 #include "runner.h"
@@ -53,7 +55,7 @@ static void test_errors(void)
     check_error(&r, 2, "gpu-tracker: unknown time unit 'weeks'; valid units: seconds, minutes, "
                        "hours, days\n");
     r = gt("-f", "xml", "-e", touch, NULL);
-    check_error(&r, 2, "gpu-tracker: unknown format 'xml'; valid formats: text, json\n");
+    check_error(&r, 2, "gpu-tracker: unknown format 'xml'; valid formats: text, json, human\n");
     const char *bad_st[] = {"0", "-1", "abc", "1s", "inf", "nan", "1e-300", "0.00009", "86401",
                             "1e400"};
     for (size_t i = 0; i < sizeof bad_st / sizeof bad_st[0]; i++) {
@@ -385,6 +387,106 @@ static void test_wait_all(void)
     r = gt("--wait-all", "--pid", "1", NULL);
     check_error(&r, 2, "gpu-tracker: --wait-all waits for what a command it runs leaves behind; "
                        "with --pid, tracking already ends when that process does\n");
+}
+
+/* The value after a label of -f human ("CPU time        0.51 s ..."), or
+ * NULL. */
+static const char *human_value(const char *text, const char *label)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n%s ", label);
+    const char *p = strstr(text, key);
+    if (!p)
+        return NULL;
+    p += strlen(key);
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+/* A size as -f human writes it ("201 MiB", "8.00 MiB"), in bytes; -1 if
+ * it is not one. */
+static double human_size(const char *s)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v;
+    char unit[8];
+    if (!s || sscanf(s, "%lf %7[A-Za-z]", &v, unit) != 2)
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(unit, units[i]) == 0)
+            return v * pow(1024, (double)i);
+    return -1;
+}
+
+/* -f human: one line per figure, units by size, CPU seconds as the kernel
+ * counted them, the peak RSS above what the workload held, the bytes a
+ * command wrote to storage; --ru/--tu do not change it. */
+static void test_human_format(void)
+{
+    struct result r = gt("-f", "human", "--ru", "terabytes", "--tu", "days", "--st", "0.1",
+                         "--disable-logs", "--", WORKLOAD_BIN, "burn", "0.5", NULL);
+    CHECK(r.status == 0);
+    const char *labels[] = {"Wall time", "CPU time", "CPU cores", "Peak RAM", "System RAM",
+                            "I/O", "GPU", "Threads", "Samples"};
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+        CHECK_MSG(human_value(r.out.data, labels[i]) != NULL, "no '%s' line in [%s]", labels[i],
+                  r.out.data);
+    double cpu = 0, main_cpu = -1, wall = 0;
+    const char *v = human_value(r.out.data, "CPU time");
+    CHECK(v && sscanf(v, "%lf s (main %lf s", &cpu, &main_cpu) == 2);
+    double truth = reported(&r, "main cpu ");
+    CHECK_MSG(truth >= 0.5 && fabs(main_cpu - truth) <= TICKS_SLACK + 0.005,
+              "main CPU %f s, the kernel counted %f s", main_cpu, truth);
+    v = human_value(r.out.data, "Wall time");
+    CHECK(v && sscanf(v, "%lf s", &wall) == 1 && wall >= 0.5 - 0.02);
+    CHECK_CONTAINS(r.out.data, "\nGPU             none measured: no GPU library found");
+    result_free(&r);
+
+    /* Memory and storage: 64 MiB held; 8 MiB written and synced by dd. */
+    const char *file = tmp_path("human-io");
+    char of[300];
+    snprintf(of, sizeof of, "of=%s", file);
+    r = gt("-f", "human", "--st", "10", "--disable-logs", "--", "sh", "-c",
+           WORKLOAD_BIN " alloc 64 && dd if=/dev/zero \"$0\" bs=1M count=8 conv=fsync status=none",
+           of, NULL);
+    CHECK(r.status == 0);
+    double peak = human_size(human_value(r.out.data, "Peak RAM"));
+    CHECK_MSG(peak >= 64 * MIB, "peak RAM %f bytes: [%s]", peak, r.out.data);
+    const char *io = human_value(r.out.data, "I/O");
+    const char *written = io ? strstr(io, "written ") : NULL;
+    double wbytes = human_size(written ? written + 8 : NULL);
+    struct statfs fs;
+    int on_tmpfs = statfs(tmpdir, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+    /* tmpfs sends nothing to storage; any disk gets the 8 MiB. */
+    CHECK_MSG(on_tmpfs ? wbytes == 0 : wbytes >= 8 * MIB, "written %f bytes: [%s]", wbytes,
+              r.out.data);
+    result_free(&r);
+
+    /* Attached to a PID: no I/O figure (nothing is reaped), and it says so. */
+    char *w_argv[] = {WORKLOAD_BIN, "wait-signal", NULL};
+    struct child w = spawn(w_argv, 0);
+    struct buf ready = {NULL, 0};
+    CHECK(read_until(w.out, &ready, "ready\n") == 0);
+    free(ready.data);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)w.pid);
+    char *argv[] = {GT_BIN, "-f", "human", "--st", "0.1", "--pid", pid, NULL};
+    struct child g = spawn(argv, 0);
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.err, &r.err, "until it ends") == 0);
+    kill(w.pid, SIGTERM);
+    struct result wr;
+    memset(&wr, 0, sizeof wr);
+    finish(&w, &wr);
+    result_free(&wr);
+    finish_within(&g, &r, 60, "gpu-tracker --pid");
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "\nI/O             not measured (only for a command gpu-tracker "
+                               "runs and reaps)\n");
+    result_free(&r);
+    r = gt("-f", "xml", "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: unknown format 'xml'; valid formats: text, json, human\n");
 }
 
 /* gpu-tracker with standard error on a new pseudo-terminal (stdout to a
@@ -1013,6 +1115,7 @@ int main(int argc, char **argv)
     test_orphans();
     test_wait_all();
     test_live_line();
+    test_human_format();
     test_signals_forwarded();
     test_stopped_command();
     test_closed_stdout();

@@ -54,6 +54,8 @@ complete_bash() {
 }
 [ "$(complete_bash gpu-tracker --wa)" = "--wait-all" ] || fail "bash: --wa gave '$(complete_bash gpu-tracker --wa)'"
 [ "$(complete_bash gpu-tracker --ru meg)" = "megabytes" ] || fail "bash: --ru meg"
+[ "$(complete_bash gpu-tracker -f hu)" = "human" ] || fail "bash: -f hu"
+[ -z "$(complete_bash gpu-tracker stats -f hu)" ] || fail "bash: stats has no human format"
 [ "$(complete_bash gpu-tracker sta)" = "stats" ] || fail "bash: sta gave '$(complete_bash gpu-tracker sta)'"
 [ "$(complete_bash gpu-tracker report x.json.gz --se)" = "--server" ] || fail "bash: report --se"
 complete_bash gpu-tracker --st 1 -- ech | grep -qx echo || fail "bash: the command after -- is not completed"

@@ -868,6 +868,8 @@ static void test_live_reads(void)
     gt_progress small = {.struct_size = sizeof(size_t)};
     CHECK(gt_tracker_progress(t, &small) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "gt_progress.struct_size");
+    gt_totals tot = {.struct_size = sizeof tot};
+    CHECK(gt_tracker_totals(t, &tot) == GT_ERR_STATE); /* STARTED */
     gt_snapshot *snap = NULL;
     CHECK(gt_tracker_snapshot(t, "live", -1, &snap) == GT_OK);
     if (snap) {
@@ -881,6 +883,13 @@ static void test_live_reads(void)
     CHECK(gt_tracker_progress(t, &end1) == GT_OK && gt_tracker_progress(t, &end2) == GT_OK);
     CHECK(end1.elapsed == end2.elapsed && end1.elapsed >= pg.elapsed);
     CHECK(end1.samples > pg.samples);
+    /* Totals: the same span; main's ticks never moved; no reaper, no I/O. */
+    CHECK(gt_tracker_totals(t, &tot) == GT_OK);
+    CHECK(tot.wall_seconds == end1.elapsed);
+    CHECK(tot.cpu_main_seconds == 0 && tot.cpu_descendants_seconds == 0);
+    CHECK(tot.io_available == 0 && tot.read_bytes == 0 && tot.write_bytes == 0);
+    gt_totals small_totals = {.struct_size = 4};
+    CHECK(gt_tracker_totals(t, &small_totals) == GT_ERR_INVALID_ARGUMENT);
     CHECK(gt_tracker_wait_rows(t, 100000, 5) == 0); /* stopped with fewer */
     gt_series s;
     CHECK(gt_tracker_series(t, &s) == GT_OK);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 char *human_bytes(char *buf, size_t cap, double bytes)
 {
@@ -57,4 +58,70 @@ char *human_duration(char *buf, size_t cap, double seconds)
     else
         human_clock(buf, cap, seconds);
     return buf;
+}
+
+/* "Label" padded to the value column, then the value. */
+#define LABEL "%-16s"
+
+static void line_bytes_split(FILE *f, const char *label, double total, double main_b,
+                             double desc_b, const char *what)
+{
+    char t[32], m[32], d[32];
+    fprintf(f, LABEL "%s (main %s, descendants %s)%s\n", label, human_bytes(t, sizeof t, total),
+            human_bytes(m, sizeof m, main_b), human_bytes(d, sizeof d, desc_b), what);
+}
+
+char *human_summary(const gt_resource_usage *u, const gt_totals *totals)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    char a[32], b[32], c[32];
+    const gt_cpu_utilization *cpu = &u->cpu_utilization;
+    const gt_measurement *me = &u->measurement;
+
+    fprintf(f, LABEL "%s\n", "Wall time", human_duration(a, sizeof a, totals->wall_seconds));
+    double cpu_total = totals->cpu_main_seconds + totals->cpu_descendants_seconds;
+    fprintf(f, LABEL "%s (main %s, descendants %s)\n", "CPU time",
+            human_duration(a, sizeof a, cpu_total),
+            human_duration(b, sizeof b, totals->cpu_main_seconds),
+            human_duration(c, sizeof c, totals->cpu_descendants_seconds));
+    fprintf(f, LABEL "mean %.2f cores, peak %.2f, of %d\n", "CPU cores",
+            cpu->combined.mean_sum_percent / 100.0, cpu->combined.max_sum_percent / 100.0,
+            cpu->system_core_count);
+    line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
+                     u->max_ram.descendants.total_rss, ", RSS, shared pages once");
+    fprintf(f, LABEL "peak %s used of %s (the whole machine)\n", "System RAM",
+            human_bytes(a, sizeof a, u->max_ram.system),
+            human_bytes(b, sizeof b, u->max_ram.system_capacity));
+    if (totals->io_available)
+        fprintf(f, LABEL "read %s, written %s (storage)\n", "I/O",
+                human_bytes(a, sizeof a, totals->read_bytes),
+                human_bytes(b, sizeof b, totals->write_bytes));
+    else
+        fprintf(f, LABEL "not measured (only for a command gpu-tracker runs and reaps)\n", "I/O");
+    if (me->unknown || me->gpu_available) {
+        char of[64];
+        snprintf(of, sizeof of, ", of %s",
+                 human_bytes(a, sizeof a, u->max_gpu_ram.system_capacity));
+        line_bytes_split(f, "Peak GPU RAM", u->max_gpu_ram.combined, u->max_gpu_ram.main,
+                         u->max_gpu_ram.descendants, of);
+        const gt_gpu_utilization *g = &u->gpu_utilization;
+        fprintf(f, LABEL "mean %.0f%%, peak %.0f%%, summed over %d GPU%s\n", "GPU utilization",
+                g->gpu_percentages.mean_sum_percent, g->gpu_percentages.max_sum_percent,
+                g->n_expected_gpus, g->n_expected_gpus == 1 ? "" : "s");
+    } else {
+        fprintf(f, LABEL "none measured: %s\n", "GPU", me->gpu_reason[0] ? me->gpu_reason : "no GPU");
+    }
+    fprintf(f, LABEL "peak %d (main %d, descendants %d)\n", "Threads", cpu->combined_n_threads,
+            cpu->main_n_threads, cpu->descendants_n_threads);
+    fprintf(f, LABEL "%ld, every %s\n", "Samples", me->samples,
+            human_duration(a, sizeof a, me->sleep_time));
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

@@ -1,6 +1,6 @@
 /* human.h - figures as a person reads them at a glance: binary units chosen
  * by size (B, KiB, MiB, GiB, TiB) and durations in s, m:ss or h:mm:ss. Used
- * by the live status line (live.c). */
+ * by the live status line (live.c) and the -f human summary. */
 #ifndef GT_CLI_HUMAN_H
 #define GT_CLI_HUMAN_H
 
@@ -19,5 +19,13 @@ char *human_duration(char *buf, size_t cap, double seconds);
 /* A clock: "m:ss" under an hour, "h:mm:ss" beyond (never fractions: a
  * status line that changes once a second). Returns buf. */
 char *human_clock(char *buf, size_t cap, double seconds);
+
+#include "gpu_tracker.h"
+
+/* The -f human summary of a run: one line per figure, units chosen by size.
+ * u must be in bytes and seconds (ram_unit and gpu_ram_unit "bytes",
+ * time_unit "seconds"); totals as gt_tracker_totals() gives them. Returns
+ * a malloc'd text ending in a newline, or NULL when out of memory. */
+char *human_summary(const gt_resource_usage *u, const gt_totals *totals);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "cli_main.h"
 #include "gpu_tracker.h"
+#include "human.h"
 #include "live.h"
 #include "options.h"
 #include "output.h"
@@ -81,6 +82,41 @@ static void warn_left_running(const struct run_result *r)
         fprintf(stderr, " and %zu more", r->left_running - shown);
     fprintf(stderr, "): measured up to the command's exit, not to %s end; --wait-all waits for "
             "%s\n", r->left_running == 1 ? "its" : "their", r->left_running == 1 ? "it" : "them");
+}
+
+/* The -f human summary of a stopped tracker (its units bytes and seconds),
+ * without its final newline, as the other formats; NULL when out of memory. */
+static char *human_of(gt_tracker *t)
+{
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    gt_totals totals;
+    memset(&totals, 0, sizeof totals);
+    totals.struct_size = sizeof totals;
+    if (!u || gt_tracker_totals(t, &totals) != GT_OK)
+        return NULL;
+    char *text = human_summary(u, &totals);
+    size_t n = text ? strlen(text) : 0;
+    if (n > 0 && text[n - 1] == '\n')
+        text[n - 1] = '\0';
+    return text;
+}
+
+/* text and a newline to path, under the output rules (gt_output_open: a
+ * link planted by someone else is refused). -1 with the reason in
+ * gt_last_error() or errno. */
+static int write_text_file(const char *path, const char *text)
+{
+    int fd;
+    if (gt_output_open(path, &fd) != GT_OK)
+        return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        return -1;
+    }
+    int bad = fprintf(f, "%s\n", text) < 0;
+    bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
 }
 
 static int fail(const char *msg, int status)
@@ -255,7 +291,9 @@ int gt_cli_main(int argc, char **argv)
         free(command);
     }
 
-    char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t) : gt_tracker_to_text(t);
+    char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t)
+                    : o.format == FORMAT_HUMAN ? human_of(t)
+                                               : gt_tracker_to_text(t);
     if (!summary) {
         gt_tracker_free(t);
         cli_options_free(&o);
@@ -278,8 +316,10 @@ int gt_cli_main(int argc, char **argv)
 
     if (o.output) {
         const gt_resource_usage *u = gt_tracker_usage(t);
-        if (gt_usage_write_file(u, o.output, o.format == FORMAT_JSON ? GT_FORMAT_JSON
-                                                                       : GT_FORMAT_TEXT) != GT_OK) {
+        if (o.format == FORMAT_HUMAN ? write_text_file(o.output, summary) < 0
+                                     : gt_usage_write_file(u, o.output, o.format == FORMAT_JSON
+                                                                            ? GT_FORMAT_JSON
+                                                                            : GT_FORMAT_TEXT) != GT_OK) {
             /* Never lose the measurements: show them instead. */
             fprintf(stderr, "gpu-tracker: %s; the summary follows on standard error\n",
                     gt_last_error());

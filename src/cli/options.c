@@ -42,7 +42,9 @@ const char cli_usage[] =
     "    -o --output=<output>    File path to store the computational-resource-usage\n"
     "                            measurements. If not set, prints measurements to the screen.\n"
     "    -f --format=<format>    File format of the output. Either 'json' or 'text'.\n"
-    "                            Defaults to 'text'.\n"
+    "                            Defaults to 'text'. 'human': one line per figure, in\n"
+    "                            units chosen by size (MiB, GiB, s, m:ss), with CPU seconds\n"
+    "                            and I/O bytes; --ru, --gru and --tu do not apply to it.\n"
     "    --st=<sleep-time>       The number of seconds to sleep in between usage-collection\n"
     "                            iterations, from 0.0001 to 86400. Defaults to 1.0.\n"
     "    --ru=<ram-unit>         One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or\n"
@@ -217,8 +219,11 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
                 o->format = FORMAT_TEXT;
             else if (strcmp(optarg, "json") == 0)
                 o->format = FORMAT_JSON;
+            else if (strcmp(optarg, "human") == 0)
+                o->format = FORMAT_HUMAN;
             else {
-                snprintf(err, errcap, "unknown format '%s'; valid formats: text, json", optarg);
+                snprintf(err, errcap, "unknown format '%s'; valid formats: text, json, human",
+                         optarg);
                 return -1;
             }
             break;
@@ -294,6 +299,11 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         current = optind;
     }
 
+    /* The human format picks its units by size from bytes and seconds. */
+    if (o->format == FORMAT_HUMAN) {
+        o->tracker.ram_unit = o->tracker.gpu_ram_unit = "bytes";
+        o->tracker.time_unit = "seconds";
+    }
     if (gt_options_validate(&o->tracker) != GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
         return -1;

@@ -7,7 +7,7 @@
 #include "gpu_tracker.h"
 #include "gpu_tracker_testing.h"
 
-enum cli_format { FORMAT_TEXT, FORMAT_JSON };
+enum cli_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HUMAN };
 enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_VERSION };
 
 struct cli_options {

@@ -436,6 +436,9 @@ gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *r
     pthread_mutex_lock(&t->lock);
     if (ru->ru_maxrss > 0)
         usage_add_reaped(&t->pipe.acc, pid == t->pid, (unsigned long long)ru->ru_maxrss);
+    usage_add_reaped_io(&t->pipe.acc, pid == t->pid,
+                        ru->ru_inblock > 0 ? (unsigned long long)ru->ru_inblock : 0,
+                        ru->ru_oublock > 0 ? (unsigned long long)ru->ru_oublock : 0);
     pthread_mutex_unlock(&t->lock);
     return GT_OK;
 }

@@ -157,6 +157,33 @@ double gt_tracker_start_epoch(gt_tracker *t)
     return at;
 }
 
+gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
+{
+    if (!t || !out)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_totals: NULL argument");
+    if (out->struct_size < sizeof(gt_totals))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid gt_totals.struct_size %zu: set it to sizeof(gt_totals)",
+                       out->struct_size);
+    if (t->state != STATE_STOPPED)
+        return gt_fail(GT_ERR_STATE, "gt_tracker_totals: the tracker is not stopped");
+    gt_totals r;
+    memset(&r, 0, sizeof r);
+    r.struct_size = out->struct_size;
+    pthread_mutex_lock(&t->lock);
+    const struct usage_acc *a = &t->pipe.acc;
+    r.wall_seconds = t->stop_time - t->start_time;
+    usage_cpu_seconds(a, &r.cpu_main_seconds, &r.cpu_descendants_seconds);
+    r.io_available = a->main_reaped;
+    if (r.io_available) {
+        r.read_bytes = (double)a->reaped_in_blocks * 512.0;
+        r.write_bytes = (double)a->reaped_out_blocks * 512.0;
+    }
+    pthread_mutex_unlock(&t->lock);
+    memcpy(out, &r, sizeof r);
+    return GT_OK;
+}
+
 gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
 {
     if (!t || !out)

@@ -200,6 +200,21 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
         raise_ull(&a->reaped_desc_kb, maxrss_kb);
 }
 
+void usage_add_reaped_io(struct usage_acc *a, int is_main, unsigned long long in_blocks,
+                         unsigned long long out_blocks)
+{
+    if (is_main)
+        a->main_reaped = 1;
+    a->reaped_in_blocks += in_blocks;
+    a->reaped_out_blocks += out_blocks;
+}
+
+void usage_cpu_seconds(const struct usage_acc *a, double *main_s, double *desc_s)
+{
+    *main_s = a->main_prev > a->main0 ? (double)(a->main_prev - a->main0) / a->ticks_per_second : 0;
+    *desc_s = a->desc_prev > a->desc0 ? (double)(a->desc_prev - a->desc0) / a->ticks_per_second : 0;
+}
+
 static void set_percentages(gt_pu_percentages *p, double max_sum, double mean_sum,
                             int denominator)
 {

@@ -44,6 +44,11 @@ struct usage_acc {
     unsigned long long reaped_main_kb;   /* main's own wait4 maxrss */
     unsigned long long reaped_any_kb;    /* any reaped process's maxrss */
     unsigned long long reaped_desc_kb;   /* a reaped descendant's maxrss */
+    /* Storage I/O of the reaped processes (wait4's ru_inblock/ru_oublock:
+     * each its own and that of the children it waited for), in 512-byte
+     * blocks; main_reaped: the tracked process itself was among them. */
+    int main_reaped;
+    unsigned long long reaped_in_blocks, reaped_out_blocks;
 
     /* GPUs: what is there (set once), and peaks and sums of samples. */
     unsigned long long gpu_capacity;
@@ -84,6 +89,14 @@ void usage_set_gpus(struct usage_acc *a, unsigned long long capacity, int count,
 /* A reaped process's ru_maxrss (kB). For main it counts as main's own peak
  * only if main, as last sampled, had reaped no child of its own. */
 void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrss_kb);
+
+/* A reaped process's storage I/O (wait4's block counts, 512 bytes each). */
+void usage_add_reaped_io(struct usage_acc *a, int is_main, unsigned long long in_blocks,
+                         unsigned long long out_blocks);
+
+/* CPU seconds of main and of its descendants between the first and the
+ * last tree sample (the span the CPU means are taken over). */
+void usage_cpu_seconds(const struct usage_acc *a, double *main_s, double *desc_s);
 
 /* The tree's combined RSS peak so far (kB), as usage_result() gives it:
  * never below a reaped process's high-water mark. */
