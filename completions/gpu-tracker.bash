@@ -38,7 +38,7 @@ _gpu_tracker()
         mapfile -t COMPREPLY < <(compgen -c -- "$cur")
         return
         ;;
-    -o | --output | --process-csv | --system-csv | --snapshot | --report)
+    -o | --output | --process-csv | --system-csv | --snapshot | --report | --backup)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
@@ -62,7 +62,8 @@ _gpu_tracker()
         *) words="--help -h --version -v --execute -e --output -o --format -f --st --ru --gru
                   --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
-                  --no-children --start-at --no-csv-header --sampled-only --" ;;
+                  --no-children --start-at --no-csv-header --sampled-only --backup
+                  --no-backup --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
         return

@@ -194,6 +194,10 @@ typedef struct gt_options {
      * header line (rows only, as resource_tracker's print_header=False).
      * Default 0. */
     int csv_no_header;
+    /* ---- Added in 0.3 (struct_size tells them apart) ---- */
+    /* What the tracked process runs (a command line), for the backup
+     * file's identity (gt_backup_read_info); NULL: not said. */
+    const char *command;
 } gt_options;
 
 #define GT_START_ALIGNED (-1.0)
@@ -353,6 +357,33 @@ GT_API char *gt_usage_to_json(const gt_resource_usage *usage);
  * fit. On failure returns GT_ERR_PARSE and gt_last_error() names the first
  * missing or malformed key; *usage is then unspecified. */
 GT_API gt_status gt_usage_from_json(const char *json, gt_resource_usage *usage);
+
+/* Who writes a backup file (options.resource_usage_file), as it records
+ * itself beside the summary (0.3): which run it is and whether it is still
+ * going on. The struct grows at its end: set struct_size to
+ * sizeof(gt_backup_info). */
+typedef struct gt_backup_info {
+    size_t struct_size;      /* set by the caller */
+    int present;             /* 0: the file has no identity (an older
+                                writer, or not a backup): the rest is 0 */
+    int tracker_pid;         /* the process that writes it (gpu-tracker, or
+                                the program that links the library) */
+    int pid;                 /* the tracked process */
+    char host[256];          /* the machine it runs on */
+    char command[1024];      /* what the tracked process runs ("" when not
+                                said; cut to fit) */
+    double start_time;       /* epoch seconds tracking began */
+    double updated;          /* epoch seconds of this write */
+    int running;             /* 1: its writer still runs: this machine, and a
+                                process with that PID and that start time */
+} gt_backup_info;
+
+/* Reads the identity in a backup file (a regular file of at most 16 MiB,
+ * as gt_usage_read_file). GT_OK with out->present 0 when the file has
+ * none; GT_ERR_IO (cannot read), GT_ERR_PARSE (not JSON, or an identity
+ * with a missing or mistyped field), GT_ERR_INVALID_ARGUMENT (struct_size)
+ * with the reason in gt_last_error(). */
+GT_API gt_status gt_backup_read_info(const char *path, gt_backup_info *out);
 
 /* Output formats of gt_usage_write_file(). */
 typedef enum gt_format { GT_FORMAT_TEXT, GT_FORMAT_JSON } gt_format;
@@ -802,6 +833,11 @@ GT_API int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
  * GT_START_ALIGNED included) the time it is scheduled for, before it comes
  * (and after a stop that came first). 0 when NEW. */
 GT_API double gt_tracker_start_epoch(gt_tracker *t);
+
+/* The backup file the tracker keeps while STARTED (options.
+ * resource_usage_file, or the name it chose), NULL when it keeps none.
+ * Owned by the tracker, valid until gt_tracker_free(). (0.3) */
+GT_API const char *gt_tracker_backup_path(gt_tracker *t);
 
 /* What a run shows while it goes on: the newest sample's figures and the
  * peak so far, in fixed units (MiB, cores, percent) whatever the options'

@@ -187,9 +187,17 @@ static void test_text_output(void)
                   r.out.data);
         at = next ? next + strlen(order[i]) : NULL;
     }
-    /* One warning: no GPU library. */
-    CHECK_STR(r.err.data, "gpu-tracker: warning: no GPU library found (tried libnvidia-ml.so.1, "
-                          "librocm_smi64.so): GPU RAM and GPU utilization are reported as 0\n");
+    /* One warning, no GPU library, and where the backup was kept: a
+     * hidden file of a random name in the working directory, gone now. */
+    const char *want = "gpu-tracker: warning: no GPU library found (tried libnvidia-ml.so.1, "
+                       "librocm_smi64.so): GPU RAM and GPU utilization are reported as 0\n"
+                       "gpu-tracker: results so far kept in .gpu-tracker_";
+    CHECK_MSG(strncmp(r.err.data, want, strlen(want)) == 0, "stderr: [%s]", r.err.data);
+    char backup[64] = "";
+    const char *name = strstr(r.err.data, ".gpu-tracker_");
+    CHECK(name && sscanf(name, "%63[^ ]", backup) == 1 && strlen(backup) == 13 + 36 + 5);
+    CHECK_CONTAINS(r.err.data, " until tracking ends ('gpu-tracker show' reads it)\n");
+    CHECK(backup[0] && access(backup, F_OK) != 0);
     result_free(&r);
     r = gt("--disable-logs", "-e", WORKLOAD_BIN " exit 0", NULL);
     CHECK_STR(r.err.data, "");
@@ -958,11 +966,10 @@ static void test_gpu_fake(void)
     /* A GPU was found: no warning about it; the child the command left
      * running is named. */
     char left[200];
-    snprintf(left, sizeof left, "gpu-tracker: warning: the command has exited, but 1 process it "
-             "started is still running (PID %d)", child_pid);
-    CHECK(strncmp(r.err.data, left, strlen(left)) == 0);
-    CHECK_MSG(strchr(r.err.data, '\n') == r.err.data + strlen(r.err.data) - 1,
-              "more than the one warning: %s", r.err.data);
+    snprintf(left, sizeof left, "\ngpu-tracker: warning: the command has exited, but 1 process "
+             "it started is still running (PID %d)", child_pid);
+    CHECK_CONTAINS(r.err.data, left);
+    CHECK_MSG(strstr(r.err.data, "GPU library") == NULL, "a GPU warning: %s", r.err.data);
     char *text = slurp(tmp_path("gpu.json"));
     json_object *j = text ? parse_or_fail(text, "gpu.json") : NULL;
     if (j) {
@@ -1096,6 +1103,88 @@ static void test_output_file(void)
     result_free(&r);
 }
 
+/* The backup: placed with --backup and named at the start; it says which
+ * run it is, and show tells a run still going on from one that was killed;
+ * --no-backup keeps none; a malformed identity is said and the summary
+ * still shown. */
+static void test_backup_file(void)
+{
+    const char *backup = tmp_path("run-backup.json");
+    char *argv[] = {GT_BIN, "--backup", (char *)backup, "--st", "0.1", "--", WORKLOAD_BIN,
+                    "wait-signal", NULL};
+    struct child g = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.out, &r.out, "ready\n") == 0);
+    char named[400];
+    snprintf(named, sizeof named, "gpu-tracker: results so far kept in %s until tracking ends "
+             "('gpu-tracker show' reads it)\n", backup);
+    CHECK(read_until(g.err, &r.err, named) == 0);
+    pid_t command = first_child(g.pid);
+    CHECK(command > 0);
+
+    struct result s = gt("show", backup, NULL);
+    CHECK(s.status == 0);
+    CHECK_CONTAINS(s.out.data, "Max RAM:");
+    char want[600];
+    snprintf(want, sizeof want, "gpu-tracker: '%s' is the backup of a run still going on (pid %d, "
+             "last update ", backup, (int)command);
+    CHECK_MSG(strncmp(s.err.data, want, strlen(want)) == 0, "show said [%s]", s.err.data);
+    CHECK_CONTAINS(s.err.data, " ago, command: " WORKLOAD_BIN " wait-signal): the figures are "
+                               "those up to its last update\n");
+    result_free(&s);
+
+    /* gpu-tracker killed: the file stays, from a run that did not finish. */
+    kill(g.pid, SIGKILL);
+    if (command > 0)
+        kill(command, SIGTERM);
+    finish(&g, &r);
+    CHECK(r.status == 128 + SIGKILL);
+    result_free(&r);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    s = gt("show", backup, NULL);
+    CHECK(s.status == 0);
+    snprintf(want, sizeof want, "gpu-tracker: '%s' is the backup of a run that did not finish "
+             "(pid %d on %s, started ", backup, (int)command, host);
+    CHECK_MSG(strncmp(s.err.data, want, strlen(want)) == 0, "show said [%s]", s.err.data);
+    CHECK_CONTAINS(s.err.data, " ago, command: " WORKLOAD_BIN " wait-signal): the figures are "
+                               "those up to its last update\n");
+    CHECK_CONTAINS(s.out.data, "Max RAM:");
+    result_free(&s);
+
+    /* A malformed identity: said, and the summary shown all the same. */
+    char *text = slurp(backup);
+    CHECK(text && strstr(text, "\"pid\":") != NULL);
+    if (text && strstr(text, "\"pid\":")) {
+        char *at = strstr(text, "\"pid\":");
+        const char *bad = tmp_path("bad-identity.json");
+        FILE *f = fopen(bad, "w");
+        fprintf(f, "%.*s\"pid\":\"x\",\"was\":%s", (int)(at - text), text, at + 6);
+        fclose(f);
+        s = gt("show", bad, NULL);
+        CHECK(s.status == 0);
+        snprintf(want, sizeof want, "gpu-tracker: warning: '%s': backup.pid is missing or not a "
+                 "process ID; the summary follows all the same\n", bad);
+        CHECK_MSG(strncmp(s.err.data, want, strlen(want)) == 0, "show said [%s]", s.err.data);
+        CHECK_CONTAINS(s.out.data, "Max RAM:");
+        result_free(&s);
+    }
+    free(text);
+    unlink(backup);
+
+    /* --no-backup: none kept, none named. */
+    r = gt("--no-backup", "--", "true", NULL);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.err.data, "results so far") == NULL);
+    result_free(&r);
+    r = gt("--backup", "", "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: empty file name for --backup; give a file, or --no-backup "
+                       "for none\n");
+    r = gt("--backup", backup, "--no-backup", "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: give --backup FILE or --no-backup, not both\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "pid-namespace")) {
@@ -1116,6 +1205,7 @@ int main(int argc, char **argv)
     test_wait_all();
     test_live_line();
     test_human_format();
+    test_backup_file();
     test_signals_forwarded();
     test_stopped_command();
     test_closed_stdout();

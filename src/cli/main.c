@@ -2,10 +2,12 @@
  * process tree with libgputracker, and print or save the summary. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_main.h"
@@ -60,12 +62,24 @@ static void release_warnings(int print)
     pthread_mutex_unlock(&warnings_lock);
 }
 
-static void on_started(pid_t pid, const gt_options *opts)
+/* Say no more than a warning would: nothing with --disable-logs or -q. */
+static int quiet_start;
+
+static void on_started(pid_t pid, const gt_options *opts, gt_tracker *t)
 {
     release_warnings(1);
-    if (opts->process_id == pid && opts->reaper_pid == 0 && !opts->disable_logs)
+    if (opts->disable_logs || quiet_start)
+        return;
+    if (opts->process_id == pid && opts->reaper_pid == 0)
         fprintf(stderr, "gpu-tracker: tracking PID %d until it ends (Ctrl-C stops tracking)\n",
                 (int)pid);
+    /* Where the results so far are, should this run be killed. */
+    const char *backup = gt_tracker_backup_path(t);
+    if (backup) {
+        fputs("gpu-tracker: results so far kept in ", stderr);
+        output_print_untrusted(stderr, backup);
+        fputs(" until tracking ends ('gpu-tracker show' reads it)\n", stderr);
+    }
 }
 
 /* The command has exited and left processes running that it started:
@@ -125,6 +139,65 @@ static int fail(const char *msg, int status)
     return status;
 }
 
+/* "3 s", "4 min", "2.5 h", "3.0 days": how long ago a backup was written. */
+static void format_ago(char *buf, size_t cap, double seconds)
+{
+    if (seconds < 0)
+        seconds = 0;
+    if (seconds < 60)
+        snprintf(buf, cap, "%.0f s", floor(seconds));
+    else if (seconds < 3600)
+        snprintf(buf, cap, "%.0f min", floor(seconds / 60));
+    else if (seconds < 86400)
+        snprintf(buf, cap, "%.1f h", seconds / 3600);
+    else
+        snprintf(buf, cap, "%.1f days", seconds / 86400);
+}
+
+/* A backup is being shown: which run it is from, and whether that run is
+ * still going on (its writer alive on this machine) or did not finish.
+ * Its strings come from the file: printed with control characters escaped. */
+static void say_which_run(const char *path)
+{
+    gt_backup_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (gt_backup_read_info(path, &info) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: warning: %s; the summary follows all the same\n",
+                gt_last_error());
+        info.present = 0;
+    }
+    fputs("gpu-tracker: '", stderr);
+    output_print_untrusted(stderr, path);
+    if (!info.present) {
+        fputs("' is the backup of a run that did not finish: the figures are those up to its "
+              "last sample\n", stderr);
+        return;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char ago[32];
+    format_ago(ago, sizeof ago, (double)now.tv_sec + (double)now.tv_nsec / 1e9 - info.updated);
+    if (info.running) {
+        fprintf(stderr, "' is the backup of a run still going on (pid %d, last update %s ago",
+                info.pid, ago);
+    } else {
+        char started[64] = "";
+        time_t t = (time_t)info.start_time;
+        struct tm tm;
+        if (localtime_r(&t, &tm))
+            strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S", &tm);
+        fprintf(stderr, "' is the backup of a run that did not finish (pid %d on ", info.pid);
+        output_print_untrusted(stderr, info.host);
+        fprintf(stderr, ", started %s, last update %s ago", started, ago);
+    }
+    if (info.command[0]) {
+        fputs(", command: ", stderr);
+        output_print_untrusted(stderr, info.command);
+    }
+    fputs("): the figures are those up to its last update\n", stderr);
+}
+
 /* gpu-tracker show FILE [-f text|json]: prints a saved summary or a backup
  * file left by a run that did not finish. */
 static int show(int argc, char **argv)
@@ -152,8 +225,7 @@ static int show(int argc, char **argv)
     if (gt_usage_read_file(path, &u) != GT_OK)
         return fail(gt_last_error(), 1);
     if (!u.measurement.complete)
-        fprintf(stderr, "gpu-tracker: '%s' is the backup of a run that did not finish: the "
-                "figures are those up to its last sample\n", path);
+        say_which_run(path);
     char *out = strcmp(format, "json") == 0 ? gt_usage_to_json(&u) : gt_usage_to_text(&u);
     if (!out)
         return fail("out of memory", 1);
@@ -250,6 +322,7 @@ int gt_cli_main(int argc, char **argv)
     gt_tracker *t = NULL;
     struct run_result r;
     struct run_control control = {.on_started = on_started, .wait_all = o.wait_all};
+    quiet_start = o.quiet;
     if (live_begin(STDERR_FILENO, !o.quiet && !o.tracker.disable_logs))
         control.on_tick = live_tick;
     int rc = o.command ? run_command(o.command, &o.tracker, &o.hooks, &t, &r, &control, err,

@@ -64,6 +64,11 @@ const char cli_usage[] =
     "                            standard error when that is a terminal (elapsed time, CPU\n"
     "                            cores, RSS now and peak, GPU memory and utilization,\n"
     "                            samples), erased when tracking ends.\n"
+    "    --backup=<file>         Keep the results so far in this file while tracking\n"
+    "                            (removed when tracking ends normally; 'gpu-tracker show\n"
+    "                            FILE' reads it). Defaults to .gpu-tracker_<uuid>.json in\n"
+    "                            the working directory.\n"
+    "    --no-backup             Keep no backup file.\n"
     "    --wait-all              When the command exits, keep tracking until every process\n"
     "                            it started has ended too. Without it, those still running\n"
     "                            are measured up to the command's exit and named in a\n"
@@ -100,7 +105,8 @@ const char cli_usage[] =
     "command has ended they end gpu-tracker.\n"
     "\n"
     "Subcommands:\n"
-    "'gpu-tracker show FILE' prints a backup file (or a JSON summary) as a summary.\n"
+    "'gpu-tracker show FILE' prints a backup file (or a JSON summary) as a summary, and\n"
+    "whether the run it is from is still going on.\n"
     "'gpu-tracker system' writes only the system series (to standard output, or -o FILE)\n"
     "until --duration seconds have passed or it gets SIGINT/SIGTERM. Rows come at start +\n"
     "k * sleep time; the CSV columns are those of resource_tracker (docs/series.md).\n"
@@ -112,8 +118,10 @@ const char cli_usage[] =
     "write: gpu-tracker -- stat ...\n"
     "\n"
     "Files:\n"
-    "While tracking, the results so far are kept in a backup file .gpu-tracker_<uuid>.json in\n"
-    "the working directory, deleted when tracking ends normally.\n"
+    "While tracking, the results so far are kept in a backup file (--backup; by default\n"
+    ".gpu-tracker_<uuid>.json in the working directory, named on standard error at the start),\n"
+    "deleted when tracking ends normally. It says which run it is (PIDs, host, command, start);\n"
+    "'gpu-tracker show FILE' tells a run still going on from one that did not finish.\n"
     "With a series on standard output, the summary goes to standard error unless -o is set.\n"
     "Output files (-o, --snapshot, --report, the CSVs, the backup) follow a symbolic link only\n"
     "when it is yours or root's, get mode 0666 less the umask (an existing file keeps its mode\n"
@@ -129,6 +137,7 @@ enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
+    OPT_BACKUP, OPT_NO_BACKUP,
 };
 
 static const struct option long_options[] = {
@@ -158,6 +167,8 @@ static const struct option long_options[] = {
     {"snapshot-format", required_argument, NULL, OPT_SNAPSHOT_FORMAT},
     {"quiet", no_argument, NULL, 'q'},
     {"wait-all", no_argument, NULL, OPT_WAIT_ALL},
+    {"backup", required_argument, NULL, OPT_BACKUP},
+    {"no-backup", no_argument, NULL, OPT_NO_BACKUP},
     {NULL, 0, NULL, 0},
 };
 
@@ -251,6 +262,19 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         case OPT_DISABLE_LOGS: o->tracker.disable_logs = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_WAIT_ALL: o->wait_all = 1; break;
+        case OPT_BACKUP:
+            if (!*optarg) {
+                snprintf(err, errcap, "empty file name for --backup; give a file, or "
+                         "--no-backup for none");
+                return -1;
+            }
+            o->tracker.resource_usage_file = optarg;
+            o->backup_set = 1;
+            break;
+        case OPT_NO_BACKUP:
+            o->tracker.resource_usage_file = "";
+            o->no_backup = 1;
+            break;
         case OPT_PID:
             if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
                 snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
@@ -340,6 +364,10 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         snprintf(err, errcap, "give only one of -e COMMAND, -- COMMAND and --pid PID");
         return -1;
     }
+    if (o->backup_set && o->no_backup) {
+        snprintf(err, errcap, "give --backup FILE or --no-backup, not both");
+        return -1;
+    }
     if (o->wait_all && o->attach_pid) {
         snprintf(err, errcap, "--wait-all waits for what a command it runs leaves behind; with "
                  "--pid, tracking already ends when that process does");
@@ -372,6 +400,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
             return -1;
         }
     }
+    /* The backup says what runs. */
+    if (o->command) {
+        o->command_line = shlex_join(o->command);
+        if (!o->command_line) {
+            cli_options_free(o);
+            snprintf(err, errcap, "out of memory");
+            return -1;
+        }
+        o->tracker.command = o->command_line;
+    }
     return 0;
 }
 
@@ -379,4 +417,6 @@ void cli_options_free(struct cli_options *o)
 {
     shlex_free(o->command);
     o->command = NULL;
+    free(o->command_line);
+    o->command_line = NULL;
 }

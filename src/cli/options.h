@@ -25,6 +25,8 @@ struct cli_options {
     gt_snapshot_format snapshot_format; /* --snapshot-format */
     int quiet;                /* -q/--quiet: no status line */
     int wait_all;             /* --wait-all: track the command's leftovers to their end */
+    int backup_set, no_backup; /* --backup FILE (in tracker), --no-backup */
+    char *command_line;       /* the command as one string, for the backup (owned) */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

@@ -326,7 +326,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
         return -1;
     }
     if (control->on_started)
-        control->on_started(pid, opts);
+        control->on_started(pid, opts, tracker);
 
     /* Wait for the command, reaping adopted orphans as they exit and passing
      * on the signals sent to us (those that came before it ran too: they
@@ -417,7 +417,7 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
         return -1;
     }
     if (control->on_started)
-        control->on_started(pid, opts);
+        control->on_started(pid, opts, tracker);
 
     int stop_sig = 0;
     while (!stop_sig) {

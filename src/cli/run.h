@@ -28,7 +28,7 @@ struct run_result {
 struct run_control {
     /* Called once the command runs (exec succeeded) or tracking of an
      * attached process has begun. NULL: nothing. */
-    void (*on_started)(pid_t pid, const gt_options *opts);
+    void (*on_started)(pid_t pid, const gt_options *opts, gt_tracker *t);
     /* Called about once a second while tracking, from the waiting thread
      * (a status line). NULL: the wait sleeps until something happens. */
     void (*on_tick)(gt_tracker *t);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "background.h"
+#include "backup_identity.h"
 #include "hot_path.h"
 
 /* The writer thread's side: a mailbox of one summary (the newest wins),
@@ -162,11 +163,25 @@ static void backup_write(struct backup_sink *b, const gt_resource_usage *u, doub
     }
     char *json = gt_usage_to_json(u);
     size_t len = json ? strlen(json) : 0;
-    char *text = json ? realloc(json, len + 2) : NULL;
+    char *text;
+    if (json && b->identity) {
+        double epoch = epoch_now();
+        if (b->start_epoch == 0)
+            b->start_epoch = epoch;
+        text = backup_identity_attach(json, b->identity, b->start_epoch, epoch);
+        free(json);
+        json = NULL;
+        len = text ? strlen(text) : 0;
+    } else {
+        text = json ? realloc(json, len + 2) : NULL;
+        if (text) {
+            json = NULL;
+            text[len++] = '\n';
+            text[len] = '\0';
+        }
+    }
     gt_status st = GT_ERR_NO_MEMORY;
     if (text) {
-        text[len++] = '\n';
-        text[len] = '\0';
         output_target_refresh(&b->target);
         int durable = b->last_fsync == 0 || now - b->last_fsync >= BACKUP_FSYNC_PERIOD;
         st = output_target_replace(&b->target, b->path, text, len, durable);
@@ -193,6 +208,7 @@ static void writer_free(struct backup_writer *w, int destroy_locks)
 {
     output_target_close(&w->own->target);
     free(w->own->path);
+    free(w->own->identity);
     if (destroy_locks) {
         pthread_mutex_destroy(&w->own->lock);
         pthread_cond_destroy(&w->wake);
@@ -258,15 +274,18 @@ static struct backup_writer *writer_start(struct backup_sink *b)
     struct backup_writer *w = calloc(1, sizeof *w);
     struct backup_sink *own = malloc(sizeof *own);
     char *path = b->path ? strdup(b->path) : NULL;
-    if (!w || !own || !path) {
+    char *identity = b->identity ? strdup(b->identity) : NULL;
+    if (!w || !own || !path || (b->identity && !identity)) {
         free(w);
         free(own);
         free(path);
+        free(identity);
         return NULL;
     }
     memcpy(own, b, sizeof *own);
     pthread_mutex_init(&own->lock, NULL); /* its own, not a copy of b's */
     own->path = path;
+    own->identity = identity;
     own->writer = NULL;
     pthread_mutex_init(&w->lock, NULL);
     cond_init_monotonic(&w->wake);
@@ -435,6 +454,15 @@ void backup_sink_forget(struct backup_sink *b)
     output_target_close(&b->target);
     free(b->path);
     b->path = NULL;
+    free(b->identity);
+    b->identity = NULL;
+}
+
+gt_status backup_sink_set_identity(struct backup_sink *b, pid_t pid, const char *command)
+{
+    free(b->identity);
+    b->identity = backup_identity_make(pid, command);
+    return b->identity ? GT_OK : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
 }
 
 void backup_sink_destroy_lock(struct backup_sink *b)

@@ -63,7 +63,15 @@ struct backup_sink {
      * none could start (then the sampling thread writes, as the first). It
      * owns target and last_fsync while it runs. */
     struct backup_writer *writer;
+    /* Who writes the file (backup_identity.h), NULL: no identity; and the
+     * epoch time of the first write (the run's start). */
+    char *identity;
+    double start_epoch;
 };
+
+/* Makes every write carry who writes the file: this process, tracking pid
+ * running command (NULL: not said). GT_ERR_NO_MEMORY. */
+gt_status backup_sink_set_identity(struct backup_sink *b, pid_t pid, const char *command);
 
 /* Seconds after which a backup whose figures did not change is rewritten,
  * elapsed seconds after its first write: a tenth of that, from

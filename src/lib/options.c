@@ -195,6 +195,7 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     o->gpu_brand = own(c, o->gpu_brand, &failed);
     o->nvml_library = own(c, o->nvml_library, &failed);
     o->rsmi_library = own(c, o->rsmi_library, &failed);
+    o->command = own(c, o->command, &failed);
     if (!o->resource_usage_file) {
         char *path = default_backup_path();
         o->resource_usage_file = own(c, path, &failed);

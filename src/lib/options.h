@@ -17,7 +17,7 @@ struct options_copy {
     const char *proc_root, *sys_root; /* never NULL */
     const char *metadata_url;     /* NULL: the real services */
     int sampled_only;
-    char *owned[12];
+    char *owned[13];
     int nowned;
 };
 

@@ -112,6 +112,10 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     t->cfg.o.resource_usage_file = t->backup.path;
     t->owner = getpid();
     t->pid = opts->process_id ? opts->process_id : t->owner;
+    if (t->backup.path && backup_sink_set_identity(&t->backup, t->pid, opts->command) != GT_OK) {
+        destroy(t);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
 
     struct sample_reader_config cfg = {
         .proc_root = t->cfg.proc_root,

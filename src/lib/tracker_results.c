@@ -157,6 +157,11 @@ double gt_tracker_start_epoch(gt_tracker *t)
     return at;
 }
 
+const char *gt_tracker_backup_path(gt_tracker *t)
+{
+    return t ? t->backup.path : NULL;
+}
+
 gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
 {
     if (!t || !out)
