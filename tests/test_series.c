@@ -505,6 +505,14 @@ static void test_process_rows_and_csv(void)
     b.stime_ticks = 40;
     series_process_row(&a, &b, 3.0, 100, 0, 1, &row);
     CHECK(row.cpu_usage == 0.0033);
+    /* 3 ticks over 10 ms is 3 cores by the clock: on 2 CPUs, at most 2. */
+    b.utime_ticks = 103;
+    b.ncpu = 2;
+    series_process_row(&a, &b, 0.01, 100, 0, 1, &row);
+    CHECK_MSG(row.cpu_usage == 2.0 && row.utime == 0.03, "cpu_usage %g", row.cpu_usage);
+    b.ncpu = 0; /* not known: as the clock says */
+    series_process_row(&a, &b, 0.01, 100, 0, 1, &row);
+    CHECK(row.cpu_usage == 3.0);
     CHECK(series_timestamp(1700000000.0, 1, 0.3333) == 1700000000.333);
     CHECK(series_timestamp(1700000000.0004, 2, 0.0003) == 1700000000.001);
 

@@ -124,6 +124,7 @@ static void series_step(struct pipeline *p, struct sample *s, const struct serie
         pr.pss_kb = s->tree.pss_kb;
         pr.children = s->tree.children;
         pr.gpu = *proc_gpu;
+        pr.ncpu = s->sys_ok ? s->cpu.ncpu : 0;
     }
     if (want_s) {
         memset(&sr, 0, sizeof sr);

@@ -51,7 +51,12 @@ void series_process_row(const struct process_reading *prev, const struct process
     unsigned long long ds = tree_delta(prev->stime_ticks, cur->stime_ticks);
     row->utime = pyfloat_round((double)du / ticks_per_second, 6);
     row->stime = pyfloat_round((double)ds / ticks_per_second, 6);
-    row->cpu_usage = pyfloat_round((double)(du + ds) / ticks_per_second / seconds, 4);
+    double cores = (double)(du + ds) / ticks_per_second / seconds;
+    /* Ticks land in whole steps: over a short interval a busy tree can
+     * show a step more than it ran, more than the machine has. */
+    if (cur->ncpu > 0 && cores > cur->ncpu)
+        cores = cur->ncpu;
+    row->cpu_usage = pyfloat_round(cores, 4);
     row->memory = cur->pss_kb;
     row->read_bytes = tree_delta(prev->read_bytes, cur->read_bytes);
     row->write_bytes = tree_delta(prev->write_bytes, cur->write_bytes);

@@ -23,6 +23,8 @@ struct process_reading {
     unsigned long long pss_kb;
     long children;
     struct series_gpu gpu;
+    int ncpu;   /* the machine's CPUs at this reading (0: not known): no
+                   row's cpu_usage is above it */
 };
 
 /* One reading of the whole system. extra may be NULL (not read). */
