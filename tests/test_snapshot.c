@@ -660,9 +660,14 @@ static void test_report(void)
         int charts = 0;
         for (const char *p = html; (p = strstr(p, "<svg")); p++)
             charts++;
-        CHECK_MSG(charts == 6, "%d charts", charts);
-        const char *titles[] = {">CPU usage<", ">Memory<", ">GPU utilization (no GPU found)<",
-                                ">GPU memory (no GPU found)<",
+        /* No GPU on this machine: its charts are left out, and said so once. */
+        CHECK_MSG(charts == 4, "%d charts", charts);
+        CHECK(!strstr(html, ">GPU utilization<") && !strstr(html, ">GPU memory<"));
+        const char *titles[] = {">CPU usage<", ">Memory<",
+                                "No GPU was found on this machine: the GPU charts are left out.",
+                                "no GPU was found on this machine", ">Memory (PSS)<",
+                                ">Peak RSS<", "size memory requests on this",
+                                "every local filesystem, not the job",
                                 ">Disk I/O<", ">Network<", ">Statistics<",
                                 ">Recommended resources<", ">Server<", "gpu_tracker summary",
                                 "seconds since start", ">cores<", ">MiB<", ">MB/s<",
@@ -679,6 +684,20 @@ static void test_report(void)
             CHECK_MSG(!strstr(html, external[i]), "the report contains %s", external[i]);
         free(html);
     }
+    /* With a GPU, its two charts are there. */
+    s->server.gpu_count = 1;
+    html = gt_snapshot_report_html(s, NULL);
+    if (html) {
+        int charts = 0;
+        for (const char *p = html; (p = strstr(p, "<svg")); p++)
+            charts++;
+        CHECK_MSG(charts == 6, "%d charts with a GPU", charts);
+        CHECK_CONTAINS(html, ">GPU utilization<");
+        CHECK_CONTAINS(html, ">GPU memory<");
+        CHECK(!strstr(html, "No GPU was found"));
+        free(html);
+    }
+    s->server.gpu_count = 0;
     CHECK(gt_snapshot_write_report(s, NULL, path_in("r.html")) == GT_OK);
     struct stat sb;
     CHECK(stat(path_in("r.html"), &sb) == 0 && sb.st_size > 5000);
@@ -689,6 +708,59 @@ static void test_report(void)
     CHECK_CONTAINS(html, "No rows: the run was shorter than one interval");
     free(html);
     gt_snapshot_free(e);
+    gt_snapshot_free(s);
+}
+
+/* A week of rows (every 2 s): the page stays small (one column of
+ * min..max per pixel, not a point per row), the time axis reads h:mm up to
+ * 168:00, and a one-row spike still reaches the top of its band. */
+static void test_report_week(void)
+{
+    size_t n = 7 * 86400 / 2;
+    double *cpu = malloc(n * sizeof *cpu);
+    if (!cpu)
+        return;
+    for (size_t i = 0; i < n; i++)
+        cpu[i] = (double)(i % 100) / 50.0; /* a sawtooth, 0 to 1.98 cores */
+    cpu[n / 3] = 7.5;                      /* one row's spike */
+    gt_snapshot *s = constructed(n, cpu, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    free(cpu);
+    if (!s)
+        return;
+    char *html = gt_snapshot_report_html(s, NULL);
+    CHECK(html != NULL);
+    if (html) {
+        size_t len = strlen(html);
+        CHECK_MSG(len < 1024 * 1024, "a week's report is %zu bytes", len);
+        char want[128];
+        snprintf(want, sizeof want, "%zu rows: each pixel column shows their range (band) and "
+                 "mean (line)", n);
+        CHECK_CONTAINS(html, want);
+        CHECK_CONTAINS(html, "time since start (h:mm)");
+        CHECK_CONTAINS(html, ">168:00<");
+        CHECK_CONTAINS(html, ">24:00<");
+        CHECK(!strstr(html, "seconds since start"));
+        /* The CPU chart's y axis reaches the spike (ticks 0, 2, 4, 6, 8). */
+        const char *cpu_chart = strstr(html, ">CPU usage<");
+        const char *memory_chart = cpu_chart ? strstr(cpu_chart, ">Memory<") : NULL;
+        const char *eight = cpu_chart ? strstr(cpu_chart, "text-anchor=\"end\">8<") : NULL;
+        CHECK_MSG(eight && memory_chart && eight < memory_chart,
+                  "the CPU chart's axis does not reach the 7.5-core spike");
+        free(html);
+    }
+    gt_snapshot_free(s);
+
+    /* Ten minutes: m:ss. Under two: seconds. */
+    s = constructed(300, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    html = s ? gt_snapshot_report_html(s, NULL) : NULL;
+    CHECK_CONTAINS(html, "time since start (m:ss)");
+    CHECK_CONTAINS(html, ">10:00<");
+    free(html);
+    gt_snapshot_free(s);
+    s = constructed(30, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    html = s ? gt_snapshot_report_html(s, NULL) : NULL;
+    CHECK_CONTAINS(html, "seconds since start");
+    free(html);
     gt_snapshot_free(s);
 }
 
@@ -964,6 +1036,7 @@ int main(void)
     test_allocation();
     test_parsers();
     test_report();
+    test_report_week();
     test_cloud();
     test_keeper();
     fx_rmroot(dir);

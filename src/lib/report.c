@@ -176,6 +176,48 @@ static void fmt_tick(double v, double step, char *out, size_t cap)
     snprintf(out, cap, "%.*f", decimals, v);
 }
 
+/* The time axis: seconds for a run under two minutes; beyond, steps a
+ * clock reads (15 s ... 30 min, 1 h ... 1 day) labelled m:ss or h:mm, so
+ * that a 10-hour run reads 0:00 .. 10:00, not 0 .. 36000. */
+struct time_axis {
+    struct axis a;
+    int clock;       /* 0: seconds; 1: m:ss; 2: h:mm */
+    const char *label;
+};
+
+static struct time_axis time_axis_for(double span)
+{
+    struct time_axis t = {nice_axis(span, 6), 0, "seconds since start"};
+    if (!(span >= 120 && span <= 1e12))
+        return t;
+    static const double steps[] = {15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
+                                   21600, 43200, 86400, 172800, 604800, 2592000};
+    double step = steps[sizeof steps / sizeof steps[0] - 1];
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (span / steps[i] <= 7) {
+            step = steps[i];
+            break;
+        }
+    double n = ceil(span / step);
+    t.a.step = step;
+    t.a.nsteps = n < 1 ? 1 : n > 1000 ? 1000 : (int)n;
+    t.a.top = step * t.a.nsteps;
+    t.clock = span < 7200 ? 1 : 2;
+    t.label = t.clock == 1 ? "time since start (m:ss)" : "time since start (h:mm)";
+    return t;
+}
+
+static void fmt_time_tick(const struct time_axis *t, double v, char *out, size_t cap)
+{
+    unsigned long long sec = (unsigned long long)(v + 0.5);
+    if (t->clock == 1)
+        snprintf(out, cap, "%llu:%02llu", sec / 60, sec % 60);
+    else if (t->clock == 2)
+        snprintf(out, cap, "%llu:%02llu", sec / 3600, sec / 60 % 60);
+    else
+        fmt_tick(v, t->a.step, out, cap);
+}
+
 /* ---- charts ------------------------------------------------------------ */
 
 #define CHART_W 640
@@ -232,7 +274,9 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
         for (int c = 0; c < d->ncols; c++)
             if (d->b[lines[l].id][c].count && isfinite(d->b[lines[l].id][c].max))
                 ymax = fmax(ymax, d->b[lines[l].id][c].max);
-    struct axis yaxis = nice_axis(ymax, 4), xaxis = nice_axis(d->xspan, 6);
+    struct axis yaxis = nice_axis(ymax, 4);
+    struct time_axis taxis = time_axis_for(d->xspan);
+    struct axis xaxis = taxis.a;
     double ytop = yaxis.top;
     double xright = d->xspan > 0 && d->xspan <= 1e300 ? d->xspan : 1;
     double pw = PLOT_W, ph = CHART_H - PAD_T - PAD_B;
@@ -260,7 +304,7 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
             break;
         double xx = PAD_L + v / xright * pw;
         char t[32];
-        fmt_tick(v, xaxis.step, t, sizeof t);
+        fmt_time_tick(&taxis, v, t, sizeof t);
         sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xx,
                   PAD_T + ph, xx, PAD_T + ph + 4);
         sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
@@ -270,8 +314,8 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
               PAD_L, PAD_T + ph);
     sb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
               PAD_T + ph, CHART_W - PAD_R, PAD_T + ph);
-    sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">seconds since "
-              "start</text>", PAD_L + pw / 2, CHART_H - 6);
+    sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+              PAD_L + pw / 2, CHART_H - 6, taxis.label);
     sb_printf(b, "<text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\" "
               "text-anchor=\"middle\">", PAD_T + ph / 2);
     sb_text(b, unit);
@@ -358,6 +402,7 @@ static const char style[] =
     "pre{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px;"
     "font:12px/1.4 ui-monospace,'DejaVu Sans Mono',monospace;overflow:auto}\n"
     "footer{color:var(--muted);font-size:12px;margin-top:30px}\n"
+    ".note{color:var(--muted);font-size:14px}\n"
     "</style>\n";
 
 static void card(struct sb *b, const char *cls, const char *key, const char *value,
@@ -501,13 +546,15 @@ static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *
     struct line mem[] = {{"tracked processes (PSS)", PROC_COLOR, L_PMEM},
                          {"whole system (used)", SYS_COLOR, L_SMEM}};
     chart(b, "Memory", "MiB", d, mem, 2);
-    struct line gpu[] = {{"tracked processes", PROC_COLOR, L_PGPU},
-                         {"all GPUs", SYS_COLOR, L_SGPU}};
-    int no_gpu = s->server.gpu_count == 0;
-    chart(b, no_gpu ? "GPU utilization (no GPU found)" : "GPU utilization", "GPUs", d, gpu, 2);
-    struct line vram[] = {{"tracked processes", PROC_COLOR, L_PVRAM},
-                          {"all GPUs", SYS_COLOR, L_SVRAM}};
-    chart(b, no_gpu ? "GPU memory (no GPU found)" : "GPU memory", "MiB", d, vram, 2);
+    /* Without a GPU the GPU charts would be empty frames: said once instead. */
+    if (s->server.gpu_count > 0) {
+        struct line gpu[] = {{"tracked processes", PROC_COLOR, L_PGPU},
+                             {"all GPUs", SYS_COLOR, L_SGPU}};
+        chart(b, "GPU utilization", "GPUs", d, gpu, 2);
+        struct line vram[] = {{"tracked processes", PROC_COLOR, L_PVRAM},
+                              {"all GPUs", SYS_COLOR, L_SVRAM}};
+        chart(b, "GPU memory", "MiB", d, vram, 2);
+    }
     struct line disk[] = {{"processes read", PROC_COLOR, L_PR},
                           {"processes write", PROC2_COLOR, L_PW},
                           {"disks read", SYS_COLOR, L_DR},
@@ -516,6 +563,9 @@ static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *
     struct line net[] = {{"received", PROC_COLOR, L_NR}, {"sent", PROC2_COLOR, L_NS}};
     chart(b, "Network", "MB/s", d, net, 2);
     sb_puts(b, "</div>\n");
+    if (s->server.gpu_count == 0)
+        sb_puts(b, "<p class=\"note\">No GPU was found on this machine: the GPU charts are left "
+                   "out.</p>\n");
 }
 
 /* The recommended server's main fields, when the Keeper answered. */
@@ -550,7 +600,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     gt_recommendation rec = {0};
     if (have_stats)
         gt_recommend(&st, &rec);
-    char t0[64], t1[64], dur[64], v[128], sub[128];
+    char t0[64], t1[64], dur[64], v[128], sub[256];
     fmt_time(s->start_time, t0, sizeof t0);
     fmt_time(s->stop_time, t1, sizeof t1);
     fmt_duration(s->duration, dur, sizeof dur);
@@ -588,18 +638,24 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         card(&b, "", "CPU", v, sub);
         fmt_bytes(st.memory_max * 1024, v, sizeof v);
         fmt_bytes(st.memory_mean * 1024, t0, sizeof t0);
-        snprintf(sub, sizeof sub, "peak PSS; mean %s", t0);
-        card(&b, "", "Memory", v, sub);
-        snprintf(v, sizeof v, "%.2f GPUs", st.gpu_usage_mean);
-        snprintf(sub, sizeof sub, "mean; max %.2f", st.gpu_usage_max);
-        card(&b, "", "GPU", v, sub);
-        fmt_bytes(st.gpu_vram_max * 1048576.0, v, sizeof v);
-        card(&b, "", "GPU memory", v, "peak");
+        snprintf(sub, sizeof sub, "peak PSS of the rows (shared pages split among their "
+                 "users); mean %s", t0);
+        card(&b, "", "Memory (PSS)", v, sub);
+        if (s->server.gpu_count > 0) {
+            snprintf(v, sizeof v, "%.2f GPUs", st.gpu_usage_mean);
+            snprintf(sub, sizeof sub, "mean; max %.2f", st.gpu_usage_max);
+            card(&b, "", "GPU", v, sub);
+            fmt_bytes(st.gpu_vram_max * 1048576.0, v, sizeof v);
+            card(&b, "", "GPU memory", v, "peak of the rows, tracked processes");
+        } else {
+            card(&b, "", "GPU", "none", "no GPU was found on this machine");
+        }
     }
     if (!s->no_summary) { /* a resource_tracker snapshot has no summary */
         fmt_bytes(u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit), v, sizeof v);
         card(&b, "", "Peak RSS", v,
-             "main and descendants, never below the kernel's high-water marks");
+             "highest RSS of the tree (shared pages once), between rows too: never below the "
+             "kernel's high-water marks; size memory requests on this");
     }
     card(&b, "", "Duration", dur, "wall time");
     if (have_stats) {
@@ -631,7 +687,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         snprintf(v, sizeof v, "%.2f mean, %.2f max", st.cpu_usage_mean, st.cpu_usage_max);
         row(&b, "CPU usage (cores)", v);
         snprintf(v, sizeof v, "%.2f mean, %.2f max", st.memory_mean / 1024, st.memory_max / 1024);
-        row(&b, "memory, PSS (MiB)", v);
+        row(&b, "memory, PSS of the tracked processes at each row (MiB)", v);
         snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_usage_mean, st.gpu_usage_max);
         row(&b, "GPU usage (GPUs)", v);
         snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_vram_mean, st.gpu_vram_max);
@@ -639,7 +695,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_utilized_mean, st.gpu_utilized_max);
         row(&b, "GPUs in use", v);
         snprintf(v, sizeof v, "%.2f GiB", st.disk_space_used_max_gb);
-        row(&b, "disk space used (max)", v);
+        row(&b, "disk space used on the machine (max; every local filesystem, not the job's "
+                "own: docs/series.md, \"Filesystems\")", v);
         fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);
         row(&b, "network received", v);
         fmt_bytes(st.net_sent_bytes_sum, v, sizeof v);
