@@ -715,8 +715,9 @@ GT_API gt_status gt_recommend_server_at(const gt_recommendation *r, const char *
 GT_API gt_status gt_recommend_server(const gt_recommendation *r, char **json_out);
 
 /* A self-contained HTML report of a run (no external file, font or
- * script): what ran, when, where and how it ended, summary cards, charts
- * (inline SVG) of CPU, memory, GPU, disk and network over time, the
+ * script; one inline script reads values on hover): what ran, when, where
+ * and how it ended, summary cards, charts (inline SVG) of CPU, memory,
+ * GPU, disk and network over time, the
  * statistics, the recommendation and the server. server_json is a
  * gt_recommend_server() answer or NULL. Caller frees; NULL when out of
  * memory. */

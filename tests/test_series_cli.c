@@ -451,6 +451,33 @@ static void test_report_in_chromium(void)
     }
     CHECK_MSG(n == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8) && size > 20000,
               "no PNG rendered (%ld bytes)", size);
+
+    /* Hover, in Chromium: opened with #hover-test, the page moves a real
+     * mousemove over each chart and lists what the line under the chart
+     * then said. */
+    const char *dom = tmp_path("report-dom.html");
+    snprintf(cmd, sizeof cmd,
+             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
+             "--dump-dom 'file://%s#hover-test' >%s 2>/dev/null",
+             tmpdir, tmpdir, html, dom);
+    rc = system(cmd);
+    CHECK_MSG(rc == 0, "chromium --dump-dom exited %d", rc);
+    char *text = slurp(dom);
+    const char *said = text ? strstr(text, "<pre id=\"hover-test\">") : NULL;
+    CHECK_MSG(said != NULL, "the hover test did not run in Chromium");
+    if (said) {
+        /* "CPU usage @ 0:01  ·  tracked processes: 0.52 cores  ·  whole system: 1.1 cores" */
+        const char *cpu = strstr(said, "CPU usage @ ");
+        double tracked = -1;
+        const char *t = cpu ? strstr(cpu, "tracked processes: ") : NULL;
+        CHECK_MSG(t && sscanf(t, "tracked processes: %lf cores", &tracked) == 1 && tracked >= 0,
+                  "hover over the CPU chart said [%.200s]", cpu ? cpu : said);
+        CHECK_CONTAINS(said, "Memory @ ");
+        CHECK_CONTAINS(said, " MiB");
+        CHECK_CONTAINS(said, "Disk I/O @ ");
+        CHECK_CONTAINS(said, "Network @ ");
+    }
+    free(text);
     tmpdir_remove();
 }
 

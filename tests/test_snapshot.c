@@ -677,11 +677,23 @@ static void test_report(void)
         /* The command is escaped, not markup. */
         CHECK_CONTAINS(html, "python train.py --epochs 3 &lt;b&gt;&amp;");
         CHECK(!strstr(html, "<b>&"));
-        /* Self-contained: nothing is fetched from anywhere. */
-        const char *external[] = {"src=", "href=", "url(", "@import", "<link", "<script",
-                                  "<iframe", "<img", "http://", "https://", "//fonts"};
+        /* Self-contained: nothing is fetched from anywhere; the one script
+         * (hover) is inline. */
+        const char *external[] = {"src=", "href=", "url(", "@import", "<link", "<script src",
+                                  "<iframe", "<img", "http://", "https://", "//fonts",
+                                  "fetch(", "XMLHttpRequest"};
         for (size_t i = 0; i < sizeof external / sizeof external[0]; i++)
             CHECK_MSG(!strstr(html, external[i]), "the report contains %s", external[i]);
+        const char *script = strstr(html, "<script>");
+        CHECK(script && !strstr(script + 1, "<script"));
+        /* Every chart carries its hover data: times and each line's values. */
+        int hover = 0;
+        for (const char *p = html; (p = strstr(p, "<svg viewBox")); p++) {
+            const char *end = strchr(p, '>');
+            const char *x = strstr(p, " data-x=\""), *v0 = strstr(p, " data-v0=\"");
+            hover += x && v0 && end && x < end && v0 < end;
+        }
+        CHECK_MSG(hover == 4, "%d charts carry hover data", hover);
         free(html);
     }
     /* With a GPU, its two charts are there. */

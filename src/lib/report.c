@@ -1,5 +1,6 @@
 /* report.c - a self-contained HTML report of a run: no external file, font
- * or script; the charts are inline SVG drawn here. */
+ * or script; the charts are inline SVG drawn here, read on hover by one
+ * inline script. */
 #define _GNU_SOURCE
 #include <json-c/json.h>
 #include <math.h>
@@ -265,6 +266,43 @@ static double plot_y(double v, double ytop, double ph)
     return PAD_T + ph - (isfinite(v) ? v : 0) / ytop * ph;
 }
 
+/* What the page's script shows on hover, as attributes of the chart's
+ * <svg>: the plot's place (data-pl, data-pw, data-pt, data-ph), the time
+ * span, the unit, each column's time (data-x, seconds since the start)
+ * and each line's label and column values (data-l0, data-v0, ...: the
+ * row's value, or the column's mean, and its min..max when columns hold
+ * many rows). A few tens of kilobytes per chart whatever the rows. */
+static void hover_data(struct sb *b, const char *unit, const struct chart_data *d,
+                       const struct line *lines, size_t nlines, double xright)
+{
+    double ph = CHART_H - PAD_T - PAD_B;
+    sb_printf(b, " data-pl=\"%d\" data-pw=\"%d\" data-pt=\"%d\" data-ph=\"%.0f\" "
+              "data-span=\"%.3f\" data-unit=\"", PAD_L, PLOT_W, PAD_T, ph, xright);
+    sb_text(b, unit);
+    sb_puts(b, "\" data-x=\"");
+    for (int c = 0; c < d->ncols; c++)
+        sb_printf(b, "%s%.1f", c ? "," : "", d->xspan > 0 ? d->x[c] : xright / 2);
+    sb_puts(b, "\"");
+    for (size_t l = 0; l < nlines; l++) {
+        sb_printf(b, " data-l%zu=\"", l);
+        sb_text(b, lines[l].label);
+        sb_printf(b, "\" data-v%zu=\"", l);
+        const struct bucket *bk = d->b[lines[l].id];
+        for (int c = 0; c < d->ncols; c++) {
+            if (c)
+                sb_puts(b, ",");
+            if (!bk[c].count)
+                sb_puts(b, "-");
+            else if (d->envelope && bk[c].count > 1)
+                sb_printf(b, "%.3g (%.3g..%.3g)", bk[c].sum / (double)bk[c].count, bk[c].min,
+                          bk[c].max);
+            else
+                sb_printf(b, "%.3g", bk[c].sum / (double)bk[c].count);
+        }
+        sb_puts(b, "\"");
+    }
+}
+
 /* A line chart of up to 4 lines. */
 static void chart(struct sb *b, const char *title, const char *unit, const struct chart_data *d,
                   const struct line *lines, size_t nlines)
@@ -286,7 +324,9 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
     sb_puts(b, "</figcaption>");
     sb_printf(b, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", CHART_W, CHART_H);
     sb_text(b, title);
-    sb_puts(b, "\">");
+    sb_puts(b, "\"");
+    hover_data(b, unit, d, lines, nlines, xright);
+    sb_puts(b, ">");
     /* grid and y labels */
     for (int i = 0; i <= yaxis.nsteps; i++) {
         double v = yaxis.step * i;
@@ -352,7 +392,8 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
                               PAD_L + (d->xspan > 0 ? d->x[c] / xright * pw : pw / 2),
                               plot_y(bk[c].sum / (double)bk[c].count, ytop, ph), lines[l].color);
     }
-    sb_puts(b, "</svg><div class=\"legend\">");
+    sb_puts(b, "</svg><div class=\"tip\">Hover over the chart to read its values.</div>"
+               "<div class=\"legend\">");
     for (size_t l = 0; l < nlines; l++) {
         sb_printf(b, "<span><i style=\"background:%s\"></i>", lines[l].color);
         sb_text(b, lines[l].label);
@@ -365,6 +406,42 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
 }
 
 /* ---- the page ------------------------------------------------------------ */
+
+/* Hover: the value of every line at the column under the pointer, in the
+ * line below the chart, with a dashed cursor. Inline, so the page still
+ * opens offline as one file. Opened with #hover-test, the page moves a
+ * pointer over the middle of each chart itself and lists what the charts
+ * said in <pre id="hover-test"> (the Chromium test reads it). */
+static const char hover_script[] =
+    "<script>(function(){\n"
+    "function clock(s){s=Math.round(s);var h=Math.floor(s/3600),m=Math.floor(s/60)%60,x=s%60;"
+    "return(h?h+':'+(m<10?'0':''):'')+m+':'+(x<10?'0':'')+x;}\n"
+    "function setup(svg){var xs=svg.dataset.x.split(',').map(Number),lines=[];\n"
+    " for(var i=0;svg.dataset['v'+i]!==undefined;i++)"
+    "lines.push({label:svg.dataset['l'+i],v:svg.dataset['v'+i].split(',')});\n"
+    " var pl=+svg.dataset.pl,pw=+svg.dataset.pw,pt=+svg.dataset.pt,ph=+svg.dataset.ph,"
+    "span=+svg.dataset.span||1;\n"
+    " var cur=document.createElementNS(svg.namespaceURI,'line');cur.setAttribute('class','cursor');"
+    "cur.setAttribute('y1',pt);cur.setAttribute('y2',pt+ph);cur.style.display='none';"
+    "svg.appendChild(cur);\n"
+    " var tip=svg.parentNode.querySelector('.tip'),hint=tip.textContent;\n"
+    " svg.addEventListener('mousemove',function(e){var r=svg.getBoundingClientRect();"
+    "var px=(e.clientX-r.left)/r.width*svg.viewBox.baseVal.width;var t=(px-pl)/pw*span,best=0;\n"
+    "  for(var i=1;i<xs.length;i++)if(Math.abs(xs[i]-t)<Math.abs(xs[best]-t))best=i;\n"
+    "  var cx=pl+xs[best]/span*pw;cur.setAttribute('x1',cx);cur.setAttribute('x2',cx);"
+    "cur.style.display='';\n"
+    "  var parts=[clock(xs[best])];lines.forEach(function(l){parts.push(l.label+': '+l.v[best]+' '"
+    "+svg.dataset.unit);});tip.textContent=parts.join('  \\u00b7  ');});\n"
+    " svg.addEventListener('mouseleave',function(){cur.style.display='none';tip.textContent=hint;});"
+    "\n}\n"
+    "var svgs=document.querySelectorAll('svg[data-x]');[].forEach.call(svgs,setup);\n"
+    "if(location.hash==='#hover-test'){var out=document.createElement('pre');out.id='hover-test';\n"
+    " [].forEach.call(svgs,function(svg){var r=svg.getBoundingClientRect();"
+    "svg.dispatchEvent(new MouseEvent('mousemove',{clientX:r.left+r.width*0.55,"
+    "clientY:r.top+r.height/2}));\n"
+    "  out.textContent+=svg.getAttribute('aria-label')+' @ '+"
+    "svg.parentNode.querySelector('.tip').textContent+'\\n';});document.body.appendChild(out);}\n"
+    "})();</script>\n";
 
 static const char style[] =
     "<style>\n"
@@ -394,6 +471,8 @@ static const char style[] =
     "svg .axis{stroke:#9aa3b2}svg .tick{font-size:13px;fill:var(--muted)}"
     "svg .label{font-size:13px;fill:var(--muted)}\n"
     ".legend{font-size:12px;color:var(--muted)}.legend span{margin-right:14px}"
+    ".tip{font-size:12px;min-height:1.4em;color:var(--fg,#222)}"
+    "svg .cursor{stroke:#444;stroke-dasharray:3 3}"
     ".legend i{display:inline-block;width:12px;height:3px;margin-right:5px;vertical-align:middle}\n"
     "table{border-collapse:collapse;background:var(--card);border:1px solid var(--line);"
     "border-radius:10px;overflow:hidden;min-width:50%}td,th{padding:6px 12px;"
@@ -750,7 +829,9 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     sb_puts(&b, "<h2>gpu_tracker summary</h2>\n<pre>");
     sb_text(&b, summary ? summary : "");
     free(summary);
-    sb_puts(&b, "</pre>\n<footer>Generated by gpu-tracker ");
+    sb_puts(&b, "</pre>\n");
+    sb_puts(&b, hover_script);
+    sb_puts(&b, "<footer>Generated by gpu-tracker ");
     sb_text(&b, s->tracker_version);
     sb_puts(&b, ". Every figure is defined in gpu-tracker's docs/series.md and docs/snapshot.md."
                 "</footer>\n</main></body></html>\n");
