@@ -165,7 +165,7 @@ static struct figures run_case(size_t n, double interval, int in_memory, const c
         snprintf(html, sizeof html, "%s/run.html", dir);
         t0 = now();
         int ok = snapshot_write_rows(&meta, &rows, GT_SNAPSHOT_GPU_TRACKER, snap) == GT_OK &&
-                 report_write_rows(&meta, &rows, NULL, html) == GT_OK;
+                 report_write_rows(&meta, &rows, NULL, NULL, html) == GT_OK;
         f.write_s = now() - t0;
         f.written_mib = peak_mib();
         f.snapshot_mib = file_mib(snap);

@@ -58,7 +58,7 @@ _gpu_tracker()
         system) words="--st --duration --output -o --disable-logs --help -h" ;;
         stats) words="--format -f --max-rows --help -h" ;;
         recommend) words="--format -f --server --max-rows --help -h" ;;
-        report) words="--output -o --server --max-rows --help -h" ;;
+        report) words="--output -o --server --max-rows --history --help -h" ;;
         *) words="--help -h --version -v --execute -e --output -o --format -f --st --ru --gru
                   --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format

@@ -46,5 +46,6 @@ complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l duration -x -
 complete -c gpu-tracker -n "__fish_seen_subcommand_from system report" -s o -l output -r -F -d "output file"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l disable-logs -d "no warnings"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from recommend report" -l server -d "cheapest matching cloud server"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l history -r -F -d "earlier runs of the job"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from stats recommend report" -l max-rows -x -d "rows read per series"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report" -F

@@ -728,6 +728,22 @@ GT_API char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_js
 GT_API gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json,
                                           const char *path);
 
+/* Earlier runs of the same job, for a report to show beside each statistic
+ * (resource_tracker's historical stats): stats is gt_stats_combine() of
+ * their gt_snapshot_stats(), runs how many were combined. (0.3) */
+typedef struct gt_report_history {
+    size_t runs;
+    gt_stats stats;
+} gt_report_history;
+
+/* gt_snapshot_report_html() / gt_snapshot_write_report() with history
+ * (NULL: none, as those two). (0.3) */
+GT_API char *gt_snapshot_report_html_history(const gt_snapshot *s, const char *server_json,
+                                             const gt_report_history *history);
+GT_API gt_status gt_snapshot_write_report_history(const gt_snapshot *s, const char *server_json,
+                                                  const gt_report_history *history,
+                                                  const char *path);
+
 /* ---- The tracker -------------------------------------------------------- */
 
 /* Validates opts (units, interval, cores, brand, process) and creates a

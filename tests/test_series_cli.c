@@ -597,6 +597,24 @@ static void test_snapshot_and_report(void)
     free(a);
     r = gt("report", snap, NULL);
     CHECK(r.status == 0 && strncmp(r.out.data, "<!DOCTYPE html>", 15) == 0);
+    CHECK(!strstr(r.out.data, "(history: "));
+    result_free(&r);
+    /* --history: earlier runs' statistics beside this one's (here the same
+     * run twice, so the history's figures are this run's). */
+    r = gt("report", snap, "--history", snap, snap, NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "History: 2 earlier runs of this job");
+    const char *cpu_row = strstr(r.out.data, "CPU usage (cores)");
+    double mean = -1, max = -1, h_mean = -2, h_max = -2;
+    const char *td = cpu_row ? strstr(cpu_row, "<td>") : NULL;
+    CHECK(td && sscanf(td, "<td>%lf mean, %lf max (history: %lf mean, %lf max)", &mean, &max,
+                       &h_mean, &h_max) == 4);
+    CHECK_MSG(mean == h_mean && max == h_max, "this run %g/%g, history %g/%g", mean, max, h_mean,
+              h_max);
+    result_free(&r);
+    r = gt("report", snap, "--history", tmp_path("no-such-run.json.gz"), NULL);
+    CHECK(r.status == 1);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: --history: cannot read '");
     result_free(&r);
 
     /* Errors: one line, and the exit status. */

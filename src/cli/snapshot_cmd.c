@@ -51,6 +51,8 @@ struct sub_args {
     int server;      /* --server */
     const char *out; /* -o */
     size_t max_rows; /* --max-rows, 0: the library's default */
+    const char *history[256]; /* report --history OLD...: earlier runs */
+    int nhistory;
 };
 
 /* Parses [-f text|json] [--server] [-o FILE] FILE...; allowed says which
@@ -59,9 +61,25 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
                      struct sub_args *a)
 {
     memset(a, 0, sizeof *a);
+    int in_history = 0; /* after --history, files are earlier runs */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *val = NULL;
+        if (strchr(allowed, 'H') && !strcmp(arg, "--history")) {
+            in_history = 1;
+            continue;
+        }
+        if (arg[0] == '-' && arg[1])
+            in_history = 0;
+        if (in_history) {
+            if (a->nhistory == (int)(sizeof a->history / sizeof a->history[0])) {
+                fprintf(stderr, "gpu-tracker: too many --history snapshots: at most %zu\n",
+                        sizeof a->history / sizeof a->history[0]);
+                return -1;
+            }
+            a->history[a->nhistory++] = arg;
+            continue;
+        }
         if (strchr(allowed, 'f') && (!strcmp(arg, "-f") || !strcmp(arg, "--format"))) {
             if (i + 1 >= argc) {
                 fail(usage, 2);
@@ -287,14 +305,53 @@ int recommend_command(int argc, char **argv)
     return 0;
 }
 
+/* The history of a report: each earlier run read (one at a time: memory
+ * for one run), its statistics combined. 0, or -1 after saying which file
+ * failed. A run with no rows to take statistics of is an error too: it
+ * would silently weigh nothing. */
+static int load_history(const struct sub_args *a, gt_report_history *h)
+{
+    memset(h, 0, sizeof *h);
+    if (a->nhistory == 0)
+        return 0;
+    gt_stats *runs = calloc((size_t)a->nhistory, sizeof *runs);
+    if (!runs)
+        return fail("out of memory", 1), -1;
+    for (int i = 0; i < a->nhistory; i++) {
+        gt_snapshot *s = NULL;
+        if (gt_snapshot_read_ex(a->history[i], a->max_rows, &s) != GT_OK) {
+            fprintf(stderr, "gpu-tracker: --history: %s\n", gt_last_error());
+            free(runs);
+            return -1;
+        }
+        gt_status st = gt_snapshot_stats(s, &runs[i]);
+        gt_snapshot_free(s);
+        if (st != GT_OK) {
+            fprintf(stderr, "gpu-tracker: --history: '%s' has no rows to take statistics of\n",
+                    a->history[i]);
+            free(runs);
+            return -1;
+        }
+    }
+    gt_stats_combine(runs, (size_t)a->nhistory, &h->stats);
+    h->runs = (size_t)a->nhistory;
+    free(runs);
+    return 0;
+}
+
+#define REPORT_USAGE "usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server] [--max-rows N] " \
+                     "[--history OLD.json.gz...]"
+
 int report_command(int argc, char **argv)
 {
     struct sub_args a;
-    if (parse_sub(argc, argv, "os", "usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server] [--max-rows N]",
-                  &a) < 0)
+    if (parse_sub(argc, argv, "osH", REPORT_USAGE, &a) < 0)
         return 2;
     if (a.nfiles != 1)
-        return fail("usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server] [--max-rows N]", 2);
+        return fail(REPORT_USAGE, 2);
+    gt_report_history history;
+    if (load_history(&a, &history) < 0)
+        return 1;
     if (a.out) {
         char err[1024];
         const struct output_use uses[] = {{"the snapshot", a.files[0]}, {"-o", a.out}};
@@ -316,11 +373,12 @@ int report_command(int argc, char **argv)
                     gt_last_error());
     }
     int rc = 0;
+    const gt_report_history *h = history.runs ? &history : NULL;
     if (a.out) {
-        if (gt_snapshot_write_report(snaps[0], server, a.out) != GT_OK)
+        if (gt_snapshot_write_report_history(snaps[0], server, h, a.out) != GT_OK)
             rc = fail(gt_last_error(), 1);
     } else {
-        char *html = gt_snapshot_report_html(snaps[0], server);
+        char *html = gt_snapshot_report_html_history(snaps[0], server, h);
         if (!html)
             rc = fail("out of memory", 1);
         else

@@ -669,8 +669,21 @@ static void server_recommendation(struct sb *b, const char *server_json)
     json_object_put(o);
 }
 
+/* A statistics row: this run's mean and max, and the history's beside them. */
+static void stat_row(struct sb *b, const char *key, double mean, double max,
+                     const gt_report_history *h, double h_mean, double h_max)
+{
+    char v[160];
+    if (h && h->runs)
+        snprintf(v, sizeof v, "%.2f mean, %.2f max (history: %.2f mean, %.2f max)", mean, max,
+                 h_mean, h_max);
+    else
+        snprintf(v, sizeof v, "%.2f mean, %.2f max", mean, max);
+    row(b, key, v);
+}
+
 char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
-                       const char *server_json)
+                       const char *server_json, const gt_report_history *history)
 {
     struct sb b = {0};
     gt_stats st;
@@ -760,19 +773,28 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     free(d);
 
     if (have_stats) {
-        sb_puts(&b, "<h2>Statistics</h2>\n<table>\n");
+        sb_puts(&b, "<h2>Statistics</h2>\n");
+        const gt_report_history *h = history && history->runs ? history : NULL;
+        const gt_stats *hs = h ? &h->stats : &st;
+        if (h)
+            sb_printf(&b, "<p class=\"note\">History: %zu earlier run%s of this job, beside "
+                      "each figure (the mean of their means, the largest of their maxima).</p>\n",
+                      h->runs, h->runs == 1 ? "" : "s");
+        sb_puts(&b, "<table>\n");
         snprintf(v, sizeof v, "%ld", st.samples);
         row(&b, "rows", v);
-        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.cpu_usage_mean, st.cpu_usage_max);
-        row(&b, "CPU usage (cores)", v);
-        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.memory_mean / 1024, st.memory_max / 1024);
-        row(&b, "memory, PSS of the tracked processes at each row (MiB)", v);
-        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_usage_mean, st.gpu_usage_max);
-        row(&b, "GPU usage (GPUs)", v);
-        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_vram_mean, st.gpu_vram_max);
-        row(&b, "GPU memory (MiB)", v);
-        snprintf(v, sizeof v, "%.2f mean, %.2f max", st.gpu_utilized_mean, st.gpu_utilized_max);
-        row(&b, "GPUs in use", v);
+        stat_row(&b, "CPU usage (cores)", st.cpu_usage_mean, st.cpu_usage_max, h,
+                 hs->cpu_usage_mean, hs->cpu_usage_max);
+        stat_row(&b, "memory, PSS of the tracked processes at each row (MiB)",
+                 st.memory_mean / 1024, st.memory_max / 1024, h, hs->memory_mean / 1024,
+                 hs->memory_max / 1024);
+        stat_row(&b, "GPU usage (GPUs)", st.gpu_usage_mean, st.gpu_usage_max, h,
+                 hs->gpu_usage_mean, hs->gpu_usage_max);
+        stat_row(&b, "GPU memory (MiB)", st.gpu_vram_mean, st.gpu_vram_max, h, hs->gpu_vram_mean,
+                 hs->gpu_vram_max);
+        stat_row(&b, "GPUs in use", st.gpu_utilized_mean, st.gpu_utilized_max, h,
+                 hs->gpu_utilized_mean, hs->gpu_utilized_max);
+
         snprintf(v, sizeof v, "%.2f GiB", st.disk_space_used_max_gb);
         row(&b, "disk space used on the machine (max; every local filesystem, not the job's "
                 "own: docs/series.md, \"Filesystems\")", v);
@@ -780,7 +802,10 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         row(&b, "network received", v);
         fmt_bytes(st.net_sent_bytes_sum, v, sizeof v);
         row(&b, "network sent", v);
-        snprintf(v, sizeof v, "%.3f s", st.duration);
+        if (h)
+            snprintf(v, sizeof v, "%.3f s (history: %.3f s mean)", st.duration, hs->duration);
+        else
+            snprintf(v, sizeof v, "%.3f s", st.duration);
         row(&b, "duration (rows)", v);
         sb_puts(&b, "</table>\n<h2>Recommended resources</h2>\n<table>\n");
         snprintf(v, sizeof v, "%d", rec.cpu);
@@ -842,17 +867,24 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     return b.s;
 }
 
-char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
+char *gt_snapshot_report_html_history(const gt_snapshot *s, const char *server_json,
+                                      const gt_report_history *history)
 {
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
-    return report_html_rows(s, &rows, server_json);
+    return report_html_rows(s, &rows, server_json, history);
+}
+
+char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
+{
+    return gt_snapshot_report_html_history(s, server_json, NULL);
 }
 
 gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
-                            const char *server_json, const char *path)
+                            const char *server_json, const gt_report_history *history,
+                            const char *path)
 {
-    char *html = report_html_rows(s, rows, server_json);
+    char *html = report_html_rows(s, rows, server_json, history);
     if (!html)
         return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows could "
                        "not be read", path);
@@ -861,10 +893,16 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
     return st;
 }
 
-gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json, const char *path)
+gt_status gt_snapshot_write_report_history(const gt_snapshot *s, const char *server_json,
+                                           const gt_report_history *history, const char *path)
 {
     gt_clear_error();
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
-    return report_write_rows(s, &rows, server_json, path);
+    return report_write_rows(s, &rows, server_json, history, path);
+}
+
+gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json, const char *path)
+{
+    return gt_snapshot_write_report_history(s, server_json, NULL, path);
 }

@@ -8,14 +8,16 @@
 #include "row_source.h"
 
 /* The report of s's metadata, server, cloud and summary with the rows of
- * rows (s->series.interval is used, its arrays are not). Memory does not
+ * rows (s->series.interval is used, its arrays are not), and beside its
+ * statistics those of earlier runs when history is not NULL. Memory does not
  * grow with the rows: charts of more rows than pixels are drawn as bands.
  * Caller frees; NULL when out of memory or the rows cannot be read. */
 char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
-                       const char *server_json);
+                       const char *server_json, const gt_report_history *history);
 
 /* report_html_rows() written to path (file_io.h rules). */
 gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
-                            const char *server_json, const char *path);
+                            const char *server_json, const gt_report_history *history,
+                            const char *path);
 
 #endif

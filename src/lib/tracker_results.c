@@ -442,7 +442,7 @@ gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_s
     gt_resource_usage *live;
     gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
-        st = report_write_rows(&s, &rows, server_json, path);
+        st = report_write_rows(&s, &rows, server_json, NULL, path);
     free(live);
     free(s.command);
     return st;
