@@ -711,6 +711,16 @@ GT_API int gt_round_memory_mib(double mib);
 GT_API gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_url,
                                         char **json_out);
 
+/* The on-demand Linux price per hour (USD) of a cloud instance type, from
+ * the Keeper API's /server/VENDOR/TYPE/prices at base_url (NULL:
+ * GT_KEEPER_URL): the price in region, or else that of another region
+ * (resource_tracker's rule); 0 when it lists none. GT_ERR_INVALID_ARGUMENT
+ * (a vendor or type of other characters than letters, digits, . _ -),
+ * GT_ERR_IO (cannot be reached, an HTTP error), GT_ERR_PARSE. (0.3) */
+GT_API gt_status gt_instance_price_at(const char *vendor, const char *region,
+                                      const char *instance_type, const char *base_url,
+                                      double *price_per_hour);
+
 /* gt_recommend_server_at(r, NULL, json_out). */
 GT_API gt_status gt_recommend_server(const gt_recommendation *r, char **json_out);
 
@@ -728,21 +738,28 @@ GT_API char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_js
 GT_API gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json,
                                           const char *path);
 
-/* Earlier runs of the same job, for a report to show beside each statistic
- * (resource_tracker's historical stats): stats is gt_stats_combine() of
- * their gt_snapshot_stats(), runs how many were combined. (0.3) */
-typedef struct gt_report_history {
-    size_t runs;
-    gt_stats stats;
-} gt_report_history;
+/* What a report can show beside the run itself (0.3). The struct grows at
+ * its end: set struct_size to sizeof(gt_report_extras), the rest to 0. */
+typedef struct gt_report_extras {
+    size_t struct_size;
+    /* Earlier runs of the same job (resource_tracker's historical stats):
+     * gt_stats_combine() of their gt_snapshot_stats(), and how many; shown
+     * beside each statistic. 0 runs: none. */
+    size_t history_runs;
+    gt_stats history;
+    /* The on-demand price per hour (USD) of the instance the run was on
+     * (gt_instance_price_at() of its cloud info); with a server_json it
+     * gives this run's cost beside the recommended server's. 0: not known. */
+    double current_price_per_hour;
+} gt_report_extras;
 
-/* gt_snapshot_report_html() / gt_snapshot_write_report() with history
- * (NULL: none, as those two). (0.3) */
-GT_API char *gt_snapshot_report_html_history(const gt_snapshot *s, const char *server_json,
-                                             const gt_report_history *history);
-GT_API gt_status gt_snapshot_write_report_history(const gt_snapshot *s, const char *server_json,
-                                                  const gt_report_history *history,
-                                                  const char *path);
+/* gt_snapshot_report_html() / gt_snapshot_write_report() with extras
+ * (NULL: none, as those two); GT_ERR_INVALID_ARGUMENT (NULL html) for a
+ * struct_size smaller than the 0.3 struct. (0.3) */
+GT_API char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,
+                                        const gt_report_extras *extras);
+GT_API gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_json,
+                                             const gt_report_extras *extras, const char *path);
 
 /* ---- The tracker -------------------------------------------------------- */
 

@@ -417,6 +417,71 @@ static int keeper_answer(const char *method, const char *path, const char *heade
     return 0;
 }
 
+/* AWS's instance metadata (IMDSv2) and the Keeper, at one base URL: the run
+ * is a g5.xlarge in eu-west-1, which the Keeper prices at $1.5 an hour on
+ * demand there (and at other prices elsewhere, or as spot). */
+static int cloud_and_keeper(const char *method, const char *path, const char *headers,
+                            int *status, char *body, size_t cap)
+{
+    *status = 200;
+    body[0] = '\0';
+    if (!strcmp(method, "PUT") && !strcmp(path, "/latest/api/token"))
+        snprintf(body, cap, "TOKEN9");
+    else if (strstr(headers, "X-aws-ec2-metadata-token: TOKEN9") &&
+             !strcmp(path, "/latest/meta-data/instance-type"))
+        snprintf(body, cap, "g5.xlarge");
+    else if (strstr(headers, "X-aws-ec2-metadata-token: TOKEN9") &&
+             !strcmp(path, "/latest/meta-data/placement/region"))
+        snprintf(body, cap, "eu-west-1");
+    else if (strstr(headers, "X-aws-ec2-metadata-token: TOKEN9") &&
+             !strcmp(path, "/latest/meta-data/services/domain"))
+        snprintf(body, cap, "amazonaws.com");
+    else if (strstr(path, "/servers?"))
+        return keeper_answer(method, path, headers, status, body, cap);
+    else if (!strcmp(path, "/server/aws/g5.xlarge/prices"))
+        snprintf(body, cap, "[{\"region_id\": \"us-east-1\", \"allocation\": \"ondemand\", "
+                 "\"operating_system\": \"Linux\", \"price\": 1.2}, {\"region_id\": \"eu-west-1\", "
+                 "\"allocation\": \"spot\", \"operating_system\": \"Linux\", \"price\": 0.4}, "
+                 "{\"region_id\": \"eu-west-1\", \"allocation\": \"ondemand\", "
+                 "\"operating_system\": \"Linux\", \"price\": 1.5}]");
+    else
+        *status = 404;
+    return 0;
+}
+
+/* report --server on a run recorded with --cloud: the run's price on the
+ * recommended server and on its own instance (the region's on-demand Linux
+ * price), and the saving. */
+static void test_report_prices(void)
+{
+    struct httpd h;
+    httpd_start(&h, cloud_and_keeper);
+    setenv("GPU_TRACKER_METADATA_URL", h.base, 1);
+    setenv("GPU_TRACKER_KEEPER_URL", h.base, 1);
+    char snap[256], page_path[256];
+    snprintf(snap, sizeof snap, "%s", tmp_path("cloud-run.json.gz"));
+    snprintf(page_path, sizeof page_path, "%s", tmp_path("cloud-run.html"));
+    struct result r = gt("--cloud", "--snapshot", snap, "--st", "0.1", "--disable-logs", "--",
+                         WORKLOAD_BIN, "burn", "0.3", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+    r = gt("report", snap, "--server", "-o", page_path, NULL);
+    CHECK_MSG(r.status == 0 && r.err.data[0] == '\0', "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+    char *page = slurp(page_path);
+    CHECK_CONTAINS(page, "cx22");
+    CHECK_CONTAINS(page, "price of this run there");
+    CHECK_CONTAINS(page, "at $0.006 an hour, on demand)");
+    CHECK_CONTAINS(page, "price of this run where it ran");
+    CHECK_CONTAINS(page, "(aws g5.xlarge at $1.5 an hour)");
+    CHECK_CONTAINS(page, "saving with the recommended server");
+    CHECK_CONTAINS(page, "(99.6 %)");
+    free(page);
+    unsetenv("GPU_TRACKER_METADATA_URL");
+    unsetenv("GPU_TRACKER_KEEPER_URL");
+    httpd_stop(&h);
+}
+
 /* Renders a report of a real run in headless Chromium (a sub-test of its
  * own: without Chromium it is skipped, saying so). */
 static void test_report_in_chromium(void)
@@ -669,6 +734,7 @@ int main(int argc, char **argv)
     test_errors();
     test_full_disk();
     test_snapshot_and_report();
+    test_report_prices();
     tmpdir_remove();
     return check_exit("test_series_cli");
 }

@@ -309,9 +309,8 @@ int recommend_command(int argc, char **argv)
  * for one run), its statistics combined. 0, or -1 after saying which file
  * failed. A run with no rows to take statistics of is an error too: it
  * would silently weigh nothing. */
-static int load_history(const struct sub_args *a, gt_report_history *h)
+static int load_history(const struct sub_args *a, gt_report_extras *h)
 {
-    memset(h, 0, sizeof *h);
     if (a->nhistory == 0)
         return 0;
     gt_stats *runs = calloc((size_t)a->nhistory, sizeof *runs);
@@ -333,8 +332,8 @@ static int load_history(const struct sub_args *a, gt_report_history *h)
             return -1;
         }
     }
-    gt_stats_combine(runs, (size_t)a->nhistory, &h->stats);
-    h->runs = (size_t)a->nhistory;
+    gt_stats_combine(runs, (size_t)a->nhistory, &h->history);
+    h->history_runs = (size_t)a->nhistory;
     free(runs);
     return 0;
 }
@@ -349,8 +348,10 @@ int report_command(int argc, char **argv)
         return 2;
     if (a.nfiles != 1)
         return fail(REPORT_USAGE, 2);
-    gt_report_history history;
-    if (load_history(&a, &history) < 0)
+    gt_report_extras extras;
+    memset(&extras, 0, sizeof extras);
+    extras.struct_size = sizeof extras;
+    if (load_history(&a, &extras) < 0)
         return 1;
     if (a.out) {
         char err[1024];
@@ -371,14 +372,23 @@ int report_command(int argc, char **argv)
         if (gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
             fprintf(stderr, "gpu-tracker: warning: %s; the report has no server recommendation\n",
                     gt_last_error());
+        /* The instance the run was on (--cloud found it): its price, for
+         * the run's cost beside the recommended server's. Only when the
+         * Keeper answered: offline is said once, above. */
+        const gt_cloud_info *cl = &snaps[0]->cloud;
+        if (server && cl->found && strcmp(cl->instance_type, "unknown") != 0 &&
+            gt_instance_price_at(cl->vendor, cl->region, cl->instance_type, cli_keeper_url(),
+                                 &extras.current_price_per_hour) != GT_OK)
+            fprintf(stderr, "gpu-tracker: warning: %s; the report shows no price for the instance "
+                    "the run was on\n", gt_last_error());
     }
     int rc = 0;
-    const gt_report_history *h = history.runs ? &history : NULL;
+    const gt_report_extras *h = &extras;
     if (a.out) {
-        if (gt_snapshot_write_report_history(snaps[0], server, h, a.out) != GT_OK)
+        if (gt_snapshot_write_report_ex(snaps[0], server, h, a.out) != GT_OK)
             rc = fail(gt_last_error(), 1);
     } else {
-        char *html = gt_snapshot_report_html_history(snaps[0], server, h);
+        char *html = gt_snapshot_report_html_ex(snaps[0], server, h);
         if (!html)
             rc = fail("out of memory", 1);
         else

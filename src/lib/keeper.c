@@ -39,6 +39,47 @@ static size_t collect(char *p, size_t size, size_t n, void *arg)
     return bytes;
 }
 
+/* GETs url from the Keeper API at base into *body (malloc'd, NUL
+ * terminated; the caller frees). GT_ERR_IO (cannot reach it, an HTTP
+ * error, an answer over KEEPER_ANSWER_MAX) with the reason. */
+static gt_status keeper_get(const struct http_api *http, const char *base, const char *url,
+                            char **body)
+{
+    *body = NULL;
+    CURL *c = http->easy_init();
+    if (!c)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    struct body b = {0};
+    struct curl_slist *h = http->slist_append(NULL, "X-Application-ID: gpu-tracker");
+    char curl_err[CURL_ERROR_SIZE] = "";
+    http->easy_setopt(c, CURLOPT_URL, url);
+    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    http->easy_setopt(c, CURLOPT_TIMEOUT_MS, KEEPER_TIMEOUT_MS);
+    http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    http->easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    http->easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    http->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+    http->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    CURLcode rc = http->easy_perform(c);
+    long status = 0;
+    if (rc == CURLE_OK)
+        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    http->slist_free_all(h);
+    http->easy_cleanup(c);
+    gt_status st = GT_OK;
+    if (rc != CURLE_OK)
+        st = gt_fail(GT_ERR_IO, "cannot reach the Keeper API at %s: %s", base,
+                     b.too_big ? "the answer is too big" : curl_err[0] ? curl_err : http->easy_strerror(rc));
+    else if (status != 200)
+        st = gt_fail(GT_ERR_IO, "the Keeper API at %s answered HTTP %ld", base, status);
+    if (st != GT_OK) {
+        free(b.data);
+        return st;
+    }
+    *body = b.data;
+    return GT_OK;
+}
+
 gt_status gt_recommend_server(const gt_recommendation *r, char **json_out)
 {
     return gt_recommend_server_at(r, NULL, json_out);
@@ -67,35 +108,10 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
         snprintf(url + n, sizeof url - (size_t)n, "&gpu_memory_total=%d",
                  (int)ceil((double)r->vram_mib / 1024.0));
 
-    CURL *c = http->easy_init();
-    if (!c)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    struct body b = {0};
-    struct curl_slist *h = http->slist_append(NULL, "X-Application-ID: gpu-tracker");
-    char curl_err[CURL_ERROR_SIZE] = "";
-    http->easy_setopt(c, CURLOPT_URL, url);
-    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    http->easy_setopt(c, CURLOPT_TIMEOUT_MS, KEEPER_TIMEOUT_MS);
-    http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    http->easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-    http->easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    http->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-    http->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    CURLcode rc = http->easy_perform(c);
-    long status = 0;
-    if (rc == CURLE_OK)
-        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    http->slist_free_all(h);
-    http->easy_cleanup(c);
-
-    gt_status st = GT_OK;
-    if (rc != CURLE_OK) {
-        st = gt_fail(GT_ERR_IO, "cannot reach the Keeper API at %s: %s", base,
-                     b.too_big ? "the answer is too big" : curl_err[0] ? curl_err : http->easy_strerror(rc));
-    } else if (status != 200) {
-        st = gt_fail(GT_ERR_IO, "the Keeper API at %s answered HTTP %ld", base, status);
-    } else {
-        json_object *root = b.data ? json_tokener_parse(b.data) : NULL;
+    char *data = NULL;
+    gt_status st = keeper_get(http, base, url, &data);
+    if (st == GT_OK) {
+        json_object *root = data ? json_tokener_parse(data) : NULL;
         if (!root || !json_object_is_type(root, json_type_array)) {
             st = gt_fail(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of servers",
                          base);
@@ -118,6 +134,84 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
         if (root)
             json_object_put(root);
     }
-    free(b.data);
+    free(data);
     return st;
+}
+
+/* The "price" of the first item of list that is on demand, for Linux, and
+ * (region non-NULL) in region; -1 when none is. */
+static double price_in(json_object *list, const char *region)
+{
+    size_t n = json_object_array_length(list);
+    for (size_t i = 0; i < n; i++) {
+        json_object *it = json_object_array_get_idx(list, i);
+        json_object *alloc = json_object_object_get(it, "allocation");
+        json_object *os = json_object_object_get(it, "operating_system");
+        json_object *reg = json_object_object_get(it, "region_id");
+        json_object *price = json_object_object_get(it, "price");
+        if (!json_object_is_type(alloc, json_type_string) ||
+            strcmp(json_object_get_string(alloc), "ondemand") != 0 ||
+            !json_object_is_type(os, json_type_string) ||
+            strcmp(json_object_get_string(os), "Linux") != 0)
+            continue;
+        if (region && (!json_object_is_type(reg, json_type_string) ||
+                       strcmp(json_object_get_string(reg), region) != 0))
+            continue;
+        if (!json_object_is_type(price, json_type_double) &&
+            !json_object_is_type(price, json_type_int))
+            continue;
+        double p = json_object_get_double(price);
+        if (isfinite(p) && p >= 0)
+            return p;
+    }
+    return -1;
+}
+
+/* Path segments from a snapshot (a stranger's file): letters, digits and
+ * . _ - only, so that nothing else reaches the URL. */
+static int safe_segment(const char *s)
+{
+    if (!s || !*s || strlen(s) > 96)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '.' || *s == '_' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+gt_status gt_instance_price_at(const char *vendor, const char *region, const char *instance_type,
+                               const char *base_url, double *price_per_hour)
+{
+    gt_clear_error();
+    *price_per_hour = 0;
+    if (!safe_segment(vendor) || !safe_segment(instance_type))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot look up the price of '%s' at '%s': a "
+                       "vendor and an instance type are letters, digits, '.', '_' and '-'",
+                       instance_type ? instance_type : "", vendor ? vendor : "");
+    const char *why = "";
+    const struct http_api *http = http_api(&why);
+    if (!http)
+        return gt_fail(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
+    const char *base = base_url && *base_url ? base_url : GT_KEEPER_URL;
+    char url[2048];
+    snprintf(url, sizeof url, "%s/server/%s/%s/prices", base, vendor, instance_type);
+    char *data = NULL;
+    gt_status st = keeper_get(http, base, url, &data);
+    if (st != GT_OK)
+        return st;
+    json_object *root = data ? json_tokener_parse(data) : NULL;
+    free(data);
+    if (!root || !json_object_is_type(root, json_type_array)) {
+        json_object_put(root);
+        return gt_fail(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of prices "
+                       "for %s %s", base, vendor, instance_type);
+    }
+    /* resource_tracker's rule: the run's region, or else any region's. */
+    double p = region && *region ? price_in(root, region) : -1;
+    if (p < 0)
+        p = price_in(root, NULL);
+    json_object_put(root);
+    *price_per_hour = p > 0 ? p : 0;
+    return GT_OK;
 }

@@ -648,7 +648,14 @@ static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *
 }
 
 /* The recommended server's main fields, when the Keeper answered. */
-static void server_recommendation(struct sb *b, const char *server_json)
+/* "$0.0123" for a price in USD: cents and their fractions, as clouds bill. */
+static void fmt_usd(double usd, char *out, size_t cap)
+{
+    snprintf(out, cap, "$%.*f", usd < 0.01 ? 6 : usd < 10 ? 4 : 2, usd);
+}
+
+static void server_recommendation(struct sb *b, const char *server_json, double duration,
+                                  const gt_report_extras *extras, const gt_cloud_info *cloud)
 {
     json_object *o = server_json ? json_tokener_parse(server_json) : NULL;
     if (!o || !json_object_is_type(o, json_type_object)) {
@@ -665,16 +672,42 @@ static void server_recommendation(struct sb *b, const char *server_json)
         if (json_object_object_get_ex(o, keys[i], &v) && v)
             row(b, keys[i], json_object_get_string(v));
     }
+    /* What this run would have cost there, and on the instance it ran on
+     * (resource_tracker's run costs): the hourly price over the run. */
+    json_object *price;
+    char v[320], a[48], c[48];
+    double hours = duration > 0 && isfinite(duration) ? duration / 3600 : 0;
+    double rec_hour = json_object_object_get_ex(o, "min_price_ondemand", &price) &&
+                              (json_object_is_type(price, json_type_double) ||
+                               json_object_is_type(price, json_type_int))
+                          ? json_object_get_double(price) : -1;
+    if (rec_hour >= 0 && isfinite(rec_hour)) {
+        fmt_usd(rec_hour * hours, a, sizeof a);
+        snprintf(v, sizeof v, "%s (%.0f s at $%g an hour, on demand)", a, duration, rec_hour);
+        row(b, "price of this run there", v);
+    }
+    double cur_hour = extras ? extras->current_price_per_hour : 0;
+    if (cur_hour > 0 && isfinite(cur_hour)) {
+        fmt_usd(cur_hour * hours, a, sizeof a);
+        snprintf(v, sizeof v, "%s (%s %s at $%g an hour)", a, cloud->vendor,
+                 cloud->instance_type, cur_hour);
+        row(b, "price of this run where it ran", v);
+        if (rec_hour >= 0 && isfinite(rec_hour)) {
+            fmt_usd((cur_hour - rec_hour) * hours, c, sizeof c);
+            snprintf(v, sizeof v, "%s a run (%.1f %%)", c, (cur_hour - rec_hour) / cur_hour * 100);
+            row(b, "saving with the recommended server", v);
+        }
+    }
     sb_puts(b, "</table>\n");
     json_object_put(o);
 }
 
 /* A statistics row: this run's mean and max, and the history's beside them. */
 static void stat_row(struct sb *b, const char *key, double mean, double max,
-                     const gt_report_history *h, double h_mean, double h_max)
+                     const gt_report_extras *h, double h_mean, double h_max)
 {
     char v[160];
-    if (h && h->runs)
+    if (h)
         snprintf(v, sizeof v, "%.2f mean, %.2f max (history: %.2f mean, %.2f max)", mean, max,
                  h_mean, h_max);
     else
@@ -683,8 +716,13 @@ static void stat_row(struct sb *b, const char *key, double mean, double max,
 }
 
 char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
-                       const char *server_json, const gt_report_history *history)
+                       const char *server_json, const gt_report_extras *extras)
 {
+    if (extras && extras->struct_size < sizeof(gt_report_extras)) {
+        gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid gt_report_extras.struct_size %zu: set it to "
+                "sizeof(gt_report_extras)", extras->struct_size);
+        return NULL;
+    }
     struct sb b = {0};
     gt_stats st;
     int have_stats = stats_of_rows(rows, s->series.interval, &st) == GT_OK;
@@ -774,12 +812,12 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
 
     if (have_stats) {
         sb_puts(&b, "<h2>Statistics</h2>\n");
-        const gt_report_history *h = history && history->runs ? history : NULL;
-        const gt_stats *hs = h ? &h->stats : &st;
+        const gt_report_extras *h = extras && extras->history_runs ? extras : NULL;
+        const gt_stats *hs = h ? &h->history : &st;
         if (h)
             sb_printf(&b, "<p class=\"note\">History: %zu earlier run%s of this job, beside "
                       "each figure (the mean of their means, the largest of their maxima).</p>\n",
-                      h->runs, h->runs == 1 ? "" : "s");
+                      h->history_runs, h->history_runs == 1 ? "" : "s");
         sb_puts(&b, "<table>\n");
         snprintf(v, sizeof v, "%ld", st.samples);
         row(&b, "rows", v);
@@ -818,7 +856,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         row(&b, "GPU memory (peak + 20 %, rounded up)", v);
         sb_puts(&b, "</table>\n");
     }
-    server_recommendation(&b, server_json);
+    server_recommendation(&b, server_json, s->duration, extras, &s->cloud);
 
     const gt_server_info *si = &s->server;
     sb_puts(&b, "<h2>Server</h2>\n<table>\n");
@@ -867,24 +905,24 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     return b.s;
 }
 
-char *gt_snapshot_report_html_history(const gt_snapshot *s, const char *server_json,
-                                      const gt_report_history *history)
+char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,
+                                      const gt_report_extras *extras)
 {
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
-    return report_html_rows(s, &rows, server_json, history);
+    return report_html_rows(s, &rows, server_json, extras);
 }
 
 char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
 {
-    return gt_snapshot_report_html_history(s, server_json, NULL);
+    return gt_snapshot_report_html_ex(s, server_json, NULL);
 }
 
 gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
-                            const char *server_json, const gt_report_history *history,
+                            const char *server_json, const gt_report_extras *extras,
                             const char *path)
 {
-    char *html = report_html_rows(s, rows, server_json, history);
+    char *html = report_html_rows(s, rows, server_json, extras);
     if (!html)
         return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows could "
                        "not be read", path);
@@ -893,16 +931,16 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
     return st;
 }
 
-gt_status gt_snapshot_write_report_history(const gt_snapshot *s, const char *server_json,
-                                           const gt_report_history *history, const char *path)
+gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_json,
+                                           const gt_report_extras *extras, const char *path)
 {
     gt_clear_error();
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
-    return report_write_rows(s, &rows, server_json, history, path);
+    return report_write_rows(s, &rows, server_json, extras, path);
 }
 
 gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json, const char *path)
 {
-    return gt_snapshot_write_report_history(s, server_json, NULL, path);
+    return gt_snapshot_write_report_ex(s, server_json, NULL, path);
 }

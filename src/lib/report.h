@@ -13,11 +13,11 @@
  * grow with the rows: charts of more rows than pixels are drawn as bands.
  * Caller frees; NULL when out of memory or the rows cannot be read. */
 char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
-                       const char *server_json, const gt_report_history *history);
+                       const char *server_json, const gt_report_extras *extras);
 
 /* report_html_rows() written to path (file_io.h rules). */
 gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
-                            const char *server_json, const gt_report_history *history,
+                            const char *server_json, const gt_report_extras *extras,
                             const char *path);
 
 #endif
