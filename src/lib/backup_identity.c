@@ -122,18 +122,16 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
 gt_status gt_backup_read_info(const char *path, gt_backup_info *out)
 {
     gt_clear_error();
-    if (!path || !out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_backup_read_info: NULL argument");
-    if (out->struct_size < sizeof(gt_backup_info))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid gt_backup_info.struct_size %zu: set it to sizeof(gt_backup_info)",
-                       out->struct_size);
+    gt_status st = gt_check_out_struct("gt_backup_read_info", path, out, "gt_backup_info",
+                                       out ? out->struct_size : 0, sizeof(gt_backup_info));
+    if (st != GT_OK)
+        return st;
     size_t size = out->struct_size;
     memset(out, 0, sizeof *out);
     out->struct_size = size;
     char *doc;
     size_t len;
-    gt_status st = read_regular_file(path, 16u << 20, "backup", &doc, &len);
+    st = read_regular_file(path, 16u << 20, "backup", &doc, &len);
     if (st != GT_OK)
         return st;
     json_tokener *tok = json_tokener_new_ex(16);

@@ -59,3 +59,14 @@ gt_status gt_fail(gt_status status, const char *fmt, ...)
     va_end(ap);
     return status;
 }
+
+gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
+                              const char *type, size_t struct_size, size_t need)
+{
+    if (!obj || !out)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL argument", call);
+    if (struct_size < need)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid %s.struct_size %zu: set it to sizeof(%s)",
+                       type, struct_size, type);
+    return GT_OK;
+}

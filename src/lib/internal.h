@@ -49,6 +49,13 @@ gt_status gt_fail_at(gt_status status, const char *prefix, const char *fmt, va_l
 /* Clears the message of gt_last_error(). */
 void gt_clear_error(void);
 
+/* The argument checks of a call that fills a struct which grows at its end
+ * (gt_progress, gt_totals, ...): obj and out not NULL, and the caller's
+ * struct_size at least need (the struct as this library knows it). GT_OK,
+ * or GT_ERR_INVALID_ARGUMENT naming the call or the type. */
+gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
+                              const char *type, size_t struct_size, size_t need);
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>

@@ -80,6 +80,19 @@ static gt_status keeper_get(const struct http_api *http, const char *base, const
     return GT_OK;
 }
 
+/* libcurl, loaded, and the API's base address (base_url, or the default).
+ * GT_ERR_IO when libcurl cannot be loaded. */
+static gt_status keeper_open(const char *base_url, const struct http_api **http,
+                             const char **base)
+{
+    const char *why = "";
+    *http = http_api(&why);
+    if (!*http)
+        return gt_fail(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
+    *base = base_url && *base_url ? base_url : GT_KEEPER_URL;
+    return GT_OK;
+}
+
 gt_status gt_recommend_server(const gt_recommendation *r, char **json_out)
 {
     return gt_recommend_server_at(r, NULL, json_out);
@@ -90,11 +103,10 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
 {
     gt_clear_error();
     *json_out = NULL;
-    const char *why = "";
-    const struct http_api *http = http_api(&why);
-    if (!http)
-        return gt_fail(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
-    const char *base = base_url && *base_url ? base_url : GT_KEEPER_URL;
+    const struct http_api *http = NULL;
+    const char *base = GT_KEEPER_URL;
+    if (keeper_open(base_url, &http, &base) != GT_OK)
+        return GT_ERR_IO;
     /* The API takes memory in GiB (Python's round: half to even) and GPU
      * memory in GiB. */
     char url[2048];
@@ -189,11 +201,10 @@ gt_status gt_instance_price_at(const char *vendor, const char *region, const cha
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot look up the price of '%s' at '%s': a "
                        "vendor and an instance type are letters, digits, '.', '_' and '-'",
                        instance_type ? instance_type : "", vendor ? vendor : "");
-    const char *why = "";
-    const struct http_api *http = http_api(&why);
-    if (!http)
-        return gt_fail(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
-    const char *base = base_url && *base_url ? base_url : GT_KEEPER_URL;
+    const struct http_api *http = NULL;
+    const char *base = GT_KEEPER_URL;
+    if (keeper_open(base_url, &http, &base) != GT_OK)
+        return GT_ERR_IO;
     char url[2048];
     snprintf(url, sizeof url, "%s/server/%s/%s/prices", base, vendor, instance_type);
     char *data = NULL;

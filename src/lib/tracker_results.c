@@ -164,12 +164,10 @@ const char *gt_tracker_backup_path(gt_tracker *t)
 
 gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
 {
-    if (!t || !out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_totals: NULL argument");
-    if (out->struct_size < sizeof(gt_totals))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid gt_totals.struct_size %zu: set it to sizeof(gt_totals)",
-                       out->struct_size);
+    gt_status st = gt_check_out_struct("gt_tracker_totals", t, out, "gt_totals",
+                                       out ? out->struct_size : 0, sizeof(gt_totals));
+    if (st != GT_OK)
+        return st;
     if (t->state != STATE_STOPPED)
         return gt_fail(GT_ERR_STATE, "gt_tracker_totals: the tracker is not stopped");
     gt_totals r;
@@ -191,12 +189,10 @@ gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
 
 gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
 {
-    if (!t || !out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_progress: NULL argument");
-    if (out->struct_size < sizeof(gt_progress))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid gt_progress.struct_size %zu: set it to sizeof(gt_progress)",
-                       out->struct_size);
+    gt_status st = gt_check_out_struct("gt_tracker_progress", t, out, "gt_progress",
+                                       out ? out->struct_size : 0, sizeof(gt_progress));
+    if (st != GT_OK)
+        return st;
     gt_progress p;
     memset(&p, 0, sizeof p);
     p.struct_size = out->struct_size;
