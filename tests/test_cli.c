@@ -495,6 +495,15 @@ static void test_human_format(void)
     result_free(&r);
     r = gt("-f", "xml", "-e", "true", NULL);
     check_error(&r, 2, "gpu-tracker: unknown format 'xml'; valid formats: text, json, human\n");
+
+    /* -o a file that cannot take it: the error, then the summary on stderr. */
+    if (access("/dev/full", W_OK) == 0) {
+        r = gt("-f", "human", "--disable-logs", "-o", "/dev/full", "--", "true", NULL);
+        CHECK(r.status == 1);
+        CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot write '/dev/full': No space left on "
+                                   "device; the summary follows on standard error\nWall time ");
+        result_free(&r);
+    }
 }
 
 /* gpu-tracker with standard error on a new pseudo-terminal (stdout to a

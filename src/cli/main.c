@@ -116,20 +116,28 @@ static char *human_of(gt_tracker *t)
 }
 
 /* text and a newline to path, under the output rules (gt_output_open: a
- * link planted by someone else is refused). -1 with the reason in
- * gt_last_error() or errno. */
-static int write_text_file(const char *path, const char *text)
+ * link planted by someone else is refused). -1 with the reason in err. */
+static int write_text_file(const char *path, const char *text, char *err, size_t errcap)
 {
     int fd;
-    if (gt_output_open(path, &fd) != GT_OK)
+    if (gt_output_open(path, &fd) != GT_OK) {
+        snprintf(err, errcap, "%s", gt_last_error());
         return -1;
+    }
     FILE *f = fdopen(fd, "w");
     if (!f) {
+        snprintf(err, errcap, "cannot write '%s': %s", path, strerror(errno));
         close(fd);
         return -1;
     }
     int bad = fprintf(f, "%s\n", text) < 0;
-    bad |= fclose(f) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        snprintf(err, errcap, "cannot write '%s': %s", path, strerror(e));
     return bad ? -1 : 0;
 }
 
@@ -389,13 +397,16 @@ int gt_cli_main(int argc, char **argv)
 
     if (o.output) {
         const gt_resource_usage *u = gt_tracker_usage(t);
-        if (o.format == FORMAT_HUMAN ? write_text_file(o.output, summary) < 0
-                                     : gt_usage_write_file(u, o.output, o.format == FORMAT_JSON
-                                                                            ? GT_FORMAT_JSON
-                                                                            : GT_FORMAT_TEXT) != GT_OK) {
+        int failed = o.format == FORMAT_HUMAN
+                         ? write_text_file(o.output, summary, err, sizeof err) < 0
+                         : gt_usage_write_file(u, o.output, o.format == FORMAT_JSON
+                                                                ? GT_FORMAT_JSON
+                                                                : GT_FORMAT_TEXT) != GT_OK;
+        if (failed && o.format != FORMAT_HUMAN)
+            snprintf(err, sizeof err, "%s", gt_last_error());
+        if (failed) {
             /* Never lose the measurements: show them instead. */
-            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard error\n",
-                    gt_last_error());
+            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard error\n", err);
             fprintf(stderr, "%s\n", summary);
             output_failed = 1;
         }
