@@ -559,6 +559,12 @@ typedef struct gt_snapshot {
      * resource_tracker's children=False). Kept in resource_tracker's
      * format (its metadata.children); ours does not carry it yet. */
     int main_only;
+    /* The local filesystems the disk-space figures (the system series'
+     * disk_space_* columns) add up, as "MOUNT (TYPE on SOURCE)" joined by
+     * ", " (and "and N more" past what fits): malloc'd, freed by
+     * gt_snapshot_free(); NULL when not recorded (older snapshots,
+     * resource_tracker's format). (0.3) */
+    char *filesystems;
 } gt_snapshot;
 
 /* The file formats a snapshot can be written in. gt_snapshot_read() reads

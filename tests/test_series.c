@@ -279,6 +279,18 @@ static void test_system_counters(void)
     CHECK_MSG(s.fs_total_bytes == 4 * one_total, "total %llu, one %llu", s.fs_total_bytes,
               one_total);
     CHECK(s.fs_used_bytes <= s.fs_total_bytes && s.fs_free_bytes <= s.fs_total_bytes);
+    /* ... and named, the four of them, for the report. */
+    char *names = system_series_filesystems(proc, 4096);
+    char want[8192];
+    snprintf(want, sizeof want, "%1$s/m/root (ext4 on /dev/sda1), %1$s/m/data (xfs on /dev/sdb1), "
+             "%1$s/m/overlay (overlay on overlay), %1$s/m/btrfs-a (btrfs on /dev/sdc)", root);
+    CHECK_STR(names ? names : "", want);
+    free(names);
+    /* Too small a room: never a silent drop, the rest counted. */
+    names = system_series_filesystems(proc, strlen(root) + 64);
+    CHECK_MSG(names && strstr(names, " (ext4 on /dev/sda1), and 3 more"), "[%s]",
+              names ? names : "");
+    free(names);
 
     /* A second reading after traffic: the row counts 512-byte sectors of the
      * whole disks only: 5 disks * 50 sectors read, 100 written. */

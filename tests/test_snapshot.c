@@ -667,7 +667,7 @@ static void test_report(void)
                                 "No GPU was found on this machine: the GPU charts are left out.",
                                 "no GPU was found on this machine", ">Memory (PSS)<",
                                 ">Peak RSS<", "size memory requests on this",
-                                "every local filesystem, not the job",
+                                "(max; not the job&#39;s own), on /",
                                 ">Disk I/O<", ">Network<", ">Statistics<",
                                 ">Recommended resources<", ">Server<", "gpu_tracker summary",
                                 "seconds since start", ">cores<", ">MiB<", ">MB/s<",
@@ -696,6 +696,18 @@ static void test_report(void)
         CHECK_MSG(hover == 4, "%d charts carry hover data", hover);
         free(html);
     }
+    /* The filesystems the disk-space figures count, named (escaped). */
+    s->filesystems = strdup("/ (ext4 on /dev/vda1), /srv/<b> (xfs on /dev/sdb)");
+    html = gt_snapshot_report_html(s, NULL);
+    CHECK_CONTAINS(html, "on / (ext4 on /dev/vda1), /srv/&lt;b&gt; (xfs on /dev/sdb)</th>");
+    free(html);
+    CHECK(gt_snapshot_write(s, path_in("fs.json.gz")) == GT_OK);
+    gt_snapshot *back = NULL;
+    CHECK(gt_snapshot_read(path_in("fs.json.gz"), &back) == GT_OK);
+    CHECK_STR(back && back->filesystems ? back->filesystems : "", s->filesystems);
+    gt_snapshot_free(back);
+    free(s->filesystems);
+    s->filesystems = NULL;
     /* With a GPU, its two charts are there. */
     s->server.gpu_count = 1;
     html = gt_snapshot_report_html(s, NULL);

@@ -683,7 +683,8 @@ static void server_recommendation(struct sb *b, const char *server_json, double 
                           ? json_object_get_double(price) : -1;
     if (rec_hour >= 0 && isfinite(rec_hour)) {
         fmt_usd(rec_hour * hours, a, sizeof a);
-        snprintf(v, sizeof v, "%s (%.0f s at $%g an hour, on demand)", a, duration, rec_hour);
+        fmt_duration(duration, c, sizeof c);
+        snprintf(v, sizeof v, "%s (%s at $%g an hour, on demand)", a, c, rec_hour);
         row(b, "price of this run there", v);
     }
     double cur_hour = extras ? extras->current_price_per_hour : 0;
@@ -834,8 +835,16 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
                  hs->gpu_utilized_mean, hs->gpu_utilized_max);
 
         snprintf(v, sizeof v, "%.2f GiB", st.disk_space_used_max_gb);
-        row(&b, "disk space used on the machine (max; every local filesystem, not the job's "
-                "own: docs/series.md, \"Filesystems\")", v);
+        if (s->filesystems && s->filesystems[0]) {
+            struct sb key = {0};
+            sb_puts(&key, "disk space used on the machine (max; not the job's own), on ");
+            sb_puts(&key, s->filesystems);
+            row(&b, key.failed || !key.s ? "disk space used on the machine (max)" : key.s, v);
+            free(key.s);
+        } else {
+            row(&b, "disk space used on the machine (max; every local filesystem, not the job's "
+                    "own: docs/series.md, \"Filesystems\")", v);
+        }
         fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);
         row(&b, "network received", v);
         fmt_bytes(st.net_sent_bytes_sum, v, sizeof v);

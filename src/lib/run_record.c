@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "server_info.h"
+#include "system_series.h"
 #include "stats.h"
 
 void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
@@ -16,6 +17,13 @@ void run_record_begin(struct run_record *r, pid_t pid, double interval, const ch
     r->pid = pid;
     r->interval = interval;
     server_info_collect(&r->server, proc_root, sys_root, devices, ndevices);
+    r->filesystems = system_series_filesystems(proc_root, 1024);
+}
+
+void run_record_free(struct run_record *r)
+{
+    free(r->filesystems);
+    r->filesystems = NULL;
 }
 
 gt_status run_record_snapshot(const struct run_record *r, const char *command, int exit_status,
@@ -24,8 +32,13 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
 {
     memset(s, 0, sizeof *s);
     s->command = strdup(command ? command : "");
-    if (!s->command)
+    s->filesystems = r->filesystems ? strdup(r->filesystems) : NULL;
+    if (!s->command || (r->filesystems && !s->filesystems)) {
+        free(s->command);
+        free(s->filesystems);
+        s->command = s->filesystems = NULL;
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
     s->format_version = GT_SNAPSHOT_FORMAT;
     snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
     s->pid = (int)r->pid;

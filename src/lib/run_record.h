@@ -17,6 +17,7 @@ struct run_record {
     double epoch_start, epoch_stop; /* wall clock of the first and last sample */
     gt_server_info server;          /* allocation is filled from the rows */
     gt_cloud_info cloud;            /* asked = 0: not asked */
+    char *filesystems;              /* the disk-space figures' (NULL: none) */
 };
 
 /* Describes the machine now (server_info.h) with the GPUs the tracker
@@ -24,7 +25,11 @@ struct run_record {
 void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
                       const char *sys_root, const struct gpu_device *devices, int ndevices);
 
-/* Everything of a snapshot but its row arrays: s->series gets the counts
+/* Frees what run_record_begin() allocated. */
+void run_record_free(struct run_record *r);
+
+/* Everything of a snapshot but its row arrays (s->filesystems, like
+ * s->command, is a copy the snapshot owns): s->series gets the counts
  * and interval from rows, s->command a copy of command (NULL: ""), and the
  * server's allocation is judged from the rows. GT_ERR_NO_MEMORY. */
 gt_status run_record_snapshot(const struct run_record *r, const char *command, int exit_status,

@@ -79,7 +79,7 @@ static void add_text(json_object *o, const char *key, const char *v)
     json_object_object_add(o, key, json_new_text(v));
 }
 
-static json_object *server_object(const gt_server_info *si)
+static json_object *server_object(const gt_server_info *si, const char *filesystems)
 {
     json_object *o = json_object_new_object();
     add_text(o, "os", si->os);
@@ -100,6 +100,8 @@ static json_object *server_object(const gt_server_info *si)
      * have left it empty. */
     const char *a = si->allocation;
     add_text(o, "allocation", strcmp(a, "dedicated") && strcmp(a, "shared") ? "unknown" : a);
+    if (filesystems) /* 0.3: absent from older snapshots */
+        add_text(o, "filesystems", filesystems);
     return o;
 }
 
@@ -203,7 +205,7 @@ static void put_snapshot(struct sink *k, const gt_snapshot *s, const struct row_
     stream_puts(k, "{\"metadata\":");
     stream_put_object(k, metadata_object(s));
     stream_puts(k, ",\"server_info\":");
-    stream_put_object(k, server_object(&s->server));
+    stream_put_object(k, server_object(&s->server, s->filesystems));
     stream_puts(k, ",\"cloud_info\":");
     stream_put_object(k, snapshot_cloud_object(&s->cloud));
     stream_puts(k, ",\"summary\":");
@@ -532,6 +534,22 @@ static void read_server(struct json_reader *r, json_object *o, gt_server_info *s
         json_read_fail(r, "\"server_info.allocation\" should be dedicated, shared or unknown");
 }
 
+/* server_info.filesystems (0.3): optional, a string of at most 64 KiB. */
+static void read_filesystems(struct json_reader *r, json_object *si, gt_snapshot *s)
+{
+    json_object *v = NULL;
+    if (r->status != GT_OK || !json_object_is_type(si, json_type_object) ||
+        !json_object_object_get_ex(si, "filesystems", &v) || !v)
+        return;
+    if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) > 65536) {
+        json_read_fail(r, "\"server_info.filesystems\" should be a string of at most 64 KiB");
+        return;
+    }
+    s->filesystems = strdup(json_object_get_string(v));
+    if (!s->filesystems)
+        json_read_fail(r, "out of memory");
+}
+
 void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
 {
     if (!cloud || r->status != GT_OK)
@@ -645,6 +663,7 @@ static void read_snapshot(struct json_reader *r, const char *text, size_t len, s
     json_object_put(m);
     json_object *si = snapshot_parse_part(r, text, p.spans[SERVER_INFO], "server_info", SERVER_INFO_MAX);
     read_server(r, si, &s->server);
+    read_filesystems(r, si, s);
     json_object_put(si);
     json_object *cloud = snapshot_parse_part(r, text, p.spans[CLOUD_INFO], "cloud_info", CLOUD_INFO_MAX);
     snapshot_read_cloud(r, cloud, &s->cloud);
@@ -745,6 +764,7 @@ void gt_snapshot_free(gt_snapshot *s)
     if (!s)
         return;
     free(s->command);
+    free(s->filesystems);
     free((void *)s->series.process);
     free((void *)s->series.system);
     free(s);

@@ -280,7 +280,26 @@ struct fs_ctx {
     struct fs_keys keys;
     struct mountinfo_line m;
     struct system_series_sample *s;
+    /* system_series_filesystems(): the names, written as they are counted */
+    char *names;
+    size_t names_cap, names_len, names_left_out;
 };
+
+/* "MOUNT (TYPE on SOURCE)" of m after the names so far; one that does not
+ * fit is counted in names_left_out, never dropped unsaid. */
+static void add_name(struct fs_ctx *c, const struct mountinfo_line *m)
+{
+    char one[1200];
+    int n = snprintf(one, sizeof one, "%s%s (%s on %s)", c->names_len ? ", " : "",
+                     m->mount_point, m->fstype, m->source);
+    /* Room kept for ", and 999999 more". */
+    if (n < 0 || c->names_len + (size_t)n + 24 >= c->names_cap) {
+        c->names_left_out++;
+        return;
+    }
+    memcpy(c->names + c->names_len, one, (size_t)n + 1);
+    c->names_len += (size_t)n;
+}
 
 static int on_mount_line(const char *line, size_t n, void *arg)
 {
@@ -301,6 +320,8 @@ static int on_mount_line(const char *line, size_t n, void *arg)
         keys->k[keys->n].minor = m->minor;
         snprintf(keys->k[keys->n].source, sizeof keys->k[keys->n].source, "%s", m->source);
         keys->n++;
+        if (c->names)
+            add_name(c, m);
     }
     return 0;
 }
@@ -324,9 +345,56 @@ static int read_filesystems(struct system_series_reader *r, struct system_series
     struct fs_ctx *c = r->fs_scratch;
     c->keys.n = 0;
     c->s = s;
+    c->names = NULL;
     sys_each_line(r->buf, len, on_mount_line, c);
     s->fs_ok = 1;
     return 0;
+}
+
+char *system_series_filesystems(const char *proc_root, size_t cap)
+{
+    char *names = calloc(1, cap);
+    struct fs_ctx *c = calloc(1, sizeof *c);
+    struct system_series_sample s;
+    memset(&s, 0, sizeof s);
+    int fd = names && c ? procfs_open_in(proc_root, "self/mountinfo", 0) : -1;
+    char *text = NULL;
+    size_t len = 0;
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "r");
+        if (f) {
+            /* The whole table, however long (a container host's can be
+             * thousands of lines). */
+            size_t capt = 0;
+            char chunk[8192];
+            size_t got;
+            while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+                char *t = realloc(text, capt + got + 1);
+                if (!t)
+                    break;
+                text = t;
+                memcpy(text + capt, chunk, got);
+                capt += got;
+                text[capt] = '\0';
+            }
+            len = capt;
+            fclose(f);
+        } else {
+            close(fd);
+        }
+    }
+    if (names && c && text) {
+        c->s = &s;
+        c->names = names;
+        c->names_cap = cap;
+        sys_each_line(text, len, on_mount_line, c);
+        if (c->names_left_out)
+            snprintf(names + c->names_len, cap - c->names_len, "%s and %zu more",
+                     c->names_len ? "," : "", c->names_left_out);
+    }
+    free(text);
+    free(c);
+    return names;
 }
 
 static void count_processes(struct system_series_reader *r, struct system_series_sample *s)

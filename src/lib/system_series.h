@@ -57,4 +57,11 @@ void system_series_sample_free(struct system_series_sample *s);
 /* Exchanges two samples (for keeping the previous one without copying). */
 void system_series_sample_swap(struct system_series_sample *a, struct system_series_sample *b);
 
+/* The filesystems the disk-space figures count (those of
+ * system_series_read(), each once), as "MOUNT (TYPE on SOURCE)" joined by
+ * ", ", in at most cap bytes ("..., and N more" for those that do not
+ * fit): malloc'd, "" when the mount table cannot be read; NULL when out of
+ * memory. */
+char *system_series_filesystems(const char *proc_root, size_t cap);
+
 #endif

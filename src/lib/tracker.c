@@ -49,6 +49,7 @@ static void release_memory(gt_tracker *t)
     free(t->all_process);
     free(t->all_system);
     backup_sink_forget(&t->backup);
+    run_record_free(&t->run);
     options_copy_free(&t->cfg);
     free(t);
 }

@@ -420,6 +420,7 @@ gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int e
         st = snapshot_write_rows(&s, &rows, format, path);
     free(live);
     free(s.command);
+    free(s.filesystems);
     return st;
 }
 
@@ -441,6 +442,7 @@ gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_s
         st = report_write_rows(&s, &rows, server_json, NULL, path);
     free(live);
     free(s.command);
+    free(s.filesystems);
     return st;
 }
 
