@@ -210,13 +210,18 @@ static struct time_axis time_axis_for(double span)
 
 static void fmt_time_tick(const struct time_axis *t, double v, char *out, size_t cap)
 {
+    /* Clock ticks are at most 1000 steps of a month (time_axis_for); the
+     * seconds axis takes any value, so it is never converted to an
+     * integer. */
+    if (t->clock == 0 || !(v >= 0 && v < 1e15)) {
+        fmt_tick(v, t->a.step, out, cap);
+        return;
+    }
     unsigned long long sec = (unsigned long long)(v + 0.5);
     if (t->clock == 1)
         snprintf(out, cap, "%llu:%02llu", sec / 60, sec % 60);
-    else if (t->clock == 2)
-        snprintf(out, cap, "%llu:%02llu", sec / 3600, sec / 60 % 60);
     else
-        fmt_tick(v, t->a.step, out, cap);
+        snprintf(out, cap, "%llu:%02llu", sec / 3600, sec / 60 % 60);
 }
 
 /* ---- charts ------------------------------------------------------------ */
