@@ -697,6 +697,10 @@ static void test_report(void)
         free(html);
     }
     /* The filesystems the disk-space figures count, named (escaped). */
+    /* A real snapshot records this machine's (none on a machine of memory
+     * filesystems only: then ""). */
+    char *recorded = s->filesystems;
+    CHECK(recorded != NULL);
     s->filesystems = strdup("/ (ext4 on /dev/vda1), /srv/<b> (xfs on /dev/sdb)");
     html = gt_snapshot_report_html(s, NULL);
     CHECK_CONTAINS(html, "on / (ext4 on /dev/vda1), /srv/&lt;b&gt; (xfs on /dev/sdb)</th>");
@@ -707,7 +711,7 @@ static void test_report(void)
     CHECK_STR(back && back->filesystems ? back->filesystems : "", s->filesystems);
     gt_snapshot_free(back);
     free(s->filesystems);
-    s->filesystems = NULL;
+    s->filesystems = recorded;
     /* With a GPU, its two charts are there. */
     s->server.gpu_count = 1;
     html = gt_snapshot_report_html(s, NULL);
