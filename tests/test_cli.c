@@ -508,7 +508,7 @@ static void test_human_format(void)
 
 /* gpu-tracker with standard error on a new pseudo-terminal (stdout to a
  * pipe): what a user at a terminal sees. *master gets our end. */
-static struct child spawn_on_pty(char *const argv[], int *master)
+static struct child spawn_on_pty_cols(char *const argv[], int *master, unsigned short cols)
 {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
     CHECK(m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0);
@@ -522,7 +522,7 @@ static struct child spawn_on_pty(char *const argv[], int *master)
     if (c.pid == 0) {
         setsid();
         int s = open(slave, O_RDWR);
-        struct winsize ws = {.ws_row = 24, .ws_col = 200};
+        struct winsize ws = {.ws_row = 24, .ws_col = cols};
         ioctl(s, TIOCSWINSZ, &ws);
         dup2(open("/dev/null", O_RDONLY), 0);
         dup2(out[1], 1);
@@ -537,6 +537,11 @@ static struct child spawn_on_pty(char *const argv[], int *master)
     return c;
 }
 
+static struct child spawn_on_pty(char *const argv[], int *master)
+{
+    return spawn_on_pty_cols(argv, master, 200);
+}
+
 /* Reads the terminal until needle shows (1) or it closes (0), giving up
  * after a minute: a deadline so that a regression fails instead of
  * hanging, not a timing assertion. */
@@ -544,10 +549,11 @@ static int read_pty_until(int master, struct buf *b, const char *needle)
 {
     if (!b->data)
         buf_append(b, "", 0);
-    for (int waited = 0; !needle || !strstr(b->data, needle);) {
+    time_t deadline = time(NULL) + 60;
+    while (!needle || !strstr(b->data, needle)) {
         struct pollfd p = {master, POLLIN, 0};
         int rc = poll(&p, 1, 1000);
-        if (rc == 0 && ++waited >= 60)
+        if (time(NULL) > deadline)
             return 0;
         if (rc <= 0)
             continue;
@@ -601,6 +607,34 @@ static void test_live_line(void)
         CHECK(last_draw && strstr(last_draw, "\033[K\r\033[K") != NULL);
         /* Nothing of it on standard output. */
         CHECK(strchr(r.out.data, '\033') == NULL);
+    }
+    free(term.data);
+    close(master);
+    result_free(&r);
+
+    /* A narrow terminal: whole parts are left out (samples, then the peak),
+     * never a figure cut in half, and the line fits in 59 columns. */
+    c = spawn_on_pty_cols(argv, &master, 60);
+    memset(&r, 0, sizeof r);
+    memset(&term, 0, sizeof term);
+    CHECK(read_until(c.out, &r.out, "ready\n") == 0);
+    seen = read_pty_until(master, &term, " MiB\033[K");
+    CHECK_MSG(seen, "no narrow status line: [%s]", term.data);
+    kill(c.pid, SIGTERM);
+    read_pty_until(master, &term, NULL);
+    finish(&c, &r);
+    if (seen) {
+        const char *line = strstr(term.data, "\rgpu-tracker ");
+        const char *end = line ? strstr(line, "\033[K") : NULL;
+        CHECK(line && end);
+        if (line && end) {
+            size_t len = (size_t)(end - line - 1);
+            CHECK_MSG(len <= 59, "%zu columns: %.*s", len, (int)len, line + 1);
+            CHECK_MSG(!memmem(line, len + 1, "samples", 7) && !memmem(line, len + 1, "peak", 4),
+                      "[%.*s]", (int)len, line + 1);
+            CHECK_MSG(memmem(line, len + 1, "| RSS ", 6) && !memcmp(end - 4, " MiB", 4),
+                      "[%.*s]", (int)len, line + 1);
+        }
     }
     free(term.data);
     close(master);

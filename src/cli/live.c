@@ -72,25 +72,54 @@ static size_t terminal_width(int fd)
     return 80;
 }
 
-/* The line's text for progress p. */
-static void format_line(const gt_progress *p, char *out, size_t cap)
+/* The line's text for progress p, at most width - 1 columns: its parts in
+ * the order of what matters most, and those that do not fit left out
+ * whole (a figure cut in half reads as another figure: "GPU 1.82 GiB, "
+ * without its utilization was seen on an 80-column terminal). */
+static void format_line(const gt_progress *p, size_t width, char *out, size_t cap)
 {
     char clock[32], rss[32], peak[32], gpu_mem[32];
+    char parts[5][96];
     human_clock(clock, sizeof clock, p->elapsed);
     human_bytes(rss, sizeof rss, p->rss_mib * 1024 * 1024);
     human_bytes(peak, sizeof peak, p->rss_peak_mib * 1024 * 1024);
-    char cpu[32];
+    snprintf(parts[0], sizeof parts[0], "gpu-tracker %s", clock);
     if (p->have_cpu)
-        snprintf(cpu, sizeof cpu, "%.2f cores", p->cpu_cores);
+        snprintf(parts[1], sizeof parts[1], "CPU %.2f cores", p->cpu_cores);
     else
-        snprintf(cpu, sizeof cpu, "-");
-    char gpu[96] = "";
+        snprintf(parts[1], sizeof parts[1], "CPU -");
+    snprintf(parts[2], sizeof parts[2], "RSS %s (peak %s)", rss, peak);
+    parts[3][0] = '\0';
     if (p->have_gpu)
-        snprintf(gpu, sizeof gpu, " | GPU %s, %.0f%%",
+        snprintf(parts[3], sizeof parts[3], "GPU %s %.0f%%",
                  human_bytes(gpu_mem, sizeof gpu_mem, p->gpu_memory_mib * 1024 * 1024),
                  p->gpu_util_percent);
-    snprintf(out, cap, "gpu-tracker %s | CPU %s | RSS %s (peak %s)%s | %ld sample%s", clock, cpu,
-             rss, peak, gpu, p->samples, p->samples == 1 ? "" : "s");
+    snprintf(parts[4], sizeof parts[4], "%ld sample%s", p->samples, p->samples == 1 ? "" : "s");
+    /* Left out first when the terminal is narrow: the samples, then the
+     * peak, then the GPU; elapsed time, CPU and RSS stay. */
+    static const int drop_order[] = {4, 2, 3};
+    int keep[5] = {1, 1, 1, parts[3][0] != '\0', 1};
+    int peak_short = 0;
+    for (size_t d = 0;; d++) {
+        size_t len = 0;
+        for (int i = 0; i < 5; i++)
+            if (keep[i])
+                len += (len ? 3 : 0) + (i == 2 && peak_short ? strlen("RSS ") + strlen(rss)
+                                                               : strlen(parts[i]));
+        if (width <= 1 || len <= width - 1 || d >= sizeof drop_order / sizeof drop_order[0])
+            break;
+        if (drop_order[d] == 2)
+            peak_short = 1; /* RSS stays, its peak goes */
+        else
+            keep[drop_order[d]] = 0;
+    }
+    if (peak_short)
+        snprintf(parts[2], sizeof parts[2], "RSS %s", rss);
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < 5 && n < cap; i++)
+        if (keep[i])
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? " | " : "", parts[i]);
 }
 
 void live_tick(gt_tracker *t)
@@ -106,8 +135,8 @@ void live_tick(gt_tracker *t)
     p.struct_size = sizeof p;
     if (gt_tracker_progress(t, &p) == GT_OK) {
         char text[512], line[600];
-        format_line(&p, text, sizeof text);
         size_t width = terminal_width(live_fd);
+        format_line(&p, width, text, sizeof text);
         size_t len = strlen(text);
         if (width > 1 && len > width - 1)
             len = width - 1; /* the last column would wrap on some terminals */
