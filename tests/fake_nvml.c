@@ -144,6 +144,14 @@ static void maybe_block(const char *fn)
 /* Reloads the scenario; the code the scenario makes fn return, or 0. */
 static int enter(const char *fn)
 {
+    /* FAKE_NVML_CALLS=FILE: each call's name appended to FILE, for tests of
+     * how often a call is made. */
+    const char *log = getenv("FAKE_NVML_CALLS");
+    FILE *calls = log ? fopen(log, "a") : NULL;
+    if (calls) {
+        fprintf(calls, "%s\n", fn);
+        fclose(calls);
+    }
     maybe_block(fn);
     load();
     for (int i = 0; i < sc.nfail; i++)

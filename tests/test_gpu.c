@@ -646,6 +646,54 @@ static void test_series_gpu(void)
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
 }
 
+/* Lines of the fake's call log naming fn. */
+static int calls_of(const char *log, const char *fn)
+{
+    FILE *f = fopen(log, "r");
+    char line[256];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strncmp(line, fn, strlen(fn)) == 0 && line[strlen(fn)] == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* The energy counter costs milliseconds a call on real drivers: it is read
+ * when the GPUs are opened, at the baseline and at the final sample (where
+ * the run's energy comes from, exact), not at the samples between. */
+static void test_energy_read_sparingly(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    char log[4200];
+    snprintf(log, sizeof log, "%s/nvml-calls", root);
+    unlink(log);
+    setenv("FAKE_NVML_CALLS", log, 1);
+    char text[2048];
+    snprintf(text, sizeof text, "%senergy 0 1000000\nenergy 1 500000\n", two_gpus);
+    write_scenario(text);
+    gt_options o = options(NULL);
+    o.sleep_time = 0.02;
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK);
+    /* Samples come (memory is read at each, for each of 2 GPUs). A
+     * deadline, not a timing assertion: 10 samples take 0.2 s. */
+    for (int i = 0; i < 3000 && calls_of(log, "nvmlDeviceGetMemoryInfo") < 2 * (2 + 10); i++)
+        usleep(10 * 1000);
+    snprintf(text, sizeof text, "%senergy 0 3000000\nenergy 1 500000\n", two_gpus);
+    write_scenario(text);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    int memory = calls_of(log, "nvmlDeviceGetMemoryInfo");
+    int energy = calls_of(log, "nvmlDeviceGetTotalEnergyConsumption");
+    /* Open (2 GPUs), baseline (2), final (2); a 10 s period would add 2. */
+    CHECK_MSG(memory >= 2 * 12 && energy <= 8, "%d memory reads, %d energy reads", memory, energy);
+    const gt_resource_usage *u = t ? gt_tracker_usage(t) : NULL;
+    CHECK(u && u->gpu_details.energy_available && u->gpu_details.energy_joules == 2000.0);
+    gt_tracker_free(t);
+    unsetenv("FAKE_NVML_CALLS");
+}
+
 int main(void)
 {
     root = fx_mkroot();
@@ -668,6 +716,7 @@ int main(void)
     test_unavailable();
     test_driver_quirks();
     test_details();
+    test_energy_read_sparingly();
     test_amd();
     test_many_gpus();
     test_series_gpu();

@@ -273,11 +273,13 @@ static int merge_vendor(struct gpu *g, const struct gpu_vendor *v, int first,
     return 0;
 }
 
-int gpu_sample(struct gpu *g, struct gpu_sample *s)
+int gpu_sample(struct gpu *g, int exact, struct gpu_sample *s)
 {
     memset(s, 0, sizeof *s);
     if (!g->nvendors)
         return -1;
+    for (int i = 0; i < g->nvendors; i++)
+        g->vendors[i]->exact = exact;
     if (g->nvendors == 1) {
         /* The common case: the vendor's sample is the whole one, its
          * process list ours as it is (no merge, no lookups). */

@@ -28,6 +28,11 @@ struct gpu_vendor {
     char proc_util_reason[256];        /* per-process utilization missing */
     char proc_memory_reason[256];      /* per-process memory missing */
     char energy_reason[256];           /* energy missing */
+    /* Set by gpu_sample() for the backend: this sample must read every
+     * figure now (the baseline, the final one); otherwise a figure whose
+     * call is slow and whose use is its value at the end (energy) may be
+     * the one last read. */
+    int exact;
 };
 
 #define GPU_MAX_VENDORS 2
@@ -72,9 +77,11 @@ struct gpu_config {
 enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char *err,
                               size_t errcap);
 
-/* Samples every device. -1 with g->reason set when the library failed (the
- * caller stops asking); 0 otherwise. */
-int gpu_sample(struct gpu *g, struct gpu_sample *s);
+/* Samples every device; exact: read every figure now (see
+ * gpu_vendor.exact), for the baseline and the final sample. -1 with
+ * g->reason set when the library failed (the caller stops asking); 0
+ * otherwise. */
+int gpu_sample(struct gpu *g, int exact, struct gpu_sample *s);
 
 /* Shuts the libraries down and unloads them. Safe on a gpu never opened,
  * and again. */

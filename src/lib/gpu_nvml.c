@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "background.h"
 #include "dl_bind.h"
 #include "gpu.h"
 
@@ -60,7 +61,15 @@ struct nvml {
     unsigned int cap_util_samples;
     unsigned long long last_seen[GPU_MAX_DEVICES]; /* newest utilization sample read */
     unsigned long long energy_base[GPU_MAX_DEVICES];
+    /* nvmlDeviceGetTotalEnergyConsumption costs about 4 ms of CPU a call
+     * (an H100, driver 580): the counter is read at most every
+     * NVML_ENERGY_PERIOD seconds, and at the baseline and the final sample
+     * (g->exact), where the run's energy is taken. */
+    unsigned long long energy_last[GPU_MAX_DEVICES];
+    double energy_read_at; /* monotonic; 0: never */
 };
+
+#define NVML_ENERGY_PERIOD 10.0
 
 static const char *nvml_error(struct nvml *n, nvmlReturn_t rc)
 {
@@ -145,6 +154,7 @@ static int nvml_init(struct gpu_vendor *g)
             (rc = n->energy(n->devices[i], &n->energy_base[i])) != NVML_SUCCESS)
             snprintf(g->energy_reason, sizeof g->energy_reason,
                      "GPU %u does not report its energy: %s", i, nvml_error(n, rc));
+        n->energy_last[i] = n->energy_base[i];
     }
     g->ndevices = (int)count;
     return 0;
@@ -246,6 +256,9 @@ static int add_process_utilization(struct gpu_vendor *g, struct nvml *n, int dev
 static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct nvml *n = g->state;
+    double now = monotonic_now();
+    int read_energy = g->exact || n->energy_read_at == 0 ||
+                      now - n->energy_read_at >= NVML_ENERGY_PERIOD;
     for (int i = 0; i < g->ndevices; i++) {
         nvmlDevice_t dev = n->devices[i];
         nvmlMemory_t mem;
@@ -267,15 +280,16 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
         if (add_processes(g, n, n->compute, i) < 0 || add_processes(g, n, n->graphics, i) < 0 ||
             add_process_utilization(g, n, i) < 0)
             return -1;
-        unsigned long long mj;
         if (g->devices[i].selected && n->energy && !*g->energy_reason) {
-            if ((rc = n->energy(dev, &mj)) == NVML_SUCCESS)
-                s->energy_mj += mj >= n->energy_base[i] ? mj - n->energy_base[i] : 0;
-            else
+            if (read_energy && (rc = n->energy(dev, &n->energy_last[i])) != NVML_SUCCESS)
                 snprintf(g->energy_reason, sizeof g->energy_reason,
                          "GPU %d does not report its energy: %s", i, nvml_error(n, rc));
+            unsigned long long mj = n->energy_last[i];
+            s->energy_mj += mj >= n->energy_base[i] ? mj - n->energy_base[i] : 0;
         }
     }
+    if (read_energy)
+        n->energy_read_at = now;
     s->proc_util_ok = !*g->proc_util_reason;
     s->energy_ok = !*g->energy_reason;
     return 0;

@@ -239,7 +239,8 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, struct sample *s)
         library_threads_usage(&s->library);
     /* The GPU's processes are matched to the tree this walk found. */
     if (s->tree_ok && r->gpu.nvendors && !r->gpu_failed) {
-        if (gpu_sample(&r->gpu, &s->gpu) == 0) {
+        /* The baseline and the final sample read every figure afresh. */
+        if (gpu_sample(&r->gpu, slot <= 0, &s->gpu) == 0) {
             s->gpu_ok = 1;
             s->gpu_ndevices = r->gpu.ndevices;
         } else {
