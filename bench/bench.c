@@ -112,6 +112,7 @@ struct run {
     double cpu, samples, late, late_max, skipped;
     long maxrss_kib;
     double window_cpu; /* CPU seconds between the two looks (see measure) */
+    int failed;        /* gpu-tracker refused to run or failed: no figures */
 };
 
 /* Sleeps until `after` seconds past the monotonic time t0. */
@@ -208,6 +209,14 @@ static void end_tracker(pid_t g, struct run *r)
     wait4(g, &status, 0, &ru);
     r->cpu = cpu_of(&ru);
     r->maxrss_kib = ru.ru_maxrss;
+    /* Stopped by our SIGINT it exits 130 (or 0 if the tree ended first);
+     * anything else means it did not track, and its zeros are no figure. */
+    if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 130)) {
+        r->failed = 1;
+        fprintf(stderr, "gt-bench: gpu-tracker failed (%s %d); run it by hand to see why\n",
+                WIFEXITED(status) ? "exit status" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    }
 }
 
 /* Kills the idle tree under root. The bench is the tree's subreaper
@@ -623,12 +632,15 @@ static void series_cost(const char *gt)
     printf("%9s %16s %16s\n", "processes", "summary us", "with series us");
     const int sizes[] = {1, 10, 100};
     for (size_t k = 0; k < 3; k++) {
-        double per[2];
+        char per[2][32];
         for (int series = 0; series < 2; series++) {
             struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, series);
-            per[series] = per_sample(&a, 0.1, 3);
+            if (a.failed)
+                snprintf(per[series], sizeof per[series], "failed");
+            else
+                snprintf(per[series], sizeof per[series], "%.1f", per_sample(&a, 0.1, 3) * 1e6);
         }
-        printf("%9d %16.1f %16.1f\n", sizes[k], per[0] * 1e6, per[1] * 1e6);
+        printf("%9d %16s %16s\n", sizes[k], per[0], per[1]);
         fflush(stdout);
     }
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The library says "cannot write 'PATH': WHY"; we say which output that is:
@@ -41,6 +42,15 @@ int output_open_csv(const char *path, const char *option, char *err, size_t errc
     return -1;
 }
 
+/* 1 when path is the null device (under any name): outputs sent there are
+ * thrown away, so two of them cannot overwrite each other. */
+static int is_null_device(const char *path)
+{
+    struct stat st, null;
+    return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 &&
+           S_ISCHR(null.st_mode) && st.st_rdev == null.st_rdev;
+}
+
 int output_find_same(const struct output_use *uses, size_t n, char *err, size_t errcap)
 {
     for (size_t i = 0; i < n; i++)
@@ -50,7 +60,7 @@ int output_find_same(const struct output_use *uses, size_t n, char *err, size_t 
             /* "-" is standard output: the same as /dev/stdout. */
             const char *a = strcmp(uses[i].path, "-") == 0 ? "/dev/stdout" : uses[i].path;
             const char *b = strcmp(uses[j].path, "-") == 0 ? "/dev/stdout" : uses[j].path;
-            if (!gt_output_same(a, b))
+            if (!gt_output_same(a, b) || is_null_device(a))
                 continue;
             char names[1024];
             if (strcmp(uses[i].path, uses[j].path) == 0)

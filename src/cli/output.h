@@ -26,7 +26,8 @@ struct output_use {
 };
 
 /* Refuses two of uses that would write the same file (or an output that
- * would overwrite an input): -1 with a one-line message in err, else 0. */
+ * would overwrite an input): -1 with a one-line message in err, else 0.
+ * The null device may take any number of them (it keeps nothing). */
 int output_find_same(const struct output_use *uses, size_t n, char *err, size_t errcap);
 
 /* Prints s, which came from outside (a server's answer, a file), to f for
