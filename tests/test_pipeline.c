@@ -1,5 +1,6 @@
-/* The pure middle of sampling on constructed samples: no threads, no /proc,
- * no clock. GPU attribution from a pid -> role table, the library's own
+/* The pure middle of sampling on constructed samples: no /proc, no clock
+ * (but for the library threads' own run time, read from the real ones).
+ * GPU attribution from a pid -> role table, the library's own
  * threads taken out, the aggregates and the rows of each slot (baseline,
  * periodic, a failed reading, the final sample), the system counters'
  * buffers exchanged; and the sinks: CSV lines and their failure, and when
@@ -8,6 +9,8 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "background.h"
@@ -94,15 +97,22 @@ static void test_gpu_attribution(void)
 static void test_exclude_library(void)
 {
     struct tree_sample ts = {.main_ticks = 500, .utime_ticks = 400, .stime_ticks = 100,
-                             .main_threads = 7};
-    struct library_threads lib = {.utime = 30, .stime = 20, .others = 5};
-    pipeline_exclude_library(&ts, &lib);
+                             .cpu_ns = 5003000000ULL, .main_threads = 7};
+    struct library_threads lib = {.utime = 30, .stime = 20, .run_ns = 501000000ULL,
+                                  .run_ns_ok = 1, .others = 5};
+    pipeline_exclude_library(&ts, &lib, 10000000ULL);
     CHECK(ts.main_ticks == 450 && ts.utime_ticks == 370 && ts.stime_ticks == 80);
+    CHECK(ts.cpu_ns == 4502000000ULL); /* their run time, not their ticks */
     CHECK(ts.main_threads == 5);
+    /* Without their run time, their ticks stand in. */
+    struct library_threads ticks_only = {.utime = 10, .stime = 5, .others = 5};
+    pipeline_exclude_library(&ts, &ticks_only, 10000000ULL);
+    CHECK(ts.cpu_ns == 4352000000ULL);
     /* Never below zero; an unknown count of other threads keeps main's. */
-    struct library_threads big = {.utime = 1000, .stime = 1000, .others = -1};
-    pipeline_exclude_library(&ts, &big);
-    CHECK(ts.main_ticks == 0 && ts.utime_ticks == 0 && ts.stime_ticks == 0);
+    struct library_threads big = {.utime = 1000, .stime = 1000, .run_ns = 20000000000ULL,
+                                  .run_ns_ok = 1, .others = -1};
+    pipeline_exclude_library(&ts, &big, 10000000ULL);
+    CHECK(ts.main_ticks == 0 && ts.utime_ticks == 0 && ts.stime_ticks == 0 && ts.cpu_ns == 0);
     CHECK(ts.main_threads == 5);
 }
 
@@ -128,6 +138,7 @@ static struct sample make_sample(long slot, double now, unsigned long long main_
     s.tree.main_alive = 1;
     s.tree.main_ticks = main_ticks;
     s.tree.utime_ticks = main_ticks;
+    s.tree.cpu_ns = main_ticks * (unsigned long long)(1e9 / TCK);
     s.tree.main_threads = 3;
     s.tree.main_rss_kb = rss_kb;
     s.tree.main_private_kb = rss_kb;
@@ -482,11 +493,75 @@ static void test_wake_word(void)
     CHECK(wake_word_sleep_until(&w, monotonic_now() + 3600) == 1); /* it stays set */
 }
 
+static unsigned long long thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+struct burner {
+    sem_t burned, finish;
+    unsigned long long ran_ns; /* its own clock when it ends */
+};
+
+/* A library thread that burns 30 ms of CPU, says so, and waits to end. */
+static void *burn_then_wait(void *arg)
+{
+    struct burner *b = arg;
+    volatile unsigned long spin = 0;
+    while (thread_cpu_ns() < 30000000ULL)
+        for (int i = 0; i < 10000; i++)
+            spin++;
+    sem_post(&b->burned);
+    while (sem_wait(&b->finish) < 0)
+        ;
+    b->ran_ns = thread_cpu_ns();
+    return NULL;
+}
+
+/* The library's threads' run time, in nanoseconds, while one runs and
+ * after it ended: what self-tracking takes out of the series' CPU. */
+static void test_library_run_time(void)
+{
+    struct library_threads before;
+    library_threads_usage(&before);
+    CHECK(before.run_ns_ok);
+    struct burner b;
+    sem_init(&b.burned, 0, 0);
+    sem_init(&b.finish, 0, 0);
+    pthread_t th;
+    CHECK(start_library_thread(&th, "gt:burn", burn_then_wait, &b) == 0);
+    while (sem_wait(&b.burned) < 0)
+        ;
+    struct library_threads running;
+    library_threads_usage(&running);
+    unsigned long long tick_ns = (unsigned long long)(1e9 / (double)sysconf(_SC_CLK_TCK));
+    CHECK_MSG(running.run_ns_ok && running.run_ns >= before.run_ns + 30000000ULL,
+              "ok %d, %llu ns then %llu ns", running.run_ns_ok, before.run_ns, running.run_ns);
+    /* Its ticks say the same to within two ticks. */
+    unsigned long long ticks_ns = (running.utime + running.stime - before.utime - before.stime) *
+                                  tick_ns;
+    unsigned long long ran = running.run_ns - before.run_ns;
+    CHECK_MSG(ticks_ns <= ran + tick_ns && ran <= ticks_ns + 2 * tick_ns,
+              "ticks %llu ns, run time %llu ns", ticks_ns, ran);
+    sem_post(&b.finish);
+    pthread_join(th, NULL);
+    /* Ended: what it ran stays counted, to the nanosecond it last saw. */
+    struct library_threads after;
+    library_threads_usage(&after);
+    CHECK_MSG(after.run_ns_ok && after.run_ns >= before.run_ns + b.ran_ns,
+              "%llu ns after, it ran %llu ns", after.run_ns, b.ran_ns);
+    sem_destroy(&b.burned);
+    sem_destroy(&b.finish);
+}
+
 int main(void)
 {
     test_wake_word();
     test_gpu_attribution();
     test_exclude_library();
+    test_library_run_time();
     test_steps_make_rows();
     test_self_and_gpu_in_step();
     test_csv_sink();

@@ -3,12 +3,17 @@
  * fixture strings, what counts as a disk / interface / filesystem on fixture
  * /proc and /sys trees, the row logic on constructed readings (wraps,
  * restarts, vanished devices), the CSV, the tree's series counters, and the
- * tracker's rows on a fixture tree. */
+ * tracker's rows on a fixture tree; and, on this machine's /proc, that the
+ * series' CPU is the kernel's nanosecond run time of the whole process. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -486,10 +491,12 @@ static void test_system_rows(void)
 
 static void test_process_rows_and_csv(void)
 {
-    struct process_reading a = {.utime_ticks = 100, .stime_ticks = 40, .read_bytes = 4096,
-                                .write_bytes = 1 << 20, .pss_kb = 500, .children = 1};
-    struct process_reading b = {.utime_ticks = 125, .stime_ticks = 41, .read_bytes = 8192,
-                                .write_bytes = 3 << 20, .pss_kb = 2048, .children = 3,
+    struct process_reading a = {.utime_ticks = 100, .stime_ticks = 40, .cpu_ns = 1400000000ULL,
+                                .read_bytes = 4096, .write_bytes = 1 << 20, .pss_kb = 500,
+                                .children = 1};
+    struct process_reading b = {.utime_ticks = 125, .stime_ticks = 41, .cpu_ns = 1660000000ULL,
+                                .read_bytes = 8192, .write_bytes = 3 << 20, .pss_kb = 2048,
+                                .children = 3,
                                 .gpu = {.usage = 0.5, .vram_mib = 1024, .utilized = 1}};
     gt_process_row row;
     series_process_row(&a, &b, 0.5, 100, series_timestamp(1700000000.0, 3, 0.5), 4242, &row);
@@ -509,19 +516,29 @@ static void test_process_rows_and_csv(void)
     /* A tree figure that fell (a process left our view): 0, as max(0, ...). */
     b.write_bytes = 0;
     b.utime_ticks = 50;
+    b.cpu_ns = 1000000000ULL;
     series_process_row(&a, &b, 0.5, 100, 0, 1, &row);
-    CHECK(row.write_bytes == 0 && row.utime == 0 && row.cpu_usage == 0.02);
+    CHECK(row.write_bytes == 0 && row.utime == 0 && row.cpu_usage == 0);
 
-    /* cpu_usage to 4 decimals; timestamps to milliseconds. */
+    /* cpu_usage to 4 decimals, from the run time in nanoseconds, not the
+     * ticks (which say 0.0033 here); timestamps to milliseconds. */
     b.utime_ticks = 101;
     b.stime_ticks = 40;
+    b.cpu_ns = 1400000000ULL + 12345678ULL;
     series_process_row(&a, &b, 3.0, 100, 0, 1, &row);
-    CHECK(row.cpu_usage == 0.0033);
-    /* 3 ticks over 10 ms is 3 cores by the clock: on 2 CPUs, at most 2. */
+    CHECK_MSG(row.cpu_usage == 0.0041 && row.utime == 0.01, "cpu_usage %g", row.cpu_usage);
+    /* 10 ms of run time in a 10 ms interval is one core, whatever the
+     * ticks say (they moved by 3 here: a step more than ran). */
     b.utime_ticks = 103;
+    b.cpu_ns = 1400000000ULL + 10000000ULL;
+    series_process_row(&a, &b, 0.01, 100, 0, 1, &row);
+    CHECK_MSG(row.cpu_usage == 1.0 && row.utime == 0.03, "cpu_usage %g", row.cpu_usage);
+    /* 30 ms in 10 ms (a reaped child's ticks moving into its parent's): on
+     * 2 CPUs, at most 2. */
+    b.cpu_ns = 1400000000ULL + 30000000ULL;
     b.ncpu = 2;
     series_process_row(&a, &b, 0.01, 100, 0, 1, &row);
-    CHECK_MSG(row.cpu_usage == 2.0 && row.utime == 0.03, "cpu_usage %g", row.cpu_usage);
+    CHECK_MSG(row.cpu_usage == 2.0, "cpu_usage %g", row.cpu_usage);
     b.ncpu = 0; /* not known: as the clock says */
     series_process_row(&a, &b, 0.01, 100, 0, 1, &row);
     CHECK(row.cpu_usage == 3.0);
@@ -601,6 +618,8 @@ static void test_tree_counters(void)
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.utime_ticks == 50 + 5 + 20 + 3 && s.stime_ticks == 10 + 1 + 2);
+    /* A fixture's PIDs are not ours to ask the kernel about: its ticks. */
+    CHECK(!t.run_clock && s.cpu_ns == (50 + 5 + 20 + 3 + 10 + 1 + 2) * t.tick_ns);
     CHECK(s.read_bytes == 4096 && s.write_bytes == (1 << 20) + 8192 + 4096);
     CHECK(s.pss_kb == 700 + 1700); /* the zombie holds no memory */
     CHECK(s.children == 1);        /* nor is it a live child */
@@ -641,6 +660,7 @@ static void test_tree_counters(void)
     fx_proc_write(root, &m);
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.utime_ticks == 50 + 8 + 20 + 7 && s.stime_ticks == 10 + 1 + 2 + 3);
+    CHECK(s.cpu_ns == (50 + 8 + 20 + 7 + 10 + 1 + 2 + 3) * t.tick_ns);
     CHECK(s.read_bytes == 4096 + 1000 && s.write_bytes == (1 << 20) + 8192 + 4096 + 2000);
     CHECK(s.children == 0 && s.pss_kb == 700);
 
@@ -655,6 +675,91 @@ static void test_tree_counters(void)
     CHECK(s.children == 1 && s.pss_kb == 710 && s.utime_ticks == 50 + 8 + 20 + 7 + 1);
     tree_free(&t);
     fx_rmroot(root);
+}
+
+static unsigned long long ns_of(const struct timespec *ts)
+{
+    return (unsigned long long)ts->tv_sec * 1000000000ULL + (unsigned long long)ts->tv_nsec;
+}
+
+/* Burns CPU until the calling thread has run ms milliseconds. */
+static void burn_thread_cpu(unsigned ms)
+{
+    struct timespec ts;
+    volatile unsigned long spin = 0;
+    do {
+        for (int i = 0; i < 100000; i++)
+            spin++;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    } while (ns_of(&ts) < ms * 1000000ULL);
+}
+
+static void *burn_40ms(void *arg)
+{
+    (void)arg;
+    burn_thread_cpu(40);
+    return NULL;
+}
+
+/* The series' CPU of a real process is its run time in nanoseconds, all
+ * of its threads, the exited ones too (/proc/<pid>/schedstat would give
+ * the main thread's alone): a child runs a thread for 40 ms of CPU, joins
+ * it, runs 40 ms itself and stops; its figure must be exactly what its CPU
+ * clock says (a tick count is that only one time in 10^7). */
+static void test_tree_run_clock(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, burn_40ms, NULL) != 0)
+            _exit(2);
+        pthread_join(th, NULL);
+        burn_thread_cpu(40);
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    CHECK(child > 0);
+    if (child <= 0)
+        return;
+    int status = 0;
+    CHECK(waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status));
+    clockid_t clock;
+    struct timespec ts;
+    CHECK(clock_getcpuclockid(child, &clock) == 0 && clock_gettime(clock, &ts) == 0);
+    unsigned long long truth = ns_of(&ts);
+
+    struct tree t;
+    CHECK(tree_init(&t, "/proc", child, 0, 0) == 0);
+    t.series = 1;
+    t.run_clock = 1;
+    struct tree_sample s;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK_MSG(s.cpu_ns == truth, "cpu_ns %llu, the clock %llu", s.cpu_ns, truth);
+    CHECK_MSG(truth >= 80000000ULL, "ran %llu ns", truth);
+    /* The ticks say the same to within a tick (the kernel truncates). */
+    unsigned long long ticks_ns = (s.utime_ticks + s.stime_ticks) * t.tick_ns;
+    CHECK_MSG(ticks_ns <= truth + t.tick_ns && truth <= ticks_ns + 2 * t.tick_ns,
+              "ticks %llu ns, run time %llu ns", ticks_ns, truth);
+    /* The main thread's own schedstat lacks the exited thread's 40 ms. */
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)child);
+    FILE *f = fopen(path, "r");
+    unsigned long long main_thread_ns = 0;
+    if (f && fgets(line, sizeof line, f) && sscanf(line, "%llu", &main_thread_ns) == 1)
+        CHECK_MSG(main_thread_ns + 30000000ULL < s.cpu_ns, "main thread %llu ns, all %llu ns",
+                  main_thread_ns, s.cpu_ns);
+    if (f)
+        fclose(f);
+    tree_free(&t);
+
+    /* Without the clock (a fixture root), the same process reads as ticks. */
+    CHECK(tree_init(&t, "/proc", child, 0, 0) == 0);
+    t.series = 1;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.cpu_ns == (s.utime_ticks + s.stime_ticks) * t.tick_ns);
+    tree_free(&t);
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
 }
 
 /* main_only (resource_tracker's children=False) on the same kind of tree:
@@ -682,6 +787,7 @@ static void test_tree_main_only(void)
     CHECK(s.children == 0 && s.pss_kb == 700 && s.desc_rss_kb == 0);
     CHECK_MSG(s.utime_ticks == 50 && s.stime_ticks == 10, "%llu/%llu", s.utime_ticks,
               s.stime_ticks);
+    CHECK(s.cpu_ns == 60 * t.tick_ns);
     CHECK(s.main_ticks == 60 && s.desc_ticks == 0);
     tree_free(&t);
     fx_rmroot(root);
@@ -1086,6 +1192,7 @@ int main(void)
     test_process_rows_and_csv();
     test_tree_counters();
     test_tree_main_only();
+    test_tree_run_clock();
     test_tracker_rows();
     test_live_reads();
     test_row_store();

@@ -73,6 +73,8 @@ void cond_init_monotonic(pthread_cond_t *c)
 struct registered {
     pid_t tid;
     int stat_fd; /* /proc/self/task/<tid>/stat, kept open; -1 if none */
+    int clock_ok;
+    clockid_t clock; /* its CPU clock (nanosecond run time), with clock_ok */
     struct registered *next;
 };
 
@@ -80,6 +82,8 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static struct registered *running, *ending;
 static unsigned long long ended_utime, ended_stime;
+static unsigned long long ended_ns; /* run time of the threads that ended */
+static int ended_ns_ok = 1;         /* every ended thread's run time is in ended_ns */
 /* /proc/self/task, listed at every sample of a tracker of this process:
  * kept open while a library thread runs (opening it costs a path walk each
  * time), closed once none does and in a forked child (it names the
@@ -122,6 +126,8 @@ static void registry_after_fork_child(void)
     free_list(ending);
     running = ending = NULL;
     ended_utime = ended_stime = 0;
+    ended_ns = 0;
+    ended_ns_ok = 1;
     close_task_dir_locked();
     pthread_mutex_unlock(&registry_lock);
 }
@@ -129,6 +135,11 @@ static void registry_after_fork_child(void)
 static void registry_init(void)
 {
     pthread_atfork(registry_before_fork, registry_after_fork_parent, registry_after_fork_child);
+}
+
+static unsigned long long timespec_ns(const struct timespec *ts)
+{
+    return (unsigned long long)ts->tv_sec * 1000000000ULL + (unsigned long long)ts->tv_nsec;
 }
 
 static int read_ticks(int fd, unsigned long long *utime, unsigned long long *stime)
@@ -210,7 +221,14 @@ int is_running_library_thread(pid_t tid)
 
 static void registry_leave(struct registered *self)
 {
+    /* Called by the thread itself: its own clock is its whole run time. */
+    struct timespec ts;
+    int ns_ok = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0;
     pthread_mutex_lock(&registry_lock);
+    if (ns_ok)
+        ended_ns += timespec_ns(&ts);
+    else
+        ended_ns_ok = 0;
     unsigned long long u, s;
     if (read_ticks(self->stat_fd, &u, &s) == 0) {
         ended_utime += u;
@@ -239,12 +257,20 @@ void library_threads_usage(struct library_threads *out)
     prune_ending_locked();
     out->utime = ended_utime;
     out->stime = ended_stime;
+    out->run_ns = ended_ns;
+    out->run_ns_ok = ended_ns_ok;
     for (struct registered *r = running; r; r = r->next) {
         unsigned long long u, s;
         if (read_ticks(r->stat_fd, &u, &s) == 0) {
             out->utime += u;
             out->stime += s;
         }
+        /* A running thread is alive: it leaves the list under this lock. */
+        struct timespec ts;
+        if (r->clock_ok && clock_gettime(r->clock, &ts) == 0)
+            out->run_ns += timespec_ns(&ts);
+        else
+            out->run_ns_ok = 0;
     }
     out->others = other_threads_locked();
     if (!running)
@@ -257,8 +283,10 @@ struct thread_start {
     void *arg;
     char name[16];
     struct registered *entry;
-    sem_t started;  /* posted by the thread once tid is set */
+    sem_t started;  /* posted by the thread once tid and clock are set */
     pid_t tid;
+    int clock_ok;
+    clockid_t clock;
 };
 
 static void *library_thread_main(void *arg)
@@ -269,6 +297,7 @@ static void *library_thread_main(void *arg)
     struct registered *entry = start->entry;
     pthread_setname_np(pthread_self(), start->name);
     start->tid = (pid_t)syscall(SYS_gettid);
+    start->clock_ok = pthread_getcpuclockid(pthread_self(), &start->clock) == 0;
     sem_post(&start->started); /* start belongs to the creator again */
     void *ret = fn(fn_arg);
     registry_leave(entry);
@@ -296,6 +325,8 @@ int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *
         char path[64];
         snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)start.tid);
         entry->tid = start.tid;
+        entry->clock_ok = start.clock_ok;
+        entry->clock = start.clock;
         entry->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
         entry->next = running;
         running = entry;

@@ -56,6 +56,8 @@ int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *
  * its figures: they are not the user's work. */
 struct library_threads {
     unsigned long long utime, stime;
+    unsigned long long run_ns; /* their run time in nanoseconds, when run_ns_ok */
+    int run_ns_ok;
     long others;
 };
 

@@ -75,11 +75,14 @@ static unsigned long long ticks_minus(unsigned long long a, unsigned long long b
     return a > b ? a - b : 0;
 }
 
-void pipeline_exclude_library(struct tree_sample *ts, const struct library_threads *lib)
+void pipeline_exclude_library(struct tree_sample *ts, const struct library_threads *lib,
+                              unsigned long long tick_ns)
 {
     ts->main_ticks = ticks_minus(ts->main_ticks, lib->utime + lib->stime);
     ts->utime_ticks = ticks_minus(ts->utime_ticks, lib->utime);
     ts->stime_ticks = ticks_minus(ts->stime_ticks, lib->stime);
+    ts->cpu_ns = ticks_minus(ts->cpu_ns, lib->run_ns_ok ? lib->run_ns
+                                         : (lib->utime + lib->stime) * tick_ns);
     if (lib->others >= 0)
         ts->main_threads = lib->others;
 }
@@ -119,6 +122,7 @@ static void series_step(struct pipeline *p, struct sample *s, const struct serie
         memset(&pr, 0, sizeof pr);
         pr.utime_ticks = s->tree.utime_ticks;
         pr.stime_ticks = s->tree.stime_ticks;
+        pr.cpu_ns = s->tree.cpu_ns;
         pr.read_bytes = s->tree.read_bytes;
         pr.write_bytes = s->tree.write_bytes;
         pr.pss_kb = s->tree.pss_kb;
@@ -174,7 +178,8 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
     if (s->slot == 0)
         p->epoch_start = s->wall;
     if (s->tree_ok && s->self)
-        pipeline_exclude_library(&s->tree, &s->library);
+        pipeline_exclude_library(&s->tree, &s->library,
+                                 (unsigned long long)(1e9 / p->ticks_per_second));
     struct gpu_tree_sample gs;
     struct series_gpu proc_gpu = {0}, sys_gpu = {0};
     int gpu_ok = s->tree_ok && s->gpu_ok;

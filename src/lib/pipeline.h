@@ -26,11 +26,14 @@ void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
                             struct series_gpu *proc, struct series_gpu *sys);
 
 /* Takes the library's own threads (lib) out of a sample of the calling
- * process's tree: their ticks out of main's CPU, and main's thread count
+ * process's tree: their ticks out of main's CPU, their run time out of the
+ * series' nanoseconds (their ticks of tick_ns each when the run time is not
+ * known), and main's thread count
  * replaced by the threads that are not the library's (when known). Their
  * ticks stay in the process's total after they end, so every sample, the
  * baseline included, gets this. Counters never go below zero. */
-void pipeline_exclude_library(struct tree_sample *ts, const struct library_threads *lib);
+void pipeline_exclude_library(struct tree_sample *ts, const struct library_threads *lib,
+                              unsigned long long tick_ns);
 
 /* The rows a sample made (none for the baseline, the final sample at stop,
  * or a series whose previous reading failed). */

@@ -57,6 +57,11 @@ struct tree_sample {
     unsigned long long read_bytes, write_bytes;
     unsigned long long pss_kb;
     long children;
+    /* The same CPU as utime + stime, in nanoseconds and finer: each live
+     * process's run time as the kernel keeps it (its CPU clock: every
+     * thread, the exited ones too) where it can be read, ticks otherwise;
+     * the CPU of reaped children is in ticks (cutime/cstime) either way. */
+    unsigned long long cpu_ns;
 };
 
 /* Where each PID stood in the tree at the walk that made the sample: index

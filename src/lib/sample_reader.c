@@ -156,6 +156,9 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
     r->tree.series = (cfg->series & GT_SERIES_PROCESS) != 0;
     r->tree.sampled_only = cfg->sampled_only != 0;
     r->tree.main_only = cfg->main_only != 0;
+    /* Process CPU clocks name PIDs of our namespace: only a procfs whose
+     * self is us (not a fixture, not another namespace's) matches them. */
+    r->tree.run_clock = self_there == getpid();
     if (cfg->series & GT_SERIES_SYSTEM) {
         if (system_series_open(&r->sysx, root, cfg->sys_root) < 0) {
             sample_reader_close(r);

@@ -51,9 +51,11 @@ void series_process_row(const struct process_reading *prev, const struct process
     unsigned long long ds = tree_delta(prev->stime_ticks, cur->stime_ticks);
     row->utime = pyfloat_round((double)du / ticks_per_second, 6);
     row->stime = pyfloat_round((double)ds / ticks_per_second, 6);
-    double cores = (double)(du + ds) / ticks_per_second / seconds;
-    /* Ticks land in whole steps: over a short interval a busy tree can
-     * show a step more than it ran, more than the machine has. */
+    /* cpu_usage from the nanosecond run time where the kernel gave it:
+     * ticks land in whole 1/USER_HZ steps, so over a short interval a busy
+     * tree shows a step more or less than it ran. The cap still holds: a
+     * process reaped in the interval moves into its parent's tick counts. */
+    double cores = (double)tree_delta(prev->cpu_ns, cur->cpu_ns) / 1e9 / seconds;
     if (cur->ncpu > 0 && cores > cur->ncpu)
         cores = cur->ncpu;
     row->cpu_usage = pyfloat_round(cores, 4);

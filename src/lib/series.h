@@ -19,6 +19,7 @@
 /* One reading of the tracked tree (see tree_sample). */
 struct process_reading {
     unsigned long long utime_ticks, stime_ticks;
+    unsigned long long cpu_ns;  /* the same CPU, finer (tree_sample.cpu_ns) */
     unsigned long long read_bytes, write_bytes;
     unsigned long long pss_kb;
     long children;

@@ -51,6 +51,13 @@ struct tree {
     /* The series: read io and smaps_rollup at every walk. */
     int series;
     unsigned long long departed_utime, departed_stime, departed_read, departed_write;
+    /* The series' cpu_usage in nanoseconds: with run_clock set (a procfs of
+     * our own PID namespace, not a fixture), each live process's run time
+     * from its CPU clock (clock_getcpuclockid), else its ticks scaled by
+     * tick_ns. What departed processes had when last seen, in departed_ns. */
+    int run_clock;
+    unsigned long long tick_ns;
+    unsigned long long departed_ns;
     /* options.sampled_only: CPU only from changes between two walks that saw
      * a process, summed here. */
     int sampled_only;
