@@ -698,7 +698,12 @@ static void tracked(const char *gt, const char *wl, char *const args[], int samp
         execv(gt, argv);
         _exit(127);
     }
-    waitpid(g, NULL, 0);
+    /* We are a subreaper (main): an orphan of a --sampled-only run (which
+     * is no subreaper) comes to us, and the orphan workload waits until it
+     * is reaped. So reap whatever ends until the tracker does. */
+    for (pid_t w; (w = waitpid(-1, NULL, 0)) != g;)
+        if (w < 0 && errno != EINTR)
+            break;
     json_object *j = json_object_from_file(out_json);
     *peak_kib = j ? jget(j, "max_ram.combined.total_rss") / 1024.0 : -1;
     *cpu = j ? jget(j, "cpu_utilization.combined.mean_sum_percent") / 100.0 *
