@@ -38,7 +38,7 @@ _gpu_tracker()
         mapfile -t COMPREPLY < <(compgen -c -- "$cur")
         return
         ;;
-    -o | --output | --process-csv | --system-csv | --snapshot | --report | --backup)
+    -o | --output | --process-csv | --system-csv | --snapshot | --report | --backup | --tf)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
@@ -63,7 +63,7 @@ _gpu_tracker()
                   --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
                   --no-children --start-at --no-csv-header --sampled-only --backup
-                  --no-backup --" ;;
+                  --no-backup --tf --overwrite --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
         return

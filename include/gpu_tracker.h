@@ -198,6 +198,14 @@ typedef struct gt_options {
     /* What the tracked process runs (a command line), for the backup
      * file's identity (gt_backup_read_info); NULL: not said. */
     const char *command;
+    /* gpu_tracker 5's tracking file (its tracking_file): every sample
+     * appended as it is taken, a ".csv" or ".sqlite" file laid out as
+     * gpu_tracker writes it (docs/tracking-file.md), so that its analyzer
+     * and `gpu-tracker sub-track analyze` read it. Created by
+     * gt_tracker_new(), which fails when the file exists unless overwrite
+     * is non-zero (then it is replaced). NULL (default): none. */
+    const char *tracking_file;
+    int overwrite;
 } gt_options;
 
 #define GT_START_ALIGNED (-1.0)

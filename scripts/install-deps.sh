@@ -5,7 +5,7 @@
 # usage: install-deps.sh build|deb|check
 #        install-deps.sh --list build|deb|check   (prints the packages, installs nothing)
 #   build  what `make` and `make demo` need: a C compiler, CMake, json-c,
-#          zlib and libcurl's headers, help2man (the man page)
+#          zlib, SQLite and libcurl's headers, help2man (the man page)
 #   deb    also what `make deb` needs: debhelper, dpkg-dev, fakeroot
 #   check  also what `make check` needs so that no test has to skip: clang
 #          and its runtimes (the ThreadSanitizer build and the libFuzzer
@@ -24,7 +24,7 @@ if [ "${1:-}" = "--list" ]; then
     shift
 fi
 mode=${1:-build}
-packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libcurl4-openssl-dev help2man"
+packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libsqlite3-dev libcurl4-openssl-dev help2man"
 deb_packages="debhelper dpkg-dev fakeroot"
 case "$mode" in
 build) ;;

@@ -17,7 +17,8 @@ layer_of() {
     procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h) echo 2R ;;
     usage.h | series.h | pipeline.h | row_store.h | snapshot.h | snapshot_rt.h | stats.h | report.h | \
         write_csv.h) echo 2C ;;
-    sample_reader.h | sink.h | csv_sink.h | backup_sink.h | backup_identity.h | run_record.h) echo 3 ;;
+    sample_reader.h | sink.h | csv_sink.h | backup_sink.h | backup_identity.h | run_record.h | \
+        tracking_file.h) echo 3 ;;
     tracker_internal.h) echo 4 ;;
     *) echo "" ;;
     esac

@@ -66,6 +66,17 @@ static void test_umask(void)
     CHECK(r.status == 0);
     CHECK_MSG(mode_of(csv) == 0600, "CSV mode %o under umask 077", (unsigned)mode_of(csv));
     result_free(&r);
+    const char *tracking[] = {tmp_path("umask-t.csv"), tmp_path("umask-t.sqlite")};
+    for (int i = 0; i < 2; i++) {
+        char name[300];
+        snprintf(name, sizeof name, "%s", tracking[i]);
+        r = gt("--disable-logs", "--st", "0.05", "--tf", name, "-o", tmp_path("u3.txt"), "--",
+               WORKLOAD_BIN, "exit", "0", NULL);
+        CHECK(r.status == 0);
+        CHECK_MSG(mode_of(name) == 0600, "tracking file %s mode %o under umask 077", name,
+                  (unsigned)mode_of(name));
+        result_free(&r);
+    }
 
     /* The backup file, while tracking: 0600, not world-readable. */
     const char *backup = tmp_path("backup.json");
@@ -307,6 +318,18 @@ static void test_planted_links(void)
                  "give another path)\n", whats[i], out, names[i], OTHER_UID);
         check_error(&r, 2, want);
     }
+    /* The tracking file, CSV and SQLite, with --overwrite (without it the
+     * link is an existing file, refused as such). */
+    const char *tf_names[] = {"t.csv", "t.sqlite"};
+    for (size_t i = 0; i < 2; i++) {
+        plant_link(dir, tf_names[i], victim);
+        snprintf(out, sizeof out, "%s/%s", dir, tf_names[i]);
+        struct result r = gt("--tf", out, "--overwrite", "-e", touch, NULL);
+        snprintf(want, sizeof want, "gpu-tracker: cannot write tracking file '%s': '%s' is a "
+                 "symbolic link owned by user %d, neither you nor root: not following it (remove "
+                 "the link, or give another path)\n", out, tf_names[i], OTHER_UID);
+        check_error(&r, 2, want);
+    }
     CHECK(access(marker, F_OK) != 0);
     /* report -o, and the library's writers. */
     snprintf(out, sizeof out, "%s/%s", dir, names[2]);
@@ -343,6 +366,43 @@ static void test_planted_links(void)
     CHECK(access(tmp_path("new.txt"), F_OK) != 0);
 }
 
+/* --tf: an existing tracking file is refused before the command runs
+ * (gpu_tracker's rule), --overwrite replaces it, and it may not be another
+ * output's file. */
+static void test_tracking_file(void)
+{
+    const char *marker = tmp_path("tf-ran");
+    char touch[300], tf[300], want[1024];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    snprintf(tf, sizeof tf, "%s", tmp_path("run.csv"));
+    write_text(tf, "mine\n", 0644);
+    struct result r = gt("--tf", tf, "-e", touch, NULL);
+    snprintf(want, sizeof want, "gpu-tracker: tracking file '%s' already exists: give "
+             "--overwrite to replace it, or another name\n", tf);
+    check_error(&r, 2, want);
+    CHECK(access(marker, F_OK) != 0);
+    char *kept = read_text(tf);
+    CHECK_STR(kept, "mine\n");
+    free(kept);
+    r = gt("--disable-logs", "--st", "0.05", "--tf", tf, "--overwrite", "-o",
+           tmp_path("tf-summary.txt"), "-e", touch, NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+    CHECK(access(marker, F_OK) == 0);
+    char *text = read_text(tf);
+    CHECK(text && strncmp(text, "ram_unit,gpu_ram_unit,time_unit,", 32) == 0);
+    free(text);
+    /* Another name gpu_tracker does not know; the same file as -o. */
+    r = gt("--tf", tmp_path("run.txt"), "-e", touch, NULL);
+    snprintf(want, sizeof want, "gpu-tracker: invalid tracking file name '%s': valid extensions "
+             "are .csv and .sqlite\n", tmp_path("run.txt"));
+    check_error(&r, 2, want);
+    r = gt("--tf", tf, "--overwrite", "-o", tf, "-e", touch, NULL);
+    CHECK(r.status == 2);
+    CHECK_CONTAINS(r.err.data, "-o and --tf name the same file");
+    result_free(&r);
+}
+
 /* Root replacing another user's file keeps it theirs. */
 static void test_owner_kept(void)
 {
@@ -373,6 +433,7 @@ int main(int argc, char **argv)
     test_same_file();
     test_inputs();
     test_own_link();
+    test_tracking_file();
     tmpdir_remove();
     return check_exit("test_outputs");
 }

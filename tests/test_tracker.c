@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sqlite3.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -202,6 +204,21 @@ static void test_lifecycle(void)
     CHECK_MSG(open_fds() == fds_before, "%d descriptors open, %d before", open_fds(), fds_before);
 }
 
+/* Between two samples of the fixture tree main m + child c: main's RSS
+ * grows to 2000 kB, the child's to 6000 (5000 private, 1000 shared), the
+ * machine's 4 cores are half busy (400 of 800 ticks) and 3 GB of its 8 are
+ * in use. */
+static void grow_fixture_tree(const char *root, struct fx_proc *m, struct fx_proc *c)
+{
+    m->rss_kb = m->anon_kb = m->private_kb = m->pss_kb = 2000;
+    c->rss_kb = 6000;
+    c->anon_kb = c->private_kb = 5000;
+    c->pss_kb = 5500;
+    fx_proc_write(root, m);
+    fx_proc_write(root, c);
+    fx_system(root, 400, 400, 4, 8000000, 5000000);
+}
+
 /* A full run on a fixture tree: known RAM and threads; CPU from the ticks. */
 static void test_fixture_run(void)
 {
@@ -233,14 +250,8 @@ static void test_fixture_run(void)
 
     /* Work happens: 100 ticks (1 s) in main, 300 in the child, RAM grows. */
     m.utime = 100;
-    m.rss_kb = m.anon_kb = m.private_kb = m.pss_kb = 2000;
     c.utime = 300;
-    c.rss_kb = 6000;
-    c.anon_kb = c.private_kb = 5000;
-    c.pss_kb = 5500;
-    fx_proc_write(root, &m);
-    fx_proc_write(root, &c);
-    fx_system(root, 400, 400, 4, 8000000, 5000000);
+    grow_fixture_tree(root, &m, &c);
     CHECK(gt_tracker_stop(t) == GT_OK);
     const gt_resource_usage *u = gt_tracker_usage(t);
     CHECK(u != NULL);
@@ -317,6 +328,166 @@ static void test_fixture_run(void)
     u = gt_tracker_usage(t);
     CHECK(u && u->max_ram.main.total_rss == 2000 * 1.024); /* the tree still counted */
     gt_tracker_free(t);
+    fx_rmroot(root);
+}
+
+/* Splits a CSV line (no quoting: our tracking file has none) into fields. */
+static int split_csv(char *line, char **fields, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    for (char *tok = line; tok && n < max; n++) {
+        fields[n] = tok;
+        tok = strchr(tok, ',');
+        if (tok)
+            *tok++ = 0;
+    }
+    return n;
+}
+
+/* One run on a fixture tree with a tracking file: its static data and the
+ * timepoint of the final sample, figure by figure as gpu_tracker lays them
+ * out, in CSV and in SQLite; an existing file refused unless overwrite. */
+static void run_tracking_file(const char *root, const char *file, gt_options *o)
+{
+    struct fx_proc m = {.pid = 100, .ppid = 1, .threads = 2, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 1, .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .threads = 3, .rss_kb = 4000, .anon_kb = 3000,
+                        .private_kb = 3000, .shared_kb = 1000, .pss_kb = 3500, .starttime = 2};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    fx_system(root, 0, 0, 4, 8000000, 6000000);
+    o->tracking_file = file;
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    grow_fixture_tree(root, &m, &c); /* no CPU of the tree's own here */
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    gt_tracker_free(t);
+}
+
+static void test_tracking_file(void)
+{
+    char *root = fx_mkroot();
+    gt_options o;
+    test_options_init(&o);
+    test_hooks.proc_root = root;
+    o.process_id = 100;
+    o.sleep_time = 1000; /* the baseline and the final sample: one timepoint */
+    o.ram_unit = "kilobytes";
+    o.gpu_ram_unit = "megabytes";
+    o.time_unit = "seconds";
+    o.n_expected_cores = 2;
+    o.disable_logs = 1;
+    o.resource_usage_file = "";
+    unlink("tracking.csv");
+    run_tracking_file(root, "tracking.csv", &o);
+
+    FILE *f = fopen("tracking.csv", "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    char lines[5][4096];
+    int n = 0;
+    while (n < 5 && fgets(lines[n], sizeof lines[n], f))
+        n++;
+    fclose(f);
+    CHECK_MSG(n == 4, "%d lines", n); /* static header and values, timepoints' header, 1 row */
+    CHECK_STR(lines[0], "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,"
+                        "gpu_ram_system_capacity,system_core_count,n_expected_cores,"
+                        "system_gpu_count,n_expected_gpus\r\n");
+    CHECK_STR(lines[1], "kilobytes,megabytes,seconds,8192000.0,0.0,4,2,0,0\r\n");
+    CHECK_STR(lines[2], "main_ram,descendants_ram,combined_ram,system_ram,main_gpu_ram,"
+                        "descendants_gpu_ram,combined_gpu_ram,system_gpu_ram,"
+                        "gpu_sum_utilization_percent,gpu_hardware_utilization_percent,"
+                        "main_n_threads,descendants_n_threads,combined_n_threads,"
+                        "cpu_system_sum_utilization_percent,cpu_system_hardware_utilization_percent,"
+                        "cpu_main_sum_utilization_percent,cpu_main_hardware_utilization_percent,"
+                        "cpu_descendants_sum_utilization_percent,"
+                        "cpu_descendants_hardware_utilization_percent,"
+                        "cpu_combined_sum_utilization_percent,"
+                        "cpu_combined_hardware_utilization_percent,timestamp\r\n");
+    char *v[32];
+    CHECK(split_csv(lines[3], v, 32) == 22);
+    /* RSS in kilobytes (1.024 per kB): main 2000 kB; descendants 5000
+     * private + 1000 shared; combined 7000 + 1000 (shared once); system
+     * used = total - available. */
+    CHECK_STR(v[0], "2048.0");
+    CHECK_STR(v[1], "6144.0");
+    CHECK_STR(v[2], "8192.0");
+    CHECK_STR(v[3], "3072000.0");
+    for (int i = 4; i <= 9; i++)
+        CHECK_STR(v[i], "0.0"); /* no GPU */
+    CHECK_STR(v[10], "2");
+    CHECK_STR(v[11], "3");
+    CHECK_STR(v[12], "5");
+    /* 400 of 800 ticks busy on 4 cores: 200 %, 50 % of the hardware. */
+    CHECK_STR(v[13], "200.0");
+    CHECK_STR(v[14], "50.0");
+    CHECK_STR(v[15], "0.0"); /* main and child used no CPU here */
+    CHECK_STR(v[19], "0.0");
+    double ts = strtod(v[21], NULL);
+    CHECK_MSG(fabs(ts - (double)time(NULL)) < 600, "timestamp %s", v[21]);
+
+    /* An existing file is refused (nothing is touched), unless overwrite. */
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_IO && t == NULL);
+    CHECK_STR(gt_last_error(), "tracking file 'tracking.csv' already exists: set overwrite "
+                               "(--overwrite) to replace it, or give another name");
+    struct stat before;
+    CHECK(stat("tracking.csv", &before) == 0 && before.st_size > 0);
+    o.overwrite = 1;
+    run_tracking_file(root, "tracking.csv", &o);
+    f = fopen("tracking.csv", "r");
+    n = 0;
+    while (f && n < 5 && fgets(lines[n], sizeof lines[n], f))
+        n++;
+    if (f)
+        fclose(f);
+    CHECK_MSG(n == 4, "%d lines after the overwrite", n); /* replaced, not appended to */
+    o.overwrite = 0;
+    unlink("tracking.csv");
+
+    /* SQLite: tables static_data and data, as gpu_tracker makes them. */
+    unlink("tracking.sqlite");
+    run_tracking_file(root, "tracking.sqlite", &o);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2("tracking.sqlite", &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    CHECK(sqlite3_prepare_v2(db, "SELECT ram_unit, ram_system_capacity, system_core_count, "
+                                 "n_expected_gpus FROM static_data", -1, &q, NULL) == SQLITE_OK);
+    CHECK(q && sqlite3_step(q) == SQLITE_ROW);
+    if (q) {
+        CHECK_STR((const char *)sqlite3_column_text(q, 0), "kilobytes");
+        CHECK(sqlite3_column_double(q, 1) == 8192000.0);
+        CHECK(sqlite3_column_type(q, 2) == SQLITE_INTEGER && sqlite3_column_int(q, 2) == 4);
+        CHECK(sqlite3_column_int(q, 3) == 0);
+        CHECK(sqlite3_step(q) == SQLITE_DONE); /* one row */
+    }
+    sqlite3_finalize(q);
+    CHECK(sqlite3_prepare_v2(db, "SELECT count(*), main_ram, combined_ram, combined_n_threads, "
+                                 "cpu_system_hardware_utilization_percent FROM data", -1, &q,
+                             NULL) == SQLITE_OK);
+    CHECK(q && sqlite3_step(q) == SQLITE_ROW);
+    if (q) {
+        CHECK(sqlite3_column_int(q, 0) == 1);
+        CHECK(sqlite3_column_double(q, 1) == 2048.0);
+        CHECK(sqlite3_column_double(q, 2) == 8192.0);
+        CHECK(sqlite3_column_type(q, 3) == SQLITE_INTEGER && sqlite3_column_int(q, 3) == 5);
+        CHECK(sqlite3_column_double(q, 4) == 50.0);
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    unlink("tracking.sqlite");
+
+    /* Names gpu_tracker does not know, and a place that cannot be written. */
+    o.tracking_file = "tracking.txt";
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(),
+              "invalid tracking file name 'tracking.txt': valid extensions are .csv and .sqlite");
+    o.tracking_file = "/nonexistent-dir/tracking.csv";
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_IO);
+    CHECK_CONTAINS(gt_last_error(), "cannot write tracking file '/nonexistent-dir/tracking.csv'");
     fx_rmroot(root);
 }
 
@@ -608,5 +779,6 @@ int main(void)
     test_lifecycle();
     test_fork();
     test_fixture_run();
+    test_tracking_file();
     return check_exit("test_tracker");
 }

@@ -301,12 +301,18 @@ int gt_cli_main(int argc, char **argv)
     const struct output_use outputs[] = {
         {"-o", o.output}, {"--snapshot", o.snapshot}, {"--report", o.report},
         {"--process-csv", o.process_csv}, {"--system-csv", o.system_csv},
+        {"--tf", o.tracker.tracking_file},
     };
     const char *whats[] = {"output file", "--snapshot file", "--report file"};
     int refused = output_find_same(outputs, sizeof outputs / sizeof outputs[0], err, sizeof err);
     for (size_t i = 0; !refused && i < sizeof whats / sizeof whats[0]; i++)
         refused = outputs[i].path &&
                   output_check_writable(outputs[i].path, whats[i], err, sizeof err) < 0;
+    /* The tracking file is made by the library; say what is wrong with it
+     * here, as for the other outputs, before the command runs. */
+    if (!refused && o.tracker.tracking_file)
+        refused = output_check_tracking_file(o.tracker.tracking_file, o.tracker.overwrite, err,
+                                             sizeof err) < 0;
     if (refused) {
         cli_options_free(&o);
         return fail(err, 2);

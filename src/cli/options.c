@@ -73,6 +73,13 @@ const char cli_usage[] =
     "                            it started has ended too. Without it, those still running\n"
     "                            are measured up to the command's exit and named in a\n"
     "                            warning.\n"
+    "    --tf=<tracking-file>    If specified, stores the individual resource usage\n"
+    "                            measurements at each iteration, as gpu_tracker 5 does. Valid\n"
+    "                            file formats are CSV (.csv) and SQLite (.sqlite) where the\n"
+    "                            SQLite file format stores the data in a table called \"data\"\n"
+    "                            (docs/tracking-file.md).\n"
+    "    --overwrite             Whether to overwrite the tracking file if it already existed\n"
+    "                            before the beginning of this tracking session.\n"
     "    --process-csv=<file>    Also write a row of process-tree metrics every sleep time:\n"
     "                            timestamp, pid, children, utime, stime, cpu_usage, memory\n"
     "                            (PSS, kB), read_bytes, write_bytes, gpu_usage, gpu_vram (MiB),\n"
@@ -138,7 +145,7 @@ enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
-    OPT_BACKUP, OPT_NO_BACKUP,
+    OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE,
 };
 
 static const struct option long_options[] = {
@@ -170,6 +177,8 @@ static const struct option long_options[] = {
     {"wait-all", no_argument, NULL, OPT_WAIT_ALL},
     {"backup", required_argument, NULL, OPT_BACKUP},
     {"no-backup", no_argument, NULL, OPT_NO_BACKUP},
+    {"tf", required_argument, NULL, OPT_TF},
+    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {NULL, 0, NULL, 0},
 };
 
@@ -276,6 +285,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
             o->tracker.resource_usage_file = "";
             o->no_backup = 1;
             break;
+        case OPT_TF: o->tracker.tracking_file = optarg; break;
+        case OPT_OVERWRITE: o->tracker.overwrite = 1; break;
         case OPT_PID:
             if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
                 snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);

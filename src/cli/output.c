@@ -42,6 +42,17 @@ int output_open_csv(const char *path, const char *option, char *err, size_t errc
     return -1;
 }
 
+int output_check_tracking_file(const char *path, int overwrite, char *err, size_t errcap)
+{
+    struct stat st;
+    if (!overwrite && lstat(path, &st) == 0) {
+        snprintf(err, errcap, "tracking file '%s' already exists: give --overwrite to replace "
+                 "it, or another name", path);
+        return -1;
+    }
+    return output_check_writable(path, "tracking file", err, errcap);
+}
+
 /* 1 when path is the null device (under any name): outputs sent there are
  * thrown away, so two of them cannot overwrite each other. */
 static int is_null_device(const char *path)

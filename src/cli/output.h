@@ -25,6 +25,10 @@ struct output_use {
     const char *path;   /* NULL when not given; "-" is standard output */
 };
 
+/* The --tf file: an existing one is refused without overwrite (as
+ * gpu_tracker does), and it must be writable. -1 with the message in err. */
+int output_check_tracking_file(const char *path, int overwrite, char *err, size_t errcap);
+
 /* Refuses two of uses that would write the same file (or an output that
  * would overwrite an input): -1 with a one-line message in err, else 0.
  * The null device may take any number of them (it keeps nothing). */

@@ -79,6 +79,17 @@ static gt_status options_import(const gt_options *user, gt_options *out)
     return GT_OK;
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n > m && strcmp(s + n - m, tail) == 0;
+}
+
+int options_tracking_file_name_ok(const char *path)
+{
+    return ends_with(path, ".csv") || ends_with(path, ".sqlite");
+}
+
 gt_status gt_options_validate(const gt_options *user)
 {
     gt_clear_error();
@@ -130,6 +141,10 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "duration %g s is shorter than one interval (%g s): no row would come",
                        o->duration, o->sleep_time);
+    if (o->tracking_file && !options_tracking_file_name_ok(o->tracking_file))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid tracking file name '%s': valid extensions are .csv and .sqlite",
+                       o->tracking_file);
     if (!(o->start_at == 0 || o->start_at == GT_START_ALIGNED ||
           (o->start_at > 0 && o->start_at <= epoch_now() + GT_START_AHEAD_MAX)))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
@@ -196,6 +211,7 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     o->nvml_library = own(c, o->nvml_library, &failed);
     o->rsmi_library = own(c, o->rsmi_library, &failed);
     o->command = own(c, o->command, &failed);
+    o->tracking_file = own(c, o->tracking_file, &failed);
     if (!o->resource_usage_file) {
         char *path = default_backup_path();
         o->resource_usage_file = own(c, path, &failed);

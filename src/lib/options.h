@@ -17,9 +17,13 @@ struct options_copy {
     const char *proc_root, *sys_root; /* never NULL */
     const char *metadata_url;     /* NULL: the real services */
     int sampled_only;
-    char *owned[13];
+    char *owned[16];
     int nowned;
 };
+
+/* 1 when path names a tracking file format gpu_tracker knows: its name
+ * ends in ".csv" or ".sqlite" (gt_options.tracking_file). */
+int options_tracking_file_name_ok(const char *path);
 
 /* Validates user (as gt_options_validate) and copies it with hooks (NULL:
  * none) into c. GT_OK, or the failure with gt_last_error() set (then

@@ -187,6 +187,11 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
         pipeline_attribute_gpu(&s->gpu, s->gpu_ndevices, &s->roles, &gs, &proc_gpu, &sys_gpu);
     usage_add(&p->acc, s->now, s->tree_ok ? &s->tree : NULL, s->sys_ok ? &s->cpu : NULL,
               s->sys_ok ? &s->mem : NULL, gpu_ok ? &gs : NULL);
+    if (p->acc.latest.have_timepoint) {
+        rows->have_timepoint = 1;
+        rows->timepoint = p->acc.latest.timepoint;
+        rows->timepoint_wall = s->wall;
+    }
     if (p->series)
         series_step(p, s, &proc_gpu, &sys_gpu, rows);
 }

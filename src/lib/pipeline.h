@@ -41,6 +41,11 @@ struct pipeline_rows {
     int have_process, have_system;
     gt_process_row process;
     gt_system_row system;
+    /* The sample as a tracking-file row (usage.h), every sample but the
+     * baseline, when the tree was read; wall: its epoch time. */
+    int have_timepoint;
+    struct usage_timepoint timepoint;
+    double timepoint_wall;
 };
 
 struct pipeline {

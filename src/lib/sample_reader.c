@@ -146,6 +146,7 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
                        "cannot read %s/%s: %s", root, what, gt_errno_text(e));
     }
     r->ncpu = cpu.ncpu;
+    r->mem_total_kb = mem.total_kb;
     if (tree_init(&r->tree, root, cfg->pid, cfg->reaper_pid, cfg->max_kept_files) < 0) {
         int e = errno;
         sample_reader_close(r);

@@ -40,6 +40,7 @@ struct sample_reader {
     struct tree tree;
     struct system_reader sys;
     int ncpu;                 /* online CPUs, from the first /proc/stat */
+    unsigned long long mem_total_kb; /* MemTotal, from the first meminfo */
     int extra_open;           /* sysx is open (the system series) */
     struct system_series_reader sysx;
     struct system_series_sample extra; /* the buffers sample.extra points at */

@@ -61,6 +61,9 @@ static void destroy(gt_tracker *t)
         cloud_discovery_finish(t->cloud, 0, &ignored); /* it frees itself when it ends */
     }
     sample_reader_close(&t->reader);
+    /* Only the owner closes it: a SQLite connection must not be used in a
+     * child made by fork() (release_memory leaves it there). */
+    tracking_file_close(&t->tracking);
     backup_sink_destroy_lock(&t->backup);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
@@ -101,6 +104,7 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     t->reader.tree.root_fd = -1; /* closing is safe before the reader opens */
     t->reader.sys.stat_fd = t->reader.sys.meminfo_fd = -1;
     t->backup.target.dirfd = -1;
+    t->tracking.fd = -1;
     warner_init(&t->warner, opts->on_warning, opts->warning_data, opts->disable_logs);
     pthread_mutex_init(&t->lock, NULL);
     cond_init_monotonic(&t->done);
@@ -160,6 +164,25 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     for (int i = 0; i < g->ndevices; i++)
         gpu_capacity += g->devices[i].memory_total;
     usage_set_gpus(&t->pipe.acc, gpu_capacity, g->ndevices, g->nselected);
+    if (opts->tracking_file) {
+        /* As gpu_tracker, the file and its static data are made with the
+         * tracker: a name that cannot be used fails here, not mid-run. */
+        struct tracking_static ts = {
+            .ram_unit = opts->ram_unit, .gpu_ram_unit = opts->gpu_ram_unit,
+            .time_unit = opts->time_unit, .ram_divisor = t->units.ram_divisor,
+            .gpu_ram_divisor = t->units.gpu_ram_divisor, .ram_total_kb = t->reader.mem_total_kb,
+            .gpu_total_bytes = gpu_capacity, .system_core_count = t->units.system_core_count,
+            .n_expected_cores = t->units.n_expected_cores, .system_gpu_count = g->ndevices,
+            .n_expected_gpus = g->nselected,
+        };
+        st = tracking_file_open(&t->tracking, opts->tracking_file, opts->overwrite, &ts,
+                                &t->warner);
+        if (st != GT_OK) {
+            destroy(t);
+            return st;
+        }
+        t->sinks[t->nsinks++] = &t->tracking.base;
+    }
     t->state = STATE_NEW;
     *out = t;
     return GT_OK;
@@ -406,8 +429,11 @@ gt_status gt_tracker_stop(gt_tracker *t)
     if (stop_sampler(t, t->cfg.o.stop_timeout)) {
         if (!t->baseline_taken)
             take_baseline(t, 0); /* stopped before its start: a run of no time */
-        struct pipeline_rows none; /* the final sample is off the schedule: no rows */
-        stop_time = take_sample(t, -1, &none); /* the reader is ours now */
+        struct pipeline_rows final; /* off the schedule: no series rows */
+        stop_time = take_sample(t, -1, &final); /* the reader and sinks are ours now */
+        /* ...but it is a timepoint: the tracking file ends with it. */
+        if (final.have_timepoint && t->tracking.base.ops)
+            t->tracking.base.ops->rows(&t->tracking.base, &final);
     } else {
         /* Stuck in a system call: the readers are still in its hands. The
          * results are those of the samples it finished. */

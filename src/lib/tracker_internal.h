@@ -18,6 +18,7 @@
 #include "row_store.h"
 #include "run_record.h"
 #include "sample_reader.h"
+#include "tracking_file.h"
 #include "warn.h"
 
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
@@ -41,7 +42,8 @@ struct gt_tracker {
     struct sample_reader reader;
     struct csv_sink csv;
     struct backup_sink backup;
-    struct sink *sinks[2];
+    struct tracking_file tracking; /* gt_options.tracking_file (fd -1, db NULL: none) */
+    struct sink *sinks[3];
     int nsinks;
 
     struct run_record run;

@@ -77,6 +77,12 @@ GT_HOT static void add_memory(struct usage_acc *a, const struct tree_sample *s)
     raise_ull(&a->desc_pk.shared_kb, desc_shared);
 
     a->latest.rss_kb = comb_private + comb_shared;
+    struct usage_timepoint *tp = &a->latest.timepoint;
+    tp->main_kb = s->main_rss_kb;
+    tp->desc_kb = s->desc_private_kb + desc_shared;
+    tp->comb_kb = comb_private + comb_shared;
+    tp->main_threads = s->main_threads;
+    tp->desc_threads = s->desc_threads;
     raise_ull(&a->comb_pk.total_kb, comb_private + comb_shared);
     raise_ull(&a->comb_pk.private_kb, comb_private);
     raise_ull(&a->comb_pk.shared_kb, comb_shared);
@@ -103,6 +109,10 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
     raise_ull(&a->gpu_comb_max, g->main_bytes + g->desc_bytes);
     a->latest.have_gpu = 1;
     a->latest.gpu_bytes = g->main_bytes + g->desc_bytes;
+    a->latest.timepoint.main_gpu = g->main_bytes;
+    a->latest.timepoint.desc_gpu = g->desc_bytes;
+    a->latest.timepoint.system_gpu = g->system_used;
+    a->latest.timepoint.gpu_sum_percent = g->util_sum_percent;
     a->latest.gpu_util_percent = g->util_sum_percent;
     raise_double(&a->gpu_util_max, g->util_sum_percent);
     a->gpu_util_total += g->util_sum_percent;
@@ -125,12 +135,18 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
 {
     a->samples++;
     int baseline = a->samples == 1;
+    /* A part not read this time shows 0 in the timepoint, as gpu_tracker
+     * leaves it. */
+    memset(&a->latest.timepoint, 0, sizeof a->latest.timepoint);
+    a->latest.have_timepoint = 0;
     if (gpu && !baseline)
         add_gpu(a, gpu);
     if (mem) {
         a->sys_total_kb = mem->total_kb;
-        if (!baseline && mem->total_kb >= mem->available_kb)
+        if (!baseline && mem->total_kb >= mem->available_kb) {
             raise_ull(&a->sys_used_max_kb, mem->total_kb - mem->available_kb);
+            a->latest.timepoint.system_kb = mem->total_kb - mem->available_kb;
+        }
     }
     if (cpu) {
         if (!a->have_sys) {
@@ -138,8 +154,10 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
             a->sys_t0 = a->sys_tprev = t;
             a->sys0 = a->sys_prev = *cpu;
         } else {
+            double pct = sys_percent(cpu, &a->sys_prev);
+            a->latest.timepoint.cpu_system_percent = pct;
             if (t - a->sys_tprev >= a->sleep_time / 2)
-                raise_double(&a->max_sys, sys_percent(cpu, &a->sys_prev));
+                raise_double(&a->max_sys, pct);
             a->sys_tprev = t;
             a->sys_prev = *cpu;
         }
@@ -161,18 +179,20 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
         return;
     }
     double dt = t - a->tree_tprev;
+    double m = tick_percent(a, tree->main_ticks, a->main_prev, dt);
+    double d = tick_percent(a, tree->desc_ticks, a->desc_prev, dt);
+    double c = m + d;
+    /* utime/stime advance in whole clock ticks, so an interval can show a
+     * tick more per process than it ran: no rate exceeds every core. */
+    if (a->sys_prev.ncpu > 0) {
+        double cap = 100.0 * a->sys_prev.ncpu;
+        m = m > cap ? cap : m;
+        d = d > cap ? cap : d;
+        c = c > cap ? cap : c;
+    }
+    a->latest.timepoint.cpu_main_percent = m;
+    a->latest.timepoint.cpu_desc_percent = d;
     if (dt >= a->sleep_time / 2) {
-        double m = tick_percent(a, tree->main_ticks, a->main_prev, dt);
-        double d = tick_percent(a, tree->desc_ticks, a->desc_prev, dt);
-        double c = m + d;
-        /* utime/stime advance in whole clock ticks, so an interval can show a
-         * tick more per process than it ran: no rate exceeds every core. */
-        if (a->sys_prev.ncpu > 0) {
-            double cap = 100.0 * a->sys_prev.ncpu;
-            m = m > cap ? cap : m;
-            d = d > cap ? cap : d;
-            c = c > cap ? cap : c;
-        }
         raise_double(&a->max_main, m);
         raise_double(&a->max_desc, d);
         raise_double(&a->max_comb, c);
@@ -186,6 +206,7 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
     if (tree->desc_ticks > a->desc_prev)
         a->desc_prev = tree->desc_ticks;
     add_memory(a, tree);
+    a->latest.have_timepoint = 1;
 }
 
 void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrss_kb)

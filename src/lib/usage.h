@@ -17,6 +17,20 @@ struct rss_peak {
     unsigned long long total_kb, private_kb, shared_kb;
 };
 
+/* What one sample saw, as a row of gpu_tracker 5's tracking file has it
+ * (its _TimepointUsage): memory in kB, GPU memory in bytes, CPU as the sum
+ * percent over the interval since the previous sample (100 = one core,
+ * capped at every core), GPU utilization as the selected GPUs' sum percent.
+ * The tracking file's sink turns them into the run's units. */
+struct usage_timepoint {
+    unsigned long long main_kb, desc_kb, comb_kb; /* RSS, shared pages once */
+    unsigned long long system_kb;                 /* MemTotal - MemAvailable */
+    unsigned long long main_gpu, desc_gpu, system_gpu;
+    double gpu_sum_percent;
+    long main_threads, desc_threads;
+    double cpu_system_percent, cpu_main_percent, cpu_desc_percent;
+};
+
 struct usage_acc {
     int sampled_only;              /* no kernel high-water marks (comparison mode) */
     double sleep_time;
@@ -70,6 +84,9 @@ struct usage_acc {
         int have_gpu;              /* a GPU sample after the baseline */
         unsigned long long gpu_bytes; /* the tree's GPU memory */
         double gpu_util_percent;   /* the selected GPUs', summed */
+        int have_timepoint;        /* the newest sample made timepoint (not
+                                      the baseline, and the tree was read) */
+        struct usage_timepoint timepoint;
     } latest;
 };
 

@@ -22,6 +22,7 @@ enum warn_id {
     WARN_CSV_PROCESS,         /* writing the process CSV failed */
     WARN_CSV_SYSTEM,          /* writing the system CSV failed */
     WARN_BACKUP,              /* the backup file cannot be written */
+    WARN_TRACKING_FILE,       /* the tracking file cannot be written */
     WARN_ID_COUNT
 };
 
