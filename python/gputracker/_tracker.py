@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses as dclass
 import enum
 import json
+import os
 
 from . import _native
 from ._usage import ResourceUsage
@@ -53,7 +54,8 @@ class Tracker:
             self, sleep_time: float = 1.0, ram_unit: str = 'gigabytes', gpu_ram_unit: str = 'gigabytes',
             time_unit: str = 'hours', n_expected_cores: int = None, gpu_uuids: set[str] = None,
             disable_logs: bool = False, process_id: int = None, resource_usage_file: str | None = None,
-            n_join_attempts: int = 5, join_timeout: float = 10.0, gpu_brand: str | None = None):
+            n_join_attempts: int = 5, join_timeout: float = 10.0, gpu_brand: str | None = None,
+            tracking_file: str | None = None, overwrite: bool = False):
         if sleep_time < _CPU_PERCENT_INTERVAL:
             raise ValueError(
                 f'Sleep time of {sleep_time} is invalid. Must be at least {_CPU_PERCENT_INTERVAL} seconds.')
@@ -64,6 +66,12 @@ class Tracker:
             raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia" and "amd".')
         if gpu_uuids is not None and len(gpu_uuids) == 0:
             raise ValueError('gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.')
+        if tracking_file is not None and not tracking_file.endswith(('.csv', '.sqlite')):
+            raise ValueError(
+                f'Invalid file name: "{tracking_file}". Valid file extensions are ".csv" and ".sqlite".')
+        if tracking_file is not None and os.path.lexists(tracking_file) and not overwrite:
+            raise FileExistsError(
+                f'File {tracking_file} already exists. Set overwrite to True to overwrite the existing file.')
         if n_join_attempts < 1:
             raise ValueError(f'n_join_attempts of {n_join_attempts} is invalid. Must be at least 1.')
         if join_timeout <= 0:
@@ -79,6 +87,7 @@ class Tracker:
             gpu_brand=gpu_brand, disable_logs=self._disable_logs,
             process_id=0 if process_id is None else int(process_id),
             resource_usage_file=resource_usage_file,
+            tracking_file=tracking_file, overwrite=bool(overwrite),
             stop_timeout=min(float(n_join_attempts) * float(join_timeout), _STOP_TIMEOUT_MAX))
         self._log_warnings()
         self.resource_usage = None

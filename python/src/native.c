@@ -96,26 +96,30 @@ static void tracker_dealloc(NativeTracker *self)
 
 /* Tracker(sleep_time, ram_unit, gpu_ram_unit, time_unit, n_expected_cores,
  *         gpu_uuids, gpu_brand, disable_logs, process_id,
- *         resource_usage_file, stop_timeout): gt_tracker_new() with those
- * options (None: the library's default; gpu_uuids comma-separated). */
+ *         resource_usage_file, stop_timeout, ..., tracking_file, overwrite):
+ * gt_tracker_new() with those options (None: the library's default;
+ * gpu_uuids comma-separated). */
 static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"sleep_time", "ram_unit", "gpu_ram_unit", "time_unit",
                             "n_expected_cores", "gpu_uuids", "gpu_brand", "disable_logs",
                             "process_id", "resource_usage_file", "stop_timeout", "series",
-                            "main_only", "start_at", "discover_cloud", "metadata_url", NULL};
+                            "main_only", "start_at", "discover_cloud", "metadata_url",
+                            "tracking_file", "overwrite", NULL};
     gt_testing_hooks hooks = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
-    int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpz", names, &o.sleep_time,
+    int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0, overwrite = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzp", names, &o.sleep_time,
                                      &o.ram_unit, &o.gpu_ram_unit, &o.time_unit,
                                      &o.n_expected_cores, &o.gpu_uuids, &o.gpu_brand,
                                      &disable_logs, &process_id, &o.resource_usage_file,
                                      &o.stop_timeout, &o.series, &main_only, &o.start_at,
-                                     &discover_cloud, &hooks.metadata_url))
+                                     &discover_cloud, &hooks.metadata_url, &o.tracking_file,
+                                     &overwrite))
         return -1;
     o.main_only = main_only;
+    o.overwrite = overwrite;
     o.discover_cloud = discover_cloud;
     if (self->tracker) {
         PyErr_SetString(PyExc_RuntimeError, "the tracker is already initialised");

@@ -200,3 +200,40 @@ def test_import_is_light():
     assert lines[1:] == ['gputracker._resource_tracker True', 'StatSpec']
     with pytest.raises(AttributeError, match='no attribute'):
         gputracker.NoSuchThing  # noqa: B018
+
+
+@pytest.mark.parametrize('suffix', ['.csv', '.sqlite'])
+def test_tracking_file_reads_as_gpu_tracker_reads_it(tmp_path, suffix):
+    # gpu_tracker 5's tracking_file: static data, then a row per sample, read
+    # back the way its analyzer reads them (pandas: read_csv with nrows=1 and
+    # skiprows=2; the tables static_data and data of the SQLite file).
+    pd = pytest.importorskip('pandas')
+    path = str(tmp_path / f'tracking{suffix}')
+    with Tracker(sleep_time=0.1, ram_unit='megabytes', time_unit='seconds', disable_logs=True,
+                 tracking_file=path) as tracker:
+        block = b'\x01' * (100 * 2 ** 20)
+        time.sleep(0.3)
+    del block  # after stop(): the final sample, a row too, saw it
+    if suffix == '.csv':
+        static = pd.read_csv(path, header=0, nrows=1).squeeze()
+        timepoints = pd.read_csv(path, skiprows=2)
+    else:
+        import sqlite3
+        with sqlite3.connect(path) as con:
+            static = pd.read_sql('SELECT * FROM static_data', con).squeeze()
+            timepoints = pd.read_sql('SELECT * FROM data', con)
+    assert static.ram_unit == 'megabytes' and static.time_unit == 'seconds'
+    assert static.system_core_count == os.cpu_count()
+    assert list(timepoints.columns)[:4] == ['main_ram', 'descendants_ram', 'combined_ram', 'system_ram']
+    assert list(timepoints.columns)[-1] == 'timestamp' and len(timepoints.columns) == 22
+    assert len(timepoints) >= 1
+    # The 100 MiB block shows in the rows, and no row is above the summary's peak.
+    assert timepoints.main_ram.max() >= 100 * 2 ** 20 / 1e6
+    assert timepoints.main_ram.max() <= tracker.resource_usage.max_ram.main.total_rss
+    assert (timepoints.timestamp.diff().dropna() > 0).all()
+    # gpu_tracker's rule: an existing file is an error unless overwrite.
+    with pytest.raises(FileExistsError, match='already exists'):
+        Tracker(tracking_file=path)
+    Tracker(tracking_file=path, overwrite=True, disable_logs=True)
+    with pytest.raises(ValueError, match='Valid file extensions are ".csv" and ".sqlite"'):
+        Tracker(tracking_file=str(tmp_path / 'tracking.txt'))
