@@ -12,6 +12,7 @@
 
 #include "background.h"
 #include "options.h"
+#include "table_file.h"
 #include "units.h"
 
 /* The size of the first versioned struct (0.2): a smaller struct_size is
@@ -79,17 +80,6 @@ static gt_status options_import(const gt_options *user, gt_options *out)
     return GT_OK;
 }
 
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), m = strlen(tail);
-    return n > m && strcmp(s + n - m, tail) == 0;
-}
-
-int options_tracking_file_name_ok(const char *path)
-{
-    return ends_with(path, ".csv") || ends_with(path, ".sqlite");
-}
-
 gt_status gt_options_validate(const gt_options *user)
 {
     gt_clear_error();
@@ -141,7 +131,7 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "duration %g s is shorter than one interval (%g s): no row would come",
                        o->duration, o->sleep_time);
-    if (o->tracking_file && !options_tracking_file_name_ok(o->tracking_file))
+    if (o->tracking_file && !table_file_name_ok(o->tracking_file))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid tracking file name '%s': valid extensions are .csv and .sqlite",
                        o->tracking_file);

@@ -21,10 +21,6 @@ struct options_copy {
     int nowned;
 };
 
-/* 1 when path names a tracking file format gpu_tracker knows: its name
- * ends in ".csv" or ".sqlite" (gt_options.tracking_file). */
-int options_tracking_file_name_ok(const char *path);
-
 /* Validates user (as gt_options_validate) and copies it with hooks (NULL:
  * none) into c. GT_OK, or the failure with gt_last_error() set (then
  * nothing is left to free). */

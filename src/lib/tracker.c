@@ -104,7 +104,7 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     t->reader.tree.root_fd = -1; /* closing is safe before the reader opens */
     t->reader.sys.stat_fd = t->reader.sys.meminfo_fd = -1;
     t->backup.target.dirfd = -1;
-    t->tracking.fd = -1;
+    t->tracking.file.fd = -1;
     warner_init(&t->warner, opts->on_warning, opts->warning_data, opts->disable_logs);
     pthread_mutex_init(&t->lock, NULL);
     cond_init_monotonic(&t->done);

@@ -1,6 +1,7 @@
 /* tracking_file.h - gpu_tracker 5's tracking file: every sample appended as
- * it is taken (gt_options.tracking_file), so that its analyzer and ours can
- * read a run's timepoints (docs/tracking-file.md).
+ * it is taken (gt_options.tracking_file), so that gpu_tracker's sub-tracking
+ * analyzer can cut a run's timepoints into code blocks
+ * (docs/tracking-file.md).
  *
  * Two formats, chosen by the name's extension, both laid out as
  * gpu_tracker writes them:
@@ -10,12 +11,13 @@
  *  - .sqlite: a table static_data (one row) and a table data (a row per
  *    sample), columns typed as SQLAlchemy creates them.
  * The file is written by whoever samples (a row per sample, one write() or
- * one INSERT), never on the API caller's thread. A failing write warns once
- * and stops the file; sampling goes on. */
+ * one INSERT: table_file.h), the final row by gt_tracker_stop(). A failing
+ * write warns once and stops the file; sampling goes on. */
 #ifndef GT_TRACKING_FILE_H
 #define GT_TRACKING_FILE_H
 
 #include "sink.h"
+#include "table_file.h"
 #include "usage.h"
 #include "warn.h"
 
@@ -36,13 +38,9 @@ struct tracking_static {
     int system_gpu_count, n_expected_gpus;
 };
 
-struct sqlite3;
-
 struct tracking_file {
     struct sink base;
-    int fd;                   /* CSV: the file; -1 otherwise */
-    struct sqlite3 *db;       /* SQLite: the database; NULL otherwise */
-    struct sqlite3_stmt *insert;
+    struct table_file file;
     int failed;               /* a write failed (warned): no more rows */
     struct tracking_static st;
     struct warner *warner;
@@ -60,10 +58,9 @@ gt_status tracking_file_open(struct tracking_file *k, const char *path, int over
  * opened or closed twice. */
 void tracking_file_close(struct tracking_file *k);
 
-/* The timepoint's values in the file's units, in tracking_timepoint_columns
- * order; is_int[i] says which are integers. For tests and the writers. */
+/* The timepoint's values in the file's units and types, in
+ * tracking_timepoint_columns order (wall: its epoch time). */
 void tracking_timepoint_values(const struct tracking_static *st, const struct usage_timepoint *tp,
-                               double wall, double values[TRACKING_TIMEPOINT_COLUMNS],
-                               int is_int[TRACKING_TIMEPOINT_COLUMNS]);
+                               double wall, struct table_value values[TRACKING_TIMEPOINT_COLUMNS]);
 
 #endif

@@ -1,0 +1,260 @@
+/* table_file.c - see table_file.h. */
+#define _GNU_SOURCE
+#include "table_file.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file_io.h"
+#include "hot_path.h"
+#include "pyfloat.h"
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n > m && strcmp(s + n - m, tail) == 0;
+}
+
+int table_file_name_ok(const char *path)
+{
+    return ends_with(path, ".csv") || ends_with(path, ".sqlite");
+}
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+/* A growable line; a row that does not fit in the stack buffer (a very
+ * long code block name) is built on the heap. */
+struct line {
+    char stack[1024];
+    char *p;
+    size_t len, cap;
+    int failed;
+};
+
+static void line_init(struct line *l)
+{
+    l->p = l->stack;
+    l->len = 0;
+    l->cap = sizeof l->stack;
+    l->failed = 0;
+}
+
+static void line_put(struct line *l, const char *s, size_t n)
+{
+    if (l->failed)
+        return;
+    if (l->len + n > l->cap) {
+        size_t cap = (l->len + n) * 2;
+        char *p = l->p == l->stack ? malloc(cap) : realloc(l->p, cap);
+        if (!p) {
+            l->failed = 1;
+            return;
+        }
+        if (l->p == l->stack)
+            memcpy(p, l->stack, l->len);
+        l->p = p;
+        l->cap = cap;
+    }
+    memcpy(l->p + l->len, s, n);
+    l->len += n;
+}
+
+static void line_free(struct line *l)
+{
+    if (l->p != l->stack)
+        free(l->p);
+}
+
+/* A text field as Python's csv module writes it (QUOTE_MINIMAL): in double
+ * quotes, its quotes doubled, when it holds a comma, a quote or a line
+ * break. */
+static void put_text(struct line *l, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        line_put(l, s, strlen(s));
+        return;
+    }
+    line_put(l, "\"", 1);
+    for (const char *q = s; *q; q++) {
+        if (*q == '"')
+            line_put(l, "\"\"", 2);
+        else
+            line_put(l, q, 1);
+    }
+    line_put(l, "\"", 1);
+}
+
+static void put_value(struct line *l, const struct table_value *v)
+{
+    char num[40];
+    switch (v->type) {
+    case TABLE_TEXT:
+        put_text(l, v->text ? v->text : "");
+        return;
+    case TABLE_INT:
+        snprintf(num, sizeof num, "%lld", (long long)v->num);
+        break;
+    case TABLE_FLOAT:
+        pyfloat_repr(v->num, num, sizeof num);
+        break;
+    }
+    line_put(l, num, strlen(num));
+}
+
+static int csv_line(struct table_file *f, const char *const *names,
+                    const struct table_value *values, int n)
+{
+    struct line l;
+    line_init(&l);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            line_put(&l, ",", 1);
+        if (names)
+            put_text(&l, names[i]);
+        else
+            put_value(&l, &values[i]);
+    }
+    line_put(&l, "\r\n", 2);
+    int rc = l.failed ? (errno = ENOMEM, -1) : fd_write_all(f->fd, l.p, l.len);
+    line_free(&l);
+    return rc;
+}
+
+/* ---- SQLite --------------------------------------------------------------- */
+
+static int sql_fail(void)
+{
+    errno = ERR_MALFORMED;
+    return -1;
+}
+
+static int sql_create(struct table_file *f, const char *name, const char *const *columns,
+                      const struct table_value *types, int n)
+{
+    static const char *const type_names[] = {"FLOAT", "INTEGER", "VARCHAR"};
+    struct line l;
+    line_init(&l);
+    line_put(&l, "CREATE TABLE ", 13);
+    line_put(&l, name, strlen(name));
+    line_put(&l, " (", 2);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            line_put(&l, ", ", 2);
+        line_put(&l, columns[i], strlen(columns[i]));
+        line_put(&l, " ", 1);
+        line_put(&l, type_names[types[i].type], strlen(type_names[types[i].type]));
+    }
+    line_put(&l, ")", 2); /* with its NUL */
+    int ok = !l.failed && sqlite3_exec(f->db, l.p, NULL, NULL, NULL) == SQLITE_OK;
+    line_free(&l);
+    if (!ok)
+        return sql_fail();
+    line_init(&l);
+    line_put(&l, "INSERT INTO ", 12);
+    line_put(&l, name, strlen(name));
+    line_put(&l, " VALUES (", 9);
+    for (int i = 0; i < n; i++)
+        line_put(&l, i ? ",?" : "?", i ? 2 : 1);
+    line_put(&l, ")", 2);
+    sqlite3_finalize(f->insert);
+    f->insert = NULL;
+    ok = !l.failed && sqlite3_prepare_v2(f->db, l.p, -1, &f->insert, NULL) == SQLITE_OK;
+    line_free(&l);
+    return ok ? 0 : sql_fail();
+}
+
+GT_HOT static int sql_row(struct table_file *f, const struct table_value *v, int n)
+{
+    sqlite3_stmt *s = f->insert;
+    if (!s)
+        return sql_fail();
+    sqlite3_reset(s);
+    for (int i = 0; i < n; i++) {
+        int rc = v[i].type == TABLE_TEXT  ? sqlite3_bind_text(s, i + 1, v[i].text ? v[i].text : "",
+                                                              -1, SQLITE_STATIC)
+                 : v[i].type == TABLE_INT ? sqlite3_bind_int64(s, i + 1, (sqlite3_int64)v[i].num)
+                                          : sqlite3_bind_double(s, i + 1, v[i].num);
+        if (rc != SQLITE_OK)
+            return sql_fail();
+    }
+    int rc = sqlite3_step(s);
+    sqlite3_clear_bindings(s); /* no pointer to the caller's text is kept */
+    return rc == SQLITE_DONE ? 0 : sql_fail();
+}
+
+/* ---- the file ------------------------------------------------------------- */
+
+gt_status table_file_create(struct table_file *f, const char *path, int overwrite,
+                            const char *what)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    int sqlite = ends_with(path, ".sqlite");
+    if (!table_file_name_ok(path))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid %s name '%s': valid extensions are .csv and .sqlite", what, path);
+    struct stat sb;
+    if (!overwrite && lstat(path, &sb) == 0)
+        return gt_fail(GT_ERR_IO, "%s '%s' already exists: set overwrite (--overwrite) to "
+                       "replace it, or give another name", what, path);
+    int fd;
+    if (gt_output_open(path, &fd) != GT_OK) {
+        /* "cannot write 'PATH': WHY" becomes "cannot write <what> 'PATH': WHY" */
+        static const char prefix[] = "cannot write '";
+        char why[1024];
+        snprintf(why, sizeof why, "%s", gt_last_error());
+        if (strncmp(why, prefix, sizeof prefix - 1) == 0)
+            return gt_fail(GT_ERR_IO, "cannot write %s '%s", what, why + sizeof prefix - 1);
+        return gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path, why);
+    }
+    if (!sqlite) {
+        f->fd = fd;
+        return GT_OK;
+    }
+    /* gt_output_open made the file under our rules; SQLite opens it,
+     * refusing a link put there since, with its journal in memory. */
+    close(fd);
+    int rc = sqlite3_open_v2(path, &f->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+    if (rc == SQLITE_OK &&
+        sqlite3_exec(f->db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF", NULL, NULL,
+                     NULL) == SQLITE_OK)
+        return GT_OK;
+    gt_status st = gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path,
+                           f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc));
+    table_file_close(f);
+    return st;
+}
+
+int table_file_table(struct table_file *f, const char *name, const char *const *columns,
+                     const struct table_value *types, int n)
+{
+    return f->db ? sql_create(f, name, columns, types, n) : csv_line(f, columns, NULL, n);
+}
+
+GT_HOT int table_file_row(struct table_file *f, const struct table_value *values, int n)
+{
+    return f->db ? sql_row(f, values, n) : csv_line(f, NULL, values, n);
+}
+
+const char *table_file_error(const struct table_file *f)
+{
+    return f->db ? sqlite3_errmsg(f->db) : gt_errno_text(errno);
+}
+
+void table_file_close(struct table_file *f)
+{
+    if (f->insert)
+        sqlite3_finalize(f->insert);
+    if (f->db)
+        sqlite3_close(f->db);
+    if (f->fd >= 0)
+        close(f->fd);
+    f->insert = NULL;
+    f->db = NULL;
+    f->fd = -1;
+}
