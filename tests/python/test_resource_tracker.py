@@ -231,10 +231,13 @@ def test_server_and_cloud_info(monkeypatch):
 
 
 def test_children_false_leaves_descendants_out():
-    code = 'import time; x = bytearray(80 * 2**20); x[::4096] = b"1" * len(x[::4096]); time.sleep(30)'
-    child = subprocess.Popen([sys.executable, '-c', code])
+    # The child says when its 80 MiB are resident: a fixed sleep lost the
+    # race on a busy machine (47 of the 80 MiB touched).
+    code = ('import time; x = bytearray(80 * 2**20); x[::4096] = b"1" * len(x[::4096]); '
+            'print("ready", flush=True); time.sleep(30)')
+    child = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, text=True)
     try:
-        time.sleep(0.5)
+        assert child.stdout.readline().strip() == 'ready'
         with_children = quiet()
         alone = quiet(children=False)
         with_children.wait_for_samples(2, timeout=30)
@@ -244,6 +247,7 @@ def test_children_false_leaves_descendants_out():
     finally:
         child.kill()
         child.wait()
+        child.stdout.close()
     assert max(with_children.process_metrics['children']) >= 1
     assert set(alone.process_metrics['children']) == {0}
     assert max(with_children.process_metrics['memory']) - max(alone.process_metrics['memory']) > 60 * 1024
