@@ -77,10 +77,11 @@ demo: deps
 
 # Prints what tracking costs and how exact it is (figures, not pass/fail;
 # several minutes a part): the command's overhead and accuracy, a long run's
-# memory, and the Python package against the command.
+# memory, a sub-tracking mark, and the Python package against the command.
 bench: build
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 	$(BUILD_DIR)/bench/gt-bench-longrun
+	$(BUILD_DIR)/bench/gt-bench-subtrack
 	./bench/python.sh $(BUILD_DIR)
 
 # The program, the libraries and header, the man page gpu-tracker(1), the

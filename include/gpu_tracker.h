@@ -439,6 +439,38 @@ GT_API gt_status gt_output_open(const char *path, int *fd);
  * (gt_output_check() then says why). */
 GT_API int gt_output_same(const char *a, const char *b);
 
+/* ---- Sub-tracking (gpu_tracker 5's SubTracker) ----------------------------
+ * Marks when code blocks start and stop, in a sub-tracking file that, with
+ * the tracking file of the same run (gt_options.tracking_file), tells what
+ * each block used: `gpu-tracker sub-track analyze`, or gpu_tracker's own
+ * SubTrackingAnalyzer, reads the pair. A row per mark: process_id,
+ * code_block_name, position (0 start, 1 stop), timestamp (epoch seconds),
+ * in CSV or SQLite (table "data") as gpu_tracker writes them
+ * (docs/sub-tracking.md). */
+typedef struct gt_subtracker gt_subtracker;
+
+/* Creates the sub-tracking file path (".csv" or ".sqlite"; NULL: "<PID>.csv"
+ * in the working directory, gpu_tracker's default, one file per process).
+ * An existing file is an error unless overwrite. GT_OK and *out, or
+ * GT_ERR_INVALID_ARGUMENT (the name), GT_ERR_IO (exists, cannot be
+ * written), GT_ERR_NO_MEMORY, with gt_last_error(). */
+GT_API gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **out);
+
+/* Marks the start (gt_subtrack_begin) or the stop (gt_subtrack_end) of the
+ * code block name, now, for the calling process: one row written at once
+ * (one write() for CSV), so a killed program keeps its marks. Safe from
+ * any thread; a few microseconds a mark (make bench measures a pair).
+ * GT_ERR_IO when the row cannot be written (the mark is lost), GT_ERR_STATE
+ * for an SQLite file used in a child made by fork() (open one there). */
+GT_API gt_status gt_subtrack_begin(gt_subtracker *s, const char *code_block_name);
+GT_API gt_status gt_subtrack_end(gt_subtracker *s, const char *code_block_name);
+
+/* The file's path (as opened, or the default name chosen). */
+GT_API const char *gt_subtracker_path(const gt_subtracker *s);
+
+/* Closes the file and frees s (NULL: nothing). */
+GT_API void gt_subtracker_close(gt_subtracker *s);
+
 /* ---- Time series --------------------------------------------------------
  * The columns, order and units of resource_tracker's ProcessTracker and
  * SystemTracker (docs/series.md defines each). CPU seconds and bytes are

@@ -96,6 +96,14 @@ static void test_errors(void)
     r = gt("--disable-logs", "-o", tmp_path("stat.txt"), "--", "stat", "/", NULL);
     CHECK(r.status == 0); /* /usr/bin/stat ran */
     result_free(&r);
+    /* gpu_tracker 5's sub-track: said to be missing, not run as a program
+     * (it ran nothing and exited 127). */
+    r = gt("sub-track", "analyze", "--tf", "t.csv", "--stf", "s.csv", NULL);
+    check_error(&r, 2, "gpu-tracker: 'sub-track' (combine, analyze, compare) is not in this "
+                       "version yet: gpu_tracker's SubTrackingAnalyzer reads our tracking and "
+                       "sub-tracking files (docs/sub-tracking.md); subcommands: show, system, "
+                       "stats, recommend, report (to run a program named 'sub-track', write: "
+                       "gpu-tracker -- sub-track ...)\n");
     r = gt("-e", NULL);
     check_error(&r, 2, "gpu-tracker: option '-e' needs a value\n");
     r = gt(NULL);

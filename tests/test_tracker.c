@@ -2,6 +2,8 @@
  * a fixture /proc tree (so every figure is known). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -491,6 +493,138 @@ static void test_tracking_file(void)
     fx_rmroot(root);
 }
 
+struct marker_thread {
+    gt_subtracker *s;
+    const char *name;
+    int pairs, failures;
+};
+
+static void *mark_pairs(void *arg)
+{
+    struct marker_thread *m = arg;
+    for (int i = 0; i < m->pairs; i++)
+        m->failures += (gt_subtrack_begin(m->s, m->name) != GT_OK) +
+                       (gt_subtrack_end(m->s, m->name) != GT_OK);
+    return NULL;
+}
+
+/* Sub-tracking marks: gpu_tracker's default name and columns, text fields
+ * quoted as Python's csv module quotes them, whole rows from four threads
+ * at once, SQLite, and the refusals. */
+static void test_subtracker(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "%d.csv", (int)getpid());
+    unlink(path);
+    gt_subtracker *s = NULL;
+    CHECK(gt_subtracker_open(NULL, 0, &s) == GT_OK && s);
+    if (!s)
+        return;
+    CHECK_STR(gt_subtracker_path(s), path); /* gpu_tracker's default: <PID>.csv */
+    pthread_t th[4];
+    struct marker_thread m[4];
+    const char *names[4] = {"train", "eval", "a,\"b\"", "eval"};
+    for (int i = 0; i < 4; i++) {
+        m[i] = (struct marker_thread){s, names[i], 250, 0};
+        CHECK(pthread_create(&th[i], NULL, mark_pairs, &m[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(m[i].failures == 0);
+    }
+    CHECK(gt_subtrack_begin(s, NULL) == GT_ERR_INVALID_ARGUMENT);
+    gt_subtracker_close(s);
+
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    char line[256];
+    int rows = 0, starts[3] = {0}, stops[3] = {0}, bad = 0;
+    CHECK(f && fgets(line, sizeof line, f) &&
+          strcmp(line, "process_id,code_block_name,position,timestamp\r\n") == 0);
+    while (f && fgets(line, sizeof line, f)) {
+        rows++;
+        int pid = 0, position = -1;
+        char name[64];
+        double ts = 0;
+        const char *quoted = "\"a,\"\"b\"\"\"";
+        int k = strstr(line, quoted) ? 2 : strstr(line, ",train,") ? 0 : 1;
+        if (k == 2)
+            bad += sscanf(line, "%d,", &pid) != 1 ||
+                   sscanf(strstr(line, quoted) + strlen(quoted), ",%d,%lf", &position, &ts) != 2;
+        else
+            bad += sscanf(line, "%d,%63[^,],%d,%lf", &pid, name, &position, &ts) != 4;
+        bad += pid != (int)getpid() || (position != 0 && position != 1) ||
+               fabs(ts - (double)time(NULL)) > 600 || strstr(line, "\r\n") == NULL;
+        if (position == 0)
+            starts[k]++;
+        else
+            stops[k]++;
+    }
+    if (f)
+        fclose(f);
+    CHECK_MSG(rows == 2000 && bad == 0, "%d rows, %d bad", rows, bad);
+    CHECK(starts[0] == 250 && stops[0] == 250 && starts[1] == 500 && stops[1] == 500 &&
+          starts[2] == 250 && stops[2] == 250);
+
+    /* gpu_tracker's rules: the file exists now; another name is refused. */
+    CHECK(gt_subtracker_open(NULL, 0, &s) == GT_ERR_IO && s == NULL);
+    CHECK_CONTAINS(gt_last_error(), "already exists: set overwrite");
+    CHECK(gt_subtracker_open(NULL, 1, &s) == GT_OK);
+    /* A child made by fork() marks with its own PID in a CSV file. */
+    pid_t child = fork();
+    if (child == 0)
+        _exit(gt_subtrack_begin(s, "child") == GT_OK && gt_subtrack_end(s, "child") == GT_OK
+                  ? 0 : 1);
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0);
+    gt_subtracker_close(s);
+    char *text = NULL;
+    size_t cap = 0;
+    f = fopen(path, "r");
+    int child_rows = 0;
+    char want[32];
+    snprintf(want, sizeof want, "%d,child,", (int)child);
+    while (f && getline(&text, &cap, f) > 0)
+        child_rows += strncmp(text, want, strlen(want)) == 0;
+    if (f)
+        fclose(f);
+    free(text);
+    CHECK_MSG(child_rows == 2, "%d rows of the child", child_rows);
+    unlink(path);
+    CHECK(gt_subtracker_open("marks.txt", 0, &s) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(),
+              "invalid sub-tracking file name 'marks.txt': valid extensions are .csv and .sqlite");
+
+    /* SQLite: the table data, typed; a forked child is refused. */
+    unlink("marks.sqlite");
+    CHECK(gt_subtracker_open("marks.sqlite", 0, &s) == GT_OK);
+    CHECK(gt_subtrack_begin(s, "load") == GT_OK && gt_subtrack_end(s, "load") == GT_OK);
+    child = fork();
+    if (child == 0)
+        _exit(gt_subtrack_begin(s, "child") == GT_ERR_STATE ? 0 : 1);
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0);
+    gt_subtracker_close(s);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    CHECK(sqlite3_open_v2("marks.sqlite", &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db, "SELECT process_id, code_block_name, position, timestamp "
+                                 "FROM data ORDER BY position", -1, &q, NULL) == SQLITE_OK);
+    int n = 0;
+    while (q && sqlite3_step(q) == SQLITE_ROW) {
+        CHECK(sqlite3_column_type(q, 0) == SQLITE_INTEGER && sqlite3_column_int(q, 0) == getpid());
+        CHECK_STR((const char *)sqlite3_column_text(q, 1), "load");
+        CHECK(sqlite3_column_int(q, 2) == n);
+        CHECK(sqlite3_column_type(q, 3) == SQLITE_FLOAT);
+        n++;
+    }
+    CHECK(n == 2);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    unlink("marks.sqlite");
+}
+
 /* A tree bigger than our descriptor limit: what can be read still counts,
  * and one warning says that some processes were not. */
 static void test_few_descriptors(void)
@@ -780,5 +914,6 @@ int main(void)
     test_fork();
     test_fixture_run();
     test_tracking_file();
+    test_subtracker();
     return check_exit("test_tracker");
 }

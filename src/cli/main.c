@@ -251,6 +251,17 @@ static int refuse_near_subcommand(const char *word)
     for (size_t i = 0; subcommands[i]; i++)
         if (strcmp(word, subcommands[i]) == 0)
             return 0;
+    /* gpu_tracker 5's analysis subcommand: its users will type it; ours
+     * does not exist yet, and running a program of that name is not what
+     * they meant. */
+    if (strcmp(word, "sub-track") == 0) {
+        fprintf(stderr, "gpu-tracker: 'sub-track' (combine, analyze, compare) is not in this "
+                "version yet: gpu_tracker's SubTrackingAnalyzer reads our tracking and "
+                "sub-tracking files (docs/sub-tracking.md); subcommands: show, system, stats, "
+                "recommend, report (to run a program named 'sub-track', write: gpu-tracker -- "
+                "sub-track ...)\n");
+        return 1;
+    }
     const char *near = suggest_nearest(word, subcommands, 1);
     if (!near)
         return 0;
