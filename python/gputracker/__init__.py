@@ -1,18 +1,20 @@
 """gputracker: what a job really used (RAM, GPU RAM, CPU and GPU utilization,
 threads, time), measured by libgputracker in its own thread.
 
-``gputracker.Tracker`` is gpu_tracker's ``Tracker`` and
+``gputracker.Tracker`` is gpu_tracker's ``Tracker`` (with gpu_tracker 5's
+``SubTracker`` and ``sub_track`` to mark code blocks) and
 ``gputracker.ResourceTracker`` resource_tracker's ``ResourceTracker``: change
 the import line and keep the rest. In IPython, ``%load_ext gputracker`` adds
 the ``%%track`` cell magic."""
 from ._native import version as _version
+from ._sub_tracker import SubTracker, sub_track
 from ._tracker import Tracker
 from ._usage import (ComputeTime, CPUUtilization, GPUUtilization, MaxGPURAM, MaxRAM, ProcessingUnitPercentages,
                      ResourceUsage, RSSValues)
 
 __version__ = _version()
 
-__all__ = ['Tracker', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUUtilization', 'GPUUtilization',
+__all__ = ['Tracker', 'SubTracker', 'sub_track', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUUtilization', 'GPUUtilization',
            'ProcessingUnitPercentages', 'ComputeTime', 'ResourceTracker', 'MetricsTable', 'StatSpec', 'Report',
            'aggregate_stats', 'load_ipython_extension']
 

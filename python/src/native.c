@@ -470,6 +470,85 @@ static PyTypeObject NativeTrackerType = {
     .tp_methods = tracker_methods,
 };
 
+/* SubTrackingFile(path, overwrite): a gt_subtracker, for gputracker's
+ * SubTracker. mark(name, position) writes one row (0 start, 1 stop) with
+ * the GIL held: a write() of a few microseconds costs less than letting it
+ * go and taking it back. */
+typedef struct {
+    PyObject_HEAD
+    gt_subtracker *s;
+} NativeSubTracker;
+
+static int subtracker_init(NativeSubTracker *self, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"path", "overwrite", NULL};
+    const char *path = NULL;
+    int overwrite = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "z|p", names, &path, &overwrite))
+        return -1;
+    if (self->s) {
+        PyErr_SetString(PyExc_RuntimeError, "the sub-tracking file is already open");
+        return -1;
+    }
+    gt_status status = gt_subtracker_open(path, overwrite, &self->s);
+    if (status == GT_OK)
+        return 0;
+    /* gpu_tracker raises FileExistsError for a file that is there. */
+    if (status == GT_ERR_IO && strstr(gt_last_error(), "already exists"))
+        PyErr_SetString(PyExc_FileExistsError, gt_last_error());
+    else
+        raise_status(status);
+    return -1;
+}
+
+static void subtracker_dealloc(NativeSubTracker *self)
+{
+    gt_subtracker_close(self->s);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *subtracker_mark(NativeSubTracker *self, PyObject *args)
+{
+    const char *name;
+    int position;
+    if (!PyArg_ParseTuple(args, "si", &name, &position))
+        return NULL;
+    if (!self->s) {
+        PyErr_SetString(PyExc_RuntimeError, "the sub-tracking file is not open");
+        return NULL;
+    }
+    gt_status status = position ? gt_subtrack_end(self->s, name) : gt_subtrack_begin(self->s, name);
+    if (status != GT_OK)
+        return raise_status(status);
+    Py_RETURN_NONE;
+}
+
+static PyObject *subtracker_path(NativeSubTracker *self, PyObject *unused)
+{
+    (void)unused;
+    if (!self->s)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(gt_subtracker_path(self->s));
+}
+
+static PyMethodDef subtracker_methods[] = {
+    {"mark", (PyCFunction)subtracker_mark, METH_VARARGS,
+     "mark(name, position): one row, 0 start or 1 stop (gt_subtrack_begin/end)."},
+    {"path", (PyCFunction)subtracker_path, METH_NOARGS, "gt_subtracker_path()"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject NativeSubTrackerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gputracker._native.SubTrackingFile",
+    .tp_basicsize = sizeof(NativeSubTracker),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A sub-tracking file (gt_subtracker).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)subtracker_init,
+    .tp_dealloc = (destructor)subtracker_dealloc,
+    .tp_methods = subtracker_methods,
+};
+
 /* usage_text(json): gpu_tracker's text for a to_json() document (ours or
  * gpu_tracker's own), by the library's text writer. ValueError when the
  * document does not parse. */
@@ -646,7 +725,7 @@ PyMODINIT_FUNC PyInit__native(void);
 
 PyMODINIT_FUNC PyInit__native(void)
 {
-    if (PyType_Ready(&NativeTrackerType) < 0)
+    if (PyType_Ready(&NativeTrackerType) < 0 || PyType_Ready(&NativeSubTrackerType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&native_module);
     if (!m)
@@ -654,6 +733,12 @@ PyMODINIT_FUNC PyInit__native(void)
     Py_INCREF(&NativeTrackerType);
     if (PyModule_AddObject(m, "Tracker", (PyObject *)&NativeTrackerType) < 0) {
         Py_DECREF(&NativeTrackerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&NativeSubTrackerType);
+    if (PyModule_AddObject(m, "SubTrackingFile", (PyObject *)&NativeSubTrackerType) < 0) {
+        Py_DECREF(&NativeSubTrackerType);
         Py_DECREF(m);
         return NULL;
     }

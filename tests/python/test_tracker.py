@@ -237,3 +237,47 @@ def test_tracking_file_reads_as_gpu_tracker_reads_it(tmp_path, suffix):
     Tracker(tracking_file=path, overwrite=True, disable_logs=True)
     with pytest.raises(ValueError, match='Valid file extensions are ".csv" and ".sqlite"'):
         Tracker(tracking_file=str(tmp_path / 'tracking.txt'))
+
+
+def test_sub_tracking_marks_as_gpu_tracker_writes_them(tmp_path, monkeypatch):
+    # gpu_tracker 5's SubTracker and @sub_track: default names and file, a
+    # row per mark with its columns, one file opened once per path.
+    import csv
+    import inspect
+    monkeypatch.chdir(tmp_path)
+    from gputracker import SubTracker, sub_track
+
+    @sub_track()
+    def step(x):
+        return x * 2
+
+    with SubTracker(code_block_name='load'):
+        assert [step(i) for i in range(3)] == [0, 2, 4]
+    line = inspect.currentframe().f_lineno + 1
+    with SubTracker() as default_named:
+        pass
+    # gpu_tracker's default name: the caller's file, relative, and the line.
+    assert default_named.code_block_name == f'{os.path.relpath(__file__)}:{line}'
+    path = tmp_path / f'{os.getpid()}.csv'
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0].keys()) == ['process_id', 'code_block_name', 'position', 'timestamp']
+    names = [r['code_block_name'] for r in rows]
+    step_name = os.path.abspath(__file__) + ':step'
+    assert names == ['load'] + [step_name] * 6 + ['load'] + [default_named.code_block_name] * 2
+    assert [r['position'] for r in rows[:3]] == ['0', '0', '1']
+    assert {r['process_id'] for r in rows} == {str(os.getpid())}
+    stamps = [float(r['timestamp']) for r in rows]
+    assert stamps == sorted(stamps) and abs(stamps[0] - time.time()) < 600
+    # SQLite, and gpu_tracker's errors.
+    with SubTracker(code_block_name='a,"b"', sub_tracking_file=str(tmp_path / 'marks.sqlite')):
+        pass
+    import sqlite3
+    with sqlite3.connect(tmp_path / 'marks.sqlite') as con:
+        assert con.execute('SELECT code_block_name, position FROM data').fetchall() == [
+            ('a,"b"', 0), ('a,"b"', 1)]
+    (tmp_path / 'taken.csv').write_text('x\n')
+    with pytest.raises(FileExistsError, match='already exists'):
+        SubTracker(code_block_name='x', sub_tracking_file=str(tmp_path / 'taken.csv'))
+    with pytest.raises(ValueError, match='Valid file extensions'):
+        SubTracker(code_block_name='x', sub_tracking_file='marks.txt')
