@@ -363,7 +363,12 @@ static void run_tracking_file(const char *root, const char *file, gt_options *o)
     gt_tracker *t = NULL;
     CHECK(test_tracker_new(o, &t) == GT_OK);
     CHECK(gt_tracker_start(t) == GT_OK);
-    grow_fixture_tree(root, &m, &c); /* no CPU of the tree's own here */
+    /* 1000 s and 3000 s of CPU in an interval of a moment: more than the
+     * machine's 4 cores could run, so each rate, and their sum, is capped
+     * at 400 % (the interval would have to last 250 s to read less). */
+    m.utime = 100000;
+    c.utime = 300000;
+    grow_fixture_tree(root, &m, &c);
     CHECK(gt_tracker_stop(t) == GT_OK);
     gt_tracker_free(t);
 }
@@ -426,8 +431,11 @@ static void test_tracking_file(void)
     /* 400 of 800 ticks busy on 4 cores: 200 %, 50 % of the hardware. */
     CHECK_STR(v[13], "200.0");
     CHECK_STR(v[14], "50.0");
-    CHECK_STR(v[15], "0.0"); /* main and child used no CPU here */
-    CHECK_STR(v[19], "0.0");
+    CHECK_STR(v[15], "400.0"); /* main: capped at the 4 cores */
+    CHECK_STR(v[16], "200.0"); /* of the 2 expected cores */
+    CHECK_STR(v[17], "400.0"); /* descendants */
+    CHECK_STR(v[19], "400.0"); /* combined: the sum capped too, not 800 */
+    CHECK_STR(v[20], "200.0");
     double ts = strtod(v[21], NULL);
     CHECK_MSG(fabs(ts - (double)time(NULL)) < 600, "timestamp %s", v[21]);
 

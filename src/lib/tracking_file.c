@@ -33,10 +33,6 @@ void tracking_timepoint_values(const struct tracking_static *st, const struct us
 {
     double kb = 1024.0 / st->ram_divisor;
     double gpu = 1.0 / st->gpu_ram_divisor;
-    double comb_cpu = tp->cpu_main_percent + tp->cpu_desc_percent;
-    double cap = 100.0 * st->system_core_count;
-    if (st->system_core_count > 0 && comb_cpu > cap)
-        comb_cpu = cap; /* each part is capped; their sum is held to the machine too */
     double gpu_sum = tp->gpu_sum_percent;
     double values[TRACKING_TIMEPOINT_COLUMNS] = {
         (double)tp->main_kb * kb, (double)tp->desc_kb * kb, (double)tp->comb_kb * kb,
@@ -49,7 +45,7 @@ void tracking_timepoint_values(const struct tracking_static *st, const struct us
         tp->cpu_system_percent, per(tp->cpu_system_percent, st->system_core_count),
         tp->cpu_main_percent, per(tp->cpu_main_percent, st->n_expected_cores),
         tp->cpu_desc_percent, per(tp->cpu_desc_percent, st->n_expected_cores),
-        comb_cpu, per(comb_cpu, st->n_expected_cores),
+        tp->cpu_comb_percent, per(tp->cpu_comb_percent, st->n_expected_cores),
         wall,
     };
     for (int i = 0; i < TRACKING_TIMEPOINT_COLUMNS; i++) {

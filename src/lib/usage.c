@@ -192,6 +192,7 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
     }
     a->latest.timepoint.cpu_main_percent = m;
     a->latest.timepoint.cpu_desc_percent = d;
+    a->latest.timepoint.cpu_comb_percent = c;
     if (dt >= a->sleep_time / 2) {
         raise_double(&a->max_main, m);
         raise_double(&a->max_desc, d);

@@ -28,7 +28,7 @@ struct usage_timepoint {
     unsigned long long main_gpu, desc_gpu, system_gpu;
     double gpu_sum_percent;
     long main_threads, desc_threads;
-    double cpu_system_percent, cpu_main_percent, cpu_desc_percent;
+    double cpu_system_percent, cpu_main_percent, cpu_desc_percent, cpu_comb_percent;
 };
 
 struct usage_acc {
