@@ -439,6 +439,18 @@ GT_API gt_status gt_output_open(const char *path, int *fd);
  * (gt_output_check() then says why). */
 GT_API int gt_output_same(const char *a, const char *b);
 
+/* Writes len bytes of data to path under the rules above, atomically: a
+ * failure leaves an existing file as it was. GT_ERR_IO with the reason. */
+GT_API gt_status gt_output_write(const char *path, const void *data, size_t len);
+
+/* Reads the regular file path whole, as the library reads what strangers
+ * give it: a FIFO or a directory is an error (never a wait), and a file of
+ * more than max bytes is refused with the limit in the message. *data is
+ * malloc'd and NUL-terminated after *len bytes (len may be NULL). what
+ * names the file in messages ("config file"). GT_ERR_IO, GT_ERR_NO_MEMORY. */
+GT_API gt_status gt_file_read(const char *path, size_t max, const char *what, char **data,
+                              size_t *len);
+
 /* ---- Sub-tracking (gpu_tracker 5's SubTracker) ----------------------------
  * Marks when code blocks start and stop, in a sub-tracking file that, with
  * the tracking file of the same run (gt_options.tracking_file), tells what
@@ -470,6 +482,43 @@ GT_API const char *gt_subtracker_path(const gt_subtracker *s);
 
 /* Closes the file and frees s (NULL: nothing). */
 GT_API void gt_subtracker_close(gt_subtracker *s);
+
+/* ---- Sub-tracking analysis (gpu_tracker 5's `sub-track` commands) --------
+ * Reads tracking and sub-tracking files (ours or gpu_tracker's, CSV or
+ * SQLite) and gives gpu_tracker's results: per code block, the calls, the
+ * time they took and the min/max/mean/std of every resource over the
+ * timepoints inside them (docs/sub-tracking.md). Files are read a row at a
+ * time (memory grows with the marks, and 8 bytes a timepoint); a malformed
+ * file is GT_ERR_PARSE naming the file, record and column. */
+
+/* Analyses the tracking file and sub-tracking file (the marks of any
+ * number of processes) and gives the results in *out (malloc'd, free()):
+ * GT_FORMAT_TEXT in gpu_tracker's text layout, GT_FORMAT_JSON as its
+ * SubTrackingResults.to_json(). GT_ERR_IO, GT_ERR_PARSE, GT_ERR_NO_MEMORY
+ * with gt_last_error(). */
+GT_API gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
+                                     gt_format format, char **out);
+
+/* Writes the marks of the n sub-tracking files inputs, in order, into the
+ * new file output (every name of one format: .csv or .sqlite). Every input
+ * is checked before output is made; output must not exist. GT_ERR_IO (an
+ * input unreadable, output exists or cannot be written), GT_ERR_PARSE (an
+ * input is not a sub-tracking file), GT_ERR_INVALID_ARGUMENT (names of
+ * mixed or unknown formats, n == 0). */
+GT_API gt_status gt_subtrack_combine(const char *output, const char *const *inputs, size_t n);
+
+/* Compares the n analyses results[i] (JSON as gt_subtrack_analyze writes
+ * it, or gpu_tracker's to_json()) of tracking sessions named names[i], by
+ * statistic ("min", "max", "mean" or "std"), as gpu_tracker's
+ * TrackingComparison: code blocks matched by name (names that differ only
+ * in a trailing ":<line>" match in order). *out (malloc'd) as text or JSON.
+ * *warnings (may be NULL): malloc'd lines saying which blocks matched only
+ * by order, or NULL when none. GT_ERR_INVALID_ARGUMENT (the statistic, a
+ * name given twice, n == 0), GT_ERR_PARSE (a document, or blocks that do
+ * not match), with gt_last_error() naming the session. */
+GT_API gt_status gt_subtrack_compare(const char *const *names, const char *const *results,
+                                     size_t n, const char *statistic, gt_format format,
+                                     char **out, char **warnings);
 
 /* ---- Time series --------------------------------------------------------
  * The columns, order and units of resource_tracker's ProcessTracker and

@@ -24,7 +24,7 @@ if [ "${1:-}" = "--list" ]; then
     shift
 fi
 mode=${1:-build}
-packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libsqlite3-dev libcurl4-openssl-dev help2man"
+packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev help2man"
 deb_packages="debhelper dpkg-dev fakeroot"
 case "$mode" in
 build) ;;

@@ -19,6 +19,7 @@
 #include "run.h"
 #include "shlex.h"
 #include "snapshot_cmd.h"
+#include "subtrack_cmd.h"
 #include "suggest.h"
 #include "system_cmd.h"
 
@@ -247,26 +248,16 @@ static int show(int argc, char **argv)
 static int refuse_near_subcommand(const char *word)
 {
     static const char *const subcommands[] = {"show", "system", "stats", "recommend", "report",
-                                              NULL};
+                                              "sub-track", NULL};
     for (size_t i = 0; subcommands[i]; i++)
         if (strcmp(word, subcommands[i]) == 0)
             return 0;
-    /* gpu_tracker 5's analysis subcommand: its users will type it; ours
-     * does not exist yet, and running a program of that name is not what
-     * they meant. */
-    if (strcmp(word, "sub-track") == 0) {
-        fprintf(stderr, "gpu-tracker: 'sub-track' (combine, analyze, compare) is not in this "
-                "version yet: gpu_tracker's SubTrackingAnalyzer reads our tracking and "
-                "sub-tracking files (docs/sub-tracking.md); subcommands: show, system, stats, "
-                "recommend, report (to run a program named 'sub-track', write: gpu-tracker -- "
-                "sub-track ...)\n");
-        return 1;
-    }
     const char *near = suggest_nearest(word, subcommands, 1);
     if (!near)
         return 0;
-    fprintf(stderr, "gpu-tracker: unknown subcommand '%s'; did you mean '%s'? (to run a program "
-            "named '%s', write: gpu-tracker -- %s ...)\n", word, near, word, word);
+    fprintf(stderr, "gpu-tracker: unknown subcommand '%s'; did you mean '%s'? (subcommands: "
+            "show, system, stats, recommend, report, sub-track; to run a program named '%s', "
+            "write: gpu-tracker -- %s ...)\n", word, near, word, word);
     return 1;
 }
 
@@ -284,10 +275,14 @@ int gt_cli_main(int argc, char **argv)
         return recommend_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return report_command(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "sub-track") == 0)
+        return subtrack_command(argc - 1, argv + 1);
     struct cli_options o;
     char err[1024];
-    if (cli_parse(argc, argv, &o, err, sizeof err) < 0)
+    if (cli_parse(argc, argv, &o, err, sizeof err) < 0) {
+        cli_options_free(&o);
         return fail(err, 2);
+    }
     if (o.action == ACTION_HELP) {
         fputs(cli_usage, stdout);
         return 0;

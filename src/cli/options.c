@@ -14,6 +14,7 @@
 
 #include "shlex.h"
 #include "suggest.h"
+#include "tconfig.h"
 
 const char cli_usage[] =
     "Usage: gpu-tracker --execute=<command> [options]\n"
@@ -24,6 +25,7 @@ const char cli_usage[] =
     "  or:  gpu-tracker stats <snapshot>... [--format=<format>] [--max-rows=<n>]\n"
     "  or:  gpu-tracker recommend <snapshot>... [--format=<format>] [--server] [--max-rows=<n>]\n"
     "  or:  gpu-tracker report <snapshot> [-o <file>] [--server] [--max-rows=<n>] [--history <old>...]\n"
+    "  or:  gpu-tracker sub-track combine|analyze|compare ... (gpu-tracker sub-track --help)\n"
     "  or:  gpu-tracker -h | --help | -v | --version\n"
     "\n"
     "Tracks the computational resource usage (RAM, GPU RAM, CPU utilization, GPU utilization,\n"
@@ -80,6 +82,11 @@ const char cli_usage[] =
     "                            (docs/tracking-file.md).\n"
     "    --overwrite             Whether to overwrite the tracking file if it already existed\n"
     "                            before the beginning of this tracking session.\n"
+    "    --tconfig=<config-file> JSON file of the Tracker's keyword arguments (sleep_time,\n"
+    "                            ram_unit, gpu_ram_unit, time_unit, n_expected_cores,\n"
+    "                            gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
+    "                            overwrite), as gpu_tracker takes; options on the command\n"
+    "                            line override them.\n"
     "    --process-csv=<file>    Also write a row of process-tree metrics every sleep time:\n"
     "                            timestamp, pid, children, utime, stime, cpu_usage, memory\n"
     "                            (PSS, kB), read_bytes, write_bytes, gpu_usage, gpu_vram (MiB),\n"
@@ -145,7 +152,7 @@ enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
-    OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE,
+    OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG,
 };
 
 static const struct option long_options[] = {
@@ -179,6 +186,7 @@ static const struct option long_options[] = {
     {"no-backup", no_argument, NULL, OPT_NO_BACKUP},
     {"tf", required_argument, NULL, OPT_TF},
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
+    {"tconfig", required_argument, NULL, OPT_TCONFIG},
     {NULL, 0, NULL, 0},
 };
 
@@ -204,7 +212,7 @@ int parse_seconds(const char *s, double min, double max, double *out)
     return 0;
 }
 
-int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
+static int parse_args(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
 {
     memset(o, 0, sizeof *o);
     gt_options_init(&o->tracker);
@@ -287,6 +295,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
             break;
         case OPT_TF: o->tracker.tracking_file = optarg; break;
         case OPT_OVERWRITE: o->tracker.overwrite = 1; break;
+        case OPT_TCONFIG: o->tconfig = optarg; break;
         case OPT_PID:
             if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
                 snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
@@ -425,8 +434,46 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
     return 0;
 }
 
+/* --tconfig FILE: the options the file stands for come first, so that those
+ * of the command line, parsed after them, override them. */
+int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
+{
+    int rc = parse_args(argc, argv, o, err, errcap);
+    if (rc != 0 || !o->tconfig || o->action != ACTION_RUN)
+        return rc;
+    char *path = strdup(o->tconfig);
+    cli_options_free(o);
+    char **config = NULL;
+    int n = 0;
+    if (!path) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    rc = tconfig_args(path, &config, &n, err, errcap);
+    free(path);
+    char **spliced = rc == 0 ? calloc((size_t)(argc + n + 1), sizeof *spliced) : NULL;
+    if (rc == 0 && !spliced) {
+        snprintf(err, errcap, "out of memory");
+        rc = -1;
+    }
+    if (rc != 0) {
+        tconfig_free(config);
+        memset(o, 0, sizeof *o);
+        return -1;
+    }
+    spliced[0] = argv[0];
+    memcpy(spliced + 1, config, (size_t)n * sizeof *spliced);
+    memcpy(spliced + 1 + n, argv + 1, (size_t)(argc - 1) * sizeof *spliced);
+    rc = parse_args(argc + n, spliced, o, err, errcap);
+    free(spliced);
+    o->tconfig_args = config; /* the options point into it */
+    return rc;
+}
+
 void cli_options_free(struct cli_options *o)
 {
+    tconfig_free(o->tconfig_args);
+    o->tconfig_args = NULL;
     shlex_free(o->command);
     o->command = NULL;
     free(o->command_line);

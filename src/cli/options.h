@@ -27,6 +27,8 @@ struct cli_options {
     int wait_all;             /* --wait-all: track the command's leftovers to their end */
     int backup_set, no_backup; /* --backup FILE (in tracker), --no-backup */
     char *command_line;       /* the command as one string, for the backup (owned) */
+    const char *tconfig;      /* --tconfig FILE, or NULL */
+    char **tconfig_args;      /* the options it stood for (owned) */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

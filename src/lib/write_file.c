@@ -36,6 +36,24 @@ static gt_status write_text_atomically(const char *path, char *text, int add_new
     return st;
 }
 
+gt_status gt_output_write(const char *path, const void *data, size_t len)
+{
+    if (!path || (!data && len))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_output_write: a path and data are needed");
+    return write_file_atomic(path, data, len);
+}
+
+gt_status gt_file_read(const char *path, size_t max, const char *what, char **data, size_t *len)
+{
+    if (!path || !data)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_file_read: a path and data are needed");
+    size_t n = 0;
+    gt_status st = read_regular_file(path, max, what ? what : "file", data, &n);
+    if (len)
+        *len = n;
+    return st;
+}
+
 gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
 {
     gt_clear_error();

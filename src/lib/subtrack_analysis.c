@@ -1,0 +1,713 @@
+/* subtrack_analysis.c - gpu_tracker 5's SubTrackingAnalyzer and the
+ * combining of sub-tracking files (gpu_tracker.h, "Sub-tracking analysis").
+ *
+ * The semantics are gpu_tracker's (its _helper_classes.py and
+ * sub_tracker.py), with these choices where it is silent or fails:
+ *  - A code block's marks are sorted by process, time and position; a
+ *    trailing start of a process (a call still running at the end) is left
+ *    out; the rest must pair as start, stop of one process. Two starts in a
+ *    row (a block entered again before it ended: recursion under one name)
+ *    is an error naming the block, where gpu_tracker pairs them silently.
+ *  - The statistics are over every column of the tracking file but the
+ *    timestamp, in the file's order; a missing value (an empty CSV field,
+ *    an SQLite NULL) is left out of its column, as pandas does.
+ *  - A statistic over no values is NaN: null in JSON, "NaN" in text. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <math.h>
+#include <search.h> /* hsearch_r: the code block names */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_write.h"
+#include "pandas_text.h"
+#include "subtrack_results.h"
+#include "table_file.h"
+#include "table_read.h"
+
+/* Marks kept in memory at most (24 bytes each): a file with more is refused
+ * rather than allowed to take the machine's memory. */
+#define MAX_MARKS (100u * 1000 * 1000)
+/* Timepoints at most (8 bytes each kept). */
+#define MAX_TIMEPOINTS (500u * 1000 * 1000)
+
+/* ---- running statistics ------------------------------------------------- */
+
+struct running {
+    size_t n;
+    double min, max, mean, m2, sum;
+};
+
+/* Welford's update: a stable mean and sum of squared deviations. */
+static void running_add(struct running *r, double v)
+{
+    if (r->n == 0 || v < r->min)
+        r->min = v;
+    if (r->n == 0 || v > r->max)
+        r->max = v;
+    r->n++;
+    r->sum += v;
+    double d = v - r->mean;
+    r->mean += d / (double)r->n;
+    r->m2 += d * (v - r->mean);
+}
+
+/* {min, max, mean, std} (std with ddof 0, as gpu_tracker's _summary_stats),
+ * NaN (null) over no values. */
+static json_object *running_json(const struct running *r)
+{
+    json_object *o = json_object_new_object();
+    int none = r->n == 0;
+    json_object_object_add(o, "min", json_new_pyfloat(none ? NAN : r->min));
+    json_object_object_add(o, "max", json_new_pyfloat(none ? NAN : r->max));
+    json_object_object_add(o, "mean", json_new_pyfloat(none ? NAN : r->mean));
+    json_object_object_add(o, "std", json_new_pyfloat(none ? NAN : sqrt(r->m2 / (double)r->n)));
+    return o;
+}
+
+/* ---- the sub-tracking file ------------------------------------------------ */
+
+struct mark {
+    long long pid;
+    double ts;
+    unsigned block; /* index into names */
+    int position;   /* 0 start, 1 stop */
+};
+
+struct interval {
+    double start, stop;
+};
+
+struct block {
+    const char *name;
+    struct interval *calls; /* the pairs, in process then time order */
+    size_t ncalls;
+    struct interval *merged; /* the calls' union, sorted, disjoint */
+    size_t nmerged;
+    struct running *usage; /* a column each */
+    size_t timepoints;
+    size_t non_empty;
+};
+
+struct marks {
+    const char *path;
+    int col[4]; /* process_id, code_block_name, position, timestamp */
+    struct mark *v;
+    size_t n, cap;
+    char **names; /* the code block names, by index */
+    size_t nnames;
+    struct hsearch_data table; /* name -> index */
+    size_t table_cap;
+    int header; /* the header was read */
+};
+
+static const char *const mark_columns[4] = {"process_id", "code_block_name", "position",
+                                            "timestamp"};
+
+/* (Re)makes the name table with room for cap names, holding the ones so
+ * far. 0, or -1 (out of memory). */
+static int names_table(struct marks *m, size_t cap)
+{
+    if (m->table_cap)
+        hdestroy_r(&m->table);
+    memset(&m->table, 0, sizeof m->table);
+    m->table_cap = 0;
+    if (!hcreate_r(cap * 2, &m->table)) /* at most half full: short probes */
+        return -1;
+    m->table_cap = cap;
+    for (size_t i = 0; i < m->nnames; i++) {
+        ENTRY e = {.key = m->names[i], .data = (void *)i}, *found;
+        if (!hsearch_r(e, ENTER, &found, &m->table))
+            return -1;
+    }
+    return 0;
+}
+
+/* The index of name, added when new; -1 when memory runs out. */
+static long intern(struct marks *m, const char *name)
+{
+    ENTRY e = {.key = (char *)name}, *found;
+    if (m->table_cap && hsearch_r(e, FIND, &found, &m->table))
+        return (long)(size_t)found->data;
+    if (m->nnames == m->table_cap &&
+        names_table(m, m->table_cap ? m->table_cap * 2 : 64) != 0)
+        return -1;
+    char **t = realloc(m->names, (m->nnames + 1) * sizeof *t);
+    if (!t)
+        return -1;
+    m->names = t;
+    if (!(e.key = strdup(name)))
+        return -1;
+    e.data = (void *)m->nnames;
+    if (!hsearch_r(e, ENTER, &found, &m->table)) {
+        free(e.key);
+        return -1;
+    }
+    m->names[m->nnames] = e.key;
+    return (long)m->nnames++;
+}
+
+/* Finds each of wanted[] among the header's cells: col[i] its position.
+ * what/path name the file in the message when one is missing. */
+static gt_status header_columns(const struct table_cell *cells, size_t n,
+                                const char *const *wanted, int nwanted, int *col,
+                                const char *what, const char *path)
+{
+    for (int i = 0; i < nwanted; i++) {
+        col[i] = -1;
+        for (size_t c = 0; c < n; c++)
+            if (strcmp(cells[c].text, wanted[i]) == 0)
+                col[i] = (int)c;
+        if (col[i] < 0)
+            return gt_fail(GT_ERR_PARSE, "%s '%s' has no column '%s' (a sub-tracking file has "
+                           "process_id, code_block_name, position and timestamp)", what, path,
+                           wanted[i]);
+    }
+    return GT_OK;
+}
+
+static gt_status mark_record(void *ctx, size_t record, const struct table_cell *cells, size_t n)
+{
+    struct marks *m = ctx;
+    const char *what = "sub-tracking file";
+    if (record == 1) {
+        m->header = 1;
+        return header_columns(cells, n, mark_columns, 4, m->col, what, m->path);
+    }
+    if (m->n >= MAX_MARKS)
+        return gt_fail(GT_ERR_PARSE, "%s '%s' has more than %u marks", what, m->path, MAX_MARKS);
+    double v[4];
+    for (int i = 0; i < 4; i++) {
+        if (i == 1)
+            continue;
+        size_t c = (size_t)m->col[i];
+        int rc = c < n ? table_cell_number(&cells[c], &v[i]) : 1;
+        if (rc != 0 || !isfinite(v[i]))
+            return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s %s'%s'", what, m->path, record,
+                           mark_columns[i], rc == 1 ? "is missing" : "is not a number: ",
+                           rc == 1 ? "" : cells[c].text);
+    }
+    if (v[0] != floor(v[0]) || fabs(v[0]) > 9e15)
+        return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: process_id is not an integer: %s", what,
+                       m->path, record, cells[m->col[0]].text);
+    if (v[2] != 0 && v[2] != 1)
+        return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: position should be 0 (start) or 1 "
+                       "(stop), not '%s'", what, m->path, record, cells[m->col[2]].text);
+    size_t c = (size_t)m->col[1];
+    if (c >= n || cells[c].missing)
+        return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: code_block_name is missing", what,
+                       m->path, record);
+    long block = intern(m, cells[c].text);
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        struct mark *t = realloc(m->v, cap * sizeof *t);
+        if (!t)
+            block = -1;
+        else {
+            m->v = t;
+            m->cap = cap;
+        }
+    }
+    if (block < 0)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, m->path);
+    m->v[m->n++] = (struct mark){.pid = (long long)v[0], .ts = v[3], .block = (unsigned)block,
+                                 .position = (int)v[2]};
+    return GT_OK;
+}
+
+static void marks_free(struct marks *m)
+{
+    if (m->table_cap)
+        hdestroy_r(&m->table);
+    for (size_t i = 0; i < m->nnames; i++)
+        free(m->names[i]);
+    free(m->names);
+    free(m->v);
+}
+
+static gt_status read_table_file(const char *path, const char *what, const char *table,
+                                 table_record_fn fn, void *ctx)
+{
+    switch (table_read_kind(path)) {
+    case 0:
+        return table_read_csv(path, what, fn, ctx);
+    case 1:
+        return table_read_sqlite(path, what, table, fn, ctx);
+    default:
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid %s name '%s': valid extensions are "
+                       ".csv and .sqlite", what, path);
+    }
+}
+
+static gt_status read_marks(const char *path, struct marks *m)
+{
+    memset(m, 0, sizeof *m);
+    m->path = path;
+    gt_status st = read_table_file(path, "sub-tracking file", "data", mark_record, m);
+    if (st == GT_OK && !m->header)
+        st = gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is empty (no header)", path);
+    return st;
+}
+
+static int mark_order(const void *a, const void *b)
+{
+    const struct mark *x = a, *y = b;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->position - y->position;
+}
+
+static int interval_order(const void *a, const void *b)
+{
+    const struct interval *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int double_order(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Pairs the marks m->v[first .. end) of one block (sorted) into b->calls. */
+static gt_status pair_marks(const struct marks *m, size_t first, size_t end, struct block *b)
+{
+    b->calls = malloc((end - first) / 2 * sizeof *b->calls + sizeof *b->calls);
+    if (!b->calls)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", m->path);
+    size_t i = first;
+    while (i < end) {
+        const struct mark *s = &m->v[i];
+        int last_of_pid = i + 1 == end || m->v[i + 1].pid != s->pid;
+        if (last_of_pid && s->position == 0) {
+            i++; /* a call still running when the file ended: left out */
+            continue;
+        }
+        const struct mark *e = last_of_pid ? NULL : &m->v[i + 1];
+        if (s->position != 0 || !e || e->position != 1) {
+            const char *why = s->position != 0 ? "a stop without a start"
+                              : !e           ? "a start without a stop"
+                                             : "two starts in a row (entered again before it "
+                                               "stopped: nested calls of one name cannot be "
+                                               "paired)";
+            return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' "
+                           "of process %lld has %s at %.6f", m->path, b->name, s->pid, why,
+                           s->position != 0 || !e ? s->ts : e->ts);
+        }
+        b->calls[b->ncalls++] = (struct interval){s->ts, e->ts};
+        i += 2;
+    }
+    /* The union of the calls, for the timepoints inside any of them. */
+    b->merged = malloc((b->ncalls + 1) * sizeof *b->merged);
+    if (!b->merged)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", m->path);
+    memcpy(b->merged, b->calls, b->ncalls * sizeof *b->calls);
+    qsort(b->merged, b->ncalls, sizeof *b->merged, interval_order);
+    for (size_t k = 0; k < b->ncalls; k++) {
+        struct interval c = b->merged[k];
+        if (b->nmerged && c.start <= b->merged[b->nmerged - 1].stop) {
+            if (c.stop > b->merged[b->nmerged - 1].stop)
+                b->merged[b->nmerged - 1].stop = c.stop;
+        } else {
+            b->merged[b->nmerged++] = c;
+        }
+    }
+    return GT_OK;
+}
+
+/* 1 when t is inside one of b's calls (both ends included). */
+static int block_holds(const struct block *b, double t)
+{
+    size_t lo = 0, hi = b->nmerged; /* the first interval starting after t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->merged[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && t <= b->merged[lo - 1].stop;
+}
+
+/* ---- the tracking file ------------------------------------------------------ */
+
+struct tracking {
+    const char *path;
+    int sqlite;
+    json_object *static_data;
+    char *static_names[TABLE_READ_MAX_COLUMNS]; /* the static header, until its values */
+    size_t nstatic;
+    char **columns; /* the timepoint columns but the timestamp */
+    size_t ncolumns;
+    int *source;     /* the record's cell of each column */
+    int ts_col;
+    struct running *overall;
+    double *ts;
+    size_t nts, ts_cap;
+    struct block *blocks;
+    size_t nblocks;
+};
+
+/* A static value typed as pandas reads one from a CSV file. */
+static json_object *static_value(const struct table_cell *c)
+{
+    if (c->is_num)
+        return c->is_int ? json_object_new_int64((int64_t)c->num) : json_new_pyfloat(c->num);
+    double v;
+    if (table_cell_number(c, &v) == 0) {
+        const char *s = c->text + strspn(c->text, " ");
+        if (strspn(s + (*s == '-' || *s == '+'), "0123456789") ==
+                strlen(s + (*s == '-' || *s == '+')) && fabs(v) < 9e18)
+            return json_object_new_int64((int64_t)v);
+        return json_new_pyfloat(v);
+    }
+    return json_new_text(c->text);
+}
+
+static gt_status static_record(void *ctx, size_t record, const struct table_cell *cells,
+                               size_t n)
+{
+    struct tracking *t = ctx;
+    if (record == 1) {
+        t->static_data = json_object_new_object();
+        for (; t->nstatic < n; t->nstatic++)
+            if (!(t->static_names[t->nstatic] = strdup(cells[t->nstatic].text)))
+                return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+        return GT_OK;
+    }
+    if (record == 2) {
+        if (n > t->nstatic)
+            return gt_fail(GT_ERR_PARSE, "tracking file '%s': the static data has %zu values "
+                           "for %zu names", t->path, n, t->nstatic);
+        for (size_t i = 0; i < t->nstatic; i++)
+            json_object_object_add(t->static_data, t->static_names[i],
+                                   i < n && !cells[i].missing ? static_value(&cells[i]) : NULL);
+    }
+    return GT_OK;
+}
+
+static gt_status timepoint_header(struct tracking *t, const struct table_cell *cells, size_t n)
+{
+    t->ts_col = -1;
+    t->columns = calloc(n + 1, sizeof *t->columns);
+    t->source = calloc(n + 1, sizeof *t->source);
+    t->overall = calloc(n + 1, sizeof *t->overall);
+    if (!t->columns || !t->source || !t->overall)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(cells[i].text, "timestamp") == 0) {
+            t->ts_col = (int)i;
+            continue;
+        }
+        t->source[t->ncolumns] = (int)i;
+        if (!(t->columns[t->ncolumns++] = strdup(cells[i].text)))
+            return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+    }
+    if (t->ts_col < 0)
+        return gt_fail(GT_ERR_PARSE, "tracking file '%s' has no column 'timestamp' in its "
+                       "timepoints' header (%s): is it a tracking file (--tf)?", t->path,
+                       t->sqlite ? "table 'data'" : "line 3");
+    for (size_t b = 0; b < t->nblocks; b++)
+        if (!(t->blocks[b].usage = calloc(t->ncolumns + 1, sizeof *t->blocks[b].usage)))
+            return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+    return GT_OK;
+}
+
+static gt_status timepoint_record(void *ctx, size_t record, const struct table_cell *cells,
+                                  size_t n)
+{
+    struct tracking *t = ctx;
+    if (!t->sqlite && record < 3)
+        return static_record(ctx, record, cells, n);
+    if (record == (t->sqlite ? 1u : 3u))
+        return timepoint_header(t, cells, n);
+    size_t expected = t->ncolumns + 1;
+    if (n > expected)
+        return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu has %zu fields, the header "
+                       "%zu", t->path, record, n, expected);
+    double ts;
+    int rc = (size_t)t->ts_col < n ? table_cell_number(&cells[t->ts_col], &ts) : 1;
+    if (rc != 0 || !isfinite(ts))
+        return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: timestamp %s%s%s",
+                       t->path, record, rc == 1 ? "is missing" : "is not a number: '",
+                       rc == 1 ? "" : cells[t->ts_col].text, rc == 1 ? "" : "'");
+    if (t->nts >= MAX_TIMEPOINTS)
+        return gt_fail(GT_ERR_PARSE, "tracking file '%s' has more than %u timepoints", t->path,
+                       MAX_TIMEPOINTS);
+    if (t->nts == t->ts_cap) {
+        size_t cap = t->ts_cap ? t->ts_cap * 2 : 4096;
+        double *v = realloc(t->ts, cap * sizeof *v);
+        if (!v)
+            return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+        t->ts = v;
+        t->ts_cap = cap;
+    }
+    t->ts[t->nts++] = ts;
+    /* Which blocks this timepoint is inside, once per timepoint. */
+    unsigned char inside[256];
+    unsigned char *in = t->nblocks <= sizeof inside ? inside : malloc(t->nblocks);
+    if (!in)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+    for (size_t b = 0; b < t->nblocks; b++) {
+        in[b] = (unsigned char)block_holds(&t->blocks[b], ts);
+        t->blocks[b].timepoints += in[b];
+    }
+    gt_status st = GT_OK;
+    for (size_t c = 0; c < t->ncolumns && st == GT_OK; c++) {
+        double v;
+        size_t cell = (size_t)t->source[c];
+        rc = cell < n ? table_cell_number(&cells[cell], &v) : 1;
+        if (rc < 0) {
+            st = gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: %s is not a number: '%s'",
+                         t->path, record, t->columns[c], cells[cell].text);
+        } else if (rc == 0 && !isnan(v)) { /* NaN is missing, as in pandas */
+            running_add(&t->overall[c], v);
+            for (size_t b = 0; b < t->nblocks; b++)
+                if (in[b])
+                    running_add(&t->blocks[b].usage[c], v);
+        }
+    }
+    if (in != inside)
+        free(in);
+    return st;
+}
+
+static gt_status read_tracking(const char *path, struct tracking *t)
+{
+    t->path = path;
+    int kind = table_read_kind(path);
+    if (kind < 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
+                       "extensions are .csv and .sqlite", path);
+    t->sqlite = kind == 1;
+    gt_status st;
+    if (t->sqlite) {
+        st = table_read_sqlite(path, "tracking file", "static_data", static_record, t);
+        if (st == GT_OK)
+            st = table_read_sqlite(path, "tracking file", "data", timepoint_record, t);
+    } else {
+        st = table_read_csv(path, "tracking file", timepoint_record, t);
+    }
+    if (st == GT_OK && !t->columns)
+        st = gt_fail(GT_ERR_PARSE, "tracking file '%s' has no timepoints' header: is it a "
+                     "tracking file (--tf)?", path);
+    if (st == GT_OK && !t->static_data)
+        st = gt_fail(GT_ERR_PARSE, "tracking file '%s' has no static data", path);
+    return st;
+}
+
+/* ---- the results -------------------------------------------------------------- */
+
+static json_object *usage_json(char **columns, size_t n, const struct running *r)
+{
+    json_object *o = json_object_new_object();
+    for (size_t c = 0; c < n; c++)
+        json_object_object_add(o, columns[c], running_json(&r[c]));
+    return o;
+}
+
+static json_object *block_json(const struct tracking *t, const struct block *b)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_new_text(b->name));
+    json_object_object_add(o, "num_timepoints", json_object_new_int64((int64_t)b->timepoints));
+    json_object_object_add(o, "num_calls", json_object_new_int64((int64_t)b->ncalls));
+    json_object_object_add(o, "num_non_empty_calls",
+                           json_object_new_int64((int64_t)b->non_empty));
+    struct running time = {0};
+    for (size_t k = 0; k < b->ncalls; k++)
+        running_add(&time, b->calls[k].stop - b->calls[k].start);
+    json_object *ct = running_json(&time);
+    json_object_object_add(ct, "total", json_new_pyfloat(time.sum));
+    json_object_object_add(o, "compute_time", ct);
+    json_object_object_add(o, "resource_usage", usage_json(t->columns, t->ncolumns, b->usage));
+    return o;
+}
+
+/* The first timepoint at or after v in the sorted ts. */
+static size_t lower_bound(const double *ts, size_t n, double v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ts[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void tracking_free(struct tracking *t)
+{
+    for (size_t i = 0; i < t->nstatic; i++)
+        free(t->static_names[i]);
+    for (size_t c = 0; c < t->ncolumns; c++)
+        free(t->columns[c]);
+    free(t->columns);
+    free(t->source);
+    free(t->overall);
+    free(t->ts);
+    for (size_t b = 0; b < t->nblocks; b++) {
+        free(t->blocks[b].calls);
+        free(t->blocks[b].merged);
+        free(t->blocks[b].usage);
+    }
+    free(t->blocks);
+    json_object_put(t->static_data);
+}
+
+static int name_order(const void *a, const void *b)
+{
+    return strcmp(((const struct block *)a)->name, ((const struct block *)b)->name);
+}
+
+gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
+                              gt_format format, char **out)
+{
+    if (!tracking_file || !sub_tracking_file || !out ||
+        (format != GT_FORMAT_TEXT && format != GT_FORMAT_JSON))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_analyze: a tracking file, a "
+                       "sub-tracking file, a format (text or json) and out are needed");
+    *out = NULL;
+    struct marks m;
+    struct tracking t = {0};
+    gt_status st = read_marks(sub_tracking_file, &m);
+    if (st == GT_OK) {
+        qsort(m.v, m.n, sizeof *m.v, mark_order);
+        t.blocks = calloc(m.nnames + 1, sizeof *t.blocks);
+        if (!t.blocks)
+            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", sub_tracking_file);
+        t.nblocks = t.blocks ? m.nnames : 0;
+        for (size_t i = 0; i < t.nblocks; i++)
+            t.blocks[i].name = m.names[i];
+        for (size_t i = 0, first = 0; st == GT_OK && i <= m.n; i++)
+            if (i == m.n || m.v[i].block != m.v[first].block) {
+                if (i > first)
+                    st = pair_marks(&m, first, i, &t.blocks[m.v[first].block]);
+                first = i;
+            }
+    }
+    if (st == GT_OK)
+        st = read_tracking(tracking_file, &t);
+    if (st == GT_OK) {
+        qsort(t.ts, t.nts, sizeof *t.ts, double_order);
+        for (size_t b = 0; b < t.nblocks; b++)
+            for (size_t k = 0; k < t.blocks[b].ncalls; k++) {
+                size_t i = lower_bound(t.ts, t.nts, t.blocks[b].calls[k].start);
+                t.blocks[b].non_empty += i < t.nts && t.ts[i] <= t.blocks[b].calls[k].stop;
+            }
+        qsort(t.blocks, t.nblocks, sizeof *t.blocks, name_order);
+        json_object *r = json_object_new_object();
+        json_object_object_add(r, "overall", usage_json(t.columns, t.ncolumns, t.overall));
+        json_object_object_add(r, "static_data", json_object_get(t.static_data));
+        json_object *blocks = json_object_new_array();
+        for (size_t b = 0; b < t.nblocks; b++)
+            json_object_array_add(blocks, block_json(&t, &t.blocks[b]));
+        json_object_object_add(r, "code_block_results", blocks);
+        *out = format == GT_FORMAT_JSON ? json_pretty_text(r) : subtrack_results_text(r);
+        if (format == GT_FORMAT_TEXT)
+            json_object_put(r);
+        if (!*out)
+            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory writing the analysis");
+    }
+    tracking_free(&t);
+    marks_free(&m);
+    return st;
+}
+
+/* ---- combining sub-tracking files ------------------------------------------- */
+
+struct combine {
+    struct table_file out;
+    int col[4];
+    int writing; /* 0: checking the inputs, 1: writing them out */
+    const char *path;
+};
+
+static gt_status combine_record(void *ctx, size_t record, const struct table_cell *cells,
+                                size_t n)
+{
+    struct combine *c = ctx;
+    if (record == 1) {
+        gt_status st = header_columns(cells, n, mark_columns, 4, c->col, "sub-tracking file",
+                                      c->path);
+        if (st == GT_OK && n != 4)
+            st = gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' has %zu columns: a sub-tracking "
+                         "file has process_id, code_block_name, position and timestamp", c->path,
+                         n);
+        return st;
+    }
+    /* The checks of analysis, so that a combined file always analyses. */
+    struct marks check = {.path = c->path};
+    memcpy(check.col, c->col, sizeof check.col);
+    gt_status st = mark_record(&check, record, cells, n);
+    if (st == GT_OK && c->writing) {
+        const struct mark *k = &check.v[0];
+        struct table_value row[4] = {
+            {TABLE_INT, (double)k->pid, NULL},
+            {TABLE_TEXT, 0, check.names[0]},
+            {TABLE_INT, (double)k->position, NULL},
+            {TABLE_FLOAT, k->ts, NULL},
+        };
+        if (table_file_row(&c->out, row, 4) != 0)
+            st = gt_fail(GT_ERR_IO, "cannot write the combined file: %s",
+                         table_file_error(&c->out));
+    }
+    marks_free(&check);
+    return st;
+}
+
+gt_status gt_subtrack_combine(const char *output, const char *const *inputs, size_t n)
+{
+    if (!output || !inputs || n == 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "combine: an output file and at least one "
+                       "sub-tracking file to combine are needed");
+    int kind = table_read_kind(output);
+    if (kind < 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid sub-tracking file name '%s': valid "
+                       "extensions are .csv and .sqlite", output);
+    for (size_t i = 0; i < n; i++)
+        if (table_read_kind(inputs[i]) != kind)
+            return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot combine '%s' into '%s': every file "
+                           "must end in %s, as the combined one", inputs[i], output,
+                           kind ? ".sqlite" : ".csv");
+    struct stat sb;
+    if (lstat(output, &sb) == 0)
+        return gt_fail(GT_ERR_IO, "cannot combine into '%s': it already exists (give a new "
+                       "name; its marks would be lost)", output);
+    struct combine c = {0};
+    c.out.fd = -1;
+    gt_status st = GT_OK;
+    /* First every input is read and checked: a bad one leaves no output. */
+    for (size_t i = 0; st == GT_OK && i < n; i++) {
+        c.path = inputs[i];
+        st = read_table_file(inputs[i], "sub-tracking file", "data", combine_record, &c);
+    }
+    if (st != GT_OK)
+        return st;
+    st = table_file_create(&c.out, output, 0, "combined sub-tracking file");
+    if (st != GT_OK)
+        return st;
+    static const struct table_value types[4] = {
+        {TABLE_INT, 0, NULL}, {TABLE_TEXT, 0, NULL}, {TABLE_INT, 0, NULL}, {TABLE_FLOAT, 0, NULL}};
+    if (table_file_table(&c.out, "data", mark_columns, types, 4) != 0)
+        st = gt_fail(GT_ERR_IO, "cannot write '%s': %s", output, table_file_error(&c.out));
+    c.writing = 1;
+    for (size_t i = 0; st == GT_OK && i < n; i++) {
+        c.path = inputs[i];
+        st = read_table_file(inputs[i], "sub-tracking file", "data", combine_record, &c);
+    }
+    table_file_close(&c.out);
+    if (st != GT_OK)
+        unlink(output); /* ours, made just now: no half-combined file stays */
+    return st;
+}

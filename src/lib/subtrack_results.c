@@ -1,0 +1,525 @@
+/* subtrack_results.c - the text of sub-tracking results, and the
+ * comparison of tracking sessions (gpu_tracker's TrackingComparison:
+ * gpu_tracker.h, "Sub-tracking analysis"). */
+#define _GNU_SOURCE
+#include "subtrack_results.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "json_read.h"
+#include "json_write.h"
+#include "pandas_text.h"
+
+/* ---- text -------------------------------------------------------------------- */
+
+static int is_scalar(json_object *v)
+{
+    json_type t = json_object_get_type(v);
+    return t != json_type_object && t != json_type_array;
+}
+
+/* An object of scalars only: what gpu_tracker holds as a pandas Series. */
+static int is_series(json_object *v)
+{
+    if (!json_object_is_type(v, json_type_object) || json_object_object_length(v) == 0)
+        return 0;
+    json_object_object_foreach(v, key, value) {
+        (void)key;
+        if (!is_scalar(value))
+            return 0;
+    }
+    return 1;
+}
+
+static void tabs(FILE *f, int indent)
+{
+    for (int i = 0; i < indent; i++)
+        fputc('\t', f);
+}
+
+/* gpu_tracker's _dict_to_str: each key titled ("num_calls" -> "Num Calls")
+ * unless it is one of untitled's keys, scalars after a colon padded to the
+ * longest key, nested values on the lines after, a tab deeper. frames: the
+ * keys whose objects are DataFrames ({index: {column: value}}). */
+static void write_dict(FILE *f, json_object *o, int indent, json_object *untitled,
+                       const char *const *frames)
+{
+    size_t longest = 0;
+    char key_text[1024];
+    json_object_object_foreach(o, k0, v0) {
+        (void)v0;
+        if (untitled && json_object_object_get_ex(untitled, k0, NULL))
+            snprintf(key_text, sizeof key_text, "%s", k0);
+        else
+            pandas_title(k0, key_text, sizeof key_text);
+        if (strlen(key_text) + (size_t)indent > longest)
+            longest = strlen(key_text) + (size_t)indent;
+    }
+    json_object_object_foreach(o, key, value) {
+        if (untitled && json_object_object_get_ex(untitled, key, NULL))
+            snprintf(key_text, sizeof key_text, "%s", key);
+        else
+            pandas_title(key, key_text, sizeof key_text);
+        tabs(f, indent);
+        fputs(key_text, f);
+        fputc(':', f);
+        int frame = 0;
+        for (size_t i = 0; frames && frames[i]; i++)
+            frame |= strcmp(key, frames[i]) == 0;
+        if (json_object_is_type(value, json_type_array)) {
+            fputc('\n', f);
+            for (size_t i = 0; i < json_object_array_length(value); i++) {
+                write_dict(f, json_object_array_get_idx(value, i), indent + 1, untitled, frames);
+                fputc('\n', f);
+            }
+        } else if (frame && json_object_is_type(value, json_type_object)) {
+            fputc('\n', f);
+            pandas_frame_write(f, value, indent + 1);
+        } else if (is_series(value)) {
+            fputc('\n', f);
+            pandas_series_write(f, value, indent + 1);
+        } else if (json_object_is_type(value, json_type_object)) {
+            fputc('\n', f);
+            write_dict(f, value, indent + 1, untitled, frames);
+        } else {
+            for (size_t pad = strlen(key_text) + (size_t)indent; pad < longest; pad++)
+                fputc(' ', f);
+            fputc(' ', f);
+            switch (json_object_get_type(value)) {
+            case json_type_double:
+                fprintf(f, "%.8f", json_object_get_double(value));
+                break;
+            case json_type_null:
+                fputs("None", f);
+                break;
+            case json_type_boolean:
+                fputs(json_object_get_boolean(value) ? "True" : "False", f);
+                break;
+            default:
+                fputs(json_object_get_string(value), f);
+                break;
+            }
+            fputc('\n', f);
+        }
+    }
+}
+
+static char *dict_text(json_object *o, json_object *untitled, const char *const *frames)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    write_dict(f, o, 0, untitled, frames);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+char *subtrack_results_text(json_object *r)
+{
+    static const char *const frames[] = {"overall", "resource_usage", NULL};
+    return dict_text(r, NULL, frames);
+}
+
+char *subtrack_comparison_text(json_object *c)
+{
+    json_object *times = NULL;
+    json_object_object_get_ex(c, "code_block_compute_time", &times);
+    return dict_text(c, times, NULL);
+}
+
+/* ---- comparison ----------------------------------------------------------------- */
+
+static const char *const statistics[] = {"min", "max", "mean", "std", NULL};
+
+struct session {
+    const char *name;
+    json_object *doc;
+    json_object *overall; /* {measurement: {statistic: value}} */
+    json_object **blocks; /* the code block results, sorted as gpu_tracker sorts them */
+    size_t nblocks;
+};
+
+/* The line number of a name "<file>:<line>" (its digits), or NULL. */
+static const char *line_number(const char *name, size_t *len)
+{
+    const char *colon = strrchr(name, ':');
+    if (!colon)
+        return NULL;
+    const char *p = colon + 1;
+    while (isspace((unsigned char)*p))
+        p++;
+    const char *digits = p + (*p == '+' || *p == '-');
+    size_t n = strspn(digits, "0123456789");
+    const char *end = digits + n;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (n == 0 || *end)
+        return NULL;
+    *len = n;
+    return digits;
+}
+
+/* The sort key of a block name: its line number zero-filled to width, so
+ * that "f.py:9" comes before "f.py:10" (gpu_tracker's
+ * _sort_code_block_name). malloc'd. */
+static char *sort_key(const char *name, size_t width)
+{
+    size_t len;
+    const char *digits = line_number(name, &len);
+    char *key = NULL;
+    if (!digits || len >= width)
+        return strdup(name);
+    const char *colon = strrchr(name, ':');
+    if (asprintf(&key, "%.*s:%0*d%.*s", (int)(colon - name), name, (int)(width - len), 0,
+                 (int)len, digits) < 0)
+        return NULL;
+    return key;
+}
+
+struct keyed {
+    char *key;
+    size_t order;
+    json_object *block;
+};
+
+static int keyed_order(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static const char *block_name(json_object *block)
+{
+    json_object *name = NULL;
+    json_object_object_get_ex(block, "name", &name);
+    return json_object_get_string(name);
+}
+
+/* Reads one session's document: its overall results and its blocks,
+ * sorted. */
+static gt_status read_session(struct session *s, const char *text)
+{
+    char what[512];
+    snprintf(what, sizeof what, "the results of tracking session '%s'", s->name);
+    struct json_reader r = {GT_OK, what};
+    /* Not json_read_parse's strict mode: gpu_tracker's json.dumps writes
+     * NaN for a statistic over no timepoints. */
+    json_tokener *tok = json_tokener_new_ex(JSON_READ_MAX_DEPTH);
+    if (!tok)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    s->doc = json_tokener_parse_ex(tok, text, (int)strlen(text));
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    json_tokener_free(tok);
+    if (e != json_tokener_success || !json_object_is_type(s->doc, json_type_object))
+        return gt_fail(GT_ERR_PARSE, "%s are not JSON results of sub-track analyze (%s)", what,
+                       e != json_tokener_success ? json_tokener_error_desc(e)
+                                                 : "not an object");
+    s->overall = json_read_member(&r, s->doc, "overall", json_type_object, "");
+    json_object *blocks = json_read_member(&r, s->doc, "code_block_results", json_type_array,
+                                           "");
+    if (r.status != GT_OK)
+        return r.status; /* json_read_fail has said why */
+    json_object_object_foreach(s->overall, m, stats) {
+        (void)m;
+        if (!json_object_is_type(stats, json_type_object))
+            return gt_fail(GT_ERR_PARSE, "%s: overall.%s should be an object", what, m);
+    }
+    s->nblocks = json_object_array_length(blocks);
+    struct keyed *k = calloc(s->nblocks + 1, sizeof *k);
+    s->blocks = calloc(s->nblocks + 1, sizeof *s->blocks);
+    if (!k || !s->blocks) {
+        free(k);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    size_t width = 0;
+    gt_status st = GT_OK;
+    for (size_t i = 0; i < s->nblocks && st == GT_OK; i++) {
+        json_object *b = json_object_array_get_idx(blocks, i);
+        char path[64];
+        snprintf(path, sizeof path, "code_block_results[%zu]", i);
+        json_read_member(&r, b, "name", json_type_string, path);
+        json_read_member(&r, b, "compute_time", json_type_object, path);
+        json_read_member(&r, b, "resource_usage", json_type_object, path);
+        if (r.status != GT_OK)
+            st = r.status;
+        size_t len;
+        if (st == GT_OK && line_number(block_name(b), &len) && len > width)
+            width = len;
+    }
+    for (size_t i = 0; i < s->nblocks && st == GT_OK; i++) {
+        json_object *b = json_object_array_get_idx(blocks, i);
+        k[i] = (struct keyed){sort_key(block_name(b), width), i, b};
+        if (!k[i].key)
+            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    if (st == GT_OK) {
+        qsort(k, s->nblocks, sizeof *k, keyed_order);
+        for (size_t i = 0; i < s->nblocks; i++)
+            s->blocks[i] = k[i].block;
+    }
+    for (size_t i = 0; i < s->nblocks; i++)
+        free(k[i].key);
+    free(k);
+    return st;
+}
+
+/* The statistic of a {statistic: value} object: NaN when null or absent
+ * (*absent set). */
+static double statistic_of(json_object *stats, const char *statistic, int *absent)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(stats, statistic, &v) ||
+        (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int) &&
+         !json_object_is_type(v, json_type_null))) {
+        *absent = 1;
+        return NAN;
+    }
+    return v ? json_object_get_double(v) : NAN;
+}
+
+struct entry {
+    const char *session;
+    double value;
+    size_t order;
+};
+
+static int entry_order(const void *a, const void *b)
+{
+    const struct entry *x = a, *y = b;
+    int xn = isnan(x->value), yn = isnan(y->value);
+    if (xn != yn)
+        return xn - yn; /* NaN last, as pandas sorts */
+    if (!xn && x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* {session: value}, sorted by value, as gpu_tracker's pandas Series. */
+static json_object *ranked(struct entry *e, size_t n)
+{
+    qsort(e, n, sizeof *e, entry_order);
+    json_object *o = json_object_new_object();
+    for (size_t i = 0; i < n; i++)
+        json_object_object_add(o, e[i].session, json_new_pyfloat(e[i].value));
+    return o;
+}
+
+/* The statistic of measurement m in each session (stats_of picks the
+ * {statistic: value} object of a session). */
+typedef json_object *(*stats_fn)(const struct session *s, size_t block, const char *m);
+
+static json_object *overall_stats(const struct session *s, size_t block, const char *m)
+{
+    (void)block;
+    json_object *o = NULL;
+    json_object_object_get_ex(s->overall, m, &o);
+    return o;
+}
+
+static json_object *block_usage_stats(const struct session *s, size_t block, const char *m)
+{
+    json_object *usage = NULL, *o = NULL;
+    json_object_object_get_ex(s->blocks[block], "resource_usage", &usage);
+    json_object_object_get_ex(usage, m, &o);
+    return o;
+}
+
+static json_object *block_time_stats(const struct session *s, size_t block, const char *m)
+{
+    (void)m;
+    json_object *o = NULL;
+    json_object_object_get_ex(s->blocks[block], "compute_time", &o);
+    return o;
+}
+
+static gt_status compare_one(const struct session *s, size_t n, size_t block, const char *m,
+                             const char *statistic, stats_fn pick, struct entry *e,
+                             json_object **out)
+{
+    for (size_t i = 0; i < n; i++) {
+        int absent = 0;
+        json_object *stats = pick(&s[i], block, m);
+        e[i] = (struct entry){s[i].name, stats ? statistic_of(stats, statistic, &absent) : NAN, i};
+        if (!stats || absent)
+            return gt_fail(GT_ERR_PARSE, "the results of tracking session '%s' have no %s of "
+                           "%s%s%s", s[i].name, statistic, m ? m : "compute time",
+                           pick == overall_stats ? "" : " in code block ",
+                           pick == overall_stats ? "" : block_name(s[i].blocks[block]));
+    }
+    *out = ranked(e, n);
+    return GT_OK;
+}
+
+/* " -> ".join(sorted(set(names))) of the block at index block. */
+static char *joined_name(const struct session *s, size_t n, size_t block)
+{
+    const char **names = calloc(n + 1, sizeof *names);
+    if (!names)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = block_name(s[i].blocks[block]);
+        size_t j = 0;
+        while (j < k && strcmp(names[j], name) < 0)
+            j++;
+        if (j < k && strcmp(names[j], name) == 0)
+            continue;
+        memmove(&names[j + 1], &names[j], (k - j) * sizeof *names);
+        names[j] = name;
+        k++;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    for (size_t j = 0; f && j < k; j++)
+        fprintf(f, "%s%s", j ? " -> " : "", names[j]);
+    if (f)
+        fclose(f);
+    free(names);
+    return text;
+}
+
+static gt_status check_blocks(const struct session *s, size_t n, size_t first, FILE *warn)
+{
+    const struct session *a = &s[first];
+    for (size_t i = 0; i < n; i++) {
+        if (i == first)
+            continue;
+        if (s[i].nblocks != a->nblocks)
+            return gt_fail(GT_ERR_PARSE, "every tracking session must have the same code "
+                           "blocks: '%s' has %zu, '%s' has %zu", a->name, a->nblocks, s[i].name,
+                           s[i].nblocks);
+        for (size_t b = 0; b < a->nblocks; b++) {
+            const char *x = block_name(a->blocks[b]), *y = block_name(s[i].blocks[b]);
+            if (strcmp(x, y) == 0)
+                continue;
+            size_t lx, ly;
+            const char *cx = strrchr(x, ':'), *cy = strrchr(y, ':');
+            if (line_number(x, &lx) && line_number(y, &ly) && cx - x == cy - y &&
+                strncmp(x, y, (size_t)(cx - x)) == 0) {
+                fprintf(warn, "code block '%s' of tracking session '%s' matched with '%s' of "
+                        "'%s' by their order: their line numbers differ (give them names if "
+                        "they are not the same block)\n", x, a->name, y, s[i].name);
+                continue;
+            }
+            return gt_fail(GT_ERR_PARSE, "code block '%s' of tracking session '%s' does not "
+                           "match code block '%s' of tracking session '%s'", x, a->name, y,
+                           s[i].name);
+        }
+    }
+    return GT_OK;
+}
+
+gt_status gt_subtrack_compare(const char *const *names, const char *const *results, size_t n,
+                              const char *statistic, gt_format format, char **out,
+                              char **warnings)
+{
+    if (out)
+        *out = NULL;
+    if (warnings)
+        *warnings = NULL;
+    if (!names || !results || !out || n == 0 ||
+        (format != GT_FORMAT_TEXT && format != GT_FORMAT_JSON))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "compare: at least one tracking session (a "
+                       "name and its results), a format (text or json) and out are needed");
+    int known = 0;
+    for (size_t i = 0; statistic && statistics[i]; i++)
+        known |= strcmp(statistic, statistics[i]) == 0;
+    if (!known)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid statistic '%s': valid statistics are "
+                       "min, max, mean and std", statistic ? statistic : "(none)");
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                return gt_fail(GT_ERR_INVALID_ARGUMENT, "tracking session '%s' is given twice",
+                               names[i]);
+    struct session *s = calloc(n, sizeof *s);
+    struct entry *e = calloc(n, sizeof *e);
+    char *warn_text = NULL;
+    size_t warn_len = 0;
+    FILE *warn = open_memstream(&warn_text, &warn_len);
+    json_object *c = NULL;
+    gt_status st = GT_OK;
+    if (!s || !e || !warn) {
+        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    size_t first = 0; /* gpu_tracker compares against the session first by name */
+    for (size_t i = 0; i < n && st == GT_OK; i++) {
+        s[i].name = names[i];
+        st = read_session(&s[i], results[i]);
+        if (strcmp(names[i], names[first]) < 0)
+            first = i;
+    }
+    if (st == GT_OK)
+        st = check_blocks(s, n, first, warn);
+    if (st != GT_OK)
+        goto out;
+    c = json_object_new_object();
+    json_object *overall = json_object_new_object(), *usage = json_object_new_object(),
+                *times = json_object_new_object();
+    json_object_object_add(c, "overall_resource_usage", overall);
+    json_object_object_add(c, "code_block_resource_usage", usage);
+    json_object_object_add(c, "code_block_compute_time", times);
+    json_object_object_foreach(s[first].overall, m, unused) {
+        (void)unused;
+        json_object *o = NULL;
+        st = compare_one(s, n, 0, m, statistic, overall_stats, e, &o);
+        if (st != GT_OK)
+            goto out;
+        json_object_object_add(overall, m, o);
+        if (s[first].nblocks == 0)
+            continue;
+        json_object *per_block = json_object_new_object();
+        json_object_object_add(usage, m, per_block);
+        for (size_t b = 0; b < s[first].nblocks; b++) {
+            char *name = joined_name(s, n, b);
+            st = name ? compare_one(s, n, b, m, statistic, block_usage_stats, e, &o)
+                      : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            if (st == GT_OK)
+                json_object_object_add(per_block, name, o);
+            free(name);
+            if (st != GT_OK)
+                goto out;
+        }
+    }
+    for (size_t b = 0; b < s[first].nblocks; b++) {
+        json_object *o = NULL;
+        char *name = joined_name(s, n, b);
+        st = name ? compare_one(s, n, b, NULL, statistic, block_time_stats, e, &o)
+                  : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        if (st == GT_OK)
+            json_object_object_add(times, name, o);
+        free(name);
+        if (st != GT_OK)
+            goto out;
+    }
+    *out = format == GT_FORMAT_JSON ? json_pretty_text(json_object_get(c))
+                                    : subtrack_comparison_text(c);
+    if (!*out)
+        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory writing the comparison");
+out:
+    json_object_put(c);
+    if (warn && fclose(warn) == 0 && st == GT_OK && warn_len && warnings)
+        *warnings = warn_text;
+    else
+        free(warn_text);
+    for (size_t i = 0; s && i < n; i++) {
+        json_object_put(s[i].doc);
+        free(s[i].blocks);
+    }
+    free(s);
+    free(e);
+    return st;
+}

@@ -1,0 +1,685 @@
+/* test_subtrack.c - gpu_tracker 5's sub-tracking analysis (gpu-tracker
+ * sub-track combine|analyze|compare, gt_subtrack_*): statistics checked
+ * against figures worked out by hand from small files written here in
+ * gpu_tracker's documented layout (CSV and SQLite), the text layout, and
+ * every refusal as a one-line error. (tests/python/test_sub_tracking.py
+ * checks real tracking sessions against pandas, and the pickles.) */
+#include <math.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "gpu_tracker.h"
+#include "runner.h"
+
+/* A path in the test's directory, kept (tmp_path's buffers are reused). */
+#define TMP(var, name)                                                                  \
+    char var[256];                                                                      \
+    snprintf(var, sizeof var, "%s", tmp_path(name))
+
+/* ---- fixtures: gpu_tracker's layout, values chosen to work out by hand ---- */
+
+/* Timepoints at t = 10 .. 19 s: main_ram = t - 10, main_n_threads = t % 3. */
+static void write_tracking_csv(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    fputs("ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,"
+          "system_core_count,n_expected_cores,system_gpu_count,n_expected_gpus\r\n"
+          "megabytes,megabytes,seconds,1000.0,0.0,4,2,0,0\r\n"
+          "main_ram,main_n_threads,timestamp\r\n", f);
+    for (int t = 10; t < 20; t++)
+        fprintf(f, "%d.0,%d,%d.0\r\n", t - 10, t % 3, t);
+    fclose(f);
+}
+
+/* Block "a" (process 7): calls [10.5, 12.5] and [15, 16], and a start at
+ * 18.5 with no stop (still running: left out). Block "b,x" (process 9):
+ * [13, 13.5]. Block "empty": [100, 101], after every timepoint. */
+static const char marks_csv[] = "process_id,code_block_name,position,timestamp\n"
+                                "7,a,0,10.5\n7,a,1,12.5\n9,\"b,x\",0,13\n7,a,0,15\n"
+                                "9,\"b,x\",1,13.5\n7,a,1,16\n7,a,0,18.5\n9,empty,0,100\n"
+                                "9,empty,1,101\n";
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void sql(sqlite3 *db, const char *statement)
+{
+    char *why = NULL;
+    int rc = sqlite3_exec(db, statement, NULL, NULL, &why);
+    CHECK_MSG(rc == SQLITE_OK, "%s: %s", statement, why ? why : "?");
+    sqlite3_free(why);
+}
+
+/* The same runs as gpu_tracker's SQLAlchemy writes them: tables static_data
+ * and data, typed VARCHAR, INTEGER, FLOAT. */
+static void write_sqlite(const char *tracking, const char *marks)
+{
+    sqlite3 *db;
+    sqlite3_open(tracking, &db);
+    sql(db, "CREATE TABLE static_data (ram_unit VARCHAR, gpu_ram_unit VARCHAR, time_unit VARCHAR,"
+            " ram_system_capacity FLOAT, gpu_ram_system_capacity FLOAT, system_core_count INTEGER,"
+            " n_expected_cores INTEGER, system_gpu_count INTEGER, n_expected_gpus INTEGER)");
+    sql(db, "INSERT INTO static_data VALUES ('megabytes','megabytes','seconds',1000.0,0.0,4,2,0,0)");
+    sql(db, "CREATE TABLE data (main_ram FLOAT, main_n_threads INTEGER, timestamp FLOAT)");
+    for (int t = 10; t < 20; t++) {
+        char row[128];
+        snprintf(row, sizeof row, "INSERT INTO data VALUES (%d.0, %d, %d.0)", t - 10, t % 3, t);
+        sql(db, row);
+    }
+    sqlite3_close(db);
+    sqlite3_open(marks, &db);
+    sql(db, "CREATE TABLE data (process_id INTEGER, code_block_name VARCHAR, position INTEGER,"
+            " timestamp FLOAT)");
+    sql(db, "INSERT INTO data VALUES (7,'a',0,10.5),(7,'a',1,12.5),(9,'b,x',0,13),(7,'a',0,15),"
+            "(9,'b,x',1,13.5),(7,'a',1,16),(7,'a',0,18.5),(9,'empty',0,100),(9,'empty',1,101)");
+    sqlite3_close(db);
+}
+
+/* ---- the figures --------------------------------------------------------- */
+
+static json_object *block_named(json_object *r, const char *name)
+{
+    json_object *blocks = json_object_object_get(r, "code_block_results");
+    for (size_t i = 0; i < json_object_array_length(blocks); i++) {
+        json_object *b = json_object_array_get_idx(blocks, i);
+        if (strcmp(json_object_get_string(json_object_object_get(b, "name")), name) == 0)
+            return b;
+    }
+    return NULL;
+}
+
+static int near_value(double a, double b)
+{
+    return fabs(a - b) <= 1e-12 * (1 + fabs(b));
+}
+#define NEAR(a, b) near_value((a), (b))
+
+static void check_figures(const char *json, const char *what)
+{
+    json_object *r = parse_or_fail(json, what);
+    if (!r)
+        return;
+    /* Overall: main_ram 0..9 (mean 4.5, std sqrt(8.25)); threads
+     * 1,2,0,1,2,0,1,2,0,1 (mean 1, std sqrt(0.6)). */
+    CHECK(NEAR(jnum(r, "overall.main_ram.min"), 0) && NEAR(jnum(r, "overall.main_ram.max"), 9));
+    CHECK(NEAR(jnum(r, "overall.main_ram.mean"), 4.5));
+    CHECK(NEAR(jnum(r, "overall.main_ram.std"), sqrt(8.25)));
+    CHECK(NEAR(jnum(r, "overall.main_n_threads.mean"), 1.0));
+    CHECK(NEAR(jnum(r, "overall.main_n_threads.std"), sqrt(0.6)));
+    CHECK(json_object_object_get(json_object_object_get(r, "overall"), "timestamp") == NULL);
+    CHECK_STR(json_object_get_string(json_object_object_get(
+                  json_object_object_get(r, "static_data"), "ram_unit")), "megabytes");
+    CHECK(json_object_is_type(json_object_object_get(json_object_object_get(r, "static_data"),
+                                                     "system_core_count"), json_type_int));
+    CHECK(NEAR(jnum(r, "static_data.ram_system_capacity"), 1000.0));
+    /* Blocks in name order. */
+    json_object *blocks = json_object_object_get(r, "code_block_results");
+    CHECK(json_object_array_length(blocks) == 3);
+    CHECK_STR(json_object_get_string(json_object_object_get(json_object_array_get_idx(blocks, 1),
+                                                            "name")), "b,x");
+    /* "a": timepoints 11, 12, 15, 16 -> main_ram 1, 2, 5, 6 (mean 3.5,
+     * std sqrt(17/4)); threads 2, 0, 0, 1. Calls of 2 s and 1 s. */
+    json_object *a = block_named(r, "a");
+    CHECK(a && jnum(a, "num_timepoints") == 4 && jnum(a, "num_calls") == 2 &&
+          jnum(a, "num_non_empty_calls") == 2);
+    CHECK(a && NEAR(jnum(a, "resource_usage.main_ram.min"), 1) &&
+          NEAR(jnum(a, "resource_usage.main_ram.max"), 6));
+    CHECK(a && NEAR(jnum(a, "resource_usage.main_ram.mean"), 3.5));
+    CHECK(a && NEAR(jnum(a, "resource_usage.main_ram.std"), sqrt(17.0 / 4)));
+    CHECK(a && NEAR(jnum(a, "resource_usage.main_n_threads.mean"), 0.75));
+    CHECK(a && NEAR(jnum(a, "compute_time.min"), 1) && NEAR(jnum(a, "compute_time.max"), 2));
+    CHECK(a && NEAR(jnum(a, "compute_time.mean"), 1.5) && NEAR(jnum(a, "compute_time.std"), 0.5));
+    CHECK(a && NEAR(jnum(a, "compute_time.total"), 3));
+    /* "b,x": the timepoint at 13 only. */
+    json_object *b = block_named(r, "b,x");
+    CHECK(b && jnum(b, "num_timepoints") == 1 && NEAR(jnum(b, "resource_usage.main_ram.max"), 3));
+    CHECK(b && NEAR(jnum(b, "resource_usage.main_ram.std"), 0));
+    /* "empty": one call, no timepoint in it: NaN statistics are null. */
+    json_object *e = block_named(r, "empty");
+    CHECK(e && jnum(e, "num_calls") == 1 && jnum(e, "num_timepoints") == 0 &&
+          jnum(e, "num_non_empty_calls") == 0);
+    json_object *usage = e ? json_object_object_get(json_object_object_get(e, "resource_usage"),
+                                                    "main_ram") : NULL;
+    json_object *mean = NULL;
+    CHECK(usage && json_object_object_get_ex(usage, "mean", &mean) && mean == NULL);
+    CHECK(e && NEAR(jnum(e, "compute_time.total"), 1));
+    json_object_put(r);
+}
+
+/* What gpu_tracker prints for these files (its _dict_to_str over pandas
+ * tables; tests/python compares ours with pandas' own rendering). */
+static const char expected_text[] =
+    "Overall:\n"
+    "\t                min  max  mean        std\n"
+    "\tmain_ram        0.0  9.0   4.5 2.87228132\n"
+    "\tmain_n_threads  0.0  2.0   1.0 0.77459667\n"
+    "Static Data:\n"
+    "\t   ram_unit gpu_ram_unit time_unit ram_system_capacity gpu_ram_system_capacity "
+    "system_core_count n_expected_cores system_gpu_count n_expected_gpus\n"
+    "\t  megabytes    megabytes   seconds              1000.0                     0.0 "
+    "                4                2                0               0\n"
+    "Code Block Results:\n"
+    "\tName:                a\n"
+    "\tNum Timepoints:      4\n"
+    "\tNum Calls:           2\n"
+    "\tNum Non Empty Calls: 2\n"
+    "\tCompute Time:\n"
+    "\t\t  min  max  mean  std  total\n"
+    "\t\t  1.0  2.0   1.5  0.5    3.0\n"
+    "\tResource Usage:\n"
+    "\t\t                min  max  mean        std\n"
+    "\t\tmain_ram        1.0  6.0   3.5 2.06155281\n"
+    "\t\tmain_n_threads  0.0  2.0  0.75  0.8291562\n"
+    "\n";
+
+static void test_analyze(void)
+{
+    TMP(tf, "tracking.csv");
+    TMP(stf, "marks.csv");
+    write_tracking_csv(tf);
+    write_text(stf, marks_csv);
+
+    struct result r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, "-f", "json", NULL);
+    CHECK_MSG(r.status == 0, "analyze -f json: %s", r.err.data);
+    check_figures(r.out.data, "analyze -f json");
+    result_free(&r);
+
+    /* The library call gives the same document. */
+    char *json = NULL;
+    CHECK(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json) == GT_OK);
+    check_figures(json, "gt_subtrack_analyze");
+    free(json);
+
+    /* SQLite files, as gpu_tracker's SQLAlchemy writes them. */
+    TMP(tq, "tracking.sqlite");
+    TMP(sq, "marks.sqlite");
+    write_sqlite(tq, sq);
+    r = gt("sub-track", "analyze", "--tf", tq, "--stf", sq, "--format=json", NULL);
+    CHECK_MSG(r.status == 0, "analyze sqlite: %s", r.err.data);
+    check_figures(r.out.data, "analyze of SQLite files");
+    result_free(&r);
+    /* Mixed: a CSV tracking file with SQLite marks. */
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", sq, "-f", "json", NULL);
+    check_figures(r.out.data, "analyze of mixed files");
+    result_free(&r);
+
+    /* Text: gpu_tracker's layout, printed as print() does (a newline more). */
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, NULL);
+    CHECK(r.status == 0);
+    CHECK_MSG(r.out.data && strncmp(r.out.data, expected_text, sizeof expected_text - 1) == 0,
+              "text:\n%s", r.out.data ? r.out.data : "(none)");
+    CHECK_CONTAINS(r.out.data, "\tName:                empty\n\tNum Timepoints:      0\n");
+    CHECK_CONTAINS(r.out.data, "\t\tmain_ram        NaN  NaN   NaN  NaN\n");
+    size_t n = r.out.data ? strlen(r.out.data) : 0;
+    CHECK(n > 3 && strcmp(r.out.data + n - 3, "\n\n\n") == 0);
+    result_free(&r);
+    /* -o writes the text as gpu_tracker does (no newline added). */
+    TMP(out, "analysis.txt");
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, "-o", out, NULL);
+    CHECK(r.status == 0 && r.out.len == 0);
+    result_free(&r);
+    char *text = slurp(out);
+    CHECK(text && strncmp(text, expected_text, sizeof expected_text - 1) == 0);
+    n = text ? strlen(text) : 0;
+    CHECK(n > 2 && strcmp(text + n - 2, "\n\n") == 0 && text[n - 3] != '\n');
+    free(text);
+}
+
+static void test_combine(void)
+{
+    /* Two processes' files, combined, analyse as the one file above. */
+    TMP(p1, "c1.csv");
+    TMP(p2, "c2.csv");
+    write_text(p1, "process_id,code_block_name,position,timestamp\n"
+                   "7,a,0,10.5\n7,a,1,12.5\n7,a,0,15\n7,a,1,16\n7,a,0,18.5\n");
+    /* columns in another order: matched by name */
+    write_text(p2, "timestamp,position,code_block_name,process_id\n"
+                   "13,0,\"b,x\",9\n13.5,1,\"b,x\",9\n100,0,empty,9\n101,1,empty,9\n");
+    TMP(combined, "combined.csv");
+    struct result r = gt("sub-track", "combine", "--stf", combined, "-p", p1, "-p", p2, NULL);
+    CHECK_MSG(r.status == 0 && r.out.len == 0 && r.err.len == 0, "combine: %s", r.err.data);
+    result_free(&r);
+    char *text = slurp(combined);
+    CHECK_STR(text, "process_id,code_block_name,position,timestamp\r\n7,a,0,10.5\r\n"
+                    "7,a,1,12.5\r\n7,a,0,15.0\r\n7,a,1,16.0\r\n7,a,0,18.5\r\n9,\"b,x\",0,13.0\r\n"
+                    "9,\"b,x\",1,13.5\r\n9,empty,0,100.0\r\n9,empty,1,101.0\r\n");
+    free(text);
+    TMP(tf, "tracking.csv");
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", combined, "-f", "json", NULL);
+    check_figures(r.out.data, "analyze of the combined file");
+    result_free(&r);
+
+    /* A directory: its files of the combined file's format, by name. */
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s", tmp_path("marks.d"));
+    mkdir(dir, 0755);
+    char path[400];
+    snprintf(path, sizeof path, "%s/2.csv", dir);
+    write_text(path, "process_id,code_block_name,position,timestamp\n9,\"b,x\",0,13\n"
+                     "9,\"b,x\",1,13.5\n9,empty,0,100\n9,empty,1,101\n");
+    snprintf(path, sizeof path, "%s/1.csv", dir);
+    write_text(path, "process_id,code_block_name,position,timestamp\n"
+                     "7,a,0,10.5\n7,a,1,12.5\n7,a,0,15\n7,a,1,16\n7,a,0,18.5\n");
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    write_text(path, "not a sub-tracking file\n");
+    TMP(from_dir, "from-dir.sqlite");
+    r = gt("sub-track", "combine", "--stf", from_dir, "-p", dir, NULL);
+    CHECK_MSG(r.status == 2 || r.status == 1, "no .sqlite files in the directory");
+    CHECK_CONTAINS(r.err.data, "has no .sqlite files to combine");
+    result_free(&r);
+    TMP(dir_csv, "from-dir.csv");
+    r = gt("sub-track", "combine", "--stf", dir_csv, "-p", dir, NULL);
+    CHECK_MSG(r.status == 0, "combine DIR: %s", r.err.data);
+    result_free(&r);
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", dir_csv, "-f", "json", NULL);
+    check_figures(r.out.data, "analyze of a directory combined");
+    result_free(&r);
+
+    /* SQLite into SQLite. */
+    TMP(sq, "marks.sqlite");
+    TMP(sq2, "marks-combined.sqlite");
+    r = gt("sub-track", "combine", "--stf", sq2, "-p", sq, NULL);
+    CHECK_MSG(r.status == 0, "combine sqlite: %s", r.err.data);
+    result_free(&r);
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", sq2, "-f", "json", NULL);
+    check_figures(r.out.data, "analyze of a combined SQLite file");
+    result_free(&r);
+
+    /* Refusals: nothing is made, the one line says why. */
+    char line[1024];
+    r = gt("sub-track", "combine", "--stf", combined, "-p", p1, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: cannot combine into '%s': it already "
+             "exists (give a new name; its marks would be lost)\n", combined);
+    check_error(&r, 1, line);
+    TMP(fresh, "fresh.csv");
+    r = gt("sub-track", "combine", "--stf", fresh, "-p", p1, "-p", sq, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: cannot combine '%s' into '%s': every "
+             "file must end in .csv, as the combined one\n", sq, fresh);
+    check_error(&r, 1, line);
+    TMP(bad, "bad-position.csv");
+    write_text(bad, "process_id,code_block_name,position,timestamp\n7,a,2,10.5\n");
+    r = gt("sub-track", "combine", "--stf", fresh, "-p", p1, "-p", bad, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: sub-tracking file '%s' record 2: "
+             "position should be 0 (start) or 1 (stop), not '2'\n", bad);
+    check_error(&r, 1, line);
+    struct stat st;
+    CHECK(stat(fresh, &st) != 0); /* no half-combined file */
+    r = gt("sub-track", "combine", "--stf", fresh, NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: combine needs the files to combine: -p FILE "
+                       "(repeated), or -p DIR\n");
+    r = gt("sub-track", "combine", "-p", p1, NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: combine needs --stf OUT, the combined file to "
+                       "make\n");
+}
+
+static void test_compare(void)
+{
+    TMP(tf, "tracking.csv");
+    TMP(stf, "marks.csv");
+    /* Session B: main_ram 50 at t = 15 (inside block a). */
+    TMP(tf2, "tracking-b.csv");
+    FILE *f = fopen(tf2, "w");
+    fputs("ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,"
+          "system_core_count,n_expected_cores,system_gpu_count,n_expected_gpus\r\n"
+          "megabytes,megabytes,seconds,1000.0,0.0,4,2,0,0\r\n"
+          "main_ram,main_n_threads,timestamp\r\n", f);
+    for (int t = 10; t < 20; t++)
+        fprintf(f, "%d.0,%d,%d.0\r\n", t == 15 ? 50 : t - 10, t % 3, t);
+    fclose(f);
+    TMP(ra, "a.json");
+    TMP(rb, "b.json");
+    struct result r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, "-f", "json", "-o",
+                         ra, NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+    r = gt("sub-track", "analyze", "--tf", tf2, "--stf", stf, "-f", "json", "-o", rb, NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+
+    char ma[400], mb[400];
+    snprintf(ma, sizeof ma, "A=%s", ra);
+    snprintf(mb, sizeof mb, "B=%s", rb);
+    r = gt("sub-track", "compare", "-m", mb, "-m", ma, "--stat", "max", "-f", "json", NULL);
+    CHECK_MSG(r.status == 0, "compare: %s", r.err.data);
+    json_object *c = parse_or_fail(r.out.data, "compare -f json");
+    /* max main_ram: A 9, B 50 (sorted: A first); in block a: 6 and 50. */
+    CHECK(NEAR(jnum(c, "overall_resource_usage.main_ram.A"), 9));
+    CHECK(NEAR(jnum(c, "overall_resource_usage.main_ram.B"), 50));
+    CHECK(NEAR(jnum(c, "code_block_resource_usage.main_ram.a.A"), 6));
+    CHECK(NEAR(jnum(c, "code_block_resource_usage.main_ram.a.B"), 50));
+    CHECK(NEAR(jnum(c, "code_block_compute_time.a.B"), 2));
+    json_object *sorted = json_object_object_get(
+        json_object_object_get(c, "overall_resource_usage"), "main_ram");
+    struct json_object_iterator it = json_object_iter_begin(sorted);
+    CHECK_STR(json_object_iter_peek_name(&it), "A"); /* the smaller first */
+    json_object_put(c);
+    result_free(&r);
+    r = gt("sub-track", "compare", "-m", mb, "-m", ma, "--stat", "max", NULL);
+    CHECK_CONTAINS(r.out.data, "Overall Resource Usage:\n\tMain Ram:\n\t\t   A    B\n"
+                               "\t\t 9.0 50.0\n");
+    CHECK_CONTAINS(r.out.data, "Code Block Compute Time:\n\ta:\n\t\t   B   A\n\t\t 2.0 2.0\n");
+    result_free(&r);
+    /* --cconfig: the map and statistic from a file; -m adds, --stat wins. */
+    TMP(cc, "compare.json");
+    f = fopen(cc, "w");
+    fprintf(f, "{\"file_path_map\": {\"B\": \"%s\"}, \"statistic\": \"min\"}", rb);
+    fclose(f);
+    r = gt("sub-track", "compare", "--cconfig", cc, "-m", ma, "-f", "json", NULL);
+    c = parse_or_fail(r.out.data, "compare --cconfig");
+    CHECK(NEAR(jnum(c, "code_block_resource_usage.main_ram.a.B"), 1)); /* min */
+    json_object_put(c);
+    result_free(&r);
+    r = gt("sub-track", "compare", "--cconfig", cc, "-m", ma, "--stat", "mean", "-f", "json",
+           NULL);
+    c = parse_or_fail(r.out.data, "compare --cconfig --stat");
+    CHECK(NEAR(jnum(c, "code_block_resource_usage.main_ram.a.B"), (1 + 2 + 50 + 6) / 4.0));
+    json_object_put(c);
+    result_free(&r);
+
+    /* Block names that differ only in their line number match by order,
+     * with a warning; names that differ otherwise do not. */
+    TMP(m1, "lines1.csv");
+    TMP(m2, "lines2.csv");
+    write_text(m1, "process_id,code_block_name,position,timestamp\n1,run.py:9,0,11\n"
+                   "1,run.py:9,1,12\n1,run.py:30,0,14\n1,run.py:30,1,16\n");
+    write_text(m2, "process_id,code_block_name,position,timestamp\n1,run.py:10,0,11\n"
+                   "1,run.py:10,1,12\n1,run.py:31,0,14\n1,run.py:31,1,16\n");
+    TMP(l1, "l1.json");
+    TMP(l2, "l2.json");
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", m1, "-f", "json", "-o", l1, NULL);
+    result_free(&r);
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", m2, "-f", "json", "-o", l2, NULL);
+    result_free(&r);
+    char x1[400], x2[400];
+    snprintf(x1, sizeof x1, "old=%s", l1);
+    snprintf(x2, sizeof x2, "new=%s", l2);
+    r = gt("sub-track", "compare", "-m", x1, "-m", x2, "-f", "json", NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: sub-track: warning: code block 'run.py:10' of "
+                               "tracking session 'new' matched with 'run.py:9' of 'old' by "
+                               "their order");
+    c = parse_or_fail(r.out.data, "compare by line numbers");
+    /* 9 < 30 numerically: the zero-filled sort pairs 9 with 10, 30 with 31 */
+    json_object *times = json_object_object_get(c, "code_block_compute_time");
+    json_object *first = json_object_object_get(times, "run.py:10 -> run.py:9");
+    json_object *second = json_object_object_get(times, "run.py:30 -> run.py:31");
+    CHECK(first && NEAR(json_object_get_double(json_object_object_get(first, "old")), 1));
+    CHECK(second && NEAR(json_object_get_double(json_object_object_get(second, "new")), 2));
+    json_object_put(c);
+    result_free(&r);
+    char line[1024];
+    snprintf(x2, sizeof x2, "other=%s", ra);
+    r = gt("sub-track", "compare", "-m", x1, "-m", x2, NULL);
+    check_error(&r, 1, "gpu-tracker: sub-track: every tracking session must have the same code "
+                       "blocks: 'old' has 2, 'other' has 3\n");
+
+    /* Refusals. */
+    r = gt("sub-track", "compare", NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: compare needs tracking sessions: -m NAME=FILE "
+                       "(repeated), or --cconfig FILE with a file_path_map\n");
+    r = gt("sub-track", "compare", "-m", "A", NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: -m 'A' should be NAME=FILE (a session's name, "
+                       "and its results from sub-track analyze -f json)\n");
+    r = gt("sub-track", "compare", "-m", ma, "--stat", "median", NULL);
+    check_error(&r, 1, "gpu-tracker: sub-track: invalid statistic 'median': valid statistics "
+                       "are min, max, mean and std\n");
+    snprintf(x2, sizeof x2, "T=%s", tf);
+    r = gt("sub-track", "compare", "-m", ma, "-m", x2, NULL);
+    check_error(&r, 1, "gpu-tracker: sub-track: the results of tracking session 'T' are not "
+                       "JSON results of sub-track analyze (unexpected character)\n");
+    TMP(pkl, "results.pkl");
+    write_text(pkl, "\x80\x04\x95 a pickle");
+    snprintf(x2, sizeof x2, "P=%s", pkl);
+    r = gt("sub-track", "compare", "-m", x2, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: results file '%s' (session 'P') is a "
+             "pickle: this command reads the JSON of sub-track analyze -f json; the Python "
+             "package's gpu-tracker compares pickles (docs/sub-tracking.md)\n", pkl);
+    check_error(&r, 2, line);
+    write_text(cc, "{\"file_path_map\": {\"B\": \"b.json\"}, \"stat\": \"min\"}");
+    r = gt("sub-track", "compare", "--cconfig", cc, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: config file '%s': unknown key 'stat'; "
+             "valid keys are file_path_map and statistic\n", cc);
+    check_error(&r, 2, line);
+    write_text(cc, "{\"file_path_map\": [\"b.json\"]}");
+    r = gt("sub-track", "compare", "--cconfig", cc, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: config file '%s': file_path_map should "
+             "be an object of session names to results files\n", cc);
+    check_error(&r, 2, line);
+    /* A JSON document that is not an analysis. */
+    TMP(wrong, "wrong.json");
+    write_text(wrong, "{\"overall\": {}}");
+    snprintf(x2, sizeof x2, "W=%s", wrong);
+    r = gt("sub-track", "compare", "-m", x2, NULL);
+    check_error(&r, 1, "gpu-tracker: sub-track: the results of tracking session 'W': missing "
+                       "key \"code_block_results\"\n");
+    r = gt("sub-track", "compare", "-m", ma, "-f", "pickle", NULL);
+    CHECK(r.status == 2);
+    CHECK_CONTAINS(r.err.data, "-f pickle is written by the Python package's gpu-tracker");
+    result_free(&r);
+}
+
+/* Every malformed or unreadable input: one line naming the file, the
+ * record and what is valid; nothing on standard output. */
+static void test_refusals(void)
+{
+    TMP(tf, "tracking.csv");
+    TMP(stf, "marks.csv");
+    char line[2048];
+    struct result r;
+#define REFUSED(status, marks_text, ...)                                                    \
+    do {                                                                                    \
+        TMP(m_, "refused.csv");                                                             \
+        write_text(m_, marks_text);                                                         \
+        r = gt("sub-track", "analyze", "--tf", tf, "--stf", m_, NULL);                      \
+        snprintf(line, sizeof line, __VA_ARGS__);                                           \
+        check_error(&r, status, line);                                                      \
+    } while (0)
+    TMP(m, "refused.csv");
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,1,10.5\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' is invalid: code block 'a' of "
+            "process 7 has a stop without a start at 10.500000\n", m);
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,0,10\n7,a,0,11\n7,a,1,12\n"
+               "7,a,1,13\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' is invalid: code block 'a' of "
+            "process 7 has two starts in a row (entered again before it stopped: nested calls "
+            "of one name cannot be paired) at 11.000000\n", m);
+    REFUSED(1, "process_id,code_block_name,position\n7,a,0\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' has no column 'timestamp' (a "
+            "sub-tracking file has process_id, code_block_name, position and timestamp)\n", m);
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7,\"a,0,10.5\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' is not valid CSV after record 1: a "
+            "quoted field is not closed\n", m);
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,0,ten\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' record 2: timestamp is not a "
+            "number: 'ten'\n", m);
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7.5,a,0,10\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' record 2: process_id is not an "
+            "integer: 7.5\n", m);
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7,,0,10\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' record 2: code_block_name is "
+            "missing\n", m);
+    REFUSED(1, "", "gpu-tracker: sub-track: sub-tracking file '%s' is empty (no header)\n", m);
+    /* A field past the bound: refused, not read into memory whole. */
+    {
+        FILE *f = fopen(m, "w");
+        fputs("process_id,code_block_name,position,timestamp\n7,", f);
+        for (int i = 0; i < (2 << 20); i++)
+            fputc('a', f);
+        fputs(",0,1\n", f);
+        fclose(f);
+        r = gt("sub-track", "analyze", "--tf", tf, "--stf", m, NULL);
+        snprintf(line, sizeof line, "gpu-tracker: sub-track: sub-tracking file '%s' is not valid "
+                 "CSV in record 2: a field is longer than 1 MiB\n", m);
+        check_error(&r, 1, line);
+    }
+    /* The tracking file. */
+    TMP(bad, "tracking-bad.csv");
+    write_tracking_csv(bad);
+    FILE *f = fopen(bad, "a");
+    fputs("abc,1,20.0\r\n", f);
+    fclose(f);
+    r = gt("sub-track", "analyze", "--tf", bad, "--stf", stf, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s' record 14: main_ram "
+             "is not a number: 'abc'\n", bad);
+    check_error(&r, 1, line);
+    write_text(bad, "a,b\r\n1,2\r\nmain_ram,main_n_threads\r\n1,2\r\n");
+    r = gt("sub-track", "analyze", "--tf", bad, "--stf", stf, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s' has no column "
+             "'timestamp' in its timepoints' header (line 3): is it a tracking file (--tf)?\n",
+             bad);
+    check_error(&r, 1, line);
+    write_text(bad, "main_ram,timestamp\r\n1,2\r\n");
+    r = gt("sub-track", "analyze", "--tf", bad, "--stf", stf, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s' has no timepoints' "
+             "header: is it a tracking file (--tf)?\n", bad);
+    check_error(&r, 1, line);
+    TMP(fifo, "fifo.csv");
+    mkfifo(fifo, 0600);
+    r = gt("sub-track", "analyze", "--tf", fifo, "--stf", stf, NULL); /* no wait for a writer */
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: cannot read tracking file '%s': not a "
+             "regular file\n", fifo);
+    check_error(&r, 1, line);
+    r = gt("sub-track", "analyze", "--tf", "/nonexistent/t.csv", "--stf", stf, NULL);
+    check_error(&r, 1, "gpu-tracker: sub-track: cannot read tracking file '/nonexistent/t.csv': "
+                       "No such file or directory\n");
+    r = gt("sub-track", "analyze", "--tf", "t.txt", "--stf", stf, NULL);
+    check_error(&r, 1, "gpu-tracker: sub-track: invalid tracking file name 't.txt': valid "
+                       "extensions are .csv and .sqlite\n");
+    /* SQLite: not a database; a view where the table should be. */
+    TMP(notdb, "not-a-db.sqlite");
+    write_text(notdb, "this is not a database, but long enough to look at its header.......\n");
+    r = gt("sub-track", "analyze", "--tf", notdb, "--stf", stf, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s' is not an SQLite "
+             "database: file is not a database\n", notdb);
+    check_error(&r, 1, line);
+    TMP(view, "view.sqlite");
+    sqlite3 *db;
+    sqlite3_open(view, &db);
+    sql(db, "CREATE TABLE static_data (ram_unit VARCHAR)");
+    sql(db, "INSERT INTO static_data VALUES ('megabytes')");
+    sql(db, "CREATE TABLE rows (main_ram FLOAT, timestamp FLOAT)");
+    sql(db, "CREATE VIEW data AS SELECT * FROM rows");
+    sqlite3_close(db);
+    r = gt("sub-track", "analyze", "--tf", view, "--stf", stf, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s': 'data' is a view, "
+             "not a table\n", view);
+    check_error(&r, 1, line);
+    TMP(sq, "marks.sqlite");
+    r = gt("sub-track", "analyze", "--tf", sq, "--stf", stf, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s' has no table "
+             "'static_data'\n", sq);
+    check_error(&r, 1, line);
+
+    /* Usage. */
+    r = gt("sub-track", "analyze", "--tf", tf, NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: analyze needs --tf TRACKING_FILE and --stf "
+                       "SUB_TRACKING_FILE\n");
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, "-f", "yaml", NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: invalid format 'yaml': valid formats are text, "
+                       "json (and pickle from the Python package)\n");
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, "--stat", "max", NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track analyze: unknown option '--stat'; it takes: "
+                       "--tf, --stf, -o, --output, -f, --format\n");
+    r = gt("sub-track", "analyze", "--tf", NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: --tf needs a value\n");
+    r = gt("sub-track", "anlyze", NULL);
+    check_error(&r, 2, "gpu-tracker: sub-track: unknown action 'anlyze' (did you mean "
+                       "'analyze'?); valid actions are combine, analyze and compare\n");
+    r = gt("sub-track", NULL);
+    CHECK(r.status == 2);
+    CHECK_CONTAINS(r.err.data, "usage: gpu-tracker sub-track combine");
+    result_free(&r);
+    r = gt("sub-track", "--help", NULL);
+    CHECK(r.status == 0 && r.err.len == 0);
+    CHECK_CONTAINS(r.out.data, "gpu-tracker sub-track analyze --tf TRACKING --stf SUB_TRACKING");
+    result_free(&r);
+    /* An unwritable output: the analysis is not lost silently. */
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, "-o", "/nonexistent/a.txt", NULL);
+    CHECK(r.status == 1 && r.out.len == 0);
+    CHECK_CONTAINS(r.err.data, "/nonexistent/a.txt");
+    result_free(&r);
+}
+
+/* --tconfig: gpu_tracker's Tracker arguments from a file, the command line
+ * overriding them. */
+static void test_tconfig(void)
+{
+    TMP(cfg, "tracker.json");
+    TMP(tf, "from-config.csv");
+    char text[512];
+    snprintf(text, sizeof text, "{\"sleep_time\": 0.05, \"ram_unit\": \"megabytes\", "
+             "\"time_unit\": \"seconds\", \"tracking_file\": \"%s\", \"overwrite\": true, "
+             "\"disable_logs\": true, \"gpu_uuids\": [], \"n_join_attempts\": 5}", tf);
+    write_text(cfg, text);
+    struct result r = gt("--tconfig", cfg, "--ru", "kilobytes", "-q", "-f", "json", "--",
+                         WORKLOAD_BIN, "burn", "0.3", NULL);
+    CHECK_MSG(r.status == 0, "tconfig: %s", r.err.data);
+    json_object *j = parse_or_fail(r.out.data, "--tconfig run");
+    /* ram_unit from the file overridden; time_unit from the file */
+    CHECK_STR(json_object_get_string(json_object_object_get(json_object_object_get(j, "max_ram"),
+                                                            "unit")), "kilobytes");
+    CHECK_STR(json_object_get_string(json_object_object_get(
+                  json_object_object_get(j, "compute_time"), "unit")), "seconds");
+    json_object_put(j);
+    result_free(&r);
+    char *csv = slurp(tf);
+    CHECK_CONTAINS(csv, "\r\nkilobytes,gigabytes,seconds,");
+    /* 0.3 s at 0.05 s: several rows (the interval came from the file) */
+    int rows = 0;
+    for (const char *p = csv ? csv : ""; (p = strstr(p, "\r\n")); p += 2)
+        rows++;
+    CHECK_MSG(rows >= 3 + 3, "%d lines", rows);
+    free(csv);
+
+    char line[1024];
+    write_text(cfg, "{\"process_id\": 5}");
+    r = gt("--tconfig", cfg, "-e", "true", NULL);
+    snprintf(line, sizeof line, "gpu-tracker: config file '%s': unknown key 'process_id' (the "
+             "command run is the process tracked; --pid tracks another); valid keys are "
+             "sleep_time, ram_unit, gpu_ram_unit, time_unit, n_expected_cores, gpu_uuids, "
+             "disable_logs, gpu_brand, tracking_file, overwrite, n_join_attempts, join_timeout, "
+             "resource_usage_file\n", cfg);
+    check_error(&r, 2, line);
+    write_text(cfg, "{\"sleep_time\": \"fast\"}");
+    r = gt("--tconfig", cfg, "-e", "true", NULL);
+    snprintf(line, sizeof line, "gpu-tracker: config file '%s': sleep_time should be a number\n",
+             cfg);
+    check_error(&r, 2, line);
+    write_text(cfg, "{\"n_expected_cores\": 2.5}");
+    r = gt("--tconfig", cfg, "-e", "true", NULL);
+    snprintf(line, sizeof line, "gpu-tracker: config file '%s': n_expected_cores should be an "
+             "integer\n", cfg);
+    check_error(&r, 2, line);
+    write_text(cfg, "[\"--st\", \"1\"]");
+    r = gt("--tconfig", cfg, "-e", "true", NULL);
+    snprintf(line, sizeof line, "gpu-tracker: config file '%s' is not a JSON object of Tracker "
+             "arguments (not an object)\n", cfg);
+    check_error(&r, 2, line);
+    /* A value from the file is checked as the option would be. */
+    write_text(cfg, "{\"ram_unit\": \"gibibytes\"}");
+    r = gt("--tconfig", cfg, "-e", "true", NULL);
+    CHECK(r.status == 2 && r.out.len == 0);
+    CHECK_CONTAINS(r.err.data, "gibibytes");
+    result_free(&r);
+    r = gt("--tconfig", "/nonexistent/c.json", "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: --tconfig: cannot read '/nonexistent/c.json': No such file "
+                       "or directory\n");
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    tmpdir_make("subtrack");
+    test_analyze();
+    test_combine();
+    test_compare();
+    test_refusals();
+    test_tconfig();
+    tmpdir_remove();
+    return check_exit("test_subtrack");
+}
