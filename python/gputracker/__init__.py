@@ -16,13 +16,16 @@ __version__ = _version()
 
 __all__ = ['Tracker', 'SubTracker', 'sub_track', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUUtilization', 'GPUUtilization',
            'ProcessingUnitPercentages', 'ComputeTime', 'ResourceTracker', 'MetricsTable', 'StatSpec', 'Report',
-           'aggregate_stats', 'load_ipython_extension']
+           'aggregate_stats', 'load_ipython_extension', 'SubTrackingAnalyzer', 'TrackingComparison',
+           'SubTrackingResults', 'CodeBlockResults', 'ComparisonResults']
 
 # resource_tracker's side (and what it imports: statistics, csv, typing, ...)
 # loads when first named, so that `import gputracker` for a Tracker costs a
 # script little (the benchmark's Python table measures it).
 _LAZY = {'ResourceTracker': '_resource_tracker', 'Report': '_resource_tracker', 'MetricsTable': '_metrics',
-         'StatSpec': '_metrics', 'aggregate_stats': '_metrics'}
+         'StatSpec': '_metrics', 'aggregate_stats': '_metrics', 'SubTrackingAnalyzer': '_sub_tracking_analysis',
+         'TrackingComparison': '_sub_tracking_analysis', 'SubTrackingResults': '_sub_tracking_analysis',
+         'CodeBlockResults': '_sub_tracking_analysis', 'ComparisonResults': '_sub_tracking_analysis'}
 
 
 def __getattr__(name):

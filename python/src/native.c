@@ -704,6 +704,134 @@ static PyObject *version(PyObject *module, PyObject *unused)
     return PyUnicode_FromString(gt_version());
 }
 
+/* ---- sub-tracking analysis -------------------------------------------------- */
+
+/* The exception for a failed analysis: a malformed file is a ValueError, as
+ * gpu_tracker raises for an invalid sub-tracking file. */
+static PyObject *raise_analysis(gt_status status)
+{
+    if (status == GT_ERR_PARSE) {
+        PyErr_SetString(PyExc_ValueError, gt_last_error());
+        return NULL;
+    }
+    return raise_status(status);
+}
+
+/* sub_track_analyze(tracking_file, sub_tracking_file, json): the results as
+ * JSON text (json true) or gpu_tracker's text. */
+static PyObject *sub_track_analyze(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *tf = NULL, *stf = NULL;
+    int json = 1;
+    if (!PyArg_ParseTuple(args, "O&O&p", PyUnicode_FSConverter, &tf, PyUnicode_FSConverter,
+                          &stf, &json)) {
+        Py_XDECREF(tf);
+        return NULL;
+    }
+    char *out = NULL;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_subtrack_analyze(PyBytes_AS_STRING(tf), PyBytes_AS_STRING(stf),
+                                 json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(tf);
+    Py_DECREF(stf);
+    return status == GT_OK ? take_text(out) : raise_analysis(status);
+}
+
+/* sub_track_combine(output, [inputs]): gt_subtrack_combine. */
+static PyObject *sub_track_combine(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *output = NULL, *inputs = NULL;
+    if (!PyArg_ParseTuple(args, "O&O", PyUnicode_FSConverter, &output, &inputs))
+        return NULL;
+    PyObject *seq = PySequence_Fast(inputs, "inputs must be a list of paths");
+    Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 0;
+    PyObject **bytes = seq ? PyMem_Calloc((size_t)n + 1, sizeof *bytes) : NULL;
+    const char **paths = seq ? PyMem_Calloc((size_t)n + 1, sizeof *paths) : NULL;
+    PyObject *result = NULL;
+    if (seq && (!bytes || !paths)) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t i = 0; seq && i < n; i++) {
+        if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(seq, i), &bytes[i]))
+            goto out;
+        paths[i] = PyBytes_AS_STRING(bytes[i]);
+    }
+    if (seq) {
+        gt_status status;
+        Py_BEGIN_ALLOW_THREADS
+        status = gt_subtrack_combine(PyBytes_AS_STRING(output), paths, (size_t)n);
+        Py_END_ALLOW_THREADS
+        if (status == GT_OK) {
+            Py_INCREF(Py_None);
+            result = Py_None;
+        } else {
+            raise_analysis(status);
+        }
+    }
+out:
+    for (Py_ssize_t i = 0; bytes && i < n; i++)
+        Py_XDECREF(bytes[i]);
+    PyMem_Free(bytes);
+    PyMem_Free(paths);
+    Py_XDECREF(seq);
+    Py_DECREF(output);
+    return result;
+}
+
+/* sub_track_compare([(name, results_json)], statistic, json): (the
+ * comparison as JSON or text, the warnings or None). */
+static PyObject *sub_track_compare(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *sessions = NULL;
+    const char *statistic = NULL;
+    int json = 1;
+    if (!PyArg_ParseTuple(args, "Osp", &sessions, &statistic, &json))
+        return NULL;
+    PyObject *seq = PySequence_Fast(sessions, "sessions must be a list of (name, json) pairs");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    const char **names = PyMem_Calloc((size_t)n + 1, sizeof *names);
+    const char **docs = PyMem_Calloc((size_t)n + 1, sizeof *docs);
+    PyObject *result = NULL;
+    if (!names || !docs) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* The strings stay alive in the tuples seq holds. */
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ss", &names[i], &docs[i]))
+            goto out;
+    }
+    char *out = NULL, *warnings = NULL;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_subtrack_compare(names, docs, (size_t)n, statistic,
+                                 json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out, &warnings);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK) {
+        raise_analysis(status);
+        goto out;
+    }
+    PyObject *text = take_text(out);
+    PyObject *warn = warnings ? take_text(warnings) : (Py_INCREF(Py_None), Py_None);
+    if (text && warn)
+        result = PyTuple_Pack(2, text, warn);
+    Py_XDECREF(text);
+    Py_XDECREF(warn);
+out:
+    PyMem_Free(names);
+    PyMem_Free(docs);
+    Py_DECREF(seq);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"usage_text", usage_text, METH_O, "gpu_tracker's text for a to_json() document."},
     {"cli_main", cli_main, METH_O, "Runs the gpu-tracker command; its exit status."},
@@ -712,6 +840,9 @@ static PyMethodDef module_methods[] = {
      "A snapshot (any format) in another format, or its HTML report."},
     {"recommend", recommend, METH_VARARGS, "gt_recommend() of the given statistics."},
     {"recommend_server", recommend_server, METH_VARARGS, "gt_recommend_server_at()."},
+    {"sub_track_analyze", sub_track_analyze, METH_VARARGS, "gt_subtrack_analyze()."},
+    {"sub_track_combine", sub_track_combine, METH_VARARGS, "gt_subtrack_combine()."},
+    {"sub_track_compare", sub_track_compare, METH_VARARGS, "gt_subtrack_compare()."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,224 @@
+"""gpu_tracker 5's SubTrackingAnalyzer and TrackingComparison, with their
+results as gpu_tracker gives them (pandas DataFrames and Series in
+dataclasses that pickle). The files are read and the statistics computed by
+libgputracker (gt_subtrack_analyze, gt_subtrack_compare); this module holds
+the results and lays them out as gpu_tracker's text."""
+from __future__ import annotations
+
+import dataclasses as dclass
+import json
+import logging
+import pickle
+
+from . import _native
+
+_SUMMARY_STATS = ['min', 'max', 'mean', 'std']
+_log = logging.getLogger('gputracker')
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError as error:  # pragma: no cover - pandas is there in the tests
+        raise ImportError('gputracker: sub-tracking results are pandas DataFrames, as in gpu_tracker; '
+                          'install pandas (Debian: python3-pandas), or use the JSON of '
+                          '`gpu-tracker sub-track analyze -f json`') from error
+    return pandas
+
+
+def _frame(rows: dict):
+    """A DataFrame from gpu_tracker's to_json layout ({index: {column: value}})."""
+    pd = _pandas()
+    if not rows:
+        return pd.DataFrame(columns=_SUMMARY_STATS, dtype=float)
+    return pd.DataFrame.from_dict(rows, orient='index').astype(float)
+
+
+def _frame_to_json(frame) -> dict:
+    return {index: row.to_dict() for index, row in frame.iterrows()}
+
+
+@dclass.dataclass
+class CodeBlockResults:
+    """Results of one sub-tracked code block (gpu_tracker's CodeBlockResults)."""
+    name: str
+    num_timepoints: int
+    num_calls: int
+    num_non_empty_calls: int
+    compute_time: object  # pandas.Series: min, max, mean, std, total
+    resource_usage: object  # pandas.DataFrame: a row per measurement, min/max/mean/std
+
+
+@dclass.dataclass
+class SubTrackingResults:
+    """The results of a tracking session: overall statistics, static data and
+    each code block's (gpu_tracker's SubTrackingResults)."""
+    overall: object  # pandas.DataFrame
+    static_data: object  # pandas.Series
+    code_block_results: list
+
+    def to_json(self) -> dict:
+        return {
+            'overall': _frame_to_json(self.overall),
+            'static_data': self.static_data.to_dict(),
+            'code_block_results': [
+                {
+                    'name': block.name, 'num_timepoints': block.num_timepoints, 'num_calls': block.num_calls,
+                    'num_non_empty_calls': block.num_non_empty_calls,
+                    'compute_time': block.compute_time.to_dict(),
+                    'resource_usage': _frame_to_json(block.resource_usage),
+                } for block in self.code_block_results
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict) -> SubTrackingResults:
+        """Results from the JSON of ``to_json()`` or ``gpu-tracker sub-track analyze -f json``."""
+        pd = _pandas()
+        blocks = [
+            CodeBlockResults(
+                name=block['name'], num_timepoints=block['num_timepoints'], num_calls=block['num_calls'],
+                num_non_empty_calls=block['num_non_empty_calls'],
+                compute_time=pd.Series(block['compute_time'], dtype=float),
+                resource_usage=_frame(block['resource_usage']))
+            for block in doc['code_block_results']
+        ]
+        return cls(overall=_frame(doc['overall']), static_data=pd.Series(doc['static_data'], dtype=object),
+                   code_block_results=blocks)
+
+    def __str__(self) -> str:
+        return _dict_to_str('', dclass.asdict(self), 0)
+
+
+@dclass.dataclass
+class ComparisonResults:
+    """The comparison of tracking sessions (gpu_tracker's ComparisonResults):
+    for each measurement (and code block), the sessions' statistic, sorted."""
+    overall_resource_usage: dict
+    code_block_resource_usage: dict
+    code_block_compute_time: dict
+
+    def to_json(self) -> dict:
+        return {
+            'overall_resource_usage': {m: s.to_dict() for m, s in self.overall_resource_usage.items()},
+            'code_block_resource_usage': {
+                m: {b: s.to_dict() for b, s in blocks.items()} for m, blocks in self.code_block_resource_usage.items()
+            },
+            'code_block_compute_time': {b: s.to_dict() for b, s in self.code_block_compute_time.items()},
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict) -> ComparisonResults:
+        pd = _pandas()
+
+        def series(values):
+            return pd.Series(values, dtype=float)
+        return cls(
+            overall_resource_usage={m: series(v) for m, v in doc['overall_resource_usage'].items()},
+            code_block_resource_usage={
+                m: {b: series(v) for b, v in blocks.items()} for m, blocks in doc['code_block_resource_usage'].items()
+            },
+            code_block_compute_time={b: series(v) for b, v in doc['code_block_compute_time'].items()})
+
+    def __str__(self) -> str:
+        return _dict_to_str('', dclass.asdict(self), 0, no_title_keys=set(self.code_block_compute_time))
+
+
+def _dict_to_str(string: str, results: dict, indent: int, no_title_keys: set | None = None) -> str:
+    """gpu_tracker's text layout: titled keys indented by tabs, tables as
+    pandas prints them with every row and column and floats to 8 decimals."""
+    pd = _pandas()
+    tabs = '\t' * indent
+    titled = {
+        tabs + (key if no_title_keys and key in no_title_keys else key.replace('_', ' ').title()): value
+        for key, value in results.items()
+    }
+    width = max((len(key) for key in titled), default=0)
+    for key, value in titled.items():
+        if isinstance(value, pd.Series):
+            value = value.to_frame().T
+            value = value.rename({value.index[0]: ''})
+        if isinstance(value, dict):
+            string += f'{key}:\n'
+            string = _dict_to_str(string, value, indent + 1, no_title_keys)
+        elif isinstance(value, pd.DataFrame):
+            string += f'{key}:\n'
+            with pd.option_context('display.max_rows', None, 'display.max_columns', None, 'display.width', 5000,
+                                   'display.float_format', lambda x: f'{float(f"{x:.8f}")}'):
+                table = str(value)
+            string += '\n'.join(tabs + '\t' + line for line in table.splitlines()) + '\n'
+        elif isinstance(value, list):
+            string += f'{key}:\n'
+            for item in value:
+                string = _dict_to_str(string, item, indent + 1, no_title_keys) + '\n'
+        else:
+            value = f'{value:.8f}' if type(value) is float else value
+            string += f'{key}:{" " * (width - len(key))} {value}\n'
+    return string
+
+
+class SubTrackingAnalyzer:
+    """Per code block statistics from a tracking file and a sub-tracking file
+    (gpu_tracker's SubTrackingAnalyzer; ours or gpu_tracker's files, CSV or
+    SQLite)."""
+
+    def __init__(self, tracking_file: str | None, sub_tracking_file: str):
+        self.tracking_file = tracking_file
+        self.sub_tracking_file = sub_tracking_file
+
+    def sub_tracking_results(self) -> SubTrackingResults:
+        if self.tracking_file is None:
+            raise ValueError('a tracking file is needed to analyse the code blocks (tracking_file)')
+        text = _native.sub_track_analyze(self.tracking_file, self.sub_tracking_file, True)
+        return SubTrackingResults.from_json(json.loads(text))
+
+    def read_static_data(self):
+        return self.sub_tracking_results().static_data
+
+    def load_code_block_names(self) -> list:
+        return [block.name for block in self.sub_tracking_results().code_block_results]
+
+    def overall_timepoint_results(self):
+        return self.sub_tracking_results().overall
+
+    def combine_sub_tracking_files(self, files: list):
+        """Writes the marks of files (all of this analyzer's sub-tracking file's
+        format) into its sub-tracking file, which must not exist yet."""
+        _native.sub_track_combine(self.sub_tracking_file, [str(f) for f in files])
+
+
+def _load_results(path: str) -> SubTrackingResults:
+    with open(path, 'rb') as file:
+        data = file.read()
+    if data[:1] == b'\x80':
+        results = pickle.loads(data)
+    else:
+        results = SubTrackingResults.from_json(json.loads(data))
+    if not isinstance(results, SubTrackingResults):
+        raise ValueError(f'{path} holds a {type(results).__name__}, not SubTrackingResults')
+    return results
+
+
+class TrackingComparison:
+    """Compares tracking sessions by their SubTrackingResults (gpu_tracker's
+    TrackingComparison): file_path_map maps each session's name to a pickle
+    of its results (or their JSON). Code blocks are matched by name; names
+    that differ only by a trailing line number match in order, with a
+    warning."""
+
+    def __init__(self, file_path_map: dict):
+        self.results_map = {name: _load_results(path) for name, path in file_path_map.items()}
+        # The blocks must match: a ValueError (and the warnings) now, as gpu_tracker.
+        _, warnings = self._compare('mean')
+        for line in (warnings or '').splitlines():
+            _log.warning(line)
+
+    def _compare(self, statistic: str):
+        sessions = [(name, json.dumps(results.to_json())) for name, results in self.results_map.items()]
+        return _native.sub_track_compare(sessions, statistic, True)
+
+    def compare(self, statistic: str = 'mean') -> ComparisonResults:
+        """The sessions' statistic ('min', 'max', 'mean' or 'std') of each measurement, overall and per code
+        block, and of each block's compute time, sorted from least to most."""
+        text, _ = self._compare(statistic)
+        return ComparisonResults.from_json(json.loads(text))
