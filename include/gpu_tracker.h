@@ -846,15 +846,28 @@ typedef struct gt_report_extras {
      * (gt_instance_price_at() of its cloud info); with a server_json it
      * gives this run's cost beside the recommended server's. 0: not known. */
     double current_price_per_hour;
+    /* A sub-tracking file of the run (gt_subtracker_open, gpu_tracker's
+     * SubTracker): its code blocks as a table (calls, time, and what the
+     * rows inside them used) and, the longest eight, shaded on the charts.
+     * NULL: none. An unreadable or malformed file fails the report with
+     * the reason (GT_ERR_IO, GT_ERR_PARSE). */
+    const char *sub_tracking_file;
 } gt_report_extras;
 
 /* gt_snapshot_report_html() / gt_snapshot_write_report() with extras
  * (NULL: none, as those two); GT_ERR_INVALID_ARGUMENT (NULL html) for a
- * struct_size smaller than the 0.3 struct. (0.3) */
+ * struct_size smaller than the 0.3 struct (which ends before
+ * sub_tracking_file). (0.3) */
 GT_API char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,
                                         const gt_report_extras *extras);
 GT_API gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_json,
                                              const gt_report_extras *extras, const char *path);
+
+/* gt_tracker_write_report() with extras, as gt_snapshot_write_report_ex()
+ * (a sub-tracking file's code blocks, history, price). */
+GT_API gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exit_status,
+                                            const char *server_json,
+                                            const gt_report_extras *extras, const char *path);
 
 /* ---- The tracker -------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "fixture.h"
+#include "gpu_tracker.h"
 #include "httpd.h"
 #include "runner.h"
 
@@ -489,12 +490,14 @@ static void test_report_in_chromium(void)
     if (system("command -v chromium >/dev/null 2>&1") != 0)
         SKIP_TEST("chromium is not installed (make check installs it, as root)");
     tmpdir_make("chromium");
-    char html[256], data[256], pcsv[256];
+    char html[256], data[256], pcsv[256], snap[256];
     snprintf(html, sizeof html, "%s", tmp_path("run.html"));
     snprintf(data, sizeof data, "%s", tmp_path("run.dat"));
     snprintf(pcsv, sizeof pcsv, "%s", tmp_path("run-process.csv"));
-    struct result r = gt("--st", "0.2", "--disable-logs", "--report", html, "--process-csv", pcsv,
-                         "--", WORKLOAD_BIN, "io-alloc", "4", "32", data, pcsv, "2", NULL);
+    snprintf(snap, sizeof snap, "%s", tmp_path("run.json.gz"));
+    struct result r = gt("--st", "0.2", "--disable-logs", "--report", html, "--snapshot", snap,
+                         "--process-csv", pcsv, "--", WORKLOAD_BIN, "io-alloc", "4", "32", data,
+                         pcsv, "2", NULL);
     CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
     result_free(&r);
     const char *png = tmp_path("report.png");
@@ -543,6 +546,47 @@ static void test_report_in_chromium(void)
         CHECK_CONTAINS(said, "Network @ ");
     }
     free(text);
+
+    /* Code blocks of a sub-tracking file, shaded: the hover at the middle
+     * of each chart names the block whose call covers it. */
+    gt_snapshot *sn = NULL;
+    CHECK(gt_snapshot_read(snap, &sn) == GT_OK);
+    if (sn) {
+        double t0 = sn->start_time, span = sn->stop_time - sn->start_time;
+        gt_snapshot_free(sn);
+        char marks[256], blocks_html[256];
+        snprintf(marks, sizeof marks, "%s", tmp_path("marks.csv"));
+        snprintf(blocks_html, sizeof blocks_html, "%s", tmp_path("blocks.html"));
+        FILE *mf = fopen(marks, "w");
+        fprintf(mf, "process_id,code_block_name,position,timestamp\n1,warm up,0,%.6f\n"
+                    "1,warm up,1,%.6f\n1,middle step,0,%.6f\n1,middle step,1,%.6f\n",
+                t0, t0 + 0.2 * span, t0 + 0.35 * span, t0 + 0.75 * span);
+        fclose(mf);
+        r = gt("report", snap, "--stf", marks, "-o", blocks_html, NULL);
+        CHECK_MSG(r.status == 0, "report --stf: %s", r.err.data);
+        result_free(&r);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox "
+                 "--disable-gpu --dump-dom 'file://%s#hover-test' >%s 2>/dev/null",
+                 tmpdir, tmpdir, blocks_html, dom);
+        rc = system(cmd);
+        CHECK_MSG(rc == 0, "chromium --dump-dom exited %d", rc);
+        text = slurp(dom);
+        said = text ? strstr(text, "<pre id=\"hover-test\">") : NULL;
+        CHECK_MSG(said != NULL, "the hover test did not run in Chromium");
+        /* "CPU usage @ 0:01  ·  tracked processes: ...  ·  in middle step" */
+        const char *cpu = said ? strstr(said, "CPU usage @ ") : NULL;
+        const char *eol = cpu ? strchr(cpu, '\n') : NULL;
+        const char *in = cpu ? strstr(cpu, "in middle step") : NULL;
+        CHECK_MSG(in && eol && in < eol, "hover did not name the block: [%.200s]",
+                  cpu ? cpu : "");
+        CHECK(said && !strstr(said, "warm up"));
+        /* The rendered page has the shaded spans (one per chart and call). */
+        const char *dom_rect = text ? strstr(text, "<rect class=\"block\"") : NULL;
+        CHECK_MSG(dom_rect != NULL, "no shaded span in Chromium's DOM");
+        CHECK_CONTAINS(text, "<h2>Code blocks</h2>");
+        free(text);
+    }
     tmpdir_remove();
 }
 

@@ -670,6 +670,105 @@ static void test_tconfig(void)
                        "or directory\n");
 }
 
+
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The report's code blocks: a table, and their calls shaded on the charts
+ * where they fall in the run. (tests/test_series_cli.c renders it in
+ * Chromium, hover included.) */
+static void test_report_blocks(void)
+{
+    TMP(snap, "run.json.gz");
+    TMP(marks, "report-marks.csv");
+    TMP(html, "report.html");
+    struct result r = gt("--st", "0.05", "--disable-logs", "--snapshot", snap, "--",
+                         WORKLOAD_BIN, "burn", "0.6", NULL);
+    CHECK_MSG(r.status == 0, "run: %s", r.err.data);
+    result_free(&r);
+    gt_snapshot *s = NULL;
+    CHECK(gt_snapshot_read(snap, &s) == GT_OK);
+    if (!s)
+        return;
+    double t0 = s->start_time, span = s->stop_time - s->start_time;
+    gt_snapshot_free(s);
+    /* "early": the first fifth of the run; "late": two calls in the last
+     * half; "elsewhere": an hour before it (listed, never shaded). */
+    FILE *f = fopen(marks, "w");
+    fprintf(f, "process_id,code_block_name,position,timestamp\n"
+               "1,early,0,%.6f\n1,early,1,%.6f\n1,late,0,%.6f\n1,late,1,%.6f\n"
+               "1,late,0,%.6f\n1,late,1,%.6f\n2,elsewhere,0,%.6f\n2,elsewhere,1,%.6f\n",
+            t0, t0 + 0.2 * span, t0 + 0.5 * span, t0 + 0.6 * span, t0 + 0.8 * span,
+            t0 + 0.95 * span, t0 - 3600, t0 - 3500);
+    fclose(f);
+    r = gt("report", snap, "--stf", marks, "-o", html, NULL);
+    CHECK_MSG(r.status == 0 && r.err.len == 0, "report --stf: %s", r.err.data);
+    result_free(&r);
+    char *text = slurp(html);
+    CHECK_CONTAINS(text, "<h2>Code blocks</h2>");
+    /* The longest first: elsewhere (100 s), then late, then early. */
+    const char *elsewhere = text ? strstr(text, "</i>elsewhere</td><td>1</td>") : NULL;
+    const char *late = text ? strstr(text, "</i>late</td><td>2</td>") : NULL;
+    const char *early = text ? strstr(text, "</i>early</td><td>1</td>") : NULL;
+    CHECK(elsewhere && late && early && elsewhere < late && late < early);
+    /* No row of the run is an hour early: nothing inside, said as a dash. */
+    CHECK(elsewhere && strstr(elsewhere, "<td>0</td><td>&ndash;</td>") &&
+          strstr(elsewhere, "<td>0</td><td>&ndash;</td>") < late);
+    /* Shaded on each of the 4 charts (no GPU charts in a run without
+     * GPUs): early once, late twice (two calls apart), elsewhere never. */
+    int charts = count_of(text, "<figure class=\"chart\">");
+    CHECK(charts >= 4);
+    CHECK_MSG(count_of(text, "<title>early</title>") == charts, "%d early spans",
+              count_of(text, "<title>early</title>"));
+    CHECK_MSG(count_of(text, "<title>late</title>") == 2 * charts, "%d late spans",
+              count_of(text, "<title>late</title>"));
+    CHECK(count_of(text, "<title>elsewhere</title>") == 0);
+    /* early starts at the plot's left edge (x = 70) and spans about a
+     * fifth of the 554-pixel plot. */
+    const char *rect = text ? strstr(text, "<rect class=\"block\"") : NULL;
+    int x = -1, w = -1;
+    while (rect && !(strstr(rect, "<title>") && strncmp(strstr(rect, "<title>"), "<title>early", 12) == 0))
+        rect = strstr(rect + 1, "<rect class=\"block\"");
+    CHECK(rect && sscanf(rect, "<rect class=\"block\" x=\"%d\" y=\"16\" width=\"%d\"", &x, &w) == 2);
+    CHECK_MSG(x == 70 && w >= 100 && w <= 125, "early at x %d, width %d", x, w);
+    free(text);
+
+    /* Refusals. A malformed sub-tracking file fails report in one line. */
+    TMP(bad, "report-bad.csv");
+    write_text(bad, "process_id,code_block_name,position,timestamp\n1,a,1,5.0\n");
+    char line[1024];
+    r = gt("report", snap, "--stf", bad, "-o", html, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-tracking file '%s' is invalid: code block 'a' "
+             "of process 1 has a stop without a start at 5.000000\n", bad);
+    check_error(&r, 1, line);
+    /* After a run, the report is kept without the blocks, with a warning. */
+    TMP(html2, "report-run.html");
+    r = gt("--disable-logs", "-q", "--report", html2, "--stf", bad, "-o", tmp_path("s.txt"),
+           "--", WORKLOAD_BIN, "burn", "0.1", NULL);
+    CHECK(r.status == 0);
+    snprintf(line, sizeof line, "gpu-tracker: warning: '%s' has no code blocks: sub-tracking "
+             "file '%s' is invalid: code block 'a' of process 1 has a stop without a start at "
+             "5.000000\n", html2, bad);
+    CHECK_CONTAINS(r.err.data, line); /* after the workload's own lines */
+    result_free(&r);
+    text = slurp(html2);
+    CHECK(text && strstr(text, "Resource usage report") && !strstr(text, "Code blocks"));
+    free(text);
+    r = gt("--stf", marks, "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: --stf shades the code blocks of a sub-tracking file on "
+                       "--report's charts: give --report FILE.html too (sub-track analyze gives "
+                       "their figures)\n");
+    r = gt("--stf", "marks.txt", "--report", html2, "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid sub-tracking file name 'marks.txt' for --stf: valid "
+                       "extensions are .csv and .sqlite\n");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -680,6 +779,7 @@ int main(int argc, char **argv)
     test_compare();
     test_refusals();
     test_tconfig();
+    test_report_blocks();
     tmpdir_remove();
     return check_exit("test_subtrack");
 }

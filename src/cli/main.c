@@ -380,7 +380,7 @@ int gt_cli_main(int argc, char **argv)
             output_failed |= fail("cannot save the run: out of memory", 1);
         else
             output_failed |= save_run(t, command, o.command ? r.status_code : -1, o.snapshot,
-                                      o.snapshot_format, o.report);
+                                      o.snapshot_format, o.report, o.stf);
         free(command);
     }
 

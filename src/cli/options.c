@@ -82,6 +82,10 @@ const char cli_usage[] =
     "                            (docs/tracking-file.md).\n"
     "    --overwrite             Whether to overwrite the tracking file if it already existed\n"
     "                            before the beginning of this tracking session.\n"
+    "    --stf=<sub-track-file>  With --report: the sub-tracking file the command writes\n"
+    "                            (gpu_tracker's SubTracker, gt_subtrack_begin/end); its code\n"
+    "                            blocks are listed in the report and the longest shaded on\n"
+    "                            its charts.\n"
     "    --tconfig=<config-file> JSON file of the Tracker's keyword arguments (sleep_time,\n"
     "                            ram_unit, gpu_ram_unit, time_unit, n_expected_cores,\n"
     "                            gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
@@ -152,7 +156,7 @@ enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
-    OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG,
+    OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF,
 };
 
 static const struct option long_options[] = {
@@ -187,8 +191,15 @@ static const struct option long_options[] = {
     {"tf", required_argument, NULL, OPT_TF},
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"tconfig", required_argument, NULL, OPT_TCONFIG},
+    {"stf", required_argument, NULL, OPT_STF},
     {NULL, 0, NULL, 0},
 };
+
+static int has_extension(const char *s, const char *ext)
+{
+    size_t n = strlen(s), m = strlen(ext);
+    return n > m && strcmp(s + n - m, ext) == 0;
+}
 
 static int parse_positive_long(const char *s, long max, long *out)
 {
@@ -296,6 +307,7 @@ static int parse_args(int argc, char **argv, struct cli_options *o, char *err, s
         case OPT_TF: o->tracker.tracking_file = optarg; break;
         case OPT_OVERWRITE: o->tracker.overwrite = 1; break;
         case OPT_TCONFIG: o->tconfig = optarg; break;
+        case OPT_STF: o->stf = optarg; break;
         case OPT_PID:
             if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
                 snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
@@ -383,6 +395,16 @@ static int parse_args(int argc, char **argv, struct cli_options *o, char *err, s
     }
     if (sources > 1) {
         snprintf(err, errcap, "give only one of -e COMMAND, -- COMMAND and --pid PID");
+        return -1;
+    }
+    if (o->stf && !o->report) {
+        snprintf(err, errcap, "--stf shades the code blocks of a sub-tracking file on --report's "
+                 "charts: give --report FILE.html too (sub-track analyze gives their figures)");
+        return -1;
+    }
+    if (o->stf && !has_extension(o->stf, ".csv") && !has_extension(o->stf, ".sqlite")) {
+        snprintf(err, errcap, "invalid sub-tracking file name '%s' for --stf: valid extensions "
+                 "are .csv and .sqlite", o->stf);
         return -1;
     }
     if (o->backup_set && o->no_backup) {

@@ -28,6 +28,7 @@ struct cli_options {
     int backup_set, no_backup; /* --backup FILE (in tracker), --no-backup */
     char *command_line;       /* the command as one string, for the backup (owned) */
     const char *tconfig;      /* --tconfig FILE, or NULL */
+    const char *stf;          /* --stf FILE (with --report), or NULL */
     char **tconfig_args;      /* the options it stood for (owned) */
 };
 

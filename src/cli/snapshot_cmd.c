@@ -20,7 +20,7 @@ static int fail(const char *msg, int status)
 }
 
 int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
-             gt_snapshot_format format, const char *report_path)
+             gt_snapshot_format format, const char *report_path, const char *stf)
 {
     /* Streamed from where the tracker keeps the rows: a long run's
      * snapshot and report cost no more memory than a short one's. */
@@ -36,9 +36,27 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
                 "recommend and report read by default (%d): give them --max-rows %ld\n",
                 snapshot_path, u->measurement.samples - 1, GT_SNAPSHOT_MAX_ROWS,
                 u->measurement.samples - 1);
-    if (report_path &&
-        gt_tracker_write_report(t, command, exit_status, NULL, report_path) != GT_OK)
-        failed = fail(gt_last_error(), 1);
+    if (report_path) {
+        gt_report_extras extras;
+        memset(&extras, 0, sizeof extras);
+        extras.struct_size = sizeof extras;
+        extras.sub_tracking_file = stf;
+        gt_status st = gt_tracker_write_report_ex(t, command, exit_status, NULL, &extras,
+                                                  report_path);
+        if (st != GT_OK && stf) {
+            /* The program's marks are bad or gone: the run's report is
+             * still worth having, without its code blocks. */
+            char why[1024];
+            snprintf(why, sizeof why, "%s", gt_last_error());
+            extras.sub_tracking_file = NULL;
+            st = gt_tracker_write_report_ex(t, command, exit_status, NULL, &extras, report_path);
+            if (st == GT_OK)
+                fprintf(stderr, "gpu-tracker: warning: '%s' has no code blocks: %s\n",
+                        report_path, why);
+        }
+        if (st != GT_OK)
+            failed = fail(gt_last_error(), 1);
+    }
     return failed;
 }
 
@@ -53,6 +71,7 @@ struct sub_args {
     size_t max_rows; /* --max-rows, 0: the library's default */
     const char *history[256]; /* report --history OLD...: earlier runs */
     int nhistory;
+    const char *stf; /* report --stf FILE: the run's sub-tracking file */
 };
 
 /* Parses [-f text|json] [--server] [-o FILE] FILE...; allowed says which
@@ -117,6 +136,14 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             a->out = argv[++i];
         } else if (strchr(allowed, 'o') && !strncmp(arg, "--output=", 9)) {
             a->out = arg + 9;
+        } else if (strchr(allowed, 'S') && !strcmp(arg, "--stf")) {
+            if (i + 1 >= argc) {
+                fail(usage, 2);
+                return -1;
+            }
+            a->stf = argv[++i];
+        } else if (strchr(allowed, 'S') && !strncmp(arg, "--stf=", 6)) {
+            a->stf = arg + 6;
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             printf("%s\n", usage + strlen("usage: "));
             exit(0);
@@ -339,18 +366,19 @@ static int load_history(const struct sub_args *a, gt_report_extras *h)
 }
 
 #define REPORT_USAGE "usage: gpu-tracker report SNAPSHOT [-o FILE.html] [--server] [--max-rows N] " \
-                     "[--history OLD.json.gz...]"
+                     "[--history OLD.json.gz...] [--stf SUB_TRACKING_FILE]"
 
 int report_command(int argc, char **argv)
 {
     struct sub_args a;
-    if (parse_sub(argc, argv, "osH", REPORT_USAGE, &a) < 0)
+    if (parse_sub(argc, argv, "osHS", REPORT_USAGE, &a) < 0)
         return 2;
     if (a.nfiles != 1)
         return fail(REPORT_USAGE, 2);
     gt_report_extras extras;
     memset(&extras, 0, sizeof extras);
     extras.struct_size = sizeof extras;
+    extras.sub_tracking_file = a.stf;
     if (load_history(&a, &extras) < 0)
         return 1;
     if (a.out) {

@@ -6,10 +6,12 @@
 #include "gpu_tracker.h"
 
 /* After a run: writes the snapshot (in format) and/or the report (either
- * path may be NULL); a failure is one line on stderr. Returns 0, or 1 if
- * one failed. */
+ * path may be NULL), the report with the code blocks of the sub-tracking
+ * file stf (NULL: none; one that cannot be read leaves them out, with a
+ * warning); a failure is one line on stderr. Returns 0, or 1 if one
+ * failed. */
 int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
-             gt_snapshot_format format, const char *report_path);
+             gt_snapshot_format format, const char *report_path, const char *stf);
 
 /* `gpu-tracker stats|recommend|report ...`, argv[0] the subcommand. Each
  * returns the exit status: 0, 1 (a snapshot cannot be read, the Keeper API

@@ -5,6 +5,8 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "report.h"
 #include "row_source.h"
 #include "stats.h"
+#include "subtrack_blocks.h"
 
 /* ---- a growing string ------------------------------------------------- */
 
@@ -237,6 +240,20 @@ static void fmt_time_tick(const struct time_axis *t, double v, char *out, size_t
 #define PLOT_W (CHART_W - PAD_L - PAD_R)
 
 /* The lines the charts draw, one value per row. */
+/* Code blocks of a sub-tracking file, shaded on the charts: the MAX_SHADED
+ * that took the most time, each a colour, drawn per pixel column (a week of
+ * calls costs no more than a minute's). */
+#define MAX_SHADED 8
+static const char *const shade_colors[MAX_SHADED] = {
+    "#8e44ad", "#16a085", "#d35400", "#b03a2e", "#1f618d", "#7d6608", "#117a65", "#6c3483",
+};
+
+struct shading {
+    int n;
+    const char *name[MAX_SHADED];
+    unsigned char on[MAX_SHADED][CHART_W]; /* by plot column */
+};
+
 enum line_id {
     L_PCPU, L_SCPU, L_PMEM, L_SMEM, L_PGPU, L_SGPU, L_PVRAM, L_SVRAM,
     L_DR, L_DW, L_PR, L_PW, L_NR, L_NS, NLINES
@@ -258,6 +275,8 @@ struct chart_data {
     double x[PLOT_W];  /* each column's time, seconds since the start */
     double xspan;      /* the last row's time */
     struct bucket b[NLINES][PLOT_W];
+    const struct shading *shade; /* code blocks shaded on every chart, or NULL */
+    double t0;         /* epoch seconds of x = 0 */
 };
 
 struct line {
@@ -288,6 +307,25 @@ static void hover_data(struct sb *b, const char *unit, const struct chart_data *
     for (int c = 0; c < d->ncols; c++)
         sb_printf(b, "%s%.1f", c ? "," : "", d->xspan > 0 ? d->x[c] : xright / 2);
     sb_puts(b, "\"");
+    if (d->shade && d->shade->n) {
+        /* data-k<i>: shaded block i's name; data-b: per column, a bit per
+         * block whose calls cover it. */
+        for (int i = 0; i < d->shade->n; i++) {
+            sb_printf(b, " data-k%d=\"", i);
+            sb_text(b, d->shade->name[i]);
+            sb_puts(b, "\"");
+        }
+        sb_puts(b, " data-b=\"");
+        for (int c = 0; c < d->ncols; c++) {
+            double px = d->xspan > 0 ? d->x[c] / xright * PLOT_W : PLOT_W / 2.0;
+            int col = px >= PLOT_W ? PLOT_W - 1 : px > 0 ? (int)px : 0;
+            unsigned mask = 0;
+            for (int i = 0; i < d->shade->n; i++)
+                mask |= (unsigned)d->shade->on[i][col] << i;
+            sb_printf(b, "%s%u", c ? "," : "", mask);
+        }
+        sb_puts(b, "\"");
+    }
     for (size_t l = 0; l < nlines; l++) {
         sb_printf(b, " data-l%zu=\"", l);
         sb_text(b, lines[l].label);
@@ -365,6 +403,19 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
               "text-anchor=\"middle\">", PAD_T + ph / 2);
     sb_text(b, unit);
     sb_puts(b, "</text>");
+    for (int i = 0; d->shade && i < d->shade->n; i++)
+        for (int c = 0; c < PLOT_W; c++) {
+            if (!d->shade->on[i][c] || (c > 0 && d->shade->on[i][c - 1]))
+                continue;
+            int end = c;
+            while (end + 1 < PLOT_W && d->shade->on[i][end + 1])
+                end++;
+            sb_printf(b, "<rect class=\"block\" x=\"%d\" y=\"%d\" width=\"%d\" "
+                      "height=\"%.0f\" fill=\"%s\" fill-opacity=\"0.16\"><title>",
+                      PAD_L + c, PAD_T, end - c + 1, ph, shade_colors[i]);
+            sb_text(b, d->shade->name[i]);
+            sb_puts(b, "</title></rect>");
+        }
     for (size_t l = 0; l < nlines; l++) {
         const struct bucket *bk = d->b[lines[l].id];
         if (d->envelope) {
@@ -404,6 +455,11 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
         sb_text(b, lines[l].label);
         sb_puts(b, "</span>");
     }
+    for (int i = 0; d->shade && i < d->shade->n; i++) {
+        sb_printf(b, "<span><i class=\"blk\" style=\"background:%s\"></i>", shade_colors[i]);
+        sb_text(b, d->shade->name[i]);
+        sb_puts(b, "</span>");
+    }
     if (d->envelope)
         sb_printf(b, "<span>%zu rows: each pixel column shows their range (band) and mean "
                   "(line)</span>", d->n);
@@ -436,7 +492,11 @@ static const char hover_script[] =
     "  var cx=pl+xs[best]/span*pw;cur.setAttribute('x1',cx);cur.setAttribute('x2',cx);"
     "cur.style.display='';\n"
     "  var parts=[clock(xs[best])];lines.forEach(function(l){parts.push(l.label+': '+l.v[best]+' '"
-    "+svg.dataset.unit);});tip.textContent=parts.join('  \\u00b7  ');});\n"
+    "+svg.dataset.unit);});\n"
+    "  if(svg.dataset.b){var m=+svg.dataset.b.split(',')[best],k=[];"
+    "for(var i=0;svg.dataset['k'+i]!==undefined;i++)if(m>>i&1)k.push(svg.dataset['k'+i]);"
+    "if(k.length)parts.push('in '+k.join(', '));}\n"
+    "  tip.textContent=parts.join('  \\u00b7  ');});\n"
     " svg.addEventListener('mouseleave',function(){cur.style.display='none';tip.textContent=hint;});"
     "\n}\n"
     "var svgs=document.querySelectorAll('svg[data-x]');[].forEach.call(svgs,setup);\n"
@@ -478,7 +538,9 @@ static const char style[] =
     ".legend{font-size:12px;color:var(--muted)}.legend span{margin-right:14px}"
     ".tip{font-size:12px;min-height:1.4em;color:var(--fg,#222)}"
     "svg .cursor{stroke:#444;stroke-dasharray:3 3}"
-    ".legend i{display:inline-block;width:12px;height:3px;margin-right:5px;vertical-align:middle}\n"
+    ".legend i{display:inline-block;width:12px;height:3px;margin-right:5px;vertical-align:middle}"
+    ".legend i.blk{height:10px;opacity:.35}table.blocks th{width:auto}"
+    "table i.blk{display:inline-block;width:10px;height:10px;margin-right:6px;opacity:.45}\n"
     "table{border-collapse:collapse;background:var(--card);border:1px solid var(--line);"
     "border-radius:10px;overflow:hidden;min-width:50%}td,th{padding:6px 12px;"
     "border-bottom:1px solid var(--line);text-align:left;vertical-align:top}"
@@ -600,6 +662,7 @@ static int chart_data(const gt_snapshot *s, const struct row_source *rows, struc
     double t0 = s->start_time > 0 && isfinite(s->start_time) ? s->start_time
                                                               : first - s->series.interval;
     d->xspan = finite_or_0(last - t0);
+    d->t0 = t0;
     d->envelope = n > PLOT_W;
     d->ncols = d->envelope ? PLOT_W : (int)n;
     if (d->envelope)
@@ -721,13 +784,166 @@ static void stat_row(struct sb *b, const char *key, double mean, double max,
     row(b, key, v);
 }
 
-char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
-                       const char *server_json, const gt_report_extras *extras)
+
+/* ---- code blocks (a sub-tracking file) ------------------------------------ */
+
+/* What the process rows inside a block's calls say. */
+struct block_rows {
+    size_t rows;
+    double cpu_sum, mem_max, vram_max; /* cores, MiB (PSS), MiB */
+    double total;                      /* seconds in its calls */
+    size_t index;                      /* in the blocks, by name */
+};
+
+struct block_fill {
+    const struct subtrack_blocks *blocks;
+    struct block_rows *per;
+};
+
+static void block_add_pair(void *ctx, size_t i, const gt_process_row *pr, const gt_system_row *sr)
 {
-    if (extras && extras->struct_size < sizeof(gt_report_extras)) {
-        gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid gt_report_extras.struct_size %zu: set it to "
-                "sizeof(gt_report_extras)", extras->struct_size);
+    (void)i;
+    (void)sr;
+    const struct block_fill *f = ctx;
+    if (!pr || !isfinite(pr->timestamp))
+        return;
+    for (size_t k = 0; k < f->blocks->n; k++) {
+        if (!subtrack_block_holds(&f->blocks->v[k], pr->timestamp))
+            continue;
+        struct block_rows *r = &f->per[k];
+        r->rows++;
+        r->cpu_sum += finite_or_0(pr->cpu_usage);
+        r->mem_max = fmax(r->mem_max, (double)pr->memory / 1024.0);
+        r->vram_max = fmax(r->vram_max, finite_or_0(pr->gpu_vram));
+    }
+}
+
+static int by_total_time(const void *a, const void *b)
+{
+    const struct block_rows *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The blocks that took the most time, shaded on d's charts. */
+static void shade_blocks(struct shading *sh, const struct subtrack_blocks *blocks,
+                         const struct block_rows *ranked, const struct chart_data *d)
+{
+    memset(sh, 0, sizeof *sh);
+    double xright = d->xspan > 0 && d->xspan <= 1e300 ? d->xspan : 1;
+    for (size_t r = 0; r < blocks->n && sh->n < MAX_SHADED; r++) {
+        const struct subtrack_block *blk = &blocks->v[ranked[r].index];
+        int i = sh->n++;
+        sh->name[i] = blk->name;
+        for (size_t k = 0; k < blk->nmerged; k++) {
+            double a = (blk->merged[k].start - d->t0) / xright * PLOT_W;
+            double z = (blk->merged[k].stop - d->t0) / xright * PLOT_W;
+            if (!(z >= 0) || !(a < PLOT_W))
+                continue; /* outside the run */
+            int c0 = a > 0 ? (int)a : 0;
+            int c1 = z < PLOT_W ? (int)ceil(z) - 1 : PLOT_W - 1;
+            for (int c = c0; c <= (c1 > c0 ? c1 : c0); c++)
+                sh->on[i][c] = 1;
+        }
+    }
+}
+
+#define MAX_BLOCK_ROWS 100
+
+/* The table of code blocks, the longest first. */
+static void blocks_table(struct sb *b, const gt_snapshot *s, const struct subtrack_blocks *blocks,
+                         const struct block_rows *ranked, const char *path)
+{
+    sb_puts(b, "<h2>Code blocks</h2>\n<p class=\"note\">From the sub-tracking file ");
+    sb_text(b, path);
+    sb_puts(b, ": each block's calls (a start and a stop marked by the program), and what the "
+               "tracked processes used in the rows taken inside them. The blocks that took the "
+               "most time are shaded on the charts above.</p>\n<table class=\"blocks\">\n"
+               "<tr><th>code block</th><th>calls</th><th>time in calls</th><th>mean call</th>"
+               "<th>share of the run</th><th>rows inside</th><th>mean CPU (cores)</th>"
+               "<th>peak memory (PSS)</th>");
+    if (s->server.gpu_count > 0)
+        sb_puts(b, "<th>peak GPU memory</th>");
+    sb_puts(b, "</tr>\n");
+    for (size_t r = 0; r < blocks->n && r < MAX_BLOCK_ROWS; r++) {
+        const struct block_rows *br = &ranked[r];
+        const struct subtrack_block *blk = &blocks->v[br->index];
+        char v[64];
+        sb_puts(b, "<tr><td>");
+        if (r < MAX_SHADED)
+            sb_printf(b, "<i class=\"blk\" style=\"background:%s\"></i>", shade_colors[r]);
+        sb_text(b, blk->name);
+        sb_printf(b, "</td><td>%zu</td><td>", blk->ncalls);
+        fmt_duration(br->total, v, sizeof v);
+        sb_text(b, v);
+        sb_puts(b, "</td><td>");
+        fmt_duration(blk->ncalls ? br->total / (double)blk->ncalls : 0, v, sizeof v);
+        sb_text(b, v);
+        sb_printf(b, "</td><td>%.1f %%</td><td>%zu</td>",
+                  s->duration > 0 ? 100.0 * br->total / s->duration : 0.0, br->rows);
+        if (br->rows) {
+            sb_printf(b, "<td>%.2f</td><td>", br->cpu_sum / (double)br->rows);
+            fmt_bytes(br->mem_max * 1048576.0, v, sizeof v);
+            sb_text(b, v);
+            sb_puts(b, "</td>");
+            if (s->server.gpu_count > 0) {
+                fmt_bytes(br->vram_max * 1048576.0, v, sizeof v);
+                sb_puts(b, "<td>");
+                sb_text(b, v);
+                sb_puts(b, "</td>");
+            }
+        } else {
+            sb_printf(b, "<td>&ndash;</td><td>&ndash;</td>%s",
+                      s->server.gpu_count > 0 ? "<td>&ndash;</td>" : "");
+        }
+        sb_puts(b, "</tr>\n");
+    }
+    sb_puts(b, "</table>\n");
+    if (blocks->n > MAX_BLOCK_ROWS)
+        sb_printf(b, "<p class=\"note\">%zu more blocks, shorter, are not listed "
+                  "(<code>gpu-tracker sub-track analyze</code> gives every one).</p>\n",
+                  blocks->n - MAX_BLOCK_ROWS);
+    if (blocks->n == 0)
+        sb_puts(b, "<p class=\"note\">The sub-tracking file has no marks.</p>\n");
+}
+
+char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
+                       const char *server_json, const gt_report_extras *extras,
+                       gt_status *status)
+{
+    *status = GT_OK;
+    /* The 0.3 struct ends before sub_tracking_file. */
+    if (extras && extras->struct_size < offsetof(gt_report_extras, sub_tracking_file)) {
+        *status = gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid gt_report_extras.struct_size %zu: "
+                          "set it to sizeof(gt_report_extras)", extras->struct_size);
         return NULL;
+    }
+    const char *stf = extras && extras->struct_size >= sizeof(gt_report_extras)
+                          ? extras->sub_tracking_file : NULL;
+    struct subtrack_blocks blocks = {0};
+    struct block_rows *ranked = NULL;
+    if (stf) {
+        *status = subtrack_blocks_read(stf, &blocks);
+        ranked = *status == GT_OK ? calloc(blocks.n + 1, sizeof *ranked) : NULL;
+        if (*status == GT_OK && !ranked)
+            *status = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", stf);
+        struct block_fill fill = {&blocks, ranked};
+        if (*status == GT_OK &&
+            row_source_each_pair(rows, rows->count[GT_SERIES_KIND_PROCESS], block_add_pair,
+                                 &fill) != 0)
+            *status = gt_fail(GT_ERR_IO, "cannot read the run's rows: %s", strerror(errno));
+        if (*status != GT_OK) {
+            subtrack_blocks_free(&blocks);
+            free(ranked);
+            return NULL;
+        }
+        for (size_t k = 0; k < blocks.n; k++) {
+            ranked[k].index = k;
+            for (size_t c = 0; c < blocks.v[k].ncalls; c++)
+                ranked[k].total += blocks.v[k].calls[c].stop - blocks.v[k].calls[c].start;
+        }
+        qsort(ranked, blocks.n, sizeof *ranked, by_total_time);
     }
     struct sb b = {0};
     gt_stats st;
@@ -810,11 +1026,22 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
 
     sb_puts(&b, "<h2>Over time</h2>\n");
     struct chart_data *d = malloc(sizeof *d); /* a few hundred kilobytes: not the stack */
-    if (d && chart_data(s, rows, d) == 0)
+    struct shading *shade = stf ? malloc(sizeof *shade) : NULL;
+    if (d && chart_data(s, rows, d) == 0 && (!stf || shade)) {
+        if (shade) {
+            shade_blocks(shade, &blocks, ranked, d);
+            d->shade = shade;
+        }
         charts(&b, s, d);
-    else
+    } else {
         b.failed = 1;
+    }
     free(d);
+    free(shade);
+    if (stf)
+        blocks_table(&b, s, &blocks, ranked, stf);
+    subtrack_blocks_free(&blocks);
+    free(ranked);
 
     if (have_stats) {
         sb_puts(&b, "<h2>Statistics</h2>\n");
@@ -914,6 +1141,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
                 "</footer>\n</main></body></html>\n");
     if (b.failed) {
         free(b.s);
+        *status = gt_fail(GT_ERR_NO_MEMORY, "out of memory, or the rows could not be read");
         return NULL;
     }
     return b.s;
@@ -924,7 +1152,8 @@ char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,
 {
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
-    return report_html_rows(s, &rows, server_json, extras);
+    gt_status status;
+    return report_html_rows(s, &rows, server_json, extras, &status);
 }
 
 char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
@@ -936,10 +1165,13 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
                             const char *server_json, const gt_report_extras *extras,
                             const char *path)
 {
-    char *html = report_html_rows(s, rows, server_json, extras);
+    gt_status status;
+    char *html = report_html_rows(s, rows, server_json, extras, &status);
     if (!html)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows could "
-                       "not be read", path);
+        return status == GT_ERR_NO_MEMORY
+                   ? gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows "
+                             "could not be read", path)
+                   : status; /* its message says what (a sub-tracking file) */
     gt_status st = write_file_atomic(path, html, strlen(html));
     free(html);
     return st;

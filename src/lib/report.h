@@ -11,9 +11,13 @@
  * rows (s->series.interval is used, its arrays are not), and beside its
  * statistics those of earlier runs when history is not NULL. Memory does not
  * grow with the rows: charts of more rows than pixels are drawn as bands.
- * Caller frees; NULL when out of memory or the rows cannot be read. */
+ * With extras->sub_tracking_file, its code blocks are shaded on the charts
+ * and listed with what the rows inside them say. Caller frees; NULL with
+ * *status (and gt_last_error()) when out of memory, the rows cannot be
+ * read, or the sub-tracking file is unreadable or malformed. */
 char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
-                       const char *server_json, const gt_report_extras *extras);
+                       const char *server_json, const gt_report_extras *extras,
+                       gt_status *status);
 
 /* report_html_rows() written to path (file_io.h rules). */
 gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,

@@ -25,6 +25,7 @@
 
 #include "json_write.h"
 #include "pandas_text.h"
+#include "subtrack_blocks.h"
 #include "subtrack_results.h"
 #include "table_file.h"
 #include "table_read.h"
@@ -78,16 +79,10 @@ struct mark {
     int position;   /* 0 start, 1 stop */
 };
 
-struct interval {
-    double start, stop;
-};
-
+/* A block of the analysis: its calls, and what the timepoints inside them
+ * used. */
 struct block {
-    const char *name;
-    struct interval *calls; /* the pairs, in process then time order */
-    size_t ncalls;
-    struct interval *merged; /* the calls' union, sorted, disjoint */
-    size_t nmerged;
+    struct subtrack_block span;
     struct running *usage; /* a column each */
     size_t timepoints;
     size_t non_empty;
@@ -267,7 +262,7 @@ static int mark_order(const void *a, const void *b)
 
 static int interval_order(const void *a, const void *b)
 {
-    const struct interval *x = a, *y = b;
+    const struct subtrack_interval *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -278,7 +273,8 @@ static int double_order(const void *a, const void *b)
 }
 
 /* Pairs the marks m->v[first .. end) of one block (sorted) into b->calls. */
-static gt_status pair_marks(const struct marks *m, size_t first, size_t end, struct block *b)
+static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
+                            struct subtrack_block *b)
 {
     b->calls = malloc((end - first) / 2 * sizeof *b->calls + sizeof *b->calls);
     if (!b->calls)
@@ -302,7 +298,7 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end, str
                            "of process %lld has %s at %.6f", m->path, b->name, s->pid, why,
                            s->position != 0 || !e ? s->ts : e->ts);
         }
-        b->calls[b->ncalls++] = (struct interval){s->ts, e->ts};
+        b->calls[b->ncalls++] = (struct subtrack_interval){s->ts, e->ts};
         i += 2;
     }
     /* The union of the calls, for the timepoints inside any of them. */
@@ -312,7 +308,7 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end, str
     memcpy(b->merged, b->calls, b->ncalls * sizeof *b->calls);
     qsort(b->merged, b->ncalls, sizeof *b->merged, interval_order);
     for (size_t k = 0; k < b->ncalls; k++) {
-        struct interval c = b->merged[k];
+        struct subtrack_interval c = b->merged[k];
         if (b->nmerged && c.start <= b->merged[b->nmerged - 1].stop) {
             if (c.stop > b->merged[b->nmerged - 1].stop)
                 b->merged[b->nmerged - 1].stop = c.stop;
@@ -323,8 +319,7 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end, str
     return GT_OK;
 }
 
-/* 1 when t is inside one of b's calls (both ends included). */
-static int block_holds(const struct block *b, double t)
+int subtrack_block_holds(const struct subtrack_block *b, double t)
 {
     size_t lo = 0, hi = b->nmerged; /* the first interval starting after t */
     while (lo < hi) {
@@ -457,7 +452,7 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
     if (!in)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     for (size_t b = 0; b < t->nblocks; b++) {
-        in[b] = (unsigned char)block_holds(&t->blocks[b], ts);
+        in[b] = (unsigned char)subtrack_block_holds(&t->blocks[b].span, ts);
         t->blocks[b].timepoints += in[b];
     }
     gt_status st = GT_OK;
@@ -517,14 +512,14 @@ static json_object *usage_json(char **columns, size_t n, const struct running *r
 static json_object *block_json(const struct tracking *t, const struct block *b)
 {
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "name", json_new_text(b->name));
+    json_object_object_add(o, "name", json_new_text(b->span.name));
     json_object_object_add(o, "num_timepoints", json_object_new_int64((int64_t)b->timepoints));
-    json_object_object_add(o, "num_calls", json_object_new_int64((int64_t)b->ncalls));
+    json_object_object_add(o, "num_calls", json_object_new_int64((int64_t)b->span.ncalls));
     json_object_object_add(o, "num_non_empty_calls",
                            json_object_new_int64((int64_t)b->non_empty));
     struct running time = {0};
-    for (size_t k = 0; k < b->ncalls; k++)
-        running_add(&time, b->calls[k].stop - b->calls[k].start);
+    for (size_t k = 0; k < b->span.ncalls; k++)
+        running_add(&time, b->span.calls[k].stop - b->span.calls[k].start);
     json_object *ct = running_json(&time);
     json_object_object_add(ct, "total", json_new_pyfloat(time.sum));
     json_object_object_add(o, "compute_time", ct);
@@ -557,8 +552,8 @@ static void tracking_free(struct tracking *t)
     free(t->overall);
     free(t->ts);
     for (size_t b = 0; b < t->nblocks; b++) {
-        free(t->blocks[b].calls);
-        free(t->blocks[b].merged);
+        free(t->blocks[b].span.calls);
+        free(t->blocks[b].span.merged);
         free(t->blocks[b].usage);
     }
     free(t->blocks);
@@ -567,7 +562,7 @@ static void tracking_free(struct tracking *t)
 
 static int name_order(const void *a, const void *b)
 {
-    return strcmp(((const struct block *)a)->name, ((const struct block *)b)->name);
+    return strcmp(((const struct block *)a)->span.name, ((const struct block *)b)->span.name);
 }
 
 gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
@@ -588,11 +583,11 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
             st = gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", sub_tracking_file);
         t.nblocks = t.blocks ? m.nnames : 0;
         for (size_t i = 0; i < t.nblocks; i++)
-            t.blocks[i].name = m.names[i];
+            t.blocks[i].span.name = m.names[i];
         for (size_t i = 0, first = 0; st == GT_OK && i <= m.n; i++)
             if (i == m.n || m.v[i].block != m.v[first].block) {
                 if (i > first)
-                    st = pair_marks(&m, first, i, &t.blocks[m.v[first].block]);
+                    st = pair_marks(&m, first, i, &t.blocks[m.v[first].block].span);
                 first = i;
             }
     }
@@ -601,9 +596,10 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
     if (st == GT_OK) {
         qsort(t.ts, t.nts, sizeof *t.ts, double_order);
         for (size_t b = 0; b < t.nblocks; b++)
-            for (size_t k = 0; k < t.blocks[b].ncalls; k++) {
-                size_t i = lower_bound(t.ts, t.nts, t.blocks[b].calls[k].start);
-                t.blocks[b].non_empty += i < t.nts && t.ts[i] <= t.blocks[b].calls[k].stop;
+            for (size_t k = 0; k < t.blocks[b].span.ncalls; k++) {
+                const struct subtrack_interval *call = &t.blocks[b].span.calls[k];
+                size_t i = lower_bound(t.ts, t.nts, call->start);
+                t.blocks[b].non_empty += i < t.nts && t.ts[i] <= call->stop;
             }
         qsort(t.blocks, t.nblocks, sizeof *t.blocks, name_order);
         json_object *r = json_object_new_object();
@@ -622,6 +618,56 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
     tracking_free(&t);
     marks_free(&m);
     return st;
+}
+
+static int span_order(const void *a, const void *b)
+{
+    return strcmp(((const struct subtrack_block *)a)->name,
+                  ((const struct subtrack_block *)b)->name);
+}
+
+gt_status subtrack_blocks_read(const char *path, struct subtrack_blocks *out)
+{
+    memset(out, 0, sizeof *out);
+    struct marks m;
+    gt_status st = read_marks(path, &m);
+    if (st == GT_OK) {
+        qsort(m.v, m.n, sizeof *m.v, mark_order);
+        out->v = calloc(m.nnames + 1, sizeof *out->v);
+        if (!out->v)
+            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", path);
+    }
+    if (st == GT_OK) {
+        /* The names move to out: m no longer frees them. */
+        out->names = m.names;
+        out->n = m.nnames;
+        m.names = NULL;
+        m.nnames = 0;
+        for (size_t i = 0; i < out->n; i++)
+            out->v[i].name = out->names[i];
+        for (size_t i = 0, first = 0; st == GT_OK && i <= m.n; i++)
+            if (i == m.n || m.v[i].block != m.v[first].block) {
+                if (i > first)
+                    st = pair_marks(&m, first, i, &out->v[m.v[first].block]);
+                first = i;
+            }
+        qsort(out->v, out->n, sizeof *out->v, span_order);
+    }
+    marks_free(&m);
+    return st;
+}
+
+void subtrack_blocks_free(struct subtrack_blocks *b)
+{
+    for (size_t i = 0; b->v && i < b->n; i++) {
+        free(b->v[i].calls);
+        free(b->v[i].merged);
+    }
+    for (size_t i = 0; b->names && i < b->n; i++)
+        free(b->names[i]);
+    free(b->names);
+    free(b->v);
+    memset(b, 0, sizeof *b);
 }
 
 /* ---- combining sub-tracking files ------------------------------------------- */

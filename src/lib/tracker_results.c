@@ -433,13 +433,20 @@ gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit
 gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
                                   const char *server_json, const char *path)
 {
+    return gt_tracker_write_report_ex(t, command, exit_status, server_json, NULL, path);
+}
+
+gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exit_status,
+                                     const char *server_json, const gt_report_extras *extras,
+                                     const char *path)
+{
     gt_clear_error();
     gt_snapshot s;
     struct row_source rows;
     gt_resource_usage *live;
     gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
-        st = report_write_rows(&s, &rows, server_json, NULL, path);
+        st = report_write_rows(&s, &rows, server_json, extras, path);
     free(live);
     free(s.command);
     free(s.filesystems);
