@@ -21,7 +21,7 @@ _gpu_tracker()
     done
     if ((COMP_CWORD > 1)); then
         case ${COMP_WORDS[1]} in
-        show | system | stats | recommend | report) sub=${COMP_WORDS[1]} ;;
+        show | system | stats | recommend | report | sub-track) sub=${COMP_WORDS[1]} ;;
         esac
     fi
 
@@ -29,7 +29,12 @@ _gpu_tracker()
     case $prev in
     --ru | --gru) words="bytes kilobytes megabytes gigabytes terabytes" ;;
     --tu) words="seconds minutes hours days" ;;
-    -f | --format) words="text json" && [[ -z $sub ]] && words="text json human" ;;
+    -f | --format)
+        words="text json"
+        [[ -z $sub ]] && words="text json human"
+        [[ $sub == sub-track ]] && words="text json pickle"
+        ;;
+    --stat) words="min max mean std" ;;
     --gb) words="nvidia amd" ;;
     --snapshot-format) words="gpu_tracker resource_tracker resource_tracker-0.5" ;;
     --start-at) words="aligned" ;;
@@ -38,7 +43,8 @@ _gpu_tracker()
         mapfile -t COMPREPLY < <(compgen -c -- "$cur")
         return
         ;;
-    -o | --output | --process-csv | --system-csv | --snapshot | --report | --backup | --tf)
+    -o | --output | --process-csv | --system-csv | --snapshot | --report | --backup | --tf | \
+        --stf | --tconfig | --cconfig | -p | -m)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
@@ -58,18 +64,30 @@ _gpu_tracker()
         system) words="--st --duration --output -o --disable-logs --help -h" ;;
         stats) words="--format -f --max-rows --help -h" ;;
         recommend) words="--format -f --server --max-rows --help -h" ;;
-        report) words="--output -o --server --max-rows --history --help -h" ;;
+        report) words="--output -o --server --max-rows --history --stf --help -h" ;;
+        sub-track)
+            case ${COMP_WORDS[2]} in
+            combine) words="--stf -p --help" ;;
+            analyze) words="--tf --stf --output -o --format -f --help" ;;
+            compare) words="-m --cconfig --stat --output -o --format -f --help" ;;
+            *) words="--help" ;;
+            esac
+            ;;
         *) words="--help -h --version -v --execute -e --output -o --format -f --st --ru --gru
                   --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
                   --no-children --start-at --no-csv-header --sampled-only --backup
-                  --no-backup --tf --overwrite --" ;;
+                  --no-backup --tf --overwrite --tconfig --stf --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
         return
     fi
     if ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report sub-track" -- "$cur")
+        return
+    fi
+    if [[ $sub == sub-track ]] && ((COMP_CWORD == 2)); then
+        mapfile -t COMPREPLY < <(compgen -W "combine analyze compare" -- "$cur")
         return
     fi
     # Snapshots and summaries for the subcommands that read files.

@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/gpu-tracker.fish). The option lists are
 # checked against `gpu-tracker --help` by tests/test_install_docs.sh.
 
-set -l subcommands show system stats recommend report
+set -l subcommands show system stats recommend report sub-track
 set -l units bytes kilobytes megabytes gigabytes terabytes
 
 complete -c gpu-tracker -f
@@ -29,6 +29,8 @@ complete -c gpu-tracker -n $main -l backup -r -F -d "file for the results so far
 complete -c gpu-tracker -n $main -l no-backup -d "keep no backup file"
 complete -c gpu-tracker -n $main -l tf -r -F -d "tracking file, every sample (.csv or .sqlite)"
 complete -c gpu-tracker -n $main -l overwrite -d "replace an existing tracking file"
+complete -c gpu-tracker -n $main -l tconfig -r -F -d "Tracker arguments from a JSON file"
+complete -c gpu-tracker -n $main -l stf -r -F -d "sub-tracking file: code blocks in --report"
 complete -c gpu-tracker -n $main -l pid -x -a "(__fish_complete_pids)" -d "track a running process"
 complete -c gpu-tracker -n $main -l process-csv -r -F -d "process series CSV"
 complete -c gpu-tracker -n $main -l system-csv -r -F -d "system series CSV"
@@ -50,4 +52,17 @@ complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l disable-logs 
 complete -c gpu-tracker -n "__fish_seen_subcommand_from recommend report" -l server -d "cheapest matching cloud server"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l history -r -F -d "earlier runs of the job"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from stats recommend report" -l max-rows -x -d "rows read per series"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l stf -r -F -d "sub-tracking file: code blocks"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report" -F
+
+# sub-track (gpu_tracker 5).
+set -l actions combine analyze compare
+complete -c gpu-tracker -n "__fish_seen_subcommand_from sub-track; and not __fish_seen_subcommand_from $actions" -a "$actions"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from analyze" -l tf -r -F -d "tracking file"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from combine analyze" -l stf -r -F -d "sub-tracking file"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from combine" -s p -r -F -d "file or directory to combine"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from analyze compare" -s o -l output -r -F -d "output file"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from analyze compare" -s f -l format -x -a "text json pickle" -d "output format"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from compare" -s m -r -F -d "NAME=RESULTS of a session"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from compare" -l cconfig -r -F -d "comparison config (JSON)"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from compare" -l stat -x -a "min max mean std" -d "statistic compared"

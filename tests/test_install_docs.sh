@@ -58,6 +58,10 @@ complete_bash() {
 [ -z "$(complete_bash gpu-tracker stats -f hu)" ] || fail "bash: stats has no human format"
 [ "$(complete_bash gpu-tracker sta)" = "stats" ] || fail "bash: sta gave '$(complete_bash gpu-tracker sta)'"
 [ "$(complete_bash gpu-tracker report x.json.gz --se)" = "--server" ] || fail "bash: report --se"
+[ "$(complete_bash gpu-tracker sub-track an)" = "analyze" ] || fail "bash: sub-track an"
+[ "$(complete_bash gpu-tracker sub-track compare --st)" = "--stat" ] || fail "bash: compare --st"
+[ "$(complete_bash gpu-tracker sub-track analyze -f pi)" = "pickle" ] || fail "bash: analyze -f pi"
+[ "$(complete_bash gpu-tracker --tcon)" = "--tconfig" ] || fail "bash: --tcon"
 complete_bash gpu-tracker --st 1 -- ech | grep -qx echo || fail "bash: the command after -- is not completed"
 
 # fish: load it and ask with complete -C.

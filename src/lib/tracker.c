@@ -431,8 +431,13 @@ gt_status gt_tracker_stop(gt_tracker *t)
             take_baseline(t, 0); /* stopped before its start: a run of no time */
         struct pipeline_rows final; /* off the schedule: no series rows */
         stop_time = take_sample(t, -1, &final); /* the reader and sinks are ours now */
-        /* ...but it is a timepoint: the tracking file ends with it. */
-        if (final.have_timepoint && t->tracking.base.ops)
+        /* ...but it is a timepoint: the tracking file ends with it, when
+         * a tracked process was still alive. After the command has exited
+         * its zeros would only pull down every statistic of the file (and
+         * gpu_tracker, which stops sampling when the process ends, has no
+         * such row). */
+        int alive = final.timepoint.main_threads + final.timepoint.desc_threads > 0;
+        if (final.have_timepoint && alive && t->tracking.base.ops)
             t->tracking.base.ops->rows(&t->tracking.base, &final);
     } else {
         /* Stuck in a system call: the readers are still in its hands. The
