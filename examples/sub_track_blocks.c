@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 /* Where the burning loop stores its work, so that the compiler keeps it. */
@@ -34,17 +35,20 @@ static void burn_cpu(double seconds)
             sink += (unsigned long)i;
 }
 
+/* Holds mib mebibytes for seconds. mmap, not malloc: munmap gives the
+ * memory back at once, whatever the allocator keeps (a sanitizer's
+ * quarantine would keep a freed block resident into the next block). */
 static void hold(size_t mib, double seconds)
 {
     size_t n = mib << 20;
-    char *p = malloc(n);
-    if (!p)
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
         return;
     memset(p, 1, n); /* resident, not just reserved */
     struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     nanosleep(&t, NULL);
     sink += (unsigned long)p[n - 1];
-    free(p);
+    munmap(p, n);
 }
 
 int main(int argc, char **argv)

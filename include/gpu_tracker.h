@@ -499,6 +499,13 @@ GT_API void gt_subtracker_close(gt_subtracker *s);
 GT_API gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
                                      gt_format format, char **out);
 
+/* The calls of each code block of a sub-tracking file, paired as
+ * gt_subtrack_analyze pairs them, as JSON in *out (malloc'd): {name:
+ * [[start, stop], ...]}, names sorted, each block's calls in process then
+ * time order (gpu_tracker's load_timestamp_pairs). Errors as
+ * gt_subtrack_analyze. */
+GT_API gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out);
+
 /* Writes the marks of the n sub-tracking files inputs, in order, into the
  * new file output (every name of one format: .csv or .sqlite). Every input
  * is checked before output is made; output must not exist. GT_ERR_IO (an

@@ -194,6 +194,18 @@ static void test_analyze(void)
     check_figures(json, "gt_subtrack_analyze");
     free(json);
 
+    /* The calls of each block, paired (the trailing start of "a" left out). */
+    char *calls = NULL;
+    CHECK(gt_subtrack_calls(stf, &calls) == GT_OK);
+    json_object *cj = parse_or_fail(calls ? calls : "", "gt_subtrack_calls");
+    CHECK(cj && json_object_object_length(cj) == 3);
+    CHECK(NEAR(jnum(cj, "a.0.0"), 10.5) && NEAR(jnum(cj, "a.0.1"), 12.5));
+    CHECK(NEAR(jnum(cj, "a.1.0"), 15) && NEAR(jnum(cj, "a.1.1"), 16));
+    CHECK(json_object_array_length(json_object_object_get(cj, "a")) == 2);
+    CHECK(NEAR(jnum(cj, "empty.0.1"), 101));
+    json_object_put(cj);
+    free(calls);
+
     /* SQLite files, as gpu_tracker's SQLAlchemy writes them. */
     TMP(tq, "tracking.sqlite");
     TMP(sq, "marks.sqlite");
@@ -496,6 +508,8 @@ static void test_refusals(void)
     REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,0,ten\n",
             "gpu-tracker: sub-track: sub-tracking file '%s' record 2: timestamp is not a "
             "number: 'ten'\n", m);
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,0,\n",
+            "gpu-tracker: sub-track: sub-tracking file '%s' record 2: timestamp is missing\n", m);
     REFUSED(1, "process_id,code_block_name,position,timestamp\n7.5,a,0,10\n",
             "gpu-tracker: sub-track: sub-tracking file '%s' record 2: process_id is not an "
             "integer: 7.5\n", m);

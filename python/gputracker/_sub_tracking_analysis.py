@@ -175,6 +175,27 @@ class SubTrackingAnalyzer:
     def read_static_data(self):
         return self.sub_tracking_results().static_data
 
+    def load_timestamp_pairs(self, code_block_name: str) -> list:
+        """The (start, stop) of each call of a code block, in process then time
+        order, paired by gpu_tracker's rules (a trailing start left out)."""
+        calls = json.loads(_native.sub_track_calls(self.sub_tracking_file))
+        return [tuple(pair) for pair in calls.get(code_block_name, [])]
+
+    def load_timepoints(self, timestamp_pairs: list):
+        """The tracking file's rows inside any of the (start, stop) pairs, both
+        ends included (a pandas DataFrame, as gpu_tracker's)."""
+        pd = _pandas()
+        if self.tracking_file.endswith('.csv'):
+            points = pd.read_csv(self.tracking_file, skiprows=2, float_precision='round_trip')
+        else:
+            import sqlite3
+            with sqlite3.connect(f'file:{self.tracking_file}?mode=ro', uri=True) as con:
+                points = pd.read_sql('SELECT * FROM data', con)
+        inside = pd.Series(False, index=points.index)
+        for start, stop in timestamp_pairs:
+            inside |= (points.timestamp >= start) & (points.timestamp <= stop)
+        return points[inside]
+
     def load_code_block_names(self) -> list:
         return [block.name for block in self.sub_tracking_results().code_block_results]
 

@@ -740,6 +740,22 @@ static PyObject *sub_track_analyze(PyObject *module, PyObject *args)
     return status == GT_OK ? take_text(out) : raise_analysis(status);
 }
 
+/* sub_track_calls(sub_tracking_file): gt_subtrack_calls' JSON. */
+static PyObject *sub_track_calls(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    PyObject *path = NULL;
+    if (!PyUnicode_FSConverter(arg, &path))
+        return NULL;
+    char *out = NULL;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_subtrack_calls(PyBytes_AS_STRING(path), &out);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    return status == GT_OK ? take_text(out) : raise_analysis(status);
+}
+
 /* sub_track_combine(output, [inputs]): gt_subtrack_combine. */
 static PyObject *sub_track_combine(PyObject *module, PyObject *args)
 {
@@ -842,6 +858,7 @@ static PyMethodDef module_methods[] = {
     {"recommend_server", recommend_server, METH_VARARGS, "gt_recommend_server_at()."},
     {"sub_track_analyze", sub_track_analyze, METH_VARARGS, "gt_subtrack_analyze()."},
     {"sub_track_combine", sub_track_combine, METH_VARARGS, "gt_subtrack_combine()."},
+    {"sub_track_calls", sub_track_calls, METH_O, "gt_subtrack_calls()."},
     {"sub_track_compare", sub_track_compare, METH_VARARGS, "gt_subtrack_compare()."},
     {NULL, NULL, 0, NULL},
 };

@@ -295,8 +295,10 @@ static void map_free(struct session_map *m)
 static int read_cconfig(const char *path, struct session_map *m, char **stat)
 {
     char *text = NULL;
-    if (gt_file_read(path, MAX_DOCUMENT, "config file", &text, NULL) != GT_OK)
-        return fail_lib() ? -1 : -1;
+    if (gt_file_read(path, MAX_DOCUMENT, "config file", &text, NULL) != GT_OK) {
+        fail_lib();
+        return -1;
+    }
     json_tokener *tok = json_tokener_new_ex(16);
     json_object *doc = tok ? json_tokener_parse_ex(tok, text, (int)strlen(text)) : NULL;
     int bad = !tok || json_tokener_get_error(tok) != json_tokener_success;

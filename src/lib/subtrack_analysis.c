@@ -181,10 +181,12 @@ static gt_status mark_record(void *ctx, size_t record, const struct table_cell *
             continue;
         size_t c = (size_t)m->col[i];
         int rc = c < n ? table_cell_number(&cells[c], &v[i]) : 1;
+        if (rc == 1)
+            return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s is missing", what, m->path,
+                           record, mark_columns[i]);
         if (rc != 0 || !isfinite(v[i]))
-            return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s %s'%s'", what, m->path, record,
-                           mark_columns[i], rc == 1 ? "is missing" : "is not a number: ",
-                           rc == 1 ? "" : cells[c].text);
+            return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s is not a number: '%s'", what,
+                           m->path, record, mark_columns[i], cells[c].text);
     }
     if (v[0] != floor(v[0]) || fabs(v[0]) > 9e15)
         return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: process_id is not an integer: %s", what,
@@ -668,6 +670,33 @@ void subtrack_blocks_free(struct subtrack_blocks *b)
     free(b->names);
     free(b->v);
     memset(b, 0, sizeof *b);
+}
+
+gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out)
+{
+    if (!sub_tracking_file || !out)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_calls: a sub-tracking file and "
+                       "out are needed");
+    *out = NULL;
+    struct subtrack_blocks blocks;
+    gt_status st = subtrack_blocks_read(sub_tracking_file, &blocks);
+    if (st == GT_OK) {
+        json_object *o = json_object_new_object();
+        for (size_t b = 0; b < blocks.n; b++) {
+            json_object *calls = json_object_new_array();
+            for (size_t k = 0; k < blocks.v[b].ncalls; k++) {
+                json_object *pair = json_object_new_array();
+                json_object_array_add(pair, json_new_pyfloat(blocks.v[b].calls[k].start));
+                json_object_array_add(pair, json_new_pyfloat(blocks.v[b].calls[k].stop));
+                json_object_array_add(calls, pair);
+            }
+            json_object_object_add(o, blocks.v[b].name, calls);
+        }
+        if (!(*out = json_pretty_text(o)))
+            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    subtrack_blocks_free(&blocks);
+    return st;
 }
 
 /* ---- combining sub-tracking files ------------------------------------------- */

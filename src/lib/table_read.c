@@ -237,6 +237,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     char uri[64];
     snprintf(uri, sizeof uri, "file:/proc/self/fd/%d?immutable=1", fd);
     sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
     gt_status st = GT_OK;
     int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
@@ -250,7 +251,6 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     long long budget = SQLITE_MAX_STEPS / SQLITE_PROGRESS_STEPS; /* calls of the handler */
     sqlite3_progress_handler(db, SQLITE_PROGRESS_STEPS, progress_budget, &budget);
 
-    sqlite3_stmt *q = NULL;
     rc = sqlite3_prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &q, NULL);
     if (rc == SQLITE_OK)
         sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
@@ -306,6 +306,10 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
                 c->is_int = type == SQLITE_INTEGER;
                 c->num = c->is_int ? (double)sqlite3_column_int64(q, i)
                                    : sqlite3_column_double(q, i);
+                /* Its text too, for a column read as text (a code block
+                 * named 42) and for messages. */
+                const unsigned char *t = sqlite3_column_text(q, i);
+                c->text = t ? (const char *)t : "";
             } else {
                 const unsigned char *t = sqlite3_column_text(q, i);
                 if (sqlite3_column_bytes(q, i) > (int)TABLE_READ_MAX_FIELD) {

@@ -21,7 +21,7 @@
 /* One field of a record. A CSV field is text; an SQLite value keeps its
  * type. An empty CSV field and an SQLite NULL are missing. */
 struct table_cell {
-    const char *text; /* NUL-terminated; "" when missing */
+    const char *text; /* NUL-terminated ("" when missing); an SQLite number's too */
     double num;       /* when is_num */
     int is_num;       /* an SQLite INTEGER or REAL */
     int is_int;       /* an SQLite INTEGER */

@@ -251,6 +251,15 @@ def test_gpu_tracker_files_analysed(tmp_path, suffix):
     assert blocks['no timepoints']['num_timepoints'] == 0
     assert results.static_data.to_dict() == STATIC
     assert math.isnan(results.code_block_results[0].resource_usage.loc['main_ram', 'mean'])
+    # gpu_tracker's lower-level calls: the pairs of a block, and its rows.
+    analyzer = SubTrackingAnalyzer(tf, stf)
+    t0 = 1_700_000_000.0
+    pairs = analyzer.load_timestamp_pairs('train.py:12')
+    assert pairs == [(t0 + 1 + 5 * k, t0 + 3.2 + 5 * k) for k in range(5)] + [(t0 + 2.1, t0 + 4.6)]
+    assert analyzer.load_timestamp_pairs('save') == [(t0 + 27, t0 + 28.9)]
+    rows = analyzer.load_timepoints(pairs)
+    assert len(rows) == blocks['train.py:12']['num_timepoints']
+    assert analyzer.load_code_block_names() == ['no timepoints', 'save', 'train.py:12']
     text = cli('sub-track', 'analyze', '--tf', tf, '--stf', stf).stdout.decode()
     assert text == str(results) + '\n'
 
