@@ -206,6 +206,17 @@ static void test_analyze(void)
     json_object_put(cj);
     free(calls);
 
+    /* Marks with a header and no row: no blocks, the overall figures. */
+    TMP(no_marks, "no-marks.csv");
+    write_text(no_marks, "process_id,code_block_name,position,timestamp\n");
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", no_marks, "-f", "json", NULL);
+    CHECK_MSG(r.status == 0, "no marks: %s", r.err.data);
+    json_object *nm = parse_or_fail(r.out.data ? r.out.data : "", "analyze of no marks");
+    CHECK(nm && json_object_array_length(json_object_object_get(nm, "code_block_results")) == 0);
+    CHECK(nm && NEAR(jnum(nm, "overall.main_ram.mean"), 4.5));
+    json_object_put(nm);
+    result_free(&r);
+
     /* SQLite files, as gpu_tracker's SQLAlchemy writes them. */
     TMP(tq, "tracking.sqlite");
     TMP(sq, "marks.sqlite");

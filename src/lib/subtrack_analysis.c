@@ -579,7 +579,8 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
     struct tracking t = {0};
     gt_status st = read_marks(sub_tracking_file, &m);
     if (st == GT_OK) {
-        qsort(m.v, m.n, sizeof *m.v, mark_order);
+        if (m.n) /* m.v is NULL without marks: qsort may not be given NULL */
+            qsort(m.v, m.n, sizeof *m.v, mark_order);
         t.blocks = calloc(m.nnames + 1, sizeof *t.blocks);
         if (!t.blocks)
             st = gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", sub_tracking_file);
@@ -596,7 +597,8 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
     if (st == GT_OK)
         st = read_tracking(tracking_file, &t);
     if (st == GT_OK) {
-        qsort(t.ts, t.nts, sizeof *t.ts, double_order);
+        if (t.nts)
+            qsort(t.ts, t.nts, sizeof *t.ts, double_order);
         for (size_t b = 0; b < t.nblocks; b++)
             for (size_t k = 0; k < t.blocks[b].span.ncalls; k++) {
                 const struct subtrack_interval *call = &t.blocks[b].span.calls[k];
@@ -634,7 +636,8 @@ gt_status subtrack_blocks_read(const char *path, struct subtrack_blocks *out)
     struct marks m;
     gt_status st = read_marks(path, &m);
     if (st == GT_OK) {
-        qsort(m.v, m.n, sizeof *m.v, mark_order);
+        if (m.n) /* m.v is NULL without marks: qsort may not be given NULL */
+            qsort(m.v, m.n, sizeof *m.v, mark_order);
         out->v = calloc(m.nnames + 1, sizeof *out->v);
         if (!out->v)
             st = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", path);
