@@ -390,6 +390,25 @@ static char *joined_name(const struct session *s, size_t n, size_t block)
     return text;
 }
 
+/* Each block's comparison (compare_one) into into, under its joined name. */
+static gt_status compare_blocks(const struct session *s, size_t n, size_t nblocks, const char *m,
+                                const char *statistic, stats_fn pick, struct entry *e,
+                                json_object *into)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        json_object *o = NULL;
+        char *name = joined_name(s, n, b);
+        gt_status st = name ? compare_one(s, n, b, m, statistic, pick, e, &o)
+                            : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        if (st == GT_OK)
+            json_object_object_add(into, name, o);
+        free(name);
+        if (st != GT_OK)
+            return st;
+    }
+    return GT_OK;
+}
+
 static gt_status check_blocks(const struct session *s, size_t n, size_t first, FILE *warn)
 {
     const struct session *a = &s[first];
@@ -483,28 +502,14 @@ gt_status gt_subtrack_compare(const char *const *names, const char *const *resul
             continue;
         json_object *per_block = json_object_new_object();
         json_object_object_add(usage, m, per_block);
-        for (size_t b = 0; b < s[first].nblocks; b++) {
-            char *name = joined_name(s, n, b);
-            st = name ? compare_one(s, n, b, m, statistic, block_usage_stats, e, &o)
-                      : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-            if (st == GT_OK)
-                json_object_object_add(per_block, name, o);
-            free(name);
-            if (st != GT_OK)
-                goto out;
-        }
-    }
-    for (size_t b = 0; b < s[first].nblocks; b++) {
-        json_object *o = NULL;
-        char *name = joined_name(s, n, b);
-        st = name ? compare_one(s, n, b, NULL, statistic, block_time_stats, e, &o)
-                  : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-        if (st == GT_OK)
-            json_object_object_add(times, name, o);
-        free(name);
+        st = compare_blocks(s, n, s[first].nblocks, m, statistic, block_usage_stats, e,
+                            per_block);
         if (st != GT_OK)
             goto out;
     }
+    st = compare_blocks(s, n, s[first].nblocks, NULL, statistic, block_time_stats, e, times);
+    if (st != GT_OK)
+        goto out;
     *out = format == GT_FORMAT_JSON ? json_pretty_text(json_object_get(c))
                                     : subtrack_comparison_text(c);
     if (!*out)
