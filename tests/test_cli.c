@@ -1239,6 +1239,49 @@ static void test_backup_file(void)
     check_error(&r, 2, "gpu-tracker: give --backup FILE or --no-backup, not both\n");
 }
 
+/* Output names from Slurm's identity: each task of a job step writes its
+ * own files (`srun gpu-tracker --snapshot run-%j-%t.json.gz ...`). */
+static void test_job_names(void)
+{
+    char out[300], snap[300], tf[300], backup[300], report[300];
+    snprintf(out, sizeof out, "%s/sum-%%j-%%t.txt", tmpdir);
+    snprintf(snap, sizeof snap, "%s/run-%%j-%%t.json.gz", tmpdir);
+    snprintf(tf, sizeof tf, "%s/t-%%j-%%n.csv", tmpdir);
+    snprintf(backup, sizeof backup, "%s/backup-%%j-%%t-%%p.json", tmpdir);
+    snprintf(report, sizeof report, "%s/r-%%j-%%t-100%%%%.html", tmpdir);
+    setenv("SLURM_JOB_ID", "8123", 1);
+    setenv("SLURM_PROCID", "1", 1);
+    setenv("SLURMD_NODENAME", "node07", 1);
+    struct result r = gt("-q", "--disable-logs", "-o", out, "--snapshot", snap, "--tf", tf,
+                         "--backup", backup, "--report", report, "--", WORKLOAD_BIN, "burn",
+                         "0.1", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+    const char *made[] = {"sum-8123-1.txt", "run-8123-1.json.gz", "t-8123-node07.csv",
+                          "r-8123-1-100%.html"};
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+        CHECK_MSG(access(tmp_path(made[i]), F_OK) == 0, "%s was not written", made[i]);
+    CHECK(access(tmp_path("sum-%j-%t.txt"), F_OK) != 0);
+
+    /* A field this run lacks: refused before anything runs. */
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_PROCID");
+    unsetenv("SLURMD_NODENAME");
+    const char *marker = tmp_path("ran-with-%j");
+    char touch[400];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    r = gt("-o", out, "-e", touch, NULL);
+    char line[1024];
+    snprintf(line, sizeof line, "gpu-tracker: -o '%s': %%j has no value here (SLURM_JOB_ID is "
+             "not set: not in a Slurm job); use %%p or %%h outside Slurm\n", out);
+    check_error(&r, 2, line);
+    CHECK(access(marker, F_OK) != 0);
+    r = gt("--snapshot", "x-%q.json.gz", "-e", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: --snapshot 'x-%q.json.gz': unknown field '%q' in the name; "
+                       "valid fields are %j (job), %a (array task), %t (task rank), %n (node), "
+                       "%h (host), %p (gpu-tracker's PID) and %% (a '%')\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "pid-namespace")) {
@@ -1269,6 +1312,7 @@ int main(int argc, char **argv)
     test_output_file();
     test_fixture_proc_root();
     test_gpu_fake();
+    test_job_names();
     tmpdir_remove();
     return check_exit("test_cli");
 }

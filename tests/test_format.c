@@ -2,8 +2,11 @@
  * the CLI, and units. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "job_names.h"
 #include "pyfloat.h"
 #include "shlex.h"
 #include "units.h"
@@ -118,8 +121,54 @@ static void test_units(void)
     CHECK(units_time_divisor("weeks") == 0.0);
 }
 
+/* Output names from the run's identity (%j, %t, ...). */
+static void test_job_names(void)
+{
+    struct job_identity id = {.job = "4242", .array_task = "", .task = "3", .node = "gpu07",
+                              .host = "gpu07.cluster", .pid = 99};
+    char err[512], *out = NULL;
+    CHECK(job_name_expand("run-%j-%t.json.gz", &id, "--snapshot", &out, err, sizeof err) == 0);
+    CHECK_STR(out, "run-4242-3.json.gz");
+    free(out);
+    CHECK(job_name_expand("%n/%h-%p-100%%.csv", &id, "-o", &out, err, sizeof err) == 0);
+    CHECK_STR(out, "gpu07/gpu07.cluster-99-100%.csv");
+    free(out);
+    CHECK(job_name_expand("plain.txt", &id, "-o", &out, err, sizeof err) == 0);
+    CHECK_STR(out, "plain.txt");
+    free(out);
+    CHECK(job_name_expand("run-%a.csv", &id, "--tf", &out, err, sizeof err) == -1 && !out);
+    CHECK_STR(err, "--tf 'run-%a.csv': %a has no value here (SLURM_ARRAY_TASK_ID is not set: "
+                   "not a task of a Slurm job array); use %p or %h outside Slurm");
+    CHECK(job_name_expand("run-%x.csv", &id, "-o", &out, err, sizeof err) == -1);
+    CHECK_STR(err, "-o 'run-%x.csv': unknown field '%x' in the name; valid fields are %j (job), "
+                   "%a (array task), %t (task rank), %n (node), %h (host), %p (gpu-tracker's "
+                   "PID) and %% (a '%')");
+    CHECK(job_name_expand("run-%", &id, "-o", &out, err, sizeof err) == -1);
+
+    /* From the environment: Slurm's variables, and only values Slurm sets. */
+    setenv("SLURM_JOB_ID", "777", 1);
+    setenv("SLURM_PROCID", "0", 1);
+    setenv("SLURM_ARRAY_TASK_ID", "../../etc", 1); /* never a path */
+    setenv("SLURMD_NODENAME", "node-1", 1);
+    struct job_identity env;
+    job_identity_read(&env);
+    CHECK_STR(env.job, "777");
+    CHECK_STR(env.task, "0");
+    CHECK_STR(env.array_task, "");
+    CHECK_STR(env.node, "node-1");
+    CHECK(env.pid == getpid() && env.host[0]);
+    unsetenv("SLURMD_NODENAME");
+    unsetenv("SLURM_JOB_ID");
+    job_identity_read(&env);
+    CHECK_STR(env.job, "");
+    CHECK(env.node[0] && !strchr(env.node, '.')); /* the host name up to its first dot */
+    unsetenv("SLURM_PROCID");
+    unsetenv("SLURM_ARRAY_TASK_ID");
+}
+
 int main(void)
 {
+    test_job_names();
     test_repr();
     test_round3();
     test_shlex();

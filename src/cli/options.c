@@ -15,6 +15,7 @@
 #include "shlex.h"
 #include "suggest.h"
 #include "tconfig.h"
+#include "job_names.h"
 
 const char cli_usage[] =
     "Usage: gpu-tracker --execute=<command> [options]\n"
@@ -144,7 +145,10 @@ const char cli_usage[] =
     "With a series on standard output, the summary goes to standard error unless -o is set.\n"
     "Output files (-o, --snapshot, --report, the CSVs, the backup) follow a symbolic link only\n"
     "when it is yours or root's, get mode 0666 less the umask (an existing file keeps its mode\n"
-    "and owner), and must all be different files (docs/cli.md, \"Output files\").\n"
+    "and owner), and must all be different files (docs/cli.md, \"Output files\"). In their\n"
+    "names (and --tf's), %j is the Slurm job id, %a the array task id, %t the task's rank,\n"
+    "%n the node, %h the host, %p gpu-tracker's PID, %% a '%': with srun, run-%j-%t.json.gz\n"
+    "gives each task its own file.\n"
     "\n"
     "Environment:\n"
     "GPU_TRACKER_PROC_ROOT points the tracker at another procfs mount,\n"
@@ -456,11 +460,46 @@ static int parse_args(int argc, char **argv, struct cli_options *o, char *err, s
     return 0;
 }
 
+/* Output names with %j, %t, ... fields (job_names.h) made into the names
+ * they stand for, before anything checks or opens them. */
+static int expand_names(struct cli_options *o, char *err, size_t errcap)
+{
+    struct {
+        const char **name;
+        const char *what;
+    } outputs[] = {
+        {&o->output, "-o"},
+        {&o->snapshot, "--snapshot"},
+        {&o->report, "--report"},
+        {&o->process_csv, "--process-csv"},
+        {&o->system_csv, "--system-csv"},
+        {&o->tracker.resource_usage_file, "--backup"},
+        {&o->tracker.tracking_file, "--tf"},
+    };
+    struct job_identity id;
+    int have_id = 0;
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        const char *name = *outputs[i].name;
+        if (!name || !strchr(name, '%'))
+            continue;
+        if (!have_id) {
+            job_identity_read(&id);
+            have_id = 1;
+        }
+        if (job_name_expand(name, &id, outputs[i].what, &o->expanded[i], err, errcap) != 0)
+            return -1;
+        *outputs[i].name = o->expanded[i];
+    }
+    return 0;
+}
+
 /* --tconfig FILE: the options the file stands for come first, so that those
  * of the command line, parsed after them, override them. */
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
 {
     int rc = parse_args(argc, argv, o, err, errcap);
+    if (rc == 0 && o->action == ACTION_RUN && !o->tconfig)
+        rc = expand_names(o, err, errcap);
     if (rc != 0 || !o->tconfig || o->action != ACTION_RUN)
         return rc;
     char *path = strdup(o->tconfig);
@@ -489,6 +528,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
     rc = parse_args(argc + n, spliced, o, err, errcap);
     free(spliced);
     o->tconfig_args = config; /* the options point into it */
+    if (rc == 0)
+        rc = expand_names(o, err, errcap);
     return rc;
 }
 
@@ -496,6 +537,10 @@ void cli_options_free(struct cli_options *o)
 {
     tconfig_free(o->tconfig_args);
     o->tconfig_args = NULL;
+    for (size_t i = 0; i < sizeof o->expanded / sizeof o->expanded[0]; i++) {
+        free(o->expanded[i]);
+        o->expanded[i] = NULL;
+    }
     shlex_free(o->command);
     o->command = NULL;
     free(o->command_line);

@@ -29,6 +29,7 @@ struct cli_options {
     char *command_line;       /* the command as one string, for the backup (owned) */
     const char *tconfig;      /* --tconfig FILE, or NULL */
     const char *stf;          /* --stf FILE (with --report), or NULL */
+    char *expanded[8];        /* output names made from %j, %t, ... patterns (owned) */
     char **tconfig_args;      /* the options it stood for (owned) */
 };
 
