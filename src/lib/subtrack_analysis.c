@@ -229,7 +229,7 @@ static void marks_free(struct marks *m)
 static gt_status read_table_file(const char *path, const char *what, const char *table,
                                  table_record_fn fn, void *ctx)
 {
-    switch (table_read_kind(path)) {
+    switch (table_file_kind(path)) {
     case 0:
         return table_read_csv(path, what, fn, ctx);
     case 1:
@@ -480,7 +480,7 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
 static gt_status read_tracking(const char *path, struct tracking *t)
 {
     t->path = path;
-    int kind = table_read_kind(path);
+    int kind = table_file_kind(path);
     if (kind < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
                        "extensions are .csv and .sqlite", path);
@@ -749,12 +749,12 @@ gt_status gt_subtrack_combine(const char *output, const char *const *inputs, siz
     if (!output || !inputs || n == 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "combine: an output file and at least one "
                        "sub-tracking file to combine are needed");
-    int kind = table_read_kind(output);
+    int kind = table_file_kind(output);
     if (kind < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid sub-tracking file name '%s': valid "
                        "extensions are .csv and .sqlite", output);
     for (size_t i = 0; i < n; i++)
-        if (table_read_kind(inputs[i]) != kind)
+        if (table_file_kind(inputs[i]) != kind)
             return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot combine '%s' into '%s': every file "
                            "must end in %s, as the combined one", inputs[i], output,
                            kind ? ".sqlite" : ".csv");

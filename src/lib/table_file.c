@@ -20,9 +20,16 @@ static int ends_with(const char *s, const char *tail)
     return n > m && strcmp(s + n - m, tail) == 0;
 }
 
+int table_file_kind(const char *path)
+{
+    if (ends_with(path, ".sqlite"))
+        return 1;
+    return ends_with(path, ".csv") ? 0 : -1;
+}
+
 int table_file_name_ok(const char *path)
 {
-    return ends_with(path, ".csv") || ends_with(path, ".sqlite");
+    return table_file_kind(path) >= 0;
 }
 
 /* ---- CSV ------------------------------------------------------------------ */
@@ -194,7 +201,7 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
 {
     memset(f, 0, sizeof *f);
     f->fd = -1;
-    int sqlite = ends_with(path, ".sqlite");
+    int sqlite = table_file_kind(path) == 1;
     if (!table_file_name_ok(path))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid %s name '%s': valid extensions are .csv and .sqlite", what, path);

@@ -34,6 +34,9 @@ struct table_file {
     struct sqlite3_stmt *insert;  /* into the newest table */
 };
 
+/* The format a name stands for: 1 ".sqlite", 0 ".csv", -1 any other. */
+int table_file_kind(const char *path);
+
 /* 1 when path names one of the formats: it ends in ".csv" or ".sqlite". */
 int table_file_name_ok(const char *path);
 

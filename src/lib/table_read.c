@@ -15,19 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), m = strlen(tail);
-    return n > m && strcmp(s + n - m, tail) == 0;
-}
-
-int table_read_kind(const char *path)
-{
-    if (ends_with(path, ".sqlite"))
-        return 1;
-    return ends_with(path, ".csv") ? 0 : -1;
-}
-
 /* Opens path for reading: a regular file only, a FIFO never waited on. */
 static int open_regular(const char *path, const char *what)
 {

@@ -7,7 +7,8 @@
  * an error, never a wait), a CSV field is at most TABLE_READ_MAX_FIELD bytes
  * and a record at most TABLE_READ_MAX_COLUMNS fields; an SQLite file is
  * opened read-only, its schema untrusted (no views, triggers or functions
- * it declares run), and a query is cut off after a bounded amount of work. */
+ * it declares run), and a query is cut off after a bounded amount of work.
+ * Which of the two a name is: table_file_kind() (table_file.h). */
 #ifndef GT_TABLE_READ_H
 #define GT_TABLE_READ_H
 
@@ -34,9 +35,6 @@ struct table_cell {
  * line break). Returns GT_OK to go
  * on, or the status of its gt_fail() to stop the read with it. */
 typedef gt_status (*table_record_fn)(void *ctx, size_t record, const struct table_cell *cells, size_t n);
-
-/* 1 for ".sqlite", 0 for ".csv", -1 for any other name. */
-int table_read_kind(const char *path);
 
 /* Reads every record of the CSV file path. what names the file in messages
  * ("tracking file"). GT_OK; GT_ERR_IO (cannot be read, not a regular file),
