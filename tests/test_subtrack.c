@@ -658,6 +658,20 @@ static void test_tconfig(void)
     for (const char *p = csv ? csv : ""; (p = strstr(p, "\r\n")); p += 2)
         rows++;
     CHECK_MSG(rows >= 3 + 3, "%d lines", rows);
+    /* Every timepoint saw the command alive: the final sample, taken after
+     * it exited, is not a row (its zeros would pull every statistic down).
+     * main_n_threads is the 11th column. */
+    int dead_rows = 0;
+    const char *row_at = csv ? strstr(csv, "\r\nmain_ram,") : NULL;
+    for (row_at = row_at ? strstr(row_at + 2, "\r\n") : NULL; row_at && row_at[2];
+         row_at = strstr(row_at + 2, "\r\n")) {
+        const char *field = row_at + 2;
+        for (int c = 0; c < 10 && field; c++)
+            field = strchr(field, ',') ? strchr(field, ',') + 1 : NULL;
+        CHECK(field != NULL);
+        dead_rows += field && atoi(field) == 0;
+    }
+    CHECK_MSG(dead_rows == 0, "%d rows with no thread of the command", dead_rows);
     free(csv);
 
     char line[1024];
