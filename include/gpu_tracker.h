@@ -87,6 +87,29 @@ typedef void (*gt_warning_fn)(const char *message, void *user_data);
 #define GT_STOP_TIMEOUT_MAX 3600.0        /* an hour; more than 0 */
 #define GT_DURATION_MAX (366.0 * 86400.0) /* a year; 0 = no duration */
 
+/* Who a run is in a batch system, from Slurm's environment. An empty
+ * string: not set (not in a Slurm job, not an array job, ...). Ids keep
+ * Slurm's text; a variable whose value is not what Slurm sets (digits for
+ * ids; letters, digits, '.', '-' and '_' for the node) is left out, so that
+ * none can put a '/' into a file name made from it. */
+typedef struct gt_job_info {
+    char scheduler[16];     /* "slurm" when SLURM_JOB_ID is set, else "" */
+    char job_id[32];        /* SLURM_JOB_ID */
+    char array_job_id[32];  /* SLURM_ARRAY_JOB_ID */
+    char array_task_id[32]; /* SLURM_ARRAY_TASK_ID */
+    char step_id[32];       /* SLURM_STEP_ID */
+    char task_rank[32];     /* SLURM_PROCID: the task's rank in the step */
+    int ntasks;             /* SLURM_STEP_NUM_TASKS, else SLURM_NTASKS; 0: not known */
+    char node[256];         /* SLURMD_NODENAME, else the host name up to its
+                               first dot (as Slurm names nodes) */
+} gt_job_info;
+
+/* Fills *out from envp (an environ-style NULL-terminated array; NULL: this
+ * process's environment). The one call of the library that looks at the
+ * environment, and only when called. */
+GT_API void gt_job_info_from_environ(char *const *envp, gt_job_info *out);
+
+
 /* Tracker options. Fill with gt_options_init() and change what you need; the
  * strings are copied by gt_tracker_new().
  *
@@ -206,6 +229,23 @@ typedef struct gt_options {
      * is non-zero (then it is replaced). NULL (default): none. */
     const char *tracking_file;
     int overwrite;
+    /* ---- Added in 0.3 (the job and the exporter; struct_size tells them
+     * apart) ---- */
+    /* Who the run is in a batch system (gt_job_info_from_environ), copied
+     * into snapshots and the exporter's labels; NULL: none. */
+    const struct gt_job_info *job;
+    /* Serve the figures so far at http://ADDR:PORT/metrics while sampling,
+     * in Prometheus's text format (OpenMetrics when the scraper asks):
+     * "PORT", ":PORT" (127.0.0.1), "ADDR:PORT" or "[IPv6]:PORT"; PORT 0
+     * takes a free one (gt_tracker_metrics_address). The socket is bound by
+     * gt_tracker_new(), which fails with the reason when it cannot be (in
+     * use, no such address). docs/metrics.md lists the metrics. NULL: none. */
+    const char *metrics_listen;
+    /* Write the same text to DIR/gpu-tracker-<pid>.prom, replaced
+     * atomically after every sample, for node_exporter's textfile
+     * collector; removed by gt_tracker_stop(). gt_tracker_new() fails when
+     * it cannot be written there. NULL: none. */
+    const char *metrics_textfile_dir;
 } gt_options;
 
 #define GT_START_ALIGNED (-1.0)
@@ -661,6 +701,9 @@ typedef struct gt_snapshot {
      * gt_snapshot_free(); NULL when not recorded (older snapshots,
      * resource_tracker's format). (0.3) */
     char *filesystems;
+    /* Who the run was in a batch system (options.job); all empty when not
+     * recorded. (0.3) */
+    gt_job_info job;
 } gt_snapshot;
 
 /* The file formats a snapshot can be written in. gt_snapshot_read() reads
@@ -987,6 +1030,11 @@ GT_API double gt_tracker_start_epoch(gt_tracker *t);
  * resource_usage_file, or the name it chose), NULL when it keeps none.
  * Owned by the tracker, valid until gt_tracker_free(). (0.3) */
 GT_API const char *gt_tracker_backup_path(gt_tracker *t);
+
+/* Where options.metrics_listen serves ("127.0.0.1:9101", "[::1]:9101"),
+ * the port a PORT of 0 got included; NULL when not serving. Valid until
+ * gt_tracker_free(). */
+GT_API const char *gt_tracker_metrics_address(gt_tracker *t);
 
 /* What a run shows while it goes on: the newest sample's figures and the
  * peak so far, in fixed units (MiB, cores, percent) whatever the options'

@@ -5,7 +5,8 @@
 # usage: install-deps.sh build|deb|check
 #        install-deps.sh --list build|deb|check   (prints the packages, installs nothing)
 #   build  what `make` and `make demo` need: a C compiler, CMake, json-c,
-#          zlib, SQLite and libcurl's headers, help2man (the man page)
+#          zlib, SQLite, libcsv, libmicrohttpd and libcurl's headers,
+#          help2man (the man page)
 #   deb    also what `make deb` needs: debhelper, dpkg-dev, fakeroot
 #   check  also what `make check` needs so that no test has to skip: clang
 #          and its runtimes (the ThreadSanitizer build and the libFuzzer
@@ -15,7 +16,8 @@
 #          package is built into a throwaway virtual environment and tested),
 #          zsh and fish (the installed completions are loaded in them),
 #          man-db (the installed man page is rendered), the deb tools and
-#          lintian (the package is built and checked)
+#          lintian (the package is built and checked), Prometheus (a real
+#          server scrapes the exporter; promtool checks its text)
 set -eu
 
 list=0
@@ -24,12 +26,12 @@ if [ "${1:-}" = "--list" ]; then
     shift
 fi
 mode=${1:-build}
-packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev help2man"
+packages="gcc libc6-dev make cmake pkg-config binutils libjson-c-dev zlib1g-dev libsqlite3-dev libcsv-dev libmicrohttpd-dev libcurl4-openssl-dev help2man"
 deb_packages="debhelper dpkg-dev fakeroot"
 case "$mode" in
 build) ;;
 deb) packages="$packages $deb_packages" ;;
-check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db" ;;
+check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db prometheus" ;;
 *) echo "usage: install-deps.sh [--list] build|deb|check" >&2; exit 2 ;;
 esac
 if [ "$list" -eq 1 ]; then

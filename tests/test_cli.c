@@ -11,6 +11,7 @@
 #include <sys/vfs.h>
 
 #include "fixture.h"
+#include "gpu_tracker.h"
 #include "runner.h"
 
 /* ---- the tests ---------------------------------------------------------- */
@@ -1262,6 +1263,16 @@ static void test_job_names(void)
     for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
         CHECK_MSG(access(tmp_path(made[i]), F_OK) == 0, "%s was not written", made[i]);
     CHECK(access(tmp_path("sum-%j-%t.txt"), F_OK) != 0);
+    /* The snapshot says which job and task it is. */
+    gt_snapshot *s = NULL;
+    CHECK(gt_snapshot_read(tmp_path("run-8123-1.json.gz"), &s) == GT_OK && s);
+    if (s) {
+        CHECK_STR(s->job.scheduler, "slurm");
+        CHECK_STR(s->job.job_id, "8123");
+        CHECK_STR(s->job.task_rank, "1");
+        CHECK_STR(s->job.node, "node07");
+        gt_snapshot_free(s);
+    }
 
     /* A field this run lacks: refused before anything runs. */
     unsetenv("SLURM_JOB_ID");

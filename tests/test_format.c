@@ -124,7 +124,7 @@ static void test_units(void)
 /* Output names from the run's identity (%j, %t, ...). */
 static void test_job_names(void)
 {
-    struct job_identity id = {.job = "4242", .array_task = "", .task = "3", .node = "gpu07",
+    struct job_identity id = {.job = {.job_id = "4242", .task_rank = "3", .node = "gpu07"},
                               .host = "gpu07.cluster", .pid = 99};
     char err[512], *out = NULL;
     CHECK(job_name_expand("run-%j-%t.json.gz", &id, "--snapshot", &out, err, sizeof err) == 0);
@@ -150,20 +150,43 @@ static void test_job_names(void)
     setenv("SLURM_PROCID", "0", 1);
     setenv("SLURM_ARRAY_TASK_ID", "../../etc", 1); /* never a path */
     setenv("SLURMD_NODENAME", "node-1", 1);
+    setenv("SLURM_NTASKS", "64", 1);
     struct job_identity env;
     job_identity_read(&env);
-    CHECK_STR(env.job, "777");
-    CHECK_STR(env.task, "0");
-    CHECK_STR(env.array_task, "");
-    CHECK_STR(env.node, "node-1");
+    CHECK_STR(env.job.job_id, "777");
+    CHECK_STR(env.job.scheduler, "slurm");
+    CHECK_STR(env.job.task_rank, "0");
+    CHECK_STR(env.job.array_task_id, "");
+    CHECK_STR(env.job.node, "node-1");
+    CHECK(env.job.ntasks == 64);
     CHECK(env.pid == getpid() && env.host[0]);
     unsetenv("SLURMD_NODENAME");
     unsetenv("SLURM_JOB_ID");
     job_identity_read(&env);
-    CHECK_STR(env.job, "");
-    CHECK(env.node[0] && !strchr(env.node, '.')); /* the host name up to its first dot */
+    CHECK_STR(env.job.job_id, "");
+    CHECK_STR(env.job.scheduler, "");
+    CHECK(env.job.node[0] && !strchr(env.job.node, '.')); /* the host name up to its first dot */
     unsetenv("SLURM_PROCID");
     unsetenv("SLURM_ARRAY_TASK_ID");
+    unsetenv("SLURM_NTASKS");
+
+    /* An environment given as an array: the step's count before the job's;
+     * a count that is not one is left out. */
+    char *envp[] = {"SLURM_JOB_ID=12", "SLURM_NTASKS=8", "SLURM_STEP_NUM_TASKS=2",
+                    "SLURM_STEP_ID=0", "SLURM_ARRAY_JOB_ID=11", "SLURM_ARRAY_TASK_ID=5",
+                    "SLURM_JOB_IDX=3", NULL};
+    gt_job_info j;
+    gt_job_info_from_environ(envp, &j);
+    CHECK_STR(j.job_id, "12");
+    CHECK_STR(j.step_id, "0");
+    CHECK_STR(j.array_job_id, "11");
+    CHECK_STR(j.array_task_id, "5");
+    CHECK(j.ntasks == 2);
+    char *bad[] = {"SLURM_JOB_ID=12;rm", "SLURM_NTASKS=-3", "SLURM_PROCID=", NULL};
+    gt_job_info_from_environ(bad, &j);
+    CHECK_STR(j.job_id, "");
+    CHECK(j.ntasks == 0);
+    CHECK_STR(j.task_rank, "");
 }
 
 int main(void)

@@ -13,13 +13,13 @@ layer_of() {
     gpu_tracker.h | gpu_tracker_testing.h | internal.h | dl_bind.h | warn.h | file_io.h | background.h | cursor.h | exact_sum.h | hot_path.h | \
         http.h | json_read.h | json_span.h | json_stream.h | json_write.h | pyfloat.h | units.h | options.h | \
         row_source.h | series_columns.h | table_file.h | table_read.h | pandas_text.h | subtrack_results.h | \
-        subtrack_blocks.h) echo 0 ;;
+        subtrack_blocks.h | metrics_text.h) echo 0 ;;
     proc_parse.h | sys_parse.h | pid_index.h | sample.h | usage_json.h) echo 1 ;;
     procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h) echo 2R ;;
     usage.h | series.h | pipeline.h | row_store.h | snapshot.h | snapshot_rt.h | stats.h | report.h | \
         write_csv.h) echo 2C ;;
     sample_reader.h | sink.h | csv_sink.h | backup_sink.h | backup_identity.h | run_record.h | \
-        tracking_file.h) echo 3 ;;
+        tracking_file.h | metrics_sink.h) echo 3 ;;
     tracker_internal.h) echo 4 ;;
     *) echo "" ;;
     esac

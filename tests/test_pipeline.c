@@ -222,6 +222,53 @@ static void test_steps_make_rows(void)
     free(extra.nets);
 }
 
+/* The exporter's figures: base units, the summary's peaks, counters that
+ * never go down. */
+static void test_metrics_point(void)
+{
+    struct pipeline p;
+    pipeline_init(&p, 1.0, TCK, 0, 100, 0);
+    struct pipeline_rows rows;
+    struct metrics_point m[3];
+    struct sample s = make_sample(0, 10.0, 1000, 5000, 1000);
+    s.tree_series = 1;
+    s.tree.read_bytes = 4096;
+    pipeline_step(&p, &s, &rows);
+    pipeline_metrics(&p, &s, NULL, &m[0]);
+    CHECK(m[0].samples == 1 && m[0].tree_ok && m[0].have_io && m[0].read_bytes == 4096);
+    CHECK(m[0].cpu_seconds[0] == 0 && m[0].threads[0] == 3 && m[0].processes == 1);
+    CHECK(m[0].sys_ok && m[0].system_total == 8000000ULL * 1024 &&
+          m[0].system_used == 2000000ULL * 1024);
+
+    /* A second later: 150 ticks of CPU, 3000 kB, and a child's bytes gone
+     * from the sum (read_bytes lower): the counter stays. */
+    s = make_sample(1, 11.0, 1150, 5150, 3000);
+    s.tree_series = 1;
+    s.tree.read_bytes = 1024;
+    s.tree.write_bytes = 10;
+    s.tree.children = 2;
+    pipeline_step(&p, &s, &rows);
+    pipeline_metrics(&p, &s, &m[0], &m[1]);
+    CHECK(m[1].samples == 2);
+    CHECK_MSG(near(m[1].cpu_seconds[0], 1.5) && m[1].cpu_seconds[1] == 0, "cpu %g",
+              m[1].cpu_seconds[0]);
+    CHECK(m[1].rss[0] == 3000ULL * 1024 && m[1].private_bytes[0] == 3000ULL * 1024);
+    CHECK(m[1].peak_rss[0] == 3000ULL * 1024 && m[1].peak_rss[2] == 3000ULL * 1024);
+    CHECK(m[1].have_pss && m[1].pss == 3000ULL * 1024 && m[1].processes == 3);
+    CHECK(m[1].read_bytes == 4096 && m[1].write_bytes == 10);
+
+    /* The tree could not be read: no "now" figures, the peaks and counters
+     * stay; without the series' figures, I/O keeps its last values. */
+    s = make_sample(2, 12.0, 1200, 5300, 500);
+    s.tree_ok = 0;
+    pipeline_step(&p, &s, &rows);
+    pipeline_metrics(&p, &s, &m[1], &m[2]);
+    CHECK(!m[2].tree_ok && m[2].peak_rss[0] == 3000ULL * 1024 && near(m[2].cpu_seconds[0], 1.5));
+    CHECK(m[2].have_io && m[2].read_bytes == 4096 && m[2].write_bytes == 10);
+    CHECK(m[2].ngpus == 0 && !m[2].have_gpu_tree && !m[2].energy_ok);
+    pipeline_free(&p);
+}
+
 static void test_self_and_gpu_in_step(void)
 {
     struct roles_fixture f;
@@ -563,6 +610,7 @@ int main(void)
     test_exclude_library();
     test_library_run_time();
     test_steps_make_rows();
+    test_metrics_point();
     test_self_and_gpu_in_step();
     test_csv_sink();
     test_backup_policy();

@@ -28,6 +28,9 @@
  *                            scenario FILE and exit; with CHILD_BYTES a child
  *                            registers too, prints "child PID" and waits to be
  *                            killed (it holds the caller's pipes until then)
+ *   hold MIB SECONDS         allocate and touch MIB MiB (kept), burn SECONDS
+ *                            of CPU, print "held cpu S" (the kernel's count
+ *                            of its CPU) on stdout, and wait for EOF on stdin
  *   exit CODE                exit with CODE
  *   kill SIG                 kill itself with signal SIG
  *   wait-signal              print "ready", exit 40+N on signal N
@@ -388,6 +391,18 @@ int main(int argc, char **argv)
             return 3;
         fprintf(f, "process %s %d %s\n", argv[3], (int)getpid(), argv[4]);
         fclose(f);
+    } else if (!strcmp(mode, "hold") && argc == 4) {
+        size_t n = (size_t)atol(argv[2]) << 20;
+        char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return 3;
+        for (size_t i = 0; i < n; i += 4096)
+            p[i] = 1;
+        work_burn(atof(argv[3]));
+        printf("held cpu %.6f\n", work_cpu_seconds());
+        fflush(stdout);
+        wait_eof();
+        munmap(p, n);
     } else if (!strcmp(mode, "exit") && argc == 3) {
         return atoi(argv[2]);
     } else if (!strcmp(mode, "kill") && argc == 3) {

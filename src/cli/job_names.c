@@ -8,37 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* value into out when every byte is one of allowed (and it fits). */
-static void copy_checked(char *out, size_t cap, const char *value, const char *allowed)
-{
-    out[0] = '\0';
-    if (!value || !*value || strlen(value) >= cap || value[strspn(value, allowed)] != '\0')
-        return;
-    memcpy(out, value, strlen(value) + 1);
-}
-
-static const char digits[] = "0123456789";
-static const char name_chars[] =
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
-
 void job_identity_read(struct job_identity *id)
 {
     memset(id, 0, sizeof *id);
-    copy_checked(id->job, sizeof id->job, getenv("SLURM_JOB_ID"), digits);
-    copy_checked(id->array_job, sizeof id->array_job, getenv("SLURM_ARRAY_JOB_ID"), digits);
-    copy_checked(id->array_task, sizeof id->array_task, getenv("SLURM_ARRAY_TASK_ID"), digits);
-    copy_checked(id->step, sizeof id->step, getenv("SLURM_STEP_ID"), digits);
-    copy_checked(id->task, sizeof id->task, getenv("SLURM_PROCID"), digits);
+    gt_job_info_from_environ(NULL, &id->job);
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
-    copy_checked(id->host, sizeof id->host, host, name_chars);
-    copy_checked(id->node, sizeof id->node, getenv("SLURMD_NODENAME"), name_chars);
-    if (!id->node[0] && id->host[0]) {
-        /* Outside Slurm: the host name up to its first dot, as Slurm names
-         * nodes. */
-        snprintf(id->node, sizeof id->node, "%.*s", (int)strcspn(id->host, "."), id->host);
-    }
+    /* A host name is used in file names: only the bytes a name has. */
+    if (host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")] == '\0')
+        memcpy(id->host, host, sizeof id->host);
     id->pid = getpid();
 }
 
@@ -63,16 +42,16 @@ int job_name_expand(const char *pattern, const struct job_identity *id, const ch
         char pid[32];
         switch (p[1]) {
         case '%': value = "%"; break;
-        case 'j': value = id->job; missing = "SLURM_JOB_ID is not set: not in a Slurm job"; break;
+        case 'j': value = id->job.job_id; missing = "SLURM_JOB_ID is not set: not in a Slurm job"; break;
         case 'a':
-            value = id->array_task;
+            value = id->job.array_task_id;
             missing = "SLURM_ARRAY_TASK_ID is not set: not a task of a Slurm job array";
             break;
         case 't':
-            value = id->task;
+            value = id->job.task_rank;
             missing = "SLURM_PROCID is not set: not a task of a Slurm job step (srun)";
             break;
-        case 'n': value = id->node; missing = "the node's name is not known"; break;
+        case 'n': value = id->job.node; missing = "the node's name is not known"; break;
         case 'h': value = id->host; missing = "the host name is not known"; break;
         case 'p':
             snprintf(pid, sizeof pid, "%ld", (long)id->pid);

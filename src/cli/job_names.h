@@ -7,23 +7,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The run's identity. An empty string: not set (not in a Slurm job, not an
- * array job). */
+#include "gpu_tracker.h"
+
+/* The run's identity: the job (gpu_tracker.h) and what names files beyond
+ * it. An empty string: not set. */
 struct job_identity {
-    char job[32];        /* SLURM_JOB_ID */
-    char array_job[32];  /* SLURM_ARRAY_JOB_ID */
-    char array_task[32]; /* SLURM_ARRAY_TASK_ID */
-    char step[32];       /* SLURM_STEP_ID */
-    char task[32];       /* SLURM_PROCID: the task's rank in the job step */
-    char node[256];      /* SLURMD_NODENAME, else the host name up to its first dot */
-    char host[256];      /* gethostname() */
+    gt_job_info job;
+    char host[256];      /* gethostname(), when it is a plain name */
     pid_t pid;           /* gpu-tracker's own */
 };
 
-/* Reads the identity from the environment. A Slurm variable whose value is
- * not what Slurm sets (digits for the ids; letters, digits, '.', '-' and
- * '_' for the node name) is left out, so that it can never put a '/' into
- * a file name. */
+/* Reads the identity from the environment (gt_job_info_from_environ). */
 void job_identity_read(struct job_identity *id);
 
 /* The file name pattern with its fields replaced: %j job id, %a array task

@@ -66,9 +66,21 @@ static void release_warnings(int print)
 /* Say no more than a warning would: nothing with --disable-logs or -q. */
 static int quiet_start;
 
+/* 1 when spec ([ADDR:]PORT) asks for port 0: any free one. */
+static int any_port(const char *spec)
+{
+    const char *colon = spec ? strrchr(spec, ':') : NULL;
+    return spec && strcmp(colon ? colon + 1 : spec, "0") == 0;
+}
+
 static void on_started(pid_t pid, const gt_options *opts, gt_tracker *t)
 {
     release_warnings(1);
+    /* Where the exporter serves: always said for port 0 (who else would
+     * know which port it got?), otherwise as the other start lines. */
+    const char *metrics = gt_tracker_metrics_address(t);
+    if (metrics && (any_port(opts->metrics_listen) || !(opts->disable_logs || quiet_start)))
+        fprintf(stderr, "gpu-tracker: serving metrics at http://%s/metrics\n", metrics);
     if (opts->disable_logs || quiet_start)
         return;
     if (opts->process_id == pid && opts->reaper_pid == 0)

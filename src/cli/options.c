@@ -92,6 +92,16 @@ const char cli_usage[] =
     "                            gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
     "                            overwrite), as gpu_tracker takes; options on the command\n"
     "                            line override them.\n"
+    "    --metrics-listen=<[addr:]port>\n"
+    "                            Serve the figures so far at http://ADDR:PORT/metrics for\n"
+    "                            Prometheus while tracking (127.0.0.1 when no address is\n"
+    "                            given; [::1]:PORT for IPv6; port 0: a free one, named on\n"
+    "                            standard error). Labels name the host, the Slurm job and\n"
+    "                            task, and the command (docs/metrics.md).\n"
+    "    --metrics-textfile=<dir>\n"
+    "                            Write the same to DIR/gpu-tracker-<pid>.prom after every\n"
+    "                            sample, atomically, for node_exporter's textfile collector;\n"
+    "                            removed when tracking ends.\n"
     "    --process-csv=<file>    Also write a row of process-tree metrics every sleep time:\n"
     "                            timestamp, pid, children, utime, stime, cpu_usage, memory\n"
     "                            (PSS, kB), read_bytes, write_bytes, gpu_usage, gpu_vram (MiB),\n"
@@ -160,7 +170,8 @@ enum {
     OPT_ST = 256, OPT_RU, OPT_GRU, OPT_TU, OPT_NEC, OPT_GUUIDS, OPT_GB, OPT_DISABLE_LOGS, OPT_PID,
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
-    OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF,
+    OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
+    OPT_METRICS_TEXTFILE,
 };
 
 static const struct option long_options[] = {
@@ -196,6 +207,8 @@ static const struct option long_options[] = {
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"tconfig", required_argument, NULL, OPT_TCONFIG},
     {"stf", required_argument, NULL, OPT_STF},
+    {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+    {"metrics-textfile", required_argument, NULL, OPT_METRICS_TEXTFILE},
     {NULL, 0, NULL, 0},
 };
 
@@ -312,6 +325,15 @@ static int parse_args(int argc, char **argv, struct cli_options *o, char *err, s
         case OPT_OVERWRITE: o->tracker.overwrite = 1; break;
         case OPT_TCONFIG: o->tconfig = optarg; break;
         case OPT_STF: o->stf = optarg; break;
+        case OPT_METRICS_LISTEN: o->tracker.metrics_listen = optarg; break;
+        case OPT_METRICS_TEXTFILE:
+            if (!*optarg) {
+                snprintf(err, errcap, "empty directory name for --metrics-textfile; give "
+                         "node_exporter's textfile directory");
+                return -1;
+            }
+            o->tracker.metrics_textfile_dir = optarg;
+            break;
         case OPT_PID:
             if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
                 snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
@@ -477,15 +499,13 @@ static int expand_names(struct cli_options *o, char *err, size_t errcap)
         {&o->tracker.tracking_file, "--tf"},
     };
     struct job_identity id;
-    int have_id = 0;
+    job_identity_read(&id);
+    o->job = id.job; /* for snapshots and the exporter's labels */
+    o->tracker.job = &o->job;
     for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
         const char *name = *outputs[i].name;
         if (!name || !strchr(name, '%'))
             continue;
-        if (!have_id) {
-            job_identity_read(&id);
-            have_id = 1;
-        }
         if (job_name_expand(name, &id, outputs[i].what, &o->expanded[i], err, errcap) != 0)
             return -1;
         *outputs[i].name = o->expanded[i];

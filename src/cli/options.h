@@ -31,6 +31,7 @@ struct cli_options {
     const char *stf;          /* --stf FILE (with --report), or NULL */
     char *expanded[8];        /* output names made from %j, %t, ... patterns (owned) */
     char **tconfig_args;      /* the options it stood for (owned) */
+    gt_job_info job;          /* the Slurm job this run is in (tracker.job points here) */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

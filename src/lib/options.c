@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "background.h"
+#include "metrics_text.h"
 #include "options.h"
 #include "table_file.h"
 #include "units.h"
@@ -135,6 +136,16 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid tracking file name '%s': valid extensions are .csv and .sqlite",
                        o->tracking_file);
+    char why[512];
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    if (o->metrics_listen && metrics_listen_parse(o->metrics_listen, &addr, &addrlen, why,
+                                                  sizeof why) < 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", why);
+    if (o->metrics_textfile_dir && !*o->metrics_textfile_dir)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "empty metrics textfile directory: give node_exporter's textfile "
+                       "directory, or NULL for none");
     if (!(o->start_at == 0 || o->start_at == GT_START_ALIGNED ||
           (o->start_at > 0 && o->start_at <= epoch_now() + GT_START_AHEAD_MAX)))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
@@ -202,6 +213,12 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     o->rsmi_library = own(c, o->rsmi_library, &failed);
     o->command = own(c, o->command, &failed);
     o->tracking_file = own(c, o->tracking_file, &failed);
+    o->metrics_listen = own(c, o->metrics_listen, &failed);
+    o->metrics_textfile_dir = own(c, o->metrics_textfile_dir, &failed);
+    if (o->job) {
+        c->job = *o->job;
+        o->job = &c->job;
+    }
     if (!o->resource_usage_file) {
         char *path = default_backup_path();
         o->resource_usage_file = own(c, path, &failed);

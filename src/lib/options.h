@@ -17,7 +17,8 @@ struct options_copy {
     const char *proc_root, *sys_root; /* never NULL */
     const char *metadata_url;     /* NULL: the real services */
     int sampled_only;
-    char *owned[16];
+    gt_job_info job;              /* o.job points here when given */
+    char *owned[24];
     int nowned;
 };
 

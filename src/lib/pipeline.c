@@ -175,6 +175,7 @@ static void series_step(struct pipeline *p, struct sample *s, const struct serie
 GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows)
 {
     memset(rows, 0, sizeof *rows);
+    rows->now = s->now;
     if (s->slot == 0)
         p->epoch_start = s->wall;
     if (s->tree_ok && s->self)
@@ -194,4 +195,70 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
     }
     if (p->series)
         series_step(p, s, &proc_gpu, &sys_gpu, rows);
+}
+
+void pipeline_metrics(const struct pipeline *p, const struct sample *s,
+                      const struct metrics_point *prev, struct metrics_point *m)
+{
+    const struct usage_acc *a = &p->acc;
+    memset(m, 0, offsetof(struct metrics_point, gpu_used));
+    m->samples = a->samples;
+    if (s->tree_ok) {
+        const struct tree_sample *t = &s->tree;
+        m->tree_ok = 1;
+        m->rss[0] = t->main_rss_kb * 1024;
+        m->rss[1] = t->desc_rss_kb * 1024;
+        m->rss[2] = a->latest.rss_kb * 1024;
+        m->private_bytes[0] = t->main_private_kb * 1024;
+        m->private_bytes[1] = t->desc_private_kb * 1024;
+        m->shared_bytes[0] = t->main_shared_kb * 1024;
+        m->shared_bytes[1] = t->desc_shared_kb * 1024;
+        m->threads[0] = t->main_threads;
+        m->threads[1] = t->desc_threads;
+        /* the process series' figures: read when a series or the exporter asks */
+        m->have_pss = m->have_processes = m->have_io = s->tree_series;
+        m->pss = t->pss_kb * 1024;
+        m->processes = t->main_alive + t->children;
+        m->read_bytes = t->read_bytes;
+        m->write_bytes = t->write_bytes;
+    }
+    if (prev && prev->have_io) {
+        m->have_io = 1;
+        if (!s->tree_ok || !s->tree_series) {
+            m->read_bytes = prev->read_bytes;
+            m->write_bytes = prev->write_bytes;
+        }
+        if (m->read_bytes < prev->read_bytes)
+            m->read_bytes = prev->read_bytes;
+        if (m->write_bytes < prev->write_bytes)
+            m->write_bytes = prev->write_bytes;
+    }
+    struct rss_peak pk[3];
+    usage_rss_peaks(a, &pk[0], &pk[1], &pk[2]);
+    for (int i = 0; i < 3; i++) {
+        m->peak_rss[i] = pk[i].total_kb * 1024;
+        m->peak_private[i] = pk[i].private_kb * 1024;
+        m->peak_shared[i] = pk[i].shared_kb * 1024;
+    }
+    usage_cpu_seconds(a, &m->cpu_seconds[0], &m->cpu_seconds[1]);
+    if (s->sys_ok) {
+        m->sys_ok = 1;
+        m->system_total = s->mem.total_kb * 1024;
+        m->system_used = s->mem.total_kb > s->mem.available_kb
+                             ? (s->mem.total_kb - s->mem.available_kb) * 1024 : 0;
+    }
+    if (s->gpu_ok) {
+        m->ngpus = s->gpu_ndevices < METRICS_MAX_GPUS ? s->gpu_ndevices : METRICS_MAX_GPUS;
+        for (int i = 0; i < m->ngpus; i++) {
+            m->gpu_used[i] = s->gpu.device_memory_used[i];
+            m->gpu_util[i] = s->gpu.device_util[i];
+        }
+    }
+    m->have_gpu_tree = a->latest.have_gpu;
+    m->gpu_tree_now = a->latest.gpu_bytes;
+    m->gpu_tree_peak[0] = a->gpu_main_max;
+    m->gpu_tree_peak[1] = a->gpu_desc_max;
+    m->gpu_tree_peak[2] = a->gpu_comb_max;
+    m->energy_ok = s->gpu_ok && s->gpu.energy_ok;
+    m->energy_joules = (double)a->gpu_energy_mj / 1000.0;
 }

@@ -9,6 +9,7 @@
 #ifndef GT_PIPELINE_H
 #define GT_PIPELINE_H
 
+#include "metrics_text.h"
 #include "sample.h"
 #include "series.h"
 #include "usage.h"
@@ -46,6 +47,10 @@ struct pipeline_rows {
     int have_timepoint;
     struct usage_timepoint timepoint;
     double timepoint_wall;
+    /* The sample's monotonic time, and the exporter's figures when the
+     * tracker made them (pipeline_metrics; NULL: none). */
+    double now;
+    const struct metrics_point *metrics;
 };
 
 struct pipeline {
@@ -76,5 +81,13 @@ void pipeline_free(struct pipeline *p);
  * exchanged with the pipeline's previous ones (no copy): the reader reads
  * the next sample into what the pipeline no longer needs. */
 void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows);
+
+/* The exporter's figures (metrics_text.h) after pipeline_step(p, s): the
+ * sample's figures now, the run's peaks and counters so far. I/O counters
+ * are raised to at least their previous value (prev, NULL: none): a
+ * child's bytes leave the tree's sum when it ends unreaped, and a counter
+ * must not go down. */
+void pipeline_metrics(const struct pipeline *p, const struct sample *s,
+                      const struct metrics_point *prev, struct metrics_point *m);
 
 #endif

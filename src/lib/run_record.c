@@ -53,6 +53,7 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
              stats_allocation_of_rows(rows));
     snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
     s->cloud = r->cloud;
+    s->job = r->job;
     s->series.interval = r->interval;
     s->series.start_time = r->epoch_start;
     s->series.nprocess = rows->count[GT_SERIES_KIND_PROCESS];

@@ -18,6 +18,7 @@ struct run_record {
     gt_server_info server;          /* allocation is filled from the rows */
     gt_cloud_info cloud;            /* asked = 0: not asked */
     char *filesystems;              /* the disk-space figures' (NULL: none) */
+    gt_job_info job;                /* options.job (all empty: none) */
 };
 
 /* Describes the machine now (server_info.h) with the GPUs the tracker

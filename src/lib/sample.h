@@ -10,7 +10,8 @@
  *        |    the running aggregates, the series' rows)
  *        |  rows and the summary so far
  *        v
- *   sinks (the row store, CSV streams, the backup file; later exporters)
+ *   sinks (the row store, CSV streams, the backup file, the tracking file,
+ *         the metrics exporter)
  *
  * Producers fill these types, consumers read them; neither includes the
  * other's header. Memory in kB and CPU in clock ticks unless a name says
@@ -173,6 +174,8 @@ struct sample {
     struct meminfo mem;
     int tree_ok;
     struct tree_sample tree;
+    int tree_series;          /* tree has the process series' figures (PSS,
+                                 I/O, children) */
     struct pid_roles roles;   /* with tree_ok */
     int self;                 /* the tracker tracks its own process: */
     struct library_threads library; /* its threads, to be taken out */

@@ -224,6 +224,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, struct sample *s)
                   "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
                   "fails", root, what, gt_errno_text(errno));
     s->tree_ok = tree_walk(&r->tree, &s->tree) == 0;
+    s->tree_series = s->tree_ok && r->tree.series;
     if (!s->tree_ok)
         warn_once(r->warner, WARN_TREE_WALK, "cannot walk the process tree of PID %d: %s",
                   (int)r->cfg.pid, strerror(errno));

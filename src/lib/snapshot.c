@@ -105,6 +105,24 @@ static json_object *server_object(const gt_server_info *si, const char *filesyst
     return o;
 }
 
+/* The run's job (gt_job_info): ids as Slurm's text, null when not set. */
+static json_object *job_object(const gt_job_info *j)
+{
+    json_object *o = json_object_new_object();
+    const struct {
+        const char *key, *value;
+    } ids[] = {
+        {"scheduler", j->scheduler}, {"job_id", j->job_id}, {"array_job_id", j->array_job_id},
+        {"array_task_id", j->array_task_id}, {"step_id", j->step_id},
+        {"task_rank", j->task_rank},
+    };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        json_object_object_add(o, ids[i].key, ids[i].value[0] ? json_new_text(ids[i].value) : NULL);
+    json_object_object_add(o, "ntasks", j->ntasks > 0 ? json_object_new_int(j->ntasks) : NULL);
+    json_object_object_add(o, "node", j->node[0] ? json_new_text(j->node) : NULL);
+    return o;
+}
+
 static json_object *metadata_object(const gt_snapshot *s)
 {
     json_object *m = json_object_new_object();
@@ -122,6 +140,8 @@ static json_object *metadata_object(const gt_snapshot *s)
     json_object_object_add(m, "exit_status",
                            s->exit_status >= 0 ? json_object_new_int(s->exit_status) : NULL);
     add_text(m, "host", s->host);
+    if (s->job.scheduler[0]) /* 0.3: only for a run in a batch job */
+        json_object_object_add(m, "job", job_object(&s->job));
     return m;
 }
 
@@ -456,6 +476,51 @@ json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct
     return json_read_parse(r, text + span.start, span.end - span.start, name);
 }
 
+/* One id of metadata.job: null, or a string of the characters allowed
+ * (what Slurm sets; a file from a stranger can put nothing else there). */
+static void read_job_text(struct json_reader *r, json_object *job, const char *key,
+                          const char *allowed, char *out, size_t cap)
+{
+    json_object *v = NULL;
+    out[0] = '\0';
+    if (r->status != GT_OK || !json_object_object_get_ex(job, key, &v) || !v)
+        return;
+    const char *text = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+    if (!text || strlen(text) >= cap || text[strspn(text, allowed)] != '\0') {
+        json_read_fail(r, "\"metadata.job.%s\" should be null or a string of at most %zu of "
+                          "these characters: %s", key, cap - 1, allowed);
+        return;
+    }
+    memcpy(out, text, strlen(text) + 1);
+}
+
+/* metadata.job (0.3): optional; absent or null for a run outside a batch
+ * job. */
+static void read_job(struct json_reader *r, json_object *m, gt_job_info *j)
+{
+    memset(j, 0, sizeof *j);
+    json_object *job = NULL;
+    if (r->status != GT_OK || !m || !json_object_object_get_ex(m, "job", &job) || !job)
+        return;
+    if (!json_object_is_type(job, json_type_object)) {
+        json_read_fail(r, "\"metadata.job\" should be an object or null");
+        return;
+    }
+    static const char digits[] = "0123456789";
+    static const char name[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
+    read_job_text(r, job, "scheduler", "abcdefghijklmnopqrstuvwxyz", j->scheduler,
+                  sizeof j->scheduler);
+    read_job_text(r, job, "job_id", digits, j->job_id, sizeof j->job_id);
+    read_job_text(r, job, "array_job_id", digits, j->array_job_id, sizeof j->array_job_id);
+    read_job_text(r, job, "array_task_id", digits, j->array_task_id, sizeof j->array_task_id);
+    read_job_text(r, job, "step_id", digits, j->step_id, sizeof j->step_id);
+    read_job_text(r, job, "task_rank", digits, j->task_rank, sizeof j->task_rank);
+    read_job_text(r, job, "node", name, j->node, sizeof j->node);
+    json_object *n = NULL;
+    if (r->status == GT_OK && json_object_object_get_ex(job, "ntasks", &n) && n)
+        j->ntasks = (int)json_read_integer(r, job, "ntasks", "metadata.job", 1, 1000000);
+}
+
 static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
 {
     const char *w = "metadata";
@@ -488,6 +553,7 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
     else if (m && !json_object_object_get_ex(m, "exit_status", NULL))
         json_read_fail(r, "missing key \"metadata.exit_status\"");
     json_read_string(r, m, "host", w, s->host, sizeof s->host);
+    read_job(r, m, &s->job);
 }
 
 void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_info *si)

@@ -49,6 +49,7 @@ static void release_memory(gt_tracker *t)
     free(t->all_process);
     free(t->all_system);
     backup_sink_forget(&t->backup);
+    metrics_sink_forget(&t->metrics);
     run_record_free(&t->run);
     options_copy_free(&t->cfg);
     free(t);
@@ -65,6 +66,8 @@ static void destroy(gt_tracker *t)
      * child made by fork() (release_memory leaves it there). */
     tracking_file_close(&t->tracking);
     backup_sink_destroy_lock(&t->backup);
+    if (t->metrics_on)
+        metrics_sink_destroy(&t->metrics);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
     release_memory(t);
@@ -83,6 +86,45 @@ GT_HOT static void copy_gpu_reasons_locked(gt_tracker *t)
     text_copy(t->gpu_proc_util_reason, GT_REASON_LEN,
               none ? none : ns ? ns : r->gpu.proc_util_reason);
     text_copy(t->gpu_energy_reason, GT_REASON_LEN, none ? none : r->gpu.energy_reason);
+}
+
+/* The exporter of options.metrics_listen / metrics_textfile_dir, its labels
+ * from the run: the host, the job, the command's short name (the tracked
+ * process's own name when no command was said) and PID. */
+static gt_status start_exporter(gt_tracker *t)
+{
+    const gt_options *opts = &t->cfg.o;
+    struct metrics_static *ms = calloc(1, sizeof *ms);
+    if (!ms)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    char host[256] = "", comm[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    const char *command = opts->command;
+    if (!command || !*command) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%d/comm", t->cfg.proc_root, (int)t->pid);
+        FILE *f = fopen(path, "re");
+        if (f) {
+            if (fgets(comm, sizeof comm, f))
+                comm[strcspn(comm, "\n")] = '\0';
+            fclose(f);
+        }
+        command = comm;
+    }
+    metrics_static_labels(ms, host, opts->job ? &t->job : NULL, command, (long)t->pid);
+    const struct gpu *g = &t->reader.gpu;
+    ms->ngpus = g->nvendors ? (g->ndevices < METRICS_MAX_GPUS ? g->ndevices : METRICS_MAX_GPUS) : 0;
+    for (int i = 0; i < ms->ngpus; i++) {
+        text_copy(ms->gpus[i].uuid, sizeof ms->gpus[i].uuid, g->devices[i].uuid);
+        text_copy(ms->gpus[i].name, sizeof ms->gpus[i].name, g->devices[i].name);
+        ms->gpus[i].total = g->devices[i].memory_total;
+    }
+    gt_status st = metrics_sink_init(&t->metrics, opts->metrics_listen,
+                                     opts->metrics_textfile_dir, t->pid, ms, &t->warner);
+    free(ms);
+    t->metrics_on = st == GT_OK;
+    return st;
 }
 
 /* gt_tracker_new() with the testing hooks (NULL: none). */
@@ -129,7 +171,9 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
         .reaper_pid = opts->main_only ? 0 : opts->reaper_pid, /* a reaper adopts descendants */
         .max_kept_files = opts->max_kept_files,
         .self = t->pid == t->owner,
-        .series = t->cfg.o.series,
+        /* the exporter shows the process series' PSS, I/O and processes */
+        .series = t->cfg.o.series |
+                  (opts->metrics_listen || opts->metrics_textfile_dir ? GT_SERIES_PROCESS : 0),
         .sampled_only = t->cfg.sampled_only,
         .main_only = opts->main_only,
         .gpu_brand = opts->gpu_brand,
@@ -182,6 +226,16 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
             return st;
         }
         t->sinks[t->nsinks++] = &t->tracking.base;
+    }
+    if (opts->job)
+        t->job = *opts->job;
+    if (opts->metrics_listen || opts->metrics_textfile_dir) {
+        st = start_exporter(t);
+        if (st != GT_OK) {
+            destroy(t);
+            return st;
+        }
+        t->sinks[t->nsinks++] = &t->metrics.base;
     }
     t->state = STATE_NEW;
     *out = t;
@@ -247,6 +301,13 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
     sample_read(&t->reader, slot, &s);
     pthread_mutex_lock(&t->lock);
     pipeline_step(&t->pipe, &s, rows);
+    if (t->metrics_on) {
+        int next = !t->mcur;
+        pipeline_metrics(&t->pipe, &s, s.slot == 0 ? NULL : &t->mpoints[t->mcur],
+                         &t->mpoints[next]);
+        t->mcur = next;
+        rows->metrics = &t->mpoints[next];
+    }
     copy_gpu_reasons_locked(t);
     pthread_mutex_unlock(&t->lock);
     return s.now;
@@ -289,6 +350,8 @@ static void take_baseline(gt_tracker *t, double epoch)
     t->run.epoch_start = t->pipe.epoch_start;
     t->baseline_taken = 1;
     pthread_mutex_unlock(&t->lock);
+    if (t->metrics_on)
+        metrics_sink_set_start(&t->metrics, t->run.epoch_start);
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. The baseline writes the backup
      * file too. */
@@ -380,6 +443,7 @@ gt_status gt_tracker_start(gt_tracker *t)
     const struct gpu *g = &t->reader.gpu;
     run_record_begin(&t->run, t->pid, t->cfg.o.sleep_time, t->cfg.proc_root, t->cfg.sys_root,
                      g->devices, g->nvendors ? g->ndevices : 0);
+    t->run.job = t->job;
     if (!t->cfg.o.csv_no_header)
         csv_sink_headers(&t->csv);
     t->delayed_start = scheduled_start(&t->cfg.o);
@@ -456,6 +520,8 @@ gt_status gt_tracker_stop(gt_tracker *t)
         t->start_time = stop_time;
     pthread_mutex_unlock(&t->lock);
     backup_sink_finish(&t->backup); /* a clean stop: no backup needed */
+    if (t->metrics_on)
+        metrics_sink_finish(&t->metrics); /* no more serving; the textfile removed */
     t->state = STATE_STOPPED;
     return GT_OK;
 }

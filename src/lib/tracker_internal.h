@@ -13,6 +13,7 @@
 #include "backup_sink.h"
 #include "cloud_info.h"
 #include "csv_sink.h"
+#include "metrics_sink.h"
 #include "options.h"
 #include "pipeline.h"
 #include "row_store.h"
@@ -43,7 +44,15 @@ struct gt_tracker {
     struct csv_sink csv;
     struct backup_sink backup;
     struct tracking_file tracking; /* gt_options.tracking_file (fd -1, db NULL: none) */
-    struct sink *sinks[3];
+    /* The exporter (options.metrics_listen / metrics_textfile_dir), when
+     * metrics_on; the sampler's newest two points (the counters of one are
+     * raised to the other's). */
+    int metrics_on;
+    struct metrics_sink metrics;
+    struct metrics_point mpoints[2];
+    int mcur;
+    gt_job_info job;   /* options.job, or all empty */
+    struct sink *sinks[4];
     int nsinks;
 
     struct run_record run;

@@ -162,6 +162,11 @@ const char *gt_tracker_backup_path(gt_tracker *t)
     return t ? t->backup.path : NULL;
 }
 
+const char *gt_tracker_metrics_address(gt_tracker *t)
+{
+    return t && t->metrics_on && t->metrics.daemon ? t->metrics.address : NULL;
+}
+
 gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
 {
     gt_status st = gt_check_out_struct("gt_tracker_totals", t, out, "gt_totals",

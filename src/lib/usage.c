@@ -253,10 +253,7 @@ static void set_rss(gt_rss_values *v, const struct rss_peak *pk, double divisor)
     v->shared_rss = (double)pk->shared_kb * 1024.0 / divisor;
 }
 
-/* The RSS peaks of main, descendants and both: the high-water marks of
- * reaped processes bound them from below; a sum's peak is at least the
- * peak of any of its parts. */
-static void rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
+void usage_rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
                       struct rss_peak *desc_pk, struct rss_peak *comb_pk)
 {
     *main_pk = a->main_pk;
@@ -272,7 +269,7 @@ static void rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
 unsigned long long usage_combined_peak_kb(const struct usage_acc *a)
 {
     struct rss_peak m, d, c;
-    rss_peaks(a, &m, &d, &c);
+    usage_rss_peaks(a, &m, &d, &c);
     return c.total_kb;
 }
 
@@ -285,7 +282,7 @@ GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
     memset((char *)out + after, 0, sizeof *out - after);
 
     struct rss_peak main_pk, desc_pk, comb_pk;
-    rss_peaks(a, &main_pk, &desc_pk, &comb_pk);
+    usage_rss_peaks(a, &main_pk, &desc_pk, &comb_pk);
 
     gt_max_ram *ram = &out->max_ram;
     text_copy(ram->unit, sizeof ram->unit, u->ram_unit);

@@ -115,6 +115,13 @@ void usage_add_reaped_io(struct usage_acc *a, int is_main, unsigned long long in
  * last tree sample (the span the CPU means are taken over). */
 void usage_cpu_seconds(const struct usage_acc *a, double *main_s, double *desc_s);
 
+/* The RSS peaks so far (kB) of main, descendants and both, as
+ * usage_result() gives them: the high-water marks of reaped processes
+ * bound them from below; a sum's peak is at least the peak of any of its
+ * parts. */
+void usage_rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
+                     struct rss_peak *desc_pk, struct rss_peak *comb_pk);
+
 /* The tree's combined RSS peak so far (kB), as usage_result() gives it:
  * never below a reaped process's high-water mark. */
 unsigned long long usage_combined_peak_kb(const struct usage_acc *a);

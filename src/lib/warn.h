@@ -23,6 +23,7 @@ enum warn_id {
     WARN_CSV_SYSTEM,          /* writing the system CSV failed */
     WARN_BACKUP,              /* the backup file cannot be written */
     WARN_TRACKING_FILE,       /* the tracking file cannot be written */
+    WARN_METRICS_TEXTFILE,    /* the metrics textfile cannot be written */
     WARN_ID_COUNT
 };
 

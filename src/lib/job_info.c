@@ -1,0 +1,74 @@
+/* job_info.c - who a run is in a batch system, from Slurm's environment
+ * (gt_job_info_from_environ in gpu_tracker.h). */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* The value of name in envp (an environ-style array), or NULL. */
+static const char *env_value(char *const *envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (char *const *e = envp; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+/* value into out when every byte is one of allowed and it fits; else "". */
+static void copy_checked(char *out, size_t cap, const char *value, const char *allowed)
+{
+    out[0] = '\0';
+    if (!value || !*value || strlen(value) >= cap || value[strspn(value, allowed)] != '\0')
+        return;
+    memcpy(out, value, strlen(value) + 1);
+}
+
+static const char digits[] = "0123456789";
+static const char name_chars[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
+
+/* A task count Slurm set: 1 to a million (Slurm's own limit is lower). */
+static int task_count(const char *value)
+{
+    char n[16];
+    copy_checked(n, sizeof n, value, digits);
+    long v = n[0] ? strtol(n, NULL, 10) : 0;
+    return v > 0 && v <= 1000000 ? (int)v : 0;
+}
+
+void gt_job_info_from_environ(char *const *envp, gt_job_info *out)
+{
+    if (!out)
+        return;
+    if (!envp)
+        envp = environ;
+    memset(out, 0, sizeof *out);
+    copy_checked(out->job_id, sizeof out->job_id, env_value(envp, "SLURM_JOB_ID"), digits);
+    copy_checked(out->array_job_id, sizeof out->array_job_id,
+                 env_value(envp, "SLURM_ARRAY_JOB_ID"), digits);
+    copy_checked(out->array_task_id, sizeof out->array_task_id,
+                 env_value(envp, "SLURM_ARRAY_TASK_ID"), digits);
+    copy_checked(out->step_id, sizeof out->step_id, env_value(envp, "SLURM_STEP_ID"), digits);
+    copy_checked(out->task_rank, sizeof out->task_rank, env_value(envp, "SLURM_PROCID"), digits);
+    out->ntasks = task_count(env_value(envp, "SLURM_STEP_NUM_TASKS"));
+    if (!out->ntasks)
+        out->ntasks = task_count(env_value(envp, "SLURM_NTASKS"));
+    if (out->job_id[0])
+        snprintf(out->scheduler, sizeof out->scheduler, "slurm");
+    copy_checked(out->node, sizeof out->node, env_value(envp, "SLURMD_NODENAME"), name_chars);
+    if (!out->node[0]) {
+        /* Outside Slurm: the host name up to its first dot, as Slurm names
+         * nodes (a host name of other bytes is left out). */
+        char host[256] = "";
+        if (gethostname(host, sizeof host - 1) != 0)
+            host[0] = '\0';
+        host[strcspn(host, ".")] = '\0';
+        copy_checked(out->node, sizeof out->node, host, name_chars);
+    }
+}

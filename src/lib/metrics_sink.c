@@ -1,0 +1,271 @@
+/* metrics_sink.c - the exporter (metrics_sink.h): an HTTP endpoint served
+ * by libmicrohttpd (Debian's libmicrohttpd-dev) and node_exporter's
+ * textfile. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include "metrics_sink.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* addr as "ADDR:PORT" ("[ADDR]:PORT" for IPv6). */
+static void format_address(const struct sockaddr_storage *addr, char *out, size_t cap)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (addr->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)addr;
+        inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof host);
+        snprintf(out, cap, "[%s]:%u", host, (unsigned)ntohs(v6->sin6_port));
+    } else {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)addr;
+        inet_ntop(AF_INET, &v4->sin_addr, host, sizeof host);
+        snprintf(out, cap, "%s:%u", host, (unsigned)ntohs(v4->sin_port));
+    }
+}
+
+/* A listening socket on spec into *fd, its address (the port 0 got
+ * included) into address; the failure with gt_last_error() set. */
+static gt_status listen_on(const char *spec, int *fd, char *address, size_t addrcap)
+{
+    *fd = -1;
+    struct sockaddr_storage addr;
+    socklen_t len;
+    char err[512];
+    if (metrics_listen_parse(spec, &addr, &len, err, sizeof err) < 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", err);
+    format_address(&addr, address, addrcap);
+    int s = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return gt_fail(GT_ERR_SYSTEM, "cannot serve metrics at %s: %s", address, strerror(errno));
+    int on = 1;
+    /* a restarted job may take the port back at once (a port a listener
+     * holds is still refused) */
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (addr.ss_family == AF_INET6)
+        setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+    if (bind(s, (struct sockaddr *)&addr, len) < 0 || listen(s, 64) < 0) {
+        int e = errno;
+        close(s);
+        const char *why = e == EADDRINUSE ? " (another program listens there: give another "
+                                            "port, or port 0 for a free one)"
+                          : e == EADDRNOTAVAIL ? " (not an address of this machine)"
+                          : e == EACCES ? " (ports below 1024 need root)" : "";
+        return gt_fail(GT_ERR_IO, "cannot serve metrics at %s: %s%s", address, strerror(e), why);
+    }
+    if (getsockname(s, (struct sockaddr *)&addr, &len) == 0)
+        format_address(&addr, address, addrcap);
+    *fd = s;
+    return GT_OK;
+}
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned code, const char *type,
+                              char *body, size_t len, int owned)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        if (owned)
+            free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    enum MHD_Result ok = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+/* libmicrohttpd's thread: one request. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **state)
+{
+    (void)version;
+    (void)upload_data;
+    struct metrics_sink *m = cls;
+    static char not_found[] = "not found: the metrics are at /metrics\n";
+    static char not_allowed[] = "method not allowed: use GET\n";
+    static char no_sample[] = "no sample yet\n";
+    static const char text[] = "text/plain; charset=utf-8";
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, text, not_allowed, sizeof not_allowed - 1, 0);
+    if (*upload_size) {
+        *upload_size = 0; /* a GET with a body: ignored */
+        return MHD_YES;
+    }
+    (void)state;
+    if (strcmp(url, "/metrics") != 0)
+        return answer(c, MHD_HTTP_NOT_FOUND, text, not_found, sizeof not_found - 1, 0);
+    int om = metrics_accepts_openmetrics(
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+    /* A copy, rendered without the lock: the sampler never waits on a scrape. */
+    struct metrics_point *p = malloc(sizeof *p);
+    struct metrics_static *st = malloc(sizeof *st);
+    int have = 0;
+    if (p && st) {
+        pthread_mutex_lock(&m->lock);
+        have = m->have_latest;
+        if (have) {
+            *p = m->latest;
+            *st = m->st;
+            m->scrapes++;
+        }
+        pthread_mutex_unlock(&m->lock);
+    }
+    char *body = NULL;
+    size_t len = 0;
+    int rendered = have && metrics_render(st, p, om, &body, &len) == 0;
+    free(p);
+    free(st);
+    if (!have && p && st)
+        return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, text, no_sample, sizeof no_sample - 1, 0);
+    if (!rendered)
+        return MHD_NO; /* out of memory: the connection is closed */
+    return answer(c, MHD_HTTP_OK,
+                  om ? METRICS_CONTENT_TYPE_OPENMETRICS : METRICS_CONTENT_TYPE_TEXT, body, len, 1);
+}
+
+static void sink_rows(struct sink *k, const struct pipeline_rows *rows)
+{
+    if (rows->metrics)
+        metrics_sink_update((struct metrics_sink *)k, rows->metrics, rows->now, 0);
+}
+
+static const struct sink_ops metrics_sink_ops = {.rows = sink_rows};
+
+gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const char *textfile_dir,
+                            pid_t pid, const struct metrics_static *st, struct warner *w)
+{
+    memset(m, 0, sizeof *m);
+    m->base.ops = &metrics_sink_ops;
+    m->target.dirfd = -1;
+    m->warner = w;
+    m->st = *st;
+    pthread_mutex_init(&m->lock, NULL);
+    if (textfile_dir) {
+        if (asprintf(&m->path, "%s/gpu-tracker-%ld.prom", textfile_dir, (long)pid) < 0) {
+            m->path = NULL;
+            metrics_sink_destroy(m);
+            return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        }
+        gt_status s = output_resolve(m->path, &m->target);
+        if (s == GT_OK)
+            s = output_target_check(&m->target, m->path);
+        if (s != GT_OK) {
+            char why[1024];
+            text_copy(why, sizeof why, gt_last_error());
+            metrics_sink_destroy(m);
+            return gt_fail(s, "cannot write the metrics textfile: %s", why);
+        }
+    }
+    if (listen) {
+        int fd;
+        gt_status s = listen_on(listen, &fd, m->address, sizeof m->address);
+        if (s != GT_OK) {
+            metrics_sink_destroy(m); /* keeps gt_last_error() */
+            return s;
+        }
+        /* No MHD_USE_ERROR_LOG: the library never prints. epoll (AUTO): a
+         * tracker of a big tree holds descriptors beyond select()'s 1024. */
+        m->daemon = MHD_start_daemon(
+            MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, m,
+            MHD_OPTION_LISTEN_SOCKET, fd,
+            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_CONNECTIONS,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_CONNECTION_TIMEOUT,
+            MHD_OPTION_END);
+        if (!m->daemon) {
+            close(fd);
+            metrics_sink_destroy(m);
+            return gt_fail(GT_ERR_SYSTEM, "cannot serve metrics at %s: libmicrohttpd could not "
+                           "start", listen);
+        }
+    }
+    return GT_OK;
+}
+
+void metrics_sink_set_start(struct metrics_sink *m, double epoch)
+{
+    pthread_mutex_lock(&m->lock);
+    m->st.start_time = epoch;
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* The textfile replaced by the point's text. */
+static void write_textfile(struct metrics_sink *m, const struct metrics_point *p)
+{
+    char *text = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&m->lock);
+    double start = m->st.start_time;
+    pthread_mutex_unlock(&m->lock);
+    struct metrics_static *st = malloc(sizeof *st);
+    if (st) {
+        *st = m->st;
+        st->start_time = start;
+    }
+    gt_status s = st && metrics_render(st, p, 0, &text, &len) == 0 ? GT_OK : GT_ERR_NO_MEMORY;
+    free(st);
+    if (s == GT_OK) {
+        /* A link or file planted there since is replaced, never followed. */
+        output_target_refresh(&m->target);
+        s = output_target_replace(&m->target, m->path, text, len, 0);
+    }
+    free(text);
+    if (s != GT_OK) {
+        m->failed = 1;
+        warn_once(m->warner, WARN_METRICS_TEXTFILE, "the metrics textfile is no longer written: %s",
+                  s == GT_ERR_NO_MEMORY ? "out of memory" : gt_last_error());
+    }
+}
+
+void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, double now,
+                         int force)
+{
+    if (m->daemon) {
+        pthread_mutex_lock(&m->lock);
+        m->latest = *p;
+        m->have_latest = 1;
+        pthread_mutex_unlock(&m->lock);
+    }
+    if (m->path && !m->failed &&
+        (force || m->last_write == 0 || now - m->last_write >= METRICS_TEXTFILE_PERIOD)) {
+        m->last_write = now;
+        write_textfile(m, p);
+    }
+}
+
+void metrics_sink_finish(struct metrics_sink *m)
+{
+    if (m->daemon) {
+        MHD_stop_daemon(m->daemon); /* joins its thread; closes the socket */
+        m->daemon = NULL;
+    }
+    if (m->path && m->target.dirfd >= 0) {
+        if (m->last_write > 0) {
+            output_target_refresh(&m->target);
+            output_target_remove(&m->target);
+        }
+        output_target_close(&m->target);
+    }
+}
+
+void metrics_sink_forget(struct metrics_sink *m)
+{
+    free(m->path);
+    m->path = NULL;
+}
+
+void metrics_sink_destroy(struct metrics_sink *m)
+{
+    metrics_sink_finish(m);
+    metrics_sink_forget(m);
+    pthread_mutex_destroy(&m->lock);
+}

@@ -1,0 +1,75 @@
+/* metrics_sink.h - the exporter: the figures so far served to Prometheus
+ * over HTTP (gt_options.metrics_listen) and written for node_exporter's
+ * textfile collector (gt_options.metrics_textfile_dir). docs/metrics.md
+ * lists the metrics.
+ *
+ * One more sink (sink.h): after each sample the sampling thread hands it
+ * the sample's metrics_point, which it copies under its own lock (a few
+ * hundred bytes: nothing else is done while no one scrapes). A scrape is
+ * answered by libmicrohttpd's thread, which renders the newest point
+ * (metrics_text.h) then; the textfile is rendered and replaced by the
+ * sampling thread at most once a second, and removed at the end. */
+#ifndef GT_METRICS_SINK_H
+#define GT_METRICS_SINK_H
+
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "file_io.h"
+#include "metrics_text.h"
+#include "sink.h"
+#include "warn.h"
+
+#define METRICS_TEXTFILE_PERIOD 1.0 /* seconds: at most one write in this */
+#define METRICS_MAX_CONNECTIONS 16  /* scrapers at once */
+#define METRICS_CONNECTION_TIMEOUT 10 /* seconds a connection may idle */
+
+struct MHD_Daemon;
+
+struct metrics_sink {
+    struct sink base;
+    struct warner *warner;
+    struct metrics_static st;   /* the labels and GPUs; start_time under lock */
+    pthread_mutex_t lock;       /* guards latest, have_latest, st.start_time, scrapes */
+    struct metrics_point latest;
+    int have_latest;
+    long scrapes;               /* answered so far */
+    /* HTTP: daemon NULL when not serving. */
+    struct MHD_Daemon *daemon;
+    char address[96];           /* "127.0.0.1:9101", "[::1]:9101" */
+    /* The textfile: path NULL when none. Owned by the sampling thread. */
+    char *path;
+    struct output_target target;
+    double last_write;          /* monotonic; 0: never */
+    int failed;                 /* a write failed: warned once, no more */
+};
+
+/* An exporter for listen (NULL: no HTTP) and textfile_dir (NULL: no file,
+ * else DIR/gpu-tracker-<pid>.prom): binds and starts serving, checks the
+ * file can be written. st: the run's labels and GPUs (copied).
+ * GT_ERR_INVALID_ARGUMENT / GT_ERR_IO with the reason (the port is in use,
+ * not an address of this machine, the directory cannot be written), then
+ * nothing is left to free. */
+gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const char *textfile_dir,
+                            pid_t pid, const struct metrics_static *st, struct warner *w);
+
+/* The newest point from the sampling thread (at now, monotonic seconds):
+ * kept for scrapes, and written to the textfile when due (force: now). */
+void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, double now,
+                         int force);
+
+/* The epoch time of the baseline, for start_time_seconds. */
+void metrics_sink_set_start(struct metrics_sink *m, double epoch);
+
+/* Ends it: stops serving, removes the textfile. Safe twice and on an
+ * exporter that init left zeroed. */
+void metrics_sink_finish(struct metrics_sink *m);
+
+/* Frees its memory only: for a child made by fork(), which must not touch
+ * the parent's server thread or file. */
+void metrics_sink_forget(struct metrics_sink *m);
+
+/* finish(), forget() and its lock destroyed. */
+void metrics_sink_destroy(struct metrics_sink *m);
+
+#endif

@@ -1,0 +1,419 @@
+/* test_metrics.c - the exporter: its text (Prometheus 0.0.4 and
+ * OpenMetrics), the listen address, the HTTP endpoint of a real tracker,
+ * the textfile, the job in snapshots, and each bad input's one-line error.
+ * A real Prometheus and promtool check the same in test_prometheus.py. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "gpu_tracker.h"
+#include "metrics_text.h"
+#include "runner.h"
+
+/* ---- the text ---------------------------------------------------------- */
+
+static void test_labels(void)
+{
+    char name[64];
+    metrics_command_name("/usr/bin/python3 train.py --epochs 3", name, sizeof name);
+    CHECK_STR(name, "python3");
+    metrics_command_name("  '/home/a b/my job.sh' x", name, sizeof name); /* as shlex_join quotes */
+    CHECK_STR(name, "my job.sh");
+    metrics_command_name("", name, sizeof name);
+    CHECK_STR(name, "");
+
+    struct metrics_static st;
+    memset(&st, 0, sizeof st);
+    gt_job_info job = {.scheduler = "slurm", .job_id = "4242", .task_rank = "3"};
+    /* A command name with a quote, a backslash and a byte that is not UTF-8:
+     * escaped and made valid, as Prometheus requires. */
+    metrics_static_labels(&st, "node1", &job, "/opt/we\"ird\\\xff", 77);
+    CHECK_STR(st.labels, "host=\"node1\",job_id=\"4242\",task_rank=\"3\","
+                         "command=\"we\\\"ird\\\\\xef\xbf\xbd\",pid=\"77\"");
+    metrics_static_labels(&st, "", NULL, NULL, 5);
+    CHECK_STR(st.labels, "pid=\"5\"");
+}
+
+static void test_render(void)
+{
+    struct metrics_static st;
+    memset(&st, 0, sizeof st);
+    metrics_static_labels(&st, "h", NULL, "job", 9);
+    st.start_time = 1700000000.5;
+    st.ngpus = 1;
+    snprintf(st.gpus[0].uuid, sizeof st.gpus[0].uuid, "GPU-1");
+    snprintf(st.gpus[0].name, sizeof st.gpus[0].name, "Fake H100");
+    st.gpus[0].total = 80ULL << 30;
+    struct metrics_point p;
+    memset(&p, 0, sizeof p);
+    p.samples = 12;
+    p.tree_ok = 1;
+    p.rss[0] = 100 << 20;
+    p.rss[2] = 150 << 20;
+    p.peak_rss[2] = 200 << 20;
+    p.cpu_seconds[0] = 1.5;
+    p.threads[0] = 4;
+    p.ngpus = 1;
+    p.gpu_used[0] = 1 << 30;
+    p.gpu_util[0] = 50;
+    p.have_gpu_tree = 1;
+    p.gpu_tree_now = 512 << 20;
+
+    char *text = NULL;
+    size_t len = 0;
+    CHECK(metrics_render(&st, &p, 0, &text, &len) == 0 && text && strlen(text) == len);
+    const char *base = "host=\"h\",command=\"job\",pid=\"9\"";
+    char line[512];
+    /* Each line as NAME{run labels REST */
+    const struct {
+        const char *name, *rest;
+    } want[] = {
+        {"gpu_tracker_samples_total", "} 12\n"},
+        {"gpu_tracker_start_time_seconds", "} 1700000000.5\n"},
+        {"gpu_tracker_memory_rss_bytes", ",part=\"combined\"} 157286400\n"},
+        {"gpu_tracker_memory_peak_rss_bytes", ",part=\"combined\"} 209715200\n"},
+        {"gpu_tracker_cpu_seconds_total", ",part=\"main\"} 1.5\n"},
+        {"gpu_tracker_threads", ",part=\"main\"} 4\n"},
+        {"gpu_tracker_gpu_memory_used_bytes",
+         ",gpu=\"0\",uuid=\"GPU-1\",name=\"Fake H100\"} 1073741824\n"},
+        {"gpu_tracker_gpu_utilization_ratio", ",gpu=\"0\",uuid=\"GPU-1\",name=\"Fake H100\"} 0.5\n"},
+        {"gpu_tracker_gpu_process_memory_bytes", "} 536870912\n"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        snprintf(line, sizeof line, "\n%s{%s%s", want[i].name, base, want[i].rest);
+        CHECK_CONTAINS(text, line);
+    }
+    CHECK_CONTAINS(text, "# TYPE gpu_tracker_samples_total counter\n");
+    CHECK_CONTAINS(text, "# TYPE gpu_tracker_cpu_seconds_total counter\n");
+    /* Not read: not shown (no I/O, PSS or system figures; no energy). */
+    CHECK(!strstr(text, "io_read") && !strstr(text, "pss") && !strstr(text, "system_memory") &&
+          !strstr(text, "energy") && !strstr(text, "# EOF") && !strstr(text, "# UNIT"));
+    free(text);
+
+    /* OpenMetrics: counters named without _total in # TYPE, units, # EOF. */
+    CHECK(metrics_render(&st, &p, 1, &text, &len) == 0);
+    CHECK_CONTAINS(text, "# TYPE gpu_tracker_cpu_seconds counter\n# UNIT gpu_tracker_cpu_seconds "
+                         "seconds\n");
+    CHECK_CONTAINS(text, "# UNIT gpu_tracker_memory_rss_bytes bytes\n");
+    CHECK_CONTAINS(text, "# UNIT gpu_tracker_gpu_utilization_ratio ratio\n");
+    snprintf(line, sizeof line, "gpu_tracker_cpu_seconds_total{%s,part=\"main\"} 1.5\n", base);
+    CHECK_CONTAINS(text, line);
+    CHECK(len > 6 && strcmp(text + len - 6, "# EOF\n") == 0);
+    free(text);
+
+    /* A utilization the driver did not give is left out, not shown as 0. */
+    p.gpu_util[0] = -1;
+    CHECK(metrics_render(&st, &p, 0, &text, &len) == 0);
+    CHECK(!strstr(text, "utilization_ratio"));
+    free(text);
+
+    CHECK(metrics_accepts_openmetrics("application/openmetrics-text;version=1.0.0,text/plain;q=0.5"));
+    CHECK(!metrics_accepts_openmetrics("text/plain;version=0.0.4"));
+    CHECK(!metrics_accepts_openmetrics(NULL));
+}
+
+static void test_listen_parse(void)
+{
+    struct sockaddr_storage a;
+    socklen_t len;
+    char err[512];
+    CHECK(metrics_listen_parse("9101", &a, &len, err, sizeof err) == 0);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&a;
+    CHECK(a.ss_family == AF_INET && ntohs(v4->sin_port) == 9101 &&
+          v4->sin_addr.s_addr == htonl(INADDR_LOOPBACK)); /* loopback unless told */
+    CHECK(metrics_listen_parse(":0", &a, &len, err, sizeof err) == 0 && a.ss_family == AF_INET);
+    CHECK(metrics_listen_parse("0.0.0.0:80", &a, &len, err, sizeof err) == 0 &&
+          v4->sin_addr.s_addr == htonl(INADDR_ANY));
+    CHECK(metrics_listen_parse("localhost:1", &a, &len, err, sizeof err) == 0);
+    CHECK(metrics_listen_parse("[::1]:9101", &a, &len, err, sizeof err) == 0 &&
+          a.ss_family == AF_INET6 && len == sizeof(struct sockaddr_in6));
+    const char *valid = "give PORT, ADDR:PORT or [IPv6]:PORT, with a numeric address (or "
+                        "localhost) and a port from 0 (any free one) to 65535";
+    const struct {
+        const char *spec, *why;
+    } bad[] = {
+        {"65536", NULL}, {"-1", NULL}, {"", NULL}, {"1.2.3.4:", NULL}, {"80x", NULL},
+        {"[::1]", NULL}, {"example.com:80", "'example.com' is not a numeric address; "},
+        {"::1:80", "write an IPv6 address in brackets, as [::1]:9101"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(metrics_listen_parse(bad[i].spec, &a, &len, err, sizeof err) == -1, "%s",
+                  bad[i].spec);
+        char want[512];
+        if (bad[i].why && !strstr(bad[i].why, "brackets"))
+            snprintf(want, sizeof want, "invalid metrics address '%s': %s%s", bad[i].spec,
+                     bad[i].why, valid);
+        else
+            snprintf(want, sizeof want, "invalid metrics address '%s': %s", bad[i].spec,
+                     bad[i].why ? bad[i].why : valid);
+        CHECK_STR(err, want);
+    }
+}
+
+/* ---- the endpoint of a real tracker ------------------------------------ */
+
+/* One HTTP/1.1 request to address ("127.0.0.1:PORT"); the whole answer
+ * (headers and body), malloc'd; NULL when it cannot connect. */
+static char *http_request(const char *address, const char *method, const char *path,
+                          const char *accept)
+{
+    char host[64];
+    snprintf(host, sizeof host, "%s", address);
+    char *colon = strrchr(host, ':');
+    if (!colon)
+        return NULL;
+    *colon = '\0';
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(colon + 1))};
+    inet_pton(AF_INET, host, &a.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    char req[512];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: %s\r\n%s%s%sConnection: close\r\n\r\n",
+                     method, path, address, accept ? "Accept: " : "", accept ? accept : "",
+                     accept ? "\r\n" : "");
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return NULL;
+    }
+    struct buf b = {0};
+    read_until(fd, &b, NULL);
+    close(fd);
+    return b.data ? b.data : strdup("");
+}
+
+static gt_tracker *exporter_tracker(const char *listen, const char *dir, const gt_job_info *job,
+                                    gt_status *st)
+{
+    gt_options o;
+    gt_options_init(&o);
+    o.sleep_time = 0.05;
+    o.resource_usage_file = "";
+    o.metrics_listen = listen;
+    o.metrics_textfile_dir = dir;
+    o.job = job;
+    o.command = "/bin/exporter-test --flag";
+    gt_tracker *t = NULL;
+    *st = gt_tracker_new(&o, &t);
+    return t;
+}
+
+static void test_endpoint(void)
+{
+    gt_job_info job;
+    char *envp[] = {"SLURM_JOB_ID=4242", "SLURM_PROCID=1", "SLURM_NTASKS=2",
+                    "SLURMD_NODENAME=node07", NULL};
+    gt_job_info_from_environ(envp, &job);
+    gt_status st;
+    gt_tracker *t = exporter_tracker("127.0.0.1:0", NULL, &job, &st);
+    CHECK_MSG(st == GT_OK, "%s", gt_last_error());
+    if (!t)
+        return;
+    const char *address = gt_tracker_metrics_address(t);
+    CHECK(address && strncmp(address, "127.0.0.1:", 10) == 0 && atoi(address + 10) > 0);
+    char addr[64];
+    snprintf(addr, sizeof addr, "%s", address ? address : "");
+    /* Before the first sample: no figures yet. */
+    char *a = http_request(addr, "GET", "/metrics", NULL);
+    CHECK_MSG(a && strncmp(a, "HTTP/1.1 503", 12) == 0, "%s", a ? a : "(no answer)");
+    free(a);
+
+    CHECK(gt_tracker_start(t) == GT_OK);
+    a = http_request(addr, "GET", "/metrics", NULL);
+    CHECK_MSG(a && strncmp(a, "HTTP/1.1 200", 12) == 0, "%s", a ? a : "(no answer)");
+    if (a) {
+        CHECK_CONTAINS(a, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n");
+        char line[256];
+        snprintf(line, sizeof line, "gpu_tracker_threads{host=\"");
+        CHECK_CONTAINS(a, line);
+        snprintf(line, sizeof line, ",job_id=\"4242\",task_rank=\"1\",command=\"exporter-test\","
+                 "pid=\"%d\",part=\"main\"}", (int)getpid());
+        CHECK_CONTAINS(a, line);
+        CHECK(!strstr(a, "# EOF"));
+    }
+    free(a);
+    a = http_request(addr, "GET", "/metrics",
+                     "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5");
+    CHECK(a && strstr(a, "Content-Type: application/openmetrics-text; version=1.0.0; "
+                         "charset=utf-8\r\n") && strstr(a, "\n# EOF\n"));
+    free(a);
+    a = http_request(addr, "GET", "/", NULL);
+    CHECK_MSG(a && strncmp(a, "HTTP/1.1 404", 12) == 0, "%s", a ? a : "(no answer)");
+    free(a);
+    a = http_request(addr, "POST", "/metrics", NULL);
+    CHECK(a && strncmp(a, "HTTP/1.1 405", 12) == 0 && strstr(a, "Allow: GET, HEAD\r\n"));
+    free(a);
+
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_metrics_address(t) == NULL);
+    a = http_request(addr, "GET", "/metrics", NULL);
+    CHECK_MSG(a == NULL, "still served after stop: %s", a);
+    free(a);
+
+    /* The snapshot carries the job; its JSON too, and reads back. */
+    gt_snapshot *s = NULL;
+    CHECK(gt_tracker_snapshot(t, "exporter-test", 0, &s) == GT_OK && s);
+    if (s) {
+        CHECK_STR(s->job.job_id, "4242");
+        CHECK_STR(s->job.task_rank, "1");
+        CHECK_STR(s->job.node, "node07");
+        CHECK(s->job.ntasks == 2);
+        char *json = gt_snapshot_to_json(s);
+        CHECK(json && strstr(json, "\"job\""));
+        gt_snapshot *back = NULL;
+        CHECK(json && gt_snapshot_from_memory(json, strlen(json), "run.json", 0, &back) == GT_OK);
+        if (back) {
+            CHECK(memcmp(&back->job, &s->job, sizeof s->job) == 0);
+            gt_snapshot_free(back);
+        }
+        /* A stranger's file cannot put a path into a job id. */
+        char *bad = json ? strstr(json, "\"4242\"") : NULL;
+        if (bad) {
+            memcpy(bad, "\"4/42\"", 6);
+            CHECK(gt_snapshot_from_memory(json, strlen(json), "run.json", 0, &back) ==
+                  GT_ERR_PARSE);
+            CHECK_CONTAINS(gt_last_error(), "\"metadata.job.job_id\" should be null or a string "
+                                            "of at most 31 of these characters: 0123456789");
+        }
+        free(json);
+        gt_snapshot_free(s);
+    }
+    gt_tracker_free(t);
+}
+
+static void test_textfile(void)
+{
+    const char *dir = tmp_path("textfile");
+    CHECK(mkdir(dir, 0700) == 0);
+    mode_t old = umask(027);
+    gt_status st;
+    gt_tracker *t = exporter_tracker(NULL, dir, NULL, &st);
+    CHECK_MSG(st == GT_OK, "%s", gt_last_error());
+    CHECK(t && gt_tracker_metrics_address(t) == NULL); /* no HTTP asked */
+    char file[512];
+    snprintf(file, sizeof file, "%s/gpu-tracker-%d.prom", dir, (int)getpid());
+    CHECK(access(file, F_OK) != 0); /* nothing before the first sample */
+    if (t && gt_tracker_start(t) == GT_OK) {
+        char *text = slurp(file);
+        CHECK_MSG(text && strstr(text, "gpu_tracker_samples_total{") && !strstr(text, "# EOF"),
+                  "%s", text ? text : "(no file)");
+        free(text);
+        struct stat sb;
+        CHECK(stat(file, &sb) == 0 && (sb.st_mode & 0777) == 0640); /* the umask honoured */
+        CHECK(gt_tracker_stop(t) == GT_OK);
+        CHECK_MSG(access(file, F_OK) != 0, "%s is left behind", file);
+    }
+    gt_tracker_free(t);
+    umask(old);
+}
+
+/* Each bad input: a one-line reason, and no tracker. */
+static void test_bad_inputs(void)
+{
+    int busy = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    CHECK(bind(busy, (struct sockaddr *)&a, sizeof a) == 0 && listen(busy, 1) == 0 &&
+          getsockname(busy, (struct sockaddr *)&a, &len) == 0);
+    char spec[64], want[256];
+    snprintf(spec, sizeof spec, "127.0.0.1:%d", ntohs(a.sin_port));
+    gt_status st;
+    gt_tracker *t = exporter_tracker(spec, NULL, NULL, &st);
+    CHECK(st == GT_ERR_IO && !t);
+    snprintf(want, sizeof want, "cannot serve metrics at %s: Address already in use (another "
+             "program listens there: give another port, or port 0 for a free one)", spec);
+    CHECK_STR(gt_last_error(), want);
+
+    /* An address of no interface here (TEST-NET-1: nothing is sent). */
+    t = exporter_tracker("192.0.2.1:0", NULL, NULL, &st);
+    CHECK(st == GT_ERR_IO && !t);
+    CHECK_STR(gt_last_error(), "cannot serve metrics at 192.0.2.1:0: Cannot assign requested "
+                               "address (not an address of this machine)");
+    t = exporter_tracker("localhost:70000", NULL, NULL, &st);
+    CHECK(st == GT_ERR_INVALID_ARGUMENT && !t);
+    CHECK_CONTAINS(gt_last_error(), "invalid metrics address 'localhost:70000': give PORT");
+
+    /* A textfile directory that is not one, or is missing. */
+    const char *plain = tmp_path("plain-file");
+    FILE *f = fopen(plain, "w");
+    if (f)
+        fclose(f);
+    t = exporter_tracker(NULL, plain, NULL, &st);
+    CHECK(st == GT_ERR_IO && !t);
+    snprintf(want, sizeof want, "cannot write the metrics textfile: cannot write '%s/gpu-tracker-%d"
+             ".prom': 'plain-file' is not a directory", plain, (int)getpid());
+    CHECK_STR(gt_last_error(), want);
+    t = exporter_tracker(NULL, "", NULL, &st);
+    CHECK(st == GT_ERR_INVALID_ARGUMENT && !t);
+    CHECK_STR(gt_last_error(), "empty metrics textfile directory: give node_exporter's textfile "
+                               "directory, or NULL for none");
+
+    /* The command line: the same reasons, before the command runs. */
+    const char *marker = tmp_path("ran");
+    char touch[300];
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    struct result r = gt("--metrics-listen", spec, "-e", touch, NULL);
+    snprintf(want, sizeof want, "gpu-tracker: cannot serve metrics at %s: Address already in use "
+             "(another program listens there: give another port, or port 0 for a free one)\n", spec);
+    check_error(&r, 1, want);
+    r = gt("--metrics-textfile", plain, "-e", touch, NULL);
+    CHECK(r.status == 1 && strstr(r.err.data, "cannot write the metrics textfile: "));
+    result_free(&r);
+    r = gt("--metrics-listen", "::1:80", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: invalid metrics address '::1:80': write an IPv6 address in "
+                       "brackets, as [::1]:9101\n");
+    r = gt("--metrics-textfile=", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: empty directory name for --metrics-textfile; give "
+                       "node_exporter's textfile directory\n");
+    CHECK_MSG(access(marker, F_OK) != 0, "the command ran after an error");
+    close(busy);
+}
+
+/* The command line: port 0 is named on stderr, and served while the
+ * command runs. */
+static void test_cli_port_zero(void)
+{
+    char *argv[] = {GT_BIN, "-q", "--no-backup", "--st", "0.05", "--metrics-listen", "0", "--",
+                    WORKLOAD_BIN, "spike", "1", NULL};
+    struct child c = spawn(argv, 1);
+    struct buf err = {0};
+    CHECK(read_until(c.err, &err, "/metrics\n") == 0);
+    const char *at = err.data ? strstr(err.data, "serving metrics at http://") : NULL;
+    CHECK_MSG(at != NULL, "%s", err.data ? err.data : "");
+    if (at) {
+        char addr[64];
+        CHECK(sscanf(at, "serving metrics at http://%63[^/]/metrics", addr) == 1);
+        char *a = http_request(addr, "GET", "/metrics", NULL);
+        CHECK(a && strstr(a, "command=\"gt-workload\""));
+        free(a);
+    }
+    free(err.data);
+    CHECK(write(c.in, "go\n", 3) == 3);
+    close(c.in);
+    c.in = -1;
+    struct result r;
+    memset(&r, 0, sizeof r);
+    finish(&c, &r);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    tmpdir_make("metrics");
+    test_labels();
+    test_render();
+    test_listen_parse();
+    test_endpoint();
+    test_textfile();
+    test_bad_inputs();
+    test_cli_port_zero();
+    tmpdir_remove();
+    return check_exit("test_metrics");
+}
