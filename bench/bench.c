@@ -28,7 +28,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -258,23 +261,35 @@ static void pin_to_shared_cpu(void)
         fprintf(stderr, "gt-bench: cannot pin to CPU %d: %s\n", shared_cpu, strerror(errno));
 }
 
-/* Starts gpu-tracker --pid root at interval (with both series to /dev/null
- * when series); its pid. */
+/* What start_attached() adds to the summary: both series (to /dev/null),
+ * the process series alone, or the exporter on metrics_port. */
+enum { ATTACH_SERIES = 1, ATTACH_PROCESS_SERIES = 2, ATTACH_METRICS = 3 };
+static int metrics_port;
+
+/* Starts gpu-tracker --pid root at interval (with what series asks: 0
+ * nothing, else ATTACH_*); its pid. */
 static pid_t start_attached(const char *gt, pid_t root, double interval, int series)
 {
-    char pid[16], st[16];
+    char pid[16], st[16], listen[32];
     snprintf(pid, sizeof pid, "%d", (int)root);
     snprintf(st, sizeof st, "%g", interval);
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", metrics_port);
     pid_t g = fork();
     if (g == 0) {
         pin_to_shared_cpu();
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
-        if (series)
+        if (series == ATTACH_SERIES)
             execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
                   "--disable-logs", "--process-csv", "/dev/null", "--system-csv", "/dev/null",
                   (char *)NULL);
+        else if (series == ATTACH_PROCESS_SERIES)
+            execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
+                  "--disable-logs", "--process-csv", "/dev/null", (char *)NULL);
+        else if (series == ATTACH_METRICS)
+            execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
+                  "--disable-logs", "--metrics-listen", listen, (char *)NULL);
         else
             execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
                   "--disable-logs", (char *)NULL);
@@ -645,6 +660,102 @@ static void series_cost(const char *gt)
     }
 }
 
+/* A free port on 127.0.0.1 for the exporter (another program could take
+ * it before gpu-tracker binds it: then that run fails, and says so). */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+                       getsockname(fd, (struct sockaddr *)&a, &len) == 0
+                   ? ntohs(a.sin_port) : 0;
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+/* One GET /metrics to 127.0.0.1:port, read to its end: the body's bytes,
+ * or -1 when it could not be had. */
+static long scrape(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n";
+    long n = write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1) ? 0 : -1;
+    char buf[65536];
+    for (ssize_t got; n >= 0 && (got = read(fd, buf, sizeof buf)) > 0;)
+        n += got;
+    close(fd);
+    return n;
+}
+
+/* The exporter (--metrics-listen): what it adds to each sample while no one
+ * scrapes, against the summary alone and against the process series (whose
+ * files, smaps_rollup and io, it reads for PSS and the I/O counters); and
+ * what one scrape costs gpu-tracker, against one sample. */
+static void exporter_cost(const char *gt)
+{
+    metrics_port = free_port();
+    printf("\nExporter: per-sample cost at --st 0.1, no scraper connected\n");
+    printf("%9s %12s %18s %16s\n", "processes", "summary us", "process series us",
+           "--metrics-listen us");
+    const int sizes[] = {1, 10, 100};
+    const int modes[] = {0, ATTACH_PROCESS_SERIES, ATTACH_METRICS};
+    double per100[3] = {0, 0, 0};
+    for (size_t k = 0; k < 3; k++) {
+        char per[3][32];
+        for (int m = 0; m < 3; m++) {
+            struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, modes[m]);
+            double us = a.failed ? -1 : per_sample(&a, 0.1, 3) * 1e6;
+            if (sizes[k] == 100)
+                per100[m] = us;
+            if (us < 0)
+                snprintf(per[m], sizeof per[m], "failed");
+            else
+                snprintf(per[m], sizeof per[m], "%.1f", us);
+        }
+        printf("%9d %12s %18s %16s\n", sizes[k], per[0], per[1], per[2]);
+        fflush(stdout);
+    }
+
+    /* Scrapes: gpu-tracker samples only every 10 s here, so that nearly
+     * all of its CPU in the window is the scrapes'. */
+    pid_t root = idle_tree(100);
+    pid_t g = start_attached(gt, root, 10, ATTACH_METRICS);
+    nap(1.5);
+    const int n = 200;
+    long bytes = 0;
+    struct timespec t0, t1;
+    double before = task_runtime(g);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n && bytes >= 0; i++) {
+        long b = scrape(metrics_port);
+        bytes = b < 0 ? -1 : b;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double after = task_runtime(g);
+    kill(g, SIGINT);
+    struct run r = {0};
+    end_tracker(g, &r);
+    end_tree(root);
+    if (bytes < 0 || before < 0 || after < before) {
+        printf("Scrape: failed (could not reach the exporter on port %d)\n", metrics_port);
+        return;
+    }
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    printf("Scrape of 100 processes' metrics (%ld bytes): %.1f us of gpu-tracker's CPU each "
+           "(%d scrapes; one sample at --st 0.1 with the exporter: %.1f us), %.1f us wall "
+           "each from the client\n", bytes, (after - before) / n * 1e6, n, per100[2],
+           wall / n * 1e6);
+}
+
 /* The truth a workload wrote: the largest peak and the sum of peaks (kB),
  * and the CPU seconds of all its processes. */
 static void truth(const char *path, double *max_kb, double *sum_kb, double *cpu)
@@ -786,7 +897,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]|exporter]\n");
         return 2;
     }
     /* overhead N...: only those tree sizes (to look at one closely). */
@@ -814,11 +925,17 @@ int main(int argc, char **argv)
         return 1;
     close(fd);
     choose_shared_cpu();
+    if (argc > 3 && !strcmp(argv[3], "exporter")) { /* that section alone */
+        exporter_cost(argv[1]);
+        unlink(out_json);
+        return 0;
+    }
     int quick = argc > 3 && !strcmp(argv[3], "quick");
     int only_overhead = argc > 3 && !strcmp(argv[3], "overhead");
     overhead(argv[1], quick, sizes, nsizes);
     if (!only_overhead) {
         series_cost(argv[1]);
+        exporter_cost(argv[1]);
         accuracy(argv[1], argv[2]);
     }
     unlink(out_json);

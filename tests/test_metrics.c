@@ -237,6 +237,17 @@ static void test_endpoint(void)
         CHECK(!strstr(a, "# EOF"));
     }
     free(a);
+    /* The I/O counters are read once someone scrapes: they come with a
+     * later sample (the wait is only a guard against hanging). */
+    int have_io = 0;
+    for (int i = 0; i < 600 && !have_io; i++) {
+        a = http_request(addr, "GET", "/metrics", NULL);
+        have_io = a && strstr(a, "\ngpu_tracker_io_read_bytes_total{");
+        free(a);
+        if (!have_io)
+            usleep(50000);
+    }
+    CHECK(have_io);
     a = http_request(addr, "GET", "/metrics",
                      "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5");
     CHECK(a && strstr(a, "Content-Type: application/openmetrics-text; version=1.0.0; "
@@ -300,7 +311,8 @@ static void test_textfile(void)
     CHECK(access(file, F_OK) != 0); /* nothing before the first sample */
     if (t && gt_tracker_start(t) == GT_OK) {
         char *text = slurp(file);
-        CHECK_MSG(text && strstr(text, "gpu_tracker_samples_total{") && !strstr(text, "# EOF"),
+        CHECK_MSG(text && strstr(text, "gpu_tracker_samples_total{") && !strstr(text, "# EOF") &&
+                      strstr(text, "\ngpu_tracker_io_read_bytes_total{"),
                   "%s", text ? text : "(no file)");
         free(text);
         struct stat sb;

@@ -231,7 +231,7 @@ static void test_metrics_point(void)
     struct pipeline_rows rows;
     struct metrics_point m[3];
     struct sample s = make_sample(0, 10.0, 1000, 5000, 1000);
-    s.tree_series = 1;
+    s.tree_series = s.tree_io = 1;
     s.tree.read_bytes = 4096;
     pipeline_step(&p, &s, &rows);
     pipeline_metrics(&p, &s, NULL, &m[0]);
@@ -243,7 +243,7 @@ static void test_metrics_point(void)
     /* A second later: 150 ticks of CPU, 3000 kB, and a child's bytes gone
      * from the sum (read_bytes lower): the counter stays. */
     s = make_sample(1, 11.0, 1150, 5150, 3000);
-    s.tree_series = 1;
+    s.tree_series = s.tree_io = 1;
     s.tree.read_bytes = 1024;
     s.tree.write_bytes = 10;
     s.tree.children = 2;
@@ -266,6 +266,15 @@ static void test_metrics_point(void)
     CHECK(!m[2].tree_ok && m[2].peak_rss[0] == 3000ULL * 1024 && near(m[2].cpu_seconds[0], 1.5));
     CHECK(m[2].have_io && m[2].read_bytes == 4096 && m[2].write_bytes == 10);
     CHECK(m[2].ngpus == 0 && !m[2].have_gpu_tree && !m[2].energy_ok);
+
+    /* The exporter without the process series: its I/O counters, no PSS
+     * (smaps_rollup is not read at every sample then). */
+    s = make_sample(3, 13.0, 1300, 5400, 500);
+    s.tree_io = 1;
+    s.tree.read_bytes = 8192;
+    pipeline_step(&p, &s, &rows);
+    pipeline_metrics(&p, &s, &m[2], &m[0]);
+    CHECK(m[0].tree_ok && !m[0].have_pss && m[0].have_io && m[0].read_bytes == 8192);
     pipeline_free(&p);
 }
 

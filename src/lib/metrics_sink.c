@@ -6,6 +6,8 @@
 
 #include "metrics_sink.h"
 
+#include "background.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -118,6 +120,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             *st = m->st;
             m->scrapes++;
         }
+        m->last_scrape = monotonic_now();
         pthread_mutex_unlock(&m->lock);
     }
     char *body = NULL;
@@ -189,6 +192,20 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
         }
     }
     return GT_OK;
+}
+
+int metrics_sink_wants_io(struct metrics_sink *m, double now)
+{
+    int looking = m->path != NULL && !m->failed;
+    if (!looking && m->daemon) {
+        pthread_mutex_lock(&m->lock);
+        looking = m->last_scrape > 0 && now - m->last_scrape < METRICS_SCRAPER_GONE;
+        pthread_mutex_unlock(&m->lock);
+    }
+    if (!looking || (m->last_io > 0 && now - m->last_io < METRICS_IO_PERIOD))
+        return 0;
+    m->last_io = now;
+    return 1;
 }
 
 void metrics_sink_set_start(struct metrics_sink *m, double epoch)

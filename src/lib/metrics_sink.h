@@ -5,7 +5,10 @@
  *
  * One more sink (sink.h): after each sample the sampling thread hands it
  * the sample's metrics_point, which it copies under its own lock (a few
- * hundred bytes: nothing else is done while no one scrapes). A scrape is
+ * hundred bytes: nothing else is done while no one scrapes). The I/O
+ * counters cost a file per process, so they are read only while someone
+ * looks (a scrape in the last METRICS_SCRAPER_GONE seconds, or the
+ * textfile), at most every METRICS_IO_PERIOD. A scrape is
  * answered by libmicrohttpd's thread, which renders the newest point
  * (metrics_text.h) then; the textfile is rendered and replaced by the
  * sampling thread at most once a second, and removed at the end. */
@@ -21,6 +24,8 @@
 #include "warn.h"
 
 #define METRICS_TEXTFILE_PERIOD 1.0 /* seconds: at most one write in this */
+#define METRICS_IO_PERIOD 1.0       /* seconds: I/O counters at most this stale */
+#define METRICS_SCRAPER_GONE 120.0  /* seconds without a scrape: no one is looking */
 #define METRICS_MAX_CONNECTIONS 16  /* scrapers at once */
 #define METRICS_CONNECTION_TIMEOUT 10 /* seconds a connection may idle */
 
@@ -34,6 +39,7 @@ struct metrics_sink {
     struct metrics_point latest;
     int have_latest;
     long scrapes;               /* answered so far */
+    double last_scrape;         /* monotonic; 0: never */
     /* HTTP: daemon NULL when not serving. */
     struct MHD_Daemon *daemon;
     char address[96];           /* "127.0.0.1:9101", "[::1]:9101" */
@@ -41,6 +47,7 @@ struct metrics_sink {
     char *path;
     struct output_target target;
     double last_write;          /* monotonic; 0: never */
+    double last_io;             /* when the I/O counters were last asked for */
     int failed;                 /* a write failed: warned once, no more */
 };
 
@@ -57,6 +64,11 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
  * kept for scrapes, and written to the textfile when due (force: now). */
 void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, double now,
                          int force);
+
+/* Whether the sample about to be taken at now (monotonic seconds) should
+ * read the I/O counters: someone looks, and the last were read
+ * METRICS_IO_PERIOD ago or more. Called by the sampling thread. */
+int metrics_sink_wants_io(struct metrics_sink *m, double now);
 
 /* The epoch time of the baseline, for start_time_seconds. */
 void metrics_sink_set_start(struct metrics_sink *m, double epoch);

@@ -195,12 +195,10 @@ static void render(struct out *o, const struct metrics_point *p)
         for (int i = 0; i < 2; i++)
             sample_u(o, "gpu_tracker_threads", "", parts[i],
                      p->threads[i] > 0 ? (unsigned long long)p->threads[i] : 0);
-        if (p->have_processes) {
-            family(o, "gpu_tracker_processes", "gauge", NULL,
-                   "The tracked process and its live descendants.");
-            sample_u(o, "gpu_tracker_processes", "", NULL,
-                     p->processes > 0 ? (unsigned long long)p->processes : 0);
-        }
+        family(o, "gpu_tracker_processes", "gauge", NULL,
+               "The tracked process and its live descendants.");
+        sample_u(o, "gpu_tracker_processes", "", NULL,
+                 p->processes > 0 ? (unsigned long long)p->processes : 0);
     }
     parts_bytes(o, "gpu_tracker_memory_peak_rss_bytes",
                 "Peak resident memory so far, never below the kernel's high-water marks.",

@@ -27,7 +27,6 @@ struct metrics_point {
     unsigned long long peak_rss[3], peak_private[3], peak_shared[3];
     double cpu_seconds[2];         /* main, descendants: counters */
     long threads[2];               /* main, descendants */
-    int have_processes;
     long processes;                /* main and its live descendants */
     int have_io;
     unsigned long long read_bytes, write_bytes; /* counters (never go down) */

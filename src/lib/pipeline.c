@@ -215,8 +215,9 @@ void pipeline_metrics(const struct pipeline *p, const struct sample *s,
         m->shared_bytes[1] = t->desc_shared_kb * 1024;
         m->threads[0] = t->main_threads;
         m->threads[1] = t->desc_threads;
-        /* the process series' figures: read when a series or the exporter asks */
-        m->have_pss = m->have_processes = m->have_io = s->tree_series;
+        /* PSS at this sample with the process series only; I/O when read */
+        m->have_pss = s->tree_series;
+        m->have_io = s->tree_io;
         m->pss = t->pss_kb * 1024;
         m->processes = t->main_alive + t->children;
         m->read_bytes = t->read_bytes;
@@ -224,7 +225,7 @@ void pipeline_metrics(const struct pipeline *p, const struct sample *s,
     }
     if (prev && prev->have_io) {
         m->have_io = 1;
-        if (!s->tree_ok || !s->tree_series) {
+        if (!s->tree_ok || !s->tree_io) {
             m->read_bytes = prev->read_bytes;
             m->write_bytes = prev->write_bytes;
         }

@@ -174,8 +174,10 @@ struct sample {
     struct meminfo mem;
     int tree_ok;
     struct tree_sample tree;
-    int tree_series;          /* tree has the process series' figures (PSS,
-                                 I/O, children) */
+    int tree_series;          /* tree has the process series' figures (PSS
+                                 at this sample, I/O) */
+    int tree_io;              /* tree has I/O counters (the series', or the
+                                 exporter's without the rest) */
     struct pid_roles roles;   /* with tree_ok */
     int self;                 /* the tracker tracks its own process: */
     struct library_threads library; /* its threads, to be taken out */

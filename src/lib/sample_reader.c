@@ -210,8 +210,9 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-GT_HOT void sample_read(struct sample_reader *r, long slot, struct sample *s)
+GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct sample *s)
 {
+    r->tree.io = read_io;
     const char *root = r->cfg.proc_root;
     memset(s, 0, sizeof *s);
     s->slot = slot;
@@ -225,6 +226,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, struct sample *s)
                   "fails", root, what, gt_errno_text(errno));
     s->tree_ok = tree_walk(&r->tree, &s->tree) == 0;
     s->tree_series = s->tree_ok && r->tree.series;
+    s->tree_io = s->tree_ok && (r->tree.series || r->tree.io);
     if (!s->tree_ok)
         warn_once(r->warner, WARN_TREE_WALK, "cannot walk the process tree of PID %d: %s",
                   (int)r->cfg.pid, strerror(errno));

@@ -69,7 +69,9 @@ void sample_reader_close(struct sample_reader *r);
 void sample_reader_forget(struct sample_reader *r);
 
 /* Takes one sample of everything into *s for slot (sample.h); a part that
- * fails is marked not ok, with a warning the first time. */
-void sample_read(struct sample_reader *r, long slot, struct sample *s);
+ * fails is marked not ok, with a warning the first time. read_io: read
+ * each process's io counters even without the process series (the
+ * exporter's, when it wants them). */
+void sample_read(struct sample_reader *r, long slot, int read_io, struct sample *s);
 
 #endif

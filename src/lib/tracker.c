@@ -171,9 +171,7 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
         .reaper_pid = opts->main_only ? 0 : opts->reaper_pid, /* a reaper adopts descendants */
         .max_kept_files = opts->max_kept_files,
         .self = t->pid == t->owner,
-        /* the exporter shows the process series' PSS, I/O and processes */
-        .series = t->cfg.o.series |
-                  (opts->metrics_listen || opts->metrics_textfile_dir ? GT_SERIES_PROCESS : 0),
+        .series = t->cfg.o.series,
         .sampled_only = t->cfg.sampled_only,
         .main_only = opts->main_only,
         .gpu_brand = opts->gpu_brand,
@@ -298,7 +296,10 @@ GT_HOT static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
 static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
 {
     struct sample s;
-    sample_read(&t->reader, slot, &s);
+    /* The exporter's I/O counters cost a file per process: read only when
+     * someone will see them (metrics_sink.h). */
+    int read_io = t->metrics_on && metrics_sink_wants_io(&t->metrics, monotonic_now());
+    sample_read(&t->reader, slot, read_io, &s);
     pthread_mutex_lock(&t->lock);
     pipeline_step(&t->pipe, &s, rows);
     if (t->metrics_on) {

@@ -316,11 +316,11 @@ static int rollup_due(const struct tree *t, const struct tracked_proc *p)
            p->samples_since_rollup >= ROLLUP_REFRESH;
 }
 
-/* Refreshes io (series only). -1 when the process is gone. A zombie's io
+/* Refreshes io (the series and the exporter only). -1 when the process is gone. A zombie's io
  * still holds all it did, until its parent reaps it. */
 static int read_io(struct tree *t, struct tracked_proc *p)
 {
-    if (!t->series || p->io_state < 0)
+    if (!(t->series || t->io) || p->io_state < 0)
         return 0;
     struct proc_io io;
     if (procfs_read_io(&p->h, t->buf, t->bufcap, &io) == 0) {
@@ -515,7 +515,8 @@ static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned lon
 {
     struct rusage ru;
     *rd = *wr = 0;
-    if (!t->series || t->reaper_pid != getpid() || getrusage(RUSAGE_CHILDREN, &ru) < 0)
+    if (!(t->series || t->io) || t->reaper_pid != getpid() ||
+        getrusage(RUSAGE_CHILDREN, &ru) < 0)
         return;
     *rd = (unsigned long long)ru.ru_inblock * 512;
     *wr = (unsigned long long)ru.ru_oublock * 512;

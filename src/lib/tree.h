@@ -50,6 +50,8 @@ struct tree {
     unsigned long nunreadable;
     /* The series: read io and smaps_rollup at every walk. */
     int series;
+    /* io alone at every walk (the exporter's I/O counters). */
+    int io;
     unsigned long long departed_utime, departed_stime, departed_read, departed_write;
     /* The series' cpu_usage in nanoseconds: with run_clock set (a procfs of
      * our own PID namespace, not a fixture), each live process's run time
