@@ -48,7 +48,11 @@ _gpu_tracker()
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
-    --st | --nec | --guuids | --duration | --max-rows)
+    --metrics-textfile)
+        mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+        return
+        ;;
+    --st | --nec | --guuids | --duration | --max-rows | --metrics-listen)
         COMPREPLY=()
         return
         ;;
@@ -77,7 +81,8 @@ _gpu_tracker()
                   --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
                   --no-children --start-at --no-csv-header --sampled-only --backup
-                  --no-backup --tf --overwrite --tconfig --stf --" ;;
+                  --no-backup --tf --overwrite --tconfig --stf --metrics-listen
+                  --metrics-textfile --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
         return

@@ -31,6 +31,8 @@ complete -c gpu-tracker -n $main -l tf -r -F -d "tracking file, every sample (.c
 complete -c gpu-tracker -n $main -l overwrite -d "replace an existing tracking file"
 complete -c gpu-tracker -n $main -l tconfig -r -F -d "Tracker arguments from a JSON file"
 complete -c gpu-tracker -n $main -l stf -r -F -d "sub-tracking file: code blocks in --report"
+complete -c gpu-tracker -n $main -l metrics-listen -x -d "serve Prometheus metrics at ADDR:PORT"
+complete -c gpu-tracker -n $main -l metrics-textfile -x -a "(__fish_complete_directories)" -d "node_exporter textfile directory"
 complete -c gpu-tracker -n $main -l pid -x -a "(__fish_complete_pids)" -d "track a running process"
 complete -c gpu-tracker -n $main -l process-csv -r -F -d "process series CSV"
 complete -c gpu-tracker -n $main -l system-csv -r -F -d "system series CSV"

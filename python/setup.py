@@ -1,8 +1,8 @@
 """Builds gputracker._native: python/src/native.c with libgputracker's
 sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
-that the package needs nothing installed but json-c, zlib, SQLite, libcsv and
-libmicrohttpd, which the library links (Debian: libjson-c-dev, zlib1g-dev,
-libsqlite3-dev, libcsv-dev, libmicrohttpd-dev to build)."""
+that the package needs nothing installed but json-c, zlib, SQLite and libcsv, which the
+library links (Debian: libjson-c-dev, zlib1g-dev, libsqlite3-dev, libcsv-dev, and
+libmicrohttpd-dev's header to build; libmicrohttpd itself is loaded at run time)."""
 import glob
 import os
 
@@ -31,7 +31,7 @@ native = Extension(
     sources=[os.path.join('src', 'native.c')] + sources('src/lib') +
     sources('src/cli', leave_out=('entry.c',)),
     include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
-    libraries=['json-c', 'z', 'sqlite3', 'csv', 'microhttpd', 'pthread', 'dl', 'm'],
+    libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )
 

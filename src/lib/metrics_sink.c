@@ -1,5 +1,7 @@
 /* metrics_sink.c - the exporter (metrics_sink.h): an HTTP endpoint served
- * by libmicrohttpd (Debian's libmicrohttpd-dev) and node_exporter's
+ * by libmicrohttpd (Debian's libmicrohttpd12), loaded on first use as
+ * libcurl is (http.c): a program linking libgputracker.a needs neither it
+ * nor GnuTLS, which it would drag into a static link; and node_exporter's
  * textfile. */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -9,6 +11,7 @@
 #include "background.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -16,6 +19,56 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "dl_bind.h"
+
+#define MHD_LIBRARY "libmicrohttpd.so.12"
+
+/* The libmicrohttpd calls we use, typed by its header. */
+struct mhd_api {
+    __typeof__(MHD_start_daemon) *start_daemon;
+    __typeof__(MHD_stop_daemon) *stop_daemon;
+    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__(MHD_add_response_header) *add_response_header;
+    __typeof__(MHD_queue_response) *queue_response;
+    __typeof__(MHD_destroy_response) *destroy_response;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+};
+
+#define MHD_FN(field, name) {offsetof(struct mhd_api, field), DL_NAMES(name), 1}
+static const struct dl_symbol mhd_symbols[] = {
+    MHD_FN(start_daemon, "MHD_start_daemon"),
+    MHD_FN(stop_daemon, "MHD_stop_daemon"),
+    MHD_FN(create_response_from_buffer, "MHD_create_response_from_buffer"),
+    MHD_FN(add_response_header, "MHD_add_response_header"),
+    MHD_FN(queue_response, "MHD_queue_response"),
+    MHD_FN(destroy_response, "MHD_destroy_response"),
+    MHD_FN(lookup_connection_value, "MHD_lookup_connection_value"),
+    {0, NULL, 0},
+};
+
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+static struct mhd_api mhd;
+static int mhd_ready;
+static char mhd_failure[512];
+
+static void mhd_load(void)
+{
+    void *lib = dlopen(MHD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(mhd_failure, sizeof mhd_failure, "cannot load %s (Debian package "
+                 "libmicrohttpd12): %s", MHD_LIBRARY, dlerror());
+        return;
+    }
+    const char *missing = NULL;
+    dl_bind(lib, mhd_symbols, &mhd, &missing);
+    if (missing) {
+        snprintf(mhd_failure, sizeof mhd_failure, "%s lacks %s, which gpu-tracker needs",
+                 MHD_LIBRARY, missing);
+        return; /* kept loaded, as libcurl is */
+    }
+    mhd_ready = 1;
+}
 
 /* addr as "ADDR:PORT" ("[ADDR]:PORT" for IPv6). */
 static void format_address(const struct sockaddr_storage *addr, char *out, size_t cap)
@@ -70,18 +123,18 @@ static gt_status listen_on(const char *spec, int *fd, char *address, size_t addr
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned code, const char *type,
                               char *body, size_t len, int owned)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
+    struct MHD_Response *r = mhd.create_response_from_buffer(
         len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!r) {
         if (owned)
             free(body);
         return MHD_NO;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    enum MHD_Result ok = MHD_queue_response(c, code, r);
-    MHD_destroy_response(r);
+        mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    enum MHD_Result ok = mhd.queue_response(c, code, r);
+    mhd.destroy_response(r);
     return ok;
 }
 
@@ -107,7 +160,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (strcmp(url, "/metrics") != 0)
         return answer(c, MHD_HTTP_NOT_FOUND, text, not_found, sizeof not_found - 1, 0);
     int om = metrics_accepts_openmetrics(
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+        mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
     /* A copy, rendered without the lock: the sampler never waits on a scrape. */
     struct metrics_point *p = malloc(sizeof *p);
     struct metrics_static *st = malloc(sizeof *st);
@@ -170,6 +223,11 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
         }
     }
     if (listen) {
+        pthread_once(&mhd_once, mhd_load);
+        if (!mhd_ready) {
+            metrics_sink_destroy(m);
+            return gt_fail(GT_ERR_SYSTEM, "cannot serve metrics: %s", mhd_failure);
+        }
         int fd;
         gt_status s = listen_on(listen, &fd, m->address, sizeof m->address);
         if (s != GT_OK) {
@@ -178,7 +236,7 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
         }
         /* No MHD_USE_ERROR_LOG: the library never prints. epoll (AUTO): a
          * tracker of a big tree holds descriptors beyond select()'s 1024. */
-        m->daemon = MHD_start_daemon(
+        m->daemon = mhd.start_daemon(
             MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, m,
             MHD_OPTION_LISTEN_SOCKET, fd,
             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_CONNECTIONS,
@@ -262,7 +320,7 @@ void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, 
 void metrics_sink_finish(struct metrics_sink *m)
 {
     if (m->daemon) {
-        MHD_stop_daemon(m->daemon); /* joins its thread; closes the socket */
+        mhd.stop_daemon(m->daemon); /* joins its thread; closes the socket */
         m->daemon = NULL;
     }
     if (m->path && m->target.dirfd >= 0) {
