@@ -1293,6 +1293,37 @@ static void test_job_names(void)
                        "%h (host), %p (gpu-tracker's PID) and %% (a '%')\n");
 }
 
+/* Without --nec, the expected cores are those the job may use (here its
+ * CPU affinity, as a scheduler's cgroup cpuset gives it), not the node's. */
+static void test_expected_cores_of_job(void)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || access("/usr/bin/taskset", X_OK) != 0) {
+        printf("test_cli: expected cores of a job: not checked (one CPU, or no taskset)\n");
+        return;
+    }
+    char *argv[] = {"/usr/bin/taskset", "-c", "0", GT_BIN, "-f", "json", "--no-backup",
+                    "--disable-logs", "--", WORKLOAD_BIN, "burn", "0.2", NULL};
+    struct result r = run_argv(argv);
+    json_object *j = parse_or_fail(r.out.data, "the summary");
+    CHECK_MSG(r.status == 0 && jnum(j, "cpu_utilization.n_expected_cores") == 1 &&
+                  jnum(j, "cpu_utilization.system_core_count") >= 2,
+              "status %d: %s", r.status, r.out.data);
+    /* the hardware percent is over that one core */
+    CHECK(jnum(j, "cpu_utilization.main.max_hardware_percent") ==
+          jnum(j, "cpu_utilization.main.max_sum_percent"));
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    char *with_nec[] = {"/usr/bin/taskset", "-c", "0", GT_BIN, "-f", "json", "--no-backup",
+                        "--disable-logs", "--nec", "2", "--", WORKLOAD_BIN, "burn", "0.1", NULL};
+    r = run_argv(with_nec);
+    j = parse_or_fail(r.out.data, "the summary");
+    CHECK(jnum(j, "cpu_utilization.n_expected_cores") == 2); /* --nec still decides */
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "pid-namespace")) {
@@ -1324,6 +1355,7 @@ int main(int argc, char **argv)
     test_fixture_proc_root();
     test_gpu_fake();
     test_job_names();
+    test_expected_cores_of_job();
     tmpdir_remove();
     return check_exit("test_cli");
 }

@@ -642,6 +642,23 @@ static void test_parsers(void)
     CHECK(si.vcpus_usable == (si.vcpus >= 2 ? 1.5 : si.vcpus_usable));
     CHECK(si.gpu_count == 0 && si.ngpu_names == 0);
     CHECK_STR(si.allocation, "unknown");
+    /* The CPUs a tracked process may use (the default --nec): its own
+     * cgroup's quota; none: every CPU. */
+    fx_mkdirs(proc, "4242");
+    fx_write(proc, "4242/cgroup", "0::/job/step\n");
+    CHECK(server_usable_cpus(proc, sys, 4242, 8) == 1.5);
+    CHECK(server_usable_cpus(proc, sys, 0, 8) == 1.5); /* self */
+    CHECK(server_usable_cpus(proc, sys, 4242, 1) == 1); /* a quota above the CPUs there are */
+    fx_write(sys, "fs/cgroup/job/step/cpu.max", "max 100000\n");
+    CHECK(server_usable_cpus(proc, sys, 4242, 8) == 8);
+    /* cgroup v1: the cpu controller's quota and period. */
+    fx_mkdirs(proc, "77");
+    fx_mkdirs(sys, "fs/cgroup/cpu/slurm/job_1");
+    fx_write(proc, "77/cgroup", "4:memory:/slurm/job_1\n3:cpu,cpuacct:/slurm/job_1\n");
+    fx_write(sys, "fs/cgroup/cpu/slurm/job_1/cpu.cfs_quota_us", "300000\n");
+    fx_write(sys, "fs/cgroup/cpu/slurm/job_1/cpu.cfs_period_us", "100000\n");
+    CHECK(server_usable_cpus(proc, sys, 77, 16) == 3);
+    CHECK(server_usable_cpus(proc, sys, 78, 16) == 16); /* no such process: no limit known */
     fx_rmroot(root);
 }
 

@@ -154,14 +154,15 @@ static int read_small(const char *path, char *buf, size_t cap)
     return rc;
 }
 
-/* CPUs and memory the cgroup of this process allows (0: no limit). */
-static void cgroup_limits(const char *proc_root, const char *sys_root, double *cpus,
-                          double *mem_mib)
+/* CPUs and memory the cgroup of process who ("self", or a PID) allows (0:
+ * no limit). */
+static void cgroup_limits(const char *proc_root, const char *sys_root, const char *who,
+                          double *cpus, double *mem_mib)
 {
     *cpus = 0;
     *mem_mib = 0;
     char buf[8192], cg[2048], path[4096 + 2048];
-    snprintf(path, sizeof path, "%s/self/cgroup", proc_root);
+    snprintf(path, sizeof path, "%s/%s/cgroup", proc_root, who);
     if (read_small(path, buf, sizeof buf) < 0)
         return;
     char small[256];
@@ -228,7 +229,7 @@ void server_info_collect(gt_server_info *si, const char *proc_root, const char *
     cpu_set_t set;
     int affinity = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : si->vcpus;
     double cg_cpus, cg_mem;
-    cgroup_limits(proc_root, sys_root, &cg_cpus, &cg_mem);
+    cgroup_limits(proc_root, sys_root, "self", &cg_cpus, &cg_mem);
     si->vcpus_usable = affinity;
     if (cg_cpus > 0 && cg_cpus < si->vcpus_usable)
         si->vcpus_usable = cg_cpus;
@@ -247,4 +248,22 @@ void server_info_collect(gt_server_info *si, const char *proc_root, const char *
         }
     }
     free(buf);
+}
+
+double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid, int ncpu)
+{
+    double usable = ncpu;
+    cpu_set_t set;
+    /* A fixture's PIDs are not the kernel's: only the real procfs has the
+     * process's affinity. */
+    if (strcmp(proc_root, "/proc") == 0 && sched_getaffinity(pid, sizeof set, &set) == 0 &&
+        CPU_COUNT(&set) > 0 && CPU_COUNT(&set) < usable)
+        usable = CPU_COUNT(&set);
+    char who[32];
+    snprintf(who, sizeof who, "%d", (int)pid);
+    double cg_cpus, cg_mem;
+    cgroup_limits(proc_root, sys_root, pid > 0 ? who : "self", &cg_cpus, &cg_mem);
+    if (cg_cpus > 0 && cg_cpus < usable)
+        usable = cg_cpus;
+    return usable;
 }

@@ -32,6 +32,11 @@ double server_parse_memory_limit(const char *buf);
 /* Fills si (all but allocation) from proc_root, sys_root (cgroups under
  * <sys_root>/fs/cgroup), /etc/os-release, uname and the ndevices GPUs
  * of devices (NULL, 0: none). Never fails: what cannot be read stays empty or 0. */
+/* The CPUs process pid (0: this one) may use, out of ncpu online: its CPU
+ * affinity (on the real /proc only) and its cgroup's CPU quota (v2
+ * cpu.max, v1 cfs_quota_us / cfs_period_us), which may be fractional. */
+double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid, int ncpu);
+
 void server_info_collect(gt_server_info *si, const char *proc_root, const char *sys_root,
                          const struct gpu_device *devices, int ndevices);
 

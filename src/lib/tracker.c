@@ -36,6 +36,7 @@
 #include "pipeline.h"
 #include "row_store.h"
 #include "sample_reader.h"
+#include "server_info.h"
 #include "units.h"
 #include "warn.h"
 
@@ -198,7 +199,11 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     t->units.gpu_ram_divisor = units_ram_divisor(opts->gpu_ram_unit);
     t->units.time_divisor = units_time_divisor(opts->time_unit);
     t->units.system_core_count = t->reader.ncpu;
-    t->units.n_expected_cores = opts->n_expected_cores > 0 ? opts->n_expected_cores : t->reader.ncpu;
+    /* Not the node's count: the CPUs this job may use (its affinity and
+     * cgroup quota, a fraction rounded up), as a scheduler gave them. */
+    double usable = server_usable_cpus(t->cfg.proc_root, t->cfg.sys_root, t->pid, t->reader.ncpu);
+    int usable_cores = usable >= 1 ? (int)ceil(usable - 1e-9) : 1;
+    t->units.n_expected_cores = opts->n_expected_cores > 0 ? opts->n_expected_cores : usable_cores;
     long tck = sysconf(_SC_CLK_TCK);
     pipeline_init(&t->pipe, opts->sleep_time, tck > 0 ? (double)tck : 100.0, t->cfg.o.series,
                   t->pid, t->cfg.sampled_only);
