@@ -704,7 +704,18 @@ typedef struct gt_snapshot {
     /* Who the run was in a batch system (options.job); all empty when not
      * recorded. (0.3) */
     gt_job_info job;
+    /* A job merged from its tasks' snapshots (gt_snapshot_merge, `gpu-tracker
+     * merge`): this snapshot is the job's first task (the lowest rank) and
+     * other_tasks the rest, in order, each a whole snapshot owned by this
+     * one (freed with it). 0 and NULL for a single run. A reader that does
+     * not know tasks sees the first task's run. (0.3) */
+    size_t nother_tasks;
+    struct gt_snapshot **other_tasks;
 } gt_snapshot;
+
+/* The most tasks a merged snapshot may hold: with the per-series row limit,
+ * what bounds the memory reading one takes (docs/snapshot.md, "Limits"). */
+#define GT_MERGE_MAX_TASKS 4096
 
 /* The file formats a snapshot can be written in. gt_snapshot_read() reads
  * all three, telling them apart by their content. */
@@ -791,6 +802,17 @@ GT_API char *gt_snapshot_to_json_as(const gt_snapshot *s, gt_snapshot_format for
 /* NULL is a no-op. */
 GT_API void gt_snapshot_free(gt_snapshot *s);
 
+/* Joins the snapshots of one job's tasks (each written by gpu-tracker under
+ * Slurm: metadata.job set; a merged snapshot counts as all of its tasks)
+ * into one merged snapshot, ordered by array task, step and rank. names[i]
+ * names runs[i] in messages. On success the runs are taken (runs[i] set to
+ * NULL) and *out is the job; otherwise they are left as they were and
+ * GT_ERR_INVALID_ARGUMENT says which file is odd: not from a Slurm job,
+ * from another job than the first file's, the same task as another file,
+ * more than GT_MERGE_MAX_TASKS tasks. */
+GT_API gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *names,
+                                   gt_snapshot **out);
+
 /* resource_tracker's default stats() of a run: its rows of both series,
  * paired by position and cut to the shorter series; means exact (as
  * Python's statistics.mean gives them) and maxima, each then rounded to 2
@@ -833,6 +855,60 @@ typedef struct gt_recommendation {
 } gt_recommendation;
 
 GT_API void gt_recommend(const gt_stats *stats, gt_recommendation *out);
+
+/* ---- A job of many tasks (a merged snapshot) ---------------------------- */
+
+/* One task of a job, as gt_job_summarize() sees it. */
+typedef struct gt_task_summary {
+    gt_job_info job;          /* its ids: rank, step, array task, node */
+    char host[256];
+    int pid;
+    double start_time, stop_time; /* epoch seconds */
+    int exit_status;          /* -1: not known */
+    int has_rows;             /* 0: a run without rows (stats all 0) */
+    gt_stats stats;           /* gt_snapshot_stats() of the task */
+    double peak_rss_mib;      /* the summary's combined peak RSS */
+    gt_recommendation rec;    /* gt_recommend() of the task; memory_mib from
+                                 the larger of its PSS and RSS peaks */
+    int late;                 /* ended more than the straggler margin after
+                                 the median task */
+    int idle;                 /* mean CPU below half the median task's */
+} gt_task_summary;
+
+/* A job: its tasks side by side, how evenly they worked, and what to ask
+ * Slurm for next time. Made by gt_job_summarize(), freed by
+ * gt_job_summary_free(). */
+typedef struct gt_job_summary {
+    gt_job_info job;          /* the first task's ids, rank left empty */
+    size_t ntasks;
+    gt_task_summary *tasks;   /* in the snapshot's order */
+    int nnodes;               /* distinct nodes (or hosts) */
+    int max_tasks_per_node;
+    double start_time, stop_time; /* the first start, the last stop */
+    double late_margin;       /* seconds: max(10% of the job's span, 2 intervals) */
+    /* The tasks together: means and maxima summed (the sum of maxima is a
+     * bound: tasks may peak at different times), samples summed, duration
+     * the job's. */
+    gt_stats total;
+    /* max / mean over the tasks of mean CPU, peak memory and mean GPU use;
+     * 0 when the mean is 0. 1.0 is perfectly even. */
+    double imbalance_cpu, imbalance_memory, imbalance_gpu;
+    size_t nlate, nidle;
+    /* The request to make next time: --cpus-per-task and --gpus-per-task
+     * (the largest task's), --mem-per-cpu (the largest task's memory over
+     * its CPUs), --mem (the node whose tasks need most, together). */
+    int cpus_per_task, gpus_per_task, mem_per_cpu_mib, mem_per_node_mib;
+} gt_job_summary;
+
+/* The job view of a snapshot: one task for a single run, every task for a
+ * merged one. GT_ERR_NO_MEMORY. */
+GT_API gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out);
+GT_API void gt_job_summary_free(gt_job_summary *j);
+
+/* The summary as JSON: {"job": {...}, "tasks": [...], "total": stats,
+ * "imbalance": {...}, "stragglers": {...}, "slurm": {...}}. Caller frees;
+ * NULL when out of memory. */
+GT_API char *gt_job_summary_to_json(const gt_job_summary *j);
 
 /* The recommendation as JSON text: {"cpu": N, "memory": MiB, "gpu": N,
  * "vram": MiB}, or, with server_json (a gt_recommend_server() answer),

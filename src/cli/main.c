@@ -260,7 +260,7 @@ static int show(int argc, char **argv)
 static int refuse_near_subcommand(const char *word)
 {
     static const char *const subcommands[] = {"show", "system", "stats", "recommend", "report",
-                                              "sub-track", NULL};
+                                              "merge", "sub-track", NULL};
     for (size_t i = 0; subcommands[i]; i++)
         if (strcmp(word, subcommands[i]) == 0)
             return 0;
@@ -268,7 +268,7 @@ static int refuse_near_subcommand(const char *word)
     if (!near)
         return 0;
     fprintf(stderr, "gpu-tracker: unknown subcommand '%s'; did you mean '%s'? (subcommands: "
-            "show, system, stats, recommend, report, sub-track; to run a program named '%s', "
+            "show, system, stats, recommend, report, merge, sub-track; to run a program named '%s', "
             "write: gpu-tracker -- %s ...)\n", word, near, word, word);
     return 1;
 }
@@ -287,6 +287,8 @@ int gt_cli_main(int argc, char **argv)
         return recommend_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return report_command(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "merge") == 0)
+        return merge_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "sub-track") == 0)
         return subtrack_command(argc - 1, argv + 1);
     struct cli_options o;

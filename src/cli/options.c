@@ -26,6 +26,7 @@ const char cli_usage[] =
     "  or:  gpu-tracker stats <snapshot>... [--format=<format>] [--max-rows=<n>]\n"
     "  or:  gpu-tracker recommend <snapshot>... [--format=<format>] [--server] [--max-rows=<n>]\n"
     "  or:  gpu-tracker report <snapshot> [-o <file>] [--server] [--max-rows=<n>] [--history <old>...]\n"
+    "  or:  gpu-tracker merge <snapshot>... -o <job-snapshot> [--max-rows=<n>]\n"
     "  or:  gpu-tracker sub-track combine|analyze|compare ... (gpu-tracker sub-track --help)\n"
     "  or:  gpu-tracker -h | --help | -v | --version\n"
     "\n"

@@ -63,7 +63,7 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
 /* ---- arguments shared by the subcommands -------------------------------- */
 
 struct sub_args {
-    const char *files[256];
+    const char *files[GT_MERGE_MAX_TASKS]; /* merge takes a job's tasks */
     int nfiles;
     int json;        /* -f json */
     int server;      /* --server */
@@ -235,6 +235,154 @@ static int all_stats(gt_snapshot **snaps, const struct sub_args *a, gt_stats *ea
     return 0;
 }
 
+/* ---- a merged job ----------------------------------------------------- */
+
+/* The label of a task in text: "task 3 (node07)". */
+static void task_label(const gt_task_summary *t, char *out, size_t cap)
+{
+    snprintf(out, cap, "task %s%s%s (%s)", t->job.task_rank[0] ? t->job.task_rank : "?",
+             t->job.array_task_id[0] ? ", array task " : "", t->job.array_task_id,
+             t->job.node[0] ? t->job.node : t->host);
+}
+
+static gt_job_summary *summarize(const gt_snapshot *s)
+{
+    gt_job_summary *j = NULL;
+    if (gt_job_summarize(s, &j) != GT_OK)
+        fail(gt_last_error(), 1);
+    return j;
+}
+
+static void slurm_line(const gt_job_summary *j)
+{
+    printf("Slurm request: --ntasks=%zu --cpus-per-task=%d --mem-per-cpu=%dM", j->ntasks,
+           j->cpus_per_task, j->mem_per_cpu_mib);
+    if (j->gpus_per_task)
+        printf(" --gpus-per-task=%d", j->gpus_per_task);
+    printf("\n   or per node: --nodes=%d --ntasks-per-node=%d --mem=%dM\n", j->nnodes,
+           j->max_tasks_per_node, j->mem_per_node_mib);
+}
+
+/* stats of a merged job: each task, the tasks together, imbalance and
+ * stragglers. */
+static int job_stats(const gt_snapshot *s, const char *file, int json)
+{
+    gt_job_summary *j = summarize(s);
+    if (!j)
+        return 1;
+    if (json) {
+        char *text = gt_job_summary_to_json(j);
+        if (text)
+            printf("%s\n", text);
+        free(text);
+        gt_job_summary_free(j);
+        return text ? 0 : fail("out of memory", 1);
+    }
+    output_print_untrusted(stdout, file);
+    printf(": job %s, %zu tasks on %d node%s, %.3f s from the first start to the last stop\n",
+           j->job.array_job_id[0] ? j->job.array_job_id : j->job.job_id, j->ntasks, j->nnodes,
+           j->nnodes == 1 ? "" : "s", j->stop_time - j->start_time);
+    for (size_t i = 0; i < j->ntasks; i++) {
+        char title[512];
+        task_label(&j->tasks[i], title, sizeof title);
+        if (j->tasks[i].has_rows) {
+            stats_text(title, &j->tasks[i].stats);
+        } else {
+            output_print_untrusted(stdout, title);
+            printf(": no rows\n");
+        }
+    }
+    stats_text("all tasks together (means and maxima summed, the job's duration)", &j->total);
+    printf("imbalance (max / mean over the tasks; 1.00 is even): CPU %.2f, memory %.2f, "
+           "GPU %.2f\n", j->imbalance_cpu, j->imbalance_memory, j->imbalance_gpu);
+    printf("stragglers: %zu late (stopped over %.1f s after the median task), %zu idle (mean "
+           "CPU under half the median task's)", j->nlate, j->late_margin, j->nidle);
+    for (size_t i = 0; i < j->ntasks; i++)
+        if (j->tasks[i].late || j->tasks[i].idle) {
+            char title[512];
+            task_label(&j->tasks[i], title, sizeof title);
+            printf("\n   ");
+            output_print_untrusted(stdout, title);
+            printf(":%s%s", j->tasks[i].late ? " late" : "", j->tasks[i].idle ? " idle" : "");
+        }
+    printf("\n");
+    gt_job_summary_free(j);
+    return 0;
+}
+
+/* recommend for a merged job: each task's, and the Slurm request. */
+static int job_recommend(const gt_snapshot *s, int json)
+{
+    gt_job_summary *j = summarize(s);
+    if (!j)
+        return 1;
+    if (json) {
+        char *text = gt_job_summary_to_json(j);
+        json_object *o = text ? json_tokener_parse(text) : NULL;
+        free(text);
+        if (!o) {
+            gt_job_summary_free(j);
+            return fail("out of memory", 1);
+        }
+        /* The figures a request needs: no stats. */
+        json_object *tasks;
+        if (json_object_object_get_ex(o, "tasks", &tasks))
+            for (size_t i = 0; i < json_object_array_length(tasks); i++)
+                json_object_object_del(json_object_array_get_idx(tasks, i), "stats");
+        json_object_object_del(o, "total");
+        print_json(o);
+        json_object_put(o);
+        gt_job_summary_free(j);
+        return 0;
+    }
+    for (size_t i = 0; i < j->ntasks; i++) {
+        char title[512];
+        task_label(&j->tasks[i], title, sizeof title);
+        output_print_untrusted(stdout, title);
+        const gt_recommendation *r = &j->tasks[i].rec;
+        printf(": cpu %d, memory %d MiB, gpu %d, vram %d MiB\n", r->cpu, r->memory_mib, r->gpu,
+               r->vram_mib);
+    }
+    slurm_line(j);
+    gt_job_summary_free(j);
+    return 0;
+}
+
+int merge_command(int argc, char **argv)
+{
+    struct sub_args a;
+    static const char usage[] = "usage: gpu-tracker merge SNAPSHOT... -o JOB.json.gz "
+                                "[--max-rows N]";
+    if (parse_sub(argc, argv, "o", usage, &a) < 0)
+        return 2;
+    if (!a.out)
+        return fail("merge writes a snapshot: give its name with -o JOB.json.gz", 2);
+    if (gt_output_check(a.out) != GT_OK)
+        return fail(gt_last_error(), 2);
+    gt_snapshot **snaps = load_all(&a);
+    if (!snaps)
+        return 1;
+    gt_snapshot *job = NULL;
+    if (gt_snapshot_merge(snaps, (size_t)a.nfiles, a.files, &job) != GT_OK) {
+        int rc = fail(gt_last_error(), 1);
+        free_all(snaps, a.nfiles);
+        return rc;
+    }
+    free(snaps); /* each was taken into job */
+    int rc = 0;
+    if (gt_snapshot_write(job, a.out) != GT_OK) {
+        rc = fail(gt_last_error(), 1);
+    } else {
+        printf("merged %zu task%s of job %s into ", job->nother_tasks + 1,
+               job->nother_tasks ? "s" : "",
+               job->job.array_job_id[0] ? job->job.array_job_id : job->job.job_id);
+        output_print_untrusted(stdout, a.out);
+        printf("\n");
+    }
+    gt_snapshot_free(job);
+    return rc;
+}
+
 int stats_command(int argc, char **argv)
 {
     struct sub_args a;
@@ -243,7 +391,16 @@ int stats_command(int argc, char **argv)
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
         return 1;
-    gt_stats each[256], all;
+    if (a.nfiles == 1 && snaps[0]->nother_tasks) {
+        int rc = job_stats(snaps[0], a.files[0], a.json);
+        free_all(snaps, a.nfiles);
+        return rc;
+    }
+    gt_stats *each = calloc((size_t)a.nfiles, sizeof *each), all;
+    if (!each) {
+        free_all(snaps, a.nfiles);
+        return fail("out of memory", 1);
+    }
     int rc = all_stats(snaps, &a, each, &all) < 0 ? 1 : 0;
     if (rc == 0 && a.json && a.nfiles == 1) {
         char *text = gt_stats_to_json(&each[0]);
@@ -275,6 +432,7 @@ int stats_command(int argc, char **argv)
             stats_text(title, &all);
         }
     }
+    free(each);
     free_all(snaps, a.nfiles);
     return rc;
 }
@@ -288,11 +446,20 @@ int recommend_command(int argc, char **argv)
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
         return 1;
-    gt_stats each[256], all;
-    if (all_stats(snaps, &a, each, &all) < 0) {
+    if (a.nfiles == 1 && snaps[0]->nother_tasks && !a.server) {
+        int rc = job_recommend(snaps[0], a.json);
+        free_all(snaps, a.nfiles);
+        return rc;
+    }
+    gt_stats *each = calloc((size_t)a.nfiles, sizeof *each), all;
+    if (!each || all_stats(snaps, &a, each, &all) < 0) {
+        if (!each)
+            fail("out of memory", 1);
+        free(each);
         free_all(snaps, a.nfiles);
         return 1;
     }
+    free(each);
     free_all(snaps, a.nfiles);
     gt_recommendation rec;
     gt_recommend(&all, &rec);

@@ -20,4 +20,10 @@ int stats_command(int argc, char **argv);
 int recommend_command(int argc, char **argv);
 int report_command(int argc, char **argv);
 
+/* `gpu-tracker merge SNAPSHOT... -o JOB.json.gz`: the task snapshots of one
+ * job joined into one (gt_snapshot_merge). 0, 1 (a file cannot be read, is
+ * of another job or the same task twice; the output cannot be written), 2
+ * (usage). */
+int merge_command(int argc, char **argv);
+
 #endif

@@ -528,7 +528,8 @@ static const char style[] =
     "padding:12px 14px}.card .k{color:var(--muted);font-size:12px;text-transform:uppercase;"
     "letter-spacing:.04em}.card .v{font-size:22px;font-weight:600;margin-top:2px}"
     ".card .s{color:var(--muted);font-size:12px}\n"
-    ".card.rec{border-color:#b9cdf5;background:#f1f6ff}\n"
+    ".card.rec{border-color:#b9cdf5;background:#f1f6ff}"
+    ".card.warn{border-color:#f0c27b;background:#fff8ec}table.tasks th{width:auto}\n"
     ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:14px}\n"
     "figure.chart{margin:0;background:var(--card);border:1px solid var(--line);"
     "border-radius:10px;padding:10px 12px}figcaption{font-weight:600;margin-bottom:4px}\n"
@@ -908,6 +909,80 @@ static void blocks_table(struct sb *b, const gt_snapshot *s, const struct subtra
         sb_puts(b, "<p class=\"note\">The sub-tracking file has no marks.</p>\n");
 }
 
+/* A merged job's own section: its tasks side by side, how evenly they
+ * worked, the stragglers and the Slurm request; the rest of the report is
+ * the first task's run. */
+static void job_section(struct sb *b, const gt_snapshot *s)
+{
+    gt_job_summary *j = NULL;
+    if (gt_job_summarize(s, &j) != GT_OK)
+        return;
+    char v[128], t[64];
+    sb_puts(b, "<h2>Job</h2>\n<div class=\"cards\">\n");
+    snprintf(v, sizeof v, "%zu on %d node%s", j->ntasks, j->nnodes, j->nnodes == 1 ? "" : "s");
+    snprintf(t, sizeof t, "job %s", j->job.array_job_id[0] ? j->job.array_job_id : j->job.job_id);
+    card(b, "", "Tasks", v, t);
+    fmt_duration(j->stop_time - j->start_time, v, sizeof v);
+    card(b, "", "Span", v, "first start to last stop");
+    snprintf(v, sizeof v, "%.2f / %.2f / %.2f", j->imbalance_cpu, j->imbalance_memory,
+             j->imbalance_gpu);
+    card(b, "", "Imbalance", v, "max / mean of CPU, memory, GPU over the tasks (1.00: even)");
+    snprintf(v, sizeof v, "%zu late, %zu idle", j->nlate, j->nidle);
+    fmt_duration(j->late_margin, t, sizeof t);
+    char sub[160];
+    snprintf(sub, sizeof sub, "late: stopped over %s after the median task; idle: under half "
+             "its mean CPU", t);
+    card(b, j->nlate || j->nidle ? "warn" : "", "Stragglers", v, sub);
+    sb_puts(b, "</div>\n<table class=\"tasks\">\n<tr><th>task</th><th>node</th><th>start</th>"
+               "<th>duration</th><th>exit</th><th>CPU mean / max</th><th>memory peak (PSS / "
+               "RSS)</th><th>GPU mean</th><th>recommended</th><th></th></tr>\n");
+    for (size_t i = 0; i < j->ntasks; i++) {
+        const gt_task_summary *x = &j->tasks[i];
+        sb_puts(b, "<tr><td>");
+        sb_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
+        if (x->job.array_task_id[0]) {
+            sb_puts(b, " (array ");
+            sb_text(b, x->job.array_task_id);
+            sb_puts(b, ")");
+        }
+        sb_puts(b, "</td><td>");
+        sb_text(b, x->job.node[0] ? x->job.node : x->host);
+        fmt_duration(x->start_time - j->start_time, v, sizeof v);
+        sb_printf(b, "</td><td>+%s</td>", v);
+        fmt_duration(x->stop_time - x->start_time, v, sizeof v);
+        sb_printf(b, "<td>%s</td><td>", v);
+        if (x->exit_status >= 0)
+            sb_printf(b, "%d", x->exit_status);
+        else
+            sb_puts(b, "?");
+        char pss[32], rss[32];
+        fmt_bytes(x->stats.memory_max * 1024, pss, sizeof pss);
+        fmt_bytes(x->peak_rss_mib * 1048576.0, rss, sizeof rss);
+        sb_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td><td>%.2f</td>",
+                  x->stats.cpu_usage_mean, x->stats.cpu_usage_max, pss, rss,
+                  x->stats.gpu_usage_mean);
+        sb_printf(b, "<td>%d CPU, %d MiB%s", x->rec.cpu, x->rec.memory_mib,
+                  x->rec.gpu ? ", " : "");
+        if (x->rec.gpu)
+            sb_printf(b, "%d GPU", x->rec.gpu);
+        sb_printf(b, "</td><td>%s%s%s</td></tr>\n", x->late ? "<span class=\"badge bad\">late</span>" : "",
+                  x->late && x->idle ? " " : "",
+                  x->idle ? "<span class=\"badge unk\">idle</span>" : "");
+    }
+    sb_printf(b, "</table>\n<p class=\"note\">Ask Slurm next time for: <code>--ntasks=%zu "
+                 "--cpus-per-task=%d --mem-per-cpu=%dM", j->ntasks, j->cpus_per_task,
+              j->mem_per_cpu_mib);
+    if (j->gpus_per_task)
+        sb_printf(b, " --gpus-per-task=%d", j->gpus_per_task);
+    sb_printf(b, "</code> (or per node: <code>--nodes=%d --ntasks-per-node=%d --mem=%dM</code>). "
+                 "Each task as large as the largest one needs (its peak memory, PSS or RSS, "
+                 "whichever is larger, + 20%%; its mean CPU); the rest of this report is task ",
+              j->nnodes, j->max_tasks_per_node, j->mem_per_node_mib);
+    sb_text(b, j->tasks[0].job.task_rank[0] ? j->tasks[0].job.task_rank : "?");
+    sb_puts(b, "'s run.</p>\n");
+    gt_job_summary_free(j);
+}
+
 char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
                        const char *server_json, const gt_report_extras *extras,
                        gt_status *status)
@@ -982,6 +1057,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         sb_puts(&b, "<span class=\"badge unk\">exit status unknown</span>");
     sb_puts(&b, "</span></div></header>\n<main>\n");
 
+    if (s->nother_tasks)
+        job_section(&b, s);
     sb_puts(&b, "<h2>Summary</h2>\n<div class=\"cards\">\n");
     const gt_resource_usage *u = &s->usage;
     if (have_stats) {

@@ -237,6 +237,18 @@ static void put_snapshot(struct sink *k, const gt_snapshot *s, const struct row_
     put_series(k, rows, GT_SERIES_KIND_PROCESS);
     stream_puts(k, ",\"system_metrics\":");
     put_series(k, rows, GT_SERIES_KIND_SYSTEM);
+    if (s->nother_tasks) {
+        /* A merged job: the other tasks, each a whole snapshot. */
+        stream_puts(k, ",\"tasks\":[");
+        for (size_t i = 0; i < s->nother_tasks; i++) {
+            struct row_source task_rows;
+            row_source_from_series(&task_rows, &s->other_tasks[i]->series);
+            if (i)
+                stream_puts(k, ",");
+            put_snapshot(k, s->other_tasks[i], &task_rows, f);
+        }
+        stream_puts(k, "]");
+    }
     stream_puts(k, "}");
 }
 
@@ -661,6 +673,8 @@ static void read_column(struct json_reader *r, const char *text, struct json_spa
 static size_t read_series(struct json_reader *r, const char *text, struct json_span span,
                           gt_series_kind kind, size_t max_rows, void **out)
 {
+    /* max_rows is what is left of the file's allowance: a merged job's
+     * tasks share it. */
     *out = NULL;
     const char *where = kind == GT_SERIES_KIND_PROCESS ? "process_metrics" : "system_metrics";
     const struct series_columns *cols = series_columns(kind);
@@ -702,24 +716,91 @@ static size_t read_series(struct json_reader *r, const char *text, struct json_s
     return n;
 }
 
-static void read_snapshot(struct json_reader *r, const char *text, size_t len, size_t max_rows,
-                          gt_snapshot *s)
+/* The elements of an array, as json_span_elements finds them. */
+struct element_spans {
+    struct json_span *spans; /* room for every element (counted before) */
+    size_t n;
+};
+
+static int collect_element(void *ctx, struct json_span key, struct json_span value)
 {
-    struct json_span root;
+    (void)key;
+    struct element_spans *es = ctx;
+    es->spans[es->n++] = value;
+    return 0;
+}
+
+/* The members of the snapshot object at root into s (a task of a merged
+ * job when nested; its tasks refused then). left[kind]: the rows the file
+ * may still have in each series, lowered by what s has. */
+static void read_object(struct json_reader *r, const char *text, struct json_span root,
+                        size_t left[2], int nested, gt_snapshot *s);
+
+/* A merged job's "tasks": at most GT_MERGE_MAX_TASKS snapshots, each read
+ * as the top one is, sharing its row allowance. */
+static void read_tasks(struct json_reader *r, const char *text, struct json_span object,
+                       size_t left[2], gt_snapshot *s)
+{
+    static const char *const names[] = {"tasks"};
+    struct parts p;
+    memset(&p, 0, sizeof p);
+    p.text = text;
+    p.names = names;
+    p.nnames = 1;
     char err[160];
-    if (json_span_value(text, len, 0, JSON_READ_MAX_DEPTH, &root, err, sizeof err) < 0 ||
-        json_span_rest_blank(text, len, root.end, err, sizeof err) < 0) {
-        json_read_fail(r, "not JSON (%s)", err);
+    if (json_span_members(text, object, JSON_READ_MAX_DEPTH, on_member, &p, err, sizeof err) != 0) {
+        json_read_fail(r, "key \"tasks\" appears twice");
         return;
     }
-    if (text[root.start] != '{') {
-        json_read_fail(r, "the top level is not an object");
+    if (!p.seen[0])
+        return; /* a single run */
+    size_t n;
+    if (text[p.spans[0].start] != '[' ||
+        json_span_array_length(text, p.spans[0], JSON_READ_MAX_DEPTH, &n, err, sizeof err) < 0) {
+        json_read_fail(r, "\"tasks\" should be a list of snapshots");
         return;
     }
-    if (snapshot_rt_detect(text, root)) {
-        snapshot_rt_read(r, text, root, max_rows, s);
+    if (n == 0 || n > GT_MERGE_MAX_TASKS - 1) {
+        json_read_fail(r, "\"tasks\" lists %zu snapshots; a merged job has 1 to %d besides "
+                          "its first", n, GT_MERGE_MAX_TASKS - 1);
         return;
     }
+    s->other_tasks = calloc(n, sizeof *s->other_tasks);
+    if (!s->other_tasks) {
+        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+        return;
+    }
+    /* Each element's span, then each read with messages naming it. */
+    struct element_spans es = {calloc(n, sizeof(struct json_span)), 0};
+    if (!es.spans) {
+        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+        return;
+    }
+    json_span_elements(text, p.spans[0], JSON_READ_MAX_DEPTH, collect_element, &es, err,
+                       sizeof err);
+    const char *outer = r->what;
+    for (size_t i = 0; i < es.n && r->status == GT_OK; i++) {
+        char what[4300];
+        snprintf(what, sizeof what, "%s: in tasks[%zu]", outer, i);
+        r->what = what;
+        gt_snapshot *task = calloc(1, sizeof *task);
+        if (!task) {
+            r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", outer);
+        } else {
+            s->other_tasks[s->nother_tasks++] = task;
+            if (text[es.spans[i].start] != '{')
+                json_read_fail(r, "a task should be a snapshot object");
+            else
+                read_object(r, text, es.spans[i], left, 1, task);
+        }
+        r->what = outer;
+    }
+    free(es.spans);
+}
+
+static void read_object(struct json_reader *r, const char *text, struct json_span root,
+                        size_t left[2], int nested, gt_snapshot *s)
+{
     struct parts p;
     if (find_members(r, text, root, "", part_names, NPARTS, &p) < 0)
         return;
@@ -743,11 +824,51 @@ static void read_snapshot(struct json_reader *r, const char *text, size_t len, s
     s->series.interval = s->interval;
     s->series.start_time = s->start_time;
     s->series.nprocess = read_series(r, text, p.spans[PROCESS_METRICS], GT_SERIES_KIND_PROCESS,
-                                     max_rows, &rows);
+                                     left[GT_SERIES_KIND_PROCESS], &rows);
     s->series.process = rows;
+    left[GT_SERIES_KIND_PROCESS] -= s->series.nprocess;
     s->series.nsystem = read_series(r, text, p.spans[SYSTEM_METRICS], GT_SERIES_KIND_SYSTEM,
-                                    max_rows, &rows);
+                                    left[GT_SERIES_KIND_SYSTEM], &rows);
     s->series.system = rows;
+    left[GT_SERIES_KIND_SYSTEM] -= s->series.nsystem;
+    if (r->status != GT_OK)
+        return;
+    if (!nested) {
+        read_tasks(r, text, root, left, s);
+    } else {
+        struct parts t;
+        static const char *const tasks_name[] = {"tasks"};
+        memset(&t, 0, sizeof t);
+        t.text = text;
+        t.names = tasks_name;
+        t.nnames = 1;
+        char err[160];
+        if (json_span_members(text, root, JSON_READ_MAX_DEPTH, on_member, &t, err, sizeof err) == 0 &&
+            t.seen[0])
+            json_read_fail(r, "a task of a merged job holds tasks of its own");
+    }
+}
+
+static void read_snapshot(struct json_reader *r, const char *text, size_t len, size_t max_rows,
+                          gt_snapshot *s)
+{
+    struct json_span root;
+    char err[160];
+    if (json_span_value(text, len, 0, JSON_READ_MAX_DEPTH, &root, err, sizeof err) < 0 ||
+        json_span_rest_blank(text, len, root.end, err, sizeof err) < 0) {
+        json_read_fail(r, "not JSON (%s)", err);
+        return;
+    }
+    if (text[root.start] != '{') {
+        json_read_fail(r, "the top level is not an object");
+        return;
+    }
+    if (snapshot_rt_detect(text, root)) {
+        snapshot_rt_read(r, text, root, max_rows, s);
+        return;
+    }
+    size_t left[2] = {max_rows, max_rows};
+    read_object(r, text, root, left, 0, s);
 }
 
 /* raw (len bytes, malloc'd) is taken. */
@@ -829,6 +950,9 @@ void gt_snapshot_free(gt_snapshot *s)
 {
     if (!s)
         return;
+    for (size_t i = 0; i < s->nother_tasks; i++)
+        gt_snapshot_free(s->other_tasks[i]);
+    free(s->other_tasks);
     free(s->command);
     free(s->filesystems);
     free((void *)s->series.process);

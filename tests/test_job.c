@@ -1,0 +1,218 @@
+/* test_job.c - a job of many tasks: merging task snapshots (and refusing
+ * those of other jobs or the same task twice), the merged file written and
+ * read back under the row limit, and the job view (imbalance, stragglers,
+ * the Slurm request) on constructed tasks with known figures. The real
+ * Slurm cluster is in test_slurm.py. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gpu_tracker.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+/* A task of job "job" (rank, node): rows rows of cpu cores and mem_kb PSS,
+ * started at start, lasting rows seconds. */
+static gt_snapshot *task(const char *job, const char *rank, const char *node, double start,
+                         size_t rows, double cpu, unsigned long long mem_kb)
+{
+    gt_snapshot *s = calloc(1, sizeof *s);
+    s->format_version = 1;
+    snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
+    s->command = strdup("python train.py");
+    s->pid = 1000 + atoi(rank);
+    s->interval = 1;
+    s->start_time = start;
+    s->stop_time = start + (double)rows;
+    s->duration = (double)rows;
+    s->exit_status = 0;
+    snprintf(s->host, sizeof s->host, "%s", node);
+    snprintf(s->server.hostname, sizeof s->server.hostname, "%s", node);
+    snprintf(s->server.allocation, sizeof s->server.allocation, "shared");
+    snprintf(s->usage.max_ram.unit, sizeof s->usage.max_ram.unit, "megabytes");
+    snprintf(s->usage.max_gpu_ram.unit, sizeof s->usage.max_gpu_ram.unit, "megabytes");
+    snprintf(s->usage.compute_time.unit, sizeof s->usage.compute_time.unit, "seconds");
+    s->usage.max_ram.combined.total_rss = (double)mem_kb * 1024 / 1e6; /* as RSS too */
+    s->usage.gpu_details.unknown = s->usage.measurement.unknown = 1;
+    if (job) {
+        snprintf(s->job.scheduler, sizeof s->job.scheduler, "slurm");
+        snprintf(s->job.job_id, sizeof s->job.job_id, "%s", job);
+        snprintf(s->job.step_id, sizeof s->job.step_id, "0");
+        snprintf(s->job.task_rank, sizeof s->job.task_rank, "%s", rank);
+        snprintf(s->job.node, sizeof s->job.node, "%s", node);
+    }
+    gt_process_row *p = calloc(rows, sizeof *p);
+    gt_system_row *y = calloc(rows, sizeof *y);
+    for (size_t i = 0; i < rows; i++) {
+        p[i].timestamp = y[i].timestamp = start + 1 + (double)i;
+        p[i].pid = s->pid;
+        p[i].cpu_usage = cpu;
+        p[i].memory = mem_kb;
+        y[i].cpu_usage = cpu;
+    }
+    s->series.interval = 1;
+    s->series.start_time = start;
+    s->series.process = p;
+    s->series.nprocess = rows;
+    s->series.system = y;
+    s->series.nsystem = rows;
+    return s;
+}
+
+static void test_merge_refusals(void)
+{
+    const char *names[] = {"a.json.gz", "b.json.gz", "c.json.gz"};
+    gt_snapshot *runs[3], *job = NULL;
+
+    runs[0] = task("4242", "0", "n1", 100, 5, 1, 1000);
+    runs[1] = task(NULL, "1", "n1", 100, 5, 1, 1000);
+    CHECK(gt_snapshot_merge(runs, 2, names, &job) == GT_ERR_INVALID_ARGUMENT && !job);
+    CHECK_STR(gt_last_error(), "'b.json.gz' was not written in a Slurm job (its snapshot has no "
+                               "job id): merge joins the task snapshots of one job");
+    CHECK(runs[0] && runs[1]); /* left as they were */
+    gt_snapshot_free(runs[1]);
+
+    runs[1] = task("4243", "1", "n1", 100, 5, 1, 1000);
+    CHECK(gt_snapshot_merge(runs, 2, names, &job) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "'b.json.gz' is of job 4243, not of job 4242 as 'a.json.gz' is: "
+                               "merge joins the snapshots of one job");
+    gt_snapshot_free(runs[1]);
+
+    runs[1] = task("4242", "0", "n2", 100, 5, 1, 1000);
+    CHECK(gt_snapshot_merge(runs, 2, names, &job) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "'a.json.gz' and 'b.json.gz' are both task 0 of step 0 of job "
+                               "4242: each task once");
+    gt_snapshot_free(runs[1]);
+    gt_snapshot_free(runs[0]);
+
+    /* Tasks of an array job are jobs of their own, joined by the array's id. */
+    runs[0] = task("501", "0", "n1", 100, 5, 1, 1000);
+    runs[1] = task("502", "0", "n1", 100, 5, 1, 1000);
+    snprintf(runs[0]->job.array_job_id, 32, "500");
+    snprintf(runs[0]->job.array_task_id, 32, "1");
+    snprintf(runs[1]->job.array_job_id, 32, "500");
+    snprintf(runs[1]->job.array_task_id, 32, "0");
+    CHECK(gt_snapshot_merge(runs, 2, names, &job) == GT_OK && job);
+    CHECK(job && job->nother_tasks == 1 && !strcmp(job->job.array_task_id, "0"));
+    CHECK(!runs[0] && !runs[1]); /* taken */
+    gt_snapshot_free(job);
+}
+
+static void test_merge_and_read_back(void)
+{
+    const char *names[] = {"t2.json.gz", "t0.json.gz", "t1.json.gz"};
+    /* Given out of order; two nodes. */
+    gt_snapshot *runs[3] = {task("77", "2", "n2", 100, 4, 1.0, 4000),
+                            task("77", "0", "n1", 100, 4, 2.0, 2000),
+                            task("77", "1", "n1", 100, 4, 2.0, 2000)};
+    gt_snapshot *job = NULL;
+    CHECK(gt_snapshot_merge(runs, 3, names, &job) == GT_OK);
+    if (!job)
+        return;
+    CHECK(job->nother_tasks == 2 && !strcmp(job->job.task_rank, "0") &&
+          !strcmp(job->other_tasks[0]->job.task_rank, "1") &&
+          !strcmp(job->other_tasks[1]->job.task_rank, "2"));
+
+    /* A merged snapshot merges again as all of its tasks. */
+    gt_snapshot *more[2] = {job, task("77", "3", "n2", 100, 4, 1.0, 4000)};
+    const char *more_names[] = {"job.json.gz", "t3.json.gz"};
+    gt_snapshot *job4 = NULL;
+    CHECK(gt_snapshot_merge(more, 2, more_names, &job4) == GT_OK && job4 &&
+          job4->nother_tasks == 3);
+    if (!job4)
+        return;
+
+    char *json = gt_snapshot_to_json(job4);
+    CHECK(json && strstr(json, "\"tasks\":["));
+    gt_snapshot *back = NULL;
+    CHECK(json && gt_snapshot_from_memory(json, strlen(json), "job.json", 0, &back) == GT_OK);
+    if (back) {
+        CHECK(back->nother_tasks == 3 && back->series.nprocess == 4);
+        for (size_t i = 0; i < back->nother_tasks; i++)
+            CHECK(back->other_tasks[i]->series.nprocess == 4 &&
+                  !strcmp(back->other_tasks[i]->job.job_id, "77"));
+        CHECK(!strcmp(back->other_tasks[2]->job.task_rank, "3") &&
+              !strcmp(back->other_tasks[2]->job.node, "n2"));
+        gt_snapshot_free(back);
+    }
+    /* The rows allowed are the file's, all tasks together: 16 rows per
+     * series here. */
+    CHECK(json && gt_snapshot_from_memory(json, strlen(json), "job.json", 16, &back) == GT_OK);
+    gt_snapshot_free(back);
+    back = NULL;
+    CHECK(json && gt_snapshot_from_memory(json, strlen(json), "job.json", 15, &back) ==
+                      GT_ERR_PARSE && !back);
+    CHECK_CONTAINS(gt_last_error(), "'job.json' is not a valid snapshot: in tasks[2]: "
+                                    "\"process_metrics\" has 4 rows; at most 3 are read");
+    /* A task holding tasks, and tasks that are not a list: refused. */
+    if (json) {
+        char *nested = NULL;
+        char *at = strstr(json, "\"tasks\":[");
+        char *second = at ? strstr(at + 9, "\"system_metrics\":") : NULL;
+        if (second &&
+            asprintf(&nested, "%.*s\"tasks\":[{}],%s", (int)(second - json), json, second) > 0) {
+            CHECK(gt_snapshot_from_memory(nested, strlen(nested), "n.json", 0, &back) ==
+                  GT_ERR_PARSE);
+            CHECK_CONTAINS(gt_last_error(), "in tasks[0]: a task of a merged job holds tasks of "
+                                            "its own");
+            free(nested);
+        }
+        char *bad = NULL;
+        if (at && asprintf(&bad, "%.*s\"tasks\":7,\"x\":[%s", (int)(at - json), json, at + 9) > 0) {
+            CHECK(gt_snapshot_from_memory(bad, strlen(bad), "b.json", 0, &back) == GT_ERR_PARSE);
+            CHECK_CONTAINS(gt_last_error(), "\"tasks\" should be a list of snapshots");
+            free(bad);
+        }
+    }
+    free(json);
+    gt_snapshot_free(job4);
+}
+
+static void test_job_view(void)
+{
+    /* Four tasks: 0 and 1 on n1 busy (2 cores, 2000 kB), 2 on n2 idle
+     * (0.2 cores) and late (starts 50 s later), 3 on n2 (2 cores, 8000 kB). */
+    const char *names[] = {"0", "1", "2", "3"};
+    gt_snapshot *runs[4] = {task("9", "0", "n1", 100, 100, 2.0, 2000),
+                            task("9", "1", "n1", 100, 100, 2.0, 2000),
+                            task("9", "2", "n2", 150, 100, 0.2, 2000),
+                            task("9", "3", "n2", 100, 100, 2.0, 8000)};
+    gt_snapshot *job = NULL;
+    CHECK(gt_snapshot_merge(runs, 4, names, &job) == GT_OK);
+    gt_job_summary *j = NULL;
+    CHECK(job && gt_job_summarize(job, &j) == GT_OK && j);
+    if (!j) {
+        gt_snapshot_free(job);
+        return;
+    }
+    CHECK(j->ntasks == 4 && j->nnodes == 2 && j->max_tasks_per_node == 2);
+    CHECK(NEAR(j->start_time, 100) && NEAR(j->stop_time, 250) && NEAR(j->total.duration, 150));
+    CHECK(NEAR(j->total.cpu_usage_mean, 6.2) && NEAR(j->total.memory_max, 14000));
+    /* CPU: max 2 / mean 1.55; memory: 8000 / 3500. */
+    CHECK_MSG(NEAR(j->imbalance_cpu, 2.0 / 1.55), "cpu imbalance %g", j->imbalance_cpu);
+    CHECK(NEAR(j->imbalance_memory, 8000.0 / 3500.0) && j->imbalance_gpu == 0);
+    /* Late: stopped at 250, the median stop is 200, the margin 15 s. */
+    CHECK(NEAR(j->late_margin, 15) && j->nlate == 1 && j->tasks[2].late && !j->tasks[0].late);
+    CHECK(j->nidle == 1 && j->tasks[2].idle && !j->tasks[3].idle);
+    /* Each task's memory: 2000 kB PSS = 1.95 MiB, RSS the same (2.048 MB):
+     * + 20% rounds up to 128 MiB; task 3: 8000 kB -> 128 too. CPUs: 2. */
+    CHECK(j->tasks[0].rec.cpu == 2 && j->tasks[2].rec.cpu == 1);
+    CHECK(j->cpus_per_task == 2 && j->gpus_per_task == 0);
+    CHECK_MSG(j->mem_per_cpu_mib == 64 && j->mem_per_node_mib == 256, "per cpu %d, per node %d",
+              j->mem_per_cpu_mib, j->mem_per_node_mib);
+    char *json = gt_job_summary_to_json(j);
+    CHECK(json && strstr(json, "\"cpus_per_task\": 2") && strstr(json, "\"late\": true"));
+    free(json);
+    gt_job_summary_free(j);
+    gt_snapshot_free(job);
+}
+
+int main(void)
+{
+    test_merge_refusals();
+    test_merge_and_read_back();
+    test_job_view();
+    return check_exit("test_job");
+}
