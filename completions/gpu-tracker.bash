@@ -21,7 +21,7 @@ _gpu_tracker()
     done
     if ((COMP_CWORD > 1)); then
         case ${COMP_WORDS[1]} in
-        show | system | stats | recommend | report | sub-track) sub=${COMP_WORDS[1]} ;;
+        show | system | stats | recommend | report | merge | sub-track) sub=${COMP_WORDS[1]} ;;
         esac
     fi
 
@@ -69,6 +69,7 @@ _gpu_tracker()
         stats) words="--format -f --max-rows --help -h" ;;
         recommend) words="--format -f --server --max-rows --help -h" ;;
         report) words="--output -o --server --max-rows --history --stf --help -h" ;;
+        merge) words="--output -o --max-rows --help -h" ;;
         sub-track)
             case ${COMP_WORDS[2]} in
             combine) words="--stf -p --help" ;;
@@ -88,7 +89,7 @@ _gpu_tracker()
         return
     fi
     if ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report sub-track" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report merge sub-track" -- "$cur")
         return
     fi
     if [[ $sub == sub-track ]] && ((COMP_CWORD == 2)); then

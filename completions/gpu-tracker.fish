@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/gpu-tracker.fish). The option lists are
 # checked against `gpu-tracker --help` by tests/test_install_docs.sh.
 
-set -l subcommands show system stats recommend report sub-track
+set -l subcommands show system stats recommend report merge sub-track
 set -l units bytes kilobytes megabytes gigabytes terabytes
 
 complete -c gpu-tracker -f
@@ -49,13 +49,13 @@ complete -c gpu-tracker -n $main -l sampled-only -d "figures of a plain sampler,
 complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend" -s f -l format -x -a "text json" -d "output format"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l st -x -d "seconds between rows"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l duration -x -d "stop after this long"
-complete -c gpu-tracker -n "__fish_seen_subcommand_from system report" -s o -l output -r -F -d "output file"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from system report merge" -s o -l output -r -F -d "output file"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from system" -l disable-logs -d "no warnings"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from recommend report" -l server -d "cheapest matching cloud server"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l history -r -F -d "earlier runs of the job"
-complete -c gpu-tracker -n "__fish_seen_subcommand_from stats recommend report" -l max-rows -x -d "rows read per series"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from stats recommend report merge" -l max-rows -x -d "rows read per series"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l stf -r -F -d "sub-tracking file: code blocks"
-complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report" -F
+complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report merge" -F
 
 # sub-track (gpu_tracker 5).
 set -l actions combine analyze compare

@@ -90,15 +90,15 @@ static void test_errors(void)
      * /usr/bin/stat); after -- it is run. */
     r = gt("stat", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown subcommand 'stat'; did you mean 'stats'? "
-                       "(subcommands: show, system, stats, recommend, report, sub-track; to run "
+                       "(subcommands: show, system, stats, recommend, report, merge, sub-track; to run "
                        "a program named 'stat', write: gpu-tracker -- stat ...)\n");
     r = gt("reprot", "x.json.gz", NULL);
     check_error(&r, 2, "gpu-tracker: unknown subcommand 'reprot'; did you mean 'report'? "
-                       "(subcommands: show, system, stats, recommend, report, sub-track; to run "
+                       "(subcommands: show, system, stats, recommend, report, merge, sub-track; to run "
                        "a program named 'reprot', write: gpu-tracker -- reprot ...)\n");
     r = gt("sub-trak", "analyze", NULL);
     check_error(&r, 2, "gpu-tracker: unknown subcommand 'sub-trak'; did you mean 'sub-track'? "
-                       "(subcommands: show, system, stats, recommend, report, sub-track; to run "
+                       "(subcommands: show, system, stats, recommend, report, merge, sub-track; to run "
                        "a program named 'sub-trak', write: gpu-tracker -- sub-trak ...)\n");
     r = gt("--disable-logs", "-o", tmp_path("stat.txt"), "--", "stat", "/", NULL);
     CHECK(r.status == 0); /* /usr/bin/stat ran */
@@ -1287,6 +1287,26 @@ static void test_job_names(void)
              "not set: not in a Slurm job); use %%p or %%h outside Slurm\n", out);
     check_error(&r, 2, line);
     CHECK(access(marker, F_OK) != 0);
+    /* merge: one task's snapshot is a job of one task; a run outside Slurm
+     * is not a task of any job; -o is needed. */
+    char job[300], lone[300], want[1024];
+    snprintf(job, sizeof job, "%s/job.json.gz", tmpdir);
+    snprintf(lone, sizeof lone, "%s/lone.json.gz", tmpdir);
+    r = gt("merge", tmp_path("run-8123-1.json.gz"), "-o", job, NULL);
+    snprintf(want, sizeof want, "merged 1 task of job 8123 into %s\n", job);
+    CHECK_MSG(r.status == 0 && !strcmp(r.out.data, want), "%d %s %s", r.status, r.out.data,
+              r.err.data);
+    result_free(&r);
+    r = gt("-q", "--disable-logs", "--no-backup", "--snapshot", lone, "-o", "/dev/null", "--",
+           WORKLOAD_BIN, "burn", "0.05", NULL);
+    result_free(&r);
+    r = gt("merge", job, lone, "-o", tmp_path("bad.json.gz"), NULL);
+    snprintf(want, sizeof want, "gpu-tracker: '%s' was not written in a Slurm job (its snapshot "
+             "has no job id): merge joins the task snapshots of one job\n", lone);
+    check_error(&r, 1, want);
+    CHECK(access(tmp_path("bad.json.gz"), F_OK) != 0);
+    r = gt("merge", job, NULL);
+    check_error(&r, 2, "gpu-tracker: merge writes a snapshot: give its name with -o JOB.json.gz\n");
     r = gt("--snapshot", "x-%q.json.gz", "-e", "true", NULL);
     check_error(&r, 2, "gpu-tracker: --snapshot 'x-%q.json.gz': unknown field '%q' in the name; "
                        "valid fields are %j (job), %a (array task), %t (task rank), %n (node), "

@@ -529,7 +529,7 @@ static const char style[] =
     "letter-spacing:.04em}.card .v{font-size:22px;font-weight:600;margin-top:2px}"
     ".card .s{color:var(--muted);font-size:12px}\n"
     ".card.rec{border-color:#b9cdf5;background:#f1f6ff}"
-    ".card.warn{border-color:#f0c27b;background:#fff8ec}table.tasks th{width:auto}\n"
+    ".card.warn{border-color:#f0c27b;background:#fff8ec}table.tasks{margin-top:12px}table.tasks th{width:auto}\n"
     ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:14px}\n"
     "figure.chart{margin:0;background:var(--card);border:1px solid var(--line);"
     "border-radius:10px;padding:10px 12px}figcaption{font-weight:600;margin-bottom:4px}\n"
