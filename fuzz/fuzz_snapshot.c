@@ -1,6 +1,7 @@
 /* libFuzzer target: the snapshot loader (gzip or plain JSON, every key and
- * type checked), and what is done with a snapshot that loads: its stats,
- * recommendation, JSON and HTML report. */
+ * type checked; a merged job's tasks too), and what is done with a
+ * snapshot that loads: its stats, recommendation, job view, JSON and HTML
+ * report. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gt_recommendation r;
         gt_recommend(&st, &r);
     }
+    gt_job_summary *j = NULL;
+    if (gt_job_summarize(s, &j) == GT_OK)
+        free(gt_job_summary_to_json(j));
+    gt_job_summary_free(j);
     free(gt_snapshot_to_json(s));
     free(gt_snapshot_report_html(s, NULL));
     gt_snapshot_free(s);

@@ -166,6 +166,30 @@ static void test_merge_and_read_back(void)
             free(bad);
         }
     }
+    /* More tasks than a merged job may hold: counted, refused unparsed. */
+    char *at = json ? strstr(json, "\"tasks\":[") : NULL;
+    if (at) {
+        const char *first = at + 9;
+        const char *end = strstr(first, ",{\"metadata\"");
+        size_t one = end ? (size_t)(end - first) : 0;
+        size_t n = GT_MERGE_MAX_TASKS;
+        char *many = malloc((size_t)(at - json) + 16 + n * (one + 1) + 4);
+        if (many && one) {
+            size_t k = (size_t)(at - json);
+            memcpy(many, json, k);
+            k += (size_t)sprintf(many + k, "\"tasks\":[");
+            for (size_t i = 0; i < n; i++) {
+                memcpy(many + k, first, one);
+                k += one;
+                many[k++] = i + 1 < n ? ',' : ']';
+            }
+            many[k++] = '}';
+            CHECK(gt_snapshot_from_memory(many, k, "many.json", 0, &back) == GT_ERR_PARSE);
+            CHECK_CONTAINS(gt_last_error(), "\"tasks\" lists 4096 snapshots; a merged job has 1 "
+                                            "to 4095 besides its first");
+        }
+        free(many);
+    }
     free(json);
     gt_snapshot_free(job4);
 }
