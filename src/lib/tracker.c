@@ -509,6 +509,11 @@ gt_status gt_tracker_stop(gt_tracker *t)
         int alive = final.timepoint.main_threads + final.timepoint.desc_threads > 0;
         if (final.have_timepoint && alive && t->tracking.base.ops)
             t->tracking.base.ops->rows(&t->tracking.base, &final);
+        /* No more serving, the textfile removed. (A stuck sampler still
+         * owns the exporter: then gt_tracker_free, or the sampler itself
+         * when it comes back, ends it.) */
+        if (t->metrics_on)
+            metrics_sink_finish(&t->metrics);
     } else {
         /* Stuck in a system call: the readers are still in its hands. The
          * results are those of the samples it finished. */
@@ -526,8 +531,6 @@ gt_status gt_tracker_stop(gt_tracker *t)
         t->start_time = stop_time;
     pthread_mutex_unlock(&t->lock);
     backup_sink_finish(&t->backup); /* a clean stop: no backup needed */
-    if (t->metrics_on)
-        metrics_sink_finish(&t->metrics); /* no more serving; the textfile removed */
     t->state = STATE_STOPPED;
     return GT_OK;
 }
