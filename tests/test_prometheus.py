@@ -21,26 +21,7 @@ import time
 import urllib.parse
 import urllib.request
 
-SKIP = 77
-HANG_GUARD = 120  # seconds: only to fail instead of hanging, never a timing check
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAILED:", what, file=sys.stderr)
-
-
-def skip(reason):
-    print("test_prometheus: skipped:", reason)
-    sys.exit(SKIP)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from realtest import HANG_GUARD, check, failures, free_port, skip
 
 
 def get(url):

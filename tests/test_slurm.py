@@ -23,26 +23,7 @@ import sys
 import tempfile
 import time
 
-SKIP = 77
-HANG_GUARD = 120  # seconds: only to fail instead of hanging
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAILED:", what, file=sys.stderr)
-
-
-def skip(reason):
-    print("test_slurm: skipped:", reason)
-    sys.exit(SKIP)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from realtest import HANG_GUARD, check, failures, free_port, skip
 
 
 def tail(path, n=600):

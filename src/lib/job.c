@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "json_write.h"
+#include "stats.h"
 #include "units.h"
 
 /* ---- merging -------------------------------------------------------------- */
@@ -298,15 +299,6 @@ void gt_job_summary_free(gt_job_summary *j)
     free(j);
 }
 
-/* The library's JSON of one task's stats (stats_json.c). */
-static json_object *stats_json(const gt_stats *s)
-{
-    char *text = gt_stats_to_json(s);
-    json_object *o = text ? json_tokener_parse(text) : NULL;
-    free(text);
-    return o;
-}
-
 static json_object *text_or_null(const char *s)
 {
     return *s ? json_new_text(s) : NULL;
@@ -344,7 +336,7 @@ char *gt_job_summary_to_json(const gt_job_summary *j)
         json_object_object_add(x, "stop_time", json_new_pyfloat(t->stop_time));
         json_object_object_add(x, "exit_status",
                                t->exit_status >= 0 ? json_object_new_int(t->exit_status) : NULL);
-        json_object_object_add(x, "stats", t->has_rows ? stats_json(&t->stats) : NULL);
+        json_object_object_add(x, "stats", t->has_rows ? stats_json_object(&t->stats) : NULL);
         json_object_object_add(x, "peak_rss_mib", json_new_pyfloat(t->peak_rss_mib));
         json_object *rec = json_object_new_object();
         json_object_object_add(rec, "cpu", json_object_new_int(t->rec.cpu));
@@ -357,7 +349,7 @@ char *gt_job_summary_to_json(const gt_job_summary *j)
         json_object_array_add(tasks, x);
     }
     json_object_object_add(o, "tasks", tasks);
-    json_object_object_add(o, "total", stats_json(&j->total));
+    json_object_object_add(o, "total", stats_json_object(&j->total));
     json_object *imb = json_object_new_object();
     json_object_object_add(imb, "cpu", ratio_or_null(j->imbalance_cpu));
     json_object_object_add(imb, "memory", ratio_or_null(j->imbalance_memory));

@@ -151,6 +151,14 @@ static void sample_d(struct out *o, const char *name, const char *suffix, const 
 
 static const char *const parts[3] = {"part=\"main\"", "part=\"descendants\"", "part=\"combined\""};
 
+/* A family of one sample without labels of its own. */
+static void single_u(struct out *o, const char *name, const char *type, const char *unit,
+                     const char *help, unsigned long long v)
+{
+    family(o, name, type, unit, help);
+    sample_u(o, name, strcmp(type, "counter") == 0 ? "_total" : "", NULL, v);
+}
+
 /* A gauge of bytes for main, descendants (and combined when n is 3). */
 static void parts_bytes(struct out *o, const char *name, const char *help,
                         const unsigned long long *v, int n)
@@ -175,8 +183,8 @@ static void render(struct out *o, const struct metrics_point *p)
     family(o, "gpu_tracker_start_time_seconds", "gauge", "seconds",
            "When tracking began (the baseline sample), seconds since the epoch.");
     sample_d(o, "gpu_tracker_start_time_seconds", "", NULL, st->start_time);
-    family(o, "gpu_tracker_samples", "counter", NULL, "Samples taken, the baseline included.");
-    sample_u(o, "gpu_tracker_samples", "_total", NULL, (unsigned long long)p->samples);
+    single_u(o, "gpu_tracker_samples", "counter", NULL, "Samples taken, the baseline included.",
+             (unsigned long long)p->samples);
 
     if (p->tree_ok) {
         parts_bytes(o, "gpu_tracker_memory_rss_bytes",
@@ -187,17 +195,15 @@ static void render(struct out *o, const struct metrics_point *p)
         parts_bytes(o, "gpu_tracker_memory_shared_bytes",
                     "Memory also mapped by another process, now.", p->shared_bytes, 2);
         if (p->have_pss) {
-            family(o, "gpu_tracker_memory_pss_bytes", "gauge", "bytes",
-                   "Proportional set size of the tracked tree now.");
-            sample_u(o, "gpu_tracker_memory_pss_bytes", "", NULL, p->pss);
+            single_u(o, "gpu_tracker_memory_pss_bytes", "gauge", "bytes",
+                     "Proportional set size of the tracked tree now.", p->pss);
         }
         family(o, "gpu_tracker_threads", "gauge", NULL, "Threads of the tracked processes now.");
         for (int i = 0; i < 2; i++)
             sample_u(o, "gpu_tracker_threads", "", parts[i],
                      p->threads[i] > 0 ? (unsigned long long)p->threads[i] : 0);
-        family(o, "gpu_tracker_processes", "gauge", NULL,
-               "The tracked process and its live descendants.");
-        sample_u(o, "gpu_tracker_processes", "", NULL,
+        single_u(o, "gpu_tracker_processes", "gauge", NULL,
+                 "The tracked process and its live descendants.",
                  p->processes > 0 ? (unsigned long long)p->processes : 0);
     }
     parts_bytes(o, "gpu_tracker_memory_peak_rss_bytes",
@@ -212,20 +218,18 @@ static void render(struct out *o, const struct metrics_point *p)
     for (int i = 0; i < 2; i++)
         sample_d(o, "gpu_tracker_cpu_seconds", "_total", parts[i], p->cpu_seconds[i]);
     if (p->have_io) {
-        family(o, "gpu_tracker_io_read_bytes", "counter", "bytes",
-               "Bytes the tracked tree read from storage (/proc/PID/io read_bytes).");
-        sample_u(o, "gpu_tracker_io_read_bytes", "_total", NULL, p->read_bytes);
-        family(o, "gpu_tracker_io_written_bytes", "counter", "bytes",
-               "Bytes the tracked tree wrote to storage (/proc/PID/io write_bytes).");
-        sample_u(o, "gpu_tracker_io_written_bytes", "_total", NULL, p->write_bytes);
+        single_u(o, "gpu_tracker_io_read_bytes", "counter", "bytes",
+                 "Bytes the tracked tree read from storage (/proc/PID/io read_bytes).",
+                 p->read_bytes);
+        single_u(o, "gpu_tracker_io_written_bytes", "counter", "bytes",
+                 "Bytes the tracked tree wrote to storage (/proc/PID/io write_bytes).",
+                 p->write_bytes);
     }
     if (p->sys_ok) {
-        family(o, "gpu_tracker_system_memory_used_bytes", "gauge", "bytes",
-               "Memory in use on the machine now (MemTotal - MemAvailable).");
-        sample_u(o, "gpu_tracker_system_memory_used_bytes", "", NULL, p->system_used);
-        family(o, "gpu_tracker_system_memory_total_bytes", "gauge", "bytes",
-               "The machine's memory (MemTotal).");
-        sample_u(o, "gpu_tracker_system_memory_total_bytes", "", NULL, p->system_total);
+        single_u(o, "gpu_tracker_system_memory_used_bytes", "gauge", "bytes",
+                 "Memory in use on the machine now (MemTotal - MemAvailable).", p->system_used);
+        single_u(o, "gpu_tracker_system_memory_total_bytes", "gauge", "bytes",
+                 "The machine's memory (MemTotal).", p->system_total);
     }
     int ngpus = p->ngpus < st->ngpus ? p->ngpus : st->ngpus;
     if (ngpus > 0) {
@@ -253,9 +257,8 @@ static void render(struct out *o, const struct metrics_point *p)
                              p->gpu_util[i] / 100.0);
         }
         if (p->have_gpu_tree) {
-            family(o, "gpu_tracker_gpu_process_memory_bytes", "gauge", "bytes",
-                   "GPU memory of the tracked processes now, all devices.");
-            sample_u(o, "gpu_tracker_gpu_process_memory_bytes", "", NULL, p->gpu_tree_now);
+            single_u(o, "gpu_tracker_gpu_process_memory_bytes", "gauge", "bytes",
+                     "GPU memory of the tracked processes now, all devices.", p->gpu_tree_now);
         }
         parts_bytes(o, "gpu_tracker_gpu_process_memory_peak_bytes",
                     "Peak GPU memory of the tracked processes so far, all devices.",

@@ -19,4 +19,9 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
 const char *stats_allocation_of_rows(const struct row_source *rows);
 const char *stats_allocation(const gt_series *series);
 
+/* gt_stats_to_json's document as an object, to put in a larger one (the
+ * job view's tasks); json-c's, released by the caller. */
+struct json_object;
+struct json_object *stats_json_object(const gt_stats *s);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json_write.h"
+#include "stats.h"
 
 /* {"K1": v1[, "K2": v2]}: resource_tracker's per-figure dictionaries. */
 static json_object *figure(const char *k1, double v1, const char *k2, double v2)
@@ -30,13 +31,8 @@ static char *pretty_text(json_object *o)
     return out;
 }
 
-char *gt_stats_to_json(const gt_stats *s)
+json_object *stats_json_object(const gt_stats *s)
 {
-    gt_clear_error();
-    if (!s) {
-        gt_fail(GT_ERR_INVALID_ARGUMENT, "no stats given");
-        return NULL;
-    }
     json_object *o = json_object_new_object();
     json_object_object_add(o, "process_cpu_usage",
                            figure("mean", s->cpu_usage_mean, "max", s->cpu_usage_max));
@@ -52,7 +48,17 @@ char *gt_stats_to_json(const gt_stats *s)
     json_object_object_add(o, "system_net_recv_bytes", figure("sum", s->net_recv_bytes_sum, NULL, 0));
     json_object_object_add(o, "system_net_sent_bytes", figure("sum", s->net_sent_bytes_sum, NULL, 0));
     json_object_object_add(o, "timestamp", figure("duration", s->duration, NULL, 0));
-    return pretty_text(o);
+    return o;
+}
+
+char *gt_stats_to_json(const gt_stats *s)
+{
+    gt_clear_error();
+    if (!s) {
+        gt_fail(GT_ERR_INVALID_ARGUMENT, "no stats given");
+        return NULL;
+    }
+    return pretty_text(stats_json_object(s));
 }
 
 char *gt_recommendation_to_json(const gt_recommendation *r, const char *server_json)
