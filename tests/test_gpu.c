@@ -306,6 +306,57 @@ static void test_amd(void)
     unsetenv("GPU_TRACKER_RSMI_LIBRARY");
 }
 
+/* The exporter's GPU metrics, from the driver through the pipeline to the
+ * textfile: each device's memory and utilization, labelled with its UUID
+ * and name, and the tree's GPU memory. */
+static void test_exported_gpus(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    write_scenario(two_gpus);
+    gt_options o = options(NULL);
+    o.sleep_time = 0.05;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/textfile", root);
+    mkdir(dir, 0700);
+    o.metrics_textfile_dir = dir;
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    if (!t)
+        return;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/gpu-tracker-100.prom", dir);
+    /* The tree's GPU memory comes with the first sample after the
+     * baseline, in the textfile a second later at most (600 tries: only a
+     * guard against hanging). */
+    char text[65536] = "";
+    for (int tries = 0; tries < 600 && !strstr(text, "gpu_process_memory_bytes{"); tries++) {
+        if (tries)
+            usleep(50000);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        text[n] = '\0';
+        if (f)
+            fclose(f);
+    }
+    const char *want[] = {
+        ",gpu=\"0\",uuid=\"GPU-aaaa\",name=\"Fake-A100\"} 3000000000\n",
+        ",gpu=\"1\",uuid=\"GPU-bbbb\",name=\"Fake-T4\"} 1000000000\n",
+        ",gpu=\"0\",uuid=\"GPU-aaaa\",name=\"Fake-A100\"} 16000000000\n",
+        ",gpu=\"0\",uuid=\"GPU-aaaa\",name=\"Fake-A100\"} 0.5\n",
+        ",gpu=\"1\",uuid=\"GPU-bbbb\",name=\"Fake-T4\"} 0.3\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK_CONTAINS(text, want[i]);
+    CHECK_CONTAINS(text, "gpu_tracker_gpu_memory_used_bytes{");
+    CHECK_CONTAINS(text, "gpu_tracker_gpu_utilization_ratio{");
+    /* main's 2.5 GB and its child's 1 GB; pid 999 is not ours */
+    CHECK_CONTAINS(text, "gpu_tracker_gpu_process_memory_bytes{");
+    CHECK_CONTAINS(text, "} 3500000000\n");
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    gt_tracker_free(t);
+}
+
 /* The library reads no environment variable: GPU_TRACKER_NVML_LIBRARY is
  * the command's (and test_tracker_new's) to map; gt_tracker_new() itself
  * goes by options.nvml_library alone. */
@@ -711,6 +762,7 @@ int main(void)
 
     test_dl_bind();
     test_two_gpus();
+    test_exported_gpus();
     test_library_ignores_environment();
     test_uuid_selection();
     test_unavailable();
