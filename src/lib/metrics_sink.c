@@ -145,6 +145,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     (void)version;
     (void)upload_data;
+    (void)state;
     struct metrics_sink *m = cls;
     static char not_found[] = "not found: the metrics are at /metrics\n";
     static char not_allowed[] = "method not allowed: use GET\n";
@@ -156,7 +157,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0; /* a GET with a body: ignored */
         return MHD_YES;
     }
-    (void)state;
     if (strcmp(url, "/metrics") != 0)
         return answer(c, MHD_HTTP_NOT_FOUND, text, not_found, sizeof not_found - 1, 0);
     int om = metrics_accepts_openmetrics(
@@ -164,8 +164,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     /* A copy, rendered without the lock: the sampler never waits on a scrape. */
     struct metrics_point *p = malloc(sizeof *p);
     struct metrics_static *st = malloc(sizeof *st);
-    int have = 0;
-    if (p && st) {
+    int have = 0, no_memory = !p || !st;
+    if (!no_memory) {
         pthread_mutex_lock(&m->lock);
         have = m->have_latest;
         if (have) {
@@ -181,7 +181,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     int rendered = have && metrics_render(st, p, om, &body, &len) == 0;
     free(p);
     free(st);
-    if (!have && p && st)
+    if (!have && !no_memory)
         return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, text, no_sample, sizeof no_sample - 1, 0);
     if (!rendered)
         return MHD_NO; /* out of memory: the connection is closed */

@@ -140,7 +140,7 @@ static json_object *metadata_object(const gt_snapshot *s)
     json_object_object_add(m, "exit_status",
                            s->exit_status >= 0 ? json_object_new_int(s->exit_status) : NULL);
     add_text(m, "host", s->host);
-    if (s->job.scheduler[0]) /* 0.3: only for a run in a batch job */
+    if (s->job.scheduler[0] || s->job.job_id[0]) /* 0.3: only for a run in a batch job */
         json_object_object_add(m, "job", job_object(&s->job));
     return m;
 }
