@@ -41,6 +41,12 @@ class Tracker:
     and n_join_attempts * join_timeout is how long stop() waits for the
     sampling thread (there is no sub-process to join).
 
+    Beyond gpu_tracker, keyword only: metrics_listen ("[ADDR:]PORT") serves
+    the figures so far to Prometheus at /metrics while tracking, and
+    metrics_textfile_dir writes them for node_exporter's textfile collector
+    (docs/metrics.md); the metrics' labels carry the Slurm job and task
+    this process runs in.
+
     :ivar ResourceUsage resource_usage: the results, after stop().
     """
 
@@ -55,7 +61,8 @@ class Tracker:
             time_unit: str = 'hours', n_expected_cores: int = None, gpu_uuids: set[str] = None,
             disable_logs: bool = False, process_id: int = None, resource_usage_file: str | None = None,
             n_join_attempts: int = 5, join_timeout: float = 10.0, gpu_brand: str | None = None,
-            tracking_file: str | None = None, overwrite: bool = False):
+            tracking_file: str | None = None, overwrite: bool = False, *,
+            metrics_listen: str | None = None, metrics_textfile_dir: str | None = None):
         if sleep_time < _CPU_PERCENT_INTERVAL:
             raise ValueError(
                 f'Sleep time of {sleep_time} is invalid. Must be at least {_CPU_PERCENT_INTERVAL} seconds.')
@@ -88,6 +95,8 @@ class Tracker:
             process_id=0 if process_id is None else int(process_id),
             resource_usage_file=resource_usage_file,
             tracking_file=tracking_file, overwrite=bool(overwrite),
+            metrics_listen=None if metrics_listen is None else str(metrics_listen),
+            metrics_textfile_dir=metrics_textfile_dir,
             stop_timeout=min(float(n_join_attempts) * float(join_timeout), _STOP_TIMEOUT_MAX))
         self._log_warnings()
         self.resource_usage = None
@@ -130,6 +139,12 @@ class Tracker:
     def stop(self):
         """Stops tracking. Equivalent to exiting the context manager."""
         self.__exit__()
+
+    @property
+    def metrics_address(self) -> str | None:
+        """Where metrics_listen serves while tracking ("127.0.0.1:9101", the
+        port a 0 got included); None when not serving."""
+        return self._native.metrics_address()
 
     # gpu_tracker 1.x had the sections on the tracker itself (its first
     # tutorial reads tracker.max_ram): the same objects as resource_usage's.

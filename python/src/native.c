@@ -96,28 +96,34 @@ static void tracker_dealloc(NativeTracker *self)
 
 /* Tracker(sleep_time, ram_unit, gpu_ram_unit, time_unit, n_expected_cores,
  *         gpu_uuids, gpu_brand, disable_logs, process_id,
- *         resource_usage_file, stop_timeout, ..., tracking_file, overwrite):
+ *         resource_usage_file, stop_timeout, ..., tracking_file, overwrite,
+ *         metrics_listen, metrics_textfile_dir):
  * gt_tracker_new() with those options (None: the library's default;
- * gpu_uuids comma-separated). */
+ * gpu_uuids comma-separated), the Slurm job of this process's environment
+ * as options.job, as the command has it. */
 static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"sleep_time", "ram_unit", "gpu_ram_unit", "time_unit",
                             "n_expected_cores", "gpu_uuids", "gpu_brand", "disable_logs",
                             "process_id", "resource_usage_file", "stop_timeout", "series",
                             "main_only", "start_at", "discover_cloud", "metadata_url",
-                            "tracking_file", "overwrite", NULL};
+                            "tracking_file", "overwrite", "metrics_listen",
+                            "metrics_textfile_dir", NULL};
     gt_testing_hooks hooks = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
     int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0, overwrite = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzp", names, &o.sleep_time,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzpzz", names, &o.sleep_time,
                                      &o.ram_unit, &o.gpu_ram_unit, &o.time_unit,
                                      &o.n_expected_cores, &o.gpu_uuids, &o.gpu_brand,
                                      &disable_logs, &process_id, &o.resource_usage_file,
                                      &o.stop_timeout, &o.series, &main_only, &o.start_at,
                                      &discover_cloud, &hooks.metadata_url, &o.tracking_file,
-                                     &overwrite))
+                                     &overwrite, &o.metrics_listen, &o.metrics_textfile_dir))
         return -1;
+    gt_job_info job; /* copied by gt_tracker_new */
+    gt_job_info_from_environ(NULL, &job);
+    o.job = &job;
     o.main_only = main_only;
     o.overwrite = overwrite;
     o.discover_cloud = discover_cloud;
@@ -398,6 +404,19 @@ static PyObject *tracker_cloud_info(NativeTracker *self, PyObject *args)
                          c.instance_type, "region", c.region, "discovery_time", c.discovery_time);
 }
 
+/* metrics_address(): gt_tracker_metrics_address(), or None. */
+static PyObject *tracker_metrics_address(NativeTracker *self, PyObject *unused)
+{
+    (void)unused;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    const char *a = gt_tracker_metrics_address(t);
+    if (!a)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(a);
+}
+
 /* start_epoch(): gt_tracker_start_epoch(), the epoch time sampling begins
  * (or began) at. */
 static PyObject *tracker_start_epoch(NativeTracker *self, PyObject *unused)
@@ -444,6 +463,8 @@ static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
 
 static PyMethodDef tracker_methods[] = {
     {"start_epoch", (PyCFunction)tracker_start_epoch, METH_NOARGS, "gt_tracker_start_epoch()"},
+    {"metrics_address", (PyCFunction)tracker_metrics_address, METH_NOARGS,
+     "gt_tracker_metrics_address()"},
     {"server_info", (PyCFunction)tracker_server_info, METH_NOARGS, "gt_tracker_server_info()"},
     {"rows", (PyCFunction)tracker_rows, METH_VARARGS, "Rows of a series kept so far."},
     {"wait_rows", (PyCFunction)tracker_wait_rows, METH_VARARGS, "gt_tracker_wait_rows()"},

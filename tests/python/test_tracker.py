@@ -281,3 +281,36 @@ def test_sub_tracking_marks_as_gpu_tracker_writes_them(tmp_path, monkeypatch):
         SubTracker(code_block_name='x', sub_tracking_file=str(tmp_path / 'taken.csv'))
     with pytest.raises(ValueError, match='Valid file extensions'):
         SubTracker(code_block_name='x', sub_tracking_file='marks.txt')
+
+
+def test_metrics_endpoint(monkeypatch, tmp_path):
+    """metrics_listen: the figures so far at /metrics while tracking, with
+    the Slurm job's labels; metrics_textfile_dir: the same for node_exporter,
+    removed at stop; a port in use is the library's one-line error."""
+    import socket
+    import urllib.request
+    monkeypatch.setenv('SLURM_JOB_ID', '4242')
+    monkeypatch.setenv('SLURM_PROCID', '3')
+    tracker = Tracker(sleep_time=0.1, disable_logs=True, metrics_listen='127.0.0.1:0',
+                      metrics_textfile_dir=str(tmp_path))
+    address = tracker.metrics_address
+    assert address.startswith('127.0.0.1:') and int(address.split(':')[1]) > 0
+    with tracker:
+        with urllib.request.urlopen(f'http://{address}/metrics', timeout=10) as answer:
+            text = answer.read().decode()
+        assert answer.headers['Content-Type'] == 'text/plain; version=0.0.4; charset=utf-8'
+        assert f'job_id="4242",task_rank="3",command="python' in text
+        assert '\ngpu_tracker_memory_peak_rss_bytes{' in text
+        textfile = tmp_path / f'gpu-tracker-{os.getpid()}.prom'
+        assert 'gpu_tracker_samples_total{' in textfile.read_text()
+    assert tracker.metrics_address is None
+    assert list(tmp_path.iterdir()) == []
+
+    with socket.socket() as busy:
+        busy.bind(('127.0.0.1', 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(OSError, match=f'cannot serve metrics at 127.0.0.1:{port}: Address already in use'):
+            Tracker(metrics_listen=f'127.0.0.1:{port}')
+    with pytest.raises(ValueError, match="invalid metrics address 'nope'"):
+        Tracker(metrics_listen='nope')
