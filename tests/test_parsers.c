@@ -1,6 +1,7 @@
 /* Unit tests of the pure procfs parsers, on fixture strings. */
 #include <string.h>
 
+#include "cgroup_parse.h"
 #include "check.h"
 #include "internal.h"
 #include "proc_parse.h"
@@ -166,8 +167,88 @@ static void test_meminfo(void)
     CHECK(proc_parse_meminfo(old, strlen(old), &m) == -1);
 }
 
+#define TEXT(s) s, sizeof s - 1
+
+/* The cgroup files of a job's group figures, both versions, and what must
+ * be refused. */
+static void test_cgroup(void)
+{
+    struct cgroup_membership m;
+    /* v2 alone (a unified hierarchy): one line. */
+    CHECK(cgroup_parse_membership(TEXT("0::/system.slice/slurmstepd.scope/job_42/step_0\n"), &m) == 0);
+    CHECK(m.have_unified && !m.have_memory);
+    CHECK_STR(m.unified, "/system.slice/slurmstepd.scope/job_42/step_0");
+    /* v1 (this kind of host), cpu and cpuacct joined, a named hierarchy,
+     * and the hybrid's empty unified line. */
+    static const char v1[] = "9:name=systemd:/\n4:memory:/process_api/219c\n"
+                             "3:cpu,cpuacct:/slurm/uid_0/job_7\n0::/\n";
+    CHECK(cgroup_parse_membership(TEXT(v1), &m) == 0);
+    CHECK(m.have_memory && m.have_cpu && m.have_cpuacct && m.have_unified);
+    CHECK_STR(m.memory, "/process_api/219c");
+    CHECK_STR(m.cpu, "/slurm/uid_0/job_7");
+    CHECK_STR(m.cpuacct, "/slurm/uid_0/job_7");
+    /* A path with ':' is one path; one that climbs out is refused. */
+    CHECK(cgroup_parse_membership(TEXT("0::/a:b\n"), &m) == 0 && !strcmp(m.unified, "/a:b"));
+    CHECK(cgroup_parse_membership(TEXT("0::/a/../../etc\n"), &m) == -1);
+    CHECK(cgroup_parse_membership(TEXT("0::relative\n"), &m) == -1);
+    CHECK(cgroup_parse_membership(TEXT("garbage\n"), &m) == -1);
+    CHECK(cgroup_parse_membership(TEXT(""), &m) == -1);
+    CHECK(cgroup_parse_membership(TEXT("0::/x..y/..z\n"), &m) == 0); /* names, not ".." */
+
+    unsigned long long v;
+    int is_max;
+    CHECK(cgroup_parse_value(TEXT("123456789\n"), &v, &is_max) == 0 && v == 123456789 && !is_max);
+    CHECK(cgroup_parse_value(TEXT("max\n"), &v, &is_max) == 0 && is_max && v == 0);
+    CHECK(cgroup_parse_value(TEXT("18446744073709551616\n"), &v, &is_max) == -1); /* > 64 bits */
+    CHECK(cgroup_parse_value(TEXT("12 34\n"), &v, &is_max) == -1);
+    CHECK(cgroup_parse_value(TEXT("-1\n"), &v, &is_max) == -1);
+    CHECK(cgroup_parse_value(TEXT(""), &v, &is_max) == -1);
+
+    /* memory.stat (v2): the keys asked for, others skipped. */
+    static const char *const mem_keys[] = {"anon", "file", "shmem"};
+    unsigned long long mv[3] = {0, 0, 0};
+    unsigned found;
+    CHECK(cgroup_parse_keyed(TEXT("anon 1048576\nfile 4096\nkernel 77\nshmem 0\n"), mem_keys, 3,
+                             mv, &found) == 0);
+    CHECK(found == 7 && mv[0] == 1048576 && mv[1] == 4096 && mv[2] == 0);
+    /* cpu.stat (v2) with the throttling of a quota; v1 lacks usage_usec. */
+    static const char *const cpu_keys[] = {"usage_usec", "nr_periods", "nr_throttled",
+                                           "throttled_usec"};
+    unsigned long long cv[4] = {0, 0, 0, 0};
+    CHECK(cgroup_parse_keyed(TEXT("usage_usec 5000000\nuser_usec 4000000\nsystem_usec 1000000\n"
+                                  "nr_periods 100\nnr_throttled 7\nthrottled_usec 350000\n"),
+                             cpu_keys, 4, cv, &found) == 0);
+    CHECK(found == 15 && cv[0] == 5000000 && cv[2] == 7 && cv[3] == 350000);
+    CHECK(cgroup_parse_keyed(TEXT("nr_periods 10\nnr_throttled 2\nthrottled_time 9000\n"), cpu_keys,
+                             4, cv, &found) == 0 && found == 6);
+    /* memory.events and v1's memory.oom_control. */
+    static const char *const ev_keys[] = {"oom", "oom_kill"};
+    unsigned long long ev[2] = {0, 0};
+    CHECK(cgroup_parse_keyed(TEXT("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n"),
+                             ev_keys, 2, ev, &found) == 0 && found == 3 && ev[1] == 1);
+    CHECK(cgroup_parse_keyed(TEXT("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n"), ev_keys + 1, 1,
+                             ev, &found) == 0 && found == 1 && ev[0] == 2);
+    /* An asked key whose value is not a count: the file is not used. */
+    CHECK(cgroup_parse_keyed(TEXT("anon lots\n"), mem_keys, 3, mv, &found) == -1);
+    CHECK(cgroup_parse_keyed(TEXT("anon 12x\n"), mem_keys, 3, mv, &found) == -1);
+
+    /* Pressure: some and full totals; cpu.pressure of old kernels has no
+     * full line. */
+    struct psi_totals p;
+    CHECK(cgroup_parse_pressure(TEXT("some avg10=0.00 avg60=1.50 avg300=0.30 total=123456\n"
+                                     "full avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"), &p) == 0);
+    CHECK(p.some_us == 123456 && p.have_full && p.full_us == 789);
+    CHECK(cgroup_parse_pressure(TEXT("some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n"), &p) == 0 &&
+          !p.have_full && p.some_us == 5);
+    CHECK(cgroup_parse_pressure(TEXT("some avg10=0.00 total=\n"), &p) == -1);
+    CHECK(cgroup_parse_pressure(TEXT("full avg10=0.00 total=5\n"), &p) == -1); /* no some */
+    CHECK(cgroup_parse_pressure(TEXT("some mytotal=5\n"), &p) == -1);
+    CHECK(cgroup_parse_pressure(TEXT("weird line\n"), &p) == -1);
+}
+
 int main(void)
 {
+    test_cgroup();
     test_stat();
     test_status();
     test_rollup();
