@@ -897,16 +897,26 @@ static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_
     return GT_OK;
 }
 
+/* The rows a reader was asked to allow (0: the default), checked so that
+ * the byte limit they give cannot overflow. */
+static gt_status rows_allowed(size_t *max_rows)
+{
+    if (*max_rows == 0)
+        *max_rows = GT_SNAPSHOT_MAX_ROWS;
+    if (*max_rows > (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
+                       (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
+    return GT_OK;
+}
+
 gt_status gt_snapshot_from_memory(const void *data, size_t len, const char *name,
                                   size_t max_rows, gt_snapshot **out)
 {
     gt_clear_error();
     *out = NULL;
-    if (max_rows == 0)
-        max_rows = GT_SNAPSHOT_MAX_ROWS;
-    if (max_rows > (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
-                       (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
+    gt_status allowed = rows_allowed(&max_rows);
+    if (allowed != GT_OK)
+        return allowed;
     if (len > text_limit(max_rows))
         return gt_fail(GT_ERR_IO, "'%s' is not a valid snapshot: it has %zu bytes, more than "
                        "a snapshot of %zu rows may (docs/snapshot.md, \"Limits\")",
@@ -928,11 +938,9 @@ gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **o
 {
     gt_clear_error();
     *out = NULL;
-    if (max_rows == 0)
-        max_rows = GT_SNAPSHOT_MAX_ROWS;
-    if (max_rows > (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
-                       (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
+    gt_status allowed = rows_allowed(&max_rows);
+    if (allowed != GT_OK)
+        return allowed;
     char *raw;
     size_t len;
     gt_status st = read_regular_file(path, text_limit(max_rows), "snapshot", &raw, &len);

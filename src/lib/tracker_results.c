@@ -413,6 +413,14 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
     return GT_OK;
 }
 
+/* What snapshot_meta() made for a streamed write, released. */
+static void snapshot_meta_release(gt_snapshot *s, gt_resource_usage *live)
+{
+    free(live);
+    free(s->command);
+    free(s->filesystems);
+}
+
 gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
                                        gt_snapshot_format format, const char *path)
 {
@@ -423,9 +431,7 @@ gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int e
     gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
         st = snapshot_write_rows(&s, &rows, format, path);
-    free(live);
-    free(s.command);
-    free(s.filesystems);
+    snapshot_meta_release(&s, live);
     return st;
 }
 
@@ -452,9 +458,7 @@ gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exi
     gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
         st = report_write_rows(&s, &rows, server_json, extras, path);
-    free(live);
-    free(s.command);
-    free(s.filesystems);
+    snapshot_meta_release(&s, live);
     return st;
 }
 
