@@ -192,7 +192,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void sink_rows(struct sink *k, const struct pipeline_rows *rows)
 {
     if (rows->metrics)
-        metrics_sink_update((struct metrics_sink *)k, rows->metrics, rows->now, 0);
+        metrics_sink_update((struct metrics_sink *)k, rows->metrics, rows->now);
 }
 
 static const struct sink_ops metrics_sink_ops = {.rows = sink_rows};
@@ -273,21 +273,13 @@ void metrics_sink_set_start(struct metrics_sink *m, double epoch)
     pthread_mutex_unlock(&m->lock);
 }
 
-/* The textfile replaced by the point's text. */
+/* The textfile replaced by the point's text. The sampling thread is the
+ * only writer of m->st (set_start), so it reads it without the lock. */
 static void write_textfile(struct metrics_sink *m, const struct metrics_point *p)
 {
     char *text = NULL;
     size_t len = 0;
-    pthread_mutex_lock(&m->lock);
-    double start = m->st.start_time;
-    pthread_mutex_unlock(&m->lock);
-    struct metrics_static *st = malloc(sizeof *st);
-    if (st) {
-        *st = m->st;
-        st->start_time = start;
-    }
-    gt_status s = st && metrics_render(st, p, 0, &text, &len) == 0 ? GT_OK : GT_ERR_NO_MEMORY;
-    free(st);
+    gt_status s = metrics_render(&m->st, p, 0, &text, &len) == 0 ? GT_OK : GT_ERR_NO_MEMORY;
     if (s == GT_OK) {
         /* A link or file planted there since is replaced, never followed. */
         output_target_refresh(&m->target);
@@ -301,8 +293,7 @@ static void write_textfile(struct metrics_sink *m, const struct metrics_point *p
     }
 }
 
-void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, double now,
-                         int force)
+void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, double now)
 {
     if (m->daemon) {
         pthread_mutex_lock(&m->lock);
@@ -311,7 +302,7 @@ void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, 
         pthread_mutex_unlock(&m->lock);
     }
     if (m->path && !m->failed &&
-        (force || m->last_write == 0 || now - m->last_write >= METRICS_TEXTFILE_PERIOD)) {
+        (m->last_write == 0 || now - m->last_write >= METRICS_TEXTFILE_PERIOD)) {
         m->last_write = now;
         write_textfile(m, p);
     }

@@ -61,9 +61,8 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
                             pid_t pid, const struct metrics_static *st, struct warner *w);
 
 /* The newest point from the sampling thread (at now, monotonic seconds):
- * kept for scrapes, and written to the textfile when due (force: now). */
-void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, double now,
-                         int force);
+ * kept for scrapes, and written to the textfile when due. */
+void metrics_sink_update(struct metrics_sink *m, const struct metrics_point *p, double now);
 
 /* Whether the sample about to be taken at now (monotonic seconds) should
  * read the I/O counters: someone looks, and the last were read

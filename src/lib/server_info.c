@@ -226,13 +226,10 @@ void server_info_collect(gt_server_info *si, const char *proc_root, const char *
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     si->vcpus = online > 0 ? (int)online : 0;
-    cpu_set_t set;
-    int affinity = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : si->vcpus;
+    /* What --nec defaults to, the same figure. */
+    si->vcpus_usable = server_usable_cpus(proc_root, sys_root, 0, si->vcpus);
     double cg_cpus, cg_mem;
     cgroup_limits(proc_root, sys_root, "self", &cg_cpus, &cg_mem);
-    si->vcpus_usable = affinity;
-    if (cg_cpus > 0 && cg_cpus < si->vcpus_usable)
-        si->vcpus_usable = cg_cpus;
     snprintf(path, sizeof path, "%s/meminfo", proc_root);
     struct meminfo mi;
     if (read_small(path, buf, 1 << 16) == 0 && proc_parse_meminfo(buf, strlen(buf), &mi) == 0)
