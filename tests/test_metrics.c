@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "background.h"
 #include "gpu_tracker.h"
+#include "metrics_sink.h"
 #include "metrics_text.h"
 #include "runner.h"
 
@@ -297,6 +299,33 @@ static void test_endpoint(void)
     gt_tracker_free(t);
 }
 
+/* The I/O counters cost a file per process: asked for only while someone
+ * scrapes (or the textfile is on), and at most once a period. */
+static void test_io_only_while_looked_at(void)
+{
+    struct metrics_static st;
+    memset(&st, 0, sizeof st);
+    struct warner w;
+    warner_init(&w, NULL, NULL, 1);
+    struct metrics_sink m;
+    CHECK(metrics_sink_init(&m, "127.0.0.1:0", NULL, getpid(), &st, &w) == GT_OK);
+    double now = 1000.0;
+    CHECK(!metrics_sink_wants_io(&m, now)); /* no scraper yet */
+    struct metrics_point p;
+    memset(&p, 0, sizeof p);
+    metrics_sink_update(&m, &p, now);
+    char *a = http_request(m.address, "GET", "/metrics", NULL);
+    CHECK(a && strncmp(a, "HTTP/1.1 200", 12) == 0);
+    free(a);
+    now = monotonic_now(); /* the scrape's clock */
+    CHECK(metrics_sink_wants_io(&m, now));
+    CHECK(!metrics_sink_wants_io(&m, now + METRICS_IO_PERIOD / 2));
+    CHECK(metrics_sink_wants_io(&m, now + METRICS_IO_PERIOD));
+    /* the scraper gone: no more reads */
+    CHECK(!metrics_sink_wants_io(&m, now + METRICS_SCRAPER_GONE + 1));
+    metrics_sink_destroy(&m);
+}
+
 static void test_textfile(void)
 {
     const char *dir = tmp_path("textfile");
@@ -423,6 +452,7 @@ int main(void)
     test_render();
     test_listen_parse();
     test_endpoint();
+    test_io_only_while_looked_at();
     test_textfile();
     test_bad_inputs();
     test_cli_port_zero();

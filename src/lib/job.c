@@ -183,6 +183,27 @@ static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
     t->rec.memory_mib = gt_round_memory_mib(mib * 1.2);
 }
 
+/* Adds task b to the tasks a, all running at once: means and maxima sum
+ * (gt_stats_combine is for runs one after another: it averages the means
+ * and keeps the largest maximum). */
+static void add_concurrent(gt_stats *a, const gt_stats *b)
+{
+    a->samples += b->samples;
+    a->cpu_usage_mean += b->cpu_usage_mean;
+    a->cpu_usage_max += b->cpu_usage_max;
+    a->memory_mean += b->memory_mean;
+    a->memory_max += b->memory_max;
+    a->gpu_usage_mean += b->gpu_usage_mean;
+    a->gpu_usage_max += b->gpu_usage_max;
+    a->gpu_vram_mean += b->gpu_vram_mean;
+    a->gpu_vram_max += b->gpu_vram_max;
+    a->gpu_utilized_mean += b->gpu_utilized_mean;
+    a->gpu_utilized_max += b->gpu_utilized_max;
+    a->disk_space_used_max_gb = fmax(a->disk_space_used_max_gb, b->disk_space_used_max_gb);
+    a->net_recv_bytes_sum += b->net_recv_bytes_sum;
+    a->net_sent_bytes_sum += b->net_sent_bytes_sum;
+}
+
 /* The node of a task: Slurm's name, else its host. */
 static const char *node_of(const gt_task_summary *t)
 {
@@ -217,21 +238,7 @@ gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
             j->start_time = t->start_time;
         if (i == 0 || t->stop_time > j->stop_time)
             j->stop_time = t->stop_time;
-        gt_stats *a = &j->total, *b = &t->stats;
-        a->samples += b->samples;
-        a->cpu_usage_mean += b->cpu_usage_mean;
-        a->cpu_usage_max += b->cpu_usage_max;
-        a->memory_mean += b->memory_mean;
-        a->memory_max += b->memory_max;
-        a->gpu_usage_mean += b->gpu_usage_mean;
-        a->gpu_usage_max += b->gpu_usage_max;
-        a->gpu_vram_mean += b->gpu_vram_mean;
-        a->gpu_vram_max += b->gpu_vram_max;
-        a->gpu_utilized_mean += b->gpu_utilized_mean;
-        a->gpu_utilized_max += b->gpu_utilized_max;
-        a->disk_space_used_max_gb = fmax(a->disk_space_used_max_gb, b->disk_space_used_max_gb);
-        a->net_recv_bytes_sum += b->net_recv_bytes_sum;
-        a->net_sent_bytes_sum += b->net_sent_bytes_sum;
+        add_concurrent(&j->total, &t->stats);
         tmp[i] = t->stats.cpu_usage_mean;
         tmp[n + i] = t->stats.memory_max;
         tmp[2 * n + i] = t->stats.gpu_usage_mean;
