@@ -246,6 +246,16 @@ typedef struct gt_options {
      * collector; removed by gt_tracker_stop(). gt_tracker_new() fails when
      * it cannot be written there. NULL: none. */
     const char *metrics_textfile_dir;
+    /* ---- Added in 0.3 (the job's cgroup; struct_size tells it apart) ----
+     * Non-zero: gt_tracker_new() makes a cgroup of the job's own beneath
+     * the calling process's (where that is delegated or writable), moves
+     * process_id into it, and gt_tracker_free() removes it (moving out what
+     * still runs there first). Start process_id held (as gpu-tracker holds
+     * its command on a pipe) to have it inside from its first instruction.
+     * Where no cgroup can be made, tracking goes on without one and one
+     * warning says why (gt_cgroup_usage.created_reason). Default 0: the
+     * group the process is in is used when the tree is alone in it. */
+    int own_cgroup;
 } gt_options;
 
 #define GT_START_ALIGNED (-1.0)
@@ -383,6 +393,60 @@ typedef struct gt_resource_usage {
     gt_gpu_details gpu_details;
     gt_measurement measurement;
 } gt_resource_usage;
+
+/* The job's cgroup (gt_tracker_cgroup, snapshots' "cgroup"): what the
+ * kernel counted for the group the tracked tree is in, when the tree is
+ * alone in it (a Slurm step, a container, systemd-run --scope, or
+ * options.own_cgroup). Bytes and seconds whatever the options' units; a
+ * part with available 0 is zeros and says why in its reason. The struct
+ * grows at its end: set struct_size to sizeof(gt_cgroup_usage). (0.3) */
+#define GT_CGROUP_PATH_LEN 512
+typedef struct gt_cgroup_usage {
+    size_t struct_size;        /* set by the caller */
+    int available;             /* the group's figures are the job's */
+    char reason[GT_REASON_LEN];/* why not ("" when available) */
+    int version;               /* 1 or 2 (0: no group found) */
+    char path[GT_CGROUP_PATH_LEN]; /* in its hierarchy (v1: the memory one) */
+    int created;               /* made for the run (options.own_cgroup) */
+    char created_reason[GT_REASON_LEN]; /* own_cgroup asked, none made: why */
+
+    /* Memory (the memory controller). */
+    int memory_available;
+    char memory_reason[GT_REASON_LEN];
+    double memory_peak;        /* the group's high-water mark (memory.peak,
+                                  v1 max_usage_in_bytes): page cache and
+                                  kernel memory included, every process
+                                  that ever ran in it, between samples too */
+    int memory_peak_kernel;    /* 1: the kernel's mark; 0: the highest sampled
+                                  usage (a kernel before 5.19 has no
+                                  memory.peak) */
+    double peak_anon, peak_file, peak_shmem; /* memory.stat at the sample
+                                  with the highest usage */
+    double memory_limit;       /* memory.max / limit_in_bytes; 0: none */
+    long oom_events;           /* the limit was hit and reclaim failed */
+    long oom_kills;            /* processes the OOM killer ended in it */
+    double first_oom_kill_time;/* epoch seconds of the first sample that saw
+                                  one (0: none) */
+    long limit_hits;           /* usage reached the limit (v2 "max" events,
+                                  v1 failcnt) */
+
+    /* CPU during the run (v2 cpu.stat; v1 cpuacct, cpu.stat). */
+    int cpu_available;
+    char cpu_reason[GT_REASON_LEN];
+    double cpu_seconds, cpu_user_seconds, cpu_system_seconds;
+    double cpu_quota;          /* cores the quota allows; 0: none */
+    long throttle_periods;     /* quota periods that ran */
+    long throttled_periods;    /* of which the group was throttled in */
+    double throttled_seconds;
+
+    /* Pressure stall information during the run: the share of the wall
+     * time (0 to 1) in which some (or all: full) of its runnable tasks
+     * waited for the CPU, memory or I/O. cgroup v2 only. */
+    int pressure_available;
+    char pressure_reason[GT_REASON_LEN];
+    double cpu_some, cpu_full, memory_some, memory_full, io_some, io_full;
+    double pressure_seconds;   /* the wall time the shares are of */
+} gt_cgroup_usage;
 
 /* ---- Writers and readers of results ------------------------------------ */
 
@@ -1111,6 +1175,12 @@ GT_API const char *gt_tracker_backup_path(gt_tracker *t);
  * the port a PORT of 0 got included; NULL when not serving. Valid until
  * gt_tracker_free(). */
 GT_API const char *gt_tracker_metrics_address(gt_tracker *t);
+
+/* The job's cgroup figures so far (final once STOPPED) into *out, whose
+ * struct_size the caller sets. GT_OK (out->available 0 with the reason
+ * when the tree has no group of its own), GT_ERR_INVALID_ARGUMENT
+ * (struct_size), GT_ERR_STATE before start. (0.3) */
+GT_API gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out);
 
 /* What a run shows while it goes on: the newest sample's figures and the
  * peak so far, in fixed units (MiB, cores, percent) whatever the options'

@@ -121,6 +121,12 @@ const char cli_usage[] =
     "                            'resource_tracker' (what its ResourceTracker.load() reads,\n"
     "                            memory in kB) or 'resource_tracker-0.5' (its 0.5 columns).\n"
     "    --no-children           Track the main process alone, not its descendants.\n"
+    "    --cgroup                Run the command in a cgroup of its own, made beneath\n"
+    "                            gpu-tracker's (where that is delegated or writable) and\n"
+    "                            removed at the end, for the job's exact group figures: peak\n"
+    "                            memory between samples, OOM kills, CPU throttling, pressure\n"
+    "                            (docs/metrics.md). Where none can be made, the reason is\n"
+    "                            said and the run goes on without.\n"
     "    --start-at=<when>       Begin sampling at an epoch time in seconds, or 'aligned':\n"
     "                            at the next multiple of the sleep time, as resource_tracker\n"
     "                            does (rows then have round timestamps).\n"
@@ -175,7 +181,7 @@ enum {
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
     OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
-    OPT_METRICS_TEXTFILE,
+    OPT_METRICS_TEXTFILE, OPT_CGROUP,
 };
 
 static const struct option long_options[] = {
@@ -213,6 +219,7 @@ static const struct option long_options[] = {
     {"stf", required_argument, NULL, OPT_STF},
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
     {"metrics-textfile", required_argument, NULL, OPT_METRICS_TEXTFILE},
+    {"cgroup", no_argument, NULL, OPT_CGROUP},
     {NULL, 0, NULL, 0},
 };
 
@@ -352,6 +359,7 @@ static int parse_args(int argc, char **argv, struct cli_options *o, char *err, s
         case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
         case OPT_SAMPLED_ONLY: o->hooks.sampled_only = 1; break;
         case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
+        case OPT_CGROUP: o->tracker.own_cgroup = 1; break;
         case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
         case OPT_START_AT:
             if (strcmp(optarg, "aligned") == 0)
@@ -439,6 +447,11 @@ static int parse_args(int argc, char **argv, struct cli_options *o, char *err, s
     }
     if (o->backup_set && o->no_backup) {
         snprintf(err, errcap, "give --backup FILE or --no-backup, not both");
+        return -1;
+    }
+    if (o->tracker.own_cgroup && o->attach_pid) {
+        snprintf(err, errcap, "--cgroup starts a command in a cgroup of its own; a running "
+                 "process (--pid) keeps its memory charged to the group it is in");
         return -1;
     }
     if (o->wait_all && o->attach_pid) {

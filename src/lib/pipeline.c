@@ -97,6 +97,7 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
     p->interval = interval;
     p->ticks_per_second = ticks_per_second;
     p->pid = pid;
+    cgroup_acc_init(&p->cg);
 }
 
 void pipeline_free(struct pipeline *p)
@@ -188,6 +189,8 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
         pipeline_attribute_gpu(&s->gpu, s->gpu_ndevices, &s->roles, &gs, &proc_gpu, &sys_gpu);
     usage_add(&p->acc, s->now, s->tree_ok ? &s->tree : NULL, s->sys_ok ? &s->cpu : NULL,
               s->sys_ok ? &s->mem : NULL, gpu_ok ? &gs : NULL);
+    if (s->cgroup_ok)
+        cgroup_acc_step(&p->cg, &s->cgroup, s->tree_ok ? &s->roles : NULL, s->now, s->wall);
     if (p->acc.latest.have_timepoint) {
         rows->have_timepoint = 1;
         rows->timepoint = p->acc.latest.timepoint;

@@ -9,6 +9,7 @@
 #ifndef GT_PIPELINE_H
 #define GT_PIPELINE_H
 
+#include "cgroup_usage.h"
 #include "metrics_text.h"
 #include "sample.h"
 #include "series.h"
@@ -67,6 +68,7 @@ struct pipeline {
     struct process_reading proc_prev;
     struct system_reading sys_prev;
     struct system_series_sample extra_prev; /* the buffers sys_prev.extra uses */
+    struct cgroup_acc cg;     /* the job's cgroup figures */
 };
 
 /* An empty pipeline: rows every interval seconds for the series asked

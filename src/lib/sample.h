@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "background.h"
+#include "cgroup_parse.h"
 #include "pid_index.h"
 #include "proc_parse.h"
 #include "sys_parse.h"
@@ -159,6 +160,43 @@ struct system_series_sample {
     unsigned long long fs_total_bytes, fs_used_bytes, fs_free_bytes;
 };
 
+/* ---- The job's cgroup (cgroup.c) ---- */
+
+enum { CGROUP_PSI_CPU, CGROUP_PSI_MEMORY, CGROUP_PSI_IO, CGROUP_PSI_N };
+
+/* One reading of the group the main process is in. Counters are the
+ * kernel's (cumulative since the group was made); each part has its own
+ * ok flag. The slow-moving parts (CPU, throttling, pressure, the limits)
+ * are read at the baseline and the final sample only: the run's share is
+ * last minus first. */
+struct cgroup_sample {
+    const char *path;            /* the reader's: the group, in its hierarchy */
+    int version;                 /* 1 or 2 */
+    /* Its member processes (the reader's array); pids not in the tree's
+     * roles are outsiders, except self_pid, the tracker's own process. */
+    int members_ok;
+    const pid_t *members;
+    size_t nmembers;
+    pid_t self_pid;
+    int mem_ok;                  /* usage now */
+    unsigned long long mem_current;
+    int peak_ok;                 /* the kernel's high-water mark */
+    unsigned long long mem_peak;
+    int split_ok;                /* read when mem_current is the highest yet */
+    unsigned long long anon, file, shmem;
+    int limit_ok;                /* mem_limit 0: no limit */
+    unsigned long long mem_limit;
+    int events_ok;
+    unsigned long long oom, oom_kill, limit_hits;
+    int cpu_ok;
+    unsigned long long cpu_usage_us, cpu_user_us, cpu_system_us;
+    int throttle_ok;
+    unsigned long long nr_periods, nr_throttled, throttled_us;
+    double quota_cores;          /* 0: no quota (with throttle_ok) */
+    int psi_ok[CGROUP_PSI_N];
+    struct psi_totals psi[CGROUP_PSI_N];
+};
+
 /* ---- One sample ---- */
 
 /* Everything one sample read, each part with its own ok flag: a part that
@@ -186,6 +224,8 @@ struct sample {
     struct gpu_sample gpu;    /* procs: the reader's */
     struct system_series_sample *extra; /* NULL: not read (no system series);
                                  the pipeline may exchange its buffers */
+    int cgroup_ok;            /* the job's group was read */
+    struct cgroup_sample cgroup;
 };
 
 #endif

@@ -121,6 +121,7 @@ static void reader_clear(struct sample_reader *r)
     r->tree.root_fd = -1;
     r->sys.stat_fd = r->sys.meminfo_fd = -1;
     r->sysx.sys_block_fd = r->sysx.sys_net_fd = r->sysx.diskstats_fd = r->sysx.netdev_fd = -1;
+    cgroup_reader_init(&r->cg);
 }
 
 gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
@@ -167,6 +168,12 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         }
         r->extra_open = 1;
     }
+    if (!cfg->cgroup)
+        snprintf(r->cg.reason, sizeof r->cg.reason, "not read (a plain sampler's comparison run)");
+    else if (cgroup_reader_open(&r->cg, root, cfg->sys_root, cfg->pid, cfg->ticks_per_second) < 0) {
+        sample_reader_close(r);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
     char gpu_err[512];
     enum gpu_open_result gr = open_gpus(r, cfg->gpu_open_timeout, gpu_err, sizeof gpu_err);
     if (gr == GPU_BAD_UUIDS) {
@@ -187,6 +194,7 @@ static void release(struct sample_reader *r)
         system_series_close(&r->sysx);
     system_series_sample_free(&r->extra);
     r->extra_open = 0;
+    cgroup_reader_close(&r->cg);
 }
 
 void sample_reader_close(struct sample_reader *r)
@@ -255,6 +263,14 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct 
             r->gpu_failed = 1;
             warn_always(r->warner, "GPU figures stop here: %s", r->gpu.reason);
         }
+    }
+    if (r->cg.version) {
+        /* the baseline and the final sample read every part */
+        s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, &s->cgroup) == 0;
+        if (!s->cgroup_ok)
+            warn_once(r->warner, WARN_CGROUP_GONE,
+                      "cannot read the cgroup %s any more (%s): the job's group figures stop at "
+                      "the sample before", r->cg.path, gt_errno_text(errno));
     }
     if (r->extra_open && slot >= 0) {
         if (system_series_read(&r->sysx, &r->extra) < 0)

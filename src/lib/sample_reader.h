@@ -10,6 +10,7 @@
 #ifndef GT_SAMPLE_READER_H
 #define GT_SAMPLE_READER_H
 
+#include "cgroup.h"
 #include "gpu.h"
 #include "sample.h"
 #include "system.h"
@@ -33,6 +34,8 @@ struct sample_reader_config {
     const char *gpu_brand, *gpu_uuids; /* NULL: every vendor, all GPUs */
     const char *nvml_library, *rsmi_library; /* NULL: the system's */
     double gpu_open_timeout;  /* seconds the GPU library's init may take */
+    int cgroup;               /* read the main process's cgroup */
+    double ticks_per_second;  /* the clock ticks of v1's cpuacct.stat */
 };
 
 struct sample_reader {
@@ -48,6 +51,7 @@ struct sample_reader {
     char gpu_reason[256];     /* why there are no GPU figures ("" if there are) */
     int gpu_failed;           /* the driver failed mid-run: no more GPU samples */
     int in_pid_namespace;     /* the driver's PIDs cannot be matched to ours */
+    struct cgroup_reader cg;  /* cg.version 0: no group (cg.reason) */
     struct warner *warner;
 };
 

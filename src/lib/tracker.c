@@ -63,6 +63,10 @@ static void destroy(gt_tracker *t)
         cloud_discovery_finish(t->cloud, 0, &ignored); /* it frees itself when it ends */
     }
     sample_reader_close(&t->reader);
+    /* After the reader: the job's group is removed once nothing reads it. */
+    char why[256];
+    if (cgroup_own_remove(&t->own_cg, why, sizeof why) < 0)
+        warn_always(&t->warner, "%s (left in place)", why);
     /* Only the owner closes it: a SQLite connection must not be used in a
      * child made by fork() (release_memory leaves it there). */
     tracking_file_close(&t->tracking);
@@ -146,6 +150,7 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     row_store_init(&t->store); /* before anything can fail: destroy() frees it */
     t->reader.tree.root_fd = -1; /* closing is safe before the reader opens */
     t->reader.sys.stat_fd = t->reader.sys.meminfo_fd = -1;
+    cgroup_reader_init(&t->reader.cg);
     t->backup.target.dirfd = -1;
     t->tracking.file.fd = -1;
     warner_init(&t->warner, opts->on_warning, opts->warning_data, opts->disable_logs);
@@ -165,6 +170,23 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
 
+    long tck = sysconf(_SC_CLK_TCK);
+    if (opts->own_cgroup) {
+        if (!opts->process_id || opts->process_id == t->owner) {
+            destroy(t);
+            return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                           "own_cgroup needs process_id, a process the caller started and "
+                           "holds: memory already used stays charged to the group it was used "
+                           "in");
+        }
+        /* Before the reader opens: it reads the group pid is in. */
+        if (cgroup_own_make(&t->own_cg, t->cfg.proc_root, t->cfg.sys_root, t->pid) < 0)
+            warn_always(&t->warner, "no cgroup of the job's own: %s; tracking goes on without "
+                        "one", t->own_cg.reason);
+        else if (t->own_cg.memory_reason[0])
+            warn_always(&t->warner, "the job's cgroup has no memory figures: %s",
+                        t->own_cg.memory_reason);
+    }
     struct sample_reader_config cfg = {
         .proc_root = t->cfg.proc_root,
         .sys_root = t->cfg.sys_root,
@@ -180,6 +202,8 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
         .nvml_library = opts->nvml_library,
         .rsmi_library = opts->rsmi_library,
         .gpu_open_timeout = opts->stop_timeout,
+        .cgroup = !t->cfg.sampled_only,
+        .ticks_per_second = tck > 0 ? (double)tck : 100.0,
     };
     st = sample_reader_open(&t->reader, &cfg, &t->warner);
     if (st != GT_OK) {
@@ -204,7 +228,6 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     double usable = server_usable_cpus(t->cfg.proc_root, t->cfg.sys_root, t->pid, t->reader.ncpu);
     int usable_cores = usable >= 1 ? (int)ceil(usable - 1e-9) : 1;
     t->units.n_expected_cores = opts->n_expected_cores > 0 ? opts->n_expected_cores : usable_cores;
-    long tck = sysconf(_SC_CLK_TCK);
     pipeline_init(&t->pipe, opts->sleep_time, tck > 0 ? (double)tck : 100.0, t->cfg.o.series,
                   t->pid, t->cfg.sampled_only);
     unsigned long long gpu_capacity = 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backup_sink.h"
+#include "cgroup_own.h"
 #include "cloud_info.h"
 #include "csv_sink.h"
 #include "metrics_sink.h"
@@ -52,6 +53,7 @@ struct gt_tracker {
     struct metrics_point mpoints[2];
     int mcur;
     gt_job_info job;   /* options.job, or all empty */
+    struct cgroup_own own_cg; /* options.own_cgroup: the group made (made 0: none) */
     struct sink *sinks[4];
     int nsinks;
 
@@ -86,6 +88,10 @@ struct gt_tracker {
     gt_resource_usage sink_summary; /* the sampler's, for the sinks: filled in
                                        place, not copied (15 KB a look) */
 };
+
+/* The job's cgroup figures as of the last sample into *out (its
+ * struct_size kept). Caller holds t->lock. */
+void tracker_fill_cgroup_locked(gt_tracker *t, gt_cgroup_usage *out);
 
 /* 1 in the process that made t; 0 in a child made by fork() since. */
 static inline int tracker_owned_here(const gt_tracker *t)

@@ -11,10 +11,13 @@
 #include <string.h>
 
 #include "background.h"
+#include "cgroup_json.h"
+#include "json_write.h"
 #include "hot_path.h"
 #include "report.h"
 #include "snapshot.h"
 #include "stats.h"
+#include "usage_json.h"
 #include "write_csv.h"
 
 /* At most this long for the cloud discovery to end: its requests time out
@@ -488,8 +491,48 @@ char *gt_tracker_to_text(gt_tracker *t)
     return u ? gt_usage_to_text(u) : NULL;
 }
 
+void tracker_fill_cgroup_locked(gt_tracker *t, gt_cgroup_usage *out)
+{
+    const struct cgroup_reader *r = &t->reader.cg;
+    int asked = t->cfg.o.own_cgroup;
+    struct cgroup_reasons why = {
+        .group = r->reason, .memory = r->memory_reason, .cpu = r->cpu_reason,
+        .pressure = r->pressure_reason, .created = t->own_cg.made,
+        .created_reason = asked && !t->own_cg.made ? t->own_cg.reason : NULL,
+    };
+    /* a group made without its memory controller says why */
+    if (t->own_cg.made && t->own_cg.memory_reason[0])
+        why.memory = t->own_cg.memory_reason;
+    cgroup_acc_fill(&t->pipe.cg, &why, out);
+}
+
+gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct("gt_tracker_cgroup", t, out, "gt_cgroup_usage",
+                                       out ? out->struct_size : 0, sizeof(gt_cgroup_usage));
+    if (st != GT_OK)
+        return st;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no cgroup figures: the tracker has not been started");
+    pthread_mutex_lock(&t->lock);
+    tracker_fill_cgroup_locked(t, out);
+    pthread_mutex_unlock(&t->lock);
+    return GT_OK;
+}
+
 char *gt_tracker_to_json(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
-    return u ? gt_usage_to_json(u) : NULL;
+    if (!u)
+        return NULL;
+    json_object *root = usage_json_object(u);
+    gt_cgroup_usage c = {.struct_size = sizeof c};
+    pthread_mutex_lock(&t->lock);
+    tracker_fill_cgroup_locked(t, &c);
+    pthread_mutex_unlock(&t->lock);
+    json_object_object_add(root, "cgroup", cgroup_json_object(&c));
+    return json_pretty_text(root);
 }

@@ -24,6 +24,7 @@ enum warn_id {
     WARN_BACKUP,              /* the backup file cannot be written */
     WARN_TRACKING_FILE,       /* the tracking file cannot be written */
     WARN_METRICS_TEXTFILE,    /* the metrics textfile cannot be written */
+    WARN_CGROUP_GONE,         /* the job's cgroup can no longer be read */
     WARN_ID_COUNT
 };
 

@@ -1,0 +1,80 @@
+/* cgroup.h - the job's cgroup as a reader of the sample: the group the main
+ * process is in (v2, or v1's memory and cpuacct hierarchies), found once
+ * from <proc_root>/<pid>/cgroup under <sys_root>/fs/cgroup, its files
+ * opened once and re-read through the kept descriptors at each sample, as
+ * /proc is (Documentation/admin-guide/cgroup-v2.rst, cgroup-v1/memory.rst).
+ *
+ * Whether the group is the job's (every member is in the tracked tree) is
+ * the pipeline's call (cgroup_usage.h): this only reads. */
+#ifndef GT_CGROUP_H
+#define GT_CGROUP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cgroup_parse.h"
+#include "sample.h"
+
+#define CGROUP_REASON_LEN 256
+
+/* Where a process's group is: its directories, opened (-1: not there). */
+struct cgroup_location {
+    int version;              /* 1 or 2 */
+    char path[CGROUP_PATH_LEN]; /* v2's, or v1 memory's */
+    int group_fd;             /* v2: the group; v1: its memory group */
+    int cpuacct_fd, cpu_fd;   /* v1 only: its cpuacct and cpu groups (one
+                                 directory when the two are mounted joined) */
+};
+
+/* Finds the group of process who ("self", or a PID) under proc_root and
+ * opens its directories under <sys_root>/fs/cgroup (v1's memory hierarchy
+ * when mounted, else v2, the hybrid layout's "unified" included). 0, or
+ * -1 with why naming the cause. Close with cgroup_location_close. */
+int cgroup_locate(const char *proc_root, const char *sys_root, const char *who,
+                  struct cgroup_location *loc, char *why, size_t whycap);
+void cgroup_location_close(struct cgroup_location *loc);
+
+struct cgroup_reader {
+    int version;              /* 0: no group (reason says why), 1 or 2 */
+    char path[CGROUP_PATH_LEN];
+    char reason[CGROUP_REASON_LEN];       /* no group at all */
+    char memory_reason[CGROUP_REASON_LEN];/* no memory figures */
+    char cpu_reason[CGROUP_REASON_LEN];   /* no CPU figures */
+    char pressure_reason[CGROUP_REASON_LEN];
+    /* Kept descriptors, -1 when that file is not there. */
+    int procs_fd, current_fd, peak_fd, stat_fd, events_fd, limit_fd, failcnt_fd;
+    int cpu_fd;               /* v2 cpu.stat; v1 cpuacct.usage */
+    int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
+    int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */
+    int quota_fd, period_fd;  /* v2 cpu.max (quota_fd); v1 cfs_quota_us, cfs_period_us */
+    int psi_fd[CGROUP_PSI_N];
+    double ticks_per_second;  /* v1 cpuacct.stat's unit */
+    pid_t self_pid;
+    pid_t *members;
+    size_t nmembers, capmembers;
+    char *buf;
+    size_t bufcap;
+    unsigned long long max_current; /* the highest usage read so far */
+    int have_max_current;
+};
+
+/* A reader with nothing open (closing it is safe). */
+void cgroup_reader_init(struct cgroup_reader *r);
+
+/* Finds the group of pid and opens its files. Never fails the run: 0 with
+ * r->version 0 and r->reason set when there is no group to read (no
+ * cgroup filesystem, the root group, a file we may not read); -1 with
+ * errno only when out of memory. */
+int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const char *sys_root,
+                       pid_t pid, double ticks_per_second);
+
+/* Closes what is open; safe after a failed open, and again. */
+void cgroup_reader_close(struct cgroup_reader *r);
+
+/* Reads the group into *out (out->version 0: no group). full: the
+ * baseline or final sample, which also read CPU, throttling, pressure and
+ * the limits. Returns 0, or -1 when nothing could be read (the group is
+ * gone); parts that failed have their ok flags 0. */
+int cgroup_read(struct cgroup_reader *r, int full, struct cgroup_sample *out);
+
+#endif
