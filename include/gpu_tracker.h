@@ -775,6 +775,9 @@ typedef struct gt_snapshot {
      * not know tasks sees the first task's run. (0.3) */
     size_t nother_tasks;
     struct gt_snapshot **other_tasks;
+    /* The job's cgroup figures (gt_tracker_cgroup); struct_size 0 when not
+     * recorded (older snapshots, resource_tracker's format). (0.3) */
+    gt_cgroup_usage cgroup;
 } gt_snapshot;
 
 /* The most tasks a merged snapshot may hold: with the per-series row limit,

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 char *human_bytes(char *buf, size_t cap, double bytes)
 {
@@ -71,7 +72,56 @@ static void line_bytes_split(FILE *f, const char *label, double total, double ma
             human_bytes(m, sizeof m, main_b), human_bytes(d, sizeof d, desc_b), what);
 }
 
-char *human_summary(const gt_resource_usage *u, const gt_totals *totals)
+/* The job's cgroup: its peak and split, OOM kills, throttling, pressure. */
+static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked)
+{
+    char a[32], b[32], c[32], d[32];
+    if (!cg->available) {
+        if (asked)
+            fprintf(f, LABEL "none: %s\n", "Job cgroup",
+                    cg->created_reason[0] ? cg->created_reason : cg->reason);
+        return;
+    }
+    fprintf(f, LABEL "%s (v%d%s)\n", "Job cgroup", cg->path, cg->version,
+            cg->created ? ", made for the run" : "");
+    if (cg->memory_available) {
+        fprintf(f, LABEL "%s, %s (anon %s, file %s, shmem %s at the highest sample)", "Group peak",
+                human_bytes(a, sizeof a, cg->memory_peak),
+                cg->memory_peak_kernel ? "the kernel's mark" : "sampled",
+                human_bytes(b, sizeof b, cg->peak_anon), human_bytes(c, sizeof c, cg->peak_file),
+                human_bytes(d, sizeof d, cg->peak_shmem));
+        if (cg->memory_limit > 0)
+            fprintf(f, ", %.0f%% of its limit %s", 100.0 * cg->memory_peak / cg->memory_limit,
+                    human_bytes(a, sizeof a, cg->memory_limit));
+        fputc('\n', f);
+        if (cg->oom_kills > 0) {
+            time_t when = (time_t)cg->first_oom_kill_time;
+            struct tm tm;
+            char at[32] = "";
+            if (localtime_r(&when, &tm))
+                strftime(at, sizeof at, "%H:%M:%S", &tm);
+            fprintf(f, LABEL "%ld process%s killed by the OOM killer (first seen at %s)\n",
+                    "OOM", cg->oom_kills, cg->oom_kills == 1 ? "" : "es", at);
+        } else if (cg->oom_events > 0 || cg->limit_hits > 0) {
+            fprintf(f, LABEL "none killed; the limit was reached %ld time%s\n", "OOM",
+                    cg->limit_hits, cg->limit_hits == 1 ? "" : "s");
+        }
+    } else {
+        fprintf(f, LABEL "not measured: %s\n", "Group peak", cg->memory_reason);
+    }
+    if (cg->cpu_available && cg->throttled_periods > 0)
+        fprintf(f, LABEL "%s in %ld of %ld periods (quota %.2f cores)\n", "CPU throttled",
+                human_duration(a, sizeof a, cg->throttled_seconds), cg->throttled_periods,
+                cg->throttle_periods, cg->cpu_quota);
+    if (cg->pressure_available)
+        fprintf(f, LABEL "CPU %.1f%%, memory %.1f%% (all tasks %.1f%%), I/O %.1f%% (all "
+                "tasks %.1f%%) of the run\n", "Stalled", 100 * cg->cpu_some,
+                100 * cg->memory_some, 100 * cg->memory_full, 100 * cg->io_some,
+                100 * cg->io_full);
+}
+
+char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
+                    const gt_cgroup_usage *cg, int cgroup_asked)
 {
     char *text = NULL;
     size_t len = 0;
@@ -117,6 +167,8 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals)
     }
     fprintf(f, LABEL "peak %d (main %d, descendants %d)\n", "Threads", cpu->combined_n_threads,
             cpu->main_n_threads, cpu->descendants_n_threads);
+    if (cg)
+        cgroup_lines(f, cg, cgroup_asked);
     fprintf(f, LABEL "%ld, every %s\n", "Samples", me->samples,
             human_duration(a, sizeof a, me->sleep_time));
     if (fclose(f) != 0) {

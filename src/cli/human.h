@@ -24,8 +24,11 @@ char *human_clock(char *buf, size_t cap, double seconds);
 
 /* The -f human summary of a run: one line per figure, units chosen by size.
  * u must be in bytes and seconds (ram_unit and gpu_ram_unit "bytes",
- * time_unit "seconds"); totals as gt_tracker_totals() gives them. Returns
- * a malloc'd text ending in a newline, or NULL when out of memory. */
-char *human_summary(const gt_resource_usage *u, const gt_totals *totals);
+ * time_unit "seconds"); totals as gt_tracker_totals() gives them; cg the
+ * job's cgroup figures (NULL: none; shown when available, or when a group
+ * of its own was asked for). Returns a malloc'd text ending in a newline,
+ * or NULL when out of memory. */
+char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
+                    const gt_cgroup_usage *cg, int cgroup_asked);
 
 #endif

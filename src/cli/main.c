@@ -113,7 +113,7 @@ static void warn_left_running(const struct run_result *r)
 
 /* The -f human summary of a stopped tracker (its units bytes and seconds),
  * without its final newline, as the other formats; NULL when out of memory. */
-static char *human_of(gt_tracker *t)
+static char *human_of(gt_tracker *t, int cgroup_asked)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
     gt_totals totals;
@@ -121,7 +121,9 @@ static char *human_of(gt_tracker *t)
     totals.struct_size = sizeof totals;
     if (!u || gt_tracker_totals(t, &totals) != GT_OK)
         return NULL;
-    char *text = human_summary(u, &totals);
+    gt_cgroup_usage cg = {.struct_size = sizeof cg};
+    int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
+    char *text = human_summary(u, &totals, have_cg ? &cg : NULL, cgroup_asked);
     size_t n = text ? strlen(text) : 0;
     if (n > 0 && text[n - 1] == '\n')
         text[n - 1] = '\0';
@@ -399,7 +401,7 @@ int gt_cli_main(int argc, char **argv)
     }
 
     char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t)
-                    : o.format == FORMAT_HUMAN ? human_of(t)
+                    : o.format == FORMAT_HUMAN ? human_of(t, o.tracker.own_cgroup)
                                                : gt_tracker_to_text(t);
     if (!summary) {
         gt_tracker_free(t);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "cgroup_json.h"
 #include "file_io.h"
 #include "internal.h"
 #include "json_read.h"
@@ -142,6 +143,8 @@ static json_object *metadata_object(const gt_snapshot *s)
     add_text(m, "host", s->host);
     if (s->job.scheduler[0] || s->job.job_id[0]) /* 0.3: only for a run in a batch job */
         json_object_object_add(m, "job", job_object(&s->job));
+    if (s->cgroup.struct_size) /* 0.3 */
+        json_object_object_add(m, "cgroup", cgroup_json_object(&s->cgroup));
     return m;
 }
 
@@ -533,6 +536,17 @@ static void read_job(struct json_reader *r, json_object *m, gt_job_info *j)
         j->ntasks = (int)json_read_integer(r, job, "ntasks", "metadata.job", 1, 1000000);
 }
 
+/* metadata.cgroup (0.3): optional. */
+static void read_cgroup(struct json_reader *r, json_object *m, gt_cgroup_usage *c)
+{
+    memset(c, 0, sizeof *c);
+    json_object *o = NULL;
+    if (r->status != GT_OK || !m || !json_object_object_get_ex(m, "cgroup", &o) || !o)
+        return;
+    c->struct_size = sizeof *c;
+    cgroup_json_read(r, o, "metadata.cgroup", c);
+}
+
 static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
 {
     const char *w = "metadata";
@@ -566,6 +580,7 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
         json_read_fail(r, "missing key \"metadata.exit_status\"");
     json_read_string(r, m, "host", w, s->host, sizeof s->host);
     read_job(r, m, &s->job);
+    read_cgroup(r, m, &s->cgroup);
 }
 
 void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_info *si)

@@ -385,6 +385,10 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     run.cloud = t->run.cloud;
     gt_status st = run_record_snapshot(&run, command, exit_status, u, rows, s);
     s->main_only = t->cfg.o.main_only != 0;
+    s->cgroup.struct_size = sizeof s->cgroup;
+    pthread_mutex_lock(&t->lock);
+    tracker_fill_cgroup_locked(t, &s->cgroup);
+    pthread_mutex_unlock(&t->lock);
     return st;
 }
 
