@@ -1,0 +1,542 @@
+/* test_cgroup.c - the job's cgroup figures on fixture cgroupfs trees (v1
+ * and v2): every file the reader reads and every way it can fail, the
+ * accumulator's decisions (shared or the job's, peaks, OOM kills,
+ * pressure, throttling) on constructed samples, a tracker over fixtures,
+ * the JSON both ways; and, with the `real` argument, a real cgroup
+ * beneath the test's own (--cgroup: the group peak of four children, an
+ * OOM kill under a limit, nothing left behind after an interrupt), which
+ * reports itself skipped where the machine does not allow one. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cgroup_json.h"
+#include "cgroup_usage.h"
+#include "check.h"
+#include "fixture.h"
+#include "json_write.h"
+#include "test_tracker_new.h"
+
+/* A v2 group "/job" holding PID 100 (and what members says). */
+static void v2_group(const char *proc, const char *sys, const char *members)
+{
+    fx_mkdirs(proc, "100");
+    fx_write(proc, "100/cgroup", "0::/job\n");
+    fx_mkdirs(sys, "fs/cgroup/job");
+    fx_write(sys, "fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", members);
+    fx_write(sys, "fs/cgroup/job/memory.current", "104857600\n");
+    fx_write(sys, "fs/cgroup/job/memory.peak", "629145600\n");
+    fx_write(sys, "fs/cgroup/job/memory.stat",
+             "anon 94371840\nfile 8388608\nkernel 1000\nshmem 2097152\nfile_mapped 0\n");
+    fx_write(sys, "fs/cgroup/job/memory.events",
+             "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+    fx_write(sys, "fs/cgroup/job/memory.max", "1073741824\n");
+    fx_write(sys, "fs/cgroup/job/cpu.stat",
+             "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\nnr_periods 40\n"
+             "nr_throttled 10\nthrottled_usec 1500000\nnr_bursts 0\nburst_usec 0\n");
+    fx_write(sys, "fs/cgroup/job/cpu.max", "150000 100000\n");
+    fx_write(sys, "fs/cgroup/job/cpu.pressure",
+             "some avg10=0.00 avg60=0.00 avg300=0.00 total=100000\n"
+             "full avg10=0.00 avg60=0.00 avg300=0.00 total=50000\n");
+    fx_write(sys, "fs/cgroup/job/memory.pressure",
+             "some avg10=0.00 avg60=0.00 avg300=0.00 total=200000\n"
+             "full avg10=0.00 avg60=0.00 avg300=0.00 total=100000\n");
+    fx_write(sys, "fs/cgroup/job/io.pressure",
+             "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+             "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+}
+
+static void test_v2_reader(void)
+{
+    char *root = fx_mkroot(), proc[200], sys[200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    v2_group(proc, sys, "100\n101\n");
+    struct cgroup_reader r;
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(r.version == 2);
+    CHECK_STR(r.path, "/job");
+    CHECK_STR(r.reason, "");
+    CHECK_STR(r.memory_reason, "");
+    struct cgroup_sample s;
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(s.members_ok && s.nmembers == 2 && s.members[0] == 100 && s.members[1] == 101);
+    CHECK(s.mem_ok && s.mem_current == 104857600ULL);
+    CHECK(s.peak_ok && s.mem_peak == 629145600ULL);
+    CHECK(s.split_ok && s.anon == 94371840ULL && s.file == 8388608ULL && s.shmem == 2097152ULL);
+    CHECK(s.limit_ok && s.mem_limit == 1073741824ULL);
+    CHECK(s.events_ok && s.oom == 1 && s.oom_kill == 1 && s.limit_hits == 3);
+    CHECK(s.cpu_ok && s.cpu_usage_us == 2500000 && s.cpu_user_us == 2000000 &&
+          s.cpu_system_us == 500000);
+    CHECK(s.throttle_ok && s.nr_periods == 40 && s.nr_throttled == 10 &&
+          s.throttled_us == 1500000);
+    CHECK(s.quota_cores > 1.49 && s.quota_cores < 1.51);
+    CHECK(s.psi_ok[CGROUP_PSI_CPU] && s.psi[CGROUP_PSI_CPU].some_us == 100000 &&
+          s.psi[CGROUP_PSI_CPU].full_us == 50000);
+    CHECK(s.psi_ok[CGROUP_PSI_MEMORY] && s.psi[CGROUP_PSI_MEMORY].some_us == 200000);
+    CHECK(s.psi_ok[CGROUP_PSI_IO]);
+
+    /* Not the highest usage yet: memory.stat is not read again. A
+     * periodic sample leaves the slow parts out. */
+    fx_write(sys, "fs/cgroup/job/memory.current", "52428800\n");
+    CHECK(cgroup_read(&r, 0, &s) == 0);
+    CHECK(s.mem_ok && s.mem_current == 52428800ULL && !s.split_ok);
+    CHECK(!s.cpu_ok && !s.limit_ok && !s.psi_ok[0]);
+    /* a new high: read again */
+    fx_write(sys, "fs/cgroup/job/memory.current", "209715200\n");
+    CHECK(cgroup_read(&r, 0, &s) == 0);
+    CHECK(s.split_ok);
+
+    /* No limit, no quota. */
+    fx_write(sys, "fs/cgroup/job/memory.max", "max\n");
+    fx_write(sys, "fs/cgroup/job/cpu.max", "max 100000\n");
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(s.limit_ok && s.mem_limit == 0);
+    CHECK(s.throttle_ok && s.quota_cores == 0);
+
+    /* Malformed contents: that part is left out, the rest counts. */
+    fx_write(sys, "fs/cgroup/job/memory.current", "lots\n");
+    fx_write(sys, "fs/cgroup/job/memory.events", "oom_kill many\n");
+    fx_write(sys, "fs/cgroup/job/cpu.pressure", "some avg10=0.00 total=many\n");
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(!s.mem_ok && s.peak_ok && !s.events_ok && s.cpu_ok && !s.psi_ok[CGROUP_PSI_CPU] &&
+          s.psi_ok[CGROUP_PSI_MEMORY]);
+    /* A member list that is not one: nothing of the group counts. */
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\nabc\n");
+    CHECK(cgroup_read(&r, 0, &s) == -1);
+    cgroup_reader_close(&r);
+    cgroup_reader_close(&r); /* again: safe */
+    fx_rmroot(root);
+}
+
+/* v1: memory, and cpu and cpuacct mounted joined as "cpu,cpuacct". */
+static void test_v1_reader(void)
+{
+    char *root = fx_mkroot(), proc[200], sys[200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    fx_mkdirs(proc, "100");
+    fx_write(proc, "100/cgroup",
+             "9:name=systemd:/\n4:memory:/slurm/job_1/step_0\n2:cpu,cpuacct:/slurm/job_1\n0::/\n");
+    fx_mkdirs(sys, "fs/cgroup/memory/slurm/job_1/step_0");
+    fx_mkdirs(sys, "fs/cgroup/cpu,cpuacct/slurm/job_1");
+    const char *m = "fs/cgroup/memory/slurm/job_1/step_0/";
+    const char *c = "fs/cgroup/cpu,cpuacct/slurm/job_1/";
+    char rel[256];
+#define M(name, text) (snprintf(rel, sizeof rel, "%s%s", m, name), fx_write(sys, rel, text))
+#define C(name, text) (snprintf(rel, sizeof rel, "%s%s", c, name), fx_write(sys, rel, text))
+    M("cgroup.procs", "100\n");
+    M("memory.usage_in_bytes", "1048576\n");
+    M("memory.max_usage_in_bytes", "4194304\n");
+    M("memory.stat", "cache 1\nrss 2\nshmem 3\ntotal_cache 4096\ntotal_rss 8192\n"
+                     "total_shmem 1024\n");
+    M("memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+    M("memory.failcnt", "7\n");
+    M("memory.limit_in_bytes", "9223372036854771712\n");
+    C("cpuacct.usage", "3000000000\n");
+    C("cpuacct.stat", "user 250\nsystem 50\n");
+    C("cpu.stat", "nr_periods 5\nnr_throttled 2\nthrottled_time 400000000\n");
+    C("cpu.cfs_quota_us", "-1\n");
+    C("cpu.cfs_period_us", "100000\n");
+    struct cgroup_reader r;
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(r.version == 1);
+    CHECK_STR(r.path, "/slurm/job_1/step_0");
+    CHECK_CONTAINS(r.pressure_reason, "cgroup v1 keeps no pressure stall information");
+    struct cgroup_sample s;
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(s.mem_ok && s.mem_current == 1048576 && s.peak_ok && s.mem_peak == 4194304);
+    CHECK(s.split_ok && s.anon == 8192 && s.file == 4096 && s.shmem == 1024);
+    CHECK(s.events_ok && s.oom_kill == 2 && s.limit_hits == 7);
+    CHECK(s.limit_ok && s.mem_limit == 0); /* v1's "no limit" */
+    CHECK(s.cpu_ok && s.cpu_usage_us == 3000000 && s.cpu_user_us == 2500000 &&
+          s.cpu_system_us == 500000);
+    CHECK(s.throttle_ok && s.nr_periods == 5 && s.nr_throttled == 2 && s.throttled_us == 400000);
+    CHECK(s.quota_cores == 0);
+    CHECK(!s.psi_ok[0] && !s.psi_ok[1] && !s.psi_ok[2]);
+    /* A kernel before 4.13 has no oom_kill line: no event figures. */
+    M("memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
+    C("cpu.cfs_quota_us", "200000\n");
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(!s.events_ok);
+    CHECK(s.quota_cores > 1.99 && s.quota_cores < 2.01);
+    cgroup_reader_close(&r);
+    /* Without a cpuacct hierarchy: memory still, CPU says why not. */
+    fx_write(proc, "100/cgroup", "4:memory:/slurm/job_1/step_0\n");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(r.version == 1 && r.cpu_fd < 0);
+    CHECK_CONTAINS(r.cpu_reason, "no cpuacct hierarchy");
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(s.mem_ok && !s.cpu_ok);
+    cgroup_reader_close(&r);
+#undef M
+#undef C
+    fx_rmroot(root);
+}
+
+/* Every way of finding no group, each with its reason. */
+static void test_reader_failures(void)
+{
+    char *root = fx_mkroot(), proc[200], sys[200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    struct cgroup_reader r;
+    struct cgroup_sample s;
+
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0); /* no such process */
+    CHECK(r.version == 0);
+    CHECK_CONTAINS(r.reason, "/100/cgroup: ");
+    CHECK(cgroup_read(&r, 1, &s) == 0 && s.version == 0);
+    cgroup_reader_close(&r);
+
+    fx_mkdirs(proc, "100");
+    fx_write(proc, "100/cgroup", "nonsense\n");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK_CONTAINS(r.reason, "/100/cgroup is malformed (expected lines ID:CONTROLLERS:/PATH)");
+    cgroup_reader_close(&r);
+    fx_write(proc, "100/cgroup", "0::/../../etc\n");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK_CONTAINS(r.reason, "is malformed");
+    cgroup_reader_close(&r);
+
+    fx_write(proc, "100/cgroup", "0::/job\n");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0); /* no fs/cgroup */
+    CHECK_CONTAINS(r.reason, "no cgroup filesystem at ");
+    cgroup_reader_close(&r);
+
+    fx_mkdirs(sys, "fs/cgroup");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0); /* no cgroup.controllers */
+    CHECK_CONTAINS(r.reason, "is in no cgroup hierarchy under ");
+    cgroup_reader_close(&r);
+
+    fx_write(sys, "fs/cgroup/cgroup.controllers", "cpu memory\n");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0); /* no such group */
+    CHECK_CONTAINS(r.reason, "cannot open the cgroup /job: ");
+    cgroup_reader_close(&r);
+
+    fx_write(proc, "100/cgroup", "0::/\n");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK_STR(r.reason, "PID 100 is in the root cgroup, the whole machine's: no group of its own");
+    cgroup_reader_close(&r);
+
+    /* A group without its member list cannot be told to be the job's. */
+    fx_write(proc, "100/cgroup", "0::/job\n");
+    fx_mkdirs(sys, "fs/cgroup/job");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(r.version == 0);
+    CHECK_CONTAINS(r.reason, "cannot read the members of the cgroup /job (cgroup.procs)");
+    cgroup_reader_close(&r);
+
+    /* The memory controller not enabled for it; no pressure files; an
+     * unreadable memory.stat (a directory in its place). */
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n");
+    fx_write(sys, "fs/cgroup/job/cpu.stat", "usage_usec 10\nuser_usec 5\nsystem_usec 5\n");
+    fx_mkdirs(sys, "fs/cgroup/job/memory.stat");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(r.version == 2);
+    CHECK_STR(r.memory_reason, "the memory controller is not enabled for the cgroup /job (its "
+                               "parent's cgroup.subtree_control lacks memory)");
+    CHECK_CONTAINS(r.pressure_reason, "no pressure stall information for the cgroup /job");
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(s.members_ok && !s.mem_ok && !s.peak_ok && !s.split_ok);
+    CHECK(s.cpu_ok && !s.throttle_ok); /* no cpu controller: no throttling lines */
+    fx_write(sys, "fs/cgroup/job/memory.current", "4096\n");
+    cgroup_reader_close(&r);
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(s.mem_ok && !s.split_ok); /* memory.stat unreadable */
+    cgroup_reader_close(&r);
+    fx_rmroot(root);
+}
+
+/* The tree's roles of a constructed sample: pids of the tree. */
+struct roles_fixture {
+    struct pid_index index;
+    unsigned char role[16];
+    struct pid_roles roles;
+};
+
+static void roles_of(struct roles_fixture *f, const pid_t *pids, size_t n)
+{
+    pid_index_init(&f->index);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(pid_index_put(&f->index, pids[i], i) == 0);
+        f->role[i] = i == 0 ? 1 : 2;
+    }
+    f->roles.index = &f->index;
+    f->roles.role = f->role;
+}
+
+static struct cgroup_sample sample_of(const pid_t *members, size_t n)
+{
+    struct cgroup_sample s;
+    memset(&s, 0, sizeof s);
+    s.version = 2;
+    s.path = "/job";
+    s.members_ok = 1;
+    s.members = members;
+    s.nmembers = n;
+    s.self_pid = 50;
+    return s;
+}
+
+static void test_membership(void)
+{
+    pid_t tree[] = {100, 101};
+    struct roles_fixture f;
+    roles_of(&f, tree, 2);
+    struct cgroup_reasons why = {.group = "", .memory = "", .cpu = "", .pressure = ""};
+    gt_cgroup_usage out = {.struct_size = sizeof out};
+
+    /* The tree and the tracker itself: the job's. */
+    struct cgroup_acc a;
+    cgroup_acc_init(&a);
+    pid_t m1[] = {50, 100, 101};
+    struct cgroup_sample s = sample_of(m1, 3);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(out.available && out.version == 2);
+    CHECK_STR(out.path, "/job");
+
+    /* A PID the walk has not seen yet, once (forked after the walk, or
+     * gone by the next sample): still the job's. */
+    cgroup_acc_init(&a);
+    pid_t m2[] = {100, 101, 102};
+    s = sample_of(m2, 3);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
+    s = sample_of(m1, 3);
+    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(out.available);
+
+    /* The same stranger at two samples: shared, never used. */
+    cgroup_acc_init(&a);
+    pid_t m3[] = {100, 777, 101};
+    s = sample_of(m3, 3);
+    s.mem_ok = s.peak_ok = 1;
+    s.mem_peak = 1 << 30;
+    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(!out.available && !out.memory_available && out.memory_peak == 0);
+    CHECK_STR(out.reason, "the cgroup /job is shared with processes outside the tracked tree "
+                          "(PID 777): its figures are not the job's");
+    CHECK_STR(out.memory_reason, out.reason);
+
+    /* Without the walk's roles (it failed) the members are not judged. */
+    cgroup_acc_init(&a);
+    s = sample_of(m3, 3);
+    cgroup_acc_step(&a, &s, NULL, 0, 0);
+    cgroup_acc_step(&a, &s, NULL, 1, 1);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(out.available);
+
+    /* A burst of more new PIDs than are remembered: never a false "shared". */
+    pid_t *many = malloc((CGROUP_PENDING_MAX + 10) * sizeof *many);
+    for (size_t i = 0; i < CGROUP_PENDING_MAX + 10; i++)
+        many[i] = (pid_t)(1000 + i);
+    cgroup_acc_init(&a);
+    s = sample_of(many, CGROUP_PENDING_MAX + 10);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
+    for (size_t i = 0; i < CGROUP_PENDING_MAX + 10; i++)
+        many[i] = (pid_t)(5000 + i);
+    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(out.available);
+    free(many);
+
+    /* No group read at all: the reader's reason. */
+    cgroup_acc_init(&a);
+    why.group = "PID 100 is in the root cgroup, the whole machine's: no group of its own";
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(!out.available && out.version == 0);
+    CHECK_STR(out.reason, why.group);
+    pid_index_free(&f.index);
+}
+
+static void test_figures(void)
+{
+    pid_t tree[] = {100};
+    struct roles_fixture f;
+    roles_of(&f, tree, 1);
+    pid_t members[] = {100};
+    struct cgroup_acc a;
+    cgroup_acc_init(&a);
+    /* baseline at t=10: counters from before the run */
+    struct cgroup_sample s = sample_of(members, 1);
+    s.mem_ok = s.peak_ok = s.split_ok = s.events_ok = s.cpu_ok = s.throttle_ok = 1;
+    s.limit_ok = 1;
+    s.mem_limit = 1000;
+    s.mem_current = 100;
+    s.mem_peak = 100;
+    s.anon = 90;
+    s.oom = s.oom_kill = 1;
+    s.limit_hits = 5;
+    s.cpu_usage_us = 1000000;
+    s.cpu_user_us = 800000;
+    s.cpu_system_us = 200000;
+    s.nr_periods = 10;
+    s.nr_throttled = 1;
+    s.throttled_us = 100000;
+    s.quota_cores = 2;
+    s.psi_ok[CGROUP_PSI_MEMORY] = 1;
+    s.psi[CGROUP_PSI_MEMORY] = (struct psi_totals){.some_us = 1000000, .full_us = 500000};
+    cgroup_acc_step(&a, &s, &f.roles, 10, 1000);
+    /* a sample at the highest usage, with its split */
+    struct cgroup_sample p = sample_of(members, 1);
+    p.mem_ok = p.split_ok = p.peak_ok = p.events_ok = 1;
+    p.mem_current = 700;
+    p.mem_peak = 800; /* the kernel saw more between samples */
+    p.anon = 600;
+    p.file = 80;
+    p.shmem = 20;
+    p.oom = p.oom_kill = 1;
+    p.limit_hits = 5;
+    cgroup_acc_step(&a, &p, &f.roles, 11, 1001);
+    /* the sample that first sees a kill */
+    p.mem_current = 300;
+    p.split_ok = 0;
+    p.oom = 3;
+    p.oom_kill = 2;
+    p.limit_hits = 9;
+    cgroup_acc_step(&a, &p, &f.roles, 12, 1002.5);
+    /* final at t=20 */
+    s.mem_current = 50;
+    s.split_ok = 0;
+    s.oom = 3;
+    s.oom_kill = 3;
+    s.limit_hits = 9;
+    s.cpu_usage_us = 6000000;
+    s.cpu_user_us = 4800000;
+    s.cpu_system_us = 1200000;
+    s.nr_periods = 110;
+    s.nr_throttled = 31;
+    s.throttled_us = 2600000;
+    s.psi[CGROUP_PSI_MEMORY] = (struct psi_totals){.some_us = 3500000, .full_us = 1500000};
+    cgroup_acc_step(&a, &s, &f.roles, 20, 1010);
+
+    struct cgroup_reasons why = {.pressure = "cgroup v1 keeps no pressure stall information"};
+    gt_cgroup_usage out = {.struct_size = sizeof out};
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(out.available && out.memory_available);
+    CHECK(out.memory_peak == 800 && out.memory_peak_kernel);
+    CHECK(out.peak_anon == 600 && out.peak_file == 80 && out.peak_shmem == 20);
+    CHECK(out.memory_limit == 1000);
+    CHECK(out.oom_events == 2 && out.oom_kills == 2 && out.limit_hits == 4);
+    CHECK(out.first_oom_kill_time == 1002.5);
+    CHECK(out.cpu_available && out.cpu_seconds == 5 && out.cpu_user_seconds == 4 &&
+          out.cpu_system_seconds == 1);
+    CHECK(out.cpu_quota == 2 && out.throttle_periods == 100 && out.throttled_periods == 30 &&
+          out.throttled_seconds == 2.5);
+    CHECK(out.pressure_available && out.pressure_seconds == 10);
+    CHECK(out.memory_some == 0.25 && out.memory_full == 0.1);
+    CHECK(out.cpu_some == 0 && out.io_some == 0);
+
+    /* With no kernel mark (before Linux 5.19) the highest sample, said so. */
+    cgroup_acc_init(&a);
+    p.peak_ok = 0;
+    p.mem_current = 700;
+    cgroup_acc_step(&a, &p, &f.roles, 0, 0);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(out.memory_peak == 700 && !out.memory_peak_kernel);
+    CHECK(!out.cpu_available && !out.pressure_available);
+    CHECK_STR(out.pressure_reason, "cgroup v1 keeps no pressure stall information");
+
+    /* JSON both ways, every figure kept. */
+    cgroup_acc_init(&a);
+    cgroup_acc_step(&a, &s, &f.roles, 10, 1000);
+    cgroup_acc_step(&a, &p, &f.roles, 12, 1002.5);
+    cgroup_acc_step(&a, &s, &f.roles, 20, 1010);
+    why.created = 1;
+    cgroup_acc_fill(&a, &why, &out);
+    char *text = json_pretty_text(cgroup_json_object(&out));
+    CHECK(text != NULL);
+    json_object *o = json_tokener_parse(text);
+    struct json_reader r = {GT_OK, "test"};
+    gt_cgroup_usage back = {.struct_size = sizeof back};
+    cgroup_json_read(&r, o, "cgroup", &back);
+    CHECK(r.status == GT_OK);
+    CHECK(memcmp(&back, &out, sizeof out) == 0);
+    /* a bad value is named */
+    json_object *mem;
+    json_object_object_get_ex(o, "memory", &mem);
+    json_object_object_add(mem, "peak", json_object_new_double(-1));
+    cgroup_json_read(&r, o, "cgroup", &back);
+    CHECK(r.status == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "cgroup.memory");
+    json_object_put(o);
+    free(text);
+    pid_index_free(&f.index);
+}
+
+/* A tracker over fixtures: the group's figures in gt_tracker_cgroup and
+ * the JSON, and a shared group refused. */
+static void test_tracker_fixture(void)
+{
+    char *root = fx_mkroot(), proc[200], sys[200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    fx_system(proc, 0, 0, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
+    fx_proc_write(proc, &m);
+    v2_group(proc, sys, "100\n");
+    gt_options o;
+    test_options_init(&o);
+    test_hooks.proc_root = proc;
+    test_hooks.sys_root = sys;
+    o.process_id = 100;
+    o.sleep_time = 1000;
+    gt_tracker *t;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    gt_cgroup_usage c = {.struct_size = sizeof c};
+    CHECK(gt_tracker_cgroup(t, &c) == GT_ERR_STATE);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_cgroup(t, &c) == GT_OK);
+    CHECK(c.available && c.memory_available && c.memory_peak == 629145600.0);
+    CHECK(c.memory_limit == 1073741824.0 && c.cpu_available);
+    gt_cgroup_usage small = {.struct_size = 8};
+    CHECK(gt_tracker_cgroup(t, &small) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "invalid gt_cgroup_usage.struct_size 8");
+    char *json = gt_tracker_to_json(t);
+    CHECK(json && strstr(json, "\"cgroup\": {") && strstr(json, "\"peak\": 629145600.0"));
+    free(json);
+    gt_tracker_free(t);
+
+    /* PID 555 is in the group and not in the tree, at every sample. */
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n555\n");
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_cgroup(t, &c) == GT_OK);
+    CHECK(!c.available && c.memory_peak == 0);
+    CHECK_CONTAINS(c.reason, "is shared with processes outside the tracked tree (PID 555)");
+    gt_tracker_free(t);
+
+    /* own_cgroup needs a process the caller started. */
+    o.own_cgroup = 1;
+    o.process_id = 0;
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "own_cgroup needs process_id");
+    fx_rmroot(root);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    test_v2_reader();
+    test_v1_reader();
+    test_reader_failures();
+    test_membership();
+    test_figures();
+    test_tracker_fixture();
+    return check_exit("test_cgroup");
+}
