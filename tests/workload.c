@@ -45,6 +45,9 @@
  *                            the last of those rows was sampled after both
  *   tree N CSV ROWS          N-1 idle children (N processes in all), held until
  *                            CSV has ROWS more lines, then killed and reaped
+ *   burst N MIB DELAY        after DELAY seconds, N children hold MIB each at
+ *                            the same time (a barrier) for 100 ms and exit;
+ *                            main then waits 1.2 s more (a sample after it)
  *   churn N                  N children one after another, each exiting at
  *                            once and reaped; prints the rusage of all of them
  *                            and of itself as "cpu SECONDS" */
@@ -252,6 +255,43 @@ static void wait_rows(const char *csv, long rows)
     }
 }
 
+static void sleep_for(double seconds)
+{
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0)
+        ;
+}
+
+/* N children holding MIB each at once, for 100 ms, after delay seconds. */
+static int burst(int n, long mib, double delay)
+{
+    sleep_for(delay);
+    int ready[2], go[2];
+    if (pipe(ready) < 0 || pipe(go) < 0)
+        return 3;
+    for (int i = 0; i < n; i++)
+        if (fork() == 0) {
+            char *p = work_hold(mib);
+            char c;
+            if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+                _exit(3);
+            sleep_for(0.1); /* all hold theirs now */
+            free(p);
+            _exit(0);
+        }
+    char c;
+    for (int i = 0; i < n; i++)
+        if (read(ready[0], &c, 1) != 1)
+            return 3;
+    for (int i = 0; i < n; i++)
+        if (write(go[1], "x", 1) != 1)
+            return 3;
+    while (wait(NULL) > 0)
+        ;
+    sleep_for(1.2);
+    return 0;
+}
+
 static int tree(long n, const char *csv, long rows)
 {
     pid_t *kids = calloc((size_t)(n > 1 ? n : 1), sizeof *kids);
@@ -429,6 +469,8 @@ int main(int argc, char **argv)
             ;
     } else if (!strcmp(mode, "tree") && argc == 5) {
         return tree(atol(argv[2]), argv[3], atol(argv[4]));
+    } else if (!strcmp(mode, "burst") && argc == 5) {
+        return burst(atoi(argv[2]), atol(argv[3]), atof(argv[4]));
     } else if (!strcmp(mode, "churn") && argc == 3) {
         return churn(atol(argv[2]));
     } else if (!strcmp(mode, "io-alloc") && argc == 7) {

@@ -425,13 +425,24 @@ int gt_cli_main(int argc, char **argv)
 
     if (o.output) {
         const gt_resource_usage *u = gt_tracker_usage(t);
-        int failed = o.format == FORMAT_HUMAN
-                         ? write_text_file(o.output, summary, err, sizeof err) < 0
-                         : gt_usage_write_file(u, o.output, o.format == FORMAT_JSON
-                                                                ? GT_FORMAT_JSON
-                                                                : GT_FORMAT_TEXT) != GT_OK;
+        int failed;
+        if (o.format == FORMAT_HUMAN) {
+            failed = write_text_file(o.output, summary, err, sizeof err) < 0;
+        } else if (o.format == FORMAT_JSON) {
+            /* the tracker's JSON: the summary and its "cgroup" section */
+            size_t n = strlen(summary);
+            char *doc = malloc(n + 2);
+            if (doc) {
+                memcpy(doc, summary, n);
+                doc[n] = '\n';
+            }
+            failed = !doc || gt_output_write(o.output, doc, n + 1) != GT_OK;
+            free(doc);
+        } else {
+            failed = gt_usage_write_file(u, o.output, GT_FORMAT_TEXT) != GT_OK;
+        }
         if (failed && o.format != FORMAT_HUMAN)
-            snprintf(err, sizeof err, "%s", gt_last_error());
+            snprintf(err, sizeof err, "%s", *gt_last_error() ? gt_last_error() : "out of memory");
         if (failed) {
             /* Never lose the measurements: show them instead. */
             fprintf(stderr, "gpu-tracker: %s; the summary follows on standard error\n", err);

@@ -109,7 +109,7 @@ static void v2_controllers(struct cgroup_own *o, int parent, const char *path)
     pid_t *pids = members(parent, &n);
     size_t others = 0;
     for (size_t i = 0; i < n; i++)
-        others += pids[i] != getpid();
+        others += pids[i] != getpid(); /* the job is in its group already */
     free(pids);
     if (others) {
         snprintf(o->memory_reason, sizeof o->memory_reason,
@@ -193,9 +193,8 @@ int cgroup_own_make(struct cgroup_own *o, const char *proc_root, const char *sys
     int made[CGROUP_OWN_MAX_DIRS] = {1, 0, 0};
     for (int i = 1; i < o->nparents; i++)
         made[i] = mkdirat(o->parent_fd[i], o->name, 0755) == 0;
-    if (o->version == 2)
-        v2_controllers(o, o->parent_fd[0], loc.path);
-    /* pid into each group made: the required one first */
+    /* pid into each group made, the required one first; then, on v2, our
+     * group can be left empty and hand its controllers down */
     for (int i = 0; i < o->nparents; i++) {
         if (!made[i])
             continue;
@@ -216,6 +215,8 @@ int cgroup_own_make(struct cgroup_own *o, const char *proc_root, const char *sys
             unlinkat(o->parent_fd[i], o->name, AT_REMOVEDIR);
     }
     o->made = 1;
+    if (o->version == 2)
+        v2_controllers(o, o->parent_fd[0], loc.path);
     return 0;
 }
 
