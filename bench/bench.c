@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -773,10 +774,54 @@ static void truth(const char *path, double *max_kb, double *sum_kb, double *cpu)
         fclose(f);
 }
 
+/* What reading the job's cgroup adds to a sample, against a sample's
+ * whole cost: the reads timed directly by gt-bench-cgroup (beside the
+ * workload binary wl) on a group of N idle processes, since the difference
+ * of two gpu-tracker runs is a few microseconds in tens of run-to-run
+ * noise; the sample's cost measured as in the table above. */
+static void cgroup_cost(const char *gt, const char *wl)
+{
+    printf("\ncgroup: what the group's files cost a sample at --st 0.1 (periodic: members, "
+           "usage, high-water mark, OOM counters; full: also CPU, throttling, pressure, "
+           "limits, at the baseline and the final sample only)\n");
+    printf("%9s %12s %14s %12s %10s\n", "processes", "sample us", "periodic us", "full us",
+           "share");
+    char tool[4096];
+    snprintf(tool, sizeof tool, "%s", wl);
+    char *slash = strrchr(tool, '/');
+    snprintf(slash ? slash + 1 : tool, sizeof tool - (size_t)(slash ? slash + 1 - tool : 0),
+             "gt-bench-cgroup");
+    const int sizes[] = {1, 10, 100};
+    for (size_t k = 0; k < 3; k++) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "%s %d", tool, sizes[k]);
+        FILE *f = popen(cmd, "r");
+        char line[600] = "";
+        if (!f || !fgets(line, sizeof line, f))
+            snprintf(line, sizeof line, "not measured: %.500s did not run\n", tool);
+        if (f)
+            pclose(f);
+        double periodic, full;
+        if (sscanf(line, "%lf %lf", &periodic, &full) != 2) {
+            printf("%9d %s", sizes[k], line);
+            continue;
+        }
+        struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, 0);
+        double us = a.failed ? -1 : per_sample(&a, 0.1, 3) * 1e6;
+        if (us <= 0)
+            printf("%9d %12s %14.1f %12.1f\n", sizes[k], "failed", periodic, full);
+        else
+            printf("%9d %12.1f %14.1f %12.1f %9.1f%%\n", sizes[k], us, periodic, full,
+                   100 * periodic / us);
+        fflush(stdout);
+    }
+}
+
 /* Runs the workload under gpu-tracker --st 1; the combined peak (KiB) and
- * CPU seconds it reports. */
-static void tracked(const char *gt, const char *wl, char *const args[], int sampled,
-                    const char *truth_file, double *peak_kib, double *cpu)
+ * CPU seconds it reports (group: with --cgroup, the peak is the group's,
+ * -1 where it has none). */
+static void tracked_as(const char *gt, const char *wl, char *const args[], int sampled, int group,
+                       const char *truth_file, double *peak_kib, double *cpu)
 {
     unlink(truth_file);
     pid_t g = fork();
@@ -801,6 +846,8 @@ static void tracked(const char *gt, const char *wl, char *const args[], int samp
         argv[n++] = out_json;
         if (sampled)
             argv[n++] = "--sampled-only";
+        if (group)
+            argv[n++] = "--cgroup";
         argv[n++] = "--";
         argv[n++] = (char *)wl;
         for (int i = 0; args[i] && n < 23; i++)
@@ -817,6 +864,13 @@ static void tracked(const char *gt, const char *wl, char *const args[], int samp
             break;
     json_object *j = json_object_from_file(out_json);
     *peak_kib = j ? jget(j, "max_ram.combined.total_rss") / 1024.0 : -1;
+    if (group) {
+        json_object *av = NULL;
+        int available = j && json_object_object_get_ex(j, "cgroup", &av) &&
+                        json_object_object_get_ex(av, "available", &av) &&
+                        json_object_get_boolean(av);
+        *peak_kib = available ? jget(j, "cgroup.memory.peak") / 1024.0 : -1;
+    }
     *cpu = j ? jget(j, "cpu_utilization.combined.mean_sum_percent") / 100.0 *
                    jget(j, "compute_time.time")
              : -1;
@@ -847,9 +901,9 @@ static void accuracy(const char *gt, const char *wl)
         close(fd);
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         double exact_peak, exact_cpu, naive_peak, naive_cpu, tmax, tsum, tcpu;
-        tracked(gt, wl, runs[i].args, 0, truth_file, &exact_peak, &exact_cpu);
+        tracked_as(gt, wl, runs[i].args, 0, 0, truth_file, &exact_peak, &exact_cpu);
         truth(truth_file, &tmax, &tsum, &tcpu);
-        tracked(gt, wl, runs[i].args, 1, truth_file, &naive_peak, &naive_cpu);
+        tracked_as(gt, wl, runs[i].args, 1, 0, truth_file, &naive_peak, &naive_cpu);
         double t = (runs[i].sum ? tsum : tmax) / 1024.0;
         printf("%-30s %10.1f %10.1f (%+4.0f%%) %10.1f (%+4.0f%%) %8.2f %8.2f (%+3.0f%%) %8.2f "
                "(%+3.0f%%)\n",
@@ -859,6 +913,19 @@ static void accuracy(const char *gt, const char *wl)
                tcpu > 0 ? (naive_cpu / tcpu - 1) * 100 : 0);
         fflush(stdout);
     }
+    /* The tree again with --cgroup: the group's high-water mark. */
+    double group_peak, group_cpu, tmax, tsum, tcpu;
+    char *tree_args[] = {"tree", "4", "150", NULL};
+    tracked_as(gt, wl, tree_args, 0, 1, truth_file, &group_peak, &group_cpu);
+    truth(truth_file, &tmax, &tsum, &tcpu);
+    if (group_peak < 0)
+        printf("%-30s %10.1f %18s (no cgroup could be made: gpu-tracker --cgroup says why)\n",
+               "tree, --cgroup (group peak)", tsum / 1024.0, "n/a");
+    else
+        printf("%-30s %10.1f %10.1f (%+4.0f%%) %18s %8.2f %8.2f (%+3.0f%%)\n",
+               "tree, --cgroup (group peak)", tsum / 1024.0, group_peak / 1024.0,
+               (group_peak / tsum - 1) * 100, "-", tcpu, group_cpu,
+               tcpu > 0 ? (group_cpu / tcpu - 1) * 100 : 0);
     unlink(truth_file);
 }
 
@@ -897,7 +964,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]|exporter]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]|exporter|cgroup|accuracy]\n");
         return 2;
     }
     /* overhead N...: only those tree sizes (to look at one closely). */
@@ -925,6 +992,16 @@ int main(int argc, char **argv)
         return 1;
     close(fd);
     choose_shared_cpu();
+    if (argc > 3 && !strcmp(argv[3], "accuracy")) { /* that section alone */
+        accuracy(argv[1], argv[2]);
+        unlink(out_json);
+        return 0;
+    }
+    if (argc > 3 && !strcmp(argv[3], "cgroup")) { /* that section alone */
+        cgroup_cost(argv[1], argv[2]);
+        unlink(out_json);
+        return 0;
+    }
     if (argc > 3 && !strcmp(argv[3], "exporter")) { /* that section alone */
         exporter_cost(argv[1]);
         unlink(out_json);
@@ -936,6 +1013,7 @@ int main(int argc, char **argv)
     if (!only_overhead) {
         series_cost(argv[1]);
         exporter_cost(argv[1]);
+        cgroup_cost(argv[1], argv[2]);
         accuracy(argv[1], argv[2]);
     }
     unlink(out_json);

@@ -67,7 +67,7 @@ static void test_v2_reader(void)
     CHECK_STR(r.reason, "");
     CHECK_STR(r.memory_reason, "");
     struct cgroup_sample s;
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(s.members_ok && s.nmembers == 2 && s.members[0] == 100 && s.members[1] == 101);
     CHECK(s.mem_ok && s.mem_current == 104857600ULL);
     CHECK(s.peak_ok && s.mem_peak == 629145600ULL);
@@ -84,21 +84,39 @@ static void test_v2_reader(void)
     CHECK(s.psi_ok[CGROUP_PSI_MEMORY] && s.psi[CGROUP_PSI_MEMORY].some_us == 200000);
     CHECK(s.psi_ok[CGROUP_PSI_IO]);
 
+    /* With the walk's roles: 101 is not in the tree, but its parent 100
+     * is (forked after the walk): the tree's, left out; 555's parent is
+     * not: a stranger, kept. */
+    struct fx_proc kid = {.pid = 101, .ppid = 100, .starttime = 9};
+    struct fx_proc other = {.pid = 555, .ppid = 1, .starttime = 9};
+    fx_proc_write(proc, &kid);
+    fx_proc_write(proc, &other);
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n101\n555\n");
+    struct pid_index ix;
+    pid_index_init(&ix);
+    CHECK(pid_index_put(&ix, 100, 0) == 0);
+    unsigned char role[1] = {1};
+    struct pid_roles roles = {&ix, role};
+    CHECK(cgroup_read(&r, 0, &roles, &s) == 0);
+    CHECK(s.nmembers == 2 && s.members[0] == 100 && s.members[1] == 555);
+    pid_index_free(&ix);
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n101\n");
+
     /* Not the highest usage yet: memory.stat is not read again. A
      * periodic sample leaves the slow parts out. */
     fx_write(sys, "fs/cgroup/job/memory.current", "52428800\n");
-    CHECK(cgroup_read(&r, 0, &s) == 0);
+    CHECK(cgroup_read(&r, 0, NULL, &s) == 0);
     CHECK(s.mem_ok && s.mem_current == 52428800ULL && !s.split_ok);
     CHECK(!s.cpu_ok && !s.limit_ok && !s.psi_ok[0]);
     /* a new high: read again */
     fx_write(sys, "fs/cgroup/job/memory.current", "209715200\n");
-    CHECK(cgroup_read(&r, 0, &s) == 0);
+    CHECK(cgroup_read(&r, 0, NULL, &s) == 0);
     CHECK(s.split_ok);
 
     /* No limit, no quota. */
     fx_write(sys, "fs/cgroup/job/memory.max", "max\n");
     fx_write(sys, "fs/cgroup/job/cpu.max", "max 100000\n");
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(s.limit_ok && s.mem_limit == 0);
     CHECK(s.throttle_ok && s.quota_cores == 0);
 
@@ -106,12 +124,12 @@ static void test_v2_reader(void)
     fx_write(sys, "fs/cgroup/job/memory.current", "lots\n");
     fx_write(sys, "fs/cgroup/job/memory.events", "oom_kill many\n");
     fx_write(sys, "fs/cgroup/job/cpu.pressure", "some avg10=0.00 total=many\n");
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(!s.mem_ok && s.peak_ok && !s.events_ok && s.cpu_ok && !s.psi_ok[CGROUP_PSI_CPU] &&
           s.psi_ok[CGROUP_PSI_MEMORY]);
     /* A member list that is not one: nothing of the group counts. */
     fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\nabc\n");
-    CHECK(cgroup_read(&r, 0, &s) == -1);
+    CHECK(cgroup_read(&r, 0, NULL, &s) == -1);
     cgroup_reader_close(&r);
     cgroup_reader_close(&r); /* again: safe */
     fx_rmroot(root);
@@ -151,7 +169,7 @@ static void test_v1_reader(void)
     CHECK_STR(r.path, "/slurm/job_1/step_0");
     CHECK_CONTAINS(r.pressure_reason, "cgroup v1 keeps no pressure stall information");
     struct cgroup_sample s;
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(s.mem_ok && s.mem_current == 1048576 && s.peak_ok && s.mem_peak == 4194304);
     CHECK(s.split_ok && s.anon == 8192 && s.file == 4096 && s.shmem == 1024);
     CHECK(s.events_ok && s.oom_kill == 2 && s.limit_hits == 7);
@@ -164,7 +182,7 @@ static void test_v1_reader(void)
     /* A kernel before 4.13 has no oom_kill line: no event figures. */
     M("memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
     C("cpu.cfs_quota_us", "200000\n");
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(!s.events_ok);
     CHECK(s.quota_cores > 1.99 && s.quota_cores < 2.01);
     cgroup_reader_close(&r);
@@ -173,7 +191,7 @@ static void test_v1_reader(void)
     CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
     CHECK(r.version == 1 && r.cpu_fd < 0);
     CHECK_CONTAINS(r.cpu_reason, "no cpuacct hierarchy");
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(s.mem_ok && !s.cpu_ok);
     cgroup_reader_close(&r);
 #undef M
@@ -192,7 +210,7 @@ static void test_reader_failures(void)
     CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0); /* no such process */
     CHECK(r.version == 0);
     CHECK_CONTAINS(r.reason, "/100/cgroup: ");
-    CHECK(cgroup_read(&r, 1, &s) == 0 && s.version == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0 && s.version == 0);
     cgroup_reader_close(&r);
 
     fx_mkdirs(proc, "100");
@@ -243,13 +261,13 @@ static void test_reader_failures(void)
     CHECK_STR(r.memory_reason, "the memory controller is not enabled for the cgroup /job (its "
                                "parent's cgroup.subtree_control lacks memory)");
     CHECK_CONTAINS(r.pressure_reason, "no pressure stall information for the cgroup /job");
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(s.members_ok && !s.mem_ok && !s.peak_ok && !s.split_ok);
     CHECK(s.cpu_ok && !s.throttle_ok); /* no cpu controller: no throttling lines */
     fx_write(sys, "fs/cgroup/job/memory.current", "4096\n");
     cgroup_reader_close(&r);
     CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
-    CHECK(cgroup_read(&r, 1, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(s.mem_ok && !s.split_ok); /* memory.stat unreadable */
     cgroup_reader_close(&r);
     fx_rmroot(root);
@@ -476,6 +494,14 @@ static void test_figures(void)
     pid_index_free(&f.index);
 }
 
+static int cgroup_warnings;
+static void count_cgroup_warning(const char *msg, void *data)
+{
+    (void)data;
+    if (strstr(msg, "cannot read the cgroup"))
+        cgroup_warnings++;
+}
+
 /* A tracker over fixtures: the group's figures in gt_tracker_cgroup and
  * the JSON, and a shared group refused. */
 static void test_tracker_fixture(void)
@@ -519,6 +545,32 @@ static void test_tracker_fixture(void)
     CHECK(!c.available && c.memory_peak == 0);
     CHECK_CONTAINS(c.reason, "is shared with processes outside the tracked tree (PID 555)");
     gt_tracker_free(t);
+
+    /* Once found shared the group is not read any more: a member list
+     * spoiled after that draws no warning at the final sample. */
+    o.sleep_time = 0.01;
+    o.on_warning = count_cgroup_warning;
+    cgroup_warnings = 0;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    gt_progress pr = {.struct_size = sizeof pr};
+    for (int i = 0; i < 100000 && gt_tracker_progress(t, &pr) == GT_OK && pr.samples < 4; i++)
+        usleep(1000); /* until the group was seen twice (an event, not a time) */
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "not a list\n");
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(cgroup_warnings == 0);
+    gt_tracker_free(t);
+    /* ...whereas a group still read says so. */
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n");
+    cgroup_warnings = 0;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "not a list\n");
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(cgroup_warnings == 1);
+    CHECK(gt_tracker_cgroup(t, &c) == GT_OK && c.available); /* what it read before stands */
+    gt_tracker_free(t);
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n555\n");
 
     /* own_cgroup needs a process the caller started. */
     o.own_cgroup = 1;
@@ -675,7 +727,8 @@ static int real_tests(void)
     CHECK(waitpid(gt, &ws, 0) == gt && WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
     json_object *c = cgroup_of(json);
     json_object *av = NULL;
-    CHECK(c && json_object_object_get_ex(c, "available", &av) && json_object_get_boolean(av));
+    CHECK_MSG(c && json_object_object_get_ex(c, "available", &av) && json_object_get_boolean(av),
+              "%s", c ? json_object_to_json_string(c) : "no \"cgroup\" in the JSON");
     double peak = number_at(c, "memory", "peak"), want = 600.0 * 1048576;
     printf("group peak %.1f MiB (want 600 MiB within 5%%)\n", peak / 1048576);
     CHECK_MSG(peak > want * 0.95 && peak < want * 1.05, "group peak %.0f bytes", peak);

@@ -243,6 +243,7 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
 {
     clear(r);
     r->self_pid = getpid();
+    r->proc_root = proc_root;
     r->ticks_per_second = ticks_per_second > 0 ? ticks_per_second : 100;
     char who[24];
     snprintf(who, sizeof who, "%d", (int)pid);
@@ -472,7 +473,40 @@ static void read_cpu(struct cgroup_reader *r, struct cgroup_sample *out)
     }
 }
 
-GT_HOT int cgroup_read(struct cgroup_reader *r, int full, struct cgroup_sample *out)
+static int in_roles(const struct pid_roles *roles, pid_t pid)
+{
+    size_t slot;
+    return pid_index_get(roles->index, pid, &slot) && roles->role[slot] != 0;
+}
+
+/* Leaves out the members the walk lacks whose parent it has: the tree's
+ * own. Only those the walk lacks are looked at (a stat each): newborns,
+ * or a group's strangers until it is found shared. */
+static void drop_tree_newborns(struct cgroup_reader *r, const struct pid_roles *roles)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < r->nmembers; i++) {
+        pid_t pid = r->members[i];
+        int ours = 0;
+        if (pid != r->self_pid && !in_roles(roles, pid)) {
+            char path[4096], buf[1024];
+            snprintf(path, sizeof path, "%s/%d", r->proc_root, (int)pid);
+            int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            size_t len;
+            struct proc_stat st;
+            ours = dirfd >= 0 && procfs_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
+                   proc_parse_stat(buf, len, &st) == 0 && in_roles(roles, st.ppid);
+            if (dirfd >= 0)
+                close(dirfd);
+        }
+        if (!ours)
+            r->members[kept++] = pid;
+    }
+    r->nmembers = kept;
+}
+
+GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
+                       struct cgroup_sample *out)
 {
     memset(out, 0, sizeof *out);
     if (!r->version)
@@ -482,6 +516,8 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, struct cgroup_sample *
     out->self_pid = r->self_pid;
     if (read_members(r) < 0)
         return -1; /* the group is gone (or its list is not one): nothing of it counts */
+    if (roles && roles->index)
+        drop_tree_newborns(r, roles);
     out->members_ok = 1;
     out->members = r->members;
     out->nmembers = r->nmembers;

@@ -50,6 +50,7 @@ struct cgroup_reader {
     int psi_fd[CGROUP_PSI_N];
     double ticks_per_second;  /* v1 cpuacct.stat's unit */
     pid_t self_pid;
+    const char *proc_root;    /* the caller's, for a member's parent */
     pid_t *members;
     size_t nmembers, capmembers;
     char *buf;
@@ -73,8 +74,14 @@ void cgroup_reader_close(struct cgroup_reader *r);
 
 /* Reads the group into *out (out->version 0: no group). full: the
  * baseline or final sample, which also read CPU, throttling, pressure and
- * the limits. Returns 0, or -1 when nothing could be read (the group is
- * gone); parts that failed have their ok flags 0. */
-int cgroup_read(struct cgroup_reader *r, int full, struct cgroup_sample *out);
+ * the limits. roles: the tree as this sample's walk found it (NULL: the
+ * walk failed): a member it lacks whose parent is in it is the tree's (a
+ * child forked after the walk, or one the kernel's children list skipped
+ * while a sibling exited) and is left out of out->members, which then
+ * holds the tree's processes and strangers. Returns 0, or -1 when nothing
+ * could be read (the group is gone); parts that failed have their ok
+ * flags 0. */
+int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
+                struct cgroup_sample *out);
 
 #endif

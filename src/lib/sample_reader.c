@@ -264,9 +264,10 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct 
             warn_always(r->warner, "GPU figures stop here: %s", r->gpu.reason);
         }
     }
-    if (r->cg.version) {
+    if (r->cg.version && !r->cgroup_off) {
         /* the baseline and the final sample read every part */
-        s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, &s->cgroup) == 0;
+        s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, s->tree_ok ? &s->roles : NULL,
+                                   &s->cgroup) == 0;
         if (!s->cgroup_ok)
             warn_once(r->warner, WARN_CGROUP_GONE,
                       "cannot read the cgroup %s any more (%s): the job's group figures stop at "

@@ -52,6 +52,9 @@ struct sample_reader {
     int gpu_failed;           /* the driver failed mid-run: no more GPU samples */
     int in_pid_namespace;     /* the driver's PIDs cannot be matched to ours */
     struct cgroup_reader cg;  /* cg.version 0: no group (cg.reason) */
+    int cgroup_off;           /* set by the sampler once the group is found
+                                 shared: its figures will not be used, so
+                                 its files are not read any more */
     struct warner *warner;
 };
 

@@ -330,6 +330,9 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
     sample_read(&t->reader, slot, read_io, &s);
     pthread_mutex_lock(&t->lock);
     pipeline_step(&t->pipe, &s, rows);
+    /* A shared group's figures are never used: stop paying for them (a
+     * user's session group can hold thousands of processes). */
+    t->reader.cgroup_off |= t->pipe.cg.shared;
     if (t->metrics_on) {
         int next = !t->mcur;
         pipeline_metrics(&t->pipe, &s, s.slot == 0 ? NULL : &t->mpoints[t->mcur],
