@@ -777,8 +777,111 @@ static int real_tests(void)
     return check_exit("test_cgroup real");
 }
 
+/* A report of a tracker over the v2 fixture whose memory pressure grows
+ * during the run, written to path; 0 on success. */
+static int fixture_report(const char *path)
+{
+    char *root = fx_mkroot(), proc[200], sys[200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    fx_system(proc, 0, 0, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
+    fx_proc_write(proc, &m);
+    v2_group(proc, sys, "100\n");
+    gt_options o;
+    test_options_init(&o);
+    test_hooks.proc_root = proc;
+    test_hooks.sys_root = sys;
+    o.process_id = 100;
+    o.sleep_time = 0.01;
+    o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
+    gt_tracker *t;
+    int rc = -1;
+    if (test_tracker_new(&o, &t) == GT_OK) {
+        if (gt_tracker_start(t) == GT_OK) {
+            /* stalled on memory for the whole run (the share is capped at 1),
+             * and one process OOM-killed */
+            fx_write(sys, "fs/cgroup/job/memory.pressure",
+                     "some avg10=0.00 avg60=0.00 avg300=0.00 total=900000000\n"
+                     "full avg10=0.00 avg60=0.00 avg300=0.00 total=100000\n");
+            fx_write(sys, "fs/cgroup/job/memory.events",
+                     "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\noom_group_kill 0\n");
+            /* rows, for the report's recommendation (an event, not a time) */
+            if (gt_tracker_wait_rows(t, 2, 60) && gt_tracker_stop(t) == GT_OK &&
+                gt_tracker_write_report(t, "train.py", 137, NULL, path) == GT_OK)
+                rc = 0;
+        }
+        gt_tracker_free(t);
+    }
+    fx_rmroot(root);
+    return rc;
+}
+
+/* The report's "Why it was slow": the group's peak, the OOM kill, the
+ * stall, the pressure chart. */
+static void test_report(void)
+{
+    char path[] = "/tmp/gt-cgroup-report-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(fixture_report(path) == 0);
+    char *html = NULL;
+    CHECK(gt_file_read(path, 1 << 24, "report", &html, NULL) == GT_OK);
+    if (html) {
+        CHECK_CONTAINS(html, "<h2>Why it was slow</h2>");
+        CHECK_CONTAINS(html, "Group memory peak</div><div class=\"v\">600.0 MiB</div>");
+        CHECK_CONTAINS(html, "limit 1.0 GiB");
+        CHECK_CONTAINS(html, "<div class=\"card warn\"><div class=\"k\">OOM kills</div><div "
+                             "class=\"v\">1 killed</div>");
+        CHECK_CONTAINS(html, "Stalled</div><div class=\"v\">100.0%</div>");
+        CHECK_CONTAINS(html, "waited for memory");
+        CHECK_CONTAINS(html, "aria-label=\"Pressure\"");
+        CHECK_CONTAINS(html, "<title>Memory: some 100.0%</title>");
+        /* a memory request below the group's peak would be killed */
+        CHECK_CONTAINS(html, "memory from the job&#39;s cgroup peak + 20%");
+    }
+    free(html);
+    unlink(path);
+}
+
+/* The same report in headless Chromium: the panel and the chart are in the
+ * rendered page, the memory bar as wide as the run. */
+static int report_in_chromium(void)
+{
+    if (system("command -v chromium >/dev/null 2>&1") != 0) {
+        printf("skipped: chromium is not installed (make check installs it, as root)\n");
+        return 77;
+    }
+    char dir[] = "/tmp/gt-cgroup-chromium-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char html[128], dom[128], cmd[1024];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(dom, sizeof dom, "%s/dom.html", dir);
+    CHECK(fixture_report(html) == 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
+             "--dump-dom file://%s >%s 2>/dev/null", dir, dir, html, dom);
+    CHECK_MSG(system(cmd) == 0, "chromium --dump-dom failed");
+    char *text = NULL;
+    CHECK(gt_file_read(dom, 1 << 24, "DOM", &text, NULL) == GT_OK);
+    if (text) {
+        CHECK_CONTAINS(text, "<h2>Why it was slow</h2>");
+        CHECK_CONTAINS(text, "aria-label=\"Pressure\"");
+        /* the memory row: "some" as wide as the track (460), "full" not */
+        CHECK_CONTAINS(text, "class=\"some\" x=\"80\" y=\"48\" width=\"460.0\"");
+        CHECK_CONTAINS(text, "class=\"full\" x=\"80\" y=\"48\" width=\"");
+    }
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return check_exit("test_cgroup report-chromium");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "report-chromium") == 0)
+        return report_in_chromium();
     if (argc > 1 && strcmp(argv[1], "real") == 0)
         return real_tests();
     test_v2_reader();
@@ -787,5 +890,6 @@ int main(int argc, char **argv)
     test_membership();
     test_figures();
     test_tracker_fixture();
+    test_report();
     return check_exit("test_cgroup");
 }

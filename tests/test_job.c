@@ -231,6 +231,24 @@ static void test_job_view(void)
     free(json);
     gt_job_summary_free(j);
     gt_snapshot_free(job);
+
+    /* A task whose step cgroup peaked at 900 MiB (between rows, where PSS
+     * and RSS did not see it) is asked for from that: 1080 MiB, rounded. */
+    gt_snapshot *two[2] = {task("9", "0", "n1", 100, 10, 1.0, 2000),
+                           task("9", "1", "n1", 100, 10, 1.0, 2000)};
+    two[1]->cgroup = (gt_cgroup_usage){.struct_size = sizeof(gt_cgroup_usage), .available = 1,
+                                       .version = 2, .memory_available = 1,
+                                       .memory_peak = 900.0 * 1048576};
+    CHECK(gt_snapshot_merge(two, 2, names, &job) == GT_OK);
+    j = NULL;
+    CHECK(job && gt_job_summarize(job, &j) == GT_OK && j);
+    if (j) {
+        CHECK_MSG(j->tasks[1].rec.memory_mib == gt_round_memory_mib(1080) &&
+                  j->tasks[0].rec.memory_mib == 128, "task memory %d, %d",
+                  j->tasks[0].rec.memory_mib, j->tasks[1].rec.memory_mib);
+        gt_job_summary_free(j);
+    }
+    gt_snapshot_free(job);
 }
 
 int main(void)

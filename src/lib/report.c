@@ -983,6 +983,111 @@ static void job_section(struct sb *b, const gt_snapshot *s)
     gt_job_summary_free(j);
 }
 
+/* Why it was slow, or killed: the job's cgroup figures (gt_cgroup_usage)
+ * as cards, and its pressure stalls as bars. Older snapshots have none. */
+static void slow_section(struct sb *b, const gt_snapshot *s)
+{
+    const gt_cgroup_usage *c = &s->cgroup;
+    if (!c->struct_size)
+        return;
+    sb_puts(b, "<h2>Why it was slow</h2>\n");
+    if (!c->available) {
+        sb_puts(b, "<p class=\"note\">No figures of the job's cgroup: ");
+        sb_text(b, c->created_reason[0] ? c->created_reason : c->reason);
+        sb_puts(b, ". Run it with <code>--cgroup</code>, or in a cgroup of its own (a Slurm "
+                   "step, a container), to see its memory high-water mark, OOM kills, CPU "
+                   "throttling and pressure stalls.</p>\n");
+        return;
+    }
+    char v[64], sub[256], t[64];
+    sb_puts(b, "<div class=\"cards\">\n");
+    if (c->memory_available) {
+        fmt_bytes(c->memory_peak, v, sizeof v);
+        int near = c->memory_limit > 0 && c->memory_peak >= 0.9 * c->memory_limit;
+        char lim[32] = "";
+        if (c->memory_limit > 0)
+            fmt_bytes(c->memory_limit, lim, sizeof lim);
+        snprintf(sub, sizeof sub, "%s of the group (page cache included)%s%s%s",
+                 c->memory_peak_kernel ? "the kernel's high-water mark" : "highest sample",
+                 c->memory_limit > 0 ? "; limit " : "", lim, near ? ": close to it" : "");
+        card(b, near ? "warn" : "", "Group memory peak", v, sub);
+        if (c->oom_kills > 0) {
+            snprintf(v, sizeof v, "%ld killed", c->oom_kills);
+            fmt_time(c->first_oom_kill_time, t, sizeof t);
+            snprintf(sub, sizeof sub, "by the OOM killer at its memory limit; first seen at %s",
+                     t);
+            card(b, "warn", "OOM kills", v, sub);
+        } else {
+            snprintf(sub, sizeof sub, "no process was killed for memory; the limit was reached "
+                     "%ld time%s", c->limit_hits, c->limit_hits == 1 ? "" : "s");
+            card(b, "", "OOM kills", "none", sub);
+        }
+    } else {
+        card(b, "", "Group memory peak", "n/a", c->memory_reason);
+    }
+    if (c->cpu_available) {
+        if (c->cpu_quota > 0 && c->throttle_periods > 0) {
+            fmt_duration(c->throttled_seconds, v, sizeof v);
+            snprintf(sub, sizeof sub, "throttled in %ld of %ld periods by its quota of %.2f "
+                     "cores", c->throttled_periods, c->throttle_periods, c->cpu_quota);
+            card(b, c->throttled_periods * 20 > c->throttle_periods && c->throttled_periods
+                        ? "warn" : "", "CPU throttled", v, sub);
+        } else {
+            card(b, "", "CPU throttled", "no", c->cpu_quota > 0
+                                                   ? "no quota period ran out"
+                                                   : "the group has no CPU quota");
+        }
+    }
+    if (c->pressure_available) {
+        double worst = c->cpu_some;
+        const char *what = "CPU";
+        if (c->memory_some > worst) {
+            worst = c->memory_some;
+            what = "memory";
+        }
+        if (c->io_some > worst) {
+            worst = c->io_some;
+            what = "I/O";
+        }
+        snprintf(v, sizeof v, "%.1f%%", 100 * worst);
+        snprintf(sub, sizeof sub, "of the run some of its tasks waited for %s, the most "
+                 "waited-for resource (pressure stall information)", what);
+        card(b, worst > 0.1 ? "warn" : "", "Stalled", v, sub);
+    }
+    sb_puts(b, "</div>\n");
+    if (!c->pressure_available) {
+        sb_puts(b, "<p class=\"note\">No pressure figures: ");
+        sb_text(b, c->pressure_reason);
+        sb_puts(b, ".</p>\n");
+        return;
+    }
+    /* The pressure chart: for each resource, the share of the run in which
+     * some of the group's tasks waited (light) and all of them did (dark). */
+    static const char *const names[3] = {"CPU", "Memory", "I/O"};
+    double some[3] = {c->cpu_some, c->memory_some, c->io_some};
+    double full[3] = {c->cpu_full, c->memory_full, c->io_full};
+    sb_puts(b, "<figure class=\"chart pressure\"><figcaption>Pressure stalls: share of the run "
+               "the job's tasks waited</figcaption>\n<svg role=\"img\" aria-label=\"Pressure\" "
+               "viewBox=\"0 0 640 130\">\n");
+    for (int i = 0; i < 3; i++) {
+        double y = 10 + 38.0 * i;
+        sb_printf(b, "<text class=\"label\" x=\"0\" y=\"%.0f\">%s</text>", y + 18, names[i]);
+        sb_printf(b, "<rect class=\"grid\" x=\"80\" y=\"%.0f\" width=\"460\" height=\"26\" "
+                     "fill=\"none\"/>", y);
+        sb_printf(b, "<rect class=\"some\" x=\"80\" y=\"%.0f\" width=\"%.1f\" height=\"26\" "
+                     "fill=\"#9dbbf0\"><title>%s: some %.1f%%</title></rect>",
+                  y, 460 * some[i], names[i], 100 * some[i]);
+        sb_printf(b, "<rect class=\"full\" x=\"80\" y=\"%.0f\" width=\"%.1f\" height=\"26\" "
+                     "fill=\"#2f6fde\"><title>%s: full %.1f%%</title></rect>",
+                  y, 460 * full[i], names[i], 100 * full[i]);
+        sb_printf(b, "<text class=\"tick\" x=\"548\" y=\"%.0f\">%.1f%% / %.1f%%</text>\n",
+                  y + 18, 100 * some[i], 100 * full[i]);
+    }
+    sb_puts(b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#9dbbf0\"></i>some "
+               "tasks waited</span><span><i style=\"background:#2f6fde\"></i>all waited "
+               "(full)</span></div></figure>\n");
+}
+
 char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
                        const char *server_json, const gt_report_extras *extras,
                        gt_status *status)
@@ -1027,6 +1132,16 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     gt_recommendation rec = {0};
     if (have_stats)
         gt_recommend(&st, &rec);
+    /* The job's cgroup is what a memory limit is enforced on: its peak
+     * (+20 %) is the least to ask for. */
+    int rec_by_group = 0;
+    if (have_stats && s->cgroup.struct_size && s->cgroup.available &&
+        s->cgroup.memory_available) {
+        int group_mib = gt_round_memory_mib(s->cgroup.memory_peak * 1.2 / 1048576.0);
+        rec_by_group = group_mib > rec.memory_mib;
+        if (rec_by_group)
+            rec.memory_mib = group_mib;
+    }
     char t0[64], t1[64], dur[64], v[128], sub[256];
     fmt_time(s->start_time, t0, sizeof t0);
     fmt_time(s->stop_time, t1, sizeof t1);
@@ -1097,9 +1212,13 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
             snprintf(sub, sizeof sub, "%d GPU, %d MiB GPU memory", rec.gpu, rec.vram_mib);
         else
             snprintf(sub, sizeof sub, "no GPU");
+        if (rec_by_group)
+            snprintf(sub + strlen(sub), sizeof sub - strlen(sub),
+                     "; memory from the job's cgroup peak + 20%%");
         card(&b, "rec", "Recommended", v, sub);
     }
     sb_puts(&b, "</div>\n");
+    slow_section(&b, s);
 
     sb_puts(&b, "<h2>Over time</h2>\n");
     struct chart_data *d = malloc(sizeof *d); /* a few hundred kilobytes: not the stack */
