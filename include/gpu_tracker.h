@@ -663,6 +663,15 @@ typedef struct gt_system_row {
     double gpu_usage;            /* GPUs, all of them */
     double gpu_vram;             /* MiB used on all GPUs */
     int gpu_utilized;            /* GPUs with utilization > 0 */
+    /* ---- Added in 0.3, not in resource_tracker's layout (its CSV and
+     * snapshot formats leave them out) ----
+     * Pressure stall information of the whole system (/proc/pressure): the
+     * share of the interval (0 to 1) in which some (full: all) runnable
+     * tasks waited for the CPU, memory or I/O; 0 where the kernel keeps
+     * none (pressure_ok 0). */
+    int pressure_ok;
+    double pressure_cpu_some, pressure_cpu_full, pressure_memory_some, pressure_memory_full,
+        pressure_io_some, pressure_io_full;
 } gt_system_row;
 
 typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt_series_kind;

@@ -408,6 +408,31 @@ static void test_system_rows(void)
     CHECK(row.memory_buffers == 500 && row.memory_cached == 2500);
     CHECK(row.memory_active == 4000 && row.memory_inactive == 1000);
     CHECK(row.disk_read_bytes == 4 * 512 && row.disk_write_bytes == 10 * 512);
+    /* No pressure files read: no pressure in the row. */
+    CHECK(row.pressure_ok == 0 && row.pressure_cpu_some == 0);
+    /* The system's PSI: 0.5 s of some CPU stall and 0.2 s of full memory
+     * stall in 2 s; a counter that goes back leaves the row's pressure out. */
+    for (int k = 0; k < CGROUP_PSI_N; k++)
+        p.psi_ok[k] = c.psi_ok[k] = 1;
+    p.psi[CGROUP_PSI_CPU] = (struct psi_totals){.some_us = 1000000};
+    c.psi[CGROUP_PSI_CPU] = (struct psi_totals){.some_us = 1500000};
+    p.psi[CGROUP_PSI_MEMORY] = (struct psi_totals){.some_us = 10, .full_us = 10};
+    c.psi[CGROUP_PSI_MEMORY] = (struct psi_totals){.some_us = 300010, .full_us = 200010};
+    series_system_row(&a, &b, 2.0, 100, 1700000000.5, &row);
+    CHECK(row.pressure_ok == 1);
+    CHECK(row.pressure_cpu_some == 0.25 && row.pressure_cpu_full == 0);
+    CHECK(row.pressure_memory_some == 0.15 && row.pressure_memory_full == 0.1);
+    CHECK(row.pressure_io_some == 0 && row.pressure_io_full == 0);
+    c.psi[CGROUP_PSI_IO] = (struct psi_totals){.some_us = 0};
+    p.psi[CGROUP_PSI_IO] = (struct psi_totals){.some_us = 5};
+    series_system_row(&a, &b, 2.0, 100, 1700000000.5, &row);
+    CHECK(row.pressure_ok == 0 && row.pressure_cpu_some == 0);
+    c.psi_ok[CGROUP_PSI_IO] = 0;
+    p.psi[CGROUP_PSI_IO] = c.psi[CGROUP_PSI_IO];
+    series_system_row(&a, &b, 2.0, 100, 1700000000.5, &row);
+    CHECK(row.pressure_ok == 0);
+    for (int k = 0; k < CGROUP_PSI_N; k++)
+        p.psi_ok[k] = c.psi_ok[k] = 0;
     CHECK(row.net_recv_bytes == 500 && row.net_sent_bytes == 600);
     CHECK(row.gpu_usage == 1.25 && row.gpu_vram == 2048.5 && row.gpu_utilized == 2);
     /* With the kernel's tick total: over it, the same at 2 s on 2 CPUs

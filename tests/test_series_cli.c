@@ -544,6 +544,11 @@ static void test_report_in_chromium(void)
         CHECK_CONTAINS(said, " MiB");
         CHECK_CONTAINS(said, "Disk I/O @ ");
         CHECK_CONTAINS(said, "Network @ ");
+        /* the system's pressure, where the kernel keeps it */
+        if (access("/proc/pressure/cpu", R_OK) == 0) {
+            CHECK_CONTAINS(said, "Pressure (whole system) @ ");
+            CHECK_CONTAINS(said, "% stalled");
+        }
     }
     free(text);
 

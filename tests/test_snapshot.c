@@ -273,8 +273,33 @@ static void test_malformed(void)
     check_rejected(good, "\"max_ram\":", "\"max_rom\":", "missing key \"summary.max_ram\"");
     check_rejected(good, "\"process_metrics\":{\"timestamp\":[", "\"process_metrics\":{\"timestamp\":[1.5,",
                    "\"process_metrics.pid\" has 3 values, \"timestamp\" 4");
-    check_rejected(good, "\"gpu_utilized\":[0,0,0]}}", "\"gpu_utilized\":[0,0,\"x\"]}}",
+    check_rejected(good, "\"gpu_utilized\":[0,0,0],", "\"gpu_utilized\":[0,0,\"x\"],",
                    "\"system_metrics.gpu_utilized[2]\" should be an integer");
+    /* A snapshot written before 0.3 has no pressure columns: it reads, its
+     * rows with them 0. */
+    {
+        const char *from = strstr(good, ",\"pressure_ok\":");
+        const char *to = from ? strstr(from, "]}}") : NULL;
+        CHECK(from && to);
+        if (from && to) {
+            size_t keep = (size_t)(from - good);
+            char *old = malloc(strlen(good) + 1);
+            memcpy(old, good, keep);
+            strcpy(old + keep, to + 1);
+            write_gz("old.json.gz", old, 0);
+            free(old);
+            gt_snapshot *o = NULL;
+            CHECK_MSG(gt_snapshot_read(path_in("old.json.gz"), &o) == GT_OK, "%s",
+                      gt_last_error());
+            CHECK(o && o->series.nsystem == 3 && o->series.system[2].pressure_ok == 0 &&
+                  o->series.system[2].gpu_utilized == 0);
+            gt_snapshot_free(o);
+        }
+    }
+    /* ours (0.3): optional, but checked when there */
+    check_rejected(good, "\"pressure_io_full\":[0.0,0.0,0.0]}}",
+                   "\"pressure_io_full\":[0.0,0.0,1.5]}}",
+                   "\"system_metrics.pressure_io_full[2]\"");
     check_rejected(good, "\"system_metrics\":{\"timestamp\":[1700000002.0",
                    "\"system_metrics\":{\"timestamp\":[\"a\"",
                    "\"system_metrics.timestamp[0]\" should be a number");
@@ -667,6 +692,9 @@ static void test_report(void)
     gt_snapshot *s = real_snapshot(0);
     if (!s)
         return;
+    int psi = 0;
+    for (size_t i = 0; i < s->series.nsystem; i++)
+        psi |= s->series.system[i].pressure_ok;
     char *html = gt_snapshot_report_html(s, "{\"vendor_id\": \"aws\", \"api_reference\": "
                                             "\"t3.micro\", \"vcpus\": 2, \"min_price_ondemand\": "
                                             "0.0104, \"logo\": \"https://example.com/x.png\"}");
@@ -677,8 +705,10 @@ static void test_report(void)
         int charts = 0;
         for (const char *p = html; (p = strstr(p, "<svg")); p++)
             charts++;
-        /* No GPU on this machine: its charts are left out, and said so once. */
-        CHECK_MSG(charts == 4, "%d charts", charts);
+        /* No GPU on this machine: its charts are left out, and said so once.
+         * The system's pressure has a chart where the kernel keeps it. */
+        CHECK_MSG(charts == 4 + psi, "%d charts", charts);
+        CHECK(!psi || strstr(html, ">Pressure (whole system)<"));
         CHECK(!strstr(html, ">GPU utilization<") && !strstr(html, ">GPU memory<"));
         const char *titles[] = {">CPU usage<", ">Memory<",
                                 "No GPU was found on this machine: the GPU charts are left out.",
@@ -710,7 +740,7 @@ static void test_report(void)
             const char *x = strstr(p, " data-x=\""), *v0 = strstr(p, " data-v0=\"");
             hover += x && v0 && end && x < end && v0 < end;
         }
-        CHECK_MSG(hover == 4, "%d charts carry hover data", hover);
+        CHECK_MSG(hover == 4 + psi, "%d charts carry hover data", hover);
         free(html);
     }
     /* The filesystems the disk-space figures count, named (escaped). */
@@ -736,7 +766,7 @@ static void test_report(void)
         int charts = 0;
         for (const char *p = html; (p = strstr(p, "<svg")); p++)
             charts++;
-        CHECK_MSG(charts == 6, "%d charts with a GPU", charts);
+        CHECK_MSG(charts == 6 + psi, "%d charts with a GPU", charts);
         CHECK_CONTAINS(html, ">GPU utilization<");
         CHECK_CONTAINS(html, ">GPU memory<");
         CHECK(!strstr(html, "No GPU was found"));

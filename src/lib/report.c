@@ -256,7 +256,7 @@ struct shading {
 
 enum line_id {
     L_PCPU, L_SCPU, L_PMEM, L_SMEM, L_PGPU, L_SGPU, L_PVRAM, L_SVRAM,
-    L_DR, L_DW, L_PR, L_PW, L_NR, L_NS, NLINES
+    L_DR, L_DW, L_PR, L_PW, L_NR, L_NS, L_PSI_CPU, L_PSI_MEM, L_PSI_IO, NLINES
 };
 
 /* What one plot column holds of one line. */
@@ -277,6 +277,7 @@ struct chart_data {
     struct bucket b[NLINES][PLOT_W];
     const struct shading *shade; /* code blocks shaded on every chart, or NULL */
     double t0;         /* epoch seconds of x = 0 */
+    int have_pressure; /* a system row has the system's pressure (PSI) */
 };
 
 struct line {
@@ -644,6 +645,12 @@ static void chart_add_pair(void *ctx, size_t i, const gt_process_row *pr, const 
         bucket_add(&d->b[L_DW][c], (double)sr->disk_write_bytes / secs / 1e6);
         bucket_add(&d->b[L_NR][c], (double)sr->net_recv_bytes / secs / 1e6);
         bucket_add(&d->b[L_NS][c], (double)sr->net_sent_bytes / secs / 1e6);
+        if (sr->pressure_ok) {
+            d->have_pressure = 1;
+            bucket_add(&d->b[L_PSI_CPU][c], 100 * sr->pressure_cpu_some);
+            bucket_add(&d->b[L_PSI_MEM][c], 100 * sr->pressure_memory_some);
+            bucket_add(&d->b[L_PSI_IO][c], 100 * sr->pressure_io_some);
+        }
     }
 }
 
@@ -710,6 +717,13 @@ static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *
     chart(b, "Disk I/O", "MB/s", d, disk, 4);
     struct line net[] = {{"received", PROC_COLOR, L_NR}, {"sent", PROC2_COLOR, L_NS}};
     chart(b, "Network", "MB/s", d, net, 2);
+    if (d->have_pressure) {
+        /* the whole machine's stalls; the job's own are in "Why it was slow" */
+        struct line psi[] = {{"CPU", PROC_COLOR, L_PSI_CPU},
+                             {"memory", PROC2_COLOR, L_PSI_MEM},
+                             {"I/O", SYS2_COLOR, L_PSI_IO}};
+        chart(b, "Pressure (whole system)", "% stalled", d, psi, 3);
+    }
     sb_puts(b, "</div>\n");
     if (s->server.gpu_count == 0)
         sb_puts(b, "<p class=\"note\">No GPU was found on this machine: the GPU charts are left "

@@ -28,6 +28,10 @@
 #include "proc_parse.h"
 #include "sys_parse.h"
 
+/* The resources pressure stall information is kept for (the order of the
+ * system's /proc/pressure files and of a cgroup's *.pressure). */
+enum { CGROUP_PSI_CPU, CGROUP_PSI_MEMORY, CGROUP_PSI_IO, CGROUP_PSI_N };
+
 /* ---- The process tree (tree.c produces it) ---- */
 
 /* What one walk saw. Memory in kB, CPU in clock ticks. */
@@ -158,11 +162,12 @@ struct system_series_sample {
      * is taken (blocks - bfree), free what users may still take (bavail);
      * reserved blocks make used + free less than total. */
     unsigned long long fs_total_bytes, fs_used_bytes, fs_free_bytes;
+    /* /proc/pressure/{cpu,memory,io}: cumulative stall microseconds */
+    int psi_ok[CGROUP_PSI_N];
+    struct psi_totals psi[CGROUP_PSI_N];
 };
 
 /* ---- The job's cgroup (cgroup.c) ---- */
-
-enum { CGROUP_PSI_CPU, CGROUP_PSI_MEMORY, CGROUP_PSI_IO, CGROUP_PSI_N };
 
 /* One reading of the group the main process is in. Counters are the
  * kernel's (cumulative since the group was made); each part has its own

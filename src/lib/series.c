@@ -128,6 +128,31 @@ static double system_cores(const struct sys_cpu *prev, const struct sys_cpu *cur
     return cur->ncpu > 0 && cores > cur->ncpu ? cur->ncpu : cores;
 }
 
+/* The share of the interval each resource was stalled, from the
+ * cumulative microseconds at both ends (a counter that went back, or one
+ * not read at both ends, leaves the row's pressure out). */
+static void pressure_shares(const struct system_series_sample *p,
+                            const struct system_series_sample *c, double seconds,
+                            gt_system_row *row)
+{
+    double *some[CGROUP_PSI_N] = {&row->pressure_cpu_some, &row->pressure_memory_some,
+                                  &row->pressure_io_some};
+    double *full[CGROUP_PSI_N] = {&row->pressure_cpu_full, &row->pressure_memory_full,
+                                  &row->pressure_io_full};
+    for (int i = 0; i < CGROUP_PSI_N; i++)
+        if (!p->psi_ok[i] || !c->psi_ok[i] || c->psi[i].some_us < p->psi[i].some_us ||
+            c->psi[i].full_us < p->psi[i].full_us)
+            return;
+    double us = seconds * 1e6;
+    for (int i = 0; i < CGROUP_PSI_N; i++) {
+        double sv = (double)(c->psi[i].some_us - p->psi[i].some_us) / us;
+        double fv = (double)(c->psi[i].full_us - p->psi[i].full_us) / us;
+        *some[i] = pyfloat_round(sv > 1 ? 1 : sv, 4);
+        *full[i] = pyfloat_round(fv > 1 ? 1 : fv, 4);
+    }
+    row->pressure_ok = 1;
+}
+
 void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
                        double seconds, double ticks_per_second, double timestamp,
                        gt_system_row *row)
@@ -158,8 +183,10 @@ void series_system_row(const struct system_reading *prev, const struct system_re
             row->disk_space_used_gb = pyfloat_round((double)c->fs_used_bytes / GIB, 2);
             row->disk_space_free_gb = pyfloat_round((double)c->fs_free_bytes / GIB, 2);
         }
-        if (p)
+        if (p) {
             io_deltas(p, c, row);
+            pressure_shares(p, c, seconds, row);
+        }
     }
     row->gpu_usage = pyfloat_round(cur->gpu.usage, 4);
     row->gpu_vram = pyfloat_round(cur->gpu.vram_mib, 4);

@@ -56,16 +56,26 @@ static const struct series_column system_columns[] = {
     SCOL(gpu_usage, COLUMN_DOUBLE, MAX_GPUS),
     SCOL(gpu_vram, COLUMN_DOUBLE, MAX_MIB),
     SCOL(gpu_utilized, COLUMN_INT, MAX_GPUS),
+    /* ours, since 0.3 */
+    SCOL(pressure_ok, COLUMN_INT, 1),
+    SCOL(pressure_cpu_some, COLUMN_DOUBLE, 1),
+    SCOL(pressure_cpu_full, COLUMN_DOUBLE, 1),
+    SCOL(pressure_memory_some, COLUMN_DOUBLE, 1),
+    SCOL(pressure_memory_full, COLUMN_DOUBLE, 1),
+    SCOL(pressure_io_some, COLUMN_DOUBLE, 1),
+    SCOL(pressure_io_full, COLUMN_DOUBLE, 1),
 };
+#define SYSTEM_RT_COLUMNS 21 /* timestamp .. gpu_utilized */
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct series_columns *series_columns(gt_series_kind kind)
 {
     static const struct series_columns process = {process_columns, NCOLS(process_columns),
-                                                  sizeof(gt_process_row)};
+                                                  sizeof(gt_process_row),
+                                                  NCOLS(process_columns)};
     static const struct series_columns system = {system_columns, NCOLS(system_columns),
-                                                 sizeof(gt_system_row)};
+                                                 sizeof(gt_system_row), SYSTEM_RT_COLUMNS};
     return kind == GT_SERIES_KIND_PROCESS ? &process : &system;
 }
 

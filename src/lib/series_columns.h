@@ -21,6 +21,10 @@ struct series_columns {
     const struct series_column *columns;
     size_t ncolumns;
     size_t row_size;
+    /* The first rt_ncolumns are resource_tracker's (its CSV and snapshot
+     * formats have those alone); the rest are ours (0.3), optional when a
+     * snapshot is read (older ones lack them). */
+    size_t rt_ncolumns;
 };
 
 /* The columns of a series, in resource_tracker's order. */

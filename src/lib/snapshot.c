@@ -456,10 +456,12 @@ static int on_member(void *ctx, struct json_span key, struct json_span value)
     return 0; /* unknown keys: skipped, never parsed */
 }
 
-/* Finds the named members of the object at span; 0, or -1 after a failure. */
-static int find_members(struct json_reader *r, const char *text, struct json_span object,
-                        const char *where, const char *const *names, size_t nnames,
-                        struct parts *p)
+/* Finds the named members of the object at span, the first nrequired of
+ * them required (the rest may be absent: p->seen says); 0, or -1 after a
+ * failure. */
+static int find_members_some(struct json_reader *r, const char *text, struct json_span object,
+                             const char *where, const char *const *names, size_t nnames,
+                             size_t nrequired, struct parts *p)
 {
     memset(p, 0, sizeof *p);
     p->text = text;
@@ -471,10 +473,18 @@ static int find_members(struct json_reader *r, const char *text, struct json_spa
         json_read_fail(r, "%s%smalformed JSON (%s)", where, *where ? " is " : "", err);
     else if (rc > 0)
         json_read_fail(r, "key \"%s%s%s\" appears twice", where, *where ? "." : "", p->duplicate);
-    for (size_t i = 0; r->status == GT_OK && i < nnames; i++)
+    for (size_t i = 0; r->status == GT_OK && i < nrequired; i++)
         if (!p->seen[i])
             json_read_fail(r, "missing key \"%s%s%s\"", where, *where ? "." : "", names[i]);
     return r->status == GT_OK ? 0 : -1;
+}
+
+/* Finds the named members, every one required. */
+static int find_members(struct json_reader *r, const char *text, struct json_span object,
+                        const char *where, const char *const *names, size_t nnames,
+                        struct parts *p)
+{
+    return find_members_some(r, text, object, where, names, nnames, nnames, p);
 }
 
 /* Parses one part, which may have at most max bytes. */
@@ -697,10 +707,15 @@ static size_t read_series(struct json_reader *r, const char *text, struct json_s
     for (size_t c = 0; c < cols->ncolumns; c++)
         names[c] = cols->columns[c].name;
     struct parts p;
-    if (r->status != GT_OK || find_members(r, text, span, where, names, cols->ncolumns, &p) < 0)
+    /* resource_tracker's columns are required; ours since 0.3 not (an
+     * older snapshot's rows have them 0) */
+    if (r->status != GT_OK ||
+        find_members_some(r, text, span, where, names, cols->ncolumns, cols->rt_ncolumns, &p) < 0)
         return 0;
     size_t n = 0;
     for (size_t c = 0; c < cols->ncolumns; c++) {
+        if (!p.seen[c])
+            continue;
         size_t len;
         char err[160];
         if (json_span_array_length(text, p.spans[c], 1, &len, err, sizeof err) < 0) {
@@ -726,7 +741,8 @@ static size_t read_series(struct json_reader *r, const char *text, struct json_s
         return 0;
     }
     for (size_t c = 0; c < cols->ncolumns && r->status == GT_OK; c++)
-        read_column(r, text, p.spans[c], where, &cols->columns[c], n, cols->row_size, rows);
+        if (p.seen[c])
+            read_column(r, text, p.spans[c], where, &cols->columns[c], n, cols->row_size, rows);
     *out = rows;
     return n;
 }

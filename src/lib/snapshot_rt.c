@@ -222,7 +222,7 @@ static int on_row(void *ctx, struct json_span key, struct json_span value)
                                                                                   : "memory_used_mib",
                                             NULL);
     void *row = rr->rows + rr->n * rr->cols->row_size;
-    for (size_t c = 0; r->status == GT_OK && c < rr->cols->ncolumns; c++) {
+    for (size_t c = 0; r->status == GT_OK && c < rr->cols->rt_ncolumns; c++) {
         const struct series_column *col = &rr->cols->columns[c];
         double scale;
         int decimals;
@@ -452,7 +452,7 @@ static void put_rows(struct sink *k, const struct row_source *rows, gt_series_ki
             size_t len = 0;
             text[len++] = first + i ? ',' : ' ';
             text[len++] = '{';
-            for (size_t c = 0; c < cols->ncolumns; c++) {
+            for (size_t c = 0; c < cols->rt_ncolumns; c++) {
                 double scale;
                 int decimals;
                 const char *name = rt_column(&cols->columns[c], v05, &scale, &decimals);

@@ -29,6 +29,8 @@ int system_series_open(struct system_series_reader *r, const char *proc_root,
 {
     memset(r, 0, sizeof *r);
     r->sys_block_fd = r->sys_net_fd = r->diskstats_fd = r->netdev_fd = -1;
+    for (int i = 0; i < CGROUP_PSI_N; i++)
+        r->pressure_fd[i] = -1;
     r->proc_root = strdup(proc_root);
     r->bufcap = 16384;
     r->buf = malloc(r->bufcap);
@@ -41,13 +43,18 @@ int system_series_open(struct system_series_reader *r, const char *proc_root,
     r->sys_net_fd = procfs_open_in(sys_root, "class/net", O_DIRECTORY);
     r->diskstats_fd = procfs_open_in(proc_root, "diskstats", 0);
     r->netdev_fd = procfs_open_in(proc_root, "net/dev", 0);
+    static const char *const psi[CGROUP_PSI_N] = {"pressure/cpu", "pressure/memory",
+                                                  "pressure/io"};
+    for (int i = 0; i < CGROUP_PSI_N; i++)
+        r->pressure_fd[i] = procfs_open_in(proc_root, psi[i], 0);
     r->proc_dir = opendir(proc_root);
     return 0;
 }
 
 void system_series_close(struct system_series_reader *r)
 {
-    int fds[] = {r->sys_block_fd, r->sys_net_fd, r->diskstats_fd, r->netdev_fd};
+    int fds[] = {r->sys_block_fd,    r->sys_net_fd,      r->diskstats_fd,   r->netdev_fd,
+                 r->pressure_fd[0], r->pressure_fd[1], r->pressure_fd[2]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0)
             close(fds[i]);
@@ -60,6 +67,8 @@ void system_series_close(struct system_series_reader *r)
     free(r->fs_scratch);
     memset(r, 0, sizeof *r);
     r->sys_block_fd = r->sys_net_fd = r->diskstats_fd = r->netdev_fd = -1;
+    for (int i = 0; i < CGROUP_PSI_N; i++)
+        r->pressure_fd[i] = -1;
 }
 
 void system_series_sample_free(struct system_series_sample *s)
@@ -419,6 +428,13 @@ int system_series_read(struct system_series_reader *r, struct system_series_samp
     r->generation++;
     s->processes_ok = s->disks_ok = s->nets_ok = s->fs_ok = 0;
     count_processes(r, s);
+    /* a file that cannot be read (a kernel without PSI) leaves that part out */
+    for (int i = 0; i < CGROUP_PSI_N; i++) {
+        size_t len;
+        s->psi_ok[i] = r->pressure_fd[i] >= 0 &&
+                       procfs_pread(r->pressure_fd[i], r->buf, r->bufcap, &len) == 0 &&
+                       cgroup_parse_pressure(r->buf, len, &s->psi[i]) == 0;
+    }
     if (read_disks(r, s) < 0 || read_nets(r, s) < 0 || read_filesystems(r, s) < 0)
         return -1;
     return 0;

@@ -34,6 +34,7 @@ struct system_series_reader {
     int sys_block_fd;     /* <sys>/block, -1 if it cannot be opened */
     int sys_net_fd;       /* <sys>/class/net, -1 likewise */
     int diskstats_fd, netdev_fd;
+    int pressure_fd[CGROUP_PSI_N]; /* <proc>/pressure/{cpu,memory,io}, -1: none */
     DIR *proc_dir;
     char *buf;
     size_t bufcap;
