@@ -448,6 +448,27 @@ typedef struct gt_cgroup_usage {
     double pressure_seconds;   /* the wall time the shares are of */
 } gt_cgroup_usage;
 
+/* The energy of the machine's CPU packages and DRAM over the run
+ * (gt_tracker_cpu_energy, the JSON's "cpu_energy", snapshots'
+ * metadata.cpu_energy), from RAPL through the powercap sysfs. RAPL counts
+ * per socket, not per process: these are the whole machine's joules; a
+ * job's part can only be estimated (job_share). The struct grows at its
+ * end: set struct_size to sizeof(gt_cpu_energy). (0.3) */
+typedef struct gt_cpu_energy {
+    size_t struct_size;        /* set by the caller */
+    int available;
+    char reason[GT_REASON_LEN];/* why not ("" when available) */
+    int packages;              /* CPU package zones counted (one a socket) */
+    double package_joules;     /* the packages: cores, caches, uncore */
+    int dram_available;        /* a DRAM zone was counted too */
+    double dram_joules;
+    double job_share;          /* the tracked tree's CPU time over the whole
+                                  machine's in the run, 0 to 1: the share of
+                                  package_joules the report gives the job, an
+                                  estimate (idle power and other work share
+                                  the socket) */
+} gt_cpu_energy;
+
 /* ---- Writers and readers of results ------------------------------------ */
 
 /* The text gpu_tracker prints (str(tracker)), without a trailing newline.
@@ -672,6 +693,10 @@ typedef struct gt_system_row {
     int pressure_ok;
     double pressure_cpu_some, pressure_cpu_full, pressure_memory_some, pressure_memory_full,
         pressure_io_some, pressure_io_full;
+    /* The machine's CPU packages' and DRAM's energy in the interval, joules,
+     * from RAPL (energy_ok 0: not read, then both 0). */
+    int energy_ok;
+    double cpu_energy_joules, dram_energy_joules;
 } gt_system_row;
 
 typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt_series_kind;
@@ -787,6 +812,9 @@ typedef struct gt_snapshot {
     /* The job's cgroup figures (gt_tracker_cgroup); struct_size 0 when not
      * recorded (older snapshots, resource_tracker's format). (0.3) */
     gt_cgroup_usage cgroup;
+    /* The machine's CPU energy (gt_tracker_cpu_energy); struct_size 0 when
+     * not recorded. (0.3) */
+    gt_cpu_energy cpu_energy;
 } gt_snapshot;
 
 /* The most tasks a merged snapshot may hold: with the per-series row limit,
@@ -1193,6 +1221,10 @@ GT_API const char *gt_tracker_metrics_address(gt_tracker *t);
  * when the tree has no group of its own), GT_ERR_INVALID_ARGUMENT
  * (struct_size), GT_ERR_STATE before start. (0.3) */
 GT_API gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out);
+
+/* The machine's CPU and DRAM energy during the run so far (final once
+ * STOPPED), as gt_tracker_cgroup. (0.3) */
+GT_API gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out);
 
 /* What a run shows while it goes on: the newest sample's figures and the
  * peak so far, in fixed units (MiB, cores, percent) whatever the options'

@@ -297,8 +297,8 @@ static void test_malformed(void)
         }
     }
     /* ours (0.3): optional, but checked when there */
-    check_rejected(good, "\"pressure_io_full\":[0.0,0.0,0.0]}}",
-                   "\"pressure_io_full\":[0.0,0.0,1.5]}}",
+    check_rejected(good, "\"pressure_io_full\":[0.0,0.0,0.0],",
+                   "\"pressure_io_full\":[0.0,0.0,1.5],",
                    "\"system_metrics.pressure_io_full[2]\"");
     check_rejected(good, "\"system_metrics\":{\"timestamp\":[1700000002.0",
                    "\"system_metrics\":{\"timestamp\":[\"a\"",

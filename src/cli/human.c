@@ -121,7 +121,7 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked)
 }
 
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
-                    const gt_cgroup_usage *cg, int cgroup_asked)
+                    const gt_cgroup_usage *cg, int cgroup_asked, const gt_cpu_energy *energy)
 {
     char *text = NULL;
     size_t len = 0;
@@ -167,6 +167,14 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     }
     fprintf(f, LABEL "peak %d (main %d, descendants %d)\n", "Threads", cpu->combined_n_threads,
             cpu->main_n_threads, cpu->descendants_n_threads);
+    if (energy && energy->available) {
+        fprintf(f, LABEL "%.0f J in %d package%s", "CPU energy", energy->package_joules,
+                energy->packages, energy->packages == 1 ? "" : "s");
+        if (energy->dram_available)
+            fprintf(f, ", DRAM %.0f J", energy->dram_joules);
+        fprintf(f, ": the whole machine's; the job's share of its CPU time %.0f%% (~%.0f J)\n",
+                100 * energy->job_share, energy->job_share * energy->package_joules);
+    }
     if (cg)
         cgroup_lines(f, cg, cgroup_asked);
     fprintf(f, LABEL "%ld, every %s\n", "Samples", me->samples,

@@ -26,9 +26,10 @@ char *human_clock(char *buf, size_t cap, double seconds);
  * u must be in bytes and seconds (ram_unit and gpu_ram_unit "bytes",
  * time_unit "seconds"); totals as gt_tracker_totals() gives them; cg the
  * job's cgroup figures (NULL: none; shown when available, or when a group
- * of its own was asked for). Returns a malloc'd text ending in a newline,
+ * of its own was asked for); energy the CPUs' (NULL or not available: no
+ * line). Returns a malloc'd text ending in a newline,
  * or NULL when out of memory. */
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
-                    const gt_cgroup_usage *cg, int cgroup_asked);
+                    const gt_cgroup_usage *cg, int cgroup_asked, const gt_cpu_energy *energy);
 
 #endif

@@ -123,7 +123,10 @@ static char *human_of(gt_tracker *t, int cgroup_asked)
         return NULL;
     gt_cgroup_usage cg = {.struct_size = sizeof cg};
     int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
-    char *text = human_summary(u, &totals, have_cg ? &cg : NULL, cgroup_asked);
+    gt_cpu_energy energy = {.struct_size = sizeof energy};
+    int have_energy = gt_tracker_cpu_energy(t, &energy) == GT_OK;
+    char *text = human_summary(u, &totals, have_cg ? &cg : NULL, cgroup_asked,
+                               have_energy ? &energy : NULL);
     size_t n = text ? strlen(text) : 0;
     if (n > 0 && text[n - 1] == '\n')
         text[n - 1] = '\0';

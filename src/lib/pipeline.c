@@ -98,6 +98,7 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
     p->ticks_per_second = ticks_per_second;
     p->pid = pid;
     cgroup_acc_init(&p->cg);
+    energy_acc_init(&p->energy);
 }
 
 void pipeline_free(struct pipeline *p)
@@ -140,6 +141,7 @@ static void series_step(struct pipeline *p, struct sample *s, const struct serie
         }
         sr.extra = s->extra;
         sr.gpu = *sys_gpu;
+        sr.rapl = s->rapl;
     }
     if (s->slot > 0) {
         double ts = series_timestamp(p->epoch_start, s->slot, p->interval);
@@ -191,6 +193,7 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
               s->sys_ok ? &s->mem : NULL, gpu_ok ? &gs : NULL);
     if (s->cgroup_ok)
         cgroup_acc_step(&p->cg, &s->cgroup, s->tree_ok ? &s->roles : NULL, s->now, s->wall);
+    energy_acc_step(&p->energy, &s->rapl);
     if (p->acc.latest.have_timepoint) {
         rows->have_timepoint = 1;
         rows->timepoint = p->acc.latest.timepoint;

@@ -10,6 +10,7 @@
 #define GT_PIPELINE_H
 
 #include "cgroup_usage.h"
+#include "energy_usage.h"
 #include "metrics_text.h"
 #include "sample.h"
 #include "series.h"
@@ -69,6 +70,7 @@ struct pipeline {
     struct system_reading sys_prev;
     struct system_series_sample extra_prev; /* the buffers sys_prev.extra uses */
     struct cgroup_acc cg;     /* the job's cgroup figures */
+    struct energy_acc energy; /* the CPUs' energy over the run */
 };
 
 /* An empty pipeline: rows every interval seconds for the series asked

@@ -1216,6 +1216,15 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
              "kernel's high-water marks; size memory requests on this");
     }
     card(&b, "", "Duration", dur, "wall time");
+    if (s->cpu_energy.struct_size && s->cpu_energy.available) {
+        const gt_cpu_energy *e = &s->cpu_energy;
+        snprintf(v, sizeof v, "%.0f J", e->package_joules);
+        snprintf(sub, sizeof sub, "the whole machine's %d CPU package%s (RAPL)%s; the job's share "
+                 "by CPU time %.0f%%: ~%.0f J, an estimate", e->packages,
+                 e->packages == 1 ? "" : "s", e->dram_available ? ", DRAM apart" : "",
+                 100 * e->job_share, e->job_share * e->package_joules);
+        card(&b, "", "CPU energy", v, sub);
+    }
     if (have_stats) {
         fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);
         fmt_bytes(st.net_sent_bytes_sum, t0, sizeof t0);

@@ -202,6 +202,16 @@ struct cgroup_sample {
     struct psi_totals psi[CGROUP_PSI_N];
 };
 
+/* ---- CPU energy (rapl.c) ---- */
+
+/* The energy of the machine's CPU packages and DRAM since the reader was
+ * opened, microjoules, the counters' wraps undone. */
+struct rapl_sample {
+    int ok;
+    int have_dram;
+    unsigned long long package_uj, dram_uj;
+};
+
 /* ---- One sample ---- */
 
 /* Everything one sample read, each part with its own ok flag: a part that
@@ -231,6 +241,7 @@ struct sample {
                                  the pipeline may exchange its buffers */
     int cgroup_ok;            /* the job's group was read */
     struct cgroup_sample cgroup;
+    struct rapl_sample rapl;  /* rapl.ok 0: not read */
 };
 
 #endif

@@ -122,6 +122,7 @@ static void reader_clear(struct sample_reader *r)
     r->sys.stat_fd = r->sys.meminfo_fd = -1;
     r->sysx.sys_block_fd = r->sysx.sys_net_fd = r->sysx.diskstats_fd = r->sysx.netdev_fd = -1;
     cgroup_reader_init(&r->cg);
+    rapl_init(&r->rapl);
 }
 
 gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
@@ -174,6 +175,7 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         sample_reader_close(r);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
+    rapl_open(&r->rapl, cfg->sys_root);
     char gpu_err[512];
     enum gpu_open_result gr = open_gpus(r, cfg->gpu_open_timeout, gpu_err, sizeof gpu_err);
     if (gr == GPU_BAD_UUIDS) {
@@ -195,6 +197,7 @@ static void release(struct sample_reader *r)
     system_series_sample_free(&r->extra);
     r->extra_open = 0;
     cgroup_reader_close(&r->cg);
+    rapl_close(&r->rapl);
 }
 
 void sample_reader_close(struct sample_reader *r)
@@ -264,6 +267,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct 
             warn_always(r->warner, "GPU figures stop here: %s", r->gpu.reason);
         }
     }
+    rapl_read(&r->rapl, &s->rapl);
     if (r->cg.version && !r->cgroup_off) {
         /* the baseline and the final sample read every part */
         s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, s->tree_ok ? &s->roles : NULL,

@@ -12,6 +12,7 @@
 
 #include "cgroup.h"
 #include "gpu.h"
+#include "rapl.h"
 #include "sample.h"
 #include "system.h"
 #include "system_series.h"
@@ -52,6 +53,7 @@ struct sample_reader {
     int gpu_failed;           /* the driver failed mid-run: no more GPU samples */
     int in_pid_namespace;     /* the driver's PIDs cannot be matched to ours */
     struct cgroup_reader cg;  /* cg.version 0: no group (cg.reason) */
+    struct rapl_reader rapl;  /* the CPUs' energy (rapl.nzones 0: rapl.reason) */
     int cgroup_off;           /* set by the sampler once the group is found
                                  shared: its figures will not be used, so
                                  its files are not read any more */

@@ -35,6 +35,7 @@ struct system_reading {
     struct meminfo mem;
     const struct system_series_sample *extra;
     struct series_gpu gpu;
+    struct rapl_sample rapl;  /* the CPUs' energy so far (rapl.ok 0: none) */
 };
 
 /* How far a device counter moved. A counter that went backwards wrapped,

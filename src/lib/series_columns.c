@@ -16,6 +16,7 @@
 #define MAX_GPUS 65536.0
 #define MAX_MIB 1e12
 #define MAX_GIB 1e12
+#define MAX_JOULES 1e12          /* in one interval: a megawatt for 11 days */
 
 #define PCOL(n, t, max) {#n, t, offsetof(gt_process_row, n), max}
 static const struct series_column process_columns[] = {
@@ -64,6 +65,9 @@ static const struct series_column system_columns[] = {
     SCOL(pressure_memory_full, COLUMN_DOUBLE, 1),
     SCOL(pressure_io_some, COLUMN_DOUBLE, 1),
     SCOL(pressure_io_full, COLUMN_DOUBLE, 1),
+    SCOL(energy_ok, COLUMN_INT, 1),
+    SCOL(cpu_energy_joules, COLUMN_DOUBLE, MAX_JOULES),
+    SCOL(dram_energy_joules, COLUMN_DOUBLE, MAX_JOULES),
 };
 #define SYSTEM_RT_COLUMNS 21 /* timestamp .. gpu_utilized */
 

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "cgroup_json.h"
+#include "energy_usage.h"
 #include "file_io.h"
 #include "internal.h"
 #include "json_read.h"
@@ -145,6 +146,8 @@ static json_object *metadata_object(const gt_snapshot *s)
         json_object_object_add(m, "job", job_object(&s->job));
     if (s->cgroup.struct_size) /* 0.3 */
         json_object_object_add(m, "cgroup", cgroup_json_object(&s->cgroup));
+    if (s->cpu_energy.struct_size) /* 0.3 */
+        json_object_object_add(m, "cpu_energy", cpu_energy_json_object(&s->cpu_energy));
     return m;
 }
 
@@ -557,6 +560,17 @@ static void read_cgroup(struct json_reader *r, json_object *m, gt_cgroup_usage *
     cgroup_json_read(r, o, "metadata.cgroup", c);
 }
 
+/* metadata.cpu_energy (0.3): optional. */
+static void read_cpu_energy(struct json_reader *r, json_object *m, gt_cpu_energy *e)
+{
+    memset(e, 0, sizeof *e);
+    json_object *o = NULL;
+    if (r->status != GT_OK || !m || !json_object_object_get_ex(m, "cpu_energy", &o) || !o)
+        return;
+    e->struct_size = sizeof *e;
+    cpu_energy_json_read(r, o, "metadata.cpu_energy", e);
+}
+
 static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
 {
     const char *w = "metadata";
@@ -591,6 +605,7 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
     json_read_string(r, m, "host", w, s->host, sizeof s->host);
     read_job(r, m, &s->job);
     read_cgroup(r, m, &s->cgroup);
+    read_cpu_energy(r, m, &s->cpu_energy);
 }
 
 void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_info *si)

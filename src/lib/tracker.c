@@ -151,6 +151,7 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     t->reader.tree.root_fd = -1; /* closing is safe before the reader opens */
     t->reader.sys.stat_fd = t->reader.sys.meminfo_fd = -1;
     cgroup_reader_init(&t->reader.cg);
+    rapl_init(&t->reader.rapl);
     t->backup.target.dirfd = -1;
     t->tracking.file.fd = -1;
     warner_init(&t->warner, opts->on_warning, opts->warning_data, opts->disable_logs);

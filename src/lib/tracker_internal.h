@@ -93,6 +93,10 @@ struct gt_tracker {
  * struct_size kept). Caller holds t->lock. */
 void tracker_fill_cgroup_locked(gt_tracker *t, gt_cgroup_usage *out);
 
+/* The CPUs' energy so far into *out (its struct_size kept), the job's
+ * share of it from u (the summary as of now). Caller holds t->lock. */
+void tracker_fill_energy_locked(gt_tracker *t, const gt_resource_usage *u, gt_cpu_energy *out);
+
 /* 1 in the process that made t; 0 in a child made by fork() since. */
 static inline int tracker_owned_here(const gt_tracker *t)
 {

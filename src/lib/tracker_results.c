@@ -386,8 +386,10 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     gt_status st = run_record_snapshot(&run, command, exit_status, u, rows, s);
     s->main_only = t->cfg.o.main_only != 0;
     s->cgroup.struct_size = sizeof s->cgroup;
+    s->cpu_energy.struct_size = sizeof s->cpu_energy;
     pthread_mutex_lock(&t->lock);
     tracker_fill_cgroup_locked(t, &s->cgroup);
+    tracker_fill_energy_locked(t, u, &s->cpu_energy);
     pthread_mutex_unlock(&t->lock);
     return st;
 }
@@ -510,6 +512,39 @@ void tracker_fill_cgroup_locked(gt_tracker *t, gt_cgroup_usage *out)
     cgroup_acc_fill(&t->pipe.cg, &why, out);
 }
 
+void tracker_fill_energy_locked(gt_tracker *t, const gt_resource_usage *u, gt_cpu_energy *out)
+{
+    /* The job's share of the machine's CPU time: its cores over all cores
+     * busy, both as means over the run. */
+    double sys = u->cpu_utilization.system.mean_sum_percent;
+    double job = u->cpu_utilization.combined.mean_sum_percent;
+    energy_acc_fill(&t->pipe.energy, t->reader.rapl.reason, t->reader.rapl.npackages,
+                    sys > 0 ? job / sys : 0, out);
+}
+
+gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct("gt_tracker_cpu_energy", t, out, "gt_cpu_energy",
+                                       out ? out->struct_size : 0, sizeof(gt_cpu_energy));
+    if (st != GT_OK)
+        return st;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no energy figures: the tracker has not been started");
+    gt_resource_usage *u = calloc(1, sizeof *u); /* filled in place: zeroed first */
+    if (!u)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    pthread_mutex_lock(&t->lock);
+    tracker_fill_usage_locked(t, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
+                              t->state == STATE_STOPPED, u);
+    tracker_fill_energy_locked(t, u, out);
+    pthread_mutex_unlock(&t->lock);
+    free(u);
+    return GT_OK;
+}
+
 gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
 {
     gt_clear_error();
@@ -538,5 +573,10 @@ char *gt_tracker_to_json(gt_tracker *t)
     tracker_fill_cgroup_locked(t, &c);
     pthread_mutex_unlock(&t->lock);
     json_object_object_add(root, "cgroup", cgroup_json_object(&c));
+    gt_cpu_energy e = {.struct_size = sizeof e};
+    pthread_mutex_lock(&t->lock);
+    tracker_fill_energy_locked(t, u, &e);
+    pthread_mutex_unlock(&t->lock);
+    json_object_object_add(root, "cpu_energy", cpu_energy_json_object(&e));
     return json_pretty_text(root);
 }
