@@ -317,42 +317,57 @@ static void test_membership(void)
     cgroup_acc_init(&a);
     pid_t m1[] = {50, 100, 101};
     struct cgroup_sample s = sample_of(m1, 3);
-    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
-    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_step(&a, &s, &f.roles, 1, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 1, 1);
     cgroup_acc_fill(&a, &why, &out);
     CHECK(out.available && out.version == 2);
     CHECK_STR(out.path, "/job");
 
-    /* A PID the walk has not seen yet, once (forked after the walk, or
-     * gone by the next sample): still the job's. */
+    /* A PID the walk has not seen, at two samples in a row (being born or
+     * dying), then gone: still the job's. */
     cgroup_acc_init(&a);
     pid_t m2[] = {100, 101, 102};
     s = sample_of(m2, 3);
-    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 1, 1);
     s = sample_of(m1, 3);
-    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 2, 2);
+    s = sample_of(m2, 3); /* back once: counts from one again */
+    cgroup_acc_step(&a, &s, &f.roles, 0, 3, 3);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 4, 4);
     cgroup_acc_fill(&a, &why, &out);
     CHECK(out.available);
 
-    /* The same stranger at two samples: shared, never used. */
+    /* The same stranger at three samples in a row: shared, never used. */
     cgroup_acc_init(&a);
     pid_t m3[] = {100, 777, 101};
     s = sample_of(m3, 3);
     s.mem_ok = s.peak_ok = 1;
     s.mem_peak = 1 << 30;
-    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
-    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 1, 1);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(out.available); /* twice: not yet */
+    cgroup_acc_step(&a, &s, &f.roles, 0, 2, 2);
     cgroup_acc_fill(&a, &why, &out);
     CHECK(!out.available && !out.memory_available && out.memory_peak == 0);
     CHECK_STR(out.reason, "the cgroup /job is shared with processes outside the tracked tree "
                           "(PID 777): its figures are not the job's");
     CHECK_STR(out.memory_reason, out.reason);
 
+    /* A stranger at the baseline (nothing of the job is being born yet)
+     * and at the final sample: a run of two samples finds it shared. */
+    cgroup_acc_init(&a);
+    cgroup_acc_step(&a, &s, &f.roles, 1, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 1, 1);
+    cgroup_acc_fill(&a, &why, &out);
+    CHECK(!out.available);
+
     /* Without the walk's roles (it failed) the members are not judged. */
     cgroup_acc_init(&a);
     s = sample_of(m3, 3);
-    cgroup_acc_step(&a, &s, NULL, 0, 0);
-    cgroup_acc_step(&a, &s, NULL, 1, 1);
+    cgroup_acc_step(&a, &s, NULL, 1, 0, 0);
+    cgroup_acc_step(&a, &s, NULL, 0, 1, 1);
     cgroup_acc_fill(&a, &why, &out);
     CHECK(out.available);
 
@@ -362,10 +377,10 @@ static void test_membership(void)
         many[i] = (pid_t)(1000 + i);
     cgroup_acc_init(&a);
     s = sample_of(many, CGROUP_PENDING_MAX + 10);
-    cgroup_acc_step(&a, &s, &f.roles, 0, 0);
+    cgroup_acc_step(&a, &s, &f.roles, 1, 0, 0);
     for (size_t i = 0; i < CGROUP_PENDING_MAX + 10; i++)
         many[i] = (pid_t)(5000 + i);
-    cgroup_acc_step(&a, &s, &f.roles, 1, 1);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 1, 1);
     cgroup_acc_fill(&a, &why, &out);
     CHECK(out.available);
     free(many);
@@ -406,7 +421,7 @@ static void test_figures(void)
     s.quota_cores = 2;
     s.psi_ok[CGROUP_PSI_MEMORY] = 1;
     s.psi[CGROUP_PSI_MEMORY] = (struct psi_totals){.some_us = 1000000, .full_us = 500000};
-    cgroup_acc_step(&a, &s, &f.roles, 10, 1000);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 10, 1000);
     /* a sample at the highest usage, with its split */
     struct cgroup_sample p = sample_of(members, 1);
     p.mem_ok = p.split_ok = p.peak_ok = p.events_ok = 1;
@@ -417,14 +432,14 @@ static void test_figures(void)
     p.shmem = 20;
     p.oom = p.oom_kill = 1;
     p.limit_hits = 5;
-    cgroup_acc_step(&a, &p, &f.roles, 11, 1001);
+    cgroup_acc_step(&a, &p, &f.roles, 0, 11, 1001);
     /* the sample that first sees a kill */
     p.mem_current = 300;
     p.split_ok = 0;
     p.oom = 3;
     p.oom_kill = 2;
     p.limit_hits = 9;
-    cgroup_acc_step(&a, &p, &f.roles, 12, 1002.5);
+    cgroup_acc_step(&a, &p, &f.roles, 0, 12, 1002.5);
     /* final at t=20 */
     s.mem_current = 50;
     s.split_ok = 0;
@@ -438,7 +453,7 @@ static void test_figures(void)
     s.nr_throttled = 31;
     s.throttled_us = 2600000;
     s.psi[CGROUP_PSI_MEMORY] = (struct psi_totals){.some_us = 3500000, .full_us = 1500000};
-    cgroup_acc_step(&a, &s, &f.roles, 20, 1010);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 20, 1010);
 
     struct cgroup_reasons why = {.pressure = "cgroup v1 keeps no pressure stall information"};
     gt_cgroup_usage out = {.struct_size = sizeof out};
@@ -461,7 +476,7 @@ static void test_figures(void)
     cgroup_acc_init(&a);
     p.peak_ok = 0;
     p.mem_current = 700;
-    cgroup_acc_step(&a, &p, &f.roles, 0, 0);
+    cgroup_acc_step(&a, &p, &f.roles, 1, 0, 0);
     cgroup_acc_fill(&a, &why, &out);
     CHECK(out.memory_peak == 700 && !out.memory_peak_kernel);
     CHECK(!out.cpu_available && !out.pressure_available);
@@ -469,9 +484,9 @@ static void test_figures(void)
 
     /* JSON both ways, every figure kept. */
     cgroup_acc_init(&a);
-    cgroup_acc_step(&a, &s, &f.roles, 10, 1000);
-    cgroup_acc_step(&a, &p, &f.roles, 12, 1002.5);
-    cgroup_acc_step(&a, &s, &f.roles, 20, 1010);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 10, 1000);
+    cgroup_acc_step(&a, &p, &f.roles, 0, 12, 1002.5);
+    cgroup_acc_step(&a, &s, &f.roles, 0, 20, 1010);
     why.created = 1;
     cgroup_acc_fill(&a, &why, &out);
     char *text = json_pretty_text(cgroup_json_object(&out));

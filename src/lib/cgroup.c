@@ -92,6 +92,7 @@ static int has_file(int dirfd, const char *name)
 static void open_v2(struct cgroup_reader *r, int g)
 {
     r->procs_fd = open_file(g, "cgroup.procs");
+    r->procs_errno = errno;
     r->current_fd = open_file(g, "memory.current");
     r->peak_fd = open_file(g, "memory.peak");
     r->stat_fd = open_file(g, "memory.stat");
@@ -118,6 +119,7 @@ static void open_v2(struct cgroup_reader *r, int g)
 static void open_v1(struct cgroup_reader *r, int mem, int cpuacct, int cpu)
 {
     r->procs_fd = open_file(mem, "cgroup.procs");
+    r->procs_errno = errno;
     r->current_fd = open_file(mem, "memory.usage_in_bytes");
     r->peak_fd = open_file(mem, "memory.max_usage_in_bytes");
     r->stat_fd = open_file(mem, "memory.stat");
@@ -267,7 +269,7 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
     if (r->procs_fd < 0) {
         /* Without the members the group cannot be told to be the job's. */
         snprintf(r->reason, sizeof r->reason, "cannot read the members of the cgroup %.120s "
-                 "(cgroup.procs): %s", r->path, gt_errno_text(errno));
+                 "(cgroup.procs): %s", r->path, gt_errno_text(r->procs_errno));
         close_fds(r);
         r->version = 0;
         return 0;

@@ -43,6 +43,7 @@ struct cgroup_reader {
     char pressure_reason[CGROUP_REASON_LEN];
     /* Kept descriptors, -1 when that file is not there. */
     int procs_fd, current_fd, peak_fd, stat_fd, events_fd, limit_fd, failcnt_fd;
+    int procs_errno;          /* why cgroup.procs could not be opened */
     int cpu_fd;               /* v2 cpu.stat; v1 cpuacct.usage */
     int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
     int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */

@@ -135,13 +135,9 @@ static void v2_controllers(struct cgroup_own *o, int parent, const char *path)
         return;
     }
     o->moved_self = 1;
-    /* memory is what the group's figures need; cpu and io as available */
-    char want[128] = "+memory";
-    if (lists(have, "cpu"))
-        strcat(want, " +cpu");
-    if (lists(have, "io"))
-        strcat(want, " +io");
-    if (put(parent, "cgroup.subtree_control", want) < 0) {
+    /* memory is what the group's figures need; cpu and io as available,
+     * one at a time (a write of several fails whole for one refused) */
+    if (put(parent, "cgroup.subtree_control", "+memory") < 0) {
         snprintf(o->memory_reason, sizeof o->memory_reason,
                  "cannot enable the memory controller beneath the cgroup %.150s: %s", path,
                  gt_errno_text(errno));
@@ -149,7 +145,12 @@ static void v2_controllers(struct cgroup_own *o, int parent, const char *path)
         unlinkat(parent, leaf, AT_REMOVEDIR);
         o->moved_self = 0;
     } else {
-        snprintf(o->enabled, sizeof o->enabled, "%s", want);
+        snprintf(o->enabled, sizeof o->enabled, "+memory");
+        static const char *const more[] = {"+cpu", "+io"};
+        for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+            if (lists(have, more[i] + 1) && put(parent, "cgroup.subtree_control", more[i]) == 0)
+                snprintf(o->enabled + strlen(o->enabled), sizeof o->enabled - strlen(o->enabled),
+                         " %s", more[i]);
     }
     close(leaffd);
 }
@@ -265,15 +266,17 @@ int cgroup_own_remove(struct cgroup_own *o, char *why, size_t whycap)
             rc = -1;
     }
     if (o->moved_self) {
-        char off[sizeof o->enabled];
-        snprintf(off, sizeof off, "%s", o->enabled);
-        for (char *p = off; *p; p++)
-            if (*p == '+')
-                *p = '-';
-        if (put(o->parent_fd[0], "cgroup.subtree_control", off) < 0 && rc == 0) {
-            snprintf(why, whycap, "cannot disable %s again: %s", o->enabled,
-                     gt_errno_text(errno));
-            rc = -1;
+        /* what we enabled, disabled again one by one: "-memory", ... */
+        char list[sizeof o->enabled];
+        snprintf(list, sizeof list, "%s", o->enabled);
+        char *save = NULL;
+        for (char *w = strtok_r(list, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+            w[0] = '-';
+            if (put(o->parent_fd[0], "cgroup.subtree_control", w) < 0 && rc == 0) {
+                snprintf(why, whycap, "cannot disable %s again: %s", w + 1,
+                         gt_errno_text(errno));
+                rc = -1;
+            }
         }
         if (rc == 0 && empty_and_remove(o->parent_fd[0], leaf, o->parent_fd[0], why, whycap) < 0)
             rc = -1;

@@ -17,37 +17,43 @@ static int in_tree(const struct pid_roles *roles, pid_t pid)
     return pid_index_get(roles->index, pid, &slot) && roles->role[slot] != 0;
 }
 
-static int was_pending(const struct cgroup_acc *a, pid_t pid)
+static int in_list(const pid_t *list, size_t n, pid_t pid)
 {
-    for (size_t i = 0; i < a->npending; i++)
-        if (a->pending[i] == pid)
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == pid)
             return 1;
     return 0;
 }
 
-/* Members outside the tree: a second sighting makes the group shared. */
+/* Members outside the tree: a third sighting in a row makes the group
+ * shared. */
 static void check_members(struct cgroup_acc *a, const struct cgroup_sample *s,
-                          const struct pid_roles *roles)
+                          const struct pid_roles *roles, int baseline)
 {
-    pid_t strangers[CGROUP_PENDING_MAX];
-    size_t n = 0;
+    pid_t once[CGROUP_PENDING_MAX], twice[CGROUP_PENDING_MAX]; /* 8 KiB of stack */
+    size_t n1 = 0, n2 = 0;
     for (size_t i = 0; i < s->nmembers && !a->shared; i++) {
         pid_t pid = s->members[i];
         if (pid == s->self_pid || in_tree(roles, pid))
             continue;
-        if (was_pending(a, pid)) {
+        if (in_list(a->pending[1], a->npending[1], pid)) {
             a->shared = 1;
             a->outsider = pid;
-        } else if (n < CGROUP_PENDING_MAX) {
-            strangers[n++] = pid;
+        } else if (baseline || in_list(a->pending[0], a->npending[0], pid)) {
+            if (n2 < CGROUP_PENDING_MAX)
+                twice[n2++] = pid;
+        } else if (n1 < CGROUP_PENDING_MAX) {
+            once[n1++] = pid;
         }
     }
-    memcpy(a->pending, strangers, n * sizeof strangers[0]);
-    a->npending = n;
+    memcpy(a->pending[0], once, n1 * sizeof once[0]);
+    memcpy(a->pending[1], twice, n2 * sizeof twice[0]);
+    a->npending[0] = n1;
+    a->npending[1] = n2;
 }
 
 GT_HOT void cgroup_acc_step(struct cgroup_acc *a, const struct cgroup_sample *s,
-                            const struct pid_roles *roles, double now, double wall)
+                            const struct pid_roles *roles, int baseline, double now, double wall)
 {
     if (!s->version)
         return;
@@ -57,7 +63,7 @@ GT_HOT void cgroup_acc_step(struct cgroup_acc *a, const struct cgroup_sample *s,
         snprintf(a->path, sizeof a->path, "%s", s->path ? s->path : "");
     }
     if (s->members_ok && roles && roles->index && !a->shared)
-        check_members(a, s, roles);
+        check_members(a, s, roles, baseline);
     if (s->mem_ok && (!a->mem_seen || s->mem_current > a->peak_sampled)) {
         a->peak_sampled = s->mem_current;
         /* the split is read by the sample that sets a new high */

@@ -1,10 +1,14 @@
 /* cgroup_usage.h - the job's cgroup figures over a run, from its samples
  * (sample.h): pure, as usage.h is. Whether the group is the job's is
  * decided here: every member must be a process of the tracked tree (or the
- * tracker itself). A PID the walk has not seen is given until the next
- * sample, since a process forked after the walk is in the group before it
- * is in the tree; one still a stranger then makes the group shared, and a
- * shared group's figures are never used. */
+ * tracker itself). A PID the walk has not seen (and whose parent it has
+ * not seen either: the reader leaves those out) is given two more samples,
+ * since processes being born or dying are in the group before they are in
+ * the tree and after they have left it; one still a stranger at the third
+ * sample in a row makes the group shared, and a shared group's figures are
+ * never used. A stranger at the baseline sample (nothing of the job is
+ * being born yet) counts as seen twice: a run of two samples still finds
+ * a shared group. */
 #ifndef GT_CGROUP_USAGE_H
 #define GT_CGROUP_USAGE_H
 
@@ -22,8 +26,9 @@ struct cgroup_acc {
     char path[CGROUP_PATH_LEN];
     int shared;
     pid_t outsider;           /* the first member found outside the tree */
-    pid_t pending[CGROUP_PENDING_MAX];
-    size_t npending;
+    pid_t pending[2][CGROUP_PENDING_MAX]; /* strangers at the last sample
+                                 ([0]: there once in a row, [1]: twice) */
+    size_t npending[2];
     int mem_seen, kernel_peak_seen, split_ok;
     unsigned long long peak_sampled, kernel_peak;
     unsigned long long anon, file, shmem; /* at the sample of peak_sampled */
@@ -50,9 +55,9 @@ void cgroup_acc_init(struct cgroup_acc *a);
 
 /* Adds one reading s, taken at now (monotonic) and wall (epoch seconds),
  * with the tree's roles of the same sample (NULL: the walk failed, the
- * members are not checked). */
+ * members are not checked); baseline: the first sample of the run. */
 void cgroup_acc_step(struct cgroup_acc *a, const struct cgroup_sample *s,
-                     const struct pid_roles *roles, double now, double wall);
+                     const struct pid_roles *roles, int baseline, double now, double wall);
 
 /* The figures so far into *out (its struct_size kept). */
 void cgroup_acc_fill(const struct cgroup_acc *a, const struct cgroup_reasons *why,

@@ -192,7 +192,8 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
     usage_add(&p->acc, s->now, s->tree_ok ? &s->tree : NULL, s->sys_ok ? &s->cpu : NULL,
               s->sys_ok ? &s->mem : NULL, gpu_ok ? &gs : NULL);
     if (s->cgroup_ok)
-        cgroup_acc_step(&p->cg, &s->cgroup, s->tree_ok ? &s->roles : NULL, s->now, s->wall);
+        cgroup_acc_step(&p->cg, &s->cgroup, s->tree_ok ? &s->roles : NULL, s->slot == 0, s->now,
+                        s->wall);
     energy_acc_step(&p->energy, &s->rapl);
     if (p->acc.latest.have_timepoint) {
         rows->have_timepoint = 1;
