@@ -548,6 +548,7 @@ static void test_tracker_fixture(void)
     CHECK_CONTAINS(gt_last_error(), "invalid gt_cgroup_usage.struct_size 8");
     char *json = gt_tracker_to_json(t);
     CHECK(json && strstr(json, "\"cgroup\": {") && strstr(json, "\"peak\": 629145600.0"));
+    CHECK(json && strstr(json, "\"cgroup.memory.peak\": \"kernel group high-water mark\""));
     free(json);
     gt_tracker_free(t);
 

@@ -578,5 +578,29 @@ char *gt_tracker_to_json(gt_tracker *t)
     tracker_fill_energy_locked(t, u, &e);
     pthread_mutex_unlock(&t->lock);
     json_object_object_add(root, "cpu_energy", cpu_energy_json_object(&e));
+    /* Where the figures beyond gpu_tracker's come from, as "measurement"
+     * says for the rest. */
+    json_object *m = NULL;
+    if (json_object_object_get_ex(root, "measurement", &m) && m) {
+        json_object *src = json_object_new_object();
+        if (c.memory_available)
+            json_object_object_add(src, "cgroup.memory.peak",
+                                   json_new_text(c.memory_peak_kernel
+                                                     ? "kernel group high-water mark"
+                                                     : "sampled"));
+        if (c.available) {
+            json_object_object_add(src, "cgroup.memory.at_peak_sample", json_new_text("sampled"));
+            json_object_object_add(src, "cgroup.memory.oom_kills",
+                                   json_new_text("exact (kernel counter)"));
+            json_object_object_add(src, "cgroup.cpu", json_new_text("exact (kernel counters)"));
+            json_object_object_add(src, "cgroup.pressure",
+                                   json_new_text("exact (kernel counters)"));
+        }
+        if (e.available)
+            json_object_object_add(src, "cpu_energy",
+                                   json_new_text("the whole machine's (RAPL, per socket); "
+                                                 "job_share an estimate"));
+        json_object_object_add(m, "sources", src);
+    }
     return json_pretty_text(root);
 }
