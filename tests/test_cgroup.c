@@ -769,6 +769,20 @@ static int real_tests(void)
     CHECK(kills >= 1 && when > 1e9);
     json_object_put(c);
     CHECK(leftovers(p) == 0);
+    /* -f human says so, and that the command was the one */
+    char *human_args[] = {"gpu-tracker", "--cgroup", "-f", "human", "-o", json, "--st", "0.2",
+                          "--", WORKLOAD_BIN, "hold", "400", "0.1", NULL};
+    gt = start_in(p, human_args);
+    CHECK(waitpid(gt, &ws, 0) == gt && WIFEXITED(ws) && WEXITSTATUS(ws) == 128 + SIGKILL);
+    char *text = NULL;
+    CHECK(gt_file_read(json, 1 << 20, "summary", &text, NULL) == GT_OK);
+    if (text) {
+        CHECK_CONTAINS(text, "killed by the OOM killer (first seen at ");
+        CHECK_CONTAINS(text, "; the command itself (PID ");
+        CHECK_CONTAINS(text, ") ended by SIGKILL");
+    }
+    free(text);
+    CHECK(leftovers(p) == 0);
 
     /* Interrupted: the group is removed all the same. */
     char *int_args[] = {"gpu-tracker", "--cgroup", "--st", "0.2", "--", WORKLOAD_BIN, "hold",
@@ -850,6 +864,7 @@ static void test_report(void)
         CHECK_CONTAINS(html, "limit 1.0 GiB");
         CHECK_CONTAINS(html, "<div class=\"card warn\"><div class=\"k\">OOM kills</div><div "
                              "class=\"v\">1 killed</div>");
+        CHECK_CONTAINS(html, "the command itself ended by SIGKILL (exit 137)");
         CHECK_CONTAINS(html, "Stalled</div><div class=\"v\">100.0%</div>");
         CHECK_CONTAINS(html, "waited for memory");
         CHECK_CONTAINS(html, "aria-label=\"Pressure\"");

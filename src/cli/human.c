@@ -73,7 +73,8 @@ static void line_bytes_split(FILE *f, const char *label, double total, double ma
 }
 
 /* The job's cgroup: its peak and split, OOM kills, throttling, pressure. */
-static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked)
+static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int command_sigkill,
+                         pid_t command_pid)
 {
     char a[32], b[32], c[32], d[32];
     if (!cg->available) {
@@ -100,8 +101,11 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked)
             char at[32] = "";
             if (localtime_r(&when, &tm))
                 strftime(at, sizeof at, "%H:%M:%S", &tm);
-            fprintf(f, LABEL "%ld process%s killed by the OOM killer (first seen at %s)\n",
-                    "OOM", cg->oom_kills, cg->oom_kills == 1 ? "" : "es", at);
+            fprintf(f, LABEL "%ld process%s killed by the OOM killer (first seen at %s)%s",
+                    "OOM", cg->oom_kills, cg->oom_kills == 1 ? "" : "es", at,
+                    command_sigkill ? "; " : "\n");
+            if (command_sigkill) /* the kernel says how many, not which: ours died so */
+                fprintf(f, "the command itself (PID %d) ended by SIGKILL\n", (int)command_pid);
         } else if (cg->oom_events > 0 || cg->limit_hits > 0) {
             fprintf(f, LABEL "none killed; the limit was reached %ld time%s\n", "OOM",
                     cg->limit_hits, cg->limit_hits == 1 ? "" : "s");
@@ -121,8 +125,12 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked)
 }
 
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
-                    const gt_cgroup_usage *cg, int cgroup_asked, const gt_cpu_energy *energy)
+                    const struct human_extras *x)
 {
+    const struct human_extras none = {0};
+    if (!x)
+        x = &none;
+    const gt_cpu_energy *energy = x->energy;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -175,8 +183,8 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         fprintf(f, ": the whole machine's; the job's share of its CPU time %.0f%% (~%.0f J)\n",
                 100 * energy->job_share, energy->job_share * energy->package_joules);
     }
-    if (cg)
-        cgroup_lines(f, cg, cgroup_asked);
+    if (x->cg)
+        cgroup_lines(f, x->cg, x->cgroup_asked, x->command_sigkill, x->command_pid);
     fprintf(f, LABEL "%ld, every %s\n", "Samples", me->samples,
             human_duration(a, sizeof a, me->sleep_time));
     if (fclose(f) != 0) {

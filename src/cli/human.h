@@ -22,14 +22,22 @@ char *human_clock(char *buf, size_t cap, double seconds);
 
 #include "gpu_tracker.h"
 
+/* What the -f human summary shows beyond the summary itself. */
+struct human_extras {
+    const gt_cgroup_usage *cg;    /* the job's cgroup (NULL: none); shown when
+                                     available, or when cgroup_asked */
+    int cgroup_asked;             /* --cgroup */
+    const gt_cpu_energy *energy;  /* NULL or not available: no line */
+    int command_sigkill;          /* the command died of SIGKILL */
+    pid_t command_pid;
+};
+
 /* The -f human summary of a run: one line per figure, units chosen by size.
  * u must be in bytes and seconds (ram_unit and gpu_ram_unit "bytes",
- * time_unit "seconds"); totals as gt_tracker_totals() gives them; cg the
- * job's cgroup figures (NULL: none; shown when available, or when a group
- * of its own was asked for); energy the CPUs' (NULL or not available: no
- * line). Returns a malloc'd text ending in a newline,
- * or NULL when out of memory. */
+ * time_unit "seconds"); totals as gt_tracker_totals() gives them; x what
+ * else to show (NULL: nothing). Returns a malloc'd text ending in a
+ * newline, or NULL when out of memory. */
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
-                    const gt_cgroup_usage *cg, int cgroup_asked, const gt_cpu_energy *energy);
+                    const struct human_extras *x);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ static void warn_left_running(const struct run_result *r)
 
 /* The -f human summary of a stopped tracker (its units bytes and seconds),
  * without its final newline, as the other formats; NULL when out of memory. */
-static char *human_of(gt_tracker *t, int cgroup_asked)
+static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *r, pid_t pid)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
     gt_totals totals;
@@ -125,8 +126,12 @@ static char *human_of(gt_tracker *t, int cgroup_asked)
     int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
     gt_cpu_energy energy = {.struct_size = sizeof energy};
     int have_energy = gt_tracker_cpu_energy(t, &energy) == GT_OK;
-    char *text = human_summary(u, &totals, have_cg ? &cg : NULL, cgroup_asked,
-                               have_energy ? &energy : NULL);
+    struct human_extras x = {
+        .cg = have_cg ? &cg : NULL, .cgroup_asked = cgroup_asked,
+        .energy = have_energy ? &energy : NULL,
+        .command_sigkill = r->signalled && r->status_code == 128 + SIGKILL, .command_pid = pid,
+    };
+    char *text = human_summary(u, &totals, &x);
     size_t n = text ? strlen(text) : 0;
     if (n > 0 && text[n - 1] == '\n')
         text[n - 1] = '\0';
@@ -404,7 +409,8 @@ int gt_cli_main(int argc, char **argv)
     }
 
     char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t)
-                    : o.format == FORMAT_HUMAN ? human_of(t, o.tracker.own_cgroup)
+                    : o.format == FORMAT_HUMAN
+                        ? human_of(t, o.tracker.own_cgroup, &r, o.tracker.process_id)
                                                : gt_tracker_to_text(t);
     if (!summary) {
         gt_tracker_free(t);

@@ -1028,8 +1028,9 @@ static void slow_section(struct sb *b, const gt_snapshot *s)
         if (c->oom_kills > 0) {
             snprintf(v, sizeof v, "%ld killed", c->oom_kills);
             fmt_time(c->first_oom_kill_time, t, sizeof t);
-            snprintf(sub, sizeof sub, "by the OOM killer at its memory limit; first seen at %s",
-                     t);
+            snprintf(sub, sizeof sub, "by the OOM killer at its memory limit; first seen at %s%s",
+                     t, s->exit_status == 128 + 9 ? "; the command itself ended by SIGKILL "
+                                                    "(exit 137)" : "");
             card(b, "warn", "OOM kills", v, sub);
         } else {
             snprintf(sub, sizeof sub, "no process was killed for memory; the limit was reached "
