@@ -509,6 +509,29 @@ static void test_figures(void)
     pid_index_free(&f.index);
 }
 
+/* A fixture tree of PID 100 alone in the v2 group "/job": the root to
+ * remove, proc and sys (200 bytes each) its procfs and sysfs. */
+static char *tracker_fixture(char *proc, char *sys)
+{
+    char *root = fx_mkroot();
+    fx_proc_sys(root, proc, sys, 200);
+    fx_system(proc, 0, 0, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
+    fx_proc_write(proc, &m);
+    v2_group(proc, sys, "100\n");
+    return root;
+}
+
+/* Options tracking PID 100 of that fixture. */
+static void tracker_fixture_options(gt_options *o, const char *proc, const char *sys)
+{
+    test_options_init(o);
+    test_hooks.proc_root = proc;
+    test_hooks.sys_root = sys;
+    o->process_id = 100;
+}
+
 static int cgroup_warnings;
 static void count_cgroup_warning(const char *msg, void *data)
 {
@@ -521,18 +544,10 @@ static void count_cgroup_warning(const char *msg, void *data)
  * the JSON, and a shared group refused. */
 static void test_tracker_fixture(void)
 {
-    char *root = fx_mkroot(), proc[200], sys[200];
-    fx_proc_sys(root, proc, sys, sizeof proc);
-    fx_system(proc, 0, 0, 2, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
-                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
-    fx_proc_write(proc, &m);
-    v2_group(proc, sys, "100\n");
+    char proc[200], sys[200];
+    char *root = tracker_fixture(proc, sys);
     gt_options o;
-    test_options_init(&o);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
-    o.process_id = 100;
+    tracker_fixture_options(&o, proc, sys);
     o.sleep_time = 1000;
     gt_tracker *t;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
@@ -811,18 +826,10 @@ static int real_tests(void)
  * during the run, written to path; 0 on success. */
 static int fixture_report(const char *path)
 {
-    char *root = fx_mkroot(), proc[200], sys[200];
-    fx_proc_sys(root, proc, sys, sizeof proc);
-    fx_system(proc, 0, 0, 2, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
-                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
-    fx_proc_write(proc, &m);
-    v2_group(proc, sys, "100\n");
+    char proc[200], sys[200];
+    char *root = tracker_fixture(proc, sys);
     gt_options o;
-    test_options_init(&o);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
-    o.process_id = 100;
+    tracker_fixture_options(&o, proc, sys);
     o.sleep_time = 0.01;
     o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
     gt_tracker *t;

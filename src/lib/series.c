@@ -196,14 +196,6 @@ void series_system_row(const struct system_reading *prev, const struct system_re
         row->dram_energy_joules =
             pyfloat_round((double)(cur->rapl.dram_uj - prev->rapl.dram_uj) / 1e6, 3);
     }
-    if (prev->rapl.ok && cur->rapl.ok && cur->rapl.package_uj >= prev->rapl.package_uj &&
-        cur->rapl.dram_uj >= prev->rapl.dram_uj) {
-        row->energy_ok = 1;
-        row->cpu_energy_joules =
-            pyfloat_round((double)(cur->rapl.package_uj - prev->rapl.package_uj) / 1e6, 3);
-        row->dram_energy_joules =
-            pyfloat_round((double)(cur->rapl.dram_uj - prev->rapl.dram_uj) / 1e6, 3);
-    }
     row->gpu_usage = pyfloat_round(cur->gpu.usage, 4);
     row->gpu_vram = pyfloat_round(cur->gpu.vram_mib, 4);
     row->gpu_utilized = cur->gpu.utilized;
