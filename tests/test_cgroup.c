@@ -22,6 +22,8 @@
 #include "cgroup_usage.h"
 #include "check.h"
 #include "fixture.h"
+#include "human.h"
+#include "runner.h"
 #include "json_write.h"
 #include "test_tracker_new.h"
 
@@ -817,9 +819,119 @@ static int real_tests(void)
     CHECK_MSG(access(made, F_OK) < 0, "%s left behind", made);
     CHECK(leftovers(p) == 0);
 
+    /* A user to whom our group is not delegated: one warning, and the
+     * command runs without a group of its own. */
+    if (geteuid() == 0 && access(GT_BIN, X_OK) == 0) {
+        int errp[2];
+        CHECK(pipe(errp) == 0);
+        pid_t u = fork();
+        if (u == 0) {
+            dup2(errp[1], 2);
+            int null = open("/dev/null", O_RDWR);
+            dup2(null, 0);
+            dup2(null, 1);
+            if (chdir("/") < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+                _exit(99);
+            execl(GT_BIN, "gpu-tracker", "--cgroup", "--no-backup", "--st",
+                  "0.2", "--", "true", (char *)NULL);
+            _exit(98);
+        }
+        close(errp[1]);
+        char err[2048] = "";
+        size_t got = 0;
+        for (ssize_t n; got < sizeof err - 1 &&
+                        (n = read(errp[0], err + got, sizeof err - 1 - got)) > 0;)
+            got += (size_t)n;
+        err[got] = '\0';
+        close(errp[0]);
+        CHECK(waitpid(u, &ws, 0) == u && WIFEXITED(ws));
+        if (WEXITSTATUS(ws) == 98 || WEXITSTATUS(ws) == 99) {
+            printf("not delegated: not checked (gpu-tracker cannot run as user 65534 here)\n");
+        } else {
+            CHECK_MSG(WEXITSTATUS(ws) == 0, "exit %d: %s", WEXITSTATUS(ws), err);
+            CHECK_CONTAINS(err, "warning: no cgroup of the job's own: cannot make a cgroup "
+                                "beneath ");
+            CHECK_CONTAINS(err, "(it is not delegated to this user, or read-only); tracking "
+                                "goes on without one");
+        }
+    }
+
     unlink(json);
     CHECK_MSG(rmdir(p) == 0, "cannot remove %s: %s", p, strerror(errno));
     return check_exit("test_cgroup real");
+}
+
+/* --cgroup where no group can be made (no cgroup filesystem under the
+ * sysfs given): one warning line says why, the command runs all the same,
+ * and -f human says there is none. */
+static void test_no_group_made(void)
+{
+    char *root = fx_mkroot();
+    setenv("GPU_TRACKER_SYS_ROOT", root, 1);
+    char *argv[] = {GT_BIN, "--cgroup", "-f", "human", "--st", "0.1", "--", "sh", "-c",
+                    "exit 3", NULL};
+    struct child ch = spawn(argv, 0);
+    struct result r = {0};
+    finish(&ch, &r);
+    unsetenv("GPU_TRACKER_SYS_ROOT");
+    CHECK_MSG(r.status == 3, "status %d: %s", r.status, r.err.data);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: no cgroup of the job's own: no cgroup "
+                               "filesystem at ");
+    CHECK_CONTAINS(r.err.data, "; tracking goes on without one\n");
+    CHECK_CONTAINS(r.out.data, "Job cgroup      none: no cgroup filesystem at ");
+    result_free(&r);
+    fx_rmroot(root);
+}
+
+/* -f human's lines for the group and the CPUs' energy. */
+static void test_human(void)
+{
+    gt_resource_usage u;
+    memset(&u, 0, sizeof u);
+    u.measurement.unknown = 1;
+    gt_totals totals = {.struct_size = sizeof totals, .wall_seconds = 10};
+    gt_cgroup_usage c = {.struct_size = sizeof c, .available = 1, .version = 2,
+                         .path = "/slurm/job_7/step_0", .memory_available = 1,
+                         .memory_peak = 900.0 * 1048576, .memory_peak_kernel = 1,
+                         .peak_anon = 800.0 * 1048576, .memory_limit = 1000.0 * 1048576,
+                         .oom_kills = 2, .first_oom_kill_time = 1795500000,
+                         .cpu_available = 1, .cpu_quota = 1.5, .throttle_periods = 100,
+                         .throttled_periods = 40, .throttled_seconds = 3.5,
+                         .pressure_available = 1, .cpu_some = 0.02, .memory_some = 0.3,
+                         .memory_full = 0.12};
+    gt_cpu_energy e = {.struct_size = sizeof e, .available = 1, .packages = 2,
+                       .package_joules = 1000, .dram_available = 1, .dram_joules = 80,
+                       .job_share = 0.25};
+    struct human_extras x = {.cg = &c, .energy = &e, .command_sigkill = 1, .command_pid = 4242};
+    char *text = human_summary(&u, &totals, &x);
+    CHECK(text != NULL);
+    if (text) {
+        CHECK_CONTAINS(text, "Job cgroup      /slurm/job_7/step_0 (v2)\n");
+        CHECK_CONTAINS(text, "Group peak      900 MiB, the kernel's mark (anon 800 MiB");
+        CHECK_CONTAINS(text, ", 90% of its limit 1000 MiB\n");
+        CHECK_CONTAINS(text, "OOM             2 processes killed by the OOM killer (first seen at ");
+        CHECK_CONTAINS(text, "; the command itself (PID 4242) ended by SIGKILL\n");
+        CHECK_CONTAINS(text, "CPU throttled   3.50 s in 40 of 100 periods (quota 1.50 cores)\n");
+        CHECK_CONTAINS(text, "Stalled         CPU 2.0%, memory 30.0% (all tasks 12.0%), I/O 0.0%");
+        CHECK_CONTAINS(text, "CPU energy      1000 J in 2 packages, DRAM 80 J: the whole "
+                             "machine's; the job's share of its CPU time 25% (~250 J)\n");
+    }
+    free(text);
+    /* Not the job's: nothing said unless a group of its own was asked for. */
+    c.available = 0;
+    snprintf(c.reason, sizeof c.reason, "the cgroup /user.slice is shared");
+    e.available = 0;
+    x.command_sigkill = 0;
+    text = human_summary(&u, &totals, &x);
+    CHECK(text && !strstr(text, "Job cgroup") && !strstr(text, "CPU energy"));
+    free(text);
+    x.cgroup_asked = 1;
+    snprintf(c.created_reason, sizeof c.created_reason, "cannot make a cgroup beneath /: "
+             "Permission denied");
+    text = human_summary(&u, &totals, &x);
+    CHECK_CONTAINS(text, "Job cgroup      none: cannot make a cgroup beneath /: Permission "
+                         "denied\n");
+    free(text);
 }
 
 /* A report of a tracker over the v2 fixture whose memory pressure grows
@@ -929,5 +1041,7 @@ int main(int argc, char **argv)
     test_figures();
     test_tracker_fixture();
     test_report();
+    test_human();
+    test_no_group_made();
     return check_exit("test_cgroup");
 }
