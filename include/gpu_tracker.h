@@ -469,6 +469,65 @@ typedef struct gt_cpu_energy {
                                   the socket) */
 } gt_cpu_energy;
 
+/* What the GPU driver counted for the run beyond what samples see
+ * (gt_tracker_gpu_run, the JSON's "gpu_run", snapshots' metadata.gpu_run):
+ * the driver's per-process accounting records, why the clocks were
+ * lowered, errors, and the job's share of the GPUs' energy. Bytes, seconds
+ * and joules whatever the options' units; a part with available 0 is zeros
+ * and says why in its reason. The struct grows at its end: set
+ * struct_size to sizeof(gt_gpu_run). (0.3) */
+#define GT_GPU_THROTTLE_REASONS 9 /* names: gt_gpu_throttle_name() */
+typedef struct gt_gpu_run {
+    size_t struct_size;        /* set by the caller */
+    /* NVML accounting mode (an administrator's setting): each process's GPU
+     * memory high-water mark as the driver kept it, its exited processes'
+     * too. max_gpu_ram's main and descendants are never below these. */
+    int accounting_available;
+    char accounting_reason[GT_REASON_LEN];
+    int accounting_processes;  /* the job's processes with a record */
+    int accounting_unseen;     /* of them, ended between two samples: no
+                                  sample saw them, only their record */
+    int accounting_unattributed; /* records that ended unseen on a GPU that
+                                  others used too: not counted (their owner
+                                  is unknown) */
+    double accounting_main_peak;        /* bytes, the main process's record */
+    double accounting_descendants_peak; /* bytes, the largest descendant's */
+    double accounting_gpu_seconds;      /* the job's processes' time on GPUs */
+    /* Why the selected GPUs' clocks were lowered: the share of the tracked
+     * time each reason held on any of them (index: gt_gpu_throttle_name),
+     * and per GPU (its index in gpu_details). */
+    int throttle_available;
+    char throttle_reason[GT_REASON_LEN];
+    double throttle_share[GT_GPU_THROTTLE_REASONS];
+    int ngpus;                 /* device_throttle_* entries: the last GPU
+                                  read, plus one */
+    int device_throttle_read[GT_MAX_GPUS];
+    double device_throttle_share[GT_MAX_GPUS][GT_GPU_THROTTLE_REASONS];
+    /* Memory errors the selected GPUs corrected and could not correct during
+     * the run (volatile ECC counters). */
+    int ecc_available;
+    char ecc_reason[GT_REASON_LEN];
+    double ecc_corrected, ecc_uncorrected;
+    /* XID events (the driver's critical errors) on any GPU during the run. */
+    int xid_available;
+    char xid_reason[GT_REASON_LEN];
+    long xid_events;
+    long long xid_last;        /* the last one's code (0: none) */
+    int xid_last_gpu;          /* its GPU's index (-1: none or unknown) */
+    /* The job's share of the selected GPUs' energy (gpu_details.energy):
+     * its processes' SM utilization over the GPUs' utilization, both over
+     * the run; an estimate (idle power and other work share the GPU). */
+    int job_energy_available;
+    char job_energy_reason[GT_REASON_LEN];
+    double job_energy_share;   /* 0 to 1 */
+    double job_energy_joules;
+} gt_gpu_run;
+
+/* The name of throttle reason i (0 <= i < GT_GPU_THROTTLE_REASONS), as the
+ * JSON has it ("sw_power_cap", "hw_thermal", ...); NULL when out of range.
+ * (0.3) */
+GT_API const char *gt_gpu_throttle_name(int i);
+
 /* ---- Writers and readers of results ------------------------------------ */
 
 /* The text gpu_tracker prints (str(tracker)), without a trailing newline.
@@ -815,6 +874,9 @@ typedef struct gt_snapshot {
     /* The machine's CPU energy (gt_tracker_cpu_energy); struct_size 0 when
      * not recorded. (0.3) */
     gt_cpu_energy cpu_energy;
+    /* The GPU driver's figures (gt_tracker_gpu_run); struct_size 0 when not
+     * recorded. (0.3) */
+    gt_gpu_run gpu_run;
 } gt_snapshot;
 
 /* The most tasks a merged snapshot may hold: with the per-series row limit,
@@ -1225,6 +1287,10 @@ GT_API gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out);
 /* The machine's CPU and DRAM energy during the run so far (final once
  * STOPPED), as gt_tracker_cgroup. (0.3) */
 GT_API gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out);
+
+/* What the GPU driver counted for the run so far (final once STOPPED), as
+ * gt_tracker_cgroup. (0.3) */
+GT_API gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out);
 
 /* What a run shows while it goes on: the newest sample's figures and the
  * peak so far, in fixed units (MiB, cores, percent) whatever the options'

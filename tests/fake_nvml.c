@@ -12,6 +12,13 @@
  *   procutil DEV PID SM                a per-process utilization sample
  *   energy DEV MILLIJOULES             energy used since the driver loaded
  *   block FUNCTION FIFO                FUNCTION hangs until FIFO's writer closes
+ *   accounting DEV on|off              the GPU's accounting mode (default off)
+ *   record DEV PID MAXBYTES START_US RUNNING [UTIL TIME_MS]
+ *                                      an accounting record (START_US: epoch
+ *                                      microseconds; RUNNING 0 or 1)
+ *   throttle DEV BITS                  clocks event reasons (NVML's bits)
+ *   ecc DEV CORRECTED UNCORRECTED      volatile ECC error counts
+ *   xid DEV CODE                       an XID event, delivered once
  * Process lists answer NVML_ERROR_INSUFFICIENT_SIZE (with the count needed)
  * when the caller's buffer is too small, as the real library does. */
 #define _GNU_SOURCE
@@ -67,6 +74,22 @@ struct scenario {
         unsigned pid, sm;
     } util[MAX_PROC];
     unsigned long long energy[MAX_DEV];
+    int accounting[MAX_DEV];
+    int nrec;
+    struct {
+        int dev, running;
+        unsigned pid, util;
+        unsigned long long max, start, time;
+    } rec[MAX_PROC];
+    int throttle_set[MAX_DEV];
+    unsigned long long throttle[MAX_DEV];
+    int ecc_set[MAX_DEV];
+    unsigned long long ecc[MAX_DEV][2];
+    int nxid;
+    struct {
+        int dev;
+        unsigned long long code;
+    } xid[MAX_PROC];
 };
 
 static struct scenario sc;
@@ -82,6 +105,7 @@ static void load(void)
         unsigned long long x, y;
         unsigned u;
         int dev, code;
+        long long bits;
         if (sscanf(line, "%31s", kind) != 1 || kind[0] == '#')
             continue;
         if (!strcmp(kind, "init") && sscanf(line, "%*s %d", &code) == 1)
@@ -110,6 +134,38 @@ static void load(void)
         } else if (!strcmp(kind, "energy") && sscanf(line, "%*s %d %llu", &dev, &x) == 2 &&
                    dev >= 0 && dev < MAX_DEV) {
             sc.energy[dev] = x;
+        } else if (!strcmp(kind, "accounting") && sscanf(line, "%*s %d %95s", &dev, a) == 2 &&
+                   dev >= 0 && dev < MAX_DEV) {
+            sc.accounting[dev] = !strcmp(a, "on");
+        } else if (!strcmp(kind, "record") && sc.nrec < MAX_PROC) {
+            unsigned long long start = 0, tm = 0;
+            unsigned util = 0;
+            int running = 0;
+            if (sscanf(line, "%*s %d %u %llu %llu %d %u %llu", &dev, &u, &x, &start, &running,
+                       &util, &tm) >= 5) {
+                sc.rec[sc.nrec].dev = dev;
+                sc.rec[sc.nrec].pid = u;
+                sc.rec[sc.nrec].max = x;
+                sc.rec[sc.nrec].start = start;
+                sc.rec[sc.nrec].running = running;
+                sc.rec[sc.nrec].util = util;
+                sc.rec[sc.nrec].time = tm;
+                sc.nrec++;
+            }
+        } else if (!strcmp(kind, "throttle") && sscanf(line, "%*s %d %lli", &dev, &bits) == 2 &&
+                   dev >= 0 && dev < MAX_DEV) {
+            sc.throttle_set[dev] = 1;
+            sc.throttle[dev] = (unsigned long long)bits;
+        } else if (!strcmp(kind, "ecc") && sscanf(line, "%*s %d %llu %llu", &dev, &x, &y) == 3 &&
+                   dev >= 0 && dev < MAX_DEV) {
+            sc.ecc_set[dev] = 1;
+            sc.ecc[dev][0] = x;
+            sc.ecc[dev][1] = y;
+        } else if (!strcmp(kind, "xid") && sc.nxid < MAX_PROC &&
+                   sscanf(line, "%*s %d %llu", &dev, &x) == 2) {
+            sc.xid[sc.nxid].dev = dev;
+            sc.xid[sc.nxid].code = x;
+            sc.nxid++;
         } else if (!strcmp(kind, "fail") && sc.nfail < MAX_FAIL &&
                    sscanf(line, "%*s %95s %d", a, &code) == 2) {
             strcpy(sc.fail[sc.nfail].fn, a);
@@ -323,6 +379,146 @@ int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample
             n++;
         }
     *count = n;
+    return 0;
+}
+
+int nvmlDeviceGetAccountingMode(nvmlDevice_t d, int *mode)
+{
+    int rc = enter("nvmlDeviceGetAccountingMode");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    *mode = sc.accounting[i];
+    return 0;
+}
+
+int nvmlDeviceGetAccountingPids(nvmlDevice_t d, unsigned *count, unsigned *pids)
+{
+    int rc = enter("nvmlDeviceGetAccountingPids");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    if (!sc.accounting[i])
+        return 3; /* NOT_SUPPORTED: the mode is off */
+    unsigned n = 0;
+    for (int k = 0; k < sc.nrec; k++)
+        n += sc.rec[k].dev == i;
+    if (n > *count) {
+        *count = n;
+        return 7;
+    }
+    n = 0;
+    for (int k = 0; k < sc.nrec; k++)
+        if (sc.rec[k].dev == i)
+            pids[n++] = sc.rec[k].pid;
+    *count = n;
+    return 0;
+}
+
+typedef struct {
+    unsigned int gpuUtilization, memoryUtilization;
+    unsigned long long maxMemoryUsage, time, startTime;
+    unsigned int isRunning;
+    unsigned int reserved[5];
+} nvmlAccountingStats_t;
+
+/* The newest (last listed) record of pid on the device, as the driver does. */
+int nvmlDeviceGetAccountingStats(nvmlDevice_t d, unsigned pid, nvmlAccountingStats_t *st)
+{
+    int rc = enter("nvmlDeviceGetAccountingStats");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    int found = -1;
+    for (int k = 0; k < sc.nrec; k++)
+        if (sc.rec[k].dev == i && sc.rec[k].pid == pid)
+            found = k;
+    if (found < 0)
+        return 6; /* NOT_FOUND */
+    memset(st, 0, sizeof *st);
+    st->gpuUtilization = sc.rec[found].util;
+    st->maxMemoryUsage = sc.rec[found].max;
+    st->time = sc.rec[found].time;
+    st->startTime = sc.rec[found].start;
+    st->isRunning = (unsigned)sc.rec[found].running;
+    return 0;
+}
+
+static int throttle_reasons(const char *fn, nvmlDevice_t d, unsigned long long *reasons)
+{
+    int rc = enter(fn);
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    if (!sc.throttle_set[i])
+        return 3;
+    *reasons = sc.throttle[i];
+    return 0;
+}
+
+int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *reasons)
+{
+    return throttle_reasons("nvmlDeviceGetCurrentClocksEventReasons", d, reasons);
+}
+
+int nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, unsigned long long *n)
+{
+    int rc = enter("nvmlDeviceGetTotalEccErrors");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    if (!sc.ecc_set[i] || counter != 0 || type < 0 || type > 1)
+        return 3;
+    *n = sc.ecc[i][type];
+    return 0;
+}
+
+typedef struct {
+    nvmlDevice_t device;
+    unsigned long long eventType, eventData;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlEventData_t;
+
+static int events_made, xid_delivered, xid_registered;
+
+int nvmlEventSetCreate(void **set)
+{
+    int rc = enter("nvmlEventSetCreate");
+    if (rc)
+        return rc;
+    *set = &events_made;
+    events_made++;
+    return 0;
+}
+
+int nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, void *set)
+{
+    int rc = enter("nvmlDeviceRegisterEvents");
+    if (rc || device_index(d) < 0 || set != &events_made)
+        return rc ? rc : 2;
+    xid_registered |= (types & 0x8) != 0;
+    return 0;
+}
+
+int nvmlEventSetWait_v2(void *set, nvmlEventData_t *data, unsigned timeout_ms)
+{
+    int rc = enter("nvmlEventSetWait_v2");
+    (void)timeout_ms;
+    if (rc || set != &events_made)
+        return rc ? rc : 2;
+    if (!xid_registered || xid_delivered >= sc.nxid)
+        return 10; /* TIMEOUT: nothing queued */
+    memset(data, 0, sizeof *data);
+    data->device = (nvmlDevice_t)(intptr_t)(sc.xid[xid_delivered].dev + 1);
+    data->eventType = 0x8;
+    data->eventData = sc.xid[xid_delivered].code;
+    xid_delivered++;
+    return 0;
+}
+
+int nvmlEventSetFree(void *set)
+{
+    (void)set;
     return 0;
 }
 

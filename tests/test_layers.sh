@@ -18,7 +18,7 @@ layer_of() {
     procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h | \
         cgroup.h | cgroup_own.h | rapl.h) echo 2R ;;
     usage.h | series.h | pipeline.h | row_store.h | snapshot.h | snapshot_rt.h | stats.h | report.h | \
-        write_csv.h | cgroup_usage.h | cgroup_json.h | energy_usage.h) echo 2C ;;
+        write_csv.h | cgroup_usage.h | cgroup_json.h | energy_usage.h | gpu_run.h) echo 2C ;;
     sample_reader.h | sink.h | csv_sink.h | backup_sink.h | backup_identity.h | run_record.h | \
         tracking_file.h | metrics_sink.h) echo 3 ;;
     tracker_internal.h) echo 4 ;;

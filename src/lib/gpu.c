@@ -57,6 +57,29 @@ int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long l
     return 0;
 }
 
+/* Appends r to records[0..*n) (capacity *cap), its device moved by shift.
+ * 0, or -1 when out of memory. */
+static int append_record(struct gpu_account_record **records, size_t *n, size_t *cap,
+                         const struct gpu_account_record *r, int shift)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        struct gpu_account_record *p = realloc(*records, ncap * sizeof *p);
+        if (!p)
+            return -1;
+        *records = p;
+        *cap = ncap;
+    }
+    (*records)[*n] = *r;
+    (*records)[(*n)++].device += shift;
+    return 0;
+}
+
+int gpu_add_record(struct gpu_vendor *v, const struct gpu_account_record *r)
+{
+    return append_record(&v->records, &v->nrecords, &v->caprecords, r, 0);
+}
+
 /* Marks the devices named in uuids; GPU_BAD_UUIDS when one is unknown or
  * the list is empty, with the available UUIDs in err. */
 static enum gpu_open_result select_devices(struct gpu *g, const char *uuids, char *err,
@@ -138,6 +161,14 @@ static void gather_reasons(struct gpu *g)
                  sizeof g->proc_memory_reason);
     first_reason(g, offsetof(struct gpu_vendor, energy_reason), g->energy_reason,
                  sizeof g->energy_reason);
+    first_reason(g, offsetof(struct gpu_vendor, accounting_reason), g->accounting_reason,
+                 sizeof g->accounting_reason);
+    first_reason(g, offsetof(struct gpu_vendor, throttle_reason), g->throttle_reason,
+                 sizeof g->throttle_reason);
+    first_reason(g, offsetof(struct gpu_vendor, ecc_reason), g->ecc_reason,
+                 sizeof g->ecc_reason);
+    first_reason(g, offsetof(struct gpu_vendor, xid_reason), g->xid_reason,
+                 sizeof g->xid_reason);
 }
 
 static void vendor_close(struct gpu_vendor *v)
@@ -153,6 +184,7 @@ static void vendor_forget(struct gpu_vendor *v)
     if (v->backend && v->backend->release)
         v->backend->release(v);
     free(v->procs);
+    free(v->records);
     free(v->state);
     free(v);
 }
@@ -259,7 +291,21 @@ static int merge_vendor(struct gpu *g, const struct gpu_vendor *v, int first,
     for (int d = 0; d < v->ndevices; d++) {
         s->device_util[first + d] = vs->device_util[d];
         s->device_memory_used[first + d] = vs->device_memory_used[d];
+        s->device_throttle[first + d] = vs->device_throttle[d];
+        s->ecc_corrected[first + d] = vs->ecc_corrected[d];
+        s->ecc_uncorrected[first + d] = vs->ecc_uncorrected[d];
     }
+    s->throttle_read |= vs->throttle_read << first;
+    s->ecc_read |= vs->ecc_read << first;
+    s->xid_events += vs->xid_events;
+    if (vs->xid_events) {
+        s->xid_last = vs->xid_last;
+        s->xid_last_device = first + vs->xid_last_device;
+    }
+    s->accounting_read = s->accounting_read || vs->accounting_read;
+    for (size_t i = 0; vs->accounting_read && i < v->nrecords; i++)
+        if (append_record(&g->records, &g->nrecords, &g->caprecords, &v->records[i], first) < 0)
+            return -1;
     for (size_t i = 0; i < v->nprocs; i++) {
         const struct gpu_process *vp = &v->procs[i];
         struct gpu_process *p = process_entry(&g->procs, &g->nprocs, &g->capprocs, vp->pid);
@@ -284,7 +330,7 @@ int gpu_sample(struct gpu *g, int exact, struct gpu_sample *s)
         /* The common case: the vendor's sample is the whole one, its
          * process list ours as it is (no merge, no lookups). */
         struct gpu_vendor *v = g->vendors[0];
-        v->nprocs = 0;
+        v->nprocs = v->nrecords = 0;
         if (v->backend->sample(v, s) < 0) {
             snprintf(g->reason, sizeof g->reason, "%s", v->reason);
             return -1;
@@ -292,15 +338,17 @@ int gpu_sample(struct gpu *g, int exact, struct gpu_sample *s)
         gather_reasons(g);
         s->procs = v->procs;
         s->nprocs = v->nprocs;
+        s->records = v->records;
+        s->nrecords = s->accounting_read ? v->nrecords : 0;
         return 0;
     }
-    g->nprocs = 0;
+    g->nprocs = g->nrecords = 0;
     s->proc_util_ok = s->energy_ok = 1;
     struct gpu_sample vs;
     for (int i = 0, first = 0; i < g->nvendors; first += g->vendors[i]->ndevices, i++) {
         struct gpu_vendor *v = g->vendors[i];
         memset(&vs, 0, sizeof vs);
-        v->nprocs = 0;
+        v->nprocs = v->nrecords = 0;
         if (v->backend->sample(v, &vs) < 0) {
             snprintf(g->reason, sizeof g->reason, "%s", v->reason);
             return -1;
@@ -313,6 +361,8 @@ int gpu_sample(struct gpu *g, int exact, struct gpu_sample *s)
     gather_reasons(g);
     s->procs = g->procs;
     s->nprocs = g->nprocs;
+    s->records = g->records;
+    s->nrecords = g->nrecords;
     return 0;
 }
 
@@ -331,4 +381,7 @@ void gpu_forget(struct gpu *g)
     free(g->procs);
     g->procs = NULL;
     g->nprocs = g->capprocs = 0;
+    free(g->records);
+    g->records = NULL;
+    g->nrecords = g->caprecords = 0;
 }

@@ -28,6 +28,13 @@ struct gpu_vendor {
     char proc_util_reason[256];        /* per-process utilization missing */
     char proc_memory_reason[256];      /* per-process memory missing */
     char energy_reason[256];           /* energy missing */
+    char accounting_reason[256];       /* per-process accounting missing */
+    char throttle_reason[256];         /* clock throttle reasons missing */
+    char ecc_reason[256];              /* ECC error counts missing */
+    char xid_reason[256];              /* XID error events missing */
+    struct gpu_account_record *records; /* this sample's, when read */
+    size_t nrecords, caprecords;
+    unsigned long long opened_us;      /* epoch microseconds at init */
     /* Set by gpu_sample() for the backend: this sample must read every
      * figure now (the baseline, the final one); otherwise a figure whose
      * call is slow and whose use is its value at the end (energy) may be
@@ -52,6 +59,12 @@ struct gpu {
     char proc_util_reason[256];        /* per-process utilization */
     char proc_memory_reason[256];      /* per-process memory */
     char energy_reason[256];           /* energy */
+    char accounting_reason[256];       /* accounting records */
+    char throttle_reason[256];         /* throttle reasons */
+    char ecc_reason[256];              /* ECC error counts */
+    char xid_reason[256];              /* XID events */
+    struct gpu_account_record *records; /* every vendor's, devices renumbered */
+    size_t nrecords, caprecords;
     char left_out[256];                /* "": every GPU found is listed */
 };
 
@@ -96,6 +109,10 @@ void gpu_forget(struct gpu *g);
 int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long long bytes,
                     double sm_percent);
 
+/* For backends: appends an accounting record (device: its index in v) to
+ * v->records. 0, or -1 when out of memory. */
+int gpu_add_record(struct gpu_vendor *v, const struct gpu_account_record *r);
+
 /* A backend: a table of what gpu.c calls. */
 struct gpu_backend {
     const char *brand;
@@ -104,8 +121,8 @@ struct gpu_backend {
      * v->ndevices (at most v->capacity). 0, or -1 with v->reason set (the
      * library is unusable). */
     int (*init)(struct gpu_vendor *v);
-    /* Fills s for v's devices (indices as in v->devices) and v->procs. 0,
-     * or -1 with v->reason set. */
+    /* Fills s for v's devices (indices as in v->devices), v->procs and,
+     * when s->accounting_read, v->records. 0, or -1 with v->reason set. */
     int (*sample)(struct gpu_vendor *v, struct gpu_sample *s);
     /* Shuts the library down (no memory freed). */
     void (*shutdown)(struct gpu_vendor *v);

@@ -39,6 +39,35 @@ typedef struct {
     unsigned int smUtil, memUtil, encUtil, decUtil;
 } nvmlProcessUtilizationSample_t;
 typedef nvmlReturn_t (*process_query_fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
+typedef struct {
+    unsigned int gpuUtilization, memoryUtilization;
+    unsigned long long maxMemoryUsage;
+    unsigned long long time;      /* milliseconds */
+    unsigned long long startTime; /* epoch microseconds */
+    unsigned int isRunning;
+    unsigned int reserved[5];
+} nvmlAccountingStats_t;
+typedef void *nvmlEventSet_t;
+typedef struct {
+    nvmlDevice_t device;
+    unsigned long long eventType, eventData;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlEventData_t;
+#define NVML_ERROR_TIMEOUT 10
+#define NVML_FEATURE_ENABLED 1
+#define NVML_EVENT_XID_CRITICAL 0x8ULL
+#define NVML_MEMORY_ERROR_CORRECTED 0
+#define NVML_MEMORY_ERROR_UNCORRECTED 1
+#define NVML_VOLATILE_ECC 0
+
+/* A finished accounting record already handed on (or one that ended before
+ * tracking began): its figures are final, so it is not asked for again
+ * unless its PID shows up more often in the list (a new process with it). */
+struct account_seen {
+    int device;
+    unsigned int pid;
+    unsigned int times;    /* how often the PID was in the device's list */
+};
 
 struct nvml {
     nvmlReturn_t (*init)(void);
@@ -54,7 +83,22 @@ struct nvml {
     nvmlReturn_t (*process_utilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t *,
                                         unsigned int *, unsigned long long); /* optional */
     nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);          /* optional, mJ */
+    nvmlReturn_t (*accounting_mode)(nvmlDevice_t, int *);                /* optional */
+    nvmlReturn_t (*accounting_pids)(nvmlDevice_t, unsigned int *, unsigned int *);
+    nvmlReturn_t (*accounting_stats)(nvmlDevice_t, unsigned int, nvmlAccountingStats_t *);
+    nvmlReturn_t (*throttle)(nvmlDevice_t, unsigned long long *);       /* optional */
+    nvmlReturn_t (*ecc)(nvmlDevice_t, int, int, unsigned long long *);   /* optional */
+    nvmlReturn_t (*event_set_create)(nvmlEventSet_t *);                  /* optional */
+    nvmlReturn_t (*register_events)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+    nvmlReturn_t (*event_wait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+    nvmlReturn_t (*event_set_free)(nvmlEventSet_t);
+    nvmlEventSet_t events;                 /* XID events; NULL: none */
     nvmlDevice_t devices[GPU_MAX_DEVICES];
+    unsigned int *account_pids;
+    unsigned int cap_account_pids;
+    struct account_seen *seen;             /* sorted by device, then PID */
+    size_t nseen, capseen;
+    double account_read_at;                /* monotonic; 0: never */
     nvmlProcessInfo_t *infos;
     unsigned int capinfos;
     nvmlProcessUtilizationSample_t *util_samples;
@@ -70,6 +114,12 @@ struct nvml {
 };
 
 #define NVML_ENERGY_PERIOD 10.0
+/* Accounting records are kept by the driver after their process ends, so
+ * reading them every few seconds (and at the baseline and final samples)
+ * loses nothing; the driver's buffer holds thousands. */
+#define NVML_ACCOUNTING_PERIOD 5.0
+/* The most XID events taken from the driver's queue at one sample. */
+#define NVML_XID_PER_SAMPLE 64
 
 static const char *nvml_error(struct nvml *n, nvmlReturn_t rc)
 {
@@ -95,8 +145,72 @@ static const struct dl_symbol nvml_symbols[] = {
             "nvmlDeviceGetGraphicsRunningProcesses_v2"),
     NVML_FN(process_utilization, 0, "nvmlDeviceGetProcessUtilization"),
     NVML_FN(energy, 0, "nvmlDeviceGetTotalEnergyConsumption"),
+    NVML_FN(accounting_mode, 0, "nvmlDeviceGetAccountingMode"),
+    NVML_FN(accounting_pids, 0, "nvmlDeviceGetAccountingPids"),
+    NVML_FN(accounting_stats, 0, "nvmlDeviceGetAccountingStats"),
+    NVML_FN(throttle, 0, "nvmlDeviceGetCurrentClocksEventReasons",
+            "nvmlDeviceGetCurrentClocksThrottleReasons"),
+    NVML_FN(ecc, 0, "nvmlDeviceGetTotalEccErrors"),
+    NVML_FN(event_set_create, 0, "nvmlEventSetCreate"),
+    NVML_FN(register_events, 0, "nvmlDeviceRegisterEvents"),
+    NVML_FN(event_wait, 0, "nvmlEventSetWait_v2", "nvmlEventSetWait"),
+    NVML_FN(event_set_free, 0, "nvmlEventSetFree"),
     {0, NULL, 0},
 };
+
+/* Whether every GPU keeps accounting records; the reason when not. The
+ * mode is the administrator's (nvidia-smi -am 1): we never change it. */
+static void check_accounting(struct gpu_vendor *g, struct nvml *n)
+{
+    if (!n->accounting_mode || !n->accounting_pids || !n->accounting_stats) {
+        snprintf(g->accounting_reason, sizeof g->accounting_reason,
+                 "the NVML library has no accounting functions");
+        return;
+    }
+    for (int i = 0; i < g->ndevices; i++) {
+        int mode = 0;
+        nvmlReturn_t rc = n->accounting_mode(n->devices[i], &mode);
+        if (rc != NVML_SUCCESS) {
+            snprintf(g->accounting_reason, sizeof g->accounting_reason,
+                     "GPU %d keeps no accounting records: %s", i, nvml_error(n, rc));
+            return;
+        }
+        if (mode != NVML_FEATURE_ENABLED) {
+            snprintf(g->accounting_reason, sizeof g->accounting_reason,
+                     "NVML accounting mode is off on GPU %d (an administrator turns it on with "
+                     "`nvidia-smi -i %d -am 1`): a GPU process that lives between two samples "
+                     "is missed",
+                     i, i);
+            return;
+        }
+    }
+}
+
+/* Registers every GPU for XID (critical error) events; the reason when it
+ * cannot. */
+static void open_xid_events(struct gpu_vendor *g, struct nvml *n)
+{
+    if (!n->event_set_create || !n->register_events || !n->event_wait || !n->event_set_free) {
+        snprintf(g->xid_reason, sizeof g->xid_reason, "the NVML library has no event functions");
+        return;
+    }
+    nvmlReturn_t rc = n->event_set_create(&n->events);
+    if (rc != NVML_SUCCESS) {
+        n->events = NULL;
+        snprintf(g->xid_reason, sizeof g->xid_reason, "NVML cannot watch XID errors: %s",
+                 nvml_error(n, rc));
+        return;
+    }
+    for (int i = 0; i < g->ndevices; i++)
+        if ((rc = n->register_events(n->devices[i], NVML_EVENT_XID_CRITICAL, n->events)) !=
+            NVML_SUCCESS) {
+            snprintf(g->xid_reason, sizeof g->xid_reason,
+                     "GPU %d does not report XID errors: %s", i, nvml_error(n, rc));
+            n->event_set_free(n->events);
+            n->events = NULL;
+            return;
+        }
+}
 
 static int nvml_init(struct gpu_vendor *g)
 {
@@ -157,6 +271,9 @@ static int nvml_init(struct gpu_vendor *g)
         n->energy_last[i] = n->energy_base[i];
     }
     g->ndevices = (int)count;
+    g->opened_us = (unsigned long long)(epoch_now() * 1e6);
+    check_accounting(g, n);
+    open_xid_events(g, n);
     return 0;
 }
 
@@ -253,12 +370,196 @@ static int add_process_utilization(struct gpu_vendor *g, struct nvml *n, int dev
     return 0;
 }
 
+static int compare_uint(const void *a, const void *b)
+{
+    unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The slot of (device, pid) in n->seen, or where it would go (*found 0). */
+static size_t seen_slot(const struct nvml *n, int device, unsigned int pid, int *found)
+{
+    size_t lo = 0, hi = n->nseen;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct account_seen *e = &n->seen[mid];
+        if (e->device < device || (e->device == device && e->pid < pid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < n->nseen && n->seen[lo].device == device && n->seen[lo].pid == pid;
+    return lo;
+}
+
+/* Notes that pid's finished record on device was handled while the PID was
+ * in the list times times. 0, or -1 when out of memory. */
+static int seen_put(struct nvml *n, int device, unsigned int pid, unsigned int times)
+{
+    int found;
+    size_t at = seen_slot(n, device, pid, &found);
+    if (!found) {
+        if (n->nseen == n->capseen) {
+            size_t ncap = n->capseen ? n->capseen * 2 : 64;
+            struct account_seen *p = realloc(n->seen, ncap * sizeof *p);
+            if (!p)
+                return -1;
+            n->seen = p;
+            n->capseen = ncap;
+        }
+        memmove(&n->seen[at + 1], &n->seen[at], (n->nseen - at) * sizeof n->seen[0]);
+        n->nseen++;
+        n->seen[at].device = device;
+        n->seen[at].pid = pid;
+    }
+    n->seen[at].times = times;
+    return 0;
+}
+
+/* Adds to g->records device dev_index's accounting records that may be the
+ * job's: those running now, and those that ended since the GPUs were
+ * opened and were not handed on before. 0, or -1 when out of memory; a
+ * driver error sets the reason and reads nothing more. */
+static int read_accounting(struct gpu_vendor *g, struct nvml *n, int dev_index)
+{
+    if (*g->accounting_reason)
+        return 0; /* another GPU's records failed this sample */
+    nvmlDevice_t dev = n->devices[dev_index];
+    unsigned int count = 0;
+    nvmlReturn_t rc = NVML_ERROR_INSUFFICIENT_SIZE;
+    for (int attempt = 0; attempt < 3 && rc == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
+        count = n->cap_account_pids;
+        rc = n->accounting_pids(dev, &count, n->account_pids);
+        if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+            unsigned int want = count > n->cap_account_pids ? count + 64
+                                                            : n->cap_account_pids * 2 + 64;
+            unsigned int *p = realloc(n->account_pids, want * sizeof *p);
+            if (!p)
+                return -1;
+            n->account_pids = p;
+            n->cap_account_pids = want;
+        }
+    }
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+        return 0; /* the list kept growing: next time */
+    if (rc != NVML_SUCCESS) {
+        snprintf(g->accounting_reason, sizeof g->accounting_reason,
+                 "GPU %d's accounting records cannot be read: %s", dev_index, nvml_error(n, rc));
+        return 0;
+    }
+    if (count > n->cap_account_pids)
+        count = n->cap_account_pids;
+    /* The same PID twice: two processes had it; the driver answers for the
+     * newest, so a PID is asked for again when it shows up more often. */
+    qsort(n->account_pids, count, sizeof n->account_pids[0], compare_uint);
+    for (unsigned int i = 0; i < count;) {
+        unsigned int pid = n->account_pids[i], times = 0;
+        while (i < count && n->account_pids[i] == pid)
+            i++, times++;
+        int found;
+        size_t at = seen_slot(n, dev_index, pid, &found);
+        if (found && n->seen[at].times == times)
+            continue;
+        nvmlAccountingStats_t st;
+        memset(&st, 0, sizeof st);
+        if (n->accounting_stats(dev, pid, &st) != NVML_SUCCESS)
+            continue; /* gone from the buffer meanwhile */
+        if (!st.isRunning) {
+            if (seen_put(n, dev_index, pid, times) < 0)
+                return -1;
+            if (st.startTime < g->opened_us)
+                continue; /* ended, and began before tracking did: not the job's */
+        }
+        struct gpu_account_record r = {
+            .pid = (pid_t)pid, .device = dev_index, .max_bytes = st.maxMemoryUsage,
+            .util_percent = st.gpuUtilization, .time_ms = st.time, .start_us = st.startTime,
+            .running = st.isRunning != 0,
+        };
+        if (gpu_add_record(g, &r) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Device dev_index's clock throttle reasons into s; the first failure sets
+ * the reason, and no more are asked for. */
+static void read_throttle(struct gpu_vendor *g, struct nvml *n, int dev_index,
+                          struct gpu_sample *s)
+{
+    if (!n->throttle || *g->throttle_reason)
+        return;
+    unsigned long long reasons = 0;
+    nvmlReturn_t rc = n->throttle(n->devices[dev_index], &reasons);
+    if (rc != NVML_SUCCESS) {
+        snprintf(g->throttle_reason, sizeof g->throttle_reason,
+                 "GPU %d does not report why its clocks are lowered: %s", dev_index,
+                 nvml_error(n, rc));
+        return;
+    }
+    s->throttle_read |= 1ULL << dev_index;
+    /* NVML's reason bits are enum gpu_throttle's, in the same order. */
+    s->device_throttle[dev_index] = (unsigned)(reasons & ((1ULL << GPU_THROTTLE_N) - 1));
+}
+
+/* Device dev_index's volatile ECC error counts into s. */
+static void read_ecc(struct gpu_vendor *g, struct nvml *n, int dev_index, struct gpu_sample *s)
+{
+    if (!n->ecc || *g->ecc_reason)
+        return;
+    nvmlDevice_t dev = n->devices[dev_index];
+    nvmlReturn_t rc = n->ecc(dev, NVML_MEMORY_ERROR_CORRECTED, NVML_VOLATILE_ECC,
+                             &s->ecc_corrected[dev_index]);
+    if (rc == NVML_SUCCESS)
+        rc = n->ecc(dev, NVML_MEMORY_ERROR_UNCORRECTED, NVML_VOLATILE_ECC,
+                    &s->ecc_uncorrected[dev_index]);
+    if (rc != NVML_SUCCESS) {
+        snprintf(g->ecc_reason, sizeof g->ecc_reason,
+                 "GPU %d does not count ECC errors (ECC off, or not supported): %s", dev_index,
+                 nvml_error(n, rc));
+        return;
+    }
+    s->ecc_read |= 1ULL << dev_index;
+}
+
+/* The XID events queued since the last sample into s (at most
+ * NVML_XID_PER_SAMPLE; the rest at the next sample). */
+static void read_xid_events(struct gpu_vendor *g, struct nvml *n, struct gpu_sample *s)
+{
+    if (!n->events)
+        return;
+    for (int k = 0; k < NVML_XID_PER_SAMPLE; k++) {
+        nvmlEventData_t e;
+        memset(&e, 0, sizeof e);
+        nvmlReturn_t rc = n->event_wait(n->events, &e, 0);
+        if (rc == NVML_ERROR_TIMEOUT)
+            return;
+        if (rc != NVML_SUCCESS) {
+            snprintf(g->xid_reason, sizeof g->xid_reason, "NVML stopped reporting XID errors: %s",
+                     nvml_error(n, rc));
+            n->event_set_free(n->events);
+            n->events = NULL;
+            return;
+        }
+        if (!(e.eventType & NVML_EVENT_XID_CRITICAL))
+            continue;
+        s->xid_events++;
+        s->xid_last = e.eventData;
+        s->xid_last_device = -1;
+        for (int i = 0; i < g->ndevices; i++)
+            if (n->devices[i] == e.device)
+                s->xid_last_device = i;
+    }
+}
+
 static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct nvml *n = g->state;
     double now = monotonic_now();
     int read_energy = g->exact || n->energy_read_at == 0 ||
                       now - n->energy_read_at >= NVML_ENERGY_PERIOD;
+    s->accounting_read = !*g->accounting_reason &&
+                         (g->exact || n->account_read_at == 0 ||
+                          now - n->account_read_at >= NVML_ACCOUNTING_PERIOD);
     for (int i = 0; i < g->ndevices; i++) {
         nvmlDevice_t dev = n->devices[i];
         nvmlMemory_t mem;
@@ -278,8 +579,12 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
                 s->util_sum_percent += util.gpu;
         }
         if (add_processes(g, n, n->compute, i) < 0 || add_processes(g, n, n->graphics, i) < 0 ||
-            add_process_utilization(g, n, i) < 0)
+            add_process_utilization(g, n, i) < 0 ||
+            (s->accounting_read && read_accounting(g, n, i) < 0))
             return -1;
+        read_throttle(g, n, i, s);
+        if (g->exact)
+            read_ecc(g, n, i, s);
         if (g->devices[i].selected && n->energy && !*g->energy_reason) {
             if (read_energy && (rc = n->energy(dev, &n->energy_last[i])) != NVML_SUCCESS)
                 snprintf(g->energy_reason, sizeof g->energy_reason,
@@ -290,6 +595,10 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
     }
     if (read_energy)
         n->energy_read_at = now;
+    if (s->accounting_read)
+        n->account_read_at = now;
+    s->accounting_read = s->accounting_read && !*g->accounting_reason;
+    read_xid_events(g, n, s);
     s->proc_util_ok = !*g->proc_util_reason;
     s->energy_ok = !*g->energy_reason;
     return 0;
@@ -298,6 +607,10 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 static void nvml_shutdown(struct gpu_vendor *g)
 {
     struct nvml *n = g->state;
+    if (n && n->events)
+        n->event_set_free(n->events);
+    if (n)
+        n->events = NULL;
     if (n && n->shutdown)
         n->shutdown();
 }
@@ -309,6 +622,8 @@ static void nvml_release(struct gpu_vendor *g)
         return;
     free(n->infos);
     free(n->util_samples);
+    free(n->account_pids);
+    free(n->seen);
 }
 
 const struct gpu_backend gpu_nvml_backend = {

@@ -99,6 +99,7 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
     p->pid = pid;
     cgroup_acc_init(&p->cg);
     energy_acc_init(&p->energy);
+    gpu_run_acc_init(&p->gpu_run);
 }
 
 void pipeline_free(struct pipeline *p)
@@ -106,6 +107,7 @@ void pipeline_free(struct pipeline *p)
     /* The previous reading's disk and interface arrays are ours (exchanged
      * with the reader's at each step). */
     system_series_sample_free(&p->extra_prev);
+    gpu_run_acc_free(&p->gpu_run);
     memset(p, 0, sizeof *p);
 }
 
@@ -195,6 +197,9 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
         cgroup_acc_step(&p->cg, &s->cgroup, s->tree_ok ? &s->roles : NULL, s->slot == 0, s->now,
                         s->wall);
     energy_acc_step(&p->energy, &s->rapl);
+    if (s->gpu_ok && gpu_run_acc_step(&p->gpu_run, s->now, s->gpu_selected, &s->gpu,
+                                      s->tree_ok ? &s->roles : NULL, gpu_ok ? &gs : NULL) < 0)
+        p->gpu_run_lost = 1;
     if (p->acc.latest.have_timepoint) {
         rows->have_timepoint = 1;
         rows->timepoint = p->acc.latest.timepoint;

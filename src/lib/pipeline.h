@@ -11,6 +11,7 @@
 
 #include "cgroup_usage.h"
 #include "energy_usage.h"
+#include "gpu_run.h"
 #include "metrics_text.h"
 #include "sample.h"
 #include "series.h"
@@ -71,6 +72,8 @@ struct pipeline {
     struct system_series_sample extra_prev; /* the buffers sys_prev.extra uses */
     struct cgroup_acc cg;     /* the job's cgroup figures */
     struct energy_acc energy; /* the CPUs' energy over the run */
+    struct gpu_run_acc gpu_run; /* what the GPU driver counted */
+    int gpu_run_lost;         /* out of memory for accounting records */
 };
 
 /* An empty pipeline: rows every interval seconds for the series asked

@@ -101,6 +101,34 @@ struct gpu_process {
     unsigned long long busy_devices;   /* where its SM utilization is > 0 */
 };
 
+/* A process's record in the driver's accounting (NVML accounting mode):
+ * the driver's own high-water mark of its GPU memory, kept after it exits,
+ * as VmHWM is for RAM. */
+struct gpu_account_record {
+    pid_t pid;
+    int device;                      /* index in the device list */
+    unsigned long long max_bytes;    /* its peak GPU memory */
+    unsigned util_percent;           /* its mean utilization over its life */
+    unsigned long long time_ms;      /* how long it ran on the GPU */
+    unsigned long long start_us;     /* when it started, epoch microseconds */
+    int running;
+};
+
+/* Why a GPU's clocks were below their maximum (NVML's clocks event
+ * reasons, one bit each in gpu_sample.device_throttle). */
+enum gpu_throttle {
+    GPU_THROTTLE_IDLE,
+    GPU_THROTTLE_APP_CLOCKS,        /* applications clocks setting */
+    GPU_THROTTLE_SW_POWER_CAP,
+    GPU_THROTTLE_HW_SLOWDOWN,
+    GPU_THROTTLE_SYNC_BOOST,
+    GPU_THROTTLE_SW_THERMAL,
+    GPU_THROTTLE_HW_THERMAL,
+    GPU_THROTTLE_HW_POWER_BRAKE,
+    GPU_THROTTLE_DISPLAY_CLOCKS,
+    GPU_THROTTLE_N
+};
+
 /* One sample of every device. */
 struct gpu_sample {
     unsigned long long memory_used;  /* bytes, all devices */
@@ -114,6 +142,26 @@ struct gpu_sample {
      * the library could not tell) and memory used (bytes). */
     double device_util[GPU_MAX_DEVICES];
     unsigned long long device_memory_used[GPU_MAX_DEVICES];
+    /* The driver's accounting records read at this sample (accounting_read
+     * 0: none read; they are read every few seconds and at the baseline and
+     * final samples): processes running now, and those that ended since
+     * the GPUs were opened. Owned by the gpu, valid until the next sample. */
+    int accounting_read;
+    struct gpu_account_record *records;
+    size_t nrecords;
+    /* Bit d set: device d's throttle reasons (bits 1 << enum gpu_throttle)
+     * were read into device_throttle[d]. */
+    unsigned long long throttle_read;
+    unsigned device_throttle[GPU_MAX_DEVICES];
+    /* Bit d set: device d's ECC error counters (volatile: since the driver
+     * loaded) were read, at the baseline and final samples only. */
+    unsigned long long ecc_read;
+    unsigned long long ecc_corrected[GPU_MAX_DEVICES], ecc_uncorrected[GPU_MAX_DEVICES];
+    /* XID (critical error) events the driver reported since the previous
+     * sample, on any device; the last one's code and device. */
+    unsigned xid_events;
+    unsigned long long xid_last;
+    int xid_last_device;
 };
 
 /* What one GPU sample means for the tracked tree (bytes, percent). */
@@ -236,6 +284,7 @@ struct sample {
     struct library_threads library; /* its threads, to be taken out */
     int gpu_ok;
     int gpu_ndevices;
+    unsigned long long gpu_selected; /* bit d: device d is selected */
     struct gpu_sample gpu;    /* procs: the reader's */
     struct system_series_sample *extra; /* NULL: not read (no system series);
                                  the pipeline may exchange its buffers */

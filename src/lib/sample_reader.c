@@ -261,6 +261,10 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct 
         if (gpu_sample(&r->gpu, slot <= 0, &s->gpu) == 0) {
             s->gpu_ok = 1;
             s->gpu_ndevices = r->gpu.ndevices;
+            s->gpu_selected = 0;
+            for (int d = 0; d < r->gpu.ndevices && d < 64; d++)
+                if (r->gpu.devices[d].selected)
+                    s->gpu_selected |= 1ULL << d;
         } else {
             /* A driver error mid-run: everything else goes on. */
             r->gpu_failed = 1;

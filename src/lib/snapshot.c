@@ -22,6 +22,7 @@
 
 #include "cgroup_json.h"
 #include "energy_usage.h"
+#include "gpu_run.h"
 #include "file_io.h"
 #include "internal.h"
 #include "json_read.h"
@@ -148,6 +149,8 @@ static json_object *metadata_object(const gt_snapshot *s)
         json_object_object_add(m, "cgroup", cgroup_json_object(&s->cgroup));
     if (s->cpu_energy.struct_size) /* 0.3 */
         json_object_object_add(m, "cpu_energy", cpu_energy_json_object(&s->cpu_energy));
+    if (s->gpu_run.struct_size) /* 0.3 */
+        json_object_object_add(m, "gpu_run", gpu_run_json_object(&s->gpu_run));
     return m;
 }
 
@@ -560,6 +563,17 @@ static void read_cgroup(struct json_reader *r, json_object *m, gt_cgroup_usage *
     cgroup_json_read(r, o, "metadata.cgroup", c);
 }
 
+/* metadata.gpu_run (0.3): optional. */
+static void read_gpu_run(struct json_reader *r, json_object *m, gt_gpu_run *g)
+{
+    json_object *o;
+    g->struct_size = 0;
+    if (r->status != GT_OK || !m || !json_object_object_get_ex(m, "gpu_run", &o) || !o)
+        return;
+    g->struct_size = sizeof *g;
+    gpu_run_json_read(r, o, "metadata.gpu_run", g);
+}
+
 /* metadata.cpu_energy (0.3): optional. */
 static void read_cpu_energy(struct json_reader *r, json_object *m, gt_cpu_energy *e)
 {
@@ -606,6 +620,7 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
     read_job(r, m, &s->job);
     read_cgroup(r, m, &s->cgroup);
     read_cpu_energy(r, m, &s->cpu_energy);
+    read_gpu_run(r, m, &s->gpu_run);
 }
 
 void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_info *si)

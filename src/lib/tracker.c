@@ -91,6 +91,11 @@ GT_HOT static void copy_gpu_reasons_locked(gt_tracker *t)
     text_copy(t->gpu_proc_util_reason, GT_REASON_LEN,
               none ? none : ns ? ns : r->gpu.proc_util_reason);
     text_copy(t->gpu_energy_reason, GT_REASON_LEN, none ? none : r->gpu.energy_reason);
+    text_copy(t->gpu_accounting_reason, GT_REASON_LEN,
+              none ? none : ns ? ns : r->gpu.accounting_reason);
+    text_copy(t->gpu_throttle_reason, GT_REASON_LEN, none ? none : r->gpu.throttle_reason);
+    text_copy(t->gpu_ecc_reason, GT_REASON_LEN, none ? none : r->gpu.ecc_reason);
+    text_copy(t->gpu_xid_reason, GT_REASON_LEN, none ? none : r->gpu.xid_reason);
 }
 
 /* The exporter of options.metrics_listen / metrics_textfile_dir, its labels

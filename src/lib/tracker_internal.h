@@ -84,6 +84,8 @@ struct gt_tracker {
     char gpu_reason[256];
     char gpu_proc_memory_reason[GT_REASON_LEN], gpu_proc_util_reason[GT_REASON_LEN],
         gpu_energy_reason[GT_REASON_LEN];
+    char gpu_accounting_reason[GT_REASON_LEN], gpu_throttle_reason[GT_REASON_LEN],
+        gpu_ecc_reason[GT_REASON_LEN], gpu_xid_reason[GT_REASON_LEN];
     gt_resource_usage usage;        /* the results handed to the caller */
     gt_resource_usage sink_summary; /* the sampler's, for the sinks: filled in
                                        place, not copied (15 KB a look) */
@@ -96,6 +98,9 @@ void tracker_fill_cgroup_locked(gt_tracker *t, gt_cgroup_usage *out);
 /* The CPUs' energy so far into *out (its struct_size kept), the job's
  * share of it from u (the summary as of now). Caller holds t->lock. */
 void tracker_fill_energy_locked(gt_tracker *t, const gt_resource_usage *u, gt_cpu_energy *out);
+/* The GPU driver's figures into *out; u: the usage filled at the same
+ * moment (its GPU energy). Caller holds the lock. */
+void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out);
 
 /* 1 in the process that made t; 0 in a child made by fork() since. */
 static inline int tracker_owned_here(const gt_tracker *t)

@@ -12,6 +12,7 @@
 
 #include "background.h"
 #include "cgroup_json.h"
+#include "gpu_run.h"
 #include "json_write.h"
 #include "hot_path.h"
 #include "report.h"
@@ -23,6 +24,27 @@
 /* At most this long for the cloud discovery to end: its requests time out
  * after 1 s each, and AWS asks up to four. */
 #define CLOUD_WAIT_SECONDS 8.0
+
+/* The driver's per-process high-water marks, where it keeps them, are
+ * lower bounds as VmHWM is for RAM: no GPU peak is reported below them. */
+static void raise_to_accounting_locked(gt_tracker *t, gt_resource_usage *out)
+{
+    if (t->gpu_accounting_reason[0] || t->cfg.sampled_only)
+        return;
+    unsigned long long main_peak, descendants_peak;
+    gpu_run_acc_peaks(&t->pipe.gpu_run, &main_peak, &descendants_peak);
+    gt_max_gpu_ram *g = &out->max_gpu_ram;
+    double main_units = (double)main_peak / t->units.gpu_ram_divisor;
+    double desc_units = (double)descendants_peak / t->units.gpu_ram_divisor;
+    if (main_units > g->main)
+        g->main = main_units;
+    if (desc_units > g->descendants)
+        g->descendants = desc_units;
+    if (g->main > g->combined)
+        g->combined = g->main;
+    if (g->descendants > g->combined)
+        g->combined = g->descendants;
+}
 
 GT_HOT void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
                                       gt_resource_usage *out)
@@ -55,6 +77,7 @@ GT_HOT void tracker_fill_usage_locked(gt_tracker *t, double end_time, int comple
     d->process_utilization_available = !d->process_utilization_reason[0];
     d->energy_available = !d->energy_reason[0];
     text_copy(out->measurement.gpu_reason, sizeof out->measurement.gpu_reason, t->gpu_reason);
+    raise_to_accounting_locked(t, out);
 }
 
 const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
@@ -387,9 +410,11 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     s->main_only = t->cfg.o.main_only != 0;
     s->cgroup.struct_size = sizeof s->cgroup;
     s->cpu_energy.struct_size = sizeof s->cpu_energy;
+    s->gpu_run.struct_size = sizeof s->gpu_run;
     pthread_mutex_lock(&t->lock);
     tracker_fill_cgroup_locked(t, &s->cgroup);
     tracker_fill_energy_locked(t, u, &s->cpu_energy);
+    tracker_fill_gpu_run_locked(t, u, &s->gpu_run);
     pthread_mutex_unlock(&t->lock);
     return st;
 }
@@ -545,6 +570,44 @@ gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
     return GT_OK;
 }
 
+void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out)
+{
+    struct gpu_run_reasons why = {
+        .gpu = t->gpu_reason, .accounting = t->gpu_accounting_reason,
+        .throttle = t->gpu_throttle_reason, .ecc = t->gpu_ecc_reason, .xid = t->gpu_xid_reason,
+        .energy = t->gpu_energy_reason, .proc_util = t->gpu_proc_util_reason,
+    };
+    if (t->cfg.sampled_only)
+        why.accounting = "not read (a plain sampler's comparison run)";
+    else if (t->pipe.gpu_run_lost)
+        why.accounting = "out of memory for the accounting records";
+    gpu_run_acc_fill(&t->pipe.gpu_run, &why, t->reader.gpu.ndevices,
+                     u->gpu_details.energy_joules, out);
+}
+
+gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct("gt_tracker_gpu_run", t, out, "gt_gpu_run",
+                                       out ? out->struct_size : 0, sizeof(gt_gpu_run));
+    if (st != GT_OK)
+        return st;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no GPU figures: the tracker has not been started");
+    gt_resource_usage *u = calloc(1, sizeof *u); /* filled in place: zeroed first */
+    if (!u)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    pthread_mutex_lock(&t->lock);
+    tracker_fill_usage_locked(t, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
+                              t->state == STATE_STOPPED, u);
+    tracker_fill_gpu_run_locked(t, u, out);
+    pthread_mutex_unlock(&t->lock);
+    free(u);
+    return GT_OK;
+}
+
 gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
 {
     gt_clear_error();
@@ -578,6 +641,14 @@ char *gt_tracker_to_json(gt_tracker *t)
     tracker_fill_energy_locked(t, u, &e);
     pthread_mutex_unlock(&t->lock);
     json_object_object_add(root, "cpu_energy", cpu_energy_json_object(&e));
+    gt_gpu_run *gr = calloc(1, sizeof *gr);
+    if (gr) {
+        gr->struct_size = sizeof *gr;
+        pthread_mutex_lock(&t->lock);
+        tracker_fill_gpu_run_locked(t, u, gr);
+        pthread_mutex_unlock(&t->lock);
+        json_object_object_add(root, "gpu_run", gpu_run_json_object(gr));
+    }
     /* Where the figures beyond gpu_tracker's come from, as "measurement"
      * says for the rest. */
     json_object *m = NULL;
@@ -596,11 +667,20 @@ char *gt_tracker_to_json(gt_tracker *t)
             json_object_object_add(src, "cgroup.pressure",
                                    json_new_text("exact (kernel counters)"));
         }
+        if (gr && u->measurement.gpu_available)
+            json_object_object_add(
+                src, "max_gpu_ram",
+                json_new_text(gr->accounting_available
+                                  ? "sampled, and never below the driver's per-process "
+                                    "high-water marks (NVML accounting): exact lower bounds"
+                                  : "sampled: a GPU process that lives between two samples "
+                                    "is missed (see gpu_run.accounting)"));
         if (e.available)
             json_object_object_add(src, "cpu_energy",
                                    json_new_text("the whole machine's (RAPL, per socket); "
                                                  "job_share an estimate"));
         json_object_object_add(m, "sources", src);
     }
+    free(gr);
     return json_pretty_text(root);
 }

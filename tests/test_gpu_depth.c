@@ -1,0 +1,350 @@
+/* What the GPU driver counts beyond samples (gt_gpu_run): accounting
+ * records (a process that exits between samples, accounting off, a GPU
+ * shared with strangers), throttle reasons as shares of the run, ECC and
+ * XID errors, the job's share of the energy, and every call answering
+ * NOT_SUPPORTED. Through the real dlopen path against the fake NVML and a
+ * fixture /proc tree (main 100 with child 101); the time weighting and the
+ * attribution rules also on constructed samples (gpu_run.h). */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "gpu_run.h"
+#include "gpu_tracker.h"
+#include "pipeline.h"
+#include "test_tracker_new.h"
+
+#define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
+
+static char *root;
+static char scenario[4096];
+
+static void write_scenario(const char *text)
+{
+    FILE *f = fopen(scenario, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static unsigned long long now_us(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (unsigned long long)tv.tv_sec * 1000000ULL + (unsigned long long)tv.tv_usec;
+}
+
+/* Two GPUs: main (100) on both, its child (101) on GPU 0, and pid 999 (not
+ * ours) on GPU 1, which is therefore shared. */
+static const char two_gpus[] =
+    "device GPU-aaaa Fake-H100 80000000000 3000000000 50\n"
+    "device GPU-bbbb Fake-H100 80000000000 1000000000 30\n"
+    "process 0 100 2000000000\n"
+    "process 1 100 500000000\n"
+    "process 0 101 1000000000\n"
+    "process 1 999 250000000\n";
+
+static gt_options options(void)
+{
+    gt_options o;
+    test_options_init(&o);
+    test_hooks.proc_root = root;
+    o.process_id = 100;
+    o.sleep_time = 1000; /* the baseline and the final sample only */
+    o.resource_usage_file = "";
+    return o;
+}
+
+/* A tracker over the scenario before (read at the baseline) and after (at
+ * the final sample; each START in it is replaced by a start time after the
+ * GPUs were opened). Its results in *u and *g; the tracker, still to be freed. */
+static gt_tracker *run(const char *before, const char *after, gt_resource_usage *u,
+                       gt_gpu_run *g)
+{
+    write_scenario(before);
+    gt_options o = options();
+    gt_tracker *t = NULL;
+    if (test_tracker_new(&o, &t) != GT_OK)
+        return NULL;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    char text[8192], start[32];
+    snprintf(start, sizeof start, "%llu", now_us() + 1);
+    size_t used = 0;
+    for (const char *p = after; *p && used + sizeof start < sizeof text;)
+        if (strncmp(p, "START", 5) == 0) {
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s", start);
+            p += 5;
+        } else {
+            text[used++] = *p++;
+        }
+    text[used] = '\0';
+    write_scenario(text);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    *u = *gt_tracker_usage(t);
+    g->struct_size = sizeof *g;
+    CHECK(gt_tracker_gpu_run(t, g) == GT_OK);
+    return t;
+}
+
+/* Accounting on: main's record is above what the samples saw, a child that
+ * lived between the two samples is found only through its record, and one
+ * that ended unseen on the shared GPU is not counted. */
+static void test_accounting(void)
+{
+    char before[4096], after[4096];
+    snprintf(before, sizeof before, "%saccounting 0 on\naccounting 1 on\n", two_gpus);
+    /* START of main and 101: 1 (long before) but running or in the tree. */
+    snprintf(after, sizeof after,
+             "%saccounting 0 on\naccounting 1 on\n"
+             "record 0 100 3000000000 1 1 40 2000\n"
+             "record 0 101 1200000000 1 1 20 1500\n"
+             "record 0 4242 5000000000 START 0 90 300\n"
+             "record 1 4343 7000000000 START 0 90 300\n"
+             "record 0 17 9000000000 1 0 90 300\n",
+             two_gpus);
+    gt_resource_usage u;
+    gt_gpu_run g;
+    gt_tracker *t = run(before, after, &u, &g);
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    CHECK_MSG(g.accounting_available, "%s", g.accounting_reason);
+    CHECK(g.accounting_processes == 3);  /* 100, 101 and the unseen 4242 */
+    CHECK(g.accounting_unseen == 1);
+    CHECK(g.accounting_unattributed == 1); /* 4343 on the GPU 999 shares */
+    CHECK(g.accounting_main_peak == 3e9);
+    CHECK(g.accounting_descendants_peak == 5e9);
+    CHECK(g.accounting_gpu_seconds == 3.8);
+    /* Never below the records: main 3 GB (sampled 2.5), descendants 5 GB
+     * (sampled 1), combined at least the largest. */
+    CHECK(u.max_gpu_ram.main == 3.0);
+    CHECK(u.max_gpu_ram.descendants == 5.0);
+    CHECK(u.max_gpu_ram.combined == 5.0);
+    char *json = gt_tracker_to_json(t);
+    CHECK_CONTAINS(json, "\"gpu_run\": {");
+    CHECK_CONTAINS(json, "\"ended_unseen\": 1");
+    CHECK_CONTAINS(json, "never below the driver's per-process high-water marks");
+    free(json);
+
+    /* The snapshot keeps it, and reads it back as it was. */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.json.gz", root);
+    CHECK(gt_tracker_write_snapshot(t, "job", 0, path) == GT_OK);
+    gt_snapshot *s = NULL;
+    CHECK(gt_snapshot_read(path, &s) == GT_OK);
+    CHECK(s && s->gpu_run.struct_size == sizeof s->gpu_run);
+    CHECK(s && memcmp(&s->gpu_run, &g, sizeof g) == 0);
+
+    gt_snapshot_free(s);
+    gt_tracker_free(t);
+
+    /* Accounting off (the default): the samples alone, and why. */
+    t = run(two_gpus, two_gpus, &u, &g);
+    CHECK(t && !g.accounting_available);
+    CHECK_CONTAINS(g.accounting_reason, "NVML accounting mode is off on GPU 0");
+    CHECK_CONTAINS(g.accounting_reason, "nvidia-smi -i 0 -am 1");
+    CHECK(u.max_gpu_ram.main == 2.5 && u.max_gpu_ram.descendants == 1.0);
+    json = t ? gt_tracker_to_json(t) : NULL;
+    CHECK_CONTAINS(json, "a GPU process that lives between two samples is missed");
+    free(json);
+    gt_tracker_free(t);
+}
+
+/* Throttle reasons, ECC and XID through the driver; the energy share. */
+static void test_health(void)
+{
+    char before[4096], after[4096];
+    snprintf(before, sizeof before,
+             "%sthrottle 0 0x4\nthrottle 1 0x40\necc 0 1 2\necc 1 0 0\n"
+             "procutil 0 100 20\nprocutil 0 101 20\nenergy 0 1000\nenergy 1 0\n",
+             two_gpus);
+    snprintf(after, sizeof after,
+             "%sthrottle 0 0x44\nthrottle 1 0x40\necc 0 4 2\necc 1 0 1\nxid 1 79\nxid 0 48\n"
+             "procutil 0 100 20\nprocutil 0 101 20\nenergy 0 601000\nenergy 1 0\n",
+             two_gpus);
+    gt_resource_usage u;
+    gt_gpu_run g;
+    gt_tracker *t = run(before, after, &u, &g);
+    CHECK(t != NULL);
+    CHECK_MSG(g.throttle_available, "%s", g.throttle_reason);
+    /* One interval, read at its end: GPU 0 power-capped and hot, GPU 1 hot. */
+    CHECK(g.throttle_share[GPU_THROTTLE_SW_POWER_CAP] == 1.0);
+    CHECK(g.throttle_share[GPU_THROTTLE_HW_THERMAL] == 1.0);
+    CHECK(g.throttle_share[GPU_THROTTLE_IDLE] == 0.0);
+    CHECK(g.ngpus == 2 && g.device_throttle_read[0] && g.device_throttle_read[1]);
+    CHECK(g.device_throttle_share[1][GPU_THROTTLE_SW_POWER_CAP] == 0.0);
+    CHECK(g.device_throttle_share[1][GPU_THROTTLE_HW_THERMAL] == 1.0);
+    CHECK_STR(gt_gpu_throttle_name(GPU_THROTTLE_SW_POWER_CAP), "sw_power_cap");
+    CHECK(gt_gpu_throttle_name(GT_GPU_THROTTLE_REASONS) == NULL);
+    CHECK_MSG(g.ecc_available, "%s", g.ecc_reason);
+    CHECK(g.ecc_corrected == 3.0 && g.ecc_uncorrected == 1.0);
+    CHECK_MSG(g.xid_available, "%s", g.xid_reason);
+    CHECK(g.xid_events == 2 && g.xid_last == 48 && g.xid_last_gpu == 0);
+    /* The job's SM (20 + 20) over the GPUs' busy (50 + 30) of 600 J. */
+    CHECK_MSG(g.job_energy_available, "%s", g.job_energy_reason);
+    CHECK(g.job_energy_share == 0.5);
+    CHECK_MSG(u.gpu_details.energy_joules == 600.0 && g.job_energy_joules == 300.0, "%g J, job %g J", u.gpu_details.energy_joules, g.job_energy_joules);
+    char *json = t ? gt_tracker_to_json(t) : NULL;
+    CHECK_CONTAINS(json, "\"sw_power_cap\": 1.0");
+    CHECK_CONTAINS(json, "\"uncorrected\": 1.0");
+    CHECK_CONTAINS(json, "\"last\": 48");
+    free(json);
+    gt_tracker_free(t);
+}
+
+/* A driver that answers NOT_SUPPORTED (3) for each call: that part only is
+ * missing, with the call's error, and the rest is still there. */
+static void test_not_supported(void)
+{
+    static const struct {
+        const char *fail;
+        size_t reason; /* offset of the reason in gt_gpu_run */
+        const char *text;
+    } cases[] = {
+        {"nvmlDeviceGetAccountingMode", offsetof(gt_gpu_run, accounting_reason),
+         "GPU 0 keeps no accounting records: fake NVML error 3"},
+        {"nvmlDeviceGetAccountingPids", offsetof(gt_gpu_run, accounting_reason),
+         "GPU 0's accounting records cannot be read: fake NVML error 3"},
+        {"nvmlDeviceGetCurrentClocksEventReasons", offsetof(gt_gpu_run, throttle_reason),
+         "GPU 0 does not report why its clocks are lowered: fake NVML error 3"},
+        {"nvmlDeviceGetTotalEccErrors", offsetof(gt_gpu_run, ecc_reason),
+         "GPU 0 does not count ECC errors (ECC off, or not supported): fake NVML error 3"},
+        {"nvmlEventSetCreate", offsetof(gt_gpu_run, xid_reason),
+         "NVML cannot watch XID errors: fake NVML error 3"},
+        {"nvmlDeviceRegisterEvents", offsetof(gt_gpu_run, xid_reason),
+         "GPU 0 does not report XID errors: fake NVML error 3"},
+        {"nvmlEventSetWait_v2", offsetof(gt_gpu_run, xid_reason),
+         "NVML stopped reporting XID errors: fake NVML error 3"},
+        {"nvmlDeviceGetProcessUtilization", offsetof(gt_gpu_run, job_energy_reason),
+         "the driver does not report per-process GPU utilization: fake NVML error 3"},
+    };
+    const char *healthy = "accounting 0 on\naccounting 1 on\nthrottle 0 1\nthrottle 1 1\n"
+                          "ecc 0 0 0\necc 1 0 0\nprocutil 0 100 10\nenergy 0 5\n";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[4096];
+        snprintf(text, sizeof text, "%s%sfail %s 3\n", two_gpus, healthy, cases[i].fail);
+        gt_resource_usage u;
+        gt_gpu_run g;
+        gt_tracker *t = run(text, text, &u, &g);
+        CHECK(t != NULL);
+        const char *reason = (const char *)&g + cases[i].reason;
+        CHECK_MSG(strcmp(reason, cases[i].text) == 0, "%s: '%s'", cases[i].fail, reason);
+        /* the others are there */
+        int others = (cases[i].reason == offsetof(gt_gpu_run, accounting_reason) ||
+                      g.accounting_available) +
+                     (cases[i].reason == offsetof(gt_gpu_run, throttle_reason) ||
+                      g.throttle_available) +
+                     (cases[i].reason == offsetof(gt_gpu_run, ecc_reason) || g.ecc_available) +
+                     (cases[i].reason == offsetof(gt_gpu_run, xid_reason) || g.xid_available);
+        CHECK_MSG(others == 4, "%s took more than its own part away", cases[i].fail);
+        CHECK(u.measurement.gpu_available);
+        gt_tracker_free(t);
+    }
+}
+
+/* gpu_run.h on constructed samples: time weighting and attribution. */
+static void test_pure(void)
+{
+    struct gpu_run_acc a;
+    gpu_run_acc_init(&a);
+    struct gpu_sample s;
+    memset(&s, 0, sizeof s);
+    /* No roles (the tree unread): a running record is a stranger's. */
+    struct gpu_account_record recs[2] = {
+        {.pid = 5, .device = 0, .max_bytes = 100, .start_us = 10, .running = 1},
+        {.pid = 6, .device = 1, .max_bytes = 200, .start_us = 10, .running = 0},
+    };
+    s.throttle_read = 3;
+    s.device_throttle[0] = 1u << GPU_THROTTLE_SW_THERMAL;
+    CHECK(gpu_run_acc_step(&a, 10.0, 3, &s, NULL, NULL) == 0); /* first: no interval */
+    s.device_throttle[0] = 0;
+    CHECK(gpu_run_acc_step(&a, 13.0, 3, &s, NULL, NULL) == 0); /* 3 s cool */
+    s.device_throttle[0] = 1u << GPU_THROTTLE_SW_THERMAL;
+    s.accounting_read = 1;
+    s.records = recs;
+    s.nrecords = 2;
+    CHECK(gpu_run_acc_step(&a, 14.0, 3, &s, NULL, NULL) == 0); /* 1 s hot */
+    gt_gpu_run g = {.struct_size = sizeof g};
+    struct gpu_run_reasons why = {0};
+    gpu_run_acc_fill(&a, &why, 2, 0, &g);
+    CHECK(g.throttle_share[GPU_THROTTLE_SW_THERMAL] == 0.25);
+    CHECK(g.device_throttle_share[1][GPU_THROTTLE_SW_THERMAL] == 0.0);
+    /* pid 5 marks GPU 0 shared; pid 6 ended unseen on GPU 1, used by none
+     * other: the job's. */
+    CHECK(g.accounting_available && g.accounting_processes == 1 && g.accounting_unseen == 1);
+    CHECK(g.accounting_descendants_peak == 200.0 && g.accounting_unattributed == 0);
+    /* A record twice (re-read at the final sample) is one process. */
+    CHECK(gpu_run_acc_step(&a, 15.0, 3, &s, NULL, NULL) == 0);
+    gpu_run_acc_fill(&a, &why, 2, 0, &g);
+    CHECK(g.accounting_processes == 1);
+    /* Unselected GPUs count per device, not in the run's share. */
+    CHECK(gpu_run_acc_step(&a, 17.0, 2, &s, NULL, NULL) == 0);
+    gpu_run_acc_fill(&a, &why, 2, 0, &g);
+    CHECK(g.throttle_share[GPU_THROTTLE_SW_THERMAL] == 2.0 / 7.0);
+    CHECK(g.device_throttle_share[0][GPU_THROTTLE_SW_THERMAL] == 4.0 / 7.0);
+    /* No GPU: every part says so. */
+    why.gpu = "no GPU library found";
+    gpu_run_acc_fill(&a, &why, 0, 0, &g);
+    CHECK(!g.accounting_available && !g.throttle_available && !g.ecc_available &&
+          !g.xid_available && !g.job_energy_available);
+    CHECK_STR(g.xid_reason, "no GPU library found");
+    gpu_run_acc_free(&a);
+}
+
+/* The snapshot's metadata.gpu_run is checked on reading like the rest. */
+static void test_json_read(void)
+{
+    gt_gpu_run g = {.struct_size = sizeof g};
+    g.throttle_available = 1;
+    g.ngpus = 1;
+    g.device_throttle_read[0] = 1;
+    g.device_throttle_share[0][2] = 0.5;
+    g.throttle_share[2] = 0.5;
+    snprintf(g.accounting_reason, sizeof g.accounting_reason, "off");
+    snprintf(g.ecc_reason, sizeof g.ecc_reason, "off");
+    snprintf(g.xid_reason, sizeof g.xid_reason, "off");
+    snprintf(g.job_energy_reason, sizeof g.job_energy_reason, "off");
+    g.xid_last_gpu = -1;
+    json_object *o = gpu_run_json_object(&g);
+    gt_gpu_run back = {.struct_size = sizeof back};
+    struct json_reader r = {GT_OK, "test"};
+    gpu_run_json_read(&r, o, "gpu_run", &back);
+    CHECK(r.status == GT_OK);
+    CHECK(memcmp(&back, &g, sizeof g) == 0);
+    /* A share above 1 is refused, naming the key. */
+    json_object *thr, *share;
+    json_object_object_get_ex(o, "throttle", &thr);
+    json_object_object_get_ex(thr, "share", &share);
+    json_object_object_add(share, "hw_thermal", json_object_new_double(1.5));
+    struct json_reader bad = {GT_OK, "test"};
+    gpu_run_json_read(&bad, o, "gpu_run", &back);
+    CHECK(bad.status == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "gpu_run.throttle.share");
+    json_object_put(o);
+}
+
+int main(void)
+{
+    root = fx_mkroot();
+    fx_system(root, 0, 0, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
+                        .pss_kb = 1000, .starttime = 5, .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 6};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    snprintf(scenario, sizeof scenario, "%s/scenario", root);
+    setenv("FAKE_NVML_SCENARIO", scenario, 1);
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+
+    test_pure();
+    test_json_read();
+    test_accounting();
+    test_health();
+    test_not_supported();
+    fx_rmroot(root);
+    return check_exit("test_gpu_depth");
+}
