@@ -14,6 +14,7 @@
 #include "fixture.h"
 #include "gpu_run.h"
 #include "gpu_tracker.h"
+#include "human.h"
 #include "pipeline.h"
 #include "test_tracker_new.h"
 
@@ -194,6 +195,73 @@ static void test_health(void)
     gt_tracker_free(t);
 }
 
+/* A report of the health scenario's run into path. 0, or -1. */
+static int health_report(const char *path)
+{
+    char before[4096], after[4096];
+    snprintf(before, sizeof before,
+             "%saccounting 0 on\naccounting 1 on\nthrottle 0 0x4\nthrottle 1 0x4\n"
+             "ecc 0 0 0\necc 1 0 0\nprocutil 0 100 20\nenergy 0 1000\n", two_gpus);
+    snprintf(after, sizeof after,
+             "%saccounting 0 on\naccounting 1 on\nthrottle 0 0x4\nthrottle 1 0x4\n"
+             "ecc 0 0 1\necc 1 0 0\nprocutil 0 100 20\nenergy 0 801000\n"
+             "record 0 4242 5000000000 START 0 90 300\n", two_gpus);
+    gt_resource_usage u;
+    gt_gpu_run g;
+    gt_tracker *t = run(before, after, &u, &g);
+    int rc = t && gt_tracker_write_report(t, "train.py", 0, NULL, path) == GT_OK ? 0 : -1;
+    gt_tracker_free(t);
+    return rc;
+}
+
+static void test_report(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/report.html", root);
+    CHECK(health_report(path) == 0);
+    char *html = NULL;
+    CHECK(gt_file_read(path, 1 << 24, "report", &html, NULL) == GT_OK);
+    CHECK_CONTAINS(html, "<h2>GPUs: what the driver counted</h2>");
+    CHECK_CONTAINS(html, "GPU accounting</div><div class=\"v\">1 process</div>");
+    CHECK_CONTAINS(html, "1 ended between samples and were seen only there");
+    CHECK_CONTAINS(html, "<div class=\"card warn\"><div class=\"k\">GPU slowed</div><div "
+                         "class=\"v\">100%</div>");
+    CHECK_CONTAINS(html, "lowered by sw_power_cap");
+    CHECK_CONTAINS(html, "uncorrected ECC 1, corrected 0, XID events 0");
+    /* 20 of 80 busy: a quarter of 800 J */
+    CHECK_CONTAINS(html, "GPU energy (job)</div><div class=\"v\">200 J</div>");
+    free(html);
+}
+
+/* The same report in headless Chromium: the GPU cards are in the rendered
+ * page. */
+static int report_in_chromium(void)
+{
+    if (system("command -v chromium >/dev/null 2>&1") != 0) {
+        printf("skipped: chromium is not installed (make check installs it, as root)\n");
+        return 77;
+    }
+    char dir[] = "/tmp/gt-gpu-chromium-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char html[128], dom[128], cmd[1024];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(dom, sizeof dom, "%s/dom.html", dir);
+    CHECK(health_report(html) == 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
+             "--dump-dom file://%s >%s 2>/dev/null", dir, dir, html, dom);
+    CHECK_MSG(system(cmd) == 0, "chromium --dump-dom failed");
+    char *text = NULL;
+    CHECK(gt_file_read(dom, 1 << 24, "DOM", &text, NULL) == GT_OK);
+    CHECK_CONTAINS(text, "<h2>GPUs: what the driver counted</h2>");
+    CHECK_CONTAINS(text, "GPU slowed</div><div class=\"v\">100%</div>");
+    CHECK_CONTAINS(text, "GPU energy (job)</div><div class=\"v\">200 J</div>");
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return check_exit("test_gpu_depth report-chromium");
+}
+
 /* A driver that answers NOT_SUPPORTED (3) for each call: that part only is
  * missing, with the call's error, and the rest is still there. */
 static void test_not_supported(void)
@@ -325,7 +393,53 @@ static void test_json_read(void)
     json_object_put(o);
 }
 
-int main(void)
+/* -f human's GPU lines: accounting (and why not), slowdowns, errors, the
+ * job's share of the energy. */
+static void test_human(void)
+{
+    gt_resource_usage u;
+    memset(&u, 0, sizeof u);
+    u.measurement.gpu_available = 1;
+    u.max_gpu_ram.combined = 5e9;
+    u.gpu_details.energy_available = 1;
+    u.gpu_details.energy_joules = 600;
+    gt_totals totals = {.struct_size = sizeof totals, .wall_seconds = 10};
+    gt_gpu_run g = {.struct_size = sizeof g, .accounting_available = 1,
+                    .accounting_processes = 3, .accounting_unseen = 1,
+                    .accounting_unattributed = 1, .accounting_main_peak = 3.0 * 1073741824,
+                    .accounting_descendants_peak = 512.0 * 1048576, .throttle_available = 1,
+                    .ecc_available = 1, .ecc_uncorrected = 2, .xid_available = 1,
+                    .xid_events = 1, .xid_last = 79, .xid_last_gpu = 1,
+                    .job_energy_available = 1, .job_energy_share = 0.5,
+                    .job_energy_joules = 300};
+    g.throttle_share[GPU_THROTTLE_IDLE] = 0.9; /* not a slowdown: not shown */
+    g.throttle_share[GPU_THROTTLE_SW_POWER_CAP] = 0.3;
+    g.throttle_share[GPU_THROTTLE_HW_THERMAL] = 0.05;
+    struct human_extras x = {.gpu_run = &g};
+    char *text = human_summary(&u, &totals, &x);
+    CHECK_CONTAINS(text, "GPU accounting  3 GPU processes in the driver's records (main 3.00 GiB, "
+                         "largest descendant 512 MiB); 1 ended between samples, seen only "
+                         "there; 1 ended unseen on a GPU others used too, not counted\n");
+    CHECK_CONTAINS(text, "GPU slowed      sw_power_cap 30%, hw_thermal 5% of the run\n");
+    CHECK_CONTAINS(text, "GPU errors      ECC corrected 0, uncorrected 2; 1 XID event (the last "
+                         "XID 79 on GPU 1)\n");
+    CHECK_CONTAINS(text, "GPU energy      600 J on the selected GPUs; the job's share ~50% "
+                         "(~300 J, an estimate from SM utilization)\n");
+    CHECK(text && !strstr(text, "gpu_idle"));
+    free(text);
+    /* Accounting off: the reason, since the peaks may miss a process. */
+    g.accounting_available = 0;
+    snprintf(g.accounting_reason, sizeof g.accounting_reason, "NVML accounting mode is off");
+    g.ecc_uncorrected = 0;
+    g.xid_events = 0;
+    memset(g.throttle_share, 0, sizeof g.throttle_share);
+    text = human_summary(&u, &totals, &x);
+    CHECK_CONTAINS(text, "GPU accounting  peaks sampled only: NVML accounting mode is off\n");
+    CHECK(text && !strstr(text, "GPU errors") && !strstr(text, "GPU slowed"));
+    free(text);
+}
+
+int main(int argc, char **argv)
 {
     root = fx_mkroot();
     fx_system(root, 0, 0, 2, 8000000, 6000000);
@@ -339,12 +453,19 @@ int main(void)
     setenv("FAKE_NVML_SCENARIO", scenario, 1);
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
     setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+    if (argc > 1 && strcmp(argv[1], "report-chromium") == 0) {
+        int rc = report_in_chromium();
+        fx_rmroot(root);
+        return rc;
+    }
 
     test_pure();
     test_json_read();
+    test_human();
     test_accounting();
     test_health();
     test_not_supported();
+    test_report();
     fx_rmroot(root);
     return check_exit("test_gpu_depth");
 }

@@ -124,6 +124,66 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
                 100 * cg->io_full);
 }
 
+/* What the GPU driver counted beyond samples: accounting, throttling,
+ * errors, the job's share of the GPUs' energy. Lines for what is there
+ * (and for accounting, why not: the peaks are then sampled only). */
+static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g)
+{
+    char a[32], b[32];
+    if (g->accounting_available) {
+        fprintf(f, LABEL "%d GPU process%s in the driver's records (main %s, largest "
+                "descendant %s)", "GPU accounting", g->accounting_processes,
+                g->accounting_processes == 1 ? "" : "es",
+                human_bytes(a, sizeof a, g->accounting_main_peak),
+                human_bytes(b, sizeof b, g->accounting_descendants_peak));
+        if (g->accounting_unseen)
+            fprintf(f, "; %d ended between samples, seen only there", g->accounting_unseen);
+        if (g->accounting_unattributed)
+            fprintf(f, "; %d ended unseen on a GPU others used too, not counted",
+                    g->accounting_unattributed);
+        fputc('\n', f);
+    } else {
+        fprintf(f, LABEL "peaks sampled only: %s\n", "GPU accounting", g->accounting_reason);
+    }
+    if (g->throttle_available) {
+        int any = 0;
+        for (int i = 0; i < GT_GPU_THROTTLE_REASONS; i++) {
+            /* an idle GPU clocks down by design: not a slowdown */
+            if (i == 0 || g->throttle_share[i] <= 0)
+                continue;
+            if (any)
+                fputs(", ", f);
+            else
+                fprintf(f, LABEL, "GPU slowed");
+            fprintf(f, "%s %.0f%%", gt_gpu_throttle_name(i), 100 * g->throttle_share[i]);
+            any = 1;
+        }
+        if (any)
+            fprintf(f, " of the run\n");
+    }
+    int ecc = g->ecc_available && (g->ecc_corrected > 0 || g->ecc_uncorrected > 0);
+    int xid = g->xid_available && g->xid_events > 0;
+    if (ecc)
+        fprintf(f, LABEL "ECC corrected %.0f, uncorrected %.0f%s", "GPU errors", g->ecc_corrected,
+                g->ecc_uncorrected, xid ? "; " : "\n");
+    if (xid) {
+        if (!ecc)
+            fprintf(f, LABEL, "GPU errors");
+        fprintf(f, "%ld XID event%s (the last XID %lld", g->xid_events,
+                g->xid_events == 1 ? "" : "s", g->xid_last);
+        if (g->xid_last_gpu >= 0)
+            fprintf(f, " on GPU %d", g->xid_last_gpu);
+        fprintf(f, ")\n");
+    }
+    if (d->energy_available) {
+        fprintf(f, LABEL "%.0f J on the selected GPUs", "GPU energy", d->energy_joules);
+        if (g->job_energy_available)
+            fprintf(f, "; the job's share ~%.0f%% (~%.0f J, an estimate from SM utilization)",
+                    100 * g->job_energy_share, g->job_energy_joules);
+        fputc('\n', f);
+    }
+}
+
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                     const struct human_extras *x)
 {
@@ -170,6 +230,8 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         fprintf(f, LABEL "mean %.0f%%, peak %.0f%%, summed over %d GPU%s\n", "GPU utilization",
                 g->gpu_percentages.mean_sum_percent, g->gpu_percentages.max_sum_percent,
                 g->n_expected_gpus, g->n_expected_gpus == 1 ? "" : "s");
+        if (x->gpu_run && !u->gpu_details.unknown)
+            gpu_run_lines(f, &u->gpu_details, x->gpu_run);
     } else {
         fprintf(f, LABEL "none measured: %s\n", "GPU", me->gpu_reason[0] ? me->gpu_reason : "no GPU");
     }

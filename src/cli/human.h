@@ -28,6 +28,7 @@ struct human_extras {
                                      available, or when cgroup_asked */
     int cgroup_asked;             /* --cgroup */
     const gt_cpu_energy *energy;  /* NULL or not available: no line */
+    const gt_gpu_run *gpu_run;    /* the GPU driver's figures (NULL: none) */
     int command_sigkill;          /* the command died of SIGKILL */
     pid_t command_pid;
 };

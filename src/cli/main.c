@@ -126,12 +126,17 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
     int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
     gt_cpu_energy energy = {.struct_size = sizeof energy};
     int have_energy = gt_tracker_cpu_energy(t, &energy) == GT_OK;
+    gt_gpu_run *gpu_run = calloc(1, sizeof *gpu_run);
+    if (gpu_run)
+        gpu_run->struct_size = sizeof *gpu_run;
+    int have_gpu_run = gpu_run && gt_tracker_gpu_run(t, gpu_run) == GT_OK;
     struct human_extras x = {
         .cg = have_cg ? &cg : NULL, .cgroup_asked = cgroup_asked,
-        .energy = have_energy ? &energy : NULL,
+        .energy = have_energy ? &energy : NULL, .gpu_run = have_gpu_run ? gpu_run : NULL,
         .command_sigkill = r->signalled && r->status_code == 128 + SIGKILL, .command_pid = pid,
     };
     char *text = human_summary(u, &totals, &x);
+    free(gpu_run);
     size_t n = text ? strlen(text) : 0;
     if (n > 0 && text[n - 1] == '\n')
         text[n - 1] = '\0';

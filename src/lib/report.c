@@ -997,6 +997,74 @@ static void job_section(struct sb *b, const gt_snapshot *s)
     gt_job_summary_free(j);
 }
 
+/* What the GPU driver counted (gt_gpu_run): the accounting records behind
+ * the GPU peaks (or why the peaks are sampled only), why the clocks were
+ * lowered, errors, the job's share of the GPUs' energy. Shown when the run
+ * had GPU figures; older snapshots have none. */
+static void gpu_section(struct sb *b, const gt_snapshot *s)
+{
+    const gt_gpu_run *g = &s->gpu_run;
+    if (!g->struct_size || s->no_summary || !s->usage.measurement.gpu_available)
+        return;
+    char v[64], sub[400], m[32], d[32];
+    sb_puts(b, "<h2>GPUs: what the driver counted</h2>\n<div class=\"cards\">\n");
+    if (g->accounting_available) {
+        snprintf(v, sizeof v, "%d process%s", g->accounting_processes,
+                 g->accounting_processes == 1 ? "" : "es");
+        fmt_bytes(g->accounting_main_peak, m, sizeof m);
+        fmt_bytes(g->accounting_descendants_peak, d, sizeof d);
+        snprintf(sub, sizeof sub, "the driver's per-process GPU memory high-water marks: main "
+                 "%s, largest descendant %s; %d ended between samples and were seen only "
+                 "there%s; the GPU peaks are never below them", m, d, g->accounting_unseen,
+                 g->accounting_unattributed ? "; some ended unseen on a GPU others used too "
+                                              "and are not counted" : "");
+        card(b, "", "GPU accounting", v, sub);
+    } else {
+        snprintf(sub, sizeof sub, "sampled only: %s", g->accounting_reason);
+        card(b, "warn", "GPU accounting", "off", sub);
+    }
+    if (g->throttle_available) {
+        int worst = -1;
+        for (int i = 1; i < GT_GPU_THROTTLE_REASONS; i++) /* idle is not a slowdown */
+            if (g->throttle_share[i] > 0 && (worst < 0 || g->throttle_share[i] >
+                                                             g->throttle_share[worst]))
+                worst = i;
+        if (worst < 0) {
+            card(b, "", "GPU slowed", "no", "the clocks were never lowered for power, heat or "
+                 "a setting while tracked");
+        } else {
+            snprintf(v, sizeof v, "%.0f%%", 100 * g->throttle_share[worst]);
+            snprintf(sub, sizeof sub, "of the run the clocks were lowered by %s (the most "
+                     "frequent reason)", gt_gpu_throttle_name(worst));
+            card(b, g->throttle_share[worst] > 0.1 ? "warn" : "", "GPU slowed", v, sub);
+        }
+    } else {
+        card(b, "", "GPU slowed", "n/a", g->throttle_reason);
+    }
+    if (g->ecc_available || g->xid_available) {
+        int bad = g->ecc_uncorrected > 0 || g->xid_events > 0;
+        snprintf(v, sizeof v, "%.0f", g->ecc_uncorrected + (double)g->xid_events);
+        if (g->ecc_available && g->xid_available)
+            snprintf(sub, sizeof sub, "uncorrected ECC %.0f, corrected %.0f, XID events %ld%s",
+                     g->ecc_uncorrected, g->ecc_corrected, g->xid_events,
+                     g->xid_events ? " (see the driver's log: dmesg | grep Xid)" : "");
+        else if (g->xid_available)
+            snprintf(sub, sizeof sub, "XID events %ld; ECC: %s", g->xid_events, g->ecc_reason);
+        else
+            snprintf(sub, sizeof sub, "uncorrected ECC %.0f, corrected %.0f; XID: %s",
+                     g->ecc_uncorrected, g->ecc_corrected, g->xid_reason);
+        card(b, bad ? "warn" : "", "GPU errors", v, sub);
+    }
+    if (g->job_energy_available) {
+        snprintf(v, sizeof v, "%.0f J", g->job_energy_joules);
+        snprintf(sub, sizeof sub, "the job's share %.0f%% of the selected GPUs' %.0f J, by SM "
+                 "utilization: an estimate", 100 * g->job_energy_share,
+                 s->usage.gpu_details.energy_joules);
+        card(b, "", "GPU energy (job)", v, sub);
+    }
+    sb_puts(b, "</div>\n");
+}
+
 /* Why it was slow, or killed: the job's cgroup figures (gt_cgroup_usage)
  * as cards, and its pressure stalls as bars. Older snapshots have none. */
 static void slow_section(struct sb *b, const gt_snapshot *s)
@@ -1243,6 +1311,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     }
     sb_puts(&b, "</div>\n");
     slow_section(&b, s);
+    gpu_section(&b, s);
 
     sb_puts(&b, "<h2>Over time</h2>\n");
     struct chart_data *d = malloc(sizeof *d); /* a few hundred kilobytes: not the stack */
