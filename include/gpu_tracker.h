@@ -521,6 +521,14 @@ typedef struct gt_gpu_run {
     char job_energy_reason[GT_REASON_LEN];
     double job_energy_share;   /* 0 to 1 */
     double job_energy_joules;
+    /* Inside a PID namespace (a container), where NVML names processes by
+     * their host PIDs: those matched to ours by the GPU device files each
+     * of our processes holds open (docs/metrics.md). */
+    int pid_namespace;         /* gpu-tracker ran in one */
+    int pids_translated;       /* the most GPU processes matched at a sample */
+    int pids_untranslated;     /* the most that could not be: never counted
+                                  as the job's */
+    char pid_reason[GT_REASON_LEN]; /* why some could not be ("" if all were) */
 } gt_gpu_run;
 
 /* The name of throttle reason i (0 <= i < GT_GPU_THROTTLE_REASONS), as the

@@ -19,6 +19,7 @@
  *   throttle DEV BITS                  clocks event reasons (NVML's bits)
  *   ecc DEV CORRECTED UNCORRECTED      volatile ECC error counts
  *   xid DEV CODE                       an XID event, delivered once
+ *   minor DEV N                        its device file /dev/nvidiaN (default: DEV)
  * Process lists answer NVML_ERROR_INSUFFICIENT_SIZE (with the count needed)
  * when the caller's buffer is too small, as the real library does. */
 #define _GNU_SOURCE
@@ -85,6 +86,7 @@ struct scenario {
     unsigned long long throttle[MAX_DEV];
     int ecc_set[MAX_DEV];
     unsigned long long ecc[MAX_DEV][2];
+    int minor_set[MAX_DEV], minor[MAX_DEV];
     int nxid;
     struct {
         int dev;
@@ -161,6 +163,10 @@ static void load(void)
             sc.ecc_set[dev] = 1;
             sc.ecc[dev][0] = x;
             sc.ecc[dev][1] = y;
+        } else if (!strcmp(kind, "minor") && sscanf(line, "%*s %d %d", &dev, &code) == 2 &&
+                   dev >= 0 && dev < MAX_DEV) {
+            sc.minor_set[dev] = 1;
+            sc.minor[dev] = code;
         } else if (!strcmp(kind, "xid") && sc.nxid < MAX_PROC &&
                    sscanf(line, "%*s %d %llu", &dev, &x) == 2) {
             sc.xid[sc.nxid].dev = dev;
@@ -379,6 +385,16 @@ int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample
             n++;
         }
     *count = n;
+    return 0;
+}
+
+int nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned *minor)
+{
+    int rc = enter("nvmlDeviceGetMinorNumber");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    *minor = (unsigned)(sc.minor_set[i] ? sc.minor[i] : i);
     return 0;
 }
 

@@ -8,10 +8,13 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fixture.h"
+#include "gpu_pidmap.h"
 #include "gpu_run.h"
 #include "gpu_tracker.h"
 #include "human.h"
@@ -393,6 +396,111 @@ static void test_json_read(void)
     json_object_put(o);
 }
 
+/* root/<pid>/fd/<fd> -> target. */
+static void symlink_at(const char *target, int pid, int fd)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%d/fd", root, pid);
+    mkdir(path, 0755);
+    snprintf(path + strlen(path), sizeof path - strlen(path), "/%d", fd);
+    CHECK(symlink(target, path) == 0);
+}
+
+/* Inside a PID namespace the driver names processes by host PIDs (5100,
+ * 5101 here): they are matched to ours (100, 101) by the GPU device files
+ * each holds open; where a GPU is shared with a process outside the
+ * namespace (host PID 101, the same number as our child), nothing on it
+ * is matched, and the look-alike PID is never counted. */
+static void test_pid_namespace(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/self", root);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/self/ns", root);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/self/ns/pid", root);
+    CHECK(symlink("pid:[4026532999]", path) == 0);
+    symlink_at("/dev/nvidiactl", 100, 3);
+    symlink_at("/dev/nvidia0", 100, 4);
+    symlink_at("/dev/nvidia1", 100, 5);
+    symlink_at("/dev/nvidia0", 101, 4);
+    symlink_at("/dev/nvidia-uvm", 101, 5);
+    static const char host_pids[] =
+        "device GPU-aaaa Fake-H100 80000000000 3000000000 50\n"
+        "device GPU-bbbb Fake-H100 80000000000 1000000000 30\n"
+        "process 0 5100 2000000000\n"
+        "process 1 5100 500000000\n"
+        "process 0 5101 1000000000\n";
+    gt_resource_usage u;
+    gt_gpu_run g;
+    gt_tracker *t = run(host_pids, host_pids, &u, &g);
+    CHECK(t != NULL);
+    CHECK(g.pid_namespace == 1 && g.pids_translated == 2 && g.pids_untranslated == 0);
+    CHECK_STR(g.pid_reason, "");
+    CHECK(u.gpu_details.process_memory_available);
+    CHECK(u.max_gpu_ram.main == 2.5 && u.max_gpu_ram.descendants == 1.0);
+    gt_tracker_free(t);
+
+    char shared[2048];
+    snprintf(shared, sizeof shared, "%sprocess 1 101 250000000\n", host_pids);
+    t = run(shared, shared, &u, &g);
+    CHECK(t != NULL);
+    CHECK(g.pid_namespace == 1 && g.pids_translated == 0 && g.pids_untranslated == 3);
+    CHECK_CONTAINS(g.pid_reason, "3 of the driver's GPU processes (host PIDs) could not be "
+                                 "matched to ours");
+    CHECK(u.max_gpu_ram.main == 0 && u.max_gpu_ram.descendants == 0);
+    char *json = t ? gt_tracker_to_json(t) : NULL;
+    CHECK_CONTAINS(json, "\"untranslated\": 3");
+    free(json);
+    gt_tracker_free(t);
+
+    /* A GPU whose device file is not known (the driver gives no minor
+     * number): nothing can be matched, and every figure says why. */
+    snprintf(shared, sizeof shared, "%sfail nvmlDeviceGetMinorNumber 3\n", host_pids);
+    t = run(shared, shared, &u, &g);
+    CHECK(t && !u.gpu_details.process_memory_available);
+    CHECK_CONTAINS(u.gpu_details.process_memory_reason, "gpu-tracker runs in a PID namespace");
+    CHECK_CONTAINS(g.pid_reason, "the GPUs' device files are not known");
+    CHECK(u.max_gpu_ram.main == 0);
+    gt_tracker_free(t);
+    snprintf(path, sizeof path, "rm -rf %s/self %s/100/fd %s/101/fd", root, root, root);
+    CHECK(system(path) == 0);
+}
+
+/* gpu_pidmap.h on its own: the elimination, step by step. */
+static void test_pid_match(void)
+{
+    /* main holds GPUs 0 and 1, the child GPU 0: A (on both) is main, then
+     * B (on 0) the child. */
+    struct gpu_holder h[3] = {{100, 3, 1}, {101, 1, 2}, {0, 0, 0}};
+    struct gpu_claim c[3] = {{5101, 1, 0}, {5100, 3, 0}, {0, 0, 0}};
+    CHECK(gpu_pid_match(c, 2, h, 2) == 0);
+    CHECK(c[0].ours == 101 && c[1].ours == 100);
+    /* Two of our descendants alike on one GPU: either will do. */
+    struct gpu_holder h2[2] = {{101, 1, 2}, {102, 1, 2}};
+    struct gpu_claim c2[2] = {{7001, 1, 0}, {7002, 1, 0}};
+    CHECK(gpu_pid_match(c2, 2, h2, 2) == 0);
+    CHECK(c2[0].ours != c2[1].ours && c2[0].ours >= 101 && c2[1].ours <= 102);
+    /* Main and a child alike on one GPU: cannot tell. */
+    struct gpu_holder h3[2] = {{100, 1, 1}, {101, 1, 2}};
+    struct gpu_claim c3[2] = {{7001, 1, 0}, {7002, 1, 0}};
+    CHECK(gpu_pid_match(c3, 2, h3, 2) == 2);
+    /* A process of our namespace outside the tree holds the GPU too: the
+     * claim may be its, so it is matched to it (not counted as ours). */
+    struct gpu_holder h4[2] = {{100, 1, 1}, {300, 2, 0}};
+    struct gpu_claim c4[2] = {{7001, 1, 0}, {7002, 2, 0}};
+    CHECK(gpu_pid_match(c4, 2, h4, 2) == 0);
+    CHECK(c4[0].ours == 100 && c4[1].ours == 300);
+    /* The driver already speaks our PIDs. */
+    struct gpu_holder h5[1] = {{100, 1, 1}};
+    struct gpu_claim c5[1] = {{100, 1, 0}};
+    CHECK(gpu_pid_match(c5, 1, h5, 1) == 0 && c5[0].ours == 100);
+    /* More claims on a GPU than holders: a stranger's among them. */
+    struct gpu_holder h6[1] = {{100, 1, 1}};
+    struct gpu_claim c6[2] = {{7001, 1, 0}, {7002, 1, 0}};
+    CHECK(gpu_pid_match(c6, 2, h6, 1) == 2);
+}
+
 /* -f human's GPU lines: accounting (and why not), slowdowns, errors, the
  * job's share of the energy. */
 static void test_human(void)
@@ -466,6 +574,8 @@ int main(int argc, char **argv)
     test_health();
     test_not_supported();
     test_report();
+    test_pid_match();
+    test_pid_namespace();
     fx_rmroot(root);
     return check_exit("test_gpu_depth");
 }

@@ -14,9 +14,9 @@ layer_of() {
         http.h | json_read.h | json_span.h | json_stream.h | json_write.h | pyfloat.h | units.h | options.h | \
         row_source.h | series_columns.h | table_file.h | table_read.h | pandas_text.h | subtrack_results.h | \
         subtrack_blocks.h | metrics_text.h) echo 0 ;;
-    proc_parse.h | sys_parse.h | cgroup_parse.h | pid_index.h | sample.h | usage_json.h) echo 1 ;;
+    proc_parse.h | sys_parse.h | cgroup_parse.h | pid_index.h | sample.h | usage_json.h | gpu_pidmap.h) echo 1 ;;
     procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h | \
-        cgroup.h | cgroup_own.h | rapl.h) echo 2R ;;
+        cgroup.h | cgroup_own.h | rapl.h | gpu_holders.h) echo 2R ;;
     usage.h | series.h | pipeline.h | row_store.h | snapshot.h | snapshot_rt.h | stats.h | report.h | \
         write_csv.h | cgroup_usage.h | cgroup_json.h | energy_usage.h | gpu_run.h) echo 2C ;;
     sample_reader.h | sink.h | csv_sink.h | backup_sink.h | backup_identity.h | run_record.h | \

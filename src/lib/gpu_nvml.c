@@ -77,6 +77,7 @@ struct nvml {
     nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
     nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
     nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);             /* optional */
+    nvmlReturn_t (*minor)(nvmlDevice_t, unsigned int *);                 /* optional */
     nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
     nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t *);       /* optional */
     process_query_fn compute, graphics;                                  /* optional */
@@ -137,6 +138,7 @@ static const struct dl_symbol nvml_symbols[] = {
     NVML_FN(handle, 1, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"),
     NVML_FN(uuid, 1, "nvmlDeviceGetUUID"),
     NVML_FN(name, 0, "nvmlDeviceGetName"),
+    NVML_FN(minor, 0, "nvmlDeviceGetMinorNumber"),
     NVML_FN(memory, 1, "nvmlDeviceGetMemoryInfo"),
     NVML_FN(utilization, 0, "nvmlDeviceGetUtilizationRates"),
     NVML_FN(compute, 0, "nvmlDeviceGetComputeRunningProcesses_v3",
@@ -263,6 +265,9 @@ static int nvml_init(struct gpu_vendor *g)
         }
         if (!n->name || n->name(n->devices[i], d->name, sizeof d->name) != NVML_SUCCESS)
             snprintf(d->name, sizeof d->name, "unknown");
+        unsigned int minor = 0;
+        d->minor = n->minor && n->minor(n->devices[i], &minor) == NVML_SUCCESS && minor < 1u << 20
+                       ? (int)minor : -1;
         d->memory_total = mem.total;
         if (n->energy && !*g->energy_reason &&
             (rc = n->energy(n->devices[i], &n->energy_base[i])) != NVML_SUCCESS)

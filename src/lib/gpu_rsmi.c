@@ -134,6 +134,7 @@ static int rsmi_open(struct gpu_vendor *g)
         snprintf(d->uuid, sizeof d->uuid, "%016llx", (unsigned long long)id);
         if (!r->name || r->name(i, d->name, sizeof d->name) != RSMI_STATUS_SUCCESS)
             snprintf(d->name, sizeof d->name, "unknown");
+        d->minor = -1; /* AMD device files are DRM render nodes: no NVIDIA minor */
         d->memory_total = total;
         if (r->energy && !*g->energy_reason && energy_uj(r, i, &r->energy_base_uj[i], &rc) < 0)
             snprintf(g->energy_reason, sizeof g->energy_reason,

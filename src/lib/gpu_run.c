@@ -156,6 +156,13 @@ int gpu_run_acc_step(struct gpu_run_acc *a, double now, unsigned long long selec
                 a->shared_devices |= s->procs[i].memory_devices | s->procs[i].busy_devices;
     step_throttle(a, dt, s);
     step_ecc(a, s);
+    if (s->pid_namespace) {
+        a->pid_namespace = 1;
+        if (s->pids_translated > a->pids_translated)
+            a->pids_translated = s->pids_translated;
+        if (s->pids_untranslated > a->pids_untranslated)
+            a->pids_untranslated = s->pids_untranslated;
+    }
     a->xid_events += s->xid_events;
     if (s->xid_events) {
         a->xid_last = s->xid_last;
@@ -329,6 +336,17 @@ void gpu_run_acc_fill(const struct gpu_run_acc *a, const struct gpu_run_reasons 
     fill_throttle(a, why, ndevices, out);
     fill_errors(a, why, out);
     fill_energy(a, why, energy_joules, out);
+    out->pid_namespace = a->pid_namespace || *text(why->pids);
+    out->pids_translated = (int)a->pids_translated;
+    out->pids_untranslated = (int)a->pids_untranslated;
+    if (*text(why->pids))
+        set_reason(out->pid_reason, why->pids, "");
+    else if (a->pids_untranslated)
+        snprintf(out->pid_reason, GT_REASON_LEN,
+                 "%u of the driver's GPU processes (host PIDs) could not be matched to ours by "
+                 "the GPU device files they hold (a GPU shared with processes outside this PID "
+                 "namespace, or several of ours alike on one GPU): they are not counted",
+                 a->pids_untranslated);
 }
 
 /* ---- JSON ---- */
@@ -396,6 +414,14 @@ json_object *gpu_run_json_object(const gt_gpu_run *g)
                            json_new_text("an estimate: the job's SM utilization over the "
                                          "selected GPUs' utilization, times their energy"));
     json_object_object_add(root, "job_energy", en);
+
+    json_object *pids = json_object_new_object();
+    json_object_object_add(pids, "pid_namespace", json_object_new_boolean(g->pid_namespace));
+    json_object_object_add(pids, "translated", json_object_new_int(g->pids_translated));
+    json_object_object_add(pids, "untranslated", json_object_new_int(g->pids_untranslated));
+    if (g->pid_reason[0])
+        json_object_object_add(pids, "reason", json_new_text(g->pid_reason));
+    json_object_object_add(root, "process_ids", pids);
     return root;
 }
 
@@ -485,4 +511,13 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
     p = read_part(r, o, "job_energy", path, &g->job_energy_available, g->job_energy_reason);
     g->job_energy_share = json_read_number(r, p, "share", sub, 0, 1);
     g->job_energy_joules = json_read_number(r, p, "joules", sub, 0, 1e15);
+
+    snprintf(sub, sizeof sub, "%s.process_ids", path);
+    p = json_read_member(r, o, "process_ids", json_type_object, path);
+    g->pid_namespace = json_read_bool(r, p, "pid_namespace", sub);
+    g->pids_translated = (int)json_read_integer(r, p, "translated", sub, 0, 1 << 30);
+    g->pids_untranslated = (int)json_read_integer(r, p, "untranslated", sub, 0, 1 << 30);
+    json_object *reason;
+    if (p && json_object_object_get_ex(p, "reason", &reason))
+        json_read_string(r, p, "reason", sub, g->pid_reason, sizeof g->pid_reason);
 }

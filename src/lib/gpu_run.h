@@ -48,6 +48,9 @@ struct gpu_run_acc {
      * for the energy share; job_sm_missing: a sample lacked the job's SM. */
     double job_sm_time, gpu_busy_time;
     int job_sm_missing, busy_seen;
+    /* PID translation inside a namespace (gpu_sample.pid_namespace). */
+    int pid_namespace;
+    unsigned pids_translated, pids_untranslated; /* the most at one sample */
 };
 
 /* An empty accumulator. */
@@ -75,6 +78,7 @@ void gpu_run_acc_peaks(const struct gpu_run_acc *a, unsigned long long *main_pea
 struct gpu_run_reasons {
     const char *gpu;        /* no GPU figures at all */
     const char *accounting, *throttle, *ecc, *xid, *energy, *proc_util;
+    const char *pids;       /* in a PID namespace, no translation at all */
 };
 
 /* The run's figures into *out (its struct_size kept); energy_joules: the

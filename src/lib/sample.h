@@ -89,6 +89,8 @@ struct gpu_device {
     char name[GPU_ID_LEN];
     unsigned long long memory_total; /* bytes */
     int selected;                    /* in gpu_uuids (or all when none given) */
+    int minor;                       /* its device file, /dev/nvidia<minor>
+                                        (-1: unknown, or not NVIDIA's) */
 };
 
 /* A process's GPU memory and SM utilization, summed over its devices, and
@@ -162,6 +164,11 @@ struct gpu_sample {
     unsigned xid_events;
     unsigned long long xid_last;
     int xid_last_device;
+    /* Inside a PID namespace (sample_reader): the driver's PIDs were
+     * translated to ours (procs and records); how many were, and how many
+     * could not be (their pid is then minus the host's, matching nothing). */
+    int pid_namespace;
+    unsigned pids_translated, pids_untranslated;
 };
 
 /* What one GPU sample means for the tracked tree (bytes, percent). */

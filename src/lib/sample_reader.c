@@ -12,11 +12,13 @@
 #include "hot_path.h"
 
 /* 1 when we run in a PID namespace other than the host's (a container): the
- * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO). */
-static int in_pid_namespace(void)
+ * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO).
+ * Read through proc_root, so that a fixture tree can say either. */
+static int in_pid_namespace(const char *proc_root)
 {
-    char link[64];
-    ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link - 1);
+    char link[64], path[4200];
+    snprintf(path, sizeof path, "%s/self/ns/pid", proc_root);
+    ssize_t n = readlink(path, link, sizeof link - 1);
     if (n <= 0)
         return 0; /* cannot tell: assume the host's */
     link[n] = '\0';
@@ -183,7 +185,11 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", gpu_err);
     }
     snprintf(r->gpu_reason, sizeof r->gpu_reason, "%s", gr == GPU_AVAILABLE ? "" : r->gpu.reason);
-    r->in_pid_namespace = in_pid_namespace();
+    r->in_pid_namespace = in_pid_namespace(root);
+    r->pid_translation = r->in_pid_namespace && r->gpu.ndevices > 0;
+    for (int d = 0; d < r->gpu.ndevices; d++)
+        if (r->gpu.devices[d].minor < 0)
+            r->pid_translation = 0;
     return GT_OK;
 }
 
@@ -198,6 +204,64 @@ static void release(struct sample_reader *r)
     r->extra_open = 0;
     cgroup_reader_close(&r->cg);
     rapl_close(&r->rapl);
+    free(r->holders);
+    free(r->claims);
+    r->holders = NULL;
+    r->claims = NULL;
+    r->capholders = r->capclaims = 0;
+}
+
+/* pid's translation among claims[0..n): ours, or minus the host's. */
+static pid_t translated(const struct gpu_claim *claims, size_t n, pid_t pid)
+{
+    for (size_t i = 0; i < n; i++)
+        if (claims[i].host_pid == pid)
+            return claims[i].ours ? claims[i].ours : -pid;
+    return -pid;
+}
+
+/* Inside a PID namespace: the driver's (host) PIDs in s's processes and
+ * accounting records replaced by ours where the GPUs' open device files
+ * tell (gpu_pidmap.h), by minus the host's where not. */
+static void translate_gpu_pids(struct sample_reader *r, const struct pid_roles *roles,
+                               struct gpu_sample *s)
+{
+    s->pid_namespace = 1;
+    if (s->nprocs == 0 && s->nrecords == 0)
+        return;
+    if (s->nprocs > r->capclaims) {
+        struct gpu_claim *c = realloc(r->claims, s->nprocs * sizeof *c);
+        if (!c) {
+            s->pids_untranslated = (unsigned)s->nprocs;
+            for (size_t i = 0; i < s->nprocs; i++)
+                s->procs[i].pid = -s->procs[i].pid;
+            return;
+        }
+        r->claims = c;
+        r->capclaims = s->nprocs;
+    }
+    for (size_t i = 0; i < s->nprocs; i++) {
+        r->claims[i].host_pid = s->procs[i].pid;
+        r->claims[i].devices = s->procs[i].memory_devices | s->procs[i].busy_devices;
+    }
+    int minors[GPU_MAX_DEVICES];
+    for (int d = 0; d < r->gpu.ndevices; d++)
+        minors[d] = r->gpu.devices[d].minor;
+    long nholders = s->nprocs ? gpu_holders_scan(r->cfg.proc_root,
+                                                 minors, r->gpu.ndevices, roles, &r->holders,
+                                                 &r->capholders)
+                              : 0;
+    size_t left = nholders < 0 ? s->nprocs
+                               : gpu_pid_match(r->claims, s->nprocs, r->holders, (size_t)nholders);
+    if (nholders < 0)
+        for (size_t i = 0; i < s->nprocs; i++)
+            r->claims[i].ours = 0;
+    s->pids_untranslated = (unsigned)left;
+    s->pids_translated = (unsigned)(s->nprocs - left);
+    for (size_t i = 0; i < s->nrecords; i++)
+        s->records[i].pid = translated(r->claims, s->nprocs, s->records[i].pid);
+    for (size_t i = 0; i < s->nprocs; i++)
+        s->procs[i].pid = r->claims[i].ours ? r->claims[i].ours : -r->claims[i].host_pid;
 }
 
 void sample_reader_close(struct sample_reader *r)
@@ -265,6 +329,8 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct 
             for (int d = 0; d < r->gpu.ndevices && d < 64; d++)
                 if (r->gpu.devices[d].selected)
                     s->gpu_selected |= 1ULL << d;
+            if (r->pid_translation)
+                translate_gpu_pids(r, &s->roles, &s->gpu);
         } else {
             /* A driver error mid-run: everything else goes on. */
             r->gpu_failed = 1;

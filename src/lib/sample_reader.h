@@ -12,6 +12,7 @@
 
 #include "cgroup.h"
 #include "gpu.h"
+#include "gpu_holders.h"
 #include "rapl.h"
 #include "sample.h"
 #include "system.h"
@@ -51,7 +52,15 @@ struct sample_reader {
     struct gpu gpu;           /* gpu.nvendors 0: no GPU figures */
     char gpu_reason[256];     /* why there are no GPU figures ("" if there are) */
     int gpu_failed;           /* the driver failed mid-run: no more GPU samples */
-    int in_pid_namespace;     /* the driver's PIDs cannot be matched to ours */
+    int in_pid_namespace;     /* the driver's PIDs are the host's: they are
+                                 translated (gpu_pidmap.h) where the GPUs'
+                                 device files are known, else not matched */
+    int pid_translation;      /* in_pid_namespace, and every GPU has a
+                                 device file number to match by */
+    struct gpu_holder *holders; /* the translation's buffers */
+    size_t capholders;
+    struct gpu_claim *claims;
+    size_t capclaims;
     struct cgroup_reader cg;  /* cg.version 0: no group (cg.reason) */
     struct rapl_reader rapl;  /* the CPUs' energy (rapl.nzones 0: rapl.reason) */
     int cgroup_off;           /* set by the sampler once the group is found

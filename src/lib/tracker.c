@@ -85,7 +85,9 @@ GT_HOT static void copy_gpu_reasons_locked(gt_tracker *t)
     const struct sample_reader *r = &t->reader;
     text_copy(t->gpu_reason, sizeof t->gpu_reason, r->gpu_reason);
     const char *none = r->gpu_reason[0] ? r->gpu_reason : NULL;
-    const char *ns = r->in_pid_namespace ? PID_NAMESPACE_REASON : NULL;
+    /* in a namespace, PIDs are translated where the GPUs' device files are
+     * known; otherwise nothing of the driver's can be matched */
+    const char *ns = r->in_pid_namespace && !r->pid_translation ? PID_NAMESPACE_REASON : NULL;
     text_copy(t->gpu_proc_memory_reason, GT_REASON_LEN,
               none ? none : ns ? ns : r->gpu.proc_memory_reason);
     text_copy(t->gpu_proc_util_reason, GT_REASON_LEN,

@@ -576,6 +576,10 @@ void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_g
         .gpu = t->gpu_reason, .accounting = t->gpu_accounting_reason,
         .throttle = t->gpu_throttle_reason, .ecc = t->gpu_ecc_reason, .xid = t->gpu_xid_reason,
         .energy = t->gpu_energy_reason, .proc_util = t->gpu_proc_util_reason,
+        .pids = t->reader.in_pid_namespace && !t->reader.pid_translation && !t->gpu_reason[0]
+                    ? PID_NAMESPACE_REASON " and the GPUs' device files are not known to match "
+                      "them by"
+                    : NULL,
     };
     if (t->cfg.sampled_only)
         why.accounting = "not read (a plain sampler's comparison run)";
