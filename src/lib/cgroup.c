@@ -481,9 +481,13 @@ static int in_roles(const struct pid_roles *roles, pid_t pid)
     return pid_index_get(roles->index, pid, &slot) && roles->role[slot] != 0;
 }
 
-/* Leaves out the members the walk lacks whose parent it has: the tree's
- * own. Only those the walk lacks are looked at (a stat each): newborns,
- * or a group's strangers until it is found shared. */
+/* Leaves out the members the walk lacks whose parent it has (the tree's
+ * own), and those that have already exited: cgroup v1 lists a task that
+ * is still leaving the group (its memory being uncharged, slow under
+ * memory pressure) after its /proc entry is gone, and a process that has
+ * ended is no one else's work in the group. Only those the walk lacks are
+ * looked at (a stat each): newborns, the departing, or a group's strangers
+ * until it is found shared. */
 static void drop_tree_newborns(struct cgroup_reader *r, const struct pid_roles *roles)
 {
     size_t kept = 0;
@@ -496,8 +500,10 @@ static void drop_tree_newborns(struct cgroup_reader *r, const struct pid_roles *
             int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
             size_t len;
             struct proc_stat st;
-            ours = dirfd >= 0 && procfs_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
-                   proc_parse_stat(buf, len, &st) == 0 && in_roles(roles, st.ppid);
+            int gone = dirfd < 0 && errno == ENOENT;
+            ours = gone ||
+                   (dirfd >= 0 && procfs_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
+                    proc_parse_stat(buf, len, &st) == 0 && in_roles(roles, st.ppid));
             if (dirfd >= 0)
                 close(dirfd);
         }
