@@ -35,7 +35,7 @@ _gpu_tracker()
         [[ $sub == sub-track ]] && words="text json pickle"
         ;;
     --stat) words="min max mean std" ;;
-    --gb) words="nvidia amd" ;;
+    --gb) words="nvidia amd intel drm" ;;
     --snapshot-format) words="gpu_tracker resource_tracker resource_tracker-0.5" ;;
     --start-at) words="aligned" ;;
     --pid) words=$(ps -e -o pid= 2>/dev/null) ;;

@@ -130,7 +130,9 @@ typedef struct gt_options {
     int n_expected_cores;     /* denominator of the hardware percents of
                                  main/descendants/combined; 0 = all cores */
     const char *gpu_uuids;    /* comma-separated GPU UUIDs; NULL = all GPUs */
-    const char *gpu_brand;    /* NULL (every vendor found), "nvidia" or "amd" */
+    const char *gpu_brand;    /* NULL (every vendor found), "nvidia", "amd",
+                                 "intel" or "drm" (the kernel's DRM figures of
+                                 every AMD and Intel GPU; docs/metrics.md) */
     int disable_logs;         /* non-zero: on_warning is never called */
     pid_t process_id;         /* process to track; 0 = the calling process
                                  (then the sampling thread's own CPU time and

@@ -69,8 +69,9 @@ static void test_errors(void)
     r = gt("--nec", "0", "-e", touch, NULL);
     check_error(&r, 2, "gpu-tracker: invalid --nec '0': the number of expected cores must be a "
                        "positive integer\n");
-    r = gt("--gb", "intel", "-e", touch, NULL);
-    check_error(&r, 2, "gpu-tracker: unknown GPU brand 'intel'; valid brands: nvidia, amd\n");
+    r = gt("--gb", "matrox", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: unknown GPU brand 'matrox'; valid brands: nvidia, amd, "
+                       "intel, drm\n");
     r = gt("--bogus", "-e", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown option '--bogus'; see gpu-tracker --help\n");
     /* The option named is the one given (it was the program's path). */

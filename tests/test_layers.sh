@@ -14,7 +14,8 @@ layer_of() {
         http.h | json_read.h | json_span.h | json_stream.h | json_write.h | pyfloat.h | units.h | options.h | \
         row_source.h | series_columns.h | table_file.h | table_read.h | pandas_text.h | subtrack_results.h | \
         subtrack_blocks.h | metrics_text.h) echo 0 ;;
-    proc_parse.h | sys_parse.h | cgroup_parse.h | pid_index.h | sample.h | usage_json.h | gpu_pidmap.h) echo 1 ;;
+    proc_parse.h | sys_parse.h | cgroup_parse.h | pid_index.h | sample.h | usage_json.h | gpu_pidmap.h | \
+        drm_fdinfo.h) echo 1 ;;
     procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h | \
         cgroup.h | cgroup_own.h | rapl.h | gpu_holders.h) echo 2R ;;
     usage.h | series.h | pipeline.h | row_store.h | snapshot.h | snapshot_rt.h | stats.h | report.h | \

@@ -22,7 +22,8 @@ def _warn(message: str) -> None:
 _CPU_PERCENT_INTERVAL = 0.1  # gpu_tracker's smallest sleep_time
 _RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
 _TIME_UNITS = ('seconds', 'minutes', 'hours', 'days')
-_GPU_BRANDS = ('nvidia', 'amd')
+# gpu_tracker's two, and the kernel's DRM figures (AMD or Intel with no vendor library)
+_GPU_BRANDS = ('nvidia', 'amd', 'intel', 'drm')
 _STOP_TIMEOUT_MAX = 3600.0  # GT_STOP_TIMEOUT_MAX
 
 
@@ -70,7 +71,7 @@ class Tracker:
         _validate_unit(gpu_ram_unit, _RAM_UNITS, 'GPU RAM')
         _validate_unit(time_unit, _TIME_UNITS, 'time')
         if gpu_brand is not None and gpu_brand not in _GPU_BRANDS:
-            raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia" and "amd".')
+            raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia", "amd", "intel" and "drm".')
         if gpu_uuids is not None and len(gpu_uuids) == 0:
             raise ValueError('gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.')
         if tracking_file is not None and not tracking_file.endswith(('.csv', '.sqlite')):

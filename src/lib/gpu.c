@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct gpu_backend *const backends[] = {&gpu_nvml_backend, &gpu_rsmi_backend};
+static const struct gpu_backend *const backends[] = {&gpu_nvml_backend, &gpu_rsmi_backend,
+                                                     &gpu_drm_backend};
 
 /* Makes room for n entries in *procs (capacity *cap). 0, or -1. */
 static int reserve_procs(struct gpu_process **procs, size_t *cap, size_t n)
@@ -185,6 +186,9 @@ static void vendor_forget(struct gpu_vendor *v)
         v->backend->release(v);
     free(v->procs);
     free(v->records);
+    free(v->brand);
+    free(v->proc_root);
+    free(v->sys_root);
     free(v->state);
     free(v);
 }
@@ -193,18 +197,39 @@ static void vendor_forget(struct gpu_vendor *v)
  * devices (0: only to count them); *found: the devices it reported. The
  * vendor when it lists at least one device; NULL otherwise, with why in
  * failure (when failure is still empty). */
+/* What every vendor is told before its init (vendor_open copies the
+ * strings into the vendor). */
+struct vendor_setting {
+    const char *brand, *proc_root, *sys_root;
+    int amd_taken;
+};
+
 static struct gpu_vendor *vendor_open(const struct gpu_backend *b, const char *file,
-                                      int capacity, int *found, char *failure, size_t cap)
+                                      const struct vendor_setting *setting, int capacity, int *found,
+                                      char *failure, size_t cap)
 {
     *found = 0;
-    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
+    void *lib = NULL;
+    if (file && !(lib = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
         return NULL;
     struct gpu_vendor *v = calloc(1, sizeof *v);
     if (!v) {
-        dlclose(lib);
+        if (lib)
+            dlclose(lib);
         if (!*failure)
             snprintf(failure, cap, "out of memory");
+        return NULL;
+    }
+    v->brand = setting->brand ? strdup(setting->brand) : NULL;
+    v->proc_root = strdup(setting->proc_root);
+    v->sys_root = strdup(setting->sys_root);
+    v->amd_taken = setting->amd_taken;
+    if ((setting->brand && !v->brand) || !v->proc_root || !v->sys_root) {
+        if (!*failure)
+            snprintf(failure, cap, "out of memory");
+        if (lib)
+            dlclose(lib);
+        vendor_forget(v);
         return NULL;
     }
     v->lib = lib;
@@ -215,9 +240,9 @@ static struct gpu_vendor *vendor_open(const struct gpu_backend *b, const char *f
         *found = v->found;
     if (ok && v->ndevices > 0)
         return v;
-    if (!*failure && !*found) {
+    if (!*failure && !*found && file) { /* a backend with no library finding none: no failure */
         if (ok)
-            snprintf(failure, cap, "%.200s found no GPU", file);
+            snprintf(failure, cap, "%.200s found no GPU", file ? file : b->brand);
         else
             snprintf(failure, cap, "%s", v->reason);
     }
@@ -234,21 +259,36 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
     int found = 0;
     /* Every vendor whose library works, NVIDIA's devices first; a library
      * that loads but cannot start (no driver, no GPU) is passed over. */
+    struct vendor_setting setting = {
+        .brand = cfg->brand, .proc_root = cfg->proc_root ? cfg->proc_root : "/proc",
+        .sys_root = cfg->sys_root ? cfg->sys_root : "/sys",
+    };
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         const struct gpu_backend *b = backends[i];
-        if (cfg->brand && strcmp(cfg->brand, b->brand) != 0)
+        /* The kernel's DRM figures serve every brand but NVIDIA's; the
+         * backend keeps the GPUs of the brand asked for. */
+        int wanted = !cfg->brand || !strcmp(cfg->brand, b->brand) ||
+                     (b == &gpu_drm_backend && strcmp(cfg->brand, "nvidia") != 0);
+        if (!wanted)
             continue;
-        const char *file = b == &gpu_nvml_backend ? cfg->nvml_library : cfg->rsmi_library;
+        const char *file = b == &gpu_nvml_backend   ? cfg->nvml_library
+                           : b == &gpu_rsmi_backend ? cfg->rsmi_library
+                                                    : NULL;
         if (!file || !*file)
             file = b->library;
-        size_t used = strlen(tried);
-        snprintf(tried + used, sizeof tried - used, "%s%.80s", used ? ", " : "", file);
+        if (file) {
+            size_t used = strlen(tried);
+            snprintf(tried + used, sizeof tried - used, "%s%.80s", used ? ", " : "", file);
+        }
         int vendor_found;
-        struct gpu_vendor *v = vendor_open(b, file, GPU_MAX_DEVICES - g->ndevices, &vendor_found,
-                                           failure, sizeof failure);
+        struct gpu_vendor *v = vendor_open(b, file, &setting, GPU_MAX_DEVICES - g->ndevices,
+                                           &vendor_found, failure, sizeof failure);
         found += vendor_found; /* with no room left, a vendor is opened to count only */
         if (!v)
             continue;
+        if (b == &gpu_rsmi_backend)
+            setting.amd_taken = 1;
+        g->needs_tree_pids |= b->needs_tree_pids;
         memcpy(&g->devices[g->ndevices], v->devices, (size_t)v->ndevices * sizeof v->devices[0]);
         g->ndevices += v->ndevices;
         g->vendors[g->nvendors++] = v;
@@ -319,13 +359,17 @@ static int merge_vendor(struct gpu *g, const struct gpu_vendor *v, int first,
     return 0;
 }
 
-int gpu_sample(struct gpu *g, int exact, struct gpu_sample *s)
+int gpu_sample(struct gpu *g, int exact, const pid_t *tree_pids, size_t ntree_pids,
+               struct gpu_sample *s)
 {
     memset(s, 0, sizeof *s);
     if (!g->nvendors)
         return -1;
-    for (int i = 0; i < g->nvendors; i++)
+    for (int i = 0; i < g->nvendors; i++) {
         g->vendors[i]->exact = exact;
+        g->vendors[i]->tree_pids = tree_pids;
+        g->vendors[i]->ntree_pids = ntree_pids;
+    }
     if (g->nvendors == 1) {
         /* The common case: the vendor's sample is the whole one, its
          * process list ours as it is (no merge, no lookups). */

@@ -35,6 +35,16 @@ struct gpu_vendor {
     struct gpu_account_record *records; /* this sample's, when read */
     size_t nrecords, caprecords;
     unsigned long long opened_us;      /* epoch microseconds at init */
+    /* Set by gpu_open() before init (copies, the vendor's own): what the
+     * user asked for (NULL: every brand), where procfs and sysfs are, and
+     * whether another vendor's library already lists the AMD GPUs (ROCm
+     * SMI). */
+    char *brand, *proc_root, *sys_root;
+    int amd_taken;
+    /* Set by gpu_sample(): the tracked tree's PIDs, for a backend that reads
+     * per-process figures from procfs (needs_tree_pids). */
+    const pid_t *tree_pids;
+    size_t ntree_pids;
     /* Set by gpu_sample() for the backend: this sample must read every
      * figure now (the baseline, the final one); otherwise a figure whose
      * call is slow and whose use is its value at the end (energy) may be
@@ -42,7 +52,7 @@ struct gpu_vendor {
     int exact;
 };
 
-#define GPU_MAX_VENDORS 2
+#define GPU_MAX_VENDORS 3
 
 /* Every vendor's GPUs as one list: devices[] holds vendor 0's, then vendor
  * 1's; a device's index is its place in that list. */
@@ -66,6 +76,7 @@ struct gpu {
     struct gpu_account_record *records; /* every vendor's, devices renumbered */
     size_t nrecords, caprecords;
     char left_out[256];                /* "": every GPU found is listed */
+    int needs_tree_pids;               /* a vendor's backend wants tree_pids */
 };
 
 /* What gpu_open() found. */
@@ -81,6 +92,7 @@ struct gpu_config {
     const char *uuids;          /* comma-separated; NULL: all GPUs selected */
     const char *nvml_library;   /* NULL: the system's (backend->library) */
     const char *rsmi_library;
+    const char *proc_root, *sys_root; /* NULL: "/proc", "/sys" */
 };
 
 /* Loads the library of every vendor cfg allows, initializes each and lists
@@ -91,10 +103,12 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
                               size_t errcap);
 
 /* Samples every device; exact: read every figure now (see
- * gpu_vendor.exact), for the baseline and the final sample. -1 with
+ * gpu_vendor.exact), for the baseline and the final sample; tree_pids: the
+ * tracked tree's PIDs (read when g->needs_tree_pids). -1 with
  * g->reason set when the library failed (the caller stops asking); 0
  * otherwise. */
-int gpu_sample(struct gpu *g, int exact, struct gpu_sample *s);
+int gpu_sample(struct gpu *g, int exact, const pid_t *tree_pids, size_t ntree_pids,
+               struct gpu_sample *s);
 
 /* Shuts the libraries down and unloads them. Safe on a gpu never opened,
  * and again. */
@@ -116,7 +130,9 @@ int gpu_add_record(struct gpu_vendor *v, const struct gpu_account_record *r);
 /* A backend: a table of what gpu.c calls. */
 struct gpu_backend {
     const char *brand;
-    const char *library;  /* default file name for dlopen */
+    const char *library;  /* default file name for dlopen; NULL: none (the
+                             backend reads the kernel's files) */
+    int needs_tree_pids;  /* sample() reads the tree's processes itself */
     /* Resolves symbols, initializes, fills v->found, v->devices and
      * v->ndevices (at most v->capacity). 0, or -1 with v->reason set (the
      * library is unusable). */
@@ -132,5 +148,6 @@ struct gpu_backend {
 
 extern const struct gpu_backend gpu_nvml_backend;
 extern const struct gpu_backend gpu_rsmi_backend;
+extern const struct gpu_backend gpu_drm_backend;
 
 #endif

@@ -107,8 +107,10 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid number of expected cores %d: it must be positive",
                        o->n_expected_cores);
-    if (o->gpu_brand && strcmp(o->gpu_brand, "nvidia") != 0 && strcmp(o->gpu_brand, "amd") != 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown GPU brand '%s'; valid brands: nvidia, amd",
+    if (o->gpu_brand && strcmp(o->gpu_brand, "nvidia") != 0 && strcmp(o->gpu_brand, "amd") != 0 &&
+        strcmp(o->gpu_brand, "intel") != 0 && strcmp(o->gpu_brand, "drm") != 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "unknown GPU brand '%s'; valid brands: nvidia, amd, intel, drm",
                        o->gpu_brand);
     if (o->process_id < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid process ID %d", (int)o->process_id);

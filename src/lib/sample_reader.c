@@ -45,7 +45,7 @@ static pid_t procfs_self_pid(const char *proc_root)
 /* Opening a GPU library runs its init (nvmlInit, rsmi_init), which can hang
  * for a long time on a GPU in a bad state: it runs as a background job. */
 struct gpu_opener {
-    char *brand, *uuids, *nvml_library, *rsmi_library;
+    char *brand, *uuids, *nvml_library, *rsmi_library, *proc_root, *sys_root;
     struct gpu gpu;
     enum gpu_open_result result;
     char err[512];
@@ -57,13 +57,16 @@ static void gpu_opener_free(struct gpu_opener *o)
     free(o->uuids);
     free(o->nvml_library);
     free(o->rsmi_library);
+    free(o->proc_root);
+    free(o->sys_root);
     free(o);
 }
 
 static void gpu_opener_run(void *arg)
 {
     struct gpu_opener *o = arg;
-    struct gpu_config cfg = {o->brand, o->uuids, o->nvml_library, o->rsmi_library};
+    struct gpu_config cfg = {o->brand,        o->uuids,     o->nvml_library,
+                             o->rsmi_library, o->proc_root, o->sys_root};
     o->result = gpu_open(&o->gpu, &cfg, o->err, sizeof o->err);
 }
 
@@ -80,7 +83,8 @@ static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, c
                                       size_t errcap)
 {
     const char *uuids = r->cfg.gpu_uuids;
-    struct gpu_config cfg = {r->cfg.gpu_brand, uuids, r->cfg.nvml_library, r->cfg.rsmi_library};
+    struct gpu_config cfg = {r->cfg.gpu_brand, uuids, r->cfg.nvml_library, r->cfg.rsmi_library,
+                             r->cfg.proc_root, r->cfg.sys_root};
     struct gpu_opener *o = calloc(1, sizeof *o);
     int failed = !o;
     if (o) {
@@ -89,6 +93,8 @@ static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, c
         o->uuids = dup_or_null(cfg.uuids, &failed);
         o->nvml_library = dup_or_null(cfg.nvml_library, &failed);
         o->rsmi_library = dup_or_null(cfg.rsmi_library, &failed);
+        o->proc_root = dup_or_null(cfg.proc_root, &failed);
+        o->sys_root = dup_or_null(cfg.sys_root, &failed);
     }
     struct background *job = failed ? NULL : background_start("gt:gpu-open", gpu_opener_run, o, gpu_opener_drop);
     if (!job) {
@@ -206,9 +212,11 @@ static void release(struct sample_reader *r)
     rapl_close(&r->rapl);
     free(r->holders);
     free(r->claims);
+    free(r->tree_pids);
     r->holders = NULL;
     r->claims = NULL;
-    r->capholders = r->capclaims = 0;
+    r->tree_pids = NULL;
+    r->capholders = r->capclaims = r->cap_tree_pids = 0;
 }
 
 /* pid's translation among claims[0..n): ours, or minus the host's. */
@@ -322,7 +330,12 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct 
     /* The GPU's processes are matched to the tree this walk found. */
     if (s->tree_ok && r->gpu.nvendors && !r->gpu_failed) {
         /* The baseline and the final sample read every figure afresh. */
-        if (gpu_sample(&r->gpu, slot <= 0, &s->gpu) == 0) {
+        long npids = r->gpu.needs_tree_pids
+                         ? tree_pids(&r->tree, &r->tree_pids, &r->cap_tree_pids)
+                         : 0;
+        if (npids < 0)
+            npids = 0; /* out of memory: no process of the tree this time */
+        if (gpu_sample(&r->gpu, slot <= 0, r->tree_pids, (size_t)npids, &s->gpu) == 0) {
             s->gpu_ok = 1;
             s->gpu_ndevices = r->gpu.ndevices;
             s->gpu_selected = 0;

@@ -61,6 +61,9 @@ struct sample_reader {
     size_t capholders;
     struct gpu_claim *claims;
     size_t capclaims;
+    pid_t *tree_pids;         /* for a GPU backend that reads the tree's
+                                 processes itself (gpu.needs_tree_pids) */
+    size_t cap_tree_pids;
     struct cgroup_reader cg;  /* cg.version 0: no group (cg.reason) */
     struct rapl_reader rapl;  /* the CPUs' energy (rapl.nzones 0: rapl.reason) */
     int cgroup_off;           /* set by the sampler once the group is found

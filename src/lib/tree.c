@@ -130,6 +130,22 @@ GT_HOT void tree_roles(const struct tree *t, struct pid_roles *out)
     out->role = t->roles;
 }
 
+long tree_pids(const struct tree *t, pid_t **pids, size_t *cap)
+{
+    if (t->nprocs > *cap) {
+        pid_t *p = realloc(*pids, t->nprocs * sizeof *p);
+        if (!p)
+            return -1;
+        *pids = p;
+        *cap = t->nprocs;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->roles[i])
+            (*pids)[n++] = t->procs[i].pid;
+    return (long)n;
+}
+
 /* Forgets procs[i]; the last entry takes its place (and its index entry
  * follows it). */
 static void drop_proc(struct tree *t, size_t i)

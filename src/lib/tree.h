@@ -81,6 +81,11 @@ void tree_free(struct tree *t);
  * process still listed was seen by it): valid until the next walk. */
 void tree_roles(const struct tree *t, struct pid_roles *out);
 
+/* The PIDs of the processes the last walk found in the tree into *pids
+ * (grown as needed; capacity *cap). Their number, or -1 when out of
+ * memory. */
+long tree_pids(const struct tree *t, pid_t **pids, size_t *cap);
+
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
  * itself failed (out of memory, reaper unreadable). A process that vanishes
  * mid-walk is simply not counted. */
