@@ -531,6 +531,12 @@ typedef struct gt_gpu_run {
     int pids_untranslated;     /* the most that could not be: never counted
                                   as the job's */
     char pid_reason[GT_REASON_LEN]; /* why some could not be ("" if all were) */
+    /* MIG: a GPU in MIG mode is listed as its instances (gpu_details); their
+     * utilization comes from GPM metrics where the GPU has them. */
+    int mig_instances;         /* listed devices that are MIG instances */
+    int mig_utilization_available; /* 0 when there is none, or (with the
+                                  reason) when GPM cannot tell */
+    char mig_utilization_reason[GT_REASON_LEN];
 } gt_gpu_run;
 
 /* The name of throttle reason i (0 <= i < GT_GPU_THROTTLE_REASONS), as the

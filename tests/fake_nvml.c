@@ -20,6 +20,13 @@
  *   ecc DEV CORRECTED UNCORRECTED      volatile ECC error counts
  *   xid DEV CODE                       an XID event, delivered once
  *   minor DEV N                        its device file /dev/nvidiaN (default: DEV)
+ *   mig DEV on                         the GPU is in MIG mode (its instances below)
+ *   migdevice DEV SLOT GI UUID NAME TOTAL USED
+ *                                      MIG instance SLOT of DEV, GPU instance GI
+ *   migprocess DEV SLOT PID BYTES      a process on that instance
+ *   gpm DEV GI PERCENT                 GPM graphics activity of GPU instance GI
+ * MIG instances answer NOT_SUPPORTED for the whole-GPU utilization and
+ * per-process utilization, as the driver does.
  * Process lists answer NVML_ERROR_INSUFFICIENT_SIZE (with the count needed)
  * when the caller's buffer is too small, as the real library does. */
 #define _GNU_SOURCE
@@ -87,6 +94,24 @@ struct scenario {
     int ecc_set[MAX_DEV];
     unsigned long long ecc[MAX_DEV][2];
     int minor_set[MAX_DEV], minor[MAX_DEV];
+    int mig[MAX_DEV];
+    int nmig;
+    struct {
+        int dev, slot, gi;
+        char uuid[96], name[96];
+        unsigned long long total, used;
+    } migdev[MAX_PROC];
+    int nmigproc;
+    struct {
+        int dev, slot;
+        unsigned pid;
+        unsigned long long bytes;
+    } migproc[MAX_PROC];
+    int ngpm;
+    struct {
+        int dev, gi;
+        double pct;
+    } gpm[MAX_PROC];
     int nxid;
     struct {
         int dev;
@@ -163,6 +188,40 @@ static void load(void)
             sc.ecc_set[dev] = 1;
             sc.ecc[dev][0] = x;
             sc.ecc[dev][1] = y;
+        } else if (!strcmp(kind, "mig") && sscanf(line, "%*s %d %95s", &dev, a) == 2 && dev >= 0 &&
+                   dev < MAX_DEV) {
+            sc.mig[dev] = !strcmp(a, "on");
+        } else if (!strcmp(kind, "migdevice") && sc.nmig < MAX_PROC) {
+            int slot, gi;
+            if (sscanf(line, "%*s %d %d %d %95s %95s %llu %llu", &dev, &slot, &gi, a, b, &x, &y) ==
+                7) {
+                sc.migdev[sc.nmig].dev = dev;
+                sc.migdev[sc.nmig].slot = slot;
+                sc.migdev[sc.nmig].gi = gi;
+                strcpy(sc.migdev[sc.nmig].uuid, a);
+                strcpy(sc.migdev[sc.nmig].name, b);
+                sc.migdev[sc.nmig].total = x;
+                sc.migdev[sc.nmig].used = y;
+                sc.nmig++;
+            }
+        } else if (!strcmp(kind, "migprocess") && sc.nmigproc < MAX_PROC) {
+            int slot;
+            if (sscanf(line, "%*s %d %d %u %llu", &dev, &slot, &u, &x) == 4) {
+                sc.migproc[sc.nmigproc].dev = dev;
+                sc.migproc[sc.nmigproc].slot = slot;
+                sc.migproc[sc.nmigproc].pid = u;
+                sc.migproc[sc.nmigproc].bytes = x;
+                sc.nmigproc++;
+            }
+        } else if (!strcmp(kind, "gpm") && sc.ngpm < MAX_PROC) {
+            int gi;
+            double pct;
+            if (sscanf(line, "%*s %d %d %lf", &dev, &gi, &pct) == 3) {
+                sc.gpm[sc.ngpm].dev = dev;
+                sc.gpm[sc.ngpm].gi = gi;
+                sc.gpm[sc.ngpm].pct = pct;
+                sc.ngpm++;
+            }
         } else if (!strcmp(kind, "minor") && sscanf(line, "%*s %d %d", &dev, &code) == 2 &&
                    dev >= 0 && dev < MAX_DEV) {
             sc.minor_set[dev] = 1;
@@ -228,6 +287,21 @@ static int device_index(nvmlDevice_t d)
     return i >= 0 && i < sc.ndev ? (int)i : -1;
 }
 
+/* MIG instance handles: 1000 + 64 * DEV + SLOT. */
+#define MIG_HANDLE_BASE 1000
+
+/* The scenario's MIG instance a handle names, -1 when it names none. */
+static int mig_index(nvmlDevice_t d)
+{
+    intptr_t h = (intptr_t)d - MIG_HANDLE_BASE;
+    if (h < 0)
+        return -1;
+    for (int k = 0; k < sc.nmig; k++)
+        if (sc.migdev[k].dev == (int)(h / 64) && sc.migdev[k].slot == (int)(h % 64))
+            return k;
+    return -1;
+}
+
 int nvmlInit_v2(void)
 {
     int rc = enter("nvmlInit_v2");
@@ -268,7 +342,11 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
 int nvmlDeviceGetUUID(nvmlDevice_t d, char *out, unsigned len)
 {
     int rc = enter("nvmlDeviceGetUUID");
-    int i = device_index(d);
+    int i = device_index(d), m = mig_index(d);
+    if (!rc && m >= 0) {
+        snprintf(out, len, "%s", sc.migdev[m].uuid);
+        return 0;
+    }
     if (rc || i < 0)
         return rc ? rc : 2;
     snprintf(out, len, "%s", sc.dev[i].uuid);
@@ -278,7 +356,13 @@ int nvmlDeviceGetUUID(nvmlDevice_t d, char *out, unsigned len)
 int nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 {
     int rc = enter("nvmlDeviceGetMemoryInfo");
-    int i = device_index(d);
+    int i = device_index(d), k = mig_index(d);
+    if (!rc && k >= 0) {
+        m->total = sc.migdev[k].total;
+        m->used = sc.migdev[k].used;
+        m->free = m->total - m->used;
+        return 0;
+    }
     if (rc || i < 0)
         return rc ? rc : 2;
     m->total = sc.dev[i].total;
@@ -291,7 +375,11 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 int nvmlDeviceGetName(nvmlDevice_t d, char *out, unsigned len)
 {
     int rc = enter("nvmlDeviceGetName");
-    int i = device_index(d);
+    int i = device_index(d), m = mig_index(d);
+    if (!rc && m >= 0) {
+        snprintf(out, len, "%s", sc.migdev[m].name);
+        return 0;
+    }
     if (rc || i < 0)
         return rc ? rc : 2;
     snprintf(out, len, "%s", sc.dev[i].name);
@@ -301,6 +389,8 @@ int nvmlDeviceGetName(nvmlDevice_t d, char *out, unsigned len)
 int nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
 {
     int rc = enter("nvmlDeviceGetUtilizationRates");
+    if (!rc && mig_index(d) >= 0)
+        return 3; /* NOT_SUPPORTED on a MIG instance */
     int i = device_index(d);
     if (rc || i < 0)
         return rc ? rc : 2;
@@ -313,6 +403,27 @@ static int processes(const char *fn, int graphics, nvmlDevice_t d, unsigned *cou
                      nvmlProcessInfo_t *infos)
 {
     int rc = enter(fn);
+    int k = mig_index(d);
+    if (!rc && k >= 0) { /* a MIG instance's own processes (compute only) */
+        unsigned n = 0;
+        for (int p = 0; p < sc.nmigproc && !graphics; p++)
+            n += sc.migproc[p].dev == sc.migdev[k].dev && sc.migproc[p].slot == sc.migdev[k].slot;
+        if (n > *count) {
+            *count = n;
+            return 7;
+        }
+        n = 0;
+        for (int p = 0; p < sc.nmigproc && !graphics; p++)
+            if (sc.migproc[p].dev == sc.migdev[k].dev && sc.migproc[p].slot == sc.migdev[k].slot) {
+                infos[n].pid = sc.migproc[p].pid;
+                infos[n].usedGpuMemory = sc.migproc[p].bytes;
+                infos[n].gpuInstanceId = (unsigned)sc.migdev[k].gi;
+                infos[n].computeInstanceId = 0;
+                n++;
+            }
+        *count = n;
+        return 0;
+    }
     int i = device_index(d);
     if (rc || i < 0)
         return rc ? rc : 2;
@@ -361,6 +472,8 @@ int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample
                                     unsigned *count, unsigned long long last_seen)
 {
     int rc = enter("nvmlDeviceGetProcessUtilization");
+    if (!rc && mig_index(d) >= 0)
+        return 3; /* NOT_SUPPORTED on a MIG instance */
     int i = device_index(d);
     if (rc || i < 0)
         return rc ? rc : 2;
@@ -385,6 +498,137 @@ int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample
             n++;
         }
     *count = n;
+    return 0;
+}
+
+int nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *current, unsigned *pending)
+{
+    int rc = enter("nvmlDeviceGetMigMode");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    *current = *pending = (unsigned)sc.mig[i];
+    return 0;
+}
+
+int nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned *count)
+{
+    int rc = enter("nvmlDeviceGetMaxMigDeviceCount");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    *count = 7;
+    return 0;
+}
+
+int nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned slot, nvmlDevice_t *out)
+{
+    int rc = enter("nvmlDeviceGetMigDeviceHandleByIndex");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    for (int k = 0; k < sc.nmig; k++)
+        if (sc.migdev[k].dev == i && sc.migdev[k].slot == (int)slot) {
+            *out = (nvmlDevice_t)(intptr_t)(MIG_HANDLE_BASE + 64 * i + (int)slot);
+            return 0;
+        }
+    return 6; /* NOT_FOUND: an empty slot */
+}
+
+int nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned *gi)
+{
+    int rc = enter("nvmlDeviceGetGpuInstanceId");
+    int k = mig_index(d);
+    if (rc || k < 0)
+        return rc ? rc : 2;
+    *gi = (unsigned)sc.migdev[k].gi;
+    return 0;
+}
+
+typedef struct {
+    unsigned int version, isSupportedDevice;
+} nvmlGpmSupport_t;
+
+int nvmlGpmQueryDeviceSupport(nvmlDevice_t d, nvmlGpmSupport_t *support)
+{
+    int rc = enter("nvmlGpmQueryDeviceSupport");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    if (support->version != 1)
+        return 25; /* ARGUMENT_VERSION_MISMATCH */
+    support->isSupportedDevice = 1;
+    return 0;
+}
+
+/* A GPM sample: which GPU instance it was taken of, and when. */
+struct fake_gpm_sample {
+    int dev, gi;
+    unsigned long long at;
+};
+
+int nvmlGpmSampleAlloc(struct fake_gpm_sample **s)
+{
+    int rc = enter("nvmlGpmSampleAlloc");
+    if (rc)
+        return rc;
+    *s = calloc(1, sizeof **s);
+    return *s ? 0 : 2;
+}
+
+int nvmlGpmSampleFree(struct fake_gpm_sample *s)
+{
+    free(s);
+    return 0;
+}
+
+static unsigned long long gpm_clock;
+
+int nvmlGpmMigSampleGet(nvmlDevice_t d, unsigned gi, struct fake_gpm_sample *s)
+{
+    int rc = enter("nvmlGpmMigSampleGet");
+    int i = device_index(d);
+    if (rc || i < 0 || !s)
+        return rc ? rc : 2;
+    s->dev = i;
+    s->gi = (int)gi;
+    s->at = ++gpm_clock;
+    return 0;
+}
+
+typedef struct {
+    unsigned int metricId;
+    int nvmlReturn;
+    double value;
+    struct {
+        char *shortName, *longName, *unit;
+    } metricInfo;
+} nvmlGpmMetric_t;
+typedef struct {
+    unsigned int version, numMetrics;
+    struct fake_gpm_sample *sample1, *sample2;
+    nvmlGpmMetric_t metrics[210];
+} nvmlGpmMetricsGet_t;
+
+/* Graphics activity (metric 1) of the instance both samples are of. */
+int nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *mg)
+{
+    int rc = enter("nvmlGpmMetricsGet");
+    if (rc)
+        return rc;
+    if (mg->version != 1 || !mg->sample1 || !mg->sample2 || mg->sample1->at >= mg->sample2->at ||
+        mg->sample1->dev != mg->sample2->dev || mg->sample1->gi != mg->sample2->gi)
+        return 2;
+    for (unsigned m = 0; m < mg->numMetrics && m < 210; m++) {
+        mg->metrics[m].nvmlReturn = 3;
+        if (mg->metrics[m].metricId != 1)
+            continue;
+        for (int k = 0; k < sc.ngpm; k++)
+            if (sc.gpm[k].dev == mg->sample2->dev && sc.gpm[k].gi == mg->sample2->gi) {
+                mg->metrics[m].value = sc.gpm[k].pct;
+                mg->metrics[m].nvmlReturn = 0;
+            }
+    }
     return 0;
 }
 

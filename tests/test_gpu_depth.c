@@ -467,6 +467,68 @@ static void test_pid_namespace(void)
     CHECK(system(path) == 0);
 }
 
+/* A GPU in MIG mode is listed as its two instances, each with its own
+ * UUID, memory and process; their utilization from GPM. */
+static void test_mig(void)
+{
+    static const char mig[] =
+        "device GPU-aaaa Fake-H100 80000000000 7000000000 0\n"
+        "device GPU-bbbb Fake-H100 80000000000 1000000000 30\n"
+        "mig 0 on\n"
+        "migdevice 0 0 1 MIG-aaaa-1 Fake-H100-MIG-3g.40gb 40000000000 5000000000\n"
+        "migdevice 0 2 2 MIG-aaaa-2 Fake-H100-MIG-3g.40gb 40000000000 2000000000\n"
+        "migprocess 0 0 100 4000000000\n"
+        "migprocess 0 2 101 1500000000\n"
+        "process 1 100 500000000\n"
+        "gpm 0 1 60\n"
+        "gpm 0 2 20\n";
+    gt_resource_usage u;
+    gt_gpu_run g;
+    gt_tracker *t = run(mig, mig, &u, &g);
+    CHECK(t != NULL);
+    const gt_gpu_details *d = &u.gpu_details;
+    CHECK(d->ndevices == 3);
+    CHECK_STR(d->devices[0].uuid, "MIG-aaaa-1");
+    CHECK_STR(d->devices[1].uuid, "MIG-aaaa-2");
+    CHECK_STR(d->devices[2].uuid, "GPU-bbbb");
+    CHECK_STR(d->devices[0].name, "Fake-H100-MIG-3g.40gb");
+    CHECK(d->devices[1].memory_total == 40.0);
+    CHECK(u.max_gpu_ram.system == 8.0); /* the instances', not the whole GPU's too */
+    CHECK(u.max_gpu_ram.main == 4.5 && u.max_gpu_ram.descendants == 1.5);
+    /* GPM needs two samples: at the final one, 60 + 20 on the instances */
+    CHECK_MSG(u.gpu_utilization.gpu_percentages.max_sum_percent == 110.0, "%g",
+              u.gpu_utilization.gpu_percentages.max_sum_percent);
+    CHECK(g.mig_instances == 2 && g.mig_utilization_available);
+    CHECK(!d->process_utilization_available); /* not per process on MIG */
+    CHECK_CONTAINS(d->energy_reason, "a MIG instance has no energy counter of its own");
+    char *json = t ? gt_tracker_to_json(t) : NULL;
+    CHECK_CONTAINS(json, "\"instances\": 2");
+    free(json);
+    gt_tracker_free(t);
+
+    /* --guuids takes an instance's UUID. */
+    write_scenario(mig);
+    gt_options o = options();
+    o.gpu_uuids = "MIG-aaaa-2";
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *su = t ? gt_tracker_usage(t) : NULL;
+    CHECK(su && su->gpu_utilization.gpu_percentages.max_sum_percent == 20.0);
+    CHECK(su && su->gpu_details.devices[1].selected && !su->gpu_details.devices[0].selected);
+    gt_tracker_free(t);
+
+    /* No GPM: the instances show no utilization, and say why. */
+    char text[2048];
+    snprintf(text, sizeof text, "%sfail nvmlGpmQueryDeviceSupport 3\n", mig);
+    t = run(text, text, &u, &g);
+    CHECK(t && !g.mig_utilization_available && g.mig_instances == 2);
+    CHECK_STR(g.mig_utilization_reason, "the GPU of MIG instance 0 has no GPM metrics (Hopper or "
+                                        "later): MIG instances show no utilization: fake NVML "
+                                        "error 3");
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 30.0); /* GPU-bbbb alone */
+    gt_tracker_free(t);
+}
+
 /* gpu_pidmap.h on its own: the elimination, step by step. */
 static void test_pid_match(void)
 {
@@ -576,6 +638,7 @@ int main(int argc, char **argv)
     test_report();
     test_pid_match();
     test_pid_namespace();
+    test_mig();
     fx_rmroot(root);
     return check_exit("test_gpu_depth");
 }

@@ -170,6 +170,8 @@ static void gather_reasons(struct gpu *g)
                  sizeof g->ecc_reason);
     first_reason(g, offsetof(struct gpu_vendor, xid_reason), g->xid_reason,
                  sizeof g->xid_reason);
+    first_reason(g, offsetof(struct gpu_vendor, mig_util_reason), g->mig_util_reason,
+                 sizeof g->mig_util_reason);
 }
 
 static void vendor_close(struct gpu_vendor *v)

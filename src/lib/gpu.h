@@ -32,6 +32,7 @@ struct gpu_vendor {
     char throttle_reason[256];         /* clock throttle reasons missing */
     char ecc_reason[256];              /* ECC error counts missing */
     char xid_reason[256];              /* XID error events missing */
+    char mig_util_reason[256];         /* MIG instances' utilization missing */
     struct gpu_account_record *records; /* this sample's, when read */
     size_t nrecords, caprecords;
     unsigned long long opened_us;      /* epoch microseconds at init */
@@ -73,6 +74,7 @@ struct gpu {
     char throttle_reason[256];         /* throttle reasons */
     char ecc_reason[256];              /* ECC error counts */
     char xid_reason[256];              /* XID events */
+    char mig_util_reason[256];         /* MIG instances' utilization */
     struct gpu_account_record *records; /* every vendor's, devices renumbered */
     size_t nrecords, caprecords;
     char left_out[256];                /* "": every GPU found is listed */

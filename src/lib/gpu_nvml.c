@@ -48,6 +48,31 @@ typedef struct {
     unsigned int reserved[5];
 } nvmlAccountingStats_t;
 typedef void *nvmlEventSet_t;
+typedef void *nvmlGpmSample_t;
+typedef struct {
+    unsigned int version;
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+typedef struct {
+    unsigned int metricId;
+    nvmlReturn_t nvmlReturn;
+    double value;
+    struct {
+        char *shortName, *longName, *unit;
+    } metricInfo;
+} nvmlGpmMetric_t;
+/* The library reads and writes numMetrics entries of metrics[]; 210 is
+ * more than any nvml.h's NVML_GPM_METRIC_MAX so far. */
+typedef struct {
+    unsigned int version;
+    unsigned int numMetrics;
+    nvmlGpmSample_t sample1, sample2;
+    nvmlGpmMetric_t metrics[210];
+} nvmlGpmMetricsGet_t;
+#define NVML_GPM_SUPPORT_VERSION 1
+#define NVML_GPM_METRICS_GET_VERSION 1
+#define NVML_GPM_METRIC_GRAPHICS_UTIL 1
+#define NVML_DEVICE_MIG_ENABLE 1
 typedef struct {
     nvmlDevice_t device;
     unsigned long long eventType, eventData;
@@ -93,8 +118,26 @@ struct nvml {
     nvmlReturn_t (*register_events)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
     nvmlReturn_t (*event_wait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
     nvmlReturn_t (*event_set_free)(nvmlEventSet_t);
+    nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned int *, unsigned int *); /* optional */
+    nvmlReturn_t (*mig_count)(nvmlDevice_t, unsigned int *);
+    nvmlReturn_t (*mig_handle)(nvmlDevice_t, unsigned int, nvmlDevice_t *);
+    nvmlReturn_t (*gpu_instance_id)(nvmlDevice_t, unsigned int *);
+    nvmlReturn_t (*gpm_support)(nvmlDevice_t, nvmlGpmSupport_t *);      /* optional */
+    nvmlReturn_t (*gpm_alloc)(nvmlGpmSample_t *);
+    nvmlReturn_t (*gpm_free)(nvmlGpmSample_t);
+    nvmlReturn_t (*gpm_mig_sample)(nvmlDevice_t, unsigned int, nvmlGpmSample_t);
+    nvmlReturn_t (*gpm_metrics)(nvmlGpmMetricsGet_t *);
     nvmlEventSet_t events;                 /* XID events; NULL: none */
+    /* Each listed device: the handle its own figures are read through
+     * (memory, processes; a MIG instance's own), the physical GPU's (clocks,
+     * ECC, accounting, events), and for a MIG instance its GPU instance id
+     * (-1: a whole GPU) and GPM samples, the previous and this one. */
     nvmlDevice_t devices[GPU_MAX_DEVICES];
+    nvmlDevice_t physical[GPU_MAX_DEVICES];
+    int gpu_instance[GPU_MAX_DEVICES];
+    int first_of_physical[GPU_MAX_DEVICES]; /* 1: the first listed of its GPU */
+    nvmlGpmSample_t gpm[GPU_MAX_DEVICES][2];
+    int gpm_have_prev[GPU_MAX_DEVICES];
     unsigned int *account_pids;
     unsigned int cap_account_pids;
     struct account_seen *seen;             /* sorted by device, then PID */
@@ -157,6 +200,15 @@ static const struct dl_symbol nvml_symbols[] = {
     NVML_FN(register_events, 0, "nvmlDeviceRegisterEvents"),
     NVML_FN(event_wait, 0, "nvmlEventSetWait_v2", "nvmlEventSetWait"),
     NVML_FN(event_set_free, 0, "nvmlEventSetFree"),
+    NVML_FN(mig_mode, 0, "nvmlDeviceGetMigMode"),
+    NVML_FN(mig_count, 0, "nvmlDeviceGetMaxMigDeviceCount"),
+    NVML_FN(mig_handle, 0, "nvmlDeviceGetMigDeviceHandleByIndex"),
+    NVML_FN(gpu_instance_id, 0, "nvmlDeviceGetGpuInstanceId"),
+    NVML_FN(gpm_support, 0, "nvmlGpmQueryDeviceSupport"),
+    NVML_FN(gpm_alloc, 0, "nvmlGpmSampleAlloc"),
+    NVML_FN(gpm_free, 0, "nvmlGpmSampleFree"),
+    NVML_FN(gpm_mig_sample, 0, "nvmlGpmMigSampleGet"),
+    NVML_FN(gpm_metrics, 0, "nvmlGpmMetricsGet"),
     {0, NULL, 0},
 };
 
@@ -171,7 +223,7 @@ static void check_accounting(struct gpu_vendor *g, struct nvml *n)
     }
     for (int i = 0; i < g->ndevices; i++) {
         int mode = 0;
-        nvmlReturn_t rc = n->accounting_mode(n->devices[i], &mode);
+        nvmlReturn_t rc = n->accounting_mode(n->physical[i], &mode);
         if (rc != NVML_SUCCESS) {
             snprintf(g->accounting_reason, sizeof g->accounting_reason,
                      "GPU %d keeps no accounting records: %s", i, nvml_error(n, rc));
@@ -204,7 +256,8 @@ static void open_xid_events(struct gpu_vendor *g, struct nvml *n)
         return;
     }
     for (int i = 0; i < g->ndevices; i++)
-        if ((rc = n->register_events(n->devices[i], NVML_EVENT_XID_CRITICAL, n->events)) !=
+        if (n->first_of_physical[i] &&
+            (rc = n->register_events(n->physical[i], NVML_EVENT_XID_CRITICAL, n->events)) !=
             NVML_SUCCESS) {
             snprintf(g->xid_reason, sizeof g->xid_reason,
                      "GPU %d does not report XID errors: %s", i, nvml_error(n, rc));
@@ -212,6 +265,117 @@ static void open_xid_events(struct gpu_vendor *g, struct nvml *n)
             n->events = NULL;
             return;
         }
+}
+
+/* A MIG instance's utilization comes from GPM (Hopper and later): two
+ * samples of its GPU instance, the metric over the time between. Where the
+ * GPU or the library has no GPM, the reason says so. */
+static void open_gpm(struct gpu_vendor *g, struct nvml *n, int k)
+{
+    nvmlGpmSupport_t support = {.version = NVML_GPM_SUPPORT_VERSION};
+    nvmlReturn_t rc = NVML_ERROR_NOT_SUPPORTED;
+    if (!n->gpm_support || !n->gpm_alloc || !n->gpm_free || !n->gpm_mig_sample ||
+        !n->gpm_metrics || n->gpu_instance[k] < 0) {
+        if (!*g->mig_util_reason)
+            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                     "the NVML library has no GPM functions: MIG instances show no utilization");
+        return;
+    }
+    if ((rc = n->gpm_support(n->physical[k], &support)) != NVML_SUCCESS ||
+        !support.isSupportedDevice) {
+        if (!*g->mig_util_reason)
+            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                     "the GPU of MIG instance %d has no GPM metrics (Hopper or later): MIG "
+                     "instances show no utilization%s%s", k, rc != NVML_SUCCESS ? ": " : "",
+                     rc != NVML_SUCCESS ? nvml_error(n, rc) : "");
+        return;
+    }
+    if (n->gpm_alloc(&n->gpm[k][0]) != NVML_SUCCESS) {
+        n->gpm[k][0] = NULL;
+        return;
+    }
+    if (n->gpm_alloc(&n->gpm[k][1]) != NVML_SUCCESS) {
+        n->gpm_free(n->gpm[k][0]);
+        n->gpm[k][0] = n->gpm[k][1] = NULL;
+    }
+}
+
+/* MIG instance k's utilization since the previous sample (GPM's graphics
+ * activity), -1 when there is none yet or it cannot be read. */
+static double read_gpm(struct gpu_vendor *g, struct nvml *n, int k)
+{
+    if (!n->gpm[k][0])
+        return -1;
+    nvmlReturn_t rc = n->gpm_mig_sample(n->physical[k], (unsigned)n->gpu_instance[k], n->gpm[k][1]);
+    if (rc != NVML_SUCCESS) {
+        if (!*g->mig_util_reason)
+            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                     "GPM cannot sample MIG instance %d: %s", k, nvml_error(n, rc));
+        return -1;
+    }
+    double util = -1;
+    if (n->gpm_have_prev[k]) {
+        nvmlGpmMetricsGet_t *mg = calloc(1, sizeof *mg);
+        if (mg) {
+            mg->version = NVML_GPM_METRICS_GET_VERSION;
+            mg->numMetrics = 1;
+            mg->sample1 = n->gpm[k][0];
+            mg->sample2 = n->gpm[k][1];
+            mg->metrics[0].metricId = NVML_GPM_METRIC_GRAPHICS_UTIL;
+            if (n->gpm_metrics(mg) == NVML_SUCCESS && mg->metrics[0].nvmlReturn == NVML_SUCCESS &&
+                mg->metrics[0].value >= 0 && mg->metrics[0].value <= 100)
+                util = mg->metrics[0].value;
+            free(mg);
+        }
+    }
+    /* this sample is the next one's earlier */
+    nvmlGpmSample_t t = n->gpm[k][0];
+    n->gpm[k][0] = n->gpm[k][1];
+    n->gpm[k][1] = t;
+    n->gpm_have_prev[k] = 1;
+    return util;
+}
+
+/* Lists device k: handle h (a MIG instance's, or the physical GPU phys
+ * itself), its UUID, name, memory, device file, energy counter and, for a
+ * MIG instance, its GPU instance id and GPM samples. NVML_SUCCESS, or the
+ * error of a figure every device must have. */
+static nvmlReturn_t list_device(struct gpu_vendor *g, struct nvml *n, int k, nvmlDevice_t h,
+                                nvmlDevice_t phys, int mig, int first)
+{
+    struct gpu_device *d = &g->devices[k];
+    nvmlMemory_t mem;
+    nvmlReturn_t rc;
+    n->devices[k] = h;
+    n->physical[k] = phys;
+    n->first_of_physical[k] = first;
+    n->gpu_instance[k] = -1;
+    if ((rc = n->uuid(h, d->uuid, sizeof d->uuid)) != NVML_SUCCESS ||
+        (rc = n->memory(h, &mem)) != NVML_SUCCESS)
+        return rc;
+    if (!n->name || n->name(h, d->name, sizeof d->name) != NVML_SUCCESS)
+        snprintf(d->name, sizeof d->name, "unknown");
+    unsigned int minor = 0;
+    d->minor = n->minor && n->minor(phys, &minor) == NVML_SUCCESS && minor < 1u << 20
+                   ? (int)minor : -1;
+    d->memory_total = mem.total;
+    d->mig = mig;
+    if (mig) {
+        unsigned int gi = 0;
+        if (n->gpu_instance_id && n->gpu_instance_id(h, &gi) == NVML_SUCCESS)
+            n->gpu_instance[k] = (int)gi;
+        open_gpm(g, n, k);
+        if (!*g->energy_reason)
+            snprintf(g->energy_reason, sizeof g->energy_reason,
+                     "a MIG instance has no energy counter of its own (GPU %d is one)", k);
+        return NVML_SUCCESS;
+    }
+    if (n->energy && !*g->energy_reason &&
+        (rc = n->energy(h, &n->energy_base[k])) != NVML_SUCCESS)
+        snprintf(g->energy_reason, sizeof g->energy_reason,
+                 "GPU %d does not report its energy: %s", k, nvml_error(n, rc));
+    n->energy_last[k] = n->energy_base[k];
+    return NVML_SUCCESS;
 }
 
 static int nvml_init(struct gpu_vendor *g)
@@ -250,32 +414,43 @@ static int nvml_init(struct gpu_vendor *g)
         snprintf(g->reason, sizeof g->reason, "NVML cannot count GPUs: %s", nvml_error(n, rc));
         return -1;
     }
-    g->found = (int)(count > 1000000u ? 1000000u : count); /* a sane bound for an int */
-    if (count > (unsigned)g->capacity)
-        count = (unsigned)g->capacity;
+    if (count > 1000000u)
+        count = 1000000u; /* a sane bound for an int */
+    int listed = 0;
     for (unsigned int i = 0; i < count; i++) {
-        struct gpu_device *d = &g->devices[i];
-        nvmlMemory_t mem;
-        if ((rc = n->handle(i, &n->devices[i])) != NVML_SUCCESS ||
-            (rc = n->uuid(n->devices[i], d->uuid, sizeof d->uuid)) != NVML_SUCCESS ||
-            (rc = n->memory(n->devices[i], &mem)) != NVML_SUCCESS) {
+        nvmlDevice_t phys;
+        if ((rc = n->handle(i, &phys)) != NVML_SUCCESS) {
             snprintf(g->reason, sizeof g->reason, "NVML cannot read GPU %u: %s", i,
                      nvml_error(n, rc));
             return -1;
         }
-        if (!n->name || n->name(n->devices[i], d->name, sizeof d->name) != NVML_SUCCESS)
-            snprintf(d->name, sizeof d->name, "unknown");
-        unsigned int minor = 0;
-        d->minor = n->minor && n->minor(n->devices[i], &minor) == NVML_SUCCESS && minor < 1u << 20
-                       ? (int)minor : -1;
-        d->memory_total = mem.total;
-        if (n->energy && !*g->energy_reason &&
-            (rc = n->energy(n->devices[i], &n->energy_base[i])) != NVML_SUCCESS)
-            snprintf(g->energy_reason, sizeof g->energy_reason,
-                     "GPU %u does not report its energy: %s", i, nvml_error(n, rc));
-        n->energy_last[i] = n->energy_base[i];
+        /* A GPU in MIG mode is listed as its instances, each a device of
+         * its own (its UUID is what CUDA_VISIBLE_DEVICES and --guuids take). */
+        unsigned int current = 0, pending = 0, slots = 0;
+        int mig = n->mig_mode && n->mig_count && n->mig_handle &&
+                  n->mig_mode(phys, &current, &pending) == NVML_SUCCESS &&
+                  current == NVML_DEVICE_MIG_ENABLE && n->mig_count(phys, &slots) == NVML_SUCCESS;
+        int first = 1, instances = 0;
+        for (unsigned int m = 0; m < (mig ? slots : 1u) && m < 64; m++) {
+            nvmlDevice_t h = phys;
+            if (mig && n->mig_handle(phys, m, &h) != NVML_SUCCESS)
+                continue; /* an empty slot */
+            instances++;
+            g->found++;
+            if (listed >= g->capacity)
+                continue;
+            if ((rc = list_device(g, n, listed, h, phys, mig, first)) != NVML_SUCCESS) {
+                snprintf(g->reason, sizeof g->reason, "NVML cannot read GPU %u%s: %s", i,
+                         mig ? "'s MIG instance" : "", nvml_error(n, rc));
+                return -1;
+            }
+            first = 0;
+            listed++;
+        }
+        if (mig && !instances)
+            g->found++; /* MIG on, no instance made yet: a GPU nothing can run on */
     }
-    g->ndevices = (int)count;
+    g->ndevices = listed;
     g->opened_us = (unsigned long long)(epoch_now() * 1e6);
     check_accounting(g, n);
     open_xid_events(g, n);
@@ -429,7 +604,9 @@ static int read_accounting(struct gpu_vendor *g, struct nvml *n, int dev_index)
 {
     if (*g->accounting_reason)
         return 0; /* another GPU's records failed this sample */
-    nvmlDevice_t dev = n->devices[dev_index];
+    if (!n->first_of_physical[dev_index])
+        return 0; /* a GPU's records once, with its first listed device */
+    nvmlDevice_t dev = n->physical[dev_index];
     unsigned int count = 0;
     nvmlReturn_t rc = NVML_ERROR_INSUFFICIENT_SIZE;
     for (int attempt = 0; attempt < 3 && rc == NVML_ERROR_INSUFFICIENT_SIZE; attempt++) {
@@ -494,7 +671,7 @@ static void read_throttle(struct gpu_vendor *g, struct nvml *n, int dev_index,
     if (!n->throttle || *g->throttle_reason)
         return;
     unsigned long long reasons = 0;
-    nvmlReturn_t rc = n->throttle(n->devices[dev_index], &reasons);
+    nvmlReturn_t rc = n->throttle(n->physical[dev_index], &reasons);
     if (rc != NVML_SUCCESS) {
         snprintf(g->throttle_reason, sizeof g->throttle_reason,
                  "GPU %d does not report why its clocks are lowered: %s", dev_index,
@@ -509,9 +686,9 @@ static void read_throttle(struct gpu_vendor *g, struct nvml *n, int dev_index,
 /* Device dev_index's volatile ECC error counts into s. */
 static void read_ecc(struct gpu_vendor *g, struct nvml *n, int dev_index, struct gpu_sample *s)
 {
-    if (!n->ecc || *g->ecc_reason)
-        return;
-    nvmlDevice_t dev = n->devices[dev_index];
+    if (!n->ecc || *g->ecc_reason || !n->first_of_physical[dev_index])
+        return; /* a GPU's counters once, with its first listed device */
+    nvmlDevice_t dev = n->physical[dev_index];
     nvmlReturn_t rc = n->ecc(dev, NVML_MEMORY_ERROR_CORRECTED, NVML_VOLATILE_ECC,
                              &s->ecc_corrected[dev_index]);
     if (rc == NVML_SUCCESS)
@@ -550,8 +727,8 @@ static void read_xid_events(struct gpu_vendor *g, struct nvml *n, struct gpu_sam
         s->xid_events++;
         s->xid_last = e.eventData;
         s->xid_last_device = -1;
-        for (int i = 0; i < g->ndevices; i++)
-            if (n->devices[i] == e.device)
+        for (int i = g->ndevices - 1; i >= 0; i--)
+            if (n->physical[i] == e.device || n->devices[i] == e.device)
                 s->xid_last_device = i;
     }
 }
@@ -578,7 +755,14 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
         s->device_memory_used[i] = mem.used;
         nvmlUtilization_t util;
         s->device_util[i] = -1;
-        if (n->utilization && n->utilization(dev, &util) == NVML_SUCCESS) {
+        if (n->gpu_instance[i] >= 0) {
+            double u = read_gpm(g, n, i); /* a MIG instance: NVML's rates are the GPU's */
+            if (u >= 0) {
+                s->device_util[i] = u;
+                if (g->devices[i].selected)
+                    s->util_sum_percent += u;
+            }
+        } else if (n->utilization && n->utilization(dev, &util) == NVML_SUCCESS) {
             s->device_util[i] = util.gpu;
             if (g->devices[i].selected)
                 s->util_sum_percent += util.gpu;
@@ -590,7 +774,7 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
         read_throttle(g, n, i, s);
         if (g->exact)
             read_ecc(g, n, i, s);
-        if (g->devices[i].selected && n->energy && !*g->energy_reason) {
+        if (g->devices[i].selected && n->energy && !*g->energy_reason && n->gpu_instance[i] < 0) {
             if (read_energy && (rc = n->energy(dev, &n->energy_last[i])) != NVML_SUCCESS)
                 snprintf(g->energy_reason, sizeof g->energy_reason,
                          "GPU %d does not report its energy: %s", i, nvml_error(n, rc));
@@ -612,6 +796,12 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 static void nvml_shutdown(struct gpu_vendor *g)
 {
     struct nvml *n = g->state;
+    for (int k = 0; n && k < g->ndevices; k++)
+        for (int j = 0; j < 2; j++)
+            if (n->gpm[k][j]) {
+                n->gpm_free(n->gpm[k][j]);
+                n->gpm[k][j] = NULL;
+            }
     if (n && n->events)
         n->event_set_free(n->events);
     if (n)

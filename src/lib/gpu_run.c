@@ -422,6 +422,14 @@ json_object *gpu_run_json_object(const gt_gpu_run *g)
     if (g->pid_reason[0])
         json_object_object_add(pids, "reason", json_new_text(g->pid_reason));
     json_object_object_add(root, "process_ids", pids);
+
+    json_object *mig = json_object_new_object();
+    json_object_object_add(mig, "instances", json_object_new_int(g->mig_instances));
+    json_object_object_add(mig, "utilization_available",
+                           json_object_new_boolean(g->mig_utilization_available));
+    if (g->mig_instances && !g->mig_utilization_available)
+        json_object_object_add(mig, "reason", json_new_text(g->mig_utilization_reason));
+    json_object_object_add(root, "mig", mig);
     return root;
 }
 
@@ -520,4 +528,12 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
     json_object *reason;
     if (p && json_object_object_get_ex(p, "reason", &reason))
         json_read_string(r, p, "reason", sub, g->pid_reason, sizeof g->pid_reason);
+
+    snprintf(sub, sizeof sub, "%s.mig", path);
+    p = json_read_member(r, o, "mig", json_type_object, path);
+    g->mig_instances = (int)json_read_integer(r, p, "instances", sub, 0, GT_MAX_GPUS);
+    g->mig_utilization_available = json_read_bool(r, p, "utilization_available", sub);
+    if (p && json_object_object_get_ex(p, "reason", &reason))
+        json_read_string(r, p, "reason", sub, g->mig_utilization_reason,
+                         sizeof g->mig_utilization_reason);
 }

@@ -91,6 +91,7 @@ struct gpu_device {
     int selected;                    /* in gpu_uuids (or all when none given) */
     int minor;                       /* its device file, /dev/nvidia<minor>
                                         (-1: unknown, or not NVIDIA's) */
+    int mig;                         /* a MIG instance of an NVIDIA GPU */
 };
 
 /* A process's GPU memory and SM utilization, summed over its devices, and

@@ -98,6 +98,7 @@ GT_HOT static void copy_gpu_reasons_locked(gt_tracker *t)
     text_copy(t->gpu_throttle_reason, GT_REASON_LEN, none ? none : r->gpu.throttle_reason);
     text_copy(t->gpu_ecc_reason, GT_REASON_LEN, none ? none : r->gpu.ecc_reason);
     text_copy(t->gpu_xid_reason, GT_REASON_LEN, none ? none : r->gpu.xid_reason);
+    text_copy(t->gpu_mig_reason, GT_REASON_LEN, none ? none : r->gpu.mig_util_reason);
 }
 
 /* The exporter of options.metrics_listen / metrics_textfile_dir, its labels

@@ -85,7 +85,8 @@ struct gt_tracker {
     char gpu_proc_memory_reason[GT_REASON_LEN], gpu_proc_util_reason[GT_REASON_LEN],
         gpu_energy_reason[GT_REASON_LEN];
     char gpu_accounting_reason[GT_REASON_LEN], gpu_throttle_reason[GT_REASON_LEN],
-        gpu_ecc_reason[GT_REASON_LEN], gpu_xid_reason[GT_REASON_LEN];
+        gpu_ecc_reason[GT_REASON_LEN], gpu_xid_reason[GT_REASON_LEN],
+        gpu_mig_reason[GT_REASON_LEN];
     gt_resource_usage usage;        /* the results handed to the caller */
     gt_resource_usage sink_summary; /* the sampler's, for the sinks: filled in
                                        place, not copied (15 KB a look) */

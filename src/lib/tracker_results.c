@@ -587,6 +587,10 @@ void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_g
         why.accounting = "out of memory for the accounting records";
     gpu_run_acc_fill(&t->pipe.gpu_run, &why, t->reader.gpu.ndevices,
                      u->gpu_details.energy_joules, out);
+    for (int d = 0; d < t->reader.gpu.ndevices; d++)
+        out->mig_instances += t->reader.gpu.devices[d].mig;
+    out->mig_utilization_available = out->mig_instances > 0 && !t->gpu_mig_reason[0];
+    text_copy(out->mig_utilization_reason, GT_REASON_LEN, out->mig_instances ? t->gpu_mig_reason : "");
 }
 
 gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)
