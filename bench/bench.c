@@ -817,6 +817,83 @@ static void cgroup_cost(const char *gt, const char *wl)
     }
 }
 
+/* One run of argv (output to /dev/null): its wall and CPU seconds. -1 when
+ * it could not run or failed. */
+static int spawn_cost(char *const argv[], double *wall, double *cpu)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    *cpu = cpu_of(&ru);
+    return 0;
+}
+
+/* What the GPU part of a sample costs us (one NVML query a sample, the
+ * library kept open) against spawning nvidia-smi for the same figures, as
+ * other trackers do each sample. Ours: CPU a sample of gpu-tracker --pid
+ * on one idle process at --st 1 with the GPU library and without it
+ * (GPU_TRACKER_NVML_LIBRARY pointing nowhere), medians of 3 pairs. */
+static void gpu_query_cost(const char *gt)
+{
+    printf("\ngpu-query: one GPU query a sample against spawning nvidia-smi\n");
+    if (system("command -v nvidia-smi >/dev/null 2>&1") != 0) {
+        printf("not measured: no nvidia-smi on this machine (no NVIDIA driver)\n");
+        return;
+    }
+    enum { PAIRS = 3, SPAWNS = 20 };
+    double with[PAIRS], without[PAIRS];
+    for (int i = 0; i < PAIRS; i++) {
+        struct run a = attach_run(gt, 1, 1.0, warm_of(1.0), window_of(1.0), 0);
+        setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+        struct run b = attach_run(gt, 1, 1.0, warm_of(1.0), window_of(1.0), 0);
+        unsetenv("GPU_TRACKER_NVML_LIBRARY");
+        with[i] = a.failed ? -1 : per_sample(&a, 1.0, window_of(1.0));
+        without[i] = b.failed ? -1 : per_sample(&b, 1.0, window_of(1.0));
+    }
+    qsort(with, PAIRS, sizeof with[0], by_value);
+    qsort(without, PAIRS, sizeof without[0], by_value);
+    printf("%-72s %10s %10s\n", "", "wall ms", "CPU ms");
+    printf("%-72s %10s %10.2f\n", "gpu-tracker sample with NVML (1 process)", "-", with[1] * 1e3);
+    printf("%-72s %10s %10.2f\n", "gpu-tracker sample without a GPU library", "-",
+           without[1] * 1e3);
+    printf("%-72s %10s %10.2f\n", "  the GPU query's share", "-", (with[1] - without[1]) * 1e3);
+    char *const queries[][5] = {
+        {"nvidia-smi", "--query-gpu=memory.used,utilization.gpu", "--format=csv,noheader", NULL},
+        {"nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader", NULL},
+    };
+    for (size_t q = 0; q < 2; q++) {
+        double wall[SPAWNS], cpu[SPAWNS];
+        int n = 0;
+        for (int i = 0; i < SPAWNS; i++)
+            if (spawn_cost(queries[q], &wall[n], &cpu[n]) == 0)
+                n++;
+        if (n == 0) {
+            printf("%-72s failed\n", queries[q][1]);
+            continue;
+        }
+        qsort(wall, (size_t)n, sizeof wall[0], by_value);
+        qsort(cpu, (size_t)n, sizeof cpu[0], by_value);
+        char label[80];
+        snprintf(label, sizeof label, "spawn nvidia-smi %s (median of %d)", queries[q][1], n);
+        printf("%-72s %10.2f %10.2f\n", label, wall[n / 2] * 1e3, cpu[n / 2] * 1e3);
+    }
+    fflush(stdout);
+}
+
 /* Runs the workload under gpu-tracker --st 1; the combined peak (KiB) and
  * CPU seconds it reports (group: with --cgroup, the peak is the group's,
  * -1 where it has none). */
@@ -964,7 +1041,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]|exporter|cgroup|accuracy]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]|exporter|cgroup|gpu-query|accuracy]\n");
         return 2;
     }
     /* overhead N...: only those tree sizes (to look at one closely). */
@@ -1002,6 +1079,11 @@ int main(int argc, char **argv)
         unlink(out_json);
         return 0;
     }
+    if (argc > 3 && !strcmp(argv[3], "gpu-query")) { /* that section alone */
+        gpu_query_cost(argv[1]);
+        unlink(out_json);
+        return 0;
+    }
     if (argc > 3 && !strcmp(argv[3], "exporter")) { /* that section alone */
         exporter_cost(argv[1]);
         unlink(out_json);
@@ -1014,6 +1096,7 @@ int main(int argc, char **argv)
         series_cost(argv[1]);
         exporter_cost(argv[1]);
         cgroup_cost(argv[1], argv[2]);
+        gpu_query_cost(argv[1]);
         accuracy(argv[1], argv[2]);
     }
     unlink(out_json);
