@@ -7,6 +7,9 @@
  *   device HEXID NAME TOTAL USED BUSY    a GPU (bytes, bytes, percent)
  *   process PID BYTES                    a process's VRAM over all GPUs
  *   energy DEV COUNTER RESOLUTION        energy counter (x resolution = uJ)
+ *   ecc DEV BLOCK CORRECTED UNCORRECTED  a block's ECC error counts (the block's
+ *                                        bit, e.g. 1 UMC, 4 GFX); others: not
+ *                                        supported
  *   fail FUNCTION CODE                   FUNCTION returns CODE
  *   grows N AT                           the process list grows by N, for good,
  *                                        just before the AT-th fill (1-based)
@@ -46,6 +49,12 @@ static struct {
         char fn[96];
         int code;
     } fail[16];
+    int necc;
+    struct {
+        int dev;
+        unsigned block;
+        unsigned long long corrected, uncorrected;
+    } ecc[32];
 } sc;
 
 static int enter(const char *fn)
@@ -83,6 +92,13 @@ static int enter(const char *fn)
                    d >= 0 && d < MAX_DEV) {
             sc.dev[d].counter = x;
             sc.dev[d].resolution = res;
+        } else if (!strcmp(kind, "ecc") && sc.necc < 32 &&
+                   sscanf(line, "%*s %d %u %llu %llu", &d, &u, &x, &y) == 4) {
+            sc.ecc[sc.necc].dev = d;
+            sc.ecc[sc.necc].block = u;
+            sc.ecc[sc.necc].corrected = x;
+            sc.ecc[sc.necc].uncorrected = y;
+            sc.necc++;
         } else if (!strcmp(kind, "fail") && sc.nfail < 16 &&
                    sscanf(line, "%*s %95s %d", a, &d) == 2) {
             strcpy(sc.fail[sc.nfail].fn, a);
@@ -175,6 +191,22 @@ int rsmi_dev_energy_count_get(uint32_t i, uint64_t *counter, float *resolution, 
     *resolution = sc.dev[i].resolution;
     *ts = 0;
     return 0;
+}
+
+typedef struct {
+    uint64_t correctable_err, uncorrectable_err;
+} rsmi_error_count_t;
+
+int rsmi_dev_ecc_count_get(uint32_t i, unsigned block, rsmi_error_count_t *ec)
+{
+    DEVICE_OR_FAIL("rsmi_dev_ecc_count_get", i);
+    for (int k = 0; k < sc.necc; k++)
+        if (sc.ecc[k].dev == (int)i && sc.ecc[k].block == block) {
+            ec->correctable_err = sc.ecc[k].corrected;
+            ec->uncorrectable_err = sc.ecc[k].uncorrected;
+            return 0;
+        }
+    return 2; /* RSMI_STATUS_NOT_SUPPORTED */
 }
 
 int rsmi_compute_process_info_get(rsmi_process_info_t *procs, uint32_t *n)

@@ -529,6 +529,50 @@ static void test_mig(void)
     gt_tracker_free(t);
 }
 
+/* ROCm SMI: ECC counts over the blocks that keep them; what it lacks says
+ * so. */
+static void test_amd(void)
+{
+    char rsmi[4200];
+    snprintf(rsmi, sizeof rsmi, "%s/rsmi-scenario", root);
+    setenv("FAKE_RSMI_SCENARIO", rsmi, 1);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", WORKLOAD_DIR "/libfake-rsmi.so", 1);
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    FILE *f = fopen(rsmi, "w");
+    fputs("device 1111 Fake-MI300 192000000000 5000000000 40\nprocess 100 3000000000\n"
+          "ecc 0 1 5 0\necc 0 4 1 0\n", f);
+    fclose(f);
+    gt_options o = options();
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK);
+    f = fopen(rsmi, "w");
+    fputs("device 1111 Fake-MI300 192000000000 5000000000 40\nprocess 100 3000000000\n"
+          "ecc 0 1 7 1\necc 0 4 1 0\n", f);
+    fclose(f);
+    CHECK(t && gt_tracker_stop(t) == GT_OK);
+    gt_gpu_run g = {.struct_size = sizeof g};
+    CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK);
+    CHECK_MSG(g.ecc_available && g.ecc_corrected == 2 && g.ecc_uncorrected == 1, "%s",
+              g.ecc_reason);
+    CHECK_STR(g.accounting_reason, "ROCm SMI keeps no records of exited processes");
+    CHECK_STR(g.xid_reason, "XID errors are NVIDIA's");
+    CHECK(!g.throttle_available);
+    gt_tracker_free(t);
+    /* No block keeps counts: not supported, said so. */
+    f = fopen(rsmi, "w");
+    fputs("device 1111 Fake-MI300 192000000000 5000000000 40\n", f);
+    fclose(f);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
+    CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK);
+    CHECK_STR(g.ecc_reason, "GPU 0 does not count ECC errors (ECC off, or not supported): fake "
+                            "ROCm SMI error 2");
+    gt_tracker_free(t);
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+}
+
 /* gpu_pidmap.h on its own: the elimination, step by step. */
 static void test_pid_match(void)
 {
@@ -639,6 +683,7 @@ int main(int argc, char **argv)
     test_pid_match();
     test_pid_namespace();
     test_mig();
+    test_amd();
     fx_rmroot(root);
     return check_exit("test_gpu_depth");
 }

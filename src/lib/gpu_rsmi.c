@@ -22,6 +22,13 @@ typedef int rsmi_status_t;
 #define RSMI_STATUS_INSUFFICIENT_SIZE 11
 #define RSMI_MEM_TYPE_VRAM 0
 typedef struct {
+    uint64_t correctable_err, uncorrectable_err;
+} rsmi_error_count_t;
+/* The GPU blocks whose ECC errors are counted: rsmi_gpu_block_t's bits,
+ * UMC (memory) through FUSE. */
+#define RSMI_GPU_BLOCK_FIRST 0x1u
+#define RSMI_GPU_BLOCK_LAST 0x2000u
+typedef struct {
     uint32_t process_id;
     uint32_t pasid;
     uint64_t vram_usage;
@@ -41,6 +48,7 @@ struct rsmi {
     rsmi_status_t (*busy_percent)(uint32_t, uint32_t *);                  /* optional */
     rsmi_status_t (*processes)(rsmi_process_info_t *, uint32_t *);        /* optional */
     rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);   /* optional */
+    rsmi_status_t (*ecc)(uint32_t, unsigned, rsmi_error_count_t *);        /* optional */
     rsmi_process_info_t *infos;
     uint32_t capinfos;
     double energy_base_uj[GPU_MAX_DEVICES];
@@ -59,6 +67,7 @@ static const struct dl_symbol rsmi_symbols[] = {
     RSMI_FN(busy_percent, 0, "rsmi_dev_busy_percent_get"),
     RSMI_FN(processes, 0, "rsmi_compute_process_info_get"),
     RSMI_FN(energy, 0, "rsmi_dev_energy_count_get"),
+    RSMI_FN(ecc, 0, "rsmi_dev_ecc_count_get"),
     {0, NULL, 0},
 };
 
@@ -92,7 +101,16 @@ static int rsmi_open(struct gpu_vendor *g)
         return -1;
     }
     g->state = r;
-    if (dl_bind(g->lib, rsmi_symbols, r, NULL)) {
+    snprintf(g->accounting_reason, sizeof g->accounting_reason,
+             "ROCm SMI keeps no records of exited processes");
+    snprintf(g->throttle_reason, sizeof g->throttle_reason,
+             "ROCm SMI's throttle status is in its versioned gpu_metrics table, not read");
+    snprintf(g->xid_reason, sizeof g->xid_reason, "XID errors are NVIDIA's");
+    int missing = dl_bind(g->lib, rsmi_symbols, r, NULL);
+    if (!r->ecc)
+        snprintf(g->ecc_reason, sizeof g->ecc_reason,
+                 "the ROCm SMI library has no rsmi_dev_ecc_count_get");
+    if (missing) {
         snprintf(g->reason, sizeof g->reason,
                  "the ROCm SMI library lacks rsmi_init, rsmi_num_monitor_devices, "
                  "rsmi_dev_unique_id_get or rsmi_dev_memory_*_get");
@@ -184,6 +202,37 @@ static int add_processes(struct gpu_vendor *g, struct rsmi *r)
     return 0; /* it kept growing: count it next time */
 }
 
+/* GPU i's ECC error counts, summed over the blocks that keep them, into s;
+ * the reason when no block does. */
+static void read_ecc(struct gpu_vendor *g, struct rsmi *r, int i, struct gpu_sample *s)
+{
+    if (!r->ecc || *g->ecc_reason)
+        return;
+    int any = 0;
+    rsmi_status_t rc = RSMI_STATUS_NOT_SUPPORTED;
+    unsigned long long corrected = 0, uncorrected = 0;
+    for (unsigned block = RSMI_GPU_BLOCK_FIRST; block <= RSMI_GPU_BLOCK_LAST; block <<= 1) {
+        rsmi_error_count_t ec = {0, 0};
+        rsmi_status_t brc = r->ecc((uint32_t)i, block, &ec);
+        if (brc != RSMI_STATUS_SUCCESS) {
+            rc = brc;
+            continue;
+        }
+        any = 1;
+        corrected += ec.correctable_err;
+        uncorrected += ec.uncorrectable_err;
+    }
+    if (!any) {
+        snprintf(g->ecc_reason, sizeof g->ecc_reason,
+                 "GPU %d does not count ECC errors (ECC off, or not supported): %s", i,
+                 rsmi_error(r, rc));
+        return;
+    }
+    s->ecc_corrected[i] = corrected;
+    s->ecc_uncorrected[i] = uncorrected;
+    s->ecc_read |= 1ULL << i;
+}
+
 static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct rsmi *r = g->state;
@@ -214,6 +263,9 @@ static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
                          "GPU %d does not report its energy: %s", i, rsmi_error(r, rc));
         }
     }
+    if (g->exact) /* the run's errors: last minus first */
+        for (int i = 0; i < g->ndevices; i++)
+            read_ecc(g, r, i, s);
     if (add_processes(g, r) < 0)
         return -1;
     s->energy_ok = !*g->energy_reason;
