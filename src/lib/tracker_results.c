@@ -547,27 +547,44 @@ void tracker_fill_energy_locked(gt_tracker *t, const gt_resource_usage *u, gt_cp
                     sys > 0 ? job / sys : 0, out);
 }
 
-gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
+/* What gt_tracker_cpu_energy() and gt_tracker_gpu_run() share: the checks
+ * of the caller's struct and the tracker's state, then fill(t, u, out)
+ * under the lock, u the usage of the moment. what names the figures in the
+ * state error. */
+static gt_status fill_with_usage(gt_tracker *t, const char *fn, const char *type, void *out,
+                                 size_t given, size_t expected, const char *what,
+                                 void (*fill)(gt_tracker *, const gt_resource_usage *, void *))
 {
     gt_clear_error();
-    gt_status st = gt_check_out_struct("gt_tracker_cpu_energy", t, out, "gt_cpu_energy",
-                                       out ? out->struct_size : 0, sizeof(gt_cpu_energy));
+    gt_status st = gt_check_out_struct(fn, t, out, type, given, expected);
     if (st != GT_OK)
         return st;
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "no energy figures: the tracker has not been started");
+        return gt_fail(GT_ERR_STATE, "no %s figures: the tracker has not been started", what);
     gt_resource_usage *u = calloc(1, sizeof *u); /* filled in place: zeroed first */
     if (!u)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     pthread_mutex_lock(&t->lock);
     tracker_fill_usage_locked(t, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
                               t->state == STATE_STOPPED, u);
-    tracker_fill_energy_locked(t, u, out);
+    fill(t, u, out);
     pthread_mutex_unlock(&t->lock);
     free(u);
     return GT_OK;
+}
+
+static void fill_energy(gt_tracker *t, const gt_resource_usage *u, void *out)
+{
+    tracker_fill_energy_locked(t, u, out);
+}
+
+gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
+{
+    return fill_with_usage(t, "gt_tracker_cpu_energy", "gt_cpu_energy", out,
+                           out ? out->struct_size : 0, sizeof(gt_cpu_energy), "energy",
+                           fill_energy);
 }
 
 void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out)
@@ -593,27 +610,15 @@ void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_g
     text_copy(out->mig_utilization_reason, GT_REASON_LEN, out->mig_instances ? t->gpu_mig_reason : "");
 }
 
+static void fill_gpu_run(gt_tracker *t, const gt_resource_usage *u, void *out)
+{
+    tracker_fill_gpu_run_locked(t, u, out);
+}
+
 gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)
 {
-    gt_clear_error();
-    gt_status st = gt_check_out_struct("gt_tracker_gpu_run", t, out, "gt_gpu_run",
-                                       out ? out->struct_size : 0, sizeof(gt_gpu_run));
-    if (st != GT_OK)
-        return st;
-    if (!tracker_owned_here(t))
-        return tracker_forked_copy_error(t);
-    if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "no GPU figures: the tracker has not been started");
-    gt_resource_usage *u = calloc(1, sizeof *u); /* filled in place: zeroed first */
-    if (!u)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    pthread_mutex_lock(&t->lock);
-    tracker_fill_usage_locked(t, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
-                              t->state == STATE_STOPPED, u);
-    tracker_fill_gpu_run_locked(t, u, out);
-    pthread_mutex_unlock(&t->lock);
-    free(u);
-    return GT_OK;
+    return fill_with_usage(t, "gt_tracker_gpu_run", "gt_gpu_run", out,
+                           out ? out->struct_size : 0, sizeof(gt_gpu_run), "GPU", fill_gpu_run);
 }
 
 gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
