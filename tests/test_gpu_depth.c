@@ -145,6 +145,15 @@ static void test_accounting(void)
     gt_snapshot_free(s);
     gt_tracker_free(t);
 
+    /* A driver that lists the records but gives none of them: the samples'
+     * figures stand, nothing is made up. */
+    char nostats[8192];
+    snprintf(nostats, sizeof nostats, "%sfail nvmlDeviceGetAccountingStats 3\n", after);
+    t = run(before, nostats, &u, &g);
+    CHECK(t && g.accounting_available && g.accounting_processes == 0);
+    CHECK(u.max_gpu_ram.main == 2.5 && u.max_gpu_ram.descendants == 1.0);
+    gt_tracker_free(t);
+
     /* Accounting off (the default): the samples alone, and why. */
     t = run(two_gpus, two_gpus, &u, &g);
     CHECK(t && !g.accounting_available);
@@ -276,6 +285,8 @@ static void test_not_supported(void)
          "NVML stopped reporting XID errors: fake NVML error 3"},
         {"nvmlDeviceGetProcessUtilization", offsetof(gt_gpu_run, job_energy_reason),
          "the driver does not report per-process GPU utilization: fake NVML error 3"},
+        {"nvmlDeviceGetTotalEnergyConsumption", offsetof(gt_gpu_run, job_energy_reason),
+         "GPU 0 does not report its energy: fake NVML error 3"},
     };
     const char *healthy = "accounting 0 on\naccounting 1 on\nthrottle 0 1\nthrottle 1 1\n"
                           "ecc 0 0 0\necc 1 0 0\nprocutil 0 100 10\nenergy 0 5\n";
@@ -513,6 +524,35 @@ static void test_mig(void)
                                         "error 3");
     CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 30.0); /* GPU-bbbb alone */
     gt_tracker_free(t);
+
+    /* Each MIG and GPM call answering NOT_SUPPORTED: the instances show no
+     * utilization and say why, or (no MIG mode, no instance handles) the
+     * GPU is listed whole; nothing else is lost. */
+    static const struct {
+        const char *fail;
+        int ndevices;
+        const char *reason; /* gpu_run.mig_utilization_reason, "" none */
+    } cases[] = {
+        {"nvmlDeviceGetMigMode", 2, ""},
+        {"nvmlDeviceGetMaxMigDeviceCount", 2, ""},
+        {"nvmlDeviceGetMigDeviceHandleByIndex", 1, ""},
+        {"nvmlDeviceGetGpuInstanceId", 3,
+         "NVML does not say which GPU instance MIG instance 0 is: it shows no utilization"},
+        {"nvmlGpmSampleAlloc", 3,
+         "GPM samples cannot be made for MIG instance 0: fake NVML error 3"},
+        {"nvmlGpmMigSampleGet", 3, "GPM cannot sample MIG instance 0: fake NVML error 3"},
+        {"nvmlGpmMetricsGet", 3, "GPM gives no utilization for MIG instance 0: fake NVML error 3"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(text, sizeof text, "%sfail %s 3\n", mig, cases[i].fail);
+        t = run(text, text, &u, &g);
+        CHECK_MSG(t && u.gpu_details.ndevices == cases[i].ndevices, "%s: %d devices",
+                  cases[i].fail, u.gpu_details.ndevices);
+        CHECK_MSG(!strcmp(g.mig_utilization_reason, cases[i].reason), "%s: '%s'", cases[i].fail,
+                  g.mig_utilization_reason);
+        CHECK(u.measurement.gpu_available);
+        gt_tracker_free(t);
+    }
 }
 
 /* ROCm SMI: ECC counts over the blocks that keep them; what it lacks says

@@ -275,10 +275,17 @@ static void open_gpm(struct gpu_vendor *g, struct nvml *n, int k)
     nvmlGpmSupport_t support = {.version = NVML_GPM_SUPPORT_VERSION};
     nvmlReturn_t rc = NVML_ERROR_NOT_SUPPORTED;
     if (!n->gpm_support || !n->gpm_alloc || !n->gpm_free || !n->gpm_mig_sample ||
-        !n->gpm_metrics || n->gpu_instance[k] < 0) {
+        !n->gpm_metrics) {
         if (!*g->mig_util_reason)
             snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
                      "the NVML library has no GPM functions: MIG instances show no utilization");
+        return;
+    }
+    if (n->gpu_instance[k] < 0) {
+        if (!*g->mig_util_reason)
+            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                     "NVML does not say which GPU instance MIG instance %d is: it shows no "
+                     "utilization", k);
         return;
     }
     if ((rc = n->gpm_support(n->physical[k], &support)) != NVML_SUCCESS ||
@@ -290,14 +297,15 @@ static void open_gpm(struct gpu_vendor *g, struct nvml *n, int k)
                      rc != NVML_SUCCESS ? nvml_error(n, rc) : "");
         return;
     }
-    if (n->gpm_alloc(&n->gpm[k][0]) != NVML_SUCCESS) {
+    if ((rc = n->gpm_alloc(&n->gpm[k][0])) != NVML_SUCCESS) {
         n->gpm[k][0] = NULL;
-        return;
-    }
-    if (n->gpm_alloc(&n->gpm[k][1]) != NVML_SUCCESS) {
+    } else if ((rc = n->gpm_alloc(&n->gpm[k][1])) != NVML_SUCCESS) {
         n->gpm_free(n->gpm[k][0]);
         n->gpm[k][0] = n->gpm[k][1] = NULL;
     }
+    if (!n->gpm[k][0] && !*g->mig_util_reason)
+        snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                 "GPM samples cannot be made for MIG instance %d: %s", k, nvml_error(n, rc));
 }
 
 /* MIG instance k's utilization since the previous sample (GPM's graphics
@@ -322,9 +330,15 @@ static double read_gpm(struct gpu_vendor *g, struct nvml *n, int k)
             mg->sample1 = n->gpm[k][0];
             mg->sample2 = n->gpm[k][1];
             mg->metrics[0].metricId = NVML_GPM_METRIC_GRAPHICS_UTIL;
-            if (n->gpm_metrics(mg) == NVML_SUCCESS && mg->metrics[0].nvmlReturn == NVML_SUCCESS &&
-                mg->metrics[0].value >= 0 && mg->metrics[0].value <= 100)
+            rc = n->gpm_metrics(mg);
+            if (rc == NVML_SUCCESS)
+                rc = mg->metrics[0].nvmlReturn;
+            if (rc == NVML_SUCCESS && mg->metrics[0].value >= 0 && mg->metrics[0].value <= 100)
                 util = mg->metrics[0].value;
+            else if (!*g->mig_util_reason)
+                snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                         "GPM gives no utilization for MIG instance %d: %s", k,
+                         rc == NVML_SUCCESS ? "a value out of range" : nvml_error(n, rc));
             free(mg);
         }
     }
@@ -631,6 +645,8 @@ static int read_accounting(struct gpu_vendor *g, struct nvml *n, int dev_index)
     }
     if (count > n->cap_account_pids)
         count = n->cap_account_pids;
+    if (count == 0)
+        return 0; /* no record (and maybe no buffer yet) */
     /* The same PID twice: two processes had it; the driver answers for the
      * newest, so a PID is asked for again when it shows up more often. */
     qsort(n->account_pids, count, sizeof n->account_pids[0], compare_uint);
