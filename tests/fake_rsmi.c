@@ -10,6 +10,8 @@
  *   ecc DEV BLOCK CORRECTED UNCORRECTED  a block's ECC error counts (the block's
  *                                        bit, e.g. 1 UMC, 4 GFX); others: not
  *                                        supported
+ *   pci DEV BDFID                        rsmi_dev_pci_id_get's answer (hex;
+ *                                        none: NOT_SUPPORTED)
  *   fail FUNCTION CODE                   FUNCTION returns CODE
  *   grows N AT                           the process list grows by N, for good,
  *                                        just before the AT-th fill (1-based)
@@ -49,6 +51,8 @@ static struct {
         char fn[96];
         int code;
     } fail[16];
+    int pci_set[MAX_DEV];
+    unsigned long long pci[MAX_DEV];
     int necc;
     struct {
         int dev;
@@ -92,6 +96,10 @@ static int enter(const char *fn)
                    d >= 0 && d < MAX_DEV) {
             sc.dev[d].counter = x;
             sc.dev[d].resolution = res;
+        } else if (!strcmp(kind, "pci") && sscanf(line, "%*s %d %llx", &d, &x) == 2 && d >= 0 &&
+                   d < MAX_DEV) {
+            sc.pci_set[d] = 1;
+            sc.pci[d] = x;
         } else if (!strcmp(kind, "ecc") && sc.necc < 32 &&
                    sscanf(line, "%*s %d %u %llu %llu", &d, &u, &x, &y) == 4) {
             sc.ecc[sc.necc].dev = d;
@@ -207,6 +215,15 @@ int rsmi_dev_ecc_count_get(uint32_t i, unsigned block, rsmi_error_count_t *ec)
             return 0;
         }
     return 2; /* RSMI_STATUS_NOT_SUPPORTED */
+}
+
+int rsmi_dev_pci_id_get(uint32_t i, uint64_t *bdfid)
+{
+    DEVICE_OR_FAIL("rsmi_dev_pci_id_get", i);
+    if (!sc.pci_set[i])
+        return 2; /* NOT_SUPPORTED */
+    *bdfid = sc.pci[i];
+    return 0;
 }
 
 int rsmi_compute_process_info_get(rsmi_process_info_t *procs, uint32_t *n)

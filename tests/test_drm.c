@@ -326,6 +326,30 @@ static void test_rocm_first(void)
     CHECK(u && u->gpu_details.ndevices == 3); /* ROCm SMI's one, then i915 and xe */
     CHECK(u && !strcmp(u->gpu_details.devices[0].uuid, "0000000000001111"));
     CHECK(u && !strcmp(u->gpu_details.devices[1].uuid, "pci-0000:00:02.0"));
+    /* no PCI address from ROCm SMI: no per-process utilization for it */
+    CHECK(u && !u->gpu_details.process_utilization_available);
+    gt_tracker_free(t);
+
+    /* ROCm SMI gives the GPU's PCI address (domain 0, bus 3, device 0,
+     * function 0): the kernel's DRM figures fill in each process's
+     * utilization, which ROCm SMI lacks; its memory stays ROCm SMI's. */
+    fx_write(proc, "rsmi-scenario", "device 1111 Fake-MI300 192000000000 5000000000 40\n"
+                                    "process 100 3000000000\npci 0 300\n");
+    char text[2048];
+    snprintf(text, sizeof text, "%.*sdrm-engine-compute:\t5000000 ns\ndrm-engine-dma:\t0 ns\n",
+             (int)(strstr(amdgpu_legacy, "drm-engine-compute") - amdgpu_legacy), amdgpu_legacy);
+    put(proc, "100/fdinfo/3", text);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK);
+    snprintf(text, sizeof text, "%.*sdrm-engine-compute:\t9999999999999 ns\ndrm-engine-dma:\t0 ns\n",
+             (int)(strstr(amdgpu_legacy, "drm-engine-compute") - amdgpu_legacy), amdgpu_legacy);
+    put(proc, "100/fdinfo/3", text);
+    CHECK(t && gt_tracker_stop(t) == GT_OK);
+    u = t ? gt_tracker_usage(t) : NULL;
+    CHECK(u && u->gpu_details.process_utilization_available);
+    CHECK_MSG(u && u->gpu_details.main.max_sum_percent == 100.0, "%g",
+              u ? u->gpu_details.main.max_sum_percent : -1);
+    CHECK(u && u->max_gpu_ram.main == 3.0); /* ROCm SMI's 3 GB, not the fdinfo's 2 GiB too */
     gt_tracker_free(t);
     unsetenv("FAKE_RSMI_SCENARIO");
 }

@@ -17,7 +17,7 @@ layer_of() {
     proc_parse.h | sys_parse.h | cgroup_parse.h | pid_index.h | sample.h | usage_json.h | gpu_pidmap.h | \
         drm_fdinfo.h) echo 1 ;;
     procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h | \
-        cgroup.h | cgroup_own.h | rapl.h | gpu_holders.h) echo 2R ;;
+        cgroup.h | cgroup_own.h | rapl.h | gpu_holders.h | drm_clients.h) echo 2R ;;
     usage.h | series.h | pipeline.h | row_store.h | snapshot.h | snapshot_rt.h | stats.h | report.h | \
         write_csv.h | cgroup_usage.h | cgroup_json.h | energy_usage.h | gpu_run.h) echo 2C ;;
     sample_reader.h | sink.h | csv_sink.h | backup_sink.h | backup_identity.h | run_record.h | \

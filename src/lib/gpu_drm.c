@@ -17,26 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "drm_fdinfo.h"
+#include "drm_clients.h"
 #include "gpu.h"
 
-/* One client (an open of a GPU's device file) as last read. */
-struct drm_client {
-    int device;
-    unsigned long long client_id;
-    unsigned long long at_ns;  /* when it was read (CLOCK_MONOTONIC) */
-    int nengines;
-    struct drm_engine engines[DRM_MAX_ENGINES];
-};
-
 struct drm_state {
-    char pdev[GPU_MAX_DEVICES][DRM_NAME_LEN]; /* each device's PCI address */
-    char driver[GPU_MAX_DEVICES][DRM_NAME_LEN];
+    struct drm_clients clients;               /* the devices' PCI addresses, drivers */
     char card[GPU_MAX_DEVICES][16];           /* its sysfs name, "card0" */
-    struct drm_client *prev, *cur;            /* last sample's clients, this one's */
-    size_t nprev, ncur, capprev, capcur;
-    char *buf;                                /* an fdinfo file */
-    size_t bufcap;
 };
 
 /* The drivers whose fdinfo follows drm-usage-stats and that run compute
@@ -170,145 +156,14 @@ static int drm_init(struct gpu_vendor *v)
                 if (read_ull(device_dir, "mem_info_vram_total", &total) == 0)
                     dev->memory_total = total;
                 dev->minor = -1;
-                snprintf(st->pdev[d], sizeof st->pdev[d], "%s", slot);
-                snprintf(st->driver[d], sizeof st->driver[d], "%s", driver);
+                snprintf(st->clients.pdev[d], DRM_NAME_LEN, "%s", slot);
+                snprintf(st->clients.driver[d], DRM_NAME_LEN, "%s", driver);
+                st->clients.ndevices = v->ndevices;
                 snprintf(st->card[d], sizeof st->card[d], "%.15s", names[i]);
             }
         }
         free(names[i]);
     }
-    return 0;
-}
-
-static unsigned long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
-}
-
-/* The device of a client: by its PCI address, or the only device of its
- * driver when the file names none. -1: not one of ours. */
-static int device_of(const struct gpu_vendor *v, const struct drm_state *st,
-                     const struct drm_fdinfo *info)
-{
-    int only = -1, count = 0;
-    for (int d = 0; d < v->ndevices; d++) {
-        if (info->pdev[0] && !strcmp(st->pdev[d], info->pdev))
-            return d;
-        if (!strcmp(st->driver[d], info->driver)) {
-            only = d;
-            count++;
-        }
-    }
-    return !info->pdev[0] && count == 1 ? only : -1;
-}
-
-static const struct drm_client *find_client(const struct drm_client *list, size_t n, int device,
-                                            unsigned long long id)
-{
-    for (size_t i = 0; i < n; i++)
-        if (list[i].device == device && list[i].client_id == id)
-            return &list[i];
-    return NULL;
-}
-
-/* The file's whole text into st->buf. Its length, or -1. */
-static long read_fdinfo(struct drm_state *st, int dirfd_, const char *name)
-{
-    int fd = openat(dirfd_, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    for (;;) {
-        if (len + 1024 > st->bufcap) {
-            if (st->bufcap >= (1u << 20)) /* an fdinfo is a few hundred bytes */
-                break;
-            size_t ncap = st->bufcap ? st->bufcap * 2 : 4096;
-            char *p = realloc(st->buf, ncap);
-            if (!p)
-                break;
-            st->buf = p;
-            st->bufcap = ncap;
-        }
-        ssize_t n = read(fd, st->buf + len, st->bufcap - len);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    return (long)len;
-}
-
-/* Adds process pid's GPU clients to v->procs and st->cur. 0, or -1 when out
- * of memory. */
-static int read_process(struct gpu_vendor *v, struct drm_state *st, pid_t pid,
-                        unsigned long long at)
-{
-    char path[4300];
-    snprintf(path, sizeof path, "%s/%d/fd", v->proc_root, (int)pid);
-    DIR *fds = opendir(path);
-    if (!fds)
-        return 0; /* gone, or not ours to read */
-    snprintf(path, sizeof path, "%s/%d/fdinfo", v->proc_root, (int)pid);
-    int infodir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    struct dirent *e;
-    while (infodir >= 0 && (e = readdir(fds)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char target[64];
-        ssize_t n = readlinkat(dirfd(fds), e->d_name, target, sizeof target - 1);
-        if (n <= 0)
-            continue;
-        target[n] = '\0';
-        if (strncmp(target, "/dev/dri/", 9) != 0)
-            continue; /* only GPU device files have DRM figures */
-        long len = read_fdinfo(st, infodir, e->d_name);
-        struct drm_fdinfo info;
-        if (len <= 0 || !drm_fdinfo_parse(st->buf, (size_t)len, &info) || !info.has_client_id)
-            continue;
-        int d = device_of(v, st, &info);
-        /* a client shared by several fds (dup, fork) counts once */
-        if (d < 0 || find_client(st->cur, st->ncur, d, info.client_id))
-            continue;
-        if (st->ncur == st->capcur) {
-            size_t ncap = st->capcur ? st->capcur * 2 : 16;
-            struct drm_client *p = realloc(st->cur, ncap * sizeof *p);
-            if (!p) {
-                close(infodir);
-                closedir(fds);
-                return -1;
-            }
-            st->cur = p;
-            st->capcur = ncap;
-        }
-        struct drm_client *c = &st->cur[st->ncur++];
-        c->device = d;
-        c->client_id = info.client_id;
-        c->at_ns = at;
-        c->nengines = info.nengines;
-        memcpy(c->engines, info.engines, sizeof c->engines);
-        /* Its busiest engine since the last sample (none the first time). */
-        double pct = 0;
-        const struct drm_client *before = find_client(st->prev, st->nprev, d, info.client_id);
-        for (int k = 0; before && k < info.nengines; k++)
-            for (int j = 0; j < before->nengines; j++)
-                if (!strcmp(before->engines[j].name, info.engines[k].name)) {
-                    double p = drm_engine_percent(&before->engines[j], &info.engines[k],
-                                                  at - before->at_ns);
-                    if (p > pct)
-                        pct = p;
-                }
-        unsigned long long bytes = info.has_local ? info.local_bytes : info.system_bytes;
-        if (gpu_add_process(v, pid, d, bytes, pct) < 0) {
-            close(infodir);
-            closedir(fds);
-            return -1;
-        }
-    }
-    if (infodir >= 0)
-        close(infodir);
-    closedir(fds);
     return 0;
 }
 
@@ -330,22 +185,10 @@ static int drm_sample(struct gpu_vendor *v, struct gpu_sample *s)
                 s->util_sum_percent += (double)busy;
         }
     }
-    unsigned long long at = now_ns();
-    st->ncur = 0;
-    for (size_t i = 0; i < v->ntree_pids; i++)
-        if (read_process(v, st, v->tree_pids[i], at) < 0) {
-            snprintf(v->reason, sizeof v->reason, "out of memory for the GPU clients");
-            return -1;
-        }
-    /* this sample's clients are the next one's earlier readings */
-    struct drm_client *tmp = st->prev;
-    size_t tcap = st->capprev;
-    st->prev = st->cur;
-    st->nprev = st->ncur;
-    st->capprev = st->capcur;
-    st->cur = tmp;
-    st->capcur = tcap;
-    st->ncur = 0;
+    if (drm_clients_sample(&st->clients, v, 1) < 0) {
+        snprintf(v->reason, sizeof v->reason, "out of memory for the GPU clients");
+        return -1;
+    }
     s->proc_util_ok = 1;
     s->energy_ok = 0;
     return 0;
@@ -354,11 +197,8 @@ static int drm_sample(struct gpu_vendor *v, struct gpu_sample *s)
 static void drm_release(struct gpu_vendor *v)
 {
     struct drm_state *st = v->state;
-    if (!st)
-        return;
-    free(st->prev);
-    free(st->cur);
-    free(st->buf);
+    if (st)
+        drm_clients_free(&st->clients);
 }
 
 const struct gpu_backend gpu_drm_backend = {

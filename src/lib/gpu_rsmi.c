@@ -5,7 +5,8 @@
  * same string gpu-tracker lists and --guuids takes. Per-process memory is the
  * process's VRAM summed over GPUs (rsmi_compute_process_info_get). ROCm SMI
  * reports compute-unit occupancy rather than a utilization percent per
- * process, so per-process utilization is not available for AMD. */
+ * process: where it gives each GPU's PCI address, the kernel's DRM figures
+ * of the tree's processes give their utilization (drm_clients.h). */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "dl_bind.h"
+#include "drm_clients.h"
 #include "gpu.h"
 
 typedef int rsmi_status_t;
@@ -49,6 +51,11 @@ struct rsmi {
     rsmi_status_t (*processes)(rsmi_process_info_t *, uint32_t *);        /* optional */
     rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);   /* optional */
     rsmi_status_t (*ecc)(uint32_t, unsigned, rsmi_error_count_t *);        /* optional */
+    rsmi_status_t (*pci_id)(uint32_t, uint64_t *);                        /* optional */
+    /* Per-process utilization, which ROCm SMI lacks, from the kernel's DRM
+     * figures of the GPUs it lists (found by their PCI address). */
+    int drm_fill;
+    struct drm_clients drm;
     rsmi_process_info_t *infos;
     uint32_t capinfos;
     double energy_base_uj[GPU_MAX_DEVICES];
@@ -68,6 +75,7 @@ static const struct dl_symbol rsmi_symbols[] = {
     RSMI_FN(processes, 0, "rsmi_compute_process_info_get"),
     RSMI_FN(energy, 0, "rsmi_dev_energy_count_get"),
     RSMI_FN(ecc, 0, "rsmi_dev_ecc_count_get"),
+    RSMI_FN(pci_id, 0, "rsmi_dev_pci_id_get"),
     {0, NULL, 0},
 };
 
@@ -157,7 +165,22 @@ static int rsmi_open(struct gpu_vendor *g)
         if (r->energy && !*g->energy_reason && energy_uj(r, i, &r->energy_base_uj[i], &rc) < 0)
             snprintf(g->energy_reason, sizeof g->energy_reason,
                      "GPU %u does not report its energy: %s", i, rsmi_error(r, rc));
+        /* BDF: domain in bits 63-32, bus 15-8, device 7-3, function 2-0,
+         * written as the kernel's drm-pdev writes a PCI address */
+        uint64_t bdf = 0;
+        if (r->pci_id && r->pci_id(i, &bdf) == RSMI_STATUS_SUCCESS) {
+            snprintf(r->drm.pdev[i], DRM_NAME_LEN, "%04x:%02x:%02x.%x",
+                     (unsigned)(bdf >> 32) & 0xffffffffu, (unsigned)(bdf >> 8) & 0xffu,
+                     (unsigned)(bdf >> 3) & 0x1fu, (unsigned)bdf & 0x7u);
+            snprintf(r->drm.driver[i], DRM_NAME_LEN, "amdgpu");
+            r->drm.ndevices = (int)i + 1;
+        }
     }
+    /* With every GPU's PCI address known, the kernel's DRM figures give each
+     * process's utilization. */
+    r->drm_fill = count > 0 && r->drm.ndevices == (int)count;
+    if (r->drm_fill)
+        g->proc_util_reason[0] = '\0';
     g->ndevices = (int)count;
     return 0;
 }
@@ -268,9 +291,13 @@ static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
             read_ecc(g, r, i, s);
     if (add_processes(g, r) < 0)
         return -1;
+    if (r->drm_fill && drm_clients_sample(&r->drm, g, 0) < 0) {
+        snprintf(g->reason, sizeof g->reason, "out of memory for the GPU clients");
+        return -1;
+    }
     s->energy_ok = !*g->energy_reason;
     s->energy_mj = (unsigned long long)(energy / 1000.0 + 0.5);
-    s->proc_util_ok = 0;
+    s->proc_util_ok = r->drm_fill;
     return 0;
 }
 
@@ -284,13 +311,16 @@ static void rsmi_close(struct gpu_vendor *g)
 static void rsmi_release(struct gpu_vendor *g)
 {
     struct rsmi *r = g->state;
-    if (r)
-        free(r->infos);
+    if (!r)
+        return;
+    free(r->infos);
+    drm_clients_free(&r->drm);
 }
 
 const struct gpu_backend gpu_rsmi_backend = {
     .brand = "amd",
     .library = "librocm_smi64.so",
+    .needs_tree_pids = 1, /* the DRM figures of the tree's processes */
     .init = rsmi_open,
     .sample = rsmi_sample,
     .shutdown = rsmi_close,
