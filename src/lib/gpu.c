@@ -290,7 +290,7 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
             continue;
         if (b == &gpu_rsmi_backend)
             setting.amd_taken = 1;
-        g->needs_tree_pids |= b->needs_tree_pids;
+        g->needs_tree_pids |= v->needs_tree_pids;
         memcpy(&g->devices[g->ndevices], v->devices, (size_t)v->ndevices * sizeof v->devices[0]);
         g->ndevices += v->ndevices;
         g->vendors[g->nvendors++] = v;

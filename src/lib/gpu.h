@@ -42,8 +42,11 @@ struct gpu_vendor {
      * SMI). */
     char *brand, *proc_root, *sys_root;
     int amd_taken;
-    /* Set by gpu_sample(): the tracked tree's PIDs, for a backend that reads
-     * per-process figures from procfs (needs_tree_pids). */
+    /* Set by the backend's init: its sample() reads the tree's processes
+     * itself (the kernel's DRM figures), so gpu_sample() must be given
+     * their PIDs. */
+    int needs_tree_pids;
+    /* Set by gpu_sample(): the tracked tree's PIDs, when needs_tree_pids. */
     const pid_t *tree_pids;
     size_t ntree_pids;
     /* Set by gpu_sample() for the backend: this sample must read every
@@ -78,7 +81,7 @@ struct gpu {
     struct gpu_account_record *records; /* every vendor's, devices renumbered */
     size_t nrecords, caprecords;
     char left_out[256];                /* "": every GPU found is listed */
-    int needs_tree_pids;               /* a vendor's backend wants tree_pids */
+    int needs_tree_pids;               /* a vendor wants tree_pids */
 };
 
 /* What gpu_open() found. */
@@ -134,7 +137,6 @@ struct gpu_backend {
     const char *brand;
     const char *library;  /* default file name for dlopen; NULL: none (the
                              backend reads the kernel's files) */
-    int needs_tree_pids;  /* sample() reads the tree's processes itself */
     /* Resolves symbols, initializes, fills v->found, v->devices and
      * v->ndevices (at most v->capacity). 0, or -1 with v->reason set (the
      * library is unusable). */

@@ -2,27 +2,24 @@
  * figures. The GPUs are the DRM cards of sysfs whose driver is amdgpu, i915
  * or xe (/sys/class/drm/cardN/device/uevent: DRIVER, PCI_SLOT_NAME); each
  * tracked process's use of them is read from the fdinfo of the GPU device
- * files it holds open (drm_fdinfo.h, the kernel's drm-usage-stats), as nvtop
- * does, but for the tree only. amdgpu also gives the whole GPU's memory use
+ * files it holds open (drm_clients.h over drm_fdinfo.h, the kernel's
+ * drm-usage-stats), as nvtop does, but for the tree only. amdgpu also gives the whole GPU's memory use
  * and busy percent in sysfs (mem_info_vram_used, gpu_busy_percent).
  *
  * Where ROCm SMI already lists the AMD GPUs, this backend leaves them to it
  * (unless the brand asked for is "drm"). */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "drm_clients.h"
 #include "gpu.h"
 
 struct drm_state {
-    struct drm_clients clients;               /* the devices' PCI addresses, drivers */
-    char card[GPU_MAX_DEVICES][16];           /* its sysfs name, "card0" */
+    struct drm_clients clients;     /* each device's PCI address and driver */
+    char card[GPU_MAX_DEVICES][16]; /* each device's sysfs name, "card0" */
 };
 
 /* The drivers whose fdinfo follows drm-usage-stats and that run compute
@@ -109,6 +106,7 @@ static int drm_init(struct gpu_vendor *v)
         return -1;
     }
     v->state = st;
+    v->needs_tree_pids = 1; /* each process's figures are in its fdinfo */
     snprintf(v->accounting_reason, sizeof v->accounting_reason,
              "the kernel's DRM figures keep no record of exited processes");
     snprintf(v->throttle_reason, sizeof v->throttle_reason,
@@ -204,7 +202,6 @@ static void drm_release(struct gpu_vendor *v)
 const struct gpu_backend gpu_drm_backend = {
     .brand = "drm",
     .library = NULL,
-    .needs_tree_pids = 1,
     .init = drm_init,
     .sample = drm_sample,
     .shutdown = NULL,

@@ -179,6 +179,7 @@ static int rsmi_open(struct gpu_vendor *g)
     /* With every GPU's PCI address known, the kernel's DRM figures give each
      * process's utilization. */
     r->drm_fill = count > 0 && r->drm.ndevices == (int)count;
+    g->needs_tree_pids = r->drm_fill; /* the DRM figures of the tree's processes */
     if (r->drm_fill)
         g->proc_util_reason[0] = '\0';
     g->ndevices = (int)count;
@@ -320,7 +321,6 @@ static void rsmi_release(struct gpu_vendor *g)
 const struct gpu_backend gpu_rsmi_backend = {
     .brand = "amd",
     .library = "librocm_smi64.so",
-    .needs_tree_pids = 1, /* the DRM figures of the tree's processes */
     .init = rsmi_open,
     .sample = rsmi_sample,
     .shutdown = rsmi_close,
