@@ -144,6 +144,18 @@ static inline void fx_proc_write(const char *root, const struct fx_proc *p)
 }
 
 /* Makes the directories of rel (like mkdir -p) under root. */
+/* The GPU tests' tree: main 100 (1000 kB, all private) with one child,
+ * 101, alike. */
+static inline void fx_main_and_child(const char *root)
+{
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
+                        .pss_kb = 1000, .starttime = 5, .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 6};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+}
+
 static inline void fx_mkdirs(const char *root, const char *rel)
 {
     char path[4096];

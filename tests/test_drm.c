@@ -185,12 +185,7 @@ static void make_fixture(void)
     proc = fx_mkroot();
     sys = fx_mkroot();
     fx_system(proc, 0, 0, 2, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
-                        .pss_kb = 1000, .starttime = 5, .children = "101"};
-    struct fx_proc c = {.pid = 101, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
-                        .private_kb = 1000, .pss_kb = 1000, .starttime = 6};
-    fx_proc_write(proc, &m);
-    fx_proc_write(proc, &c);
+    fx_main_and_child(proc);
     put(sys, "class/drm/card0/device/uevent", "DRIVER=amdgpu\nPCI_CLASS=30000\n"
                                               "PCI_SLOT_NAME=0000:03:00.0\n");
     put(sys, "class/drm/card0/device/mem_info_vram_total", "17179869184\n");

@@ -749,12 +749,7 @@ int main(void)
 {
     root = fx_mkroot();
     fx_system(root, 0, 0, 2, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
-                        .pss_kb = 1000, .starttime = 5, .children = "101"};
-    struct fx_proc c = {.pid = 101, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
-                        .private_kb = 1000, .pss_kb = 1000, .starttime = 6};
-    fx_proc_write(root, &m);
-    fx_proc_write(root, &c);
+    fx_main_and_child(root);
     snprintf(scenario, sizeof scenario, "%s/scenario", root);
     setenv("FAKE_NVML_SCENARIO", scenario, 1);
     /* No AMD library unless a test names one. */

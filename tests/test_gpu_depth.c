@@ -93,6 +93,20 @@ static gt_tracker *run(const char *before, const char *after, gt_resource_usage 
     return t;
 }
 
+/* Lines of the fake's call log naming fn. */
+static int calls_of(const char *log, const char *fn)
+{
+    FILE *f = fopen(log, "r");
+    char line[256];
+    int n = 0;
+    size_t len = strlen(fn);
+    while (f && fgets(line, sizeof line, f))
+        n += strncmp(line, fn, len) == 0 && line[len] == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
 /* Accounting on: main's record is above what the samples saw, a child that
  * lived between the two samples is found only through its record, and one
  * that ended unseen on the shared GPU is not counted. */
@@ -153,6 +167,31 @@ static void test_accounting(void)
     CHECK(t && g.accounting_available && g.accounting_processes == 0);
     CHECK(u.max_gpu_ram.main == 2.5 && u.max_gpu_ram.descendants == 1.0);
     gt_tracker_free(t);
+
+    /* A finished record is final: read once, not asked for again at the
+     * next read (old pid 17: at the baseline only); main's running one is
+     * read each time; a PID listed twice (a new process took it) is asked
+     * for again. Counted in the fake's call log. */
+    char log[4200];
+    snprintf(log, sizeof log, "%s/nvml-calls", root);
+    unlink(log);
+    setenv("FAKE_NVML_CALLS", log, 1);
+    char old17[4096], again17[8192];
+    snprintf(old17, sizeof old17, "%saccounting 0 on\naccounting 1 on\n"
+             "record 0 100 3000000000 1 1 40 2000\nrecord 0 17 9000000000 1 0 90 300\n",
+             two_gpus);
+    t = run(old17, old17, &u, &g);
+    CHECK_MSG(calls_of(log, "nvmlDeviceGetAccountingStats") == 3, "%d stats calls",
+              calls_of(log, "nvmlDeviceGetAccountingStats"));
+    gt_tracker_free(t);
+    unlink(log);
+    snprintf(again17, sizeof again17, "%srecord 0 17 4000000000 START 0 90 300\n", old17);
+    t = run(old17, again17, &u, &g);
+    CHECK_MSG(calls_of(log, "nvmlDeviceGetAccountingStats") == 4, "%d stats calls",
+              calls_of(log, "nvmlDeviceGetAccountingStats"));
+    CHECK(t && g.accounting_unseen == 1 && g.accounting_descendants_peak == 4e9);
+    gt_tracker_free(t);
+    unsetenv("FAKE_NVML_CALLS");
 
     /* Accounting off (the default): the samples alone, and why. */
     t = run(two_gpus, two_gpus, &u, &g);
@@ -683,12 +722,7 @@ int main(int argc, char **argv)
 {
     root = fx_mkroot();
     fx_system(root, 0, 0, 2, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000, .private_kb = 1000,
-                        .pss_kb = 1000, .starttime = 5, .children = "101"};
-    struct fx_proc c = {.pid = 101, .ppid = 100, .rss_kb = 1000, .anon_kb = 1000,
-                        .private_kb = 1000, .pss_kb = 1000, .starttime = 6};
-    fx_proc_write(root, &m);
-    fx_proc_write(root, &c);
+    fx_main_and_child(root);
     snprintf(scenario, sizeof scenario, "%s/scenario", root);
     setenv("FAKE_NVML_SCENARIO", scenario, 1);
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
