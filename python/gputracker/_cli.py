@@ -2,7 +2,10 @@
 
 `sub-track analyze -f pickle`, and `sub-track compare` of pickled results,
 are done here, in Python, as gpu_tracker does them: a pickle is a Python
-object. Everything else (and every usage error) is the C command's."""
+object. A results file is a pickle when its name does not end in .json (its
+contents are never sniffed), and is read by an unpickler that refuses every
+global but our result classes and pandas/numpy data (_safe_pickle).
+Everything else (and every usage error) is the C command's."""
 from __future__ import annotations
 
 import argparse
@@ -34,26 +37,20 @@ def _options(action: str, args: list):
     return parser.parse_args(args)
 
 
-def _is_pickle(path: str) -> bool:
-    try:
-        with open(path, 'rb') as file:
-            return file.read(1) == b'\x80'
-    except OSError:
-        return False
-
-
 def _session_map(options) -> dict:
     import json
     paths = {}
     statistic = None
     if options.cconfig:
-        with open(options.cconfig) as file:
-            config = json.load(file)
+        from ._safe_pickle import read_regular
+        config = json.loads(read_regular(options.cconfig, 1 << 20))
         paths.update(config.get('file_path_map', {}))
         statistic = config.get('statistic')
     for mapping in options.m:
         name, _, path = mapping.partition('=')
         paths[name] = path
+    if not all(isinstance(v, str) for v in paths.values()):
+        raise ValueError('a file path is not a string')
     return paths, options.stat or statistic or 'mean'
 
 
@@ -93,7 +90,10 @@ def _sub_track(action: str, args: list):
         paths, statistic = _session_map(options)
     except (OSError, ValueError, AttributeError):
         return None  # the C command says what is wrong with the config
-    if options.format != 'pickle' and not any(_is_pickle(p) for p in paths.values()):
+    from ._sub_tracking_analysis import results_format
+    # The names choose the format, never the contents: a .json file is the
+    # C command's, any other name a pickle, read here (safely).
+    if options.format != 'pickle' and all(results_format(p) == 'json' for p in paths.values()):
         return None
     import json
     import pickle

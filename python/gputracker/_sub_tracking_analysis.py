@@ -10,7 +10,7 @@ import json
 import logging
 import pickle
 
-from . import _native
+from . import _native, _safe_pickle
 
 _SUMMARY_STATS = ['min', 'max', 'mean', 'std']
 _log = logging.getLogger('gputracker')
@@ -208,13 +208,30 @@ class SubTrackingAnalyzer:
         _native.sub_track_combine(self.sub_tracking_file, [str(f) for f in files])
 
 
+def results_format(path: str) -> str:
+    """How a results file is read, from its name alone (never from its
+    contents): 'json' for a name ending in .json (``to_json()``, ``sub-track
+    analyze -f json``), 'pickle' (gpu_tracker's format) for any other."""
+    return 'json' if str(path).lower().endswith('.json') else 'pickle'
+
+
 def _load_results(path: str) -> SubTrackingResults:
-    with open(path, 'rb') as file:
-        data = file.read()
-    if data[:1] == b'\x80':
-        results = pickle.loads(data)
+    data = _safe_pickle.read_regular(path)
+    if results_format(path) == 'json':
+        try:
+            doc = json.loads(data)
+        except ValueError as error:
+            raise ValueError(f'{path} is not JSON ({error}); a results file whose name does not end in .json '
+                             f'is read as a pickle') from None
+        results = SubTrackingResults.from_json(doc)
     else:
-        results = SubTrackingResults.from_json(json.loads(data))
+        try:
+            results = _safe_pickle.loads(data)
+        except pickle.UnpicklingError as error:
+            raise ValueError(f'{path}: {error}') from None
+        except (EOFError, IndexError, TypeError, AttributeError, KeyError) as error:
+            raise ValueError(f'{path} is not a pickle of SubTrackingResults ({type(error).__name__}: {error}); '
+                             f'name a JSON results file .json') from None
     if not isinstance(results, SubTrackingResults):
         raise ValueError(f'{path} holds a {type(results).__name__}, not SubTrackingResults')
     return results
@@ -223,9 +240,11 @@ def _load_results(path: str) -> SubTrackingResults:
 class TrackingComparison:
     """Compares tracking sessions by their SubTrackingResults (gpu_tracker's
     TrackingComparison): file_path_map maps each session's name to a pickle
-    of its results (or their JSON). Code blocks are matched by name; names
-    that differ only by a trailing line number match in order, with a
-    warning."""
+    of its results, or their JSON when the name ends in .json (the name
+    decides, never the contents). A pickle is read by an unpickler that
+    allows only our result classes and pandas/numpy data (_safe_pickle).
+    Code blocks are matched by name; names that differ only by a trailing
+    line number match in order, with a warning."""
 
     def __init__(self, file_path_map: dict):
         self.results_map = {name: _load_results(path) for name, path in file_path_map.items()}
