@@ -617,12 +617,32 @@ GT_API gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage);
  *  - a symbolic link is followed only when it belongs to you or to root; a
  *    link someone else planted is an error, never a way to replace a file
  *    elsewhere (/dev/stdout and /dev/fd/N are opened and appended to);
+ *  - a name another user made (not you, not root, not the directory's
+ *    owner) in a directory others may write to (/tmp) is never opened: a
+ *    check refuses it, and a write replaces it with a new file of yours;
  *  - a new file gets mode 0666 less the umask; an existing regular file is
  *    replaced atomically and keeps its mode, owner and group; one with other
  *    hard links is written in place when it is yours, in a directory no one
  *    else may write to (otherwise a new file takes its name); a FIFO or a
- *    device is written in place, never replaced.
+ *    device is written in place, never replaced, after a check that it is
+ *    the one that was resolved;
+ *  - a write whose name is taken by a directory, or that may not replace
+ *    what is there, is kept beside it as NAME.saved-XXXXXXXXXXXX and the
+ *    error (GT_ERR_IO) says where.
  * Programs that write outputs of their own can use the same rules. */
+
+/* Resolves path now, checks it as gt_output_check() does, and keeps its
+ * directory open: until gt_output_release(path), every write of the library
+ * to path (the same string: gt_output_write, gt_usage_write_file, the
+ * snapshot and report writers, ...) goes into that directory under the name
+ * resolved now, whatever happens meanwhile to the directories on the way
+ * (a link or a directory planted during a run). Holding a held path again
+ * resolves it again. Thread-safe. GT_ERR_IO with the reason, as
+ * gt_output_check(). */
+GT_API gt_status gt_output_hold(const char *path);
+
+/* Forgets gt_output_hold(path); path unheld: nothing. */
+GT_API void gt_output_release(const char *path);
 
 /* Checks that path could be written, creating and changing nothing (a FIFO
  * is not even opened). GT_ERR_IO with the reason in gt_last_error(). */

@@ -416,6 +416,267 @@ static void test_owner_kept(void)
           (st.st_mode & 0777) == 0600);
 }
 
+/* ---- names squatted in shared directories (root only) ------------------- */
+
+/* gpu-tracker with the given arguments, killed (and a failure) if it has
+ * not ended within 60 s: a squatted output must never hold it. */
+static struct result gt_within(const char *what, const char *first, ...)
+{
+    char *argv[64];
+    int n = 0;
+    argv[n++] = GT_BIN;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    struct child c = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    finish_within(&c, &r, 60, what);
+    return r;
+}
+
+/* A FIFO or a file of user 65534 at dir/name, as `nobody` would make one. */
+static void plant_as_nobody(const char *dir, const char *name, int fifo)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+    int ok = fifo ? mkfifo(path, 0666) == 0 : (write_text(path, "theirs\n", 0666), 1);
+    if (!ok || lchown(path, OTHER_UID, OTHER_UID) < 0) {
+        perror(path);
+        exit(99);
+    }
+}
+
+static int is_regular_of(const char *path, uid_t uid)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid;
+}
+
+/* Before the run: another user's FIFO or file at an output's name in a
+ * sticky directory is refused, and nothing runs; the file is left as it
+ * was, neither opened nor taken over. */
+static void test_squatted_before(void)
+{
+    char dir[300], out[400], snap[400], want[1024], touch[400];
+    snprintf(dir, sizeof dir, "%s/sticky-before", tmpdir);
+    mkdir(dir, 0777);
+    chmod(dir, 01777);
+    plant_as_nobody(dir, "out.json", 0);
+    plant_as_nobody(dir, "snap.json.gz", 1);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(snap, sizeof snap, "%s/snap.json.gz", dir);
+    const char *marker = tmp_path("squatted-ran");
+    snprintf(touch, sizeof touch, "touch %s", marker);
+    struct result r = gt_within("-o on a file of nobody's", "-o", out, "-e", touch, NULL);
+    snprintf(want, sizeof want, "gpu-tracker: cannot write output file '%s': 'out.json' is user "
+             "%d's, in a directory others may write to: not writing to or replacing another "
+             "user's file there (remove it, or give another path)\n", out, OTHER_UID);
+    check_error(&r, 2, want);
+    r = gt_within("--snapshot on a FIFO of nobody's", "--snapshot", snap, "-e", touch, NULL);
+    snprintf(want, sizeof want, "gpu-tracker: cannot write --snapshot file '%s': 'snap.json.gz' "
+             "is user %d's, in a directory others may write to: not writing to or replacing "
+             "another user's file there (remove it, or give another path)\n", snap, OTHER_UID);
+    check_error(&r, 2, want);
+    /* The streams opened at the start, and the library's writers. */
+    snprintf(out, sizeof out, "%s/p.csv", dir);
+    plant_as_nobody(dir, "p.csv", 1);
+    r = gt_within("--process-csv on a FIFO of nobody's", "--process-csv", out, "-e", touch, NULL);
+    CHECK(r.status == 2);
+    CHECK_CONTAINS(r.err.data, "'p.csv' is user 65534's");
+    result_free(&r);
+    CHECK(access(marker, F_OK) != 0);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    CHECK(gt_output_check(out) == GT_ERR_IO);
+    char *text = read_text(out);
+    CHECK_STR(text, "theirs\n");
+    free(text);
+    CHECK(is_regular_of(out, OTHER_UID));
+}
+
+/* During the run: FIFOs and a file of nobody's put at the -o, --snapshot
+ * and --report names of a root run in a sticky directory, after the check.
+ * The attack: gpu-tracker waited at the end until the FIFOs were read, and
+ * the attacker had the summary and the snapshot. Now each name gets a new
+ * file of root's, and nothing waits. */
+static void test_squatted_during(void)
+{
+    char dir[300], out[400], snap[400], report[400], cmd[8192];
+    snprintf(dir, sizeof dir, "%s/sticky-during", tmpdir);
+    mkdir(dir, 0777);
+    chmod(dir, 01777);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(snap, sizeof snap, "%s/snap.json.gz", dir);
+    snprintf(report, sizeof report, "%s/run.html", dir);
+    snprintf(cmd, sizeof cmd,
+             "sh -c 'mkfifo -m 666 %s %s && echo theirs > %s && chown 65534:65534 %s %s %s'",
+             out, snap, report, out, snap, report);
+    struct result r = gt_within("a run whose outputs were squatted", "--disable-logs", "--st",
+                                "0.05", "--no-backup", "-f", "json", "-o", out, "--snapshot", snap,
+                                "--report", report, "-e", cmd, NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_STR(r.err.data, "");
+    result_free(&r);
+    const char *paths[] = {out, snap, report};
+    for (int i = 0; i < 3; i++)
+        CHECK_MSG(is_regular_of(paths[i], 0), "%s is not a regular file of root's", paths[i]);
+    char *text = read_text(out);
+    CHECK_CONTAINS(text, "\"max_ram\"");
+    free(text);
+    text = read_text(report);
+    CHECK_CONTAINS(text, "<html");
+    free(text);
+}
+
+/* The backup file in a directory anyone may write to (0777, not sticky),
+ * replaced by a FIFO of nobody's during the run: the next write replaces
+ * the FIFO (the attack held the backup thread for the rest of the run,
+ * and the exit ~10 s), and the end removes the file, without a word. */
+static void test_backup_replaced_by_fifo(void)
+{
+    char dir[300], backup[400], cmd[8192];
+    snprintf(dir, sizeof dir, "%s/open-dir", tmpdir);
+    mkdir(dir, 0777);
+    chmod(dir, 0777);
+    snprintf(backup, sizeof backup, "%s/backup.json", dir);
+    /* The command waits for the first backup, puts the FIFO there, and
+     * ends once a write has replaced it (never, when writes open it). */
+    snprintf(cmd, sizeof cmd,
+             "sh -c 'until [ -f %s ]; do sleep 0.01; done; rm -f %s; mkfifo -m 666 %s; "
+             "chown 65534:65534 %s; while [ -p %s ]; do sleep 0.01; done'",
+             backup, backup, backup, backup, backup);
+    struct result r = gt_within("a run whose backup became a FIFO", "-q", "--st", "0.05",
+                                "--backup", backup, "-o", tmp_path("backup-run.txt"), "-e", cmd,
+                                NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_MSG(!strstr(r.err.data, "backup"), "a warning: %s", r.err.data);
+    result_free(&r);
+    struct stat st;
+    CHECK_MSG(lstat(backup, &st) < 0 && errno == ENOENT, "the backup is still there (mode %o)",
+              (unsigned)st.st_mode);
+}
+
+/* The metrics textfile: FIFOs of nobody's at gpu-tracker-<PID>.prom in a
+ * 1777 textfile directory held the tracker in open() before the command
+ * started. Tracked here: a child of ours, whose PID we know before it
+ * creates its tracker (the name is the tracked process's PID). */
+static void test_textfile_fifo(void)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/textfile", tmpdir);
+    mkdir(dir, 0777);
+    chmod(dir, 01777);
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char c;
+        close(go[1]);
+        if (read(go[0], &c, 1) != 1)
+            _exit(3);
+        gt_options o;
+        gt_options_init(&o);
+        o.metrics_textfile_dir = dir;
+        o.sleep_time = 0.05;
+        o.resource_usage_file = "";
+        gt_tracker *t;
+        if (gt_tracker_new(&o, &t) != GT_OK || gt_tracker_start(t) != GT_OK)
+            _exit(4);
+        char prom[400];
+        snprintf(prom, sizeof prom, "%s/gpu-tracker-%d.prom", dir, (int)getpid());
+        struct stat st;
+        while (!(lstat(prom, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0)) {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        int ok = gt_tracker_stop(t) == GT_OK;
+        gt_tracker_free(t);
+        _exit(ok ? 0 : 5);
+    }
+    close(go[0]);
+    char name[64];
+    snprintf(name, sizeof name, "gpu-tracker-%d.prom", (int)pid);
+    plant_as_nobody(dir, name, 1);
+    CHECK(write(go[1], "g", 1) == 1);
+    close(go[1]);
+    pid_t watchdog = fork();
+    if (watchdog == 0) {
+        sleep(60);
+        kill(pid, SIGKILL);
+        _exit(0);
+    }
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    kill(watchdog, SIGKILL);
+    waitpid(watchdog, NULL, 0);
+    CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the tracker with a squatted textfile: %s %d",
+              WIFEXITED(ws) ? "exit" : "signal", WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+    char prom[400];
+    snprintf(prom, sizeof prom, "%s/%s", dir, name);
+    CHECK(access(prom, F_OK) != 0); /* replaced by ours, then removed at the end */
+}
+
+/* A link or a directory put on the outputs' paths during the run: the
+ * outputs were resolved (and their directories opened) before the command
+ * started, so they are written where they were meant to go, and a name
+ * taken by a directory keeps its data beside it. The attack lost the
+ * snapshot and the report. */
+static void test_planted_during_run(void)
+{
+    char dir[300], sub[400], out[450], snap[450], report[450], moved[450], cmd[8192], want[1024];
+    snprintf(dir, sizeof dir, "%s/planted-during", tmpdir);
+    mkdir(dir, 0777);
+    chmod(dir, 01777);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    mkdir(sub, 0755);
+    snprintf(moved, sizeof moved, "%s/sub.moved", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    snprintf(snap, sizeof snap, "%s/run.json.gz", sub);
+    snprintf(report, sizeof report, "%s/run.html", dir);
+    char victim[400];
+    snprintf(victim, sizeof victim, "%s/victim-during", tmpdir);
+    write_text(victim, "precious\n", 0644);
+    /* nobody's link at -o's name, the snapshot's directory moved away and a
+     * link of nobody's in its place, a directory at the report's name. */
+    snprintf(cmd, sizeof cmd,
+             "sh -c 'ln -s %s %s && chown -h 65534:65534 %s && mv %s %s && ln -s %s %s && "
+             "chown -h 65534:65534 %s && mkdir %s'",
+             victim, out, out, sub, moved, tmpdir, sub, sub, report);
+    struct result r = gt_within("a run whose paths changed", "--disable-logs", "--st", "0.05",
+                                "--no-backup", "-o", out, "--snapshot", snap, "--report", report,
+                                "-e", cmd, NULL);
+    CHECK_MSG(r.status == 1, "status %d: %s", r.status, r.err.data);
+    CHECK(is_regular_of(out, 0));
+    char *text = read_text(out);
+    CHECK(!strncmp(text, "Max RAM:", 8));
+    free(text);
+    text = read_text(victim);
+    CHECK_STR(text, "precious\n");
+    free(text);
+    char held_snap[500];
+    snprintf(held_snap, sizeof held_snap, "%s/run.json.gz", moved);
+    CHECK_MSG(is_regular_of(held_snap, 0), "no snapshot in the directory held from the start");
+    CHECK(access(tmp_path("run.json.gz"), F_OK) != 0); /* not where the link points */
+    /* The report's name is a directory: kept beside it, and said where. */
+    snprintf(want, sizeof want, "gpu-tracker: cannot write '%s': a directory is at its name; "
+             "what was to be written is in '%s/run.html.saved-", report, dir);
+    CHECK_CONTAINS(r.err.data, want);
+    const char *saved = strstr(r.err.data, "run.html.saved-");
+    char saved_path[600] = "";
+    if (saved)
+        snprintf(saved_path, sizeof saved_path, "%s/%.27s", dir, saved);
+    text = read_text(saved_path);
+    CHECK_CONTAINS(text, "<html");
+    free(text);
+    CHECK_MSG(strchr(r.err.data, '\n') == r.err.data + strlen(r.err.data) - 1,
+              "more than one line: %s", r.err.data);
+    result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "other-users")) {
@@ -424,6 +685,11 @@ int main(int argc, char **argv)
         tmpdir_make("outputs-root");
         test_planted_links();
         test_owner_kept();
+        test_squatted_before();
+        test_squatted_during();
+        test_backup_replaced_by_fifo();
+        test_textfile_fifo();
+        test_planted_during_run();
         tmpdir_remove();
         return check_exit("test_outputs other-users");
     }

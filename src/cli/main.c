@@ -143,30 +143,15 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
     return text;
 }
 
-/* text and a newline to path, under the output rules (gt_output_open: a
- * link planted by someone else is refused). -1 with the reason in err. */
-static int write_text_file(const char *path, const char *text, char *err, size_t errcap)
+/* The end of a run's options: the outputs held since before the command
+ * started are let go (an embedding program, the Python package, may run
+ * the command again in this process). */
+static void options_done(struct cli_options *o)
 {
-    int fd;
-    if (gt_output_open(path, &fd) != GT_OK) {
-        snprintf(err, errcap, "%s", gt_last_error());
-        return -1;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        snprintf(err, errcap, "cannot write '%s': %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    int bad = fprintf(f, "%s\n", text) < 0;
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad)
-        snprintf(err, errcap, "cannot write '%s': %s", path, strerror(e));
-    return bad ? -1 : 0;
+    gt_output_release(o->output);
+    gt_output_release(o->snapshot);
+    gt_output_release(o->report);
+    cli_options_free(o);
 }
 
 static int fail(const char *msg, int status)
@@ -309,7 +294,7 @@ int gt_cli_main(int argc, char **argv)
     struct cli_options o;
     char err[1024];
     if (cli_parse(argc, argv, &o, err, sizeof err) < 0) {
-        cli_options_free(&o);
+        options_done(&o);
         return fail(err, 2);
     }
     if (o.action == ACTION_HELP) {
@@ -332,7 +317,9 @@ int gt_cli_main(int argc, char **argv)
      * kill us silently: writes fail with EPIPE and the summary goes to
      * stderr instead. The command gets SIGPIPE as it was. */
     run_ignore_sigpipe();
-    /* Before anything runs: no two outputs on one file, each writable. */
+    /* Before anything runs: no two outputs on one file, each writable; the
+     * files written at the end are held from now (their directories kept
+     * open), so that nothing planted on their paths meanwhile loses them. */
     const struct output_use outputs[] = {
         {"-o", o.output}, {"--snapshot", o.snapshot}, {"--report", o.report},
         {"--process-csv", o.process_csv}, {"--system-csv", o.system_csv},
@@ -341,15 +328,14 @@ int gt_cli_main(int argc, char **argv)
     const char *whats[] = {"output file", "--snapshot file", "--report file"};
     int refused = output_find_same(outputs, sizeof outputs / sizeof outputs[0], err, sizeof err);
     for (size_t i = 0; !refused && i < sizeof whats / sizeof whats[0]; i++)
-        refused = outputs[i].path &&
-                  output_check_writable(outputs[i].path, whats[i], err, sizeof err) < 0;
+        refused = outputs[i].path && output_hold(outputs[i].path, whats[i], err, sizeof err) < 0;
     /* The tracking file is made by the library; say what is wrong with it
      * here, as for the other outputs, before the command runs. */
     if (!refused && o.tracker.tracking_file)
         refused = output_check_tracking_file(o.tracker.tracking_file, o.tracker.overwrite, err,
                                              sizeof err) < 0;
     if (refused) {
-        cli_options_free(&o);
+        options_done(&o);
         return fail(err, 2);
     }
     int csv_fds[2] = {-1, -1};
@@ -360,7 +346,7 @@ int gt_cli_main(int argc, char **argv)
             (csv_fds[i] = output_open_csv(csv_paths[i], csv_options[i], err, sizeof err)) < 0) {
             if (i == 1 && csv_fds[0] > STDOUT_FILENO)
                 close(csv_fds[0]);
-            cli_options_free(&o);
+            options_done(&o);
             return fail(err, 2);
         }
     o.tracker.process_csv_fd = csv_fds[0];
@@ -386,7 +372,7 @@ int gt_cli_main(int argc, char **argv)
         for (int i = 0; i < 2; i++)
             if (csv_fds[i] > STDOUT_FILENO)
                 close(csv_fds[i]);
-        cli_options_free(&o);
+        options_done(&o);
         return fail(err, r.exit_status);
     }
     /* Output that could not be written makes the exit status non-zero (the
@@ -419,7 +405,7 @@ int gt_cli_main(int argc, char **argv)
                                                : gt_tracker_to_text(t);
     if (!summary) {
         gt_tracker_free(t);
-        cli_options_free(&o);
+        options_done(&o);
         return fail("cannot format the summary: out of memory", r.exit_status ? r.exit_status : 1);
     }
 
@@ -440,10 +426,9 @@ int gt_cli_main(int argc, char **argv)
     if (o.output) {
         const gt_resource_usage *u = gt_tracker_usage(t);
         int failed;
-        if (o.format == FORMAT_HUMAN) {
-            failed = write_text_file(o.output, summary, err, sizeof err) < 0;
-        } else if (o.format == FORMAT_JSON) {
-            /* the tracker's JSON: the summary and its "cgroup" section */
+        if (o.format == FORMAT_HUMAN || o.format == FORMAT_JSON) {
+            /* the human summary, or the tracker's JSON: the summary and
+             * its "cgroup" section */
             size_t n = strlen(summary);
             char *doc = malloc(n + 2);
             if (doc) {
@@ -455,7 +440,7 @@ int gt_cli_main(int argc, char **argv)
         } else {
             failed = gt_usage_write_file(u, o.output, GT_FORMAT_TEXT) != GT_OK;
         }
-        if (failed && o.format != FORMAT_HUMAN)
+        if (failed)
             snprintf(err, sizeof err, "%s", *gt_last_error() ? gt_last_error() : "out of memory");
         if (failed) {
             /* Never lose the measurements: show them instead. */
@@ -475,6 +460,6 @@ int gt_cli_main(int argc, char **argv)
     }
     free(summary);
     gt_tracker_free(t);
-    cli_options_free(&o);
+    options_done(&o);
     return output_failed && r.exit_status == 0 ? 1 : r.exit_status;
 }

@@ -29,6 +29,14 @@ int output_check_writable(const char *path, const char *what, char *err, size_t 
     return -1;
 }
 
+int output_hold(const char *path, const char *what, char *err, size_t errcap)
+{
+    if (gt_output_hold(path) == GT_OK)
+        return 0;
+    output_message(what, err, errcap);
+    return -1;
+}
+
 int output_open_csv(const char *path, const char *option, char *err, size_t errcap)
 {
     if (strcmp(path, "-") == 0)

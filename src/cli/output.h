@@ -14,6 +14,11 @@
  * the output (what: "output file", "--snapshot file") in err. */
 int output_check_writable(const char *path, const char *what, char *err, size_t errcap);
 
+/* output_check_writable(), and path held from now on (gt_output_hold):
+ * written at the end into the directory resolved now. The caller lets it
+ * go with gt_output_release(path). */
+int output_hold(const char *path, const char *what, char *err, size_t errcap);
+
 /* Opens the CSV output of a series (option names it in messages): "-" is
  * standard output; a file is created or emptied, close-on-exec. Returns the
  * descriptor, or -1 with a one-line message in err. */

@@ -376,6 +376,10 @@ gt_status backup_sink_init(struct backup_sink *b, const char *path, double inter
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     if (output_resolve(b->path, &b->target) != GT_OK)
         snprintf(b->error, sizeof b->error, "%s", gt_last_error());
+    /* Our own file, rewritten every interval: whatever is put at its name
+     * (a FIFO in a directory others may write to) is replaced, never
+     * opened. */
+    b->target.replace_only = 1;
     return GT_OK;
 }
 

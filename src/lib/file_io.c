@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,10 +179,56 @@ static gt_status resolve_at(struct walk *w, int from, const char *path, struct o
     return GT_OK;
 }
 
+/* ---- held outputs ---------------------------------------------------------- */
+
+/* gt_output_hold()'s registry: a path as given, and the directory and name
+ * it resolved to then. A handful at most (a run's -o, --snapshot and
+ * --report): a list. */
+struct held_output {
+    char *path;
+    struct output_target target; /* dirfd and name; exists/st are looked at again */
+    struct held_output *next;
+};
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct held_output *held_list;
+
+/* t as the held resolution of path, when path is held: 1 (t filled, or
+ * GT_ERR_NO_MEMORY in *st), 0 when path is not held. */
+static int held_resolve(const char *path, struct output_target *t, gt_status *st)
+{
+    int found = 0;
+    pthread_mutex_lock(&held_lock);
+    for (struct held_output *h = held_list; h; h = h->next) {
+        if (strcmp(h->path, path) != 0)
+            continue;
+        found = 1;
+        t->dirfd = fcntl(h->target.dirfd, F_DUPFD_CLOEXEC, 0);
+        t->name = strdup(h->target.name);
+        t->kernel_link = h->target.kernel_link;
+        break;
+    }
+    pthread_mutex_unlock(&held_lock);
+    if (!found)
+        return 0;
+    *st = GT_OK;
+    if (t->dirfd < 0 || !t->name) {
+        int e = t->dirfd < 0 ? errno : ENOMEM;
+        output_target_close(t);
+        *st = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
+                      strerror(e));
+        return 1;
+    }
+    t->exists = fstatat(t->dirfd, t->name, &t->st, AT_SYMLINK_NOFOLLOW) == 0;
+    return 1;
+}
+
 gt_status output_resolve(const char *path, struct output_target *t)
 {
     memset(t, 0, sizeof *t);
     t->dirfd = -1;
+    gt_status st;
+    if (held_resolve(path, t, &st))
+        return st;
     struct walk w = {path, 0, GT_OK};
     return resolve_at(&w, AT_FDCWD, path, t);
 }
@@ -198,8 +245,15 @@ void output_target_refresh(struct output_target *t)
 
 int output_target_remove(const struct output_target *t)
 {
-    if (t->kernel_link || t->dirfd < 0) {
+    if (t->kernel_link || t->dirfd < 0 || !t->wrote) {
         errno = EINVAL;
+        return -1;
+    }
+    struct stat now;
+    if (fstatat(t->dirfd, t->name, &now, AT_SYMLINK_NOFOLLOW) < 0)
+        return -1;
+    if (now.st_dev != t->written_dev || now.st_ino != t->written_ino) {
+        errno = ESTALE; /* someone else's now: theirs to remove */
         return -1;
     }
     return unlinkat(t->dirfd, t->name, 0);
@@ -230,6 +284,39 @@ static int private_dir(const struct output_target *t)
            !(d.st_mode & (S_IWGRP | S_IWOTH));
 }
 
+/* 1 when entry (t's name, or what is there now) is a stranger's (file_io.h):
+ * made by a user other than us, root and the directory's owner, in a
+ * directory that others may write to. A directory we cannot look at is
+ * taken for one that others may write to. */
+static int strangers(const struct output_target *t, const struct stat *entry)
+{
+    if (t->kernel_link)
+        return 0;
+    uid_t u = entry->st_uid;
+    if (trusted_owner(u))
+        return 0;
+    struct stat d;
+    if (fstat(t->dirfd, &d) != 0)
+        return 1;
+    return u != d.st_uid && (d.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
+/* Whether our new file may take the place of t's stranger's name: not in a
+ * sticky directory (/tmp) that is not ours, unless we are root. */
+static int may_replace(const struct output_target *t)
+{
+    struct stat d;
+    return geteuid() == 0 ||
+           (fstat(t->dirfd, &d) == 0 && (!(d.st_mode & S_ISVTX) || d.st_uid == geteuid()));
+}
+
+static gt_status stranger_fail(const struct output_target *t, const char *path)
+{
+    return gt_fail(GT_ERR_IO, "cannot write '%s': '%s' is user %d's, in a directory others may "
+                   "write to: not writing to or replacing another user's file there (remove it, "
+                   "or give another path)", path, t->name, (int)t->st.st_uid);
+}
+
 /* A regular file with other names that we write through, in place. */
 static int keeps_links(const struct output_target *t)
 {
@@ -254,9 +341,16 @@ gt_status output_target_check(const struct output_target *t, const char *path)
             why = strerror(errno);
     } else if (S_ISDIR(t->st.st_mode)) {
         why = "it is a directory";
+    } else if (strangers(t, &t->st)) {
+        /* Ours to name (the backup, the textfile): replaced. The user's
+         * name: refused, before anything runs. */
+        if (!t->replace_only || !may_replace(t))
+            return stranger_fail(t, path);
+        if (!dir_writable(t))
+            why = strerror(errno);
     } else if (S_ISSOCK(t->st.st_mode)) {
         why = "it is a socket";
-    } else if (S_ISREG(t->st.st_mode) && dir_writable(t)) {
+    } else if ((S_ISREG(t->st.st_mode) || t->replace_only) && dir_writable(t)) {
         why = NULL; /* a temporary file beside it, then rename */
     } else if (faccessat(t->dirfd, t->name, W_OK, AT_EACCESS) < 0) {
         why = strerror(errno);
@@ -294,18 +388,28 @@ static void copy_owner_mode(int fd, const struct stat *was)
     }
 }
 
+/* A random name "<prefix><name><infix><12 hex digits>" in *out (malloc'd);
+ * -1 when memory runs out. */
+static int random_name(const char *prefix, const char *name, const char *infix, int attempt,
+                       char **out)
+{
+    unsigned long long r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (unsigned long long)getpid() * 2654435761u + (unsigned long long)attempt;
+    if (asprintf(out, "%s%.200s%s%012llx", prefix, name, infix, r & 0xffffffffffffULL) < 0) {
+        *out = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 /* Creates a temporary file beside name in dirfd; -1 with errno. */
 static int make_temp(int dirfd, const char *name, mode_t mode, char **tmp)
 {
     for (int attempt = 0; attempt < 100; attempt++) {
-        unsigned long long r = 0;
-        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-            r = (unsigned long long)getpid() * 2654435761u + (unsigned long long)attempt;
-        if (asprintf(tmp, ".%.200s.%012llx", name, r & 0xffffffffffffULL) < 0) {
-            *tmp = NULL;
-            errno = ENOMEM;
+        if (random_name(".", name, ".", attempt, tmp) < 0)
             return -1;
-        }
         int fd = openat(dirfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd >= 0)
             return fd;
@@ -321,27 +425,52 @@ static int make_temp(int dirfd, const char *name, mode_t mode, char **tmp)
     return -1;
 }
 
-/* Opens the existing file of t to write in place; regular files are
- * checked to still be the one we resolved (no O_TRUNC before that). */
+/* Opens the existing file of t to write in place. The name is opened with
+ * O_PATH|O_NOFOLLOW first (that opens nothing: a FIFO does not wait),
+ * checked to be what we resolved (same file, so same type and owner), and
+ * only then opened for writing, through /proc/self/fd: what an open waits
+ * on (a FIFO's reader) is the object we checked. Without /proc, the name
+ * again with O_NONBLOCK (a FIFO without a reader is then an error) and
+ * the same check. No O_TRUNC: a regular file is emptied after the check. */
 static int open_existing(const struct output_target *t, int flags)
 {
-    int fd = openat(t->dirfd, t->name,
-                    O_WRONLY | O_CLOEXEC | flags | (t->kernel_link ? 0 : O_NOFOLLOW));
-    if (fd < 0 || t->kernel_link || !S_ISREG(t->st.st_mode))
-        return fd;
+    int base = O_WRONLY | O_CLOEXEC | O_NOCTTY | flags;
+    if (t->kernel_link)
+        return openat(t->dirfd, t->name, base);
+    int p = openat(t->dirfd, t->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (p < 0)
+        return -1;
     struct stat now;
-    if (fstat(fd, &now) < 0 || now.st_dev != t->st.st_dev || now.st_ino != t->st.st_ino) {
-        close(fd);
+    if (fstat(p, &now) < 0 || now.st_dev != t->st.st_dev || now.st_ino != t->st.st_ino) {
+        close(p);
         errno = ESTALE; /* replaced under us */
         return -1;
     }
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", p);
+    int fd = open(self, base);
+    if (fd < 0 && errno == ENOENT) {
+        fd = openat(t->dirfd, t->name, base | O_NOFOLLOW | O_NONBLOCK);
+        struct stat got;
+        if (fd >= 0 && (fstat(fd, &got) < 0 || got.st_dev != now.st_dev ||
+                        got.st_ino != now.st_ino || fcntl(fd, F_SETFL, flags & O_APPEND) < 0)) {
+            close(fd);
+            fd = -1;
+            errno = ESTALE;
+        }
+    }
+    int e = errno;
+    close(p);
+    errno = e;
     return fd;
 }
 
 static gt_status write_fail(const char *path, int err)
 {
     return gt_fail(err == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
-                   err == ESTALE ? "it was replaced while we wrote it" : strerror(err));
+                   err == ESTALE   ? "it was replaced while we wrote it"
+                   : err == EISDIR ? "a directory is at its name"
+                                   : strerror(err));
 }
 
 gt_status output_stream_begin(struct output_target *t, const char *path, struct output_stream *w)
@@ -350,13 +479,16 @@ gt_status output_stream_begin(struct output_target *t, const char *path, struct 
     w->target = t;
     w->path = path;
     w->fd = -1;
-    if (t->exists && S_ISDIR(t->st.st_mode) && !t->kernel_link)
-        return gt_fail(GT_ERR_IO, "cannot write '%s': it is a directory", path);
     /* A link that appeared under a name we resolved before (see
      * output_target_refresh) is replaced like a missing file: never
-     * followed, and its owner is not given our file. */
-    int existing = t->exists && !S_ISLNK(t->st.st_mode);
-    int in_place = t->kernel_link || (existing && (!S_ISREG(t->st.st_mode) || write_in_place(t)));
+     * followed, and its owner is not given our file. A stranger's name is
+     * replaced too, never opened; a directory is left alone (commit keeps
+     * the data beside it). */
+    int existing = t->exists && !S_ISLNK(t->st.st_mode) && !S_ISDIR(t->st.st_mode);
+    int stranger = existing && !t->kernel_link && strangers(t, &t->st);
+    int in_place = t->kernel_link ||
+                   (existing && !stranger && !t->replace_only &&
+                    (!S_ISREG(t->st.st_mode) || write_in_place(t)));
     if (in_place) {
         /* A FIFO's open waits for a reader, as for any writer. */
         w->fd = open_existing(t, t->kernel_link ? O_APPEND : 0);
@@ -367,8 +499,9 @@ gt_status output_stream_begin(struct output_target *t, const char *path, struct 
             errno = e;
         }
     } else {
-        w->fd = make_temp(t->dirfd, t->name, existing ? 0600 : 0666, &w->tmp);
-        if (w->fd >= 0 && existing)
+        int keep = existing && !stranger;
+        w->fd = make_temp(t->dirfd, t->name, keep ? 0600 : 0666, &w->tmp);
+        if (w->fd >= 0 && keep)
             copy_owner_mode(w->fd, &t->st);
     }
     return w->fd >= 0 ? GT_OK : write_fail(path, errno);
@@ -387,28 +520,78 @@ int output_stream_write(struct output_stream *w, const void *data, size_t len)
     return 0;
 }
 
+/* The whole temporary file tmp could not take t's name (why: errno of the
+ * rename): it is given a visible name of its own beside it, so that what
+ * was written is not lost, and the failure says where. */
+static gt_status keep_aside(struct output_target *t, const char *path, const char *tmp, int why)
+{
+    char *saved = NULL;
+    int rc = -1;
+    for (int attempt = 0; attempt < 100 && rc < 0; attempt++) {
+        free(saved);
+        if (random_name("", t->name, ".saved-", attempt, &saved) < 0)
+            break;
+        rc = renameat2(t->dirfd, tmp, t->dirfd, saved, RENAME_NOREPLACE);
+        if (rc < 0 && errno != EEXIST)
+            break;
+    }
+    if (rc < 0) {
+        free(saved);
+        unlinkat(t->dirfd, tmp, 0);
+        return write_fail(path, why);
+    }
+    /* Where the directory is now, for the message. */
+    char self[64], dir[PATH_MAX];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", t->dirfd);
+    ssize_t n = readlink(self, dir, sizeof dir - 1);
+    dir[n > 0 ? n : 0] = '\0';
+    gt_status st = gt_fail(GT_ERR_IO, "cannot write '%s': %s; what was to be written is in "
+                           "'%s%s%s' instead", path,
+                           why == EISDIR ? "a directory is at its name" : strerror(why),
+                           n > 0 && dir[0] == '/' ? dir : "", n > 1 ? "/" : "", saved);
+    free(saved);
+    return st;
+}
+
+/* Remembers which file t's name is after a write of ours took it. */
+static void note_written(struct output_target *t, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        t->wrote = 1;
+        t->written_dev = st.st_dev;
+        t->written_ino = st.st_ino;
+    }
+}
+
 gt_status output_stream_commit(struct output_stream *w)
 {
     struct output_target *t = w->target;
     int regular = !t->kernel_link && (w->tmp || S_ISREG(t->st.st_mode));
     int ok = !w->error && (!regular || w->no_fsync || fsync(w->fd) == 0);
     int e = w->error ? w->error : errno;
+    if (ok && !t->kernel_link)
+        note_written(t, w->fd);
     if (close(w->fd) != 0 && ok) {
         ok = 0;
         e = errno;
     }
     w->fd = -1;
+    gt_status st = GT_OK;
     /* rename() replaces the name itself: a link put there meanwhile is
      * replaced, never followed. */
     if (ok && w->tmp && renameat(t->dirfd, w->tmp, t->dirfd, t->name) != 0) {
-        ok = 0;
-        e = errno;
+        t->wrote = 0;
+        st = keep_aside(t, w->path, w->tmp, errno);
+    } else if (!ok) {
+        t->wrote = 0;
+        if (w->tmp)
+            unlinkat(t->dirfd, w->tmp, 0);
+        st = write_fail(w->path, e);
     }
-    if (!ok && w->tmp)
-        unlinkat(t->dirfd, w->tmp, 0);
     free(w->tmp);
     w->tmp = NULL;
-    return ok ? GT_OK : write_fail(w->path, e);
+    return st;
 }
 
 void output_stream_abort(struct output_stream *w)
@@ -464,6 +647,10 @@ gt_status output_open_stream(const char *path, int *fdp)
         fd = openat(t.dirfd, t.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     } else if (S_ISDIR(t.st.st_mode)) {
         errno = EISDIR;
+    } else if (strangers(&t, &t.st)) {
+        st = stranger_fail(&t, path);
+        output_target_close(&t);
+        return st;
     } else if (!S_ISREG(t.st.st_mode) || t.st.st_nlink == 1 || keeps_links(&t)) {
         fd = open_existing(&t, 0);
         if (fd >= 0 && S_ISREG(t.st.st_mode) && ftruncate(fd, 0) < 0) {
@@ -505,6 +692,55 @@ gt_status gt_output_check(const char *path)
         st = output_target_check(&t, path);
     output_target_close(&t);
     return st;
+}
+
+gt_status gt_output_hold(const char *path)
+{
+    gt_clear_error();
+    if (!path)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no output path given");
+    struct held_output *h = calloc(1, sizeof *h);
+    if (!h || !(h->path = strdup(path))) {
+        free(h);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
+    /* Resolved afresh, not through an earlier hold of the same path. */
+    memset(&h->target, 0, sizeof h->target);
+    h->target.dirfd = -1;
+    struct walk w = {path, 0, GT_OK};
+    gt_status st = resolve_at(&w, AT_FDCWD, path, &h->target);
+    if (st == GT_OK)
+        st = output_target_check(&h->target, path);
+    if (st != GT_OK) {
+        output_target_close(&h->target);
+        free(h->path);
+        free(h);
+        return st;
+    }
+    gt_output_release(path);
+    pthread_mutex_lock(&held_lock);
+    h->next = held_list;
+    held_list = h;
+    pthread_mutex_unlock(&held_lock);
+    return GT_OK;
+}
+
+void gt_output_release(const char *path)
+{
+    if (!path)
+        return;
+    pthread_mutex_lock(&held_lock);
+    for (struct held_output **p = &held_list; *p; p = &(*p)->next) {
+        struct held_output *h = *p;
+        if (strcmp(h->path, path) == 0) {
+            *p = h->next;
+            output_target_close(&h->target);
+            free(h->path);
+            free(h);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&held_lock);
 }
 
 gt_status gt_output_open(const char *path, int *fd)

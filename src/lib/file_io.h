@@ -9,15 +9,39 @@
  *    shared project directory) is an error, never a way to make us replace
  *    a file elsewhere. A link in procfs (/dev/stdout, /dev/fd/N) is opened
  *    by the kernel and appended to.
+ *  - A name is a stranger's when another user (not us, not root, not the
+ *    directory's owner) made it in a directory that others may write to
+ *    (group or others have write permission: /tmp, a shared project
+ *    directory). A stranger's name is never opened, whatever it is (a FIFO
+ *    would block us, a file would give them what we write): before a run
+ *    it is refused (output_target_check); met at write time (put there
+ *    during the run) it is replaced by our own new file (rename), never
+ *    written through.
  *  - A new file gets mode 0666 less the umask. An existing regular file is
- *    replaced atomically (a temporary file beside it, fsync, rename) and
- *    keeps its mode, owner and group; one with other hard links is written
- *    in place (the links keep seeing it) when it is the user's own in a
- *    directory no one else may write to, otherwise a new file takes its
- *    name. A file we may write in a directory we may not is written in
- *    place. A FIFO or a device is written in place, never replaced.
+ *    replaced atomically (a temporary file made with O_EXCL beside it,
+ *    fsync, rename) and keeps its mode, owner and group; one with other
+ *    hard links is written in place (the links keep seeing it) when it is
+ *    the user's own in a directory no one else may write to, otherwise a
+ *    new file takes its name. A file we may write in a directory we may not
+ *    is written in place. A FIFO or a device is written in place, never
+ *    replaced. Whatever is opened in place is first opened with O_PATH and
+ *    O_NOFOLLOW, checked (type, owner, the file we resolved) and only then
+ *    opened for writing, through that descriptor: an open that waits (a
+ *    FIFO's, for its reader) waits only on an object we checked.
+ *  - A target marked replace_only (the backup, the metrics textfile: files
+ *    of our own naming) is never opened in place: whatever is at its name
+ *    is replaced.
+ *  - A write that cannot take its name (a directory was put there, or a
+ *    sticky directory forbids replacing what another user put there) is
+ *    kept under a new name beside it, "NAME.saved-XXXXXX", and the error
+ *    says where: nothing measured is lost.
  *  - Nothing is created or changed to check a path (a FIFO's reader would
  *    take an open for the end of the data).
+ *  - gt_output_hold(path) resolves path once and keeps its directory open:
+ *    until gt_output_release(path), every write to that path (by any of
+ *    the library's writers) goes into that directory, whatever is done to
+ *    the directories on the way meanwhile (a link or a directory planted
+ *    during a run).
  *
  * Reading: only regular files (a FIFO or a directory is an error, never a
  * wait), at most a given number of bytes. */
@@ -36,6 +60,10 @@ struct output_target {
     int exists;       /* name exists: st is its lstat */
     struct stat st;
     int kernel_link;  /* a procfs link: the kernel opens what it names */
+    int replace_only; /* never written in place (set by the owner after resolving) */
+    int wrote;        /* a write of ours took the name: written_* say which file */
+    dev_t written_dev;
+    ino_t written_ino;
 };
 
 /* Resolves path. GT_ERR_IO (a planted link, a missing directory, too many
@@ -49,7 +77,8 @@ void output_target_close(struct output_target *t);
  * file). A link found there is replaced, never followed. */
 void output_target_refresh(struct output_target *t);
 
-/* Removes t's name (the link itself if it is one). 0, or -1 with errno. */
+/* Removes t's name when it is still the file our last write put there
+ * (what someone else put there since is left alone). 0, or -1 with errno. */
 int output_target_remove(const struct output_target *t);
 
 /* Checks that t can be written, changing nothing. GT_ERR_IO with the reason

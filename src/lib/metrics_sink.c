@@ -213,6 +213,10 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
             return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
         }
         gt_status s = output_resolve(m->path, &m->target);
+        /* A name of our own making, rewritten every period: whatever is
+         * put there (FIFOs planted for the next PIDs in a directory others
+         * may write to) is replaced, never opened. */
+        m->target.replace_only = 1;
         if (s == GT_OK)
             s = output_target_check(&m->target, m->path);
         if (s != GT_OK) {
