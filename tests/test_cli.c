@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -1356,6 +1357,65 @@ static void test_expected_cores_of_job(void)
     result_free(&r);
 }
 
+/* gpu-tracker killed while it holds the command (here: in the GPU
+ * library's init, which the fake makes wait on a FIFO): the held command
+ * reads end of file on its pipe and must not run, untracked. It used to
+ * exec on end of file. A helper that is its own subreaper gets the
+ * orphaned command back and waits for it. */
+static void test_killed_before_release(void)
+{
+    const char *scenario = tmp_path("nvml-block");
+    const char *fifo = tmp_path("nvml-block.fifo");
+    const char *marker = tmp_path("held-ran");
+    unlink(fifo);
+    unlink(marker);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    FILE *f = fopen(scenario, "w");
+    fprintf(f, "block nvmlInit_v2 %s\ndevice GPU-1111 Fake-H100 80000000000 9000000000 75\n",
+            fifo);
+    fclose(f);
+    pid_t helper = fork();
+    if (helper == 0) {
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+            _exit(90);
+        setenv("FAKE_NVML_SCENARIO", scenario, 1);
+        setenv("GPU_TRACKER_NVML_LIBRARY", WORKLOAD_DIR "/libfake-nvml.so", 1);
+        char touch[400];
+        snprintf(touch, sizeof touch, "touch %s", marker);
+        char *argv[] = {GT_BIN, "--disable-logs", "--no-backup", "-e", touch, NULL};
+        struct child c = spawn(argv, 0);
+        /* Blocked in the fake's nvmlInit once the FIFO has a reader. */
+        int w;
+        while ((w = open(fifo, O_WRONLY | O_NONBLOCK)) < 0) {
+            struct timespec ts = {0, 5 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        kill(c.pid, SIGKILL);
+        close(w);
+        /* Every child back: gpu-tracker, and the orphaned command. */
+        int ran_status = -1;
+        pid_t p;
+        int ws;
+        while ((p = wait(&ws)) > 0)
+            if (p != c.pid)
+                ran_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+        _exit(ran_status == 126 ? 0 : 91);
+    }
+    int ws = 0;
+    pid_t watchdog = fork();
+    if (watchdog == 0) {
+        sleep(60);
+        kill(helper, SIGKILL);
+        _exit(0);
+    }
+    waitpid(helper, &ws, 0);
+    kill(watchdog, SIGKILL);
+    waitpid(watchdog, NULL, 0);
+    CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the held command's end: helper %s %d",
+              WIFEXITED(ws) ? "exit" : "signal", WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+    CHECK_MSG(access(marker, F_OK) != 0, "the held command ran after gpu-tracker was killed");
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "pid-namespace")) {
@@ -1381,6 +1441,7 @@ int main(int argc, char **argv)
     test_stopped_command();
     test_closed_stdout();
     test_fifo_output();
+    test_killed_before_release();
     test_pid_self();
     test_attach();
     test_output_file();

@@ -4,8 +4,9 @@
  * back to it rather than to init: they stay in the tracked tree, and when it
  * reaps them their CPU time lands in its own cutime/cstime, which the tracker
  * counts (see options.reaper_pid). The command is forked first and held on a
- * pipe until the tracker has its baseline, then exec'd; a failed exec comes
- * back as an errno on a close-on-exec pipe.
+ * pipe until the tracker has its baseline, then exec'd when one byte comes
+ * (end of file alone, gpu-tracker killed meanwhile, means it never runs); a
+ * failed exec comes back as an errno on a close-on-exec pipe.
  *
  * Signals are taken synchronously: SIGINT, SIGTERM, SIGHUP and SIGCHLD are
  * blocked while the command runs and read from a signalfd in the wait loop,
@@ -286,9 +287,15 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
         setrlimit(RLIMIT_NOFILE, &fd_limit); /* the command gets what we had */
         close(go[1]);
         close(fail[0]);
+        /* The go is one byte. End of file means gpu-tracker is gone
+         * (killed before it could start tracking): the command must not
+         * run untracked, so it does not run at all. */
         char c;
-        while (read(go[0], &c, 1) < 0 && errno == EINTR)
+        ssize_t got;
+        while ((got = read(go[0], &c, 1)) < 0 && errno == EINTR)
             ;
+        if (got != 1)
+            _exit(RUN_NOT_STARTED);
         execvp(argv[0], argv);
         int e = errno;
         ssize_t w = write(fail[1], &e, sizeof e);
@@ -309,7 +316,22 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
         release_signals(sfd, &old);
         return -1;
     }
-    close(go[1]); /* go */
+    /* go: one byte (the child runs nothing on end of file alone) */
+    ssize_t sent;
+    while ((sent = write(go[1], "g", 1)) < 0 && errno == EINTR)
+        ;
+    close(go[1]);
+    if (sent != 1) {
+        int e = errno;
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(fail[0]);
+        gt_tracker_stop(tracker);
+        gt_tracker_free(tracker);
+        release_signals(sfd, &old);
+        snprintf(err, errcap, "cannot start the command: %s", strerror(e));
+        return -1;
+    }
 
     int exec_errno = 0;
     ssize_t n;

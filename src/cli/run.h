@@ -10,6 +10,9 @@
 
 /* The most PIDs of processes left running that a result names. */
 #define RUN_LEFT_PIDS 8
+/* The exit status of a held command whose gpu-tracker went away before
+ * releasing it: it never ran (as a shell's "cannot execute"). */
+#define RUN_NOT_STARTED 126
 
 /* How a run ended. */
 struct run_result {
