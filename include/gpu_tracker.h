@@ -726,6 +726,17 @@ GT_API gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_
  * gt_subtrack_analyze. */
 GT_API gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out);
 
+/* Checks that the tracking or sub-tracking file path is one the analysis
+ * reads, reading none of its rows: a regular file named .csv or .sqlite,
+ * and for SQLite a schema of the plain tables "data" and "static_data"
+ * only, nothing computed (docs/tracking-file.md, "Reading a file someone
+ * else wrote"). For a reader of its own (pandas) of a stranger's file,
+ * which may check and then read one descriptor: path "/proc/self/fd/N",
+ * name the file's name, which gives the format and is used in messages
+ * (NULL: path). GT_OK; GT_ERR_INVALID_ARGUMENT (the name), GT_ERR_IO,
+ * GT_ERR_PARSE with the reason. */
+GT_API gt_status gt_subtrack_check_file(const char *path, const char *name);
+
 /* Writes the marks of the n sub-tracking files inputs, in order, into the
  * new file output (every name of one format: .csv or .sqlite). Every input
  * is checked before output is made; output must not exist. GT_ERR_IO (an

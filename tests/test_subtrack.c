@@ -10,6 +10,7 @@
 
 #include "gpu_tracker.h"
 #include "runner.h"
+#include "table_read.h"
 
 /* A path in the test's directory, kept (tmp_path's buffers are reused). */
 #define TMP(var, name)                                                                  \
@@ -590,8 +591,9 @@ static void test_refusals(void)
     sql(db, "CREATE VIEW data AS SELECT * FROM rows");
     sqlite3_close(db);
     r = gt("sub-track", "analyze", "--tf", view, "--stf", stf, NULL);
-    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s': 'data' is a view, "
-             "not a table\n", view);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: tracking file '%s' has a table 'rows': "
+             "a tracking or sub-tracking file has only the plain tables 'data' and "
+             "'static_data', and nothing else is read\n", view);
     check_error(&r, 1, line);
     TMP(sq, "marks.sqlite");
     r = gt("sub-track", "analyze", "--tf", sq, "--stf", stf, NULL);
@@ -627,6 +629,141 @@ static void test_refusals(void)
     CHECK(r.status == 1 && r.out.len == 0);
     CHECK_CONTAINS(r.err.data, "/nonexistent/a.txt");
     result_free(&r);
+}
+
+/* A stranger's SQLite file made to run heavy SQL as it is read. The
+ * attack: a generated column (timestamp AS (... zeroblob(200000000) ...))
+ * in a 12 KB tracking file made analyze spin past 30 s at 980 MB. A
+ * schema of anything but the plain tables is refused before a row is
+ * read; SQLite's own limits, a wall-time and a heap bound stop the rest. */
+static sqlite3 *hostile_db(const char *path)
+{
+    unlink(path);
+    sqlite3 *db;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    sql(db, "CREATE TABLE static_data (ram_unit VARCHAR)");
+    sql(db, "INSERT INTO static_data VALUES ('megabytes')");
+    return db;
+}
+
+static void check_refused(const char *tracking, const char *stf, const char *want_part)
+{
+    struct result r = gt("sub-track", "analyze", "--tf", tracking, "--stf", stf, NULL);
+    CHECK_MSG(r.status == 1 && r.out.len == 0, "%s: status %d", tracking, r.status);
+    CHECK_CONTAINS(r.err.data, want_part);
+    CHECK_MSG(strchr(r.err.data, '\n') == r.err.data + r.err.len - 1, "not one line: %s",
+              r.err.data);
+    result_free(&r);
+}
+
+static void test_hostile_sqlite(void)
+{
+    TMP(stf, "hostile-marks.csv");
+    write_text(stf, marks_csv);
+    TMP(gen, "generated.sqlite");
+    sqlite3 *db = hostile_db(gen);
+    sql(db, "CREATE TABLE data (main_ram FLOAT, t0 FLOAT, timestamp FLOAT AS "
+            "(t0 + length(zeroblob(200000000)) * 0))");
+    for (int t = 10; t < 20; t++) {
+        char row[128];
+        snprintf(row, sizeof row, "INSERT INTO data (main_ram, t0) VALUES (%d.0, %d.0)", t - 10, t);
+        sql(db, row);
+    }
+    sqlite3_close(db);
+    check_refused(gen, stf, "column 'timestamp' of table 'data' is computed (a generated "
+                            "column): its expression would run as the file is read");
+    /* The check alone, for a reader of its own: by name, and through a
+     * descriptor with the name in the message. */
+    CHECK(gt_subtrack_check_file(gen, NULL) == GT_ERR_PARSE);
+    int gen_fd = open(gen, O_RDONLY);
+    char by_fd[64];
+    snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", gen_fd);
+    CHECK(gt_subtrack_check_file(by_fd, gen) == GT_ERR_PARSE);
+    char want[512];
+    snprintf(want, sizeof want, "tracking file '%s': column 'timestamp'", gen);
+    CHECK_CONTAINS(gt_last_error(), want);
+    close(gen_fd);
+    CHECK(gt_subtrack_check_file(stf, NULL) == GT_OK);
+    CHECK(gt_subtrack_check_file("marks.txt", NULL) == GT_ERR_INVALID_ARGUMENT);
+
+    /* A stored generated column, a trigger, an index, a virtual table,
+     * another table: each refused by name. */
+    struct {
+        const char *name, *schema, *want;
+    } cases[] = {
+        {"stored.sqlite", "CREATE TABLE data (t0 FLOAT, timestamp FLOAT AS (t0 * 2) STORED)",
+         "column 'timestamp' of table 'data' is computed"},
+        {"trigger.sqlite", "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT); CREATE TRIGGER "
+                           "t AFTER INSERT ON data BEGIN SELECT 1; END",
+         "has a trigger 't'"},
+        {"index.sqlite", "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT); CREATE INDEX i "
+                         "ON data (length(zeroblob(100000)))",
+         "has a index 'i'"},
+        {"virtual.sqlite", "CREATE VIRTUAL TABLE data USING fts4(main_ram, timestamp)",
+         "is not a plain table"},
+        {"extra.sqlite", "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT); CREATE TABLE "
+                         "other (x)",
+         "has a table 'other'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        TMP(path, cases[i].name);
+        db = hostile_db(path);
+        char *why = NULL;
+        if (sqlite3_exec(db, cases[i].schema, NULL, NULL, &why) != SQLITE_OK) {
+            /* fts4 may not be built in: then that case is not made */
+            CHECK_MSG(strstr(cases[i].name, "virtual") != NULL, "%s: %s", cases[i].name, why);
+            sqlite3_free(why);
+            sqlite3_close(db);
+            continue;
+        }
+        sqlite3_close(db);
+        check_refused(path, stf, cases[i].want);
+    }
+
+    /* A value past SQLite's length limit (2 MiB): refused, not read. */
+    TMP(big, "big-value.sqlite");
+    db = hostile_db(big);
+    sql(db, "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT)");
+    sql(db, "INSERT INTO data VALUES (CAST(zeroblob(3000000) AS TEXT), 10.0)");
+    sqlite3_close(db);
+    check_refused(big, stf, "a row or a value is larger than 2 MiB");
+
+    /* The wall-time and heap bounds, made small here (they are 120 s and
+     * 64 MiB): a long table, and a big schema. */
+    TMP(longf, "long.sqlite");
+    db = hostile_db(longf);
+    sql(db, "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT)");
+    sql(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) "
+            "INSERT INTO data SELECT i, 10.0 + i / 100000.0 FROM n");
+    sqlite3_close(db);
+    table_read_set_sqlite_bounds(1e-6, 0);
+    char *out = NULL;
+    CHECK(gt_subtrack_analyze(longf, stf, GT_FORMAT_JSON, &out) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "reading it takes more than 1e-06 s");
+    free(out);
+    out = NULL;
+    table_read_set_sqlite_bounds(0, 1 << 20);
+    TMP(wide, "wide-schema.sqlite");
+    db = hostile_db(wide);
+    sql(db, "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT)");
+    sql(db, "BEGIN");
+    for (int i = 0; i < 3000; i++) {
+        char stmt[256];
+        snprintf(stmt, sizeof stmt, "CREATE TABLE filler_%d (a FLOAT, b FLOAT, c FLOAT, d FLOAT, "
+                 "e FLOAT, f FLOAT, g FLOAT, h FLOAT)", i);
+        sql(db, stmt);
+    }
+    sql(db, "COMMIT");
+    sqlite3_close(db);
+    CHECK(gt_subtrack_analyze(wide, stf, GT_FORMAT_JSON, &out) == GT_ERR_PARSE);
+    CHECK_CONTAINS(gt_last_error(), "reading it takes more than 1 MiB of memory");
+    free(out);
+    out = NULL;
+    /* With the defaults, the long table reads. */
+    table_read_set_sqlite_bounds(0, 0);
+    CHECK_MSG(gt_subtrack_analyze(longf, stf, GT_FORMAT_JSON, &out) == GT_OK, "%s",
+              gt_last_error());
+    free(out);
 }
 
 /* --tconfig: gpu_tracker's Tracker arguments from a file, the command line
@@ -817,6 +954,7 @@ int main(int argc, char **argv)
     test_combine();
     test_compare();
     test_refusals();
+    test_hostile_sqlite();
     test_tconfig();
     test_report_blocks();
     tmpdir_remove();

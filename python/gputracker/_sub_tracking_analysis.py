@@ -188,9 +188,7 @@ class SubTrackingAnalyzer:
         if self.tracking_file.endswith('.csv'):
             points = pd.read_csv(self.tracking_file, skiprows=2, float_precision='round_trip')
         else:
-            import sqlite3
-            with sqlite3.connect(f'file:{self.tracking_file}?mode=ro', uri=True) as con:
-                points = pd.read_sql('SELECT * FROM data', con)
+            points = _read_sqlite_data(self.tracking_file)
         inside = pd.Series(False, index=points.index)
         for start, stop in timestamp_pairs:
             inside |= (points.timestamp >= start) & (points.timestamp <= stop)
@@ -206,6 +204,43 @@ class SubTrackingAnalyzer:
         """Writes the marks of files (all of this analyzer's sub-tracking file's
         format) into its sub-tracking file, which must not exist yet."""
         _native.sub_track_combine(self.sub_tracking_file, [str(f) for f in files])
+
+
+# What reading a stranger's SQLite tracking file may cost here, as in the
+# library (docs/tracking-file.md): a value or row of 2 MiB, 120 s.
+_SQLITE_MAX_LENGTH = 2 << 20
+_SQLITE_SECONDS = 120.0
+
+
+def _read_sqlite_data(path: str):
+    """The table "data" of the SQLite file path, as a DataFrame, read only
+    after the library has checked its schema (plain tables, nothing
+    computed: a generated column would run as it is read) through the same
+    descriptor (the name cannot be swapped in between), with SQLite's
+    length limit and a deadline."""
+    import os
+    import sqlite3
+    import stat
+    import time
+    pd = _pandas()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"cannot read tracking file '{path}': not a regular file")
+        by_fd = f'/proc/self/fd/{fd}'
+        _native.check_file(by_fd, path)
+        con = sqlite3.connect(f'file:{by_fd}?immutable=1', uri=True)
+        try:
+            if hasattr(con, 'setlimit'):  # Python 3.11
+                con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _SQLITE_MAX_LENGTH)
+            deadline = time.monotonic() + _SQLITE_SECONDS
+            con.set_progress_handler(lambda: time.monotonic() > deadline, 10000)
+            con.execute('PRAGMA trusted_schema=OFF')
+            return pd.read_sql('SELECT * FROM data', con)
+        finally:
+            con.close()
+    finally:
+        os.close(fd)
 
 
 def results_format(path: str) -> str:

@@ -761,6 +761,30 @@ static PyObject *sub_track_analyze(PyObject *module, PyObject *args)
     return status == GT_OK ? take_text(out) : raise_analysis(status);
 }
 
+/* check_file(path, name): None when the tracking file path (a descriptor's
+ * /proc/self/fd/N, of the file called name) is one the analysis reads and
+ * pandas may then read (for SQLite: plain tables only, nothing computed),
+ * else the error (gt_subtrack_check_file). */
+static PyObject *check_file(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *path = NULL, *name = NULL;
+    if (!PyArg_ParseTuple(args, "O&O&", PyUnicode_FSConverter, &path, PyUnicode_FSConverter,
+                          &name)) {
+        Py_XDECREF(path);
+        return NULL;
+    }
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_subtrack_check_file(PyBytes_AS_STRING(path), PyBytes_AS_STRING(name));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    Py_DECREF(name);
+    if (status != GT_OK)
+        return raise_analysis(status);
+    Py_RETURN_NONE;
+}
+
 /* sub_track_calls(sub_tracking_file): gt_subtrack_calls' JSON. */
 static PyObject *sub_track_calls(PyObject *module, PyObject *arg)
 {
@@ -881,6 +905,7 @@ static PyMethodDef module_methods[] = {
     {"sub_track_combine", sub_track_combine, METH_VARARGS, "gt_subtrack_combine()."},
     {"sub_track_calls", sub_track_calls, METH_O, "gt_subtrack_calls()."},
     {"sub_track_compare", sub_track_compare, METH_VARARGS, "gt_subtrack_compare()."},
+    {"check_file", check_file, METH_VARARGS, "gt_subtrack_check_file()."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <search.h> /* hsearch_r: the code block names */
 #include <stdio.h>
@@ -700,6 +701,40 @@ gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out)
     }
     subtrack_blocks_free(&blocks);
     return st;
+}
+
+gt_status gt_subtrack_check_file(const char *path, const char *name)
+{
+    if (!path)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_check_file: a path is needed");
+    if (!name)
+        name = path;
+    gt_status st = GT_OK;
+    switch (table_file_kind(name)) {
+    case 0: {
+        struct stat sb;
+        if (stat(path, &sb) != 0)
+            st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': %s", name, strerror(errno));
+        else if (!S_ISREG(sb.st_mode))
+            st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': not a regular file", name);
+        return st;
+    }
+    case 1:
+        st = table_read_sqlite_check(path, "tracking file");
+        if (st != GT_OK && strcmp(path, name) != 0) {
+            /* the message names the file, not the descriptor */
+            char message[2048];
+            text_copy(message, sizeof message, gt_last_error());
+            char *at = strstr(message, path);
+            if (at)
+                st = gt_fail(st, "%.*s%s%s", (int)(at - message), message, name,
+                             at + strlen(path));
+        }
+        return st;
+    default:
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
+                       "extensions are .csv and .sqlite", name);
+    }
 }
 
 /* ---- combining sub-tracking files ------------------------------------------- */

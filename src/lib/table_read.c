@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Opens path for reading: a regular file only, a FIFO never waited on. */
@@ -200,16 +201,156 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
 
 /* ---- SQLite ------------------------------------------------------------------ */
 
-/* A query that takes more virtual-machine steps than this (a file made to
- * be slow) is cut off: reading a table of a hundred million rows is about
- * as many. */
+/* What reading one stranger's SQLite file may cost (docs/tracking-file.md,
+ * "What a file may cost"): the work is cut off after SQLITE_MAX_STEPS
+ * virtual-machine steps or sqlite_deadline seconds, and when SQLite's heap
+ * has grown by SQLITE_MAX_HEAP since the file was opened (its schema
+ * included); a value or a row is at most SQLITE_MAX_LENGTH bytes. Reading a
+ * table of a hundred million rows is about as many steps. */
 #define SQLITE_MAX_STEPS 100000000000LL
 #define SQLITE_PROGRESS_STEPS 1000
+#define SQLITE_MAX_LENGTH (2 * TABLE_READ_MAX_FIELD)
+#define SQLITE_DEADLINE 120.0
+#define SQLITE_MAX_HEAP (64LL << 20)
+#define SQLITE_CACHE_KIB 2048
 
+static double sqlite_deadline = SQLITE_DEADLINE;
+static long long sqlite_max_heap = SQLITE_MAX_HEAP;
+
+void table_read_set_sqlite_bounds(double seconds, long long heap)
+{
+    sqlite_deadline = seconds > 0 ? seconds : SQLITE_DEADLINE;
+    sqlite_max_heap = heap > 0 ? heap : SQLITE_MAX_HEAP;
+}
+
+/* The tables a tracking or sub-tracking file has: nothing else may be in
+ * its schema (a view, a trigger, a virtual table, an index, a table of
+ * another name), whatever the file claims. */
+static const char *const expected_tables[] = {"data", "static_data"};
+
+struct sqlite_budget {
+    long long steps_left;  /* progress calls left */
+    double deadline;       /* monotonic seconds */
+    long long heap_start;  /* sqlite3_memory_used() when the file was opened */
+    long long heap_max;
+    int why;               /* 1 steps, 2 time, 3 memory: why it was interrupted */
+};
+
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* SQLite's progress handler: non-zero interrupts the statement, the
+ * schema's own parsing included. */
 static int progress_budget(void *arg)
 {
-    long long *left = arg;
-    return --*left < 0; /* non-zero interrupts the query */
+    struct sqlite_budget *b = arg;
+    if (--b->steps_left < 0)
+        b->why = 1;
+    else if (monotonic_seconds() > b->deadline)
+        b->why = 2;
+    else if ((long long)sqlite3_memory_used() - b->heap_start > b->heap_max)
+        b->why = 3;
+    return b->why;
+}
+
+static const char *budget_text(const struct sqlite_budget *b, char *buf, size_t cap)
+{
+    if (b->why == 2)
+        snprintf(buf, cap, "reading it takes more than %g s (a file is read for at most that "
+                 "long)", sqlite_deadline);
+    else if (b->why == 3)
+        snprintf(buf, cap, "reading it takes more than %lld MiB of memory (a file may take at "
+                 "most that)", sqlite_max_heap >> 20);
+    else
+        snprintf(buf, cap, "reading it takes too much work (a table of more than a hundred "
+                 "million rows?)");
+    return buf;
+}
+
+/* SQLite's own limits for a stranger's file: no value or row beyond
+ * SQLITE_MAX_LENGTH (a zeroblob of 200 MB is refused, not made), short and
+ * shallow SQL, nothing attached, no worker threads. */
+static void sqlite_limits(sqlite3 *db)
+{
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)SQLITE_MAX_LENGTH);
+    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
+    sqlite3_limit(db, SQLITE_LIMIT_COLUMN, TABLE_READ_MAX_COLUMNS);
+    sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 50);
+    sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 2);
+    sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 25000);
+    sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
+    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 100);
+    sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 8);
+    sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+    sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
+}
+
+/* Refuses a schema that is not plain tables of the expected names, and a
+ * table whose columns are computed (generated columns, virtual tables:
+ * their expressions would run as we read). GT_OK, or GT_ERR_PARSE with
+ * the reason. */
+static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
+                              const struct sqlite_budget *b)
+{
+    sqlite3_stmt *q = NULL;
+    gt_status st = GT_OK;
+    int rc = sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_master", -1, &q, NULL);
+    while (rc == SQLITE_OK && st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(q, 0);
+        const char *name = (const char *)sqlite3_column_text(q, 1);
+        const char *sql = (const char *)sqlite3_column_text(q, 2);
+        type = type ? type : "";
+        name = name ? name : "";
+        int expected = 0;
+        for (size_t i = 0; i < sizeof expected_tables / sizeof expected_tables[0]; i++)
+            expected |= strcmp(name, expected_tables[i]) == 0;
+        if (strcmp(type, "table") != 0 || !expected)
+            st = gt_fail(GT_ERR_PARSE, "%s '%s' has a %s '%.100s': a tracking or sub-tracking "
+                         "file has only the plain tables 'data' and 'static_data', and nothing "
+                         "else is read", what, path, type, name);
+        else if (!sql || strncasecmp(sql, "CREATE TABLE", 12) != 0)
+            st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' is not a plain table (a virtual "
+                         "table runs code of its own as it is read)", what, path, name);
+        rc = SQLITE_OK;
+    }
+    if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE) {
+        char why[200];
+        st = rc == SQLITE_INTERRUPT
+                 ? gt_fail(GT_ERR_PARSE, "%s '%s': cannot read its schema: %s", what, path,
+                           budget_text(b, why, sizeof why))
+                 : gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
+                           sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(q);
+    /* Generated columns: table_xinfo says hidden 2 (virtual) or 3 (stored). */
+    for (size_t i = 0; st == GT_OK && i < sizeof expected_tables / sizeof expected_tables[0];
+         i++) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "SELECT name, hidden FROM pragma_table_xinfo('%s')",
+                 expected_tables[i]);
+        q = NULL;
+        rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+        while (rc == SQLITE_OK && st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+            if (sqlite3_column_int(q, 1) != 0) {
+                const char *col = (const char *)sqlite3_column_text(q, 0);
+                st = gt_fail(GT_ERR_PARSE, "%s '%s': column '%.100s' of table '%s' is computed "
+                             "(a generated column): its expression would run as the file is "
+                             "read; a tracking file's columns hold values only", what, path,
+                             col ? col : "", expected_tables[i]);
+            }
+            rc = SQLITE_OK;
+        }
+        if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE)
+            st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read the columns of '%s': %s", what,
+                         path, expected_tables[i], sqlite3_errmsg(db));
+        sqlite3_finalize(q);
+    }
+    return st;
 }
 
 gt_status table_read_sqlite(const char *path, const char *what, const char *table,
@@ -226,26 +367,39 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     sqlite3 *db = NULL;
     sqlite3_stmt *q = NULL;
     gt_status st = GT_OK;
+    struct sqlite_budget budget = {
+        .steps_left = SQLITE_MAX_STEPS / SQLITE_PROGRESS_STEPS,
+        .deadline = monotonic_seconds() + sqlite_deadline,
+        .heap_start = (long long)sqlite3_memory_used(),
+        .heap_max = sqlite_max_heap,
+    };
+    char why[200];
     int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
         st = gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path,
                      db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         goto out;
     }
-    /* A stranger's schema runs nothing of its own. */
+    /* A stranger's schema runs nothing of its own, within limits. */
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-    long long budget = SQLITE_MAX_STEPS / SQLITE_PROGRESS_STEPS; /* calls of the handler */
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+    sqlite_limits(db);
     sqlite3_progress_handler(db, SQLITE_PROGRESS_STEPS, progress_budget, &budget);
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA cache_size=-%d; PRAGMA mmap_size=0; "
+             "PRAGMA temp_store=MEMORY", SQLITE_CACHE_KIB);
+    sqlite3_exec(db, pragmas, NULL, NULL, NULL);
 
+    st = check_schema(db, path, what, &budget);
+    if (st != GT_OK || !table)
+        goto out;
     rc = sqlite3_prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &q, NULL);
     if (rc == SQLITE_OK)
         sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
     rc = rc == SQLITE_OK ? sqlite3_step(q) : rc;
-    if (rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(q, 0), "table") != 0)
-        st = gt_fail(GT_ERR_PARSE, "%s '%s': '%s' is a %s, not a table", what, path, table,
-                     (const char *)sqlite3_column_text(q, 0));
-    else if (rc == SQLITE_DONE)
+    if (rc == SQLITE_DONE)
         st = gt_fail(GT_ERR_PARSE, "%s '%s' has no table '%s'", what, path, table);
     else if (rc != SQLITE_ROW)
         st = gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
@@ -312,10 +466,10 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
             st = fn(ctx, row, cells, (size_t)n);
     }
     if (st == GT_OK && rc != SQLITE_DONE)
-        st = gt_fail(rc == SQLITE_INTERRUPT ? GT_ERR_PARSE : GT_ERR_IO,
+        st = gt_fail(rc == SQLITE_INTERRUPT || rc == SQLITE_TOOBIG ? GT_ERR_PARSE : GT_ERR_IO,
                      "%s '%s': cannot read table '%s': %s", what, path, table,
-                     rc == SQLITE_INTERRUPT ? "reading it takes too long (a table of more "
-                                              "than a hundred million rows?)"
+                     rc == SQLITE_INTERRUPT ? budget_text(&budget, why, sizeof why)
+                     : rc == SQLITE_TOOBIG  ? "a row or a value is larger than 2 MiB"
                                             : sqlite3_errmsg(db));
     free(cells);
 out:
@@ -325,4 +479,9 @@ out:
         sqlite3_close(db);
     close(fd);
     return st;
+}
+
+gt_status table_read_sqlite_check(const char *path, const char *what)
+{
+    return table_read_sqlite(path, what, NULL, NULL, NULL);
 }

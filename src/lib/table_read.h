@@ -7,7 +7,12 @@
  * an error, never a wait), a CSV field is at most TABLE_READ_MAX_FIELD bytes
  * and a record at most TABLE_READ_MAX_COLUMNS fields; an SQLite file is
  * opened read-only, its schema untrusted (no views, triggers or functions
- * it declares run), and a query is cut off after a bounded amount of work.
+ * it declares run), its schema only the plain tables "data" and
+ * "static_data" (a view, a trigger, a virtual table, an index or a
+ * generated column is refused before anything is read), SQLite's limits
+ * set (a value or row of at most 2 MiB, short and shallow SQL), and a
+ * query cut off after a bounded amount of work, time (120 s) and SQLite
+ * heap (64 MiB).
  * Which of the two a name is: table_file_kind() (table_file.h). */
 #ifndef GT_TABLE_READ_H
 #define GT_TABLE_READ_H
@@ -47,6 +52,16 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
  * is not a database or has no such table). */
 gt_status table_read_sqlite(const char *path, const char *what, const char *table,
                             table_record_fn fn, void *ctx);
+
+/* Opens the SQLite file path as table_read_sqlite() does and checks its
+ * schema, reading no row: for a reader of its own (the Python package's
+ * pandas) that then reads the file's plain tables. Errors as
+ * table_read_sqlite. */
+gt_status table_read_sqlite_check(const char *path, const char *what);
+
+/* For tests: the wall-time and SQLite-heap bounds of an SQLite read
+ * (seconds, bytes; 0 or less: the defaults). Not thread-safe. */
+void table_read_set_sqlite_bounds(double seconds, long long heap);
 
 /* The number in a cell: 0 with *v set, 1 when the cell is missing, -1 when
  * it is not a number. Text is read as pandas reads a CSV number: decimal or

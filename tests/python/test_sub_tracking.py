@@ -340,3 +340,27 @@ def test_refusals(tmp_path):
     run = cli('sub-track', 'analyze', '--tf', tf, '--stf', str(bad), '-f', 'pickle', check=False)
     assert run.returncode == 1 and run.stdout == b''
     assert run.stderr.decode().count('\n') == 1 and 'stop without a start' in run.stderr.decode()
+
+
+def test_a_computed_sqlite_column_never_runs(tmp_path):
+    # The attack: a generated column (zeroblob of 200 MB per row) in a small
+    # tracking file. The analysis refuses it, and so does load_timepoints(),
+    # which reads the file with pandas: the library checks its schema first.
+    tf, stf = gpu_tracker_session(tmp_path, '.csv', seed=4)
+    hostile = str(tmp_path / 'hostile.sqlite')
+    with sqlite3.connect(hostile) as con:
+        con.execute('CREATE TABLE static_data (ram_unit VARCHAR)')
+        con.execute("INSERT INTO static_data VALUES ('megabytes')")
+        con.execute('CREATE TABLE data (main_ram FLOAT, t0 FLOAT, '
+                    'timestamp FLOAT AS (t0 + length(zeroblob(200000000)) * 0))')
+        con.executemany('INSERT INTO data (main_ram, t0) VALUES (?, ?)', [(i, 1e9 + i) for i in range(10)])
+    con.close()
+    analyzer = SubTrackingAnalyzer(hostile, stf)
+    with pytest.raises(ValueError, match="column 'timestamp' of table 'data' is computed"):
+        analyzer.sub_tracking_results()
+    with pytest.raises(ValueError, match=f"tracking file '{hostile}': column 'timestamp'"):
+        analyzer.load_timepoints([(0.0, 2e9)])
+    # A plain SQLite tracking file still loads.
+    tfs, stfs = gpu_tracker_session(tmp_path, '.sqlite', seed=5)
+    analyzer = SubTrackingAnalyzer(tfs, stfs)
+    assert len(analyzer.load_timepoints([(0.0, 3e9)])) > 0
