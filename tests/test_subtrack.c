@@ -766,6 +766,95 @@ static void test_hostile_sqlite(void)
     free(out);
 }
 
+/* Many code blocks: memory grows with the results (a few KB a block, where
+ * the whole JSON tree took ~40 KB: 10 000 blocks took 288 MB), and a file
+ * whose blocks' results would pass 512 MiB is refused before the analysis
+ * begins, in one line (200 000 blocks took 5.5 GB in 55 s). A tracking
+ * file of 1000 columns makes 3000 blocks enough to pass the bound. */
+static void test_many_blocks(void)
+{
+    TMP(tf, "wide.csv");
+    TMP(stf, "many-blocks.csv");
+    FILE *f = fopen(tf, "w");
+    fputs("ram_unit,gpu_ram_unit,time_unit\r\nmegabytes,megabytes,seconds\r\n", f);
+    for (int c = 0; c < 1000; c++)
+        fprintf(f, "c%d,", c);
+    fputs("timestamp\r\n", f);
+    for (int t = 10; t < 20; t++) {
+        for (int c = 0; c < 1000; c++)
+            fprintf(f, "%d,", c + t);
+        fprintf(f, "%d.0\r\n", t);
+    }
+    fclose(f);
+    f = fopen(stf, "w");
+    fputs("process_id,code_block_name,position,timestamp\n", f);
+    for (int b = 0; b < 3000; b++)
+        fprintf(f, "1,block-%d,0,%.4f\n1,block-%d,1,%.4f\n", b, 10 + b * 0.003, b,
+                11 + b * 0.003);
+    fclose(f);
+    struct result r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, "-f", "json", NULL);
+    char want[2048];
+    snprintf(want, sizeof want, "gpu-tracker: sub-track: sub-tracking file '%s' has 3000 code "
+             "blocks: their results over the 1000 columns of tracking file '%s' would take "
+             "about 688 MiB, more than the 512 MiB an analysis may take (at most 2230 blocks "
+             "with this tracking file)\n", stf, tf);
+    check_error(&r, 1, want);
+    /* Under the bound, the same file analyses, each block as alone. */
+    f = fopen(stf, "w");
+    fputs("process_id,code_block_name,position,timestamp\n", f);
+    for (int b = 0; b < 200; b++)
+        fprintf(f, "1,block-%d,0,%d.5\n1,block-%d,1,%d.5\n", b, 10 + b % 9, b, 11 + b % 9);
+    fclose(f);
+    char *out = NULL;
+    CHECK_MSG(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &out) == GT_OK, "%s", gt_last_error());
+    json_object *doc = out ? json_tokener_parse(out) : NULL;
+    json_object *blocks = NULL;
+    CHECK(doc && json_object_object_get_ex(doc, "code_block_results", &blocks) &&
+          json_object_array_length(blocks) == 200);
+    /* block-7 (sorted 7th of block-0, block-1, block-10, ...): [17.5, 18.5]
+     * holds timepoint 18 only: c0 = 18. */
+    for (size_t i = 0; blocks && i < json_object_array_length(blocks); i++) {
+        json_object *b = json_object_array_get_idx(blocks, i), *name;
+        json_object_object_get_ex(b, "name", &name);
+        if (strcmp(json_object_get_string(name), "block-7") == 0) {
+            CHECK(jnum(b, "num_timepoints") == 1);
+            CHECK(jnum(b, "resource_usage.c0.max") == 18);
+            CHECK(jnum(b, "resource_usage.c999.min") == 1017);
+        }
+    }
+    json_object_put(doc);
+    free(out);
+
+    /* Blocks are found by a sweep over time; a file out of time order gives
+     * the same results (its late rows looked up block by block), to the
+     * text's 8 decimals (the running sums add in another order). */
+    TMP(sorted, "sorted.csv");
+    TMP(shuffled, "shuffled.csv");
+    TMP(marks, "sweep-marks.csv");
+    write_tracking_csv(sorted);
+    write_text(marks, marks_csv);
+    char *text = slurp(sorted);
+    char *lines[16];
+    int n = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && n < 16;
+         l = strtok_r(NULL, "\n", &save))
+        lines[n++] = l;
+    f = fopen(shuffled, "w");
+    for (int i = 0; i < 3; i++)
+        fprintf(f, "%s\n", lines[i]);
+    const int order[] = {7, 3, 12, 4, 9, 5, 11, 6, 10, 8};
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "%s\n", lines[order[i]]);
+    fclose(f);
+    free(text);
+    char *a = NULL, *b = NULL;
+    CHECK(gt_subtrack_analyze(sorted, marks, GT_FORMAT_TEXT, &a) == GT_OK);
+    CHECK(gt_subtrack_analyze(shuffled, marks, GT_FORMAT_TEXT, &b) == GT_OK);
+    CHECK_STR(a, b);
+    free(a);
+    free(b);
+}
+
 /* --tconfig: gpu_tracker's Tracker arguments from a file, the command line
  * overriding them. */
 static void test_tconfig(void)
@@ -955,6 +1044,7 @@ int main(int argc, char **argv)
     test_compare();
     test_refusals();
     test_hostile_sqlite();
+    test_many_blocks();
     test_tconfig();
     test_report_blocks();
     tmpdir_remove();

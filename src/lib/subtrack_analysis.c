@@ -17,7 +17,8 @@
 
 #include <errno.h>
 #include <math.h>
-#include <search.h> /* hsearch_r: the code block names */
+#include <json-c/linkhash.h> /* the code block names: a seeded string hash */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,14 @@
 #define MAX_MARKS (100u * 1000 * 1000)
 /* Timepoints at most (8 bytes each kept). */
 #define MAX_TIMEPOINTS (500u * 1000 * 1000)
+/* What the code blocks' statistics and results may take: an analysis
+ * whose blocks would take more (BLOCK_BYTES + COLUMN_BYTES a column each)
+ * is refused before it begins. COLUMN_BYTES: a running statistic (48
+ * bytes) and its JSON in the results (about 180 bytes); BLOCK_BYTES: the
+ * block and its fixed lines. */
+#define MAX_BLOCKS_BYTES (512ull << 20)
+#define BLOCK_BYTES 700u
+#define COLUMN_BYTES 240u
 
 /* ---- running statistics ------------------------------------------------- */
 
@@ -95,55 +104,39 @@ struct marks {
     struct mark *v;
     size_t n, cap;
     char **names; /* the code block names, by index */
-    size_t nnames;
-    struct hsearch_data table; /* name -> index */
-    size_t table_cap;
+    size_t nnames, names_cap;
+    /* name -> index + 1: json-c's hash table, whose string hash is seeded
+     * at random (a file cannot choose names that all collide, as they did
+     * in glibc's hsearch: 200 000 names took 20 s) */
+    struct lh_table *table;
     int header; /* the header was read */
 };
 
 static const char *const mark_columns[4] = {"process_id", "code_block_name", "position",
                                             "timestamp"};
 
-/* (Re)makes the name table with room for cap names, holding the ones so
- * far. 0, or -1 (out of memory). */
-static int names_table(struct marks *m, size_t cap)
-{
-    if (m->table_cap)
-        hdestroy_r(&m->table);
-    memset(&m->table, 0, sizeof m->table);
-    m->table_cap = 0;
-    if (!hcreate_r(cap * 2, &m->table)) /* at most half full: short probes */
-        return -1;
-    m->table_cap = cap;
-    for (size_t i = 0; i < m->nnames; i++) {
-        ENTRY e = {.key = m->names[i], .data = (void *)i}, *found;
-        if (!hsearch_r(e, ENTER, &found, &m->table))
-            return -1;
-    }
-    return 0;
-}
-
 /* The index of name, added when new; -1 when memory runs out. */
 static long intern(struct marks *m, const char *name)
 {
-    ENTRY e = {.key = (char *)name}, *found;
-    if (m->table_cap && hsearch_r(e, FIND, &found, &m->table))
-        return (long)(size_t)found->data;
-    if (m->nnames == m->table_cap &&
-        names_table(m, m->table_cap ? m->table_cap * 2 : 64) != 0)
+    if (!m->table && !(m->table = lh_kchar_table_new(64, NULL)))
         return -1;
-    char **t = realloc(m->names, (m->nnames + 1) * sizeof *t);
-    if (!t)
-        return -1;
-    m->names = t;
-    if (!(e.key = strdup(name)))
-        return -1;
-    e.data = (void *)m->nnames;
-    if (!hsearch_r(e, ENTER, &found, &m->table)) {
-        free(e.key);
+    void *found;
+    if (lh_table_lookup_ex(m->table, name, &found))
+        return (long)(uintptr_t)found - 1;
+    if (m->nnames == m->names_cap) {
+        size_t cap = m->names_cap ? m->names_cap * 2 : 64;
+        char **t = realloc(m->names, cap * sizeof *t);
+        if (!t)
+            return -1;
+        m->names = t;
+        m->names_cap = cap;
+    }
+    char *key = strdup(name);
+    if (!key || lh_table_insert(m->table, key, (void *)(uintptr_t)(m->nnames + 1)) != 0) {
+        free(key);
         return -1;
     }
-    m->names[m->nnames] = e.key;
+    m->names[m->nnames] = key;
     return (long)m->nnames++;
 }
 
@@ -219,8 +212,8 @@ static gt_status mark_record(void *ctx, size_t record, const struct table_cell *
 
 static void marks_free(struct marks *m)
 {
-    if (m->table_cap)
-        hdestroy_r(&m->table);
+    if (m->table)
+        lh_table_free(m->table);
     for (size_t i = 0; i < m->nnames; i++)
         free(m->names[i]);
     free(m->names);
@@ -352,6 +345,23 @@ struct tracking {
     size_t nts, ts_cap;
     struct block *blocks;
     size_t nblocks;
+    const char *stf;           /* the sub-tracking file, for messages */
+    /* Which blocks a timepoint is inside, swept over time: every block's
+     * merged calls sorted by start, the next to enter, and those entered
+     * and not yet left (at most one interval of each block). A timepoint
+     * before the last one (a file out of time order) is looked up in
+     * every block instead. */
+    struct sweep_interval *intervals;
+    size_t nintervals, next;
+    struct sweep_interval *active;
+    size_t nactive;
+    double last_ts;
+    unsigned *inside;          /* the blocks of the current timepoint */
+};
+
+struct sweep_interval {
+    double start, stop;
+    unsigned block;
 };
 
 /* A static value typed as pandas reads one from a CSV file. */
@@ -413,10 +423,71 @@ static gt_status timepoint_header(struct tracking *t, const struct table_cell *c
         return gt_fail(GT_ERR_PARSE, "tracking file '%s' has no column 'timestamp' in its "
                        "timepoints' header (%s): is it a tracking file (--tf)?", t->path,
                        t->sqlite ? "table 'data'" : "line 3");
+    unsigned long long per_block = BLOCK_BYTES + (unsigned long long)t->ncolumns * COLUMN_BYTES;
+    if ((unsigned long long)t->nblocks * per_block > MAX_BLOCKS_BYTES)
+        return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' has %zu code blocks: their results "
+                       "over the %zu columns of tracking file '%s' would take about %llu MiB, "
+                       "more than the %llu MiB an analysis may take (at most %llu blocks with "
+                       "this tracking file)", t->stf, t->nblocks, t->ncolumns, t->path,
+                       (unsigned long long)t->nblocks * per_block >> 20, MAX_BLOCKS_BYTES >> 20,
+                       MAX_BLOCKS_BYTES / per_block);
     for (size_t b = 0; b < t->nblocks; b++)
         if (!(t->blocks[b].usage = calloc(t->ncolumns + 1, sizeof *t->blocks[b].usage)))
             return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     return GT_OK;
+}
+
+static int sweep_order(const void *a, const void *b)
+{
+    const struct sweep_interval *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Lays out the sweep over every block's merged calls. 0, or -1 when memory
+ * runs out. */
+static int sweep_init(struct tracking *t)
+{
+    size_t n = 0;
+    for (size_t b = 0; b < t->nblocks; b++)
+        n += t->blocks[b].span.nmerged;
+    t->intervals = malloc((n + 1) * sizeof *t->intervals);
+    t->active = malloc((t->nblocks + 1) * sizeof *t->active);
+    t->inside = malloc((t->nblocks + 1) * sizeof *t->inside);
+    if (!t->intervals || !t->active || !t->inside)
+        return -1;
+    for (size_t b = 0; b < t->nblocks; b++)
+        for (size_t k = 0; k < t->blocks[b].span.nmerged; k++)
+            t->intervals[t->nintervals++] = (struct sweep_interval){
+                t->blocks[b].span.merged[k].start, t->blocks[b].span.merged[k].stop,
+                (unsigned)b};
+    if (t->nintervals)
+        qsort(t->intervals, t->nintervals, sizeof *t->intervals, sweep_order);
+    t->last_ts = -INFINITY;
+    return 0;
+}
+
+/* The blocks timepoint ts is inside, into t->inside; their count. */
+static size_t sweep_to(struct tracking *t, double ts)
+{
+    size_t n = 0;
+    if (ts < t->last_ts) {
+        /* Out of time order: every block, by binary search. */
+        for (size_t b = 0; b < t->nblocks; b++)
+            if (subtrack_block_holds(&t->blocks[b].span, ts))
+                t->inside[n++] = (unsigned)b;
+        return n;
+    }
+    t->last_ts = ts;
+    while (t->next < t->nintervals && t->intervals[t->next].start <= ts)
+        t->active[t->nactive++] = t->intervals[t->next++];
+    size_t kept = 0;
+    for (size_t i = 0; i < t->nactive; i++)
+        if (t->active[i].stop >= ts) {
+            t->active[kept++] = t->active[i];
+            t->inside[n++] = t->active[i].block;
+        }
+    t->nactive = kept;
+    return n;
 }
 
 static gt_status timepoint_record(void *ctx, size_t record, const struct table_cell *cells,
@@ -450,14 +521,11 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
     }
     t->ts[t->nts++] = ts;
     /* Which blocks this timepoint is inside, once per timepoint. */
-    unsigned char inside[256];
-    unsigned char *in = t->nblocks <= sizeof inside ? inside : malloc(t->nblocks);
-    if (!in)
+    if (!t->intervals && sweep_init(t) < 0)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
-    for (size_t b = 0; b < t->nblocks; b++) {
-        in[b] = (unsigned char)subtrack_block_holds(&t->blocks[b].span, ts);
-        t->blocks[b].timepoints += in[b];
-    }
+    size_t nin = sweep_to(t, ts);
+    for (size_t i = 0; i < nin; i++)
+        t->blocks[t->inside[i]].timepoints++;
     gt_status st = GT_OK;
     for (size_t c = 0; c < t->ncolumns && st == GT_OK; c++) {
         double v;
@@ -468,13 +536,10 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
                          t->path, record, t->columns[c], cells[cell].text);
         } else if (rc == 0 && !isnan(v)) { /* NaN is missing, as in pandas */
             running_add(&t->overall[c], v);
-            for (size_t b = 0; b < t->nblocks; b++)
-                if (in[b])
-                    running_add(&t->blocks[b].usage[c], v);
+            for (size_t i = 0; i < nin; i++)
+                running_add(&t->blocks[t->inside[i]].usage[c], v);
         }
     }
-    if (in != inside)
-        free(in);
     return st;
 }
 
@@ -560,7 +625,71 @@ static void tracking_free(struct tracking *t)
         free(t->blocks[b].usage);
     }
     free(t->blocks);
+    free(t->intervals);
+    free(t->active);
+    free(t->inside);
     json_object_put(t->static_data);
+}
+
+/* The results ({overall, static_data, code_block_results}) as JSON or
+ * gpu_tracker's text, malloc'd (NULL when memory runs out). Written a
+ * block at a time: only one block's JSON tree lives at once, so memory
+ * grows with the results' text, not with a tree of them (a few KB a
+ * block, where the tree took ~40 KB). The text is the same, byte for
+ * byte, as that of the whole tree. */
+static char *results_text(const struct tracking *t, gt_format format)
+{
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "overall", usage_json(t->columns, t->ncolumns, t->overall));
+    json_object_object_add(r, "static_data", json_object_get(t->static_data));
+    json_object_object_add(r, "code_block_results", json_object_new_array());
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int ok = f != NULL;
+    if (ok && format == GT_FORMAT_JSON) {
+        /* The whole document with no blocks ends "[\n  ]\n}": the blocks go
+         * in before that end, each indented to the array's depth. */
+        const char *head = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
+                                                                 JSON_C_TO_STRING_SPACED |
+                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
+        static const char tail[] = "\n  ]\n}";
+        size_t hn = head ? strlen(head) : 0;
+        ok = hn >= sizeof tail - 1 && strcmp(head + hn - (sizeof tail - 1), tail) == 0;
+        if (ok)
+            fwrite(head, 1, hn - (sizeof tail - 1), f);
+        for (size_t b = 0; ok && b < t->nblocks; b++) {
+            json_object *block = block_json(t, &t->blocks[b]);
+            const char *bt = json_object_to_json_string_ext(
+                block, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                           JSON_C_TO_STRING_NOSLASHESCAPE);
+            ok = bt != NULL;
+            fputs(b ? ",\n    " : "\n    ", f);
+            for (const char *c = bt; ok && *c; c++) {
+                fputc(*c, f);
+                if (*c == '\n') /* a string's line break is written \n: never here */
+                    fputs("    ", f);
+            }
+            json_object_put(block);
+        }
+        if (ok)
+            fputs(t->nblocks ? "\n  ]\n}" : tail, f);
+    } else if (ok) {
+        subtrack_results_text_head(f, r);
+        for (size_t b = 0; b < t->nblocks; b++) {
+            json_object *block = block_json(t, &t->blocks[b]);
+            subtrack_results_text_block(f, block);
+            json_object_put(block);
+        }
+    }
+    json_object_put(r);
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 static int name_order(const void *a, const void *b)
@@ -595,6 +724,7 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
                 first = i;
             }
     }
+    t.stf = sub_tracking_file;
     if (st == GT_OK)
         st = read_tracking(tracking_file, &t);
     if (st == GT_OK) {
@@ -607,17 +737,7 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
                 t.blocks[b].non_empty += i < t.nts && t.ts[i] <= call->stop;
             }
         qsort(t.blocks, t.nblocks, sizeof *t.blocks, name_order);
-        json_object *r = json_object_new_object();
-        json_object_object_add(r, "overall", usage_json(t.columns, t.ncolumns, t.overall));
-        json_object_object_add(r, "static_data", json_object_get(t.static_data));
-        json_object *blocks = json_object_new_array();
-        for (size_t b = 0; b < t.nblocks; b++)
-            json_object_array_add(blocks, block_json(&t, &t.blocks[b]));
-        json_object_object_add(r, "code_block_results", blocks);
-        *out = format == GT_FORMAT_JSON ? json_pretty_text(r) : subtrack_results_text(r);
-        if (format == GT_FORMAT_TEXT)
-            json_object_put(r);
-        if (!*out)
+        if (!(*out = results_text(&t, format)))
             st = gt_fail(GT_ERR_NO_MEMORY, "out of memory writing the analysis");
     }
     tracking_free(&t);

@@ -124,10 +124,22 @@ static char *dict_text(json_object *o, json_object *untitled, const char *const 
     return text;
 }
 
+static const char *const result_frames[] = {"overall", "resource_usage", NULL};
+
 char *subtrack_results_text(json_object *r)
 {
-    static const char *const frames[] = {"overall", "resource_usage", NULL};
-    return dict_text(r, NULL, frames);
+    return dict_text(r, NULL, result_frames);
+}
+
+void subtrack_results_text_head(FILE *f, json_object *r)
+{
+    write_dict(f, r, 0, NULL, result_frames);
+}
+
+void subtrack_results_text_block(FILE *f, json_object *block)
+{
+    write_dict(f, block, 1, NULL, result_frames);
+    fputc('\n', f);
 }
 
 char *subtrack_comparison_text(json_object *c)

@@ -5,10 +5,17 @@
 #define GT_SUBTRACK_RESULTS_H
 
 #include <json-c/json.h>
+#include <stdio.h>
 
 /* The text of analysis results r ({overall, static_data,
  * code_block_results}), malloc'd; NULL when memory runs out. */
 char *subtrack_results_text(json_object *r);
+
+/* The same text a block at a time: the head (r with code_block_results
+ * empty, which it must end with), then each block of code_block_results
+ * in order. */
+void subtrack_results_text_head(FILE *f, json_object *r);
+void subtrack_results_text_block(FILE *f, json_object *block);
 
 /* The text of comparison results c ({overall_resource_usage,
  * code_block_resource_usage, code_block_compute_time}), malloc'd. */
