@@ -855,6 +855,44 @@ static void test_many_blocks(void)
     free(b);
 }
 
+/* Names from a stranger's file reach the terminal escaped, as `show`
+ * prints them: the attack named a block with an OSC title sequence, a
+ * screen clear and a carriage return, which analyze printed raw. */
+static void test_names_escaped(void)
+{
+    TMP(tf, "esc-tracking.csv");
+    TMP(stf, "esc-marks.csv");
+    write_tracking_csv(tf);
+    write_text(stf, "process_id,code_block_name,position,timestamp\n"
+                    "7,\"\x1b]0;pwned\x07\x1b[2Jfake\rblock\",0,10.5\n"
+                    "7,\"\x1b]0;pwned\x07\x1b[2Jfake\rblock\",1,12.5\n"
+                    "7,caf\xc3\xa9,0,13\n7,caf\xc3\xa9,1,14\n");
+    struct result r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, NULL);
+    CHECK_MSG(r.status == 0, "%s", r.err.data);
+    CHECK_MSG(!strchr(r.out.data, '\x1b') && !strchr(r.out.data, '\r') &&
+                  !strchr(r.out.data, '\x07'),
+              "a control character reached the text: %s", r.out.data);
+    CHECK_CONTAINS(r.out.data, "\\x1b]0;pwned\\x07\\x1b[2Jfake\\x0dblock");
+    CHECK_CONTAINS(r.out.data, "caf\xc3\xa9"); /* UTF-8 stays as it is */
+    result_free(&r);
+    /* The JSON keeps the name itself (escaped the JSON way). */
+    char *json = NULL;
+    CHECK(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json) == GT_OK);
+    CHECK_CONTAINS(json, "\"name\": \"\\u001b]0;pwned\\u0007\\u001b[2Jfake\\rblock\"");
+    /* And the comparison's text, whose keys are block names. */
+    TMP(results, "esc-results.json");
+    write_text(results, json);
+    free(json);
+    char m[400];
+    snprintf(m, sizeof m, "A=%s", results);
+    r = gt("sub-track", "compare", "-m", m, NULL);
+    CHECK_MSG(r.status == 0, "%s", r.err.data);
+    CHECK_MSG(!strchr(r.out.data, '\x1b') && !strchr(r.out.data, '\r'),
+              "a control character reached the comparison: %s", r.out.data);
+    CHECK_CONTAINS(r.out.data, "\\x1b]0;pwned");
+    result_free(&r);
+}
+
 /* --tconfig: gpu_tracker's Tracker arguments from a file, the command line
  * overriding them. */
 static void test_tconfig(void)
@@ -1045,6 +1083,7 @@ int main(int argc, char **argv)
     test_refusals();
     test_hostile_sqlite();
     test_many_blocks();
+    test_names_escaped();
     test_tconfig();
     test_report_blocks();
     tmpdir_remove();

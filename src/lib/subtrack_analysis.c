@@ -675,10 +675,10 @@ static char *results_text(const struct tracking *t, gt_format format)
         if (ok)
             fputs(t->nblocks ? "\n  ]\n}" : tail, f);
     } else if (ok) {
-        subtrack_results_text_head(f, r);
-        for (size_t b = 0; b < t->nblocks; b++) {
+        ok = subtrack_results_text_head(f, r) == 0;
+        for (size_t b = 0; ok && b < t->nblocks; b++) {
             json_object *block = block_json(t, &t->blocks[b]);
-            subtrack_results_text_block(f, block);
+            ok = subtrack_results_text_block(f, block) == 0;
             json_object_put(block);
         }
     }

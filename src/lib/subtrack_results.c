@@ -36,6 +36,91 @@ static int is_series(json_object *v)
     return 1;
 }
 
+/* The length of the UTF-8 character at s, or 0 when the bytes are not one. */
+static size_t utf8_length(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+               : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* s, which came from a file (a code block's name, a column's, a static
+ * value), for a terminal: control characters (C0, DEL, C1: escape
+ * sequences, a carriage return, a screen clear among them) and bytes that
+ * are not UTF-8 as \xNN, as `gpu-tracker show` prints them. NULL when
+ * memory runs out. */
+static char *escape_untrusted(const char *s)
+{
+    size_t cap = strlen(s) * 4 + 1, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t len = utf8_length(p);
+        int control = len == 1 ? (*p < 0x20 || *p == 0x7f) : len == 2 && p[0] == 0xC2 && p[1] < 0xA0;
+        if (len == 0 || control) {
+            for (size_t i = 0; i < (len ? len : 1); i++)
+                n += (size_t)snprintf(out + n, cap - n, "\\x%02x", p[i]);
+            p += len ? len : 1;
+        } else {
+            memcpy(out + n, p, len);
+            n += len;
+            p += len;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* A copy of o with every key and string escaped (escape_untrusted), for the
+ * text; o itself keeps the names as they are (the JSON escapes its own).
+ * NULL when memory runs out. */
+static json_object *escaped_copy(json_object *o)
+{
+    switch (json_object_get_type(o)) {
+    case json_type_string: {
+        char *e = escape_untrusted(json_object_get_string(o));
+        json_object *copy = e ? json_object_new_string(e) : NULL;
+        free(e);
+        return copy;
+    }
+    case json_type_array: {
+        json_object *copy = json_object_new_array();
+        for (size_t i = 0; copy && i < json_object_array_length(o); i++) {
+            json_object *item = escaped_copy(json_object_array_get_idx(o, i));
+            if (!item || json_object_array_add(copy, item) != 0) {
+                json_object_put(item);
+                json_object_put(copy);
+                return NULL;
+            }
+        }
+        return copy;
+    }
+    case json_type_object: {
+        json_object *copy = json_object_new_object();
+        json_object_object_foreach(o, key, value) {
+            char *e = escape_untrusted(key);
+            json_object *item = value ? escaped_copy(value) : NULL;
+            if (!copy || !e || (value && !item) || json_object_object_add(copy, e, item) != 0) {
+                free(e);
+                json_object_put(item);
+                json_object_put(copy);
+                return NULL;
+            }
+            free(e);
+        }
+        return copy;
+    }
+    default:
+        return json_object_get(o);
+    }
+}
+
 static void tabs(FILE *f, int indent)
 {
     for (int i = 0; i < indent; i++)
@@ -111,16 +196,20 @@ static void write_dict(FILE *f, json_object *o, int indent, json_object *untitle
 
 static char *dict_text(json_object *o, json_object *untitled, const char *const *frames)
 {
+    json_object *safe = escaped_copy(o);
+    json_object *safe_untitled = untitled ? escaped_copy(untitled) : NULL;
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    write_dict(f, o, 0, untitled, frames);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
+    FILE *f = safe && (!untitled || safe_untitled) ? open_memstream(&text, &len) : NULL;
+    if (f) {
+        write_dict(f, safe, 0, safe_untitled, frames);
+        if (fclose(f) != 0) {
+            free(text);
+            text = NULL;
+        }
     }
+    json_object_put(safe);
+    json_object_put(safe_untitled);
     return text;
 }
 
@@ -131,15 +220,24 @@ char *subtrack_results_text(json_object *r)
     return dict_text(r, NULL, result_frames);
 }
 
-void subtrack_results_text_head(FILE *f, json_object *r)
+int subtrack_results_text_head(FILE *f, json_object *r)
 {
-    write_dict(f, r, 0, NULL, result_frames);
+    json_object *safe = escaped_copy(r);
+    if (safe)
+        write_dict(f, safe, 0, NULL, result_frames);
+    json_object_put(safe);
+    return safe ? 0 : -1;
 }
 
-void subtrack_results_text_block(FILE *f, json_object *block)
+int subtrack_results_text_block(FILE *f, json_object *block)
 {
-    write_dict(f, block, 1, NULL, result_frames);
-    fputc('\n', f);
+    json_object *safe = escaped_copy(block);
+    if (safe) {
+        write_dict(f, safe, 1, NULL, result_frames);
+        fputc('\n', f);
+    }
+    json_object_put(safe);
+    return safe ? 0 : -1;
 }
 
 char *subtrack_comparison_text(json_object *c)
