@@ -719,6 +719,15 @@ GT_API void gt_subtracker_close(gt_subtracker *s);
 GT_API gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
                                      gt_format format, char **out);
 
+/* gt_subtrack_analyze(), and *warnings (malloc'd lines, or NULL when none):
+ * a CSV file whose last record has no line end and does not read (its
+ * writer stopped in the middle of it: a full disk, a kill) has that record
+ * left out, and a line says so, where gt_subtrack_analyze() refuses the
+ * file. */
+GT_API gt_status gt_subtrack_analyze_ex(const char *tracking_file,
+                                        const char *sub_tracking_file, gt_format format,
+                                        char **out, char **warnings);
+
 /* The calls of each code block of a sub-tracking file, paired as
  * gt_subtrack_analyze pairs them, as JSON in *out (malloc'd): {name:
  * [[start, stop], ...]}, names sorted, each block's calls in process then

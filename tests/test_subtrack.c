@@ -6,6 +6,7 @@
  * checks real tracking sessions against pandas, and the pickles.) */
 #include <math.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "gpu_tracker.h"
@@ -893,6 +894,118 @@ static void test_names_escaped(void)
     result_free(&r);
 }
 
+/* gpu-tracker run with its files limited to limit bytes (RLIMIT_FSIZE,
+ * SIGXFSZ ignored: a write past it fails with EFBIG, as on a full disk).
+ * Its exit status; its stderr in err (cap bytes). */
+static int run_disk_full(rlim_t limit, char *const argv[], char *err, size_t cap)
+{
+    /* stderr is a pipe: the limit is on files */
+    int p[2];
+    if (pipe(p) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit rl = {limit, limit};
+        signal(SIGXFSZ, SIG_IGN);
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+            _exit(99);
+        execv(argv[0], argv);
+        _exit(126);
+    }
+    close(p[1]);
+    struct buf b = {0};
+    read_until(p[0], &b, NULL);
+    close(p[0]);
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    snprintf(err, cap, "%s", b.data ? b.data : "");
+    free(b.data);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* A full disk while the tracking file is written: the CSV ends with its
+ * last whole row (the attack left a torn row, and analyze then refused the
+ * whole file); an SQLite file that cannot be set up is not left behind,
+ * empty. A file that does end in a torn row (another writer, a kill) is
+ * read up to it, with a warning. */
+static void test_disk_full(void)
+{
+    TMP(tf, "full.csv");
+    unlink(tf);
+    char err[4096];
+    char *argv[] = {GT_BIN, "-q", "--disable-logs", "--no-backup", "--st", "0.02", "--tf", tf,
+                    "-o", "/dev/null", "--", WORKLOAD_BIN, "burn", "0.4", NULL};
+    int status = run_disk_full(1200, argv, err, sizeof err);
+    CHECK_MSG(status == 0, "status %d: %s", status, err);
+    struct stat st;
+    CHECK(stat(tf, &st) == 0 && st.st_size > 749 && st.st_size <= 1200);
+    char *text = slurp(tf);
+    size_t len = text ? strlen(text) : 0;
+    CHECK_MSG(len >= 2 && !strcmp(text + len - 2, "\r\n"), "the file ends in a torn row: [%s]",
+              len > 40 ? text + len - 40 : text);
+    free(text);
+    TMP(stf, "full-marks.csv");
+    write_text(stf, "process_id,code_block_name,position,timestamp\n1,all,0,0\n1,all,1,9e9\n");
+    struct result r = gt("sub-track", "analyze", "--tf", tf, "--stf", stf, NULL);
+    CHECK_MSG(r.status == 0 && r.err.len == 0, "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+
+    TMP(sq, "full.sqlite");
+    unlink(sq);
+    char *sargv[] = {GT_BIN, "-q", "--no-backup", "--tf", sq, "-o", "/dev/null", "--", "true",
+                     NULL};
+    status = run_disk_full(0, sargv, err, sizeof err);
+    CHECK_MSG(status != 0 && strstr(err, "cannot write tracking file") &&
+                  strchr(err, '\n') == err + strlen(err) - 1,
+              "status %d: %s", status, err);
+    CHECK_MSG(access(sq, F_OK) != 0, "'%s' was left behind", sq);
+
+    /* Reading a torn file: the good records, and a warning naming the one
+     * left out; the same results as the file without it. */
+    TMP(good, "whole.csv");
+    TMP(torn, "torn.csv");
+    TMP(marks, "torn-marks.csv");
+    write_tracking_csv(good);
+    write_text(marks, marks_csv);
+    text = slurp(good);
+    FILE *f = fopen(torn, "w");
+    fprintf(f, "%s3.0,1", text);
+    fclose(f);
+    free(text);
+    r = gt("sub-track", "analyze", "--tf", torn, "--stf", marks, NULL);
+    struct result want = gt("sub-track", "analyze", "--tf", good, "--stf", marks, NULL);
+    char line[1024];
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: warning: tracking file '%s' ends with "
+             "record 14 cut short (no line end, and tracking file '%s' record 14: timestamp is "
+             "missing): left out, the 13 records before it read\n", torn, torn);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_STR(r.err.data, line);
+    CHECK_STR(r.out.data, want.out.data);
+    result_free(&r);
+    result_free(&want);
+    /* Marks too; a cut-short record in the middle is still an error. */
+    TMP(torn_marks, "torn-marks2.csv");
+    f = fopen(torn_marks, "w");
+    fprintf(f, "%s7,a,1", marks_csv);
+    fclose(f);
+    r = gt("sub-track", "analyze", "--tf", good, "--stf", torn_marks, NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_CONTAINS(r.err.data, "ends with record 11 cut short");
+    result_free(&r);
+    f = fopen(torn_marks, "w");
+    fprintf(f, "%s7,a,1\n9,b,0,1\n", marks_csv);
+    fclose(f);
+    r = gt("sub-track", "analyze", "--tf", good, "--stf", torn_marks, NULL);
+    CHECK(r.status == 1);
+    CHECK_CONTAINS(r.err.data, "record 11: timestamp is missing");
+    result_free(&r);
+}
+
 /* --tconfig: gpu_tracker's Tracker arguments from a file, the command line
  * overriding them. */
 static void test_tconfig(void)
@@ -1084,6 +1197,7 @@ int main(int argc, char **argv)
     test_hostile_sqlite();
     test_many_blocks();
     test_names_escaped();
+    test_disk_full();
     test_tconfig();
     test_report_blocks();
     tmpdir_remove();

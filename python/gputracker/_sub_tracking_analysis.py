@@ -169,7 +169,9 @@ class SubTrackingAnalyzer:
     def sub_tracking_results(self) -> SubTrackingResults:
         if self.tracking_file is None:
             raise ValueError('a tracking file is needed to analyse the code blocks (tracking_file)')
-        text = _native.sub_track_analyze(self.tracking_file, self.sub_tracking_file, True)
+        text, warnings = _native.sub_track_analyze(self.tracking_file, self.sub_tracking_file, True)
+        for line in (warnings or '').splitlines():
+            _log.warning(line)
         return SubTrackingResults.from_json(json.loads(text))
 
     def read_static_data(self):

@@ -738,8 +738,8 @@ static PyObject *raise_analysis(gt_status status)
     return raise_status(status);
 }
 
-/* sub_track_analyze(tracking_file, sub_tracking_file, json): the results as
- * JSON text (json true) or gpu_tracker's text. */
+/* sub_track_analyze(tracking_file, sub_tracking_file, json): (the results
+ * as JSON text (json true) or gpu_tracker's text, the warnings or None). */
 static PyObject *sub_track_analyze(PyObject *module, PyObject *args)
 {
     (void)module;
@@ -750,15 +750,22 @@ static PyObject *sub_track_analyze(PyObject *module, PyObject *args)
         Py_XDECREF(tf);
         return NULL;
     }
-    char *out = NULL;
+    char *out = NULL, *warnings = NULL;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_subtrack_analyze(PyBytes_AS_STRING(tf), PyBytes_AS_STRING(stf),
-                                 json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out);
+    status = gt_subtrack_analyze_ex(PyBytes_AS_STRING(tf), PyBytes_AS_STRING(stf),
+                                    json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out, &warnings);
     Py_END_ALLOW_THREADS
     Py_DECREF(tf);
     Py_DECREF(stf);
-    return status == GT_OK ? take_text(out) : raise_analysis(status);
+    if (status != GT_OK)
+        return raise_analysis(status);
+    PyObject *text = take_text(out);
+    PyObject *warn = warnings ? take_text(warnings) : (Py_INCREF(Py_None), Py_None);
+    PyObject *result = text && warn ? PyTuple_Pack(2, text, warn) : NULL;
+    Py_XDECREF(text);
+    Py_XDECREF(warn);
+    return result;
 }
 
 /* check_file(path, name): None when the tracking file path (a descriptor's

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "subtrack_cmd.h"
 
+#include "output.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
@@ -238,6 +240,23 @@ static int combine(struct sub_options *o)
     return gt_subtrack_combine(o->stf, o->paths, (size_t)o->npaths) == GT_OK ? 0 : fail_lib();
 }
 
+/* Prints the library's warning lines on stderr (their names from files
+ * escaped), and frees them. */
+static void say_warnings(char *warnings)
+{
+    for (char *line = warnings, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        else
+            next = line + strlen(line);
+        fputs("gpu-tracker: sub-track: warning: ", stderr);
+        output_print_untrusted(stderr, line);
+        fputc('\n', stderr);
+    }
+    free(warnings);
+}
+
 static int analyze(struct sub_options *o)
 {
     if (!o->tf || !o->stf)
@@ -245,10 +264,11 @@ static int analyze(struct sub_options *o)
     int json = format_of(o->format);
     if (json < 0)
         return 2;
-    char *out = NULL;
-    if (gt_subtrack_analyze(o->tf, o->stf, json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out) !=
-        GT_OK)
+    char *out = NULL, *warnings = NULL;
+    if (gt_subtrack_analyze_ex(o->tf, o->stf, json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out,
+                               &warnings) != GT_OK)
         return fail_lib();
+    say_warnings(warnings);
     int rc = emit(out, o->output);
     free(out);
     return rc;
@@ -412,12 +432,7 @@ static int compare(struct sub_options *o)
         goto out;
     }
     /* Each line: "code block ... matched by their order ...". */
-    for (char *line = warnings, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        next = next ? next + 1 : line + strlen(line);
-        fprintf(stderr, "gpu-tracker: sub-track: warning: %.*s", (int)(next - line), line);
-    }
-    free(warnings);
+    say_warnings(warnings);
     rc = emit(out, o->output);
     free(out);
 out:

@@ -220,12 +220,14 @@ static void marks_free(struct marks *m)
     free(m->v);
 }
 
+/* Reads a table file. torn (NULL: refused): where a CSV file's cut-short
+ * last record, left out, is said (table_read_csv). */
 static gt_status read_table_file(const char *path, const char *what, const char *table,
-                                 table_record_fn fn, void *ctx)
+                                 table_record_fn fn, void *ctx, char *torn, size_t torncap)
 {
     switch (table_file_kind(path)) {
     case 0:
-        return table_read_csv(path, what, fn, ctx);
+        return table_read_csv(path, what, fn, ctx, torn, torncap);
     case 1:
         return table_read_sqlite(path, what, table, fn, ctx);
     default:
@@ -234,11 +236,13 @@ static gt_status read_table_file(const char *path, const char *what, const char 
     }
 }
 
-static gt_status read_marks(const char *path, struct marks *m)
+/* The marks of path. torn: as read_table_file. */
+static gt_status read_marks(const char *path, struct marks *m, char *torn, size_t torncap)
 {
     memset(m, 0, sizeof *m);
     m->path = path;
-    gt_status st = read_table_file(path, "sub-tracking file", "data", mark_record, m);
+    gt_status st = read_table_file(path, "sub-tracking file", "data", mark_record, m, torn,
+                                   torncap);
     if (st == GT_OK && !m->header)
         st = gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is empty (no header)", path);
     return st;
@@ -339,6 +343,8 @@ struct tracking {
     char **columns; /* the timepoint columns but the timestamp */
     size_t ncolumns;
     int *source;     /* the record's cell of each column */
+    double *values;  /* a record's value of each column, once checked */
+    unsigned char *have; /* ... and whether it has one */
     int ts_col;
     struct running *overall;
     double *ts;
@@ -346,6 +352,8 @@ struct tracking {
     struct block *blocks;
     size_t nblocks;
     const char *stf;           /* the sub-tracking file, for messages */
+    char torn[1024];           /* the cut-short last record left out, said; "" none */
+    int warn_torn;             /* 0: such a record fails the read (no one to tell) */
     /* Which blocks a timepoint is inside, swept over time: every block's
      * merged calls sorted by start, the next to enter, and those entered
      * and not yet left (at most one interval of each block). A timepoint
@@ -408,7 +416,9 @@ static gt_status timepoint_header(struct tracking *t, const struct table_cell *c
     t->columns = calloc(n + 1, sizeof *t->columns);
     t->source = calloc(n + 1, sizeof *t->source);
     t->overall = calloc(n + 1, sizeof *t->overall);
-    if (!t->columns || !t->source || !t->overall)
+    t->values = calloc(n + 1, sizeof *t->values);
+    t->have = calloc(n + 1, sizeof *t->have);
+    if (!t->columns || !t->source || !t->overall || !t->values || !t->have)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(cells[i].text, "timestamp") == 0) {
@@ -502,6 +512,16 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
     if (n > expected)
         return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu has %zu fields, the header "
                        "%zu", t->path, record, n, expected);
+    /* Every cell is checked before anything is counted: a refused record
+     * (the cut-short last one of a file, left out) changes nothing. */
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        size_t cell = (size_t)t->source[c];
+        int got = cell < n ? table_cell_number(&cells[cell], &t->values[c]) : 1;
+        if (got < 0)
+            return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: %s is not a number: "
+                           "'%s'", t->path, record, t->columns[c], cells[cell].text);
+        t->have[c] = got == 0 && !isnan(t->values[c]); /* NaN is missing, as in pandas */
+    }
     double ts;
     int rc = (size_t)t->ts_col < n ? table_cell_number(&cells[t->ts_col], &ts) : 1;
     if (rc != 0 || !isfinite(ts))
@@ -526,21 +546,14 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
     size_t nin = sweep_to(t, ts);
     for (size_t i = 0; i < nin; i++)
         t->blocks[t->inside[i]].timepoints++;
-    gt_status st = GT_OK;
-    for (size_t c = 0; c < t->ncolumns && st == GT_OK; c++) {
-        double v;
-        size_t cell = (size_t)t->source[c];
-        rc = cell < n ? table_cell_number(&cells[cell], &v) : 1;
-        if (rc < 0) {
-            st = gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: %s is not a number: '%s'",
-                         t->path, record, t->columns[c], cells[cell].text);
-        } else if (rc == 0 && !isnan(v)) { /* NaN is missing, as in pandas */
-            running_add(&t->overall[c], v);
-            for (size_t i = 0; i < nin; i++)
-                running_add(&t->blocks[t->inside[i]].usage[c], v);
-        }
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        if (!t->have[c])
+            continue;
+        running_add(&t->overall[c], t->values[c]);
+        for (size_t i = 0; i < nin; i++)
+            running_add(&t->blocks[t->inside[i]].usage[c], t->values[c]);
     }
-    return st;
+    return GT_OK;
 }
 
 static gt_status read_tracking(const char *path, struct tracking *t)
@@ -557,7 +570,8 @@ static gt_status read_tracking(const char *path, struct tracking *t)
         if (st == GT_OK)
             st = table_read_sqlite(path, "tracking file", "data", timepoint_record, t);
     } else {
-        st = table_read_csv(path, "tracking file", timepoint_record, t);
+        st = table_read_csv(path, "tracking file", timepoint_record, t,
+                            t->warn_torn ? t->torn : NULL, sizeof t->torn);
     }
     if (st == GT_OK && !t->columns)
         st = gt_fail(GT_ERR_PARSE, "tracking file '%s' has no timepoints' header: is it a "
@@ -618,6 +632,8 @@ static void tracking_free(struct tracking *t)
     free(t->columns);
     free(t->source);
     free(t->overall);
+    free(t->values);
+    free(t->have);
     free(t->ts);
     for (size_t b = 0; b < t->nblocks; b++) {
         free(t->blocks[b].span.calls);
@@ -700,6 +716,28 @@ static int name_order(const void *a, const void *b)
 gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
                               gt_format format, char **out)
 {
+    return gt_subtrack_analyze_ex(tracking_file, sub_tracking_file, format, out, NULL);
+}
+
+/* The warnings of an analysis, one a line: the cut-short last records
+ * left out. NULL when none (or out of memory: they are not worth failing
+ * the results for). */
+static char *analysis_warnings(const char *marks_torn, const char *tracking_torn)
+{
+    if (!marks_torn[0] && !tracking_torn[0])
+        return NULL;
+    char *w = NULL;
+    if (asprintf(&w, "%s%s%s%s", marks_torn, marks_torn[0] ? "\n" : "", tracking_torn,
+                 tracking_torn[0] ? "\n" : "") < 0)
+        return NULL;
+    return w;
+}
+
+gt_status gt_subtrack_analyze_ex(const char *tracking_file, const char *sub_tracking_file,
+                                 gt_format format, char **out, char **warnings)
+{
+    if (warnings)
+        *warnings = NULL;
     if (!tracking_file || !sub_tracking_file || !out ||
         (format != GT_FORMAT_TEXT && format != GT_FORMAT_JSON))
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_analyze: a tracking file, a "
@@ -707,7 +745,12 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
     *out = NULL;
     struct marks m;
     struct tracking t = {0};
-    gt_status st = read_marks(sub_tracking_file, &m);
+    char marks_torn[1024] = "";
+    /* Without a place to say so, a cut-short last record fails the read. */
+    gt_status st = read_marks(sub_tracking_file, &m, warnings ? marks_torn : NULL,
+                              sizeof marks_torn);
+    if (!warnings)
+        marks_torn[0] = '\0';
     if (st == GT_OK) {
         if (m.n) /* m.v is NULL without marks: qsort may not be given NULL */
             qsort(m.v, m.n, sizeof *m.v, mark_order);
@@ -725,6 +768,7 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
             }
     }
     t.stf = sub_tracking_file;
+    t.warn_torn = warnings != NULL;
     if (st == GT_OK)
         st = read_tracking(tracking_file, &t);
     if (st == GT_OK) {
@@ -740,6 +784,8 @@ gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_trackin
         if (!(*out = results_text(&t, format)))
             st = gt_fail(GT_ERR_NO_MEMORY, "out of memory writing the analysis");
     }
+    if (st == GT_OK && warnings)
+        *warnings = analysis_warnings(marks_torn, t.torn);
     tracking_free(&t);
     marks_free(&m);
     return st;
@@ -755,7 +801,7 @@ gt_status subtrack_blocks_read(const char *path, struct subtrack_blocks *out)
 {
     memset(out, 0, sizeof *out);
     struct marks m;
-    gt_status st = read_marks(path, &m);
+    gt_status st = read_marks(path, &m, NULL, 0);
     if (st == GT_OK) {
         if (m.n) /* m.v is NULL without marks: qsort may not be given NULL */
             qsort(m.v, m.n, sizeof *m.v, mark_order);
@@ -923,7 +969,7 @@ gt_status gt_subtrack_combine(const char *output, const char *const *inputs, siz
     /* First every input is read and checked: a bad one leaves no output. */
     for (size_t i = 0; st == GT_OK && i < n; i++) {
         c.path = inputs[i];
-        st = read_table_file(inputs[i], "sub-tracking file", "data", combine_record, &c);
+        st = read_table_file(inputs[i], "sub-tracking file", "data", combine_record, &c, NULL, 0);
     }
     if (st != GT_OK)
         return st;
@@ -937,10 +983,11 @@ gt_status gt_subtrack_combine(const char *output, const char *const *inputs, siz
     c.writing = 1;
     for (size_t i = 0; st == GT_OK && i < n; i++) {
         c.path = inputs[i];
-        st = read_table_file(inputs[i], "sub-tracking file", "data", combine_record, &c);
+        st = read_table_file(inputs[i], "sub-tracking file", "data", combine_record, &c, NULL, 0);
     }
-    table_file_close(&c.out);
     if (st != GT_OK)
-        unlink(output); /* ours, made just now: no half-combined file stays */
+        table_file_discard(&c.out); /* ours, made just now: no half-combined file stays */
+    else
+        table_file_close(&c.out);
     return st;
 }

@@ -52,7 +52,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
                          table_file_error(&s->file));
     }
     if (st != GT_OK) {
-        table_file_close(&s->file);
+        table_file_discard(&s->file);
         free(s->path);
         free(s);
         return st;

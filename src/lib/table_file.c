@@ -128,6 +128,16 @@ static int csv_line(struct table_file *f, const char *const *names,
     }
     line_put(&l, "\r\n", 2);
     int rc = l.failed ? (errno = ENOMEM, -1) : fd_write_all(f->fd, l.p, l.len);
+    if (rc == 0) {
+        f->whole += (long long)l.len;
+    } else if (!l.failed) {
+        /* Part of the row may be in the file: cut it back to the last
+         * whole row (a pipe cannot be, and keeps what it took). */
+        int e = errno;
+        if (ftruncate(f->fd, (off_t)f->whole) == 0)
+            lseek(f->fd, (off_t)f->whole, SEEK_SET);
+        errno = e;
+    }
     line_free(&l);
     return rc;
 }
@@ -210,7 +220,11 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
         return gt_fail(GT_ERR_IO, "%s '%s' already exists: set overwrite (--overwrite) to "
                        "replace it, or give another name", what, path);
     int fd;
+    if (!(f->path = strdup(path)))
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     if (gt_output_open(path, &fd) != GT_OK) {
+        free(f->path);
+        f->path = NULL;
         /* "cannot write 'PATH': WHY" becomes "cannot write <what> 'PATH': WHY" */
         static const char prefix[] = "cannot write '";
         char why[1024];
@@ -218,6 +232,11 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
         if (strncmp(why, prefix, sizeof prefix - 1) == 0)
             return gt_fail(GT_ERR_IO, "cannot write %s '%s", what, why + sizeof prefix - 1);
         return gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path, why);
+    }
+    struct stat made;
+    if (fstat(fd, &made) == 0) {
+        f->dev = made.st_dev;
+        f->ino = made.st_ino;
     }
     if (!sqlite) {
         f->fd = fd;
@@ -233,7 +252,7 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
         return GT_OK;
     gt_status st = gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path,
                            f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc));
-    table_file_close(f);
+    table_file_discard(f);
     return st;
 }
 
@@ -264,4 +283,18 @@ void table_file_close(struct table_file *f)
     f->insert = NULL;
     f->db = NULL;
     f->fd = -1;
+    free(f->path);
+    f->path = NULL;
+}
+
+void table_file_discard(struct table_file *f)
+{
+    char *path = f->path;
+    f->path = NULL;
+    table_file_close(f);
+    struct stat now;
+    if (path && lstat(path, &now) == 0 && S_ISREG(now.st_mode) && now.st_dev == f->dev &&
+        now.st_ino == f->ino)
+        unlink(path);
+    free(path);
 }

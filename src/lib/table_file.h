@@ -9,11 +9,13 @@
  * less the umask); SQLite keeps its rollback journal in memory, so no side
  * file is ever created beside the database. Each row is one write() (CSV)
  * or one committed INSERT (SQLite): a killed program keeps every row it
- * wrote. Not thread-safe: callers serialise. */
+ * wrote, and a write that fails (a full disk) leaves no part of a row.
+ * Not thread-safe: callers serialise. */
 #ifndef GT_TABLE_FILE_H
 #define GT_TABLE_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "internal.h"
 
@@ -32,6 +34,10 @@ struct table_file {
     int fd;                       /* CSV; -1 otherwise */
     struct sqlite3 *db;           /* SQLite; NULL otherwise */
     struct sqlite3_stmt *insert;  /* into the newest table */
+    long long whole;              /* CSV: bytes of whole rows written */
+    char *path;                   /* as created, for table_file_discard */
+    dev_t dev;                    /* the file created there */
+    ino_t ino;
 };
 
 /* The format a name stands for: 1 ".sqlite", 0 ".csv", -1 any other. */
@@ -52,7 +58,9 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
 int table_file_table(struct table_file *f, const char *name, const char *const *columns,
                      const struct table_value *types, int n);
 
-/* Appends one row to the newest table. 0, or -1 as table_file_table. */
+/* Appends one row to the newest table. 0, or -1 as table_file_table. A
+ * CSV row that could not be written whole (a full disk) is taken back:
+ * the file ends with its last whole row, never a torn one. */
 int table_file_row(struct table_file *f, const struct table_value *values, int n);
 
 /* Why the last call failed, for a message. */
@@ -60,5 +68,10 @@ const char *table_file_error(const struct table_file *f);
 
 /* Closes the file (every row is in it already); safe twice. */
 void table_file_close(struct table_file *f);
+
+/* Closes the file and removes it, when its name still names the file
+ * table_file_create made (a file that could not be set up is not left
+ * behind, empty). */
+void table_file_discard(struct table_file *f);
 
 #endif

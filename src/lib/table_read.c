@@ -76,6 +76,9 @@ struct csv_state {
     size_t nfields;
     size_t record;        /* records seen, the header included */
     gt_status failed;     /* fn or a bound stopped the read (gt_fail() was called) */
+    int unterminated;     /* the record csv_fini hands over has no line end */
+    char *torn;           /* where to say the cut-short last record was left out */
+    size_t torncap;
 };
 
 /* libcsv grows its field buffer through this: a field past the bound is
@@ -137,16 +140,30 @@ static void csv_record(int c, void *data)
         cells[i] = (struct table_cell){.text = s->text + s->offsets[i], .missing = s->missing[i]};
     s->record++;
     s->failed = s->fn(s->ctx, s->record, cells, s->nfields);
+    if (s->failed == GT_ERR_PARSE && s->unterminated && s->torn && s->record > 1) {
+        /* The last record has no line end and is not whole: its writer
+         * stopped in the middle of it (a full disk, a kill). The records
+         * before it are good; it is left out, and the caller says so. */
+        snprintf(s->torn, s->torncap, "%s '%s' ends with record %zu cut short (no line end, "
+                 "and %s): left out, the %zu records before it read", s->what, s->path,
+                 s->record, gt_last_error(), s->record - 1);
+        s->failed = GT_OK;
+    }
     s->nfields = 0;
     s->len = 0;
 }
 
-gt_status table_read_csv(const char *path, const char *what, table_record_fn fn, void *ctx)
+gt_status table_read_csv(const char *path, const char *what, table_record_fn fn, void *ctx,
+                         char *torn, size_t torncap)
 {
+    if (torn && torncap)
+        torn[0] = '\0';
     int fd = open_regular(path, what);
     if (fd < 0)
         return GT_ERR_IO;
-    struct csv_state s = {.fn = fn, .ctx = ctx, .path = path, .what = what};
+    struct csv_state s = {.fn = fn, .ctx = ctx, .path = path, .what = what, .torn = torn,
+                          .torncap = torncap};
+    char last = '\n'; /* the file's last byte */
     s.offsets = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.offsets);
     s.missing = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.missing);
     struct csv_parser p;
@@ -169,6 +186,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
             break;
         }
         if (n == 0) {
+            s.unterminated = last != '\n' && last != '\r';
             if (csv_fini(&p, csv_field, csv_record, &s) != 0 && !s.failed)
                 st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV after record %zu: %s",
                              what, path, s.record,
@@ -176,6 +194,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
                                                          : csv_strerror(csv_error(&p)));
             break;
         }
+        last = chunk[n - 1];
         if (csv_parse(&p, chunk, (size_t)n, csv_field, csv_record, &s) != (size_t)n && !s.failed) {
             int e = csv_error(&p);
             st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV in record %zu: %s", what, path,

@@ -44,8 +44,14 @@ typedef gt_status (*table_record_fn)(void *ctx, size_t record, const struct tabl
 /* Reads every record of the CSV file path. what names the file in messages
  * ("tracking file"). GT_OK; GT_ERR_IO (cannot be read, not a regular file),
  * GT_ERR_PARSE (a field or record over the bounds, an unterminated quote),
- * GT_ERR_NO_MEMORY, or fn's failure, with gt_last_error() set. */
-gt_status table_read_csv(const char *path, const char *what, table_record_fn fn, void *ctx);
+ * GT_ERR_NO_MEMORY, or fn's failure, with gt_last_error() set. A last
+ * record with no line end that fn refuses (GT_ERR_PARSE: its writer
+ * stopped in the middle of it) is left out instead, and a one-line
+ * warning saying so goes to torn (torncap bytes; "" when none; torn NULL:
+ * such a record fails the read). fn must refuse a record before it counts
+ * any of it. */
+gt_status table_read_csv(const char *path, const char *what, table_record_fn fn, void *ctx,
+                         char *torn, size_t torncap);
 
 /* Reads the table named table of the SQLite file path: the column names,
  * then every row. Errors as table_read_csv (GT_ERR_PARSE also when the file

@@ -114,7 +114,7 @@ gt_status tracking_file_open(struct tracking_file *k, const char *path, int over
                          TRACKING_TIMEPOINT_COLUMNS) < 0) {
         status = gt_fail(GT_ERR_IO, "cannot write tracking file '%s': %s", path,
                          table_file_error(&k->file));
-        tracking_file_close(k);
+        table_file_discard(&k->file); /* not left behind, empty */
     }
     return status;
 }

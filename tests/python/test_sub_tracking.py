@@ -364,3 +364,17 @@ def test_a_computed_sqlite_column_never_runs(tmp_path):
     tfs, stfs = gpu_tracker_session(tmp_path, '.sqlite', seed=5)
     analyzer = SubTrackingAnalyzer(tfs, stfs)
     assert len(analyzer.load_timepoints([(0.0, 3e9)])) > 0
+
+
+def test_a_torn_last_row_is_left_out_with_a_warning(tmp_path, caplog):
+    # A tracking file whose writer stopped in the middle of its last row
+    # (a full disk, a kill): the rows before it are analysed, and the
+    # warning says which record was left out.
+    tf, stf = gpu_tracker_session(tmp_path, '.csv', seed=6)
+    whole = SubTrackingAnalyzer(tf, stf).sub_tracking_results()
+    with open(tf, 'a') as f:
+        f.write('1.5,2')
+    with caplog.at_level(logging.WARNING, logger='gputracker'):
+        torn = SubTrackingAnalyzer(tf, stf).sub_tracking_results()
+    assert 'cut short' in caplog.text and 'left out' in caplog.text
+    assert str(torn) == str(whole)
