@@ -448,6 +448,14 @@ typedef struct gt_cgroup_usage {
     char pressure_reason[GT_REASON_LEN];
     double cpu_some, cpu_full, memory_some, memory_full, io_some, io_full;
     double pressure_seconds;   /* the wall time the shares are of */
+
+    /* ---- Added in 0.4 (a struct_size without them is still taken) ----
+     * Non-zero: the tracked process was found outside the group (it moved
+     * itself out, or was moved): the group's figures leave out what it
+     * used from then on, and undercount the job. The group is still the
+     * job's (available), and still right for what ran in it. */
+    int incomplete;
+    char incomplete_reason[GT_REASON_LEN];
 } gt_cgroup_usage;
 
 /* The energy of the machine's CPU packages and DRAM over the run

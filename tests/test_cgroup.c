@@ -805,6 +805,50 @@ static int real_tests(void)
     free(text);
     CHECK(leftovers(p) == 0);
 
+    /* The command makes groups of its own beneath the job's, and runs in
+     * the deepest: still the job's (nothing undercounted), and every
+     * group is removed at the end, deepest first (the job's was left
+     * behind, "busy", though empty). */
+    char script[4096], own_group[512];
+    if (version == 1)
+        snprintf(own_group, sizeof own_group,
+                 "%s$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)", mount);
+    else
+        snprintf(own_group, sizeof own_group, "%s$(awk -F: '$1 == 0 {print $3}' /proc/self/cgroup)",
+                 mount);
+    snprintf(script, sizeof script, "d=%s; mkdir -p $d/nested/deeper && echo $$ > "
+             "$d/nested/deeper/cgroup.procs && exec sleep 0.3", own_group);
+    char *nested_args[] = {"gpu-tracker", "--cgroup", "-f", "json", "-o", json, "--st", "0.05",
+                           "--", "/bin/sh", "-c", script, NULL};
+    gt = start_in(p, nested_args);
+    CHECK(waitpid(gt, &ws, 0) == gt && WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    c = cgroup_of(json);
+    json_object *flag = NULL;
+    CHECK_MSG(c && json_object_object_get_ex(c, "incomplete", &flag) &&
+                  !json_object_get_boolean(flag),
+              "%s", c ? json_object_to_json_string(c) : "no cgroup");
+    json_object_put(c);
+    CHECK_MSG(leftovers(p) == 0, "%d groups left in %s after a job that made its own", leftovers(p),
+              p);
+
+    /* The command moves itself out of the job's group: the group is still
+     * the job's, but its figures undercount, and the JSON says so. */
+    snprintf(script, sizeof script, "echo $$ > %s/cgroup.procs && exec sleep 0.5", p);
+    char *out_args[] = {"gpu-tracker", "--cgroup", "-f", "json", "-o", json, "--st", "0.05", "--",
+                        "/bin/sh", "-c", script, NULL};
+    gt = start_in(p, out_args);
+    CHECK(waitpid(gt, &ws, 0) == gt && WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    c = cgroup_of(json);
+    json_object *why = NULL;
+    CHECK_MSG(c && json_object_object_get_ex(c, "incomplete", &flag) &&
+                  json_object_get_boolean(flag) &&
+                  json_object_object_get_ex(c, "incomplete_reason", &why) &&
+                  strstr(json_object_get_string(why), ") left the cgroup for ") &&
+                  strstr(json_object_get_string(why), "gt-test-"),
+              "%s", c ? json_object_to_json_string(c) : "no cgroup");
+    json_object_put(c);
+    CHECK(leftovers(p) == 0);
+
     /* Interrupted: the group is removed all the same. */
     char *int_args[] = {"gpu-tracker", "--cgroup", "--st", "0.2", "--", WORKLOAD_BIN, "hold",
                         "16", "60", NULL};

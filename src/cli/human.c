@@ -85,6 +85,8 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
     }
     fprintf(f, LABEL "%s (v%d%s)\n", "Job cgroup", cg->path, cg->version,
             cg->created ? ", made for the run" : "");
+    if (cg->incomplete)
+        fprintf(f, LABEL "%s: its figures undercount the job\n", "", cg->incomplete_reason);
     if (cg->memory_available) {
         fprintf(f, LABEL "%s, %s (anon %s, file %s, shmem %s at the highest sample)", "Group peak",
                 human_bytes(a, sizeof a, cg->memory_peak),

@@ -23,7 +23,7 @@ static void clear(struct cgroup_reader *r)
     memset(r, 0, sizeof *r);
     int *fds[] = {&r->procs_fd, &r->current_fd, &r->peak_fd, &r->stat_fd, &r->events_fd,
                   &r->limit_fd, &r->failcnt_fd, &r->cpu_fd, &r->cpu_split_fd, &r->throttle_fd,
-                  &r->quota_fd, &r->period_fd};
+                  &r->quota_fd, &r->period_fd, &r->group_dir_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         *fds[i] = -1;
     for (int i = 0; i < CGROUP_PSI_N; i++)
@@ -39,7 +39,7 @@ static void close_fds(struct cgroup_reader *r)
 {
     int *fds[] = {&r->procs_fd, &r->current_fd, &r->peak_fd, &r->stat_fd, &r->events_fd,
                   &r->limit_fd, &r->failcnt_fd, &r->cpu_fd, &r->cpu_split_fd, &r->throttle_fd,
-                  &r->quota_fd, &r->period_fd};
+                  &r->quota_fd, &r->period_fd, &r->group_dir_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (*fds[i] >= 0) {
             close(*fds[i]);
@@ -120,6 +120,11 @@ static void open_v1(struct cgroup_reader *r, int mem, int cpuacct, int cpu)
 {
     r->procs_fd = open_file(mem, "cgroup.procs");
     r->procs_errno = errno;
+    /* v1 keeps the PID list an open cgroup.procs read, for as long as it is
+     * read again within a second: read through a kept descriptor at every
+     * sample, the members would never change. It is opened anew each time
+     * from the group's directory. */
+    r->group_dir_fd = fcntl(mem, F_DUPFD_CLOEXEC, 0);
     r->current_fd = open_file(mem, "memory.usage_in_bytes");
     r->peak_fd = open_file(mem, "memory.max_usage_in_bytes");
     r->stat_fd = open_file(mem, "memory.stat");
@@ -245,6 +250,7 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
 {
     clear(r);
     r->self_pid = getpid();
+    r->root_pid = pid;
     r->proc_root = proc_root;
     r->ticks_per_second = ticks_per_second > 0 ? ticks_per_second : 100;
     char who[24];
@@ -326,8 +332,18 @@ static int read_keyed(struct cgroup_reader *r, int fd, const char *const *keys, 
 static int read_members(struct cgroup_reader *r)
 {
     size_t len;
-    if (read_kept(r, r->procs_fd, MAX_PROCS_BYTES, &len) < 0)
+    if (r->version == 1 && r->group_dir_fd >= 0) {
+        int fd = open_file(r->group_dir_fd, "cgroup.procs");
+        int rc = fd < 0 ? -1 : procfs_pread_grow(fd, &r->buf, &r->bufcap, MAX_PROCS_BYTES, &len);
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        errno = e;
+        if (rc < 0)
+            return -1;
+    } else if (read_kept(r, r->procs_fd, MAX_PROCS_BYTES, &len) < 0) {
         return -1;
+    }
     r->nmembers = 0;
     const char *p = r->buf, *end = r->buf + len;
     while (p < end) {
@@ -513,6 +529,44 @@ static void drop_tree_newborns(struct cgroup_reader *r, const struct pid_roles *
     r->nmembers = kept;
 }
 
+/* 1 when the tracked process is in neither the group nor a group beneath
+ * it, with where it is in r->outside_path; 0 when it is inside, or cannot
+ * be told (its /proc entry gone). Looked at only when it is not among the
+ * members (cgroup.procs lists a group's own members, not its children's):
+ * a job that makes groups of its own pays a read of /proc/PID/stat and
+ * /proc/PID/cgroup a sample, one that does not pays nothing. */
+static int root_outside(struct cgroup_reader *r)
+{
+    for (size_t i = 0; i < r->nmembers; i++)
+        if (r->members[i] == r->root_pid)
+            return 0;
+    char who[24], why[256];
+    snprintf(who, sizeof who, "%d", (int)r->root_pid);
+    /* An exited process (a zombie not yet reaped: the final sample's
+     * command) has left every group: v1 shows it in the root one. */
+    char path[4096], buf[1024];
+    snprintf(path, sizeof path, "%s/%s", r->proc_root, who);
+    int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    size_t len = 0;
+    struct proc_stat st;
+    int alive = dirfd >= 0 && procfs_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
+                proc_parse_stat(buf, len, &st) == 0 && st.state != 'Z' && st.state != 'X';
+    if (dirfd >= 0)
+        close(dirfd);
+    struct cgroup_membership m;
+    if (!alive || membership(r->proc_root, who, &m, why, sizeof why) < 0)
+        return 0;
+    const char *now = r->version == 1 ? (m.have_memory ? m.memory : NULL)
+                                      : (m.have_unified ? m.unified : NULL);
+    if (!now)
+        return 0;
+    size_t n = strlen(r->path);
+    int inside = strncmp(now, r->path, n) == 0 && (now[n] == '\0' || now[n] == '/');
+    if (!inside)
+        snprintf(r->outside_path, sizeof r->outside_path, "%s", now);
+    return !inside;
+}
+
 GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
                        struct cgroup_sample *out)
 {
@@ -524,6 +578,11 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles
     out->self_pid = r->self_pid;
     if (read_members(r) < 0)
         return -1; /* the group is gone (or its list is not one): nothing of it counts */
+    if (r->root_pid > 0 && root_outside(r)) {
+        out->root_outside = 1;
+        out->root_pid = r->root_pid;
+        out->outside_path = r->outside_path;
+    }
     if (roles && roles->index)
         drop_tree_newborns(r, roles);
     out->members_ok = 1;

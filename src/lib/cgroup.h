@@ -44,6 +44,7 @@ struct cgroup_reader {
     /* Kept descriptors, -1 when that file is not there. */
     int procs_fd, current_fd, peak_fd, stat_fd, events_fd, limit_fd, failcnt_fd;
     int procs_errno;          /* why cgroup.procs could not be opened */
+    int group_dir_fd;         /* v1: the group's directory, for cgroup.procs afresh */
     int cpu_fd;               /* v2 cpu.stat; v1 cpuacct.usage */
     int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
     int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */
@@ -51,6 +52,8 @@ struct cgroup_reader {
     int psi_fd[CGROUP_PSI_N];
     double ticks_per_second;  /* v1 cpuacct.stat's unit */
     pid_t self_pid;
+    pid_t root_pid;           /* the tracked process */
+    char outside_path[CGROUP_PATH_LEN]; /* where it is, once out of the group */
     const char *proc_root;    /* the caller's, for a member's parent */
     pid_t *members;
     size_t nmembers, capmembers;

@@ -45,6 +45,9 @@ json_object *cgroup_json_object(const gt_cgroup_usage *c)
     add_bool(root, "created", c->created);
     json_object_object_add(root, "created_reason",
                            c->created_reason[0] ? json_new_text(c->created_reason) : NULL);
+    add_bool(root, "incomplete", c->incomplete);
+    json_object_object_add(root, "incomplete_reason",
+                           c->incomplete ? json_new_text(c->incomplete_reason) : NULL);
 
     json_object *m = json_object_new_object();
     add_bool(m, "available", c->memory_available);
@@ -149,6 +152,16 @@ void cgroup_json_read(struct json_reader *r, json_object *o, const char *path,
     if (r->status == GT_OK && json_object_object_get_ex(o, "created_reason", &cr) && cr)
         json_read_string(r, o, "created_reason", at(&x, ""), c->created_reason,
                          sizeof c->created_reason);
+    /* Since 0.4; an older document has neither. */
+    json_object *inc = NULL;
+    if (r->status == GT_OK && json_object_object_get_ex(o, "incomplete", &inc)) {
+        c->incomplete = json_read_bool(r, o, "incomplete", at(&x, ""));
+        json_object *ir = NULL;
+        if (c->incomplete && r->status == GT_OK &&
+            json_object_object_get_ex(o, "incomplete_reason", &ir) && ir)
+            json_read_string(r, o, "incomplete_reason", at(&x, ""), c->incomplete_reason,
+                             sizeof c->incomplete_reason);
+    }
 
     json_object *m = part(&x, o, "memory");
     c->memory_available = availability(&x, m, "memory", c->memory_reason);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cgroup_own.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -221,12 +222,50 @@ int cgroup_own_make(struct cgroup_own *o, const char *proc_root, const char *sys
     return 0;
 }
 
+/* Deeper than this, groups the job made beneath ours are left (the kernel
+ * allows a depth set by cgroup.max.depth; a job has no reason to go so
+ * deep). */
+#define CGROUP_OWN_MAX_DEPTH 32
+
+static int empty_and_remove_at(int parent, const char *name, int dest, char *why, size_t whycap,
+                               int depth);
+
+/* Removes the groups the job made beneath g (each emptied into dest
+ * first), deepest first: a group with children cannot be removed. */
+static void remove_children(int g, int dest, char *why, size_t whycap, int depth)
+{
+    int copy = fcntl(g, F_DUPFD_CLOEXEC, 0);
+    DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+    if (!d) {
+        if (copy >= 0)
+            close(copy);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        /* what the job made is its own business: removed if we can, and
+         * its removal's failure is said for our group, below */
+        empty_and_remove_at(g, e->d_name, dest, why, whycap, depth + 1);
+    }
+    closedir(d);
+}
+
 /* Moves the members of parent/name into dest, then removes parent/name. */
 static int empty_and_remove(int parent, const char *name, int dest, char *why, size_t whycap)
 {
-    int g = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return empty_and_remove_at(parent, name, dest, why, whycap, 0);
+}
+
+static int empty_and_remove_at(int parent, const char *name, int dest, char *why, size_t whycap,
+                               int depth)
+{
+    int g = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (g < 0)
         return errno == ENOENT ? 0 : -1;
+    if (depth < CGROUP_OWN_MAX_DEPTH)
+        remove_children(g, dest, why, whycap, depth);
     /* A process forking as it is moved may leave a child behind: a few
      * rounds. */
     for (int round = 0; round < 8; round++) {

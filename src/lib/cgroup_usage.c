@@ -64,6 +64,11 @@ GT_HOT void cgroup_acc_step(struct cgroup_acc *a, const struct cgroup_sample *s,
     }
     if (s->members_ok && roles && roles->index && !a->shared)
         check_members(a, s, roles, baseline);
+    if (s->root_outside && !a->left) {
+        a->left = 1;
+        a->left_pid = s->root_pid;
+        snprintf(a->left_path, sizeof a->left_path, "%s", s->outside_path ? s->outside_path : "");
+    }
     if (s->mem_ok && (!a->mem_seen || s->mem_current > a->peak_sampled)) {
         a->peak_sampled = s->mem_current;
         /* the split is read by the sample that sets a new high */
@@ -139,6 +144,13 @@ void cgroup_acc_fill(const struct cgroup_acc *a, const struct cgroup_reasons *wh
                  "its figures are not the job's", a->path, (int)a->outsider);
     } else {
         out->available = 1;
+        if (a->left) {
+            out->incomplete = 1;
+            snprintf(out->incomplete_reason, sizeof out->incomplete_reason,
+                     "the tracked process (PID %d) left the cgroup for %.120s: the group's "
+                     "figures leave out what it used from then on", (int)a->left_pid,
+                     a->left_path);
+        }
     }
     if (!out->available) {
         text(out->memory_reason, out->reason);

@@ -26,6 +26,9 @@ struct cgroup_acc {
     char path[CGROUP_PATH_LEN];
     int shared;
     pid_t outsider;           /* the first member found outside the tree */
+    int left;                 /* the tracked process was found out of the group */
+    pid_t left_pid;
+    char left_path[CGROUP_PATH_LEN]; /* where it was then */
     pid_t pending[2][CGROUP_PENDING_MAX]; /* strangers at the last sample
                                  ([0]: there once in a row, [1]: twice) */
     size_t npending[2];

@@ -1082,6 +1082,11 @@ static void slow_section(struct sb *b, const gt_snapshot *s)
         return;
     }
     char v[64], sub[256], t[64];
+    if (c->incomplete) {
+        sb_puts(b, "<p class=\"note\">These figures undercount the job: ");
+        sb_text(b, c->incomplete_reason);
+        sb_puts(b, ".</p>\n");
+    }
     sb_puts(b, "<div class=\"cards\">\n");
     if (c->memory_available) {
         fmt_bytes(c->memory_peak, v, sizeof v);

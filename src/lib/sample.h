@@ -239,6 +239,11 @@ struct cgroup_sample {
     const pid_t *members;
     size_t nmembers;
     pid_t self_pid;
+    /* The tracked process is in neither the group nor a group beneath it
+     * (it moved out): outside_path is where it is now (the reader's). */
+    int root_outside;
+    pid_t root_pid;
+    const char *outside_path;
     int mem_ok;                  /* usage now */
     unsigned long long mem_current;
     int peak_ok;                 /* the kernel's high-water mark */

@@ -6,6 +6,7 @@
 #include "tracker_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -624,17 +625,24 @@ gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)
 gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
 {
     gt_clear_error();
+    /* A caller built before 0.4 has no room for incomplete*: it is given
+     * the fields it knows. */
     gt_status st = gt_check_out_struct("gt_tracker_cgroup", t, out, "gt_cgroup_usage",
-                                       out ? out->struct_size : 0, sizeof(gt_cgroup_usage));
+                                       out ? out->struct_size : 0,
+                                       offsetof(gt_cgroup_usage, incomplete));
     if (st != GT_OK)
         return st;
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (t->state == STATE_NEW)
         return gt_fail(GT_ERR_STATE, "no cgroup figures: the tracker has not been started");
+    gt_cgroup_usage all = {.struct_size = sizeof all};
     pthread_mutex_lock(&t->lock);
-    tracker_fill_cgroup_locked(t, out);
+    tracker_fill_cgroup_locked(t, &all);
     pthread_mutex_unlock(&t->lock);
+    size_t size = out->struct_size < sizeof all ? out->struct_size : sizeof all;
+    memcpy(out, &all, size);
+    out->struct_size = size;
     return GT_OK;
 }
 
