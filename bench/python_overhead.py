@@ -158,5 +158,69 @@ def main():
             py_mem = statistics.median(p[part][1] for p in python)
             print(f'{name:<42} {py_cpu * 1e3:8.1f} {py_cpu / cpu:10.2f} {py_mem:11.2f} {py_mem / rss:10.2f}')
 
+LOAD_SCRIPT = """
+import resource, sys, time
+from gputracker import ResourceTracker
+t0 = time.perf_counter()
+t = ResourceTracker.load(sys.argv[1])
+t1 = time.perf_counter()
+t.stats()
+t2 = time.perf_counter()
+t.report()
+t3 = time.perf_counter()
+print(t1 - t0, t2 - t1, t3 - t2, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def write_rt_snapshot(path, n):
+    """A resource_tracker 0.4 snapshot of n rows a series (compact JSON, gzipped)."""
+    import gzip
+    import json
+    meta = {'version': 1, 'resource_tracker': {'version': '0.4.2', 'implementation': 'procfs'}, 'pid': 42,
+            'children': True, 'interval': 1, 'method': None, 'autostart': True, 'track_processes': True,
+            'track_system': True, 'discover_server': True, 'discover_cloud': False,
+            'start_time': 1.7e9, 'stop_time': 1.7e9 + n, 'duration': n + 1.0}
+    server = {'os': 'Linux', 'vcpus': 8, 'memory_mb': 32000.0, 'gpu_count': 0, 'gpu_names': [], 'gpu_name': '',
+              'gpu_memory_mb': 0, 'allocation': 'dedicated'}
+    with gzip.open(path, 'wt') as f:
+        f.write('{"metadata":%s,"server_info":%s,"cloud_info":null,"process_metrics":['
+                % (json.dumps(meta), json.dumps(server)))
+        for i in range(n):
+            f.write(('' if i == 0 else ',') + '{"timestamp":%.1f,"pid":42,"children":2,"utime":0.5,"stime":0.25,'
+                    '"cpu_usage":0.75,"memory":%d,"read_bytes":0,"write_bytes":4096,"gpu_usage":0.0,'
+                    '"gpu_vram":0.0,"gpu_utilized":0}' % (1.7e9 + i + 1, 204800 + i % 100))
+        f.write('],"system_metrics":[')
+        for i in range(n):
+            f.write(('' if i == 0 else ',') + '{"timestamp":%.1f,"processes":300,"utime":1.0,"stime":0.5,'
+                    '"cpu_usage":1.5,"memory_free":1000,"memory_used":1000,"memory_buffers":1000,'
+                    '"memory_cached":1000,"memory_active":1000,"memory_inactive":1000,"disk_read_bytes":0,'
+                    '"disk_write_bytes":0,"disk_space_total_gb":100.0,"disk_space_used_gb":50.0,'
+                    '"disk_space_free_gb":50.0,"net_recv_bytes":7,"net_sent_bytes":8,"gpu_usage":0.0,'
+                    '"gpu_vram":0.0,"gpu_utilized":0}' % (1.7e9 + i + 1))
+        f.write(']}')
+
+
+def snapshot_loading(gpu_tracker, rows=200000):
+    """ResourceTracker.load() of a big snapshot, then stats() and report(),
+    against `gpu-tracker stats` of the same file: the rows are read by the
+    library and kept as columns of 8-byte values."""
+    print(f'\nPython: ResourceTracker.load() of a resource_tracker snapshot of {rows} rows a series, then '
+          f'stats() and report(); the command reads it for `stats`.')
+    with tempfile.TemporaryDirectory(prefix='gt-bench-load-') as work:
+        path = os.path.join(work, 'big.json.gz')
+        write_rt_snapshot(path, rows)
+        out = subprocess.run([sys.executable, '-c', LOAD_SCRIPT, path], capture_output=True, text=True,
+                             check=True).stdout.split()
+        load, stats, report, kib = float(out[0]), float(out[1]), float(out[2]), int(out[3])
+        start = time.perf_counter()
+        child = subprocess.Popen([gpu_tracker, 'stats', path], stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        command_s = time.perf_counter() - start
+    print(f'{"":<42} {"load s":>8} {"stats s":>8} {"report s":>9} {"peak RSS MiB":>13}')
+    print(f'{"gputracker.ResourceTracker.load()":<42} {load:8.2f} {stats:8.2f} {report:9.2f} {kib / 1024:13.1f}')
+    print(f'{"gpu-tracker stats":<42} {command_s:8.2f} {"":>8} {"":>9} {usage.ru_maxrss / 1024:13.1f}')
+
+
 if __name__ == '__main__':
     main()
+    snapshot_loading(os.path.abspath(sys.argv[2]))

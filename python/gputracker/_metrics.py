@@ -76,6 +76,23 @@ class MetricsTable:
         table._data = [list(col) for col in zip(*rows)] if rows else [[] for _ in table.columns]
         return table
 
+    @classmethod
+    def _from_columns(cls, columns: Iterable[str], data: List[Any]) -> 'MetricsTable':
+        """A table over the given columns (array.array of a loaded snapshot,
+        8 bytes a value), shared, not copied: a column is read as a list."""
+        table = cls(columns=columns)
+        table._data = list(data)
+        return table
+
+    def _raw_columns(self) -> list:
+        """The columns as kept (arrays shared; lists copied, since a list
+        column is handed out as it is and may be changed)."""
+        return [values if not isinstance(values, list) else list(values) for values in self._data]
+
+    def _column(self, i: int) -> list:
+        values = self._data[i]
+        return values if isinstance(values, list) else values.tolist()
+
     def __len__(self) -> int:
         return len(self._data[0]) if self._data else 0
 
@@ -87,7 +104,7 @@ class MetricsTable:
         if isinstance(key, str):
             if key not in self.columns:
                 raise KeyError(f'no column {key!r}; the columns are {", ".join(self.columns)}')
-            return self._data[self.columns.index(key)]
+            return self._column(self.columns.index(key))
         if isinstance(key, int):
             return {col: values[key] for col, values in zip(self.columns, self._data)}
         if isinstance(key, slice):
@@ -110,7 +127,9 @@ class MetricsTable:
             self._data.append(values)
 
     def __eq__(self, other):
-        return isinstance(other, MetricsTable) and self.columns == other.columns and self._data == other._data
+        return isinstance(other, MetricsTable) and self.columns == other.columns and \
+            [self._column(i) for i in range(len(self._data))] == \
+            [other._column(i) for i in range(len(other._data))]
 
     def __repr__(self) -> str:
         return f'MetricsTable with {len(self)} rows and {len(self.columns)} columns: {", ".join(self.columns)}'
@@ -150,7 +169,7 @@ class MetricsTable:
             import pandas
         except ImportError as e:
             raise ImportError('to_pandas() needs pandas: pip install pandas (Debian: python3-pandas)') from e
-        return pandas.DataFrame({col: values for col, values in zip(self.columns, self._data)},
+        return pandas.DataFrame({col: self._column(i) for i, col in enumerate(self.columns)},
                                 columns=self.columns)
 
     def stats(self, specs: List[StatSpec]) -> Dict[str, Dict[str, Any]]:

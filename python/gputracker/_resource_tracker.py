@@ -166,10 +166,13 @@ class ResourceTracker:
     # ---- metrics ----------------------------------------------------------
 
     def _table(self, kind: int) -> MetricsTable:
+        columns = PROCESS_COLUMNS if kind == _PROCESS else SYSTEM_COLUMNS
+        if self._loaded is not None:  # a snapshot's rows: a column of 8-byte values each
+            return MetricsTable._from_columns(columns, self._loaded['columns'][kind])
         rows = self._rows[kind]
         if self._native is not None:
             rows.extend(self._native.rows(kind, len(rows)))
-        return MetricsTable._from_rows(PROCESS_COLUMNS if kind == _PROCESS else SYSTEM_COLUMNS, rows)
+        return MetricsTable._from_rows(columns, rows)
 
     @property
     def process_metrics(self) -> MetricsTable:
@@ -223,7 +226,10 @@ class ResourceTracker:
         n = min(len(process), len(system))
         if n == 0:
             return MetricsTable(data=[])
-        process, system = process[:n], system[:n]
+        if len(process) != n:
+            process = process[:n]
+        if len(system) != n:
+            system = system[:n]
         if bytes:
             for table in (system, process):
                 for col, factor in BYTE_MAPPING.items():
@@ -237,11 +243,12 @@ class ResourceTracker:
         def name(col):
             return HUMAN_NAMES_MAPPING.get(col, col) if human_names else col
 
-        combined = system.rename(
-            {col: (system_prefix if col != 'timestamp' else '') + name(col) for col in system.columns})
-        for col in process.columns[1:]:
-            combined[process_prefix + name(col)] = process[col]
-        return combined
+        # The columns themselves, not copies: a loaded snapshot's are arrays
+        # of 8-byte values, which a list of Python numbers would make 4
+        # times larger (a million rows: 1 GB).
+        columns = [(system_prefix if col != 'timestamp' else '') + name(col) for col in system.columns]
+        columns += [process_prefix + name(col) for col in process.columns[1:]]
+        return MetricsTable._from_columns(columns, system._raw_columns() + process._raw_columns()[1:])
 
     def stats(self, specs: List[StatSpec] = DEFAULT_STATS_SPECS) -> dict:
         """Statistics of the combined metrics ({column: {agg: value}}); the
@@ -292,8 +299,8 @@ class ResourceTracker:
         server_json = json.dumps(self.recommend_server(historical_stats=historical_stats)) if server else None
         if self._native is not None:
             return Report(self._native.snapshot_text(_REPORT, server_json))
-        data = json.dumps(self._loaded['document']).encode()
-        return Report(_native.snapshot_convert(data, _REPORT, server_json, 0))
+        # From the snapshot the library read: nothing is read or built again.
+        return Report(_native.snapshot_report(self._loaded['snapshot'], server_json))
 
     # ---- what ran where -----------------------------------------------------
 
@@ -340,6 +347,8 @@ class ResourceTracker:
                 snap['system_metrics'] = []
         else:
             snap = copy.deepcopy(self._loaded['document'])
+            snap['process_metrics'] = self._table(_PROCESS).to_dict()
+            snap['system_metrics'] = self._table(_SYSTEM).to_dict()
         stop = self.stop_time or time.time()
         snap['metadata'].update({
             'pid': self.pid, 'children': self.children, 'interval': self.interval, 'method': self.method,
@@ -350,21 +359,39 @@ class ResourceTracker:
         return snap
 
     @classmethod
-    def from_snapshot(cls, snapshot: dict) -> 'ResourceTracker':
+    def from_snapshot(cls, snapshot: dict, max_rows: int = 0) -> 'ResourceTracker':
         """A stopped tracker holding a snapshot's data: resource_tracker's
         (its 0.4 or 0.5 shape) or gpu-tracker's own. ValueError naming the
-        first problem when it is not one."""
-        return cls._from_bytes(json.dumps(snapshot).encode(), snapshot.get('metadata'))
+        first problem when it is not one. max_rows: as for load()."""
+        return cls._from_bytes(json.dumps(snapshot).encode(), snapshot.get('metadata'), max_rows)
 
     @classmethod
-    def _from_bytes(cls, data, metadata: Optional[dict] = None) -> 'ResourceTracker':
+    def _from_bytes(cls, data, metadata: Optional[dict] = None, max_rows: int = 0) -> 'ResourceTracker':
         # data: the document's bytes, or a file's path (str). The library
-        # reads and checks it (bounded, every value in range)
-        # and gives it back in one shape: resource_tracker 0.4's. How the
-        # original tracker was set up (method, autostart, track_*, discover_*)
-        # comes from the caller's dict when there is one (from_snapshot);
-        # a file is never parsed a second time, here without bounds.
-        doc = json.loads(_native.snapshot_convert(data, _SNAPSHOT_RESOURCE_TRACKER, None, 0))
+        # reads and checks it (bounded, every value in range) and gives back
+        # its metadata in one shape, resource_tracker 0.4's, and its rows as
+        # columns of 8-byte values: no row becomes JSON or a Python object
+        # (a snapshot of a million rows took 2.35 GB and 45 s that way). How
+        # the original tracker was set up (method, autostart, track_*,
+        # discover_*) comes from the caller's dict when there is one
+        # (from_snapshot); a file is never parsed a second time, here
+        # without bounds.
+        from array import array
+        text, process, system, snapshot = _native.snapshot_load(data, max_rows)
+        doc = json.loads(text)
+
+        def columns(pairs):
+            # Each column's bytes are let go once copied: at most one column
+            # is held twice.
+            out = []
+            pairs.reverse()
+            while pairs:
+                typecode, raw = pairs.pop()
+                column = array(typecode)
+                column.frombytes(raw)
+                del raw
+                out.append(column)
+            return out
         got = doc['metadata']
         meta = metadata if isinstance(metadata, dict) else {}
         tracker = cls(pid=got['pid'] or None, children=got['children'],
@@ -375,9 +402,9 @@ class ResourceTracker:
                       discover_cloud=meta.get('discover_cloud', got['discover_cloud']) is not False)
         tracker.start_time = got['start_time']
         tracker.stop_time = got['stop_time']
-        tracker._loaded = {'document': doc, 'server_info': doc['server_info'], 'cloud_info': doc['cloud_info']}
-        tracker._rows[_PROCESS] = [tuple(row[c] for c in PROCESS_COLUMNS) for row in doc['process_metrics']]
-        tracker._rows[_SYSTEM] = [tuple(row[c] for c in SYSTEM_COLUMNS) for row in doc['system_metrics']]
+        kept = {_PROCESS: columns(process), _SYSTEM: columns(system)}
+        tracker._loaded = {'document': doc, 'server_info': doc['server_info'], 'cloud_info': doc['cloud_info'],
+                           'snapshot': snapshot, 'columns': kept}
         return tracker
 
     def dumps(self) -> str:
@@ -385,9 +412,9 @@ class ResourceTracker:
         return json.dumps(self.snapshot())
 
     @classmethod
-    def loads(cls, s: str) -> 'ResourceTracker':
+    def loads(cls, s: str, max_rows: int = 0) -> 'ResourceTracker':
         """from_snapshot() of JSON text."""
-        return cls._from_bytes(s.encode())
+        return cls._from_bytes(s.encode(), None, max_rows)
 
     def dump(self, file: str) -> None:
         """snapshot() as gzipped JSON in file (what resource_tracker's load() reads)."""
@@ -396,9 +423,12 @@ class ResourceTracker:
             f.write(self.dumps().encode())
 
     @classmethod
-    def load(cls, file: str) -> 'ResourceTracker':
+    def load(cls, file: str, max_rows: int = 0) -> 'ResourceTracker':
         """A tracker from a snapshot file: resource_tracker's dump() (gzipped
         or not, 0.4 or 0.5) or gpu-tracker's --snapshot. Read by the library
-        as `gpu-tracker stats` reads one (a regular file, its size bounded):
-        OSError when it cannot be, ValueError naming the first problem."""
-        return cls._from_bytes(os.fspath(file))
+        as `gpu-tracker stats` reads one (a regular file, its size bounded,
+        at most max_rows rows a series: 0, the default, is a million, as
+        `stats`): OSError when it cannot be, ValueError naming the first
+        problem. Its rows are kept as columns of 8-byte values: a million
+        rows of both series take about 260 MB."""
+        return cls._from_bytes(os.fspath(file), None, max_rows)

@@ -402,6 +402,43 @@ def test_snapshot_round_trips(tmp_path):
         ResourceTracker.load(str(tmp_path))
 
 
+def test_load_of_many_rows_keeps_columns(tmp_path):
+    # The attack: load() of a snapshot of a million rows took 2.35 GB and
+    # 45 s (every row became JSON text, then a dict, then a tuple), and
+    # report() then failed. The library reads the file; Python keeps each
+    # column as an array of 8-byte values, and the report is made from what
+    # was read. Here 50 000 rows a series: Python's own allocations stay
+    # near 8 bytes a value (13 MB), where the rows as dicts took ten times
+    # that.
+    import tracemalloc
+    n = 50000
+    doc = rt_document('0.4')
+    doc['process_metrics'] = [dict(doc['process_metrics'][0], timestamp=1700000001.0 + i,
+                                   memory=204800 + i % 7) for i in range(n)]
+    doc['system_metrics'] = [dict(doc['system_metrics'][0], timestamp=1700000001.0 + i) for i in range(n)]
+    doc['metadata']['stop_time'] = 1700000001.0 + n
+    path = tmp_path / 'many.json.gz'
+    path.write_bytes(gzip.compress(json.dumps(doc, separators=(',', ':')).encode()))
+    del doc
+    tracemalloc.start()
+    t = ResourceTracker.load(str(path))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert t.n_samples == n
+    assert peak < 30 * 2 ** 20, f'load() allocated {peak / 2 ** 20:.1f} MiB in Python for {n} rows'
+    assert t.process_metrics['memory'][:8] == [204800 + i % 7 for i in range(8)]
+    assert t.process_metrics[n - 1]['timestamp'] == 1700000001.0 + n - 1
+    assert isinstance(t.process_metrics['pid'][0], int) and isinstance(t.process_metrics['utime'][0], float)
+    assert t.stats()['process_memory']['max'] == 204806
+    html = t.report().html
+    assert 'Statistics' in html and '</html>' in html
+    back = t.snapshot()
+    assert len(back['process_metrics']) == n and back['process_metrics'][3]['memory'] == 204803
+    # A bound on the rows, as `stats --max-rows`.
+    with pytest.raises(ValueError, match='has 50000 rows; at most 1000 are read'):
+        ResourceTracker.load(str(path), max_rows=1000)
+
+
 def test_cli_snapshot_format_read_by_load(tmp_path):
     gpu_tracker = os.path.join(os.path.dirname(sys.executable), 'gpu-tracker')
     for fmt, key in (('resource_tracker', 'memory'), ('resource_tracker-0.5', 'memory_mib')):
