@@ -1320,6 +1320,53 @@ static void test_job_names(void)
     CHECK(access(tmp_path("bad.json.gz"), F_OK) != 0);
     r = gt("merge", job, NULL);
     check_error(&r, 2, "gpu-tracker: merge writes a snapshot: give its name with -o JOB.json.gz\n");
+    /* Tasks that together pass the rows a reader takes (here --max-rows
+     * 300; 1,000,000 by default, the same check): the job is written whole,
+     * and merge says how to read it back (it said nothing, and stats then
+     * refused the file). */
+    char tasks[2][300], big_job[300];
+    for (int t = 0; t < 2; t++) {
+        gt_snapshot task_snap;
+        memset(&task_snap, 0, sizeof task_snap);
+        snprintf(task_snap.usage.max_ram.unit, sizeof task_snap.usage.max_ram.unit, "gigabytes");
+        snprintf(task_snap.usage.max_gpu_ram.unit, sizeof task_snap.usage.max_gpu_ram.unit, "gigabytes");
+        snprintf(task_snap.usage.compute_time.unit, sizeof task_snap.usage.compute_time.unit, "hours");
+        task_snap.format_version = GT_SNAPSHOT_FORMAT;
+        task_snap.interval = 1;
+        task_snap.start_time = 1.7e9;
+        task_snap.stop_time = 1.7e9 + 200;
+        snprintf(task_snap.job.scheduler, sizeof task_snap.job.scheduler, "slurm");
+        snprintf(task_snap.job.job_id, sizeof task_snap.job.job_id, "9100");
+        snprintf(task_snap.job.task_rank, sizeof task_snap.job.task_rank, "%d", t);
+        gt_process_row rows[200];
+        memset(rows, 0, sizeof rows);
+        for (int i = 0; i < 200; i++)
+            rows[i] = (gt_process_row){.timestamp = 1.7e9 + i + 1, .pid = 100 + t, .memory = 1000};
+        task_snap.series.interval = 1;
+        task_snap.series.start_time = 1.7e9;
+        task_snap.series.nprocess = 200;
+        task_snap.series.process = rows;
+        snprintf(tasks[t], sizeof tasks[t], "%s/task-%d.json.gz", tmpdir, t);
+        CHECK_MSG(gt_snapshot_write(&task_snap, tasks[t]) == GT_OK, "%s", gt_last_error());
+    }
+    snprintf(big_job, sizeof big_job, "%s/big-job.json.gz", tmpdir);
+    r = gt("merge", "--max-rows", "300", tasks[0], tasks[1], "-o", big_job, NULL);
+    snprintf(want, sizeof want, "gpu-tracker: note: '%s' holds 400 rows a series across its 2 "
+             "tasks, more than --max-rows 300 reads: give stats, recommend and report "
+             "--max-rows 400\n", big_job);
+    CHECK_MSG(r.status == 0, "merge: %d %s", r.status, r.err.data);
+    CHECK_STR(r.err.data, want);
+    result_free(&r);
+    r = gt("stats", "--max-rows", "300", big_job, NULL);
+    CHECK(r.status == 1);
+    result_free(&r);
+    r = gt("stats", "--max-rows", "400", big_job, NULL);
+    CHECK_MSG(r.status == 0, "stats --max-rows 400: %s", r.err.data);
+    result_free(&r);
+    /* Under the reader's bound: nothing to say. */
+    r = gt("merge", tasks[0], tasks[1], "-o", big_job, NULL);
+    CHECK_MSG(r.status == 0 && r.err.len == 0, "%d %s", r.status, r.err.data);
+    result_free(&r);
     r = gt("--snapshot", "x-%q.json.gz", "-e", "true", NULL);
     check_error(&r, 2, "gpu-tracker: --snapshot 'x-%q.json.gz': unknown field '%q' in the name; "
                        "valid fields are %j (job), %a (array task), %t (task rank), %n (node), "

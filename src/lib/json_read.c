@@ -130,6 +130,46 @@ long long json_read_integer_value(struct json_reader *r, json_object *v, const c
     return x;
 }
 
+static void element_path(char *out, size_t cap, const char *path, size_t index, const char *key)
+{
+    if (key)
+        snprintf(out, cap, "%s.%s", path, key);
+    else
+        snprintf(out, cap, "%s[%zu]", path, index);
+}
+
+double json_read_number_in(struct json_reader *r, json_object *v, const char *path, size_t index,
+                           const char *key, double min, double max)
+{
+    if (!v || r->status != GT_OK)
+        return 0;
+    json_type t = json_object_get_type(v);
+    if (t == json_type_double || (t == json_type_int && json_object_get_int64(v) >= 0)) {
+        double x = t == json_type_int ? (double)json_object_get_uint64(v)
+                                      : json_object_get_double(v);
+        if (x >= min && x <= max)
+            return x;
+    }
+    char at[256];
+    element_path(at, sizeof at, path, index, key);
+    return json_read_number_value(r, v, at, min, max);
+}
+
+long long json_read_integer_in(struct json_reader *r, json_object *v, const char *path,
+                               size_t index, const char *key, long long min, long long max)
+{
+    if (!v || r->status != GT_OK)
+        return 0;
+    if (json_object_get_type(v) == json_type_int) {
+        long long x = (long long)json_object_get_int64(v);
+        if (x >= min && x <= max && !(x >= 0 && json_object_get_uint64(v) > (unsigned long long)max))
+            return x;
+    }
+    char at[256];
+    element_path(at, sizeof at, path, index, key);
+    return json_read_integer_value(r, v, at, min, max);
+}
+
 /* "path.key", for a member's messages. */
 static void member_path(char *out, size_t cap, const char *path, const char *key)
 {

@@ -710,13 +710,11 @@ static void read_column(struct json_reader *r, const char *text, struct json_spa
     json_object *a = json_read_parse(r, text + span.start, span.end - span.start, path);
     for (size_t i = 0; a && r->status == GT_OK && i < n; i++) {
         json_object *v = json_object_array_get_idx(a, i);
-        char at[128];
-        snprintf(at, sizeof at, "%s[%zu]", path, i);
         void *row = rows + i * row_size;
         if (col->type == COLUMN_DOUBLE) {
-            series_column_set(col, row, json_read_number_value(r, v, at, 0, col->max), 0);
+            series_column_set(col, row, json_read_number_in(r, v, path, i, NULL, 0, col->max), 0);
         } else {
-            long long x = json_read_integer_value(r, v, at, 0, (long long)col->max);
+            long long x = json_read_integer_in(r, v, path, i, NULL, 0, (long long)col->max);
             series_column_set(col, row, 0, (unsigned long long)x);
         }
     }

@@ -232,21 +232,19 @@ static int on_row(void *ctx, struct json_span key, struct json_span value)
             json_read_fail(r, "missing key \"%s.%s\"", at, name);
             break;
         }
-        char path[128];
-        snprintf(path, sizeof path, "%s.%s", at, name);
         if (!v) {
             /* children is null when resource_tracker was not asked to
              * count them; anything else must be there. */
             if (strcmp(col->name, "children"))
-                json_read_fail(r, "\"%s\" should be a number, not null", path);
+                json_read_fail(r, "\"%s.%s\" should be a number, not null", at, name);
             continue;
         }
         if (col->type != COLUMN_DOUBLE && scale == 1) { /* a count: never through a double */
-            long long x = json_read_integer_value(r, v, path, 0, (long long)col->max);
+            long long x = json_read_integer_in(r, v, at, 0, name, 0, (long long)col->max);
             series_column_set(col, row, 0, (unsigned long long)x);
             continue;
         }
-        double x = json_read_number_value(r, v, path, 0, col->max * scale) / scale;
+        double x = json_read_number_in(r, v, at, 0, name, 0, col->max * scale) / scale;
         if (col->type == COLUMN_DOUBLE)
             series_column_set(col, row, x, 0);
         else /* kB from MiB: whole kB */
