@@ -13,7 +13,7 @@ layer_of() {
     gpu_tracker.h | gpu_tracker_testing.h | internal.h | dl_bind.h | warn.h | file_io.h | background.h | cursor.h | exact_sum.h | hot_path.h | \
         http.h | json_read.h | json_span.h | json_stream.h | json_write.h | pyfloat.h | units.h | options.h | \
         row_source.h | series_columns.h | table_file.h | table_read.h | pandas_text.h | subtrack_results.h | \
-        subtrack_blocks.h | metrics_text.h) echo 0 ;;
+        subtrack_blocks.h | metrics_text.h | request_guard.h) echo 0 ;;
     proc_parse.h | sys_parse.h | cgroup_parse.h | pid_index.h | sample.h | usage_json.h | gpu_pidmap.h | \
         drm_fdinfo.h) echo 1 ;;
     procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h | \

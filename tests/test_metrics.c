@@ -4,6 +4,8 @@
  * A real Prometheus and promtool check the same in test_prometheus.py. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -189,6 +191,42 @@ static char *http_request(const char *address, const char *method, const char *p
     return b.data ? b.data : strdup("");
 }
 
+/* A connection to address from the loopback address source ("127.0.0.2":
+ * another client, to the server's eyes). -1 when it cannot connect. */
+static int connect_from(const char *address, const char *source)
+{
+    char host[64];
+    snprintf(host, sizeof host, "%s", address);
+    char *colon = strrchr(host, ':');
+    if (!colon)
+        return -1;
+    *colon = '\0';
+    struct sockaddr_in to = {.sin_family = AF_INET,
+                             .sin_port = htons((unsigned short)atoi(colon + 1))};
+    struct sockaddr_in from = {.sin_family = AF_INET};
+    inet_pton(AF_INET, host, &to.sin_addr);
+    inet_pton(AF_INET, source, &from.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&from, sizeof from) < 0 ||
+        connect(fd, (struct sockaddr *)&to, sizeof to) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* 1 when the server has closed fd (a read sees the end, or a reset). */
+static int closed_by_server(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
 static gt_tracker *exporter_tracker(const char *listen, const char *dir, const gt_job_info *job,
                                     gt_status *st)
 {
@@ -301,6 +339,107 @@ static void test_endpoint(void)
 
 /* The I/O counters cost a file per process: asked for only while someone
  * scrapes (or the textfile is on), and at most once a period. */
+/* Slowloris: 16 connections that each sent a request line and a header,
+ * then a header line now and then, held every connection of the
+ * exporter, and every scrape failed (45 s in the attack). Now one client
+ * (address) may hold 4 connections at once, and a connection must have
+ * sent its whole request 5 s after it began: a scraper from another
+ * address is answered while they drip, and the drippers are cut. */
+struct dripper {
+    int fds[16];
+    int stop;
+    int all_closed;
+    pthread_mutex_t lock;
+};
+
+/* A header line on each slow connection every 0.3 s, until stopped; notes
+ * when the server has closed them all. */
+static void *drip(void *arg)
+{
+    struct dripper *d = arg;
+    for (;;) {
+        pthread_mutex_lock(&d->lock);
+        int stop = d->stop, open = 0;
+        for (int i = 0; i < 16; i++) {
+            if (d->fds[i] < 0)
+                continue;
+            if (closed_by_server(d->fds[i])) {
+                close(d->fds[i]);
+                d->fds[i] = -1;
+                continue;
+            }
+            send(d->fds[i], "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+            open++;
+        }
+        if (!open)
+            d->all_closed = 1;
+        pthread_mutex_unlock(&d->lock);
+        if (stop || !open)
+            return NULL;
+        usleep(300000);
+    }
+}
+
+static void test_slowloris(void)
+{
+    gt_status st;
+    gt_tracker *t = exporter_tracker("127.0.0.1:0", NULL, NULL, &st);
+    CHECK_MSG(st == GT_OK, "%s", gt_last_error());
+    if (!t)
+        return;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    char addr[64];
+    snprintf(addr, sizeof addr, "%s", gt_tracker_metrics_address(t));
+    struct dripper d = {.stop = 0};
+    pthread_mutex_init(&d.lock, NULL);
+    for (int i = 0; i < 16; i++) {
+        d.fds[i] = connect_from(addr, "127.0.0.1");
+        static const char head[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+        if (d.fds[i] >= 0)
+            send(d.fds[i], head, sizeof head - 1, MSG_NOSIGNAL);
+    }
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, drip, &d) == 0);
+    /* Another client is answered while they drip (it waited for ever: the
+     * bound here is only against a hang). */
+    int fd = connect_from(addr, "127.0.0.2");
+    CHECK_MSG(fd >= 0, "cannot connect from 127.0.0.2: %s", strerror(errno));
+    if (fd >= 0) {
+        struct timeval limit = {30, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+        static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+        CHECK(write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1));
+        struct buf b = {0};
+        read_until(fd, &b, NULL); /* the answer ends with the connection */
+        CHECK_MSG(b.data && strncmp(b.data, "HTTP/1.1 200", 12) == 0 &&
+                      strstr(b.data, "gpu_tracker_threads{"),
+                  "no answer beside the slow clients: [%s]", b.data ? b.data : "");
+        free(b.data);
+        close(fd);
+    }
+    /* The drippers are cut (their requests had 5 s; the ones beyond a
+     * client's 4 at once at once): waited for, 60 s at most. */
+    int all_closed = 0;
+    for (int i = 0; i < 600 && !all_closed; i++) {
+        pthread_mutex_lock(&d.lock);
+        all_closed = d.all_closed;
+        pthread_mutex_unlock(&d.lock);
+        if (!all_closed)
+            usleep(100000);
+    }
+    CHECK_MSG(all_closed, "slow clients still connected after 60 s of header lines");
+    pthread_mutex_lock(&d.lock);
+    d.stop = 1;
+    pthread_mutex_unlock(&d.lock);
+    pthread_join(th, NULL);
+    for (int i = 0; i < 16; i++)
+        if (d.fds[i] >= 0)
+            close(d.fds[i]);
+    pthread_mutex_destroy(&d.lock);
+    gt_tracker_stop(t);
+    gt_tracker_free(t);
+}
+
 static void test_io_only_while_looked_at(void)
 {
     struct metrics_static st;
@@ -452,6 +591,7 @@ int main(void)
     test_render();
     test_listen_parse();
     test_endpoint();
+    test_slowloris();
     test_io_only_while_looked_at();
     test_textfile();
     test_bad_inputs();

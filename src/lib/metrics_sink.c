@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "dl_bind.h"
+#include "request_guard.h"
 
 #define MHD_LIBRARY "libmicrohttpd.so.12"
 
@@ -33,6 +34,7 @@ struct mhd_api {
     __typeof__(MHD_queue_response) *queue_response;
     __typeof__(MHD_destroy_response) *destroy_response;
     __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+    __typeof__(MHD_get_connection_info) *get_connection_info;
 };
 
 #define MHD_FN(field, name) {offsetof(struct mhd_api, field), DL_NAMES(name), 1}
@@ -44,6 +46,7 @@ static const struct dl_symbol mhd_symbols[] = {
     MHD_FN(queue_response, "MHD_queue_response"),
     MHD_FN(destroy_response, "MHD_destroy_response"),
     MHD_FN(lookup_connection_value, "MHD_lookup_connection_value"),
+    MHD_FN(get_connection_info, "MHD_get_connection_info"),
     {0, NULL, 0},
 };
 
@@ -131,6 +134,9 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned code, const cha
         return MHD_NO;
     }
     mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    /* One request a connection: each has a deadline from its start (a
+     * scraper connects anew at its next scrape, as over a network). */
+    mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
         mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
     enum MHD_Result ok = mhd.queue_response(c, code, r);
@@ -147,6 +153,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)upload_data;
     (void)state;
     struct metrics_sink *m = cls;
+    /* The request is in, headers whole: no longer under its deadline. */
+    const union MHD_ConnectionInfo *ci =
+        mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (m->guard && ci)
+        request_guard_received(m->guard, ci->socket_context);
     static char not_found[] = "not found: the metrics are at /metrics\n";
     static char not_allowed[] = "method not allowed: use GET\n";
     static char no_sample[] = "no sample yet\n";
@@ -187,6 +198,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_NO; /* out of memory: the connection is closed */
     return answer(c, MHD_HTTP_OK,
                   om ? METRICS_CONTENT_TYPE_OPENMETRICS : METRICS_CONTENT_TYPE_TEXT, body, len, 1);
+}
+
+/* libmicrohttpd's thread: a connection begins (put under the request
+ * deadline) or is about to be closed (its descriptor still open). */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode what)
+{
+    struct metrics_sink *m = cls;
+    if (!m->guard)
+        return;
+    if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = ci ? request_guard_started(m->guard, ci->connect_fd) : NULL;
+    } else {
+        request_guard_closed(m->guard, *socket_context);
+        *socket_context = NULL;
+    }
 }
 
 static void sink_rows(struct sink *k, const struct pipeline_rows *rows)
@@ -238,13 +267,25 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
             metrics_sink_destroy(m); /* keeps gt_last_error() */
             return s;
         }
+        m->guard = request_guard_start(METRICS_REQUEST_SECONDS, METRICS_MAX_CONNECTIONS);
+        if (!m->guard) {
+            close(fd);
+            metrics_sink_destroy(m);
+            return gt_fail(GT_ERR_NO_MEMORY, "cannot serve metrics: out of memory or threads");
+        }
         /* No MHD_USE_ERROR_LOG: the library never prints. epoll (AUTO): a
-         * tracker of a big tree holds descriptors beyond select()'s 1024. */
+         * tracker of a big tree holds descriptors beyond select()'s 1024.
+         * A client may hold a few connections at once, and each must send
+         * its request within METRICS_REQUEST_SECONDS: slowloris clients
+         * (a header line every few seconds) can neither take every
+         * connection nor keep one. */
         m->daemon = mhd.start_daemon(
             MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, m,
             MHD_OPTION_LISTEN_SOCKET, fd,
             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_CONNECTIONS,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)METRICS_PER_CLIENT_CONNECTIONS,
             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_CONNECTION_TIMEOUT,
+            MHD_OPTION_NOTIFY_CONNECTION, on_connection, m,
             MHD_OPTION_END);
         if (!m->daemon) {
             close(fd);
@@ -318,6 +359,8 @@ void metrics_sink_finish(struct metrics_sink *m)
         mhd.stop_daemon(m->daemon); /* joins its thread; closes the socket */
         m->daemon = NULL;
     }
+    request_guard_stop(m->guard); /* after the daemon: every connection is closed */
+    m->guard = NULL;
     if (m->path && m->target.dirfd >= 0) {
         if (m->last_write > 0) {
             output_target_refresh(&m->target);

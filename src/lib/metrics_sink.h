@@ -28,8 +28,11 @@
 #define METRICS_SCRAPER_GONE 120.0  /* seconds without a scrape: no one is looking */
 #define METRICS_MAX_CONNECTIONS 16  /* scrapers at once */
 #define METRICS_CONNECTION_TIMEOUT 10 /* seconds a connection may idle */
+#define METRICS_PER_CLIENT_CONNECTIONS 4 /* from one address at once */
+#define METRICS_REQUEST_SECONDS 5.0 /* a connection's whole request, from its start */
 
 struct MHD_Daemon;
+struct request_guard;
 
 struct metrics_sink {
     struct sink base;
@@ -42,6 +45,7 @@ struct metrics_sink {
     double last_scrape;         /* monotonic; 0: never */
     /* HTTP: daemon NULL when not serving. */
     struct MHD_Daemon *daemon;
+    struct request_guard *guard; /* the requests' deadline, with the daemon */
     char address[96];           /* "127.0.0.1:9101", "[::1]:9101" */
     /* The textfile: path NULL when none. Owned by the sampling thread. */
     char *path;
