@@ -401,6 +401,24 @@ static void test_tracking_file(void)
     CHECK(r.status == 2);
     CHECK_CONTAINS(r.err.data, "-o and --tf name the same file");
     result_free(&r);
+    /* A FIFO named like a tracking file: refused at once, never opened (its
+     * open would wait for a reader with the command held). */
+    char fifo_tf[300];
+    snprintf(fifo_tf, sizeof fifo_tf, "%s", tmp_path("fifo-tf.csv"));
+    unlink(fifo_tf);
+    CHECK(mkfifo(fifo_tf, 0600) == 0);
+    unlink(marker);
+    char *argv[] = {GT_BIN, "--tf", fifo_tf, "--overwrite", "-o", "/dev/null", "-e", touch, NULL};
+    struct child c = spawn(argv, 0);
+    memset(&r, 0, sizeof r);
+    finish_within(&c, &r, 60, "--tf FIFO");
+    char line[1024];
+    snprintf(line, sizeof line, "gpu-tracker: cannot write tracking file '%s': it is not a "
+             "regular file (a FIFO, a device or a directory); give a file's name\n", fifo_tf);
+    CHECK_MSG(r.status == 2, "status %d", r.status);
+    CHECK_STR(r.err.data, line);
+    result_free(&r);
+    CHECK(access(marker, F_OK) != 0);
 }
 
 /* Root replacing another user's file keeps it theirs. */

@@ -58,6 +58,11 @@ int output_check_tracking_file(const char *path, int overwrite, char *err, size_
                  "it, or another name", path);
         return -1;
     }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errcap, "cannot write tracking file '%s': it is not a regular file (a "
+                 "FIFO, a device or a directory); give a file's name", path);
+        return -1;
+    }
     return output_check_writable(path, "tracking file", err, errcap);
 }
 

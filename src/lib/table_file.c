@@ -219,6 +219,11 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
     if (!overwrite && lstat(path, &sb) == 0)
         return gt_fail(GT_ERR_IO, "%s '%s' already exists: set overwrite (--overwrite) to "
                        "replace it, or give another name", what, path);
+    /* A FIFO's open would wait for a reader, here while the command is held
+     * with its signals blocked: a table file is a file. */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return gt_fail(GT_ERR_IO, "cannot write %s '%s': it is not a regular file (a FIFO, a "
+                       "device or a directory); give a file's name", what, path);
     int fd;
     if (!(f->path = strdup(path)))
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
