@@ -671,6 +671,13 @@ GT_API int gt_output_same(const char *a, const char *b);
  * failure leaves an existing file as it was. GT_ERR_IO with the reason. */
 GT_API gt_status gt_output_write(const char *path, const void *data, size_t len);
 
+/* s, which came from a stranger (a file, a server), made safe to print on
+ * a terminal: control characters (C0, DEL, C1: escape sequences, a
+ * carriage return) and bytes that are not UTF-8 shown as \xNN, the rest
+ * as it is. malloc'd (caller frees); NULL when memory runs out. NULL s is
+ * "". */
+GT_API char *gt_text_escape(const char *s);
+
 /* Reads the regular file path whole, as the library reads what strangers
  * give it: a FIFO or a directory is an error (never a wait), and a file of
  * more than max bytes is refused with the limit in the message. *data is

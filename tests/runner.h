@@ -174,19 +174,42 @@ static inline struct result run_argv(char *const argv[])
     return r;
 }
 
+/* argv (64 slots) for gpu-tracker and the arguments first, then ap's up
+ * to a NULL. */
+static inline void gt_argv(char *argv[64], const char *first, va_list ap)
+{
+    int n = 0;
+    argv[n++] = GT_BIN;
+    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    argv[n] = NULL;
+}
+
 /* Runs gpu-tracker with the given arguments (NULL-terminated). */
 static inline struct result gt(const char *first, ...)
 {
     char *argv[64];
-    int n = 0;
-    argv[n++] = GT_BIN;
     va_list ap;
     va_start(ap, first);
-    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *))
-        argv[n++] = (char *)a;
+    gt_argv(argv, first, ap);
     va_end(ap);
-    argv[n] = NULL;
     return run_argv(argv);
+}
+
+/* gt(), killed (and a failed check naming what) if it has not ended
+ * within 60 s: for what must never hang. */
+static inline struct result gt_within(const char *what, const char *first, ...)
+{
+    char *argv[64];
+    va_list ap;
+    va_start(ap, first);
+    gt_argv(argv, first, ap);
+    va_end(ap);
+    struct child c = spawn(argv, 0);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    finish_within(&c, &r, 60, what);
+    return r;
 }
 
 /* An error: the status, nothing on stdout, exactly the one line on stderr.

@@ -147,6 +147,29 @@ static void test_malformed(void)
     free(json);
 }
 
+/* gt_text_escape: what a stranger's text may not do to a terminal. */
+static void test_text_escape(void)
+{
+    struct {
+        const char *in, *want;
+    } cases[] = {
+        {"plain caf\xc3\xa9 \xe2\x82\xac", "plain caf\xc3\xa9 \xe2\x82\xac"},
+        {"\x1b]0;title\x07", "\\x1b]0;title\\x07"},
+        {"a\rb\nc\td", "a\\x0db\\x0ac\\x09d"},
+        {"\x7f\xc2\x9b" "2J", "\\x7f\\xc2\\x9b2J"},   /* DEL, C1 CSI */
+        {"bad \xff\xc3", "bad \\xff\\xc3"},           /* not UTF-8 */
+        {"\xed\xa0\x80", "\\xed\\xa0\\x80"},       /* a surrogate */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = gt_text_escape(cases[i].in);
+        CHECK_STR(got, cases[i].want);
+        free(got);
+    }
+    char *empty = gt_text_escape(NULL);
+    CHECK_STR(empty, "");
+    free(empty);
+}
+
 int main(void)
 {
     if (test_conformance(CONFORMANCE_DIR) < 0) {
@@ -156,5 +179,6 @@ int main(void)
     }
     test_round_trip();
     test_malformed();
+    test_text_escape();
     return check_exit("test_json");
 }

@@ -436,26 +436,6 @@ static void test_owner_kept(void)
 
 /* ---- names squatted in shared directories (root only) ------------------- */
 
-/* gpu-tracker with the given arguments, killed (and a failure) if it has
- * not ended within 60 s: a squatted output must never hold it. */
-static struct result gt_within(const char *what, const char *first, ...)
-{
-    char *argv[64];
-    int n = 0;
-    argv[n++] = GT_BIN;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *))
-        argv[n++] = (char *)a;
-    va_end(ap);
-    argv[n] = NULL;
-    struct child c = spawn(argv, 0);
-    struct result r;
-    memset(&r, 0, sizeof r);
-    finish_within(&c, &r, 60, what);
-    return r;
-}
-
 /* A FIFO or a file of user 65534 at dir/name, as `nobody` would make one. */
 static void plant_as_nobody(const char *dir, const char *name, int fifo)
 {

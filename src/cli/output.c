@@ -98,36 +98,17 @@ int output_find_same(const struct output_use *uses, size_t n, char *err, size_t 
     return 0;
 }
 
-/* The length of the UTF-8 character at s, or 0 when the bytes are not one
- * (the library checks the same way for the JSON it writes). */
-static size_t utf8_length(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-               : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
 void output_print_untrusted(FILE *f, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        size_t n = utf8_length(p);
-        /* C1 controls are U+0080..U+009F: C2 80..C2 9F in UTF-8. */
-        int control = n == 1 ? (*p < 0x20 || *p == 0x7f) : n == 2 && p[0] == 0xC2 && p[1] < 0xA0;
-        if (n == 0 || control) {
-            for (size_t i = 0; i < (n ? n : 1); i++)
-                fprintf(f, "\\x%02x", p[i]);
-            p += n ? n : 1;
-        } else {
-            fwrite(p, 1, n, f);
-            p += n;
-        }
+    char *safe = gt_text_escape(s);
+    if (safe) {
+        fputs(safe, f);
+        free(safe);
+        return;
     }
+    /* Out of memory: only what is plainly printable. */
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        fputc(*p >= 0x20 && *p < 0x7f ? *p : '?', f);
 }
 
 int output_rescue_series(gt_tracker *t, gt_series_kind kind, const char *path)

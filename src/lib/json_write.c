@@ -2,9 +2,11 @@
 #include "json_write.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_tracker.h"
 #include "pyfloat.h"
 
 json_object *json_new_pyfloat(double v)
@@ -54,6 +56,36 @@ size_t utf8_sanitize(const char *s, char *out, size_t cap)
     }
     out[n] = '\0';
     return n;
+}
+
+char *text_escape_untrusted(const char *s)
+{
+    s = s ? s : "";
+    size_t cap = strlen(s) * 4 + 1, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t len = utf8_char(p);
+        /* C1 controls are U+0080..U+009F: C2 80..C2 9F in UTF-8. */
+        int control = len == 1 ? (*p < 0x20 || *p == 0x7f) : len == 2 && p[0] == 0xC2 && p[1] < 0xA0;
+        if (len == 0 || control) {
+            for (size_t i = 0; i < (len ? len : 1); i++)
+                n += (size_t)snprintf(out + n, cap - n, "\\x%02x", p[i]);
+            p += len ? len : 1;
+        } else {
+            memcpy(out + n, p, len);
+            n += len;
+            p += len;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+char *gt_text_escape(const char *s)
+{
+    return text_escape_untrusted(s);
 }
 
 json_object *json_new_text(const char *s)

@@ -22,6 +22,12 @@ char *json_pretty_text(json_object *o);
  * parse it). NULL s is "". */
 json_object *json_new_text(const char *s);
 
+/* s, which came from outside (a file, a server), for a terminal: control
+ * characters (C0, DEL, C1: escape sequences, a carriage return, a screen
+ * clear among them) and bytes that are not UTF-8 as \xNN. malloc'd; NULL
+ * when memory runs out. NULL s is "". (gt_text_escape() for programs.) */
+char *text_escape_untrusted(const char *s);
+
 /* s as valid UTF-8 into out (cap bytes; invalid sequences become U+FFFD,
  * the result cut at a character boundary to fit). Returns its length. */
 size_t utf8_sanitize(const char *s, char *out, size_t cap);

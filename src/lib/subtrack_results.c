@@ -36,47 +36,6 @@ static int is_series(json_object *v)
     return 1;
 }
 
-/* The length of the UTF-8 character at s, or 0 when the bytes are not one. */
-static size_t utf8_length(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-               : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
-/* s, which came from a file (a code block's name, a column's, a static
- * value), for a terminal: control characters (C0, DEL, C1: escape
- * sequences, a carriage return, a screen clear among them) and bytes that
- * are not UTF-8 as \xNN, as `gpu-tracker show` prints them. NULL when
- * memory runs out. */
-static char *escape_untrusted(const char *s)
-{
-    size_t cap = strlen(s) * 4 + 1, n = 0;
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t len = utf8_length(p);
-        int control = len == 1 ? (*p < 0x20 || *p == 0x7f) : len == 2 && p[0] == 0xC2 && p[1] < 0xA0;
-        if (len == 0 || control) {
-            for (size_t i = 0; i < (len ? len : 1); i++)
-                n += (size_t)snprintf(out + n, cap - n, "\\x%02x", p[i]);
-            p += len ? len : 1;
-        } else {
-            memcpy(out + n, p, len);
-            n += len;
-            p += len;
-        }
-    }
-    out[n] = '\0';
-    return out;
-}
-
 /* A copy of o with every key and string escaped (escape_untrusted), for the
  * text; o itself keeps the names as they are (the JSON escapes its own).
  * NULL when memory runs out. */
@@ -84,7 +43,7 @@ static json_object *escaped_copy(json_object *o)
 {
     switch (json_object_get_type(o)) {
     case json_type_string: {
-        char *e = escape_untrusted(json_object_get_string(o));
+        char *e = text_escape_untrusted(json_object_get_string(o));
         json_object *copy = e ? json_object_new_string(e) : NULL;
         free(e);
         return copy;
@@ -104,7 +63,7 @@ static json_object *escaped_copy(json_object *o)
     case json_type_object: {
         json_object *copy = json_object_new_object();
         json_object_object_foreach(o, key, value) {
-            char *e = escape_untrusted(key);
+            char *e = text_escape_untrusted(key);
             json_object *item = value ? escaped_copy(value) : NULL;
             if (!copy || !e || (value && !item) || json_object_object_add(copy, e, item) != 0) {
                 free(e);
