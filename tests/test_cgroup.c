@@ -832,8 +832,10 @@ static int real_tests(void)
               p);
 
     /* The command moves itself out of the job's group: the group is still
-     * the job's, but its figures undercount, and the JSON says so. */
-    snprintf(script, sizeof script, "echo $$ > %s/cgroup.procs && exec sleep 0.5", p);
+     * the job's, but its figures undercount, and the JSON says so. It is
+     * seen at the next read of the members: on v1 at most a second later
+     * (CGROUP_V1_MEMBERS_PERIOD), so the command outlives that. */
+    snprintf(script, sizeof script, "echo $$ > %s/cgroup.procs && exec sleep 1.6", p);
     char *out_args[] = {"gpu-tracker", "--cgroup", "-f", "json", "-o", json, "--st", "0.05", "--",
                         "/bin/sh", "-c", script, NULL};
     gt = start_in(p, out_args);

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "cgroup.h"
 
+#include "background.h"
+
 #include "hot_path.h"
 
 #include <errno.h>
@@ -576,18 +578,27 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles
     out->path = r->path;
     out->version = r->version;
     out->self_pid = r->self_pid;
-    if (read_members(r) < 0)
-        return -1; /* the group is gone (or its list is not one): nothing of it counts */
-    if (r->root_pid > 0 && root_outside(r)) {
-        out->root_outside = 1;
-        out->root_pid = r->root_pid;
-        out->outside_path = r->outside_path;
+    /* v1 builds its PID list anew for each open of cgroup.procs (30 us for
+     * 64 members here, where v2 walks its list in place): a periodic sample
+     * reads it at most once a second, as long as v1 would have kept a list
+     * anyway. A sample without it checks no members (members_ok 0). */
+    double now = r->version == 1 && !full ? monotonic_now() : 0;
+    if (!(r->version == 1 && !full && r->members_read > 0 &&
+          now - r->members_read < CGROUP_V1_MEMBERS_PERIOD)) {
+        if (read_members(r) < 0)
+            return -1; /* the group is gone (or its list is not one): nothing of it counts */
+        r->members_read = now > 0 ? now : monotonic_now();
+        if (r->root_pid > 0 && root_outside(r)) {
+            out->root_outside = 1;
+            out->root_pid = r->root_pid;
+            out->outside_path = r->outside_path;
+        }
+        if (roles && roles->index)
+            drop_tree_newborns(r, roles);
+        out->members_ok = 1;
+        out->members = r->members;
+        out->nmembers = r->nmembers;
     }
-    if (roles && roles->index)
-        drop_tree_newborns(r, roles);
-    out->members_ok = 1;
-    out->members = r->members;
-    out->nmembers = r->nmembers;
     read_memory(r, out);
     if (!full)
         return 0;

@@ -45,6 +45,7 @@ struct cgroup_reader {
     int procs_fd, current_fd, peak_fd, stat_fd, events_fd, limit_fd, failcnt_fd;
     int procs_errno;          /* why cgroup.procs could not be opened */
     int group_dir_fd;         /* v1: the group's directory, for cgroup.procs afresh */
+    double members_read;      /* monotonic seconds of the last members read; 0 never */
     int cpu_fd;               /* v2 cpu.stat; v1 cpuacct.usage */
     int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
     int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */
@@ -62,6 +63,10 @@ struct cgroup_reader {
     unsigned long long max_current; /* the highest usage read so far */
     int have_max_current;
 };
+
+/* v1: the members (cgroup.procs) are read at most this often by periodic
+ * samples (seconds); the baseline and the final sample always read them. */
+#define CGROUP_V1_MEMBERS_PERIOD 1.0
 
 /* A reader with nothing open (closing it is safe). */
 void cgroup_reader_init(struct cgroup_reader *r);
