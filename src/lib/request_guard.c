@@ -2,11 +2,9 @@
 #define _GNU_SOURCE
 #include "request_guard.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "background.h"
 
@@ -23,24 +21,16 @@ struct request_guard {
     pthread_t thread;
     int quit;
     double seconds;
-    long cuts;
     int nslots;
     struct guard_slot slots[];
 };
-
-static double now_monotonic(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *guard_main(void *arg)
 {
     struct request_guard *g = arg;
     pthread_mutex_lock(&g->lock);
     while (!g->quit) {
-        double now = now_monotonic(), next = 0;
+        double now = monotonic_now(), next = 0;
         for (int i = 0; i < g->nslots; i++) {
             struct guard_slot *s = &g->slots[i];
             if (!s->used || !s->pending)
@@ -50,7 +40,6 @@ static void *guard_main(void *arg)
                  * (telling us, under this lock, before its close). */
                 shutdown(s->fd, SHUT_RDWR);
                 s->pending = 0;
-                g->cuts++;
             } else if (next == 0 || s->deadline < next) {
                 next = s->deadline;
             }
@@ -58,12 +47,7 @@ static void *guard_main(void *arg)
         if (next == 0) {
             pthread_cond_wait(&g->wake, &g->lock);
         } else {
-            double wait = next - now_monotonic();
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            long long ns = (long long)until.tv_nsec + (long long)((wait > 0 ? wait : 0) * 1e9);
-            until.tv_sec += (time_t)(ns / 1000000000LL);
-            until.tv_nsec = (long)(ns % 1000000000LL);
+            struct timespec until = to_timespec(next);
             pthread_cond_timedwait(&g->wake, &g->lock, &until);
         }
     }
@@ -79,11 +63,7 @@ struct request_guard *request_guard_start(double seconds, int slots)
     g->seconds = seconds;
     g->nslots = slots;
     pthread_mutex_init(&g->lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&g->wake, &attr);
-    pthread_condattr_destroy(&attr);
+    cond_init_monotonic(&g->wake);
     if (start_library_thread(&g->thread, "gt:http-guard", guard_main, g) != 0) {
         pthread_cond_destroy(&g->wake);
         pthread_mutex_destroy(&g->lock);
@@ -101,7 +81,7 @@ void *request_guard_started(struct request_guard *g, int fd)
         if (!g->slots[i].used)
             found = &g->slots[i];
     if (found) {
-        *found = (struct guard_slot){1, fd, 1, now_monotonic() + g->seconds};
+        *found = (struct guard_slot){1, fd, 1, monotonic_now() + g->seconds};
         pthread_cond_signal(&g->wake);
     }
     pthread_mutex_unlock(&g->lock);
@@ -124,14 +104,6 @@ void request_guard_closed(struct request_guard *g, void *token)
     pthread_mutex_lock(&g->lock);
     ((struct guard_slot *)token)->used = 0;
     pthread_mutex_unlock(&g->lock);
-}
-
-long request_guard_cuts(struct request_guard *g)
-{
-    pthread_mutex_lock(&g->lock);
-    long n = g->cuts;
-    pthread_mutex_unlock(&g->lock);
-    return n;
 }
 
 void request_guard_stop(struct request_guard *g)

@@ -30,9 +30,6 @@ void request_guard_received(struct request_guard *g, void *token);
 /* It is being closed (its descriptor still open): forgotten. */
 void request_guard_closed(struct request_guard *g, void *token);
 
-/* How many connections have been cut so far. */
-long request_guard_cuts(struct request_guard *g);
-
 /* Ends the thread and frees g; the server has closed every connection
  * first. NULL: nothing. */
 void request_guard_stop(struct request_guard *g);
