@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include "cgroup_json.h"
 #include "cgroup_usage.h"
 #include "check.h"
+#include <stddef.h>
+
 #include "fixture.h"
 #include "human.h"
 #include "runner.h"
@@ -565,6 +568,20 @@ static void test_tracker_fixture(void)
     gt_cgroup_usage small = {.struct_size = 8};
     CHECK(gt_tracker_cgroup(t, &small) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "invalid gt_cgroup_usage.struct_size 8");
+    /* A caller built before 0.4 (no incomplete*): given what it knows, and
+     * nothing written past it. */
+    size_t old_size = offsetof(gt_cgroup_usage, incomplete);
+    unsigned char buf[sizeof(gt_cgroup_usage) + 16];
+    memset(buf, 0xAB, sizeof buf);
+    gt_cgroup_usage *old = (gt_cgroup_usage *)(void *)buf;
+    old->struct_size = old_size;
+    CHECK(gt_tracker_cgroup(t, old) == GT_OK);
+    CHECK(old->struct_size == old_size && old->available && old->memory_peak == 629145600.0);
+    int untouched = 1;
+    for (size_t i = old_size; i < sizeof buf; i++)
+        untouched &= buf[i] == 0xAB;
+    CHECK_MSG(untouched, "gt_tracker_cgroup wrote past an old caller's struct_size");
+    CHECK(c.struct_size == sizeof c && !c.incomplete);
     char *json = gt_tracker_to_json(t);
     CHECK(json && strstr(json, "\"cgroup\": {") && strstr(json, "\"peak\": 629145600.0"));
     CHECK(json && strstr(json, "\"cgroup.memory.peak\": \"kernel group high-water mark\""));
