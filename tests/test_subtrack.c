@@ -848,6 +848,23 @@ static void test_many_blocks(void)
         fprintf(f, "%s\n", lines[order[i]]);
     fclose(f);
     free(text);
+    /* Many calls of one block between two timepoints (none holds one): the
+     * sweep keeps at most one interval of a block at a time. */
+    TMP(between, "between-marks.csv");
+    f = fopen(between, "w");
+    fputs("process_id,code_block_name,position,timestamp\n", f);
+    for (int k = 0; k < 8; k++)
+        fprintf(f, "3,burst,0,%.2f\n3,burst,1,%.2f\n", 11.1 + k * 0.1, 11.15 + k * 0.1);
+    fputs("3,burst,0,13\n3,burst,1,14\n", f);
+    fclose(f);
+    char *burst = NULL;
+    CHECK(gt_subtrack_analyze(sorted, between, GT_FORMAT_JSON, &burst) == GT_OK);
+    json_object *bdoc = burst ? json_tokener_parse(burst) : NULL;
+    CHECK(bdoc && jnum(bdoc, "code_block_results.0.num_timepoints") == 2 &&
+          jnum(bdoc, "code_block_results.0.num_calls") == 9 &&
+          jnum(bdoc, "code_block_results.0.num_non_empty_calls") == 1);
+    json_object_put(bdoc);
+    free(burst);
     char *a = NULL, *b = NULL;
     CHECK(gt_subtrack_analyze(sorted, marks, GT_FORMAT_TEXT, &a) == GT_OK);
     CHECK(gt_subtrack_analyze(shuffled, marks, GT_FORMAT_TEXT, &b) == GT_OK);

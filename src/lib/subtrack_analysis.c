@@ -488,15 +488,20 @@ static size_t sweep_to(struct tracking *t, double ts)
         return n;
     }
     t->last_ts = ts;
-    while (t->next < t->nintervals && t->intervals[t->next].start <= ts)
-        t->active[t->nactive++] = t->intervals[t->next++];
+    /* Those that ended before ts leave first; then those that began by ts
+     * and go on past it enter (one that began and ended between two
+     * timepoints holds none, and never enters). A block's merged calls
+     * are disjoint: at most one of each is inside, so at most nblocks. */
     size_t kept = 0;
     for (size_t i = 0; i < t->nactive; i++)
-        if (t->active[i].stop >= ts) {
+        if (t->active[i].stop >= ts)
             t->active[kept++] = t->active[i];
-            t->inside[n++] = t->active[i].block;
-        }
+    for (; t->next < t->nintervals && t->intervals[t->next].start <= ts; t->next++)
+        if (t->intervals[t->next].stop >= ts)
+            t->active[kept++] = t->intervals[t->next];
     t->nactive = kept;
+    for (size_t i = 0; i < kept; i++)
+        t->inside[n++] = t->active[i].block;
     return n;
 }
 
