@@ -106,10 +106,7 @@ json_object *json_new_text(const char *s)
 
 char *json_pretty_text(json_object *o)
 {
-    const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                              JSON_C_TO_STRING_SPACED |
-                                                              JSON_C_TO_STRING_NOSLASHESCAPE)
-                      : NULL;
+    const char *s = o ? json_object_to_json_string_ext(o, JSON_PEOPLE_FLAGS) : NULL;
     char *out = s ? strdup(s) : NULL;
     json_object_put(o);
     return out;

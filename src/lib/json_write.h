@@ -12,6 +12,10 @@
  * become null. */
 json_object *json_new_pyfloat(double v);
 
+/* json-c's flags for the library's JSON for people (json_pretty_text). */
+#define JSON_PEOPLE_FLAGS \
+    (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
 /* The text of o as the library lays out JSON for people (json-c's pretty
  * form, two-space indents, "/" unescaped), o released. Caller frees; NULL
  * (o released too) when o is NULL or memory runs out. */

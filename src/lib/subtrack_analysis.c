@@ -671,9 +671,7 @@ static char *results_text(const struct tracking *t, gt_format format)
     if (ok && format == GT_FORMAT_JSON) {
         /* The whole document with no blocks ends "[\n  ]\n}": the blocks go
          * in before that end, each indented to the array's depth. */
-        const char *head = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
-                                                                 JSON_C_TO_STRING_SPACED |
-                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
+        const char *head = json_object_to_json_string_ext(r, JSON_PEOPLE_FLAGS);
         static const char tail[] = "\n  ]\n}";
         size_t hn = head ? strlen(head) : 0;
         ok = hn >= sizeof tail - 1 && strcmp(head + hn - (sizeof tail - 1), tail) == 0;
@@ -681,9 +679,7 @@ static char *results_text(const struct tracking *t, gt_format format)
             fwrite(head, 1, hn - (sizeof tail - 1), f);
         for (size_t b = 0; ok && b < t->nblocks; b++) {
             json_object *block = block_json(t, &t->blocks[b]);
-            const char *bt = json_object_to_json_string_ext(
-                block, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                           JSON_C_TO_STRING_NOSLASHESCAPE);
+            const char *bt = json_object_to_json_string_ext(block, JSON_PEOPLE_FLAGS);
             ok = bt != NULL;
             fputs(b ? ",\n    " : "\n    ", f);
             for (const char *c = bt; ok && *c; c++) {
