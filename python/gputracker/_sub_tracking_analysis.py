@@ -187,10 +187,7 @@ class SubTrackingAnalyzer:
         """The tracking file's rows inside any of the (start, stop) pairs, both
         ends included (a pandas DataFrame, as gpu_tracker's)."""
         pd = _pandas()
-        if self.tracking_file.endswith('.csv'):
-            points = pd.read_csv(self.tracking_file, skiprows=2, float_precision='round_trip')
-        else:
-            points = _read_sqlite_data(self.tracking_file)
+        points = _read_data(self.tracking_file)
         inside = pd.Series(False, index=points.index)
         for start, stop in timestamp_pairs:
             inside |= (points.timestamp >= start) & (points.timestamp <= stop)
@@ -214,23 +211,24 @@ _SQLITE_MAX_LENGTH = 2 << 20
 _SQLITE_SECONDS = 120.0
 
 
-def _read_sqlite_data(path: str):
-    """The table "data" of the SQLite file path, as a DataFrame, read only
-    after the library has checked its schema (plain tables, nothing
-    computed: a generated column would run as it is read) through the same
-    descriptor (the name cannot be swapped in between), with SQLite's
-    length limit and a deadline."""
+def _read_data(path: str):
+    """The timepoints of the tracking file path, as a DataFrame (pandas reads
+    it, as gpu_tracker does). Opened once, without waiting on a FIFO, and
+    read through that descriptor only after the library has checked it: a
+    regular file, and for SQLite plain tables with nothing computed (a
+    generated column would run as it is read); the name cannot be swapped in
+    between. SQLite reads with its length limit and a deadline."""
     import os
     import sqlite3
-    import stat
     import time
     pd = _pandas()
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"cannot read tracking file '{path}': not a regular file")
         by_fd = f'/proc/self/fd/{fd}'
         _native.check_file(by_fd, path)
+        if path.endswith('.csv'):
+            with os.fdopen(os.dup(fd), 'rb') as f:
+                return pd.read_csv(f, skiprows=2, float_precision='round_trip')
         con = sqlite3.connect(f'file:{by_fd}?immutable=1', uri=True)
         try:
             if hasattr(con, 'setlimit'):  # Python 3.11

@@ -378,3 +378,13 @@ def test_a_torn_last_row_is_left_out_with_a_warning(tmp_path, caplog):
         torn = SubTrackingAnalyzer(tf, stf).sub_tracking_results()
     assert 'cut short' in caplog.text and 'left out' in caplog.text
     assert str(torn) == str(whole)
+
+
+def test_load_timepoints_never_waits_on_a_fifo(tmp_path):
+    # pandas opening a FIFO named like a tracking file would wait for a
+    # writer for ever; the file is opened without waiting and refused.
+    _, stf = gpu_tracker_session(tmp_path, '.csv', seed=7)
+    fifo = tmp_path / 'fifo.csv'
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match='not a regular file'):
+        SubTrackingAnalyzer(str(fifo), stf).load_timepoints([(0.0, 3e9)])
