@@ -3,7 +3,6 @@ sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
 that the package needs nothing installed but json-c, zlib, SQLite and libcsv, which the
 library links (Debian: libjson-c-dev, zlib1g-dev, libsqlite3-dev, libcsv-dev, and
 libmicrohttpd-dev's header to build; libmicrohttpd itself is loaded at run time)."""
-import glob
 import os
 
 from setuptools import Extension, setup
@@ -18,8 +17,16 @@ def relative(path):
 
 
 def sources(folder, leave_out=()):
-    found = sorted(glob.glob(os.path.join(ROOT, folder, '*.c')))
-    return [relative(path) for path in found if os.path.basename(path) not in leave_out]
+    # The same list CMakeLists.txt builds from: FOLDER/sources.txt, one
+    # source a line relative to FOLDER ('#' starts a comment).
+    with open(os.path.join(ROOT, folder, 'sources.txt'), encoding='utf-8') as listing:
+        names = [line.strip() for line in listing]
+    return [relative(os.path.join(ROOT, folder, name)) for name in names
+            if name.endswith('.c') and not name.startswith('#') and name not in leave_out]
+
+
+# The library's wings (docs/architecture.md), as CMakeLists.txt's GT_LIB_INCLUDE_DIRS.
+LIB_WINGS = ('', 'util', 'read', 'read/gpu', 'pipeline', 'analysis', 'output', 'sink')
 
 
 if not os.path.isfile(os.path.join(ROOT, 'include', 'gpu_tracker.h')):
@@ -30,7 +37,8 @@ native = Extension(
     'gputracker._native',
     sources=[os.path.join('src', 'native.c')] + sources('src/lib') +
     sources('src/cli', leave_out=('entry.c',)),
-    include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
+    include_dirs=[relative(os.path.join(ROOT, d)) for d in
+                  ['include', 'src/cli'] + [os.path.join('src/lib', w) for w in LIB_WINGS]],
     libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )

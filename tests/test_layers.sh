@@ -30,7 +30,7 @@ layer_of() {
 rank() { echo "$1" | cut -c1; }
 
 failures=0
-for path in "$lib"/*.h; do
+for path in $(find "$lib" -name "*.h"); do
     h=$(basename "$path")
     mine=$(layer_of "$h")
     if [ -z "$mine" ]; then
