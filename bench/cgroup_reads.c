@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "read/cgroup.h"
 
 static double cpu_now(void)
 {

@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
-#include "report.h"
-#include "row_store.h"
-#include "snapshot.h"
+#include "output/report.h"
+#include "sink/row_store.h"
+#include "output/snapshot.h"
 
 struct figures {
     double rows_mib, written_mib; /* peak RSS after the rows, after writing */

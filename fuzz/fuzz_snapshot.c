@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "gpu_tracker.h"
-#include "snapshot.h"
+#include "output/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -25,10 +25,6 @@ def sources(folder, leave_out=()):
             if name.endswith('.c') and not name.startswith('#') and name not in leave_out]
 
 
-# The library's wings (docs/architecture.md), as CMakeLists.txt's GT_LIB_INCLUDE_DIRS.
-LIB_WINGS = ('', 'util', 'read', 'read/gpu', 'pipeline', 'analysis', 'output', 'sink')
-
-
 if not os.path.isfile(os.path.join(ROOT, 'include', 'gpu_tracker.h')):
     raise SystemExit('gputracker: build from the gpu-tracker source tree (python/ beside src/ and '
                      'include/): ' + ROOT + ' has no include/gpu_tracker.h')
@@ -37,8 +33,7 @@ native = Extension(
     'gputracker._native',
     sources=[os.path.join('src', 'native.c')] + sources('src/lib') +
     sources('src/cli', leave_out=('entry.c',)),
-    include_dirs=[relative(os.path.join(ROOT, d)) for d in
-                  ['include', 'src/cli'] + [os.path.join('src/lib', w) for w in LIB_WINGS]],
+    include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
     libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )

@@ -18,17 +18,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "read/cgroup.h"
 #include "chromium.h"
-#include "cgroup_json.h"
-#include "cgroup_usage.h"
+#include "output/cgroup_json.h"
+#include "pipeline/cgroup_usage.h"
 #include "check.h"
 #include <stddef.h>
 
 #include "fixture.h"
 #include "human.h"
 #include "runner.h"
-#include "json_write.h"
+#include "util/json_write.h"
 #include "test_tracker_new.h"
 
 /* A v2 group "/job" holding PID 100 (and what members says). */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "drm_fdinfo.h"
+#include "read/gpu/drm_fdinfo.h"
 #include "fixture.h"
 #include "gpu_tracker.h"
 #include "test_tracker_new.h"

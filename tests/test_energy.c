@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "energy_usage.h"
+#include "pipeline/energy_usage.h"
 #include "fixture.h"
-#include "json_write.h"
-#include "rapl.h"
+#include "util/json_write.h"
+#include "read/rapl.h"
 #include "runner.h"
 #include "test_tracker_new.h"
 

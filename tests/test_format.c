@@ -7,9 +7,9 @@
 
 #include "check.h"
 #include "job_names.h"
-#include "pyfloat.h"
+#include "util/pyfloat.h"
 #include "shlex.h"
-#include "units.h"
+#include "util/units.h"
 
 static const char *repr(double v)
 {

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "dl_bind.h"
+#include "util/dl_bind.h"
 #include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"

@@ -10,10 +10,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "background.h"
+#include "util/background.h"
 #include "gpu_tracker.h"
-#include "metrics_sink.h"
-#include "metrics_text.h"
+#include "sink/metrics_sink.h"
+#include "output/metrics_text.h"
 #include "runner.h"
 
 /* ---- the text ---------------------------------------------------------- */

@@ -13,13 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "background.h"
-#include "backup_sink.h"
+#include "util/background.h"
+#include "sink/backup_sink.h"
 #include "check.h"
-#include "csv_sink.h"
-#include "pid_index.h"
-#include "pipeline.h"
-#include "warn.h"
+#include "sink/csv_sink.h"
+#include "read/pid_index.h"
+#include "pipeline/pipeline.h"
+#include "util/warn.h"
 
 #define MIB (1024ULL * 1024ULL)
 #define TCK 100.0

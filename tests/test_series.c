@@ -21,14 +21,14 @@
 #include "test_tracker_new.h"
 #include "fixture.h"
 #include "gpu_tracker.h"
-#include "proc_parse.h"
-#include "row_store.h"
-#include "series.h"
-#include "series_columns.h"
-#include "write_csv.h"
-#include "sys_parse.h"
-#include "system_series.h"
-#include "tree.h"
+#include "read/proc_parse.h"
+#include "sink/row_store.h"
+#include "pipeline/series.h"
+#include "util/series_columns.h"
+#include "output/write_csv.h"
+#include "read/sys_parse.h"
+#include "read/system_series.h"
+#include "read/tree.h"
 
 static void test_diskstats_lines(void)
 {

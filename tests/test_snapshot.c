@@ -19,9 +19,9 @@
 #include "fixture.h"
 #include "gpu_tracker.h"
 #include "httpd.h"
-#include "server_info.h"
-#include "exact_sum.h"
-#include "stats.h"
+#include "read/server_info.h"
+#include "util/exact_sum.h"
+#include "analysis/stats.h"
 
 static char *dir;
 

@@ -15,8 +15,8 @@
 #include "gpu_tracker.h"
 #include "runner.h"
 #include "test_tracker_new.h"
-#include "pipeline.h"
-#include "tree.h"
+#include "pipeline/pipeline.h"
+#include "read/tree.h"
 
 /* Where pid stands in t as of its last walk (1 main, 2 descendant, 0 not). */
 static int role_of(const struct tree *t, pid_t pid)

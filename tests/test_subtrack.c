@@ -11,7 +11,7 @@
 
 #include "gpu_tracker.h"
 #include "runner.h"
-#include "table_read.h"
+#include "util/table_read.h"
 
 /* A path in the test's directory, kept (tmp_path's buffers are reused). */
 #define TMP(var, name)                                                                  \

@@ -9,11 +9,11 @@
 #include "check.h"
 #include "fixture.h"
 #include "threads.h"
-#include "internal.h"
-#include "pid_index.h"
-#include "procfs.h"
-#include "tree.h"
-#include "usage.h"
+#include "util/internal.h"
+#include "read/pid_index.h"
+#include "read/procfs.h"
+#include "read/tree.h"
+#include "pipeline/usage.h"
 
 static struct fx_proc main_proc(void)
 {

@@ -2,7 +2,7 @@
  * struct's size versioning, validation, the tracker's own copy and the
  * default name of the backup file. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "util/internal.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -10,11 +10,11 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "background.h"
-#include "metrics_text.h"
+#include "util/background.h"
+#include "output/metrics_text.h"
 #include "options.h"
-#include "table_file.h"
-#include "units.h"
+#include "util/table_file.h"
+#include "util/units.h"
 
 /* The size of the first versioned struct (0.2): a smaller struct_size is
  * not one gt_options_init_size() wrote. */

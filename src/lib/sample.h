@@ -22,11 +22,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "background.h"
-#include "cgroup_parse.h"
-#include "pid_index.h"
-#include "proc_parse.h"
-#include "sys_parse.h"
+#include "util/background.h"
+#include "read/cgroup_parse.h"
+#include "read/pid_index.h"
+#include "read/proc_parse.h"
+#include "read/sys_parse.h"
 
 /* The resources pressure stall information is kept for (the order of the
  * system's /proc/pressure files and of a cgroup's *.pressure). */

@@ -27,18 +27,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backup_sink.h"
-#include "background.h"
-#include "cloud_info.h"
-#include "csv_sink.h"
-#include "hot_path.h"
+#include "sink/backup_sink.h"
+#include "util/background.h"
+#include "read/cloud_info.h"
+#include "sink/csv_sink.h"
+#include "util/hot_path.h"
 #include "options.h"
-#include "pipeline.h"
-#include "row_store.h"
-#include "sample_reader.h"
-#include "server_info.h"
-#include "units.h"
-#include "warn.h"
+#include "pipeline/pipeline.h"
+#include "sink/row_store.h"
+#include "read/sample_reader.h"
+#include "read/server_info.h"
+#include "util/units.h"
+#include "util/warn.h"
 
 /* The memory that the process that made t and a child made by fork() both
  * release (the reader is released by each in its own way; the locks only by

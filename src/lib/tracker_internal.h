@@ -5,23 +5,23 @@
 #ifndef GT_TRACKER_INTERNAL_H
 #define GT_TRACKER_INTERNAL_H
 
-#include "internal.h"
+#include "util/internal.h"
 
 #include <pthread.h>
 #include <unistd.h>
 
-#include "backup_sink.h"
-#include "cgroup_own.h"
-#include "cloud_info.h"
-#include "csv_sink.h"
-#include "metrics_sink.h"
+#include "sink/backup_sink.h"
+#include "read/cgroup_own.h"
+#include "read/cloud_info.h"
+#include "sink/csv_sink.h"
+#include "sink/metrics_sink.h"
 #include "options.h"
-#include "pipeline.h"
-#include "row_store.h"
-#include "run_record.h"
-#include "sample_reader.h"
-#include "tracking_file.h"
-#include "warn.h"
+#include "pipeline/pipeline.h"
+#include "sink/row_store.h"
+#include "output/run_record.h"
+#include "read/sample_reader.h"
+#include "sink/tracking_file.h"
+#include "util/warn.h"
 
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 

@@ -11,16 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "background.h"
-#include "cgroup_json.h"
-#include "gpu_run.h"
-#include "json_write.h"
-#include "hot_path.h"
-#include "report.h"
-#include "snapshot.h"
-#include "stats.h"
-#include "usage_json.h"
-#include "write_csv.h"
+#include "util/background.h"
+#include "output/cgroup_json.h"
+#include "pipeline/gpu_run.h"
+#include "util/json_write.h"
+#include "util/hot_path.h"
+#include "output/report.h"
+#include "output/snapshot.h"
+#include "analysis/stats.h"
+#include "output/usage_json.h"
+#include "output/write_csv.h"
 
 /* At most this long for the cloud discovery to end: its requests time out
  * after 1 s each, and AWS asks up to four. */

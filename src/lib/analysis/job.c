@@ -3,7 +3,7 @@
  * (gt_job_summarize): the tasks side by side, imbalance, stragglers and
  * the Slurm request. Pure: snapshots in, structs and JSON out. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "util/internal.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_write.h"
-#include "stats.h"
-#include "units.h"
+#include "util/json_write.h"
+#include "analysis/stats.h"
+#include "util/units.h"
 
 /* ---- merging -------------------------------------------------------------- */
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
-#include "internal.h"
+#include "util/http.h"
+#include "util/internal.h"
 
 #define KEEPER_TIMEOUT_MS 10000L
 #define KEEPER_ANSWER_MAX (4u << 20)

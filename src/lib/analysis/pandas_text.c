@@ -1,13 +1,13 @@
 /* pandas_text.c - gpu_tracker's text layout of tables (pandas_text.h). */
 #define _GNU_SOURCE
-#include "pandas_text.h"
+#include "analysis/pandas_text.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pyfloat.h"
+#include "util/pyfloat.h"
 
 void pandas_float_text(double v, char *out, size_t cap)
 {

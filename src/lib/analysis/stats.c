@@ -8,7 +8,7 @@
  *  - aggregate_stats(): means and durations averaged with a plain
  *    sum()/len(), maxima and sums the largest, nothing rounded;
  *  - recommend_resources(): round() of the combined mean, half to even. */
-#include "stats.h"
+#include "analysis/stats.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exact_sum.h"
-#include "internal.h"
-#include "pyfloat.h"
+#include "util/exact_sum.h"
+#include "util/internal.h"
+#include "util/pyfloat.h"
 
 #define KIB_PER_MIB 1024.0
 

@@ -5,7 +5,7 @@
 #define GT_STATS_H
 
 #include "gpu_tracker.h"
-#include "row_source.h"
+#include "util/row_source.h"
 
 /* resource_tracker's stats() of the rows (gt_snapshot_stats' rules);
  * interval is the run's. GT_ERR_INVALID_ARGUMENT when there is no row pair,

@@ -2,14 +2,14 @@
  * recommendation as JSON, with the library's one float policy (Python's
  * repr, json_write.h), so that every JSON the library and the command write
  * prints a number alike. */
-#include "internal.h"
+#include "util/internal.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "json_write.h"
-#include "stats.h"
+#include "util/json_write.h"
+#include "analysis/stats.h"
 
 /* {"K1": v1[, "K2": v2]}: resource_tracker's per-figure dictionaries. */
 static json_object *figure(const char *k1, double v1, const char *k2, double v2)

@@ -13,7 +13,7 @@
  *    an SQLite NULL) is left out of its column, as pandas does.
  *  - A statistic over no values is NaN: null in JSON, "NaN" in text. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "util/internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,12 +25,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json_write.h"
-#include "pandas_text.h"
-#include "subtrack_blocks.h"
-#include "subtrack_results.h"
-#include "table_file.h"
-#include "table_read.h"
+#include "util/json_write.h"
+#include "analysis/pandas_text.h"
+#include "analysis/subtrack_blocks.h"
+#include "analysis/subtrack_results.h"
+#include "util/table_file.h"
+#include "util/table_read.h"
 
 /* Marks kept in memory at most (24 bytes each): a file with more is refused
  * rather than allowed to take the machine's memory. */

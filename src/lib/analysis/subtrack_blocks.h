@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 struct subtrack_interval {
     double start, stop; /* epoch seconds, both ends included */

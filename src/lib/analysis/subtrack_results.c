@@ -2,7 +2,7 @@
  * comparison of tracking sessions (gpu_tracker's TrackingComparison:
  * gpu_tracker.h, "Sub-tracking analysis"). */
 #define _GNU_SOURCE
-#include "subtrack_results.h"
+#include "analysis/subtrack_results.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "json_read.h"
-#include "json_write.h"
-#include "pandas_text.h"
+#include "util/internal.h"
+#include "util/json_read.h"
+#include "util/json_write.h"
+#include "analysis/pandas_text.h"
 
 /* ---- text -------------------------------------------------------------------- */
 

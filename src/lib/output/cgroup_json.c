@@ -1,10 +1,10 @@
 /* cgroup_json.c - see cgroup_json.h. */
-#include "cgroup_json.h"
+#include "output/cgroup_json.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "json_write.h"
+#include "util/json_write.h"
 
 static void add_float(json_object *o, const char *key, double v)
 {

@@ -2,7 +2,7 @@
  * formats: https://prometheus.io/docs/instrumenting/exposition_formats/
  * and the OpenMetrics 1.0 specification. */
 #define _GNU_SOURCE
-#include "metrics_text.h"
+#include "output/metrics_text.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "json_write.h"
-#include "pyfloat.h"
+#include "util/json_write.h"
+#include "util/pyfloat.h"
 
 /* value as a label value: valid UTF-8 with '\\', '"' and newlines escaped,
  * appended to out (cap bytes, always terminated). */

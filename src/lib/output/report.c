@@ -12,12 +12,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "file_io.h"
-#include "internal.h"
-#include "report.h"
-#include "row_source.h"
-#include "stats.h"
-#include "subtrack_blocks.h"
+#include "util/file_io.h"
+#include "util/internal.h"
+#include "output/report.h"
+#include "util/row_source.h"
+#include "analysis/stats.h"
+#include "analysis/subtrack_blocks.h"
 
 /* ---- a growing string ------------------------------------------------- */
 

@@ -1,14 +1,14 @@
 /* run_record.c - see run_record.h. */
-#include "run_record.h"
+#include "output/run_record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "server_info.h"
-#include "system_series.h"
-#include "stats.h"
+#include "util/internal.h"
+#include "read/server_info.h"
+#include "read/system_series.h"
+#include "analysis/stats.h"
 
 void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
                       const char *sys_root, const struct gpu_device *devices, int ndevices)

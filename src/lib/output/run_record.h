@@ -8,7 +8,7 @@
 #define GT_RUN_RECORD_H
 
 #include "gpu_tracker.h"
-#include "row_source.h"
+#include "util/row_source.h"
 #include "sample.h"
 
 struct run_record {

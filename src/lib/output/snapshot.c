@@ -20,21 +20,21 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "cgroup_json.h"
-#include "energy_usage.h"
-#include "gpu_run.h"
-#include "file_io.h"
-#include "internal.h"
-#include "json_read.h"
-#include "json_span.h"
-#include "json_stream.h"
-#include "json_write.h"
-#include "pyfloat.h"
-#include "row_source.h"
-#include "series_columns.h"
-#include "snapshot.h"
-#include "snapshot_rt.h"
-#include "usage_json.h"
+#include "output/cgroup_json.h"
+#include "pipeline/energy_usage.h"
+#include "pipeline/gpu_run.h"
+#include "util/file_io.h"
+#include "util/internal.h"
+#include "util/json_read.h"
+#include "util/json_span.h"
+#include "util/json_stream.h"
+#include "util/json_write.h"
+#include "util/pyfloat.h"
+#include "util/row_source.h"
+#include "util/series_columns.h"
+#include "output/snapshot.h"
+#include "output/snapshot_rt.h"
+#include "output/usage_json.h"
 
 /* ---- limits of a read ----------------------------------------------------- */
 

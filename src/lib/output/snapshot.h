@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
-#include "json_read.h"
-#include "json_span.h"
-#include "row_source.h"
+#include "util/json_read.h"
+#include "util/json_span.h"
+#include "util/row_source.h"
 
 /* gt_snapshot_read() of len bytes (gzip or plain JSON); name stands for the
  * file in messages. */

@@ -4,7 +4,7 @@
  * is parsed, and each row's object is parsed on its own (at most
  * ROW_TEXT_MAX bytes), so a file's cost follows from its row count. */
 #define _GNU_SOURCE
-#include "snapshot_rt.h"
+#include "output/snapshot_rt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "json_write.h"
-#include "pyfloat.h"
-#include "series_columns.h"
-#include "snapshot.h"
+#include "util/internal.h"
+#include "util/json_write.h"
+#include "util/pyfloat.h"
+#include "util/series_columns.h"
+#include "output/snapshot.h"
 
 #define ROW_TEXT_MAX 4096
 #define PART_MAX ((size_t)1 << 20)

@@ -2,7 +2,7 @@
  * QUOTE_NONNUMERIC: names quoted, numbers bare, floats as Python's repr,
  * "\r\n" line ends. */
 #define _GNU_SOURCE
-#include "write_csv.h"
+#include "output/write_csv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "file_io.h"
-#include "internal.h"
-#include "pyfloat.h"
+#include "util/file_io.h"
+#include "util/internal.h"
+#include "util/pyfloat.h"
 
 const char series_process_csv_header[] =
     "\"timestamp\",\"pid\",\"children\",\"utime\",\"stime\",\"cpu_usage\",\"memory\","

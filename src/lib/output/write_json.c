@@ -2,7 +2,7 @@
  * nesting, plus "measurement"), and reading it back. json-c does the JSON;
  * floats are given to it as Python's repr() so that numbers print as
  * gpu_tracker's do (shortest round-trip digits, "5.0" not "5"). */
-#include "internal.h"
+#include "util/internal.h"
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_io.h"
-#include "json_write.h"
-#include "units.h"
-#include "usage_json.h"
+#include "util/file_io.h"
+#include "util/json_write.h"
+#include "util/units.h"
+#include "output/usage_json.h"
 
 /* The objects of doubles only, as (key, place in the struct): one table
  * each, for the writer and the reader alike. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pyfloat.h"
+#include "util/pyfloat.h"
 
 static void put_float(FILE *f, int indent, const char *label, double v)
 {

@@ -1,10 +1,10 @@
 /* cgroup_usage.c - see cgroup_usage.h. */
-#include "cgroup_usage.h"
+#include "pipeline/cgroup_usage.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "hot_path.h"
+#include "util/hot_path.h"
 
 void cgroup_acc_init(struct cgroup_acc *a)
 {

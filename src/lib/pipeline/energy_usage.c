@@ -1,11 +1,11 @@
 /* energy_usage.c - see energy_usage.h. */
-#include "energy_usage.h"
+#include "pipeline/energy_usage.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "hot_path.h"
-#include "json_write.h"
+#include "util/hot_path.h"
+#include "util/json_write.h"
 
 void energy_acc_init(struct energy_acc *a)
 {

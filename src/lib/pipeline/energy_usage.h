@@ -7,7 +7,7 @@
 #include <json-c/json.h>
 
 #include "gpu_tracker.h"
-#include "json_read.h"
+#include "util/json_read.h"
 #include "sample.h"
 
 struct energy_acc {

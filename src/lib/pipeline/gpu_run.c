@@ -1,12 +1,12 @@
 /* gpu_run.c - see gpu_run.h. */
-#include "gpu_run.h"
+#include "pipeline/gpu_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_write.h"
-#include "pipeline.h"
+#include "util/json_write.h"
+#include "pipeline/pipeline.h"
 
 static const char *const throttle_names[GT_GPU_THROTTLE_REASONS] = {
     "gpu_idle",   "applications_clocks", "sw_power_cap",   "hw_slowdown",    "sync_boost",

@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "gpu_tracker.h"
-#include "json_read.h"
+#include "util/json_read.h"
 #include "sample.h"
 
 /* One process's accounting record as the job's: role 1 main, 2 a

@@ -1,8 +1,8 @@
 /* pipeline.c - see pipeline.h. */
-#include "pipeline.h"
+#include "pipeline/pipeline.h"
 
-#include "hot_path.h"
-#include "system_series.h"
+#include "util/hot_path.h"
+#include "read/system_series.h"
 
 #include <string.h>
 

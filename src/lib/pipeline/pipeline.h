@@ -9,13 +9,13 @@
 #ifndef GT_PIPELINE_H
 #define GT_PIPELINE_H
 
-#include "cgroup_usage.h"
-#include "energy_usage.h"
-#include "gpu_run.h"
-#include "metrics_text.h"
+#include "pipeline/cgroup_usage.h"
+#include "pipeline/energy_usage.h"
+#include "pipeline/gpu_run.h"
+#include "output/metrics_text.h"
 #include "sample.h"
-#include "series.h"
-#include "usage.h"
+#include "pipeline/series.h"
+#include "pipeline/usage.h"
 
 /* Where pid stood at the walk: 1 main, 2 a descendant, 0 not in the tree. */
 int pid_roles_get(const struct pid_roles *roles, pid_t pid);

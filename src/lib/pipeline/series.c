@@ -1,14 +1,14 @@
 /* series.c - rows of the process and system series from two readings, and
  * (the row store keeps them: row_store.c; their CSV: write_csv.c). */
 #define _GNU_SOURCE
-#include "series.h"
+#include "pipeline/series.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "pyfloat.h"
+#include "util/internal.h"
+#include "util/pyfloat.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define SECTOR_BYTES 512ULL /* diskstats counts 512-byte sectors on every device */

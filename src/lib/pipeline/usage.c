@@ -1,12 +1,12 @@
 /* usage.c - aggregates of samples and the ResourceUsage they give. */
-#include "usage.h"
+#include "pipeline/usage.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "hot_path.h"
-#include "internal.h"
+#include "util/hot_path.h"
+#include "util/internal.h"
 
 void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second)
 {

@@ -1,10 +1,10 @@
 /* cgroup.c - see cgroup.h. */
 #define _GNU_SOURCE
-#include "cgroup.h"
+#include "read/cgroup.h"
 
-#include "background.h"
+#include "util/background.h"
 
-#include "hot_path.h"
+#include "util/hot_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "procfs.h"
+#include "util/internal.h"
+#include "read/procfs.h"
 
 /* cgroup.procs of a group with a million processes, with room. */
 #define MAX_PROCS_BYTES (16u << 20)

@@ -1,6 +1,6 @@
 /* cgroup_own.c - see cgroup_own.h. */
 #define _GNU_SOURCE
-#include "cgroup_own.h"
+#include "read/cgroup_own.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "internal.h"
-#include "procfs.h"
+#include "read/cgroup.h"
+#include "util/internal.h"
+#include "read/procfs.h"
 
 /* Writes text to the cgroup file name in dirfd (one write: cgroupfs
  * takes a whole value at once); -1 with errno. */

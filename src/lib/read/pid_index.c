@@ -1,7 +1,7 @@
 /* pid_index.c - see pid_index.h. */
-#include "pid_index.h"
+#include "read/pid_index.h"
 
-#include "hot_path.h"
+#include "util/hot_path.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
 /* proc_parse.c - cursor-style parsers of procfs text (no sscanf/atoi). */
-#include "proc_parse.h"
+#include "read/proc_parse.h"
 
 #include <limits.h>
 #include <string.h>
 
-#include "cursor.h"
-#include "hot_path.h"
+#include "util/cursor.h"
+#include "util/hot_path.h"
 
 /* Reads a decimal that may be negative; negative values read as 0 (the
  * counters we keep cannot be negative; priority and nice may be). */

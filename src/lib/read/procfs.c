@@ -1,11 +1,11 @@
 /* procfs.c - reading procfs through directory fds and fixed buffers. */
 #define _GNU_SOURCE
-#include "procfs.h"
+#include "read/procfs.h"
 
-#include "background.h"
+#include "util/background.h"
 
-#include "hot_path.h"
-#include "internal.h"
+#include "util/hot_path.h"
+#include "util/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* rapl.c - see rapl.h. */
 #define _GNU_SOURCE
-#include "rapl.h"
+#include "read/rapl.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hot_path.h"
-#include "internal.h"
-#include "procfs.h"
+#include "util/hot_path.h"
+#include "util/internal.h"
+#include "read/procfs.h"
 
 void rapl_init(struct rapl_reader *r)
 {

@@ -1,5 +1,5 @@
 /* sample_reader.c - see sample_reader.h. */
-#include "sample_reader.h"
+#include "read/sample_reader.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "background.h"
-#include "hot_path.h"
+#include "util/background.h"
+#include "util/hot_path.h"
 
 /* 1 when we run in a PID namespace other than the host's (a container): the
  * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO).

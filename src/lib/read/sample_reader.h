@@ -10,15 +10,15 @@
 #ifndef GT_SAMPLE_READER_H
 #define GT_SAMPLE_READER_H
 
-#include "cgroup.h"
-#include "gpu.h"
-#include "gpu_holders.h"
-#include "rapl.h"
+#include "read/cgroup.h"
+#include "read/gpu/gpu.h"
+#include "read/gpu/gpu_holders.h"
+#include "read/rapl.h"
 #include "sample.h"
-#include "system.h"
-#include "system_series.h"
-#include "tree.h"
-#include "warn.h"
+#include "read/system.h"
+#include "read/system_series.h"
+#include "read/tree.h"
+#include "util/warn.h"
 
 #define PID_NAMESPACE_REASON \
     "gpu-tracker runs in a PID namespace (a container): the driver's process IDs are the host's"

@@ -1,6 +1,6 @@
 /* server_info.c - the machine a run is on (see server_info.h). */
 #define _GNU_SOURCE
-#include "server_info.h"
+#include "read/server_info.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "proc_parse.h"
-#include "procfs.h"
+#include "read/proc_parse.h"
+#include "read/procfs.h"
 
 #define MIB (1024.0 * 1024.0)
 

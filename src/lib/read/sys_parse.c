@@ -1,11 +1,11 @@
 /* sys_parse.c - cursor-style parsers of /proc/diskstats, /proc/net/dev and
  * mountinfo, and the name and type rules that decide what is counted. */
-#include "sys_parse.h"
+#include "read/sys_parse.h"
 
 #include <limits.h>
 #include <string.h>
 
-#include "cursor.h"
+#include "util/cursor.h"
 
 static int read_uint(struct cursor *c, unsigned *out)
 {

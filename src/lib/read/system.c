@@ -1,9 +1,9 @@
 /* system.c - /proc/stat and /proc/meminfo through kept-open descriptors. */
 #define _GNU_SOURCE
-#include "system.h"
+#include "read/system.h"
 
-#include "hot_path.h"
-#include "internal.h"
+#include "util/hot_path.h"
+#include "util/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procfs.h"
+#include "read/procfs.h"
 
 #define MAX_STAT_BYTES (8u << 20) /* /proc/stat of a huge machine, with room */
 

@@ -1,7 +1,7 @@
 /* system_series.c - processes, disks, interfaces and filesystems for the
  * system series (see system_series.h for what counts). */
 #define _GNU_SOURCE
-#include "system_series.h"
+#include "read/system_series.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "procfs.h"
+#include "util/internal.h"
+#include "read/procfs.h"
 
 #define MAX_FILE_BYTES (16u << 20) /* mountinfo of a busy container host, with room */
 #define MAX_FS_KEYS 256            /* distinct filesystems counted per sample */

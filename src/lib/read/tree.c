@@ -8,10 +8,10 @@
  * Where smaps_rollup cannot be read (old kernel, another user's process),
  * RssAnon stands for private and RssFile + RssShmem for shared. */
 #define _GNU_SOURCE
-#include "tree.h"
+#include "read/tree.h"
 
-#include "hot_path.h"
-#include "internal.h"
+#include "util/hot_path.h"
+#include "util/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

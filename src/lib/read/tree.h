@@ -15,8 +15,8 @@
 
 #include <sys/types.h>
 
-#include "pid_index.h"
-#include "procfs.h"
+#include "read/pid_index.h"
+#include "read/procfs.h"
 #include "sample.h"
 
 

@@ -4,9 +4,9 @@
  * time (the ticks after boot in /proc/<pid>/stat): a PID alone may have
  * been reused since, by a process that has nothing to do with the run. */
 #define _GNU_SOURCE
-#include "backup_identity.h"
+#include "sink/backup_identity.h"
 
-#include "internal.h"
+#include "util/internal.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "file_io.h"
-#include "json_write.h"
-#include "proc_parse.h"
+#include "util/file_io.h"
+#include "util/json_write.h"
+#include "read/proc_parse.h"
 
 /* The start time (ticks after boot) of process pid on this machine; 0 when
  * it does not exist, cannot be read, or has ended (a zombie waiting for its

@@ -1,5 +1,5 @@
 /* backup_sink.c - see backup_sink.h. */
-#include "backup_sink.h"
+#include "sink/backup_sink.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "background.h"
-#include "backup_identity.h"
-#include "hot_path.h"
+#include "util/background.h"
+#include "sink/backup_identity.h"
+#include "util/hot_path.h"
 
 /* The writer thread's side: a mailbox of one summary (the newest wins),
  * guarded by lock, and a sink of its own (own: the file's target and path,

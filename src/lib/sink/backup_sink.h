@@ -32,9 +32,9 @@
 
 #include <pthread.h>
 
-#include "file_io.h"
-#include "sink.h"
-#include "warn.h"
+#include "util/file_io.h"
+#include "sink/sink.h"
+#include "util/warn.h"
 
 #define BACKUP_PERIOD 1.0          /* seconds between looks */
 #define BACKUP_MIN_GAP 5.0         /* at most this stale in peaks */

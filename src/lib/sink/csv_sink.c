@@ -1,12 +1,12 @@
 /* csv_sink.c - see csv_sink.h. */
-#include "csv_sink.h"
+#include "sink/csv_sink.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "file_io.h"
-#include "hot_path.h"
-#include "write_csv.h"
+#include "util/file_io.h"
+#include "util/hot_path.h"
+#include "output/write_csv.h"
 
 static const char *const kind_names[2] = {"process", "system"};
 

@@ -3,8 +3,8 @@
 #ifndef GT_CSV_SINK_H
 #define GT_CSV_SINK_H
 
-#include "sink.h"
-#include "warn.h"
+#include "sink/sink.h"
+#include "util/warn.h"
 
 struct csv_sink {
     struct sink base;

@@ -4,11 +4,11 @@
  * nor GnuTLS, which it would drag into a static link; and node_exporter's
  * textfile. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "util/internal.h"
 
-#include "metrics_sink.h"
+#include "sink/metrics_sink.h"
 
-#include "background.h"
+#include "util/background.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dl_bind.h"
-#include "request_guard.h"
+#include "util/dl_bind.h"
+#include "util/request_guard.h"
 
 #define MHD_LIBRARY "libmicrohttpd.so.12"
 

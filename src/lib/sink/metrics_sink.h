@@ -18,10 +18,10 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
-#include "file_io.h"
-#include "metrics_text.h"
-#include "sink.h"
-#include "warn.h"
+#include "util/file_io.h"
+#include "output/metrics_text.h"
+#include "sink/sink.h"
+#include "util/warn.h"
 
 #define METRICS_TEXTFILE_PERIOD 1.0 /* seconds: at most one write in this */
 #define METRICS_IO_PERIOD 1.0       /* seconds: I/O counters at most this stale */

@@ -1,7 +1,7 @@
 /* row_store.c - a run's rows, the newest in memory and the rest in an
  * unlinked file (see row_store.h). */
 #define _GNU_SOURCE
-#include "row_store.h"
+#include "sink/row_store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 void row_store_init(struct row_store *s)
 {

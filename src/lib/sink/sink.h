@@ -11,7 +11,7 @@
 #define GT_SINK_H
 
 #include "gpu_tracker.h"
-#include "pipeline.h"
+#include "pipeline/pipeline.h"
 
 struct sink;
 

@@ -1,10 +1,10 @@
 /* tracking_file.c - see tracking_file.h. */
 #define _GNU_SOURCE
-#include "tracking_file.h"
+#include "sink/tracking_file.h"
 
 #include <string.h>
 
-#include "hot_path.h"
+#include "util/hot_path.h"
 
 const char *const tracking_static_columns[TRACKING_STATIC_COLUMNS] = {
     "ram_unit", "gpu_ram_unit", "time_unit", "ram_system_capacity", "gpu_ram_system_capacity",

@@ -16,10 +16,10 @@
 #ifndef GT_TRACKING_FILE_H
 #define GT_TRACKING_FILE_H
 
-#include "sink.h"
-#include "table_file.h"
-#include "usage.h"
-#include "warn.h"
+#include "sink/sink.h"
+#include "util/table_file.h"
+#include "pipeline/usage.h"
+#include "util/warn.h"
 
 /* The static data's columns and the timepoints' (gpu_tracker's order). */
 #define TRACKING_STATIC_COLUMNS 9

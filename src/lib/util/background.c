@@ -1,7 +1,7 @@
 /* background.c - clock, condition variables, library threads and their
  * registry, background jobs (see background.h). */
 #define _GNU_SOURCE
-#include "background.h"
+#include "util/background.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,8 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "hot_path.h"
-#include "procfs.h"
+#include "util/hot_path.h"
+#include "read/procfs.h"
 
 #define YEAR_SECONDS (366.0 * 86400.0)
 

@@ -1,6 +1,6 @@
 /* dl_bind.c - see dl_bind.h. */
 #define _GNU_SOURCE
-#include "dl_bind.h"
+#include "util/dl_bind.h"
 
 #include <dlfcn.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* error.c - status texts and the per-thread last-error message. */
-#include "internal.h"
+#include "util/internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* exact_sum.c - exact sums and correctly rounded means (see exact_sum.h). */
-#include "exact_sum.h"
+#include "util/exact_sum.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* file_io.c - resolving, checking and writing output files, and reading
  * input files, under the rules of file_io.h. */
 #define _GNU_SOURCE
-#include "file_io.h"
+#include "util/file_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define MAX_LINK_HOPS 40       /* as the kernel's own limit (ELOOP) */
 #define PROC_SUPER_MAGIC 0x9fa0

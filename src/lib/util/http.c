@@ -1,13 +1,13 @@
 /* http.c - libcurl loaded on first use (see http.h). */
 #define _GNU_SOURCE
-#include "http.h"
+#include "util/http.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 
-#include "dl_bind.h"
+#include "util/dl_bind.h"
 
 #define CURL_LIBRARY "libcurl.so.4"
 

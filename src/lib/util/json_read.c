@@ -1,5 +1,5 @@
 /* json_read.c - parsing and reading untrusted JSON (see json_read.h). */
-#include "json_read.h"
+#include "util/json_read.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 void json_read_fail(struct json_reader *r, const char *fmt, ...)
 {

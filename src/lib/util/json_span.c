@@ -1,5 +1,5 @@
 /* json_span.c - finding the parts of a JSON text (see json_span.h). */
-#include "json_span.h"
+#include "util/json_span.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* json_stream.c - JSON text a piece at a time (json_stream.h). */
 #define _GNU_SOURCE
-#include "json_stream.h"
+#include "util/json_stream.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <zlib.h>
 
-#include "file_io.h"
+#include "util/file_io.h"
 
 /* Where the text goes: zlib into a file, or a string in memory. */
 struct sink {

@@ -1,5 +1,5 @@
 /* json_write.c - JSON values the library writes (see json_write.h). */
-#include "json_write.h"
+#include "util/json_write.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "gpu_tracker.h"
-#include "pyfloat.h"
+#include "util/pyfloat.h"
 
 json_object *json_new_pyfloat(double v)
 {

@@ -4,7 +4,7 @@
  * of each float; both are the shortest round-tripping digits. We find those
  * digits with "%.*e" at increasing precision (glibc formats exactly), then lay
  * them out with Python's rules (Python/pystrtod.c, format code 'r'). */
-#include "pyfloat.h"
+#include "util/pyfloat.h"
 
 #include <float.h>
 #include <math.h>

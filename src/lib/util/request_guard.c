@@ -1,12 +1,12 @@
 /* request_guard.c - see request_guard.h. */
 #define _GNU_SOURCE
-#include "request_guard.h"
+#include "util/request_guard.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "background.h"
+#include "util/background.h"
 
 struct guard_slot {
     int used;

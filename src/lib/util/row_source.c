@@ -1,5 +1,5 @@
 /* row_source.c - reading a run's rows in batches (see row_source.h). */
-#include "row_source.h"
+#include "util/row_source.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * interval. They keep every value finite and within its type (counts are
  * read as 64-bit integers, never through a double), so that no later
  * arithmetic or conversion overflows. */
-#include "series_columns.h"
+#include "util/series_columns.h"
 
 #define MAX_TIMESTAMP 1e10       /* epoch seconds: year 2286 */
 #define MAX_PID 4194304.0        /* the kernel's largest pid_max */

@@ -1,6 +1,6 @@
 /* table_file.c - see table_file.h. */
 #define _GNU_SOURCE
-#include "table_file.h"
+#include "util/table_file.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_io.h"
-#include "hot_path.h"
-#include "pyfloat.h"
+#include "util/file_io.h"
+#include "util/hot_path.h"
+#include "util/pyfloat.h"
 
 static int ends_with(const char *s, const char *tail)
 {

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 enum table_type { TABLE_FLOAT, TABLE_INT, TABLE_TEXT };
 

@@ -1,7 +1,7 @@
 /* table_read.c - records of a CSV or SQLite table file, read under bounds
  * (table_read.h). */
 #define _GNU_SOURCE
-#include "table_read.h"
+#include "util/table_read.h"
 
 #include <csv.h>
 #include <fcntl.h>

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define TABLE_READ_MAX_FIELD (1u << 20)
 #define TABLE_READ_MAX_COLUMNS 1024

@@ -1,5 +1,5 @@
 /* units.c - unit names and their factors. */
-#include "units.h"
+#include "util/units.h"
 
 #include <string.h>
 

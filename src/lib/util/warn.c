@@ -1,5 +1,5 @@
 /* warn.c - see warn.h. */
-#include "warn.h"
+#include "util/warn.h"
 
 #include <stdarg.h>
 #include <stdio.h>

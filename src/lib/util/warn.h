@@ -11,7 +11,7 @@
 #ifndef GT_WARN_H
 #define GT_WARN_H
 
-#include "internal.h"
+#include "util/internal.h"
 
 enum warn_id {
     WARN_SYSTEM_UNREADABLE,   /* /proc/stat or meminfo */

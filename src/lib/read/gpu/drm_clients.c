@@ -1,6 +1,6 @@
 /* drm_clients.c - see drm_clients.h. */
 #define _GNU_SOURCE
-#include "drm_clients.h"
+#include "read/gpu/drm_clients.h"
 
 #include <dirent.h>
 #include <fcntl.h>

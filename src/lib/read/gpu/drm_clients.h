@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "drm_fdinfo.h"
-#include "gpu.h"
+#include "read/gpu/drm_fdinfo.h"
+#include "read/gpu/gpu.h"
 
 struct drm_client; /* one open of a GPU's device file, as last read */
 

@@ -1,5 +1,5 @@
 /* drm_fdinfo.c - see drm_fdinfo.h. */
-#include "drm_fdinfo.h"
+#include "read/gpu/drm_fdinfo.h"
 
 #include <stdlib.h>
 #include <string.h>

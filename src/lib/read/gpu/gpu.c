@@ -1,7 +1,7 @@
 /* gpu.c - loading every vendor's GPU library, their devices as one list,
  * sampling them together; UUID selection. */
 #define _GNU_SOURCE
-#include "gpu.h"
+#include "read/gpu/gpu.h"
 
 #include <dlfcn.h>
 #include <stddef.h>

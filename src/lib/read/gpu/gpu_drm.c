@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drm_clients.h"
-#include "gpu.h"
+#include "read/gpu/drm_clients.h"
+#include "read/gpu/gpu.h"
 
 struct drm_state {
     struct drm_clients clients;     /* each device's PCI address and driver */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "background.h"
-#include "dl_bind.h"
-#include "gpu.h"
+#include "util/background.h"
+#include "util/dl_bind.h"
+#include "read/gpu/gpu.h"
 
 /* The part of nvml.h we use. */
 typedef int nvmlReturn_t;

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dl_bind.h"
-#include "drm_clients.h"
-#include "gpu.h"
+#include "util/dl_bind.h"
+#include "read/gpu/drm_clients.h"
+#include "read/gpu/gpu.h"
 
 typedef int rsmi_status_t;
 #define RSMI_STATUS_SUCCESS 0
