@@ -15,7 +15,7 @@
 #include "check.h"
 #include "chromium.h"
 #include "fixture.h"
-#include "read/gpu/gpu_pidmap.h"
+#include "read/gpu_pidmap.h"
 #include "pipeline/gpu_run.h"
 #include "gpu_tracker.h"
 #include "human.h"

@@ -17,7 +17,7 @@
 #include "sink/backup_sink.h"
 #include "check.h"
 #include "sink/csv_sink.h"
-#include "read/pid_index.h"
+#include "util/pid_index.h"
 #include "pipeline/pipeline.h"
 #include "util/warn.h"
 

@@ -10,7 +10,7 @@
 #include "fixture.h"
 #include "threads.h"
 #include "util/internal.h"
-#include "read/pid_index.h"
+#include "util/pid_index.h"
 #include "read/procfs.h"
 #include "read/tree.h"
 #include "pipeline/usage.h"

@@ -23,10 +23,10 @@
 #include <sys/types.h>
 
 #include "util/background.h"
-#include "read/cgroup_parse.h"
-#include "read/pid_index.h"
-#include "read/proc_parse.h"
-#include "read/sys_parse.h"
+#include "read/parse/cgroup_parse.h"
+#include "util/pid_index.h"
+#include "read/parse/proc_parse.h"
+#include "read/parse/sys_parse.h"
 
 /* The resources pressure stall information is kept for (the order of the
  * system's /proc/pressure files and of a cgroup's *.pressure). */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "read/cgroup_parse.h"
+#include "read/parse/cgroup_parse.h"
 #include "sample.h"
 
 #define CGROUP_REASON_LEN 256

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "read/proc_parse.h"
+#include "read/parse/proc_parse.h"
 
 /* Reads the whole file name (relative to dirfd) into buf, NUL-terminated.
  * Sets *len. A file that does not fit in cap-1 bytes fails with EFBIG. */

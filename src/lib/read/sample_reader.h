@@ -12,7 +12,7 @@
 
 #include "read/cgroup.h"
 #include "read/gpu/gpu.h"
-#include "read/gpu/gpu_holders.h"
+#include "read/gpu_holders.h"
 #include "read/rapl.h"
 #include "sample.h"
 #include "read/system.h"

@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "read/proc_parse.h"
+#include "read/parse/proc_parse.h"
 #include "read/procfs.h"
 
 #define MIB (1024.0 * 1024.0)

@@ -2,7 +2,7 @@
 #ifndef GT_SYSTEM_H
 #define GT_SYSTEM_H
 
-#include "read/proc_parse.h"
+#include "read/parse/proc_parse.h"
 
 struct system_reader {
     int stat_fd;

@@ -15,7 +15,7 @@
 
 #include <sys/types.h>
 
-#include "read/pid_index.h"
+#include "util/pid_index.h"
 #include "read/procfs.h"
 #include "sample.h"
 

@@ -33,7 +33,7 @@
 #include <pthread.h>
 
 #include "util/file_io.h"
-#include "sink/sink.h"
+#include "sink/sink_interface.h"
 #include "util/warn.h"
 
 #define BACKUP_PERIOD 1.0          /* seconds between looks */

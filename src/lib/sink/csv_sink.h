@@ -3,7 +3,7 @@
 #ifndef GT_CSV_SINK_H
 #define GT_CSV_SINK_H
 
-#include "sink/sink.h"
+#include "sink/sink_interface.h"
 #include "util/warn.h"
 
 struct csv_sink {

@@ -20,7 +20,7 @@
 
 #include "util/file_io.h"
 #include "output/metrics_text.h"
-#include "sink/sink.h"
+#include "sink/sink_interface.h"
 #include "util/warn.h"
 
 #define METRICS_TEXTFILE_PERIOD 1.0 /* seconds: at most one write in this */

@@ -16,7 +16,7 @@
 #ifndef GT_TRACKING_FILE_H
 #define GT_TRACKING_FILE_H
 
-#include "sink/sink.h"
+#include "sink/sink_interface.h"
 #include "util/table_file.h"
 #include "pipeline/usage.h"
 #include "util/warn.h"

@@ -1,6 +1,6 @@
 /* gpu_holders.c - see gpu_holders.h. */
 #define _GNU_SOURCE
-#include "read/gpu/gpu_holders.h"
+#include "read/gpu_holders.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "read/gpu/gpu_pidmap.h"
+#include "read/gpu_pidmap.h"
 #include "sample.h"
 
 /* Every process under proc_root that holds a device file /dev/nvidiaM open

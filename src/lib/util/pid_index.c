@@ -1,5 +1,5 @@
 /* pid_index.c - see pid_index.h. */
-#include "read/pid_index.h"
+#include "util/pid_index.h"
 
 #include "util/hot_path.h"
 

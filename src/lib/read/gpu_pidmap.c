@@ -1,5 +1,5 @@
 /* gpu_pidmap.c - see gpu_pidmap.h. */
-#include "read/gpu/gpu_pidmap.h"
+#include "read/gpu_pidmap.h"
 
 /* Whether every GPU in devices has no more unmatched claims than unused
  * holders (holders[0..navail)). */
