@@ -1,57 +1,93 @@
 #!/bin/sh
-# The library's headers point down (docs/architecture.md, "Headers point
-# down"): every header of src/lib has a layer here, and includes only
-# headers of its own layer or below. In layer 2, the readers (producers of
-# a sample) and the pure steps and writers (its consumers) share only
-# sample.h: neither side includes the other's headers. A new header must be
-# given a layer, or this test fails.
+# The library's wings point down (docs/architecture.md, "Wings and faces"):
+# every source and header of src/lib (.c and .h alike) sits in a wing, and
+# includes only
+#   - headers of its own wing,
+#   - the face of a wing below it (WING/WING.h, e.g. "read/read.h"; every
+#     header of util/, util/parse/ included, is a face: the toolkit is a
+#     shelf of separate tools, one helper or file format a header),
+#   - the public headers (gpu_tracker.h).
+# read/ and pipeline/ are side by side, the producers and the consumers of a
+# sample: they share sample.h and never include each other. read/gpu/ sits
+# inside read/: read/ includes its face, never the other way round. A file
+# in a folder that has no rank here fails the test, so that a new wing is
+# placed on purpose.
 set -eu
 lib="${1:?usage: test_layers.sh SRC_LIB_DIR}"
 
-layer_of() {
+# rank WING: how low the wing sits (lower is included by higher).
+rank() {
     case "$1" in
-    gpu_tracker.h | gpu_tracker_testing.h | internal.h | dl_bind.h | warn.h | file_io.h | background.h | cursor.h | exact_sum.h | hot_path.h | \
-        http.h | json_read.h | json_span.h | json_stream.h | json_write.h | pyfloat.h | units.h | options.h | \
-        row_source.h | series_columns.h | table_file.h | table_read.h | pandas_text.h | subtrack_results.h | \
-        subtrack_blocks.h | metrics_text.h | request_guard.h) echo 0 ;;
-    proc_parse.h | sys_parse.h | cgroup_parse.h | pid_index.h | sample.h | usage_json.h | gpu_pidmap.h | \
-        drm_fdinfo.h) echo 1 ;;
-    procfs.h | tree.h | system.h | system_series.h | gpu.h | server_info.h | cloud_info.h | \
-        cgroup.h | cgroup_own.h | rapl.h | gpu_holders.h | drm_clients.h) echo 2R ;;
-    usage.h | series.h | pipeline.h | row_store.h | snapshot.h | snapshot_rt.h | stats.h | report.h | \
-        write_csv.h | cgroup_usage.h | cgroup_json.h | energy_usage.h | gpu_run.h) echo 2C ;;
-    sample_reader.h | sink_interface.h | csv_sink.h | backup_sink.h | backup_identity.h | run_record.h | \
-        tracking_file.h | metrics_sink.h) echo 3 ;;
-    tracker_internal.h) echo 4 ;;
+    util) echo 0 ;;                  # util/parse/ (the kernel files' parsers) too
+    sample) echo 2 ;;                # sample.h and sample.c, at the root
+    read/gpu) echo 3 ;;
+    read | pipeline) echo 4 ;;
+    analysis) echo 5 ;;
+    output) echo 6 ;;
+    sink) echo 7 ;;
+    hub) echo 8 ;;                   # tracker*, options*: the rest of the root
     *) echo "" ;;
     esac
 }
 
-rank() { echo "$1" | cut -c1; }
+# wing PATH (relative to src/lib): the wing a file or header belongs to.
+wing() {
+    case "$1" in
+    sample.h | sample.c) echo sample ;;
+    util/*) echo util ;;
+    */*) echo "${1%/*}" ;;
+    *) echo hub ;;
+    esac
+}
+
+# is_face PATH: whether other wings may include this header.
+is_face() {
+    case "$1" in
+    util/*.h | sample.h) return 0 ;;
+    esac
+    w=$(wing "$1")
+    [ "$1" = "$w/${w##*/}.h" ]
+}
 
 failures=0
-for path in $(find "$lib" -name "*.h"); do
-    h=$(basename "$path")
-    mine=$(layer_of "$h")
-    if [ -z "$mine" ]; then
-        echo "test_layers: $h has no layer: add it to tests/test_layers.sh and docs/architecture.md"
-        failures=$((failures + 1))
+fail() {
+    echo "test_layers: $*"
+    failures=$((failures + 1))
+}
+
+files=$(cd "$lib" && find . -name '*.[ch]' | sed 's|^\./||' | sort)
+for f in $files; do
+    mine=$(wing "$f")
+    myrank=$(rank "$mine")
+    if [ -z "$myrank" ]; then
+        fail "$f is in $mine/, which is no wing: place it in tests/test_layers.sh and docs/architecture.md"
         continue
     fi
-    for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$path"); do
-        theirs=$(layer_of "$inc")
-        [ -n "$theirs" ] || continue # not one of ours (a system header)
-        if [ "$(rank "$theirs")" -gt "$(rank "$mine")" ]; then
-            echo "test_layers: $h (layer $mine) includes $inc (layer $theirs), a layer above it"
-            failures=$((failures + 1))
-        elif [ "$mine" != "$theirs" ] && [ "$(rank "$mine")" = 2 ] && [ "$(rank "$theirs")" = 2 ]; then
-            echo "test_layers: $h (layer $mine) includes $inc (layer $theirs): producers and" \
-                "consumers of a sample share only sample.h"
-            failures=$((failures + 1))
+    for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$lib/$f"); do
+        case "$inc" in
+        gpu_tracker.h) continue ;;
+        gpu_tracker_testing.h)
+            [ "$mine" = hub ] || fail "$f includes gpu_tracker_testing.h: only the hub takes testing hooks"
+            continue ;;
+        esac
+        if [ ! -f "$lib/$inc" ]; then
+            fail "$f includes \"$inc\", which is not a path under src/lib (name a header by its wing: \"read/procfs.h\")"
+            continue
+        fi
+        theirs=$(wing "$inc")
+        [ "$theirs" = "$mine" ] && continue
+        therank=$(rank "$theirs")
+        if [ "$therank" -gt "$myrank" ]; then
+            fail "$f ($mine) includes $inc ($theirs), a wing above it"
+        elif [ "$therank" -eq "$myrank" ]; then
+            fail "$f ($mine) includes $inc ($theirs): side-by-side wings share only sample.h"
+        elif ! is_face "$inc"; then
+            fail "$f ($mine) includes $inc, private to $theirs/: include its face, $theirs/${theirs##*/}.h"
         fi
     done
 done
 if [ "$failures" -gt 0 ]; then
+    echo "test_layers: $failures include(s) break the wings' order"
     exit 1
 fi
-echo "test_layers: every header includes only its layer or below"
+echo "test_layers: $(echo "$files" | wc -l) files, every include within its wing or down to a face"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "util/background.h"
-#include "output/metrics_text.h"
+#include "output/output.h"
 #include "options.h"
 #include "util/table_file.h"
 #include "util/units.h"

@@ -23,10 +23,10 @@
 #include <sys/types.h>
 
 #include "util/background.h"
-#include "read/parse/cgroup_parse.h"
+#include "util/parse/cgroup_parse.h"
 #include "util/pid_index.h"
-#include "read/parse/proc_parse.h"
-#include "read/parse/sys_parse.h"
+#include "util/parse/proc_parse.h"
+#include "util/parse/sys_parse.h"
 
 /* The resources pressure stall information is kept for (the order of the
  * system's /proc/pressure files and of a cgroup's *.pressure). */
@@ -305,5 +305,16 @@ struct sample {
     struct cgroup_sample cgroup;
     struct rapl_sample rapl;  /* rapl.ok 0: not read */
 };
+
+/* The few helpers every stage shares (sample.c). */
+
+/* Where pid stood at the walk: 1 main, 2 a descendant, 0 not in the tree. */
+int pid_roles_get(const struct pid_roles *roles, pid_t pid);
+
+/* Frees a system series sample's arrays and zeroes it. */
+void system_series_sample_free(struct system_series_sample *s);
+
+/* Exchanges two samples (for keeping the previous one without copying). */
+void system_series_sample_swap(struct system_series_sample *a, struct system_series_sample *b);
 
 #endif

@@ -27,16 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sink/backup_sink.h"
+#include "sink/sink.h"
 #include "util/background.h"
-#include "read/cloud_info.h"
-#include "sink/csv_sink.h"
+#include "read/read.h"
 #include "util/hot_path.h"
 #include "options.h"
 #include "pipeline/pipeline.h"
-#include "sink/row_store.h"
-#include "read/sample_reader.h"
-#include "read/server_info.h"
 #include "util/units.h"
 #include "util/warn.h"
 

@@ -10,17 +10,11 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "sink/backup_sink.h"
-#include "read/cgroup_own.h"
-#include "read/cloud_info.h"
-#include "sink/csv_sink.h"
-#include "sink/metrics_sink.h"
+#include "sink/sink.h"
+#include "read/read.h"
 #include "options.h"
 #include "pipeline/pipeline.h"
-#include "sink/row_store.h"
-#include "output/run_record.h"
-#include "read/sample_reader.h"
-#include "sink/tracking_file.h"
+#include "output/output.h"
 #include "util/warn.h"
 
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };

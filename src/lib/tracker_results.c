@@ -12,15 +12,11 @@
 #include <string.h>
 
 #include "util/background.h"
-#include "output/cgroup_json.h"
-#include "pipeline/gpu_run.h"
+#include "output/output.h"
+#include "pipeline/pipeline.h"
 #include "util/json_write.h"
 #include "util/hot_path.h"
-#include "output/report.h"
-#include "output/snapshot.h"
-#include "analysis/stats.h"
-#include "output/usage_json.h"
-#include "output/write_csv.h"
+#include "analysis/analysis.h"
 
 /* At most this long for the cloud discovery to end: its requests time out
  * after 1 s each, and AWS asks up to four. */

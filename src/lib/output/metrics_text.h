@@ -2,7 +2,8 @@
  * exposition format (text 0.0.4) and OpenMetrics 1.0, as docs/metrics.md
  * lists them.
  *
- * Pure: the pipeline fills a metrics_point from a sample (pipeline.h), the
+ * Pure: the pipeline fills a metrics_point from a sample (pipeline.h, where
+ * it is defined, the figures being the pipeline's), the
  * metrics sink keeps the newest and renders it here when scraped or when
  * the textfile is due. Every figure is in base units (bytes, seconds). */
 #ifndef GT_METRICS_TEXT_H
@@ -12,35 +13,7 @@
 #include <sys/socket.h>
 
 #include "gpu_tracker.h"
-
-#define METRICS_MAX_GPUS 64
-
-/* The figures of one sample. The peaks are those of the run so far (what
- * the summary would say); the counters count from the baseline sample. */
-struct metrics_point {
-    long samples;                  /* taken so far, the baseline included */
-    int tree_ok;                   /* the tree was read: the "now" figures hold */
-    unsigned long long rss[3];     /* now: main, descendants, combined (shared once) */
-    unsigned long long private_bytes[2], shared_bytes[2]; /* now: main, descendants */
-    int have_pss;
-    unsigned long long pss;        /* the tree's PSS now */
-    unsigned long long peak_rss[3], peak_private[3], peak_shared[3];
-    double cpu_seconds[2];         /* main, descendants: counters */
-    long threads[2];               /* main, descendants */
-    long processes;                /* main and its live descendants */
-    int have_io;
-    unsigned long long read_bytes, write_bytes; /* counters (never go down) */
-    int sys_ok;
-    unsigned long long system_used, system_total;
-    int ngpus;                     /* devices below (at most METRICS_MAX_GPUS) */
-    unsigned long long gpu_used[METRICS_MAX_GPUS];
-    double gpu_util[METRICS_MAX_GPUS]; /* percent; < 0: not known */
-    int have_gpu_tree;
-    unsigned long long gpu_tree_now;   /* the tree's GPU memory now */
-    unsigned long long gpu_tree_peak[3]; /* main, descendants, combined */
-    int energy_ok;
-    double energy_joules;          /* the selected GPUs' since the baseline */
-};
+#include "pipeline/pipeline.h" /* struct metrics_point */
 
 /* What stays the same for a run: the labels of every metric and the GPUs'
  * names. Strings are copied in; a label left empty is left out. */

@@ -16,8 +16,7 @@
 #include "util/internal.h"
 #include "output/report.h"
 #include "util/row_source.h"
-#include "analysis/stats.h"
-#include "analysis/subtrack_blocks.h"
+#include "analysis/analysis.h"
 
 /* ---- a growing string ------------------------------------------------- */
 

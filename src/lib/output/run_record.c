@@ -6,9 +6,8 @@
 #include <string.h>
 
 #include "util/internal.h"
-#include "read/server_info.h"
-#include "read/system_series.h"
-#include "analysis/stats.h"
+#include "read/read.h"
+#include "analysis/analysis.h"
 
 void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
                       const char *sys_root, const struct gpu_device *devices, int ndevices)

@@ -21,8 +21,7 @@
 #include <zlib.h>
 
 #include "output/cgroup_json.h"
-#include "pipeline/energy_usage.h"
-#include "pipeline/gpu_run.h"
+#include "pipeline/pipeline.h"
 #include "util/file_io.h"
 #include "util/internal.h"
 #include "util/json_read.h"

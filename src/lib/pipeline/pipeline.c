@@ -2,19 +2,10 @@
 #include "pipeline/pipeline.h"
 
 #include "util/hot_path.h"
-#include "read/system_series.h"
 
 #include <string.h>
 
 #define MIB (1024.0 * 1024.0)
-
-int pid_roles_get(const struct pid_roles *roles, pid_t pid)
-{
-    size_t slot;
-    if (!roles->index || !pid_index_get(roles->index, pid, &slot))
-        return 0;
-    return roles->role[slot];
-}
 
 void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
                             const struct pid_roles *roles, struct gpu_tree_sample *gs,

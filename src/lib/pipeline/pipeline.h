@@ -12,13 +12,9 @@
 #include "pipeline/cgroup_usage.h"
 #include "pipeline/energy_usage.h"
 #include "pipeline/gpu_run.h"
-#include "output/metrics_text.h"
 #include "sample.h"
 #include "pipeline/series.h"
 #include "pipeline/usage.h"
-
-/* Where pid stood at the walk: 1 main, 2 a descendant, 0 not in the tree. */
-int pid_roles_get(const struct pid_roles *roles, pid_t pid);
 
 /* The tracked tree's share of a GPU sample of ndevices devices: its memory
  * and SM utilization by role (gs), and the series' GPU figures of the tree
@@ -39,8 +35,40 @@ void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
 void pipeline_exclude_library(struct tree_sample *ts, const struct library_threads *lib,
                               unsigned long long tick_ns);
 
+/* The exporter's figures of one sample (pipeline_metrics), which
+ * output/metrics_text.h renders. */
+#define METRICS_MAX_GPUS 64
+
+/* The figures of one sample. The peaks are those of the run so far (what
+ * the summary would say); the counters count from the baseline sample. */
+struct metrics_point {
+    long samples;                  /* taken so far, the baseline included */
+    int tree_ok;                   /* the tree was read: the "now" figures hold */
+    unsigned long long rss[3];     /* now: main, descendants, combined (shared once) */
+    unsigned long long private_bytes[2], shared_bytes[2]; /* now: main, descendants */
+    int have_pss;
+    unsigned long long pss;        /* the tree's PSS now */
+    unsigned long long peak_rss[3], peak_private[3], peak_shared[3];
+    double cpu_seconds[2];         /* main, descendants: counters */
+    long threads[2];               /* main, descendants */
+    long processes;                /* main and its live descendants */
+    int have_io;
+    unsigned long long read_bytes, write_bytes; /* counters (never go down) */
+    int sys_ok;
+    unsigned long long system_used, system_total;
+    int ngpus;                     /* devices below (at most METRICS_MAX_GPUS) */
+    unsigned long long gpu_used[METRICS_MAX_GPUS];
+    double gpu_util[METRICS_MAX_GPUS]; /* percent; < 0: not known */
+    int have_gpu_tree;
+    unsigned long long gpu_tree_now;   /* the tree's GPU memory now */
+    unsigned long long gpu_tree_peak[3]; /* main, descendants, combined */
+    int energy_ok;
+    double energy_joules;          /* the selected GPUs' since the baseline */
+};
+
 /* The rows a sample made (none for the baseline, the final sample at stop,
  * or a series whose previous reading failed). */
+
 struct pipeline_rows {
     int have_process, have_system;
     gt_process_row process;

@@ -156,7 +156,7 @@ static int membership(const char *proc_root, const char *who, struct cgroup_memb
     snprintf(path, sizeof path, "%s/%s", proc_root, who);
     int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     size_t len = 0;
-    if (dirfd < 0 || procfs_read_at(dirfd, "cgroup", buf, sizeof buf, &len) < 0) {
+    if (dirfd < 0 || file_read_at(dirfd, "cgroup", buf, sizeof buf, &len) < 0) {
         snprintf(why, whycap, "cannot read %s/cgroup: %s", path, gt_errno_text(errno));
         if (dirfd >= 0)
             close(dirfd);
@@ -308,7 +308,7 @@ static int read_kept(struct cgroup_reader *r, int fd, size_t max, size_t *len)
         errno = ENOENT;
         return -1;
     }
-    return procfs_pread_grow(fd, &r->buf, &r->bufcap, max, len);
+    return file_pread_grow(fd, &r->buf, &r->bufcap, max, len);
 }
 
 static int read_value(struct cgroup_reader *r, int fd, unsigned long long *v, int *is_max)
@@ -336,7 +336,7 @@ static int read_members(struct cgroup_reader *r)
     size_t len;
     if (r->version == 1 && r->group_dir_fd >= 0) {
         int fd = open_file(r->group_dir_fd, "cgroup.procs");
-        int rc = fd < 0 ? -1 : procfs_pread_grow(fd, &r->buf, &r->bufcap, MAX_PROCS_BYTES, &len);
+        int rc = fd < 0 ? -1 : file_pread_grow(fd, &r->buf, &r->bufcap, MAX_PROCS_BYTES, &len);
         int e = errno;
         if (fd >= 0)
             close(fd);
@@ -520,7 +520,7 @@ static void drop_tree_newborns(struct cgroup_reader *r, const struct pid_roles *
             struct proc_stat st;
             int gone = dirfd < 0 && errno == ENOENT;
             ours = gone ||
-                   (dirfd >= 0 && procfs_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
+                   (dirfd >= 0 && file_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
                     proc_parse_stat(buf, len, &st) == 0 && in_roles(roles, st.ppid));
             if (dirfd >= 0)
                 close(dirfd);
@@ -551,7 +551,7 @@ static int root_outside(struct cgroup_reader *r)
     int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     size_t len = 0;
     struct proc_stat st;
-    int alive = dirfd >= 0 && procfs_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
+    int alive = dirfd >= 0 && file_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
                 proc_parse_stat(buf, len, &st) == 0 && st.state != 'Z' && st.state != 'X';
     if (dirfd >= 0)
         close(dirfd);

@@ -51,7 +51,7 @@ static pid_t *members(int groupfd, size_t *n)
     char *buf = malloc(cap);
     pid_t *pids = NULL;
     size_t npids = 0, cappids = 0;
-    if (buf && procfs_pread_grow(fd, &buf, &cap, 16u << 20, &len) == 0) {
+    if (buf && file_pread_grow(fd, &buf, &cap, 16u << 20, &len) == 0) {
         for (char *p = buf; p < buf + len;) {
             char *end;
             long v = strtol(p, &end, 10);
@@ -81,7 +81,7 @@ static int lists(const char *list, const char *w)
 static int read_list(int dirfd, const char *name, char *buf, size_t cap)
 {
     size_t len;
-    return procfs_read_at(dirfd, name, buf, cap, &len);
+    return file_read_at(dirfd, name, buf, cap, &len);
 }
 
 static void close_parents(struct cgroup_own *o)

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "read/procfs.h"
 
+#include "util/file_read.h"
+
 #include "util/background.h"
 
 #include "util/hot_path.h"
@@ -14,81 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* A procfs read that returns less than this has reached the end: seq_file
- * fills at least a page per read unless the file is done. (A regular file,
- * as in test fixtures, returns short only at its end.) Saves the extra read
- * that would only return 0. */
-#define PROCFS_SHORT_READ 2048
-
-/* Reads fd to its end into buf. A kept descriptor is re-read from offset 0
- * (positional: procfs regenerates the file); a fresh one is read in order. */
-GT_HOT static int read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
-{
-    size_t n = 0;
-    for (;;) {
-        if (n + 1 >= cap) {
-            errno = EFBIG;
-            return -1;
-        }
-        ssize_t r = positional ? pread(fd, buf + n, cap - 1 - n, (off_t)n)
-                               : read(fd, buf + n, cap - 1 - n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-        if (r < PROCFS_SHORT_READ)
-            break;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return 0;
-}
-
-int procfs_pread(int fd, char *buf, size_t cap, size_t *len)
-{
-    return read_fd(fd, 1, buf, cap, len);
-}
-
-GT_HOT int procfs_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len)
-{
-    for (;;) {
-        if (procfs_pread(fd, *buf, *cap, len) == 0)
-            return 0;
-        if (errno != EFBIG || *cap >= max)
-            return -1;
-        char *nb = realloc(*buf, *cap * 2);
-        if (!nb) {
-            errno = ENOMEM;
-            return -1;
-        }
-        *buf = nb;
-        *cap *= 2;
-    }
-}
-
-int procfs_open_in(const char *root, const char *name, int flags)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    return open(path, flags | O_RDONLY | O_CLOEXEC);
-}
-
-int procfs_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len)
-{
-    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = read_fd(fd, 0, buf, cap, len);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return rc;
-}
 
 int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h)
 {
@@ -159,11 +86,11 @@ GT_HOT static int read_kept(struct proc_handle *h, int dirfd, int *fd, const cha
         *fd = open_kept(h, dirfd, name, O_RDONLY);
         if (*fd < 0) {
             if (errno == EMFILE || errno == ENFILE)
-                return procfs_read_at(dirfd, name, buf, cap, len);
+                return file_read_at(dirfd, name, buf, cap, len);
             return -1;
         }
     }
-    return procfs_pread(*fd, buf, cap, len);
+    return file_pread(*fd, buf, cap, len);
 }
 
 /* A parser's answer as ours: -1 with ERR_MALFORMED when it failed. */
@@ -195,7 +122,7 @@ GT_HOT int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, stru
 {
     /* Not kept open: it is read rarely (see tree.c) and walks every mapping. */
     size_t len;
-    if (procfs_read_at(h->dirfd, "smaps_rollup", buf, cap, &len) < 0)
+    if (file_read_at(h->dirfd, "smaps_rollup", buf, cap, &len) < 0)
         return -1;
     return parsed(proc_parse_smaps_rollup(buf, len, out));
 }
@@ -278,7 +205,7 @@ GT_HOT static int thread_children(struct proc_handle *h, int task_fd, pid_t tid,
         } else {
             char name[32];
             snprintf(name, sizeof name, "%d/children", (int)tid);
-            rc = procfs_read_at(task_fd, name, *buf, *cap, &len);
+            rc = file_read_at(task_fd, name, *buf, *cap, &len);
         }
         if (rc == 0 || errno != EFBIG || grow_buffer(buf, cap) < 0)
             break;
@@ -377,7 +304,7 @@ int procfs_scan_children(int root_fd, pid_t ppid, char *buf, size_t cap,
         snprintf(name, sizeof name, "%s/stat", de->d_name);
         size_t len;
         struct proc_stat st;
-        if (procfs_read_at(dirfd(dir), name, buf, cap, &len) < 0 ||
+        if (file_read_at(dirfd(dir), name, buf, cap, &len) < 0 ||
             proc_parse_stat(buf, len, &st) < 0)
             continue; /* gone or unreadable: not ours to count */
         if (st.ppid == ppid)

@@ -11,22 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "read/parse/proc_parse.h"
-
-/* Reads the whole file name (relative to dirfd) into buf, NUL-terminated.
- * Sets *len. A file that does not fit in cap-1 bytes fails with EFBIG. */
-int procfs_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len);
-
-/* Reads a kept-open procfs file from offset 0 (procfs regenerates it). */
-int procfs_pread(int fd, char *buf, size_t cap, size_t *len);
-
-/* procfs_pread into a malloc'd *buf, doubling *cap (up to max bytes) while
- * the file does not fit. -1 with errno (EFBIG past max, ENOMEM). */
-int procfs_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len);
-
-/* Opens <root>/<name> read-only, close-on-exec, with extra flags
- * (O_DIRECTORY); -1 with errno. */
-int procfs_open_in(const char *root, const char *name, int flags);
+#include "util/parse/proc_parse.h"
+#include "util/file_read.h"
 
 /* One process's open handles. */
 struct proc_handle {

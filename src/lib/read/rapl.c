@@ -37,7 +37,7 @@ static int zone_text(int base, const char *zone, const char *file, char *buf, si
     if (fd < 0)
         return -1;
     size_t len = 0;
-    int rc = procfs_pread(fd, buf, cap, &len);
+    int rc = file_pread(fd, buf, cap, &len);
     int e = errno;
     close(fd);
     if (rc < 0) {
@@ -141,7 +141,7 @@ GT_HOT void rapl_read(struct rapl_reader *r, struct rapl_sample *out)
         struct rapl_zone *z = &r->zones[i];
         size_t len;
         char *end;
-        if (procfs_pread(z->fd, buf, sizeof buf, &len) < 0)
+        if (file_pread(z->fd, buf, sizeof buf, &len) < 0)
             return;
         unsigned long long now = strtoull(buf, &end, 10);
         if (end == buf || (*end != '\n' && *end != '\0'))

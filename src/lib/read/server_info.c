@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "read/parse/proc_parse.h"
+#include "util/parse/proc_parse.h"
 #include "read/procfs.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -149,7 +149,7 @@ static int read_small(const char *path, char *buf, size_t cap)
     if (fd < 0)
         return -1;
     size_t len;
-    int rc = procfs_pread(fd, buf, cap, &len);
+    int rc = file_pread(fd, buf, cap, &len);
     close(fd);
     return rc;
 }

@@ -28,12 +28,12 @@ int system_open(struct system_reader *r, const char *proc_root, struct sys_cpu *
         *what = "memory";
         return -1;
     }
-    r->stat_fd = procfs_open_in(proc_root, "stat", 0);
+    r->stat_fd = file_open_in(proc_root, "stat", 0);
     if (r->stat_fd < 0) {
         *what = "stat";
         goto fail;
     }
-    r->meminfo_fd = procfs_open_in(proc_root, "meminfo", 0);
+    r->meminfo_fd = file_open_in(proc_root, "meminfo", 0);
     if (r->meminfo_fd < 0) {
         *what = "meminfo";
         goto fail;
@@ -64,14 +64,14 @@ GT_HOT int system_read(struct system_reader *r, struct sys_cpu *cpu, struct memi
 {
     size_t len;
     *what = "stat";
-    if (procfs_pread_grow(r->stat_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
+    if (file_pread_grow(r->stat_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
         return -1;
     if (proc_parse_cpu_stat(r->buf, len, cpu) < 0) {
         errno = ERR_MALFORMED;
         return -1;
     }
     *what = "meminfo";
-    if (procfs_pread_grow(r->meminfo_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
+    if (file_pread_grow(r->meminfo_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
         return -1;
     if (proc_parse_meminfo(r->buf, len, mem) < 0) {
         errno = ERR_MALFORMED;

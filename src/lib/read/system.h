@@ -2,7 +2,7 @@
 #ifndef GT_SYSTEM_H
 #define GT_SYSTEM_H
 
-#include "read/parse/proc_parse.h"
+#include "util/parse/proc_parse.h"
 
 struct system_reader {
     int stat_fd;

@@ -21,7 +21,7 @@
 /* Reads fd from its start into the reader's buffer. */
 static int read_file(struct system_series_reader *r, int fd, size_t *len)
 {
-    return procfs_pread_grow(fd, &r->buf, &r->bufcap, MAX_FILE_BYTES, len);
+    return file_pread_grow(fd, &r->buf, &r->bufcap, MAX_FILE_BYTES, len);
 }
 
 int system_series_open(struct system_series_reader *r, const char *proc_root,
@@ -39,14 +39,14 @@ int system_series_open(struct system_series_reader *r, const char *proc_root,
         errno = ENOMEM;
         return -1;
     }
-    r->sys_block_fd = procfs_open_in(sys_root, "block", O_DIRECTORY);
-    r->sys_net_fd = procfs_open_in(sys_root, "class/net", O_DIRECTORY);
-    r->diskstats_fd = procfs_open_in(proc_root, "diskstats", 0);
-    r->netdev_fd = procfs_open_in(proc_root, "net/dev", 0);
+    r->sys_block_fd = file_open_in(sys_root, "block", O_DIRECTORY);
+    r->sys_net_fd = file_open_in(sys_root, "class/net", O_DIRECTORY);
+    r->diskstats_fd = file_open_in(proc_root, "diskstats", 0);
+    r->netdev_fd = file_open_in(proc_root, "net/dev", 0);
     static const char *const psi[CGROUP_PSI_N] = {"pressure/cpu", "pressure/memory",
                                                   "pressure/io"};
     for (int i = 0; i < CGROUP_PSI_N; i++)
-        r->pressure_fd[i] = procfs_open_in(proc_root, psi[i], 0);
+        r->pressure_fd[i] = file_open_in(proc_root, psi[i], 0);
     r->proc_dir = opendir(proc_root);
     return 0;
 }
@@ -69,20 +69,6 @@ void system_series_close(struct system_series_reader *r)
     r->sys_block_fd = r->sys_net_fd = r->diskstats_fd = r->netdev_fd = -1;
     for (int i = 0; i < CGROUP_PSI_N; i++)
         r->pressure_fd[i] = -1;
-}
-
-void system_series_sample_free(struct system_series_sample *s)
-{
-    free(s->disks);
-    free(s->nets);
-    memset(s, 0, sizeof *s);
-}
-
-void system_series_sample_swap(struct system_series_sample *a, struct system_series_sample *b)
-{
-    struct system_series_sample t = *a;
-    *a = *b;
-    *b = t;
 }
 
 /* Whether a name (with its device numbers) counts, as the cache has it or
@@ -339,7 +325,7 @@ static int read_filesystems(struct system_series_reader *r, struct system_series
 {
     s->fs_total_bytes = s->fs_used_bytes = s->fs_free_bytes = 0;
     /* Opened for each reading: the mount table changes. */
-    int fd = procfs_open_in(r->proc_root, "self/mountinfo", 0);
+    int fd = file_open_in(r->proc_root, "self/mountinfo", 0);
     if (fd < 0)
         return 0;
     size_t len;
@@ -366,7 +352,7 @@ char *system_series_filesystems(const char *proc_root, size_t cap)
     struct fs_ctx *c = calloc(1, sizeof *c);
     struct system_series_sample s;
     memset(&s, 0, sizeof s);
-    int fd = names && c ? procfs_open_in(proc_root, "self/mountinfo", 0) : -1;
+    int fd = names && c ? file_open_in(proc_root, "self/mountinfo", 0) : -1;
     char *text = NULL;
     size_t len = 0;
     if (fd >= 0) {
@@ -432,7 +418,7 @@ int system_series_read(struct system_series_reader *r, struct system_series_samp
     for (int i = 0; i < CGROUP_PSI_N; i++) {
         size_t len;
         s->psi_ok[i] = r->pressure_fd[i] >= 0 &&
-                       procfs_pread(r->pressure_fd[i], r->buf, r->bufcap, &len) == 0 &&
+                       file_pread(r->pressure_fd[i], r->buf, r->bufcap, &len) == 0 &&
                        cgroup_parse_pressure(r->buf, len, &s->psi[i]) == 0;
     }
     if (read_disks(r, s) < 0 || read_nets(r, s) < 0 || read_filesystems(r, s) < 0)

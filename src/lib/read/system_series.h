@@ -53,11 +53,6 @@ void system_series_close(struct system_series_reader *r);
 /* Reads every part into s (its arrays are reused). -1 with ENOMEM only. */
 int system_series_read(struct system_series_reader *r, struct system_series_sample *s);
 
-void system_series_sample_free(struct system_series_sample *s);
-
-/* Exchanges two samples (for keeping the previous one without copying). */
-void system_series_sample_swap(struct system_series_sample *a, struct system_series_sample *b);
-
 /* The filesystems the disk-space figures count (those of
  * system_series_read(), each once), as "MOUNT (TYPE on SOURCE)" joined by
  * ", ", in at most cap bytes ("..., and N more" for those that do not

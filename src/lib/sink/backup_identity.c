@@ -17,7 +17,7 @@
 
 #include "util/file_io.h"
 #include "util/json_write.h"
-#include "read/parse/proc_parse.h"
+#include "util/parse/proc_parse.h"
 
 /* The start time (ticks after boot) of process pid on this machine; 0 when
  * it does not exist, cannot be read, or has ended (a zombie waiting for its

@@ -6,7 +6,7 @@
 
 #include "util/file_io.h"
 #include "util/hot_path.h"
-#include "output/write_csv.h"
+#include "output/output.h"
 
 static const char *const kind_names[2] = {"process", "system"};
 

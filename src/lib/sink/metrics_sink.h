@@ -19,7 +19,7 @@
 #include <sys/socket.h>
 
 #include "util/file_io.h"
-#include "output/metrics_text.h"
+#include "output/output.h"
 #include "sink/sink_interface.h"
 #include "util/warn.h"
 

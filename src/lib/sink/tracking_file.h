@@ -18,7 +18,7 @@
 
 #include "sink/sink_interface.h"
 #include "util/table_file.h"
-#include "pipeline/usage.h"
+#include "pipeline/pipeline.h"
 #include "util/warn.h"
 
 /* The static data's columns and the timepoints' (gpu_tracker's order). */

@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "util/hot_path.h"
-#include "read/procfs.h"
+#include "util/file_read.h"
+#include "util/parse/proc_parse.h"
 
 #define YEAR_SECONDS (366.0 * 86400.0)
 
@@ -147,7 +148,7 @@ static int read_ticks(int fd, unsigned long long *utime, unsigned long long *sti
     char buf[4096];
     size_t len;
     struct proc_stat st;
-    if (fd < 0 || procfs_pread(fd, buf, sizeof buf, &len) < 0 ||
+    if (fd < 0 || file_pread(fd, buf, sizeof buf, &len) < 0 ||
         proc_parse_stat(buf, len, &st) < 0)
         return -1;
     *utime = st.utime;

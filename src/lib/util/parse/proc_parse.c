@@ -1,5 +1,5 @@
 /* proc_parse.c - cursor-style parsers of procfs text (no sscanf/atoi). */
-#include "read/parse/proc_parse.h"
+#include "util/parse/proc_parse.h"
 
 #include <limits.h>
 #include <string.h>

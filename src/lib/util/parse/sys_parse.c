@@ -1,6 +1,6 @@
 /* sys_parse.c - cursor-style parsers of /proc/diskstats, /proc/net/dev and
  * mountinfo, and the name and type rules that decide what is counted. */
-#include "read/parse/sys_parse.h"
+#include "util/parse/sys_parse.h"
 
 #include <limits.h>
 #include <string.h>

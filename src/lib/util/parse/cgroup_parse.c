@@ -1,5 +1,5 @@
 /* cgroup_parse.c - see cgroup_parse.h. */
-#include "read/parse/cgroup_parse.h"
+#include "util/parse/cgroup_parse.h"
 
 #include <string.h>
 
