@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "pipeline/energy_usage.h"
+#include "output/run_parts_json.h"
 #include "fixture.h"
 #include "util/json_write.h"
 #include "read/rapl.h"

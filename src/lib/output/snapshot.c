@@ -32,6 +32,8 @@
 #include "util/row_source.h"
 #include "util/series_columns.h"
 #include "output/snapshot.h"
+#include "output/run_parts_json.h"
+#include "output/snapshot_parts.h"
 #include "output/snapshot_rt.h"
 #include "output/usage_json.h"
 
@@ -76,18 +78,13 @@ void row_source_from_series(struct row_source *src, const gt_series *series)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static void add_text(json_object *o, const char *key, const char *v)
-{
-    json_object_object_add(o, key, json_new_text(v));
-}
-
 static json_object *server_object(const gt_server_info *si, const char *filesystems)
 {
     json_object *o = json_object_new_object();
-    add_text(o, "os", si->os);
-    add_text(o, "kernel", si->kernel);
-    add_text(o, "hostname", si->hostname);
-    add_text(o, "cpu_model", si->cpu_model);
+    snapshot_add_text(o, "os", si->os);
+    snapshot_add_text(o, "kernel", si->kernel);
+    snapshot_add_text(o, "hostname", si->hostname);
+    snapshot_add_text(o, "cpu_model", si->cpu_model);
     json_object_object_add(o, "vcpus", json_object_new_int(si->vcpus));
     json_object_object_add(o, "vcpus_usable", json_new_pyfloat(si->vcpus_usable));
     json_object_object_add(o, "memory_mib", json_new_pyfloat(si->memory_mib));
@@ -101,9 +98,9 @@ static json_object *server_object(const gt_server_info *si, const char *filesyst
     /* Only the three values readers take: a struct filled by hand may
      * have left it empty. */
     const char *a = si->allocation;
-    add_text(o, "allocation", strcmp(a, "dedicated") && strcmp(a, "shared") ? "unknown" : a);
+    snapshot_add_text(o, "allocation", strcmp(a, "dedicated") && strcmp(a, "shared") ? "unknown" : a);
     if (filesystems) /* 0.3: absent from older snapshots */
-        add_text(o, "filesystems", filesystems);
+        snapshot_add_text(o, "filesystems", filesystems);
     return o;
 }
 
@@ -130,10 +127,10 @@ static json_object *metadata_object(const gt_snapshot *s)
     json_object *m = json_object_new_object();
     json_object_object_add(m, "format_version", json_object_new_int(s->format_version));
     json_object *tr = json_object_new_object();
-    add_text(tr, "name", "gpu-tracker");
-    add_text(tr, "version", s->tracker_version);
+    snapshot_add_text(tr, "name", "gpu-tracker");
+    snapshot_add_text(tr, "version", s->tracker_version);
     json_object_object_add(m, "tracker", tr);
-    add_text(m, "command", s->command);
+    snapshot_add_text(m, "command", s->command);
     json_object_object_add(m, "pid", json_object_new_int(s->pid));
     json_object_object_add(m, "interval", json_new_pyfloat(s->interval));
     json_object_object_add(m, "start_time", json_new_pyfloat(s->start_time));
@@ -141,7 +138,7 @@ static json_object *metadata_object(const gt_snapshot *s)
     json_object_object_add(m, "duration", json_new_pyfloat(s->duration));
     json_object_object_add(m, "exit_status",
                            s->exit_status >= 0 ? json_object_new_int(s->exit_status) : NULL);
-    add_text(m, "host", s->host);
+    snapshot_add_text(m, "host", s->host);
     if (s->job.scheduler[0] || s->job.job_id[0]) /* 0.3: only for a run in a batch job */
         json_object_object_add(m, "job", job_object(&s->job));
     if (s->cgroup.struct_size) /* 0.3 */
@@ -153,17 +150,6 @@ static json_object *metadata_object(const gt_snapshot *s)
     return m;
 }
 
-json_object *snapshot_cloud_object(const gt_cloud_info *c)
-{
-    if (!c->asked)
-        return NULL;
-    json_object *o = json_object_new_object();
-    add_text(o, "vendor", c->vendor);
-    add_text(o, "instance_type", c->instance_type);
-    add_text(o, "region", c->region);
-    json_object_object_add(o, "discovery_time", json_new_pyfloat(c->discovery_time));
-    return o;
-}
 
 /* One value of a column as JSON text. */
 static size_t format_value(const struct series_column *c, const void *row, char *out, size_t cap)
@@ -492,19 +478,6 @@ static int find_members(struct json_reader *r, const char *text, struct json_spa
     return find_members_some(r, text, object, where, names, nnames, nnames, p);
 }
 
-/* Parses one part, which may have at most max bytes. */
-json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct json_span span,
-                                  const char *name, size_t max)
-{
-    if (r->status != GT_OK)
-        return NULL;
-    if (span.end - span.start > max) {
-        json_read_fail(r, "\"%s\" holds %zu bytes; at most %zu may", name, span.end - span.start,
-                       max);
-        return NULL;
-    }
-    return json_read_parse(r, text + span.start, span.end - span.start, name);
-}
 
 /* One id of metadata.job: null, or a string of the characters allowed
  * (what Slurm sets; a file from a stranger can put nothing else there). */
@@ -622,25 +595,6 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
     read_gpu_run(r, m, &s->gpu_run);
 }
 
-void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_info *si)
-{
-    json_object *names = json_read_member(r, o, "gpu_names", json_type_array, "server_info");
-    size_t n = names ? json_object_array_length(names) : 0;
-    if (n > GT_MAX_GPUS)
-        json_read_fail(r, "\"server_info.gpu_names\" lists %zu GPUs; this gpu-tracker keeps at "
-                          "most %d", n, GT_MAX_GPUS);
-    for (size_t i = 0; r->status == GT_OK && i < n; i++) {
-        json_object *v = json_object_array_get_idx(names, i);
-        size_t len = json_object_is_type(v, json_type_string)
-                         ? (size_t)json_object_get_string_len(v) : sizeof si->gpu_names[0];
-        if (len >= sizeof si->gpu_names[0] || strlen(json_object_get_string(v)) != len) {
-            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %zu "
-                              "bytes", i, sizeof si->gpu_names[0] - 1);
-            break;
-        }
-        memcpy(si->gpu_names[si->ngpu_names++], json_object_get_string(v), len + 1);
-    }
-}
 
 static void read_server(struct json_reader *r, json_object *o, gt_server_info *si)
 {
@@ -682,22 +636,6 @@ static void read_filesystems(struct json_reader *r, json_object *si, gt_snapshot
         json_read_fail(r, "out of memory");
 }
 
-void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
-{
-    if (!cloud || r->status != GT_OK)
-        return; /* null: not asked */
-    const char *w = "cloud_info";
-    if (!json_object_is_type(cloud, json_type_object)) {
-        json_read_fail(r, "\"cloud_info\" should be an object or null");
-        return;
-    }
-    c->asked = 1;
-    json_read_string(r, cloud, "vendor", w, c->vendor, sizeof c->vendor);
-    json_read_string(r, cloud, "instance_type", w, c->instance_type, sizeof c->instance_type);
-    json_read_string(r, cloud, "region", w, c->region, sizeof c->region);
-    c->discovery_time = json_read_number(r, cloud, "discovery_time", w, 0, 1e6);
-    c->found = strcmp(c->vendor, "unknown") != 0;
-}
 
 /* One column's values into n rows. */
 static void read_column(struct json_reader *r, const char *text, struct json_span span,

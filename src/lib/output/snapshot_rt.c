@@ -16,7 +16,7 @@
 #include "util/json_write.h"
 #include "util/pyfloat.h"
 #include "util/series_columns.h"
-#include "output/snapshot.h"
+#include "output/snapshot_parts.h"
 
 #define ROW_TEXT_MAX 4096
 #define PART_MAX ((size_t)1 << 20)
@@ -328,11 +328,6 @@ void snapshot_rt_read(struct json_reader *r, const char *text, struct json_span 
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static void add_text(json_object *o, const char *key, const char *v)
-{
-    json_object_object_add(o, key, json_new_text(v));
-}
-
 static json_object *metadata_object(const gt_snapshot *s, int v05)
 {
     json_object *m = json_object_new_object();
@@ -340,11 +335,11 @@ static json_object *metadata_object(const gt_snapshot *s, int v05)
     json_object *tr = json_object_new_object();
     /* The shape written, as resource_tracker's own version would say it;
      * the writer in a key of its own. */
-    add_text(tr, "version", v05 ? "0.5.0" : "0.4.2");
-    add_text(tr, "implementation", "procfs");
+    snapshot_add_text(tr, "version", v05 ? "0.5.0" : "0.4.2");
+    snapshot_add_text(tr, "implementation", "procfs");
     char writer[64];
     snprintf(writer, sizeof writer, "gpu-tracker %s", s->tracker_version);
-    add_text(tr, "writer", writer);
+    snapshot_add_text(tr, "writer", writer);
     json_object_object_add(m, "resource_tracker", tr);
     json_object_object_add(m, "pid", json_object_new_int(s->pid));
     json_object_object_add(m, "children", json_object_new_boolean(!s->main_only));
@@ -367,7 +362,7 @@ static json_object *server_object(const gt_snapshot *s, int v05)
 {
     const gt_server_info *si = &s->server;
     json_object *o = json_object_new_object();
-    add_text(o, "os", "Linux");
+    snapshot_add_text(o, "os", "Linux");
     json_object_object_add(o, "vcpus", json_object_new_int(si->vcpus));
     json_object_object_add(o, v05 ? "memory_mib" : "memory_mb",
                            json_new_pyfloat(pyfloat_round(si->memory_mib, 2)));
@@ -387,16 +382,16 @@ static json_object *server_object(const gt_snapshot *s, int v05)
             best_n = n;
         }
     }
-    add_text(o, "gpu_name", best >= 0 ? si->gpu_names[best] : "");
+    snapshot_add_text(o, "gpu_name", best >= 0 ? si->gpu_names[best] : "");
     json_object_object_add(o, v05 ? "gpu_memory_mib" : "gpu_memory_mb",
                            json_new_pyfloat(si->gpu_memory_mib));
     const char *a = si->allocation;
-    add_text(o, "allocation", strcmp(a, "dedicated") && strcmp(a, "shared") ? "unknown" : a);
+    snapshot_add_text(o, "allocation", strcmp(a, "dedicated") && strcmp(a, "shared") ? "unknown" : a);
     /* What we know beyond it, under names it does not use. */
-    add_text(o, "os_release", si->os);
-    add_text(o, "kernel", si->kernel);
-    add_text(o, "hostname", si->hostname);
-    add_text(o, "cpu_model", si->cpu_model);
+    snapshot_add_text(o, "os_release", si->os);
+    snapshot_add_text(o, "kernel", si->kernel);
+    snapshot_add_text(o, "hostname", si->hostname);
+    snapshot_add_text(o, "cpu_model", si->cpu_model);
     json_object_object_add(o, "vcpus_usable", json_new_pyfloat(si->vcpus_usable));
     json_object_object_add(o, "memory_limit_mib", json_new_pyfloat(si->memory_limit_mib));
     return o;

@@ -4,10 +4,8 @@
 #ifndef GT_ENERGY_USAGE_H
 #define GT_ENERGY_USAGE_H
 
-#include <json-c/json.h>
 
 #include "gpu_tracker.h"
-#include "util/json_read.h"
 #include "sample.h"
 
 struct energy_acc {
@@ -26,13 +24,5 @@ void energy_acc_step(struct energy_acc *a, const struct rapl_sample *s);
  * time (0 to 1). */
 void energy_acc_fill(const struct energy_acc *a, const char *reason, int packages,
                      double job_share, gt_cpu_energy *out);
-
-/* The "cpu_energy" object; NULL when out of memory. */
-json_object *cpu_energy_json_object(const gt_cpu_energy *e);
-
-/* Reads such an object into *e (its struct_size kept), every value
- * checked; problems go to r with key paths under path. */
-void cpu_energy_json_read(struct json_reader *r, json_object *o, const char *path,
-                          gt_cpu_energy *e);
 
 #endif

@@ -7,10 +7,8 @@
 #ifndef GT_GPU_RUN_H
 #define GT_GPU_RUN_H
 
-#include <json-c/json.h>
 
 #include "gpu_tracker.h"
-#include "util/json_read.h"
 #include "sample.h"
 
 /* One process's accounting record as the job's: role 1 main, 2 a
@@ -85,12 +83,5 @@ struct gpu_run_reasons {
  * selected GPUs' energy over the run (gpu_details). */
 void gpu_run_acc_fill(const struct gpu_run_acc *a, const struct gpu_run_reasons *why,
                       int ndevices, double energy_joules, gt_gpu_run *out);
-
-/* The "gpu_run" object; NULL when out of memory. */
-json_object *gpu_run_json_object(const gt_gpu_run *g);
-
-/* Reads such an object into *g (its struct_size kept), every value
- * checked; problems go to r with key paths under path. */
-void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, gt_gpu_run *g);
 
 #endif
