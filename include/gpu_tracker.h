@@ -383,7 +383,7 @@ typedef struct gt_measurement {
     double lateness_mean_ms, lateness_max_ms;
     long skipped;
     int sampled_only;    /* a comparison run with a plain sampler's figures
-                            (gpu_tracker_testing.h) */
+                            (gpu_tracker_internal.h) */
 } gt_measurement;
 
 typedef struct gt_resource_usage {

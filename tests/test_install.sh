@@ -16,8 +16,8 @@ test -n "$pc" || { echo "gputracker.pc not installed"; exit 1; }
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 libdir=$(pkg-config --variable=libdir gputracker)
 test -f "$prefix/include/gpu_tracker.h" || { echo "header not installed"; exit 1; }
-test ! -e "$prefix/include/gpu_tracker_testing.h" ||
-    { echo "gpu_tracker_testing.h (no stability promise) was installed"; exit 1; }
+test ! -e "$prefix/include/gpu_tracker_internal.h" ||
+    { echo "gpu_tracker_internal.h (no stability promise) was installed"; exit 1; }
 test -f "$libdir/libgputracker.a" || { echo "static library not installed"; exit 1; }
 
 # The shared library has a SONAME and exports nothing but the gt_ API.

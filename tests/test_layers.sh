@@ -66,8 +66,8 @@ for f in $files; do
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$lib/$f"); do
         case "$inc" in
         gpu_tracker.h) continue ;;
-        gpu_tracker_testing.h)
-            [ "$mine" = hub ] || fail "$f includes gpu_tracker_testing.h: only the hub takes testing hooks"
+        gpu_tracker_internal.h)
+            [ "$mine" = hub ] || fail "$f includes gpu_tracker_internal.h: only the hub takes testing hooks"
             continue ;;
         esac
         if [ ! -f "$lib/$inc" ]; then

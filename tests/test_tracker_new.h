@@ -11,7 +11,7 @@
 
 #include "environment.h"
 #include "gpu_tracker.h"
-#include "gpu_tracker_testing.h"
+#include "gpu_tracker_internal.h"
 
 static gt_testing_hooks test_hooks;
 

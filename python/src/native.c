@@ -18,7 +18,7 @@
 
 #include "cli_main.h"
 #include "gpu_tracker.h"
-#include "gpu_tracker_testing.h"
+#include "gpu_tracker_internal.h"
 
 /* At most this many warnings wait for take_warnings(); later ones are
  * counted, and the last message says how many were dropped. */

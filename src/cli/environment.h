@@ -5,7 +5,7 @@
 #define GT_CLI_ENVIRONMENT_H
 
 #include "gpu_tracker.h"
-#include "gpu_tracker_testing.h"
+#include "gpu_tracker_internal.h"
 
 /* Sets from the environment what it names (an empty variable counts as
  * unset): GPU_TRACKER_NVML_LIBRARY, GPU_TRACKER_RSMI_LIBRARY (opts);

@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 #include "gpu_tracker.h"
-#include "gpu_tracker_testing.h"
+#include "gpu_tracker_internal.h"
 
 enum cli_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HUMAN };
 enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_VERSION };

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "gpu_tracker.h"
-#include "gpu_tracker_testing.h"
+#include "gpu_tracker_internal.h"
 
 /* The most PIDs of processes left running that a result names. */
 #define RUN_LEFT_PIDS 8

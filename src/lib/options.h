@@ -1,10 +1,10 @@
 /* options.h - the library's side of gt_options (gpu_tracker.h) and of the
- * testing hooks (gpu_tracker_testing.h). */
+ * testing hooks (gpu_tracker_internal.h). */
 #ifndef GT_OPTIONS_H
 #define GT_OPTIONS_H
 
 #include "gpu_tracker.h"
-#include "gpu_tracker_testing.h"
+#include "gpu_tracker_internal.h"
 
 #define DEFAULT_STOP_TIMEOUT 10.0
 

@@ -1,5 +1,5 @@
 /*
- * gpu_tracker_testing.h - what the tests, the benchmark and the gpu-tracker
+ * gpu_tracker_internal.h - what the tests, the benchmark and the gpu-tracker
  * command need that is not part of the stable interface.
  *
  * Nothing here carries gpu_tracker.h's promise: these hooks may change or
@@ -7,8 +7,8 @@
  * tracker at fixture files instead of the system's, and turn on the plain
  * sampler the benchmark compares us with.
  */
-#ifndef GPU_TRACKER_TESTING_H
-#define GPU_TRACKER_TESTING_H
+#ifndef GPU_TRACKER_INTERNAL_H
+#define GPU_TRACKER_INTERNAL_H
 
 #include "gpu_tracker.h"
 
@@ -37,4 +37,4 @@ GT_API gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing
 #ifdef __cplusplus
 }
 #endif
-#endif /* GPU_TRACKER_TESTING_H */
+#endif /* GPU_TRACKER_INTERNAL_H */
