@@ -619,72 +619,12 @@ GT_API gt_status gt_usage_write_file(const gt_resource_usage *usage, const char 
  * reason in gt_last_error(). */
 GT_API gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage);
 
-/* ---- Output files --------------------------------------------------------
- * Every file the library writes follows these rules (docs/cli.md, "Output
- * files"), made for a program run as root on shared machines:
- *  - a symbolic link is followed only when it belongs to you or to root; a
- *    link someone else planted is an error, never a way to replace a file
- *    elsewhere (/dev/stdout and /dev/fd/N are opened and appended to);
- *  - a name another user made (not you, not root, not the directory's
- *    owner) in a directory others may write to (/tmp) is never opened: a
- *    check refuses it, and a write replaces it with a new file of yours;
- *  - a new file gets mode 0666 less the umask; an existing regular file is
- *    replaced atomically and keeps its mode, owner and group; one with other
- *    hard links is written in place when it is yours, in a directory no one
- *    else may write to (otherwise a new file takes its name); a FIFO or a
- *    device is written in place, never replaced, after a check that it is
- *    the one that was resolved;
- *  - a write whose name is taken by a directory, or that may not replace
- *    what is there, is kept beside it as NAME.saved-XXXXXXXXXXXX and the
- *    error (GT_ERR_IO) says where.
- * Programs that write outputs of their own can use the same rules. */
-
-/* Resolves path now, checks it as gt_output_check() does, and keeps its
- * directory open: until gt_output_release(path), every write of the library
- * to path (the same string: gt_output_write, gt_usage_write_file, the
- * snapshot and report writers, ...) goes into that directory under the name
- * resolved now, whatever happens meanwhile to the directories on the way
- * (a link or a directory planted during a run). Holding a held path again
- * resolves it again. Thread-safe. GT_ERR_IO with the reason, as
- * gt_output_check(). */
-GT_API gt_status gt_output_hold(const char *path);
-
-/* Forgets gt_output_hold(path); path unheld: nothing. */
-GT_API void gt_output_release(const char *path);
-
-/* Checks that path could be written, creating and changing nothing (a FIFO
- * is not even opened). GT_ERR_IO with the reason in gt_last_error(). */
-GT_API gt_status gt_output_check(const char *path);
-
-/* Opens path for writing a stream (a CSV written row by row): created, or
- * emptied in place (keeping its mode and owner); close-on-exec. A FIFO's
- * open waits for a reader. GT_ERR_IO with the reason. */
-GT_API gt_status gt_output_open(const char *path, int *fd);
-
-/* 1 when writing to a and to b would write one file (the same name once
- * links are followed, or two names of one file): two outputs must not be
- * given the same path. 0 otherwise, or when either cannot be resolved
- * (gt_output_check() then says why). */
-GT_API int gt_output_same(const char *a, const char *b);
-
-/* Writes len bytes of data to path under the rules above, atomically: a
- * failure leaves an existing file as it was. GT_ERR_IO with the reason. */
-GT_API gt_status gt_output_write(const char *path, const void *data, size_t len);
-
 /* s, which came from a stranger (a file, a server), made safe to print on
  * a terminal: control characters (C0, DEL, C1: escape sequences, a
  * carriage return) and bytes that are not UTF-8 shown as \xNN, the rest
  * as it is. malloc'd (caller frees); NULL when memory runs out. NULL s is
  * "". */
 GT_API char *gt_text_escape(const char *s);
-
-/* Reads the regular file path whole, as the library reads what strangers
- * give it: a FIFO or a directory is an error (never a wait), and a file of
- * more than max bytes is refused with the limit in the message. *data is
- * malloc'd and NUL-terminated after *len bytes (len may be NULL). what
- * names the file in messages ("config file"). GT_ERR_IO, GT_ERR_NO_MEMORY. */
-GT_API gt_status gt_file_read(const char *path, size_t max, const char *what, char **data,
-                              size_t *len);
 
 /* ---- Sub-tracking (gpu_tracker 5's SubTracker) ----------------------------
  * Marks when code blocks start and stop, in a sub-tracking file that, with

@@ -1,16 +1,28 @@
 /*
- * gpu_tracker_internal.h - what the tests, the benchmark and the gpu-tracker
- * command need that is not part of the stable interface.
+ * gpu_tracker_internal.h - what the gpu-tracker command, the Python module,
+ * the tests and the benchmark need of the library that is not part of its
+ * interface: the testing hooks (fixture files instead of the system's, a
+ * metadata address on loopback, the plain sampler the benchmark compares
+ * us with) and the output-file helpers the command writes its files with.
  *
- * Nothing here carries gpu_tracker.h's promise: these hooks may change or
- * go in any release, and the header is not installed. They point the
- * tracker at fixture files instead of the system's, and turn on the plain
- * sampler the benchmark compares us with.
+ * Nothing here carries gpu_tracker.h's promise: it may change or go in any
+ * release, the header is not installed, and none of these functions is
+ * exported from libgputracker.so (GT_INTERNAL: hidden). Their users link
+ * the library's objects (the build's internal static library
+ * libgputracker_internal.a, or the Python module's own copy).
  */
 #ifndef GPU_TRACKER_INTERNAL_H
 #define GPU_TRACKER_INTERNAL_H
 
 #include "gpu_tracker.h"
+
+/* Defined by the library, visible to what links its objects, never
+ * exported from the shared library. */
+#if defined(__GNUC__)
+#define GT_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define GT_INTERNAL
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,8 +43,69 @@ typedef struct gt_testing_hooks {
 } gt_testing_hooks;
 
 /* gt_tracker_new() with hooks (NULL: none; the strings are copied). */
-GT_API gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks *hooks,
+GT_INTERNAL gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks *hooks,
                                         gt_tracker **out);
+
+/* ---- Output files --------------------------------------------------------
+ * Every file the library writes follows these rules (docs/cli.md, "Output
+ * files"), made for a program run as root on shared machines:
+ *  - a symbolic link is followed only when it belongs to you or to root; a
+ *    link someone else planted is an error, never a way to replace a file
+ *    elsewhere (/dev/stdout and /dev/fd/N are opened and appended to);
+ *  - a name another user made (not you, not root, not the directory's
+ *    owner) in a directory others may write to (/tmp) is never opened: a
+ *    check refuses it, and a write replaces it with a new file of yours;
+ *  - a new file gets mode 0666 less the umask; an existing regular file is
+ *    replaced atomically and keeps its mode, owner and group; one with other
+ *    hard links is written in place when it is yours, in a directory no one
+ *    else may write to (otherwise a new file takes its name); a FIFO or a
+ *    device is written in place, never replaced, after a check that it is
+ *    the one that was resolved;
+ *  - a write whose name is taken by a directory, or that may not replace
+ *    what is there, is kept beside it as NAME.saved-XXXXXXXXXXXX and the
+ *    error (GT_ERR_IO) says where.
+ * The gpu-tracker command and the Python module write their own outputs
+ * through these; they are not exported from libgputracker.so. */
+
+/* Resolves path now, checks it as gt_output_check() does, and keeps its
+ * directory open: until gt_output_release(path), every write of the library
+ * to path (the same string: gt_output_write, gt_usage_write_file, the
+ * snapshot and report writers, ...) goes into that directory under the name
+ * resolved now, whatever happens meanwhile to the directories on the way
+ * (a link or a directory planted during a run). Holding a held path again
+ * resolves it again. Thread-safe. GT_ERR_IO with the reason, as
+ * gt_output_check(). */
+GT_INTERNAL gt_status gt_output_hold(const char *path);
+
+/* Forgets gt_output_hold(path); path unheld: nothing. */
+GT_INTERNAL void gt_output_release(const char *path);
+
+/* Checks that path could be written, creating and changing nothing (a FIFO
+ * is not even opened). GT_ERR_IO with the reason in gt_last_error(). */
+GT_INTERNAL gt_status gt_output_check(const char *path);
+
+/* Opens path for writing a stream (a CSV written row by row): created, or
+ * emptied in place (keeping its mode and owner); close-on-exec. A FIFO's
+ * open waits for a reader. GT_ERR_IO with the reason. */
+GT_INTERNAL gt_status gt_output_open(const char *path, int *fd);
+
+/* 1 when writing to a and to b would write one file (the same name once
+ * links are followed, or two names of one file): two outputs must not be
+ * given the same path. 0 otherwise, or when either cannot be resolved
+ * (gt_output_check() then says why). */
+GT_INTERNAL int gt_output_same(const char *a, const char *b);
+
+/* Writes len bytes of data to path under the rules above, atomically: a
+ * failure leaves an existing file as it was. GT_ERR_IO with the reason. */
+GT_INTERNAL gt_status gt_output_write(const char *path, const void *data, size_t len);
+
+/* Reads the regular file path whole, as the library reads what strangers
+ * give it: a FIFO or a directory is an error (never a wait), and a file of
+ * more than max bytes is refused with the limit in the message. *data is
+ * malloc'd and NUL-terminated after *len bytes (len may be NULL). what
+ * names the file in messages ("config file"). GT_ERR_IO, GT_ERR_NO_MEMORY. */
+GT_INTERNAL gt_status gt_file_read(const char *path, size_t max, const char *what, char **data,
+                              size_t *len);
 
 #ifdef __cplusplus
 }

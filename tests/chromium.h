@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_internal.h"
 
 /* Whether chromium is on the PATH; when not, the caller skips (exit 77). */
 static inline int chromium_available(void)

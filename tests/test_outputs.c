@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_internal.h"
 #include "runner.h"
 
 #define OTHER_UID 65534 /* nobody */

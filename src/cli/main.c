@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli_main.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_internal.h"
 #include "human.h"
 #include "live.h"
 #include "options.h"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_internal.h"
 
 /* Checks, before anything runs, that path can be written, changing nothing
  * (a FIFO is not opened). Returns 0, or -1 with a one-line message naming

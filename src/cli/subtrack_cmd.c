@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_internal.h"
 #include "suggest.h"
 
 /* A results or config file bigger than this is not one of ours. */

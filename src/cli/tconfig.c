@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_internal.h"
 
 /* A config is a handful of keys; anything bigger is not one. */
 #define MAX_CONFIG (1u << 20)

@@ -51,7 +51,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_internal.h" /* the gt_output_* and gt_file_read it defines */
 
 /* Where an output goes, resolved under the rules above. */
 struct output_target {
