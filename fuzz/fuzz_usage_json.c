@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gt_usage_from_json(text, &u) == GT_OK) {
         free(gt_usage_to_text(&u));
         free(gt_usage_to_json(&u));
+        gt_usage_release(&u);
     }
     free(text);
     return 0;

@@ -338,10 +338,10 @@ typedef struct gt_compute_time {
 
 /* Beyond gpu_tracker (the "gpu_details" section of the JSON): each GPU, and
  * figures the driver may or may not give, each with why not. */
-/* The most GPUs a run tracks, every vendor together: the library's own
- * limit too, so a results struct never holds fewer devices than were
- * tracked. On a node with more, the first GT_MAX_GPUS are tracked and a
- * warning says how many were left out. */
+/* The most GPUs a run tracks, every vendor together, and the most a
+ * document read back may list: on a node with more, the first GT_MAX_GPUS
+ * are tracked and a warning says how many were left out. No public struct
+ * is sized by it (0.4): the lists below are counted arrays. */
 #define GT_MAX_GPUS 64
 #define GT_REASON_LEN 256
 
@@ -356,8 +356,15 @@ typedef struct gt_gpu_details {
     int unknown;                     /* 1: a document without this section
                                         (gpu_tracker's own): nothing here is
                                         known, and the JSON leaves it out */
-    int ndevices;                    /* all GPUs (at most GT_MAX_GPUS) */
-    gt_gpu_device devices[GT_MAX_GPUS];
+    int ndevices;                    /* entries of devices: all GPUs */
+    /* The GPUs (0.4: a counted array, not a table of GT_MAX_GPUS). They
+     * belong to whoever filled the struct: the tracker (gt_tracker_usage,
+     * until gt_tracker_free), the snapshot (until gt_snapshot_free), or,
+     * after gt_usage_from_json() and gt_usage_read_file(), the struct
+     * itself, until gt_usage_release(). A struct copied by value shares
+     * them. A program that fills a gt_resource_usage itself points this at
+     * its own array (or NULL with ndevices 0). */
+    const gt_gpu_device *devices;
     int process_memory_available;    /* main/descendants/combined GPU RAM */
     char process_memory_reason[GT_REASON_LEN];
     int process_utilization_available; /* SM percent of the tree's processes */
@@ -487,6 +494,12 @@ typedef struct gt_cpu_energy {
  * and says why in its reason. The struct grows at its end: set
  * struct_size to sizeof(gt_gpu_run). (0.3) */
 #define GT_GPU_THROTTLE_REASONS 9 /* names: gt_gpu_throttle_name() */
+/* One GPU's throttle reasons over the run (gt_gpu_run.devices). */
+typedef struct gt_gpu_throttle_device {
+    int read;                  /* 0: never read over a whole interval */
+    double share[GT_GPU_THROTTLE_REASONS]; /* of the time it was tracked */
+} gt_gpu_throttle_device;
+
 typedef struct gt_gpu_run {
     size_t struct_size;        /* set by the caller */
     /* NVML accounting mode (an administrator's setting): each process's GPU
@@ -509,10 +522,13 @@ typedef struct gt_gpu_run {
     int throttle_available;
     char throttle_reason[GT_REASON_LEN];
     double throttle_share[GT_GPU_THROTTLE_REASONS];
-    int ngpus;                 /* device_throttle_* entries: the last GPU
-                                  read, plus one */
-    int device_throttle_read[GT_MAX_GPUS];
-    double device_throttle_share[GT_MAX_GPUS][GT_GPU_THROTTLE_REASONS];
+    /* Per GPU (0.4: a counted array, not tables of GT_MAX_GPUS): devices[d]
+     * for the GPU of index d in gpu_details, ngpus of them (the last GPU
+     * read, plus one). They belong to whoever filled the struct: the
+     * tracker for gt_tracker_gpu_run() (until its next call on that
+     * tracker, or gt_tracker_free), or the snapshot. */
+    int ngpus;
+    const gt_gpu_throttle_device *devices;
     /* Memory errors the selected GPUs corrected and could not correct during
      * the run (volatile ECC counters). */
     int ecc_available;
@@ -618,6 +634,12 @@ GT_API gt_status gt_usage_write_file(const gt_resource_usage *usage, const char 
  * regular file, too big) or GT_ERR_PARSE (as gt_usage_from_json), with the
  * reason in gt_last_error(). */
 GT_API gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage);
+
+/* Frees what gt_usage_from_json() or gt_usage_read_file() allocated in
+ * *usage (its GPU list) and empties that list; NULL or an empty list:
+ * nothing. Only for a struct those two filled (the tracker and snapshots
+ * own theirs). (0.4) */
+GT_API void gt_usage_release(gt_resource_usage *usage);
 
 /* s, which came from a stranger (a file, a server), made safe to print on
  * a terminal: control characters (C0, DEL, C1: escape sequences, a
@@ -822,7 +844,11 @@ typedef struct gt_server_info {
     double memory_limit_mib;/* the cgroup memory limit; 0 = none */
     int gpu_count;
     int ngpu_names;
-    char gpu_names[GT_MAX_GPUS][96];
+    /* The GPUs' names, ngpu_names of them (0.4: a counted array, not a
+     * table of GT_MAX_GPUS), each at most 95 bytes. They belong to whoever
+     * filled the struct: the tracker (gt_tracker_server_info, until
+     * gt_tracker_free) or the snapshot. */
+    const char *const *gpu_names;
     double gpu_memory_mib;  /* all GPUs */
     char allocation[16];    /* "dedicated" or "shared" (from the series, see
                                docs/snapshot.md), "unknown" without rows */

@@ -90,6 +90,8 @@ static double backup_main_total(const char *path)
     fclose(f);
     gt_resource_usage u;
     double total = n > 0 && gt_usage_from_json(doc, &u) == GT_OK ? u.max_ram.main.total_rss : -1;
+    if (total >= 0)
+        gt_usage_release(&u);
     free(doc);
     return total;
 }

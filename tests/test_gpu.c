@@ -79,6 +79,12 @@ static gt_status track(const gt_options *o, gt_resource_usage *u)
     gt_tracker_start(t);
     gt_tracker_stop(t);
     *u = *gt_tracker_usage(t);
+    /* The GPU list is the tracker's: kept here, for checks after it goes. */
+    static gt_gpu_device kept[GT_MAX_GPUS];
+    CHECK(u->gpu_details.ndevices <= GT_MAX_GPUS);
+    if (u->gpu_details.ndevices > 0)
+        memcpy(kept, u->gpu_details.devices, (size_t)u->gpu_details.ndevices * sizeof *kept);
+    u->gpu_details.devices = kept;
     gt_tracker_free(t);
     return GT_OK;
 }
@@ -541,6 +547,15 @@ static void test_details(void)
     CHECK_CONTAINS(json, "\"joules\": 600.5");
     gt_resource_usage back;
     CHECK(gt_usage_from_json(json, &back) == GT_OK);
+    /* The same GPUs, in a list of the reader's own. */
+    CHECK(u && back.gpu_details.ndevices == u->gpu_details.ndevices &&
+          back.gpu_details.devices != u->gpu_details.devices &&
+          memcmp(back.gpu_details.devices, u->gpu_details.devices,
+                 (size_t)u->gpu_details.ndevices * sizeof *u->gpu_details.devices) == 0);
+    gt_usage_release(&back);
+    CHECK(back.gpu_details.devices == NULL && back.gpu_details.ndevices == 0);
+    back.gpu_details.devices = u->gpu_details.devices;
+    back.gpu_details.ndevices = u->gpu_details.ndevices;
     CHECK(u && memcmp(&back.gpu_details, &u->gpu_details, sizeof back.gpu_details) == 0);
     free(json);
     gt_tracker_free(t);

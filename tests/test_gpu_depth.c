@@ -6,6 +6,7 @@
  * fixture /proc tree (main 100 with child 101); the time weighting and the
  * attribution rules also on constructed samples (gpu_run.h). */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -227,9 +228,9 @@ static void test_health(void)
     CHECK(g.throttle_share[GPU_THROTTLE_SW_POWER_CAP] == 1.0);
     CHECK(g.throttle_share[GPU_THROTTLE_HW_THERMAL] == 1.0);
     CHECK(g.throttle_share[GPU_THROTTLE_IDLE] == 0.0);
-    CHECK(g.ngpus == 2 && g.device_throttle_read[0] && g.device_throttle_read[1]);
-    CHECK(g.device_throttle_share[1][GPU_THROTTLE_SW_POWER_CAP] == 0.0);
-    CHECK(g.device_throttle_share[1][GPU_THROTTLE_HW_THERMAL] == 1.0);
+    CHECK(g.ngpus == 2 && g.devices && g.devices[0].read && g.devices[1].read);
+    CHECK(g.devices[1].share[GPU_THROTTLE_SW_POWER_CAP] == 0.0);
+    CHECK(g.devices[1].share[GPU_THROTTLE_HW_THERMAL] == 1.0);
     CHECK_STR(gt_gpu_throttle_name(GPU_THROTTLE_SW_POWER_CAP), "sw_power_cap");
     CHECK(gt_gpu_throttle_name(GT_GPU_THROTTLE_REASONS) == NULL);
     CHECK_MSG(g.ecc_available, "%s", g.ecc_reason);
@@ -376,25 +377,28 @@ static void test_pure(void)
     CHECK(gpu_run_acc_step(&a, 14.0, 3, &s, NULL, NULL) == 0); /* 1 s hot */
     gt_gpu_run g = {.struct_size = sizeof g};
     struct gpu_run_reasons why = {0};
-    gpu_run_acc_fill(&a, &why, 2, 0, &g);
+    gt_gpu_throttle_device table[2];
+    gpu_run_acc_fill(&a, &why, 2, 0, table, &g);
+    CHECK(g.devices == table);
     CHECK(g.throttle_share[GPU_THROTTLE_SW_THERMAL] == 0.25);
-    CHECK(g.device_throttle_share[1][GPU_THROTTLE_SW_THERMAL] == 0.0);
+    CHECK(g.devices[1].share[GPU_THROTTLE_SW_THERMAL] == 0.0);
     /* pid 5 marks GPU 0 shared; pid 6 ended unseen on GPU 1, used by none
      * other: the job's. */
     CHECK(g.accounting_available && g.accounting_processes == 1 && g.accounting_unseen == 1);
     CHECK(g.accounting_descendants_peak == 200.0 && g.accounting_unattributed == 0);
     /* A record twice (re-read at the final sample) is one process. */
     CHECK(gpu_run_acc_step(&a, 15.0, 3, &s, NULL, NULL) == 0);
-    gpu_run_acc_fill(&a, &why, 2, 0, &g);
+    gpu_run_acc_fill(&a, &why, 2, 0, table, &g);
     CHECK(g.accounting_processes == 1);
     /* Unselected GPUs count per device, not in the run's share. */
     CHECK(gpu_run_acc_step(&a, 17.0, 2, &s, NULL, NULL) == 0);
-    gpu_run_acc_fill(&a, &why, 2, 0, &g);
+    gpu_run_acc_fill(&a, &why, 2, 0, table, &g);
     CHECK(g.throttle_share[GPU_THROTTLE_SW_THERMAL] == 2.0 / 7.0);
-    CHECK(g.device_throttle_share[0][GPU_THROTTLE_SW_THERMAL] == 4.0 / 7.0);
+    CHECK(g.devices[0].share[GPU_THROTTLE_SW_THERMAL] == 4.0 / 7.0);
     /* No GPU: every part says so. */
     why.gpu = "no GPU library found";
-    gpu_run_acc_fill(&a, &why, 0, 0, &g);
+    gpu_run_acc_fill(&a, &why, 0, 0, table, &g);
+    CHECK(g.ngpus == 0 && g.devices == NULL);
     CHECK(!g.accounting_available && !g.throttle_available && !g.ecc_available &&
           !g.xid_available && !g.job_energy_available);
     CHECK_STR(g.xid_reason, "no GPU library found");
@@ -406,9 +410,9 @@ static void test_json_read(void)
 {
     gt_gpu_run g = {.struct_size = sizeof g};
     g.throttle_available = 1;
+    gt_gpu_throttle_device dev = {.read = 1, .share = {[2] = 0.5}};
     g.ngpus = 1;
-    g.device_throttle_read[0] = 1;
-    g.device_throttle_share[0][2] = 0.5;
+    g.devices = &dev;
     g.throttle_share[2] = 0.5;
     snprintf(g.accounting_reason, sizeof g.accounting_reason, "off");
     snprintf(g.ecc_reason, sizeof g.ecc_reason, "off");
@@ -420,6 +424,11 @@ static void test_json_read(void)
     struct json_reader r = {GT_OK, "test"};
     gpu_run_json_read(&r, o, "gpu_run", &back);
     CHECK(r.status == GT_OK);
+    /* Equal but for where the per-GPU figures live: the reader's own copy. */
+    CHECK(back.ngpus == 1 && back.devices && back.devices != &dev);
+    CHECK(memcmp(back.devices, &dev, sizeof dev) == 0);
+    free((void *)(uintptr_t)back.devices);
+    back.devices = &dev;
     CHECK(memcmp(&back, &g, sizeof g) == 0);
     /* A share above 1 is refused, naming the key. */
     json_object *thr, *share;
@@ -429,6 +438,7 @@ static void test_json_read(void)
     struct json_reader bad = {GT_OK, "test"};
     gpu_run_json_read(&bad, o, "gpu_run", &back);
     CHECK(bad.status == GT_ERR_PARSE);
+    free((void *)(uintptr_t)back.devices);
     CHECK_CONTAINS(gt_last_error(), "gpu_run.throttle.share");
     json_object_put(o);
 }

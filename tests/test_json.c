@@ -65,6 +65,7 @@ static int test_conformance(const char *dir)
             char *text = gt_usage_to_text(&u);
             CHECK_STR(text, want);
             free(text);
+            gt_usage_release(&u);
             pairs++;
         }
         free(json);
@@ -112,6 +113,7 @@ static void test_round_trip(void)
     gt_resource_usage back;
     CHECK(gt_usage_from_json(json, &back) == GT_OK);
     CHECK(memcmp(&u, &back, sizeof u) == 0);
+    gt_usage_release(&back);
     free(json);
 }
 
@@ -143,6 +145,7 @@ static void test_malformed(void)
     /* gpu_tracker's older spelling is still read. */
     bad = replace_once(json, "\"descendants\"", "\"descendents\"");
     CHECK(gt_usage_from_json(bad, &u) == GT_OK);
+    gt_usage_release(&u);
     free(bad);
     free(json);
 }

@@ -205,10 +205,9 @@ static void test_steps_make_rows(void)
                             .time_unit = "seconds", .ram_divisor = 1000, .gpu_ram_divisor = 1e6,
                             .time_divisor = 1, .system_core_count = 2, .n_expected_cores = 2};
     gt_resource_usage r;
-    memset(&r, 0x5a, sizeof r); /* garbage: every field but the device table is set */
-    snprintf(r.gpu_details.devices[3].name, sizeof r.gpu_details.devices[3].name, "kept");
+    memset(&r, 0x5a, sizeof r); /* garbage: every field is set */
     usage_result(&p.acc, &u, 4.5, &r);
-    CHECK(!strcmp(r.gpu_details.devices[3].name, "kept")); /* the caller's to fill */
+    CHECK(r.gpu_details.devices == NULL); /* the caller's to point at its list */
     CHECK(r.gpu_details.ndevices == 0 && r.measurement.skipped == 0 && r.gpu_details.unknown == 0);
     CHECK(!strcmp(r.gpu_details.energy_reason, ""));
     CHECK_MSG(near(r.max_ram.main.total_rss, 4000 * 1.024), "main RSS %g", r.max_ram.main.total_rss);
@@ -415,16 +414,20 @@ static void test_backup_policy(void)
     b = a;
     b.gpu_details.ndevices = 1;
     CHECK(!backup_same_figures(&a, &b));
+    gt_gpu_device list_a[2] = {{.uuid = "GPU-1"}, {.uuid = "GPU-2"}};
+    gt_gpu_device list_b[2] = {{.uuid = "GPU-1"}, {.uuid = "GPU-2"}};
     a.gpu_details.ndevices = 1;
-    snprintf(a.gpu_details.devices[0].uuid, sizeof a.gpu_details.devices[0].uuid, "GPU-1");
+    a.gpu_details.devices = list_a;
     b = a;
+    b.gpu_details.devices = list_b; /* another list with the same GPUs */
     CHECK(backup_same_figures(&a, &b));
-    b.gpu_details.devices[0].selected = 1;
+    list_b[0].selected = 1;
     CHECK(!backup_same_figures(&a, &b));
-    b = a;
-    b.gpu_details.devices[1].selected = 1; /* past ndevices: not looked at */
+    list_b[0].selected = 0;
+    list_b[1].selected = 1; /* past ndevices: not looked at */
     CHECK(backup_same_figures(&a, &b));
     a.gpu_details.ndevices = 0;
+    a.gpu_details.devices = NULL;
 
     /* The sink: written at the first look, then only when a figure changed
      * (BACKUP_MIN_GAP after the last write at the soonest) or
@@ -478,6 +481,7 @@ static void test_backup_policy(void)
     gt_resource_usage back;
     CHECK_MSG(gt_usage_read_file(path, &back) == GT_OK && back.max_ram.main.total_rss == 2.5,
               "%s", gt_last_error());
+    gt_usage_release(&back);
     backup_sink_finish(&bs);
     CHECK(access(path, F_OK) != 0);
     CHECK(bs.writer == NULL); /* finish ended the thread */

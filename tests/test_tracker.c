@@ -698,7 +698,10 @@ static long backup_samples(const char *path)
     fclose(f);
     doc[n] = '\0';
     gt_resource_usage u;
-    return gt_usage_from_json(doc, &u) == GT_OK ? u.measurement.samples : 0;
+    if (gt_usage_from_json(doc, &u) != GT_OK)
+        return 0;
+    gt_usage_release(&u);
+    return u.measurement.samples;
 }
 
 /* Opens the FIFO's write end once the sampling thread is blocked opening it

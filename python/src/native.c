@@ -444,7 +444,7 @@ static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
     if (status != GT_OK)
         return raise_status(status);
     PyObject *names = PyList_New(0);
-    for (int i = 0; names && i < si.ngpu_names && i < GT_MAX_GPUS; i++) {
+    for (int i = 0; names && si.gpu_names && i < si.ngpu_names; i++) {
         PyObject *n = PyUnicode_DecodeUTF8(si.gpu_names[i], (Py_ssize_t)strlen(si.gpu_names[i]),
                                            "replace");
         if (!n || PyList_Append(names, n) < 0)
@@ -589,6 +589,7 @@ static PyObject *usage_text(PyObject *module, PyObject *arg)
         return NULL;
     }
     char *text = gt_usage_to_text(u);
+    gt_usage_release(u);
     free(u);
     if (!text)
         return PyErr_NoMemory();

@@ -248,6 +248,7 @@ static int show(int argc, char **argv)
     if (!u.measurement.complete)
         say_which_run(path);
     char *out = strcmp(format, "json") == 0 ? gt_usage_to_json(&u) : gt_usage_to_text(&u);
+    gt_usage_release(&u);
     if (!out)
         return fail("out of memory", 1);
     printf("%s\n", out);

@@ -45,6 +45,8 @@ static void release_memory(gt_tracker *t)
     row_store_free(&t->store);
     free(t->all_process);
     free(t->all_system);
+    free(t->gpu_list);
+    free(t->throttle_list);
     backup_sink_forget(&t->backup);
     metrics_sink_forget(&t->metrics);
     run_record_free(&t->run);
@@ -239,6 +241,10 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     for (int i = 0; i < g->ndevices; i++)
         gpu_capacity += g->devices[i].memory_total;
     usage_set_gpus(&t->pipe.acc, gpu_capacity, g->ndevices, g->nselected);
+    if (tracker_list_gpus(t) < 0) {
+        destroy(t);
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
     if (opts->tracking_file) {
         /* As gpu_tracker, the file and its static data are made with the
          * tracker: a name that cannot be used fails here, not mid-run. */

@@ -81,6 +81,13 @@ struct gt_tracker {
     char gpu_accounting_reason[GT_REASON_LEN], gpu_throttle_reason[GT_REASON_LEN],
         gpu_ecc_reason[GT_REASON_LEN], gpu_xid_reason[GT_REASON_LEN],
         gpu_mig_reason[GT_REASON_LEN];
+    /* The GPUs as the results list them (gpu_details.devices points here),
+     * made once the GPUs are open: the same for the whole run. */
+    gt_gpu_device *gpu_list;
+    int ngpu_list;
+    /* gt_tracker_gpu_run()'s per-GPU figures (ngpu_list of them), rewritten
+     * by each call. */
+    gt_gpu_throttle_device *throttle_list;
     gt_resource_usage usage;        /* the results handed to the caller */
     gt_resource_usage sink_summary; /* the sampler's, for the sinks: filled in
                                        place, not copied (15 KB a look) */
@@ -95,7 +102,10 @@ void tracker_fill_cgroup_locked(gt_tracker *t, gt_cgroup_usage *out);
 void tracker_fill_energy_locked(gt_tracker *t, const gt_resource_usage *u, gt_cpu_energy *out);
 /* The GPU driver's figures into *out; u: the usage filled at the same
  * moment (its GPU energy). Caller holds the lock. */
-void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out);
+/* The GPU driver's figures into *out, its per-GPU ones into table (room
+ * for t->ngpu_list; out->devices points there). */
+void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out,
+                                 gt_gpu_throttle_device *table);
 
 /* 1 in the process that made t; 0 in a child made by fork() since. */
 static inline int tracker_owned_here(const gt_tracker *t)
@@ -113,6 +123,9 @@ static inline gt_status tracker_forked_copy_error(const gt_tracker *t)
 /* Fills *out (t->usage, or the sampler's t->sink_summary) from the
  * aggregates as of end_time (monotonic seconds); complete: a finished run
  * (0: a backup written while tracking). Caller holds t->lock. */
+/* Makes t->gpu_list from the open GPUs, in the result units. -1 (ENOMEM). */
+int tracker_list_gpus(gt_tracker *t);
+
 void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
                                gt_resource_usage *out);
 

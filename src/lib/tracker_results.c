@@ -43,10 +43,27 @@ static void raise_to_accounting_locked(gt_tracker *t, gt_resource_usage *out)
         g->combined = g->descendants;
 }
 
+int tracker_list_gpus(gt_tracker *t)
+{
+    const struct gpu *g = &t->reader.gpu;
+    int n = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
+    if (n > 0 && (!(t->gpu_list = calloc((size_t)n, sizeof *t->gpu_list)) ||
+                  !(t->throttle_list = calloc((size_t)n, sizeof *t->throttle_list))))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        gt_gpu_device *d = &t->gpu_list[i];
+        text_copy(d->uuid, sizeof d->uuid, g->devices[i].uuid);
+        text_copy(d->name, sizeof d->name, g->devices[i].name);
+        d->memory_total = (double)g->devices[i].memory_total / t->units.gpu_ram_divisor;
+        d->selected = g->devices[i].selected;
+    }
+    t->ngpu_list = n;
+    return 0;
+}
+
 GT_HOT void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
                                       gt_resource_usage *out)
 {
-    int listed = out->gpu_details.ndevices; /* the device table is ours to fill */
     usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, out);
     out->measurement.complete = complete;
     out->measurement.lateness_mean_ms =
@@ -55,18 +72,9 @@ GT_HOT void tracker_fill_usage_locked(gt_tracker *t, double end_time, int comple
     out->measurement.skipped = t->skipped;
     out->measurement.sampled_only = t->cfg.sampled_only != 0;
     out->measurement.gpu_available = t->gpu_reason[0] == '\0';
-    const struct gpu *g = &t->reader.gpu;
     gt_gpu_details *d = &out->gpu_details;
-    d->ndevices = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
-    for (int i = 0; i < d->ndevices; i++) {
-        text_copy(d->devices[i].uuid, sizeof d->devices[i].uuid, g->devices[i].uuid);
-        text_copy(d->devices[i].name, sizeof d->devices[i].name, g->devices[i].name);
-        d->devices[i].memory_total = (double)g->devices[i].memory_total / t->units.gpu_ram_divisor;
-        d->devices[i].selected = g->devices[i].selected;
-    }
-    if (listed > d->ndevices) /* never within a run; kept exact all the same */
-        memset(&d->devices[d->ndevices], 0,
-               (size_t)(listed - d->ndevices) * sizeof d->devices[0]);
+    d->ndevices = t->ngpu_list;
+    d->devices = t->gpu_list;
     text_copy(d->process_memory_reason, GT_REASON_LEN, t->gpu_proc_memory_reason);
     text_copy(d->process_utilization_reason, GT_REASON_LEN, t->gpu_proc_util_reason);
     text_copy(d->energy_reason, GT_REASON_LEN, t->gpu_energy_reason);
@@ -408,11 +416,18 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     s->cgroup.struct_size = sizeof s->cgroup;
     s->cpu_energy.struct_size = sizeof s->cpu_energy;
     s->gpu_run.struct_size = sizeof s->gpu_run;
+    /* The snapshot owns its per-GPU figures, as it owns its other lists. */
+    gt_gpu_throttle_device *table =
+        t->ngpu_list > 0 ? calloc((size_t)t->ngpu_list, sizeof *table) : NULL;
+    if (st == GT_OK && t->ngpu_list > 0 && !table)
+        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     pthread_mutex_lock(&t->lock);
     tracker_fill_cgroup_locked(t, &s->cgroup);
     tracker_fill_energy_locked(t, u, &s->cpu_energy);
-    tracker_fill_gpu_run_locked(t, u, &s->gpu_run);
+    tracker_fill_gpu_run_locked(t, u, &s->gpu_run, table);
     pthread_mutex_unlock(&t->lock);
+    if (s->gpu_run.devices != table)
+        free(table);
     return st;
 }
 
@@ -450,6 +465,7 @@ static void snapshot_meta_release(gt_snapshot *s, gt_resource_usage *live)
     free(live);
     free(s->command);
     free(s->filesystems);
+    snapshot_free_lists(s);
 }
 
 gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
@@ -584,7 +600,8 @@ gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
                            fill_energy);
 }
 
-void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out)
+void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out,
+                                 gt_gpu_throttle_device *table)
 {
     struct gpu_run_reasons why = {
         .gpu = t->gpu_reason, .accounting = t->gpu_accounting_reason,
@@ -599,8 +616,8 @@ void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_g
         why.accounting = "not read (a plain sampler's comparison run)";
     else if (t->pipe.gpu_run_lost)
         why.accounting = "out of memory for the accounting records";
-    gpu_run_acc_fill(&t->pipe.gpu_run, &why, t->reader.gpu.ndevices,
-                     u->gpu_details.energy_joules, out);
+    gpu_run_acc_fill(&t->pipe.gpu_run, &why, t->ngpu_list, u->gpu_details.energy_joules, table,
+                     out);
     for (int d = 0; d < t->reader.gpu.ndevices; d++)
         out->mig_instances += t->reader.gpu.devices[d].mig;
     out->mig_utilization_available = out->mig_instances > 0 && !t->gpu_mig_reason[0];
@@ -609,7 +626,8 @@ void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_g
 
 static void fill_gpu_run(gt_tracker *t, const gt_resource_usage *u, void *out)
 {
-    tracker_fill_gpu_run_locked(t, u, out);
+    /* The caller's per-GPU figures: the tracker's table, until the next call. */
+    tracker_fill_gpu_run_locked(t, u, out, t->throttle_list);
 }
 
 gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)
@@ -659,13 +677,15 @@ char *gt_tracker_to_json(gt_tracker *t)
     pthread_mutex_unlock(&t->lock);
     json_object_object_add(root, "cpu_energy", cpu_energy_json_object(&e));
     gt_gpu_run *gr = calloc(1, sizeof *gr);
-    if (gr) {
+    gt_gpu_throttle_device *table = calloc((size_t)t->ngpu_list + 1, sizeof *table);
+    if (gr && table) {
         gr->struct_size = sizeof *gr;
         pthread_mutex_lock(&t->lock);
-        tracker_fill_gpu_run_locked(t, u, gr);
+        tracker_fill_gpu_run_locked(t, u, gr, table);
         pthread_mutex_unlock(&t->lock);
         json_object_object_add(root, "gpu_run", gpu_run_json_object(gr));
     }
+    free(table);
     /* Where the figures beyond gpu_tracker's come from, as "measurement"
      * says for the rest. */
     json_object *m = NULL;

@@ -11,6 +11,7 @@
 #include "output/metrics_text.h"
 #include "output/report.h"
 #include "output/run_parts_json.h"
+#include "output/snapshot_parts.h"
 #include "output/run_record.h"
 #include "output/snapshot.h"
 #include "output/usage_json.h"

@@ -1408,7 +1408,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     row(&b, "memory", v);
     snprintf(v, sizeof v, "%d", si->gpu_count);
     row(&b, "GPUs", v);
-    for (int i = 0; i < si->ngpu_names; i++)
+    for (int i = 0; si->gpu_names && i < si->ngpu_names; i++)
         row(&b, "GPU", si->gpu_names[i]);
     if (si->gpu_count) {
         snprintf(v, sizeof v, "%.0f MiB", si->gpu_memory_mib);

@@ -2,6 +2,7 @@
 #include "output/run_parts_json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/json_write.h"
@@ -40,12 +41,12 @@ json_object *gpu_run_json_object(const gt_gpu_run *g)
     json_object *thr = part_object(g->throttle_available, g->throttle_reason);
     json_object_object_add(thr, "share", shares_object(g->throttle_share));
     json_object *devices = json_object_new_array();
-    for (int d = 0; d < g->ngpus && d < GT_MAX_GPUS; d++) {
-        if (!g->device_throttle_read[d])
+    for (int d = 0; g->devices && d < g->ngpus; d++) {
+        if (!g->devices[d].read)
             continue;
         json_object *dev = json_object_new_object();
         json_object_object_add(dev, "index", json_object_new_int(d));
-        json_object_object_add(dev, "share", shares_object(g->device_throttle_share[d]));
+        json_object_object_add(dev, "share", shares_object(g->devices[d].share));
         json_object_array_add(devices, dev);
     }
     json_object_object_add(thr, "devices", devices);
@@ -142,6 +143,12 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
     size_t n = devices ? json_object_array_length(devices) : 0;
     if (n > GT_MAX_GPUS)
         json_read_fail(r, "\"%s.devices\" lists %zu GPUs; at most %d", sub, n, GT_MAX_GPUS);
+    /* Indexed by GPU: room for the highest index, trimmed once read. */
+    gt_gpu_throttle_device *table = NULL;
+    g->devices = NULL;
+    g->ngpus = 0;
+    if (r->status == GT_OK && n > 0 && !(table = calloc(GT_MAX_GPUS, sizeof *table)))
+        json_read_fail(r, "out of memory");
     for (size_t i = 0; r->status == GT_OK && i < n; i++) {
         json_object *dev = json_object_array_get_idx(devices, i);
         char dpath[160];
@@ -153,10 +160,17 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
         int d = (int)json_read_integer(r, dev, "index", dpath, 0, GT_MAX_GPUS - 1);
         if (r->status != GT_OK)
             break;
-        g->device_throttle_read[d] = 1;
-        read_shares(r, dev, dpath, g->device_throttle_share[d]);
+        table[d].read = 1;
+        read_shares(r, dev, dpath, table[d].share);
         if (d + 1 > g->ngpus)
             g->ngpus = d + 1;
+    }
+    if (table && g->ngpus > 0) {
+        gt_gpu_throttle_device *fit = realloc(table, (size_t)g->ngpus * sizeof *table);
+        g->devices = fit ? fit : table; /* the caller frees it (snapshot_free_lists) */
+    } else {
+        free(table);
+        g->ngpus = 0;
     }
 
     snprintf(sub, sizeof sub, "%s.ecc", path);

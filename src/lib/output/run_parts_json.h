@@ -15,7 +15,8 @@
 json_object *gpu_run_json_object(const gt_gpu_run *g);
 
 /* Reads such an object into *g (its struct_size kept), every value
- * checked; problems go to r with key paths under path. */
+ * checked; problems go to r with key paths under path. g->devices is
+ * malloc'd (the caller frees it; NULL when none were listed). */
 void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, gt_gpu_run *g);
 
 /* The "cpu_energy" object; NULL when out of memory. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/snapshot_parts.h"
 #include "util/internal.h"
 #include "read/read.h"
 #include "analysis/analysis.h"
@@ -23,6 +24,7 @@ void run_record_free(struct run_record *r)
 {
     free(r->filesystems);
     r->filesystems = NULL;
+    server_info_release(&r->server);
 }
 
 gt_status run_record_snapshot(const struct run_record *r, const char *command, int exit_status,
@@ -48,6 +50,12 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
     s->exit_status = exit_status;
     s->usage = *usage;
     s->server = r->server;
+    if (snapshot_take_lists(s) < 0) {
+        free(s->command);
+        free(s->filesystems);
+        s->command = s->filesystems = NULL;
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    }
     snprintf(s->server.allocation, sizeof s->server.allocation, "%s",
              stats_allocation_of_rows(rows));
     snprintf(s->host, sizeof s->host, "%s", s->server.hostname);

@@ -30,7 +30,7 @@ void run_record_begin(struct run_record *r, pid_t pid, double interval, const ch
 void run_record_free(struct run_record *r);
 
 /* Everything of a snapshot but its row arrays (s->filesystems, like
- * s->command, is a copy the snapshot owns): s->series gets the counts
+ * s->command and the GPU lists, is a copy the snapshot owns): s->series gets the counts
  * and interval from rows, s->command a copy of command (NULL: ""), and the
  * server's allocation is judged from the rows. GT_ERR_NO_MEMORY. */
 gt_status run_record_snapshot(const struct run_record *r, const char *command, int exit_status,

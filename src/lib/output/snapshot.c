@@ -91,7 +91,7 @@ static json_object *server_object(const gt_server_info *si, const char *filesyst
     json_object_object_add(o, "memory_limit_mib", json_new_pyfloat(si->memory_limit_mib));
     json_object_object_add(o, "gpu_count", json_object_new_int(si->gpu_count));
     json_object *names = json_object_new_array();
-    for (int i = 0; i < si->ngpu_names && i < GT_MAX_GPUS; i++)
+    for (int i = 0; si->gpu_names && i < si->ngpu_names; i++)
         json_object_array_add(names, json_new_text(si->gpu_names[i]));
     json_object_object_add(o, "gpu_names", names);
     json_object_object_add(o, "gpu_memory_mib", json_new_pyfloat(si->gpu_memory_mib));
@@ -957,6 +957,7 @@ void gt_snapshot_free(gt_snapshot *s)
     for (size_t i = 0; i < s->nother_tasks; i++)
         gt_snapshot_free(s->other_tasks[i]);
     free(s->other_tasks);
+    snapshot_free_lists(s);
     free(s->command);
     free(s->filesystems);
     free((void *)s->series.process);

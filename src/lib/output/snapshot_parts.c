@@ -2,8 +2,12 @@
 #define _GNU_SOURCE
 #include "output/snapshot_parts.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/dup.h"
+#include "util/internal.h"
 #include "util/json_write.h"
 #include "util/pyfloat.h"
 
@@ -45,17 +49,26 @@ void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_in
     if (n > GT_MAX_GPUS)
         json_read_fail(r, "\"server_info.gpu_names\" lists %zu GPUs; this gpu-tracker keeps at "
                           "most %d", n, GT_MAX_GPUS);
+    const char *texts[GT_MAX_GPUS];
+    size_t got = 0;
     for (size_t i = 0; r->status == GT_OK && i < n; i++) {
         json_object *v = json_object_array_get_idx(names, i);
         size_t len = json_object_is_type(v, json_type_string)
-                         ? (size_t)json_object_get_string_len(v) : sizeof si->gpu_names[0];
-        if (len >= sizeof si->gpu_names[0] || strlen(json_object_get_string(v)) != len) {
-            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %zu "
-                              "bytes", i, sizeof si->gpu_names[0] - 1);
+                         ? (size_t)json_object_get_string_len(v) : GT_GPU_NAME_MAX + 1;
+        if (len > GT_GPU_NAME_MAX || strlen(json_object_get_string(v)) != len) {
+            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %d "
+                              "bytes", i, GT_GPU_NAME_MAX);
             break;
         }
-        memcpy(si->gpu_names[si->ngpu_names++], json_object_get_string(v), len + 1);
+        texts[got++] = json_object_get_string(v);
     }
+    if (r->status != GT_OK || got == 0)
+        return;
+    si->gpu_names = (const char *const *)strings_dup(texts, got, GT_GPU_NAME_MAX);
+    if (!si->gpu_names)
+        json_read_fail(r, "out of memory");
+    else
+        si->ngpu_names = (int)got;
 }
 
 void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
@@ -73,4 +86,41 @@ void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_inf
     json_read_string(r, cloud, "region", w, c->region, sizeof c->region);
     c->discovery_time = json_read_number(r, cloud, "discovery_time", w, 0, 1e6);
     c->found = strcmp(c->vendor, "unknown") != 0;
+}
+
+int snapshot_take_lists(gt_snapshot *s)
+{
+    gt_gpu_details *d = &s->usage.gpu_details;
+    gt_server_info *si = &s->server;
+    gt_gpu_run *g = &s->gpu_run;
+    size_t nd = d->devices && d->ndevices > 0 ? (size_t)d->ndevices : 0;
+    size_t nn = si->gpu_names && si->ngpu_names > 0 ? (size_t)si->ngpu_names : 0;
+    size_t ng = g->devices && g->ngpus > 0 ? (size_t)g->ngpus : 0;
+    gt_gpu_device *devices = mem_dup(d->devices, nd * sizeof *devices);
+    char **names = strings_dup(si->gpu_names, nn, GT_GPU_NAME_MAX);
+    gt_gpu_throttle_device *throttle = mem_dup(g->devices, ng * sizeof *throttle);
+    d->devices = devices;
+    d->ndevices = devices ? (int)nd : 0;
+    si->gpu_names = (const char *const *)names;
+    si->ngpu_names = names ? (int)nn : 0;
+    g->devices = throttle;
+    g->ngpus = throttle ? (int)ng : 0;
+    if ((nd && !devices) || (nn && !names) || (ng && !throttle)) {
+        snapshot_free_lists(s);
+        return -1;
+    }
+    return 0;
+}
+
+void snapshot_free_lists(gt_snapshot *s)
+{
+    free((void *)(uintptr_t)s->usage.gpu_details.devices);
+    free((void *)(uintptr_t)s->server.gpu_names);
+    free((void *)(uintptr_t)s->gpu_run.devices);
+    s->usage.gpu_details.devices = NULL;
+    s->usage.gpu_details.ndevices = 0;
+    s->server.gpu_names = NULL;
+    s->server.ngpu_names = 0;
+    s->gpu_run.devices = NULL;
+    s->gpu_run.ngpus = 0;
 }

@@ -31,4 +31,13 @@ void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_inf
  * fit) into si. */
 void snapshot_read_gpu_names(struct json_reader *r, json_object *server_info, gt_server_info *si);
 
+/* Makes the counted arrays s points at (the summary's GPU list, the
+ * server's GPU names, the GPU run's per-GPU figures) copies s owns, as a
+ * snapshot read from a file owns its own. 0, or -1 (ENOMEM: then s owns
+ * none of them, and points at none). */
+int snapshot_take_lists(gt_snapshot *s);
+
+/* Frees the arrays a snapshot owns (snapshot_take_lists, or a reader's). */
+void snapshot_free_lists(gt_snapshot *s);
+
 #endif

@@ -368,14 +368,14 @@ static json_object *server_object(const gt_snapshot *s, int v05)
                            json_new_pyfloat(pyfloat_round(si->memory_mib, 2)));
     json_object_object_add(o, "gpu_count", json_object_new_int(si->gpu_count));
     json_object *names = json_object_new_array();
-    for (int i = 0; i < si->ngpu_names && i < GT_MAX_GPUS; i++)
+    for (int i = 0; si->gpu_names && i < si->ngpu_names; i++)
         json_object_array_add(names, json_new_text(si->gpu_names[i]));
     json_object_object_add(o, "gpu_names", names);
     /* Its gpu_name: the most common name. */
     int best = -1, best_n = 0;
-    for (int i = 0; i < si->ngpu_names && i < GT_MAX_GPUS; i++) {
+    for (int i = 0; si->gpu_names && i < si->ngpu_names; i++) {
         int n = 0;
-        for (int j = 0; j < si->ngpu_names && j < GT_MAX_GPUS; j++)
+        for (int j = 0; j < si->ngpu_names; j++)
             n += !strcmp(si->gpu_names[i], si->gpu_names[j]);
         if (n > best_n) {
             best = i;

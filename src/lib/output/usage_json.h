@@ -16,4 +16,8 @@ json_object *usage_json_object(const gt_resource_usage *u);
 void usage_json_read(struct json_reader *r, json_object *root, const char *prefix,
                      gt_resource_usage *u);
 
+/* Frees the GPU list usage_json_read() allocated in *u (gt_usage_release;
+ * a snapshot's summary at gt_snapshot_free). */
+void usage_json_release(gt_resource_usage *u);
+
 #endif

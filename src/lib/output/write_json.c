@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +97,7 @@ static json_object *gpu_details_object(const gt_gpu_details *d)
 {
     json_object *g = json_object_new_object();
     json_object *devices = json_object_new_array();
-    for (int i = 0; i < d->ndevices && i < GT_MAX_GPUS; i++) {
+    for (int i = 0; d->devices && i < d->ndevices; i++) {
         json_object *dev = json_object_new_object();
         add_int(dev, "index", i);
         json_object_object_add(dev, "uuid", json_new_text(d->devices[i].uuid));
@@ -336,6 +337,10 @@ static void read_gpu_details(struct usage_reader *u, json_object *gd, gt_gpu_det
     if (n > GT_MAX_GPUS)
         json_read_fail(u->r, "\"%s\" lists %zu GPUs; this gpu-tracker keeps at most %d",
                        at(u, "gpu_details.devices"), n, GT_MAX_GPUS);
+    gt_gpu_device *list = NULL;
+    if (u->r->status == GT_OK && n > 0 && !(list = calloc(n, sizeof *list)))
+        json_read_fail(u->r, "out of memory");
+    d->devices = list; /* the reader's caller frees it (usage_json_release) */
     for (size_t i = 0; u->r->status == GT_OK && i < n; i++) {
         char sub[64];
         snprintf(sub, sizeof sub, "gpu_details.devices[%zu]", i);
@@ -344,7 +349,7 @@ static void read_gpu_details(struct usage_reader *u, json_object *gd, gt_gpu_det
             json_read_fail(u->r, "\"%s\" should be an object", at(u, sub));
             break;
         }
-        gt_gpu_device *out = &d->devices[d->ndevices++];
+        gt_gpu_device *out = &list[d->ndevices++];
         json_read_string(u->r, dev, "uuid", at(u, sub), out->uuid, sizeof out->uuid);
         json_read_string(u->r, dev, "name", at(u, sub), out->name, sizeof out->name);
         out->memory_total = amount(u, dev, sub, "memory_total");
@@ -458,7 +463,22 @@ static gt_status parse_usage(const char *json, size_t len, const char *what, gt_
     json_object *root = json_read_parse(&r, json, len, "");
     usage_json_read(&r, root, "", u);
     json_object_put(root);
+    if (r.status != GT_OK)
+        usage_json_release(u);
     return r.status;
+}
+
+void usage_json_release(gt_resource_usage *u)
+{
+    free((void *)(uintptr_t)u->gpu_details.devices);
+    u->gpu_details.devices = NULL;
+    u->gpu_details.ndevices = 0;
+}
+
+void gt_usage_release(gt_resource_usage *u)
+{
+    if (u)
+        usage_json_release(u);
 }
 
 gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)

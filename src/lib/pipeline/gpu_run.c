@@ -244,17 +244,21 @@ static void fill_accounting(const struct gpu_run_acc *a, const struct gpu_run_re
 }
 
 static void fill_throttle(const struct gpu_run_acc *a, const struct gpu_run_reasons *why,
-                          int ndevices, gt_gpu_run *out)
+                          int ndevices, gt_gpu_throttle_device *table, gt_gpu_run *out)
 {
     int n = ndevices < GT_MAX_GPUS ? ndevices : GT_MAX_GPUS;
+    if (!table)
+        n = 0;
     for (int d = 0; d < n; d++) {
+        memset(&table[d], 0, sizeof table[d]);
         if (a->device_time[d] <= 0)
             continue;
         out->ngpus = d + 1;
-        out->device_throttle_read[d] = 1;
+        table[d].read = 1;
         for (int b = 0; b < GPU_THROTTLE_N; b++)
-            out->device_throttle_share[d][b] = a->device_reason_time[d][b] / a->device_time[d];
+            table[d].share[b] = a->device_reason_time[d][b] / a->device_time[d];
     }
+    out->devices = out->ngpus ? table : NULL;
     const char *none = why->gpu && *why->gpu ? why->gpu : NULL;
     if (none || a->any_time <= 0) {
         set_reason(out->throttle_reason, none ? none : why->throttle,
@@ -326,13 +330,14 @@ static void fill_energy(const struct gpu_run_acc *a, const struct gpu_run_reason
 }
 
 void gpu_run_acc_fill(const struct gpu_run_acc *a, const struct gpu_run_reasons *why,
-                      int ndevices, double energy_joules, gt_gpu_run *out)
+                      int ndevices, double energy_joules, gt_gpu_throttle_device *table,
+                      gt_gpu_run *out)
 {
     size_t size = out->struct_size;
     memset(out, 0, sizeof *out);
     out->struct_size = size;
     fill_accounting(a, why, out);
-    fill_throttle(a, why, ndevices, out);
+    fill_throttle(a, why, ndevices, table, out);
     fill_errors(a, why, out);
     fill_energy(a, why, energy_joules, out);
     out->pid_namespace = a->pid_namespace || *text(why->pids);

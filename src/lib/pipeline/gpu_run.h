@@ -80,8 +80,11 @@ struct gpu_run_reasons {
 };
 
 /* The run's figures into *out (its struct_size kept); energy_joules: the
- * selected GPUs' energy over the run (gpu_details). */
+ * selected GPUs' energy over the run (gpu_details). The per-GPU figures go
+ * into table (room for min(ndevices, GT_MAX_GPUS); NULL: none), which
+ * out->devices then points at. */
 void gpu_run_acc_fill(const struct gpu_run_acc *a, const struct gpu_run_reasons *why,
-                      int ndevices, double energy_joules, gt_gpu_run *out);
+                      int ndevices, double energy_joules, gt_gpu_throttle_device *table,
+                      gt_gpu_run *out);
 
 #endif

@@ -276,10 +276,7 @@ unsigned long long usage_combined_peak_kb(const struct usage_acc *a)
 GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
                          double compute_seconds, gt_resource_usage *out)
 {
-    size_t table = offsetof(gt_resource_usage, gpu_details.devices);
-    size_t after = table + sizeof out->gpu_details.devices;
-    memset(out, 0, table);
-    memset((char *)out + after, 0, sizeof *out - after);
+    memset(out, 0, sizeof *out);
 
     struct rss_peak main_pk, desc_pk, comb_pk;
     usage_rss_peaks(a, &main_pk, &desc_pk, &comb_pk);

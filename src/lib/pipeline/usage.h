@@ -132,11 +132,8 @@ struct usage_units {
     double ram_divisor, gpu_ram_divisor, time_divisor;
     int system_core_count, n_expected_cores;
 };
-/* Fills *out in the given units: every field but the device table
- * out->gpu_details.devices, which is left as it was for the caller to fill
- * (the accumulator knows no devices). That table is 13 of the struct's 15
- * KB: zeroing it whole at each look cost a sample at --st 1 some 200 cold
- * cache lines. */
+/* Fills *out in the given units, the GPU list left empty for the caller
+ * to point at its own (the accumulator knows no devices). */
 void usage_result(const struct usage_acc *a, const struct usage_units *u,
                   double compute_seconds, gt_resource_usage *out);
 

@@ -2,11 +2,15 @@
 #define _GNU_SOURCE
 #include "read/server_info.h"
 
+#include "util/dup.h"
+#include "util/internal.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -237,14 +241,24 @@ void server_info_collect(gt_server_info *si, const char *proc_root, const char *
     si->memory_limit_mib = cg_mem;
     if (devices && ndevices > 0) {
         si->gpu_count = ndevices;
+        int n = ndevices < GT_MAX_GPUS ? ndevices : GT_MAX_GPUS;
+        const char *names[GT_MAX_GPUS];
         for (int i = 0; i < ndevices; i++) {
             si->gpu_memory_mib += (double)devices[i].memory_total / MIB;
-            if (si->ngpu_names < GT_MAX_GPUS)
-                snprintf(si->gpu_names[si->ngpu_names++], sizeof si->gpu_names[0], "%s",
-                         devices[i].name);
+            if (i < n)
+                names[i] = devices[i].name;
         }
+        si->gpu_names = (const char *const *)strings_dup(names, (size_t)n, GT_GPU_NAME_MAX);
+        si->ngpu_names = si->gpu_names ? n : 0; /* out of memory: no names */
     }
     free(buf);
+}
+
+void server_info_release(gt_server_info *si)
+{
+    free((void *)(uintptr_t)si->gpu_names);
+    si->gpu_names = NULL;
+    si->ngpu_names = 0;
 }
 
 double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid, int ncpu)

@@ -40,4 +40,7 @@ double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid
 void server_info_collect(gt_server_info *si, const char *proc_root, const char *sys_root,
                          const struct gpu_device *devices, int ndevices);
 
+/* Frees the GPU names server_info_collect() allocated (none: nothing). */
+void server_info_release(gt_server_info *si);
+
 #endif

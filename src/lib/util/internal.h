@@ -100,4 +100,8 @@ static inline int array_reserve(void **arr, size_t n, size_t *cap, size_t elem)
     return 0;
 }
 
+/* The longest GPU name the results keep (gt_server_info.gpu_names, read
+ * back from a file or taken from a driver), as gt_gpu_device.name holds. */
+#define GT_GPU_NAME_MAX 95
+
 #endif
