@@ -103,9 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         must(json != NULL);
         check_strict_json(json);
         free(json);
-        gt_stats st;
+        gt_stats st = {.struct_size = sizeof(gt_stats)};
         if (gt_snapshot_stats(&s, &st) == GT_OK) {
-            gt_recommendation r;
+            gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
             gt_recommend(&st, &r);
         }
     }

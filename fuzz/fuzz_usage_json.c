@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     if (gt_usage_from_json(text, &u) == GT_OK) {
         free(gt_usage_to_text(&u));
         free(gt_usage_to_json(&u));

@@ -93,6 +93,7 @@ typedef void (*gt_warning_fn)(const char *message, void *user_data);
  * ids; letters, digits, '.', '-' and '_' for the node) is left out, so that
  * none can put a '/' into a file name made from it. */
 typedef struct gt_job_info {
+    size_t struct_size;       /* sizeof(this struct) in the caller's header (0.4) */
     char scheduler[16];     /* "slurm" when SLURM_JOB_ID is set, else "" */
     char job_id[32];        /* SLURM_JOB_ID */
     char array_job_id[32];  /* SLURM_ARRAY_JOB_ID */
@@ -107,7 +108,7 @@ typedef struct gt_job_info {
 /* Fills *out from envp (an environ-style NULL-terminated array; NULL: this
  * process's environment). The one call of the library that looks at the
  * environment, and only when called. */
-GT_API void gt_job_info_from_environ(char *const *envp, gt_job_info *out);
+GT_API gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *out);
 
 
 /* Tracker options. Fill with gt_options_init() and change what you need; the
@@ -394,6 +395,7 @@ typedef struct gt_measurement {
 } gt_measurement;
 
 typedef struct gt_resource_usage {
+    size_t struct_size;       /* sizeof(this struct) in the caller's header (0.4) */
     gt_max_ram max_ram;
     gt_max_gpu_ram max_gpu_ram;
     gt_cpu_utilization cpu_utilization;
@@ -795,6 +797,7 @@ typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt
 
 /* Both series of a run (an empty one when it was not asked for). */
 typedef struct gt_series {
+    size_t struct_size;       /* sizeof(this struct) in the caller's header (0.4) */
     double interval;             /* seconds between rows */
     double start_time;           /* epoch seconds of the baseline sample */
     size_t nprocess;
@@ -833,6 +836,7 @@ typedef struct gt_tracker gt_tracker;
 
 /* The machine a run was on. */
 typedef struct gt_server_info {
+    size_t struct_size;       /* sizeof(this struct) in the caller's header (0.4) */
     char os[128];           /* PRETTY_NAME of /etc/os-release */
     char kernel[128];       /* uname: release */
     char hostname[256];
@@ -856,6 +860,7 @@ typedef struct gt_server_info {
 
 /* The cloud instance a run was on, when asked for (options.discover_cloud). */
 typedef struct gt_cloud_info {
+    size_t struct_size;       /* sizeof(this struct) in the caller's header (0.4) */
     int asked;              /* 0: not asked (JSON null) */
     int found;              /* a metadata service answered */
     char vendor[32];        /* aws, gcp, azure; "unknown" when none answered */
@@ -866,6 +871,7 @@ typedef struct gt_cloud_info {
 
 /* A run, as saved by gt_snapshot_write() and read by gt_snapshot_read(). */
 typedef struct gt_snapshot {
+    size_t struct_size;      /* set by the library: sizeof(gt_snapshot) in its header (0.4) */
     int format_version;      /* GT_SNAPSHOT_FORMAT */
     char tracker_version[32];/* gt_version() of the writer */
     char *command;           /* what ran, malloc'd (NULL or "" when a library
@@ -1022,6 +1028,7 @@ GT_API gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *con
  * decimals as Python's round() does; sums exact; the duration last - first
  * row + one interval, not rounded. */
 typedef struct gt_stats {
+    size_t struct_size;       /* sizeof(this struct) in the caller's header (0.4) */
     long samples;                        /* row pairs used */
     double cpu_usage_mean, cpu_usage_max;       /* cores (process) */
     double memory_mean, memory_max;             /* kB PSS (process) */
@@ -1041,7 +1048,7 @@ GT_API gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out);
  * means and durations averaged (nothing rounded: the recommendation rounds
  * once, at the end), maxima and sums the largest of the runs', samples
  * added. n >= 1. */
-GT_API void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out);
+GT_API gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out);
 
 /* resource_tracker's stats() dictionary of s as JSON text
  * ({"process_cpu_usage": {"mean": .., "max": ..}, ..., "timestamp":
@@ -1051,18 +1058,20 @@ GT_API char *gt_stats_to_json(const gt_stats *s);
 
 /* What to ask for next time (resource_tracker's recommend_resources). */
 typedef struct gt_recommendation {
+    size_t struct_size;       /* sizeof(this struct) in the caller's header (0.4) */
     int cpu;        /* vCPUs: mean CPU usage rounded half to even, at least 1 */
     int memory_mib; /* max memory + 20 %, rounded up by gt_round_memory_mib */
     int gpu;        /* max GPU usage rounded, at least 1, if any GPU was used */
     int vram_mib;   /* max GPU memory + 20 %, rounded up likewise; 0 if none */
 } gt_recommendation;
 
-GT_API void gt_recommend(const gt_stats *stats, gt_recommendation *out);
+GT_API gt_status gt_recommend(const gt_stats *stats, gt_recommendation *out);
 
 /* ---- A job of many tasks (a merged snapshot) ---------------------------- */
 
 /* One task of a job, as gt_job_summarize() sees it. */
 typedef struct gt_task_summary {
+    size_t struct_size;       /* set by the library (0.4) */
     gt_job_info job;          /* its ids: rank, step, array task, node */
     char host[256];
     int pid;
@@ -1082,6 +1091,7 @@ typedef struct gt_task_summary {
  * Slurm for next time. Made by gt_job_summarize(), freed by
  * gt_job_summary_free(). */
 typedef struct gt_job_summary {
+    size_t struct_size;       /* set by the library (0.4) */
     gt_job_info job;          /* the first task's ids, rank left empty */
     size_t ntasks;
     gt_task_summary *tasks;   /* in the snapshot's order */
@@ -1107,6 +1117,11 @@ typedef struct gt_job_summary {
  * merged one. GT_ERR_NO_MEMORY. */
 GT_API gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out);
 GT_API void gt_job_summary_free(gt_job_summary *j);
+
+/* Task i of j (i < j->ntasks), or NULL. The way to reach a task that stays
+ * right when a later library's gt_task_summary is larger than the
+ * program's (j->tasks[i] indexes by the program's size). (0.4) */
+GT_API const gt_task_summary *gt_job_summary_task(const gt_job_summary *j, size_t i);
 
 /* The summary as JSON: {"job": {...}, "tasks": [...], "total": stats,
  * "imbalance": {...}, "stragglers": {...}, "slurm": {...}}. Caller frees;
@@ -1364,7 +1379,7 @@ GT_API gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);
 /* The cloud instance (options.discover_cloud), waiting up to max_wait
  * seconds for the discovery. 1 with *out filled when it has ended (or
  * ended before); 0 when it is still going on, was not asked for, or the
- * tracker is NEW. */
+ * tracker is NEW; -1 (gt_last_error) when out's struct_size is not set. */
 GT_API int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out);
 
 /* Stops the sampling thread if it runs and frees everything. A tracker freed

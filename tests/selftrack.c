@@ -88,7 +88,7 @@ static double backup_main_total(const char *path)
     size_t cap = 0;
     ssize_t n = getdelim(&doc, &cap, '\0', f);
     fclose(f);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     double total = n > 0 && gt_usage_from_json(doc, &u) == GT_OK ? u.max_ram.main.total_rss : -1;
     if (total >= 0)
         gt_usage_release(&u);

@@ -953,8 +953,9 @@ static void test_no_group_made(void)
 /* -f human's lines for the group and the CPUs' energy. */
 static void test_human(void)
 {
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     memset(&u, 0, sizeof u);
+    u.struct_size = sizeof u;
     u.measurement.unknown = 1;
     gt_totals totals = {.struct_size = sizeof totals, .wall_seconds = 10};
     gt_cgroup_usage c = {.struct_size = sizeof c, .available = 1, .version = 2,

@@ -192,7 +192,7 @@ static void test_tracker(void)
     CHECK(gt_tracker_cpu_energy(t, &e) == GT_OK);
     CHECK_MSG(e.available && e.packages == 2 && e.package_joules == 7 && e.dram_available &&
               e.dram_joules == 0, "%d %g", e.available, e.package_joules);
-    gt_series series;
+    gt_series series = {.struct_size = sizeof(gt_series)};
     CHECK(gt_tracker_series(t, &series) == GT_OK);
     double sum = 0;
     int ok = 1;

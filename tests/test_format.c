@@ -175,7 +175,7 @@ static void test_job_names(void)
     char *envp[] = {"SLURM_JOB_ID=12", "SLURM_NTASKS=8", "SLURM_STEP_NUM_TASKS=2",
                     "SLURM_STEP_ID=0", "SLURM_ARRAY_JOB_ID=11", "SLURM_ARRAY_TASK_ID=5",
                     "SLURM_JOB_IDX=3", NULL};
-    gt_job_info j;
+    gt_job_info j = {.struct_size = sizeof(gt_job_info)};
     gt_job_info_from_environ(envp, &j);
     CHECK_STR(j.job_id, "12");
     CHECK_STR(j.step_id, "0");

@@ -94,7 +94,7 @@ static void test_two_gpus(void)
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
     write_scenario(two_gpus);
     gt_options o = options(NULL);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(track(&o, &u) == GT_OK);
     CHECK(warnings == 0); /* GPUs found: no warning */
     CHECK(u.measurement.gpu_available == 1);
@@ -124,7 +124,7 @@ static void test_uuid_selection(void)
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
     write_scenario(two_gpus);
     gt_options o = options("GPU-bbbb");
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(track(&o, &u) == GT_OK);
     CHECK(u.gpu_utilization.system_gpu_count == 2);
     CHECK(u.gpu_utilization.n_expected_gpus == 1);
@@ -152,7 +152,7 @@ static void test_uuid_selection(void)
 static void test_unavailable(void)
 {
     gt_options o = options(NULL);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
 
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     CHECK(track(&o, &u) == GT_OK);
@@ -204,7 +204,7 @@ static void test_amd(void)
     write_rsmi(two_amd);
     gt_options o = options(NULL);
     o.gpu_brand = "amd";
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(track(&o, &u) == GT_OK);
     CHECK(warnings == 0 && u.measurement.gpu_available == 1);
     CHECK(u.max_gpu_ram.system_capacity == 256.0);
@@ -405,7 +405,7 @@ static void test_many_gpus(void)
     write_scenario(text);
     free(text);
     gt_options o = options(NULL);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(track(&o, &u) == GT_OK);
     CHECK(warnings == 1);
     CHECK_STR(last_warning, "70 GPUs found: only the first 64 are tracked");
@@ -455,7 +455,7 @@ static void test_driver_quirks(void)
 {
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
     gt_options o = options(NULL);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
 
     /* NOT_SUPPORTED (3) for utilization and compute processes: those are 0,
      * graphics processes still count. */
@@ -545,7 +545,7 @@ static void test_details(void)
     CHECK_CONTAINS(json, "\"gpu_details\": {");
     CHECK_CONTAINS(json, "\"name\": \"Fake-A100\"");
     CHECK_CONTAINS(json, "\"joules\": 600.5");
-    gt_resource_usage back;
+    gt_resource_usage back = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(gt_usage_from_json(json, &back) == GT_OK);
     /* The same GPUs, in a list of the reader's own. */
     CHECK(u && back.gpu_details.ndevices == u->gpu_details.ndevices &&
@@ -561,7 +561,7 @@ static void test_details(void)
     gt_tracker_free(t);
 
     /* Where the driver cannot say, each figure says why. */
-    gt_resource_usage r;
+    gt_resource_usage r = {.struct_size = sizeof(gt_resource_usage)};
     snprintf(text, sizeof text, "%sfail nvmlDeviceGetProcessUtilization 3\n"
                                 "fail nvmlDeviceGetTotalEnergyConsumption 3\n"
                                 "process 0 100 18446744073709551615\n", two_gpus);
@@ -609,7 +609,7 @@ static void test_init_hang(void)
         gt_options o = options(with_uuids ? "GPU-aaaa" : NULL);
         o.stop_timeout = 0.3;
         gt_tracker *t;
-        gt_resource_usage u;
+        gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
         if (with_uuids) {
             CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT);
             CHECK_STR(gt_last_error(), "cannot check the GPU UUIDs: the GPU library did not "
@@ -646,7 +646,7 @@ static void series_rows(const gt_options *base, gt_process_row *p, gt_system_row
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(gt_tracker_wait(t, 30) == 1);
     CHECK(gt_tracker_stop(t) == GT_OK);
-    gt_series s;
+    gt_series s = {.struct_size = sizeof(gt_series)};
     CHECK(gt_tracker_series(t, &s) == GT_OK);
     CHECK(s.nprocess == 1 && s.nsystem == 1);
     if (s.nprocess == 1 && s.nsystem == 1) {

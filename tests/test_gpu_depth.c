@@ -125,7 +125,7 @@ static void test_accounting(void)
              "record 1 4343 7000000000 START 0 90 300\n"
              "record 0 17 9000000000 1 0 90 300\n",
              two_gpus);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     gt_gpu_run g;
     gt_tracker *t = run(before, after, &u, &g);
     CHECK(t != NULL);
@@ -219,7 +219,7 @@ static void test_health(void)
              "%sthrottle 0 0x44\nthrottle 1 0x40\necc 0 4 2\necc 1 0 1\nxid 1 79\nxid 0 48\n"
              "procutil 0 100 20\nprocutil 0 101 20\nenergy 0 601000\nenergy 1 0\n",
              two_gpus);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     gt_gpu_run g;
     gt_tracker *t = run(before, after, &u, &g);
     CHECK(t != NULL);
@@ -260,7 +260,7 @@ static int health_report(const char *path)
              "%saccounting 0 on\naccounting 1 on\nthrottle 0 0x4\nthrottle 1 0x4\n"
              "ecc 0 0 1\necc 1 0 0\nprocutil 0 100 20\nenergy 0 801000\n"
              "record 0 4242 5000000000 START 0 90 300\n", two_gpus);
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     gt_gpu_run g;
     gt_tracker *t = run(before, after, &u, &g);
     int rc = t && gt_tracker_write_report(t, "train.py", 0, NULL, path) == GT_OK ? 0 : -1;
@@ -334,7 +334,7 @@ static void test_not_supported(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[4096];
         snprintf(text, sizeof text, "%s%sfail %s 3\n", two_gpus, healthy, cases[i].fail);
-        gt_resource_usage u;
+        gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
         gt_gpu_run g;
         gt_tracker *t = run(text, text, &u, &g);
         CHECK(t != NULL);
@@ -478,7 +478,7 @@ static void test_pid_namespace(void)
         "process 0 5100 2000000000\n"
         "process 1 5100 500000000\n"
         "process 0 5101 1000000000\n";
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     gt_gpu_run g;
     gt_tracker *t = run(host_pids, host_pids, &u, &g);
     CHECK(t != NULL);
@@ -529,7 +529,7 @@ static void test_mig(void)
         "process 1 100 500000000\n"
         "gpm 0 1 60\n"
         "gpm 0 2 20\n";
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     gt_gpu_run g;
     gt_tracker *t = run(mig, mig, &u, &g);
     CHECK(t != NULL);
@@ -687,8 +687,9 @@ static void test_pid_match(void)
  * job's share of the energy. */
 static void test_human(void)
 {
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     memset(&u, 0, sizeof u);
+    u.struct_size = sizeof u;
     u.measurement.gpu_available = 1;
     u.max_gpu_ram.combined = 5e9;
     u.gpu_details.energy_available = 1;

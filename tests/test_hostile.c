@@ -344,8 +344,9 @@ static void test_summaries(void)
 {
     /* A backup or a -f json summary with non-finite numbers: refused by
      * show, never printed as a bare nan (which no JSON reader takes). */
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     memset(&u, 0, sizeof u);
+    u.struct_size = sizeof u;
     snprintf(u.max_ram.unit, sizeof u.max_ram.unit, "megabytes");
     snprintf(u.max_gpu_ram.unit, sizeof u.max_gpu_ram.unit, "megabytes");
     snprintf(u.compute_time.unit, sizeof u.compute_time.unit, "seconds");
@@ -370,15 +371,16 @@ static void test_summaries(void)
         {"\"time\": 1e400", "\"compute_time.time\" should be a number from 0 to 1e+18, not inf"},
         {"\"time\": -3.0", "not -3"},
     };
-    gt_resource_usage ok;
+    gt_resource_usage ok = {.struct_size = sizeof(gt_resource_usage)};
     memset(&ok, 0, sizeof ok);
+    ok.struct_size = sizeof ok;
     ok = u;
     ok.max_ram.system = 1;
     ok.compute_time.time = 2.5;
     char *good = gt_usage_to_json(&ok);
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         char *bad = replaced(good, "\"time\": 2.5", texts[i][0]);
-        gt_resource_usage v;
+        gt_resource_usage v = {.struct_size = sizeof(gt_resource_usage)};
         CHECK(gt_usage_from_json(bad, &v) == GT_ERR_PARSE);
         CHECK_CONTAINS(gt_last_error(), texts[i][1]);
         free(bad);

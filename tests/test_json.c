@@ -58,7 +58,7 @@ static int test_conformance(const char *dir)
         snprintf(text_path, sizeof text_path, "%s/%.*s.txt", dir, (int)(len - 5), de->d_name);
         char *json = slurp(json_path), *want = slurp(text_path);
         CHECK_MSG(json && want, "cannot read the pair %s", de->d_name);
-        gt_resource_usage u;
+        gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
         gt_status st = json ? gt_usage_from_json(json, &u) : GT_ERR_IO;
         CHECK_MSG(st == GT_OK, "%s: %s", de->d_name, gt_last_error());
         if (st == GT_OK && want) {
@@ -79,8 +79,9 @@ static int test_conformance(const char *dir)
 
 static void test_round_trip(void)
 {
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     memset(&u, 0, sizeof u);
+    u.struct_size = sizeof u;
     snprintf(u.max_ram.unit, sizeof u.max_ram.unit, "megabytes");
     u.max_ram.system_capacity = 63088.2304;
     u.max_ram.system = 2399.9201279999997;
@@ -110,7 +111,7 @@ static void test_round_trip(void)
     CHECK_CONTAINS(json, "\"descendants\"");
     CHECK_CONTAINS(json, "\"measurement\"");
     CHECK_CONTAINS(json, "\"reason\": \"no GPU library found\"");
-    gt_resource_usage back;
+    gt_resource_usage back = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(gt_usage_from_json(json, &back) == GT_OK);
     CHECK(memcmp(&u, &back, sizeof u) == 0);
     gt_usage_release(&back);
@@ -119,7 +120,7 @@ static void test_round_trip(void)
 
 static void test_malformed(void)
 {
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(gt_usage_from_json("{not json", &u) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "not JSON (");
     CHECK(gt_usage_from_json("[1, 2]", &u) == GT_ERR_PARSE);
@@ -128,8 +129,9 @@ static void test_malformed(void)
     CHECK_CONTAINS(gt_last_error(), "missing key \"max_ram\"");
 
     /* A real document with one value of the wrong type, and one key missing. */
-    gt_resource_usage ok;
+    gt_resource_usage ok = {.struct_size = sizeof(gt_resource_usage)};
     memset(&ok, 0, sizeof ok);
+    ok.struct_size = sizeof ok;
     strcpy(ok.max_ram.unit, "bytes");
     strcpy(ok.max_gpu_ram.unit, "bytes");
     strcpy(ok.compute_time.unit, "seconds");

@@ -30,7 +30,7 @@ static void test_labels(void)
 
     struct metrics_static st;
     memset(&st, 0, sizeof st);
-    gt_job_info job = {.scheduler = "slurm", .job_id = "4242", .task_rank = "3"};
+    gt_job_info job = {.struct_size = sizeof job, .scheduler = "slurm", .job_id = "4242", .task_rank = "3"};
     /* A command name with a quote, a backslash and a byte that is not UTF-8:
      * escaped and made valid, as Prometheus requires. */
     metrics_static_labels(&st, "node1", &job, "/opt/we\"ird\\\xff", 77);
@@ -245,7 +245,7 @@ static gt_tracker *exporter_tracker(const char *listen, const char *dir, const g
 
 static void test_endpoint(void)
 {
-    gt_job_info job;
+    gt_job_info job = {.struct_size = sizeof(gt_job_info)};
     char *envp[] = {"SLURM_JOB_ID=4242", "SLURM_PROCID=1", "SLURM_NTASKS=2",
                     "SLURMD_NODENAME=node07", NULL};
     gt_job_info_from_environ(envp, &job);

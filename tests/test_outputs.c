@@ -43,8 +43,9 @@ static mode_t mode_of(const char *path)
 /* A tiny summary, for the library's writers. */
 static gt_resource_usage some_usage(void)
 {
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     memset(&u, 0, sizeof u);
+    u.struct_size = sizeof u;
     snprintf(u.max_ram.unit, sizeof u.max_ram.unit, "gigabytes");
     snprintf(u.max_gpu_ram.unit, sizeof u.max_gpu_ram.unit, "gigabytes");
     snprintf(u.compute_time.unit, sizeof u.compute_time.unit, "hours");

@@ -204,7 +204,7 @@ static void test_steps_make_rows(void)
     struct usage_units u = {.ram_unit = "kilobytes", .gpu_ram_unit = "megabytes",
                             .time_unit = "seconds", .ram_divisor = 1000, .gpu_ram_divisor = 1e6,
                             .time_divisor = 1, .system_core_count = 2, .n_expected_cores = 2};
-    gt_resource_usage r;
+    gt_resource_usage r = {.struct_size = sizeof(gt_resource_usage)};
     memset(&r, 0x5a, sizeof r); /* garbage: every field is set */
     usage_result(&p.acc, &u, 4.5, &r);
     CHECK(r.gpu_details.devices == NULL); /* the caller's to point at its list */
@@ -352,8 +352,10 @@ static void test_csv_sink(void)
 
 static void test_backup_policy(void)
 {
-    gt_resource_usage a, b;
+    gt_resource_usage a = {.struct_size = sizeof(gt_resource_usage)};
+    gt_resource_usage b = {.struct_size = sizeof(gt_resource_usage)};
     memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
     snprintf(a.max_ram.unit, GT_UNIT_LEN, "gigabytes");
     snprintf(a.max_gpu_ram.unit, GT_UNIT_LEN, "gigabytes");
     snprintf(a.compute_time.unit, GT_UNIT_LEN, "hours");
@@ -478,7 +480,7 @@ static void test_backup_policy(void)
     CHECK(bs.last_write == 1100.0);
     s->ops->summary(s, &b, 1100.0 + 150);
     CHECK(backup_sink_flush(&bs) && bs.last_write == 1250.0);
-    gt_resource_usage back;
+    gt_resource_usage back = {.struct_size = sizeof(gt_resource_usage)};
     CHECK_MSG(gt_usage_read_file(path, &back) == GT_OK && back.max_ram.main.total_rss == 2.5,
               "%s", gt_last_error());
     gt_usage_release(&back);

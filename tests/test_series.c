@@ -594,7 +594,8 @@ static void test_process_rows_and_csv(void)
                     "251.97,15.88,79.81,500,600,0.0,0.0,0\r\n");
 
     /* The whole series as CSV, and written atomically. */
-    gt_series s = {.interval = 0.5, .nsystem = 1, .system = &srow, .nprocess = 1, .process = &row};
+    gt_series s = {.struct_size = sizeof s, .interval = 0.5, .nsystem = 1, .system = &srow,
+                   .nprocess = 1, .process = &row};
     char *csv = gt_series_to_csv(&s, GT_SERIES_KIND_SYSTEM);
     CHECK(csv && strncmp(csv, series_system_csv_header, strlen(series_system_csv_header)) == 0);
     CHECK(csv && strstr(csv, line) && strlen(csv) == strlen(series_system_csv_header) + strlen(line));
@@ -870,7 +871,7 @@ static void test_tracker_rows(void)
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (!t)
         return;
-    gt_series s;
+    gt_series s = {.struct_size = sizeof(gt_series)};
     CHECK(gt_tracker_series(t, &s) == GT_ERR_STATE);
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(gt_tracker_wait(t, 30) == 1);
@@ -984,7 +985,7 @@ static void test_live_reads(void)
     CHECK(gt_tracker_row_count(t, GT_SERIES_KIND_PROCESS) == 0);
     CHECK(gt_tracker_start_epoch(t) == 0); /* NEW */
     CHECK(gt_tracker_wait_rows(t, 1, 0) == 0); /* NEW: nothing to wait for */
-    gt_server_info si;
+    gt_server_info si = {.struct_size = sizeof(gt_server_info)};
     CHECK(gt_tracker_server_info(t, &si) == GT_ERR_STATE);
     gt_progress pg;
     memset(&pg, 0, sizeof pg);
@@ -1042,7 +1043,7 @@ static void test_live_reads(void)
     gt_totals small_totals = {.struct_size = 4};
     CHECK(gt_tracker_totals(t, &small_totals) == GT_ERR_INVALID_ARGUMENT);
     CHECK(gt_tracker_wait_rows(t, 100000, 5) == 0); /* stopped with fewer */
-    gt_series s;
+    gt_series s = {.struct_size = sizeof(gt_series)};
     CHECK(gt_tracker_series(t, &s) == GT_OK);
     CHECK(s.nprocess >= got);
     for (size_t i = 0; i < got && i < s.nprocess; i++)

@@ -213,7 +213,7 @@ static void test_unreadable(void)
             /* 101 still counts (its CPU, its thread), without its memory. */
             CHECK(u && u->cpu_utilization.descendants_n_threads == 1);
             CHECK(u && u->max_ram.main.total_rss == 1024); /* 1000 KiB in kilobytes */
-            gt_series s;
+            gt_series s = {.struct_size = sizeof(gt_series)};
             /* Rows: up to 5 (a loaded machine may skip a 10 ms slot). */
             CHECK(gt_tracker_series(t, &s) == GT_OK && s.nprocess >= 1 && s.nprocess <= 5);
             for (size_t i = 0; i < s.nprocess; i++)

@@ -697,7 +697,7 @@ static long backup_samples(const char *path)
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     fclose(f);
     doc[n] = '\0';
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     if (gt_usage_from_json(doc, &u) != GT_OK)
         return 0;
     gt_usage_release(&u);
@@ -818,7 +818,7 @@ static void test_stop_timeout(void)
         CHECK_CONTAINS(last_warning, "the sampling thread did not stop within 0.2 s");
         const gt_resource_usage *u = gt_tracker_usage(t);
         CHECK(u && u->cpu_utilization.main_n_threads == 2); /* from samples it finished */
-        gt_series series;
+        gt_series series = {.struct_size = sizeof(gt_series)};
         CHECK(gt_tracker_series(t, &series) == GT_OK);
         size_t rows = series.nprocess;
         struct stat before;

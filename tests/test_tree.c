@@ -229,7 +229,7 @@ static void test_usage_aggregates(void)
     usage_add(&a, 12.1, &s3, &cpu3, &mem, NULL);
 
     struct usage_units u = {"kilobytes", "gigabytes", "seconds", 1e3, 1e9, 1.0, 2, 4};
-    gt_resource_usage r;
+    gt_resource_usage r = {.struct_size = sizeof(gt_resource_usage)};
     usage_result(&a, &u, 2.1, &r);
     CHECK(r.measurement.samples == 4);
     CHECK(r.cpu_utilization.main.max_sum_percent == 100.0);
@@ -303,7 +303,7 @@ static void test_usage_short_run(void)
     s.main_ticks = 3;
     usage_add(&a, 0.1, &s, NULL, NULL, NULL);
     struct usage_units u = {"bytes", "bytes", "seconds", 1, 1, 1, 2, 1};
-    gt_resource_usage r;
+    gt_resource_usage r = {.struct_size = sizeof(gt_resource_usage)};
     usage_result(&a, &u, 0.1, &r);
     CHECK(fabs(r.cpu_utilization.main.mean_sum_percent - 30.0) < 1e-9);
     CHECK(fabs(r.cpu_utilization.main.max_sum_percent - 30.0) < 1e-9);

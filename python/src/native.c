@@ -121,7 +121,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                                      &discover_cloud, &hooks.metadata_url, &o.tracking_file,
                                      &overwrite, &o.metrics_listen, &o.metrics_textfile_dir))
         return -1;
-    gt_job_info job; /* copied by gt_tracker_new */
+    gt_job_info job = {.struct_size = sizeof job}; /* copied by gt_tracker_new */
     gt_job_info_from_environ(NULL, &job);
     o.job = &job;
     o.main_only = main_only;
@@ -393,7 +393,7 @@ static PyObject *tracker_cloud_info(NativeTracker *self, PyObject *args)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    gt_cloud_info c;
+    gt_cloud_info c = {.struct_size = sizeof(gt_cloud_info)};
     int known;
     Py_BEGIN_ALLOW_THREADS
     known = gt_tracker_cloud_info(t, wait, &c);
@@ -436,7 +436,7 @@ static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    gt_server_info si;
+    gt_server_info si = {.struct_size = sizeof(gt_server_info)};
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
     status = gt_tracker_server_info(t, &si);
@@ -582,6 +582,7 @@ static PyObject *usage_text(PyObject *module, PyObject *arg)
     gt_resource_usage *u = malloc(sizeof *u);
     if (!u)
         return PyErr_NoMemory();
+    u->struct_size = sizeof *u;
     gt_status status = gt_usage_from_json(json, u);
     if (status != GT_OK) {
         free(u);
@@ -862,12 +863,11 @@ static PyObject *snapshot_report(PyObject *module, PyObject *args)
 static PyObject *recommend(PyObject *module, PyObject *args)
 {
     (void)module;
-    gt_stats st;
-    memset(&st, 0, sizeof st);
+    gt_stats st = {.struct_size = sizeof(gt_stats)};
     if (!PyArg_ParseTuple(args, "ddddd", &st.cpu_usage_mean, &st.memory_max, &st.gpu_usage_mean,
                           &st.gpu_usage_max, &st.gpu_vram_max))
         return NULL;
-    gt_recommendation r;
+    gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
     gt_recommend(&st, &r);
     return Py_BuildValue("{s:i,s:i,s:i,s:i}", "cpu", r.cpu, "memory", r.memory_mib, "gpu", r.gpu,
                          "vram", r.vram_mib);
@@ -878,7 +878,7 @@ static PyObject *recommend(PyObject *module, PyObject *args)
 static PyObject *recommend_server(PyObject *module, PyObject *args)
 {
     (void)module;
-    gt_recommendation r;
+    gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
     const char *url = NULL;
     if (!PyArg_ParseTuple(args, "iiiiz", &r.cpu, &r.memory_mib, &r.gpu, &r.vram_mib, &url))
         return NULL;

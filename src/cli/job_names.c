@@ -11,6 +11,7 @@
 void job_identity_read(struct job_identity *id)
 {
     memset(id, 0, sizeof *id);
+    id->job.struct_size = sizeof id->job;
     gt_job_info_from_environ(NULL, &id->job);
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0)

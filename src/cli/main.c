@@ -242,7 +242,7 @@ static int show(int argc, char **argv)
         fprintf(stderr, "gpu-tracker: unknown format '%s'; valid formats: text, json\n", format);
         return 2;
     }
-    gt_resource_usage u;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     if (gt_usage_read_file(path, &u) != GT_OK)
         return fail(gt_last_error(), 1);
     if (!u.measurement.complete)

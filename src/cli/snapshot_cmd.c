@@ -226,12 +226,18 @@ static void print_json(json_object *o)
 /* The stats of every snapshot (and of all together); -1 after an error. */
 static int all_stats(gt_snapshot **snaps, const struct sub_args *a, gt_stats *each, gt_stats *all)
 {
-    for (int i = 0; i < a->nfiles; i++)
+    for (int i = 0; i < a->nfiles; i++) {
+        each[i].struct_size = sizeof each[i];
         if (gt_snapshot_stats(snaps[i], &each[i]) != GT_OK) {
             fprintf(stderr, "gpu-tracker: '%s': %s\n", a->files[i], gt_last_error());
             return -1;
         }
-    gt_stats_combine(each, (size_t)a->nfiles, all);
+    }
+    all->struct_size = sizeof *all;
+    if (gt_stats_combine(each, (size_t)a->nfiles, all) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", gt_last_error());
+        return -1;
+    }
     return 0;
 }
 
@@ -490,7 +496,7 @@ int recommend_command(int argc, char **argv)
     }
     free(each);
     free_all(snaps, a.nfiles);
-    gt_recommendation rec;
+    gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
     gt_recommend(&all, &rec);
     char *server = NULL;
     if (a.server && gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
@@ -546,6 +552,7 @@ static int load_history(const struct sub_args *a, gt_report_extras *h)
             free(runs);
             return -1;
         }
+        runs[i].struct_size = sizeof runs[i];
         gt_status st = gt_snapshot_stats(s, &runs[i]);
         gt_snapshot_free(s);
         if (st != GT_OK) {
@@ -555,7 +562,12 @@ static int load_history(const struct sub_args *a, gt_report_extras *h)
             return -1;
         }
     }
-    gt_stats_combine(runs, (size_t)a->nhistory, &h->history);
+    h->history.struct_size = sizeof h->history;
+    if (gt_stats_combine(runs, (size_t)a->nhistory, &h->history) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: --history: %s\n", gt_last_error());
+        free(runs);
+        return -1;
+    }
     h->history_runs = (size_t)a->nhistory;
     free(runs);
     return 0;
@@ -589,9 +601,9 @@ int report_command(int argc, char **argv)
     if (!snaps)
         return 1;
     char *server = NULL;
-    gt_stats st;
+    gt_stats st = {.struct_size = sizeof(gt_stats)};
     if (a.server && gt_snapshot_stats(snaps[0], &st) == GT_OK) {
-        gt_recommendation rec;
+        gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
         gt_recommend(&st, &rec);
         if (gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
             fprintf(stderr, "gpu-tracker: warning: %s; the report has no server recommendation\n",

@@ -114,6 +114,8 @@ gt_status gt_options_validate(const gt_options *user)
                        o->gpu_brand);
     if (o->process_id < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid process ID %d", (int)o->process_id);
+    if (o->job && GT_CHECK_STRUCT("options.job", gt_job_info, o->job) != GT_OK)
+        return GT_ERR_INVALID_ARGUMENT;
     if (o->max_kept_files < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid max_kept_files %d: give 0 (a quarter of the descriptor limit) "
@@ -218,7 +220,7 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     o->metrics_listen = own(c, o->metrics_listen, &failed);
     o->metrics_textfile_dir = own(c, o->metrics_textfile_dir, &failed);
     if (o->job) {
-        c->job = *o->job;
+        c->job = *o->job; /* checked by options_validate: struct_size is this header's */
         o->job = &c->job;
     }
     if (!o->resource_usage_file) {

@@ -132,7 +132,11 @@ static gt_status read_all_rows(const struct row_source *rows, gt_process_row **p
 gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
 {
     gt_clear_error();
+    gt_status checked = GT_CHECK_STRUCT("gt_tracker_series", gt_series, out);
+    if (checked != GT_OK)
+        return checked;
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (t->state != STATE_STOPPED)
@@ -343,10 +347,15 @@ int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout)
 gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
 {
     gt_clear_error();
+    gt_status checked = GT_CHECK_STRUCT("gt_tracker_server_info", gt_server_info, out);
+    if (checked != GT_OK)
+        return checked;
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
     if (t->state == STATE_NEW)
         return gt_fail(GT_ERR_STATE, "no server info: the tracker has not been started");
     *out = t->run.server; /* set at start, before the thread: read-only since */
+    out->struct_size = sizeof *out;
     struct row_source rows;
     live_row_source(t, &rows);
     snprintf(out->allocation, sizeof out->allocation, "%s", stats_allocation_of_rows(&rows));
@@ -356,7 +365,10 @@ gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
 int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out)
 {
     gt_clear_error();
+    if (GT_CHECK_STRUCT("gt_tracker_cloud_info", gt_cloud_info, out) != GT_OK)
+        return -1;
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
     if (t->state == STATE_NEW || !t->cfg.o.discover_cloud)
         return 0;
     if (t->cloud) {
@@ -366,6 +378,7 @@ int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out)
         t->cloud = NULL;
     }
     *out = t->run.cloud;
+    out->struct_size = sizeof *out;
     return 1;
 }
 

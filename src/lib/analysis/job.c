@@ -162,6 +162,9 @@ static double imbalance(const double *v, size_t n)
 static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
 {
     memset(t, 0, sizeof *t);
+    t->struct_size = sizeof *t;
+    t->stats.struct_size = sizeof t->stats;
+    t->rec.struct_size = sizeof t->rec;
     t->job = s->job;
     text_copy(t->host, sizeof t->host, s->host);
     t->pid = s->pid;
@@ -170,8 +173,10 @@ static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
     t->exit_status = s->exit_status;
     t->has_rows = s->series.nprocess > 0 && s->series.nsystem > 0 &&
                   gt_snapshot_stats(s, &t->stats) == GT_OK;
-    if (!t->has_rows)
+    if (!t->has_rows) {
         memset(&t->stats, 0, sizeof t->stats);
+        t->stats.struct_size = sizeof t->stats;
+    }
     double divisor = units_ram_divisor(s->usage.max_ram.unit);
     t->peak_rss_mib = divisor > 0 && !s->no_summary
                           ? s->usage.max_ram.combined.total_rss * divisor / (1024.0 * 1024.0) : 0;
@@ -214,6 +219,11 @@ static const char *node_of(const gt_task_summary *t)
     return t->job.node[0] ? t->job.node : t->host;
 }
 
+const gt_task_summary *gt_job_summary_task(const gt_job_summary *j, size_t i)
+{
+    return j && i < j->ntasks ? &j->tasks[i] : NULL;
+}
+
 gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
 {
     gt_clear_error();
@@ -229,6 +239,8 @@ gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
         return s ? gt_fail(GT_ERR_NO_MEMORY, "out of memory")
                  : gt_fail(GT_ERR_INVALID_ARGUMENT, "no snapshot");
     }
+    j->struct_size = sizeof *j;
+    j->total.struct_size = sizeof j->total;
     j->ntasks = n;
     j->job = s->job;
     j->job.task_rank[0] = '\0';

@@ -103,6 +103,9 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
 {
     gt_clear_error();
     *json_out = NULL;
+    gt_status checked = GT_CHECK_STRUCT("gt_recommend_server", gt_recommendation, r);
+    if (checked != GT_OK)
+        return checked;
     const struct http_api *http = NULL;
     const char *base = GT_KEEPER_URL;
     if (keeper_open(base_url, &http, &base) != GT_OK)

@@ -92,6 +92,7 @@ static void stats_add_pair(void *ctx, size_t i, const gt_process_row *p, const g
 gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats *out)
 {
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
     /* Rows of the two series are paired by position, cut to the shorter. */
     size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
     size_t n = np < ns ? np : ns;
@@ -132,19 +133,41 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
 gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out)
 {
     gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_snapshot_stats", gt_stats, out);
+    if (st != GT_OK)
+        return st;
+    if (!s)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_snapshot_stats: NULL snapshot");
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
     return stats_of_rows(&rows, s->series.interval, out);
 }
 
-void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
+gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
 {
+    gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_stats_combine", gt_stats, out);
+    if (st != GT_OK)
+        return st;
+    if (n == 0 || !runs)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: no runs (n is 0)");
+    /* runs is an array of the caller's gt_stats: its stride is the caller's
+     * struct_size, the same in every element. */
+    size_t stride = runs[0].struct_size;
+    for (size_t i = 0; i < n; i++) {
+        const gt_stats *r = (const gt_stats *)(const void *)((const char *)runs + i * stride);
+        st = GT_CHECK_STRUCT("gt_stats_combine", gt_stats, r);
+        if (st != GT_OK)
+            return st;
+        if (r->struct_size != stride)
+            return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: runs[%zu].struct_size %zu "
+                           "differs from runs[0]'s %zu", i, r->struct_size, stride);
+    }
     memset(out, 0, sizeof *out);
-    if (n == 0)
-        return;
+    out->struct_size = sizeof *out;
     /* Python's sum() of the means: left to right, in doubles. */
     for (size_t i = 0; i < n; i++) {
-        const gt_stats *r = &runs[i];
+        const gt_stats *r = (const gt_stats *)(const void *)((const char *)runs + i * stride);
         out->samples += r->samples;
         out->cpu_usage_mean += r->cpu_usage_mean;
         out->memory_mean += r->memory_mean;
@@ -180,11 +203,19 @@ void gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
     out->gpu_vram_mean /= k;
     out->gpu_utilized_mean /= k;
     out->duration /= k;
+    return GT_OK;
 }
 
-void gt_recommend(const gt_stats *s, gt_recommendation *out)
+gt_status gt_recommend(const gt_stats *s, gt_recommendation *out)
 {
+    gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_recommend", gt_stats, s);
+    if (st == GT_OK)
+        st = GT_CHECK_STRUCT("gt_recommend", gt_recommendation, out);
+    if (st != GT_OK)
+        return st;
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
     /* Python's round(): to the nearest, half to even (rint in the default
      * rounding mode). */
     int cpu = saturate_int(rint(s->cpu_usage_mean));
@@ -196,6 +227,7 @@ void gt_recommend(const gt_stats *s, gt_recommendation *out)
     }
     if (s->gpu_vram_max > 0)
         out->vram_mib = gt_round_memory_mib(s->gpu_vram_max * 1.2);
+    return GT_OK;
 }
 
 /* Exact means of a column of each series over the row source. */

@@ -54,20 +54,16 @@ json_object *stats_json_object(const gt_stats *s)
 char *gt_stats_to_json(const gt_stats *s)
 {
     gt_clear_error();
-    if (!s) {
-        gt_fail(GT_ERR_INVALID_ARGUMENT, "no stats given");
+    if (GT_CHECK_STRUCT("gt_stats_to_json", gt_stats, s) != GT_OK)
         return NULL;
-    }
     return pretty_text(stats_json_object(s));
 }
 
 char *gt_recommendation_to_json(const gt_recommendation *r, const char *server_json)
 {
     gt_clear_error();
-    if (!r) {
-        gt_fail(GT_ERR_INVALID_ARGUMENT, "no recommendation given");
+    if (GT_CHECK_STRUCT("gt_recommendation_to_json", gt_recommendation, r) != GT_OK)
         return NULL;
-    }
     json_object *server = NULL;
     if (server_json) {
         server = json_tokener_parse(server_json);

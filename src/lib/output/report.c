@@ -1216,7 +1216,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     gt_stats st;
     int have_stats = stats_of_rows(rows, s->series.interval, &st) == GT_OK;
     gt_clear_error();
-    gt_recommendation rec = {0};
+    gt_recommendation rec = {.struct_size = sizeof rec};
     if (have_stats)
         gt_recommend(&st, &rec);
     /* The job's cgroup is what a memory limit is enforced on: its peak

@@ -31,7 +31,7 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
                               const gt_resource_usage *usage, const struct row_source *rows,
                               gt_snapshot *s)
 {
-    memset(s, 0, sizeof *s);
+    snapshot_init(s);
     s->command = strdup(command ? command : "");
     s->filesystems = r->filesystems ? strdup(r->filesystems) : NULL;
     if (!s->command || (r->filesystems && !s->filesystems)) {
@@ -61,6 +61,10 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
     snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
     s->cloud = r->cloud;
     s->job = r->job;
+    s->server.struct_size = sizeof s->server;
+    s->cloud.struct_size = sizeof s->cloud;
+    s->usage.struct_size = sizeof s->usage;
+    s->job.struct_size = sizeof s->job;
     s->series.interval = r->interval;
     s->series.start_time = r->epoch_start;
     s->series.nprocess = rows->count[GT_SERIES_KIND_PROCESS];

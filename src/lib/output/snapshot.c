@@ -502,6 +502,7 @@ static void read_job_text(struct json_reader *r, json_object *job, const char *k
 static void read_job(struct json_reader *r, json_object *m, gt_job_info *j)
 {
     memset(j, 0, sizeof *j);
+    j->struct_size = sizeof *j;
     json_object *job = NULL;
     if (r->status != GT_OK || !m || !json_object_object_get_ex(m, "job", &job) || !job)
         return;
@@ -779,7 +780,9 @@ static void read_tasks(struct json_reader *r, const char *text, struct json_span
         char what[4300];
         snprintf(what, sizeof what, "%s: in tasks[%zu]", outer, i);
         r->what = what;
-        gt_snapshot *task = calloc(1, sizeof *task);
+        gt_snapshot *task = malloc(sizeof *task);
+        if (task)
+            snapshot_init(task);
         if (!task) {
             r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", outer);
         } else {
@@ -878,7 +881,9 @@ static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_
     size_t tlen = 0;
     if (decode_text(&r, raw, len, text_limit(max_rows), &text, &tlen) != GT_OK)
         return r.status;
-    gt_snapshot *s = calloc(1, sizeof *s);
+    gt_snapshot *s = malloc(sizeof *s);
+    if (s)
+        snapshot_init(s);
     if (!s) {
         free(text);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");

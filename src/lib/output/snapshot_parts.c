@@ -88,6 +88,17 @@ void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_inf
     c->found = strcmp(c->vendor, "unknown") != 0;
 }
 
+void snapshot_init(gt_snapshot *s)
+{
+    memset(s, 0, sizeof *s);
+    s->struct_size = sizeof *s;
+    s->server.struct_size = sizeof s->server;
+    s->cloud.struct_size = sizeof s->cloud;
+    s->usage.struct_size = sizeof s->usage;
+    s->series.struct_size = sizeof s->series;
+    s->job.struct_size = sizeof s->job;
+}
+
 int snapshot_take_lists(gt_snapshot *s)
 {
     gt_gpu_details *d = &s->usage.gpu_details;

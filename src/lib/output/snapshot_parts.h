@@ -31,6 +31,10 @@ void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_inf
  * fit) into si. */
 void snapshot_read_gpu_names(struct json_reader *r, json_object *server_info, gt_server_info *si);
 
+/* Zeroes *s and sets the struct_size of it and of every struct it embeds
+ * (the library's sizes: a snapshot is always the library's make). */
+void snapshot_init(gt_snapshot *s);
+
 /* Makes the counted arrays s points at (the summary's GPU list, the
  * server's GPU names, the GPU run's per-GPU figures) copies s owns, as a
  * snapshot read from a file owns its own. 0, or -1 (ENOMEM: then s owns

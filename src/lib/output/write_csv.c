@@ -114,6 +114,9 @@ size_t series_system_csv_row(const gt_system_row *r, char *buf)
 
 char *gt_series_to_csv(const gt_series *series, gt_series_kind kind)
 {
+    gt_clear_error();
+    if (GT_CHECK_STRUCT("gt_series_to_csv", gt_series, series) != GT_OK)
+        return NULL;
     int proc = kind == GT_SERIES_KIND_PROCESS;
     size_t n = proc ? series->nprocess : series->nsystem;
     const char *header = proc ? series_process_csv_header : series_system_csv_header;

@@ -57,6 +57,9 @@ gt_status gt_file_read(const char *path, size_t max, const char *what, char **da
 gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
 {
     gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_usage_write_file", gt_resource_usage, usage);
+    if (st != GT_OK)
+        return st;
     char *text = format == GT_FORMAT_JSON ? gt_usage_to_json(usage) : gt_usage_to_text(usage);
     return write_text_atomically(path, text, 1);
 }
@@ -64,6 +67,9 @@ gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, 
 gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind, const char *path)
 {
     gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_series_write_csv", gt_series, series);
+    if (st != GT_OK)
+        return st;
     if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
                        (int)kind);

@@ -208,6 +208,9 @@ json_object *usage_json_object(const gt_resource_usage *u)
 
 char *gt_usage_to_json(const gt_resource_usage *u)
 {
+    gt_clear_error();
+    if (GT_CHECK_STRUCT("gt_usage_to_json", gt_resource_usage, u) != GT_OK)
+        return NULL;
     return json_pretty_text(usage_json_object(u));
 }
 
@@ -397,6 +400,7 @@ void usage_json_read(struct json_reader *r, json_object *root, const char *prefi
                      gt_resource_usage *out)
 {
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
     struct usage_reader u = {r, prefix, ""};
     if (r->status == GT_OK && !json_object_is_type(root, json_type_object)) {
         json_read_fail(r, "%s", *prefix ? "\"summary\" should be an object"
@@ -458,7 +462,6 @@ void usage_json_read(struct json_reader *r, json_object *root, const char *prefi
 /* A summary's text, read with messages prefixed by what. */
 static gt_status parse_usage(const char *json, size_t len, const char *what, gt_resource_usage *u)
 {
-    memset(u, 0, sizeof *u);
     struct json_reader r = {GT_OK, what};
     json_object *root = json_read_parse(&r, json, len, "");
     usage_json_read(&r, root, "", u);
@@ -484,6 +487,9 @@ void gt_usage_release(gt_resource_usage *u)
 gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
 {
     gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_usage_from_json", gt_resource_usage, u);
+    if (st != GT_OK)
+        return st;
     return parse_usage(json ? json : "", json ? strlen(json) : 0, "not a resource usage document",
                        u);
 }
@@ -494,6 +500,9 @@ gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
 gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
 {
     gt_clear_error();
+    gt_status checked = GT_CHECK_STRUCT("gt_usage_read_file", gt_resource_usage, usage);
+    if (checked != GT_OK)
+        return checked;
     char *doc;
     size_t len;
     gt_status st = read_regular_file(path, SUMMARY_MAX_BYTES, "summary", &doc, &len);

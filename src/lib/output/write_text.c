@@ -3,6 +3,7 @@
  * 3 decimals and printed as Python prints a float. */
 #define _GNU_SOURCE
 #include "gpu_tracker.h"
+#include "util/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ static void put_percentages(FILE *f, const char *label, const gt_pu_percentages 
 
 char *gt_usage_to_text(const gt_resource_usage *u)
 {
+    gt_clear_error();
+    if (GT_CHECK_STRUCT("gt_usage_to_text", gt_resource_usage, u) != GT_OK)
+        return NULL;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

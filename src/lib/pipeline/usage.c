@@ -277,6 +277,7 @@ GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
                          double compute_seconds, gt_resource_usage *out)
 {
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
 
     struct rss_peak main_pk, desc_pk, comb_pk;
     usage_rss_peaks(a, &main_pk, &desc_pk, &comb_pk);

@@ -42,13 +42,16 @@ static int task_count(const char *value)
     return v > 0 && v <= 1000000 ? (int)v : 0;
 }
 
-void gt_job_info_from_environ(char *const *envp, gt_job_info *out)
+gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *out)
 {
-    if (!out)
-        return;
+    gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_job_info_from_environ", gt_job_info, out);
+    if (st != GT_OK)
+        return st;
     if (!envp)
         envp = environ;
     memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
     copy_checked(out->job_id, sizeof out->job_id, env_value(envp, "SLURM_JOB_ID"), digits);
     copy_checked(out->array_job_id, sizeof out->array_job_id,
                  env_value(envp, "SLURM_ARRAY_JOB_ID"), digits);
@@ -71,4 +74,5 @@ void gt_job_info_from_environ(char *const *envp, gt_job_info *out)
         host[strcspn(host, ".")] = '\0';
         copy_checked(out->node, sizeof out->node, host, name_chars);
     }
+    return GT_OK;
 }

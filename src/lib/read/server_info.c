@@ -202,6 +202,7 @@ void server_info_collect(gt_server_info *si, const char *proc_root, const char *
                          const struct gpu_device *devices, int ndevices)
 {
     memset(si, 0, sizeof *si);
+    si->struct_size = sizeof *si;
     snprintf(si->allocation, sizeof si->allocation, "unknown");
     char *buf = malloc(1 << 16);
     if (!buf)

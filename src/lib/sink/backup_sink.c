@@ -30,9 +30,9 @@ struct backup_writer {
 };
 
 /* What a rewrite is decided on, copied out of a summary: every section but
- * the GPU devices and the texts, which are compared in place (the devices
- * alone are 13 KB: copying and comparing whole summaries at every look was
- * as much user-space work as a small tree's sample at --st 1). */
+ * the GPU list and the texts, which are compared in place (copying and
+ * comparing whole summaries at every look was as much user-space work as
+ * a small tree's sample at --st 1). */
 struct backup_key {
     gt_max_ram max_ram;
     gt_max_gpu_ram max_gpu_ram;

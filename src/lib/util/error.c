@@ -60,6 +60,18 @@ gt_status gt_fail(gt_status status, const char *fmt, ...)
     return status;
 }
 
+gt_status gt_check_struct(const char *call, const char *type, const void *p, size_t need)
+{
+    if (!p)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL %s", call, type);
+    size_t given;
+    memcpy(&given, p, sizeof given); /* struct_size, the first member */
+    if (given < need)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: invalid %s.struct_size %zu: set it to "
+                       "sizeof(%s)", call, type, given, type);
+    return GT_OK;
+}
+
 gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
                               const char *type, size_t struct_size, size_t need)
 {

@@ -53,6 +53,13 @@ void gt_clear_error(void);
  * (gt_progress, gt_totals, ...): obj and out not NULL, and the caller's
  * struct_size at least need (the struct as this library knows it). GT_OK,
  * or GT_ERR_INVALID_ARGUMENT naming the call or the type. */
+/* A struct handed to the public API (to be filled or read) whose first
+ * member is struct_size: GT_OK when p is not NULL and its struct_size is at
+ * least need (the 0.4 size of type: every later release keeps that
+ * minimum); else GT_ERR_INVALID_ARGUMENT naming call and type. */
+gt_status gt_check_struct(const char *call, const char *type, const void *p, size_t need);
+#define GT_CHECK_STRUCT(call, type, p) gt_check_struct(call, #type, p, sizeof(type))
+
 gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
                               const char *type, size_t struct_size, size_t need);
 
