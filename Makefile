@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= OFF
 CTEST = ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all deps deps-check build check check-build check-asan check-tsan fuzz fuzz-build \
+.PHONY: all deps deps-check build abi-baseline check check-build check-asan check-tsan fuzz fuzz-build \
 	demo bench install uninstall deb clean
 
 all: build
@@ -29,6 +29,14 @@ deps-check:
 build: deps
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGT_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Stores the shared library's ABI (abidw) as the baseline that make check
+# compares it with (tests/test_abi_baseline.sh). Only on purpose: a new
+# SONAME before 1.0 (docs/api.md, "Versions and the ABI").
+abi-baseline: build
+	@abidw --no-corpus-path --no-comp-dir-path --out-file abi/libgputracker.abi \
+	    $(BUILD_DIR)/libgputracker.so
+	@echo "abi/libgputracker.abi: $$(grep -c '<elf-symbol' abi/libgputracker.abi) symbols"
 
 # Every test three times: a normal gcc build, an AddressSanitizer+UBSan gcc
 # build and a ThreadSanitizer clang build, all with warnings as errors (so
@@ -93,7 +101,7 @@ install: build
 uninstall:
 	@./scripts/uninstall.sh $(BUILD_DIR)/install_manifest.txt
 
-# Debian packages (gpu-tracker, libgputracker0, libgputracker-dev) built
+# Debian packages (gpu-tracker, libgputracker0.4, libgputracker-dev) built
 # with dpkg-buildpackage from debian/, into $(BUILD_DIR)/deb.
 deb:
 	@./scripts/install-deps.sh deb

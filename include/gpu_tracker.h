@@ -37,9 +37,9 @@ extern "C" {
 /* The version of this header. gt_version() gives the library's, which may
  * be newer (docs/api.md, "Versions"). */
 #define GT_VERSION_MAJOR 0
-#define GT_VERSION_MINOR 3
+#define GT_VERSION_MINOR 4
 #define GT_VERSION_PATCH 0
-#define GT_VERSION_STRING "0.3.0"
+#define GT_VERSION_STRING "0.4.0"
 
 /* Only the gt_* functions below are exported from the shared library. */
 #if defined(__GNUC__)

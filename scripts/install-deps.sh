@@ -18,7 +18,8 @@
 #          man-db (the installed man page is rendered), the deb tools and
 #          lintian (the package is built and checked), Prometheus (a real
 #          server scrapes the exporter; promtool checks its text), Slurm and
-#          munge (a one-node cluster runs srun -n 2 gpu-tracker)
+#          munge (a one-node cluster runs srun -n 2 gpu-tracker), abigail-tools
+#          (abidiff checks the shared library against its ABI baseline)
 set -eu
 
 list=0
@@ -32,7 +33,7 @@ deb_packages="debhelper dpkg-dev fakeroot"
 case "$mode" in
 build) ;;
 deb) packages="$packages $deb_packages" ;;
-check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db prometheus slurmctld slurmd slurm-client munge" ;;
+check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db prometheus slurmctld slurmd slurm-client munge abigail-tools" ;;
 *) echo "usage: install-deps.sh [--list] build|deb|check" >&2; exit 2 ;;
 esac
 if [ "$list" -eq 1 ]; then

@@ -27,7 +27,7 @@ static void test_help_and_version(void)
     result_free(&r);
     r = gt("--version", NULL);
     CHECK(r.status == 0);
-    CHECK_STR(r.out.data, "gpu-tracker 0.3.0\n");
+    CHECK_STR(r.out.data, "gpu-tracker 0.4.0\n");
     result_free(&r);
     /* With anything else, -v would run nothing of it: an error, and the
      * command does not run. */
