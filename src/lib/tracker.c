@@ -1,8 +1,10 @@
-/* tracker.c - the tracker: its options, state machine, sampling thread and
- * schedule. Everything else is a stage of the pipeline (sample.h):
- * sample_reader does a sample's I/O, pipeline turns it into aggregates and
- * rows, the row store and the sinks (csv_sink, backup_sink) keep and write
- * them, run_record assembles snapshots.
+/* tracker.c - the hub: a tracker's options, state machine, sampling thread
+ * and schedule. Every stage is a wing that builds itself from the options
+ * (docs/architecture.md): read/ does a sample's I/O (reader_open), the
+ * pipeline turns it into aggregates and rows (pipeline_open), the sinks
+ * keep and write them (sinks_open), output/ assembles the results
+ * (results.c hands them out). What one stage asks of the next sample is
+ * decided here, in one place (next_read_plan).
  *
  * The schedule is absolute (start + k * sleep_time), so a slow sample never
  * shifts the later ones.
@@ -45,10 +47,8 @@ static void release_memory(gt_tracker *t)
     row_store_free(&t->store);
     free(t->all_process);
     free(t->all_system);
-    free(t->gpu_list);
-    free(t->throttle_list);
-    backup_sink_forget(&t->backup);
-    metrics_sink_forget(&t->metrics);
+    results_free(&t->res);
+    sinks_forget(&t->sinks);
     run_record_free(&t->run);
     options_copy_free(&t->cfg);
     free(t);
@@ -65,77 +65,59 @@ static void destroy(gt_tracker *t)
     char why[256];
     if (cgroup_own_remove(&t->own_cg, why, sizeof why) < 0)
         warn_always(&t->warner, "%s (left in place)", why);
-    /* Only the owner closes it: a SQLite connection must not be used in a
-     * child made by fork() (release_memory leaves it there). */
-    tracking_file_close(&t->tracking);
-    backup_sink_destroy_lock(&t->backup);
-    if (t->metrics_on)
-        metrics_sink_destroy(&t->metrics);
+    sinks_destroy(&t->sinks);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
     release_memory(t);
 }
 
-/* The reasons for missing GPU figures, for readers of the results. Caller
- * holds the lock (and owns the reader). */
-GT_HOT static void copy_gpu_reasons_locked(gt_tracker *t)
+/* A cgroup of the job's own (options.own_cgroup), made before the reader
+ * opens: it reads the group the process is in. */
+static gt_status make_own_cgroup(gt_tracker *t)
 {
-    const struct sample_reader *r = &t->reader;
-    text_copy(t->gpu_reason, sizeof t->gpu_reason, r->gpu_reason);
-    const char *none = r->gpu_reason[0] ? r->gpu_reason : NULL;
-    /* in a namespace, PIDs are translated where the GPUs' device files are
-     * known; otherwise nothing of the driver's can be matched */
-    const char *ns = r->in_pid_namespace && !r->pid_translation ? PID_NAMESPACE_REASON : NULL;
-    text_copy(t->gpu_proc_memory_reason, GT_REASON_LEN,
-              none ? none : ns ? ns : r->gpu.proc_memory_reason);
-    text_copy(t->gpu_proc_util_reason, GT_REASON_LEN,
-              none ? none : ns ? ns : r->gpu.proc_util_reason);
-    text_copy(t->gpu_energy_reason, GT_REASON_LEN, none ? none : r->gpu.energy_reason);
-    text_copy(t->gpu_accounting_reason, GT_REASON_LEN,
-              none ? none : ns ? ns : r->gpu.accounting_reason);
-    text_copy(t->gpu_throttle_reason, GT_REASON_LEN, none ? none : r->gpu.throttle_reason);
-    text_copy(t->gpu_ecc_reason, GT_REASON_LEN, none ? none : r->gpu.ecc_reason);
-    text_copy(t->gpu_xid_reason, GT_REASON_LEN, none ? none : r->gpu.xid_reason);
-    text_copy(t->gpu_mig_reason, GT_REASON_LEN, none ? none : r->gpu.mig_util_reason);
+    if (!t->cfg.o.process_id || t->cfg.o.process_id == t->owner)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "own_cgroup needs process_id, a process the caller started and holds: "
+                       "memory already used stays charged to the group it was used in");
+    if (cgroup_own_make(&t->own_cg, t->cfg.proc_root, t->cfg.sys_root, t->pid) < 0)
+        warn_always(&t->warner, "no cgroup of the job's own: %s; tracking goes on without one",
+                    t->own_cg.reason);
+    else if (t->own_cg.memory_reason[0])
+        warn_always(&t->warner, "the job's cgroup has no memory figures: %s",
+                    t->own_cg.memory_reason);
+    return GT_OK;
 }
 
-/* The exporter of options.metrics_listen / metrics_textfile_dir, its labels
- * from the run: the host, the job, the command's short name (the tracked
- * process's own name when no command was said) and PID. */
-static gt_status start_exporter(gt_tracker *t)
+/* The wings of t, each built from the options: the reader, the pipeline
+ * and the results' state from what the reader found, then the sinks. */
+static gt_status open_wings(gt_tracker *t)
 {
-    const gt_options *opts = &t->cfg.o;
-    struct metrics_static *ms = calloc(1, sizeof *ms);
-    if (!ms)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    char host[256] = "", comm[64] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
-    const char *command = opts->command;
-    if (!command || !*command) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%d/comm", t->cfg.proc_root, (int)t->pid);
-        FILE *f = fopen(path, "re");
-        if (f) {
-            if (fgets(comm, sizeof comm, f))
-                comm[strcspn(comm, "\n")] = '\0';
-            fclose(f);
-        }
-        command = comm;
-    }
-    metrics_static_labels(ms, host, opts->job ? &t->job : NULL, command, (long)t->pid);
+    const gt_options *o = &t->cfg.o;
+    struct reader_place at = {t->cfg.proc_root, t->cfg.sys_root, t->pid, t->pid == t->owner,
+                              t->cfg.sampled_only};
+    gt_status st = reader_open(&t->reader, o, &at, &t->warner);
+    if (st != GT_OK)
+        return st;
     const struct gpu *g = &t->reader.gpu;
-    ms->ngpus = g->nvendors ? (g->ndevices < METRICS_MAX_GPUS ? g->ndevices : METRICS_MAX_GPUS) : 0;
-    for (int i = 0; i < ms->ngpus; i++) {
-        text_copy(ms->gpus[i].uuid, sizeof ms->gpus[i].uuid, g->devices[i].uuid);
-        text_copy(ms->gpus[i].name, sizeof ms->gpus[i].name, g->devices[i].name);
-        ms->gpus[i].total = g->devices[i].memory_total;
-    }
-    gt_status st = metrics_sink_init(&t->metrics, opts->metrics_listen,
-                                     opts->metrics_textfile_dir, t->pid, ms, &t->warner);
-    free(ms);
-    t->metrics_on = st == GT_OK;
-    return st;
+    struct pipeline_facts pf = {
+        .pid = t->pid, .sampled_only = t->cfg.sampled_only, .ncpu = t->reader.ncpu,
+        .usable_cpus = server_usable_cpus(at.proc_root, at.sys_root, t->pid, t->reader.ncpu),
+        .ngpus = g->ndevices, .nselected = g->nselected,
+    };
+    for (int i = 0; i < g->ndevices; i++)
+        pf.gpu_capacity += g->devices[i].memory_total;
+    pipeline_open(&t->pipe, o, &pf, &t->res.units);
+    t->res.sampled_only = t->cfg.sampled_only;
+    t->res.cg = &t->reader.cg;
+    t->res.rapl = &t->reader.rapl;
+    t->res.own_cg = &t->own_cg;
+    t->res.own_cg_asked = o->own_cgroup;
+    results_take_reasons(&t->res, &t->reader); /* no thread yet */
+    if (results_list_gpus(&t->res, g) < 0)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    struct sinks_facts sf = {t->pid, at.proc_root, &t->res.units, t->reader.mem_total_kb, g,
+                             o->job ? &t->job : NULL};
+    return sinks_open(&t->sinks, o, &sf, &t->warner);
 }
 
 /* gt_tracker_new() with the testing hooks (NULL: none). */
@@ -152,128 +134,25 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
         free(t);
         return st;
     }
-    const gt_options *opts = &t->cfg.o;
-    row_store_init(&t->store); /* before anything can fail: destroy() frees it */
-    t->reader.tree.root_fd = -1; /* closing is safe before the reader opens */
-    t->reader.sys.stat_fd = t->reader.sys.meminfo_fd = -1;
-    cgroup_reader_init(&t->reader.cg);
-    rapl_init(&t->reader.rapl);
-    t->backup.target.dirfd = -1;
-    t->tracking.file.fd = -1;
-    warner_init(&t->warner, opts->on_warning, opts->warning_data, opts->disable_logs);
+    /* Before anything can fail: destroy() closes whatever is open. */
+    row_store_init(&t->store);
+    sample_reader_init(&t->reader);
+    sinks_init(&t->sinks);
+    warner_init(&t->warner, t->cfg.o.on_warning, t->cfg.o.warning_data, t->cfg.o.disable_logs);
     pthread_mutex_init(&t->lock, NULL);
     cond_init_monotonic(&t->done);
-    const char *backup_path = *opts->resource_usage_file ? opts->resource_usage_file : NULL;
-    if (backup_sink_init(&t->backup, backup_path, opts->sleep_time, opts->stop_timeout,
-                         &t->warner) != GT_OK) {
-        destroy(t);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    }
-    t->cfg.o.resource_usage_file = t->backup.path;
     t->owner = getpid();
-    t->pid = opts->process_id ? opts->process_id : t->owner;
-    if (t->backup.path && backup_sink_set_identity(&t->backup, t->pid, opts->command) != GT_OK) {
-        destroy(t);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    }
-
-    long tck = sysconf(_SC_CLK_TCK);
-    if (opts->own_cgroup) {
-        if (!opts->process_id || opts->process_id == t->owner) {
-            destroy(t);
-            return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                           "own_cgroup needs process_id, a process the caller started and "
-                           "holds: memory already used stays charged to the group it was used "
-                           "in");
-        }
-        /* Before the reader opens: it reads the group pid is in. */
-        if (cgroup_own_make(&t->own_cg, t->cfg.proc_root, t->cfg.sys_root, t->pid) < 0)
-            warn_always(&t->warner, "no cgroup of the job's own: %s; tracking goes on without "
-                        "one", t->own_cg.reason);
-        else if (t->own_cg.memory_reason[0])
-            warn_always(&t->warner, "the job's cgroup has no memory figures: %s",
-                        t->own_cg.memory_reason);
-    }
-    struct sample_reader_config cfg = {
-        .proc_root = t->cfg.proc_root,
-        .sys_root = t->cfg.sys_root,
-        .pid = t->pid,
-        .reaper_pid = opts->main_only ? 0 : opts->reaper_pid, /* a reaper adopts descendants */
-        .max_kept_files = opts->max_kept_files,
-        .self = t->pid == t->owner,
-        .series = t->cfg.o.series,
-        .sampled_only = t->cfg.sampled_only,
-        .main_only = opts->main_only,
-        .gpu_brand = opts->gpu_brand,
-        .gpu_uuids = opts->gpu_uuids,
-        .nvml_library = opts->nvml_library,
-        .rsmi_library = opts->rsmi_library,
-        .gpu_open_timeout = opts->stop_timeout,
-        .cgroup = !t->cfg.sampled_only,
-        .ticks_per_second = tck > 0 ? (double)tck : 100.0,
-    };
-    st = sample_reader_open(&t->reader, &cfg, &t->warner);
+    t->pid = t->cfg.o.process_id ? t->cfg.o.process_id : t->owner;
+    if (t->cfg.o.job)
+        t->job = *t->cfg.o.job;
+    st = t->cfg.o.own_cgroup ? make_own_cgroup(t) : GT_OK;
+    if (st == GT_OK)
+        st = open_wings(t);
     if (st != GT_OK) {
         destroy(t);
         return st;
     }
-    copy_gpu_reasons_locked(t); /* no thread yet */
-    csv_sink_init(&t->csv, opts->process_csv_fd, opts->system_csv_fd, &t->warner);
-    t->sinks[t->nsinks++] = &t->csv.base;
-    t->sinks[t->nsinks++] = &t->backup.base;
-
-    const struct gpu *g = &t->reader.gpu;
-    t->units.ram_unit = opts->ram_unit;
-    t->units.gpu_ram_unit = opts->gpu_ram_unit;
-    t->units.time_unit = opts->time_unit;
-    t->units.ram_divisor = units_ram_divisor(opts->ram_unit);
-    t->units.gpu_ram_divisor = units_ram_divisor(opts->gpu_ram_unit);
-    t->units.time_divisor = units_time_divisor(opts->time_unit);
-    t->units.system_core_count = t->reader.ncpu;
-    /* Not the node's count: the CPUs this job may use (its affinity and
-     * cgroup quota, a fraction rounded up), as a scheduler gave them. */
-    double usable = server_usable_cpus(t->cfg.proc_root, t->cfg.sys_root, t->pid, t->reader.ncpu);
-    int usable_cores = usable >= 1 ? (int)ceil(usable - 1e-9) : 1;
-    t->units.n_expected_cores = opts->n_expected_cores > 0 ? opts->n_expected_cores : usable_cores;
-    pipeline_init(&t->pipe, opts->sleep_time, tck > 0 ? (double)tck : 100.0, t->cfg.o.series,
-                  t->pid, t->cfg.sampled_only);
-    unsigned long long gpu_capacity = 0;
-    for (int i = 0; i < g->ndevices; i++)
-        gpu_capacity += g->devices[i].memory_total;
-    usage_set_gpus(&t->pipe.acc, gpu_capacity, g->ndevices, g->nselected);
-    if (tracker_list_gpus(t) < 0) {
-        destroy(t);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    }
-    if (opts->tracking_file) {
-        /* As gpu_tracker, the file and its static data are made with the
-         * tracker: a name that cannot be used fails here, not mid-run. */
-        struct tracking_static ts = {
-            .ram_unit = opts->ram_unit, .gpu_ram_unit = opts->gpu_ram_unit,
-            .time_unit = opts->time_unit, .ram_divisor = t->units.ram_divisor,
-            .gpu_ram_divisor = t->units.gpu_ram_divisor, .ram_total_kb = t->reader.mem_total_kb,
-            .gpu_total_bytes = gpu_capacity, .system_core_count = t->units.system_core_count,
-            .n_expected_cores = t->units.n_expected_cores, .system_gpu_count = g->ndevices,
-            .n_expected_gpus = g->nselected,
-        };
-        st = tracking_file_open(&t->tracking, opts->tracking_file, opts->overwrite, &ts,
-                                &t->warner);
-        if (st != GT_OK) {
-            destroy(t);
-            return st;
-        }
-        t->sinks[t->nsinks++] = &t->tracking.base;
-    }
-    if (opts->job)
-        t->job = *opts->job;
-    if (opts->metrics_listen || opts->metrics_textfile_dir) {
-        st = start_exporter(t);
-        if (st != GT_OK) {
-            destroy(t);
-            return st;
-        }
-        t->sinks[t->nsinks++] = &t->metrics.base;
-    }
+    t->cfg.o.resource_usage_file = t->sinks.backup.path;
     t->state = STATE_NEW;
     *out = t;
     return GT_OK;
@@ -329,54 +208,54 @@ GT_HOT static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
     return 0;
 }
 
+/* What the next sample reads beyond what every sample reads: the one place
+ * where what later stages learnt feeds back into the reader. The caller
+ * owns the reader and the sinks. */
+static struct read_plan next_read_plan(gt_tracker *t)
+{
+    struct read_plan plan = {
+        /* The exporter's I/O counters cost a file per process: read only
+         * when someone will see them (metrics_sink.h). */
+        .io = sinks_want_io(&t->sinks, monotonic_now()),
+        /* A shared group's figures are never used: stop paying for them (a
+         * user's session group can hold thousands of processes). */
+        .cgroup = !t->pipe.cg.shared,
+    };
+    return plan;
+}
+
 /* One sample read and through the pipeline (slot as in struct sample); its
  * rows in *rows. The caller owns the reader (see the file comment). Returns
  * the sample's monotonic time. */
 static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
 {
     struct sample s;
-    /* The exporter's I/O counters cost a file per process: read only when
-     * someone will see them (metrics_sink.h). */
-    int read_io = t->metrics_on && metrics_sink_wants_io(&t->metrics, monotonic_now());
-    sample_read(&t->reader, slot, read_io, &s);
+    struct read_plan plan = next_read_plan(t); /* pipe.cg.shared: only the sampler writes it */
+    sample_read(&t->reader, slot, &plan, &s);
     pthread_mutex_lock(&t->lock);
     pipeline_step(&t->pipe, &s, rows);
-    /* A shared group's figures are never used: stop paying for them (a
-     * user's session group can hold thousands of processes). */
-    t->reader.cgroup_off |= t->pipe.cg.shared;
-    if (t->metrics_on) {
-        int next = !t->mcur;
-        pipeline_metrics(&t->pipe, &s, s.slot == 0 ? NULL : &t->mpoints[t->mcur],
-                         &t->mpoints[next]);
-        t->mcur = next;
-        rows->metrics = &t->mpoints[next];
-    }
-    copy_gpu_reasons_locked(t);
+    rows->metrics = sinks_take_point(&t->sinks, &t->pipe, &s);
+    results_take_reasons(&t->res, &t->reader);
     pthread_mutex_unlock(&t->lock);
     return s.now;
+}
+
+/* The summary as of now for the sinks that want it (sinks_feed). */
+static const gt_resource_usage *sink_summary(void *ctx, double now)
+{
+    gt_tracker *t = ctx;
+    pthread_mutex_lock(&t->lock);
+    results_usage(&t->res, &t->pipe, now, 0, &t->sink_summary);
+    pthread_mutex_unlock(&t->lock);
+    return &t->sink_summary;
 }
 
 /* A sample's rows kept in the store and handed to the sinks, with the
  * summary as of now to those that want it. The caller owns the sinks. */
 GT_HOT static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double now)
 {
-    if (store_rows(t, rows) < 0)
-        return;
-    int summary_filled = 0;
-    for (int i = 0; i < t->nsinks; i++) {
-        struct sink *k = t->sinks[i];
-        if (k->ops->rows)
-            k->ops->rows(k, rows);
-        if (!k->ops->summary || (k->ops->wants_summary && !k->ops->wants_summary(k, now)))
-            continue;
-        if (!summary_filled) {
-            pthread_mutex_lock(&t->lock);
-            tracker_fill_usage_locked(t, now, 0, &t->sink_summary);
-            pthread_mutex_unlock(&t->lock);
-            summary_filled = 1;
-        }
-        k->ops->summary(k, &t->sink_summary, now);
-    }
+    if (store_rows(t, rows) >= 0)
+        sinks_feed(&t->sinks, rows, now, sink_summary, t);
 }
 
 /* The baseline sample (slot 0): the start of the run. epoch, when > 0, is
@@ -387,14 +266,14 @@ static void take_baseline(gt_tracker *t, double epoch)
     struct pipeline_rows rows;
     double start = take_sample(t, 0, &rows);
     pthread_mutex_lock(&t->lock);
-    t->start_time = start;
+    t->res.start_time = start;
     if (epoch > 0)
         t->pipe.epoch_start = epoch;
     t->run.epoch_start = t->pipe.epoch_start;
     t->baseline_taken = 1;
     pthread_mutex_unlock(&t->lock);
-    if (t->metrics_on)
-        metrics_sink_set_start(&t->metrics, t->run.epoch_start);
+    if (t->sinks.metrics_on)
+        metrics_sink_set_start(&t->sinks.metrics, t->run.epoch_start);
     /* Compute time runs from the baseline sample to the final one, the same
      * span the CPU means are measured over. The baseline writes the backup
      * file too. */
@@ -421,26 +300,26 @@ GT_HOT static void *sampler_main(void *arg)
         }
         /* Asleep without the lock: stop() sets the word, then the flag. */
         pthread_mutex_unlock(&t->lock);
-        int stop = wake_word_sleep_until(&t->stop_word, t->start_time + (double)k * interval);
+        int stop = wake_word_sleep_until(&t->stop_word, t->res.start_time + (double)k * interval);
         pthread_mutex_lock(&t->lock);
         if (stop || t->stop_requested)
             break;
-        double late = monotonic_now() - (t->start_time + (double)k * interval);
+        double late = monotonic_now() - (t->res.start_time + (double)k * interval);
         if (late < 0)
             late = 0;
-        t->lateness_sum += late;
-        if (late > t->lateness_max)
-            t->lateness_max = late;
-        t->lateness_n++;
+        t->res.lateness_sum += late;
+        if (late > t->res.lateness_max)
+            t->res.lateness_max = late;
+        t->res.lateness_n++;
         pthread_mutex_unlock(&t->lock);
         struct pipeline_rows rows;
         double now = take_sample(t, k, &rows);
         feed_sinks(t, &rows, now);
         pthread_mutex_lock(&t->lock);
         /* Next deadline on the schedule; deadlines already past are skipped. */
-        long due = (long)floor((monotonic_now() - t->start_time) / interval) + 1;
+        long due = (long)floor((monotonic_now() - t->res.start_time) / interval) + 1;
         if (due > k + 1)
-            t->skipped += due - (k + 1); /* slots the overrun left no time for */
+            t->res.skipped += due - (k + 1); /* slots the overrun left no time for */
         k = due > k + 1 ? due : k + 1;
     }
     t->thread_done = 1;
@@ -476,9 +355,9 @@ gt_status gt_tracker_start(gt_tracker *t)
         return gt_fail(GT_ERR_STATE, t->state == STATE_STARTED
                        ? "cannot start a tracker that has already been started"
                        : "cannot start a tracker that has already been stopped");
-    if (t->gpu_reason[0])
+    if (t->res.why.gpu[0])
         warn_always(&t->warner, "%s: GPU RAM and GPU utilization are reported as 0",
-                    t->gpu_reason);
+                    t->res.why.gpu);
     if (t->reader.gpu.left_out[0])
         warn_always(&t->warner, "%s", t->reader.gpu.left_out);
     if (t->cfg.o.discover_cloud)
@@ -488,14 +367,14 @@ gt_status gt_tracker_start(gt_tracker *t)
                      g->devices, g->nvendors ? g->ndevices : 0);
     t->run.job = t->job;
     if (!t->cfg.o.csv_no_header)
-        csv_sink_headers(&t->csv);
+        csv_sink_headers(&t->sinks.csv);
     t->delayed_start = scheduled_start(&t->cfg.o);
     if (t->delayed_start <= 0)
         take_baseline(t, 0); /* no thread yet: the reader and sinks are ours */
 
     int rc = start_library_thread(&t->thread, "gt:sampler", sampler_main, t);
     if (rc != 0) {
-        backup_sink_finish(&t->backup);
+        backup_sink_finish(&t->sinks.backup);
         return gt_fail(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
     }
     t->thread_started = 1;
@@ -544,13 +423,14 @@ gt_status gt_tracker_stop(gt_tracker *t)
          * gpu_tracker, which stops sampling when the process ends, has no
          * such row). */
         int alive = final.timepoint.main_threads + final.timepoint.desc_threads > 0;
-        if (final.have_timepoint && alive && t->tracking.base.ops)
-            t->tracking.base.ops->rows(&t->tracking.base, &final);
+        struct sink *tf = &t->sinks.tracking.base;
+        if (final.have_timepoint && alive && tf->ops)
+            tf->ops->rows(tf, &final);
         /* No more serving, the textfile removed. (A stuck sampler still
          * owns the exporter: then gt_tracker_free, or the sampler itself
          * when it comes back, ends it.) */
-        if (t->metrics_on)
-            metrics_sink_finish(&t->metrics);
+        if (t->sinks.metrics_on)
+            metrics_sink_finish(&t->sinks.metrics);
     } else {
         /* Stuck in a system call: the readers are still in its hands. The
          * results are those of the samples it finished. */
@@ -565,9 +445,9 @@ gt_status gt_tracker_stop(gt_tracker *t)
     t->series_frozen = 1;
     t->stop_time = stop_time;
     if (!t->baseline_taken) /* stuck in the baseline itself: a run of no time */
-        t->start_time = stop_time;
+        t->res.start_time = stop_time;
     pthread_mutex_unlock(&t->lock);
-    backup_sink_finish(&t->backup); /* a clean stop: no backup needed */
+    backup_sink_finish(&t->sinks.backup); /* a clean stop: no backup needed */
     t->state = STATE_STOPPED;
     return GT_OK;
 }

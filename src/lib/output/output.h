@@ -10,6 +10,7 @@
 #include "output/cgroup_json.h"
 #include "output/metrics_text.h"
 #include "output/report.h"
+#include "output/results.h"
 #include "output/run_parts_json.h"
 #include "output/snapshot_parts.h"
 #include "output/run_record.h"

@@ -55,27 +55,6 @@ static size_t text_limit(size_t max_rows)
     return FIXED_BYTES + max_rows * BYTES_PER_ROW;
 }
 
-/* ---- the row source over arrays --------------------------------------------- */
-
-static int read_array_rows(const struct row_source *src, gt_series_kind kind, size_t first,
-                           size_t n, void *out)
-{
-    const gt_series *se = src->ctx;
-    if (kind == GT_SERIES_KIND_PROCESS)
-        memcpy(out, se->process + first, n * sizeof *se->process);
-    else
-        memcpy(out, se->system + first, n * sizeof *se->system);
-    return 0;
-}
-
-void row_source_from_series(struct row_source *src, const gt_series *series)
-{
-    src->count[GT_SERIES_KIND_PROCESS] = series->process ? series->nprocess : 0;
-    src->count[GT_SERIES_KIND_SYSTEM] = series->system ? series->nsystem : 0;
-    src->read = read_array_rows;
-    src->ctx = series;
-}
-
 /* ---- writing ---------------------------------------------------------------- */
 
 static json_object *server_object(const gt_server_info *si, const char *filesystems)

@@ -3,7 +3,11 @@
 
 #include "util/hot_path.h"
 
+#include <math.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "util/units.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -91,6 +95,26 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
     cgroup_acc_init(&p->cg);
     energy_acc_init(&p->energy);
     gpu_run_acc_init(&p->gpu_run);
+}
+
+void pipeline_open(struct pipeline *p, const gt_options *o, const struct pipeline_facts *f,
+                   struct usage_units *units)
+{
+    long tck = sysconf(_SC_CLK_TCK);
+    pipeline_init(p, o->sleep_time, tck > 0 ? (double)tck : 100.0, o->series, f->pid,
+                  f->sampled_only);
+    usage_set_gpus(&p->acc, f->gpu_capacity, f->ngpus, f->nselected);
+    units->ram_unit = o->ram_unit;
+    units->gpu_ram_unit = o->gpu_ram_unit;
+    units->time_unit = o->time_unit;
+    units->ram_divisor = units_ram_divisor(o->ram_unit);
+    units->gpu_ram_divisor = units_ram_divisor(o->gpu_ram_unit);
+    units->time_divisor = units_time_divisor(o->time_unit);
+    units->system_core_count = f->ncpu;
+    /* Not the node's count: the CPUs this job may use (its affinity and
+     * cgroup quota, a fraction rounded up), as a scheduler gave them. */
+    int usable_cores = f->usable_cpus >= 1 ? (int)ceil(f->usable_cpus - 1e-9) : 1;
+    units->n_expected_cores = o->n_expected_cores > 0 ? o->n_expected_cores : usable_cores;
 }
 
 void pipeline_free(struct pipeline *p)

@@ -110,6 +110,23 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
                    pid_t pid, int sampled_only);
 void pipeline_free(struct pipeline *p);
 
+/* What the pipeline of a run needs to know of its machine beyond the
+ * options: the reader's first look. */
+struct pipeline_facts {
+    pid_t pid;                       /* the tracked process */
+    int sampled_only;                /* a plain sampler's comparison run */
+    int ncpu;                        /* online CPUs */
+    double usable_cpus;              /* what the job may use (affinity, quota) */
+    unsigned long long gpu_capacity; /* bytes, all GPUs */
+    int ngpus, nselected;
+};
+
+/* pipeline_init() for a run of options o, and the units its results are
+ * given in (*units): o's units, the node's CPUs, and as the expected
+ * cores o's or else the CPUs the job may use, rounded up. */
+void pipeline_open(struct pipeline *p, const gt_options *o, const struct pipeline_facts *f,
+                   struct usage_units *units);
+
 /* Adds sample s (its GPU part attributed, the library's threads taken out
  * when s->self) to the aggregates, and fills *rows with the rows of its
  * slot (slot 0 also fixes epoch_start from s->wall). s->extra's buffers are

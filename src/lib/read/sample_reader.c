@@ -2,6 +2,7 @@
 #include "read/sample_reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,9 @@
 #include <unistd.h>
 
 #include "util/background.h"
+#include "util/file_read.h"
 #include "util/hot_path.h"
+#include "util/internal.h"
 
 /* 1 when we run in a PID namespace other than the host's (a container): the
  * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO).
@@ -123,7 +126,7 @@ static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, c
 
 /* Descriptors at -1 so that closing a reader whose open failed half-way is
  * safe. */
-static void reader_clear(struct sample_reader *r)
+void sample_reader_init(struct sample_reader *r)
 {
     memset(r, 0, sizeof *r);
     r->tree.root_fd = -1;
@@ -136,7 +139,7 @@ static void reader_clear(struct sample_reader *r)
 gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
                              struct warner *w)
 {
-    reader_clear(r);
+    sample_reader_init(r);
     r->cfg = *cfg;
     r->warner = w;
     const char *root = cfg->proc_root;
@@ -272,18 +275,55 @@ static void translate_gpu_pids(struct sample_reader *r, const struct pid_roles *
         s->procs[i].pid = r->claims[i].ours ? r->claims[i].ours : -r->claims[i].host_pid;
 }
 
+void read_process_name(const char *proc_root, pid_t pid, char *out, size_t cap)
+{
+    char path[4096], buf[64];
+    size_t len;
+    out[0] = '\0';
+    snprintf(path, sizeof path, "%s/%d/comm", proc_root, (int)pid);
+    if (cap == 0 || file_read_at(AT_FDCWD, path, buf, sizeof buf, &len) < 0)
+        return;
+    buf[strcspn(buf, "\n")] = '\0';
+    text_copy(out, cap, buf);
+}
+
+gt_status reader_open(struct sample_reader *r, const gt_options *o, const struct reader_place *at,
+                      struct warner *w)
+{
+    long tck = sysconf(_SC_CLK_TCK);
+    struct sample_reader_config cfg = {
+        .proc_root = at->proc_root,
+        .sys_root = at->sys_root,
+        .pid = at->pid,
+        .reaper_pid = o->main_only ? 0 : o->reaper_pid, /* a reaper adopts descendants */
+        .max_kept_files = o->max_kept_files,
+        .self = at->self,
+        .series = o->series,
+        .sampled_only = at->sampled_only,
+        .main_only = o->main_only,
+        .gpu_brand = o->gpu_brand,
+        .gpu_uuids = o->gpu_uuids,
+        .nvml_library = o->nvml_library,
+        .rsmi_library = o->rsmi_library,
+        .gpu_open_timeout = o->stop_timeout,
+        .cgroup = !at->sampled_only,
+        .ticks_per_second = tck > 0 ? (double)tck : 100.0,
+    };
+    return sample_reader_open(r, &cfg, w);
+}
+
 void sample_reader_close(struct sample_reader *r)
 {
     gpu_close(&r->gpu);
     release(r);
-    reader_clear(r);
+    sample_reader_init(r);
 }
 
 void sample_reader_forget(struct sample_reader *r)
 {
     gpu_forget(&r->gpu);
     release(r);
-    reader_clear(r);
+    sample_reader_init(r);
 }
 
 static double wall_now(void)
@@ -293,9 +333,10 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct sample *s)
+GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_plan *plan,
+                        struct sample *s)
 {
-    r->tree.io = read_io;
+    r->tree.io = plan->io;
     const char *root = r->cfg.proc_root;
     memset(s, 0, sizeof *s);
     s->slot = slot;
@@ -351,7 +392,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, int read_io, struct 
         }
     }
     rapl_read(&r->rapl, &s->rapl);
-    if (r->cg.version && !r->cgroup_off) {
+    if (r->cg.version && plan->cgroup) {
         /* the baseline and the final sample read every part */
         s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, s->tree_ok ? &s->roles : NULL,
                                    &s->cgroup) == 0;

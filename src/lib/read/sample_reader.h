@@ -66,9 +66,6 @@ struct sample_reader {
     size_t cap_tree_pids;
     struct cgroup_reader cg;  /* cg.version 0: no group (cg.reason) */
     struct rapl_reader rapl;  /* the CPUs' energy (rapl.nzones 0: rapl.reason) */
-    int cgroup_off;           /* set by the sampler once the group is found
-                                 shared: its figures will not be used, so
-                                 its files are not read any more */
     struct warner *warner;
 };
 
@@ -79,8 +76,39 @@ struct sample_reader {
  * names a GPU that is not there), GT_ERR_NO_MEMORY. A GPU library that is
  * missing or fails is not an error: gpu_reason says why. On failure the
  * reader is closed. w receives the warnings of later samples. */
+/* A reader with nothing open: safe to close (sample_reader_close) before
+ * or after a failed open. */
+void sample_reader_init(struct sample_reader *r);
+
 gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
                              struct warner *w);
+
+/* Where a tracker reads from and whom it tracks (the rest comes from its
+ * options). */
+struct reader_place {
+    const char *proc_root, *sys_root;
+    pid_t pid;                /* the tracked process */
+    int self;                 /* pid is the calling process */
+    int sampled_only;         /* a plain sampler's comparison run */
+};
+
+/* sample_reader_open() with the configuration options o ask for. */
+gt_status reader_open(struct sample_reader *r, const gt_options *o, const struct reader_place *at,
+                      struct warner *w);
+
+/* The short name of process pid (its comm: "python"), at most cap - 1
+ * bytes; "" when it cannot be read. */
+void read_process_name(const char *proc_root, pid_t pid, char *out, size_t cap);
+
+/* What the next sample should read beyond what every sample reads: the
+ * feedback of the stages after the reader, decided by the tracker in one
+ * place (tracker.c, next_read_plan) and handed to sample_read(). */
+struct read_plan {
+    int io;       /* each process's I/O counters even without the process
+                     series (the exporter's, when someone will see them) */
+    int cgroup;   /* the job's cgroup files (0 once the group is found
+                     shared: its figures will not be used) */
+};
 
 /* Closes what is open; safe on a reader whose open failed, and again. */
 void sample_reader_close(struct sample_reader *r);
@@ -89,10 +117,10 @@ void sample_reader_close(struct sample_reader *r);
  * descriptors without calling the GPU library (its state is the parent's). */
 void sample_reader_forget(struct sample_reader *r);
 
-/* Takes one sample of everything into *s for slot (sample.h); a part that
- * fails is marked not ok, with a warning the first time. read_io: read
- * each process's io counters even without the process series (the
- * exporter's, when it wants them). */
-void sample_read(struct sample_reader *r, long slot, int read_io, struct sample *s);
+/* Takes one sample of everything into *s for slot (sample.h), and what
+ * plan adds; a part that fails is marked not ok, with a warning the first
+ * time. */
+void sample_read(struct sample_reader *r, long slot, const struct read_plan *plan,
+                 struct sample *s);
 
 #endif

@@ -11,6 +11,7 @@
 #include "sink/metrics_sink.h"
 #include "sink/row_store.h"
 #include "sink/sink_interface.h"
+#include "sink/sinks.h"
 #include "sink/tracking_file.h"
 
 #endif

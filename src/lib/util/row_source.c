@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Rows of a series within batch [at, at + take): how many there are. */
 static size_t rows_in(size_t count, size_t at, size_t take)
@@ -40,5 +41,50 @@ int row_source_each_pair(const struct row_source *src, size_t n, row_pair_fn fn,
     free(p);
     free(y);
     errno = e;
+    return rc;
+}
+
+/* The row source over the arrays of a gt_series. */
+static int read_array_rows(const struct row_source *src, gt_series_kind kind, size_t first,
+                           size_t n, void *out)
+{
+    const gt_series *se = src->ctx;
+    if (kind == GT_SERIES_KIND_PROCESS)
+        memcpy(out, se->process + first, n * sizeof *se->process);
+    else
+        memcpy(out, se->system + first, n * sizeof *se->system);
+    return 0;
+}
+
+void row_source_from_series(struct row_source *src, const gt_series *series)
+{
+    src->count[GT_SERIES_KIND_PROCESS] = series->process ? series->nprocess : 0;
+    src->count[GT_SERIES_KIND_SYSTEM] = series->system ? series->nsystem : 0;
+    src->read = read_array_rows;
+    src->ctx = series;
+}
+
+int row_source_read_all(const struct row_source *rows, gt_process_row **process,
+                        gt_system_row **system)
+{
+    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
+    *process = malloc((np ? np : 1) * sizeof **process);
+    *system = malloc((ns ? ns : 1) * sizeof **system);
+    int rc = 0;
+    if (!*process || !*system) {
+        errno = ENOMEM;
+        rc = -1;
+    } else if (rows->read(rows, GT_SERIES_KIND_PROCESS, 0, np, *process) < 0 ||
+               rows->read(rows, GT_SERIES_KIND_SYSTEM, 0, ns, *system) < 0) {
+        rc = -1;
+    }
+    if (rc < 0) {
+        int e = errno;
+        free(*process);
+        free(*system);
+        *process = NULL;
+        *system = NULL;
+        errno = e;
+    }
     return rc;
 }

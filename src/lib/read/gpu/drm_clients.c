@@ -1,6 +1,7 @@
 /* drm_clients.c - see drm_clients.h. */
 #define _GNU_SOURCE
 #include "read/gpu/drm_clients.h"
+#include "read/gpu/gpu_lists.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -2,6 +2,7 @@
  * sampling them together; UUID selection. */
 #define _GNU_SOURCE
 #include "read/gpu/gpu.h"
+#include "read/gpu/gpu_lists.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -11,75 +12,6 @@
 
 static const struct gpu_backend *const backends[] = {&gpu_nvml_backend, &gpu_rsmi_backend,
                                                      &gpu_drm_backend};
-
-/* Makes room for n entries in *procs (capacity *cap). 0, or -1. */
-static int reserve_procs(struct gpu_process **procs, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return 0;
-    size_t ncap = n < 64 ? 64 : n * 2;
-    struct gpu_process *p = realloc(*procs, ncap * sizeof *p);
-    if (!p)
-        return -1;
-    *procs = p;
-    *cap = ncap;
-    return 0;
-}
-
-/* pid's entry in procs[0..*n), added (zeroed) when missing; NULL when out
- * of memory. */
-static struct gpu_process *process_entry(struct gpu_process **procs, size_t *n, size_t *cap,
-                                         pid_t pid)
-{
-    for (size_t i = 0; i < *n; i++)
-        if ((*procs)[i].pid == pid)
-            return &(*procs)[i];
-    if (reserve_procs(procs, cap, *n + 1) < 0)
-        return NULL;
-    struct gpu_process *p = &(*procs)[(*n)++];
-    memset(p, 0, sizeof *p);
-    p->pid = pid;
-    return p;
-}
-
-int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long long bytes,
-                    double sm_percent)
-{
-    unsigned long long bit = device >= 0 && device < 64 ? 1ULL << device : 0;
-    struct gpu_process *p = process_entry(&v->procs, &v->nprocs, &v->capprocs, pid);
-    if (!p)
-        return -1;
-    p->bytes += bytes;
-    p->sm_percent += sm_percent;
-    if (bytes > 0)
-        p->memory_devices |= bit;
-    if (sm_percent > 0)
-        p->busy_devices |= bit;
-    return 0;
-}
-
-/* Appends r to records[0..*n) (capacity *cap), its device moved by shift.
- * 0, or -1 when out of memory. */
-static int append_record(struct gpu_account_record **records, size_t *n, size_t *cap,
-                         const struct gpu_account_record *r, int shift)
-{
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
-        struct gpu_account_record *p = realloc(*records, ncap * sizeof *p);
-        if (!p)
-            return -1;
-        *records = p;
-        *cap = ncap;
-    }
-    (*records)[*n] = *r;
-    (*records)[(*n)++].device += shift;
-    return 0;
-}
-
-int gpu_add_record(struct gpu_vendor *v, const struct gpu_account_record *r)
-{
-    return append_record(&v->records, &v->nrecords, &v->caprecords, r, 0);
-}
 
 /* Marks the devices named in uuids; GPU_BAD_UUIDS when one is unknown or
  * the list is empty, with the available UUIDs in err. */
@@ -346,11 +278,11 @@ static int merge_vendor(struct gpu *g, const struct gpu_vendor *v, int first,
     }
     s->accounting_read = s->accounting_read || vs->accounting_read;
     for (size_t i = 0; vs->accounting_read && i < v->nrecords; i++)
-        if (append_record(&g->records, &g->nrecords, &g->caprecords, &v->records[i], first) < 0)
+        if (gpu_append_record(&g->records, &g->nrecords, &g->caprecords, &v->records[i], first) < 0)
             return -1;
     for (size_t i = 0; i < v->nprocs; i++) {
         const struct gpu_process *vp = &v->procs[i];
-        struct gpu_process *p = process_entry(&g->procs, &g->nprocs, &g->capprocs, vp->pid);
+        struct gpu_process *p = gpu_process_entry(&g->procs, &g->nprocs, &g->capprocs, vp->pid);
         if (!p)
             return -1;
         p->bytes += vp->bytes;

@@ -123,15 +123,6 @@ void gpu_close(struct gpu *g);
  * in a child made by fork(), whose library state is the parent's. */
 void gpu_forget(struct gpu *g);
 
-/* For backends: adds bytes and SM percent on device (its index in v, or -1
- * when unknown) to pid's entry in v->procs. 0, or -1 when out of memory. */
-int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long long bytes,
-                    double sm_percent);
-
-/* For backends: appends an accounting record (device: its index in v) to
- * v->records. 0, or -1 when out of memory. */
-int gpu_add_record(struct gpu_vendor *v, const struct gpu_account_record *r);
-
 /* A backend: a table of what gpu.c calls. */
 struct gpu_backend {
     const char *brand;

@@ -11,6 +11,7 @@
 #include "util/background.h"
 #include "util/dl_bind.h"
 #include "read/gpu/gpu.h"
+#include "read/gpu/gpu_lists.h"
 
 /* The part of nvml.h we use. */
 typedef int nvmlReturn_t;

@@ -17,6 +17,7 @@
 #include "util/dl_bind.h"
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu.h"
+#include "read/gpu/gpu_lists.h"
 
 typedef int rsmi_status_t;
 #define RSMI_STATUS_SUCCESS 0

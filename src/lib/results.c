@@ -1,7 +1,8 @@
-/* tracker_results.c - what a stopped tracker gives: its summary (also the
- * backup's, while tracking), its series, a snapshot or report of the run,
- * a series as CSV. The rows are read from the row store; nothing here
- * samples. */
+/* results.c - the public calls that hand out what a tracker gives: its
+ * summary, its series and rows, the job's cgroup, energy and GPU driver
+ * figures, a snapshot or report of the run, a series as CSV. Each takes the
+ * tracker's lock and lets output/ assemble (results.h, run_record.h);
+ * nothing here samples or formats. */
 #define _GNU_SOURCE
 #include "tracker_internal.h"
 
@@ -22,69 +23,6 @@
  * after 1 s each, and AWS asks up to four. */
 #define CLOUD_WAIT_SECONDS 8.0
 
-/* The driver's per-process high-water marks, where it keeps them, are
- * lower bounds as VmHWM is for RAM: no GPU peak is reported below them. */
-static void raise_to_accounting_locked(gt_tracker *t, gt_resource_usage *out)
-{
-    if (t->gpu_accounting_reason[0] || t->cfg.sampled_only)
-        return;
-    unsigned long long main_peak, descendants_peak;
-    gpu_run_acc_peaks(&t->pipe.gpu_run, &main_peak, &descendants_peak);
-    gt_max_gpu_ram *g = &out->max_gpu_ram;
-    double main_units = (double)main_peak / t->units.gpu_ram_divisor;
-    double desc_units = (double)descendants_peak / t->units.gpu_ram_divisor;
-    if (main_units > g->main)
-        g->main = main_units;
-    if (desc_units > g->descendants)
-        g->descendants = desc_units;
-    if (g->main > g->combined)
-        g->combined = g->main;
-    if (g->descendants > g->combined)
-        g->combined = g->descendants;
-}
-
-int tracker_list_gpus(gt_tracker *t)
-{
-    const struct gpu *g = &t->reader.gpu;
-    int n = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
-    if (n > 0 && (!(t->gpu_list = calloc((size_t)n, sizeof *t->gpu_list)) ||
-                  !(t->throttle_list = calloc((size_t)n, sizeof *t->throttle_list))))
-        return -1;
-    for (int i = 0; i < n; i++) {
-        gt_gpu_device *d = &t->gpu_list[i];
-        text_copy(d->uuid, sizeof d->uuid, g->devices[i].uuid);
-        text_copy(d->name, sizeof d->name, g->devices[i].name);
-        d->memory_total = (double)g->devices[i].memory_total / t->units.gpu_ram_divisor;
-        d->selected = g->devices[i].selected;
-    }
-    t->ngpu_list = n;
-    return 0;
-}
-
-GT_HOT void tracker_fill_usage_locked(gt_tracker *t, double end_time, int complete,
-                                      gt_resource_usage *out)
-{
-    usage_result(&t->pipe.acc, &t->units, end_time - t->start_time, out);
-    out->measurement.complete = complete;
-    out->measurement.lateness_mean_ms =
-        t->lateness_n ? t->lateness_sum / (double)t->lateness_n * 1e3 : 0;
-    out->measurement.lateness_max_ms = t->lateness_max * 1e3;
-    out->measurement.skipped = t->skipped;
-    out->measurement.sampled_only = t->cfg.sampled_only != 0;
-    out->measurement.gpu_available = t->gpu_reason[0] == '\0';
-    gt_gpu_details *d = &out->gpu_details;
-    d->ndevices = t->ngpu_list;
-    d->devices = t->gpu_list;
-    text_copy(d->process_memory_reason, GT_REASON_LEN, t->gpu_proc_memory_reason);
-    text_copy(d->process_utilization_reason, GT_REASON_LEN, t->gpu_proc_util_reason);
-    text_copy(d->energy_reason, GT_REASON_LEN, t->gpu_energy_reason);
-    d->process_memory_available = !d->process_memory_reason[0];
-    d->process_utilization_available = !d->process_utilization_reason[0];
-    d->energy_available = !d->energy_reason[0];
-    text_copy(out->measurement.gpu_reason, sizeof out->measurement.gpu_reason, t->gpu_reason);
-    raise_to_accounting_locked(t, out);
-}
-
 const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
 {
     gt_clear_error();
@@ -99,34 +37,20 @@ const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
         return NULL;
     }
     pthread_mutex_lock(&t->lock);
-    tracker_fill_usage_locked(t, t->stop_time, 1, &t->usage);
+    results_usage(&t->res, &t->pipe, t->stop_time, 1, &t->usage);
     pthread_mutex_unlock(&t->lock);
     return &t->usage;
 }
 
-/* Every row of both series of rows, copied into new arrays (*process and
- * *system; each at least one row long, so never NULL on success).
- * GT_ERR_NO_MEMORY or GT_ERR_IO (the row file cannot be read back), with
- * nothing allocated left behind. */
+/* Every row of rows in new arrays (row_source_read_all), as a status. */
 static gt_status read_all_rows(const struct row_source *rows, gt_process_row **process,
                                gt_system_row **system)
 {
-    size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
-    *process = malloc((np ? np : 1) * sizeof **process);
-    *system = malloc((ns ? ns : 1) * sizeof **system);
-    gt_status st = GT_OK;
-    if (!*process || !*system)
-        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows", np + ns);
-    else if (rows->read(rows, GT_SERIES_KIND_PROCESS, 0, np, *process) < 0 ||
-             rows->read(rows, GT_SERIES_KIND_SYSTEM, 0, ns, *system) < 0)
-        st = gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
-    if (st != GT_OK) {
-        free(*process);
-        free(*system);
-        *process = NULL;
-        *system = NULL;
-    }
-    return st;
+    if (row_source_read_all(rows, process, system) == 0)
+        return GT_OK;
+    return errno == ENOMEM ? gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows",
+                                     rows->count[0] + rows->count[1])
+                           : gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
 }
 
 gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
@@ -160,8 +84,8 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
     pthread_mutex_unlock(&t->lock);
     if (st != GT_OK)
         return st;
-    out->process_csv_failed = t->csv.failed[GT_SERIES_KIND_PROCESS];
-    out->system_csv_failed = t->csv.failed[GT_SERIES_KIND_SYSTEM];
+    out->process_csv_failed = t->sinks.csv.failed[GT_SERIES_KIND_PROCESS];
+    out->system_csv_failed = t->sinks.csv.failed[GT_SERIES_KIND_SYSTEM];
     return GT_OK;
 }
 
@@ -194,12 +118,12 @@ double gt_tracker_start_epoch(gt_tracker *t)
 
 const char *gt_tracker_backup_path(gt_tracker *t)
 {
-    return t ? t->backup.path : NULL;
+    return t ? t->sinks.backup.path : NULL;
 }
 
 const char *gt_tracker_metrics_address(gt_tracker *t)
 {
-    return t && t->metrics_on && t->metrics.daemon ? t->metrics.address : NULL;
+    return t && t->sinks.metrics_on && t->sinks.metrics.daemon ? t->sinks.metrics.address : NULL;
 }
 
 gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
@@ -215,7 +139,7 @@ gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
     r.struct_size = out->struct_size;
     pthread_mutex_lock(&t->lock);
     const struct usage_acc *a = &t->pipe.acc;
-    r.wall_seconds = t->stop_time - t->start_time;
+    r.wall_seconds = t->stop_time - t->res.start_time;
     usage_cpu_seconds(a, &r.cpu_main_seconds, &r.cpu_descendants_seconds);
     r.io_available = a->main_reaped;
     if (r.io_available) {
@@ -243,7 +167,7 @@ gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
     }
     const struct usage_acc *a = &t->pipe.acc;
     if (t->baseline_taken)
-        p.elapsed = (t->state == STATE_STOPPED ? t->stop_time : monotonic_now()) - t->start_time;
+        p.elapsed = (t->state == STATE_STOPPED ? t->stop_time : monotonic_now()) - t->res.start_time;
     p.samples = a->samples;
     p.have_cpu = a->latest.have_cores;
     p.cpu_cores = a->latest.cores;
@@ -405,7 +329,7 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
         pthread_mutex_lock(&t->lock);
         int begun = t->baseline_taken;
         if (begun)
-            tracker_fill_usage_locked(t, monotonic_now(), 0, *live);
+            results_usage(&t->res, &t->pipe, monotonic_now(), 0, *live);
         run.epoch_start = t->run.epoch_start;
         pthread_mutex_unlock(&t->lock);
         if (!begun)
@@ -431,13 +355,13 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     s->gpu_run.struct_size = sizeof s->gpu_run;
     /* The snapshot owns its per-GPU figures, as it owns its other lists. */
     gt_gpu_throttle_device *table =
-        t->ngpu_list > 0 ? calloc((size_t)t->ngpu_list, sizeof *table) : NULL;
-    if (st == GT_OK && t->ngpu_list > 0 && !table)
+        t->res.ngpu_list > 0 ? calloc((size_t)t->res.ngpu_list, sizeof *table) : NULL;
+    if (st == GT_OK && t->res.ngpu_list > 0 && !table)
         st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     pthread_mutex_lock(&t->lock);
-    tracker_fill_cgroup_locked(t, &s->cgroup);
-    tracker_fill_energy_locked(t, u, &s->cpu_energy);
-    tracker_fill_gpu_run_locked(t, u, &s->gpu_run, table);
+    results_cgroup(&t->res, &t->pipe, &s->cgroup);
+    results_energy(&t->res, &t->pipe, u, &s->cpu_energy);
+    results_gpu_run(&t->res, &t->pipe, u, &s->gpu_run, table);
     pthread_mutex_unlock(&t->lock);
     if (s->gpu_run.devices != table)
         free(table);
@@ -526,7 +450,7 @@ int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind)
 {
     if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
         return 0;
-    return t->csv.failed[kind];
+    return t->sinks.csv.failed[kind];
 }
 
 gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd)
@@ -546,31 +470,6 @@ char *gt_tracker_to_text(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
     return u ? gt_usage_to_text(u) : NULL;
-}
-
-void tracker_fill_cgroup_locked(gt_tracker *t, gt_cgroup_usage *out)
-{
-    const struct cgroup_reader *r = &t->reader.cg;
-    int asked = t->cfg.o.own_cgroup;
-    struct cgroup_reasons why = {
-        .group = r->reason, .memory = r->memory_reason, .cpu = r->cpu_reason,
-        .pressure = r->pressure_reason, .created = t->own_cg.made,
-        .created_reason = asked && !t->own_cg.made ? t->own_cg.reason : NULL,
-    };
-    /* a group made without its memory controller says why */
-    if (t->own_cg.made && t->own_cg.memory_reason[0])
-        why.memory = t->own_cg.memory_reason;
-    cgroup_acc_fill(&t->pipe.cg, &why, out);
-}
-
-void tracker_fill_energy_locked(gt_tracker *t, const gt_resource_usage *u, gt_cpu_energy *out)
-{
-    /* The job's share of the machine's CPU time: its cores over all cores
-     * busy, both as means over the run. */
-    double sys = u->cpu_utilization.system.mean_sum_percent;
-    double job = u->cpu_utilization.combined.mean_sum_percent;
-    energy_acc_fill(&t->pipe.energy, t->reader.rapl.reason, t->reader.rapl.npackages,
-                    sys > 0 ? job / sys : 0, out);
 }
 
 /* What gt_tracker_cpu_energy() and gt_tracker_gpu_run() share: the checks
@@ -593,8 +492,8 @@ static gt_status fill_with_usage(gt_tracker *t, const char *fn, const char *type
     if (!u)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     pthread_mutex_lock(&t->lock);
-    tracker_fill_usage_locked(t, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
-                              t->state == STATE_STOPPED, u);
+    results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
+                  t->state == STATE_STOPPED, u);
     fill(t, u, out);
     pthread_mutex_unlock(&t->lock);
     free(u);
@@ -603,7 +502,7 @@ static gt_status fill_with_usage(gt_tracker *t, const char *fn, const char *type
 
 static void fill_energy(gt_tracker *t, const gt_resource_usage *u, void *out)
 {
-    tracker_fill_energy_locked(t, u, out);
+    results_energy(&t->res, &t->pipe, u, out);
 }
 
 gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
@@ -613,34 +512,10 @@ gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
                            fill_energy);
 }
 
-void tracker_fill_gpu_run_locked(gt_tracker *t, const gt_resource_usage *u, gt_gpu_run *out,
-                                 gt_gpu_throttle_device *table)
-{
-    struct gpu_run_reasons why = {
-        .gpu = t->gpu_reason, .accounting = t->gpu_accounting_reason,
-        .throttle = t->gpu_throttle_reason, .ecc = t->gpu_ecc_reason, .xid = t->gpu_xid_reason,
-        .energy = t->gpu_energy_reason, .proc_util = t->gpu_proc_util_reason,
-        .pids = t->reader.in_pid_namespace && !t->reader.pid_translation && !t->gpu_reason[0]
-                    ? PID_NAMESPACE_REASON " and the GPUs' device files are not known to match "
-                      "them by"
-                    : NULL,
-    };
-    if (t->cfg.sampled_only)
-        why.accounting = "not read (a plain sampler's comparison run)";
-    else if (t->pipe.gpu_run_lost)
-        why.accounting = "out of memory for the accounting records";
-    gpu_run_acc_fill(&t->pipe.gpu_run, &why, t->ngpu_list, u->gpu_details.energy_joules, table,
-                     out);
-    for (int d = 0; d < t->reader.gpu.ndevices; d++)
-        out->mig_instances += t->reader.gpu.devices[d].mig;
-    out->mig_utilization_available = out->mig_instances > 0 && !t->gpu_mig_reason[0];
-    text_copy(out->mig_utilization_reason, GT_REASON_LEN, out->mig_instances ? t->gpu_mig_reason : "");
-}
-
 static void fill_gpu_run(gt_tracker *t, const gt_resource_usage *u, void *out)
 {
     /* The caller's per-GPU figures: the tracker's table, until the next call. */
-    tracker_fill_gpu_run_locked(t, u, out, t->throttle_list);
+    results_gpu_run(&t->res, &t->pipe, u, out, t->res.throttle_list);
 }
 
 gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)
@@ -665,7 +540,7 @@ gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
         return gt_fail(GT_ERR_STATE, "no cgroup figures: the tracker has not been started");
     gt_cgroup_usage all = {.struct_size = sizeof all};
     pthread_mutex_lock(&t->lock);
-    tracker_fill_cgroup_locked(t, &all);
+    results_cgroup(&t->res, &t->pipe, &all);
     pthread_mutex_unlock(&t->lock);
     size_t size = out->struct_size < sizeof all ? out->struct_size : sizeof all;
     memcpy(out, &all, size);
@@ -678,59 +553,24 @@ char *gt_tracker_to_json(gt_tracker *t)
     const gt_resource_usage *u = gt_tracker_usage(t);
     if (!u)
         return NULL;
-    json_object *root = usage_json_object(u);
     gt_cgroup_usage c = {.struct_size = sizeof c};
-    pthread_mutex_lock(&t->lock);
-    tracker_fill_cgroup_locked(t, &c);
-    pthread_mutex_unlock(&t->lock);
-    json_object_object_add(root, "cgroup", cgroup_json_object(&c));
     gt_cpu_energy e = {.struct_size = sizeof e};
+    gt_gpu_run *g = calloc(1, sizeof *g);
+    gt_gpu_throttle_device *table = calloc((size_t)t->res.ngpu_list + 1, sizeof *table);
+    if (g && !table) {
+        free(g);
+        g = NULL; /* its part is left out, as when out of memory for it */
+    }
     pthread_mutex_lock(&t->lock);
-    tracker_fill_energy_locked(t, u, &e);
+    results_cgroup(&t->res, &t->pipe, &c);
+    results_energy(&t->res, &t->pipe, u, &e);
+    if (g) {
+        g->struct_size = sizeof *g;
+        results_gpu_run(&t->res, &t->pipe, u, g, table);
+    }
     pthread_mutex_unlock(&t->lock);
-    json_object_object_add(root, "cpu_energy", cpu_energy_json_object(&e));
-    gt_gpu_run *gr = calloc(1, sizeof *gr);
-    gt_gpu_throttle_device *table = calloc((size_t)t->ngpu_list + 1, sizeof *table);
-    if (gr && table) {
-        gr->struct_size = sizeof *gr;
-        pthread_mutex_lock(&t->lock);
-        tracker_fill_gpu_run_locked(t, u, gr, table);
-        pthread_mutex_unlock(&t->lock);
-        json_object_object_add(root, "gpu_run", gpu_run_json_object(gr));
-    }
+    char *text = results_document(u, &c, &e, g);
+    free(g);
     free(table);
-    /* Where the figures beyond gpu_tracker's come from, as "measurement"
-     * says for the rest. */
-    json_object *m = NULL;
-    if (json_object_object_get_ex(root, "measurement", &m) && m) {
-        json_object *src = json_object_new_object();
-        if (c.memory_available)
-            json_object_object_add(src, "cgroup.memory.peak",
-                                   json_new_text(c.memory_peak_kernel
-                                                     ? "kernel group high-water mark"
-                                                     : "sampled"));
-        if (c.available) {
-            json_object_object_add(src, "cgroup.memory.at_peak_sample", json_new_text("sampled"));
-            json_object_object_add(src, "cgroup.memory.oom_kills",
-                                   json_new_text("exact (kernel counter)"));
-            json_object_object_add(src, "cgroup.cpu", json_new_text("exact (kernel counters)"));
-            json_object_object_add(src, "cgroup.pressure",
-                                   json_new_text("exact (kernel counters)"));
-        }
-        if (gr && u->measurement.gpu_available)
-            json_object_object_add(
-                src, "max_gpu_ram",
-                json_new_text(gr->accounting_available
-                                  ? "sampled, and never below the driver's per-process "
-                                    "high-water marks (NVML accounting): exact lower bounds"
-                                  : "sampled: a GPU process that lives between two samples "
-                                    "is missed (see gpu_run.accounting)"));
-        if (e.available)
-            json_object_object_add(src, "cpu_energy",
-                                   json_new_text("the whole machine's (RAPL, per socket); "
-                                                 "job_share an estimate"));
-        json_object_object_add(m, "sources", src);
-    }
-    free(gr);
-    return json_pretty_text(root);
+    return text;
 }

@@ -1,0 +1,202 @@
+/* results.c - see results.h. */
+#define _GNU_SOURCE
+#include "output/results.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/cgroup_json.h"
+#include "output/run_parts_json.h"
+#include "output/usage_json.h"
+#include "util/hot_path.h"
+#include "util/internal.h"
+#include "util/json_write.h"
+
+int results_list_gpus(struct run_results *res, const struct gpu *g)
+{
+    int n = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
+    if (n > 0 && (!(res->gpu_list = calloc((size_t)n, sizeof *res->gpu_list)) ||
+                  !(res->throttle_list = calloc((size_t)n, sizeof *res->throttle_list))))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        gt_gpu_device *d = &res->gpu_list[i];
+        text_copy(d->uuid, sizeof d->uuid, g->devices[i].uuid);
+        text_copy(d->name, sizeof d->name, g->devices[i].name);
+        d->memory_total = (double)g->devices[i].memory_total / res->units.gpu_ram_divisor;
+        d->selected = g->devices[i].selected;
+    }
+    for (int i = 0; i < g->ndevices; i++)
+        res->mig_instances += g->devices[i].mig;
+    res->ngpu_list = n;
+    return 0;
+}
+
+void results_free(struct run_results *res)
+{
+    free(res->gpu_list);
+    free(res->throttle_list);
+    res->gpu_list = NULL;
+    res->throttle_list = NULL;
+    res->ngpu_list = 0;
+}
+
+GT_HOT void results_take_reasons(struct run_results *res, const struct sample_reader *r)
+{
+    struct gpu_reasons *w = &res->why;
+    text_copy(w->gpu, sizeof w->gpu, r->gpu_reason);
+    const char *none = r->gpu_reason[0] ? r->gpu_reason : NULL;
+    /* in a namespace, PIDs are translated where the GPUs' device files are
+     * known; otherwise nothing of the driver's can be matched */
+    const char *ns = r->in_pid_namespace && !r->pid_translation ? PID_NAMESPACE_REASON : NULL;
+    text_copy(w->proc_memory, GT_REASON_LEN, none ? none : ns ? ns : r->gpu.proc_memory_reason);
+    text_copy(w->proc_util, GT_REASON_LEN, none ? none : ns ? ns : r->gpu.proc_util_reason);
+    text_copy(w->energy, GT_REASON_LEN, none ? none : r->gpu.energy_reason);
+    text_copy(w->accounting, GT_REASON_LEN, none ? none : ns ? ns : r->gpu.accounting_reason);
+    text_copy(w->throttle, GT_REASON_LEN, none ? none : r->gpu.throttle_reason);
+    text_copy(w->ecc, GT_REASON_LEN, none ? none : r->gpu.ecc_reason);
+    text_copy(w->xid, GT_REASON_LEN, none ? none : r->gpu.xid_reason);
+    text_copy(w->mig, GT_REASON_LEN, none ? none : r->gpu.mig_util_reason);
+    w->pids_unmatched = r->in_pid_namespace && !r->pid_translation;
+}
+
+/* The driver's per-process high-water marks, where it keeps them, are
+ * lower bounds as VmHWM is for RAM: no GPU peak is reported below them. */
+static void raise_to_accounting(const struct run_results *res, const struct pipeline *p,
+                                gt_resource_usage *out)
+{
+    if (res->why.accounting[0] || res->sampled_only)
+        return;
+    unsigned long long main_peak, descendants_peak;
+    gpu_run_acc_peaks(&p->gpu_run, &main_peak, &descendants_peak);
+    gt_max_gpu_ram *g = &out->max_gpu_ram;
+    double main_units = (double)main_peak / res->units.gpu_ram_divisor;
+    double desc_units = (double)descendants_peak / res->units.gpu_ram_divisor;
+    if (main_units > g->main)
+        g->main = main_units;
+    if (desc_units > g->descendants)
+        g->descendants = desc_units;
+    if (g->main > g->combined)
+        g->combined = g->main;
+    if (g->descendants > g->combined)
+        g->combined = g->descendants;
+}
+
+GT_HOT void results_usage(const struct run_results *res, const struct pipeline *p,
+                          double end_time, int complete, gt_resource_usage *out)
+{
+    usage_result(&p->acc, &res->units, end_time - res->start_time, out);
+    gt_measurement *m = &out->measurement;
+    m->complete = complete;
+    m->lateness_mean_ms = res->lateness_n ? res->lateness_sum / (double)res->lateness_n * 1e3 : 0;
+    m->lateness_max_ms = res->lateness_max * 1e3;
+    m->skipped = res->skipped;
+    m->sampled_only = res->sampled_only != 0;
+    m->gpu_available = res->why.gpu[0] == '\0';
+    text_copy(m->gpu_reason, sizeof m->gpu_reason, res->why.gpu);
+    gt_gpu_details *d = &out->gpu_details;
+    d->ndevices = res->ngpu_list;
+    d->devices = res->gpu_list;
+    text_copy(d->process_memory_reason, GT_REASON_LEN, res->why.proc_memory);
+    text_copy(d->process_utilization_reason, GT_REASON_LEN, res->why.proc_util);
+    text_copy(d->energy_reason, GT_REASON_LEN, res->why.energy);
+    d->process_memory_available = !d->process_memory_reason[0];
+    d->process_utilization_available = !d->process_utilization_reason[0];
+    d->energy_available = !d->energy_reason[0];
+    raise_to_accounting(res, p, out);
+}
+
+void results_cgroup(const struct run_results *res, const struct pipeline *p,
+                    gt_cgroup_usage *out)
+{
+    const struct cgroup_reader *r = res->cg;
+    const struct cgroup_own *own = res->own_cg;
+    struct cgroup_reasons why = {
+        .group = r->reason, .memory = r->memory_reason, .cpu = r->cpu_reason,
+        .pressure = r->pressure_reason, .created = own->made,
+        .created_reason = res->own_cg_asked && !own->made ? own->reason : NULL,
+    };
+    /* a group made without its memory controller says why */
+    if (own->made && own->memory_reason[0])
+        why.memory = own->memory_reason;
+    cgroup_acc_fill(&p->cg, &why, out);
+}
+
+void results_energy(const struct run_results *res, const struct pipeline *p,
+                    const gt_resource_usage *u, gt_cpu_energy *out)
+{
+    /* The job's share of the machine's CPU time: its cores over all cores
+     * busy, both as means over the run. */
+    double sys = u->cpu_utilization.system.mean_sum_percent;
+    double job = u->cpu_utilization.combined.mean_sum_percent;
+    energy_acc_fill(&p->energy, res->rapl->reason, res->rapl->npackages,
+                    sys > 0 ? job / sys : 0, out);
+}
+
+void results_gpu_run(const struct run_results *res, const struct pipeline *p,
+                     const gt_resource_usage *u, gt_gpu_run *out,
+                     gt_gpu_throttle_device *table)
+{
+    const struct gpu_reasons *w = &res->why;
+    struct gpu_run_reasons why = {
+        .gpu = w->gpu, .accounting = w->accounting, .throttle = w->throttle, .ecc = w->ecc,
+        .xid = w->xid, .energy = w->energy, .proc_util = w->proc_util,
+        .pids = w->pids_unmatched && !w->gpu[0]
+                    ? PID_NAMESPACE_REASON " and the GPUs' device files are not known to match "
+                      "them by"
+                    : NULL,
+    };
+    if (res->sampled_only)
+        why.accounting = "not read (a plain sampler's comparison run)";
+    else if (p->gpu_run_lost)
+        why.accounting = "out of memory for the accounting records";
+    gpu_run_acc_fill(&p->gpu_run, &why, res->ngpu_list, u->gpu_details.energy_joules, table, out);
+    out->mig_instances = res->mig_instances;
+    out->mig_utilization_available = out->mig_instances > 0 && !w->mig[0];
+    text_copy(out->mig_utilization_reason, GT_REASON_LEN, out->mig_instances ? w->mig : "");
+}
+
+/* Where the figures beyond gpu_tracker's come from, as "measurement" says
+ * for the rest. */
+static json_object *sources_object(const gt_resource_usage *u, const gt_cgroup_usage *c,
+                                   const gt_cpu_energy *e, const gt_gpu_run *g)
+{
+    json_object *src = json_object_new_object();
+    if (c->memory_available)
+        json_object_object_add(src, "cgroup.memory.peak",
+                               json_new_text(c->memory_peak_kernel
+                                                 ? "kernel group high-water mark" : "sampled"));
+    if (c->available) {
+        json_object_object_add(src, "cgroup.memory.at_peak_sample", json_new_text("sampled"));
+        json_object_object_add(src, "cgroup.memory.oom_kills",
+                               json_new_text("exact (kernel counter)"));
+        json_object_object_add(src, "cgroup.cpu", json_new_text("exact (kernel counters)"));
+        json_object_object_add(src, "cgroup.pressure", json_new_text("exact (kernel counters)"));
+    }
+    if (g && u->measurement.gpu_available)
+        json_object_object_add(
+            src, "max_gpu_ram",
+            json_new_text(g->accounting_available
+                              ? "sampled, and never below the driver's per-process "
+                                "high-water marks (NVML accounting): exact lower bounds"
+                              : "sampled: a GPU process that lives between two samples "
+                                "is missed (see gpu_run.accounting)"));
+    if (e->available)
+        json_object_object_add(src, "cpu_energy",
+                               json_new_text("the whole machine's (RAPL, per socket); "
+                                             "job_share an estimate"));
+    return src;
+}
+
+char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
+                       const gt_cpu_energy *e, const gt_gpu_run *g)
+{
+    json_object *root = usage_json_object(u);
+    json_object_object_add(root, "cgroup", cgroup_json_object(c));
+    json_object_object_add(root, "cpu_energy", cpu_energy_json_object(e));
+    if (g)
+        json_object_object_add(root, "gpu_run", gpu_run_json_object(g));
+    json_object *m = NULL;
+    if (json_object_object_get_ex(root, "measurement", &m) && m)
+        json_object_object_add(m, "sources", sources_object(u, c, e, g));
+    return json_pretty_text(root);
+}

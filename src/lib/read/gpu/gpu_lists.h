@@ -1,0 +1,28 @@
+/* gpu_lists.h - the growable lists of a GPU sample (processes and
+ * accounting records), filled by the backends and merged by gpu.c: below
+ * both, so that neither calls the other back. */
+#ifndef GT_GPU_LISTS_H
+#define GT_GPU_LISTS_H
+
+#include "read/gpu/gpu.h"
+
+/* For backends: adds bytes and SM percent on device (its index in v, or -1
+ * when unknown) to pid's entry in v->procs. 0, or -1 when out of memory. */
+int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long long bytes,
+                    double sm_percent);
+
+/* For backends: appends an accounting record (device: its index in v) to
+ * v->records. 0, or -1 when out of memory. */
+int gpu_add_record(struct gpu_vendor *v, const struct gpu_account_record *r);
+
+/* pid's entry in procs[0..*n) (capacity *cap), added zeroed when missing;
+ * NULL when out of memory. */
+struct gpu_process *gpu_process_entry(struct gpu_process **procs, size_t *n, size_t *cap,
+                                      pid_t pid);
+
+/* Appends r to records[0..*n) (capacity *cap), its device moved by shift.
+ * 0, or -1 when out of memory. */
+int gpu_append_record(struct gpu_account_record **records, size_t *n, size_t *cap,
+                      const struct gpu_account_record *r, int shift);
+
+#endif

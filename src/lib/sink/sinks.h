@@ -1,0 +1,75 @@
+/* sinks.h - the sinks of a run, made from its options: the CSV streams
+ * (always: a descriptor of -1 writes nothing), the crash backup file, gpu_
+ * tracker's tracking file and the metrics exporter (when asked), each
+ * behind sink_interface.h, and the exporter's two newest points.
+ *
+ * Whoever samples owns them (the sampling thread, then the caller of
+ * stop()); the tracker's lock is never held while they write. */
+#ifndef GT_SINKS_H
+#define GT_SINKS_H
+
+#include "pipeline/pipeline.h"
+#include "read/read.h"
+#include "sink/backup_sink.h"
+#include "sink/csv_sink.h"
+#include "sink/metrics_sink.h"
+#include "sink/sink_interface.h"
+#include "sink/tracking_file.h"
+#include "util/warn.h"
+
+struct sinks {
+    struct csv_sink csv;
+    struct backup_sink backup;     /* path NULL: no backup file */
+    struct tracking_file tracking; /* fd -1, db NULL: none */
+    int metrics_on;                /* the exporter runs */
+    struct metrics_sink metrics;
+    struct metrics_point points[2]; /* the newest two (the counters of one
+                                       are raised to the other's) */
+    int cur;
+    struct sink *list[4];
+    int n;
+};
+
+/* What the sinks need to know of the run beyond its options. */
+struct sinks_facts {
+    pid_t pid;                     /* the tracked process */
+    const char *proc_root;
+    const struct usage_units *units;
+    unsigned long long mem_total_kb;
+    const struct gpu *gpu;         /* the GPUs open (nvendors 0: none) */
+    const gt_job_info *job;        /* NULL: none */
+};
+
+/* Sinks with nothing open: safe to destroy. */
+void sinks_init(struct sinks *k);
+
+/* Opens the sinks o asks for, in the order they are fed: CSV, backup,
+ * tracking file, exporter. o->resource_usage_file is the backup's path
+ * ("": none). GT_ERR_* with the reason (a tracking file or an exporter
+ * address that cannot be used: the run is not made). */
+gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
+                     struct warner *w);
+
+/* Whether the exporter will show each process's I/O counters at now: the
+ * reader reads them only then (metrics_sink.h). */
+int sinks_want_io(struct sinks *k, double now);
+
+/* The exporter's point of sample s (NULL when it does not run). */
+const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,
+                                             const struct sample *s);
+
+/* Hands each sink the rows of a sample, and the summary as of now to those
+ * that want it: summary(ctx, now) fills it once, on the first sink that
+ * does. */
+void sinks_feed(struct sinks *k, const struct pipeline_rows *rows, double now,
+                const gt_resource_usage *(*summary)(void *ctx, double now), void *ctx);
+
+/* Closes what the owner closes (the tracking file, the exporter, the
+ * backup's lock). */
+void sinks_destroy(struct sinks *k);
+
+/* Frees the memory of a copy in a child made by fork(), closing nothing of
+ * the parent's. */
+void sinks_forget(struct sinks *k);
+
+#endif
