@@ -12,83 +12,26 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/buf.h"
 #include "util/file_io.h"
 #include "util/internal.h"
 #include "output/report.h"
 #include "util/row_source.h"
 #include "analysis/analysis.h"
 
-/* ---- a growing string ------------------------------------------------- */
-
-struct sb {
-    char *s;
-    size_t len, cap;
-    int failed;
-};
-
-static void sb_add(struct sb *b, const char *p, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) {
-            b->failed = 1;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(struct sb *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
-
-static void sb_printf(struct sb *b, const char *fmt, ...) GT_PRINTF(2, 3);
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-    char small[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        sb_add(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->failed = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_add(b, big, (size_t)n);
-    free(big);
-}
+/* ---- text into a growing buffer (util/buf.h) ---------------------------- */
 
 /* Text as HTML: & < > " ' escaped. */
-static void sb_text(struct sb *b, const char *s)
+static void sb_text(struct buf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '&': sb_puts(b, "&amp;"); break;
-        case '<': sb_puts(b, "&lt;"); break;
-        case '>': sb_puts(b, "&gt;"); break;
-        case '"': sb_puts(b, "&quot;"); break;
-        case '\'': sb_puts(b, "&#39;"); break;
-        default: sb_add(b, s, 1);
+        case '&': buf_puts(b, "&amp;"); break;
+        case '<': buf_puts(b, "&lt;"); break;
+        case '>': buf_puts(b, "&gt;"); break;
+        case '"': buf_puts(b, "&quot;"); break;
+        case '\'': buf_puts(b, "&#39;"); break;
+        default: buf_add(b, s, 1);
         }
     }
 }
@@ -296,58 +239,58 @@ static double plot_y(double v, double ytop, double ph)
  * and each line's label and column values (data-l0, data-v0, ...: the
  * row's value, or the column's mean, and its min..max when columns hold
  * many rows). A few tens of kilobytes per chart whatever the rows. */
-static void hover_data(struct sb *b, const char *unit, const struct chart_data *d,
+static void hover_data(struct buf *b, const char *unit, const struct chart_data *d,
                        const struct line *lines, size_t nlines, double xright)
 {
     double ph = CHART_H - PAD_T - PAD_B;
-    sb_printf(b, " data-pl=\"%d\" data-pw=\"%d\" data-pt=\"%d\" data-ph=\"%.0f\" "
+    buf_printf(b, " data-pl=\"%d\" data-pw=\"%d\" data-pt=\"%d\" data-ph=\"%.0f\" "
               "data-span=\"%.3f\" data-unit=\"", PAD_L, PLOT_W, PAD_T, ph, xright);
     sb_text(b, unit);
-    sb_puts(b, "\" data-x=\"");
+    buf_puts(b, "\" data-x=\"");
     for (int c = 0; c < d->ncols; c++)
-        sb_printf(b, "%s%.1f", c ? "," : "", d->xspan > 0 ? d->x[c] : xright / 2);
-    sb_puts(b, "\"");
+        buf_printf(b, "%s%.1f", c ? "," : "", d->xspan > 0 ? d->x[c] : xright / 2);
+    buf_puts(b, "\"");
     if (d->shade && d->shade->n) {
         /* data-k<i>: shaded block i's name; data-b: per column, a bit per
          * block whose calls cover it. */
         for (int i = 0; i < d->shade->n; i++) {
-            sb_printf(b, " data-k%d=\"", i);
+            buf_printf(b, " data-k%d=\"", i);
             sb_text(b, d->shade->name[i]);
-            sb_puts(b, "\"");
+            buf_puts(b, "\"");
         }
-        sb_puts(b, " data-b=\"");
+        buf_puts(b, " data-b=\"");
         for (int c = 0; c < d->ncols; c++) {
             double px = d->xspan > 0 ? d->x[c] / xright * PLOT_W : PLOT_W / 2.0;
             int col = px >= PLOT_W ? PLOT_W - 1 : px > 0 ? (int)px : 0;
             unsigned mask = 0;
             for (int i = 0; i < d->shade->n; i++)
                 mask |= (unsigned)d->shade->on[i][col] << i;
-            sb_printf(b, "%s%u", c ? "," : "", mask);
+            buf_printf(b, "%s%u", c ? "," : "", mask);
         }
-        sb_puts(b, "\"");
+        buf_puts(b, "\"");
     }
     for (size_t l = 0; l < nlines; l++) {
-        sb_printf(b, " data-l%zu=\"", l);
+        buf_printf(b, " data-l%zu=\"", l);
         sb_text(b, lines[l].label);
-        sb_printf(b, "\" data-v%zu=\"", l);
+        buf_printf(b, "\" data-v%zu=\"", l);
         const struct bucket *bk = d->b[lines[l].id];
         for (int c = 0; c < d->ncols; c++) {
             if (c)
-                sb_puts(b, ",");
+                buf_puts(b, ",");
             if (!bk[c].count)
-                sb_puts(b, "-");
+                buf_puts(b, "-");
             else if (d->envelope && bk[c].count > 1)
-                sb_printf(b, "%.3g (%.3g..%.3g)", bk[c].sum / (double)bk[c].count, bk[c].min,
+                buf_printf(b, "%.3g (%.3g..%.3g)", bk[c].sum / (double)bk[c].count, bk[c].min,
                           bk[c].max);
             else
-                sb_printf(b, "%.3g", bk[c].sum / (double)bk[c].count);
+                buf_printf(b, "%.3g", bk[c].sum / (double)bk[c].count);
         }
-        sb_puts(b, "\"");
+        buf_puts(b, "\"");
     }
 }
 
 /* A line chart of up to 4 lines. */
-static void chart(struct sb *b, const char *title, const char *unit, const struct chart_data *d,
+static void chart(struct buf *b, const char *title, const char *unit, const struct chart_data *d,
                   const struct line *lines, size_t nlines)
 {
     double ymax = 0;
@@ -362,23 +305,23 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
     double xright = d->xspan > 0 && d->xspan <= 1e300 ? d->xspan : 1;
     double pw = PLOT_W, ph = CHART_H - PAD_T - PAD_B;
 
-    sb_puts(b, "<figure class=\"chart\"><figcaption>");
+    buf_puts(b, "<figure class=\"chart\"><figcaption>");
     sb_text(b, title);
-    sb_puts(b, "</figcaption>");
-    sb_printf(b, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", CHART_W, CHART_H);
+    buf_puts(b, "</figcaption>");
+    buf_printf(b, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", CHART_W, CHART_H);
     sb_text(b, title);
-    sb_puts(b, "\"");
+    buf_puts(b, "\"");
     hover_data(b, unit, d, lines, nlines, xright);
-    sb_puts(b, ">");
+    buf_puts(b, ">");
     /* grid and y labels */
     for (int i = 0; i <= yaxis.nsteps; i++) {
         double v = yaxis.step * i;
         double y = PAD_T + ph - v / ytop * ph;
         char t[32];
         fmt_tick(v, yaxis.step, t, sizeof t);
-        sb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
+        buf_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
                   y, CHART_W - PAD_R, y);
-        sb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+        buf_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
                   PAD_L - 6, y + 4, t);
     }
     for (int i = 0; i <= xaxis.nsteps; i++) {
@@ -388,21 +331,21 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
         double xx = PAD_L + v / xright * pw;
         char t[32];
         fmt_time_tick(&taxis, v, t, sizeof t);
-        sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xx,
+        buf_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xx,
                   PAD_T + ph, xx, PAD_T + ph + 4);
-        sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+        buf_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
                   xx, PAD_T + ph + 18, t);
     }
-    sb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L, PAD_T,
+    buf_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L, PAD_T,
               PAD_L, PAD_T + ph);
-    sb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
+    buf_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
               PAD_T + ph, CHART_W - PAD_R, PAD_T + ph);
-    sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+    buf_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
               PAD_L + pw / 2, CHART_H - 6, taxis.label);
-    sb_printf(b, "<text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\" "
+    buf_printf(b, "<text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\" "
               "text-anchor=\"middle\">", PAD_T + ph / 2);
     sb_text(b, unit);
-    sb_puts(b, "</text>");
+    buf_puts(b, "</text>");
     for (int i = 0; d->shade && i < d->shade->n; i++)
         for (int c = 0; c < PLOT_W; c++) {
             if (!d->shade->on[i][c] || (c > 0 && d->shade->on[i][c - 1]))
@@ -410,60 +353,60 @@ static void chart(struct sb *b, const char *title, const char *unit, const struc
             int end = c;
             while (end + 1 < PLOT_W && d->shade->on[i][end + 1])
                 end++;
-            sb_printf(b, "<rect class=\"block\" x=\"%d\" y=\"%d\" width=\"%d\" "
+            buf_printf(b, "<rect class=\"block\" x=\"%d\" y=\"%d\" width=\"%d\" "
                       "height=\"%.0f\" fill=\"%s\" fill-opacity=\"0.16\"><title>",
                       PAD_L + c, PAD_T, end - c + 1, ph, shade_colors[i]);
             sb_text(b, d->shade->name[i]);
-            sb_puts(b, "</title></rect>");
+            buf_puts(b, "</title></rect>");
         }
     for (size_t l = 0; l < nlines; l++) {
         const struct bucket *bk = d->b[lines[l].id];
         if (d->envelope) {
             /* min..max of each column as a band: along the maxima, back
              * along the minima. */
-            sb_printf(b, "<polygon class=\"band\" fill=\"%s\" fill-opacity=\"0.25\" points=\"",
+            buf_printf(b, "<polygon class=\"band\" fill=\"%s\" fill-opacity=\"0.25\" points=\"",
                       lines[l].color);
             for (int c = 0; c < d->ncols; c++)
                 if (bk[c].count)
-                    sb_printf(b, "%.1f,%.1f ", PAD_L + d->x[c] / xright * pw,
+                    buf_printf(b, "%.1f,%.1f ", PAD_L + d->x[c] / xright * pw,
                               plot_y(bk[c].max, ytop, ph));
             for (int c = d->ncols - 1; c >= 0; c--)
                 if (bk[c].count)
-                    sb_printf(b, "%.1f,%.1f ", PAD_L + d->x[c] / xright * pw,
+                    buf_printf(b, "%.1f,%.1f ", PAD_L + d->x[c] / xright * pw,
                               plot_y(bk[c].min, ytop, ph));
-            sb_puts(b, "\"/>");
+            buf_puts(b, "\"/>");
         }
         /* The line: each row's value, or each column's mean. */
-        sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" points=\"",
+        buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" points=\"",
                   lines[l].color, d->envelope ? "1.2" : "2");
         for (int c = 0; c < d->ncols; c++)
             if (bk[c].count)
-                sb_printf(b, "%.1f,%.1f ", PAD_L + (d->xspan > 0 ? d->x[c] / xright * pw : pw / 2),
+                buf_printf(b, "%.1f,%.1f ", PAD_L + (d->xspan > 0 ? d->x[c] / xright * pw : pw / 2),
                           plot_y(bk[c].sum / (double)bk[c].count, ytop, ph));
-        sb_puts(b, "\"/>");
+        buf_puts(b, "\"/>");
         if (!d->envelope && d->n <= 60)
             for (int c = 0; c < d->ncols; c++)
                 if (bk[c].count)
-                    sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
+                    buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
                               PAD_L + (d->xspan > 0 ? d->x[c] / xright * pw : pw / 2),
                               plot_y(bk[c].sum / (double)bk[c].count, ytop, ph), lines[l].color);
     }
-    sb_puts(b, "</svg><div class=\"tip\">Hover over the chart to read its values.</div>"
+    buf_puts(b, "</svg><div class=\"tip\">Hover over the chart to read its values.</div>"
                "<div class=\"legend\">");
     for (size_t l = 0; l < nlines; l++) {
-        sb_printf(b, "<span><i style=\"background:%s\"></i>", lines[l].color);
+        buf_printf(b, "<span><i style=\"background:%s\"></i>", lines[l].color);
         sb_text(b, lines[l].label);
-        sb_puts(b, "</span>");
+        buf_puts(b, "</span>");
     }
     for (int i = 0; d->shade && i < d->shade->n; i++) {
-        sb_printf(b, "<span><i class=\"blk\" style=\"background:%s\"></i>", shade_colors[i]);
+        buf_printf(b, "<span><i class=\"blk\" style=\"background:%s\"></i>", shade_colors[i]);
         sb_text(b, d->shade->name[i]);
-        sb_puts(b, "</span>");
+        buf_puts(b, "</span>");
     }
     if (d->envelope)
-        sb_printf(b, "<span>%zu rows: each pixel column shows their range (band) and mean "
+        buf_printf(b, "<span>%zu rows: each pixel column shows their range (band) and mean "
                   "(line)</span>", d->n);
-    sb_puts(b, "</div></figure>\n");
+    buf_puts(b, "</div></figure>\n");
 }
 
 /* ---- the page ------------------------------------------------------------ */
@@ -552,25 +495,25 @@ static const char style[] =
     ".note{color:var(--muted);font-size:14px}\n"
     "</style>\n";
 
-static void card(struct sb *b, const char *cls, const char *key, const char *value,
+static void card(struct buf *b, const char *cls, const char *key, const char *value,
                  const char *sub)
 {
-    sb_printf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
+    buf_printf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
     sb_text(b, key);
-    sb_puts(b, "</div><div class=\"v\">");
+    buf_puts(b, "</div><div class=\"v\">");
     sb_text(b, value);
-    sb_puts(b, "</div><div class=\"s\">");
+    buf_puts(b, "</div><div class=\"s\">");
     sb_text(b, sub);
-    sb_puts(b, "</div></div>\n");
+    buf_puts(b, "</div></div>\n");
 }
 
-static void row(struct sb *b, const char *key, const char *value)
+static void row(struct buf *b, const char *key, const char *value)
 {
-    sb_puts(b, "<tr><th>");
+    buf_puts(b, "<tr><th>");
     sb_text(b, key);
-    sb_puts(b, "</th><td>");
+    buf_puts(b, "</th><td>");
     sb_text(b, value);
-    sb_puts(b, "</td></tr>\n");
+    buf_puts(b, "</td></tr>\n");
 }
 
 static void bucket_add(struct bucket *bk, double v)
@@ -686,14 +629,14 @@ static int chart_data(const gt_snapshot *s, const struct row_source *rows, struc
 #define PROC2_COLOR "#e07b39"
 #define SYS2_COLOR "#c9a227"
 
-static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *d)
+static void charts(struct buf *b, const gt_snapshot *s, const struct chart_data *d)
 {
     if (d->n == 0) {
-        sb_printf(b, "<p>No rows: the run was shorter than one interval (%g s).</p>\n",
+        buf_printf(b, "<p>No rows: the run was shorter than one interval (%g s).</p>\n",
                   s->interval);
         return;
     }
-    sb_puts(b, "<div class=\"charts\">\n");
+    buf_puts(b, "<div class=\"charts\">\n");
     struct line cpu[] = {{"tracked processes", PROC_COLOR, L_PCPU},
                          {"whole system", SYS_COLOR, L_SCPU}};
     chart(b, "CPU usage", "cores", d, cpu, 2);
@@ -723,9 +666,9 @@ static void charts(struct sb *b, const gt_snapshot *s, const struct chart_data *
                              {"I/O", SYS2_COLOR, L_PSI_IO}};
         chart(b, "Pressure (whole system)", "% stalled", d, psi, 3);
     }
-    sb_puts(b, "</div>\n");
+    buf_puts(b, "</div>\n");
     if (s->server.gpu_count == 0)
-        sb_puts(b, "<p class=\"note\">No GPU was found on this machine: the GPU charts are left "
+        buf_puts(b, "<p class=\"note\">No GPU was found on this machine: the GPU charts are left "
                    "out.</p>\n");
 }
 
@@ -736,7 +679,7 @@ static void fmt_usd(double usd, char *out, size_t cap)
     snprintf(out, cap, "$%.*f", usd < 0.01 ? 6 : usd < 10 ? 4 : 2, usd);
 }
 
-static void server_recommendation(struct sb *b, const char *server_json, double duration,
+static void server_recommendation(struct buf *b, const char *server_json, double duration,
                                   const gt_report_extras *extras, const gt_cloud_info *cloud)
 {
     json_object *o = server_json ? json_tokener_parse(server_json) : NULL;
@@ -745,7 +688,7 @@ static void server_recommendation(struct sb *b, const char *server_json, double 
             json_object_put(o);
         return;
     }
-    sb_puts(b, "<h2>Cheapest matching cloud server (Spare Cores Keeper)</h2>\n<table>\n");
+    buf_puts(b, "<h2>Cheapest matching cloud server (Spare Cores Keeper)</h2>\n<table>\n");
     static const char *const keys[] = {"vendor_id", "api_reference", "display_name", "vcpus",
                                        "memory_amount", "gpu_count", "gpu_model",
                                        "min_price_ondemand"};
@@ -781,12 +724,12 @@ static void server_recommendation(struct sb *b, const char *server_json, double 
             row(b, "saving with the recommended server", v);
         }
     }
-    sb_puts(b, "</table>\n");
+    buf_puts(b, "</table>\n");
     json_object_put(o);
 }
 
 /* A statistics row: this run's mean and max, and the history's beside them. */
-static void stat_row(struct sb *b, const char *key, double mean, double max,
+static void stat_row(struct buf *b, const char *key, double mean, double max,
                      const gt_report_extras *h, double h_mean, double h_max)
 {
     char v[160];
@@ -866,72 +809,72 @@ static void shade_blocks(struct shading *sh, const struct subtrack_blocks *block
 #define MAX_BLOCK_ROWS 100
 
 /* The table of code blocks, the longest first. */
-static void blocks_table(struct sb *b, const gt_snapshot *s, const struct subtrack_blocks *blocks,
+static void blocks_table(struct buf *b, const gt_snapshot *s, const struct subtrack_blocks *blocks,
                          const struct block_rows *ranked, const char *path)
 {
-    sb_puts(b, "<h2>Code blocks</h2>\n<p class=\"note\">From the sub-tracking file ");
+    buf_puts(b, "<h2>Code blocks</h2>\n<p class=\"note\">From the sub-tracking file ");
     sb_text(b, path);
-    sb_puts(b, ": each block's calls (a start and a stop marked by the program), and what the "
+    buf_puts(b, ": each block's calls (a start and a stop marked by the program), and what the "
                "tracked processes used in the rows taken inside them. The blocks that took the "
                "most time are shaded on the charts above.</p>\n<table class=\"blocks\">\n"
                "<tr><th>code block</th><th>calls</th><th>time in calls</th><th>mean call</th>"
                "<th>share of the run</th><th>rows inside</th><th>mean CPU (cores)</th>"
                "<th>peak memory (PSS)</th>");
     if (s->server.gpu_count > 0)
-        sb_puts(b, "<th>peak GPU memory</th>");
-    sb_puts(b, "</tr>\n");
+        buf_puts(b, "<th>peak GPU memory</th>");
+    buf_puts(b, "</tr>\n");
     for (size_t r = 0; r < blocks->n && r < MAX_BLOCK_ROWS; r++) {
         const struct block_rows *br = &ranked[r];
         const struct subtrack_block *blk = &blocks->v[br->index];
         char v[64];
-        sb_puts(b, "<tr><td>");
+        buf_puts(b, "<tr><td>");
         if (r < MAX_SHADED)
-            sb_printf(b, "<i class=\"blk\" style=\"background:%s\"></i>", shade_colors[r]);
+            buf_printf(b, "<i class=\"blk\" style=\"background:%s\"></i>", shade_colors[r]);
         sb_text(b, blk->name);
-        sb_printf(b, "</td><td>%zu</td><td>", blk->ncalls);
+        buf_printf(b, "</td><td>%zu</td><td>", blk->ncalls);
         fmt_duration(br->total, v, sizeof v);
         sb_text(b, v);
-        sb_puts(b, "</td><td>");
+        buf_puts(b, "</td><td>");
         fmt_duration(blk->ncalls ? br->total / (double)blk->ncalls : 0, v, sizeof v);
         sb_text(b, v);
-        sb_printf(b, "</td><td>%.1f %%</td><td>%zu</td>",
+        buf_printf(b, "</td><td>%.1f %%</td><td>%zu</td>",
                   s->duration > 0 ? 100.0 * br->total / s->duration : 0.0, br->rows);
         if (br->rows) {
-            sb_printf(b, "<td>%.2f</td><td>", br->cpu_sum / (double)br->rows);
+            buf_printf(b, "<td>%.2f</td><td>", br->cpu_sum / (double)br->rows);
             fmt_bytes(br->mem_max * 1048576.0, v, sizeof v);
             sb_text(b, v);
-            sb_puts(b, "</td>");
+            buf_puts(b, "</td>");
             if (s->server.gpu_count > 0) {
                 fmt_bytes(br->vram_max * 1048576.0, v, sizeof v);
-                sb_puts(b, "<td>");
+                buf_puts(b, "<td>");
                 sb_text(b, v);
-                sb_puts(b, "</td>");
+                buf_puts(b, "</td>");
             }
         } else {
-            sb_printf(b, "<td>&ndash;</td><td>&ndash;</td>%s",
+            buf_printf(b, "<td>&ndash;</td><td>&ndash;</td>%s",
                       s->server.gpu_count > 0 ? "<td>&ndash;</td>" : "");
         }
-        sb_puts(b, "</tr>\n");
+        buf_puts(b, "</tr>\n");
     }
-    sb_puts(b, "</table>\n");
+    buf_puts(b, "</table>\n");
     if (blocks->n > MAX_BLOCK_ROWS)
-        sb_printf(b, "<p class=\"note\">%zu more blocks, shorter, are not listed "
+        buf_printf(b, "<p class=\"note\">%zu more blocks, shorter, are not listed "
                   "(<code>gpu-tracker sub-track analyze</code> gives every one).</p>\n",
                   blocks->n - MAX_BLOCK_ROWS);
     if (blocks->n == 0)
-        sb_puts(b, "<p class=\"note\">The sub-tracking file has no marks.</p>\n");
+        buf_puts(b, "<p class=\"note\">The sub-tracking file has no marks.</p>\n");
 }
 
 /* A merged job's own section: its tasks side by side, how evenly they
  * worked, the stragglers and the Slurm request; the rest of the report is
  * the first task's run. */
-static void job_section(struct sb *b, const gt_snapshot *s)
+static void job_section(struct buf *b, const gt_snapshot *s)
 {
     gt_job_summary *j = NULL;
     if (gt_job_summarize(s, &j) != GT_OK)
         return;
     char v[128], t[64];
-    sb_puts(b, "<h2>Job</h2>\n<div class=\"cards\">\n");
+    buf_puts(b, "<h2>Job</h2>\n<div class=\"cards\">\n");
     snprintf(v, sizeof v, "%zu on %d node%s", j->ntasks, j->nnodes, j->nnodes == 1 ? "" : "s");
     snprintf(t, sizeof t, "job %s", j->job.array_job_id[0] ? j->job.array_job_id : j->job.job_id);
     card(b, "", "Tasks", v, t);
@@ -946,53 +889,53 @@ static void job_section(struct sb *b, const gt_snapshot *s)
     snprintf(sub, sizeof sub, "late: stopped over %s after the median task; idle: under half "
              "its mean CPU", t);
     card(b, j->nlate || j->nidle ? "warn" : "", "Stragglers", v, sub);
-    sb_puts(b, "</div>\n<table class=\"tasks\">\n<tr><th>task</th><th>node</th><th>start</th>"
+    buf_puts(b, "</div>\n<table class=\"tasks\">\n<tr><th>task</th><th>node</th><th>start</th>"
                "<th>duration</th><th>exit</th><th>CPU mean / max</th><th>memory peak (PSS / "
                "RSS)</th><th>GPU mean</th><th>recommended</th><th></th></tr>\n");
     for (size_t i = 0; i < j->ntasks; i++) {
         const gt_task_summary *x = &j->tasks[i];
-        sb_puts(b, "<tr><td>");
+        buf_puts(b, "<tr><td>");
         sb_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
         if (x->job.array_task_id[0]) {
-            sb_puts(b, " (array ");
+            buf_puts(b, " (array ");
             sb_text(b, x->job.array_task_id);
-            sb_puts(b, ")");
+            buf_puts(b, ")");
         }
-        sb_puts(b, "</td><td>");
+        buf_puts(b, "</td><td>");
         sb_text(b, x->job.node[0] ? x->job.node : x->host);
         fmt_duration(x->start_time - j->start_time, v, sizeof v);
-        sb_printf(b, "</td><td>+%s</td>", v);
+        buf_printf(b, "</td><td>+%s</td>", v);
         fmt_duration(x->stop_time - x->start_time, v, sizeof v);
-        sb_printf(b, "<td>%s</td><td>", v);
+        buf_printf(b, "<td>%s</td><td>", v);
         if (x->exit_status >= 0)
-            sb_printf(b, "%d", x->exit_status);
+            buf_printf(b, "%d", x->exit_status);
         else
-            sb_puts(b, "?");
+            buf_puts(b, "?");
         char pss[32], rss[32];
         fmt_bytes(x->stats.memory_max * 1024, pss, sizeof pss);
         fmt_bytes(x->peak_rss_mib * 1048576.0, rss, sizeof rss);
-        sb_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td><td>%.2f</td>",
+        buf_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td><td>%.2f</td>",
                   x->stats.cpu_usage_mean, x->stats.cpu_usage_max, pss, rss,
                   x->stats.gpu_usage_mean);
-        sb_printf(b, "<td>%d CPU, %d MiB%s", x->rec.cpu, x->rec.memory_mib,
+        buf_printf(b, "<td>%d CPU, %d MiB%s", x->rec.cpu, x->rec.memory_mib,
                   x->rec.gpu ? ", " : "");
         if (x->rec.gpu)
-            sb_printf(b, "%d GPU", x->rec.gpu);
-        sb_printf(b, "</td><td>%s%s%s</td></tr>\n", x->late ? "<span class=\"badge bad\">late</span>" : "",
+            buf_printf(b, "%d GPU", x->rec.gpu);
+        buf_printf(b, "</td><td>%s%s%s</td></tr>\n", x->late ? "<span class=\"badge bad\">late</span>" : "",
                   x->late && x->idle ? " " : "",
                   x->idle ? "<span class=\"badge unk\">idle</span>" : "");
     }
-    sb_printf(b, "</table>\n<p class=\"note\">Ask Slurm next time for: <code>--ntasks=%zu "
+    buf_printf(b, "</table>\n<p class=\"note\">Ask Slurm next time for: <code>--ntasks=%zu "
                  "--cpus-per-task=%d --mem-per-cpu=%dM", j->ntasks, j->cpus_per_task,
               j->mem_per_cpu_mib);
     if (j->gpus_per_task)
-        sb_printf(b, " --gpus-per-task=%d", j->gpus_per_task);
-    sb_printf(b, "</code> (or per node: <code>--nodes=%d --ntasks-per-node=%d --mem=%dM</code>). "
+        buf_printf(b, " --gpus-per-task=%d", j->gpus_per_task);
+    buf_printf(b, "</code> (or per node: <code>--nodes=%d --ntasks-per-node=%d --mem=%dM</code>). "
                  "Each task as large as the largest one needs (its peak memory, PSS or RSS, "
                  "whichever is larger, + 20%%; its mean CPU); the rest of this report is task ",
               j->nnodes, j->max_tasks_per_node, j->mem_per_node_mib);
     sb_text(b, j->tasks[0].job.task_rank[0] ? j->tasks[0].job.task_rank : "?");
-    sb_puts(b, "'s run.</p>\n");
+    buf_puts(b, "'s run.</p>\n");
     gt_job_summary_free(j);
 }
 
@@ -1000,13 +943,13 @@ static void job_section(struct sb *b, const gt_snapshot *s)
  * the GPU peaks (or why the peaks are sampled only), why the clocks were
  * lowered, errors, the job's share of the GPUs' energy. Shown when the run
  * had GPU figures; older snapshots have none. */
-static void gpu_section(struct sb *b, const gt_snapshot *s)
+static void gpu_section(struct buf *b, const gt_snapshot *s)
 {
     const gt_gpu_run *g = &s->gpu_run;
     if (!g->struct_size || s->no_summary || !s->usage.measurement.gpu_available)
         return;
     char v[64], sub[400], m[32], d[32];
-    sb_puts(b, "<h2>GPUs: what the driver counted</h2>\n<div class=\"cards\">\n");
+    buf_puts(b, "<h2>GPUs: what the driver counted</h2>\n<div class=\"cards\">\n");
     if (g->accounting_available) {
         snprintf(v, sizeof v, "%d process%s", g->accounting_processes,
                  g->accounting_processes == 1 ? "" : "es");
@@ -1061,32 +1004,32 @@ static void gpu_section(struct sb *b, const gt_snapshot *s)
                  s->usage.gpu_details.energy_joules);
         card(b, "", "GPU energy (job)", v, sub);
     }
-    sb_puts(b, "</div>\n");
+    buf_puts(b, "</div>\n");
 }
 
 /* Why it was slow, or killed: the job's cgroup figures (gt_cgroup_usage)
  * as cards, and its pressure stalls as bars. Older snapshots have none. */
-static void slow_section(struct sb *b, const gt_snapshot *s)
+static void slow_section(struct buf *b, const gt_snapshot *s)
 {
     const gt_cgroup_usage *c = &s->cgroup;
     if (!c->struct_size)
         return;
-    sb_puts(b, "<h2>Why it was slow</h2>\n");
+    buf_puts(b, "<h2>Why it was slow</h2>\n");
     if (!c->available) {
-        sb_puts(b, "<p class=\"note\">No figures of the job's cgroup: ");
+        buf_puts(b, "<p class=\"note\">No figures of the job's cgroup: ");
         sb_text(b, c->created_reason[0] ? c->created_reason : c->reason);
-        sb_puts(b, ". Run it with <code>--cgroup</code>, or in a cgroup of its own (a Slurm "
+        buf_puts(b, ". Run it with <code>--cgroup</code>, or in a cgroup of its own (a Slurm "
                    "step, a container), to see its memory high-water mark, OOM kills, CPU "
                    "throttling and pressure stalls.</p>\n");
         return;
     }
     char v[64], sub[256], t[64];
     if (c->incomplete) {
-        sb_puts(b, "<p class=\"note\">These figures undercount the job: ");
+        buf_puts(b, "<p class=\"note\">These figures undercount the job: ");
         sb_text(b, c->incomplete_reason);
-        sb_puts(b, ".</p>\n");
+        buf_puts(b, ".</p>\n");
     }
-    sb_puts(b, "<div class=\"cards\">\n");
+    buf_puts(b, "<div class=\"cards\">\n");
     if (c->memory_available) {
         fmt_bytes(c->memory_peak, v, sizeof v);
         int near = c->memory_limit > 0 && c->memory_peak >= 0.9 * c->memory_limit;
@@ -1141,11 +1084,11 @@ static void slow_section(struct sb *b, const gt_snapshot *s)
                  "waited-for resource (pressure stall information)", what);
         card(b, worst > 0.1 ? "warn" : "", "Stalled", v, sub);
     }
-    sb_puts(b, "</div>\n");
+    buf_puts(b, "</div>\n");
     if (!c->pressure_available) {
-        sb_puts(b, "<p class=\"note\">No pressure figures: ");
+        buf_puts(b, "<p class=\"note\">No pressure figures: ");
         sb_text(b, c->pressure_reason);
-        sb_puts(b, ".</p>\n");
+        buf_puts(b, ".</p>\n");
         return;
     }
     /* The pressure chart: for each resource, the share of the run in which
@@ -1153,24 +1096,24 @@ static void slow_section(struct sb *b, const gt_snapshot *s)
     static const char *const names[3] = {"CPU", "Memory", "I/O"};
     double some[3] = {c->cpu_some, c->memory_some, c->io_some};
     double full[3] = {c->cpu_full, c->memory_full, c->io_full};
-    sb_puts(b, "<figure class=\"chart pressure\"><figcaption>Pressure stalls: share of the run "
+    buf_puts(b, "<figure class=\"chart pressure\"><figcaption>Pressure stalls: share of the run "
                "the job's tasks waited</figcaption>\n<svg role=\"img\" aria-label=\"Pressure\" "
                "viewBox=\"0 0 640 130\">\n");
     for (int i = 0; i < 3; i++) {
         double y = 10 + 38.0 * i;
-        sb_printf(b, "<text class=\"label\" x=\"0\" y=\"%.0f\">%s</text>", y + 18, names[i]);
-        sb_printf(b, "<rect class=\"grid\" x=\"80\" y=\"%.0f\" width=\"460\" height=\"26\" "
+        buf_printf(b, "<text class=\"label\" x=\"0\" y=\"%.0f\">%s</text>", y + 18, names[i]);
+        buf_printf(b, "<rect class=\"grid\" x=\"80\" y=\"%.0f\" width=\"460\" height=\"26\" "
                      "fill=\"none\"/>", y);
-        sb_printf(b, "<rect class=\"some\" x=\"80\" y=\"%.0f\" width=\"%.1f\" height=\"26\" "
+        buf_printf(b, "<rect class=\"some\" x=\"80\" y=\"%.0f\" width=\"%.1f\" height=\"26\" "
                      "fill=\"#9dbbf0\"><title>%s: some %.1f%%</title></rect>",
                   y, 460 * some[i], names[i], 100 * some[i]);
-        sb_printf(b, "<rect class=\"full\" x=\"80\" y=\"%.0f\" width=\"%.1f\" height=\"26\" "
+        buf_printf(b, "<rect class=\"full\" x=\"80\" y=\"%.0f\" width=\"%.1f\" height=\"26\" "
                      "fill=\"#2f6fde\"><title>%s: full %.1f%%</title></rect>",
                   y, 460 * full[i], names[i], 100 * full[i]);
-        sb_printf(b, "<text class=\"tick\" x=\"548\" y=\"%.0f\">%.1f%% / %.1f%%</text>\n",
+        buf_printf(b, "<text class=\"tick\" x=\"548\" y=\"%.0f\">%.1f%% / %.1f%%</text>\n",
                   y + 18, 100 * some[i], 100 * full[i]);
     }
-    sb_puts(b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#9dbbf0\"></i>some "
+    buf_puts(b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#9dbbf0\"></i>some "
                "tasks waited</span><span><i style=\"background:#2f6fde\"></i>all waited "
                "(full)</span></div></figure>\n");
 }
@@ -1212,7 +1155,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         }
         qsort(ranked, blocks.n, sizeof *ranked, by_total_time);
     }
-    struct sb b = {0};
+    struct buf b;
+    buf_init(&b, 65536);
     gt_stats st;
     int have_stats = stats_of_rows(rows, s->series.interval, &st) == GT_OK;
     gt_clear_error();
@@ -1234,34 +1178,34 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     fmt_time(s->stop_time, t1, sizeof t1);
     fmt_duration(s->duration, dur, sizeof dur);
 
-    sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    buf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>");
-    sb_puts(&b, "gpu-tracker report: ");
+    buf_puts(&b, "gpu-tracker report: ");
     sb_text(&b, s->command && s->command[0] ? s->command : "tracked run");
-    sb_puts(&b, "</title>\n");
-    sb_puts(&b, style);
-    sb_puts(&b, "</head><body>\n<header><h1>Resource usage report</h1>\n<div class=\"cmd\">");
+    buf_puts(&b, "</title>\n");
+    buf_puts(&b, style);
+    buf_puts(&b, "</head><body>\n<header><h1>Resource usage report</h1>\n<div class=\"cmd\">");
     sb_text(&b, s->command && s->command[0] ? s->command : "(a program tracking itself)");
-    sb_puts(&b, "</div>\n<div class=\"meta\"><span>host ");
+    buf_puts(&b, "</div>\n<div class=\"meta\"><span>host ");
     sb_text(&b, s->host[0] ? s->host : "unknown");
-    sb_printf(&b, "</span><span>PID %d</span><span>", s->pid);
+    buf_printf(&b, "</span><span>PID %d</span><span>", s->pid);
     sb_text(&b, t0);
-    sb_puts(&b, " &rarr; ");
+    buf_puts(&b, " &rarr; ");
     sb_text(&b, t1);
-    sb_puts(&b, "</span><span>");
+    buf_puts(&b, "</span><span>");
     sb_text(&b, dur);
-    sb_puts(&b, "</span><span>");
+    buf_puts(&b, "</span><span>");
     if (s->exit_status == 0)
-        sb_puts(&b, "<span class=\"badge ok\">exit 0</span>");
+        buf_puts(&b, "<span class=\"badge ok\">exit 0</span>");
     else if (s->exit_status > 0)
-        sb_printf(&b, "<span class=\"badge bad\">exit %d</span>", s->exit_status);
+        buf_printf(&b, "<span class=\"badge bad\">exit %d</span>", s->exit_status);
     else
-        sb_puts(&b, "<span class=\"badge unk\">exit status unknown</span>");
-    sb_puts(&b, "</span></div></header>\n<main>\n");
+        buf_puts(&b, "<span class=\"badge unk\">exit status unknown</span>");
+    buf_puts(&b, "</span></div></header>\n<main>\n");
 
     if (s->nother_tasks)
         job_section(&b, s);
-    sb_puts(&b, "<h2>Summary</h2>\n<div class=\"cards\">\n");
+    buf_puts(&b, "<h2>Summary</h2>\n<div class=\"cards\">\n");
     const gt_resource_usage *u = &s->usage;
     if (have_stats) {
         snprintf(v, sizeof v, "%.2f cores", st.cpu_usage_mean);
@@ -1313,11 +1257,11 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
                      "; memory from the job's cgroup peak + 20%%");
         card(&b, "rec", "Recommended", v, sub);
     }
-    sb_puts(&b, "</div>\n");
+    buf_puts(&b, "</div>\n");
     slow_section(&b, s);
     gpu_section(&b, s);
 
-    sb_puts(&b, "<h2>Over time</h2>\n");
+    buf_puts(&b, "<h2>Over time</h2>\n");
     struct chart_data *d = malloc(sizeof *d); /* a few hundred kilobytes: not the stack */
     struct shading *shade = stf ? malloc(sizeof *shade) : NULL;
     if (d && chart_data(s, rows, d) == 0 && (!stf || shade)) {
@@ -1327,7 +1271,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         }
         charts(&b, s, d);
     } else {
-        b.failed = 1;
+        b.failed = ENOMEM;
     }
     free(d);
     free(shade);
@@ -1337,14 +1281,14 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     free(ranked);
 
     if (have_stats) {
-        sb_puts(&b, "<h2>Statistics</h2>\n");
+        buf_puts(&b, "<h2>Statistics</h2>\n");
         const gt_report_extras *h = extras && extras->history_runs ? extras : NULL;
         const gt_stats *hs = h ? &h->history : &st;
         if (h)
-            sb_printf(&b, "<p class=\"note\">History: %zu earlier run%s of this job, beside "
+            buf_printf(&b, "<p class=\"note\">History: %zu earlier run%s of this job, beside "
                       "each figure (the mean of their means, the largest of their maxima).</p>\n",
                       h->history_runs, h->history_runs == 1 ? "" : "s");
-        sb_puts(&b, "<table>\n");
+        buf_puts(&b, "<table>\n");
         snprintf(v, sizeof v, "%ld", st.samples);
         row(&b, "rows", v);
         stat_row(&b, "CPU usage (cores)", st.cpu_usage_mean, st.cpu_usage_max, h,
@@ -1361,11 +1305,12 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
 
         snprintf(v, sizeof v, "%.2f GiB", st.disk_space_used_max_gb);
         if (s->filesystems && s->filesystems[0]) {
-            struct sb key = {0};
-            sb_puts(&key, "disk space used on the machine (max; not the job's own), on ");
-            sb_puts(&key, s->filesystems);
-            row(&b, key.failed || !key.s ? "disk space used on the machine (max)" : key.s, v);
-            free(key.s);
+            struct buf key;
+            buf_init(&key, 0);
+            buf_puts(&key, "disk space used on the machine (max; not the job's own), on ");
+            buf_puts(&key, s->filesystems);
+            row(&b, key.failed || !key.data ? "disk space used on the machine (max)" : key.data, v);
+            buf_free(&key);
         } else {
             row(&b, "disk space used on the machine (max; every local filesystem, not the job's "
                     "own: docs/series.md, \"Filesystems\")", v);
@@ -1379,7 +1324,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         else
             snprintf(v, sizeof v, "%.3f s", st.duration);
         row(&b, "duration (rows)", v);
-        sb_puts(&b, "</table>\n<h2>Recommended resources</h2>\n<table>\n");
+        buf_puts(&b, "</table>\n<h2>Recommended resources</h2>\n<table>\n");
         snprintf(v, sizeof v, "%d", rec.cpu);
         row(&b, "vCPUs (mean CPU usage, rounded, at least 1)", v);
         snprintf(v, sizeof v, "%d MiB", rec.memory_mib);
@@ -1388,12 +1333,12 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         row(&b, "GPUs (peak GPU usage, rounded)", v);
         snprintf(v, sizeof v, "%d MiB", rec.vram_mib);
         row(&b, "GPU memory (peak + 20 %, rounded up)", v);
-        sb_puts(&b, "</table>\n");
+        buf_puts(&b, "</table>\n");
     }
     server_recommendation(&b, server_json, s->duration, extras, &s->cloud);
 
     const gt_server_info *si = &s->server;
-    sb_puts(&b, "<h2>Server</h2>\n<table>\n");
+    buf_puts(&b, "<h2>Server</h2>\n<table>\n");
     row(&b, "hostname", si->hostname);
     row(&b, "operating system", si->os);
     row(&b, "kernel", si->kernel);
@@ -1420,24 +1365,22 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         row(&b, "instance type", s->cloud.instance_type);
         row(&b, "region", s->cloud.region);
     }
-    sb_puts(&b, "</table>\n");
+    buf_puts(&b, "</table>\n");
 
     char *summary = gt_usage_to_text(u);
-    sb_puts(&b, "<h2>gpu_tracker summary</h2>\n<pre>");
+    buf_puts(&b, "<h2>gpu_tracker summary</h2>\n<pre>");
     sb_text(&b, summary ? summary : "");
     free(summary);
-    sb_puts(&b, "</pre>\n");
-    sb_puts(&b, hover_script);
-    sb_puts(&b, "<footer>Generated by gpu-tracker ");
+    buf_puts(&b, "</pre>\n");
+    buf_puts(&b, hover_script);
+    buf_puts(&b, "<footer>Generated by gpu-tracker ");
     sb_text(&b, s->tracker_version);
-    sb_puts(&b, ". Every figure is defined in gpu-tracker's docs/series.md and docs/snapshot.md."
+    buf_puts(&b, ". Every figure is defined in gpu-tracker's docs/series.md and docs/snapshot.md."
                 "</footer>\n</main></body></html>\n");
-    if (b.failed) {
-        free(b.s);
+    char *html = buf_take(&b);
+    if (!html)
         *status = gt_fail(GT_ERR_NO_MEMORY, "out of memory, or the rows could not be read");
-        return NULL;
-    }
-    return b.s;
+    return html;
 }
 
 char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,

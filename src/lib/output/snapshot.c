@@ -151,7 +151,7 @@ static size_t format_value(const struct series_column *c, const void *row, char 
 
 /* A series, column by column: {"name":[v,v,...],...}. Each column is a pass
  * over the rows, a batch at a time. */
-static void put_series(struct sink *k, const struct row_source *rows, gt_series_kind kind)
+static void put_series(struct json_stream *k, const struct row_source *rows, gt_series_kind kind)
 {
     const struct series_columns *cols = series_columns(kind);
     size_t n = rows->count[kind];
@@ -188,7 +188,7 @@ static void put_series(struct sink *k, const struct row_source *rows, gt_series_
 }
 
 /* The whole document into k, in format f. */
-static void put_snapshot(struct sink *k, const gt_snapshot *s, const struct row_source *rows,
+static void put_snapshot(struct json_stream *k, const gt_snapshot *s, const struct row_source *rows,
                          gt_snapshot_format f)
 {
     if (f != GT_SNAPSHOT_GPU_TRACKER) {
@@ -241,7 +241,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
         output_target_close(&t);
         return st;
     }
-    struct sink *k = calloc(1, sizeof *k);
+    struct json_stream *k = calloc(1, sizeof *k);
     if (!k || deflateInit2(&k->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(k);
         output_stream_abort(&stream);
@@ -290,17 +290,18 @@ char *gt_snapshot_to_json_as(const gt_snapshot *s, gt_snapshot_format format)
     if (format != GT_SNAPSHOT_GPU_TRACKER && format != GT_SNAPSHOT_RESOURCE_TRACKER &&
         format != GT_SNAPSHOT_RESOURCE_TRACKER_05)
         return NULL;
-    struct sink k;
+    struct json_stream k;
     memset(&k, 0, sizeof k);
+    buf_init(&k.text, 65536);
     k.put = put_memory;
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
     put_snapshot(&k, s, &rows, format);
     if (k.failed) {
-        free(k.text);
+        buf_free(&k.text);
         return NULL;
     }
-    return k.text;
+    return buf_take(&k.text);
 }
 
 /* ---- reading ---------------------------------------------------------------- */

@@ -424,7 +424,7 @@ static size_t format_value(const struct series_column *c, const void *row, doubl
 }
 
 /* A series as a list of row objects, a batch of rows at a time. */
-static void put_rows(struct sink *k, const struct row_source *rows, gt_series_kind kind, int v05)
+static void put_rows(struct json_stream *k, const struct row_source *rows, gt_series_kind kind, int v05)
 {
     const struct series_columns *cols = series_columns(kind);
     size_t n = rows->count[kind];
@@ -462,7 +462,7 @@ static void put_rows(struct sink *k, const struct row_source *rows, gt_series_ki
     free(batch);
 }
 
-void snapshot_rt_put(struct sink *k, const gt_snapshot *s, const struct row_source *rows,
+void snapshot_rt_put(struct json_stream *k, const gt_snapshot *s, const struct row_source *rows,
                      gt_snapshot_format shape)
 {
     int v05 = shape == GT_SNAPSHOT_RESOURCE_TRACKER_05;

@@ -32,7 +32,7 @@ void snapshot_rt_read(struct json_reader *r, const char *text, struct json_span 
 
 /* Writes s with the rows of rows as a resource_tracker snapshot of the
  * given shape (GT_SNAPSHOT_RESOURCE_TRACKER: 0.4, _05: 0.5) into k. */
-void snapshot_rt_put(struct sink *k, const gt_snapshot *s, const struct row_source *rows,
+void snapshot_rt_put(struct json_stream *k, const gt_snapshot *s, const struct row_source *rows,
                      gt_snapshot_format shape);
 
 #endif

@@ -219,16 +219,10 @@ void server_info_collect(gt_server_info *si, const char *proc_root, const char *
     gethostname(si->hostname, sizeof si->hostname - 1);
     char path[4096];
     snprintf(path, sizeof path, "%s/cpuinfo", proc_root);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        /* cpuinfo of a big machine is long; the first processor will do */
-        ssize_t n = read(fd, buf, (1 << 16) - 1);
-        close(fd);
-        if (n > 0) {
-            buf[n] = '\0';
-            server_parse_cpu_model(buf, si->cpu_model, sizeof si->cpu_model);
-        }
-    }
+    /* cpuinfo of a big machine is long; the first processor will do */
+    size_t got;
+    if (file_read_prefix(path, buf, 1 << 16, &got) == 0 && got > 0)
+        server_parse_cpu_model(buf, si->cpu_model, sizeof si->cpu_model);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     si->vcpus = online > 0 ? (int)online : 0;
     /* What --nec defaults to, the same figure. */

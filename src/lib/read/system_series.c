@@ -354,29 +354,15 @@ char *system_series_filesystems(const char *proc_root, size_t cap)
     memset(&s, 0, sizeof s);
     int fd = names && c ? file_open_in(proc_root, "self/mountinfo", 0) : -1;
     char *text = NULL;
-    size_t len = 0;
+    size_t len = 0, capt = 0;
     if (fd >= 0) {
-        FILE *f = fdopen(fd, "r");
-        if (f) {
-            /* The whole table, however long (a container host's can be
-             * thousands of lines). */
-            size_t capt = 0;
-            char chunk[8192];
-            size_t got;
-            while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-                char *t = realloc(text, capt + got + 1);
-                if (!t)
-                    break;
-                text = t;
-                memcpy(text + capt, chunk, got);
-                capt += got;
-                text[capt] = '\0';
-            }
-            len = capt;
-            fclose(f);
-        } else {
-            close(fd);
+        /* The whole table, however long (a container host's can be
+         * thousands of lines; 64 MiB is far past any). */
+        if (file_pread_grow(fd, &text, &capt, 64u << 20, &len) < 0) {
+            free(text);
+            text = NULL;
         }
+        close(fd);
     }
     if (names && c && text) {
         c->s = &s;

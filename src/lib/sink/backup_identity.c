@@ -17,6 +17,7 @@
 
 #include "util/file_io.h"
 #include "util/json_write.h"
+#include "util/file_read.h"
 #include "util/parse/proc_parse.h"
 
 /* The start time (ticks after boot) of process pid on this machine; 0 when
@@ -25,14 +26,11 @@
 static unsigned long long start_ticks(pid_t pid)
 {
     char path[64], buf[1024];
+    size_t n;
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
     struct proc_stat st;
-    if (n <= 0 || proc_parse_stat(buf, (size_t)n, &st) < 0 || st.state == 'Z' || st.state == 'X')
+    if (file_read_at(AT_FDCWD, path, buf, sizeof buf, &n) < 0 || n == 0 ||
+        proc_parse_stat(buf, n, &st) < 0 || st.state == 'Z' || st.state == 'X')
         return 0;
     return st.starttime;
 }

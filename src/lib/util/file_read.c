@@ -35,8 +35,11 @@ GT_HOT int file_read_fd(int fd, int positional, char *buf, size_t cap, size_t *l
         }
         if (r == 0)
             break;
+        size_t asked = cap - 1 - n;
         n += (size_t)r;
-        if (r < PROCFS_SHORT_READ)
+        /* Short of what was asked (not merely of a small buffer) and of a
+         * page: the end. A read that filled the buffer may have more. */
+        if ((size_t)r < asked && r < PROCFS_SHORT_READ)
             break;
     }
     buf[n] = '\0';
@@ -51,6 +54,16 @@ int file_pread(int fd, char *buf, size_t cap, size_t *len)
 
 GT_HOT int file_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len)
 {
+    if (!*buf || *cap == 0) {
+        size_t first = max < 4096 ? max : 4096;
+        char *nb = realloc(*buf, first ? first : 1);
+        if (!nb) {
+            errno = ENOMEM;
+            return -1;
+        }
+        *buf = nb;
+        *cap = first ? first : 1;
+    }
     for (;;) {
         if (file_pread(fd, *buf, *cap, len) == 0)
             return 0;
@@ -85,3 +98,30 @@ int file_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len
     return rc;
 }
 
+
+int file_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t n = 0;
+    while (n + 1 < cap) {
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r < 0) {
+                int e = errno;
+                close(fd);
+                errno = e;
+                return -1;
+            }
+            break;
+        }
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *len = n;
+    return 0;
+}

@@ -21,9 +21,15 @@ int file_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len
 /* Reads a kept-open file from offset 0 (procfs and sysfs regenerate it). */
 int file_pread(int fd, char *buf, size_t cap, size_t *len);
 
-/* file_pread into a malloc'd *buf, doubling *cap (up to max bytes) while
- * the file does not fit. -1 with errno (EFBIG past max, ENOMEM). */
+/* file_pread into a malloc'd *buf (NULL with *cap 0: allocated here),
+ * doubling *cap (up to max bytes) while the file does not fit. -1 with
+ * errno (EFBIG past max, ENOMEM). */
 int file_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len);
+
+/* The first cap - 1 bytes of the file path at most (all of a shorter one),
+ * NUL-terminated, *len set: for a file whose beginning is all that is
+ * wanted (the first processor of a long /proc/cpuinfo). -1 with errno. */
+int file_read_prefix(const char *path, char *buf, size_t cap, size_t *len);
 
 /* Opens <root>/<name> read-only, close-on-exec, with extra flags
  * (O_DIRECTORY); -1 with errno. */

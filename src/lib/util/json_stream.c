@@ -6,18 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-void stream_put(struct sink *k, const void *data, size_t len)
+void stream_put(struct json_stream *k, const void *data, size_t len)
 {
     if (!k->failed && len && k->put(k, data, len) < 0 && !k->failed)
         k->failed = errno ? errno : EIO;
 }
 
-void stream_puts(struct sink *k, const char *s)
+void stream_puts(struct json_stream *k, const char *s)
 {
     stream_put(k, s, strlen(s));
 }
 
-int put_gzip(struct sink *k, const void *data, size_t len)
+int put_gzip(struct json_stream *k, const void *data, size_t len)
 {
     k->z.next_in = (Bytef *)data;
     k->z.avail_in = (uInt)len;
@@ -35,7 +35,7 @@ int put_gzip(struct sink *k, const void *data, size_t len)
 }
 
 /* Ends the gzip stream. */
-int finish_gzip(struct sink *k)
+int finish_gzip(struct json_stream *k)
 {
     int rc;
     do {
@@ -49,28 +49,18 @@ int finish_gzip(struct sink *k)
     return 0;
 }
 
-int put_memory(struct sink *k, const void *data, size_t len)
+int put_memory(struct json_stream *k, const void *data, size_t len)
 {
-    if (k->len + len + 1 > k->cap) {
-        size_t cap = k->cap ? k->cap : 65536;
-        while (cap < k->len + len + 1)
-            cap *= 2;
-        char *more = realloc(k->text, cap);
-        if (!more) {
-            errno = ENOMEM;
-            return -1;
-        }
-        k->text = more;
-        k->cap = cap;
+    buf_add(&k->text, data, len);
+    if (k->text.failed) {
+        errno = ENOMEM;
+        return -1;
     }
-    memcpy(k->text + k->len, data, len);
-    k->len += len;
-    k->text[k->len] = '\0';
     return 0;
 }
 
 /* A json-c object as compact text, then freed. */
-void stream_put_object(struct sink *k, json_object *o)
+void stream_put_object(struct json_stream *k, json_object *o)
 {
     const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
                                                               JSON_C_TO_STRING_NOSLASHESCAPE)

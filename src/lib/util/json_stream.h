@@ -9,31 +9,32 @@
 #include <stddef.h>
 #include <zlib.h>
 
+#include "util/buf.h"
 #include "util/file_io.h"
 
-/* Where the text goes: zlib into a file, or a string in memory. */
-struct sink {
+/* Where the text goes: zlib into a file, or a string in memory. (Not a
+ * sink of sink/: those take a run's rows while it is sampled.) */
+struct json_stream {
     int failed;    /* errno of the first failure, 0 while all is well */
-    int (*put)(struct sink *k, const void *data, size_t len);
+    int (*put)(struct json_stream *k, const void *data, size_t len);
     /* the file */
     struct output_stream *stream;
     z_stream z;
     unsigned char zbuf[65536];
     /* the string */
-    char *text;
-    size_t len, cap;
+    struct buf text;
 };
 
 /* Appends len bytes (nothing after a failure). */
-void stream_put(struct sink *k, const void *data, size_t len);
-void stream_puts(struct sink *k, const char *s);
+void stream_put(struct json_stream *k, const void *data, size_t len);
+void stream_puts(struct json_stream *k, const char *s);
 /* A json-c object as compact text (NULL: null), then freed. */
-void stream_put_object(struct sink *k, json_object *o);
+void stream_put_object(struct json_stream *k, json_object *o);
 
-/* The two kinds of sink's put: deflate into k->stream, or grow k->text. */
-int put_gzip(struct sink *k, const void *data, size_t len);
-int put_memory(struct sink *k, const void *data, size_t len);
+/* The two kinds of stream's put: deflate into k->stream, or grow k->text. */
+int put_gzip(struct json_stream *k, const void *data, size_t len);
+int put_memory(struct json_stream *k, const void *data, size_t len);
 /* Ends the gzip stream: 0, or -1 with errno. */
-int finish_gzip(struct sink *k);
+int finish_gzip(struct json_stream *k);
 
 #endif

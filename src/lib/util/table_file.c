@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/buf.h"
 #include "util/file_io.h"
 #include "util/hot_path.h"
 #include "util/pyfloat.h"
@@ -34,69 +35,26 @@ int table_file_name_ok(const char *path)
 
 /* ---- CSV ------------------------------------------------------------------ */
 
-/* A growable line; a row that does not fit in the stack buffer (a very
- * long code block name) is built on the heap. */
-struct line {
-    char stack[1024];
-    char *p;
-    size_t len, cap;
-    int failed;
-};
-
-static void line_init(struct line *l)
-{
-    l->p = l->stack;
-    l->len = 0;
-    l->cap = sizeof l->stack;
-    l->failed = 0;
-}
-
-static void line_put(struct line *l, const char *s, size_t n)
-{
-    if (l->failed)
-        return;
-    if (l->len + n > l->cap) {
-        size_t cap = (l->len + n) * 2;
-        char *p = l->p == l->stack ? malloc(cap) : realloc(l->p, cap);
-        if (!p) {
-            l->failed = 1;
-            return;
-        }
-        if (l->p == l->stack)
-            memcpy(p, l->stack, l->len);
-        l->p = p;
-        l->cap = cap;
-    }
-    memcpy(l->p + l->len, s, n);
-    l->len += n;
-}
-
-static void line_free(struct line *l)
-{
-    if (l->p != l->stack)
-        free(l->p);
-}
-
 /* A text field as Python's csv module writes it (QUOTE_MINIMAL): in double
  * quotes, its quotes doubled, when it holds a comma, a quote or a line
  * break. */
-static void put_text(struct line *l, const char *s)
+static void put_text(struct buf *l, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        line_put(l, s, strlen(s));
+        buf_add(l, s, strlen(s));
         return;
     }
-    line_put(l, "\"", 1);
+    buf_add(l, "\"", 1);
     for (const char *q = s; *q; q++) {
         if (*q == '"')
-            line_put(l, "\"\"", 2);
+            buf_add(l, "\"\"", 2);
         else
-            line_put(l, q, 1);
+            buf_add(l, q, 1);
     }
-    line_put(l, "\"", 1);
+    buf_add(l, "\"", 1);
 }
 
-static void put_value(struct line *l, const struct table_value *v)
+static void put_value(struct buf *l, const struct table_value *v)
 {
     char num[40];
     switch (v->type) {
@@ -110,24 +68,25 @@ static void put_value(struct line *l, const struct table_value *v)
         pyfloat_repr(v->num, num, sizeof num);
         break;
     }
-    line_put(l, num, strlen(num));
+    buf_add(l, num, strlen(num));
 }
 
 static int csv_line(struct table_file *f, const char *const *names,
                     const struct table_value *values, int n)
 {
-    struct line l;
-    line_init(&l);
+    char block[1024]; /* a longer row (a long code block name) grows on the heap */
+    struct buf l;
+    buf_init_in(&l, block, sizeof block);
     for (int i = 0; i < n; i++) {
         if (i)
-            line_put(&l, ",", 1);
+            buf_add(&l, ",", 1);
         if (names)
             put_text(&l, names[i]);
         else
             put_value(&l, &values[i]);
     }
-    line_put(&l, "\r\n", 2);
-    int rc = l.failed ? (errno = ENOMEM, -1) : fd_write_all(f->fd, l.p, l.len);
+    buf_add(&l, "\r\n", 2);
+    int rc = l.failed ? (errno = ENOMEM, -1) : fd_write_all(f->fd, l.data, l.len);
     if (rc == 0) {
         f->whole += (long long)l.len;
     } else if (!l.failed) {
@@ -138,7 +97,7 @@ static int csv_line(struct table_file *f, const char *const *names,
             lseek(f->fd, (off_t)f->whole, SEEK_SET);
         errno = e;
     }
-    line_free(&l);
+    buf_free(&l);
     return rc;
 }
 
@@ -154,34 +113,35 @@ static int sql_create(struct table_file *f, const char *name, const char *const 
                       const struct table_value *types, int n)
 {
     static const char *const type_names[] = {"FLOAT", "INTEGER", "VARCHAR"};
-    struct line l;
-    line_init(&l);
-    line_put(&l, "CREATE TABLE ", 13);
-    line_put(&l, name, strlen(name));
-    line_put(&l, " (", 2);
+    char block[1024]; /* a longer row (a long code block name) grows on the heap */
+    struct buf l;
+    buf_init_in(&l, block, sizeof block);
+    buf_add(&l, "CREATE TABLE ", 13);
+    buf_add(&l, name, strlen(name));
+    buf_add(&l, " (", 2);
     for (int i = 0; i < n; i++) {
         if (i)
-            line_put(&l, ", ", 2);
-        line_put(&l, columns[i], strlen(columns[i]));
-        line_put(&l, " ", 1);
-        line_put(&l, type_names[types[i].type], strlen(type_names[types[i].type]));
+            buf_add(&l, ", ", 2);
+        buf_add(&l, columns[i], strlen(columns[i]));
+        buf_add(&l, " ", 1);
+        buf_add(&l, type_names[types[i].type], strlen(type_names[types[i].type]));
     }
-    line_put(&l, ")", 2); /* with its NUL */
-    int ok = !l.failed && sqlite3_exec(f->db, l.p, NULL, NULL, NULL) == SQLITE_OK;
-    line_free(&l);
+    buf_add(&l, ")", 1);
+    int ok = !l.failed && sqlite3_exec(f->db, l.data, NULL, NULL, NULL) == SQLITE_OK;
+    buf_free(&l);
     if (!ok)
         return sql_fail();
-    line_init(&l);
-    line_put(&l, "INSERT INTO ", 12);
-    line_put(&l, name, strlen(name));
-    line_put(&l, " VALUES (", 9);
+    buf_init_in(&l, block, sizeof block);
+    buf_add(&l, "INSERT INTO ", 12);
+    buf_add(&l, name, strlen(name));
+    buf_add(&l, " VALUES (", 9);
     for (int i = 0; i < n; i++)
-        line_put(&l, i ? ",?" : "?", i ? 2 : 1);
-    line_put(&l, ")", 2);
+        buf_add(&l, i ? ",?" : "?", i ? 2 : 1);
+    buf_add(&l, ")", 1);
     sqlite3_finalize(f->insert);
     f->insert = NULL;
-    ok = !l.failed && sqlite3_prepare_v2(f->db, l.p, -1, &f->insert, NULL) == SQLITE_OK;
-    line_free(&l);
+    ok = !l.failed && sqlite3_prepare_v2(f->db, l.data, -1, &f->insert, NULL) == SQLITE_OK;
+    buf_free(&l);
     return ok ? 0 : sql_fail();
 }
 

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "util/table_read.h"
 
+#include "util/buf.h"
+
 #include <csv.h>
 #include <fcntl.h>
 #include <math.h>
@@ -69,8 +71,7 @@ struct csv_state {
     table_record_fn fn;
     void *ctx;
     const char *path, *what;
-    char *text;           /* the record's fields, each NUL-terminated */
-    size_t len, cap;
+    struct buf text;      /* the record's fields, each NUL-terminated */
     size_t *offsets;      /* where each field starts in text */
     int *missing;
     size_t nfields;
@@ -107,25 +108,14 @@ static void csv_field(void *field, size_t len, void *data)
         s->failed = GT_ERR_PARSE;
         return;
     }
-    if (s->len + len + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->len + len + 1)
-            cap *= 2;
-        char *t = realloc(s->text, cap);
-        if (!t) {
-            s->failed = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", s->what,
-                                s->path);
-            return;
-        }
-        s->text = t;
-        s->cap = cap;
-    }
-    s->offsets[s->nfields] = s->len;
+    s->offsets[s->nfields] = s->text.len;
     s->missing[s->nfields] = field == NULL || len == 0;
-    if (len)
-        memcpy(s->text + s->len, field, len);
-    s->len += len;
-    s->text[s->len++] = '\0';
+    buf_add(&s->text, field ? field : "", len);
+    buf_add(&s->text, "", 1); /* the field's NUL, then the next field */
+    if (s->text.failed) {
+        s->failed = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", s->what, s->path);
+        return;
+    }
     s->nfields++;
 }
 
@@ -137,7 +127,8 @@ static void csv_record(int c, void *data)
         return;
     struct table_cell cells[TABLE_READ_MAX_COLUMNS];
     for (size_t i = 0; i < s->nfields; i++)
-        cells[i] = (struct table_cell){.text = s->text + s->offsets[i], .missing = s->missing[i]};
+        cells[i] = (struct table_cell){.text = s->text.data + s->offsets[i],
+                                       .missing = s->missing[i]};
     s->record++;
     s->failed = s->fn(s->ctx, s->record, cells, s->nfields);
     if (s->failed == GT_ERR_PARSE && s->unterminated && s->torn && s->record > 1) {
@@ -150,7 +141,7 @@ static void csv_record(int c, void *data)
         s->failed = GT_OK;
     }
     s->nfields = 0;
-    s->len = 0;
+    buf_clear(&s->text);
 }
 
 gt_status table_read_csv(const char *path, const char *what, table_record_fn fn, void *ctx,
@@ -163,6 +154,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
         return GT_ERR_IO;
     struct csv_state s = {.fn = fn, .ctx = ctx, .path = path, .what = what, .torn = torn,
                           .torncap = torncap};
+    buf_init(&s.text, 4096);
     char last = '\n'; /* the file's last byte */
     s.offsets = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.offsets);
     s.missing = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.missing);
@@ -211,7 +203,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
     if (s.failed && st == GT_OK)
         st = s.failed; /* fn, or a bound met in a callback, has said why */
     csv_free(&p);
-    free(s.text);
+    buf_free(&s.text);
     free(s.offsets);
     free(s.missing);
     close(fd);

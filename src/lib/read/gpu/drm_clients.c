@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu_lists.h"
+#include "util/file_read.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -52,31 +53,17 @@ static const struct drm_client *find_client(const struct drm_client *list, size_
     return NULL;
 }
 
-/* The file's whole text into st->buf. Its length, or -1. */
+/* The file's whole text into st->buf (an fdinfo is a few hundred bytes;
+ * at most 1 MiB is read). Its length, or -1. */
 static long read_fdinfo(struct drm_clients *st, int dirfd_, const char *name)
 {
     int fd = openat(dirfd_, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
     size_t len = 0;
-    for (;;) {
-        if (len + 1024 > st->bufcap) {
-            if (st->bufcap >= (1u << 20)) /* an fdinfo is a few hundred bytes */
-                break;
-            size_t ncap = st->bufcap ? st->bufcap * 2 : 4096;
-            char *p = realloc(st->buf, ncap);
-            if (!p)
-                break;
-            st->buf = p;
-            st->bufcap = ncap;
-        }
-        ssize_t n = read(fd, st->buf + len, st->bufcap - len);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
+    int rc = file_pread_grow(fd, &st->buf, &st->bufcap, 1u << 20, &len);
     close(fd);
-    return (long)len;
+    return rc < 0 ? -1 : (long)len;
 }
 
 /* Adds process pid's GPU clients to v->procs and st->cur. 0, or -1 when out
