@@ -1,4 +1,4 @@
-"""Builds gputracker._native: python/src/native.c with libgputracker's
+"""Builds gputracker._native: python/src/native*.c with libgputracker's
 sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
 that the package needs nothing installed but json-c, zlib, SQLite and libcsv, which the
 library links (Debian: libjson-c-dev, zlib1g-dev, libsqlite3-dev, libcsv-dev, and
@@ -31,7 +31,9 @@ if not os.path.isfile(os.path.join(ROOT, 'include', 'gpu_tracker.h')):
 
 native = Extension(
     'gputracker._native',
-    sources=[os.path.join('src', 'native.c')] + sources('src/lib') +
+    sources=[os.path.join('src', name) for name in ('native.c', 'native_tracker.c',
+                                                 'native_snapshot.c')] +
+    sources('src/lib') +
     sources('src/cli', leave_out=('entry.c',)),
     include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
     libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
