@@ -335,7 +335,7 @@ struct floor_files {
 };
 
 /* How often gpu-tracker re-reads an idle process's smaps_rollup (the
- * private/shared split; src/lib/tree.c, ROLLUP_REFRESH), and so the floor. */
+ * private/shared split; src/lib/read/tree.c, ROLLUP_REFRESH), and so the floor. */
 #define FLOOR_ROLLUP_EVERY 10
 
 static struct floor_files floor_rollups; /* each process's smaps_rollup */

@@ -6,7 +6,7 @@
  *
  * makes a cgroup beneath the bench's own (v1: in the memory hierarchy),
  * puts N idle processes in it, opens the reader gpu-tracker uses
- * (src/lib/cgroup.c) on it and times 2000 periodic reads (members, usage,
+ * (src/lib/read/cgroup.c) on it and times 2000 periodic reads (members, usage,
  * high-water mark, OOM counters) and 200 full ones (also CPU, throttling,
  * pressure, limits: the baseline and the final sample's). Prints
  * "periodic_us full_us" of CPU per read, or a line saying why not. */
