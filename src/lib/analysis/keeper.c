@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/http.h"
 #include "util/internal.h"
 
@@ -16,8 +17,7 @@
 #define KEEPER_ANSWER_MAX (4u << 20)
 
 struct body {
-    char *data;
-    size_t len;
+    struct buf text;
     int too_big;
 };
 
@@ -25,18 +25,12 @@ static size_t collect(char *p, size_t size, size_t n, void *arg)
 {
     struct body *b = arg;
     size_t bytes = size * n;
-    if (b->len + bytes + 1 > KEEPER_ANSWER_MAX) {
+    if (b->text.len + bytes + 1 > KEEPER_ANSWER_MAX) {
         b->too_big = 1;
         return 0;
     }
-    char *nd = realloc(b->data, b->len + bytes + 1);
-    if (!nd)
-        return 0;
-    b->data = nd;
-    memcpy(b->data + b->len, p, bytes);
-    b->len += bytes;
-    b->data[b->len] = '\0';
-    return bytes;
+    buf_add(&b->text, p, bytes);
+    return b->text.failed ? 0 : bytes;
 }
 
 /* GETs url from the Keeper API at base into *body (malloc'd, NUL
@@ -49,7 +43,8 @@ static gt_status keeper_get(const struct http_api *http, const char *base, const
     CURL *c = http->easy_init();
     if (!c)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    struct body b = {0};
+    struct body b = {.too_big = 0};
+    buf_init(&b.text, 0);
     struct curl_slist *h = http->slist_append(NULL, "X-Application-ID: gpu-tracker");
     char curl_err[CURL_ERROR_SIZE] = "";
     http->easy_setopt(c, CURLOPT_URL, url);
@@ -73,10 +68,12 @@ static gt_status keeper_get(const struct http_api *http, const char *base, const
     else if (status != 200)
         st = gt_fail(GT_ERR_IO, "the Keeper API at %s answered HTTP %ld", base, status);
     if (st != GT_OK) {
-        free(b.data);
+        buf_free(&b.text);
         return st;
     }
-    *body = b.data;
+    if (b.text.failed)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    *body = b.text.data ? buf_take(&b.text) : NULL; /* NULL: an empty answer, as before */
     return GT_OK;
 }
 

@@ -15,6 +15,8 @@
 #define _GNU_SOURCE
 #include "util/internal.h"
 
+#include "util/buf.h"
+
 #include <errno.h>
 #include <math.h>
 #include <json-c/linkhash.h> /* the code block names: a seeded string hash */
@@ -123,14 +125,8 @@ static long intern(struct marks *m, const char *name)
     void *found;
     if (lh_table_lookup_ex(m->table, name, &found))
         return (long)(uintptr_t)found - 1;
-    if (m->nnames == m->names_cap) {
-        size_t cap = m->names_cap ? m->names_cap * 2 : 64;
-        char **t = realloc(m->names, cap * sizeof *t);
-        if (!t)
-            return -1;
-        m->names = t;
-        m->names_cap = cap;
-    }
+    if (grow_array(&m->names, &m->names_cap, m->nnames + 1, sizeof *m->names, 64) < 0)
+        return -1;
     char *key = strdup(name);
     if (!key || lh_table_insert(m->table, key, (void *)(uintptr_t)(m->nnames + 1)) != 0) {
         free(key);
@@ -193,16 +189,8 @@ static gt_status mark_record(void *ctx, size_t record, const struct table_cell *
         return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: code_block_name is missing", what,
                        m->path, record);
     long block = intern(m, cells[c].text);
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 1024;
-        struct mark *t = realloc(m->v, cap * sizeof *t);
-        if (!t)
-            block = -1;
-        else {
-            m->v = t;
-            m->cap = cap;
-        }
-    }
+    if (grow_array(&m->v, &m->cap, m->n + 1, sizeof *m->v, 1024) < 0)
+        block = -1;
     if (block < 0)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, m->path);
     m->v[m->n++] = (struct mark){.pid = (long long)v[0], .ts = v[3], .block = (unsigned)block,
@@ -536,14 +524,8 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
     if (t->nts >= MAX_TIMEPOINTS)
         return gt_fail(GT_ERR_PARSE, "tracking file '%s' has more than %u timepoints", t->path,
                        MAX_TIMEPOINTS);
-    if (t->nts == t->ts_cap) {
-        size_t cap = t->ts_cap ? t->ts_cap * 2 : 4096;
-        double *v = realloc(t->ts, cap * sizeof *v);
-        if (!v)
-            return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
-        t->ts = v;
-        t->ts_cap = cap;
-    }
+    if (grow_array(&t->ts, &t->ts_cap, t->nts + 1, sizeof *t->ts, 4096) < 0)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     t->ts[t->nts++] = ts;
     /* Which blocks this timepoint is inside, once per timepoint. */
     if (!t->intervals && sweep_init(t) < 0)

@@ -1,11 +1,12 @@
 /* gpu_run.c - see gpu_run.h. */
 #include "pipeline/gpu_run.h"
 
+#include "util/buf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/pipeline.h"
 
 static const char *const throttle_names[GT_GPU_THROTTLE_REASONS] = {
     "gpu_idle",   "applications_clocks", "sw_power_cap",   "hw_slowdown",    "sync_boost",
@@ -52,14 +53,8 @@ static struct gpu_run_process *find_process(struct gpu_run_acc *a,
 static struct gpu_run_process *add_process(struct gpu_run_acc *a,
                                            const struct gpu_account_record *r, int role)
 {
-    if (a->nprocs == a->capprocs) {
-        size_t ncap = a->capprocs ? a->capprocs * 2 : 16;
-        struct gpu_run_process *p = realloc(a->procs, ncap * sizeof *p);
-        if (!p)
-            return NULL;
-        a->procs = p;
-        a->capprocs = ncap;
-    }
+    if (grow_array(&a->procs, &a->capprocs, a->nprocs + 1, sizeof *a->procs, 16) < 0)
+        return NULL;
     struct gpu_run_process *p = &a->procs[a->nprocs++];
     memset(p, 0, sizeof *p);
     p->pid = r->pid;

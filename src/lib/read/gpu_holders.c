@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "read/gpu_holders.h"
 
+#include "util/buf.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -78,15 +80,9 @@ long gpu_holders_scan(const char *proc_root, const int *minors, int ndevices,
         unsigned long long devices = held_devices(proc_root, e->d_name, minors, ndevices);
         if (!devices)
             continue;
-        if (n == *cap) {
-            size_t ncap = *cap ? *cap * 2 : 16;
-            struct gpu_holder *p = realloc(*holders, ncap * sizeof *p);
-            if (!p) {
-                closedir(dir);
-                return -1;
-            }
-            *holders = p;
-            *cap = ncap;
+        if (grow_array(holders, cap, n + 1, sizeof **holders, 16) < 0) {
+            closedir(dir);
+            return -1;
         }
         (*holders)[n].pid = (pid_t)pid;
         (*holders)[n].devices = devices;

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "read/procfs.h"
 
+#include "util/buf.h"
+
 #include "util/file_read.h"
 
 #include "util/background.h"
@@ -129,16 +131,8 @@ GT_HOT int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, stru
 
 GT_HOT int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
 {
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 64;
-        pid_t *p = realloc(*list, ncap * sizeof *p);
-        if (!p) {
-            errno = ENOMEM;
-            return -1;
-        }
-        *list = p;
-        *cap = ncap;
-    }
+    if (*n == *cap && grow_array(list, cap, *n + 1, sizeof **list, 64) < 0)
+        return -1;
     (*list)[(*n)++] = pid;
     return 0;
 }
@@ -151,14 +145,8 @@ static int push_pid_text(const char *buf, size_t len, pid_t **list, size_t *n, s
     if (parsed(proc_parse_pid_list(buf, len, *list ? *list + *n : NULL, *cap - *n, &count)) < 0)
         return -1;
     if (count > *cap - *n) {
-        size_t ncap = *n + count + 64;
-        pid_t *p = realloc(*list, ncap * sizeof *p);
-        if (!p) {
-            errno = ENOMEM;
+        if (grow_array(list, cap, *n + count, sizeof **list, 64) < 0)
             return -1;
-        }
-        *list = p;
-        *cap = ncap;
         proc_parse_pid_list(buf, len, *list + *n, *cap - *n, &count);
     }
     *n += count;

@@ -1,6 +1,8 @@
 /* sample_reader.c - see sample_reader.h. */
 #include "read/sample_reader.h"
 
+#include "util/buf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -240,16 +242,11 @@ static void translate_gpu_pids(struct sample_reader *r, const struct pid_roles *
     s->pid_namespace = 1;
     if (s->nprocs == 0 && s->nrecords == 0)
         return;
-    if (s->nprocs > r->capclaims) {
-        struct gpu_claim *c = realloc(r->claims, s->nprocs * sizeof *c);
-        if (!c) {
-            s->pids_untranslated = (unsigned)s->nprocs;
-            for (size_t i = 0; i < s->nprocs; i++)
-                s->procs[i].pid = -s->procs[i].pid;
-            return;
-        }
-        r->claims = c;
-        r->capclaims = s->nprocs;
+    if (grow_array(&r->claims, &r->capclaims, s->nprocs, sizeof *r->claims, s->nprocs) < 0) {
+        s->pids_untranslated = (unsigned)s->nprocs;
+        for (size_t i = 0; i < s->nprocs; i++)
+            s->procs[i].pid = -s->procs[i].pid;
+        return;
     }
     for (size_t i = 0; i < s->nprocs; i++) {
         r->claims[i].host_pid = s->procs[i].pid;

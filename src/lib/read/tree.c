@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "read/tree.h"
 
+#include "util/buf.h"
+
 #include "util/hot_path.h"
 #include "util/internal.h"
 
@@ -132,13 +134,8 @@ GT_HOT void tree_roles(const struct tree *t, struct pid_roles *out)
 
 long tree_pids(const struct tree *t, pid_t **pids, size_t *cap)
 {
-    if (t->nprocs > *cap) {
-        pid_t *p = realloc(*pids, t->nprocs * sizeof *p);
-        if (!p)
-            return -1;
-        *pids = p;
-        *cap = t->nprocs;
-    }
+    if (grow_array(pids, cap, t->nprocs, sizeof **pids, t->nprocs) < 0)
+        return -1;
     size_t n = 0;
     for (size_t i = 0; i < t->nprocs; i++)
         if (t->roles[i])
@@ -275,16 +272,13 @@ static void make_room(struct tree *t)
 static struct tracked_proc *add_proc(struct tree *t, pid_t pid, enum role role)
 {
     if (t->nprocs == t->capprocs) {
-        size_t ncap = t->capprocs ? t->capprocs * 2 : 16;
-        struct tracked_proc *np = realloc(t->procs, ncap * sizeof *np);
-        if (!np)
+        /* Two arrays of one capacity: the roles grow to what the
+         * processes grew to. */
+        size_t cap = t->capprocs, rcap = t->capprocs;
+        if (grow_array(&t->procs, &cap, t->nprocs + 1, sizeof *t->procs, 16) < 0 ||
+            grow_array(&t->roles, &rcap, cap, sizeof *t->roles, cap) < 0)
             return NULL;
-        t->procs = np;
-        unsigned char *nr = realloc(t->roles, ncap);
-        if (!nr)
-            return NULL;
-        t->roles = nr;
-        t->capprocs = ncap;
+        t->capprocs = cap;
     }
     struct tracked_proc *p = &t->procs[t->nprocs];
     memset(p, 0, sizeof *p);

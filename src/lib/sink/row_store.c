@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "sink/row_store.h"
 
+#include "util/buf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,16 +42,8 @@ size_t row_store_count(const struct row_store *s, gt_series_kind kind)
 int row_store_add(struct row_store *s, gt_series_kind kind, const void *row)
 {
     struct row_series *r = &s->series[kind];
-    if (r->ntail == r->captail) {
-        size_t cap = r->captail ? r->captail * 2 : ROW_STORE_TAIL;
-        char *more = realloc(r->tail, cap * r->row_size);
-        if (!more) {
-            errno = ENOMEM;
-            return -1;
-        }
-        r->tail = more;
-        r->captail = cap;
-    }
+    if (grow_array(&r->tail, &r->captail, r->ntail + 1, r->row_size, ROW_STORE_TAIL) < 0)
+        return -1;
     memcpy(r->tail + r->ntail * r->row_size, row, r->row_size);
     r->ntail++;
     return !r->in_memory && r->ntail >= ROW_STORE_TAIL;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,4 +127,32 @@ void buf_free(struct buf *b)
     if (b->data != b->stack)
         free(b->data);
     reset(b);
+}
+
+int grow_array(void *array, size_t *cap, size_t need, size_t elem, size_t first)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : (first ? first : 16);
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2) {
+            errno = ENOMEM;
+            return -1;
+        }
+        ncap *= 2;
+    }
+    if (elem && ncap > SIZE_MAX / elem) {
+        errno = ENOMEM;
+        return -1;
+    }
+    void *old;
+    memcpy(&old, array, sizeof old); /* *array, whatever its element type */
+    void *p = realloc(old, ncap * elem);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(array, &p, sizeof p);
+    *cap = ncap;
+    return 0;
 }

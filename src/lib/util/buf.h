@@ -1,4 +1,5 @@
-/* buf.h - the library's one growable buffer: bytes appended at its end,
+/* buf.h - the library's one growable buffer, and its growth for arrays
+ * (grow_array). The buffer: bytes appended at its end,
  * always NUL-terminated, doubling as it grows, the first failure kept
  * (every later append does nothing), optionally starting in a block of the
  * caller's (on the stack: no allocation for a short text). Every writer or
@@ -44,5 +45,11 @@ char *buf_take(struct buf *b);
 
 /* Frees what the buffer allocated. */
 void buf_free(struct buf *b);
+
+/* The same growth for an array of elem-byte elements (*array, a T *, with
+ * room for *cap): room for at least need, doubling from first (0: 16).
+ * 0, or -1 with errno ENOMEM (the array as it was). Every array the
+ * library grows goes through here. */
+int grow_array(void *array, size_t *cap, size_t need, size_t elem, size_t first);
 
 #endif

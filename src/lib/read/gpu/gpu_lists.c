@@ -1,22 +1,10 @@
 /* gpu_lists.c - see gpu_lists.h. */
 #include "read/gpu/gpu_lists.h"
 
+#include "util/buf.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-/* Makes room for n entries in *procs (capacity *cap). 0, or -1. */
-static int reserve_procs(struct gpu_process **procs, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return 0;
-    size_t ncap = n < 64 ? 64 : n * 2;
-    struct gpu_process *p = realloc(*procs, ncap * sizeof *p);
-    if (!p)
-        return -1;
-    *procs = p;
-    *cap = ncap;
-    return 0;
-}
 
 /* pid's entry in procs[0..*n), added (zeroed) when missing; NULL when out
  * of memory. */
@@ -26,7 +14,7 @@ struct gpu_process *gpu_process_entry(struct gpu_process **procs, size_t *n, siz
     for (size_t i = 0; i < *n; i++)
         if ((*procs)[i].pid == pid)
             return &(*procs)[i];
-    if (reserve_procs(procs, cap, *n + 1) < 0)
+    if (grow_array(procs, cap, *n + 1, sizeof **procs, 64) < 0)
         return NULL;
     struct gpu_process *p = &(*procs)[(*n)++];
     memset(p, 0, sizeof *p);
@@ -55,14 +43,8 @@ int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long l
 int gpu_append_record(struct gpu_account_record **records, size_t *n, size_t *cap,
                          const struct gpu_account_record *r, int shift)
 {
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
-        struct gpu_account_record *p = realloc(*records, ncap * sizeof *p);
-        if (!p)
-            return -1;
-        *records = p;
-        *cap = ncap;
-    }
+    if (grow_array(records, cap, *n + 1, sizeof **records, 16) < 0)
+        return -1;
     (*records)[*n] = *r;
     (*records)[(*n)++].device += shift;
     return 0;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "util/background.h"
+
+#include "util/buf.h"
 #include "util/dl_bind.h"
 #include "read/gpu/gpu.h"
 #include "read/gpu/gpu_lists.h"
@@ -594,14 +596,8 @@ static int seen_put(struct nvml *n, int device, unsigned int pid, unsigned int t
     int found;
     size_t at = seen_slot(n, device, pid, &found);
     if (!found) {
-        if (n->nseen == n->capseen) {
-            size_t ncap = n->capseen ? n->capseen * 2 : 64;
-            struct account_seen *p = realloc(n->seen, ncap * sizeof *p);
-            if (!p)
-                return -1;
-            n->seen = p;
-            n->capseen = ncap;
-        }
+        if (grow_array(&n->seen, &n->capseen, n->nseen + 1, sizeof *n->seen, 64) < 0)
+            return -1;
         memmove(&n->seen[at + 1], &n->seen[at], (n->nseen - at) * sizeof n->seen[0]);
         n->nseen++;
         n->seen[at].device = device;
