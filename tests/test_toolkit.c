@@ -57,6 +57,25 @@ static void test_buf(void)
     buf_free(&h);
 }
 
+/* Arrays grow the same way: from first, doubling, to at least what is
+ * needed; a size past memory is refused with ENOMEM, the array kept. */
+static void test_grow_array(void)
+{
+    long *a = NULL;
+    size_t cap = 0;
+    CHECK(grow_array(&a, &cap, 0, sizeof *a, 8) == 0 && a == NULL && cap == 0);
+    CHECK(grow_array(&a, &cap, 1, sizeof *a, 8) == 0 && a != NULL && cap == 8);
+    for (size_t i = 0; i < 8; i++)
+        a[i] = (long)i;
+    CHECK(grow_array(&a, &cap, 9, sizeof *a, 8) == 0 && cap == 16 && a[7] == 7);
+    CHECK(grow_array(&a, &cap, 100, sizeof *a, 8) == 0 && cap == 128 && a[3] == 3);
+    CHECK(grow_array(&a, &cap, 5, sizeof *a, 8) == 0 && cap == 128); /* room already */
+    long *before = a;
+    CHECK(grow_array(&a, &cap, (size_t)-1 / 4, sizeof *a, 8) < 0 && errno == ENOMEM);
+    CHECK(a == before && cap == 128 && a[5] == 5);
+    free(a);
+}
+
 static void test_file_read(void)
 {
     char dir[] = "/tmp/gt-toolkit-XXXXXX";
@@ -117,6 +136,7 @@ static void test_dup(void)
 int main(void)
 {
     test_buf();
+    test_grow_array();
     test_file_read();
     test_dup();
     return check_exit("test_toolkit");
