@@ -89,8 +89,13 @@ for f in $files; do
         fi
     done
 done
+# The root holds the hub and sample.h, not a new module: at most ten files.
+root_files=$(find "$lib" -maxdepth 1 -type f | wc -l)
+if [ "$root_files" -gt 10 ]; then
+    fail "src/lib has $root_files files at its root (at most 10): a new module goes in its wing"
+fi
 if [ "$failures" -gt 0 ]; then
-    echo "test_layers: $failures include(s) break the wings' order"
+    echo "test_layers: $failures problem(s) with the wings' order"
     exit 1
 fi
 echo "test_layers: $(echo "$files" | wc -l) files, every include within its wing or down to a face"
