@@ -138,14 +138,8 @@ gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
     memset(&r, 0, sizeof r);
     r.struct_size = out->struct_size;
     pthread_mutex_lock(&t->lock);
-    const struct usage_acc *a = &t->pipe.acc;
     r.wall_seconds = t->stop_time - t->res.start_time;
-    usage_cpu_seconds(a, &r.cpu_main_seconds, &r.cpu_descendants_seconds);
-    r.io_available = a->main_reaped;
-    if (r.io_available) {
-        r.read_bytes = (double)a->reaped_in_blocks * 512.0;
-        r.write_bytes = (double)a->reaped_out_blocks * 512.0;
-    }
+    usage_totals(&t->pipe.acc, &r);
     pthread_mutex_unlock(&t->lock);
     memcpy(out, &r, sizeof r);
     return GT_OK;
@@ -165,17 +159,9 @@ gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
         pthread_mutex_unlock(&t->lock);
         return gt_fail(GT_ERR_STATE, "gt_tracker_progress: the tracker has not started");
     }
-    const struct usage_acc *a = &t->pipe.acc;
     if (t->baseline_taken)
         p.elapsed = (t->state == STATE_STOPPED ? t->stop_time : monotonic_now()) - t->res.start_time;
-    p.samples = a->samples;
-    p.have_cpu = a->latest.have_cores;
-    p.cpu_cores = a->latest.cores;
-    p.rss_mib = (double)a->latest.rss_kb / 1024.0;
-    p.rss_peak_mib = (double)usage_combined_peak_kb(a) / 1024.0;
-    p.have_gpu = a->latest.have_gpu && a->gpu_count > 0;
-    p.gpu_memory_mib = (double)a->latest.gpu_bytes / (1024.0 * 1024.0);
-    p.gpu_util_percent = a->latest.gpu_util_percent;
+    usage_progress(&t->pipe.acc, &p);
     pthread_mutex_unlock(&t->lock);
     if (p.elapsed < 0)
         p.elapsed = 0;
@@ -190,21 +176,13 @@ static gt_status copy_rows(gt_tracker *t, gt_series_kind kind, size_t first, siz
                            void *out, size_t *copied)
 {
     *copied = 0;
+    struct row_copy_rest rest;
     pthread_mutex_lock(&t->lock);
-    const struct row_series *r = &t->store.series[kind];
-    size_t count = r->on_disk + r->ntail, on_disk = r->on_disk;
-    int fd = r->fd;
-    size_t end = first < count ? (count - first < max ? count : first + max) : first;
-    size_t from_tail = end > on_disk ? end - (first > on_disk ? first : on_disk) : 0;
-    if (from_tail)
-        memcpy((char *)out + (end - from_tail - first) * r->row_size,
-               r->tail + (end - from_tail - on_disk) * r->row_size, from_tail * r->row_size);
-    size_t row_size = r->row_size;
+    size_t n = row_store_copy_begin(&t->store, kind, first, max, out, &rest);
     pthread_mutex_unlock(&t->lock);
-    size_t from_disk = end - first - from_tail;
-    if (from_disk && row_store_read_file(fd, row_size, first, from_disk, out) < 0)
+    if (row_store_copy_rest(&rest, out) < 0)
         return gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
-    *copied = end - first;
+    *copied = n;
     return GT_OK;
 }
 

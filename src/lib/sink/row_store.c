@@ -174,3 +174,24 @@ void row_store_source(const struct row_store *s, struct row_source *src)
     src->read = read_rows;
     src->ctx = s;
 }
+
+size_t row_store_copy_begin(const struct row_store *s, gt_series_kind kind, size_t first,
+                            size_t max, void *out, struct row_copy_rest *rest)
+{
+    const struct row_series *r = &s->series[kind];
+    size_t count = r->on_disk + r->ntail, on_disk = r->on_disk;
+    size_t end = first < count ? (count - first < max ? count : first + max) : first;
+    size_t from_tail = end > on_disk ? end - (first > on_disk ? first : on_disk) : 0;
+    if (from_tail)
+        memcpy((char *)out + (end - from_tail - first) * r->row_size,
+               r->tail + (end - from_tail - on_disk) * r->row_size, from_tail * r->row_size);
+    *rest = (struct row_copy_rest){r->fd, r->row_size, first, end - first - from_tail};
+    return end - first;
+}
+
+int row_store_copy_rest(const struct row_copy_rest *rest, void *out)
+{
+    if (!rest->n)
+        return 0;
+    return row_store_read_file(rest->fd, rest->row_size, rest->first, rest->n, out);
+}

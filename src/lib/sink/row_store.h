@@ -74,4 +74,19 @@ int row_store_read_file(int fd, size_t row_size, size_t first, size_t n, void *o
 /* A row source over the store (valid while it is not appended to). */
 void row_store_source(const struct row_store *s, struct row_source *src);
 
+/* A copy of rows first .. first + max - 1 of kind (fewer past the end) in
+ * two steps, so that the file is read without the caller's lock while
+ * rows may be added: row_store_copy_begin(), under the lock, copies the
+ * rows in memory into out and says in *rest which to read from the part
+ * of the file already committed (never written again); it returns how
+ * many rows the copy holds. row_store_copy_rest(), after the lock, reads
+ * those: 0, or -1 with errno. */
+struct row_copy_rest {
+    int fd;
+    size_t row_size, first, n;
+};
+size_t row_store_copy_begin(const struct row_store *s, gt_series_kind kind, size_t first,
+                            size_t max, void *out, struct row_copy_rest *rest);
+int row_store_copy_rest(const struct row_copy_rest *rest, void *out);
+
 #endif
