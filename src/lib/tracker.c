@@ -35,7 +35,6 @@
 #include "util/hot_path.h"
 #include "options.h"
 #include "pipeline/pipeline.h"
-#include "util/units.h"
 #include "util/warn.h"
 
 /* The memory that the process that made t and a child made by fork() both
@@ -216,7 +215,7 @@ static struct read_plan next_read_plan(gt_tracker *t)
     struct read_plan plan = {
         /* The exporter's I/O counters cost a file per process: read only
          * when someone will see them (metrics_sink.h). */
-        .io = sinks_want_io(&t->sinks, monotonic_now()),
+        .io = sinks_want_io(&t->sinks),
         /* A shared group's figures are never used: stop paying for them (a
          * user's session group can hold thousands of processes). */
         .cgroup = !t->pipe.cg.shared,

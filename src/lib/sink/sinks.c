@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "output/output.h"
+#include "util/background.h"
 #include "util/hot_path.h"
 #include "util/internal.h"
 
@@ -88,9 +89,9 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
     return GT_OK;
 }
 
-int sinks_want_io(struct sinks *k, double now)
+int sinks_want_io(struct sinks *k)
 {
-    return k->metrics_on && metrics_sink_wants_io(&k->metrics, now);
+    return k->metrics_on && metrics_sink_wants_io(&k->metrics, monotonic_now());
 }
 
 GT_HOT const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,

@@ -50,9 +50,10 @@ void sinks_init(struct sinks *k);
 gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
                      struct warner *w);
 
-/* Whether the exporter will show each process's I/O counters at now: the
- * reader reads them only then (metrics_sink.h). */
-int sinks_want_io(struct sinks *k, double now);
+/* Whether the exporter will show each process's I/O counters now: the
+ * reader reads them only then (metrics_sink.h). No clock is read when no
+ * exporter runs. */
+int sinks_want_io(struct sinks *k);
 
 /* The exporter's point of sample s (NULL when it does not run). */
 const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,

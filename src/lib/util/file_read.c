@@ -16,13 +16,17 @@
  * that would only return 0. */
 #define PROCFS_SHORT_READ 2048
 
-/* Reads fd to its end into buf. A kept descriptor is re-read from offset 0
+/* Reads fd into buf until its end, or until buf is full when prefix (else
+ * a full buffer is EFBIG). A kept descriptor is re-read from offset 0
  * (positional: procfs regenerates the file); a fresh one is read in order. */
-GT_HOT int file_read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
+GT_HOT static int read_until(int fd, int positional, int prefix, char *buf, size_t cap,
+                             size_t *len)
 {
     size_t n = 0;
     for (;;) {
         if (n + 1 >= cap) {
+            if (prefix)
+                break;
             errno = EFBIG;
             return -1;
         }
@@ -45,6 +49,11 @@ GT_HOT int file_read_fd(int fd, int positional, char *buf, size_t cap, size_t *l
     buf[n] = '\0';
     *len = n;
     return 0;
+}
+
+GT_HOT int file_read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
+{
+    return read_until(fd, positional, 0, buf, cap, len);
 }
 
 int file_pread(int fd, char *buf, size_t cap, size_t *len)
@@ -104,24 +113,9 @@ int file_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    size_t n = 0;
-    while (n + 1 < cap) {
-        ssize_t r = read(fd, buf + n, cap - 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            if (r < 0) {
-                int e = errno;
-                close(fd);
-                errno = e;
-                return -1;
-            }
-            break;
-        }
-        n += (size_t)r;
-    }
+    int rc = read_until(fd, 0, 1, buf, cap, len);
+    int e = errno;
     close(fd);
-    buf[n] = '\0';
-    *len = n;
-    return 0;
+    errno = e;
+    return rc;
 }
