@@ -89,6 +89,13 @@ for f in $files; do
         fi
     done
 done
+# The public header sizes no array by a compile-time maximum of things a
+# run may have (docs/api.md, "Versions and the ABI"): lists are counted.
+header="$lib/../../include/gpu_tracker.h"
+if grep -n '\[GT_MAX_' "$header"; then
+    fail "gpu_tracker.h has an array sized by a GT_MAX_ constant: make it a counted array"
+fi
+
 # The root holds the hub and sample.h, not a new module: at most ten files.
 root_files=$(find "$lib" -maxdepth 1 -type f | wc -l)
 if [ "$root_files" -gt 10 ]; then
