@@ -1,16 +1,23 @@
 /* live.c - the status line on a terminal while tracking (see live.h).
  *
- * The line is written with one write(2) per redraw: a carriage return, the
- * text cut to the terminal's width (a line that wrapped could no longer be
- * erased by the next carriage return) and "erase to end of line". Warnings
- * come from the tracker's sampling thread, so a mutex orders the line and
- * them: a warning erases the line, prints on a clean row, and the next
- * tick draws the line again below it. */
+ * The line lives on the terminal's last row, below a scroll region that
+ * holds everything else (as apt's progress bar does): the command writes
+ * to the same terminal, and its lines scroll above ours instead of being
+ * glued to it, and no stale copy of the line is left in the scrollback.
+ * Each redraw is one write(2) (the terminal driver never interleaves
+ * another process's write inside one of ours): save the cursor, go to the
+ * last row, the text cut to the width, erase the rest, restore the cursor.
+ * The region is given back (and the row erased) when tracking ends, when
+ * we are stopped (Ctrl-Z: the shell gets a whole terminal) and set again
+ * when continued in the foreground or resized. Warnings come from the
+ * tracker's sampling thread, so a mutex orders the line and them. */
 #define _GNU_SOURCE
 #include "live.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -20,7 +27,7 @@
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static int live_fd = -1;      /* -1: off */
-static int drawn;             /* the line is on the screen now */
+static int region_rows;       /* rows of the terminal the region was set for; 0: not set */
 static double last_draw = -1; /* monotonic seconds of the last redraw */
 
 static double now_seconds(void)
@@ -38,6 +45,7 @@ static void write_all(const char *buf, size_t len)
         ssize_t w = write(live_fd, buf, len);
         if (w <= 0) {
             live_fd = -1;
+            region_rows = 0;
             return;
         }
         buf += w;
@@ -45,31 +53,88 @@ static void write_all(const char *buf, size_t len)
     }
 }
 
-static void erase_locked(void)
+/* The terminal's size; rows 0 when it does not say. */
+static void terminal_size(int fd, size_t *rows, size_t *cols)
 {
-    if (live_fd >= 0 && drawn)
-        write_all("\r\033[K", 4);
-    drawn = 0;
+    struct winsize ws;
+    *rows = 0;
+    *cols = 80;
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0) {
+        *rows = ws.ws_row;
+        if (ws.ws_col > 0)
+            *cols = ws.ws_col;
+    }
+}
+
+/* We are the terminal's foreground (a job put in the background must not
+ * draw over the shell). */
+static int in_foreground(int fd)
+{
+    pid_t fg = tcgetpgrp(fd);
+    return fg < 0 || fg == getpgrp();
+}
+
+/* Frees the last row for the line and keeps everything else scrolling
+ * above it. Index then cursor-up keeps the cursor's row and column: at the
+ * bottom, index scrolls what is there up one row (making the last row
+ * free) and the cursor follows it; elsewhere it is a no-op. Setting the
+ * region homes the cursor, hence the save and restore around it. */
+static void region_set_locked(void)
+{
+    size_t rows, cols;
+    terminal_size(live_fd, &rows, &cols);
+    if (rows < 2) {
+        region_rows = 0; /* no row to spare: no line */
+        return;
+    }
+    char seq[64];
+    int n = snprintf(seq, sizeof seq, "\033D\033[A\0337\033[1;%zur\0338", rows - 1);
+    write_all(seq, (size_t)n);
+    if (live_fd >= 0)
+        region_rows = (int)rows;
+}
+
+/* Erases the line and gives the whole terminal back (the cursor stays
+ * where the command left it). */
+static void region_clear_locked(void)
+{
+    if (live_fd < 0 || region_rows == 0)
+        return;
+    char seq[64];
+    int n = snprintf(seq, sizeof seq, "\0337\033[%d;1H\033[2K\033[r\0338", region_rows);
+    write_all(seq, (size_t)n);
+    region_rows = 0;
+}
+
+/* On a new size, the terminal has reset the region and moved rows about;
+ * where our old line went is not known, but it is still below the cursor
+ * (rows move together): everything below the cursor's row is erased, then
+ * the region is set for the new size. */
+static void region_resize_locked(void)
+{
+    if (live_fd < 0 || region_rows == 0)
+        return;
+    static const char erase_below[] = "\0337\033[r\0338\0337\033[B\r\033[J\0338";
+    write_all(erase_below, sizeof erase_below - 1);
+    region_rows = 0;
+    if (live_fd >= 0)
+        region_set_locked();
 }
 
 int live_begin(int fd, int enabled)
 {
     pthread_mutex_lock(&live_lock);
-    live_fd = enabled && isatty(fd) ? fd : -1;
-    drawn = 0;
+    const char *term = getenv("TERM");
+    /* A terminal that knows no cursor addressing gets no line. */
+    int capable = term && *term && strcmp(term, "dumb") != 0;
+    live_fd = enabled && capable && isatty(fd) ? fd : -1;
+    region_rows = 0;
     last_draw = -1;
+    if (live_fd >= 0 && in_foreground(live_fd))
+        region_set_locked();
     int on = live_fd >= 0;
     pthread_mutex_unlock(&live_lock);
     return on;
-}
-
-/* The terminal's width in columns (80 when it does not say). */
-static size_t terminal_width(int fd)
-{
-    struct winsize ws;
-    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 80;
 }
 
 /* The line's text for progress p, at most width - 1 columns: its parts in
@@ -130,29 +195,50 @@ void live_tick(gt_tracker *t)
         pthread_mutex_unlock(&live_lock);
         return;
     }
+    if (region_rows == 0 && in_foreground(live_fd))
+        region_set_locked(); /* continued in the foreground, or a terminal grown */
     gt_progress p;
     memset(&p, 0, sizeof p);
     p.struct_size = sizeof p;
-    if (gt_tracker_progress(t, &p) == GT_OK) {
-        char text[512], line[600];
-        size_t width = terminal_width(live_fd);
+    if (region_rows > 0 && in_foreground(live_fd) && gt_tracker_progress(t, &p) == GT_OK) {
+        char text[512], line[700];
+        size_t rows, width;
+        terminal_size(live_fd, &rows, &width);
+        if (rows != (size_t)region_rows)
+            region_resize_locked(); /* a SIGWINCH not seen (yet) */
         format_line(&p, width, text, sizeof text);
         size_t len = strlen(text);
         if (width > 1 && len > width - 1)
             len = width - 1; /* the last column would wrap on some terminals */
-        int n = snprintf(line, sizeof line, "\r%.*s\033[K", (int)len, text);
-        if (n > 0)
+        int n = snprintf(line, sizeof line, "\0337\033[%d;1H%.*s\033[K\0338", region_rows,
+                         (int)len, text);
+        if (n > 0 && region_rows > 0)
             write_all(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-        drawn = 1;
         last_draw = now;
     }
     pthread_mutex_unlock(&live_lock);
 }
 
+void live_signal(int signo)
+{
+    pthread_mutex_lock(&live_lock);
+    if (signo == SIGWINCH) {
+        region_resize_locked();
+        last_draw = -1; /* redraw at the next tick */
+    } else if (signo == SIGTSTP) {
+        region_clear_locked();
+    } else if (signo == SIGCONT) {
+        last_draw = -1; /* the next tick sets the region again, if in the foreground */
+    }
+    pthread_mutex_unlock(&live_lock);
+    if (signo == SIGTSTP)
+        raise(SIGSTOP); /* what SIGTSTP would have done, now that the terminal is whole */
+}
+
 void live_end(void)
 {
     pthread_mutex_lock(&live_lock);
-    erase_locked();
+    region_clear_locked();
     live_fd = -1;
     pthread_mutex_unlock(&live_lock);
 }
@@ -160,8 +246,6 @@ void live_end(void)
 void live_pause(void)
 {
     pthread_mutex_lock(&live_lock);
-    erase_locked();
-    last_draw = -1; /* draw again at the next tick */
 }
 
 void live_resume(void)

@@ -359,8 +359,10 @@ int gt_cli_main(int argc, char **argv)
     struct run_result r;
     struct run_control control = {.on_started = on_started, .wait_all = o.wait_all};
     quiet_start = o.quiet;
-    if (live_begin(STDERR_FILENO, !o.quiet && !o.tracker.disable_logs))
+    if (live_begin(STDERR_FILENO, !o.quiet && !o.tracker.disable_logs)) {
         control.on_tick = live_tick;
+        control.on_terminal_signal = live_signal;
+    }
     int rc = o.command ? run_command(o.command, &o.tracker, &o.hooks, &t, &r, &control, err,
                                      sizeof err)
                        : run_attached(o.attach_pid, &o.tracker, &o.hooks, &t, &r, &control, err,

@@ -33,8 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The signals we take from the signalfd while tracking. */
-static void tracked_signals(sigset_t *set, int with_chld)
+/* The signals we take from the signalfd while tracking: those we pass on,
+ * SIGCHLD for a command of ours, and the terminal's for a status line. */
+static void tracked_signals(sigset_t *set, int with_chld, const struct run_control *control)
 {
     sigemptyset(set);
     sigaddset(set, SIGINT);
@@ -42,6 +43,22 @@ static void tracked_signals(sigset_t *set, int with_chld)
     sigaddset(set, SIGHUP);
     if (with_chld)
         sigaddset(set, SIGCHLD);
+    if (control->on_terminal_signal) {
+        sigaddset(set, SIGWINCH);
+        sigaddset(set, SIGTSTP);
+        sigaddset(set, SIGCONT);
+    }
+}
+
+/* A terminal's signal, for the status line: 1 when si was one. */
+static int terminal_signal(const struct run_control *control, const struct signalfd_siginfo *si)
+{
+    int s = (int)si->ssi_signo;
+    if (s != SIGWINCH && s != SIGTSTP && s != SIGCONT)
+        return 0;
+    if (control->on_terminal_signal)
+        control->on_terminal_signal(s);
+    return 1;
 }
 
 /* Blocks the signals in set and opens a signalfd for them; -1 with errno.
@@ -207,7 +224,7 @@ static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
         int stop = 0;
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-            if (si.ssi_signo == SIGCHLD)
+            if (si.ssi_signo == SIGCHLD || terminal_signal(control, &si))
                 continue;
             stop = 1;
             if (si.ssi_code == SI_KERNEL)
@@ -260,7 +277,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
         return -1;
     }
     sigset_t set, old;
-    tracked_signals(&set, 1);
+    tracked_signals(&set, 1, control);
     int sfd = open_signalfd(&set, &old);
     if (sfd < 0) {
         snprintf(err, errcap, "cannot take signals: %s", strerror(errno));
@@ -359,7 +376,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
             break;
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            if (si.ssi_signo != SIGCHLD)
+            if (si.ssi_signo != SIGCHLD && !terminal_signal(control, &si))
                 forward(pid, &si);
         if (control->on_tick)
             control->on_tick(tracker);
@@ -419,7 +436,7 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
     opts->process_id = pid;
     opts->reaper_pid = 0;
     sigset_t set, old;
-    tracked_signals(&set, 0);
+    tracked_signals(&set, 0, control);
     int sfd = open_signalfd(&set, &old);
     if (sfd < 0) {
         snprintf(err, errcap, "cannot take signals: %s", strerror(errno));
@@ -452,7 +469,8 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
             break;
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            stop_sig = (int)si.ssi_signo;
+            if (!terminal_signal(control, &si))
+                stop_sig = (int)si.ssi_signo;
         if (pidfd >= 0 ? (p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0
                        : real_proc ? kill(pid, 0) < 0 && errno == ESRCH
                                    : access(entry, F_OK) < 0)

@@ -35,6 +35,10 @@ struct run_control {
     /* Called about once a second while tracking, from the waiting thread
      * (a status line). NULL: the wait sleeps until something happens. */
     void (*on_tick)(gt_tracker *t);
+    /* Called with SIGWINCH, SIGTSTP and SIGCONT, which are then taken
+     * from the terminal for it (not passed on: the terminal sends them to
+     * the command itself). NULL: they act as they would without us. */
+    void (*on_terminal_signal)(int signo);
     /* run_command: once the command has exited, keep tracking until every
      * process it started has ended too (--wait-all). */
     int wait_all;
