@@ -156,11 +156,19 @@ static void test_unavailable(void)
 
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     CHECK(track(&o, &u) == GT_OK);
-    CHECK(warnings == 1);
-    CHECK_STR(last_warning, "no GPU library found (tried /nonexistent/libnvidia-ml.so.1, "
-                            "/nonexistent/librocm_smi64.so): GPU RAM and GPU utilization are "
-                            "reported as 0");
+    /* No library at all: a machine without GPUs, nothing to warn of (the
+     * summary says why there are no GPU figures). */
+    CHECK(warnings == 0);
+    CHECK_STR(u.measurement.gpu_reason, "no GPU library found (tried "
+              "/nonexistent/libnvidia-ml.so.1, /nonexistent/librocm_smi64.so)");
     CHECK(u.measurement.gpu_available == 0);
+    /* A brand asked for and not there: worth a warning. */
+    o.gpu_brand = "nvidia";
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(warnings == 1);
+    CHECK_STR(last_warning, "no GPU library found (tried /nonexistent/libnvidia-ml.so.1): GPU "
+                            "RAM and GPU utilization are reported as 0");
+    o.gpu_brand = NULL;
     CHECK(u.gpu_utilization.system_gpu_count == 0 && u.max_gpu_ram.system_capacity == 0.0);
 
     /* The library is there but its driver is not (NVML_ERROR_DRIVER_NOT_LOADED). */

@@ -247,8 +247,7 @@ static void test_fixture_run(void)
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
-    CHECK(warnings == 1); /* the one "no GPU" warning */
-    CHECK_CONTAINS(last_warning, "GPU RAM and GPU utilization are reported as 0");
+    CHECK(warnings == 0); /* no GPU library: no GPU to warn of */
 
     /* Work happens: 100 ticks (1 s) in main, 300 in the child, RAM grows. */
     m.utime = 100;
@@ -668,7 +667,7 @@ static void test_few_descriptors(void)
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(gt_tracker_stop(t) == GT_OK);
     setrlimit(RLIMIT_NOFILE, &old);
-    CHECK(warnings == 2); /* no GPU, and this */
+    CHECK(warnings == 1); /* this (no GPU library is not worth one) */
     CHECK_CONTAINS(last_warning, "too many open files: some processes of the tree are not counted");
     const gt_resource_usage *u = gt_tracker_usage(t);
     CHECK(u && u->max_ram.descendants.total_rss > 10 * 1024 && u->max_ram.descendants.total_rss <
@@ -680,7 +679,7 @@ static void test_few_descriptors(void)
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(gt_tracker_stop(t) == GT_OK);
-    CHECK(warnings == 1);
+    CHECK(warnings == 0);
     u = gt_tracker_usage(t);
     CHECK(u && u->max_ram.descendants.total_rss == 60 * 1024);
     gt_tracker_free(t);

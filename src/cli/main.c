@@ -87,13 +87,9 @@ static void on_started(pid_t pid, const gt_options *opts, gt_tracker *t)
     if (opts->process_id == pid && opts->reaper_pid == 0)
         fprintf(stderr, "gpu-tracker: tracking PID %d until it ends (Ctrl-C stops tracking)\n",
                 (int)pid);
-    /* Where the results so far are, should this run be killed. */
-    const char *backup = gt_tracker_backup_path(t);
-    if (backup) {
-        fputs("gpu-tracker: results so far kept in ", stderr);
-        output_print_untrusted(stderr, backup);
-        fputs(" until tracking ends ('gpu-tracker show' reads it)\n", stderr);
-    }
+    /* The backup file is not named: a normal run never needs it, and one
+     * that was killed finds it as .gpu-tracker_*.json in its working
+     * directory (or where --backup said); docs/cli.md says so. */
 }
 
 /* The command has exited and left processes running that it started:
@@ -358,6 +354,13 @@ int gt_cli_main(int argc, char **argv)
     gt_tracker *t = NULL;
     struct run_result r;
     struct run_control control = {.on_started = on_started, .wait_all = o.wait_all};
+    /* Our standard output carries a document (the JSON summary, a series)
+     * to a program: the command prints on our standard error instead, so
+     * that what the program reads is never the command's text followed by
+     * the document (docs/cli.md, "Standard output and standard error"). On
+     * a terminal both are for a person, and stay as they are. */
+    int document_on_stdout = (o.format == FORMAT_JSON && !o.output) || csv_on_stdout;
+    control.command_stdout_to_stderr = document_on_stdout && !isatty(STDOUT_FILENO);
     quiet_start = o.quiet;
     if (live_begin(STDERR_FILENO, !o.quiet && !o.tracker.disable_logs)) {
         control.on_tick = live_tick;
@@ -416,7 +419,9 @@ int gt_cli_main(int argc, char **argv)
      * series on standard output; the summary does not mix with a series. */
     FILE *status_out = (o.format == FORMAT_JSON && !o.output) || csv_on_stdout ? stderr : stdout;
     FILE *summary_out = csv_on_stdout ? stderr : stdout;
-    if (o.command)
+    if (o.quiet)
+        ; /* -q: nothing but the summary (and warnings) */
+    else if (o.command)
         fprintf(status_out, "Resource tracking complete. Process completed with status code: %d\n",
                 r.status_code);
     else if (r.interrupted)

@@ -313,6 +313,8 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
             ;
         if (got != 1)
             _exit(RUN_NOT_STARTED);
+        if (control->command_stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+            _exit(RUN_NOT_STARTED);
         execvp(argv[0], argv);
         int e = errno;
         ssize_t w = write(fail[1], &e, sizeof e);

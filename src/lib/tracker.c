@@ -354,7 +354,10 @@ gt_status gt_tracker_start(gt_tracker *t)
         return gt_fail(GT_ERR_STATE, t->state == STATE_STARTED
                        ? "cannot start a tracker that has already been started"
                        : "cannot start a tracker that has already been stopped");
-    if (t->res.why.gpu[0])
+    /* No GPU is news only where one was expected: a brand asked for, or a
+     * vendor's library installed but unable to start. A machine with no GPU
+     * library has no GPU to speak of (the summary says "none"). */
+    if (t->res.why.gpu[0] && (t->cfg.o.gpu_brand || t->reader.gpu.broken_library))
         warn_always(&t->warner, "%s: GPU RAM and GPU utilization are reported as 0",
                     t->res.why.gpu);
     if (t->reader.gpu.left_out[0])

@@ -112,6 +112,7 @@ static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, c
         memset(&r->gpu, 0, sizeof r->gpu);
         snprintf(r->gpu.reason, sizeof r->gpu.reason,
                  "the GPU library did not answer within %g s", timeout);
+        r->gpu.broken_library = 1; /* a hung driver is worth a warning */
         if (uuids) {
             snprintf(err, errcap, "cannot check the GPU UUIDs: %s", r->gpu.reason);
             return GPU_BAD_UUIDS;

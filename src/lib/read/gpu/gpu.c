@@ -136,10 +136,11 @@ static void vendor_forget(struct gpu_vendor *v)
 struct vendor_setting {
     const char *brand, *proc_root, *sys_root;
     int amd_taken;
+    int broken; /* set when a library loaded but could not start */
 };
 
 static struct gpu_vendor *vendor_open(const struct gpu_backend *b, const char *file,
-                                      const struct vendor_setting *setting, int capacity, int *found,
+                                      struct vendor_setting *setting, int capacity, int *found,
                                       char *failure, size_t cap)
 {
     *found = 0;
@@ -175,10 +176,12 @@ static struct gpu_vendor *vendor_open(const struct gpu_backend *b, const char *f
     if (ok && v->ndevices > 0)
         return v;
     if (!*failure && !*found && file) { /* a backend with no library finding none: no failure */
-        if (ok)
+        if (ok) {
             snprintf(failure, cap, "%.200s found no GPU", file ? file : b->brand);
-        else
+        } else {
             snprintf(failure, cap, "%s", v->reason);
+            setting->broken = 1;
+        }
     }
     vendor_close(v);
     vendor_forget(v);
@@ -243,6 +246,7 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
                 g->vendors[i]->devices[d].selected = g->devices[at + d].selected;
         return GPU_AVAILABLE;
     }
+    g->broken_library = setting.broken;
     if (*failure)
         snprintf(g->reason, sizeof g->reason, "%s", failure);
     else

@@ -81,6 +81,8 @@ struct gpu {
     struct gpu_account_record *records; /* every vendor's, devices renumbered */
     size_t nrecords, caprecords;
     char left_out[256];                /* "": every GPU found is listed */
+    int broken_library;                /* no GPU: a vendor's library loaded but could not
+                                        * start (a driver missing or mismatched) */
     int needs_tree_pids;               /* a vendor wants tree_pids */
 };
 
