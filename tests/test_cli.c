@@ -27,7 +27,7 @@ static void test_help_and_version(void)
     result_free(&r);
     r = gt("--version", NULL);
     CHECK(r.status == 0);
-    CHECK_STR(r.out.data, "gpu-tracker 0.4.0\n");
+    CHECK(!strncmp(r.out.data, "gpu-tracker 0.4.0\nconfig file: ", 31));
     result_free(&r);
     /* With anything else, -v would run nothing of it: an error, and the
      * command does not run. */
@@ -263,6 +263,107 @@ static void test_document_on_stdout_stays_clean(void)
     CHECK_STR(r.out.data, "hello\n");
     result_free(&r);
     unlink(file);
+}
+
+/* Writes the config file under dir with mode; returns its path (static). */
+static const char *write_user_config(const char *dir, const char *text, mode_t mode)
+{
+    static char path[600];
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/gpu-tracker", dir);
+    mkdir(dir, 0700);
+    mkdir(sub, 0700);
+    snprintf(path, sizeof path, "%s/config", sub);
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    chmod(path, mode);
+    return path;
+}
+
+/* Defaults set once: $XDG_CONFIG_HOME/gpu-tracker/config, one long option a
+ * line; the command line wins, --no-config ignores it, -v and --help name
+ * it, and a bad one is refused with the file and the line named. */
+static void test_user_config(void)
+{
+    const char *home = tmp_path("xdg");
+    const char *path = write_user_config(home, "# mine\nformat=human\n--st 0.5\n\nquiet\n"
+                                               "backup = \"kept.json\"\n", 0644);
+    setenv("XDG_CONFIG_HOME", home, 1);
+    struct result r = gt("--", WORKLOAD_BIN, "exit", "0", NULL);
+    CHECK(r.status == 0);
+    CHECK_MSG(!strncmp(r.out.data, "Wall time ", 10), "the config's format=human and quiet: [%.80s]",
+              r.out.data);
+    CHECK_CONTAINS(r.out.data, "every 0.50 s");
+    result_free(&r);
+    /* The command line wins; --no-backup over the config's backup is no conflict. */
+    r = gt("-f", "json", "--no-backup", "--", WORKLOAD_BIN, "exit", "0", NULL);
+    CHECK(r.status == 0 && r.out.data[0] == '{');
+    result_free(&r);
+    r = gt("--no-config", "--", WORKLOAD_BIN, "exit", "0", NULL);
+    CHECK_MSG(!strncmp(r.out.data, "Resource tracking complete.", 27), "--no-config: [%.80s]",
+              r.out.data);
+    result_free(&r);
+    char want[700];
+    snprintf(want, sizeof want, "config file: %s (present: runs read it; --no-config ignores it)\n",
+             path);
+    r = gt("-v", NULL);
+    CHECK_CONTAINS(r.out.data, want);
+    result_free(&r);
+    r = gt("--help", NULL);
+    CHECK_CONTAINS(r.out.data, want + strlen("config file: ") - 1);
+    CHECK_CONTAINS(r.out.data, "--no-config");
+    result_free(&r);
+
+    struct {
+        const char *text;
+        mode_t mode;
+        const char *error;
+    } bad[] = {
+        {"st=abc\n", 0644, ": invalid --st 'abc': the sleep time must be a number of seconds "
+                           "from 0.0001 to 86400 (--no-config ignores the file)\n"},
+        {"format=human\n-q\n", 0644, " line 2: '-q': one long option per line (--quiet, not -q)\n"},
+        {"execute=rm -rf /\n", 0644, " line 1: '--execute' cannot be a default: give it on the "
+                                     "command line\n"},
+        {"sleep=1\n", 0644, " line 1: unknown option '--sleep' (gpu-tracker --help lists them)\n"},
+        {"quiet=yes\n", 0644, " line 1: '--quiet' takes no value\n"},
+        {"format=human\n", 0664, " not read: writable by others than its owner (chmod go-w); fix "
+                                 "it or pass --no-config\n"},
+    };
+    char marker[512];
+    snprintf(marker, sizeof marker, "%s/ran", home);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_user_config(home, bad[i].text, bad[i].mode);
+        unlink(marker);
+        r = gt("--", "touch", marker, NULL);
+        char expect[900];
+        snprintf(expect, sizeof expect, "gpu-tracker: config file %s%s", path, bad[i].error);
+        CHECK_STR(r.err.data, expect);
+        CHECK(r.status == 2 && access(marker, F_OK) != 0); /* nothing ran */
+        result_free(&r);
+        r = gt("--no-config", "--", "touch", marker, NULL);
+        CHECK(r.status == 0 && access(marker, F_OK) == 0);
+        result_free(&r);
+    }
+    /* A FIFO planted on the name is refused, never waited on. */
+    unlink(path);
+    CHECK(mkfifo(path, 0600) == 0);
+    r = gt("--", "true", NULL);
+    snprintf(want, sizeof want, "gpu-tracker: config file %s not read: not a regular file; fix it "
+             "or pass --no-config\n", path);
+    CHECK_STR(r.err.data, want);
+    result_free(&r);
+    unlink(path);
+    /* No file: nothing read, -v says so. */
+    r = gt("-v", NULL);
+    snprintf(want, sizeof want, "config file: %s (not present)\n", path);
+    CHECK_CONTAINS(r.out.data, want);
+    result_free(&r);
+    unsetenv("XDG_CONFIG_HOME");
 }
 
 static void test_json_stdout_and_spike(void)
@@ -1532,6 +1633,7 @@ int main(int argc, char **argv)
     test_text_output();
     test_json_stdout_and_spike();
     test_document_on_stdout_stays_clean();
+    test_user_config();
     test_cpu_exact();
     test_orphans();
     test_wait_all();

@@ -150,6 +150,19 @@ static void options_done(struct cli_options *o)
     cli_options_free(o);
 }
 
+/* -h and -v say which defaults file a run would read, and whether it is there. */
+static void print_config_file(const struct cli_options *o, const char *label)
+{
+    fputs(label, stdout);
+    if (!o->config_path[0]) {
+        fputs("none (no home directory to look in)\n", stdout);
+        return;
+    }
+    output_print_untrusted(stdout, o->config_path);
+    fputs(o->config_state == CONFIG_PRESENT ? " (present: runs read it; --no-config ignores it)\n"
+                                            : " (not present)\n", stdout);
+}
+
 static int fail(const char *msg, int status)
 {
     fprintf(stderr, "gpu-tracker: %s\n", msg);
@@ -296,10 +309,12 @@ int gt_cli_main(int argc, char **argv)
     }
     if (o.action == ACTION_HELP) {
         fputs(cli_usage, stdout);
+        print_config_file(&o, "\nConfig file: ");
         return 0;
     }
     if (o.action == ACTION_VERSION) {
         printf("gpu-tracker %s\n", gt_version());
+        print_config_file(&o, "config file: ");
         return 0;
     }
     if (o.tracker.discover_cloud && !o.snapshot && !o.report) {

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shlex.h"
 #include "suggest.h"
 #include "tconfig.h"
 #include "job_names.h"
+#include "user_config.h"
 
 const char cli_usage[] =
     "Usage: gpu-tracker --execute=<command> [options]\n"
@@ -136,6 +138,7 @@ const char cli_usage[] =
     "                            at the next multiple of the sleep time, as resource_tracker\n"
     "                            does (rows then have round timestamps).\n"
     "    --no-csv-header         Write the CSVs without their header line.\n"
+    "    --no-config             Do not read the config file of defaults (see Files).\n"
     "    --sampled-only          For comparison: the figures a plain sampling tracker gets\n"
     "                            (no kernel high-water marks, no subreaper, CPU only between\n"
     "                            samples). make bench uses it.\n"
@@ -176,6 +179,12 @@ const char cli_usage[] =
     "%n the node, %h the host, %p gpu-tracker's PID, %% a '%': with srun, run-%j-%t.json.gz\n"
     "gives each task its own file.\n"
     "\n"
+    "Defaults of your own go in $XDG_CONFIG_HOME/gpu-tracker/config (else\n"
+    "~/.config/gpu-tracker/config): one long option per line, as on the command line\n"
+    "('format=human', '--st 0.5', 'quiet'; '#' starts a comment), read before the command line,\n"
+    "which wins; -e, --pid and --tconfig cannot be defaults. It must be yours (or root's)\n"
+    "and writable by you alone. --no-config ignores it (for scripts); -v says which file.\n"
+    "\n"
     "Environment:\n"
     "GPU_TRACKER_PROC_ROOT points the tracker at another procfs mount,\n"
     "GPU_TRACKER_SYS_ROOT at another sysfs; GPU_TRACKER_NVML_LIBRARY and\n"
@@ -187,7 +196,7 @@ enum {
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
     OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
-    OPT_METRICS_TEXTFILE, OPT_CGROUP,
+    OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -226,8 +235,26 @@ static const struct option long_options[] = {
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
     {"metrics-textfile", required_argument, NULL, OPT_METRICS_TEXTFILE},
     {"cgroup", no_argument, NULL, OPT_CGROUP},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
+
+/* What a config file may set (user_config.h): every option but those that
+ * say what to run or ask for help, and the files of other options. */
+static int config_option(const char *name, int *has_arg)
+{
+    static const char *const not_defaults[] = {"help", "version", "execute", "pid",
+                                               "no-config", "tconfig"};
+    for (size_t i = 0; i < sizeof not_defaults / sizeof not_defaults[0]; i++)
+        if (!strcmp(name, not_defaults[i]))
+            return -1;
+    for (const struct option *opt = long_options; opt->name; opt++)
+        if (!strcmp(name, opt->name)) {
+            *has_arg = opt->has_arg == required_argument;
+            return 1;
+        }
+    return 0;
+}
 
 static int has_extension(const char *s, const char *ext)
 {
@@ -257,7 +284,10 @@ int parse_seconds(const char *s, double min, double max, double *out)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
+/* argv[1] to argv[config_end - 1] came from the config file: defaults,
+ * which the command line's options after them override. */
+static int parse_args(int argc, char **argv, int config_end, struct cli_options *o, char *err,
+                      size_t errcap)
 {
     memset(o, 0, sizeof *o);
     gt_options_init(&o->tracker);
@@ -332,12 +362,16 @@ static int parse_args(int argc, char **argv, struct cli_options *o, char *err, s
                 return -1;
             }
             o->tracker.resource_usage_file = optarg;
-            o->backup_set = 1;
+            /* A default gives way to the command line's --no-backup. */
+            if (current >= config_end)
+                o->backup_set = 1;
             break;
         case OPT_NO_BACKUP:
             o->tracker.resource_usage_file = "";
-            o->no_backup = 1;
+            if (current >= config_end)
+                o->no_backup = 1;
             break;
+        case OPT_NO_CONFIG: o->no_config = 1; break;
         case OPT_TF: o->tracker.tracking_file = optarg; break;
         case OPT_OVERWRITE: o->tracker.overwrite = 1; break;
         case OPT_TCONFIG: o->tconfig = optarg; break;
@@ -536,41 +570,105 @@ static int expand_names(struct cli_options *o, char *err, size_t errcap)
     return 0;
 }
 
-/* --tconfig FILE: the options the file stands for come first, so that those
- * of the command line, parsed after them, override them. */
-int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
+/* The config file's options: checked alone first, so that a bad value is
+ * said to be the file's (with a command to make the options complete). */
+static int read_user_config(struct cli_options *o, char *argv0, char ***args, int *n, char *err,
+                            size_t errcap)
 {
-    int rc = parse_args(argc, argv, o, err, errcap);
-    if (rc == 0 && o->action == ACTION_RUN && !o->tconfig)
-        rc = expand_names(o, err, errcap);
-    if (rc != 0 || !o->tconfig || o->action != ACTION_RUN)
-        return rc;
-    char *path = strdup(o->tconfig);
-    cli_options_free(o);
-    char **config = NULL;
-    int n = 0;
-    if (!path) {
+    *args = NULL;
+    *n = 0;
+    if (user_config_path(o->config_path, sizeof o->config_path) != 0) {
+        o->config_path[0] = '\0';
+        return 0;
+    }
+    if (o->action != ACTION_RUN || o->no_config) {
+        o->config_state = o->no_config ? CONFIG_IGNORED
+                          : access(o->config_path, F_OK) == 0 ? CONFIG_PRESENT : CONFIG_ABSENT;
+        return 0;
+    }
+    int found = 0;
+    if (user_config_read(o->config_path, config_option, args, n, &found, err, errcap) != 0)
+        return -1;
+    o->config_state = found ? CONFIG_READ : CONFIG_ABSENT;
+    if (*n == 0)
+        return 0;
+    char **alone = calloc((size_t)*n + 4, sizeof *alone);
+    if (!alone) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
-    rc = tconfig_args(path, &config, &n, err, errcap);
-    free(path);
-    char **spliced = rc == 0 ? calloc((size_t)(argc + n + 1), sizeof *spliced) : NULL;
+    alone[0] = argv0;
+    memcpy(alone + 1, *args, (size_t)*n * sizeof *alone);
+    alone[*n + 1] = "--";
+    alone[*n + 2] = "true";
+    struct cli_options check;
+    char why[400];
+    int rc = parse_args(*n + 3, alone, *n + 1, &check, why, sizeof why);
+    free(alone);
+    if (rc != 0) {
+        snprintf(err, errcap, "config file %s: %s (--no-config ignores the file)", o->config_path,
+                 why);
+        user_config_free(*args);
+        *args = NULL;
+        return -1;
+    }
+    cli_options_free(&check);
+    return 0;
+}
+
+/* The options come from three places, in this order, each overriding the
+ * one before: the user's config file (unless --no-config), --tconfig
+ * FILE's keys, the command line. */
+int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errcap)
+{
+    int rc = parse_args(argc, argv, 1, o, err, errcap);
+    if (rc != 0)
+        return rc;
+    char **config = NULL;
+    int nconfig = 0;
+    if (read_user_config(o, argv[0], &config, &nconfig, err, errcap) != 0) {
+        cli_options_free(o);
+        return -1;
+    }
+    char path[sizeof o->config_path];
+    memcpy(path, o->config_path, sizeof path);
+    enum config_state state = o->config_state;
+    if (o->action != ACTION_RUN || (!o->tconfig && nconfig == 0)) {
+        user_config_free(config);
+        return o->action == ACTION_RUN ? expand_names(o, err, errcap) : 0;
+    }
+    char **tconfig = NULL;
+    int ntconfig = 0;
+    if (o->tconfig) {
+        char *tpath = strdup(o->tconfig);
+        rc = tpath ? tconfig_args(tpath, &tconfig, &ntconfig, err, errcap) : -1;
+        if (!tpath)
+            snprintf(err, errcap, "out of memory");
+        free(tpath);
+    }
+    cli_options_free(o);
+    char **spliced = rc == 0 ? calloc((size_t)(argc + nconfig + ntconfig + 1), sizeof *spliced)
+                             : NULL;
     if (rc == 0 && !spliced) {
         snprintf(err, errcap, "out of memory");
         rc = -1;
     }
     if (rc != 0) {
-        tconfig_free(config);
+        tconfig_free(tconfig);
+        user_config_free(config);
         memset(o, 0, sizeof *o);
         return -1;
     }
     spliced[0] = argv[0];
-    memcpy(spliced + 1, config, (size_t)n * sizeof *spliced);
-    memcpy(spliced + 1 + n, argv + 1, (size_t)(argc - 1) * sizeof *spliced);
-    rc = parse_args(argc + n, spliced, o, err, errcap);
+    memcpy(spliced + 1, config, (size_t)nconfig * sizeof *spliced);
+    memcpy(spliced + 1 + nconfig, tconfig, (size_t)ntconfig * sizeof *spliced);
+    memcpy(spliced + 1 + nconfig + ntconfig, argv + 1, (size_t)(argc - 1) * sizeof *spliced);
+    rc = parse_args(argc + nconfig + ntconfig, spliced, 1 + nconfig, o, err, errcap);
     free(spliced);
-    o->tconfig_args = config; /* the options point into it */
+    o->tconfig_args = tconfig; /* the options point into them */
+    o->config_args = config;
+    memcpy(o->config_path, path, sizeof path);
+    o->config_state = state;
     if (rc == 0)
         rc = expand_names(o, err, errcap);
     return rc;
@@ -580,6 +678,8 @@ void cli_options_free(struct cli_options *o)
 {
     tconfig_free(o->tconfig_args);
     o->tconfig_args = NULL;
+    user_config_free(o->config_args);
+    o->config_args = NULL;
     for (size_t i = 0; i < sizeof o->expanded / sizeof o->expanded[0]; i++) {
         free(o->expanded[i]);
         o->expanded[i] = NULL;

@@ -9,6 +9,8 @@
 
 enum cli_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HUMAN };
 enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_VERSION };
+/* The user's config file (user_config.h): what became of it. */
+enum config_state { CONFIG_ABSENT, CONFIG_READ, CONFIG_PRESENT, CONFIG_IGNORED };
 
 struct cli_options {
     enum cli_action action;
@@ -31,6 +33,10 @@ struct cli_options {
     const char *stf;          /* --stf FILE (with --report), or NULL */
     char *expanded[8];        /* output names made from %j, %t, ... patterns (owned) */
     char **tconfig_args;      /* the options it stood for (owned) */
+    int no_config;            /* --no-config */
+    char **config_args;       /* the user's config file's options (owned) */
+    char config_path[4096];   /* where it is looked for ("" when there is no home) */
+    enum config_state config_state; /* read, not there, ... (PRESENT: -h/-v do not read it) */
     gt_job_info job;          /* the Slurm job this run is in (tracker.job points here) */
 };
 
