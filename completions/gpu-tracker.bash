@@ -82,7 +82,7 @@ _gpu_tracker()
                   --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
                   --no-children --cgroup --start-at --no-csv-header --sampled-only --backup
-                  --no-backup --tf --overwrite --tconfig --stf --metrics-listen
+                  --no-backup --no-config --tf --overwrite --tconfig --stf --metrics-listen
                   --metrics-textfile --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")

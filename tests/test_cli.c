@@ -366,6 +366,22 @@ static void test_user_config(void)
     unsetenv("XDG_CONFIG_HOME");
 }
 
+/* A job shorter than the interval has only the baseline and the final
+ * sample (its process a zombie by then): its threads are still counted. */
+static void test_short_job_threads(void)
+{
+    struct result r = gt("-q", "-f", "json", "--st", "10", "--", WORKLOAD_BIN, "exit", "0", NULL);
+    CHECK(r.status == 0);
+    json_object *j = parse_or_fail(r.out.data, "short job");
+    if (j) {
+        CHECK_MSG(jnum(j, "cpu_utilization.main_n_threads") >= 1.0, "main threads %g",
+                  jnum(j, "cpu_utilization.main_n_threads"));
+        CHECK(jnum(j, "cpu_utilization.combined_n_threads") >= 1.0);
+        json_object_put(j);
+    }
+    result_free(&r);
+}
+
 static void test_json_stdout_and_spike(void)
 {
     /* 200 MiB touched and freed within milliseconds; no sample at --st 10
@@ -1634,6 +1650,7 @@ int main(int argc, char **argv)
     test_json_stdout_and_spike();
     test_document_on_stdout_stays_clean();
     test_user_config();
+    test_short_job_threads();
     test_cpu_exact();
     test_orphans();
     test_wait_all();

@@ -26,6 +26,11 @@ MANWIDTH=100 man -l "$page" 2>"$work/man.err" | col -b >"$work/man.txt"
 grep -q "gpu-tracker - track the resource usage of a command and its descendants" "$work/man.txt" ||
     fail "the page has no NAME line"
 grep -q "^SYNOPSIS" "$work/man.txt" || fail "the page has no SYNOPSIS"
+grep -q "^EXAMPLES" "$work/man.txt" || fail "the page has no EXAMPLES"
+grep -q "gpu-tracker -q -f json -- python train.py | jq" "$work/man.txt" ||
+    fail "the EXAMPLES lack the pipe into jq"
+grep -q "^FILES" "$work/man.txt" && grep -q "gpu-tracker/config" "$work/man.txt" ||
+    fail "the page's FILES do not name the config file"
 grep -q "$("$bin" --version | head -n 1)" "$work/man.txt" || fail "the page does not name the version"
 for o in $options; do
     grep -q -- "$o" "$work/man.txt" || fail "the man page lacks $o"

@@ -200,8 +200,9 @@ static void test_usage_aggregates(void)
     struct sys_cpu cpu0 = {.busy = 0, .total = 0, .ncpu = 2};
     struct meminfo mem = {.total_kb = 1000000, .available_kb = 900000};
 
-    /* Baseline: anchors the counters; its RAM (gpu-tracker's own fork) is ignored. */
-    struct tree_sample s = {.main_alive = 1, .main_rss_kb = 9999, .main_threads = 9};
+    /* Baseline: anchors the counters; its RAM (gpu-tracker's own fork) is
+     * ignored, its thread (one: a fork has one) counts. */
+    struct tree_sample s = {.main_alive = 1, .main_rss_kb = 9999, .main_threads = 1};
     usage_add(&a, 10.0, &s, &cpu0, &mem, NULL);
 
     struct tree_sample s1 = {.main_alive = 1, .main_ticks = 50, .desc_ticks = 150,
@@ -248,6 +249,17 @@ static void test_usage_aggregates(void)
     CHECK(r.cpu_utilization.main_n_threads == 2);
     CHECK(r.cpu_utilization.descendants_n_threads == 5);
     CHECK(r.cpu_utilization.combined_n_threads == 7);
+
+    /* A job shorter than an interval: the baseline and a final sample of a
+     * zombie (no threads left): the baseline's thread is the peak. */
+    struct usage_acc shortjob;
+    usage_init(&shortjob, 1.0, 100.0);
+    usage_add(&shortjob, 10.0, &s, &cpu0, &mem, NULL);
+    struct tree_sample zombie = {.main_alive = 1, .main_ticks = 3};
+    usage_add(&shortjob, 10.4, &zombie, &cpu1, &mem, NULL);
+    gt_resource_usage rs = {.struct_size = sizeof(gt_resource_usage)};
+    usage_result(&shortjob, &u, 0.4, &rs);
+    CHECK(rs.cpu_utilization.main_n_threads == 1 && rs.cpu_utilization.combined_n_threads == 1);
 
     /* RAM, kB -> kilobytes (x1.024). main's total is its VmHWM (1200). */
     CHECK(r.max_ram.main.total_rss == 1200 * 1.024);

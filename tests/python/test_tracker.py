@@ -160,7 +160,7 @@ def test_warnings_go_to_logging_unless_disabled(caplog, tmp_path):
 def test_console_script():
     script = os.path.join(os.path.dirname(sys.executable), 'gpu-tracker')
     version = subprocess.run([script, '--version'], capture_output=True, text=True, check=True)
-    assert version.stdout.strip() == 'gpu-tracker ' + gputracker.__version__
+    assert version.stdout.splitlines()[0] == 'gpu-tracker ' + gputracker.__version__
     run = subprocess.run([script, '--st', '0.1', '-f', 'json', '--disable-logs', '--', sys.executable, '-c',
                           'x = bytearray(50 * 2**20); x[::4096] = b"\\x01" * len(x[::4096])'],
                          capture_output=True, text=True)

@@ -174,8 +174,16 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
         a->tree_t0 = a->tree_tprev = t;
         a->main0 = a->main_prev = tree->main_ticks;
         a->desc0 = a->desc_prev = tree->desc_ticks;
-        if (!baseline)
+        if (!baseline) {
             add_memory(a, tree);
+        } else {
+            /* The baseline's memory is not the command's yet (it is read
+             * before the exec), but its threads are there to count: a job
+             * shorter than an interval would otherwise report 0 threads. */
+            raise_long(&a->main_threads, tree->main_threads);
+            raise_long(&a->desc_threads, tree->desc_threads);
+            raise_long(&a->comb_threads, tree->main_threads + tree->desc_threads);
+        }
         return;
     }
     double dt = t - a->tree_tprev;
