@@ -96,7 +96,7 @@ bench: build
 # The program, the libraries and header, the man page gpu-tracker(1), the
 # bash, zsh and fish completions and the docs (share/doc/gpu-tracker).
 install: build
-	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+	@./scripts/install.sh $(BUILD_DIR) $(PREFIX)
 
 # Removes what install put there (CMake's install manifest names it).
 uninstall:

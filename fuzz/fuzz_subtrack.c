@@ -9,10 +9,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_tracker.h"
 
-static char dir[64];
+/* The two files of each input, in a directory of their own under $TMPDIR
+ * (else /tmp), removed when libFuzzer exits. */
+static char dir[4096];
+
+static void remove_dir(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/t.csv", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/s.csv", dir);
+    unlink(path);
+    rmdir(dir);
+}
 
 static int write_file(const char *path, const uint8_t *data, size_t size)
 {
@@ -27,13 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/gt-fuzz-subtrack-XXXXXX");
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/gt-fuzz-subtrack-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(dir)) {
             dir[0] = '\0';
             return 0;
         }
+        atexit(remove_dir);
     }
-    char tf[128], stf[128];
+    char tf[4200], stf[4200];
     snprintf(tf, sizeof tf, "%s/t.csv", dir);
     snprintf(stf, sizeof stf, "%s/s.csv", dir);
     const uint8_t *nul = memchr(data, 0, size);

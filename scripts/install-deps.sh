@@ -19,7 +19,12 @@
 #          lintian (the package is built and checked), Prometheus (a real
 #          server scrapes the exporter; promtool checks its text), Slurm and
 #          munge (a one-node cluster runs srun -n 2 gpu-tracker), abigail-tools
-#          (abidiff checks the shared library against its ABI baseline)
+#          (abidiff checks the shared library against its ABI baseline),
+#          tmux (the status line is checked in a real terminal emulator)
+#
+# Another apt may hold the package database (a fresh VM's
+# unattended-upgrades): apt-get waits for its lock up to
+# GT_APT_LOCK_TIMEOUT seconds (default 900) instead of failing at once.
 set -eu
 
 list=0
@@ -52,9 +57,27 @@ done
 if [ "$(id -u)" -eq 0 ]; then
     echo "install-deps: installing$missing" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    timeout=${GT_APT_LOCK_TIMEOUT:-900}
+    lock="-o DPkg::Lock::Timeout=$timeout"
+    # apt-get update takes the package lists' lock, which (unlike dpkg's)
+    # it does not wait for: a lock held by another apt is retried every
+    # 10 s (GT_APT_RETRY_SLEEP) until the timeout, any other failure is not.
+    waited=0
     # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    while ! apt-get $lock update -qq 2>"${TMPDIR:-/tmp}/gt-apt-update.$$"; do
+        if ! grep -q "Could not get lock" "${TMPDIR:-/tmp}/gt-apt-update.$$" ||
+            [ "$waited" -ge "$timeout" ]; then
+            cat "${TMPDIR:-/tmp}/gt-apt-update.$$" >&2
+            rm -f "${TMPDIR:-/tmp}/gt-apt-update.$$"
+            exit 1
+        fi
+        [ "$waited" -gt 0 ] || echo "install-deps: another apt holds the package lists; waiting" >&2
+        sleep "${GT_APT_RETRY_SLEEP:-10}"
+        waited=$((waited + ${GT_APT_RETRY_SLEEP:-10}))
+    done
+    rm -f "${TMPDIR:-/tmp}/gt-apt-update.$$"
+    # shellcheck disable=SC2086
+    apt-get $lock install -y -qq --no-install-recommends $missing >/dev/null
 else
     echo "install-deps: missing Debian packages:$missing" >&2
     echo "install-deps: run: sudo apt-get install$missing" >&2

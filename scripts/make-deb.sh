@@ -16,6 +16,16 @@ mkdir -p "$work/gpu-tracker-$version"
 (cd "$src" && tar --exclude='./build*' --exclude=./.git --exclude='./obj-*' \
     --exclude='./debian/.debhelper' --exclude='./debian/tmp' -cf - .) |
     (cd "$work/gpu-tracker-$version" && tar -xf -)
+if [ -n "${DEBFULLNAME:-}" ] && [ -n "${DEBEMAIL:-}" ]; then
+    case "$DEBFULLNAME$DEBEMAIL" in
+    *'|'* | *'<'* | *'>'*) echo "make deb: DEBFULLNAME and DEBEMAIL cannot hold | < or >" >&2; exit 2 ;;
+    esac
+    maintainer="$DEBFULLNAME <$DEBEMAIL>"
+    deb="$work/gpu-tracker-$version/debian"
+    sed -i "s|^Maintainer: .*|Maintainer: $maintainer|" "$deb/control"
+    # The newest entry's trailer line: " -- NAME <EMAIL>  DATE".
+    sed -i "0,/^ -- .*>  /s|^ -- .*>  | -- $maintainer  |" "$deb/changelog"
+fi
 log="$out/dpkg-buildpackage.log"
 if ! (cd "$work/gpu-tracker-$version" && dpkg-buildpackage -b -us -uc) >"$log" 2>&1; then
     tail -n 40 "$log"

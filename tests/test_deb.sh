@@ -20,9 +20,15 @@ trap 'rm -rf "$work"' EXIT
 unset MAKEFLAGS MFLAGS MAKELEVEL
 fail() { echo "deb: $*"; exit 1; }
 
-make -s -C "$src" deb BUILD_DIR="$work/b" >"$work/make.log" 2>&1 ||
+DEBFULLNAME="Ana Packager" DEBEMAIL="ana@example.org" \
+    make -s -C "$src" deb BUILD_DIR="$work/b" >"$work/make.log" 2>&1 ||
     { cat "$work/make.log"; fail "make deb failed"; }
 debs="$work/b/deb"
+# Who packaged it, as DEBFULLNAME and DEBEMAIL said.
+for deb in "$debs"/*.deb; do
+    m=$(dpkg-deb -f "$deb" Maintainer)
+    [ "$m" = "Ana Packager <ana@example.org>" ] || fail "$(basename "$deb"): Maintainer is '$m'"
+done
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 for p in gpu-tracker libgputracker0.4 libgputracker-dev; do
     [ -f "$debs/${p}_${version}_$(dpkg --print-architecture).deb" ] || fail "no package $p"
@@ -64,9 +70,19 @@ for f in usr/share/bash-completion/completions/gpu-tracker usr/share/zsh/vendor-
     [ -f "$root/$f" ] || fail "$f is not in the packages"
 done
 # The library example, built with pkg-config from the -dev package.
+# The .pc names /usr, where the package installs; unpacked here, the
+# sysroot is $root.
 pcdir=$(dirname "$(find "$root" -name gputracker.pc)")
+includedir=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=includedir gputracker)
 libdir=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir gputracker)
-cc "$src/examples/track_block.c" $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs gputracker) \
+[ "$includedir" = /usr/include ] || fail "the .pc's includedir is '$includedir', not /usr/include"
+[ "$libdir" = "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)" ] ||
+    fail "the .pc's libdir is '$libdir'"
+libdir=$root$libdir
+# (pkg-config leaves out -I/usr/include and -L of the system's libdir: the
+# unpacked copies are named here instead.)
+cc "$src/examples/track_block.c" -I"$root/usr/include" -L"$libdir" \
+    $(PKG_CONFIG_PATH="$pcdir" pkg-config --libs-only-l gputracker) \
     -o "$work/track_block" || fail "the example does not build against libgputracker-dev"
 LD_LIBRARY_PATH="$libdir" sh "$src/tests/test_example.sh" "$work/track_block" >/dev/null ||
     fail "the example built against the package does not run"

@@ -8,13 +8,41 @@ build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build" --prefix "$prefix" >/dev/null
+# A directory that was there before (empty) must be there after uninstall.
+mkdir -p "$prefix/share/man"
+# make install's script: cmake --install, the directories it made noted;
+# as root, ldconfig (here a stand-in that says it ran: the real one would
+# change this machine's cache for a temporary prefix).
+mkdir "$prefix/fakebin"
+printf '#!/bin/sh\necho "ldconfig $*" >>"%s/ldconfig.log"\n' "$prefix" >"$prefix/fakebin/ldconfig"
+chmod +x "$prefix/fakebin/ldconfig"
+PATH="$prefix/fakebin:$PATH" sh "$src/scripts/install.sh" "$build" "$prefix" >/dev/null 2>"$prefix/install.err"
+if [ "$(id -u)" -eq 0 ]; then
+    grep -q '^ldconfig $' "$prefix/ldconfig.log" 2>/dev/null ||
+        { echo "make install as root did not run ldconfig"; exit 1; }
+    grep -q "is not a directory the dynamic linker searches" "$prefix/install.err" ||
+        { echo "make install did not say that $prefix/lib is not searched"; exit 1; }
+else
+    grep -q "LD_LIBRARY_PATH=" "$prefix/install.err" ||
+        { echo "make install as a user did not say how the library is found"; exit 1; }
+fi
 cp "$build/install_manifest.txt" "$prefix/installed.txt"
 sh "$src/tests/test_install_docs.sh" "$prefix"
 pc=$(find "$prefix" -name gputracker.pc)
 test -n "$pc" || { echo "gputracker.pc not installed"; exit 1; }
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 libdir=$(pkg-config --variable=libdir gputracker)
+# Absolute paths of this prefix on the compile and link lines, none
+# through '..' (what a user sees in their build log).
+cflags=$(pkg-config --cflags gputracker)
+case " $cflags " in
+*" -I$prefix/include "*) ;;
+*) echo "pkg-config --cflags lacks -I$prefix/include: '$cflags'"; exit 1 ;;
+esac
+case "$cflags" in *..*) echo "pkg-config --cflags goes through '..': '$cflags'"; exit 1 ;; esac
+case "$(pkg-config --libs gputracker)" in
+*..*) echo "pkg-config --libs goes through '..': $(pkg-config --libs gputracker)"; exit 1 ;;
+esac
 test -f "$prefix/include/gpu_tracker.h" || { echo "header not installed"; exit 1; }
 test ! -e "$prefix/include/gpu_tracker_internal.h" ||
     { echo "gpu_tracker_internal.h (no stability promise) was installed"; exit 1; }
@@ -100,7 +128,9 @@ done
 while IFS= read -r f || [ -n "$f" ]; do
     if [ -e "$f" ] || [ -L "$f" ]; then echo "make uninstall left $f"; exit 1; fi
 done <"$prefix/installed.txt"
-for d in share/doc/gpu-tracker lib/cmake/gputracker; do
+for d in share/doc/gpu-tracker lib/cmake/gputracker bin lib include share/bash-completion \
+    share/man/man1; do
     if [ -d "$prefix/$d" ]; then echo "make uninstall left the directory $d"; exit 1; fi
 done
+[ -d "$prefix/share/man" ] || { echo "make uninstall removed share/man, which was there before"; exit 1; }
 echo "installed, built with pkg-config and with find_package, run, and uninstalled: ok"
