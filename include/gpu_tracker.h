@@ -1099,9 +1099,10 @@ typedef struct gt_job_summary {
     int max_tasks_per_node;
     double start_time, stop_time; /* the first start, the last stop */
     double late_margin;       /* seconds: max(10% of the job's span, 2 intervals) */
-    /* The tasks together: means and maxima summed (the sum of maxima is a
-     * bound: tasks may peak at different times), samples summed, duration
-     * the job's. */
+    /* The tasks together: means over the job's span of the tasks' sum
+     * (each task's mean weighted by its duration; a task not running adds
+     * 0), maxima summed (a bound: tasks may peak at different times),
+     * samples summed, duration the job's. */
     gt_stats total;
     /* max / mean over the tasks of mean CPU, peak memory and mean GPU use;
      * 0 when the mean is 0. 1.0 is perfectly even. */

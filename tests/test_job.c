@@ -213,7 +213,15 @@ static void test_job_view(void)
     }
     CHECK(j->ntasks == 4 && j->nnodes == 2 && j->max_tasks_per_node == 2);
     CHECK(NEAR(j->start_time, 100) && NEAR(j->stop_time, 250) && NEAR(j->total.duration, 150));
-    CHECK(NEAR(j->total.cpu_usage_mean, 6.2) && NEAR(j->total.memory_max, 14000));
+    /* Together: the mean of the tasks' sum over the job's 150 s, each task's
+     * mean weighted by its duration (summing the means, 6.2, would count
+     * every task as running all 150 s); maxima summed. */
+    double integral = 0;
+    for (size_t i = 0; i < 4; i++)
+        integral += j->tasks[i].stats.cpu_usage_mean * j->tasks[i].stats.duration;
+    CHECK_MSG(NEAR(j->total.cpu_usage_mean, integral / 150) && j->total.cpu_usage_mean < 4.2,
+              "tasks together: %g cores", j->total.cpu_usage_mean);
+    CHECK(NEAR(j->total.memory_max, 14000));
     /* CPU: max 2 / mean 1.55; memory: 8000 / 3500. */
     CHECK_MSG(NEAR(j->imbalance_cpu, 2.0 / 1.55), "cpu imbalance %g", j->imbalance_cpu);
     CHECK(NEAR(j->imbalance_memory, 8000.0 / 3500.0) && j->imbalance_gpu == 0);
@@ -230,6 +238,32 @@ static void test_job_view(void)
     CHECK(json && strstr(json, "\"cpus_per_task\": 2") && strstr(json, "\"late\": true"));
     free(json);
     gt_job_summary_free(j);
+
+    /* The report: every task's charts reachable, each in its own block
+     * (the late and idle task 2 open), linked from the job table; no GPU
+     * figures where no task used one. */
+    char *html = gt_snapshot_report_html(job, NULL);
+    CHECK(html != NULL);
+    if (html) {
+        for (int i = 0; i < 4; i++) {
+            char id[64], link[64];
+            snprintf(id, sizeof id, "<details class=\"task\" id=\"task-%d\"", i);
+            snprintf(link, sizeof link, "<a href=\"#task-%d\">%d</a>", i, i);
+            CHECK_MSG(strstr(html, id) != NULL, "no charts of task %d", i);
+            CHECK_MSG(strstr(html, link) != NULL, "task %d not linked from the table", i);
+        }
+        CHECK_CONTAINS(html, "<details class=\"task\" id=\"task-2\" open>");
+        CHECK_CONTAINS(html, "<details class=\"task\" id=\"task-1\"><summary>");
+        size_t figures = 0;
+        for (const char *p = html; (p = strstr(p, "<figure class=\"chart\">")) != NULL; p++)
+            figures++;
+        /* CPU, memory, disk and network: the first task's, then each task's */
+        CHECK_MSG(figures == 4 * 5, "%zu charts", figures);
+        CHECK(strstr(html, "the rest of this report is task") == NULL);
+        CHECK(strstr(html, "GPU mean") == NULL && strstr(html, " / 0.00<") == NULL);
+        CHECK_CONTAINS(html, "no task used a GPU");
+        free(html);
+    }
     gt_snapshot_free(job);
 
     /* A task whose step cgroup peaked at 900 MiB (between rows, where PSS

@@ -614,7 +614,27 @@ static void test_snapshot_and_report(void)
     CHECK(r.status == 0);
     CHECK_CONTAINS(r.out.data, "   CPU usage:       mean ");
     CHECK_CONTAINS(r.out.data, "   memory (PSS):    mean ");
+    /* For a person: sizes in units chosen by size (32 MiB held: MiB), no
+     * row of zeros for a GPU nobody used; -f json keeps kB and bytes. */
+    const char *mem = strstr(r.out.data, "   memory (PSS):");
+    CHECK_MSG(mem && strstr(mem, " MiB\n") && !strstr(r.out.data, " kB"), "stats: %s", r.out.data);
+    CHECK_CONTAINS(r.out.data, "   GPU:             none used\n");
+    CHECK_MSG(strstr(r.out.data, "bytes") == NULL && strstr(r.out.data, " B received, "),
+              "stats: %s", r.out.data);
     result_free(&r);
+    /* The report of a -f human run (bytes and seconds inside): its
+     * gpu_tracker block in units a person reads. */
+    char human_html[256];
+    snprintf(human_html, sizeof human_html, "%s", tmp_path("human.html"));
+    r = gt("-q", "-f", "human", "--st", "0.2", "--report", human_html, "--", WORKLOAD_BIN,
+           "exit", "0", NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+    char *human_page = slurp(human_html);
+    const char *block = human_page ? strstr(human_page, "<h2>gpu_tracker summary</h2>") : NULL;
+    CHECK_MSG(block && strstr(block, "Unit: megabytes") && !strstr(block, "Unit: bytes"),
+              "%.600s", block ? block : "(no block)");
+    free(human_page);
     r = gt("stats", snap, "-f", "json", NULL);
     CHECK(r.status == 0);
     json_object *j = parse_or_fail(r.out.data, "stats -f json");

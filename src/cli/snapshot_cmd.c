@@ -4,6 +4,7 @@
 #include "snapshot_cmd.h"
 
 #include "environment.h"
+#include "human.h"
 #include "output.h"
 
 #include <errno.h>
@@ -202,18 +203,38 @@ static json_object *stats_object(const gt_stats *s)
     return o;
 }
 
+/* Whether a run (or runs) used a GPU at all: one that used none shows no
+ * row of zeros. */
+static int stats_used_gpu(const gt_stats *s)
+{
+    return s->gpu_usage_max > 0 || s->gpu_vram_max > 0 || s->gpu_utilized_max > 0;
+}
+
+/* A person reads these: sizes in units chosen by size (as -f human), the
+ * duration as m:ss past a minute; -f json keeps resource_tracker's units. */
 static void stats_text(const char *title, const gt_stats *s)
 {
+    char a[32], b[32];
     output_print_untrusted(stdout, title);
-    printf(": %ld rows, %.3f s\n", s->samples, s->duration);
+    printf(": %ld rows over %s\n", s->samples, human_duration(a, sizeof a, s->duration));
     printf("   CPU usage:       mean %.2f, max %.2f cores\n", s->cpu_usage_mean, s->cpu_usage_max);
-    printf("   memory (PSS):    mean %.2f, max %.2f kB\n", s->memory_mean, s->memory_max);
-    printf("   GPU usage:       mean %.2f, max %.2f GPUs\n", s->gpu_usage_mean, s->gpu_usage_max);
-    printf("   GPU memory:      mean %.2f, max %.2f MiB\n", s->gpu_vram_mean, s->gpu_vram_max);
-    printf("   GPUs in use:     mean %.2f, max %.2f\n", s->gpu_utilized_mean, s->gpu_utilized_max);
-    printf("   disk space used: max %.2f GiB\n", s->disk_space_used_max_gb);
-    printf("   network:         %.0f bytes received, %.0f bytes sent\n", s->net_recv_bytes_sum,
-           s->net_sent_bytes_sum);
+    printf("   memory (PSS):    mean %s, max %s\n", human_bytes(a, sizeof a, s->memory_mean * 1024),
+           human_bytes(b, sizeof b, s->memory_max * 1024));
+    if (stats_used_gpu(s)) {
+        printf("   GPU usage:       mean %.2f, max %.2f GPUs\n", s->gpu_usage_mean,
+               s->gpu_usage_max);
+        printf("   GPU memory:      mean %s, max %s\n",
+               human_bytes(a, sizeof a, s->gpu_vram_mean * 1024 * 1024),
+               human_bytes(b, sizeof b, s->gpu_vram_max * 1024 * 1024));
+        printf("   GPUs in use:     mean %.2f, max %.2f\n", s->gpu_utilized_mean,
+               s->gpu_utilized_max);
+    } else {
+        printf("   GPU:             none used\n");
+    }
+    printf("   disk space used: max %s\n",
+           human_bytes(a, sizeof a, s->disk_space_used_max_gb * 1024 * 1024 * 1024));
+    printf("   network:         %s received, %s sent\n", human_bytes(a, sizeof a, s->net_recv_bytes_sum),
+           human_bytes(b, sizeof b, s->net_sent_bytes_sum));
 }
 
 static void print_json(json_object *o)
@@ -298,9 +319,12 @@ static int job_stats(const gt_snapshot *s, const char *file, int json)
             printf(": no rows\n");
         }
     }
-    stats_text("all tasks together (means and maxima summed, the job's duration)", &j->total);
-    printf("imbalance (max / mean over the tasks; 1.00 is even): CPU %.2f, memory %.2f, "
-           "GPU %.2f\n", j->imbalance_cpu, j->imbalance_memory, j->imbalance_gpu);
+    stats_text("all tasks together (means over the job's span, maxima summed)", &j->total);
+    printf("imbalance (max / mean over the tasks; 1.00 is even): CPU %.2f, memory %.2f",
+           j->imbalance_cpu, j->imbalance_memory);
+    if (stats_used_gpu(&j->total))
+        printf(", GPU %.2f", j->imbalance_gpu);
+    printf("\n");
     printf("stragglers: %zu late (stopped over %.1f s after the median task), %zu idle (mean "
            "CPU under half the median task's)", j->nlate, j->late_margin, j->nidle);
     for (size_t i = 0; i < j->ntasks; i++)

@@ -195,22 +195,40 @@ static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
 /* Adds task b to the tasks a, all running at once: means and maxima sum
  * (gt_stats_combine is for runs one after another: it averages the means
  * and keeps the largest maximum). */
+/* Adds task b to the job's total a: maxima and sums summed; means as
+ * integrals (mean x the task's duration), made means over the job's span
+ * by finish_concurrent(). Summing the means themselves would count a task
+ * of 5 s as if it had run the whole 11 s of the job. */
 static void add_concurrent(gt_stats *a, const gt_stats *b)
 {
+    double d = b->duration;
     a->samples += b->samples;
-    a->cpu_usage_mean += b->cpu_usage_mean;
+    a->cpu_usage_mean += b->cpu_usage_mean * d;
     a->cpu_usage_max += b->cpu_usage_max;
-    a->memory_mean += b->memory_mean;
+    a->memory_mean += b->memory_mean * d;
     a->memory_max += b->memory_max;
-    a->gpu_usage_mean += b->gpu_usage_mean;
+    a->gpu_usage_mean += b->gpu_usage_mean * d;
     a->gpu_usage_max += b->gpu_usage_max;
-    a->gpu_vram_mean += b->gpu_vram_mean;
+    a->gpu_vram_mean += b->gpu_vram_mean * d;
     a->gpu_vram_max += b->gpu_vram_max;
-    a->gpu_utilized_mean += b->gpu_utilized_mean;
+    a->gpu_utilized_mean += b->gpu_utilized_mean * d;
     a->gpu_utilized_max += b->gpu_utilized_max;
     a->disk_space_used_max_gb = fmax(a->disk_space_used_max_gb, b->disk_space_used_max_gb);
     a->net_recv_bytes_sum += b->net_recv_bytes_sum;
     a->net_sent_bytes_sum += b->net_sent_bytes_sum;
+}
+
+/* The integrals of add_concurrent() over the job's span: the mean of the
+ * tasks' sum at each moment (a task not running adds 0). */
+static void finish_concurrent(gt_stats *a, double span)
+{
+    if (!(span > 0))
+        return; /* no span to spread over: the integrals of instantaneous tasks are 0 */
+    a->cpu_usage_mean /= span;
+    a->memory_mean /= span;
+    a->gpu_usage_mean /= span;
+    a->gpu_vram_mean /= span;
+    a->gpu_utilized_mean /= span;
 }
 
 /* The node of a task: Slurm's name, else its host. */
@@ -260,6 +278,7 @@ gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
         tmp[2 * n + i] = t->stats.gpu_usage_mean;
     }
     j->total.duration = j->stop_time - j->start_time;
+    finish_concurrent(&j->total, j->total.duration);
     j->imbalance_cpu = imbalance(tmp, n);
     j->imbalance_memory = imbalance(tmp + n, n);
     j->imbalance_gpu = imbalance(tmp + 2 * n, n);

@@ -87,6 +87,60 @@ static double unit_bytes(const char *unit)
     return 1;
 }
 
+/* The decimal RAM unit a person reads a size of bytes in: gigabytes from
+ * 1 GB, else megabytes (the summary's unit names, not bytes with 9 digits). */
+static const char *readable_ram_unit(double bytes)
+{
+    return bytes >= 1e9 ? "gigabytes" : "megabytes";
+}
+
+static void rescale_rss(gt_rss_values *v, double f)
+{
+    v->total_rss *= f;
+    v->private_rss *= f;
+    v->shared_rss *= f;
+}
+
+/* u in units chosen by size for the report's gpu_tracker block: a run made
+ * with -f human keeps bytes and seconds (the units it computes in), and
+ * "Total RSS: 118280192.0" is not for reading. A copy: its pointers are
+ * u's, to be read while u lives, never freed. */
+static gt_resource_usage readable_units(const gt_resource_usage *u)
+{
+    gt_resource_usage r = *u;
+    double ram = unit_bytes(u->max_ram.unit);
+    /* chosen by the job's peak, the figure read first */
+    const char *ram_unit = readable_ram_unit(u->max_ram.combined.total_rss * ram);
+    double f = ram / unit_bytes(ram_unit);
+    snprintf(r.max_ram.unit, sizeof r.max_ram.unit, "%s", ram_unit);
+    r.max_ram.system_capacity *= f;
+    r.max_ram.system *= f;
+    rescale_rss(&r.max_ram.main, f);
+    rescale_rss(&r.max_ram.descendants, f);
+    rescale_rss(&r.max_ram.combined, f);
+    double gpu = unit_bytes(u->max_gpu_ram.unit);
+    const char *gpu_unit = readable_ram_unit(u->max_gpu_ram.combined * gpu);
+    f = gpu / unit_bytes(gpu_unit);
+    snprintf(r.max_gpu_ram.unit, sizeof r.max_gpu_ram.unit, "%s", gpu_unit);
+    r.max_gpu_ram.system_capacity *= f;
+    r.max_gpu_ram.system *= f;
+    r.max_gpu_ram.main *= f;
+    r.max_gpu_ram.descendants *= f;
+    r.max_gpu_ram.combined *= f;
+    static const struct {
+        const char *name;
+        double seconds;
+    } times[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
+    double secs = u->compute_time.time;
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+        if (!strcmp(u->compute_time.unit, times[i].name))
+            secs = u->compute_time.time * times[i].seconds;
+    size_t t = secs < 120 ? 0 : secs < 7200 ? 1 : secs < 2 * 86400 ? 2 : 3;
+    snprintf(r.compute_time.unit, sizeof r.compute_time.unit, "%s", times[t].name);
+    r.compute_time.time = secs / times[t].seconds;
+    return r;
+}
+
 /* The axis of values 0..max: a step of 1, 2 or 5 times a power of ten
  * giving about n ticks, and how many steps reach max (at most 2n). Ticks
  * are drawn by counting steps, never by adding a step until past the top:
@@ -493,6 +547,8 @@ static const char style[] =
     "font:12px/1.4 ui-monospace,'DejaVu Sans Mono',monospace;overflow:auto}\n"
     "footer{color:var(--muted);font-size:12px;margin-top:30px}\n"
     ".note{color:var(--muted);font-size:14px}\n"
+    "details.task{background:var(--card);border:1px solid var(--line);border-radius:8px;"
+    "margin:8px 0;padding:6px 12px}details.task summary{cursor:pointer;font-weight:600}\n"
     "</style>\n";
 
 static void card(struct buf *b, const char *cls, const char *key, const char *value,
@@ -670,6 +726,40 @@ static void charts(struct buf *b, const gt_snapshot *s, const struct chart_data 
     if (s->server.gpu_count == 0)
         buf_puts(b, "<p class=\"note\">No GPU was found on this machine: the GPU charts are left "
                    "out.</p>\n");
+}
+
+/* A merged job: each task's own charts, one collapsible block a task (the
+ * stragglers open), so that the task flagged late or idle, or the largest,
+ * is a click away rather than absent; the job table links here. d is
+ * scratch space for one task's chart data at a time. */
+static void tasks_over_time(struct buf *b, const gt_snapshot *s, struct chart_data *d)
+{
+    gt_job_summary *j = NULL;
+    if (gt_job_summarize(s, &j) != GT_OK)
+        return;
+    buf_puts(b, "<h2 id=\"tasks-over-time\">Each task over time</h2>\n");
+    for (size_t i = 0; i < j->ntasks; i++) {
+        const gt_snapshot *task = i ? s->other_tasks[i - 1] : s;
+        const gt_task_summary *x = &j->tasks[i];
+        char dur[64];
+        fmt_duration(x->stop_time - x->start_time, dur, sizeof dur);
+        buf_printf(b, "<details class=\"task\" id=\"task-%zu\"%s><summary>task ", i,
+                  x->late || x->idle ? " open" : "");
+        sb_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
+        buf_puts(b, " (");
+        sb_text(b, x->job.node[0] ? x->job.node : x->host);
+        buf_printf(b, "): %s, CPU mean %.2f cores%s%s</summary>\n", dur, x->stats.cpu_usage_mean,
+                  x->late ? " <span class=\"badge bad\">late</span>" : "",
+                  x->idle ? " <span class=\"badge unk\">idle</span>" : "");
+        struct row_source rows;
+        row_source_from_series(&rows, &task->series);
+        if (chart_data(task, &rows, d) == 0)
+            charts(b, task, d);
+        else
+            buf_puts(b, "<p class=\"note\">This task's rows could not be read.</p>\n");
+        buf_puts(b, "</details>\n");
+    }
+    gt_job_summary_free(j);
 }
 
 /* The recommended server's main fields, when the Keeper answered. */
@@ -865,6 +955,17 @@ static void blocks_table(struct buf *b, const gt_snapshot *s, const struct subtr
         buf_puts(b, "<p class=\"note\">The sub-tracking file has no marks.</p>\n");
 }
 
+/* Whether any task of j used a GPU (its rows say so). */
+static int job_used_gpu(const gt_job_summary *j)
+{
+    for (size_t i = 0; i < j->ntasks; i++) {
+        const gt_stats *st = &j->tasks[i].stats;
+        if (st->gpu_usage_max > 0 || st->gpu_vram_max > 0 || st->gpu_utilized_max > 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* A merged job's own section: its tasks side by side, how evenly they
  * worked, the stragglers and the Slurm request; the rest of the report is
  * the first task's run. */
@@ -880,9 +981,17 @@ static void job_section(struct buf *b, const gt_snapshot *s)
     card(b, "", "Tasks", v, t);
     fmt_duration(j->stop_time - j->start_time, v, sizeof v);
     card(b, "", "Span", v, "first start to last stop");
-    snprintf(v, sizeof v, "%.2f / %.2f / %.2f", j->imbalance_cpu, j->imbalance_memory,
-             j->imbalance_gpu);
-    card(b, "", "Imbalance", v, "max / mean of CPU, memory, GPU over the tasks (1.00: even)");
+    /* A resource no task used is left out, not shown as 0.00. */
+    int gpus = job_used_gpu(j);
+    if (gpus) {
+        snprintf(v, sizeof v, "%.2f / %.2f / %.2f", j->imbalance_cpu, j->imbalance_memory,
+                 j->imbalance_gpu);
+        card(b, "", "Imbalance", v, "max / mean of CPU, memory, GPU over the tasks (1.00: even)");
+    } else {
+        snprintf(v, sizeof v, "%.2f / %.2f", j->imbalance_cpu, j->imbalance_memory);
+        card(b, "", "Imbalance", v, "max / mean of CPU, memory over the tasks (1.00: even); no "
+             "task used a GPU");
+    }
     snprintf(v, sizeof v, "%zu late, %zu idle", j->nlate, j->nidle);
     fmt_duration(j->late_margin, t, sizeof t);
     char sub[160];
@@ -891,17 +1000,21 @@ static void job_section(struct buf *b, const gt_snapshot *s)
     card(b, j->nlate || j->nidle ? "warn" : "", "Stragglers", v, sub);
     buf_puts(b, "</div>\n<table class=\"tasks\">\n<tr><th>task</th><th>node</th><th>start</th>"
                "<th>duration</th><th>exit</th><th>CPU mean / max</th><th>memory peak (PSS / "
-               "RSS)</th><th>GPU mean</th><th>recommended</th><th></th></tr>\n");
+               "RSS)</th>");
+    if (gpus)
+        buf_puts(b, "<th>GPU mean</th>");
+    buf_puts(b, "<th>recommended</th><th></th></tr>\n");
     for (size_t i = 0; i < j->ntasks; i++) {
         const gt_task_summary *x = &j->tasks[i];
-        buf_puts(b, "<tr><td>");
+        /* Each task's charts are a click away (tasks_over_time). */
+        buf_printf(b, "<tr><td><a href=\"#task-%zu\">", i);
         sb_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
         if (x->job.array_task_id[0]) {
             buf_puts(b, " (array ");
             sb_text(b, x->job.array_task_id);
             buf_puts(b, ")");
         }
-        buf_puts(b, "</td><td>");
+        buf_puts(b, "</a></td><td>");
         sb_text(b, x->job.node[0] ? x->job.node : x->host);
         fmt_duration(x->start_time - j->start_time, v, sizeof v);
         buf_printf(b, "</td><td>+%s</td>", v);
@@ -914,9 +1027,10 @@ static void job_section(struct buf *b, const gt_snapshot *s)
         char pss[32], rss[32];
         fmt_bytes(x->stats.memory_max * 1024, pss, sizeof pss);
         fmt_bytes(x->peak_rss_mib * 1048576.0, rss, sizeof rss);
-        buf_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td><td>%.2f</td>",
-                  x->stats.cpu_usage_mean, x->stats.cpu_usage_max, pss, rss,
-                  x->stats.gpu_usage_mean);
+        buf_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td>", x->stats.cpu_usage_mean,
+                  x->stats.cpu_usage_max, pss, rss);
+        if (gpus)
+            buf_printf(b, "<td>%.2f</td>", x->stats.gpu_usage_mean);
         buf_printf(b, "<td>%d CPU, %d MiB%s", x->rec.cpu, x->rec.memory_mib,
                   x->rec.gpu ? ", " : "");
         if (x->rec.gpu)
@@ -932,10 +1046,12 @@ static void job_section(struct buf *b, const gt_snapshot *s)
         buf_printf(b, " --gpus-per-task=%d", j->gpus_per_task);
     buf_printf(b, "</code> (or per node: <code>--nodes=%d --ntasks-per-node=%d --mem=%dM</code>). "
                  "Each task as large as the largest one needs (its peak memory, PSS or RSS, "
-                 "whichever is larger, + 20%%; its mean CPU); the rest of this report is task ",
+                 "whichever is larger, + 20%%; its mean CPU). The summary, statistics and "
+                 "charts that follow are task ",
               j->nnodes, j->max_tasks_per_node, j->mem_per_node_mib);
     sb_text(b, j->tasks[0].job.task_rank[0] ? j->tasks[0].job.task_rank : "?");
-    buf_puts(b, "'s run.</p>\n");
+    buf_puts(b, "'s; every task's charts are under <a href=\"#tasks-over-time\">Each task over "
+                "time</a> (a task in the table links to its own).</p>\n");
     gt_job_summary_free(j);
 }
 
@@ -1273,6 +1389,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     } else {
         b.failed = ENOMEM;
     }
+    if (d && s->nother_tasks)
+        tasks_over_time(&b, s, d);
     free(d);
     free(shade);
     if (stf)
@@ -1367,7 +1485,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     }
     buf_puts(&b, "</table>\n");
 
-    char *summary = gt_usage_to_text(u);
+    gt_resource_usage readable = readable_units(u);
+    char *summary = gt_usage_to_text(&readable);
     buf_puts(&b, "<h2>gpu_tracker summary</h2>\n<pre>");
     sb_text(&b, summary ? summary : "");
     free(summary);
