@@ -136,9 +136,28 @@ static void test_job_names(void)
     CHECK(job_name_expand("plain.txt", &id, "-o", &out, err, sizeof err) == 0);
     CHECK_STR(out, "plain.txt");
     free(out);
-    CHECK(job_name_expand("run-%a.csv", &id, "--tf", &out, err, sizeof err) == -1 && !out);
-    CHECK_STR(err, "--tf 'run-%a.csv': %a has no value here (SLURM_ARRAY_TASK_ID is not set: "
-                   "not a task of a Slurm job array); use %p or %h outside Slurm");
+    /* Not an array task: %a is 0, and said. */
+    CHECK(id.stood_in == 0);
+    CHECK(job_name_expand("run-%a.csv", &id, "--tf", &out, err, sizeof err) == 0);
+    CHECK_STR(out, "run-0.csv");
+    free(out);
+    CHECK(id.stood_in == JOB_FIELD_A);
+    char note[200];
+    job_names_stood_in(&id, note, sizeof note);
+    CHECK_STR(note, "not in a Slurm job step: %a 0");
+    /* Outside Slurm: %j is the local job name, which differs between two
+     * runs on the host (the PID), %t is 0. */
+    struct job_identity none = {.job = {.job_id = ""}, .host = "h", .pid = 4242};
+    snprintf(none.local_job, sizeof none.local_job, "local-20261126-080000-4242");
+    CHECK(job_name_expand("run-%j-%t.json.gz", &none, "--snapshot", &out, err, sizeof err) == 0);
+    CHECK_STR(out, "run-local-20261126-080000-4242-0.json.gz");
+    free(out);
+    job_names_stood_in(&none, note, sizeof note);
+    CHECK_STR(note, "not in a Slurm job step: %j became local-20261126-080000-4242, %t 0");
+    struct job_identity real;
+    job_identity_read(&real);
+    CHECK_MSG(!strncmp(real.local_job, "local-", 6) && strlen(real.local_job) > 22,
+              "%s", real.local_job);
     CHECK(job_name_expand("run-%x.csv", &id, "-o", &out, err, sizeof err) == -1);
     CHECK_STR(err, "-o 'run-%x.csv': unknown field '%x' in the name; valid fields are %j (job), "
                    "%a (array task), %t (task rank), %n (node), %h (host), %p (gpu-tracker's "

@@ -710,11 +710,24 @@ static void test_snapshot_and_report(void)
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", httpd_closed_port());
     setenv("GPU_TRACKER_KEEPER_URL", url, 1);
+    /* No network: the local recommendation, then the one-line reason the
+     * server part is missing; exit 1 (what was asked is not all there). */
     r = gt("recommend", snap, "--server", NULL);
     CHECK(r.status == 1);
-    CHECK_STR(r.out.data, "");
-    CHECK_CONTAINS(r.err.data, "gpu-tracker: cannot reach the Keeper API at http://127.0.0.1:");
+    CHECK_MSG(!strncmp(r.out.data, "cpu: ", 5) && strstr(r.out.data, "\nmemory: ") &&
+                  !strstr(r.out.data, "server:"), "stdout: %s", r.out.data);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: no server recommendation: cannot reach the Keeper "
+                               "API at http://127.0.0.1:");
+    CHECK_CONTAINS(r.err.data, "; the resources above are the local recommendation\n");
     CHECK(strchr(r.err.data, '\n') == r.err.data + strlen(r.err.data) - 1);
+    result_free(&r);
+    r = gt("recommend", snap, "--server", "-f", "json", NULL);
+    CHECK(r.status == 1);
+    json_object *offline = parse_or_fail(r.out.data, "recommend --server -f json offline");
+    if (offline) {
+        CHECK(jnum(offline, "cpu") >= 1);
+        json_object_put(offline);
+    }
     result_free(&r);
     /* The report goes on without it, saying so. */
     r = gt("report", snap, "--server", "-o", tmp_path("offline.html"), NULL);
@@ -737,7 +750,7 @@ static void test_snapshot_and_report(void)
      * run twice, so the history's figures are this run's). */
     r = gt("report", snap, "--history", snap, snap, NULL);
     CHECK(r.status == 0);
-    CHECK_CONTAINS(r.out.data, "History: 2 earlier runs of this job");
+    CHECK_CONTAINS(r.out.data, "History: 2 earlier runs of the same program and script");
     const char *cpu_row = strstr(r.out.data, "CPU usage (cores)");
     double mean = -1, max = -1, h_mean = -2, h_max = -2;
     const char *td = cpu_row ? strstr(cpu_row, "<td>") : NULL;
@@ -749,6 +762,23 @@ static void test_snapshot_and_report(void)
     r = gt("report", snap, "--history", tmp_path("no-such-run.json.gz"), NULL);
     CHECK(r.status == 1);
     CHECK_CONTAINS(r.err.data, "gpu-tracker: --history: cannot read '");
+    result_free(&r);
+    /* A run of another program is no earlier run of this one: left out,
+     * said with what it ran. */
+    char other[256];
+    snprintf(other, sizeof other, "%s", tmp_path("other-program.json.gz"));
+    r = gt("-q", "--snapshot", other, "-o", "/dev/null", "--", "true", NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+    r = gt("report", snap, "--history", snap, other, NULL);
+    CHECK_MSG(r.status == 0, "%d: %s", r.status, r.err.data);
+    CHECK_CONTAINS(r.out.data, "History: 1 earlier run of the same program and script");
+    CHECK_CONTAINS(r.err.data, "other-program.json.gz' ran 'true', not this run's program and "
+                               "script ('");
+    CHECK_CONTAINS(r.err.data, "'): left out\n");
+    result_free(&r);
+    r = gt("report", snap, "--history", other, NULL);
+    CHECK(r.status == 0 && !strstr(r.out.data, "History:"));
     result_free(&r);
 
     /* Errors: one line, and the exit status. */

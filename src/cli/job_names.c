@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void job_identity_read(struct job_identity *id)
@@ -20,10 +21,31 @@ void job_identity_read(struct job_identity *id)
     if (host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")] == '\0')
         memcpy(id->host, host, sizeof id->host);
     id->pid = getpid();
+    time_t now = time(NULL);
+    struct tm tm;
+    char stamp[32] = "0";
+    if (localtime_r(&now, &tm))
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(id->local_job, sizeof id->local_job, "local-%s-%ld", stamp, (long)id->pid);
 }
 
-int job_name_expand(const char *pattern, const struct job_identity *id, const char *what,
-                    char **out, char *err, size_t errcap)
+void job_names_stood_in(const struct job_identity *id, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!id->stood_in)
+        return;
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, cap - n, "not in a Slurm job step: ");
+    if ((id->stood_in & JOB_FIELD_J) && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "%%j became %s", id->local_job);
+    if ((id->stood_in & JOB_FIELD_A) && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%%a 0", id->stood_in & JOB_FIELD_J ? ", " : "");
+    if ((id->stood_in & JOB_FIELD_T) && n < cap)
+        snprintf(buf + n, cap - n, "%s%%t 0", id->stood_in & (JOB_FIELD_J | JOB_FIELD_A) ? ", " : "");
+}
+
+int job_name_expand(const char *pattern, struct job_identity *id, const char *what, char **out,
+                    char *err, size_t errcap)
 {
     *out = NULL;
     char *text = NULL;
@@ -41,16 +63,29 @@ int job_name_expand(const char *pattern, const struct job_identity *id, const ch
         }
         const char *value = NULL, *missing = NULL;
         char pid[32];
+        /* Outside Slurm a field stands for what keeps names apart there. */
         switch (p[1]) {
         case '%': value = "%"; break;
-        case 'j': value = id->job.job_id; missing = "SLURM_JOB_ID is not set: not in a Slurm job"; break;
+        case 'j':
+            value = id->job.job_id;
+            if (!*value) {
+                value = id->local_job;
+                id->stood_in |= JOB_FIELD_J;
+            }
+            break;
         case 'a':
             value = id->job.array_task_id;
-            missing = "SLURM_ARRAY_TASK_ID is not set: not a task of a Slurm job array";
+            if (!*value) {
+                value = "0";
+                id->stood_in |= JOB_FIELD_A;
+            }
             break;
         case 't':
             value = id->job.task_rank;
-            missing = "SLURM_PROCID is not set: not a task of a Slurm job step (srun)";
+            if (!*value) {
+                value = "0";
+                id->stood_in |= JOB_FIELD_T;
+            }
             break;
         case 'n': value = id->job.node; missing = "the node's name is not known"; break;
         case 'h': value = id->host; missing = "the host name is not known"; break;
@@ -67,8 +102,8 @@ int job_name_expand(const char *pattern, const struct job_identity *id, const ch
             continue;
         }
         if (!*value) {
-            snprintf(err, errcap, "%s '%s': %%%c has no value here (%s); use %%p or %%h "
-                     "outside Slurm", what, pattern, p[1], missing);
+            snprintf(err, errcap, "%s '%s': %%%c has no value here (%s); use %%p", what,
+                     pattern, p[1], missing);
             failed = 1;
             continue;
         }

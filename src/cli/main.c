@@ -317,6 +317,9 @@ int gt_cli_main(int argc, char **argv)
         print_config_file(&o, "config file: ");
         return 0;
     }
+    if (o.names_note[0] && !o.tracker.disable_logs)
+        fprintf(stderr, "gpu-tracker: warning: %s (docs/cli.md, \"Names made from the job\")\n",
+                o.names_note);
     if (o.tracker.discover_cloud && !o.snapshot && !o.report) {
         /* The cloud is recorded only in those: asking would cost up to
          * seconds of requests for nothing. */

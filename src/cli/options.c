@@ -567,6 +567,7 @@ static int expand_names(struct cli_options *o, char *err, size_t errcap)
             return -1;
         *outputs[i].name = o->expanded[i];
     }
+    job_names_stood_in(&id, o->names_note, sizeof o->names_note);
     return 0;
 }
 

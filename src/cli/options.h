@@ -38,6 +38,7 @@ struct cli_options {
     char config_path[4096];   /* where it is looked for ("" when there is no home) */
     enum config_state config_state; /* read, not there, ... (PRESENT: -h/-v do not read it) */
     gt_job_info job;          /* the Slurm job this run is in (tracker.job points here) */
+    char names_note[200];     /* what stood in for %j, %a, %t outside Slurm ("": nothing) */
 };
 
 /* Parses argv. Returns 0, or -1 with a one-line message (no program name, no

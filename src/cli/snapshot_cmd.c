@@ -6,6 +6,7 @@
 #include "environment.h"
 #include "human.h"
 #include "output.h"
+#include "shlex.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -522,9 +523,13 @@ int recommend_command(int argc, char **argv)
     free_all(snaps, a.nfiles);
     gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
     gt_recommend(&all, &rec);
+    /* No network (a compute node, an air-gapped site): the local
+     * recommendation is still printed, then why the server part is
+     * missing, and the exit status says it is. */
     char *server = NULL;
+    char server_failed[600] = "";
     if (a.server && gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
-        return fail(gt_last_error(), 1);
+        snprintf(server_failed, sizeof server_failed, "%s", gt_last_error());
     if (a.json) {
         char *text = gt_recommendation_to_json(&rec, server);
         if (!text) {
@@ -555,20 +560,56 @@ int recommend_command(int argc, char **argv)
         }
     }
     free(server);
+    if (server_failed[0]) {
+        fflush(stdout);
+        fprintf(stderr, "gpu-tracker: no server recommendation: %s; the resources above are "
+                "the local recommendation\n", server_failed);
+        return 1;
+    }
     return 0;
 }
 
-/* The history of a report: each earlier run read (one at a time: memory
- * for one run), its statistics combined. 0, or -1 after saying which file
- * failed. A run with no rows to take statistics of is an error too: it
- * would silently weigh nothing. */
-static int load_history(const struct sub_args *a, gt_report_extras *h)
+/* What makes two commands runs of one job: the program and its first
+ * argument that is not an option (the script), each by its last path
+ * component. "python train.py --epochs 5" and "python3 ./train.py
+ * --epochs 10" differ in the program; "python train.py --epochs 5" and
+ * "python /home/a/train.py --epochs 10" are one job. key gets "program
+ * script" ("" when the command cannot be split). */
+static void command_key(const char *command, char *key, size_t cap)
+{
+    key[0] = '\0';
+    const char *why = NULL;
+    char **argv = command ? shlex_split(command, &why) : NULL;
+    if (!argv || !argv[0]) {
+        shlex_free(argv);
+        return;
+    }
+    const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    const char *script = "";
+    for (size_t i = 1; argv[i]; i++)
+        if (argv[i][0] != '-') {
+            script = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+            break;
+        }
+    snprintf(key, cap, "%s %s", prog, script);
+    shlex_free(argv);
+}
+
+/* The history of a report: each earlier run of the same job (command_key)
+ * read (one at a time: memory for one run), its statistics combined; a
+ * run of another command is left out, said with what it ran. 0, or -1
+ * after saying which file failed. A run with no rows to take statistics of
+ * is an error too: it would silently weigh nothing. */
+static int load_history(const struct sub_args *a, const char *command, gt_report_extras *h)
 {
     if (a->nhistory == 0)
         return 0;
     gt_stats *runs = calloc((size_t)a->nhistory, sizeof *runs);
     if (!runs)
         return fail("out of memory", 1), -1;
+    char key[1024], other[1024];
+    command_key(command, key, sizeof key);
+    size_t kept = 0;
     for (int i = 0; i < a->nhistory; i++) {
         gt_snapshot *s = NULL;
         if (gt_snapshot_read_ex(a->history[i], a->max_rows, &s) != GT_OK) {
@@ -576,8 +617,20 @@ static int load_history(const struct sub_args *a, gt_report_extras *h)
             free(runs);
             return -1;
         }
-        runs[i].struct_size = sizeof runs[i];
-        gt_status st = gt_snapshot_stats(s, &runs[i]);
+        command_key(s->command, other, sizeof other);
+        if (strcmp(key, other) != 0) {
+            fprintf(stderr, "gpu-tracker: warning: --history: '");
+            output_print_untrusted(stderr, a->history[i]);
+            fprintf(stderr, "' ran '");
+            output_print_untrusted(stderr, s->command ? s->command : "");
+            fprintf(stderr, "', not this run's program and script ('");
+            output_print_untrusted(stderr, command ? command : "");
+            fprintf(stderr, "'): left out\n");
+            gt_snapshot_free(s);
+            continue;
+        }
+        runs[kept].struct_size = sizeof runs[kept];
+        gt_status st = gt_snapshot_stats(s, &runs[kept]);
         gt_snapshot_free(s);
         if (st != GT_OK) {
             fprintf(stderr, "gpu-tracker: --history: '%s' has no rows to take statistics of\n",
@@ -585,14 +638,19 @@ static int load_history(const struct sub_args *a, gt_report_extras *h)
             free(runs);
             return -1;
         }
+        kept++;
+    }
+    if (kept == 0) {
+        free(runs);
+        return 0;
     }
     h->history.struct_size = sizeof h->history;
-    if (gt_stats_combine(runs, (size_t)a->nhistory, &h->history) != GT_OK) {
+    if (gt_stats_combine(runs, kept, &h->history) != GT_OK) {
         fprintf(stderr, "gpu-tracker: --history: %s\n", gt_last_error());
         free(runs);
         return -1;
     }
-    h->history_runs = (size_t)a->nhistory;
+    h->history_runs = kept;
     free(runs);
     return 0;
 }
@@ -611,8 +669,6 @@ int report_command(int argc, char **argv)
     memset(&extras, 0, sizeof extras);
     extras.struct_size = sizeof extras;
     extras.sub_tracking_file = a.stf;
-    if (load_history(&a, &extras) < 0)
-        return 1;
     if (a.out) {
         char err[1024];
         const struct output_use uses[] = {{"the snapshot", a.files[0]}, {"-o", a.out}};
@@ -624,6 +680,10 @@ int report_command(int argc, char **argv)
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
         return 1;
+    if (load_history(&a, snaps[0]->command, &extras) < 0) {
+        free_all(snaps, 1);
+        return 1;
+    }
     char *server = NULL;
     gt_stats st = {.struct_size = sizeof(gt_stats)};
     if (a.server && gt_snapshot_stats(snaps[0], &st) == GT_OK) {

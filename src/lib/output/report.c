@@ -1403,8 +1403,9 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         const gt_report_extras *h = extras && extras->history_runs ? extras : NULL;
         const gt_stats *hs = h ? &h->history : &st;
         if (h)
-            buf_printf(&b, "<p class=\"note\">History: %zu earlier run%s of this job, beside "
-                      "each figure (the mean of their means, the largest of their maxima).</p>\n",
+            buf_printf(&b, "<p class=\"note\">History: %zu earlier run%s of the same program "
+                      "and script, beside each figure (the mean of their means, the largest of "
+                      "their maxima).</p>\n",
                       h->history_runs, h->history_runs == 1 ? "" : "s");
         buf_puts(&b, "<table>\n");
         snprintf(v, sizeof v, "%ld", st.samples);
