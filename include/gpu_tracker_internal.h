@@ -107,6 +107,15 @@ GT_INTERNAL gt_status gt_output_write(const char *path, const void *data, size_t
 GT_INTERNAL gt_status gt_file_read(const char *path, size_t max, const char *what, char **data,
                               size_t *len);
 
+/* Whether the job was starved of CPU by other work (analysis/contention.c
+ * says how it is judged): the machine saturated by others, or the job's
+ * cgroup quota used up by others or throttling it. 1 with a sentence for a
+ * person in why ("the machine was saturated by other work: ..."), 0 (why
+ * "") when not, or when the figures cannot say. u in any units (only CPU
+ * percents are read); cg may be NULL; wall_seconds the run's. */
+GT_INTERNAL int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg,
+                                  double wall_seconds, char *why, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -950,6 +950,69 @@ static void test_no_group_made(void)
     fx_rmroot(root);
 }
 
+/* Starved of CPU by other work (gt_cpu_contention): the machine busy with
+ * others' work, the group's quota used by others or throttling the job;
+ * not when the job itself keeps the machine busy, nor on an idle one. And
+ * -f human's line saying so. */
+static void test_starved(void)
+{
+    gt_resource_usage u;
+    memset(&u, 0, sizeof u);
+    u.struct_size = sizeof u;
+    u.measurement.unknown = 1;
+    /* The Pool(2) job: 0.32 cores while the 2 cores were busy. */
+    u.cpu_utilization.system_core_count = 2;
+    u.cpu_utilization.system.mean_sum_percent = 199.0;
+    u.cpu_utilization.combined.mean_sum_percent = 32.0;
+    char why[512];
+    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 1);
+    CHECK_STR(why, "the machine was saturated by other work: 1.99 of its 2 cores busy on average, "
+                   "1.67 of them not this job's; the job got 0.32 cores, so its CPU figures (and "
+                   "a CPU request made from them) may be low");
+    /* The job itself keeps the machine busy: not starved. */
+    u.cpu_utilization.combined.mean_sum_percent = 190.0;
+    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 0 && why[0] == '\0');
+    /* An idle machine. */
+    u.cpu_utilization.system.mean_sum_percent = 60.0;
+    u.cpu_utilization.combined.mean_sum_percent = 32.0;
+    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 0);
+    /* A group quota of 2 cores, 1.9 of them used, 1.6 by others. */
+    gt_cgroup_usage c = {.struct_size = sizeof c, .available = 1, .version = 2,
+                         .cpu_available = 1, .cpu_quota = 2, .cpu_seconds = 19};
+    u.cpu_utilization.combined.mean_sum_percent = 30.0;
+    CHECK(gt_cpu_contention(&u, &c, 10, why, sizeof why) == 1);
+    CHECK_CONTAINS(why, "the job's CPU quota of 2.00 cores was used up, 1.60 of it by other "
+                        "processes of its cgroup; the job got 0.30 cores");
+    /* The job alone at its quota, throttled in 30 of 100 periods. */
+    c.cpu_quota = 1;
+    c.cpu_seconds = 9.6;
+    u.cpu_utilization.combined.mean_sum_percent = 95.0;
+    c.throttle_periods = 100;
+    c.throttled_periods = 30;
+    CHECK(gt_cpu_contention(&u, &c, 10, why, sizeof why) == 1);
+    CHECK_CONTAINS(why, "throttled it in 30 of 100 periods: it wanted more CPU than it was "
+                        "allowed");
+    c.throttled_periods = 2;
+    CHECK(gt_cpu_contention(&u, &c, 10, why, sizeof why) == 0);
+    /* No wall time or no figures: nothing can be said. */
+    CHECK(gt_cpu_contention(&u, &c, 0, why, sizeof why) == 0);
+    CHECK(gt_cpu_contention(NULL, &c, 10, why, sizeof why) == 0);
+
+    /* -f human says it under the CPU lines. */
+    u.cpu_utilization.system.mean_sum_percent = 199.0;
+    u.cpu_utilization.combined.mean_sum_percent = 32.0;
+    gt_totals totals = {.struct_size = sizeof totals, .wall_seconds = 10};
+    struct human_extras x = {.cg = NULL};
+    char *text = human_summary(&u, &totals, &x);
+    CHECK_CONTAINS(text, "\nCPU starved     the machine was saturated by other work: 1.99 of its "
+                         "2 cores busy");
+    free(text);
+    u.cpu_utilization.system.mean_sum_percent = 40.0;
+    text = human_summary(&u, &totals, &x);
+    CHECK(text && !strstr(text, "CPU starved"));
+    free(text);
+}
+
 /* -f human's lines for the group and the CPUs' energy. */
 static void test_human(void)
 {
@@ -1095,6 +1158,7 @@ int main(int argc, char **argv)
     test_tracker_fixture();
     test_report();
     test_human();
+    test_starved();
     test_no_group_made();
     return check_exit("test_cgroup");
 }

@@ -5,8 +5,10 @@
  * Slurm cluster is in test_slurm.py. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "gpu_tracker.h"
@@ -285,10 +287,53 @@ static void test_job_view(void)
     gt_snapshot_free(job);
 }
 
+/* A run starved of CPU by other work: its report says so above the
+ * cards, and the recommendation's CPU is marked as possibly low. */
+static void test_starved_report(void)
+{
+    gt_snapshot *s = task(NULL, "0", "n1", 100, 10, 0.32, 2000);
+    s->usage.cpu_utilization.system_core_count = 2;
+    s->usage.cpu_utilization.system.mean_sum_percent = 199;
+    s->usage.cpu_utilization.combined.mean_sum_percent = 32;
+    /* recommend says it after the resources, on standard error. */
+    char snap[] = "/tmp/gt-starved-XXXXXX.json.gz", cmd[512], err[] = "/tmp/gt-starved-XXXXXX";
+    int fd = mkstemps(snap, 8), efd = mkstemp(err);
+    CHECK(fd >= 0 && efd >= 0);
+    close(fd);
+    close(efd);
+    CHECK(gt_snapshot_write(s, snap) == GT_OK);
+    snprintf(cmd, sizeof cmd, "%s recommend %s >/dev/null 2>%s", GT_BIN, snap, err);
+    CHECK(system(cmd) == 0);
+    char *said = NULL;
+    FILE *f = fopen(err, "r");
+    size_t cap = 0;
+    if (f) {
+        CHECK(getdelim(&said, &cap, '\0', f) > 0);
+        fclose(f);
+    }
+    CHECK_CONTAINS(said, "gpu-tracker: warning: the cpu above may be low: ");
+    CHECK_CONTAINS(said, ": the machine was saturated by other work");
+    free(said);
+    unlink(snap);
+    unlink(err);
+    char *html = gt_snapshot_report_html(s, NULL);
+    CHECK_CONTAINS(html, "<p class=\"note starved\"><b>CPU starved:</b> the machine was "
+                         "saturated by other work: 1.99 of its 2 cores busy");
+    CHECK_CONTAINS(html, "the CPU may be low: the job was starved of CPU (above)");
+    free(html);
+    /* A quiet machine: nothing said. */
+    s->usage.cpu_utilization.system.mean_sum_percent = 40;
+    html = gt_snapshot_report_html(s, NULL);
+    CHECK(html && !strstr(html, "CPU starved") && !strstr(html, "may be low"));
+    free(html);
+    gt_snapshot_free(s);
+}
+
 int main(void)
 {
     test_merge_refusals();
     test_merge_and_read_back();
     test_job_view();
+    test_starved_report();
     return check_exit("test_job");
 }

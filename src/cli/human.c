@@ -1,6 +1,8 @@
 /* human.c - figures in units a person reads at a glance. */
 #include "human.h"
 
+#include "gpu_tracker_internal.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +213,9 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     fprintf(f, LABEL "mean %.2f cores, peak %.2f, of %d\n", "CPU cores",
             cpu->combined.mean_sum_percent / 100.0, cpu->combined.max_sum_percent / 100.0,
             cpu->system_core_count);
+    char starved[512];
+    if (gt_cpu_contention(u, x->cg, totals->wall_seconds, starved, sizeof starved))
+        fprintf(f, LABEL "%s\n", "CPU starved", starved);
     line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
                      u->max_ram.descendants.total_rss, ", RSS, shared pages once");
     fprintf(f, LABEL "peak %s used of %s (the whole machine)\n", "System RAM",

@@ -5,6 +5,7 @@
 
 #include "environment.h"
 #include "human.h"
+#include "gpu_tracker_internal.h"
 #include "output.h"
 #include "shlex.h"
 
@@ -520,6 +521,17 @@ int recommend_command(int argc, char **argv)
         return 1;
     }
     free(each);
+    /* A run starved of CPU by other work: its mean is a floor. Said after
+     * the recommendation, on standard error. */
+    char starved[16][700];
+    int nstarved = 0;
+    for (int i = 0; i < a.nfiles && nstarved < 16; i++) {
+        char why[512];
+        if (!snaps[i]->no_summary &&
+            gt_cpu_contention(&snaps[i]->usage, &snaps[i]->cgroup, snaps[i]->duration, why,
+                              sizeof why))
+            snprintf(starved[nstarved++], sizeof starved[0], "%.150s: %s", a.files[i], why);
+    }
     free_all(snaps, a.nfiles);
     gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
     gt_recommend(&all, &rec);
@@ -560,6 +572,9 @@ int recommend_command(int argc, char **argv)
         }
     }
     free(server);
+    fflush(stdout);
+    for (int i = 0; i < nstarved; i++)
+        fprintf(stderr, "gpu-tracker: warning: the cpu above may be low: %s\n", starved[i]);
     if (server_failed[0]) {
         fflush(stdout);
         fprintf(stderr, "gpu-tracker: no server recommendation: %s; the resources above are "

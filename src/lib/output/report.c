@@ -547,6 +547,7 @@ static const char style[] =
     "font:12px/1.4 ui-monospace,'DejaVu Sans Mono',monospace;overflow:auto}\n"
     "footer{color:var(--muted);font-size:12px;margin-top:30px}\n"
     ".note{color:var(--muted);font-size:14px}\n"
+    ".note.starved{border-left:4px solid var(--bad);padding-left:8px}\n"
     "details.task{background:var(--card);border:1px solid var(--line);border-radius:8px;"
     "margin:8px 0;padding:6px 12px}details.task summary{cursor:pointer;font-weight:600}\n"
     "</style>\n";
@@ -1321,7 +1322,19 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
 
     if (s->nother_tasks)
         job_section(&b, s);
-    buf_puts(&b, "<h2>Summary</h2>\n<div class=\"cards\">\n");
+    /* Starved of CPU by other work: the CPU figures are a floor, and the
+     * recommendation from them says so (a snapshot without a summary,
+     * resource_tracker's, cannot say). */
+    char starved[512] = "";
+    if (!s->no_summary)
+        gt_cpu_contention(&s->usage, &s->cgroup, s->duration, starved, sizeof starved);
+    buf_puts(&b, "<h2>Summary</h2>\n");
+    if (starved[0]) {
+        buf_puts(&b, "<p class=\"note starved\"><b>CPU starved:</b> ");
+        sb_text(&b, starved);
+        buf_puts(&b, ".</p>\n");
+    }
+    buf_puts(&b, "<div class=\"cards\">\n");
     const gt_resource_usage *u = &s->usage;
     if (have_stats) {
         snprintf(v, sizeof v, "%.2f cores", st.cpu_usage_mean);
@@ -1371,7 +1384,10 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         if (rec_by_group)
             snprintf(sub + strlen(sub), sizeof sub - strlen(sub),
                      "; memory from the job's cgroup peak + 20%%");
-        card(&b, "rec", "Recommended", v, sub);
+        if (starved[0])
+            snprintf(sub + strlen(sub), sizeof sub - strlen(sub),
+                     "; the CPU may be low: the job was starved of CPU (above)");
+        card(&b, starved[0] ? "rec warn" : "rec", "Recommended", v, sub);
     }
     buf_puts(&b, "</div>\n");
     slow_section(&b, s);
