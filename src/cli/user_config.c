@@ -49,7 +49,12 @@ static int read_checked(const char *path, char **text, char *err, size_t errcap)
     /* O_NONBLOCK: a FIFO planted on the name is not waited on. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+        struct stat st;
+        /* Not there, or behind a directory we may not search (another
+         * user's home in our environment): nothing of ours to read. A file
+         * that is there but unreadable is a mistake to say. */
+        if (errno == ENOENT || errno == ENOTDIR ||
+            (errno == EACCES && stat(path, &st) != 0 && errno == EACCES))
             return 1;
         snprintf(err, errcap, "cannot read config file %s: %s; fix it or pass --no-config", path,
                  strerror(errno));

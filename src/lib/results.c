@@ -552,3 +552,11 @@ char *gt_tracker_to_json(gt_tracker *t)
     free(table);
     return text;
 }
+
+/* The command's way to the analysis wing's judgement of CPU contention
+ * (gpu_tracker_internal.h). */
+int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
+                      char *why, size_t cap)
+{
+    return cpu_contention(u, cg, wall_seconds, why, cap);
+}

@@ -9,4 +9,14 @@
 #include "analysis/stats.h"
 #include "analysis/subtrack_blocks.h"
 
+#include <stddef.h>
+
+#include "gpu_tracker.h"
+
+/* Whether the job was starved of CPU by other work (contention.c says how
+ * it is judged): 1 with a sentence for a person in why, 0 (why "") when
+ * not or when the figures cannot say. cg may be NULL. */
+int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
+                   char *why, size_t cap);
+
 #endif

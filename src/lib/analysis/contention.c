@@ -1,5 +1,6 @@
 /* analysis/contention.c - was the job starved of CPU by other work?
- * (gt_cpu_contention, gpu_tracker_internal.h).
+ * (cpu_contention, analysis/analysis.h; the command reaches it as
+ * gt_cpu_contention, gpu_tracker_internal.h).
  *
  * A job's mean CPU is what it got, not what it wanted. On a machine that
  * other work kept busy, or in a cgroup whose CPU quota others used up, a
@@ -17,11 +18,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_tracker.h"
-#include "gpu_tracker_internal.h"
+#include "analysis/analysis.h"
 
-int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
-                      char *why, size_t cap)
+int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
+                   char *why, size_t cap)
 {
     if (cap)
         why[0] = '\0';

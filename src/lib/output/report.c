@@ -1327,7 +1327,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
      * resource_tracker's, cannot say). */
     char starved[512] = "";
     if (!s->no_summary)
-        gt_cpu_contention(&s->usage, &s->cgroup, s->duration, starved, sizeof starved);
+        cpu_contention(&s->usage, &s->cgroup, s->duration, starved, sizeof starved);
     buf_puts(&b, "<h2>Summary</h2>\n");
     if (starved[0]) {
         buf_puts(&b, "<p class=\"note starved\"><b>CPU starved:</b> ");
