@@ -200,9 +200,9 @@ static void test_usage_aggregates(void)
     struct sys_cpu cpu0 = {.busy = 0, .total = 0, .ncpu = 2};
     struct meminfo mem = {.total_kb = 1000000, .available_kb = 900000};
 
-    /* Baseline: anchors the counters; its RAM (gpu-tracker's own fork) is
-     * ignored, its thread (one: a fork has one) counts. */
-    struct tree_sample s = {.main_alive = 1, .main_rss_kb = 9999, .main_threads = 1};
+    /* Baseline: anchors the counters; its RAM and threads (gpu-tracker's
+     * own fork's) are ignored, but main is there: one thread at least. */
+    struct tree_sample s = {.main_alive = 1, .main_rss_kb = 9999, .main_threads = 9};
     usage_add(&a, 10.0, &s, &cpu0, &mem, NULL);
 
     struct tree_sample s1 = {.main_alive = 1, .main_ticks = 50, .desc_ticks = 150,

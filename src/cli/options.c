@@ -661,8 +661,10 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         return -1;
     }
     spliced[0] = argv[0];
-    memcpy(spliced + 1, config, (size_t)nconfig * sizeof *spliced);
-    memcpy(spliced + 1 + nconfig, tconfig, (size_t)ntconfig * sizeof *spliced);
+    if (nconfig) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(spliced + 1, config, (size_t)nconfig * sizeof *spliced);
+    if (ntconfig)
+        memcpy(spliced + 1 + nconfig, tconfig, (size_t)ntconfig * sizeof *spliced);
     memcpy(spliced + 1 + nconfig + ntconfig, argv + 1, (size_t)(argc - 1) * sizeof *spliced);
     rc = parse_args(argc + nconfig + ntconfig, spliced, 1 + nconfig, o, err, errcap);
     free(spliced);

@@ -176,13 +176,15 @@ GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *t
         a->desc0 = a->desc_prev = tree->desc_ticks;
         if (!baseline) {
             add_memory(a, tree);
-        } else {
-            /* The baseline's memory is not the command's yet (it is read
-             * before the exec), but its threads are there to count: a job
-             * shorter than an interval would otherwise report 0 threads. */
-            raise_long(&a->main_threads, tree->main_threads);
-            raise_long(&a->desc_threads, tree->desc_threads);
-            raise_long(&a->comb_threads, tree->main_threads + tree->desc_threads);
+        } else if (tree->main_alive) {
+            /* The baseline is read before the command's exec: its memory and
+             * threads are gpu-tracker's fork's (a sanitizer's runtime adds
+             * one of its own there), not the command's. What it does say is
+             * that the command's process is there, with a thread: a job
+             * shorter than an interval, whose only other sample finds a
+             * zombie, would otherwise report 0 threads. */
+            raise_long(&a->main_threads, 1);
+            raise_long(&a->comb_threads, 1);
         }
         return;
     }
