@@ -114,6 +114,14 @@ def whole_terminal_scrolls(stage):
     check(all("gpu-tracker 0:" not in r for r in rows), "%s: status line left: %r" % (stage, rows))
 
 
+def ended_clean(stage, what="the summary"):
+    """Tracking has ended: the summary is there, no status line is left
+    anywhere, and the whole terminal scrolls again."""
+    wait_for(what, lambda: any(r.startswith("Samples") for r in history()))
+    check_clean(stage, False)
+    whole_terminal_scrolls(stage)
+
+
 def start(width, height):
     global socket_path
     if socket_path:
@@ -148,9 +156,7 @@ try:
                 and pane_size()[1] == 10):
         check_clean("shrunk to 80x10", True)
     open(go, "w").close()
-    wait_for("the summary", lambda: any(r.startswith("Samples") for r in history()))
-    check_clean("after tracking", False)
-    whole_terminal_scrolls("after tracking")
+    ended_clean("after tracking")
 
     # Ctrl-Z gives the shell the whole terminal; fg brings the line back.
     start(100, 14)
@@ -164,18 +170,14 @@ try:
         if wait_for("the line back after fg", status_on_last_row):
             check_clean("after fg", True)
         open(go, "w").close()
-        wait_for("the summary", lambda: any(r.startswith("Samples") for r in history()))
-        check_clean("after Ctrl-Z, fg and the end", False)
-        whole_terminal_scrolls("after Ctrl-Z, fg and the end")
+        ended_clean("after Ctrl-Z, fg and the end")
 
     # Ctrl-C: the command ends, the summary is written, the terminal whole.
     start(100, 14)
     run_tracker()
     if wait_for("the status line", status_on_last_row):
         tmux("send-keys", "-t", "t", "C-c")
-        wait_for("the summary after Ctrl-C", lambda: any(r.startswith("Samples") for r in history()))
-        check_clean("after Ctrl-C", False)
-        whole_terminal_scrolls("after Ctrl-C")
+        ended_clean("after Ctrl-C", "the summary after Ctrl-C")
 finally:
     tmux("kill-server")
     shutil.rmtree(work, ignore_errors=True)
