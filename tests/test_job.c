@@ -287,6 +287,39 @@ static void test_job_view(void)
     gt_snapshot_free(job);
 }
 
+/* A job of 70 even tasks: the charts of the first 64, a note for the
+ * rest, and links only to the charts there are. */
+static void test_many_tasks_report(void)
+{
+    enum { N = 70 };
+    gt_snapshot *runs[N];
+    const char *names[N];
+    char ranks[N][8];
+    for (int i = 0; i < N; i++) {
+        snprintf(ranks[i], sizeof ranks[i], "%d", i);
+        names[i] = ranks[i];
+        runs[i] = task("9", ranks[i], "n1", 100, 5, 1.0, 2000);
+    }
+    gt_snapshot *job = NULL;
+    CHECK(gt_snapshot_merge(runs, N, names, &job) == GT_OK);
+    char *html = job ? gt_snapshot_report_html(job, NULL) : NULL;
+    CHECK(html != NULL);
+    if (html) {
+        size_t blocks = 0, links = 0;
+        for (const char *p = html; (p = strstr(p, "<details class=\"task\"")) != NULL; p++)
+            blocks++;
+        for (const char *p = html; (p = strstr(p, "<a href=\"#task-")) != NULL; p++)
+            links++;
+        CHECK_MSG(blocks == 64 && links == 64, "%zu blocks, %zu links", blocks, links);
+        CHECK_CONTAINS(html, "6 more tasks, none of them late or idle, have no charts here");
+        CHECK(strstr(html, "id=\"task-63\"") && !strstr(html, "id=\"task-64\""));
+        free(html);
+    }
+    gt_snapshot_free(job);
+    for (int i = 0; i < N; i++)
+        gt_snapshot_free(runs[i]);
+}
+
 /* A run starved of CPU by other work: its report says so above the
  * cards, and the recommendation's CPU is marked as possibly low. */
 static void test_starved_report(void)
@@ -335,5 +368,6 @@ int main(void)
     test_merge_and_read_back();
     test_job_view();
     test_starved_report();
+    test_many_tasks_report();
     return check_exit("test_job");
 }

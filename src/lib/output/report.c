@@ -729,6 +729,22 @@ static void charts(struct buf *b, const gt_snapshot *s, const struct chart_data 
                    "out.</p>\n");
 }
 
+/* A job of many tasks: the charts of the flagged tasks always, of the
+ * others the first this many (a report of a thousand tasks' charts would
+ * weigh tens of megabytes). */
+#define MAX_TASK_CHARTS 64
+
+/* Whether task i of j has its charts in the report (tasks_over_time). */
+static int task_charted(const gt_job_summary *j, size_t i)
+{
+    if (j->tasks[i].late || j->tasks[i].idle)
+        return 1;
+    size_t before = 0;
+    for (size_t k = 0; k < i; k++)
+        before += !j->tasks[k].late && !j->tasks[k].idle;
+    return before < MAX_TASK_CHARTS;
+}
+
 /* A merged job: each task's own charts, one collapsible block a task (the
  * stragglers open), so that the task flagged late or idle, or the largest,
  * is a click away rather than absent; the job table links here. d is
@@ -739,9 +755,14 @@ static void tasks_over_time(struct buf *b, const gt_snapshot *s, struct chart_da
     if (gt_job_summarize(s, &j) != GT_OK)
         return;
     buf_puts(b, "<h2 id=\"tasks-over-time\">Each task over time</h2>\n");
+    size_t left = 0;
     for (size_t i = 0; i < j->ntasks; i++) {
         const gt_snapshot *task = i ? s->other_tasks[i - 1] : s;
         const gt_task_summary *x = &j->tasks[i];
+        if (!task_charted(j, i)) {
+            left++;
+            continue;
+        }
         char dur[64];
         fmt_duration(x->stop_time - x->start_time, dur, sizeof dur);
         buf_printf(b, "<details class=\"task\" id=\"task-%zu\"%s><summary>task ", i,
@@ -760,6 +781,11 @@ static void tasks_over_time(struct buf *b, const gt_snapshot *s, struct chart_da
             buf_puts(b, "<p class=\"note\">This task's rows could not be read.</p>\n");
         buf_puts(b, "</details>\n");
     }
+    if (left)
+        buf_printf(b, "<p class=\"note\">%zu more tasks, none of them late or idle, have no "
+                  "charts here (at most %d besides the flagged ones): <code>gpu-tracker "
+                  "report</code> of a task's own snapshot draws its charts.</p>\n", left,
+                  MAX_TASK_CHARTS);
     gt_job_summary_free(j);
 }
 
@@ -1008,14 +1034,18 @@ static void job_section(struct buf *b, const gt_snapshot *s)
     for (size_t i = 0; i < j->ntasks; i++) {
         const gt_task_summary *x = &j->tasks[i];
         /* Each task's charts are a click away (tasks_over_time). */
-        buf_printf(b, "<tr><td><a href=\"#task-%zu\">", i);
+        int linked = task_charted(j, i);
+        if (linked)
+            buf_printf(b, "<tr><td><a href=\"#task-%zu\">", i);
+        else
+            buf_puts(b, "<tr><td>");
         sb_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
         if (x->job.array_task_id[0]) {
             buf_puts(b, " (array ");
             sb_text(b, x->job.array_task_id);
             buf_puts(b, ")");
         }
-        buf_puts(b, "</a></td><td>");
+        buf_puts(b, linked ? "</a></td><td>" : "</td><td>");
         sb_text(b, x->job.node[0] ? x->job.node : x->host);
         fmt_duration(x->start_time - j->start_time, v, sizeof v);
         buf_printf(b, "</td><td>+%s</td>", v);
