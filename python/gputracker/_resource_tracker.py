@@ -84,6 +84,16 @@ class ResourceTracker:
     forked processes (method is accepted and ignored), and n_samples counts
     the series that are tracked."""
 
+    # What differs between the versions of resource_tracker this class
+    # speaks: 0.4 here (the reference docs), 0.5.0 in
+    # gputracker.resource_tracker, which sets these.
+    _snapshot_format = _SNAPSHOT_RESOURCE_TRACKER
+    _byte_mapping = BYTE_MAPPING
+    _human_names = HUMAN_NAMES_MAPPING
+    _default_stats_specs = DEFAULT_STATS_SPECS
+    _memory_stat, _vram_stat = 'process_memory', 'process_gpu_vram'
+    _memory_stat_kb = 1  # kB in one unit of _memory_stat (the library takes kB)
+
     def __init__(self, pid: Optional[int] = None, children: bool = True, interval: float = 1,
                  method: Optional[str] = None, autostart: bool = True, track_processes: bool = True,
                  track_system: bool = True, discover_server: bool = True, discover_cloud: bool = True):
@@ -232,7 +242,7 @@ class ResourceTracker:
             system = system[:n]
         if bytes:
             for table in (system, process):
-                for col, factor in BYTE_MAPPING.items():
+                for col, factor in self._byte_mapping.items():
                     if col in table.columns:
                         table[col] = [v * factor for v in table[col]]
         if system_prefix is None:
@@ -241,7 +251,7 @@ class ResourceTracker:
             process_prefix = 'Process ' if human_names else 'process_'
 
         def name(col):
-            return HUMAN_NAMES_MAPPING.get(col, col) if human_names else col
+            return self._human_names.get(col, col) if human_names else col
 
         # The columns themselves, not copies: a loaded snapshot's are arrays
         # of 8-byte values, which a list of Python numbers would make 4
@@ -250,10 +260,13 @@ class ResourceTracker:
         columns += [process_prefix + name(col) for col in process.columns[1:]]
         return MetricsTable._from_columns(columns, system._raw_columns() + process._raw_columns()[1:])
 
-    def stats(self, specs: List[StatSpec] = DEFAULT_STATS_SPECS) -> dict:
+    def stats(self, specs: Optional[List[StatSpec]] = None) -> dict:
         """Statistics of the combined metrics ({column: {agg: value}}); the
         duration counts one interval more than the rows span (the
-        baseline's), as resource_tracker's."""
+        baseline's), as resource_tracker's. specs: resource_tracker's
+        default ones when None."""
+        if specs is None:
+            specs = self._default_stats_specs
         if self.n_samples == 0:
             raise RuntimeError('No metrics collected (yet)')
         stats = self.get_combined_metrics().stats(specs)
@@ -269,9 +282,10 @@ class ResourceTracker:
         stats = self.stats()
         if historical_stats:
             stats = aggregate_stats([stats] + list(historical_stats))
-        return _native.recommend(stats['process_cpu_usage']['mean'], stats['process_memory']['max'],
+        return _native.recommend(stats['process_cpu_usage']['mean'],
+                                 stats[self._memory_stat]['max'] * self._memory_stat_kb,
                                  stats['process_gpu_usage']['mean'], stats['process_gpu_usage']['max'],
-                                 stats['process_gpu_vram']['max'])
+                                 stats[self._vram_stat]['max'])
 
     def recommend_server(self, **kwargs) -> dict:
         """The cheapest cloud server with the recommended resources, from
@@ -338,7 +352,7 @@ class ResourceTracker:
         if self._native is None and self._loaded is None:
             raise RuntimeError('No snapshot: the tracker has not been started')
         if self._native is not None:
-            snap = json.loads(self._native.snapshot_text(_SNAPSHOT_RESOURCE_TRACKER, None))
+            snap = json.loads(self._native.snapshot_text(self._snapshot_format, None))
             snap['server_info'] = self.server_info
             snap['cloud_info'] = self.cloud_info
             if 'process_tracker' not in self.trackers:

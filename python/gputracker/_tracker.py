@@ -85,6 +85,7 @@ class Tracker:
         if join_timeout <= 0:
             raise ValueError(f'join_timeout of {join_timeout} is invalid. Must be more than 0 seconds.')
         self._disable_logs = bool(disable_logs)
+        self._gpu_brand = gpu_brand
         # The library checks the rest (a process that does not exist, an
         # expected core count below 1, a GPU UUID no GPU has) with messages
         # that name what is valid.
@@ -121,6 +122,13 @@ class Tracker:
         self._native.start()
         self.state = Tracker.State.STARTED
         self._log_warnings()
+        # gpu_tracker warns when it finds no GPU to query (neither nvidia-smi
+        # nor amd-smi works) and no brand was named; the library says it
+        # only where a GPU was expected (the command's rule), so the notice
+        # gpu_tracker's users know is given here.
+        if not self._disable_logs and self._gpu_brand is None and self._native.server_info()['gpu_count'] == 0:
+            _warn('No GPU was found (no NVIDIA, AMD or Intel GPU library or driver answered). '
+                  'The GPU RAM and GPU utilization values will remain 0.0.')
         return self
 
     def __exit__(self, *_):

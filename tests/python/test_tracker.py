@@ -157,6 +157,37 @@ def test_warnings_go_to_logging_unless_disabled(caplog, tmp_path):
     assert not [r for r in caplog.records if r.name.startswith('gputracker')]
 
 
+def test_no_gpu_notice_as_each_original(caplog):
+    """gpu_tracker 5.0.1 logs a warning when it finds no GPU to query and no
+    gpu_brand was named (tracker.py, _TrackingProcess.__init__);
+    resource_tracker (0.4 and 0.5.0) says nothing. On a machine without
+    GPUs, so do ours."""
+    import gputracker.resource_tracker as resource_tracker
+    from gputracker import ResourceTracker
+    probe = ResourceTracker(interval=0.05, discover_cloud=False)
+    gpus = probe.server_info['gpu_count']
+    probe.stop()
+    if gpus > 0:
+        pytest.skip('this machine has a GPU: the notice is for machines without one')
+    with caplog.at_level(logging.WARNING, logger='gputracker'):
+        with Tracker(sleep_time=0.1):
+            pass
+    logged = [r.getMessage() for r in caplog.records if r.name.startswith('gputracker')]
+    assert any('The GPU RAM and GPU utilization values will remain 0.0.' in m for m in logged), logged
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        with Tracker(sleep_time=0.1, disable_logs=True):
+            pass
+        t = ResourceTracker(interval=0.05, discover_cloud=False)
+        t.wait_for_samples(1)
+        t.stop()
+        t = resource_tracker.ResourceTracker(interval=0.05, discover_cloud=False)
+        t.start()
+        t.wait_for_samples(1)
+        t.stop()
+    assert not [r for r in caplog.records if 'GPU' in r.getMessage()], caplog.text
+
+
 def test_console_script():
     script = os.path.join(os.path.dirname(sys.executable), 'gpu-tracker')
     version = subprocess.run([script, '--version'], capture_output=True, text=True, check=True)

@@ -1,0 +1,141 @@
+"""gputracker.resource_tracker against resource_tracker 0.5.0 as its source
+says (SpareCores/resource-tracker, tag v0.5.0, src/resource_tracker/):
+created stopped, 0.5.0's column names and units, stats keys, server_info
+keys, and a dump() that a reader written from 0.5.0's from_snapshot(),
+stats() and recommend_resources() loads and uses. The top-level
+gputracker.ResourceTracker stays 0.4 (the reference docs)."""
+import gzip
+import json
+import os
+from statistics import mean
+
+import pytest
+
+import gputracker
+import gputracker.resource_tracker as resource_tracker
+from gputracker.resource_tracker.tracker import ResourceTracker as TrackerModuleClass
+
+# tracker.py ProcessTracker.diff_stats() and SystemTracker.diff_stats(), 0.5.0
+PROCESS_05 = ['timestamp', 'pid', 'children', 'utime', 'stime', 'cpu_usage', 'memory_mib', 'disk_read_bytes',
+              'disk_write_bytes', 'gpu_usage', 'gpu_vram_mib', 'gpu_utilized']
+SYSTEM_05 = ['timestamp', 'processes', 'utime', 'stime', 'cpu_usage', 'memory_free_mib', 'memory_used_mib',
+             'memory_buffers_mib', 'memory_cached_mib', 'memory_active_mib', 'memory_inactive_mib',
+             'disk_read_bytes', 'disk_write_bytes', 'disk_space_total_gb', 'disk_space_used_gb',
+             'disk_space_free_gb', 'net_recv_bytes', 'net_sent_bytes', 'gpu_usage', 'gpu_vram_mib',
+             'gpu_utilized']
+# tracker.py ResourceTracker.stats() default specs, 0.5.0
+STATS_05 = {'process_cpu_usage': {'mean', 'max'}, 'process_memory_mib': {'mean', 'max'},
+            'process_gpu_usage': {'mean', 'max'}, 'process_gpu_vram_mib': {'mean', 'max'},
+            'process_gpu_utilized': {'mean', 'max'}, 'system_disk_space_used_gb': {'max'},
+            'system_net_recv_bytes': {'sum'}, 'system_net_sent_bytes': {'sum'}, 'timestamp': {'duration'}}
+
+
+def tracked(**kwargs):
+    """A started 0.5 tracker with two rows of 8 MiB held (no cloud asked:
+    tests talk to 127.0.0.1 only)."""
+    kwargs.setdefault('discover_cloud', False)
+    kwargs.setdefault('interval', 0.05)
+    t = resource_tracker.ResourceTracker(**kwargs)
+    t.start()
+    hold = bytearray(8 * 2 ** 20)
+    hold[::4096] = b'\x01' * len(hold[::4096])
+    t.wait_for_samples(2)
+    t.stop()
+    return t
+
+
+def test_created_stopped_as_0_5_0():
+    # 0.5.0: autostart defaults to False; start() then works (0.4's started
+    # on construction, and start() raised "already running").
+    t = resource_tracker.ResourceTracker(discover_cloud=False, interval=0.05)
+    assert t.autostart is False and not t.running
+    t.start()
+    assert t.running
+    t.stop()
+    assert TrackerModuleClass is resource_tracker.ResourceTracker
+    # a with block starts it (0.5.0's __enter__)
+    with resource_tracker.ResourceTracker(discover_cloud=False, interval=0.05) as w:
+        assert w.running
+    assert not w.running
+    # 0.5.0's streaming keywords are taken; no streaming here
+    s = resource_tracker.ResourceTracker(discover_cloud=False, sentinel_token='t', upload_interval=5,
+                                         streaming_metadata={'job_name': 'x'})
+    assert s.sentinel_result is None
+    # the 0.4 surface is unchanged at the top level
+    top = gputracker.ResourceTracker(discover_cloud=False, interval=0.05)
+    assert top.running and 'memory' in top.process_metrics.columns or not top.process_metrics.columns
+    top.stop()
+
+
+def test_names_and_units_as_0_5_0():
+    t = tracked()
+    process, system = t.process_metrics, t.system_metrics
+    assert process.columns == PROCESS_05
+    assert system.columns == SYSTEM_05
+    row = process[0]
+    assert isinstance(row['memory_mib'], float) and row['memory_mib'] >= 8  # MiB, not kB
+    # the same rows as the 0.4 names, in 0.5's units
+    assert system[0]['memory_used_mib'] > 0 and system[0]['disk_space_total_gb'] > 0
+    combined = t.get_combined_metrics()
+    assert 'process_memory_mib' in combined.columns and 'system_gpu_vram_mib' in combined.columns
+    human = t.get_combined_metrics(human_names=True)
+    assert 'Process memory usage' in human.columns and 'System used memory' in human.columns
+    in_bytes = t.get_combined_metrics(bytes=True)
+    assert in_bytes['process_memory_mib'][0] == pytest.approx(combined['process_memory_mib'][0] * 2 ** 20)
+    stats = t.stats()
+    assert {k: set(v) for k, v in stats.items()} == STATS_05
+    assert stats['process_memory_mib']['max'] >= 8
+    info = t.server_info
+    assert 'memory_mib' in info and 'gpu_memory_mib' in info and 'memory_mb' not in info
+    rec = t.recommend_resources()
+    assert set(rec) == {'cpu', 'memory', 'gpu', 'vram'} and rec['memory'] >= 128
+
+
+def read_like_0_5_0(path):
+    """What resource_tracker 0.5.0 does with a dump(): load() ->
+    from_snapshot() (the metadata keys it indexes, server_info, cloud_info,
+    the rows), then stats() over the combined rows with its default specs
+    and recommend_resources() from them."""
+    with gzip.open(path, 'rb') as f:
+        snapshot = json.loads(f.read().decode())
+    meta = snapshot['metadata']
+    for key in ('pid', 'children', 'interval', 'method', 'track_processes', 'track_system',
+                'discover_server', 'discover_cloud', 'start_time', 'stop_time'):
+        assert key in meta, key
+    server, cloud = snapshot['server_info'], snapshot['cloud_info']
+    process, system = snapshot['process_metrics'], snapshot['system_metrics']
+    n = min(len(process), len(system))
+    combined = {'timestamp': [r['timestamp'] for r in system[:n]]}
+    for prefix, rows in (('system_', system[:n]), ('process_', process[:n])):
+        for col in rows[0]:
+            if col != 'timestamp':
+                combined[prefix + col] = [r[col] for r in rows]
+    stats = {
+        'process_cpu_usage': {'mean': round(mean(combined['process_cpu_usage']), 2)},
+        'process_memory_mib': {'max': round(max(combined['process_memory_mib']), 2)},
+        'process_gpu_usage': {'mean': round(mean(combined['process_gpu_usage']), 2),
+                              'max': round(max(combined['process_gpu_usage']), 2)},
+        'process_gpu_vram_mib': {'max': round(max(combined['process_gpu_vram_mib']), 2)},
+        'timestamp': {'duration': max(combined['timestamp']) - min(combined['timestamp']) + meta['interval']},
+    }
+    return meta, server, cloud, stats
+
+
+def test_dump_is_0_5_shape(tmp_path):
+    t = tracked()
+    path = str(tmp_path / 'run.json.gz')
+    t.dump(path)
+    meta, server, cloud, stats = read_like_0_5_0(path)
+    assert meta['resource_tracker']['version'].startswith('0.5')
+    assert meta['autostart'] is False and meta['interval'] == 0.05
+    assert 'memory_mib' in server and 'gpu_memory_mib' in server
+    assert stats['process_memory_mib']['max'] >= 8  # 0.4's shape lost this (KeyError: 'max')
+    snap = t.snapshot()
+    assert list(snap['process_metrics'][0]) == PROCESS_05
+    assert list(snap['system_metrics'][0]) == SYSTEM_05
+    # and it loads back, in 0.5.0's names
+    back = resource_tracker.ResourceTracker.load(path)
+    assert back.process_metrics.columns == PROCESS_05
+    assert back.stats()['process_memory_mib']['max'] == pytest.approx(t.stats()['process_memory_mib']['max'],
+                                                                       abs=0.01)
+    assert os.path.getsize(path) > 0
