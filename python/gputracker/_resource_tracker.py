@@ -43,34 +43,48 @@ DEFAULT_STATS_SPECS = [
 ]
 
 
-class Report:
-    """An HTML report: shown inline by Jupyter, saved with save(), opened
-    in a browser with browse()."""
+class Report(str):
+    """An HTML report, as resource_tracker's: a str (``'CPU' in report``
+    works, it can be written anywhere text goes) shown inline by Jupyter,
+    saved with save(), opened in a browser with browse(); both return the
+    report, for chaining."""
 
-    def __init__(self, html: str):
-        self.html = html
-
-    def __str__(self) -> str:
-        return self.html
+    @property
+    def html(self) -> str:
+        """The report as a plain str."""
+        return str.__str__(self)
 
     def _repr_html_(self) -> str:
         return self.html
 
-    def save(self, path: str) -> None:
+    def save(self, path: str) -> 'Report':
         """Writes the report to path."""
         with open(path, 'w', encoding='utf-8') as f:
             f.write(self.html)
+        return self
 
-    def browse(self) -> str:
-        """Opens the report in the default browser (from a temporary file,
-        whose path is returned)."""
+    def browse(self) -> 'Report':
+        """Opens the report in the default browser, from a temporary file
+        (left for the browser to read)."""
         import tempfile  # here, as webbrowser: only browse() needs them
         import webbrowser
         fd, path = tempfile.mkstemp(prefix='gputracker-report-', suffix='.html')
         with os.fdopen(fd, 'w', encoding='utf-8') as f:
             f.write(self.html)
         webbrowser.open('file://' + path)
-        return path
+        return self
+
+
+def _with_status(html: str, status: str) -> str:
+    """The report with resource_tracker's run status badge (Pending while
+    tracking, Finished, Failed) beside the exit status in its header."""
+    css = {'Finished': 'ok', 'Failed': 'bad', 'Pending': 'unk'}[status]
+    anchor = '<div class="meta">'
+    at = html.find(anchor)
+    if at < 0:
+        return html
+    at += len(anchor)
+    return f'{html[:at]}<span class="status"><span class="badge {css}">{status}</span></span>{html[at:]}'
 
 
 class ResourceTracker:
@@ -300,21 +314,29 @@ class ResourceTracker:
                                           os.environ.get('GPU_TRACKER_KEEPER_URL'))
         return json.loads(answer)
 
+    _integrations = ('standalone', 'metaflow')  # resource_tracker 0.4's Literal
+
     def report(self, integration: str = 'standalone', historical_stats: List[dict] = [],
                status_failed: bool = False, server: bool = False) -> Report:
-        """The run's HTML report (self-contained: inline in Jupyter, save(),
-        browse()); with server, the recommended cloud server in it (asks the
-        Keeper API). integration and status_failed are accepted for
-        resource_tracker's callers; historical_stats shape the
-        recommendation only through recommend_resources()."""
-        if integration not in ('standalone', 'metaflow'):
-            raise ValueError(f'invalid integration {integration!r}; valid: "standalone", "metaflow"')
+        """The run's HTML report (a str, self-contained: inline in Jupyter,
+        save(), browse()) with resource_tracker's status badge: Pending
+        while tracking, Finished once stopped, Failed with status_failed.
+        With server, the recommended cloud server in it (asks the Keeper
+        API). integration is taken as resource_tracker takes it;
+        historical_stats shape the recommendation only through
+        recommend_resources()."""
+        if integration not in self._integrations:
+            raise ValueError(f'invalid integration {integration!r}; valid: '
+                             + ', '.join(f'"{name}"' for name in self._integrations))
         self.wait_for_samples(n=1, timeout=self.interval * 5)
         server_json = json.dumps(self.recommend_server(historical_stats=historical_stats)) if server else None
         if self._native is not None:
-            return Report(self._native.snapshot_text(_REPORT, server_json))
-        # From the snapshot the library read: nothing is read or built again.
-        return Report(_native.snapshot_report(self._loaded['snapshot'], server_json))
+            html = self._native.snapshot_text(_REPORT, server_json)
+        else:
+            # From the snapshot the library read: nothing is read or built again.
+            html = _native.snapshot_report(self._loaded['snapshot'], server_json)
+        status = 'Failed' if status_failed else 'Pending' if self.running else 'Finished'
+        return Report(_with_status(html, status))
 
     # ---- what ran where -----------------------------------------------------
 

@@ -199,13 +199,24 @@ def test_recommend_server_and_report(keeper, tmp_path, monkeypatch):
     path = tmp_path / 'r.html'
     report.save(str(path))
     assert path.read_text(encoding='utf-8') == report.html
-    monkeypatch.setenv('BROWSER', 'true')  # webbrowser runs `true`: nothing opens
-    opened = report.browse()
-    with open(opened, encoding='utf-8') as f:
+    import webbrowser
+    opened = []
+    monkeypatch.setattr(webbrowser, 'open', lambda url: opened.append(url))  # nothing opens
+    assert report.browse() is report  # for chaining, as resource_tracker's
+    path_opened = opened[0][len('file://'):]
+    with open(path_opened, encoding='utf-8') as f:
         assert f.read() == report.html
-    os.unlink(opened)
+    os.unlink(path_opened)
     with pytest.raises(ValueError, match='invalid integration'):
         t.report(integration='airflow')
+    # resource_tracker's Report is a str (report.py: class Report(str)): ``in``,
+    # concatenation and writing work; its status badge says how the run ended
+    # (Pending while tracking, Finished, Failed with status_failed).
+    assert isinstance(report, str) and 'c7g.large' in report
+    assert '<span class="badge ok">Finished</span>' in report
+    assert '<span class="badge bad">Failed</span>' in t.report(status_failed=True)
+    assert '<span class="badge unk">Pending</span>' in live
+    assert report.save(str(path)) is report
     # Offline: the error says where it could not go.
     monkeypatch.setenv('GPU_TRACKER_KEEPER_URL', 'http://127.0.0.1:9')
     with pytest.raises(OSError, match='cannot reach the Keeper API'):

@@ -139,3 +139,18 @@ def test_dump_is_0_5_shape(tmp_path):
     assert back.stats()['process_memory_mib']['max'] == pytest.approx(t.stats()['process_memory_mib']['max'],
                                                                        abs=0.01)
     assert os.path.getsize(path) > 0
+
+
+def test_report_as_0_5_0():
+    # report.py 0.5.0: class Report(str), save()/browse() return self;
+    # tracker.py report(): integration Literal["standalone", "Metaflow", "R"],
+    # integration_version taken, status_failed makes the run "Failed".
+    t = tracked()
+    for integration in ('standalone', 'Metaflow', 'R'):
+        report = t.report(integration=integration, integration_version='2.15')
+        assert isinstance(report, str) and '<html' in report.lower()
+        assert '<span class="badge ok">Finished</span>' in report
+    assert '<span class="badge bad">Failed</span>' in t.report(status_failed=True)
+    with pytest.raises(ValueError, match='invalid integration'):
+        t.report(integration='metaflow')  # 0.4's spelling is not 0.5.0's
+    assert type(report).__name__ == 'Report' and resource_tracker.Report is type(report)

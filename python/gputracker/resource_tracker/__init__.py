@@ -9,6 +9,7 @@ write 0.5's shape, which resource_tracker 0.5 loads.
 
 ``gputracker.ResourceTracker`` stays resource_tracker 0.4 as the reference
 docs describe it (README, "Python", says which import gives which)."""
+from .._resource_tracker import Report
 from .tracker import ResourceTracker
 
-__all__ = ['ResourceTracker']
+__all__ = ['ResourceTracker', 'Report']

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from array import array
 from statistics import mean
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .._metrics import MetricsTable, StatSpec
-from .._resource_tracker import _PROCESS, ResourceTracker as _ResourceTracker04
+from .._resource_tracker import _PROCESS, Report, ResourceTracker as _ResourceTracker04
 
 _SNAPSHOT_RESOURCE_TRACKER_05 = 2  # GT_SNAPSHOT_RESOURCE_TRACKER_05
 _GIB_IN_GB = 1024 ** 3 / 1e9
@@ -110,6 +110,18 @@ class ResourceTracker(_ResourceTracker04):
         super().__init__(pid=pid, children=children, interval=interval, method=method, autostart=autostart,
                          track_processes=track_processes, track_system=track_system,
                          discover_server=discover_server, discover_cloud=discover_cloud)
+
+    _integrations = ('standalone', 'Metaflow', 'R')  # 0.5.0's Literal
+
+    def report(self, integration: str = 'standalone', historical_stats: List[dict] = [],
+               status_failed: bool = False, integration_version: Optional[str] = None,
+               server: bool = False) -> Report:
+        """0.5.0's report(): a Report (a str) with the status badge
+        (Pending, Finished, Failed); integration "standalone", "Metaflow"
+        or "R" (integration_version is taken). 0.5.0 always asks the Keeper
+        API for a server; here only with server=True (no network unasked)."""
+        return super().report(integration=integration, historical_stats=historical_stats,
+                              status_failed=status_failed, server=server)
 
     def __enter__(self):
         # 0.5.0: a with block starts a tracker that was not started
