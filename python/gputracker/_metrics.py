@@ -186,17 +186,26 @@ class MetricsTable:
 
 def aggregate_stats(stats: List[Dict[str, Dict[str, Any]]]) -> Dict[str, Dict[str, Any]]:
     """Several runs' stats() as one, as resource_tracker aggregates them:
-    means and durations averaged, maxima and sums the largest."""
-    collected: Dict[str, Dict[str, List[Any]]] = {}
+    means and durations averaged, maxima and sums the largest; any other
+    aggregation is a ValueError ("Unsupported aggregation type: min"). Each
+    column's keys come as the original's do: the largest first, then the
+    averaged ones ({'max': 3.0, 'mean': 2.0})."""
+    averaged = ('mean', 'duration')
+    result: Dict[str, Dict[str, Any]] = {}
+    pending: Dict[str, Dict[str, List[Any]]] = {}
     for one in stats:
         for col, values in one.items():
+            largest = result.setdefault(col, {})
             for agg, value in values.items():
-                collected.setdefault(col, {}).setdefault(agg, []).append(value)
-    result: Dict[str, Dict[str, Any]] = {}
-    for col, aggs in collected.items():
-        for agg, values in aggs.items():
-            if agg in ('mean', 'duration'):
-                result.setdefault(col, {})[agg] = sum(values) / len(values)
-            else:
-                result.setdefault(col, {})[agg] = max(values)
+                if agg in averaged:
+                    pending.setdefault(col, {}).setdefault(agg, []).append(value)
+                elif agg in ('max', 'sum'):
+                    if agg not in largest or value > largest[agg]:
+                        largest[agg] = value
+                else:
+                    raise ValueError(f'Unsupported aggregation type: {agg}')
+    for col, aggs in pending.items():
+        for agg in averaged:
+            if agg in aggs:
+                result[col][agg] = sum(aggs[agg]) / len(aggs[agg])
     return result

@@ -107,6 +107,7 @@ class ResourceTracker:
     _default_stats_specs = DEFAULT_STATS_SPECS
     _memory_stat, _vram_stat = 'process_memory', 'process_gpu_vram'
     _memory_stat_kb = 1  # kB in one unit of _memory_stat (the library takes kB)
+    _table_class = MetricsTable  # what the metrics come as (0.5.0's: TinyDataFrame)
 
     def __init__(self, pid: Optional[int] = None, children: bool = True, interval: float = 1,
                  method: Optional[str] = None, autostart: bool = True, track_processes: bool = True,
@@ -192,24 +193,24 @@ class ResourceTracker:
     def _table(self, kind: int) -> MetricsTable:
         columns = PROCESS_COLUMNS if kind == _PROCESS else SYSTEM_COLUMNS
         if self._loaded is not None:  # a snapshot's rows: a column of 8-byte values each
-            return MetricsTable._from_columns(columns, self._loaded['columns'][kind])
+            return self._table_class._from_columns(columns, self._loaded['columns'][kind])
         rows = self._rows[kind]
         if self._native is not None:
             rows.extend(self._native.rows(kind, len(rows)))
-        return MetricsTable._from_rows(columns, rows)
+        return self._table_class._from_rows(columns, rows)
 
     @property
     def process_metrics(self) -> MetricsTable:
         """The process tree's rows so far (readable while tracking)."""
         if 'process_tracker' not in self.trackers:
-            return MetricsTable(data=[])
+            return self._table_class(data=[])
         return self._table(_PROCESS)
 
     @property
     def system_metrics(self) -> MetricsTable:
         """The system's rows so far (readable while tracking)."""
         if 'system_tracker' not in self.trackers:
-            return MetricsTable(data=[])
+            return self._table_class(data=[])
         return self._table(_SYSTEM)
 
     @property
@@ -249,7 +250,7 @@ class ResourceTracker:
         system = self.system_metrics
         n = min(len(process), len(system))
         if n == 0:
-            return MetricsTable(data=[])
+            return self._table_class(data=[])
         if len(process) != n:
             process = process[:n]
         if len(system) != n:
@@ -272,7 +273,7 @@ class ResourceTracker:
         # times larger (a million rows: 1 GB).
         columns = [(system_prefix if col != 'timestamp' else '') + name(col) for col in system.columns]
         columns += [process_prefix + name(col) for col in process.columns[1:]]
-        return MetricsTable._from_columns(columns, system._raw_columns() + process._raw_columns()[1:])
+        return self._table_class._from_columns(columns, system._raw_columns() + process._raw_columns()[1:])
 
     def stats(self, specs: Optional[List[StatSpec]] = None) -> dict:
         """Statistics of the combined metrics ({column: {agg: value}}); the

@@ -154,3 +154,58 @@ def test_report_as_0_5_0():
     with pytest.raises(ValueError, match='invalid integration'):
         t.report(integration='metaflow')  # 0.4's spelling is not 0.5.0's
     assert type(report).__name__ == 'Report' and resource_tracker.Report is type(report)
+
+
+def test_tiny_data_frame_as_0_5_0(tmp_path, caplog):
+    # tiny_data_frame.py 0.5.0
+    from gputracker.resource_tracker.tiny_data_frame import StatSpec, TinyDataFrame
+    path = tmp_path / 'cars.csv'
+    path.write_text('"name","hp","wt"\n"Datsun 710",93,2.32\n"Hornet 4 Drive",110,3.215\n')
+    df = TinyDataFrame(csv_file_path=str(path))
+    assert df.columns == ['name', 'hp', 'wt'] and df['hp'] == [93, 110] and df['wt'] == [2.32, 3.215]
+    assert repr(df) == ("TinyDataFrame with 2 rows and 3 columns. First row as a dict: "
+                        "{'name': 'Datsun 710', 'hp': 93, 'wt': 2.32}")
+    assert str(df) == ('TinyDataFrame with 2 rows and 3 columns:\n'
+                       'name           | hp  | wt   \n'
+                       '---------------+-----+------\n'
+                       'Datsun 710     |  93 |  2.32\n'
+                       'Hornet 4 Drive | 110 | 3.215')
+    assert isinstance(df[0:1], TinyDataFrame) and isinstance(df[['hp']], TinyDataFrame)
+    with pytest.raises(KeyError, match="Column 'mpg' not found"):
+        df['mpg']
+    with pytest.raises(TypeError, match='Invalid key type'):
+        df[1.5]
+    with pytest.raises(TypeError, match='Column name must be a string'):
+        df[3] = [1, 2]
+    with pytest.raises(ValueError, match=r'Length of values \(1\) must match dataframe length \(2\)'):
+        df['x'] = [1]
+    assert df.rename({'hp': 'horsepower'}) is df and df.columns == ['name', 'horsepower', 'wt']  # in place
+    with pytest.raises(KeyError, match="Column 'hp' not found in dataframe"):
+        df.rename({'hp': 'x'})
+    # a failing aggregation is logged and left out; StatSpec's third field is agg_name
+    with caplog.at_level('ERROR'):
+        stats = df.stats([StatSpec('horsepower', max, 'peak'), StatSpec('name', sum), StatSpec('nope', max)])
+    assert dict(stats) == {'horsepower': {'peak': 110}}
+    assert 'Error collecting statistic on name' in caplog.text
+    with pytest.raises(AssertionError):
+        TinyDataFrame()
+    with pytest.raises(RuntimeError, match='Failed to read CSV file after 1 attempts'):
+        TinyDataFrame(csv_file_path=str(tmp_path / 'missing.csv'))
+    assert df.to_csv(str(tmp_path / 'out.csv')) is None
+    assert (tmp_path / 'out.csv').read_text().startswith('"name","horsepower","wt"')
+    # the tracker's tables are TinyDataFrames
+    t = tracked()
+    assert isinstance(t.process_metrics, TinyDataFrame) and isinstance(t.get_combined_metrics(), TinyDataFrame)
+
+
+def test_aggregate_stats_as_0_5_0():
+    # helpers.py 0.5.0: mean and duration averaged, max and sum the largest,
+    # anything else ValueError; averaged keys come after the others.
+    a = {'cpu_usage': {'mean': 1.5, 'max': 2.0}, 'memory': {'mean': 100, 'max': 150}}
+    b = {'cpu_usage': {'mean': 2.5, 'max': 3.0}, 'memory': {'mean': 200, 'max': 250}}
+    out = resource_tracker.aggregate_stats([a, b])
+    assert out == {'cpu_usage': {'max': 3.0, 'mean': 2.0}, 'memory': {'max': 250, 'mean': 150.0}}
+    assert list(out['cpu_usage']) == ['max', 'mean']
+    with pytest.raises(ValueError, match='Unsupported aggregation type: min'):
+        resource_tracker.aggregate_stats([{'cpu_usage': {'min': 1}}])
+    assert gputracker.aggregate_stats([]) == {}

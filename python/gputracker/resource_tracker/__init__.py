@@ -9,7 +9,9 @@ write 0.5's shape, which resource_tracker 0.5 loads.
 
 ``gputracker.ResourceTracker`` stays resource_tracker 0.4 as the reference
 docs describe it (README, "Python", says which import gives which)."""
+from .._metrics import aggregate_stats
 from .._resource_tracker import Report
+from .tiny_data_frame import StatSpec, TinyDataFrame
 from .tracker import ResourceTracker
 
-__all__ = ['ResourceTracker', 'Report']
+__all__ = ['ResourceTracker', 'Report', 'TinyDataFrame', 'StatSpec', 'aggregate_stats']

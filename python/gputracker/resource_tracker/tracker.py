@@ -7,8 +7,9 @@ from array import array
 from statistics import mean
 from typing import Dict, List, Optional, Tuple
 
-from .._metrics import MetricsTable, StatSpec
+from .._metrics import MetricsTable
 from .._resource_tracker import _PROCESS, Report, ResourceTracker as _ResourceTracker04
+from .tiny_data_frame import StatSpec, TinyDataFrame
 
 _SNAPSHOT_RESOURCE_TRACKER_05 = 2  # GT_SNAPSHOT_RESOURCE_TRACKER_05
 _GIB_IN_GB = 1024 ** 3 / 1e9
@@ -64,7 +65,7 @@ DEFAULT_STATS_SPECS = [
 ]
 
 
-def _convert(table: MetricsTable, mapping: Dict[str, Tuple[str, float]]) -> MetricsTable:
+def _convert(table: MetricsTable, mapping: Dict[str, Tuple[str, float]]) -> TinyDataFrame:
     """table with 0.5's column names and units (a new table; a loaded
     snapshot's columns stay arrays of 8-byte values)."""
     columns, data = [], []
@@ -75,7 +76,7 @@ def _convert(table: MetricsTable, mapping: Dict[str, Tuple[str, float]]) -> Metr
             values = array('d', (v * factor for v in values)) if not isinstance(values, list) \
                 else [v * factor for v in values]
         data.append(values)
-    return MetricsTable._from_columns(columns, data)
+    return TinyDataFrame._from_columns(columns, data)
 
 
 class ResourceTracker(_ResourceTracker04):
@@ -97,6 +98,7 @@ class ResourceTracker(_ResourceTracker04):
     _default_stats_specs = DEFAULT_STATS_SPECS
     _memory_stat, _vram_stat = 'process_memory_mib', 'process_gpu_vram_mib'
     _memory_stat_kb = 1024
+    _table_class = TinyDataFrame
 
     def __init__(self, pid: Optional[int] = None, children: bool = True, interval: float = 1,
                  method: Optional[str] = None, autostart: bool = False, track_processes: bool = True,
@@ -130,7 +132,7 @@ class ResourceTracker(_ResourceTracker04):
         self.autostart = True
         return self
 
-    def _table(self, kind: int) -> MetricsTable:
+    def _table(self, kind: int) -> TinyDataFrame:
         return _convert(super()._table(kind), _PROCESS_05 if kind == _PROCESS else _SYSTEM_05)
 
     @property
