@@ -209,3 +209,20 @@ def test_aggregate_stats_as_0_5_0():
     with pytest.raises(ValueError, match='Unsupported aggregation type: min'):
         resource_tracker.aggregate_stats([{'cpu_usage': {'min': 1}}])
     assert gputracker.aggregate_stats([]) == {}
+
+
+def test_server_and_cloud_info_functions(monkeypatch):
+    # server_info.py 0.5.0: get_server_info()'s keys; cloud_info.py 0.5.0:
+    # get_cloud_info() gives "unknown" off the clouds, with discovery_time.
+    info = resource_tracker.get_server_info()
+    assert list(info) == ['os', 'vcpus', 'memory_mib', 'gpu_count', 'gpu_names', 'gpu_name', 'gpu_memory_mib']
+    assert info['os'] == 'Linux' and info['vcpus'] == os.cpu_count() and info['memory_mib'] > 0
+    assert (info['gpu_name'] == '') == (info['gpu_names'] == [])
+    monkeypatch.setenv('GPU_TRACKER_METADATA_URL', 'http://127.0.0.1:9')  # nothing answers there
+    cloud = resource_tracker.get_cloud_info()
+    assert {k: cloud[k] for k in ('vendor', 'instance_type', 'region')} == \
+        {'vendor': 'unknown', 'instance_type': 'unknown', 'region': 'unknown'}
+    assert cloud['discovery_time'] >= 0
+    from gputracker.resource_tracker.server_info import get_server_info
+    from gputracker.resource_tracker.cloud_info import get_cloud_info
+    assert get_server_info is resource_tracker.get_server_info and get_cloud_info is resource_tracker.get_cloud_info

@@ -11,7 +11,10 @@ write 0.5's shape, which resource_tracker 0.5 loads.
 docs describe it (README, "Python", says which import gives which)."""
 from .._metrics import aggregate_stats
 from .._resource_tracker import Report
+from .cloud_info import get_cloud_info
+from .server_info import get_server_info
 from .tiny_data_frame import StatSpec, TinyDataFrame
 from .tracker import ResourceTracker
 
-__all__ = ['ResourceTracker', 'Report', 'TinyDataFrame', 'StatSpec', 'aggregate_stats']
+__all__ = ['ResourceTracker', 'get_cloud_info', 'get_server_info', 'Report', 'TinyDataFrame', 'StatSpec',
+           'aggregate_stats']
