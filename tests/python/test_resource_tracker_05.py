@@ -226,3 +226,34 @@ def test_server_and_cloud_info_functions(monkeypatch):
     from gputracker.resource_tracker.server_info import get_server_info
     from gputracker.resource_tracker.cloud_info import get_cloud_info
     assert get_server_info is resource_tracker.get_server_info and get_cloud_info is resource_tracker.get_cloud_info
+
+
+def test_process_and_system_trackers_as_0_5_0(tmp_path):
+    # tracker.py 0.5.0: ProcessTracker and SystemTracker write a CSV header
+    # and a row every interval (to stdout or output_file), the process one
+    # until the process ends; diff_stats() gives a row as a dict; children
+    # is None with children=False; PidTracker warns that it is deprecated.
+    import subprocess
+    import sys
+    import warnings
+    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1.0)'])
+    out = tmp_path / 'process.csv'
+    t = resource_tracker.ProcessTracker(pid=child.pid, interval=0.1, output_file=str(out))  # blocks
+    child.wait()
+    assert t.status == 'exited'
+    lines = out.read_text().splitlines()
+    assert lines[0] == ','.join(f'"{c}"' for c in PROCESS_05)
+    assert len(lines) >= 3 and lines[1].split(',')[1] == str(child.pid)
+    quiet = resource_tracker.ProcessTracker(interval=0.05, autostart=False, children=False)
+    row = quiet.diff_stats()
+    assert list(row) == PROCESS_05 and row['pid'] == os.getpid() and row['children'] is None
+    assert row['memory_mib'] > 1  # this Python process, in MiB
+    system = resource_tracker.SystemTracker(interval=0.05, autostart=False)
+    row = system.diff_stats()
+    assert list(row) == SYSTEM_05 and row['memory_used_mib'] > 0 and row['disk_space_total_gb'] > 0
+    assert callable(system) and system() is None
+    from gputracker.resource_tracker.tracker import PidTracker
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        PidTracker(interval=0.05, autostart=False)
+    assert any(issubclass(w.category, DeprecationWarning) and 'ProcessTracker' in str(w.message) for w in caught)

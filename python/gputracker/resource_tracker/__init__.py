@@ -14,7 +14,7 @@ from .._resource_tracker import Report
 from .cloud_info import get_cloud_info
 from .server_info import get_server_info
 from .tiny_data_frame import StatSpec, TinyDataFrame
-from .tracker import ResourceTracker
+from .tracker import ProcessTracker, ResourceTracker, SystemTracker
 
-__all__ = ['ResourceTracker', 'get_cloud_info', 'get_server_info', 'Report', 'TinyDataFrame', 'StatSpec',
+__all__ = ['ProcessTracker', 'SystemTracker', 'ResourceTracker', 'get_cloud_info', 'get_server_info', 'Report', 'TinyDataFrame', 'StatSpec',
            'aggregate_stats']

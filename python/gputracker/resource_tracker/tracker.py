@@ -3,12 +3,21 @@ ResourceTracker, on the same library as gputracker.ResourceTracker (0.4),
 with 0.5.0's defaults, names and units and its snapshot shape."""
 from __future__ import annotations
 
+import csv
+import io
+import os
+import sys
+import time
+import warnings
 from array import array
 from statistics import mean
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
+
+from .. import _native
+from .._metrics import PROCESS_COLUMNS, SYSTEM_COLUMNS
 
 from .._metrics import MetricsTable
-from .._resource_tracker import _PROCESS, Report, ResourceTracker as _ResourceTracker04
+from .._resource_tracker import _PROCESS, _SYSTEM, Report, ResourceTracker as _ResourceTracker04
 from .tiny_data_frame import StatSpec, TinyDataFrame
 
 _SNAPSHOT_RESOURCE_TRACKER_05 = 2  # GT_SNAPSHOT_RESOURCE_TRACKER_05
@@ -152,3 +161,142 @@ class ResourceTracker(_ResourceTracker04):
     def sentinel_result(self) -> Optional[dict]:
         """The Sentinel API's answer: None (no streaming here)."""
         return self._sentinel_result
+
+
+# ---- the two trackers ResourceTracker runs (0.5.0: in sub-processes) --------
+
+def _csv_row(values) -> bytes:
+    """One CSV line as 0.5.0's render_csv_row() makes it (strings quoted,
+    numbers not, "\\n" at the end)."""
+    out = io.StringIO(newline='')
+    csv.writer(out, quoting=csv.QUOTE_NONNUMERIC, lineterminator='\n').writerow(values)
+    return out.getvalue().encode('utf-8')
+
+
+class _SeriesTracker:
+    """What ProcessTracker and SystemTracker share: a library tracker of one
+    series, whose rows come every interval from start_time on, read one by
+    one by diff_stats() in 0.5.0's names and units."""
+
+    _kind = _PROCESS
+    _columns: Tuple[str, ...] = PROCESS_COLUMNS
+    _mapping: Dict[str, Tuple[str, float]] = _PROCESS_05
+
+    def _open(self, pid: int, children: bool, start_time: float, interval: float) -> None:
+        self.status = 'running'
+        self.interval = interval
+        self.start_time = start_time
+        self.cycle = 0
+        self._next = 0
+        names = [self._mapping.get(c, (c, 1)) for c in self._columns]
+        self._names = [n for n, _ in names]
+        self._factors = [f for _, f in names]
+        self._native = _native.Tracker(
+            sleep_time=float(interval), process_id=0 if pid == os.getpid() else pid,
+            resource_usage_file='', series=1 if self._kind == _PROCESS else 2, main_only=not children,
+            start_at=float(start_time) if start_time > time.time() else 0.0)
+        self._native.start()
+
+    def __call__(self):
+        """0.5.0's dummy: the class is callable."""
+
+    def _alive(self) -> bool:
+        return True
+
+    def diff_stats(self) -> Optional[Dict[str, Any]]:
+        """The next row (what happened over the interval it closes), waiting
+        for it up to two intervals; None when none came (the process has
+        ended)."""
+        while not self._native.wait_rows(self._next + 1, max(2.0 * self.interval, 0.1)):
+            if not self._alive():
+                return None
+        row = self._native.rows(self._kind, self._next)[0]
+        self._next += 1
+        self.cycle += 1
+        return {name: value * factor if factor != 1 else value
+                for name, value, factor in zip(self._names, row, self._factors)}
+
+    def start_tracking(self, output_file: Optional[str] = None, print_header: bool = True) -> None:
+        """Writes a CSV line every interval (the header first) to stdout or
+        output_file, until the tracked process ends (ProcessTracker) or for
+        ever (SystemTracker: stop it with a signal)."""
+        handle = open(output_file, 'wb') if output_file else sys.stdout.buffer
+        try:
+            if print_header:
+                handle.write(_csv_row(self._names))
+            while True:
+                row = self.diff_stats()
+                if row is None:
+                    self.status = 'exited'
+                    break
+                handle.write(_csv_row(row.values()))
+                if output_file:
+                    handle.flush()
+        finally:
+            if output_file:
+                handle.close()
+            self._native.stop()
+
+
+class ProcessTracker(_SeriesTracker):
+    """resource_tracker 0.5.0's ProcessTracker: a process's (and its
+    children's) row every interval, in 0.5.0's columns (timestamp, pid,
+    children, utime, stime, cpu_usage, memory_mib, disk_read_bytes,
+    disk_write_bytes, gpu_usage, gpu_vram_mib, gpu_utilized), written as
+    CSV to stdout or output_file until the process ends (autostart: at
+    once, from start_time), or read one by one with diff_stats(). The
+    library samples; children is None in the rows when children=False, as
+    0.5.0 writes it."""
+
+    def __init__(self, pid: Optional[int] = None, start_time: Optional[float] = None, interval: float = 1,
+                 children: bool = True, autostart: bool = True, output_file: Optional[str] = None):
+        self.pid = os.getpid() if pid is None else pid
+        self.children = children
+        self._open(self.pid, children, time.time() if start_time is None else start_time, interval)
+        if autostart:
+            self.start_tracking(output_file)
+
+    def _alive(self) -> bool:
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return True
+
+    def diff_stats(self) -> Optional[Dict[str, Any]]:
+        row = super().diff_stats()
+        # 0.5.0's rule for the end: a row with no memory (the process is
+        # gone, or a zombie its parent has not reaped yet)
+        if row is None or row['memory_mib'] == 0 or not self._alive():
+            return None
+        if not self.children:
+            row['children'] = None
+        return row
+
+
+class PidTracker(ProcessTracker):
+    """0.5.0's old name for ProcessTracker (deprecated there too)."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn('PidTracker is deprecated and will be removed in a future release. '
+                      'Please use ProcessTracker instead.', DeprecationWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)
+
+
+class SystemTracker(_SeriesTracker):
+    """resource_tracker 0.5.0's SystemTracker: the machine's row every
+    interval in 0.5.0's columns (memory in MiB, disk space in decimal GB),
+    written as CSV to stdout or output_file for ever (autostart: at once),
+    or read one by one with diff_stats()."""
+
+    _kind = _SYSTEM
+    _columns = SYSTEM_COLUMNS
+    _mapping = _SYSTEM_05
+
+    def __init__(self, start_time: Optional[float] = None, interval: float = 1, autostart: bool = True,
+                 output_file: Optional[str] = None):
+        self._open(os.getpid(), True, time.time() if start_time is None else start_time, interval)
+        if autostart:
+            self.start_tracking(output_file)
