@@ -8,7 +8,10 @@ gpu-tracker is run as root on shared machines, so here a pickle may name only
 what our results are made of (docs/sub-tracking.md, "Pickled results"):
 
 * our result classes (SubTrackingResults, CodeBlockResults,
-  ComparisonResults): dataclasses whose state is set field by field;
+  ComparisonResults): dataclasses whose state is set field by field; the
+  same three as gpu_tracker 5 pickles them (``gpu_tracker.sub_tracker``)
+  are read as ours, without importing gpu_tracker (its classes have the
+  same fields; the loader checks each object's fields after loading);
 * the pandas containers they hold (DataFrame, Series, their indexes and block
   managers) and the numpy array and dtype reconstructors beneath them, under
   the module names that pandas 1.x/2.x and numpy 1.x/2.x pickle them with;
@@ -64,6 +67,12 @@ def _latin1_encode(text, encoding='latin1', errors='strict'):
     return text.encode('latin1', errors)
 
 
+# gpu_tracker 5's result classes, read as ours: nothing of gpu_tracker is
+# imported (installed or not, its module is never run).
+_FOREIGN = {('gpu_tracker.sub_tracker', name): name
+            for name in ('SubTrackingResults', 'CodeBlockResults', 'ComparisonResults')}
+
+
 class SafeUnpickler(pickle.Unpickler):
     """An Unpickler that imports only the allowed globals above."""
 
@@ -71,6 +80,8 @@ class SafeUnpickler(pickle.Unpickler):
         module = _PY2_NAMES.get(module, module)
         if module == '_codecs' and name == 'encode':
             return _latin1_encode
+        if (module, name) in _FOREIGN:
+            return super().find_class(_RESULTS, _FOREIGN[(module, name)])
         if name in _ALLOWED.get(module, ()):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(

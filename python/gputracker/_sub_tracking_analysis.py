@@ -264,12 +264,30 @@ def _load_results(path: str) -> SubTrackingResults:
             results = _safe_pickle.loads(data)
         except pickle.UnpicklingError as error:
             raise ValueError(f'{path}: {error}') from None
-        except (EOFError, IndexError, TypeError, AttributeError, KeyError) as error:
+        except MemoryError:
+            raise
+        except Exception as error:  # whatever a malformed pickle makes pandas or numpy raise
             raise ValueError(f'{path} is not a pickle of SubTrackingResults ({type(error).__name__}: {error}); '
                              f'name a JSON results file .json') from None
     if not isinstance(results, SubTrackingResults):
         raise ValueError(f'{path} holds a {type(results).__name__}, not SubTrackingResults')
+    _check_fields(results, path)
     return results
+
+
+def _check_fields(results: SubTrackingResults, path: str) -> None:
+    """A pickle sets an object's fields as it likes (gpu_tracker's, or
+    anyone's): each one read must have exactly its class's fields."""
+    objects = [results] + list(results.code_block_results if isinstance(results.code_block_results, list)
+                               else [None])
+    for obj in objects:
+        if not isinstance(obj, (SubTrackingResults, CodeBlockResults)):
+            raise ValueError(f'{path}: code_block_results holds a {type(obj).__name__}, not CodeBlockResults')
+        want = [f.name for f in dclass.fields(obj)]
+        have = sorted(vars(obj))
+        if have != sorted(want):
+            raise ValueError(f'{path}: a {type(obj).__name__} with the fields {", ".join(have)}, not '
+                             f'{", ".join(want)}: not gpu_tracker\'s or gpu-tracker\'s results')
 
 
 class TrackingComparison:

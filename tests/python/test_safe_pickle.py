@@ -124,3 +124,66 @@ def test_the_command_runs_nothing_either(tmp_path):
 def test_pandas_data_of_its_own_loads():
     data = pickle.dumps(pd.Series([1.0, 2.0], index=['a', 'b']))
     assert list(_safe_pickle.SafeUnpickler(io.BytesIO(data)).load()) == [1.0, 2.0]
+
+
+def _gpu_tracker_pickle(results, protocol=pickle.DEFAULT_PROTOCOL, fields=None):
+    """results pickled as gpu_tracker 5.0.1 pickles its own: classes of the
+    module gpu_tracker.sub_tracker, dataclasses with the fields of
+    sub_tracker.py (tag v5.0.1). A stand-in module of that name is made for
+    the dump and removed before anything loads it: the loader must not need
+    (or import) gpu_tracker."""
+    import dataclasses
+    import types
+    module = types.ModuleType('gpu_tracker.sub_tracker')
+    package = types.ModuleType('gpu_tracker')
+    package.sub_tracker = module
+    block_fields = fields or ['name', 'num_timepoints', 'num_calls', 'num_non_empty_calls', 'compute_time',
+                              'resource_usage']
+    CodeBlockResults = dataclasses.make_dataclass('CodeBlockResults', block_fields)
+    SubTrackingResults = dataclasses.make_dataclass('SubTrackingResults',
+                                                    ['overall', 'static_data', 'code_block_results'])
+    for cls in (CodeBlockResults, SubTrackingResults):
+        cls.__module__ = 'gpu_tracker.sub_tracker'
+        setattr(module, cls.__name__, cls)
+    blocks = [CodeBlockResults(*[getattr(b, f, 0) for f in block_fields]) for b in results.code_block_results]
+    theirs = SubTrackingResults(results.overall, results.static_data, blocks)
+    sys.modules['gpu_tracker'], sys.modules['gpu_tracker.sub_tracker'] = package, module
+    try:
+        data = pickle.dumps(theirs, protocol=protocol)
+    finally:
+        del sys.modules['gpu_tracker'], sys.modules['gpu_tracker.sub_tracker']
+    assert b'gpu_tracker.sub_tracker' in data or b'gpu_tracker\n' in data or b'sub_tracker' in data
+    return data
+
+
+def test_gpu_tracker_pickles_load_as_ours(tmp_path):
+    # gpu_tracker 5.0.1's results pickles (TrackingComparison's input) load
+    # as our classes, by their module and name, at every protocol; the
+    # comparison of one of theirs with one of ours runs, in Python and in
+    # the package's command.
+    for protocol in range(0, pickle.HIGHEST_PROTOCOL + 1):
+        path = tmp_path / f'gt-{protocol}.pkl'
+        path.write_bytes(_gpu_tracker_pickle(_results(), protocol))
+        loaded = _safe_pickle.load(str(path))
+        assert type(loaded) is SubTrackingResults and str(loaded) == str(_results())
+    ours = tmp_path / 'ours.pkl'
+    ours.write_bytes(pickle.dumps(_results(0.5)))
+    comparison = TrackingComparison({'A': str(tmp_path / 'gt-4.pkl'), 'B': str(ours)}).compare('max')
+    assert isinstance(comparison, ComparisonResults)
+    run = subprocess.run([GPU_TRACKER, 'sub-track', 'compare', '-m', f'A={tmp_path / "gt-4.pkl"}',
+                          '-m', f'B={ours}'], capture_output=True)
+    assert run.returncode == 0 and 'Overall Resource Usage' in run.stdout.decode(), run.stderr.decode()
+    # A pickle with other fields under those names is not theirs: one line.
+    odd = tmp_path / 'odd.pkl'
+    odd.write_bytes(_gpu_tracker_pickle(_results(), fields=['name', 'payload']))
+    with pytest.raises(ValueError, match='a CodeBlockResults with the fields name, payload'):
+        TrackingComparison({'A': str(odd)})
+    run = subprocess.run([GPU_TRACKER, 'sub-track', 'compare', '-m', f'A={odd}', '-m', f'B={ours}'],
+                         capture_output=True)
+    err = run.stderr.decode()
+    assert run.returncode != 0 and err.count('\n') == 1 and 'Traceback' not in err, err
+    # Any other name of gpu_tracker's is refused before it is imported.
+    evil = tmp_path / 'evil.pkl'
+    evil.write_bytes(b'cgpu_tracker.tracker\nTracker\n.')  # protocol 0: GLOBAL, STOP
+    with pytest.raises(ValueError, match='refused to load gpu_tracker.tracker.Tracker'):
+        TrackingComparison({'A': str(evil)})
