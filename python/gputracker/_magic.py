@@ -7,7 +7,14 @@ from ._tracker import Tracker
 
 def _parser():
     import argparse  # here: a script that never loads the magic does not pay for it
-    p = argparse.ArgumentParser(prog='%%track', add_help=False)
+
+    class Parser(argparse.ArgumentParser):
+        # argparse prints its usage and message to stderr, then exits: the
+        # notebook would show the error twice (that, and our ValueError).
+        def error(self, message):
+            raise ValueError(f'%%track: {message}; valid: --st SECONDS, --ru UNIT, --gru UNIT, --tu UNIT, '
+                             f'-f text|json')
+    p = Parser(prog='%%track', add_help=False)
     p.add_argument('--st', '--sleep-time', dest='sleep_time', type=float, default=0.1)
     p.add_argument('--ru', '--ram-unit', dest='ram_unit', default='gigabytes')
     p.add_argument('--gru', '--gpu-ram-unit', dest='gpu_ram_unit', default='gigabytes')
@@ -21,11 +28,7 @@ def track(line: str, cell: str, shell) -> Tracker:
     s unless --st says otherwise) and prints the summary; returns the
     tracker. ValueError for options it does not know."""
     import shlex
-    try:
-        args = _parser().parse_args(shlex.split(line))
-    except SystemExit as e:  # argparse exits on a bad option: a message instead
-        raise ValueError(f'%%track: bad options {line!r}; valid: --st SECONDS, --ru UNIT, --gru UNIT, '
-                         '--tu UNIT, -f text|json') from e
+    args = _parser().parse_args(shlex.split(line))
     tracker = Tracker(sleep_time=args.sleep_time, ram_unit=args.ram_unit, gpu_ram_unit=args.gpu_ram_unit,
                       time_unit=args.time_unit, resource_usage_file='')
     with tracker:
