@@ -21,7 +21,12 @@ def _file_for(path: str, overwrite: bool) -> _native.SubTrackingFile:
     key = os.path.abspath(path)
     f = _open_files.get(key)
     if f is None:
-        f = _native.SubTrackingFile(path, overwrite)
+        try:
+            f = _native.SubTrackingFile(path, overwrite)
+        except FileExistsError:
+            # gpu_tracker's words (_helper_classes.py, _check_overwrite)
+            raise FileExistsError(f'File {path} already exists. Set overwrite to True to overwrite the existing '
+                                  f'file.') from None
         _open_files[key] = f
     return f
 

@@ -6,6 +6,7 @@ the results and lays them out as gpu_tracker's text."""
 from __future__ import annotations
 
 import dataclasses as dclass
+import os
 import json
 import logging
 import pickle
@@ -201,8 +202,17 @@ class SubTrackingAnalyzer:
 
     def combine_sub_tracking_files(self, files: list):
         """Writes the marks of files (all of this analyzer's sub-tracking file's
-        format) into its sub-tracking file, which must not exist yet."""
-        _native.sub_track_combine(self.sub_tracking_file, [str(f) for f in files])
+        format) into its sub-tracking file, which must not exist yet
+        (ValueError in gpu_tracker's words otherwise)."""
+        target = str(self.sub_tracking_file)
+        extension = '.csv' if target.endswith('.csv') else '.sqlite'
+        if os.path.exists(target):
+            raise ValueError(f'Cannot create sub-tracking file {target}. File already exists.')
+        for file in files:
+            if not str(file).endswith(extension):
+                raise ValueError(f'File {file} does not end with the same extension as {target}. '
+                                 f'Must end in "{extension}".')
+        _native.sub_track_combine(target, [str(f) for f in files])
 
 
 # What reading a stranger's SQLite tracking file may cost here, as in the
@@ -301,10 +311,53 @@ class TrackingComparison:
 
     def __init__(self, file_path_map: dict):
         self.results_map = {name: _load_results(path) for name, path in file_path_map.items()}
-        # The blocks must match: a ValueError (and the warnings) now, as gpu_tracker.
-        _, warnings = self._compare('mean')
-        for line in (warnings or '').splitlines():
-            _log.warning(line)
+        # The blocks must match: a ValueError (and the warnings) now, in
+        # gpu_tracker's words (sub_tracker.py, TrackingComparison.__init__);
+        # the library checks the same again.
+        self._match_blocks()
+        self._compare('mean')
+
+    @staticmethod
+    def _line_number(name: str):
+        tail = name.rsplit(':', 1)[-1] if ':' in name else None
+        return tail if tail is not None and tail.lstrip('-').isdigit() else None
+
+    def _sorted_blocks(self, results: SubTrackingResults) -> list:
+        """Block names sorted as gpu_tracker sorts them: a trailing line
+        number zero-filled to the longest one's width."""
+        names = [block.name for block in results.code_block_results]
+        width = max([len(n) for n in map(self._line_number, names) if n is not None] or [0])
+
+        def key(name):
+            line = self._line_number(name)
+            return name if line is None else ':'.join(name.split(':')[:-1] + [line.zfill(width)])
+        return sorted(names, key=key)
+
+    def _match_blocks(self) -> None:
+        first = next(iter(self.results_map), None)
+        if first is None:
+            return
+        blocks1 = self._sorted_blocks(self.results_map[first])
+        for name2, results in self.results_map.items():
+            if name2 == first:
+                continue
+            blocks2 = self._sorted_blocks(results)
+            if len(blocks1) != len(blocks2):
+                raise ValueError(f'All sub-tracking results must have the same number of code blocks. The first has '
+                                 f'{len(blocks1)} code blocks but tracking session "{name2}" has {len(blocks2)} '
+                                 f'code blocks.')
+            for b1, b2 in zip(blocks1, blocks2):
+                if b1 == b2:
+                    continue
+                if self._line_number(b1) is not None and self._line_number(b2) is not None and \
+                        b1.split(':')[:-1] == b2.split(':')[:-1]:
+                    _log.warning(f'Code block name "{b1}" of tracking session "{first}" matched with code block name '
+                                 f'"{b2}" of tracking session "{name2}" but they differ by line number. If these '
+                                 f'code blocks were not meant to match, their comparison will not be valid and '
+                                 f'their names must be disambiguated.')
+                    continue
+                raise ValueError(f'Code block name "{b1}" of tracking session "{first}" does not match code block '
+                                 f'name "{b2}" of tracking session "{name2}"')
 
     def _compare(self, statistic: str):
         sessions = [(name, json.dumps(results.to_json())) for name, results in self.results_map.items()]
@@ -313,5 +366,7 @@ class TrackingComparison:
     def compare(self, statistic: str = 'mean') -> ComparisonResults:
         """The sessions' statistic ('min', 'max', 'mean' or 'std') of each measurement, overall and per code
         block, and of each block's compute time, sorted from least to most."""
+        if statistic not in _SUMMARY_STATS:
+            raise ValueError(f"Invalid summary statistic '{statistic}'. Valid values are {' '.join(_SUMMARY_STATS)}.")
         text, _ = self._compare(statistic)
         return ComparisonResults.from_json(json.loads(text))

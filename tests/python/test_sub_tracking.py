@@ -314,13 +314,23 @@ def test_sessions_compared(tmp_path, caplog):
         json.dump(doc, f)
     with caplog.at_level(logging.WARNING, logger='gputracker'):
         TrackingComparison({'A': paths['A'], 'C': moved})
-    assert "code block 'train.py:12' of tracking session 'A' matched with 'train.py:14' of 'C'" in caplog.text
+    # gpu_tracker 5.0.1's words (sub_tracker.py, TrackingComparison)
+    assert ('Code block name "train.py:12" of tracking session "A" matched with code block name "train.py:14" of '
+            'tracking session "C" but they differ by line number. If these code blocks were not meant to match, '
+            'their comparison will not be valid and their names must be disambiguated.') in caplog.text
     doc['code_block_results'][0]['name'] = 'other'
     with open(moved, 'w') as f:
         json.dump(doc, f)
-    with pytest.raises(ValueError, match="does not match code block"):
+    with pytest.raises(ValueError, match='Code block name ".*" of tracking session "A" does not match code block '
+                                         'name "other" of tracking session "C"'):
         TrackingComparison({'A': paths['A'], 'C': moved})
-    with pytest.raises(ValueError, match="invalid statistic 'median'"):
+    doc['code_block_results'] = doc['code_block_results'][1:]
+    with open(moved, 'w') as f:
+        json.dump(doc, f)
+    with pytest.raises(ValueError, match='All sub-tracking results must have the same number of code blocks. The '
+                                         r'first has \d+ code blocks but tracking session "C" has \d+ code blocks.'):
+        TrackingComparison({'A': paths['A'], 'C': moved})
+    with pytest.raises(ValueError, match="Invalid summary statistic 'median'. Valid values are min max mean std."):
         TrackingComparison({'A': paths['A']}).compare('median')
 
 
@@ -334,8 +344,18 @@ def test_refusals(tmp_path):
         SubTrackingAnalyzer(str(tmp_path / 'missing.csv'), stf).sub_tracking_results()
     with pytest.raises(ValueError, match='valid extensions are .csv and .sqlite'):
         SubTrackingAnalyzer(str(tmp_path / 'tracking.txt'), stf).sub_tracking_results()
-    with pytest.raises(OSError, match='already exists'):
+    # gpu_tracker 5.0.1's words and types (_helper_classes.py: combine_files,
+    # _check_overwrite)
+    with pytest.raises(ValueError, match=f'Cannot create sub-tracking file {stf}. File already exists.'):
         SubTrackingAnalyzer(None, stf).combine_sub_tracking_files([stf])
+    target = str(tmp_path / 'combined.csv')
+    with pytest.raises(ValueError, match=f'File x.sqlite does not end with the same extension as {target}. '
+                                         'Must end in ".csv".'):
+        SubTrackingAnalyzer(None, target).combine_sub_tracking_files(['x.sqlite'])
+    with pytest.raises(FileExistsError, match=f'File {stf} already exists. Set overwrite to True to overwrite '
+                                              'the existing file.'):
+        with SubTracker(code_block_name='x', sub_tracking_file=stf):
+            pass
     # The package's command says what went wrong in one line.
     run = cli('sub-track', 'analyze', '--tf', tf, '--stf', str(bad), '-f', 'pickle', check=False)
     assert run.returncode == 1 and run.stdout == b''
