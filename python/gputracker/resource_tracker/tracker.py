@@ -10,13 +10,13 @@ import sys
 import time
 import warnings
 from array import array
-from statistics import mean
 from typing import Any, Dict, List, Optional, Tuple
 
 from .. import _native
 from .._metrics import PROCESS_COLUMNS, SYSTEM_COLUMNS
 
 from .._metrics import MetricsTable
+from .._resource_tracker import DEFAULT_STATS_SPECS as _DEFAULT_STATS_SPECS_04
 from .._resource_tracker import _PROCESS, _SYSTEM, Report, ResourceTracker as _ResourceTracker04
 from .tiny_data_frame import StatSpec, TinyDataFrame
 
@@ -56,22 +56,11 @@ BYTE_MAPPING = {
     **{name: 1000 ** 3 for name in ('disk_space_total_gb', 'disk_space_used_gb', 'disk_space_free_gb')},
 }
 
-DEFAULT_STATS_SPECS = [
-    StatSpec(column='process_cpu_usage', agg=mean, round=2),
-    StatSpec(column='process_cpu_usage', agg=max, round=2),
-    StatSpec(column='process_memory_mib', agg=mean, round=2),
-    StatSpec(column='process_memory_mib', agg=max, round=2),
-    StatSpec(column='process_gpu_usage', agg=mean, round=2),
-    StatSpec(column='process_gpu_usage', agg=max, round=2),
-    StatSpec(column='process_gpu_vram_mib', agg=mean, round=2),
-    StatSpec(column='process_gpu_vram_mib', agg=max, round=2),
-    StatSpec(column='process_gpu_utilized', agg=mean, round=2),
-    StatSpec(column='process_gpu_utilized', agg=max, round=2),
-    StatSpec(column='system_disk_space_used_gb', agg=max, round=2),
-    StatSpec(column='system_net_recv_bytes', agg=sum),
-    StatSpec(column='system_net_sent_bytes', agg=sum),
-    StatSpec(column='timestamp', agg=lambda x: max(x) - min(x), agg_name='duration'),
-]
+# 0.4's default specs under 0.5.0's column names (its tracker.py stats()).
+_STATS_05 = {'process_memory': 'process_memory_mib', 'process_gpu_vram': 'process_gpu_vram_mib'}
+DEFAULT_STATS_SPECS = [StatSpec(column=_STATS_05.get(spec.column, spec.column), agg=spec.agg,
+                                agg_name=spec.agg_name, round=spec.round)
+                       for spec in _DEFAULT_STATS_SPECS_04]
 
 
 def _convert(table: MetricsTable, mapping: Dict[str, Tuple[str, float]]) -> TinyDataFrame:
