@@ -53,10 +53,17 @@ def test_created_stopped_as_0_5_0():
     assert t.running
     t.stop()
     assert TrackerModuleClass is resource_tracker.ResourceTracker
-    # a with block starts it (0.5.0's __enter__)
+    # a with block starts it (0.5.0's __enter__), one already running raises
     with resource_tracker.ResourceTracker(discover_cloud=False, interval=0.05) as w:
-        assert w.running
+        assert w.running and w.autostart
     assert not w.running
+    started = resource_tracker.ResourceTracker(discover_cloud=False, interval=0.05)
+    started.start()
+    with pytest.raises(RuntimeError, match='already running'):
+        with started:
+            pass
+    started.stop(exit_code=1, run_status='failed')  # 0.5.0's stop() signature
+    assert not started.running
     # 0.5.0's streaming keywords are taken; no streaming here
     s = resource_tracker.ResourceTracker(discover_cloud=False, sentinel_token='t', upload_interval=5,
                                          streaming_metadata={'job_name': 'x'})
@@ -78,6 +85,9 @@ def test_names_and_units_as_0_5_0():
     assert system[0]['memory_used_mib'] > 0 and system[0]['disk_space_total_gb'] > 0
     combined = t.get_combined_metrics()
     assert 'process_memory_mib' in combined.columns and 'system_gpu_vram_mib' in combined.columns
+    # 0.5.0's offset: the rows after the first offset (incremental reads)
+    assert len(t.get_combined_metrics(offset=1)) == len(combined) - 1
+    assert t.get_combined_metrics(offset=1)[0] == combined[1]
     human = t.get_combined_metrics(human_names=True)
     assert 'Process memory usage' in human.columns and 'System used memory' in human.columns
     in_bytes = t.get_combined_metrics(bytes=True)

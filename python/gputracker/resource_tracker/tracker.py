@@ -124,11 +124,27 @@ class ResourceTracker(_ResourceTracker04):
                               status_failed=status_failed, server=server)
 
     def __enter__(self):
-        # 0.5.0: a with block starts a tracker that was not started
-        if not self.running:
-            self.start()
+        # 0.5.0: a with block starts the tracker (one already started raises
+        # "already running", as there)
         self.autostart = True
+        self.start()
         return self
+
+    def get_combined_metrics(self, bytes: bool = False, human_names: bool = False,
+                             system_prefix: Optional[str] = None, process_prefix: Optional[str] = None,
+                             offset: Optional[int] = None) -> TinyDataFrame:
+        """Both series side by side, as 0.4's; offset (0.5.0): only the rows
+        after the first offset, for reading a running tracker incrementally."""
+        combined = super().get_combined_metrics(bytes=bytes, human_names=human_names,
+                                                system_prefix=system_prefix, process_prefix=process_prefix)
+        if offset is not None and offset > 0:
+            combined = combined[offset:]
+        return combined
+
+    def stop(self, exit_code: int = 0, run_status: Optional[str] = None) -> None:
+        """Stops tracking (0.5.0's signature: exit_code and run_status go to
+        its Sentinel API stream, which is not done here)."""
+        super().stop()
 
     def _table(self, kind: int) -> TinyDataFrame:
         return _convert(super()._table(kind), _PROCESS_05 if kind == _PROCESS else _SYSTEM_05)
