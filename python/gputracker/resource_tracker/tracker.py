@@ -13,9 +13,7 @@ from array import array
 from typing import Any, Dict, List, Optional, Tuple
 
 from .. import _native
-from .._metrics import PROCESS_COLUMNS, SYSTEM_COLUMNS
-
-from .._metrics import MetricsTable
+from .._metrics import PROCESS_COLUMNS, SYSTEM_COLUMNS, MetricsTable
 from .._resource_tracker import DEFAULT_STATS_SPECS as _DEFAULT_STATS_SPECS_04
 from .._resource_tracker import _PROCESS, _SYSTEM, Report, ResourceTracker as _ResourceTracker04
 from .tiny_data_frame import StatSpec, TinyDataFrame
