@@ -498,6 +498,22 @@ int stats_command(int argc, char **argv)
     return rc;
 }
 
+/* A run starved of CPU by other work has a mean that is a floor: said
+ * after the recommendation, on standard error, for each such file. */
+static void warn_starved(gt_snapshot *const *snaps, const struct sub_args *a)
+{
+    for (int i = 0; i < a->nfiles; i++) {
+        char why[512];
+        if (snaps[i]->no_summary ||
+            !gt_cpu_contention(&snaps[i]->usage, &snaps[i]->cgroup, snaps[i]->duration, why,
+                               sizeof why))
+            continue;
+        fputs("gpu-tracker: warning: the cpu above may be low: ", stderr);
+        output_print_untrusted(stderr, a->files[i]);
+        fprintf(stderr, ": %s\n", why);
+    }
+}
+
 int recommend_command(int argc, char **argv)
 {
     struct sub_args a;
@@ -521,18 +537,6 @@ int recommend_command(int argc, char **argv)
         return 1;
     }
     free(each);
-    /* A run starved of CPU by other work: its mean is a floor. Said after
-     * the recommendation, on standard error. */
-    char starved[16][700];
-    int nstarved = 0;
-    for (int i = 0; i < a.nfiles && nstarved < 16; i++) {
-        char why[512];
-        if (!snaps[i]->no_summary &&
-            gt_cpu_contention(&snaps[i]->usage, &snaps[i]->cgroup, snaps[i]->duration, why,
-                              sizeof why))
-            snprintf(starved[nstarved++], sizeof starved[0], "%.150s: %s", a.files[i], why);
-    }
-    free_all(snaps, a.nfiles);
     gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
     gt_recommend(&all, &rec);
     /* No network (a compute node, an air-gapped site): the local
@@ -546,6 +550,7 @@ int recommend_command(int argc, char **argv)
         char *text = gt_recommendation_to_json(&rec, server);
         if (!text) {
             free(server);
+            free_all(snaps, a.nfiles);
             return fail(gt_last_error(), 1);
         }
         printf("%s\n", text);
@@ -573,8 +578,8 @@ int recommend_command(int argc, char **argv)
     }
     free(server);
     fflush(stdout);
-    for (int i = 0; i < nstarved; i++)
-        fprintf(stderr, "gpu-tracker: warning: the cpu above may be low: %s\n", starved[i]);
+    warn_starved(snaps, &a);
+    free_all(snaps, a.nfiles);
     if (server_failed[0]) {
         fflush(stdout);
         fprintf(stderr, "gpu-tracker: no server recommendation: %s; the resources above are "
