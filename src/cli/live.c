@@ -195,12 +195,17 @@ void live_tick(gt_tracker *t)
         pthread_mutex_unlock(&live_lock);
         return;
     }
-    if (region_rows == 0 && in_foreground(live_fd))
+    /* In the background, nothing is drawn over the shell. */
+    if (!in_foreground(live_fd)) {
+        pthread_mutex_unlock(&live_lock);
+        return;
+    }
+    if (region_rows == 0)
         region_set_locked(); /* continued in the foreground, or a terminal grown */
     gt_progress p;
     memset(&p, 0, sizeof p);
     p.struct_size = sizeof p;
-    if (region_rows > 0 && in_foreground(live_fd) && gt_tracker_progress(t, &p) == GT_OK) {
+    if (region_rows > 0 && gt_tracker_progress(t, &p) == GT_OK) {
         char text[512], line[700];
         size_t rows, width;
         terminal_size(live_fd, &rows, &width);

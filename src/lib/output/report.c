@@ -734,15 +734,11 @@ static void charts(struct buf *b, const gt_snapshot *s, const struct chart_data 
  * weigh tens of megabytes). */
 #define MAX_TASK_CHARTS 64
 
-/* Whether task i of j has its charts in the report (tasks_over_time). */
-static int task_charted(const gt_job_summary *j, size_t i)
+/* Whether task t has its charts in the report (tasks_over_time), the tasks
+ * asked in their order: *unflagged counts those not late or idle so far. */
+static int task_charted(const gt_task_summary *t, size_t *unflagged)
 {
-    if (j->tasks[i].late || j->tasks[i].idle)
-        return 1;
-    size_t before = 0;
-    for (size_t k = 0; k < i; k++)
-        before += !j->tasks[k].late && !j->tasks[k].idle;
-    return before < MAX_TASK_CHARTS;
+    return t->late || t->idle || (*unflagged)++ < MAX_TASK_CHARTS;
 }
 
 /* A merged job: each task's own charts, one collapsible block a task (the
@@ -755,11 +751,11 @@ static void tasks_over_time(struct buf *b, const gt_snapshot *s, struct chart_da
     if (gt_job_summarize(s, &j) != GT_OK)
         return;
     buf_puts(b, "<h2 id=\"tasks-over-time\">Each task over time</h2>\n");
-    size_t left = 0;
+    size_t left = 0, unflagged = 0;
     for (size_t i = 0; i < j->ntasks; i++) {
         const gt_snapshot *task = i ? s->other_tasks[i - 1] : s;
         const gt_task_summary *x = &j->tasks[i];
-        if (!task_charted(j, i)) {
+        if (!task_charted(x, &unflagged)) {
             left++;
             continue;
         }
@@ -1031,10 +1027,11 @@ static void job_section(struct buf *b, const gt_snapshot *s)
     if (gpus)
         buf_puts(b, "<th>GPU mean</th>");
     buf_puts(b, "<th>recommended</th><th></th></tr>\n");
+    size_t unflagged = 0;
     for (size_t i = 0; i < j->ntasks; i++) {
         const gt_task_summary *x = &j->tasks[i];
         /* Each task's charts are a click away (tasks_over_time). */
-        int linked = task_charted(j, i);
+        int linked = task_charted(x, &unflagged);
         if (linked)
             buf_printf(b, "<tr><td><a href=\"#task-%zu\">", i);
         else
