@@ -684,6 +684,9 @@ static void test_human_format(void)
     }
 }
 
+/* The TERM the terminal's programs get (xterm unless a test says otherwise). */
+static const char *pty_term = "xterm";
+
 /* gpu-tracker with standard error on a new pseudo-terminal (stdout to a
  * pipe): what a user at a terminal sees. *master gets our end. */
 static struct child spawn_on_pty_cols(char *const argv[], int *master, unsigned short cols)
@@ -707,7 +710,7 @@ static struct child spawn_on_pty_cols(char *const argv[], int *master, unsigned 
         dup2(s, 2);
         for (int fd = 3; fd < 64; fd++)
             close(fd);
-        setenv("TERM", "xterm", 1); /* CI may run us with no TERM: no line then */
+        setenv("TERM", pty_term, 1); /* CI may run us with no TERM: no line then */
         execv(argv[0], argv);
         _exit(126);
     }
@@ -840,6 +843,20 @@ static void test_live_line(void)
         close(master);
         result_free(&r);
     }
+    /* A terminal that knows no cursor addressing (TERM=dumb): no line. */
+    pty_term = "dumb";
+    char *dargv[] = {GT_BIN, "--st", "0.1", "--", "sleep", "2.5", NULL};
+    c = spawn_on_pty(dargv, &master);
+    memset(&r, 0, sizeof r);
+    memset(&term, 0, sizeof term);
+    read_pty_until(master, &term, NULL);
+    finish(&c, &r);
+    pty_term = "xterm";
+    CHECK(r.status == 0);
+    CHECK_MSG(strchr(term.data, '\033') == NULL, "TERM=dumb: the terminal got [%s]", term.data);
+    free(term.data);
+    close(master);
+    result_free(&r);
     /* Standard error a pipe: no line, no escape sequence. */
     r = gt("--st", "0.1", "--", "sleep", "2.5", NULL);
     CHECK(r.status == 0);
