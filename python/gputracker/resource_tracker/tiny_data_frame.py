@@ -18,6 +18,8 @@ from .._metrics import MetricsTable
 
 logger = logging.getLogger(__name__)
 
+_URL_TIMEOUT = 60.0  # seconds a CSV URL may take to answer each read
+
 
 class StatSpec(NamedTuple):
     """One statistic: agg applied to column, stored as agg_name (default:
@@ -49,7 +51,8 @@ def _read_csv(path: str, retries: int, retry_delay: float) -> List[Dict[str, Any
         try:
             if path.startswith(('http://', 'https://')):
                 from urllib.request import urlopen  # only a URL needs it
-                with urlopen(path) as response:
+                # bounded in time (0.5.0 waits for ever on a server that stalls)
+                with urlopen(path, timeout=_URL_TIMEOUT) as response:
                     lines = response.read().decode('utf-8').splitlines()
                 records = list(csv.DictReader(lines))
             else:
