@@ -287,6 +287,11 @@ def test_sessions_compared(tmp_path, caplog):
         got = comparison.code_block_resource_usage['system_ram'][block_a.name]
         assert _close(got['B'], block_b.resource_usage.loc['system_ram', 'max'])
 
+    # gpu_tracker 5.0.1 takes every statistic from pandas' describe() (float64
+    # for an integer column too) and .item(): to_json() gives 13.0, not 13, for a
+    # thread count, in both file formats; so do we.
+    for name, value in comparison.to_json()['overall_resource_usage']['main_n_threads'].items():
+        assert type(value) is float, (name, value)
     # The package's gpu-tracker compares the pickles; the C command the JSON,
     # to the same text; -f pickle gives a ComparisonResults.
     text = cli('sub-track', 'compare', '-m', f'A={paths["A"]}', '-m', f'B={paths["B"]}', '--stat', 'max')
@@ -340,6 +345,18 @@ def test_refusals(tmp_path):
     bad.write_text('process_id,code_block_name,position,timestamp\n1,a,1,5.0\n')
     with pytest.raises(ValueError, match=r"code block 'a' of process 1 has a stop without a start"):
         SubTrackingAnalyzer(tf, str(bad)).sub_tracking_results()
+    # Where gpu_tracker 5.0.1 refuses a pair (_helper_classes.py,
+    # load_timestamp_pairs: marks sorted by process, time, position, trailing
+    # starts dropped, then taken two by two), the same type and words.
+    bad.write_text('process_id,code_block_name,position,timestamp\n7,a,0,10\n7,a,1,11\n7,a,1,12\n'
+                   '8,a,0,13.5\n8,a,1,14\n')
+    with pytest.raises(ValueError, match=r'timestamp pair \(12.0, 13.5\) with differing process IDs: 7 and 8'):
+        SubTrackingAnalyzer(tf, str(bad)).sub_tracking_results()
+    bad.write_text('process_id,code_block_name,position,timestamp\n7,a,1,10\n7,a,0,11\n7,a,0,12\n7,a,1,13\n')
+    with pytest.raises(ValueError, match=r'timestamp pair \(10.0, 11.0\) of process ID 7 with a start time '
+                                         'greater than the stop time'):
+        SubTrackingAnalyzer(tf, str(bad)).sub_tracking_results()
+    bad.write_text('process_id,code_block_name,position,timestamp\n1,a,1,5.0\n')
     with pytest.raises(OSError, match='cannot read tracking file'):
         SubTrackingAnalyzer(str(tmp_path / 'missing.csv'), stf).sub_tracking_results()
     with pytest.raises(ValueError, match='valid extensions are .csv and .sqlite'):

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "util/json_write.h"
+#include "util/pyfloat.h"
 #include "analysis/pandas_text.h"
 #include "analysis/subtrack_blocks.h"
 #include "analysis/subtrack_results.h"
@@ -260,7 +261,20 @@ static int double_order(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Pairs the marks m->v[first .. end) of one block (sorted) into b->calls. */
+/* Whether the mark m->v[i] of [.., end) is a process's trailing start (a call
+ * still running when the file ended), which pairing leaves out. */
+static int trailing_start(const struct marks *m, size_t i, size_t end)
+{
+    return m->v[i].position == 0 && (i + 1 == end || m->v[i + 1].pid != m->v[i].pid);
+}
+
+/* Pairs the marks m->v[first .. end) of one block (sorted) into b->calls.
+ * As gpu_tracker's load_timestamp_pairs: the trailing starts left out, the
+ * rest taken two by two across processes; where gpu_tracker refuses a pair
+ * (two processes, or a stop before a start) the error holds its words, where
+ * it pairs two starts or two stops silently, or fails with an IndexError on
+ * an odd count, the error says what is wrong. The accepted files are the
+ * same either way: each process's marks start, stop, start, stop... */
 static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
                             struct subtrack_block *b)
 {
@@ -268,14 +282,27 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
     if (!b->calls)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", m->path);
     size_t i = first;
-    while (i < end) {
-        const struct mark *s = &m->v[i];
-        int last_of_pid = i + 1 == end || m->v[i + 1].pid != s->pid;
-        if (last_of_pid && s->position == 0) {
-            i++; /* a call still running when the file ended: left out */
-            continue;
-        }
-        const struct mark *e = last_of_pid ? NULL : &m->v[i + 1];
+    for (;;) {
+        while (i < end && trailing_start(m, i, end))
+            i++;
+        if (i == end)
+            break;
+        size_t j = i + 1;
+        while (j < end && trailing_start(m, j, end))
+            j++;
+        const struct mark *s = &m->v[i], *e = j < end ? &m->v[j] : NULL;
+        char s_ts[32], e_ts[32];
+        pyfloat_repr(s->ts, s_ts, sizeof s_ts);
+        pyfloat_repr(e ? e->ts : 0, e_ts, sizeof e_ts);
+        if (e && e->pid != s->pid)
+            return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
+                           "timestamp pair (%s, %s) with differing process IDs: %lld and %lld "
+                           "(each process's marks must pair as start, stop)", m->path, b->name,
+                           s_ts, e_ts, s->pid, e->pid);
+        if (e && s->position == 1 && e->position == 0)
+            return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
+                           "timestamp pair (%s, %s) of process ID %lld with a start time greater "
+                           "than the stop time", m->path, b->name, s_ts, e_ts, s->pid);
         if (s->position != 0 || !e || e->position != 1) {
             const char *why = s->position != 0 ? "a stop without a start"
                               : !e           ? "a start without a stop"
@@ -287,7 +314,7 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
                            s->position != 0 || !e ? s->ts : e->ts);
         }
         b->calls[b->ncalls++] = (struct subtrack_interval){s->ts, e->ts};
-        i += 2;
+        i = j + 1;
     }
     /* The union of the calls, for the timepoints inside any of them. */
     b->merged = malloc((b->ncalls + 1) * sizeof *b->merged);
