@@ -2,7 +2,7 @@
 resource_tracker 0.5.0's submodules runs with only its import line changed
 (gpu_tracker: __init__, tracker, sub_tracker, python -m gpu_tracker;
 resource_tracker: __init__'s __all__, tracker, tiny_data_frame,
-server_info, cloud_info)."""
+server_info, cloud_info, helpers, report, column_maps)."""
 import subprocess
 import sys
 
@@ -42,3 +42,41 @@ def test_resource_tracker_tree():
     assert tiny_data_frame.TinyDataFrame is resource_tracker.TinyDataFrame
     assert server_info.get_server_info is resource_tracker.get_server_info
     assert cloud_info.get_cloud_info is resource_tracker.get_cloud_info
+
+
+def test_resource_tracker_helpers_report_and_column_maps(tmp_path):
+    from gputracker.resource_tracker import column_maps, helpers, report, tracker
+    import pytest
+    # report.py 0.5.0: Report is the report's class; round_memory's docstring
+    # examples and its GiB rounding above 2048 MiB.
+    assert report.Report is tracker.Report
+    assert [report.round_memory(m) for m in (68, 128, 129, 896, 2048, 2049, 3863, 4096)] == \
+        [128, 128, 256, 1024, 2048, 3072, 4096, 4096]
+    # helpers.py 0.5.0: aggregate_stats' docstring example, its ValueError,
+    # render_csv_row's quoting, is_partition on names with no /sys/block parent.
+    stats1 = {'cpu_usage': {'mean': 1.5, 'max': 2.0}, 'memory': {'mean': 100, 'max': 150}}
+    stats2 = {'cpu_usage': {'mean': 2.5, 'max': 3.0}, 'memory': {'mean': 200, 'max': 250}}
+    assert helpers.aggregate_stats([stats1, stats2]) == \
+        {'cpu_usage': {'max': 3.0, 'mean': 2.0}, 'memory': {'max': 250, 'mean': 150.0}}
+    with pytest.raises(ValueError, match='Unsupported aggregation type: min'):
+        helpers.aggregate_stats([{'x': {'min': 1}}])
+    assert helpers.render_csv_row(['a', 1, 2.5, None]) == b'"a",1,2.5,""\n'
+    assert not helpers.is_partition('notadisk')
+    assert not helpers.is_partition('sdzz9')  # no sdzz in /sys/block
+    assert helpers.is_procfs_available()
+    files = [tmp_path / 'a', tmp_path / 'b']
+    files[0].write_text('x')
+    helpers.cleanup_files([str(f) for f in files])  # b is missing: no error
+    assert not files[0].exists()
+    assert isinstance(helpers.get_zfs_pools_space(), dict)
+    with pytest.raises(ImportError, match='libgputracker'):
+        helpers.get_tracker_implementation()
+    # column_maps.py 0.5.0: the tracker converts with these very maps.
+    assert column_maps.BYTE_MAPPING['memory_mib'] == 1024 * 1024
+    assert column_maps.BYTE_MAPPING['disk_space_used_gb'] == 1000 ** 3
+    assert column_maps.HUMAN_NAMES_MAPPING['gpu_vram_mib'] == 'VRAM used'
+    assert tracker.ResourceTracker._byte_mapping is column_maps.BYTE_MAPPING
+    assert tracker.ResourceTracker._human_names is column_maps.HUMAN_NAMES_MAPPING
+    assert [c['process_column'] for c in column_maps.SERVER_ALLOCATION_CHECKS] == \
+        ['cpu_usage', 'memory_mib', 'gpu_usage', 'gpu_vram_mib']
+    assert column_maps.REPORT_CSV_MAPPING['mem'] == ['Timestamp', 'Process memory usage', 'System used memory']

@@ -3,8 +3,6 @@ ResourceTracker, on the same library as gputracker.ResourceTracker (0.4),
 with 0.5.0's defaults, names and units and its snapshot shape."""
 from __future__ import annotations
 
-import csv
-import io
 import os
 import sys
 import time
@@ -16,6 +14,8 @@ from .. import _native
 from .._metrics import PROCESS_COLUMNS, SYSTEM_COLUMNS, MetricsTable
 from .._resource_tracker import DEFAULT_STATS_SPECS as _DEFAULT_STATS_SPECS_04
 from .._resource_tracker import _PROCESS, _SYSTEM, Report, ResourceTracker as _ResourceTracker04
+from .column_maps import BYTE_MAPPING, HUMAN_NAMES_MAPPING
+from .helpers import render_csv_row
 from .tiny_data_frame import StatSpec, TinyDataFrame
 
 _SNAPSHOT_RESOURCE_TRACKER_05 = 2  # GT_SNAPSHOT_RESOURCE_TRACKER_05
@@ -33,25 +33,6 @@ _SYSTEM_05: Dict[str, Tuple[str, float]] = {
                                                       'memory_cached', 'memory_active', 'memory_inactive')},
     **{name: (name, _GIB_IN_GB) for name in ('disk_space_total_gb', 'disk_space_used_gb', 'disk_space_free_gb')},
     'gpu_vram': ('gpu_vram_mib', 1),
-}
-
-# resource_tracker 0.5.0's column_maps.py.
-HUMAN_NAMES_MAPPING = {
-    'timestamp': 'Timestamp', 'processes': 'processes', 'utime': 'CPU time (user)',
-    'stime': 'CPU time (system)', 'cpu_usage': 'CPU usage', 'memory_free_mib': 'free memory',
-    'memory_used_mib': 'used memory', 'memory_buffers_mib': 'memory buffers',
-    'memory_cached_mib': 'memory page/file cached', 'memory_active_mib': 'active memory',
-    'memory_inactive_mib': 'inactive memory', 'disk_read_bytes': 'disk read', 'disk_write_bytes': 'disk write',
-    'disk_space_total_gb': 'disk space total', 'disk_space_used_gb': 'disk space used',
-    'disk_space_free_gb': 'disk space free', 'net_recv_bytes': 'inbound network traffic',
-    'net_sent_bytes': 'outbound network traffic', 'gpu_usage': 'GPU usage', 'gpu_vram_mib': 'VRAM used',
-    'gpu_utilized': 'GPUs in use', 'pid': 'PID', 'children': 'children', 'memory_mib': 'memory usage',
-}
-BYTE_MAPPING = {
-    **{name: 1024 * 1024 for name in ('memory_mib', 'memory_free_mib', 'memory_used_mib', 'memory_buffers_mib',
-                                      'memory_cached_mib', 'memory_active_mib', 'memory_inactive_mib',
-                                      'gpu_vram_mib')},
-    **{name: 1000 ** 3 for name in ('disk_space_total_gb', 'disk_space_used_gb', 'disk_space_free_gb')},
 }
 
 # 0.4's default specs under 0.5.0's column names (its tracker.py stats()).
@@ -168,14 +149,6 @@ class ResourceTracker(_ResourceTracker04):
 
 # ---- the two trackers ResourceTracker runs (0.5.0: in sub-processes) --------
 
-def _csv_row(values) -> bytes:
-    """One CSV line as 0.5.0's render_csv_row() makes it (strings quoted,
-    numbers not, "\\n" at the end)."""
-    out = io.StringIO(newline='')
-    csv.writer(out, quoting=csv.QUOTE_NONNUMERIC, lineterminator='\n').writerow(values)
-    return out.getvalue().encode('utf-8')
-
-
 class _SeriesTracker:
     """What ProcessTracker and SystemTracker share: a library tracker of one
     series, whose rows come every interval from start_time on, read one by
@@ -226,13 +199,13 @@ class _SeriesTracker:
         handle = open(output_file, 'wb') if output_file else sys.stdout.buffer
         try:
             if print_header:
-                handle.write(_csv_row(self._names))
+                handle.write(render_csv_row(self._names))
             while True:
                 row = self.diff_stats()
                 if row is None:
                     self.status = 'exited'
                     break
-                handle.write(_csv_row(row.values()))
+                handle.write(render_csv_row(row.values()))
                 if output_file:
                     handle.flush()
         finally:

@@ -1,0 +1,104 @@
+"""resource_tracker 0.5.0's helpers: the public functions of its helpers.py,
+with its behaviour. One is left out: ``get_tracker_implementation()``
+chooses between 0.5.0's psutil and procfs back ends, neither of which
+exists here (libgputracker reads /proc in C); calling it raises
+ImportError, as 0.5.0 does where neither is available."""
+import os
+import re
+import subprocess
+from contextlib import suppress
+from csv import QUOTE_NONNUMERIC
+from csv import writer as _csv_writer
+from functools import cache
+from glob import glob
+from importlib.util import find_spec
+from io import StringIO
+from typing import Dict, Iterable, List, Union
+
+from .._metrics import aggregate_stats
+
+__all__ = ['is_partition', 'is_psutil_available', 'is_procfs_available', 'get_tracker_implementation',
+           'get_zfs_pools_space', 'cleanup_files', 'cleanup_processes', 'aggregate_stats', 'render_csv_row']
+
+
+@cache
+def is_partition(disk_name: str) -> bool:
+    """Whether disk_name (sda1, nvme0n1p1, mmcblk0p1) names a partition of a
+    disk listed in /sys/block rather than a whole disk."""
+    if re.search(r'(sd[a-z]+|nvme\d+n\d+|mmcblk\d+)p?\d+$', disk_name):
+        parents = [d.split('/')[-2] for d in glob('/sys/block/*/')]
+        return any(disk_name.startswith(p) and disk_name != p for p in parents)
+    return False
+
+
+@cache
+def is_psutil_available() -> bool:
+    """Whether psutil can be imported (nothing here needs it)."""
+    try:
+        return find_spec('psutil') is not None
+    except ImportError:
+        return False
+
+
+@cache
+def is_procfs_available() -> bool:
+    """Whether /proc is there and readable."""
+    return os.path.isdir('/proc') and os.access('/proc', os.R_OK)
+
+
+def get_tracker_implementation():
+    """0.5.0 returns its back end's (get_process_stats, get_system_stats);
+    there is no such back end here: ImportError, with the reason."""
+    raise ImportError('No tracker implementation module here: gputracker reads /proc through libgputracker; '
+                      'use ResourceTracker, ProcessTracker or SystemTracker.')
+
+
+def get_zfs_pools_space() -> Dict[str, Dict[str, int]]:
+    """{'zfs:POOL': {'total', 'used', 'free'}} in bytes from `zpool list`
+    (waited on for 0.25 s at most), {} without ZFS."""
+    disks: Dict[str, Dict[str, int]] = {}
+    with suppress(OSError):
+        proc = subprocess.Popen(['zpool', 'list', '-Hp', '-o', 'name,size,allocated,free'],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            out, _ = proc.communicate(timeout=0.25)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return disks
+        if proc.returncode == 0:
+            for line in out.splitlines():
+                parts = line.decode(errors='replace').split('\t')
+                if len(parts) >= 4:
+                    with suppress(ValueError):
+                        disks[f'zfs:{parts[0]}'] = {'total': int(parts[1]), 'used': int(parts[2]),
+                                                    'free': int(parts[3])}
+    return disks
+
+
+def cleanup_files(files: List[str]):
+    """Removes each file, ignoring any error."""
+    for f in files:
+        with suppress(Exception):
+            os.unlink(f)
+
+
+def cleanup_processes(processes: list):
+    """Terminates each multiprocessing.Process (then kills it after 1 s) and
+    closes it, ignoring errors."""
+    for process in processes:
+        for stop in ('terminate', 'kill'):
+            with suppress(Exception):
+                if process.is_alive():
+                    getattr(process, stop)()
+                    process.join(timeout=1.0)
+        with suppress(Exception):
+            process.close()
+
+
+def render_csv_row(row: Iterable[Union[str, float, int, None]], quoting: int = QUOTE_NONNUMERIC) -> bytes:
+    """One CSV line (with its newline) as UTF-8 bytes, strings quoted and
+    numbers not by default."""
+    buffer = StringIO(newline='')
+    _csv_writer(buffer, quoting=quoting, lineterminator='\n').writerow(row)
+    return buffer.getvalue().encode('utf-8')
