@@ -1041,13 +1041,14 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead [N...]|exporter|cgroup|gpu-query|accuracy]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick [N...]|overhead [N...]|exporter|cgroup|gpu-query|accuracy]\n");
         return 2;
     }
-    /* overhead N...: only those tree sizes (to look at one closely). */
+    /* overhead N... / quick N...: only those tree sizes (to look at one
+     * closely). */
     int sizes[16] = {1, 10, 100, 1000, 5000};
     size_t nsizes = 5;
-    if (argc > 4 && !strcmp(argv[3], "overhead")) {
+    if (argc > 4 && (!strcmp(argv[3], "overhead") || !strcmp(argv[3], "quick"))) {
         nsizes = 0;
         for (int i = 4; i < argc; i++) {
             char *end;
@@ -1090,7 +1091,7 @@ int main(int argc, char **argv)
         return 0;
     }
     int quick = argc > 3 && !strcmp(argv[3], "quick");
-    int only_overhead = argc > 3 && !strcmp(argv[3], "overhead");
+    int only_overhead = argc > 3 && (!strcmp(argv[3], "overhead") || (quick && argc > 4));
     overhead(argv[1], quick, sizes, nsizes);
     if (!only_overhead) {
         series_cost(argv[1]);

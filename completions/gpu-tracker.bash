@@ -81,7 +81,7 @@ _gpu_tracker()
         *) words="--help -h --version -v --execute -e --output -o --format -f --st --ru --gru
                   --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
-                  --no-children --cgroup --start-at --no-csv-header --sampled-only --backup
+                  --no-children --cgroup --gpu-details --start-at --no-csv-header --sampled-only --backup
                   --no-backup --no-config --tf --overwrite --tconfig --stf --metrics-listen
                   --metrics-textfile --" ;;
         esac

@@ -259,6 +259,17 @@ typedef struct gt_options {
      * warning says why (gt_cgroup_usage.created_reason). Default 0: the
      * group the process is in is used when the tree is alone in it. */
     int own_cgroup;
+    /* ---- Added in 0.5 (struct_size tells it apart) ----
+     * Non-zero: read each GPU's per-process utilization and clock throttle
+     * reasons at every sample (two or three more vendor calls a GPU, about
+     * 2.5 ms of CPU a sample on an H100) and its energy counter every 10 s,
+     * for the summary alone. A series (any `series` bit) or the exporter
+     * reads them anyway; without any of these a GPU sample makes only the
+     * calls the summary needs (memory, utilization, running processes), the
+     * energy is read at the first and last samples, and the summary says
+     * why per-process utilization and throttle reasons are missing.
+     * Default 0. */
+    int gpu_details;
 } gt_options;
 
 #define GT_START_ALIGNED (-1.0)

@@ -65,6 +65,9 @@ static gt_options options(const char *uuids)
     o.resource_usage_file = "";
     o.gpu_uuids = uuids;
     o.on_warning = on_warning;
+    /* Every figure the fake library has (test_call_tiers checks a run
+     * without: only the summary's calls). */
+    o.gpu_details = 1;
     return o;
 }
 

@@ -61,6 +61,7 @@ static gt_options options(void)
     o.process_id = 100;
     o.sleep_time = 1000; /* the baseline and the final sample only */
     o.resource_usage_file = "";
+    o.gpu_details = 1; /* every figure (test_call_tiers: a run without) */
     return o;
 }
 
@@ -205,6 +206,75 @@ static void test_accounting(void)
     CHECK_CONTAINS(json, "a GPU process that lives between two samples is missed");
     free(json);
     gt_tracker_free(t);
+}
+
+/* The calls a run makes, counted in the fake's log (docs/performance.md,
+ * "Tiers of cadence"): for the summary alone, each sample asks each GPU for
+ * its memory, utilization and compute processes and nothing else; the
+ * graphics list and XID events come at the first and last samples and every
+ * 5 s, the energy at the first and last; per-process utilization and
+ * throttle reasons never, and the summary says why. gpu_details adds them
+ * at every sample. */
+static void test_call_tiers(void)
+{
+    char log[4200];
+    snprintf(log, sizeof log, "%s/nvml-tier-calls", root);
+    char scen[4096];
+    snprintf(scen, sizeof scen, "%sprocutil 0 100 20\nprocutil 1 100 10\nthrottle 0 0x4\n"
+             "throttle 1 0x40\nenergy 0 1000\nenergy 1 0\n", two_gpus);
+    for (int details = 0; details <= 1; details++) {
+        unlink(log);
+        setenv("FAKE_NVML_CALLS", log, 1);
+        write_scenario(scen);
+        gt_options o = options();
+        o.gpu_details = details;
+        o.sleep_time = 0.02;
+        gt_tracker *t = NULL;
+        CHECK(test_tracker_new(&o, &t) == GT_OK);
+        CHECK(t && gt_tracker_start(t) == GT_OK);
+        /* Until ten samples have asked for memory (polled, not timed). */
+        for (int i = 0; i < 30000 && calls_of(log, "nvmlDeviceGetMemoryInfo") < 2 + 2 * 10; i++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        CHECK(t && gt_tracker_stop(t) == GT_OK);
+        const gt_resource_usage *u = t ? gt_tracker_usage(t) : NULL;
+        long n = u ? u->measurement.samples : 0;
+        double wall = u ? u->compute_time.time : 0; /* hours by default */
+        unsetenv("FAKE_NVML_CALLS");
+        int slow_max = 2 + (int)(wall * 3600 / 5.0) + 1;
+        CHECK_MSG(n >= 10, "%ld samples", n);
+        /* two GPUs; memory also once each when they are listed */
+        CHECK_MSG(calls_of(log, "nvmlDeviceGetMemoryInfo") == 2 * n + 2, "%d memory calls, %ld "
+                  "samples", calls_of(log, "nvmlDeviceGetMemoryInfo"), n);
+        CHECK(calls_of(log, "nvmlDeviceGetUtilizationRates") == 2 * n);
+        /* (plus a call for each time the buffer grows, on the first list) */
+        int compute = calls_of(log, "nvmlDeviceGetComputeRunningProcesses_v3");
+        CHECK_MSG(compute >= 2 * n && compute <= 2 * n + 2, "%d compute calls", compute);
+        int graphics = calls_of(log, "nvmlDeviceGetGraphicsRunningProcesses_v3");
+        CHECK_MSG(graphics >= 4 && graphics <= 2 * slow_max, "%d graphics calls", graphics);
+        int events = calls_of(log, "nvmlEventSetWait_v2");
+        CHECK_MSG(events >= 2 && events <= slow_max, "%d event waits", events);
+        int utils = calls_of(log, "nvmlDeviceGetProcessUtilization");
+        int throttles = calls_of(log, "nvmlDeviceGetCurrentClocksEventReasons");
+        int energy = calls_of(log, "nvmlDeviceGetTotalEnergyConsumption");
+        if (!details) {
+            CHECK_MSG(utils == 0 && throttles == 0, "%d, %d", utils, throttles);
+            CHECK_MSG(energy == 2 + 2 * 2, "%d energy calls", energy); /* listed, first, last */
+            CHECK(u && !u->gpu_details.process_utilization_available);
+            CHECK_CONTAINS(u ? u->gpu_details.process_utilization_reason : "",
+                           "read only with a series, the exporter or --gpu-details");
+            gt_gpu_run g = {.struct_size = sizeof g};
+            CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK && !g.throttle_available);
+            CHECK_CONTAINS(g.throttle_reason, "read only with a series, the exporter or "
+                           "--gpu-details");
+        } else {
+            /* the count, then the samples, on each GPU; a throttle read each */
+            CHECK_MSG(utils == 2 * 2 * n && throttles == 2 * n, "%d, %d, %ld samples", utils,
+                      throttles, n);
+            CHECK(u && u->gpu_details.process_utilization_available);
+            CHECK(energy >= 2 + 2 * 2);
+        }
+        gt_tracker_free(t);
+    }
 }
 
 /* Throttle reasons, ECC and XID through the driver; the energy share. */
@@ -750,6 +820,7 @@ int main(int argc, char **argv)
     test_human();
     test_accounting();
     test_health();
+    test_call_tiers();
     test_not_supported();
     test_report();
     test_pid_match();

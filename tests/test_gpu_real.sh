@@ -7,7 +7,8 @@
 #    4 s. The tracked GPU RAM of main must hold the allocation (plus at most
 #    1.5 GB: the CUDA context and PyTorch's own buffers are the process's
 #    memory too), the GPU utilization must be above 0, and where the driver
-#    gives per-process utilization, main's busy kernel must show in it.
+#    gives per-process utilization, main's busy kernel must show in it
+#    (--gpu-details: read at every sample).
 # 2. A child allocates 1024 MiB and ends between two samples (--st 30). With
 #    NVML accounting on, its record must lift the descendants' GPU peak to
 #    the allocation; with it off, the JSON must say the peaks are sampled
@@ -23,7 +24,7 @@ if ! python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$gt" --st 0.2 -f json -o "$out" --gru megabytes --tu seconds -- \
+"$gt" --st 0.2 --gpu-details -f json -o "$out" --gru megabytes --tu seconds -- \
     python3 "$src/tests/gpu_workload.py" 1024 4
 python3 - "$out" <<'PY'
 import json, sys
@@ -66,6 +67,6 @@ else:
     # missed, as samples miss it, and said so with the reason
     assert "accounting" in acc["reason"], acc
     assert "missed" in d["measurement"]["sources"]["max_gpu_ram"]
-    assert desc < want, f"the child was seen by a sample ({desc} MB): the test needs --st longer
+    assert desc < want, f"the child was seen by a sample ({desc} MB): the test needs --st longer"
 print("ok")
 PY

@@ -134,6 +134,10 @@ const char cli_usage[] =
     "                            memory between samples, OOM kills, CPU throttling, pressure\n"
     "                            (docs/metrics.md). Where none can be made, the reason is\n"
     "                            said and the run goes on without.\n"
+    "    --gpu-details           Read each GPU's per-process utilization and why its clocks\n"
+    "                            are lowered at every sample, for the summary alone (a series,\n"
+    "                            --snapshot, --report or the exporter read them anyway); it\n"
+    "                            costs more calls to the driver each sample.\n"
     "    --start-at=<when>       Begin sampling at an epoch time in seconds, or 'aligned':\n"
     "                            at the next multiple of the sleep time, as resource_tracker\n"
     "                            does (rows then have round timestamps).\n"
@@ -196,7 +200,7 @@ enum {
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
     OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
-    OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG,
+    OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG, OPT_GPU_DETAILS,
 };
 
 static const struct option long_options[] = {
@@ -235,6 +239,7 @@ static const struct option long_options[] = {
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
     {"metrics-textfile", required_argument, NULL, OPT_METRICS_TEXTFILE},
     {"cgroup", no_argument, NULL, OPT_CGROUP},
+    {"gpu-details", no_argument, NULL, OPT_GPU_DETAILS},
     {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
@@ -400,6 +405,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         case OPT_SAMPLED_ONLY: o->hooks.sampled_only = 1; break;
         case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
         case OPT_CGROUP: o->tracker.own_cgroup = 1; break;
+        case OPT_GPU_DETAILS: o->tracker.gpu_details = 1; break;
         case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
         case OPT_START_AT:
             if (strcmp(optarg, "aligned") == 0)

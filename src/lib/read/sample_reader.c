@@ -305,6 +305,10 @@ gt_status reader_open(struct sample_reader *r, const gt_options *o, const struct
         .rsmi_library = o->rsmi_library,
         .gpu_open_timeout = o->stop_timeout,
         .cgroup = !at->sampled_only,
+        /* What shows each sample's per-process GPU utilization and
+         * throttle reasons: a series, the exporter, or the user asking. */
+        .gpu_details = o->gpu_details || o->series || o->metrics_listen ||
+                       o->metrics_textfile_dir,
         .ticks_per_second = tck > 0 ? (double)tck : 100.0,
     };
     return sample_reader_open(r, &cfg, w);
@@ -374,7 +378,8 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
                          : 0;
         if (npids < 0)
             npids = 0; /* out of memory: no process of the tree this time */
-        if (gpu_sample(&r->gpu, slot <= 0, r->tree_pids, (size_t)npids, &s->gpu) == 0) {
+        if (gpu_sample(&r->gpu, slot <= 0, r->cfg.gpu_details, r->tree_pids, (size_t)npids,
+                       &s->gpu) == 0) {
             s->gpu_ok = 1;
             s->gpu_ndevices = r->gpu.ndevices;
             s->gpu_selected = 0;

@@ -37,6 +37,7 @@ struct sample_reader_config {
     const char *nvml_library, *rsmi_library; /* NULL: the system's */
     double gpu_open_timeout;  /* seconds the GPU library's init may take */
     int cgroup;               /* read the main process's cgroup */
+    int gpu_details;          /* gpu_vendor.details for every sample */
     double ticks_per_second;  /* the clock ticks of v1's cpuacct.stat */
 };
 

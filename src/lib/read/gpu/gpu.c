@@ -297,7 +297,7 @@ static int merge_vendor(struct gpu *g, const struct gpu_vendor *v, int first,
     return 0;
 }
 
-int gpu_sample(struct gpu *g, int exact, const pid_t *tree_pids, size_t ntree_pids,
+int gpu_sample(struct gpu *g, int exact, int details, const pid_t *tree_pids, size_t ntree_pids,
                struct gpu_sample *s)
 {
     memset(s, 0, sizeof *s);
@@ -305,6 +305,7 @@ int gpu_sample(struct gpu *g, int exact, const pid_t *tree_pids, size_t ntree_pi
         return -1;
     for (int i = 0; i < g->nvendors; i++) {
         g->vendors[i]->exact = exact;
+        g->vendors[i]->details = details;
         g->vendors[i]->tree_pids = tree_pids;
         g->vendors[i]->ntree_pids = ntree_pids;
     }

@@ -54,6 +54,12 @@ struct gpu_vendor {
      * call is slow and whose use is its value at the end (energy) may be
      * the one last read. */
     int exact;
+    /* Set by gpu_sample() for the backend: read the figures a series or the
+     * exporter shows each sample (per-process utilization, throttle
+     * reasons, energy every few seconds); otherwise a sample makes only the
+     * calls the summary cannot do without (docs/performance.md, "Tiers of
+     * cadence"). Fixed for a run. */
+    int details;
 };
 
 #define GPU_MAX_VENDORS 3
@@ -110,11 +116,12 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
                               size_t errcap);
 
 /* Samples every device; exact: read every figure now (see
- * gpu_vendor.exact), for the baseline and the final sample; tree_pids: the
+ * gpu_vendor.exact), for the baseline and the final sample; details: see
+ * gpu_vendor.details (the same for every sample of a run); tree_pids: the
  * tracked tree's PIDs (read when g->needs_tree_pids). -1 with
  * g->reason set when the library failed (the caller stops asking); 0
  * otherwise. */
-int gpu_sample(struct gpu *g, int exact, const pid_t *tree_pids, size_t ntree_pids,
+int gpu_sample(struct gpu *g, int exact, int details, const pid_t *tree_pids, size_t ntree_pids,
                struct gpu_sample *s);
 
 /* Shuts the libraries down and unloads them. Safe on a gpu never opened,

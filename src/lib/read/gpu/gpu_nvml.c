@@ -153,14 +153,26 @@ struct nvml {
     unsigned long long last_seen[GPU_MAX_DEVICES]; /* newest utilization sample read */
     unsigned long long energy_base[GPU_MAX_DEVICES];
     /* nvmlDeviceGetTotalEnergyConsumption costs about 4 ms of CPU a call
-     * (an H100, driver 580): the counter is read at most every
-     * NVML_ENERGY_PERIOD seconds, and at the baseline and the final sample
-     * (g->exact), where the run's energy is taken. */
+     * (an H100, driver 580): the counter is read at the baseline and the
+     * final sample (g->exact), where the run's energy is taken, and with
+     * g->details at most every NVML_ENERGY_PERIOD seconds between. */
     unsigned long long energy_last[GPU_MAX_DEVICES];
     double energy_read_at; /* monotonic; 0: never */
+    /* The slow tier (graphics processes, XID events): last read at. */
+    double slow_read_at;   /* monotonic; 0: never */
+    /* 1: device i's graphics list has held a process: read every sample. */
+    int graphics_seen[GPU_MAX_DEVICES];
 };
 
+/* The tiers of a GPU sample (docs/performance.md, "Tiers of cadence"). Every
+ * sample: memory, utilization, compute processes, the three calls the
+ * summary cannot do without. Every NVML_SLOW_PERIOD seconds and at the
+ * first and last samples: the graphics process list (every sample on a GPU
+ * where it ever held a process) and the XID events queued meanwhile. With
+ * g->details only: per-process utilization and throttle reasons each
+ * sample, energy every NVML_ENERGY_PERIOD seconds. */
 #define NVML_ENERGY_PERIOD 10.0
+#define NVML_SLOW_PERIOD 5.0
 /* Accounting records are kept by the driver after their process ends, so
  * reading them every few seconds (and at the baseline and final samples)
  * loses nothing; the driver's buffer holds thousands. */
@@ -475,7 +487,9 @@ static int nvml_init(struct gpu_vendor *g)
 }
 
 /* Adds the processes of one query of one device to g->procs. A buffer that
- * is too small is grown to the size NVML asks for, and the query repeated. */
+ * is too small is grown to the size NVML asks for, and the query repeated.
+ * How many processes the query listed, or -1 (out of memory, or a driver
+ * error: g->reason says which). */
 static int add_processes(struct gpu_vendor *g, struct nvml *n, process_query_fn query, int dev_index)
 {
     if (!query)
@@ -513,7 +527,7 @@ static int add_processes(struct gpu_vendor *g, struct nvml *n, process_query_fn 
             if (gpu_add_process(g, (pid_t)n->infos[i].pid, dev_index, bytes, 0.0) < 0)
                 return -1;
         }
-        return 0;
+        return (int)(count < n->capinfos ? count : n->capinfos);
     }
     return 0; /* the list kept growing between calls: count it next time */
 }
@@ -746,15 +760,29 @@ static void read_xid_events(struct gpu_vendor *g, struct nvml *n, struct gpu_sam
     }
 }
 
+/* Why a figure read only with g->details is missing from a run without. */
+#define NOT_ASKED(what)                                                                     \
+    what " is read only with a series, the exporter or --gpu-details (it costs more calls "  \
+         "to the driver each sample)"
+
 static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct nvml *n = g->state;
     double now = monotonic_now();
-    int read_energy = g->exact || n->energy_read_at == 0 ||
-                      now - n->energy_read_at >= NVML_ENERGY_PERIOD;
+    int read_energy = g->exact || (g->details && (n->energy_read_at == 0 ||
+                                                  now - n->energy_read_at >= NVML_ENERGY_PERIOD));
+    int slow = g->exact || n->slow_read_at == 0 || now - n->slow_read_at >= NVML_SLOW_PERIOD;
     s->accounting_read = !*g->accounting_reason &&
                          (g->exact || n->account_read_at == 0 ||
                           now - n->account_read_at >= NVML_ACCOUNTING_PERIOD);
+    if (!g->details) {
+        if (!*g->proc_util_reason)
+            snprintf(g->proc_util_reason, sizeof g->proc_util_reason, "%s",
+                     NOT_ASKED("per-process GPU utilization"));
+        if (!*g->throttle_reason)
+            snprintf(g->throttle_reason, sizeof g->throttle_reason, "%s",
+                     NOT_ASKED("why the GPU clocks are lowered"));
+    }
     for (int i = 0; i < g->ndevices; i++) {
         nvmlDevice_t dev = n->devices[i];
         nvmlMemory_t mem;
@@ -780,8 +808,15 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
             if (g->devices[i].selected)
                 s->util_sum_percent += util.gpu;
         }
-        if (add_processes(g, n, n->compute, i) < 0 || add_processes(g, n, n->graphics, i) < 0 ||
-            add_process_utilization(g, n, i) < 0 ||
+        if (add_processes(g, n, n->compute, i) < 0)
+            return -1;
+        if (slow || n->graphics_seen[i]) {
+            int listed = add_processes(g, n, n->graphics, i);
+            if (listed < 0)
+                return -1;
+            n->graphics_seen[i] |= listed > 0;
+        }
+        if (add_process_utilization(g, n, i) < 0 ||
             (s->accounting_read && read_accounting(g, n, i) < 0))
             return -1;
         read_throttle(g, n, i, s);
@@ -800,7 +835,10 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
     if (s->accounting_read)
         n->account_read_at = now;
     s->accounting_read = s->accounting_read && !*g->accounting_reason;
-    read_xid_events(g, n, s);
+    if (slow) {
+        read_xid_events(g, n, s);
+        n->slow_read_at = now;
+    }
     s->proc_util_ok = !*g->proc_util_reason;
     s->energy_ok = !*g->energy_reason;
     return 0;

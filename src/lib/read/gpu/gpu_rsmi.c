@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/background.h"
 #include "util/dl_bind.h"
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu.h"
@@ -60,6 +61,11 @@ struct rsmi {
     rsmi_process_info_t *infos;
     uint32_t capinfos;
     double energy_base_uj[GPU_MAX_DEVICES];
+    /* The counter as last read: at the first and last samples, and with
+     * g->details every RSMI_ENERGY_PERIOD seconds (the run's energy is
+     * last minus first; nothing between needs it otherwise). */
+    double energy_last_uj[GPU_MAX_DEVICES];
+    double energy_read_at;  /* monotonic; 0: never */
 };
 
 #define RSMI_FN(field, required, name) {offsetof(struct rsmi, field), DL_NAMES(name), required}
@@ -166,6 +172,7 @@ static int rsmi_open(struct gpu_vendor *g)
         if (r->energy && !*g->energy_reason && energy_uj(r, i, &r->energy_base_uj[i], &rc) < 0)
             snprintf(g->energy_reason, sizeof g->energy_reason,
                      "GPU %u does not report its energy: %s", i, rsmi_error(r, rc));
+        r->energy_last_uj[i] = r->energy_base_uj[i];
         /* BDF: domain in bits 63-32, bus 15-8, device 7-3, function 2-0,
          * written as the kernel's drm-pdev writes a PCI address */
         uint64_t bdf = 0;
@@ -258,10 +265,16 @@ static void read_ecc(struct gpu_vendor *g, struct rsmi *r, int i, struct gpu_sam
     s->ecc_read |= 1ULL << i;
 }
 
+#define RSMI_ENERGY_PERIOD 10.0
+
 static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct rsmi *r = g->state;
-    double energy = 0;
+    double energy = 0, now = monotonic_now();
+    int read_energy = g->exact || (g->details && (r->energy_read_at == 0 ||
+                                                  now - r->energy_read_at >= RSMI_ENERGY_PERIOD));
+    if (read_energy)
+        r->energy_read_at = now;
     for (int i = 0; i < g->ndevices; i++) {
         uint64_t used = 0;
         rsmi_status_t rc = r->memory_usage((uint32_t)i, RSMI_MEM_TYPE_VRAM, &used);
@@ -279,13 +292,12 @@ static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
             if (g->devices[i].selected)
                 s->util_sum_percent += busy;
         }
-        double uj;
         if (g->devices[i].selected && r->energy && !*g->energy_reason) {
-            if (energy_uj(r, (uint32_t)i, &uj, &rc) == 0)
-                energy += uj > r->energy_base_uj[i] ? uj - r->energy_base_uj[i] : 0;
-            else
+            if (read_energy && energy_uj(r, (uint32_t)i, &r->energy_last_uj[i], &rc) < 0)
                 snprintf(g->energy_reason, sizeof g->energy_reason,
                          "GPU %d does not report its energy: %s", i, rsmi_error(r, rc));
+            double uj = r->energy_last_uj[i];
+            energy += uj > r->energy_base_uj[i] ? uj - r->energy_base_uj[i] : 0;
         }
     }
     if (g->exact) /* the run's errors: last minus first */
