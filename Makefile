@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= OFF
 CTEST = ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all deps deps-check build abi-baseline check check-build check-asan check-tsan fuzz fuzz-build \
+.PHONY: all deps deps-check build abi-baseline bench-baseline check check-build check-asan check-tsan fuzz fuzz-build \
 	demo bench install uninstall deb clean
 
 all: build
@@ -84,14 +84,24 @@ demo: deps
 	@echo "Running: gpu-tracker --st 0.2 --ru megabytes --tu seconds -- $(BUILD_DIR)/tests/gt-workload demo"
 	@$(BUILD_DIR)/gpu-tracker --st 0.2 --ru megabytes --tu seconds -- $(BUILD_DIR)/tests/gt-workload demo
 
-# Prints what tracking costs and how exact it is (figures, not pass/fail;
-# several minutes a part): the command's overhead and accuracy, a long run's
-# memory, a sub-tracking mark, and the Python package against the command.
+# Prints what tracking costs and how exact it is (figures; several minutes a
+# part): what each reader costs (failing when one costs more than the stored
+# table says, bench/readers-baseline.tsv), each GPU call, the command's
+# overhead and accuracy, a long run's memory, a sub-tracking mark, and the
+# Python package against the command.
 bench: build
+	$(BUILD_DIR)/bench/gt-bench-readers --tsv $(BUILD_DIR)/bench/readers.tsv \
+	    --compare bench/readers-baseline.tsv
+	$(BUILD_DIR)/bench/gt-bench-gpu-calls
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 	$(BUILD_DIR)/bench/gt-bench-longrun
 	$(BUILD_DIR)/bench/gt-bench-subtrack
 	./bench/python.sh $(BUILD_DIR)
+
+# Stores this machine's reader costs as the table `make bench` holds the
+# line against (bench/readers-baseline.tsv; docs/performance.md).
+bench-baseline: build
+	$(BUILD_DIR)/bench/gt-bench-readers --tsv bench/readers-baseline.tsv
 
 # The program, the libraries and header, the man page gpu-tracker(1), the
 # bash, zsh and fish completions and the docs (share/doc/gpu-tracker).

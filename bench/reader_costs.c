@@ -1,0 +1,355 @@
+/* reader_costs.c - gt-bench-readers: what each reader of a sample costs and
+ * how often a run makes it (docs/performance.md, "What each reader costs"),
+ * and the line that holds it: a comparison with a stored table.
+ *
+ *   gt-bench-readers [--tsv OUT.tsv] [--compare BASELINE.tsv]
+ *
+ * Opens the reader gpu-tracker opens (src/lib/read/sample_reader.c, every
+ * source on: both series, the job's cgroup, RAPL, the GPU library of
+ * GPU_TRACKER_NVML_LIBRARY / GPU_TRACKER_RSMI_LIBRARY or the system's) on a
+ * tree of idle processes of its own, and times each reader alone: 200
+ * calls, 1 ms apart so that caches cool a little as between real samples,
+ * the thread's CPU time around each call; five rounds, the median round's
+ * mean per call and the range of the five. A source this machine lacks
+ * (no RAPL, no GPU, no cgroup of the job's) is a row saying why.
+ *
+ * --compare: a row whose median grew more than 25 % over the stored one's,
+ * with its whole range above the stored range (beyond the noise of both),
+ * is named ("MOVED ...") and the exit status is 3: `make bench` stops
+ * there. Figures are this machine's: compare tables of the same machine. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu_tracker.h"
+#include "read/sample_reader.h"
+#include "read/gpu/gpu.h"
+#include "util/warn.h"
+
+#define CALLS 200
+#define ROUNDS 5
+#define MAX_ROWS 32
+
+struct row {
+    char name[80];
+    char cadence[48];
+    double median_us, min_us, max_us;
+    char missing[160]; /* "": measured */
+};
+
+static struct row rows[MAX_ROWS];
+static int nrows;
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static struct row *add_row(const char *name, const char *cadence)
+{
+    if (nrows == MAX_ROWS) {
+        fprintf(stderr, "gt-bench-readers: more than %d rows\n", MAX_ROWS);
+        exit(1);
+    }
+    struct row *r = &rows[nrows++];
+    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->cadence, sizeof r->cadence, "%s", cadence);
+    return r;
+}
+
+/* What one reader call is, for time(). */
+struct reader_call {
+    void (*fn)(struct sample_reader *r, void *arg);
+    void *arg;
+};
+
+/* Times c on r: ROUNDS rounds of CALLS calls 1 ms apart. */
+static void time_call(struct row *row, struct sample_reader *r, struct reader_call c, int per)
+{
+    double round_us[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) {
+        double total = 0;
+        for (int i = 0; i < CALLS; i++) {
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            double t0 = thread_cpu();
+            c.fn(r, c.arg);
+            total += thread_cpu() - t0;
+        }
+        round_us[k] = total / CALLS * 1e6 / per;
+    }
+    qsort(round_us, ROUNDS, sizeof round_us[0], by_value);
+    row->median_us = round_us[ROUNDS / 2];
+    row->min_us = round_us[0];
+    row->max_us = round_us[ROUNDS - 1];
+}
+
+static void call_system(struct sample_reader *r, void *arg)
+{
+    (void)arg;
+    struct sys_cpu cpu;
+    struct meminfo mem;
+    const char *what;
+    system_read(&r->sys, &cpu, &mem, &what);
+}
+
+static struct tree_sample tree_out;
+static void call_tree(struct sample_reader *r, void *arg)
+{
+    (void)arg;
+    tree_walk(&r->tree, &tree_out);
+}
+
+static void call_system_series(struct sample_reader *r, void *arg)
+{
+    (void)arg;
+    system_series_read(&r->sysx, &r->extra);
+}
+
+static struct cgroup_sample cgroup_out;
+static void call_cgroup(struct sample_reader *r, void *arg)
+{
+    cgroup_read(&r->cg, *(int *)arg, NULL, &cgroup_out);
+}
+
+static struct rapl_sample rapl_out;
+static void call_rapl(struct sample_reader *r, void *arg)
+{
+    (void)arg;
+    rapl_read(&r->rapl, &rapl_out);
+}
+
+static struct gpu_sample gpu_out;
+static void call_gpu(struct sample_reader *r, void *arg)
+{
+    gpu_sample(&r->gpu, 0, *(int *)arg, r->tree_pids, 0, &gpu_out);
+}
+
+/* A root process holding n - 1 idle children; its PID. */
+static pid_t idle_tree(int n)
+{
+    pid_t root = fork();
+    if (root == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (int i = 1; i < n; i++)
+            if (fork() == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                    pause();
+            }
+        for (;;)
+            pause();
+    }
+    return root;
+}
+
+static void end_tree(pid_t root)
+{
+    kill(root, SIGKILL);
+    waitpid(root, NULL, 0);
+}
+
+/* Opens the reader on pid with every source on; 0, or -1 (said). */
+static int open_reader(struct sample_reader *r, pid_t pid, struct warner *w)
+{
+    gt_options o;
+    gt_options_init(&o);
+    o.process_id = pid;
+    o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
+    o.nvml_library = getenv("GPU_TRACKER_NVML_LIBRARY");
+    o.rsmi_library = getenv("GPU_TRACKER_RSMI_LIBRARY");
+    struct reader_place at = {.proc_root = "/proc", .sys_root = "/sys", .pid = pid};
+    sample_reader_init(r);
+    if (reader_open(r, &o, &at, w) != GT_OK) {
+        fprintf(stderr, "gt-bench-readers: cannot open the reader: %s\n", gt_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+/* The tree walk on a tree of n processes, as a summary reads it, with the
+ * exporter's I/O counters, and with the process series. */
+static int measure_tree(int n, struct warner *w)
+{
+    pid_t root = idle_tree(n);
+    struct sample_reader r;
+    /* let the tree be made: walks until it has n processes (bounded) */
+    if (open_reader(&r, root, w) < 0) {
+        end_tree(root);
+        return -1;
+    }
+    for (int i = 0; i < 5000; i++) {
+        r.tree.series = r.tree.io = 0;
+        if (tree_walk(&r.tree, &tree_out) == 0 && r.tree.nprocs >= (size_t)n)
+            break;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    char name[80];
+    const char *each = n == 1 ? "" : ", per process";
+    struct reader_call c = {call_tree, NULL};
+    snprintf(name, sizeof name, "tree walk, %d process%s%s", n, n == 1 ? "" : "es", each);
+    time_call(add_row(name, "every sample"), &r, c, n);
+    r.tree.io = 1;
+    snprintf(name, sizeof name, "  with I/O counters (exporter)%s", each);
+    time_call(add_row(name, "every sample, exporter seen"), &r, c, n);
+    r.tree.io = 0;
+    r.tree.series = 1;
+    snprintf(name, sizeof name, "  with the process series%s", each);
+    time_call(add_row(name, "every sample, series on"), &r, c, n);
+    sample_reader_close(&r);
+    end_tree(root);
+    return 0;
+}
+
+static int measure_sources(struct warner *w)
+{
+    pid_t root = idle_tree(1);
+    struct sample_reader r;
+    if (open_reader(&r, root, w) < 0) {
+        end_tree(root);
+        return -1;
+    }
+    time_call(add_row("system: /proc/stat, meminfo", "every sample"), &r,
+              (struct reader_call){call_system, NULL}, 1);
+    struct row *row = add_row("system series: disks, interfaces, space", "every sample, series on");
+    if (r.extra_open)
+        time_call(row, &r, (struct reader_call){call_system_series, NULL}, 1);
+    else
+        snprintf(row->missing, sizeof row->missing, "not open");
+    int periodic = 0, full = 1;
+    struct row *cg_periodic = add_row("cgroup: members, usage, peak, OOM", "every sample");
+    struct row *cg_full = add_row("cgroup: also CPU, throttling, PSI, limits", "first, last sample");
+    if (r.cg.version) {
+        time_call(cg_periodic, &r, (struct reader_call){call_cgroup, &periodic}, 1);
+        time_call(cg_full, &r, (struct reader_call){call_cgroup, &full}, 1);
+    } else {
+        snprintf(cg_periodic->missing, sizeof cg_periodic->missing, "%.150s", r.cg.reason);
+        snprintf(cg_full->missing, sizeof cg_full->missing, "%.150s", r.cg.reason);
+    }
+    row = add_row("RAPL: package and DRAM energy", "every sample");
+    if (r.rapl.nzones)
+        time_call(row, &r, (struct reader_call){call_rapl, NULL}, 1);
+    else
+        snprintf(row->missing, sizeof row->missing, "%.150s", r.rapl.reason);
+    int summary = 0, details = 1;
+    struct row *gs = add_row("GPU sample, summary tier", "every sample");
+    struct row *gd = add_row("GPU sample, with details", "every sample, series/exporter");
+    if (r.gpu.nvendors) {
+        time_call(gs, &r, (struct reader_call){call_gpu, &summary}, 1);
+        time_call(gd, &r, (struct reader_call){call_gpu, &details}, 1);
+    } else {
+        snprintf(gs->missing, sizeof gs->missing, "%.150s", r.gpu_reason);
+        snprintf(gd->missing, sizeof gd->missing, "%.150s", r.gpu_reason);
+    }
+    sample_reader_close(&r);
+    end_tree(root);
+    return 0;
+}
+
+/* The rows of a stored table (name -> median, min, max); 0 rows when it
+ * cannot be read. */
+static int load(const char *path, struct row *out, int cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int n = 0;
+    while (n < cap && fgets(line, sizeof line, f)) {
+        char *tab1 = strchr(line, '\t');
+        if (!tab1 || line[0] == '#')
+            continue;
+        *tab1 = '\0';
+        struct row *r = &out[n];
+        snprintf(r->name, sizeof r->name, "%.79s", line);
+        if (sscanf(tab1 + 1, "%lf\t%lf\t%lf", &r->median_us, &r->min_us, &r->max_us) == 3)
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    const char *tsv = NULL, *baseline = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--tsv") && i + 1 < argc)
+            tsv = argv[++i];
+        else if (!strcmp(argv[i], "--compare") && i + 1 < argc)
+            baseline = argv[++i];
+        else {
+            fprintf(stderr, "usage: gt-bench-readers [--tsv OUT.tsv] [--compare BASELINE.tsv]\n");
+            return 2;
+        }
+    }
+    struct warner w;
+    warner_init(&w, NULL, NULL, 1);
+    if (measure_sources(&w) < 0 || measure_tree(1, &w) < 0 || measure_tree(100, &w) < 0)
+        return 1;
+    printf("\nWhat each reader costs: CPU us a call (the thread's clock, %d calls 1 ms apart,\n"
+           "median of %d rounds, and their range), and when a run makes it\n", CALLS, ROUNDS);
+    printf("%-48s %-30s %10s %17s\n", "reader", "made", "us", "range");
+    for (int i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i];
+        if (*r->missing)
+            printf("%-48s %-30s %10s   not measured: %s\n", r->name, r->cadence, "-", r->missing);
+        else
+            printf("%-48s %-30s %10.1f %8.1f-%-8.1f\n", r->name, r->cadence, r->median_us,
+                   r->min_us, r->max_us);
+    }
+    if (tsv) {
+        FILE *f = fopen(tsv, "w");
+        if (!f) {
+            fprintf(stderr, "gt-bench-readers: cannot write %s: %s\n", tsv, strerror(errno));
+            return 1;
+        }
+        fprintf(f, "# reader\tmedian_us\tmin_us\tmax_us (gt-bench-readers)\n");
+        for (int i = 0; i < nrows; i++)
+            if (!*rows[i].missing)
+                fprintf(f, "%s\t%.2f\t%.2f\t%.2f\n", rows[i].name, rows[i].median_us,
+                        rows[i].min_us, rows[i].max_us);
+        if (fclose(f) != 0)
+            return 1;
+    }
+    if (!baseline)
+        return 0;
+    static struct row base[MAX_ROWS];
+    int nbase = load(baseline, base, MAX_ROWS);
+    if (nbase < 0) {
+        printf("\nno comparison: cannot read %s: %s\n", baseline, strerror(errno));
+        return 0;
+    }
+    int moved = 0;
+    printf("\nAgainst %s (moved: median up more than 25 %% and the whole range above the "
+           "stored one):\n", baseline);
+    for (int i = 0; i < nrows; i++)
+        for (int j = 0; j < nbase; j++) {
+            const struct row *r = &rows[i], *b = &base[j];
+            if (*r->missing || strcmp(r->name, b->name))
+                continue;
+            int up = r->median_us > b->median_us * 1.25 && r->min_us > b->max_us;
+            moved += up;
+            printf("%s %-48s %8.1f us (%.1f-%.1f), stored %.1f us (%.1f-%.1f), %+.0f %%\n",
+                   up ? "MOVED" : "     ", r->name, r->median_us, r->min_us, r->max_us,
+                   b->median_us, b->min_us, b->max_us,
+                   b->median_us > 0 ? (r->median_us / b->median_us - 1) * 100 : 0.0);
+        }
+    if (moved)
+        printf("%d reader%s cost more than the stored table: see the MOVED line%s above\n", moved,
+               moved == 1 ? "" : "s", moved == 1 ? "" : "s");
+    return moved ? 3 : 0;
+}
