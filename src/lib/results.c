@@ -256,7 +256,8 @@ gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
     out->struct_size = sizeof *out;
     if (t->state == STATE_NEW)
         return gt_fail(GT_ERR_STATE, "no server info: the tracker has not been started");
-    *out = t->run.server; /* set at start, before the thread: read-only since */
+    run_record_describe(&t->run);
+    *out = t->run.server; /* described once: read-only since */
     out->struct_size = sizeof *out;
     struct row_source rows;
     live_row_source(t, &rows);
@@ -298,7 +299,9 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     *live = NULL;
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
-    struct run_record run = t->run;
+    if (t->state != STATE_NEW) /* begun: described at the first need */
+        run_record_describe(&t->run);
+    struct run_record run = t->run; /* a copy to fill in: its lock is not used */
     const gt_resource_usage *u;
     if (t->state == STATE_STARTED) {
         u = *live = calloc(1, sizeof **live);

@@ -365,8 +365,10 @@ gt_status gt_tracker_start(gt_tracker *t)
     if (t->cfg.o.discover_cloud)
         t->cloud = cloud_discovery_start(t->cfg.metadata_url); /* in the background: never delays tracking */
     const struct gpu *g = &t->reader.gpu;
+    /* A run with a series will make a snapshot or report of the machine as
+     * it ran: described now; others only if asked (run_record.h). */
     run_record_begin(&t->run, t->pid, t->cfg.o.sleep_time, t->cfg.proc_root, t->cfg.sys_root,
-                     g->devices, g->nvendors ? g->ndevices : 0);
+                     g->devices, g->nvendors ? g->ndevices : 0, t->cfg.o.series != 0);
     t->run.job = t->job;
     if (!t->cfg.o.csv_no_header)
         csv_sink_headers(&t->sinks.csv);

@@ -11,13 +11,30 @@
 #include "analysis/analysis.h"
 
 void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
-                      const char *sys_root, const struct gpu_device *devices, int ndevices)
+                      const char *sys_root, const struct gpu_device *devices, int ndevices,
+                      int describe_now)
 {
     memset(r, 0, sizeof *r);
     r->pid = pid;
     r->interval = interval;
-    server_info_collect(&r->server, proc_root, sys_root, devices, ndevices);
-    r->filesystems = system_series_filesystems(proc_root, 1024);
+    r->proc_root = proc_root;
+    r->sys_root = sys_root;
+    r->devices = devices;
+    r->ndevices = ndevices;
+    pthread_mutex_init(&r->describe_lock, NULL);
+    if (describe_now)
+        run_record_describe(r);
+}
+
+void run_record_describe(struct run_record *r)
+{
+    pthread_mutex_lock(&r->describe_lock);
+    if (!r->described) {
+        server_info_collect(&r->server, r->proc_root, r->sys_root, r->devices, r->ndevices);
+        r->filesystems = system_series_filesystems(r->proc_root, 1024);
+        r->described = 1;
+    }
+    pthread_mutex_unlock(&r->describe_lock);
 }
 
 void run_record_free(struct run_record *r)
@@ -25,6 +42,7 @@ void run_record_free(struct run_record *r)
     free(r->filesystems);
     r->filesystems = NULL;
     server_info_release(&r->server);
+    r->described = 0;
 }
 
 gt_status run_record_snapshot(const struct run_record *r, const char *command, int exit_status,

@@ -2,10 +2,15 @@
  * which process, when, on which machine and cloud; and the assembly of a
  * snapshot from that record, the summary and the rows.
  *
- * The machine is described at start (run_record_begin), when the job's
- * cgroup, CPU affinity and GPUs are those it ran with, not at the end. */
+ * The machine is described once, at the first need (run_record_describe):
+ * at start when the run keeps a series (its snapshot or report will need
+ * it), when the job's cgroup, CPU affinity and GPUs are those it ran with;
+ * otherwise only if a caller asks (gt_tracker_server_info, a snapshot),
+ * so that a run that never shows it never reads it. */
 #ifndef GT_RUN_RECORD_H
 #define GT_RUN_RECORD_H
+
+#include <pthread.h>
 
 #include "gpu_tracker.h"
 #include "util/row_source.h"
@@ -19,12 +24,25 @@ struct run_record {
     gt_cloud_info cloud;            /* asked = 0: not asked */
     char *filesystems;              /* the disk-space figures' (NULL: none) */
     gt_job_info job;                /* options.job (all empty: none) */
+    /* What describing needs, kept from run_record_begin(); described: 1
+     * once server and filesystems are filled (under describe_lock). */
+    const char *proc_root, *sys_root;
+    const struct gpu_device *devices;
+    int ndevices;
+    int described;
+    pthread_mutex_t describe_lock;
 };
 
-/* Describes the machine now (server_info.h) with the GPUs the tracker
- * found (ndevices of devices; 0: none). */
+/* Begins the record of a run of pid; the machine is that of proc_root and
+ * sys_root with the GPUs the tracker found (ndevices of devices, which must
+ * outlive the record; 0: none), described now when describe_now. */
 void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
-                      const char *sys_root, const struct gpu_device *devices, int ndevices);
+                      const char *sys_root, const struct gpu_device *devices, int ndevices,
+                      int describe_now);
+
+/* Describes the machine (server_info.h) unless that is done; safe from
+ * several threads. */
+void run_record_describe(struct run_record *r);
 
 /* Frees what run_record_begin() allocated. */
 void run_record_free(struct run_record *r);

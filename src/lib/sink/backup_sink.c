@@ -183,7 +183,12 @@ static void backup_write(struct backup_sink *b, const gt_resource_usage *u, doub
     gt_status st = GT_ERR_NO_MEMORY;
     if (text) {
         output_target_refresh(&b->target);
-        int durable = b->last_fsync == 0 || now - b->last_fsync >= BACKUP_FSYNC_PERIOD;
+        /* The first write (the baseline's, on the caller's thread before
+         * the command runs) is not synced: a crash of the machine in the
+         * run's first BACKUP_FSYNC_PERIOD ends the job with it. */
+        if (b->last_fsync == 0)
+            b->last_fsync = now;
+        int durable = now - b->last_fsync >= BACKUP_FSYNC_PERIOD;
         st = output_target_replace(&b->target, b->path, text, len, durable);
         if (st == GT_OK && durable)
             b->last_fsync = now;

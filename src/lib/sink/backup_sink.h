@@ -21,8 +21,10 @@
  *    roughly current, once backup_refresh_period() has passed: a tenth of
  *    the run so far, from 30 s to 5 min. A job whose peaks have settled
  *    costs one comparison a second and a write every 5 minutes;
- *  - it is fsynced at the first write and then at most every
- *    BACKUP_FSYNC_PERIOD: a killed process leaves the page cache behind,
+ *  - it is fsynced at most every BACKUP_FSYNC_PERIOD, the first time that
+ *    long after the first write (a short job pays none, and the first
+ *    write is on the caller's path): a killed process leaves the page
+ *    cache behind,
  *    only a machine crash needs the file on disk, and an fsync cost more
  *    CPU than the write (75 of 135 us, and 280 us of waiting, measured on
  *    the development VM);

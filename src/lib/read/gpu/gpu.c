@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct gpu_backend *const backends[] = {&gpu_nvml_backend, &gpu_rsmi_backend,
                                                      &gpu_drm_backend};
@@ -188,12 +189,23 @@ static struct gpu_vendor *vendor_open(const struct gpu_backend *b, const char *f
     return NULL;
 }
 
+/* The device files a vendor's kernel driver makes: NVML needs
+ * /dev/nvidiactl, ROCm SMI the amdgpu driver's /dev/kfd; under WSL both
+ * go through /dev/dxg. */
+#define DRIVER_NODES "/dev/nvidiactl, /dev/kfd or /dev/dxg"
+
+static int driver_present(const struct gpu_backend *b)
+{
+    const char *node = b == &gpu_nvml_backend ? "/dev/nvidiactl" : "/dev/kfd";
+    return access(node, F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+}
+
 enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char *err,
                               size_t errcap)
 {
     char tried[200] = "", failure[256] = "";
     memset(g, 0, sizeof *g);
-    int found = 0;
+    int found = 0, skipped = 0;
     /* Every vendor whose library works, NVIDIA's devices first; a library
      * that loads but cannot start (no driver, no GPU) is passed over. */
     struct vendor_setting setting = {
@@ -211,8 +223,16 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
         const char *file = b == &gpu_nvml_backend   ? cfg->nvml_library
                            : b == &gpu_rsmi_backend ? cfg->rsmi_library
                                                     : NULL;
-        if (!file || !*file)
+        if (!file || !*file) {
             file = b->library;
+            /* The system's library is of no use without its kernel driver:
+             * not looked for (ld.so's search of every library directory
+             * is the costliest part of a short run's start). */
+            if (file && !driver_present(b)) {
+                skipped++;
+                continue;
+            }
+        }
         if (file) {
             size_t used = strlen(tried);
             snprintf(tried + used, sizeof tried - used, "%s%.80s", used ? ", " : "", file);
@@ -249,8 +269,11 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
     g->broken_library = setting.broken;
     if (*failure)
         snprintf(g->reason, sizeof g->reason, "%s", failure);
+    else if (!*tried)
+        snprintf(g->reason, sizeof g->reason, "no GPU driver found (no %s)", DRIVER_NODES);
     else
-        snprintf(g->reason, sizeof g->reason, "no GPU library found (tried %s)", tried);
+        snprintf(g->reason, sizeof g->reason, "no GPU library found (tried %s%s)", tried,
+                 skipped ? "; no driver for the others" : "");
     /* With no GPU, any UUID named is unknown: select_devices says which. */
     return cfg->uuids ? select_devices(g, cfg->uuids, err, errcap) : GPU_UNAVAILABLE;
 }
