@@ -582,12 +582,26 @@ static void *burn_then_wait(void *arg)
     return NULL;
 }
 
+/* This process's thread count (its status's Threads), -1 if unread. */
+static long self_threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long n = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %ld", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return n;
+}
+
 /* The library's threads' run time, in nanoseconds, while one runs and
  * after it ended: what self-tracking takes out of the series' CPU. */
 static void test_library_run_time(void)
 {
     struct library_threads before;
-    library_threads_usage(&before);
+    library_threads_usage(&before, 1, -1);
     CHECK(before.run_ns_ok);
     struct burner b;
     sem_init(&b.burned, 0, 0);
@@ -596,8 +610,23 @@ static void test_library_run_time(void)
     CHECK(start_library_thread(&th, "gt:burn", burn_then_wait, &b) == 0);
     while (sem_wait(&b.burned) < 0)
         ;
-    struct library_threads running;
-    library_threads_usage(&running);
+    struct library_threads running, cached;
+    library_threads_usage(&running, 1, -1);
+    /* Asked again at once, its ticks come from the last read unless its
+     * run time passed into another tick: at most a tick behind either way. */
+    library_threads_usage(&cached, 0, -1);
+    CHECK_MSG(cached.utime + cached.stime + 1 >= running.utime + running.stime &&
+                  cached.utime + cached.stime <= running.utime + running.stime + 1,
+              "%llu + %llu ticks, read %llu + %llu", cached.utime, cached.stime, running.utime,
+              running.stime);
+    /* The others: every thread but the library's; asked again with the
+     * same thread count and library threads, the last listing's. */
+    long total = self_threads();
+    struct library_threads listed, reused;
+    library_threads_usage(&listed, 0, total);
+    library_threads_usage(&reused, 0, total);
+    CHECK_MSG(total > 1 && listed.others == total - 1 && reused.others == listed.others,
+              "%ld threads, others %ld then %ld", total, listed.others, reused.others);
     unsigned long long tick_ns = (unsigned long long)(1e9 / (double)sysconf(_SC_CLK_TCK));
     CHECK_MSG(running.run_ns_ok && running.run_ns >= before.run_ns + 30000000ULL,
               "ok %d, %llu ns then %llu ns", running.run_ns_ok, before.run_ns, running.run_ns);
@@ -611,7 +640,7 @@ static void test_library_run_time(void)
     pthread_join(th, NULL);
     /* Ended: what it ran stays counted, to the nanosecond it last saw. */
     struct library_threads after;
-    library_threads_usage(&after);
+    library_threads_usage(&after, 0, -1);
     CHECK_MSG(after.run_ns_ok && after.run_ns >= before.run_ns + b.ran_ns,
               "%llu ns after, it ran %llu ns", after.run_ns, b.ran_ns);
     sem_destroy(&b.burned);

@@ -369,7 +369,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
                   "limit with ulimit -n)");
     s->self = r->cfg.self;
     if (s->self)
-        library_threads_usage(&s->library);
+        library_threads_usage(&s->library, slot <= 0, s->tree_ok ? s->tree.main_threads : -1);
     /* The GPU's processes are matched to the tree this walk found. */
     if (s->tree_ok && r->gpu.nvendors && !r->gpu_failed) {
         /* The baseline and the final sample read every figure afresh. */

@@ -76,6 +76,12 @@ struct registered {
     int stat_fd; /* /proc/self/task/<tid>/stat, kept open; -1 if none */
     int clock_ok;
     clockid_t clock; /* its CPU clock (nanosecond run time), with clock_ok */
+    /* Its stat's ticks as last read, and its run time then (ticks_ns):
+     * the kernel's utime + stime follow the run time, so while that stays
+     * within one clock tick the file is not read again (a sample of one's
+     * own process would otherwise read it for nothing). */
+    int have_ticks;
+    unsigned long long utime, stime, ticks_ns;
     struct registered *next;
 };
 
@@ -84,6 +90,12 @@ static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static struct registered *running, *ending;
 static unsigned long long ended_utime, ended_stime;
 static unsigned long long ended_ns; /* run time of the threads that ended */
+static unsigned long long tick_ns;  /* a clock tick (sysconf), once known */
+/* Bumped whenever running or ending changes; with the process's thread
+ * count it tells whether the last listing of /proc/self/task still holds
+ * (others_total: the count then, -1: none yet). */
+static unsigned registry_gen, others_gen;
+static long others_total = -1, others_cached;
 static int ended_ns_ok = 1;         /* every ended thread's run time is in ended_ns */
 /* /proc/self/task, listed at every sample of a tracker of this process:
  * kept open while a library thread runs (opening it costs a path walk each
@@ -126,6 +138,8 @@ static void registry_after_fork_child(void)
     free_list(running);
     free_list(ending);
     running = ending = NULL;
+    registry_gen++;
+    others_total = -1;
     ended_utime = ended_stime = 0;
     ended_ns = 0;
     ended_ns_ok = 1;
@@ -165,6 +179,7 @@ static void prune_ending_locked(void)
         if (syscall(SYS_tgkill, pid, r->tid, 0) < 0 && errno == ESRCH) {
             *p = r->next;
             free(r);
+            registry_gen++;
         } else {
             p = &r->next;
         }
@@ -246,12 +261,13 @@ static void registry_leave(struct registered *self)
     prune_ending_locked();
     self->next = ending;
     ending = self;
+    registry_gen++;
     if (!running)
         close_task_dir_locked();
     pthread_mutex_unlock(&registry_lock);
 }
 
-void library_threads_usage(struct library_threads *out)
+void library_threads_usage(struct library_threads *out, int fresh, long threads_total)
 {
     pthread_once(&registry_once, registry_init);
     pthread_mutex_lock(&registry_lock);
@@ -260,20 +276,45 @@ void library_threads_usage(struct library_threads *out)
     out->stime = ended_stime;
     out->run_ns = ended_ns;
     out->run_ns_ok = ended_ns_ok;
+    if (!tick_ns) {
+        long tck = sysconf(_SC_CLK_TCK);
+        tick_ns = 1000000000ULL / (unsigned long long)(tck > 0 ? tck : 100);
+    }
     for (struct registered *r = running; r; r = r->next) {
-        unsigned long long u, s;
-        if (read_ticks(r->stat_fd, &u, &s) == 0) {
-            out->utime += u;
-            out->stime += s;
-        }
         /* A running thread is alive: it leaves the list under this lock. */
         struct timespec ts;
-        if (r->clock_ok && clock_gettime(r->clock, &ts) == 0)
-            out->run_ns += timespec_ns(&ts);
+        int have_ns = r->clock_ok && clock_gettime(r->clock, &ts) == 0;
+        unsigned long long ns = have_ns ? timespec_ns(&ts) : 0;
+        if (have_ns)
+            out->run_ns += ns;
         else
             out->run_ns_ok = 0;
+        int same_tick = have_ns && r->have_ticks && ns / tick_ns == r->ticks_ns / tick_ns;
+        unsigned long long u, s;
+        if (!fresh && same_tick) {
+            out->utime += r->utime;
+            out->stime += r->stime;
+        } else if (read_ticks(r->stat_fd, &u, &s) == 0) {
+            out->utime += u;
+            out->stime += s;
+            r->utime = u;
+            r->stime = s;
+            r->ticks_ns = ns;
+            r->have_ticks = have_ns;
+        }
     }
-    out->others = other_threads_locked();
+    /* The same number of threads and the same library threads: the same
+     * others (a thread that ended and another that began change the
+     * registry, or are both the user's). */
+    if (!fresh && threads_total >= 0 && threads_total == others_total &&
+        registry_gen == others_gen) {
+        out->others = others_cached;
+    } else {
+        out->others = other_threads_locked();
+        others_total = out->others >= 0 ? threads_total : -1;
+        others_gen = registry_gen;
+        others_cached = out->others;
+    }
     if (!running)
         close_task_dir_locked(); /* a final sample after the threads ended */
     pthread_mutex_unlock(&registry_lock);
@@ -331,6 +372,7 @@ int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *
         entry->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
         entry->next = running;
         running = entry;
+        registry_gen++;
     } else {
         free(entry);
     }

@@ -63,8 +63,13 @@ struct library_threads {
 
 /* What the library's threads have used now. In a child made by fork() the
  * parent's threads are forgotten (they do not run there, and their ticks
- * are not the child's). */
-void library_threads_usage(struct library_threads *out);
+ * are not the child's). A thread's ticks are read again only when its run
+ * time has passed into another clock tick, or when fresh (the first and
+ * last samples): in between utime and stime may each be a tick behind.
+ * threads_total: the process's thread count now (its status's Threads; -1
+ * unknown): while it and the library's threads stay the same, others is
+ * the last listing's. */
+void library_threads_usage(struct library_threads *out, int fresh, long threads_total);
 
 /* 1 when tid is a thread of the library's that is running now (started by
  * start_library_thread and not yet done): one that never forks, so a walk
