@@ -35,6 +35,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -340,6 +341,12 @@ struct floor_files {
 
 static struct floor_files floor_rollups; /* each process's smaps_rollup */
 
+/* overhead-series: gpu-tracker keeps both series (--process-csv and
+ * --system-csv to /dev/null), and the floor reads what they add: each
+ * process's smaps_rollup and io at every sample, /proc/diskstats,
+ * /proc/net/dev and the root filesystem's space. */
+static int overhead_series;
+
 /* Files the floor could not keep for want of descriptors (the table's
  * "Descriptor limit" line says when that happens): counted, not printed
  * one by one. */
@@ -371,7 +378,11 @@ static void floor_tree(struct floor_files *f, pid_t pid)
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     floor_add(f, path);
     snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
-    floor_add(&floor_rollups, path);
+    floor_add(overhead_series ? f : &floor_rollups, path);
+    if (overhead_series) {
+        snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+        floor_add(f, path);
+    }
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (!d)
@@ -425,6 +436,15 @@ static void floor_loop(pid_t root, double interval, int report_fd)
     struct floor_files f = {0};
     floor_add(&f, "/proc/stat");
     floor_add(&f, "/proc/meminfo");
+    DIR *proc_dir = NULL;
+    if (overhead_series) {
+        floor_add(&f, "/proc/diskstats");
+        floor_add(&f, "/proc/net/dev");
+        floor_add(&f, "/proc/pressure/cpu");
+        floor_add(&f, "/proc/pressure/memory");
+        floor_add(&f, "/proc/pressure/io");
+        proc_dir = opendir("/proc"); /* the system's process count */
+    }
     floor_tree(&f, root);
     struct sigaction sa = {.sa_handler = floor_on_signal};
     sigaction(SIGINT, &sa, NULL);
@@ -444,6 +464,14 @@ static void floor_loop(pid_t root, double interval, int report_fd)
             break;
         for (size_t i = 0; i < f.n; i++)
             failed += pread(f.fd[i], buf, sizeof buf, 0) < 0;
+        struct statvfs space;
+        if (overhead_series)
+            failed += statvfs("/", &space) < 0;
+        if (proc_dir) {
+            rewinddir(proc_dir);
+            while (readdir(proc_dir))
+                ;
+        }
         for (size_t i = 0; k % FLOOR_ROLLUP_EVERY == 0 && i < floor_rollups.n; i++)
             failed += pread(floor_rollups.fd[i], buf, sizeof buf, 0) < 0;
         samples++;
@@ -469,7 +497,7 @@ static void paired_run(const char *gt, pid_t root, double interval, double warm,
 {
     memset(ours, 0, sizeof *ours);
     memset(fl, 0, sizeof *fl);
-    pid_t g = start_attached(gt, root, interval, 0);
+    pid_t g = start_attached(gt, root, interval, overhead_series ? ATTACH_SERIES : 0);
     nap(interval / 2);
     int report[2];
     if (pipe(report) < 0)
@@ -595,6 +623,11 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
            "window (4 s at --st 1, 2 s at 0.1, 1 s at 0.01). Each row: 7 such pairs on the\n"
            "same tree, each with a fresh gpu-tracker and floor (1 in quick mode); the row\n"
            "shows the pair with the median ratio, x range the lowest and highest ratio.\n");
+    if (overhead_series)
+        printf("With both series: gpu-tracker writes them (--process-csv, --system-csv to\n"
+               "/dev/null); the floor also preads each process's smaps_rollup and io every\n"
+               "sample, /proc/diskstats, /proc/net/dev and /proc/pressure/*, lists /proc\n"
+               "(the system's process count) and statvfs()s the root.\n");
     int largest = 0;
     for (size_t k = 0; k < nsizes; k++)
         largest = sizes[k] > largest ? sizes[k] : largest;
@@ -1041,14 +1074,16 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick [N...]|overhead [N...]|exporter|cgroup|gpu-query|accuracy]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick [N...]|overhead [N...]|overhead-series [N...]|exporter|cgroup|gpu-query|accuracy]\n");
         return 2;
     }
     /* overhead N... / quick N...: only those tree sizes (to look at one
      * closely). */
     int sizes[16] = {1, 10, 100, 1000, 5000};
     size_t nsizes = 5;
-    if (argc > 4 && (!strcmp(argv[3], "overhead") || !strcmp(argv[3], "quick"))) {
+    overhead_series = argc > 3 && !strcmp(argv[3], "overhead-series");
+    if (argc > 4 && (!strcmp(argv[3], "overhead") || !strcmp(argv[3], "quick") ||
+                     overhead_series)) {
         nsizes = 0;
         for (int i = 4; i < argc; i++) {
             char *end;
@@ -1091,7 +1126,8 @@ int main(int argc, char **argv)
         return 0;
     }
     int quick = argc > 3 && !strcmp(argv[3], "quick");
-    int only_overhead = argc > 3 && (!strcmp(argv[3], "overhead") || (quick && argc > 4));
+    int only_overhead = argc > 3 && (!strcmp(argv[3], "overhead") || overhead_series ||
+                                     (quick && argc > 4));
     overhead(argv[1], quick, sizes, nsizes);
     if (!only_overhead) {
         series_cost(argv[1]);

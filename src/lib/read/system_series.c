@@ -3,7 +3,10 @@
 #define _GNU_SOURCE
 #include "read/system_series.h"
 
+#include "util/buf.h"
+
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@ int system_series_open(struct system_series_reader *r, const char *proc_root,
 {
     memset(r, 0, sizeof *r);
     r->sys_block_fd = r->sys_net_fd = r->diskstats_fd = r->netdev_fd = -1;
+    r->mountinfo_fd = -1;
     for (int i = 0; i < CGROUP_PSI_N; i++)
         r->pressure_fd[i] = -1;
     r->proc_root = strdup(proc_root);
@@ -48,13 +52,14 @@ int system_series_open(struct system_series_reader *r, const char *proc_root,
     for (int i = 0; i < CGROUP_PSI_N; i++)
         r->pressure_fd[i] = file_open_in(proc_root, psi[i], 0);
     r->proc_dir = opendir(proc_root);
+    r->mountinfo_fd = file_open_in(proc_root, "self/mountinfo", 0);
     return 0;
 }
 
 void system_series_close(struct system_series_reader *r)
 {
     int fds[] = {r->sys_block_fd,    r->sys_net_fd,      r->diskstats_fd,   r->netdev_fd,
-                 r->pressure_fd[0], r->pressure_fd[1], r->pressure_fd[2]};
+                 r->pressure_fd[0], r->pressure_fd[1], r->pressure_fd[2], r->mountinfo_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0)
             close(fds[i]);
@@ -65,8 +70,10 @@ void system_series_close(struct system_series_reader *r)
     free(r->blocks);
     free(r->ifaces);
     free(r->fs_scratch);
+    free(r->mounts);
     memset(r, 0, sizeof *r);
     r->sys_block_fd = r->sys_net_fd = r->diskstats_fd = r->netdev_fd = -1;
+    r->mountinfo_fd = -1;
     for (int i = 0; i < CGROUP_PSI_N; i++)
         r->pressure_fd[i] = -1;
 }
@@ -275,6 +282,8 @@ struct fs_ctx {
     struct fs_keys keys;
     struct mountinfo_line m;
     struct system_series_sample *s;
+    struct system_series_reader *keep; /* non-NULL: the mount points counted go to its cache */
+    int out_of_memory;
     /* system_series_filesystems(): the names, written as they are counted */
     char *names;
     size_t names_cap, names_len, names_left_out;
@@ -317,6 +326,17 @@ static int on_mount_line(const char *line, size_t n, void *arg)
         keys->n++;
         if (c->names)
             add_name(c, m);
+        if (c->keep) {
+            struct system_series_reader *r = c->keep;
+            size_t len = strlen(m->mount_point) + 1;
+            if (grow_array(&r->mounts, &r->mounts_cap, r->mounts_len + len, 1, 256) < 0) {
+                c->out_of_memory = 1;
+                return 0;
+            }
+            memcpy(r->mounts + r->mounts_len, m->mount_point, len);
+            r->mounts_len += len;
+            r->nmounts++;
+        }
     }
     return 0;
 }
@@ -324,24 +344,46 @@ static int on_mount_line(const char *line, size_t n, void *arg)
 static int read_filesystems(struct system_series_reader *r, struct system_series_sample *s)
 {
     s->fs_total_bytes = s->fs_used_bytes = s->fs_free_bytes = 0;
-    /* Opened for each reading: the mount table changes. */
-    int fd = file_open_in(r->proc_root, "self/mountinfo", 0);
-    if (fd < 0)
+    if (r->mountinfo_fd < 0)
         return 0;
-    size_t len;
-    int rc = read_file(r, fd, &len);
-    close(fd);
-    if (rc < 0)
-        return errno == ENOMEM ? -1 : 0;
-    if (!r->fs_scratch && !(r->fs_scratch = malloc(sizeof(struct fs_ctx)))) {
-        errno = ENOMEM;
-        return -1;
+    struct pollfd changed = {.fd = r->mountinfo_fd, .events = POLLPRI};
+    if (!r->mounts_valid || (poll(&changed, 1, 0) > 0 && (changed.revents & (POLLPRI | POLLERR)))) {
+        /* Read again (first, or the table changed): its filesystems are
+         * counted as it is parsed, and their mount points kept. */
+        size_t len;
+        if (read_file(r, r->mountinfo_fd, &len) < 0)
+            return errno == ENOMEM ? -1 : 0;
+        r->mount_reads++;
+        if (!r->fs_scratch && !(r->fs_scratch = malloc(sizeof(struct fs_ctx)))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        struct fs_ctx *c = r->fs_scratch;
+        c->keys.n = 0;
+        c->s = s;
+        c->names = NULL;
+        c->keep = r;
+        c->out_of_memory = 0;
+        r->nmounts = r->mounts_len = 0;
+        sys_each_line(r->buf, len, on_mount_line, c);
+        r->mounts_valid = !c->out_of_memory;
+        if (c->out_of_memory) {
+            errno = ENOMEM;
+            return -1;
+        }
+        s->fs_ok = 1;
+        return 0;
     }
-    struct fs_ctx *c = r->fs_scratch;
-    c->keys.n = 0;
-    c->s = s;
-    c->names = NULL;
-    sys_each_line(r->buf, len, on_mount_line, c);
+    const char *mount_point = r->mounts;
+    for (size_t i = 0; i < r->nmounts; i++, mount_point += strlen(mount_point) + 1) {
+        struct statvfs v;
+        if (statvfs(mount_point, &v) == 0 && v.f_blocks > 0) {
+            unsigned long long frsize = v.f_frsize ? v.f_frsize : v.f_bsize;
+            s->fs_total_bytes += (unsigned long long)v.f_blocks * frsize;
+            s->fs_used_bytes += (unsigned long long)(v.f_blocks - v.f_bfree) * frsize;
+            s->fs_free_bytes += (unsigned long long)v.f_bavail * frsize;
+        }
+    }
     s->fs_ok = 1;
     return 0;
 }

@@ -42,6 +42,15 @@ struct system_series_reader {
     size_t nblocks, capblocks, nifaces, capifaces;
     unsigned generation;
     void *fs_scratch;     /* the mount-table reading's working space */
+    /* The mount table, kept open: read again only when poll() says it
+     * changed (the kernel flags a change of the mount namespace with
+     * POLLPRI); mounts: the mount points counted, NUL-separated (nmounts
+     * of them), statvfs()'d at each reading. */
+    int mountinfo_fd;
+    char *mounts;
+    size_t nmounts, mounts_len, mounts_cap;
+    int mounts_valid;
+    unsigned mount_reads;  /* times the table was read (tests) */
 };
 
 /* Opens what can be opened under proc_root and sys_root. Never fails for a
