@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <arpa/inet.h>
@@ -424,6 +425,54 @@ static void floor_on_signal(int sig)
     floor_stop = 1;
 }
 
+/* The GPU part of the floor: where gpu-tracker would use NVML (the same
+ * library: GPU_TRACKER_NVML_LIBRARY or the system's), the three calls a
+ * GPU sample cannot do without, on every GPU: memory, utilization, the
+ * running compute processes (docs/performance.md, "Tiers of cadence"). */
+static struct {
+    int ngpus;
+    void *dev[64];
+    int (*memory)(void *, void *);
+    int (*utilization)(void *, void *);
+    int (*processes)(void *, unsigned *, void *);
+} floor_gpu;
+
+static void floor_gpu_open(void)
+{
+    const char *path = getenv("GPU_TRACKER_NVML_LIBRARY");
+    void *lib = dlopen(path && *path ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return;
+    int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
+    int (*count)(unsigned *) = (int (*)(unsigned *))dlsym(lib, "nvmlDeviceGetCount_v2");
+    int (*handle)(unsigned, void **) =
+        (int (*)(unsigned, void **))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    floor_gpu.memory = (int (*)(void *, void *))dlsym(lib, "nvmlDeviceGetMemoryInfo");
+    floor_gpu.utilization = (int (*)(void *, void *))dlsym(lib, "nvmlDeviceGetUtilizationRates");
+    floor_gpu.processes = (int (*)(void *, unsigned *, void *))dlsym(
+        lib, "nvmlDeviceGetComputeRunningProcesses_v3");
+    unsigned n = 0;
+    if (!init || !count || !handle || !floor_gpu.memory || !floor_gpu.utilization ||
+        !floor_gpu.processes || init() != 0 || count(&n) != 0)
+        return;
+    for (unsigned i = 0; i < n && i < 64; i++)
+        if (handle(i, &floor_gpu.dev[floor_gpu.ngpus]) == 0)
+            floor_gpu.ngpus++;
+}
+
+static void floor_gpu_sample(void)
+{
+    unsigned long long mem[3];
+    unsigned util[2];
+    static unsigned char procs[256 * 24];
+    for (int i = 0; i < floor_gpu.ngpus; i++) {
+        unsigned n = 256;
+        floor_gpu.memory(floor_gpu.dev[i], mem);
+        floor_gpu.utilization(floor_gpu.dev[i], util);
+        floor_gpu.processes(floor_gpu.dev[i], &n, procs);
+    }
+}
+
 /* The floor loop on the tree under root, for a run ended by SIGINT: it
  * writes the samples it took to report_fd. */
 static void floor_loop(pid_t root, double interval, int report_fd)
@@ -446,6 +495,7 @@ static void floor_loop(pid_t root, double interval, int report_fd)
         proc_dir = opendir("/proc"); /* the system's process count */
     }
     floor_tree(&f, root);
+    floor_gpu_open();
     struct sigaction sa = {.sa_handler = floor_on_signal};
     sigaction(SIGINT, &sa, NULL);
     static char buf[65536];
@@ -464,6 +514,7 @@ static void floor_loop(pid_t root, double interval, int report_fd)
             break;
         for (size_t i = 0; i < f.n; i++)
             failed += pread(f.fd[i], buf, sizeof buf, 0) < 0;
+        floor_gpu_sample();
         struct statvfs space;
         if (overhead_series)
             failed += statvfs("/", &space) < 0;
@@ -622,7 +673,9 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
            "(pinned to the same CPU); each one's CPU is the median of 4-5 parts of its\n"
            "window (4 s at --st 1, 2 s at 0.1, 1 s at 0.01). Each row: 7 such pairs on the\n"
            "same tree, each with a fresh gpu-tracker and floor (1 in quick mode); the row\n"
-           "shows the pair with the median ratio, x range the lowest and highest ratio.\n");
+           "shows the pair with the median ratio, x range the lowest and highest ratio.\n"
+           "Where NVML works, the floor also makes the three calls a GPU sample cannot do\n"
+           "without on each GPU (memory, utilization, compute processes).\n");
     if (overhead_series)
         printf("With both series: gpu-tracker writes them (--process-csv, --system-csv to\n"
                "/dev/null); the floor also preads each process's smaps_rollup and io every\n"
