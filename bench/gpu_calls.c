@@ -188,13 +188,13 @@ int main(int argc, char **argv)
         {"nvmlDeviceGetUtilizationRates", "every sample", 0, 0, 0},
         {"nvmlDeviceGetComputeRunningProcesses_v3", "every sample", 0, 0, 0},
         {"nvmlDeviceGetGraphicsRunningProcesses_v3", "every 5 s; each sample once used", 0, 0, 0},
-        {"nvmlDeviceGetProcessUtilization", "when wanted (2 calls)", 0, 0, 0},
-        {"nvmlDeviceGetTotalEnergyConsumption", "start, end, asked", 0, 0, 0},
-        {"nvmlDeviceGetCurrentClocksEventReasons", "when wanted", 0, 0, 0},
-        {"nvmlDeviceGetTotalEccErrors", "start, end", 0, 0, 0},
+        {"nvmlDeviceGetProcessUtilization", "with details (2 calls)", 0, 0, 0},
+        {"nvmlDeviceGetTotalEnergyConsumption", "first, last; 10 s with details", 0, 0, 0},
+        {"nvmlDeviceGetCurrentClocksEventReasons", "with details", 0, 0, 0},
+        {"nvmlDeviceGetTotalEccErrors", "first, last", 0, 0, 0},
         {"nvmlDeviceGetAccountingPids", "every 5 s, if accounting on", 0, 0, 0},
         {"nvmlDeviceGetAccountingMode", "once, at the start", 0, 0, 0},
-        {"nvmlEventSetWait_v2", "every 5 s, start, end", 0, 0, 0},
+        {"nvmlEventSetWait_v2", "every 5 s, first, last", 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
         struct call *c = &calls[i];
@@ -210,7 +210,11 @@ int main(int argc, char **argv)
             continue;
         }
         printf("%-44s %-34s %10.1f %10.1f%s\n", c->symbol, c->cadence, c->cpu_us, c->wall_us,
-               c->rc == 0 ? "" : c->rc == 3 ? "  (not supported)" : "  (an error)");
+               c->rc == 0    ? ""
+               : c->rc == 3  ? "  (not supported)"
+               : c->rc == 6  ? "  (not found: nothing to report)"
+               : c->rc == 10 ? "  (timeout: no event)"
+                             : "  (an error)");
     }
     double cs = cpu_now(), ws = wall_now();
     nv.shutdown();
