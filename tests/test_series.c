@@ -966,6 +966,7 @@ static void test_mount_table_watch(void)
     CHECK(system_series_read(&r, &s) == 0 && system_series_read(&r, &s) == 0);
     CHECK_MSG(r.mount_reads == 1 && s.fs_ok, "%u reads", r.mount_reads);
     system_series_close(&r);
+    system_series_sample_free(&s);
     pid_t child = fork();
     if (child == 0) {
         if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -983,6 +984,7 @@ static void test_mount_table_watch(void)
         umount(dir);
         rmdir(dir);
         system_series_close(&c);
+        system_series_sample_free(&cs);
         _exit(ok ? 0 : 1);
     }
     int status = 0;
