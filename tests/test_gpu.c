@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "util/dl_bind.h"
+#include "read/gpu/gpu.h"
 #include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"
@@ -434,6 +435,25 @@ static void test_many_gpus(void)
     write_scenario(two_gpus);
 }
 
+/* Which opens load a vendor's library (run in a thread of their own, to
+ * be given up on if the driver hangs) and which read only the kernel's
+ * files (run inline: nothing to wait for): a library named is loaded; the
+ * system's only where its driver's device file is there. */
+static void test_which_opens_load_a_library(void)
+{
+    struct gpu_config named = {.nvml_library = FAKE_NVML};
+    CHECK(gpu_open_loads_library(&named) == 1);
+    struct gpu_config amd_named = {.brand = "nvidia", .rsmi_library = FAKE_NVML};
+    int nvidia_driver = access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+    int amd_driver = access("/dev/kfd", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+    /* --gb nvidia: the AMD library named is not for this run */
+    CHECK(gpu_open_loads_library(&amd_named) == nvidia_driver);
+    struct gpu_config system = {0};
+    CHECK(gpu_open_loads_library(&system) == (nvidia_driver || amd_driver));
+    struct gpu_config drm_only = {.brand = "intel"};
+    CHECK(gpu_open_loads_library(&drm_only) == 0);
+}
+
 /* The symbol binder the backends share: names tried in order, a missing
  * one NULL, the required ones that are missing counted and the first named. */
 static void test_dl_bind(void)
@@ -782,6 +802,7 @@ int main(void)
     setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
 
     test_dl_bind();
+    test_which_opens_load_a_library();
     test_two_gpus();
     test_exported_gpus();
     test_library_ignores_environment();

@@ -90,6 +90,10 @@ static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, c
     const char *uuids = r->cfg.gpu_uuids;
     struct gpu_config cfg = {r->cfg.gpu_brand, uuids, r->cfg.nvml_library, r->cfg.rsmi_library,
                              r->cfg.proc_root, r->cfg.sys_root};
+    /* Only the kernel's files to read (no vendor library to load): nothing
+     * that can hang, no thread to start. */
+    if (!gpu_open_loads_library(&cfg))
+        return gpu_open(&r->gpu, &cfg, err, errcap);
     struct gpu_opener *o = calloc(1, sizeof *o);
     int failed = !o;
     if (o) {

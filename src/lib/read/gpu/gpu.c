@@ -200,6 +200,30 @@ static int driver_present(const struct gpu_backend *b)
     return access(node, F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
 }
 
+/* The vendor library file backend b would load under cfg, NULL for none
+ * (a backend of kernel files, or the system's library without its driver). */
+static const char *library_to_load(const struct gpu_backend *b, const struct gpu_config *cfg)
+{
+    const char *file = b == &gpu_nvml_backend   ? cfg->nvml_library
+                       : b == &gpu_rsmi_backend ? cfg->rsmi_library
+                                                : NULL;
+    if (file && *file)
+        return file;
+    return b->library && driver_present(b) ? b->library : NULL;
+}
+
+int gpu_open_loads_library(const struct gpu_config *cfg)
+{
+    for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
+        const struct gpu_backend *b = backends[i];
+        int wanted = !cfg->brand || !strcmp(cfg->brand, b->brand) ||
+                     (b == &gpu_drm_backend && strcmp(cfg->brand, "nvidia") != 0);
+        if (wanted && library_to_load(b, cfg))
+            return 1;
+    }
+    return 0;
+}
+
 enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char *err,
                               size_t errcap)
 {
@@ -220,18 +244,13 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
                      (b == &gpu_drm_backend && strcmp(cfg->brand, "nvidia") != 0);
         if (!wanted)
             continue;
-        const char *file = b == &gpu_nvml_backend   ? cfg->nvml_library
-                           : b == &gpu_rsmi_backend ? cfg->rsmi_library
-                                                    : NULL;
-        if (!file || !*file) {
-            file = b->library;
-            /* The system's library is of no use without its kernel driver:
-             * not looked for (ld.so's search of every library directory
-             * is the costliest part of a short run's start). */
-            if (file && !driver_present(b)) {
-                skipped++;
-                continue;
-            }
+        /* The system's library is of no use without its kernel driver: not
+         * looked for (ld.so's search of every library directory is the
+         * costliest part of a short run's start). */
+        const char *file = library_to_load(b, cfg);
+        if (!file && b->library) {
+            skipped++;
+            continue;
         }
         if (file) {
             size_t used = strlen(tried);

@@ -115,6 +115,11 @@ struct gpu_config {
 enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char *err,
                               size_t errcap);
 
+/* Whether gpu_open(cfg) would load a vendor's library (whose init may hang
+ * on a broken driver, so that it is run where it can be given up on); 0
+ * when only the kernel's files would be read. */
+int gpu_open_loads_library(const struct gpu_config *cfg);
+
 /* Samples every device; exact: read every figure now (see
  * gpu_vendor.exact), for the baseline and the final sample; details: see
  * gpu_vendor.details (the same for every sample of a run); tree_pids: the
