@@ -122,7 +122,11 @@ KEPT_FILE_READER(procfs_read_io, io_fd, "io", struct proc_io, proc_parse_io)
 
 GT_HOT int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
 {
-    /* Not kept open: it is read rarely (see tree.c) and walks every mapping. */
+    /* Not kept open: it is read rarely (see tree.c) and walks every mapping.
+     * Nor even for the series, which read it every sample: the file holds
+     * the address space the process had when it was opened, so a kept
+     * descriptor reads nothing after an exec, or the parent's mappings
+     * after a vfork child's exec (tried: the series then read 0 kB). */
     size_t len;
     if (file_read_at(h->dirfd, "smaps_rollup", buf, cap, &len) < 0)
         return -1;
