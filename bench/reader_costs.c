@@ -13,10 +13,13 @@
  * mean per call and the range of the five. A source this machine lacks
  * (no RAPL, no GPU, no cgroup of the job's) is a row saying why.
  *
- * --compare: a row whose median grew more than 25 % over the stored one's,
- * with its whole range above the stored range (beyond the noise of both),
- * is named ("MOVED ...") and the exit status is 3: `make bench` stops
- * there. Figures are this machine's: compare tables of the same machine. */
+ * --compare: a row whose fastest round is more than 50 % slower than the
+ * stored fastest round, in a first measurement and again in a second one
+ * made because of it, is
+ * named ("MOVED ...") and the exit status is 3: `make bench` stops there.
+ * With --tsv every reader is measured twice, each row keeping its lower
+ * median.
+ * Figures are this machine's: compare tables of the same machine. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -283,6 +286,31 @@ static int load(const char *path, struct row *out, int cap)
     return n;
 }
 
+/* Every reader measured once more into rows (nrows reset first). */
+static int measure_all(struct warner *w)
+{
+    nrows = 0;
+    return measure_sources(w) < 0 || measure_tree(1, w) < 0 || measure_tree(100, w) < 0 ? -1 : 0;
+}
+
+/* Whether row r moved against the stored row b: its fastest round more
+ * than 50 % slower than the stored fastest round. Noise on a shared machine
+ * only adds (a whole run of rounds can land in a slow phase: medians moved
+ * by 70 % between runs of the same code here), so the fastest round is
+ * what a change of the code moves and the noise moves least. */
+static int moved_from(const struct row *r, const struct row *b)
+{
+    return !*r->missing && r->min_us > b->min_us * 1.5;
+}
+
+static const struct row *stored_row(const struct row *base, int nbase, const char *name)
+{
+    for (int j = 0; j < nbase; j++)
+        if (!strcmp(base[j].name, name))
+            return &base[j];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     const char *tsv = NULL, *baseline = NULL;
@@ -298,8 +326,38 @@ int main(int argc, char **argv)
     }
     struct warner w;
     warner_init(&w, NULL, NULL, 1);
-    if (measure_sources(&w) < 0 || measure_tree(1, &w) < 0 || measure_tree(100, &w) < 0)
+    if (measure_all(&w) < 0)
         return 1;
+    static struct row base[MAX_ROWS];
+    int nbase = baseline ? load(baseline, base, MAX_ROWS) : -1;
+    int load_errno = errno;
+    /* A row that looks moved is measured again (all of them, in the same
+     * order): a whole run of rounds on this shared VM can land in a slow
+     * phase (a cgroup read once took 31 us for 17). It counts as moved only
+     * if it moved both times; the table keeps each row's lower median. */
+    int suspects = 0;
+    for (int i = 0; i < nrows && nbase > 0; i++) {
+        const struct row *b = stored_row(base, nbase, rows[i].name);
+        suspects += b && moved_from(&rows[i], b);
+    }
+    static struct row first[MAX_ROWS];
+    int nfirst = 0;
+    /* A table to be stored (--tsv) is measured twice too, so that one slow
+     * phase does not set a lax line. */
+    if (suspects || tsv) {
+        memcpy(first, rows, sizeof rows);
+        nfirst = nrows;
+        if (measure_all(&w) < 0)
+            return 1;
+    }
+    int moved[MAX_ROWS] = {0};
+    for (int i = 0; i < nrows; i++) {
+        const struct row *b = nbase > 0 ? stored_row(base, nbase, rows[i].name) : NULL;
+        const struct row *f = i < nfirst && !strcmp(first[i].name, rows[i].name) ? &first[i] : NULL;
+        moved[i] = b && moved_from(&rows[i], b) && (!nfirst || (f && moved_from(f, b)));
+        if (f && !*f->missing && f->median_us < rows[i].median_us)
+            rows[i] = *f;
+    }
     printf("\nWhat each reader costs: CPU us a call (the thread's clock, %d calls 1 ms apart,\n"
            "median of %d rounds, and their range), and when a run makes it\n", CALLS, ROUNDS);
     printf("%-48s %-30s %10s %17s\n", "reader", "made", "us", "range");
@@ -327,29 +385,25 @@ int main(int argc, char **argv)
     }
     if (!baseline)
         return 0;
-    static struct row base[MAX_ROWS];
-    int nbase = load(baseline, base, MAX_ROWS);
     if (nbase < 0) {
-        printf("\nno comparison: cannot read %s: %s\n", baseline, strerror(errno));
+        printf("\nno comparison: cannot read %s: %s\n", baseline, strerror(load_errno));
         return 0;
     }
-    int moved = 0;
-    printf("\nAgainst %s (moved: median up more than 25 %% and the whole range above the "
-           "stored one):\n", baseline);
-    for (int i = 0; i < nrows; i++)
-        for (int j = 0; j < nbase; j++) {
-            const struct row *r = &rows[i], *b = &base[j];
-            if (*r->missing || strcmp(r->name, b->name))
-                continue;
-            int up = r->median_us > b->median_us * 1.25 && r->min_us > b->max_us;
-            moved += up;
-            printf("%s %-48s %8.1f us (%.1f-%.1f), stored %.1f us (%.1f-%.1f), %+.0f %%\n",
-                   up ? "MOVED" : "     ", r->name, r->median_us, r->min_us, r->max_us,
-                   b->median_us, b->min_us, b->max_us,
-                   b->median_us > 0 ? (r->median_us / b->median_us - 1) * 100 : 0.0);
-        }
-    if (moved)
-        printf("%d reader%s cost more than the stored table: see the MOVED line%s above\n", moved,
-               moved == 1 ? "" : "s", moved == 1 ? "" : "s");
-    return moved ? 3 : 0;
+    int nmoved = 0;
+    printf("\nAgainst %s (moved: the fastest round more than 50 %% slower than the stored "
+           "one's, in two measurements):\n", baseline);
+    for (int i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i], *b = stored_row(base, nbase, r->name);
+        if (*r->missing || !b)
+            continue;
+        nmoved += moved[i];
+        printf("%s %-48s %8.1f us (%.1f-%.1f), stored %.1f us (%.1f-%.1f), %+.0f %%\n",
+               moved[i] ? "MOVED" : "     ", r->name, r->median_us, r->min_us, r->max_us,
+               b->median_us, b->min_us, b->max_us,
+               b->median_us > 0 ? (r->median_us / b->median_us - 1) * 100 : 0.0);
+    }
+    if (nmoved)
+        printf("%d reader%s cost more than the stored table: see the MOVED line%s above\n",
+               nmoved, nmoved == 1 ? "" : "s", nmoved == 1 ? "" : "s");
+    return nmoved ? 3 : 0;
 }
