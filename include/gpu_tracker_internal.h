@@ -107,6 +107,12 @@ GT_INTERNAL gt_status gt_output_write(const char *path, const void *data, size_t
 GT_INTERNAL gt_status gt_file_read(const char *path, size_t max, const char *what, char **data,
                               size_t *len);
 
+/* gt_file_read() of a file whose contents are trusted (the options of a
+ * program run as root): it must also be owned by the effective user or
+ * root and writable by no one else; GT_ERR_IO with the reason otherwise. */
+GT_INTERNAL gt_status gt_file_read_private(const char *path, size_t max, const char *what,
+                                           char **data, size_t *len);
+
 /* Whether the job was starved of CPU by other work (analysis/contention.c
  * says how it is judged): the machine saturated by others, or the job's
  * cgroup quota used up by others or throttling it. 1 with a sentence for a

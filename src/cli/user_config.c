@@ -2,9 +2,10 @@
 #define _GNU_SOURCE
 #include "user_config.h"
 
+#include "gpu_tracker_internal.h"
+
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,66 +43,29 @@ void user_config_free(char **args)
     free(args);
 }
 
-/* Reads the file whole under the rules of user_config.h into *text. 0,
- * 1 when it does not exist, -1 with err set. */
+/* Reads the file whole under the rules of user_config.h into *text (the
+ * library's reader of trusted files: regular, bounded, ours or root's, not
+ * writable by others; a FIFO is never waited on). 0, 1 when it does not
+ * exist, -1 with err set. */
 static int read_checked(const char *path, char **text, char *err, size_t errcap)
 {
-    /* O_NONBLOCK: a FIFO planted on the name is not waited on. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        struct stat st;
-        /* Not there, or behind a directory we may not search (another
-         * user's home in our environment): nothing of ours to read. A file
-         * that is there but unreadable is a mistake to say. */
-        if (errno == ENOENT || errno == ENOTDIR ||
-            (errno == EACCES && stat(path, &st) != 0 && errno == EACCES))
-            return 1;
-        snprintf(err, errcap, "cannot read config file %s: %s; fix it or pass --no-config", path,
-                 strerror(errno));
-        return -1;
-    }
     struct stat st;
-    const char *why = NULL;
-    char whybuf[160];
-    if (fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        why = "not a regular file";
-    else if (st.st_uid != geteuid() && st.st_uid != 0) {
-        snprintf(whybuf, sizeof whybuf, "owned by uid %u, not by you (uid %u) or root",
-                 (unsigned)st.st_uid, (unsigned)geteuid());
-        why = whybuf;
-    } else if (st.st_mode & (S_IWGRP | S_IWOTH))
-        why = "writable by others than its owner (chmod go-w)";
-    else if (st.st_size > MAX_USER_CONFIG)
-        why = "larger than 64 KiB";
-    if (why) {
-        close(fd);
-        snprintf(err, errcap, "config file %s not read: %s; fix it or pass --no-config", path, why);
+    /* Not there, or behind a directory we may not search (another user's
+     * home in our environment): nothing of ours to read. A file that is
+     * there but unreadable is a mistake to say. */
+    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
+        return 1;
+    size_t len = 0;
+    if (gt_file_read_private(path, MAX_USER_CONFIG, "config file", text, &len) != GT_OK) {
+        snprintf(err, errcap, "%s; fix it or pass --no-config", gt_last_error());
         return -1;
     }
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* shorter than it said: what is there is the file */
-        got += (size_t)n;
-    }
-    close(fd);
-    if (!buf) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
-    buf[got] = '\0';
-    if (strlen(buf) != got) {
-        free(buf);
+    if (strlen(*text) != len) {
+        free(*text);
+        *text = NULL;
         snprintf(err, errcap, "config file %s not read: it holds a NUL byte (not text)", path);
         return -1;
     }
-    *text = buf;
     return 0;
 }
 

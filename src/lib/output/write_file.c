@@ -54,6 +54,18 @@ gt_status gt_file_read(const char *path, size_t max, const char *what, char **da
     return st;
 }
 
+gt_status gt_file_read_private(const char *path, size_t max, const char *what, char **data,
+                               size_t *len)
+{
+    if (!path || !data)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_file_read_private: a path and data are needed");
+    size_t n = 0;
+    gt_status st = read_private_file(path, max, what ? what : "file", data, &n);
+    if (len)
+        *len = n;
+    return st;
+}
+
 gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
 {
     gt_clear_error();

@@ -798,8 +798,8 @@ int gt_output_same(const char *a, const char *b)
 
 /* ---- reading ------------------------------------------------------------- */
 
-gt_status read_regular_file(const char *path, size_t max, const char *what, char **data,
-                            size_t *len)
+static gt_status read_file_whole(const char *path, size_t max, const char *what, int private,
+                                 char **data, size_t *len)
 {
     *data = NULL;
     *len = 0;
@@ -815,6 +815,10 @@ gt_status read_regular_file(const char *path, size_t max, const char *what, char
         why = "it is a directory";
     else if (!S_ISREG(st.st_mode))
         why = "it is not a regular file (FIFOs, devices and sockets are not read)";
+    else if (private && st.st_uid != geteuid() && st.st_uid != 0)
+        why = "it is owned by another user than you or root";
+    else if (private && (st.st_mode & (S_IWGRP | S_IWOTH)))
+        why = "it is writable by others than its owner (chmod go-w)";
     if (why) {
         close(fd);
         return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, why);
@@ -864,4 +868,16 @@ gt_status read_regular_file(const char *path, size_t max, const char *what, char
     *data = buf;
     *len = n;
     return GT_OK;
+}
+
+gt_status read_regular_file(const char *path, size_t max, const char *what, char **data,
+                            size_t *len)
+{
+    return read_file_whole(path, max, what, 0, data, len);
+}
+
+gt_status read_private_file(const char *path, size_t max, const char *what, char **data,
+                            size_t *len)
+{
+    return read_file_whole(path, max, what, 1, data, len);
 }

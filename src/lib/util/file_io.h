@@ -137,4 +137,11 @@ int fd_write_all(int fd, const void *data, size_t len);
 gt_status read_regular_file(const char *path, size_t max, const char *what, char **data,
                             size_t *len);
 
+/* read_regular_file() of a file that is to be trusted, such as one whose
+ * options a program run as root takes: it must also be owned by the
+ * effective user or root and writable by no one else (GT_ERR_IO with the
+ * reason otherwise). */
+gt_status read_private_file(const char *path, size_t max, const char *what, char **data,
+                            size_t *len);
+
 #endif
