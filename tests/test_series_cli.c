@@ -636,6 +636,18 @@ static void test_snapshot_and_report(void)
     CHECK_MSG(block && strstr(block, "Unit: megabytes") && !strstr(block, "Unit: bytes"),
               "%.600s", block ? block : "(no block)");
     free(human_page);
+    /* gpu_tracker's default units (gigabytes, hours) likewise: a run of
+     * under a second reads in seconds, not 0.0001 hours. */
+    r = gt("-q", "--st", "0.2", "--report", human_html, "-o", tmp_path("hours.txt"), "--",
+           WORKLOAD_BIN, "exit", "0", NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+    human_page = slurp(human_html);
+    block = human_page ? strstr(human_page, "<h2>gpu_tracker summary</h2>") : NULL;
+    CHECK_MSG(block && strstr(block, "Compute time:\n   Unit: seconds\n") &&
+                  strstr(block, "Unit: megabytes") && !strstr(block, "Unit: hours"),
+              "%.800s", block ? block : "(no block)");
+    free(human_page);
     r = gt("stats", snap, "-f", "json", NULL);
     CHECK(r.status == 0);
     json_object *j = parse_or_fail(r.out.data, "stats -f json");

@@ -581,7 +581,6 @@ int recommend_command(int argc, char **argv)
     warn_starved(snaps, &a);
     free_all(snaps, a.nfiles);
     if (server_failed[0]) {
-        fflush(stdout);
         fprintf(stderr, "gpu-tracker: no server recommendation: %s; the resources above are "
                 "the local recommendation\n", server_failed);
         return 1;

@@ -192,13 +192,11 @@ static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
     t->rec.memory_mib = gt_round_memory_mib(mib * 1.2);
 }
 
-/* Adds task b to the tasks a, all running at once: means and maxima sum
- * (gt_stats_combine is for runs one after another: it averages the means
- * and keeps the largest maximum). */
-/* Adds task b to the job's total a: maxima and sums summed; means as
- * integrals (mean x the task's duration), made means over the job's span
- * by finish_concurrent(). Summing the means themselves would count a task
- * of 5 s as if it had run the whole 11 s of the job. */
+/* Adds task b to the job's total a, the tasks running at once (where
+ * gt_stats_combine is for runs one after another): maxima and sums summed;
+ * means as integrals (mean x the task's duration), made means over the
+ * job's span by finish_concurrent(). Summing the means themselves would
+ * count a task of 5 s as if it had run the whole 11 s of the job. */
 static void add_concurrent(gt_stats *a, const gt_stats *b)
 {
     double d = b->duration;

@@ -17,6 +17,7 @@
 #include "util/internal.h"
 #include "output/report.h"
 #include "util/row_source.h"
+#include "util/units.h"
 #include "analysis/analysis.h"
 
 /* ---- text into a growing buffer (util/buf.h) ---------------------------- */
@@ -76,15 +77,8 @@ static void fmt_bytes(double v, char *out, size_t cap)
 /* Bytes in one of the summary's RAM units (decimal, as gpu_tracker's). */
 static double unit_bytes(const char *unit)
 {
-    static const struct {
-        const char *name;
-        double bytes;
-    } units[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9},
-                 {"terabytes", 1e12}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(unit, units[i].name) == 0)
-            return units[i].bytes;
-    return 1;
+    double bytes = units_ram_divisor(unit);
+    return bytes > 0 ? bytes : 1;
 }
 
 /* The decimal RAM unit a person reads a size of bytes in: gigabytes from
@@ -127,17 +121,14 @@ static gt_resource_usage readable_units(const gt_resource_usage *u)
     r.max_gpu_ram.main *= f;
     r.max_gpu_ram.descendants *= f;
     r.max_gpu_ram.combined *= f;
-    static const struct {
-        const char *name;
-        double seconds;
-    } times[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
-    double secs = u->compute_time.time;
-    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
-        if (!strcmp(u->compute_time.unit, times[i].name))
-            secs = u->compute_time.time * times[i].seconds;
-    size_t t = secs < 120 ? 0 : secs < 7200 ? 1 : secs < 2 * 86400 ? 2 : 3;
-    snprintf(r.compute_time.unit, sizeof r.compute_time.unit, "%s", times[t].name);
-    r.compute_time.time = secs / times[t].seconds;
+    double per = units_time_divisor(u->compute_time.unit);
+    double secs = u->compute_time.time * (per > 0 ? per : 1);
+    const char *time_unit = secs < 120      ? "seconds"
+                            : secs < 7200   ? "minutes"
+                            : secs < 172800 ? "hours"
+                                            : "days";
+    snprintf(r.compute_time.unit, sizeof r.compute_time.unit, "%s", time_unit);
+    r.compute_time.time = secs / units_time_divisor(time_unit);
     return r;
 }
 
@@ -978,15 +969,12 @@ static void blocks_table(struct buf *b, const gt_snapshot *s, const struct subtr
         buf_puts(b, "<p class=\"note\">The sub-tracking file has no marks.</p>\n");
 }
 
-/* Whether any task of j used a GPU (its rows say so). */
+/* Whether any task of j used a GPU (its rows say so): the job's maxima are
+ * the tasks' summed. */
 static int job_used_gpu(const gt_job_summary *j)
 {
-    for (size_t i = 0; i < j->ntasks; i++) {
-        const gt_stats *st = &j->tasks[i].stats;
-        if (st->gpu_usage_max > 0 || st->gpu_vram_max > 0 || st->gpu_utilized_max > 0)
-            return 1;
-    }
-    return 0;
+    const gt_stats *t = &j->total;
+    return t->gpu_usage_max > 0 || t->gpu_vram_max > 0 || t->gpu_utilized_max > 0;
 }
 
 /* A merged job's own section: its tasks side by side, how evenly they
