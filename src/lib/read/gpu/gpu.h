@@ -60,7 +60,9 @@ struct gpu_vendor {
      * calls the summary cannot do without (docs/performance.md, "Tiers of
      * cadence"). Fixed for a run. */
     int details;
+    double energy_read_at;             /* gpu_energy_due(): monotonic; 0: never */
 };
+
 
 #define GPU_MAX_VENDORS 3
 

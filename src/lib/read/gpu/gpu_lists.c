@@ -55,3 +55,11 @@ int gpu_add_record(struct gpu_vendor *v, const struct gpu_account_record *r)
     return gpu_append_record(&v->records, &v->nrecords, &v->caprecords, r, 0);
 }
 
+int gpu_energy_due(struct gpu_vendor *v, double now)
+{
+    int due = v->exact || (v->details && (v->energy_read_at == 0 ||
+                                          now - v->energy_read_at >= GPU_ENERGY_PERIOD));
+    if (due)
+        v->energy_read_at = now;
+    return due;
+}

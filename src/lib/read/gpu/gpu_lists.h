@@ -1,6 +1,7 @@
 /* gpu_lists.h - the growable lists of a GPU sample (processes and
- * accounting records), filled by the backends and merged by gpu.c: below
- * both, so that neither calls the other back. */
+ * accounting records), filled by the backends and merged by gpu.c, and
+ * the cadence rule the backends share (gpu_energy_due): below both, so
+ * that neither calls the other back. */
 #ifndef GT_GPU_LISTS_H
 #define GT_GPU_LISTS_H
 
@@ -24,5 +25,15 @@ struct gpu_process *gpu_process_entry(struct gpu_process **procs, size_t *n, siz
  * 0, or -1 when out of memory. */
 int gpu_append_record(struct gpu_account_record **records, size_t *n, size_t *cap,
                       const struct gpu_account_record *r, int shift);
+
+/* How often a backend reads an energy counter between the first and last
+ * samples when details are asked for (a series or the exporter shows the
+ * energy so far); without, the run's energy is last minus first. */
+#define GPU_ENERGY_PERIOD 10.0
+
+/* For a backend's sample: whether its energy counters are to be read now
+ * (v->exact, or v->details and GPU_ENERGY_PERIOD seconds since the last
+ * read, now being monotonic); a yes is noted as the last read. */
+int gpu_energy_due(struct gpu_vendor *v, double now);
 
 #endif

@@ -153,11 +153,10 @@ struct nvml {
     unsigned long long last_seen[GPU_MAX_DEVICES]; /* newest utilization sample read */
     unsigned long long energy_base[GPU_MAX_DEVICES];
     /* nvmlDeviceGetTotalEnergyConsumption costs about 4 ms of CPU a call
-     * (an H100, driver 580): the counter is read at the baseline and the
-     * final sample (g->exact), where the run's energy is taken, and with
-     * g->details at most every NVML_ENERGY_PERIOD seconds between. */
+     * (an H100, driver 580): the counter is read when gpu_energy_due() says
+     * (the baseline and the final sample, where the run's energy is taken;
+     * with g->details every GPU_ENERGY_PERIOD seconds between). */
     unsigned long long energy_last[GPU_MAX_DEVICES];
-    double energy_read_at; /* monotonic; 0: never */
     /* The slow tier (graphics processes, XID events): last read at. */
     double slow_read_at;   /* monotonic; 0: never */
     /* 1: device i's graphics list has held a process: read every sample. */
@@ -170,8 +169,7 @@ struct nvml {
  * first and last samples: the graphics process list (every sample on a GPU
  * where it ever held a process) and the XID events queued meanwhile. With
  * g->details only: per-process utilization and throttle reasons each
- * sample, energy every NVML_ENERGY_PERIOD seconds. */
-#define NVML_ENERGY_PERIOD 10.0
+ * sample, energy every GPU_ENERGY_PERIOD seconds. */
 #define NVML_SLOW_PERIOD 5.0
 /* Accounting records are kept by the driver after their process ends, so
  * reading them every few seconds (and at the baseline and final samples)
@@ -769,8 +767,7 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct nvml *n = g->state;
     double now = monotonic_now();
-    int read_energy = g->exact || (g->details && (n->energy_read_at == 0 ||
-                                                  now - n->energy_read_at >= NVML_ENERGY_PERIOD));
+    int read_energy = gpu_energy_due(g, now);
     int slow = g->exact || n->slow_read_at == 0 || now - n->slow_read_at >= NVML_SLOW_PERIOD;
     s->accounting_read = !*g->accounting_reason &&
                          (g->exact || n->account_read_at == 0 ||
@@ -830,8 +827,6 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
             s->energy_mj += mj >= n->energy_base[i] ? mj - n->energy_base[i] : 0;
         }
     }
-    if (read_energy)
-        n->energy_read_at = now;
     if (s->accounting_read)
         n->account_read_at = now;
     s->accounting_read = s->accounting_read && !*g->accounting_reason;

@@ -61,11 +61,9 @@ struct rsmi {
     rsmi_process_info_t *infos;
     uint32_t capinfos;
     double energy_base_uj[GPU_MAX_DEVICES];
-    /* The counter as last read: at the first and last samples, and with
-     * g->details every RSMI_ENERGY_PERIOD seconds (the run's energy is
-     * last minus first; nothing between needs it otherwise). */
+    /* The counter as last read, when gpu_energy_due() says (the run's
+     * energy is last minus first). */
     double energy_last_uj[GPU_MAX_DEVICES];
-    double energy_read_at;  /* monotonic; 0: never */
 };
 
 #define RSMI_FN(field, required, name) {offsetof(struct rsmi, field), DL_NAMES(name), required}
@@ -265,16 +263,11 @@ static void read_ecc(struct gpu_vendor *g, struct rsmi *r, int i, struct gpu_sam
     s->ecc_read |= 1ULL << i;
 }
 
-#define RSMI_ENERGY_PERIOD 10.0
-
 static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct rsmi *r = g->state;
-    double energy = 0, now = monotonic_now();
-    int read_energy = g->exact || (g->details && (r->energy_read_at == 0 ||
-                                                  now - r->energy_read_at >= RSMI_ENERGY_PERIOD));
-    if (read_energy)
-        r->energy_read_at = now;
+    double energy = 0;
+    int read_energy = gpu_energy_due(g, monotonic_now());
     for (int i = 0; i < g->ndevices; i++) {
         uint64_t used = 0;
         rsmi_status_t rc = r->memory_usage((uint32_t)i, RSMI_MEM_TYPE_VRAM, &used);
