@@ -43,27 +43,29 @@ gt_status gt_output_write(const char *path, const void *data, size_t len)
     return write_file_atomic(path, data, len);
 }
 
-gt_status gt_file_read(const char *path, size_t max, const char *what, char **data, size_t *len)
+/* gt_file_read() and gt_file_read_private(): reader under the name fn. */
+static gt_status read_for(const char *fn,
+                          gt_status (*reader)(const char *, size_t, const char *, char **, size_t *),
+                          const char *path, size_t max, const char *what, char **data, size_t *len)
 {
     if (!path || !data)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_file_read: a path and data are needed");
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: a path and data are needed", fn);
     size_t n = 0;
-    gt_status st = read_regular_file(path, max, what ? what : "file", data, &n);
+    gt_status st = reader(path, max, what ? what : "file", data, &n);
     if (len)
         *len = n;
     return st;
 }
 
+gt_status gt_file_read(const char *path, size_t max, const char *what, char **data, size_t *len)
+{
+    return read_for("gt_file_read", read_regular_file, path, max, what, data, len);
+}
+
 gt_status gt_file_read_private(const char *path, size_t max, const char *what, char **data,
                                size_t *len)
 {
-    if (!path || !data)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_file_read_private: a path and data are needed");
-    size_t n = 0;
-    gt_status st = read_private_file(path, max, what ? what : "file", data, &n);
-    if (len)
-        *len = n;
-    return st;
+    return read_for("gt_file_read_private", read_private_file, path, max, what, data, len);
 }
 
 gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
