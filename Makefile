@@ -93,6 +93,7 @@ bench: build
 	$(BUILD_DIR)/bench/gt-bench-readers --tsv $(BUILD_DIR)/bench/readers.tsv \
 	    --compare bench/readers-baseline.tsv
 	$(BUILD_DIR)/bench/gt-bench-gpu-calls
+	$(BUILD_DIR)/bench/gt-bench-startup $(BUILD_DIR)/gpu-tracker
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 	$(BUILD_DIR)/bench/gt-bench-longrun
 	$(BUILD_DIR)/bench/gt-bench-subtrack

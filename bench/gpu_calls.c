@@ -7,8 +7,9 @@
  * tests, say), else libnvidia-ml.so.1, loaded with dlopen as the tracker
  * loads it. Each call is made CALLS_EACH times (default 50) on GPU 0; CPU
  * is the whole process's (the driver may work in threads of its own), wall
- * the elapsed time, both per call. Prints "not measured: REASON" and exits
- * 0 where there is no NVML. */
+ * the elapsed time, both per call. Then the same for ROCm SMI
+ * (GPU_TRACKER_RSMI_LIBRARY, else librocm_smi64.so). Prints "not measured:
+ * REASON" and exits 0 where a library is not there. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -144,6 +145,123 @@ static void open_events(void)
         nv.events = NULL;
 }
 
+/* ---- ROCm SMI ---------------------------------------------------------- */
+
+typedef int rsmi_rc;
+typedef struct {
+    unsigned int process_id, pasid;
+    unsigned long long vram_usage, sdma_usage;
+    unsigned int cu_occupancy;
+} rsmi_process;
+typedef struct {
+    unsigned long long correctable, uncorrectable;
+} rsmi_errors;
+
+static void *rsmi_lib;
+
+/* Makes ROCm SMI call symbol once, on GPU 0, as gpu_rsmi.c makes it: its
+ * return code, -1 when the library lacks it. */
+static int make_rsmi_call(const char *symbol)
+{
+    void *f = dlsym(rsmi_lib, symbol);
+    if (!f)
+        return -1;
+    unsigned long long u64 = 0, stamp = 0;
+    if (!strcmp(symbol, "rsmi_dev_memory_usage_get"))
+        return ((rsmi_rc(*)(unsigned, int, unsigned long long *))f)(0, 0, &u64);
+    if (!strcmp(symbol, "rsmi_dev_busy_percent_get")) {
+        unsigned busy;
+        return ((rsmi_rc(*)(unsigned, unsigned *))f)(0, &busy);
+    }
+    if (!strcmp(symbol, "rsmi_compute_process_info_get")) {
+        /* the tracker's two calls: the count, then the list */
+        static rsmi_process procs[256];
+        rsmi_rc (*list)(rsmi_process *, unsigned *) = (rsmi_rc(*)(rsmi_process *, unsigned *))f;
+        unsigned count = 0;
+        list(NULL, &count);
+        count = 256;
+        return list(procs, &count);
+    }
+    if (!strcmp(symbol, "rsmi_dev_energy_count_get")) {
+        float resolution;
+        return ((rsmi_rc(*)(unsigned, unsigned long long *, float *, unsigned long long *))f)(
+            0, &u64, &resolution, &stamp);
+    }
+    if (!strcmp(symbol, "rsmi_dev_ecc_count_get")) {
+        /* every block, as the first and last samples read them */
+        rsmi_rc rc = 0;
+        for (unsigned block = 0x1u; block <= 0x2000u; block <<= 1) {
+            rsmi_errors e;
+            rc = ((rsmi_rc(*)(unsigned, unsigned, rsmi_errors *))f)(0, block, &e);
+        }
+        return rc;
+    }
+    return -1;
+}
+
+static void rsmi_table(int each)
+{
+    const char *path = getenv("GPU_TRACKER_RSMI_LIBRARY");
+    if (!path || !*path)
+        path = "librocm_smi64.so";
+    printf("\nROCm SMI calls one by one (%s, GPU 0, %d calls each)\n", path, each);
+    double c0 = cpu_now();
+    rsmi_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    double c1 = cpu_now();
+    if (!rsmi_lib) {
+        printf("not measured: %s\n", dlerror());
+        return;
+    }
+    rsmi_rc (*init)(unsigned long long) =
+        (rsmi_rc(*)(unsigned long long))dlsym(rsmi_lib, "rsmi_init");
+    rsmi_rc (*shut_down)(void) = (rsmi_rc(*)(void))dlsym(rsmi_lib, "rsmi_shut_down");
+    rsmi_rc (*count)(unsigned *) = (rsmi_rc(*)(unsigned *))dlsym(rsmi_lib,
+                                                                 "rsmi_num_monitor_devices");
+    unsigned n = 0;
+    if (!init || !shut_down || !count) {
+        printf("not measured: the library lacks rsmi_init, rsmi_shut_down or "
+               "rsmi_num_monitor_devices\n");
+        return;
+    }
+    rsmi_rc rc = init(0);
+    double c2 = cpu_now();
+    if (rc != 0 || count(&n) != 0 || n == 0) {
+        printf("not measured: ROCm SMI did not start or has no GPU (code %d)\n", rc);
+        return;
+    }
+    printf("%-44s %-34s %10s %10s\n", "", "made", "CPU us", "wall us");
+    printf("%-44s %-34s %10.0f\n", "dlopen", "once, at the start", (c1 - c0) * 1e6);
+    printf("%-44s %-34s %10.0f\n", "rsmi_init", "once, at the start", (c2 - c1) * 1e6);
+    static const struct {
+        const char *symbol, *cadence;
+    } calls[] = {
+        {"rsmi_dev_memory_usage_get", "every sample"},
+        {"rsmi_dev_busy_percent_get", "every sample"},
+        {"rsmi_compute_process_info_get", "every sample (2 calls)"},
+        {"rsmi_dev_energy_count_get", "first, last; 10 s with details"},
+        {"rsmi_dev_ecc_count_get", "first, last (every block)"},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        rc = make_rsmi_call(calls[i].symbol);
+        double cw = wall_now(), cc = cpu_now();
+        for (int k = 0; k < each && rc != -1; k++)
+            rc = make_rsmi_call(calls[i].symbol);
+        if (rc == -1) {
+            printf("%-44s %-34s %21s\n", calls[i].symbol, calls[i].cadence,
+                   "not in the library");
+            continue;
+        }
+        printf("%-44s %-34s %10.1f %10.1f%s\n", calls[i].symbol, calls[i].cadence,
+               (cpu_now() - cc) / each * 1e6, (wall_now() - cw) / each * 1e6,
+               rc == 0 ? "" : "  (an error)");
+    }
+    double cs = cpu_now();
+    shut_down();
+    printf("%-44s %-34s %10.0f\n", "rsmi_shut_down", "once, at the end", (cpu_now() - cs) * 1e6);
+}
+
+static void nvml_table(int each);
+
 int main(int argc, char **argv)
 {
     int each = argc > 1 ? atoi(argv[1]) : 50;
@@ -151,6 +269,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gt-bench-gpu-calls [CALLS_EACH: 1 to 100000]\n");
         return 2;
     }
+    nvml_table(each);
+    rsmi_table(each);
+    return 0;
+}
+
+/* ---- NVML -------------------------------------------------------------- */
+
+static void nvml_table(int each)
+{
     const char *path = getenv("GPU_TRACKER_NVML_LIBRARY");
     if (!path || !*path)
         path = "libnvidia-ml.so.1";
@@ -160,7 +287,7 @@ int main(int argc, char **argv)
     double w1 = wall_now(), c1 = cpu_now();
     if (!nv.lib) {
         printf("not measured: %s\n", dlerror());
-        return 0;
+        return;
     }
     nv.init = (nvml_rc(*)(void))dlsym(nv.lib, "nvmlInit_v2");
     nv.shutdown = (nvml_rc(*)(void))dlsym(nv.lib, "nvmlShutdown");
@@ -169,13 +296,13 @@ int main(int argc, char **argv)
     if (!nv.init || !nv.shutdown || !nv.handle) {
         printf("not measured: the library lacks nvmlInit_v2, nvmlShutdown or "
                "nvmlDeviceGetHandleByIndex_v2\n");
-        return 0;
+        return;
     }
     nvml_rc rc = nv.init();
     double w2 = wall_now(), c2 = cpu_now();
     if (rc != 0 || nv.handle(0, &nv.dev) != 0) {
         printf("not measured: NVML did not start or has no GPU 0 (code %d)\n", rc);
-        return 0;
+        return;
     }
     open_events();
     printf("%-44s %-34s %10s %10s\n", "", "made", "CPU us", "wall us");
@@ -220,5 +347,4 @@ int main(int argc, char **argv)
     nv.shutdown();
     printf("%-44s %-34s %10.0f %10.0f\n", "nvmlShutdown", "once, at the end",
            (cpu_now() - cs) * 1e6, (wall_now() - ws) * 1e6);
-    return 0;
 }

@@ -1,8 +1,9 @@
 """Builds gputracker._native: python/src/native*.c with libgputracker's
 sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
-that the package needs nothing installed but json-c, zlib, SQLite and libcsv, which the
-library links (Debian: libjson-c-dev, zlib1g-dev, libsqlite3-dev, libcsv-dev, and
-libmicrohttpd-dev's header to build; libmicrohttpd itself is loaded at run time)."""
+that the package needs nothing installed but json-c, zlib and libcsv, which the
+library links, and SQLite, which it loads for .sqlite files (Debian: libjson-c-dev,
+zlib1g-dev, libcsv-dev, and libsqlite3-dev's and libmicrohttpd-dev's headers to build;
+SQLite and libmicrohttpd are loaded at run time)."""
 import os
 
 from setuptools import Extension, setup
@@ -36,7 +37,7 @@ native = Extension(
     sources('src/lib') +
     sources('src/cli', leave_out=('entry.c',)),
     include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
-    libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
+    libraries=['json-c', 'z', 'csv', 'pthread', 'dl', 'm'],  # SQLite: dlopen'ed
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )
 

@@ -400,6 +400,24 @@ static void test_short_job_threads(void)
     result_free(&r);
 }
 
+/* SQLite is loaded when a .sqlite file is used, not at every start
+ * (util/sqlite_api.h): the command reads its tracker's memory map. */
+static void test_sqlite_loaded_when_used(void)
+{
+    struct result r = gt("-q", "-o", "/dev/null", "--", "sh", "-c", "cat /proc/$PPID/maps",
+                         NULL);
+    CHECK(r.status == 0);
+    CHECK_MSG(strstr(r.out.data, "/ld-linux") != NULL, "no map read: %.200s", r.out.data);
+    CHECK_MSG(strstr(r.out.data, "libsqlite3") == NULL, "SQLite loaded by a run without one");
+    result_free(&r);
+    r = gt("-q", "-o", "/dev/null", "--tf", "maps.sqlite", "--", "sh", "-c",
+           "cat /proc/$PPID/maps", NULL);
+    CHECK(r.status == 0);
+    CHECK_MSG(strstr(r.out.data, "libsqlite3") != NULL, "a .sqlite run without SQLite loaded");
+    result_free(&r);
+    unlink("maps.sqlite");
+}
+
 static void test_json_stdout_and_spike(void)
 {
     /* 200 MiB touched and freed within milliseconds; no sample at --st 10
@@ -1706,6 +1724,7 @@ int main(int argc, char **argv)
     test_document_on_stdout_stays_clean();
     test_user_config();
     test_short_job_threads();
+    test_sqlite_loaded_when_used();
     test_cpu_exact();
     test_orphans();
     test_wait_all();

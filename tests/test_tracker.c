@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "threads.h"
 #include "gpu_tracker.h"
+#include "util/sqlite_api.h"
 
 static int warnings;
 static char last_warning[512];
@@ -913,6 +914,25 @@ static void test_fork(void)
     rmdir(dir);
 }
 
+/* SQLite is loaded at its first use; a library that is not there, or is
+ * not SQLite, is a one-line reason, and a .sqlite file is then not made. */
+static void test_sqlite_loader(void)
+{
+    struct sqlite_api api;
+    char err[512];
+    CHECK(sqlite_api_load("libgt-no-such-sqlite.so.0", &api, err, sizeof err) == -1);
+    CHECK_CONTAINS(err, "cannot load SQLite, which .sqlite files need "
+                        "(libgt-no-such-sqlite.so.0, Debian package libsqlite3-0): ");
+    CHECK(strchr(err, '\n') == NULL);
+    CHECK(sqlite_api_load("libz.so.1", &api, err, sizeof err) == -1);
+    CHECK_STR(err, "libz.so.1 lacks sqlite3_open_v2, which gpu-tracker needs for .sqlite files");
+    memset(&api, 0, sizeof api);
+    CHECK(sqlite_api_load("libsqlite3.so.0", &api, err, sizeof err) == 0);
+    CHECK(api.open_v2 && api.column_bytes && api.memory_used);
+    const struct sqlite_api *shared = sqlite_api(err, sizeof err);
+    CHECK(shared && shared == sqlite_api(NULL, 0));
+}
+
 int main(void)
 {
     test_stop_timeout();
@@ -924,6 +944,7 @@ int main(void)
     test_fork();
     test_fixture_run();
     test_tracking_file();
+    test_sqlite_loader();
     test_subtracker();
     return check_exit("test_tracker");
 }

@@ -4,6 +4,7 @@
 #include "util/table_read.h"
 
 #include "util/buf.h"
+#include "util/sqlite_api.h"
 
 #include <csv.h>
 #include <fcntl.h>
@@ -240,6 +241,7 @@ void table_read_set_sqlite_bounds(double seconds, long long heap)
 static const char *const expected_tables[] = {"data", "static_data"};
 
 struct sqlite_budget {
+    const struct sqlite_api *sq; /* SQLite's functions */
     long long steps_left;  /* progress calls left */
     double deadline;       /* monotonic seconds */
     long long heap_start;  /* sqlite3_memory_used() when the file was opened */
@@ -263,7 +265,7 @@ static int progress_budget(void *arg)
         b->why = 1;
     else if (monotonic_seconds() > b->deadline)
         b->why = 2;
-    else if ((long long)sqlite3_memory_used() - b->heap_start > b->heap_max)
+    else if ((long long)b->sq->memory_used() - b->heap_start > b->heap_max)
         b->why = 3;
     return b->why;
 }
@@ -285,20 +287,20 @@ static const char *budget_text(const struct sqlite_budget *b, char *buf, size_t 
 /* SQLite's own limits for a stranger's file: no value or row beyond
  * SQLITE_MAX_LENGTH (a zeroblob of 200 MB is refused, not made), short and
  * shallow SQL, nothing attached, no worker threads. */
-static void sqlite_limits(sqlite3 *db)
+static void sqlite_limits(const struct sqlite_api *sq, sqlite3 *db)
 {
-    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)SQLITE_MAX_LENGTH);
-    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
-    sqlite3_limit(db, SQLITE_LIMIT_COLUMN, TABLE_READ_MAX_COLUMNS);
-    sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 50);
-    sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 2);
-    sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 25000);
-    sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
-    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-    sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 100);
-    sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 8);
-    sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
-    sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
+    sq->limit(db, SQLITE_LIMIT_LENGTH, (int)SQLITE_MAX_LENGTH);
+    sq->limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
+    sq->limit(db, SQLITE_LIMIT_COLUMN, TABLE_READ_MAX_COLUMNS);
+    sq->limit(db, SQLITE_LIMIT_EXPR_DEPTH, 50);
+    sq->limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 2);
+    sq->limit(db, SQLITE_LIMIT_VDBE_OP, 25000);
+    sq->limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
+    sq->limit(db, SQLITE_LIMIT_ATTACHED, 0);
+    sq->limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 100);
+    sq->limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 8);
+    sq->limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+    sq->limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
 }
 
 /* Refuses a schema that is not plain tables of the expected names, and a
@@ -308,13 +310,14 @@ static void sqlite_limits(sqlite3 *db)
 static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
                               const struct sqlite_budget *b)
 {
+    const struct sqlite_api *sq = b->sq;
     sqlite3_stmt *q = NULL;
     gt_status st = GT_OK;
-    int rc = sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_master", -1, &q, NULL);
-    while (rc == SQLITE_OK && st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-        const char *type = (const char *)sqlite3_column_text(q, 0);
-        const char *name = (const char *)sqlite3_column_text(q, 1);
-        const char *sql = (const char *)sqlite3_column_text(q, 2);
+    int rc = sq->prepare_v2(db, "SELECT type, name, sql FROM sqlite_master", -1, &q, NULL);
+    while (rc == SQLITE_OK && st == GT_OK && (rc = sq->step(q)) == SQLITE_ROW) {
+        const char *type = (const char *)sq->column_text(q, 0);
+        const char *name = (const char *)sq->column_text(q, 1);
+        const char *sql = (const char *)sq->column_text(q, 2);
         type = type ? type : "";
         name = name ? name : "";
         int expected = 0;
@@ -335,9 +338,9 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
                  ? gt_fail(GT_ERR_PARSE, "%s '%s': cannot read its schema: %s", what, path,
                            budget_text(b, why, sizeof why))
                  : gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
-                           sqlite3_errmsg(db));
+                           sq->errmsg(db));
     }
-    sqlite3_finalize(q);
+    sq->finalize(q);
     /* Generated columns: table_xinfo says hidden 2 (virtual) or 3 (stored). */
     for (size_t i = 0; st == GT_OK && i < sizeof expected_tables / sizeof expected_tables[0];
          i++) {
@@ -345,10 +348,10 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
         snprintf(sql, sizeof sql, "SELECT name, hidden FROM pragma_table_xinfo('%s')",
                  expected_tables[i]);
         q = NULL;
-        rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
-        while (rc == SQLITE_OK && st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-            if (sqlite3_column_int(q, 1) != 0) {
-                const char *col = (const char *)sqlite3_column_text(q, 0);
+        rc = sq->prepare_v2(db, sql, -1, &q, NULL);
+        while (rc == SQLITE_OK && st == GT_OK && (rc = sq->step(q)) == SQLITE_ROW) {
+            if (sq->column_int(q, 1) != 0) {
+                const char *col = (const char *)sq->column_text(q, 0);
                 st = gt_fail(GT_ERR_PARSE, "%s '%s': column '%.100s' of table '%s' is computed "
                              "(a generated column): its expression would run as the file is "
                              "read; a tracking file's columns hold values only", what, path,
@@ -358,8 +361,8 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
         }
         if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE)
             st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read the columns of '%s': %s", what,
-                         path, expected_tables[i], sqlite3_errmsg(db));
-        sqlite3_finalize(q);
+                         path, expected_tables[i], sq->errmsg(db));
+        sq->finalize(q);
     }
     return st;
 }
@@ -367,6 +370,10 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
 gt_status table_read_sqlite(const char *path, const char *what, const char *table,
                             table_record_fn fn, void *ctx)
 {
+    char why_not[512];
+    const struct sqlite_api *sq = sqlite_api(why_not, sizeof why_not);
+    if (!sq)
+        return gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path, why_not);
     int fd = open_regular(path, what);
     if (fd < 0)
         return GT_ERR_IO;
@@ -379,43 +386,44 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     sqlite3_stmt *q = NULL;
     gt_status st = GT_OK;
     struct sqlite_budget budget = {
+        .sq = sq,
         .steps_left = SQLITE_MAX_STEPS / SQLITE_PROGRESS_STEPS,
         .deadline = monotonic_seconds() + sqlite_deadline,
-        .heap_start = (long long)sqlite3_memory_used(),
+        .heap_start = (long long)sq->memory_used(),
         .heap_max = sqlite_max_heap,
     };
     char why[200];
-    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    int rc = sq->open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
         st = gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path,
-                     db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+                     db ? sq->errmsg(db) : sq->errstr(rc));
         goto out;
     }
     /* A stranger's schema runs nothing of its own, within limits. */
-    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
-    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
-    sqlite_limits(db);
-    sqlite3_progress_handler(db, SQLITE_PROGRESS_STEPS, progress_budget, &budget);
+    sq->db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sq->db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    sq->db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+    sq->db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+    sqlite_limits(sq, db);
+    sq->progress_handler(db, SQLITE_PROGRESS_STEPS, progress_budget, &budget);
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA cache_size=-%d; PRAGMA mmap_size=0; "
              "PRAGMA temp_store=MEMORY", SQLITE_CACHE_KIB);
-    sqlite3_exec(db, pragmas, NULL, NULL, NULL);
+    sq->exec(db, pragmas, NULL, NULL, NULL);
 
     st = check_schema(db, path, what, &budget);
     if (st != GT_OK || !table)
         goto out;
-    rc = sqlite3_prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &q, NULL);
+    rc = sq->prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &q, NULL);
     if (rc == SQLITE_OK)
-        sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
-    rc = rc == SQLITE_OK ? sqlite3_step(q) : rc;
+        sq->bind_text(q, 1, table, -1, SQLITE_STATIC);
+    rc = rc == SQLITE_OK ? sq->step(q) : rc;
     if (rc == SQLITE_DONE)
         st = gt_fail(GT_ERR_PARSE, "%s '%s' has no table '%s'", what, path, table);
     else if (rc != SQLITE_ROW)
         st = gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
-                     sqlite3_errmsg(db));
-    sqlite3_finalize(q);
+                     sq->errmsg(db));
+    sq->finalize(q);
     q = NULL;
     if (st != GT_OK)
         goto out;
@@ -423,12 +431,12 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     char sql[128];
     /* The name is one of ours ("data", "static_data"), never the file's. */
     snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", table);
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+    if (sq->prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
         st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read table '%s': %s", what, path, table,
-                     sqlite3_errmsg(db));
+                     sq->errmsg(db));
         goto out;
     }
-    int n = sqlite3_column_count(q);
+    int n = sq->column_count(q);
     if (n > TABLE_READ_MAX_COLUMNS) {
         st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' has more than %d columns", what, path,
                      table, TABLE_READ_MAX_COLUMNS);
@@ -440,15 +448,15 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
         goto out;
     }
     for (int i = 0; i < n; i++) {
-        const char *name = sqlite3_column_name(q, i);
+        const char *name = sq->column_name(q, i);
         cells[i] = (struct table_cell){.text = name ? name : "", .missing = name == NULL};
     }
     size_t row = 1;
     st = fn(ctx, row, cells, (size_t)n);
-    while (st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+    while (st == GT_OK && (rc = sq->step(q)) == SQLITE_ROW) {
         row++;
         for (int i = 0; i < n; i++) {
-            int type = sqlite3_column_type(q, i);
+            int type = sq->column_type(q, i);
             struct table_cell *c = &cells[i];
             *c = (struct table_cell){.text = ""};
             if (type == SQLITE_NULL) {
@@ -456,15 +464,15 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
             } else if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
                 c->is_num = 1;
                 c->is_int = type == SQLITE_INTEGER;
-                c->num = c->is_int ? (double)sqlite3_column_int64(q, i)
-                                   : sqlite3_column_double(q, i);
+                c->num = c->is_int ? (double)sq->column_int64(q, i)
+                                   : sq->column_double(q, i);
                 /* Its text too, for a column read as text (a code block
                  * named 42) and for messages. */
-                const unsigned char *t = sqlite3_column_text(q, i);
+                const unsigned char *t = sq->column_text(q, i);
                 c->text = t ? (const char *)t : "";
             } else {
-                const unsigned char *t = sqlite3_column_text(q, i);
-                if (sqlite3_column_bytes(q, i) > (int)TABLE_READ_MAX_FIELD) {
+                const unsigned char *t = sq->column_text(q, i);
+                if (sq->column_bytes(q, i) > (int)TABLE_READ_MAX_FIELD) {
                     st = gt_fail(GT_ERR_PARSE, "%s '%s' row %zu: a value is longer than 1 MiB",
                                  what, path, row - 1);
                     break;
@@ -481,13 +489,13 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
                      "%s '%s': cannot read table '%s': %s", what, path, table,
                      rc == SQLITE_INTERRUPT ? budget_text(&budget, why, sizeof why)
                      : rc == SQLITE_TOOBIG  ? "a row or a value is larger than 2 MiB"
-                                            : sqlite3_errmsg(db));
+                                            : sq->errmsg(db));
     free(cells);
 out:
     if (q)
-        sqlite3_finalize(q);
+        sq->finalize(q);
     if (db)
-        sqlite3_close(db);
+        sq->close(db);
     close(fd);
     return st;
 }

@@ -1,0 +1,64 @@
+/* sqlite_api.c - SQLite loaded on first use (see sqlite_api.h). */
+#define _GNU_SOURCE
+#include "util/sqlite_api.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/dl_bind.h"
+
+#define SQLITE_LIBRARY "libsqlite3.so.0"
+
+#define SQLITE_FN(field) {offsetof(struct sqlite_api, field), DL_NAMES("sqlite3_" #field), 1}
+static const struct dl_symbol sqlite_symbols[] = {
+    SQLITE_FN(open_v2),      SQLITE_FN(close),          SQLITE_FN(exec),
+    SQLITE_FN(errmsg),       SQLITE_FN(errstr),         SQLITE_FN(limit),
+    SQLITE_FN(db_config),    SQLITE_FN(progress_handler), SQLITE_FN(memory_used),
+    SQLITE_FN(prepare_v2),   SQLITE_FN(step),           SQLITE_FN(reset),
+    SQLITE_FN(finalize),     SQLITE_FN(clear_bindings), SQLITE_FN(bind_text),
+    SQLITE_FN(bind_int64),   SQLITE_FN(bind_double),    SQLITE_FN(column_count),
+    SQLITE_FN(column_name),  SQLITE_FN(column_type),    SQLITE_FN(column_int),
+    SQLITE_FN(column_int64), SQLITE_FN(column_double),  SQLITE_FN(column_text),
+    SQLITE_FN(column_bytes), {0, NULL, 0},
+};
+
+int sqlite_api_load(const char *file, struct sqlite_api *into, char *err, size_t errcap)
+{
+    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(err, errcap, "cannot load SQLite, which .sqlite files need (%s, Debian "
+                 "package libsqlite3-0): %s", file, dlerror());
+        return -1;
+    }
+    struct sqlite_api table;
+    const char *missing = NULL;
+    dl_bind(lib, sqlite_symbols, &table, &missing);
+    if (missing) {
+        snprintf(err, errcap, "%s lacks %s, which gpu-tracker needs for .sqlite files", file,
+                 missing);
+        dlclose(lib);
+        return -1;
+    }
+    *into = table;
+    return 0;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct sqlite_api api;
+static int ready;
+static char failure[512];
+
+static void load(void)
+{
+    ready = sqlite_api_load(SQLITE_LIBRARY, &api, failure, sizeof failure) == 0;
+}
+
+const struct sqlite_api *sqlite_api(char *err, size_t errcap)
+{
+    pthread_once(&once, load);
+    if (!ready && err && errcap)
+        snprintf(err, errcap, "%s", failure);
+    return ready ? &api : NULL;
+}
