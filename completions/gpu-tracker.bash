@@ -38,6 +38,7 @@ _gpu_tracker()
     --gb) words="nvidia amd intel drm" ;;
     --snapshot-format) words="gpu_tracker resource_tracker resource_tracker-0.5" ;;
     --start-at) words="aligned" ;;
+    --on-limit) words="warn kill" ;;
     --pid) words=$(ps -e -o pid= 2>/dev/null) ;;
     -e | --execute)
         mapfile -t COMPREPLY < <(compgen -c -- "$cur")
@@ -52,7 +53,8 @@ _gpu_tracker()
         mapfile -t COMPREPLY < <(compgen -d -- "$cur")
         return
         ;;
-    --st | --nec | --guuids | --duration | --max-rows | --metrics-listen)
+    --st | --nec | --guuids | --duration | --max-rows | --metrics-listen | --max-ram | \
+        --max-gpu-ram | --max-time | --max-cpu-time | --kill-after)
         COMPREPLY=()
         return
         ;;
@@ -83,7 +85,8 @@ _gpu_tracker()
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
                   --no-children --cgroup --gpu-details --start-at --no-csv-header --sampled-only --backup
                   --no-backup --no-config --tf --overwrite --tconfig --stf --metrics-listen
-                  --metrics-textfile --" ;;
+                  --metrics-textfile --max-ram --max-gpu-ram --max-time --max-cpu-time
+                  --on-limit --kill-after --command-status --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
         return

@@ -270,7 +270,41 @@ typedef struct gt_options {
      * why per-process utilization and throttle reasons are missing.
      * Default 0. */
     int gpu_details;
+    /* ---- Added in 0.5: limits (docs/limits.md; struct_size tells them
+     * apart) ----
+     * A limit on a figure of the run; 0 (default): none. Each is checked
+     * after every sample against the figure the summary reports, so that a
+     * peak between two samples that the kernel's high-water marks kept
+     * (VmHWM, a reaped child's maxrss) still trips it at the next sample:
+     *   max_ram       bytes: the tree's peak RSS (max_ram.combined.total_rss)
+     *   max_gpu_ram   bytes: the tree's peak GPU memory (max_gpu_ram.combined)
+     *   max_time      seconds since the baseline sample (wall time)
+     *   max_cpu_time  CPU seconds of the tree (user + system)
+     * A breach is warned of once (on_warning) and reported by
+     * gt_tracker_limits() and in the JSON and text summaries. */
+    double max_ram;
+    double max_gpu_ram;
+    double max_time;
+    double max_cpu_time;
+    /* GT_ON_LIMIT_WARN (0, default): run on and report the breach;
+     * GT_ON_LIMIT_KILL: also end the tree as timeout(1) does: SIGTERM to
+     * every process of it at the sample that saw the breach, SIGKILL to
+     * what is left kill_after seconds later (default 5; more than 0, at
+     * most GT_STOP_TIMEOUT_MAX). A tracker of its own process
+     * (process_id 0) would signal itself: the option is refused there. */
+    int on_limit;
+    double kill_after;
 } gt_options;
+
+#define GT_ON_LIMIT_WARN 0
+#define GT_ON_LIMIT_KILL 1
+
+/* The figures a limit may be put on (gt_limits.figure). */
+#define GT_LIMIT_RAM 0
+#define GT_LIMIT_GPU_RAM 1
+#define GT_LIMIT_TIME 2
+#define GT_LIMIT_CPU_TIME 3
+#define GT_LIMIT_COUNT 4
 
 #define GT_START_ALIGNED (-1.0)
 #define GT_START_AHEAD_MAX 86400.0 /* a day */
@@ -1383,6 +1417,36 @@ typedef struct gt_progress {
  * NEW, GT_ERR_INVALID_ARGUMENT when struct_size is smaller than the 0.3
  * struct. */
 GT_API gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out);
+
+/* One limit of the run (gt_options.max_*): bytes or seconds. (0.5) */
+typedef struct gt_limit {
+    int set;          /* a limit was given */
+    int breached;     /* the figure passed it */
+    double limit;
+    double peak;      /* the figure's highest value so far (the run's, once
+                         STOPPED and the reaped processes added) */
+    double at;        /* seconds into the run when the breach was first seen
+                         (by a sample, or at the stop); -1: not breached */
+    int warned;       /* a sample saw it and on_warning was told; 0 for a
+                         breach found after the last sample (the stop's
+                         reaped processes' high-water marks) */
+} gt_limit;
+
+/* The run's limits: set struct_size to sizeof(gt_limits). (0.5) */
+typedef struct gt_limits {
+    size_t struct_size;
+    int any_set, any_breached;
+    int on_limit;     /* the option: GT_ON_LIMIT_WARN or GT_ON_LIMIT_KILL */
+    int killed;       /* on_limit GT_ON_LIMIT_KILL ended the tree */
+    double killed_at; /* seconds into the run when SIGTERM went; -1: never */
+    gt_limit figure[GT_LIMIT_COUNT]; /* by GT_LIMIT_* */
+} gt_limits;
+
+/* Fills *out with the limits, what the run reached and what breached them,
+ * checked once more against the figures of the moment (after the stop, and
+ * gt_tracker_add_reaped, those are the run's). GT_ERR_STATE when NEW;
+ * GT_ERR_INVALID_ARGUMENT for a struct_size other than sizeof(gt_limits). */
+GT_API gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out);
 
 /* The machine the run is on, as described at gt_tracker_start(), with its
  * allocation judged from the rows so far. GT_ERR_STATE when NEW. */

@@ -113,6 +113,22 @@ GT_INTERNAL gt_status gt_file_read(const char *path, size_t max, const char *wha
 GT_INTERNAL gt_status gt_file_read_private(const char *path, size_t max, const char *what,
                                            char **data, size_t *len);
 
+/* A size ("500MB", "2GiB") and a duration ("90", "1h30m", "1:30:00") as
+ * the limits take them (util/units.h says what is valid): 0, or -1 with a
+ * one-line reason in err. */
+GT_INTERNAL int gt_parse_size(const char *text, double *bytes, char *err, size_t errcap);
+GT_INTERNAL int gt_parse_duration(const char *text, double *seconds, char *err, size_t errcap);
+
+/* Bytes per unit of a RAM unit name ("megabytes": 1e6) and seconds per
+ * unit of a time unit name ("hours": 3600); 0 for a name not valid. */
+GT_INTERNAL double gt_ram_unit_bytes(const char *unit);
+GT_INTERNAL double gt_time_unit_seconds(const char *unit);
+
+/* One line for a person about figure i's breach in l, as the tracker's
+ * warning words it ("peak RAM 211 MB passed the limit of 100 MB
+ * (--max-ram) 0.2 s into the run"). */
+GT_INTERNAL void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap);
+
 /* Whether the job was starved of CPU by other work (analysis/contention.c
  * says how it is judged): the machine saturated by others, or the job's
  * cgroup quota used up by others or throttling it. 1 with a sentence for a

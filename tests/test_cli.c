@@ -418,6 +418,119 @@ static void test_sqlite_loaded_when_used(void)
     unlink("maps.sqlite");
 }
 
+/* Limits (docs/limits.md): a breach is reported in every format and is the
+ * exit status; kill ends the whole tree, SIGKILL for what ignores SIGTERM. */
+static void test_limits(void)
+{
+    /* A peak no sample sees (200 MiB touched and freed within milliseconds,
+     * --st 10): the reaped process's high-water mark trips it at the end. */
+    struct result r = gt("-q", "--st", "10", "--max-ram", "100MB", "-f", "json", "--", WORKLOAD_BIN,
+                         "alloc", "200", NULL);
+    CHECK_MSG(r.status == 124, "status %d", r.status);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: limit breached: peak RAM ");
+    CHECK_CONTAINS(r.err.data, "passed the limit of 100 MB (--max-ram), found at the end of the "
+                               "run\n");
+    json_object *j = parse_or_fail(r.out.data, "limits json");
+    if (j) {
+        json_object *b = NULL;
+        CHECK(json_object_object_get_ex(j, "limits", &b) &&
+              json_object_get_boolean(json_object_object_get(b, "breached")));
+        CHECK(jnum(j, "limits.checks.max_ram.limit") == 100e6);
+        CHECK(jnum(j, "limits.checks.max_ram.peak") >= 200 * MIB);
+        CHECK(jnum(j, "limits.checks.max_ram.at_seconds") >= 0);
+        CHECK(!json_object_get_boolean(json_object_object_get(b, "killed")));
+        json_object_put(j);
+    }
+    result_free(&r);
+    /* The same in text and human, and the command's own status when asked. */
+    r = gt("-q", "--st", "10", "--max-ram", "100MB", "--command-status", "--", WORKLOAD_BIN,
+           "alloc", "200", NULL);
+    CHECK_MSG(r.status == 0, "status %d with --command-status", r.status);
+    CHECK_CONTAINS(r.out.data, "\nLimits:\n   On limit: warn\n   Breached: yes\n"
+                               "   Max RAM: 100 MB, peak ");
+    result_free(&r);
+    r = gt("-q", "-f", "human", "--max-ram", "1GiB", "--", WORKLOAD_BIN, "alloc", "20", NULL);
+    CHECK_MSG(r.status == 0, "status %d within the limit", r.status);
+    CHECK_CONTAINS(r.out.data, "Limit           peak RAM ");
+    CHECK_CONTAINS(r.out.data, " of 1.00 GiB: within\n");
+    CHECK_STR(r.err.data, "");
+    result_free(&r);
+
+    /* Kill: a spike between two samples (VmHWM keeps it) in a tree whose
+     * every process ignores SIGTERM: TERM at the next sample, KILL 1 s
+     * later, nothing of the tree left. */
+    char script[512];
+    snprintf(script, sizeof script,
+             "trap '' TERM; exec 3<&0; %s spike 100 <&3 & echo $! > limit-pids; "
+             "sleep 60 & echo $! >> limit-pids; wait", WORKLOAD_BIN);
+    char *argv[] = {GT_BIN, "-q", "--st", "0.2", "--max-ram", "50MB", "--on-limit", "kill",
+                    "--kill-after", "1", "-f", "json", "--", "sh", "-c", script, NULL};
+    unlink("limit-pids");
+    struct child c = spawn(argv, 1);
+    CHECK(write(c.in, "go\n", 3) == 3);
+    memset(&r, 0, sizeof r);
+    finish_within(&c, &r, 60, "gpu-tracker --on-limit kill");
+    CHECK_MSG(r.status == 124, "status %d after kill", r.status);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: limit breached: peak RAM ");
+    CHECK_CONTAINS(r.err.data, "(--max-ram) ");
+    CHECK_CONTAINS(r.err.data, "; ending the command (--on-limit kill)\n");
+    CHECK_CONTAINS(r.err.data, "still running 1 s after SIGTERM, sent SIGKILL\n");
+    j = parse_or_fail(r.out.data, "kill json");
+    if (j) {
+        json_object *b = json_object_object_get(j, "limits");
+        CHECK(b && json_object_get_boolean(json_object_object_get(b, "killed")));
+        CHECK(jnum(j, "limits.killed_at_seconds") >= 0);
+        json_object_put(j);
+    }
+    result_free(&r);
+    close(c.in);
+    char *pids = slurp("limit-pids");
+    CHECK_MSG(pids && strchr(pids, '\n') != strrchr(pids, '\n'), "pids: %s", pids ? pids : "");
+    for (char *p = pids; p && *p;) {
+        pid_t pid = (pid_t)strtol(p, &p, 10);
+        CHECK_MSG(pid > 0 && kill(pid, 0) < 0 && errno == ESRCH, "process %d of the tree left",
+                  (int)pid);
+        while (*p == '\n')
+            p++;
+    }
+    free(pids);
+    unlink("limit-pids");
+
+    /* Wall and CPU time. */
+    r = gt_within("--max-time kill", "-q", "--st", "0.1", "--max-time", "0.3", "--on-limit",
+                  "kill", "-f", "json", "--", "sleep", "30", NULL);
+    CHECK_MSG(r.status == 124, "status %d for --max-time", r.status);
+    j = parse_or_fail(r.out.data, "max-time json");
+    CHECK(j && jnum(j, "limits.checks.max_time.at_seconds") >= 0.3);
+    CHECK(j && jnum(j, "compute_time.time") < 29);
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    r = gt("-q", "--st", "0.1", "--max-cpu-time", "0.2", "-f", "json", "--", WORKLOAD_BIN, "burn",
+           "0.6", NULL);
+    CHECK_MSG(r.status == 124, "status %d for --max-cpu-time", r.status);
+    CHECK_CONTAINS(r.err.data, "limit breached: CPU time ");
+    CHECK_CONTAINS(r.err.data, "; running on (--on-limit warn)\n");
+    result_free(&r);
+
+    /* What is not a limit. */
+    r = gt("--max-ram", "500", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: --max-ram: invalid size '500': no unit (500 what?); valid "
+                       "units: B, kB, MB, GB, TB (decimal), KiB, MiB, GiB, TiB or K, M, G, T "
+                       "(binary)\n");
+    r = gt("--max-gpu-ram", "2XB", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: --max-gpu-ram: invalid size '2XB': unknown unit; valid "
+                       "units: B, kB, MB, GB, TB (decimal), KiB, MiB, GiB, TiB or K, M, G, T "
+                       "(binary)\n");
+    r = gt("--max-time", "soon", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: --max-time: invalid duration 'soon': give seconds (90), a "
+                       "number and a unit (90s, 1.5h, 2d), units in a row (1h30m) or a clock "
+                       "(1:30:00)\n");
+    r = gt("--on-limit", "stop", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: unknown --on-limit 'stop'; valid: warn (run on and report "
+                       "the breach) or kill (end the command)\n");
+}
+
 static void test_json_stdout_and_spike(void)
 {
     /* 200 MiB touched and freed within milliseconds; no sample at --st 10
@@ -1725,6 +1838,7 @@ int main(int argc, char **argv)
     test_user_config();
     test_short_job_threads();
     test_sqlite_loaded_when_used();
+    test_limits();
     test_cpu_exact();
     test_orphans();
     test_wait_all();

@@ -914,6 +914,91 @@ static void test_fork(void)
     rmdir(dir);
 }
 
+/* Limits through the library: the fixture tree's peak (8000 kB combined,
+ * then 50000 kB from a reaped process's high-water mark) against
+ * max_ram, warned of by the sample that saw it, and reported. */
+static void test_limits(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 0, 0, 4, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .threads = 2, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 1, .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .threads = 3, .rss_kb = 4000, .anon_kb = 3000,
+                        .private_kb = 3000, .shared_kb = 1000, .pss_kb = 3500, .starttime = 2};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    gt_options o;
+    test_options_init(&o);
+    test_hooks.proc_root = root;
+    o.process_id = 100;
+    o.sleep_time = 1000;
+    o.on_warning = on_warning;
+    o.max_ram = 7000 * 1024.0;      /* below the grown tree's 8000 kB */
+    o.max_cpu_time = 1000;          /* never reached */
+    gt_tracker *t;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    warnings = 0;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(warnings == 0); /* 5000 kB at the baseline: within */
+    gt_limits l = {.struct_size = sizeof l};
+    CHECK(gt_tracker_limits(t, &l) == GT_OK && l.any_set && !l.any_breached);
+    grow_fixture_tree(root, &m, &c);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(warnings == 1);
+    CHECK_CONTAINS(last_warning, "limit breached: peak RAM 8.192 MB passed the limit of 7.168 MB "
+                                 "(--max-ram) ");
+    CHECK_CONTAINS(last_warning, " into the run; running on (--on-limit warn)");
+    memset(&l, 0, sizeof l);
+    l.struct_size = sizeof l;
+    CHECK(gt_tracker_limits(t, &l) == GT_OK);
+    CHECK(l.any_breached && !l.killed && l.on_limit == GT_ON_LIMIT_WARN);
+    CHECK(l.figure[GT_LIMIT_RAM].breached && l.figure[GT_LIMIT_RAM].warned);
+    CHECK(l.figure[GT_LIMIT_RAM].peak == 8000 * 1024.0);
+    CHECK(l.figure[GT_LIMIT_CPU_TIME].set && !l.figure[GT_LIMIT_CPU_TIME].breached);
+    CHECK(!l.figure[GT_LIMIT_TIME].set && !l.figure[GT_LIMIT_GPU_RAM].set);
+    /* A reaped process's high-water mark raises the peak: no sample saw it. */
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    ru.ru_maxrss = 50000;
+    CHECK(gt_tracker_add_reaped(t, 101, &ru) == GT_OK);
+    CHECK(gt_tracker_limits(t, &l) == GT_OK && l.figure[GT_LIMIT_RAM].peak == 50000 * 1024.0);
+    char *json = gt_tracker_to_json(t);
+    CHECK_CONTAINS(json, "\"limits\": {");
+    CHECK_CONTAINS(json, "\"on_limit\": \"warn\"");
+    free(json);
+    char *text = gt_tracker_to_text(t);
+    CHECK_CONTAINS(text, "\nLimits:\n   On limit: warn\n   Breached: yes\n   Max RAM: 7.168 MB, "
+                         "peak 51.2 MB: breached ");
+    CHECK_CONTAINS(text, "   Max CPU time: 1000 s, peak ");
+    CHECK(text && text[strlen(text) - 1] != '\n');
+    free(text);
+    CHECK(gt_tracker_limits(t, NULL) == GT_ERR_INVALID_ARGUMENT);
+    l.struct_size = 8;
+    CHECK(gt_tracker_limits(t, &l) == GT_ERR_INVALID_ARGUMENT);
+    gt_tracker_free(t);
+
+    /* What is refused: a limit below 0, an unknown on_limit, a grace of 0,
+     * and kill on the tracking program's own process. */
+    o.max_ram = -1;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "invalid max_ram -1: give 0 (no limit) or a number of bytes "
+                               "above 0");
+    o.max_ram = 0;
+    o.on_limit = 7;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "invalid on_limit 7; valid: GT_ON_LIMIT_WARN");
+    o.on_limit = GT_ON_LIMIT_KILL;
+    o.kill_after = 0;
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    o.kill_after = 5;
+    CHECK(gt_options_validate(&o) == GT_OK);
+    o.process_id = 0;
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    CHECK_STR(gt_last_error(), "on_limit kill would end the tracking program itself "
+                               "(process_id is its own): track another process, or warn");
+    fx_rmroot(root);
+}
+
 /* SQLite is loaded at its first use; a library that is not there, or is
  * not SQLite, is a one-line reason, and a .sqlite file is then not made. */
 static void test_sqlite_loader(void)
@@ -945,6 +1030,7 @@ int main(void)
     test_fixture_run();
     test_tracking_file();
     test_sqlite_loader();
+    test_limits();
     test_subtracker();
     return check_exit("test_tracker");
 }

@@ -27,6 +27,18 @@ _GPU_BRANDS = ('nvidia', 'amd', 'intel', 'drm')
 _STOP_TIMEOUT_MAX = 3600.0  # GT_STOP_TIMEOUT_MAX
 
 
+def _limit(value, parse):
+    """A limit keyword: None (none), a number (bytes or seconds) or a string
+    the command's --max-ram / --max-time would take ("500MB", "1h30m")."""
+    if value is None:
+        return 0.0
+    if isinstance(value, str):
+        return parse(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f'invalid limit {value!r}: give a number above 0 or a string such as "500MB" or "1h30m"')
+    return float(value)
+
+
 def _validate_unit(unit, valid_units, unit_type):
     if unit not in valid_units:
         raise ValueError(f'"{unit}" is not a valid {unit_type} unit. Valid values are {", ".join(sorted(valid_units))}')
@@ -63,7 +75,10 @@ class Tracker:
             disable_logs: bool = False, process_id: int = None, resource_usage_file: str | None = None,
             n_join_attempts: int = 5, join_timeout: float = 10.0, gpu_brand: str | None = None,
             tracking_file: str | None = None, overwrite: bool = False, *,
-            metrics_listen: str | None = None, metrics_textfile_dir: str | None = None):
+            metrics_listen: str | None = None, metrics_textfile_dir: str | None = None,
+            max_ram: str | float | None = None, max_gpu_ram: str | float | None = None,
+            max_time: str | float | None = None, max_cpu_time: str | float | None = None,
+            on_limit: str = 'warn', kill_after: str | float = 5.0):
         if sleep_time < _CPU_PERCENT_INTERVAL:
             raise ValueError(
                 f'Sleep time of {sleep_time} is invalid. Must be at least {_CPU_PERCENT_INTERVAL} seconds.')
@@ -84,6 +99,8 @@ class Tracker:
             raise ValueError(f'n_join_attempts of {n_join_attempts} is invalid. Must be at least 1.')
         if join_timeout <= 0:
             raise ValueError(f'join_timeout of {join_timeout} is invalid. Must be more than 0 seconds.')
+        if on_limit not in ('warn', 'kill'):
+            raise ValueError(f'"{on_limit}" is not a valid on_limit. Supported values are "warn" and "kill".')
         self._disable_logs = bool(disable_logs)
         self._gpu_brand = gpu_brand
         # The library checks the rest (a process that does not exist, an
@@ -99,9 +116,15 @@ class Tracker:
             tracking_file=tracking_file, overwrite=bool(overwrite),
             metrics_listen=None if metrics_listen is None else str(metrics_listen),
             metrics_textfile_dir=metrics_textfile_dir,
+            max_ram=_limit(max_ram, _native.parse_size), max_gpu_ram=_limit(max_gpu_ram, _native.parse_size),
+            max_time=_limit(max_time, _native.parse_duration),
+            max_cpu_time=_limit(max_cpu_time, _native.parse_duration),
+            on_limit=1 if on_limit == 'kill' else 0,
+            kill_after=_limit(kill_after, _native.parse_duration),
             stop_timeout=min(float(n_join_attempts) * float(join_timeout), _STOP_TIMEOUT_MAX))
         self._log_warnings()
         self.resource_usage = None
+        self._limits = None
         self.n_join_attempts = n_join_attempts
         self.join_timeout = join_timeout
         self.state = Tracker.State.NEW
@@ -139,7 +162,18 @@ class Tracker:
         self._native.stop()
         self.state = Tracker.State.STOPPED
         self._log_warnings()
-        self.resource_usage = ResourceUsage.from_dict(json.loads(self._native.usage_json()))
+        document = json.loads(self._native.usage_json())
+        self.resource_usage = ResourceUsage.from_dict(document)
+        self._limits = document.get('limits')
+
+    @property
+    def limits(self) -> dict | None:
+        """The run's limits (max_ram, max_gpu_ram, max_time, max_cpu_time) after
+        stop(): the JSON summary's "limits" section (docs/limits.md), with
+        "breached" True when a figure passed its limit; None without limits."""
+        if self.state != Tracker.State.STOPPED:
+            raise RuntimeError('No limits to report before tracking completes (call stop() first)')
+        return self._limits
 
     def start(self):
         """Begins tracking until stop() is called. Equivalent to entering the context manager."""

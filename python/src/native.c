@@ -134,6 +134,36 @@ static PyObject *version(PyObject *module, PyObject *unused)
     return PyUnicode_FromString(gt_version());
 }
 
+/* parse_size("500MB") / parse_duration("1h30m"): bytes / seconds, as the
+ * command's --max-ram and --max-time take them; ValueError with the
+ * library's one-line reason. */
+static PyObject *parse_quantity(PyObject *arg, int duration)
+{
+    const char *text = PyUnicode_AsUTF8(arg);
+    if (!text)
+        return NULL;
+    double v = 0;
+    char err[512];
+    if ((duration ? gt_parse_duration(text, &v, err, sizeof err)
+                  : gt_parse_size(text, &v, err, sizeof err)) < 0) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *parse_size(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    return parse_quantity(arg, 0);
+}
+
+static PyObject *parse_duration(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    return parse_quantity(arg, 1);
+}
+
 /* ---- sub-tracking analysis -------------------------------------------------- */
 
 /* The exception for a failed analysis: a malformed file is a ValueError, as
@@ -313,6 +343,8 @@ static PyMethodDef module_methods[] = {
     {"usage_text", usage_text, METH_O, "gpu_tracker's text for a to_json() document."},
     {"cli_main", cli_main, METH_O, "Runs the gpu-tracker command; its exit status."},
     {"version", version, METH_NOARGS, "The library's version."},
+    {"parse_size", parse_size, METH_O, "Bytes of a size such as '500MB' or '2GiB'."},
+    {"parse_duration", parse_duration, METH_O, "Seconds of a duration such as '90' or '1h30m'."},
     {"snapshot_convert", native_snapshot_convert, METH_VARARGS,
      "A snapshot (any format) in another format, or its HTML report."},
     {"snapshot_load", native_snapshot_load, METH_VARARGS,

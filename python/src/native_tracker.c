@@ -63,7 +63,8 @@ static void tracker_dealloc(NativeTracker *self)
 /* Tracker(sleep_time, ram_unit, gpu_ram_unit, time_unit, n_expected_cores,
  *         gpu_uuids, gpu_brand, disable_logs, process_id,
  *         resource_usage_file, stop_timeout, ..., tracking_file, overwrite,
- *         metrics_listen, metrics_textfile_dir):
+ *         metrics_listen, metrics_textfile_dir, max_ram, max_gpu_ram, max_time,
+ *         max_cpu_time, on_limit, kill_after):
  * gt_tracker_new() with those options (None: the library's default;
  * gpu_uuids comma-separated), the Slurm job of this process's environment
  * as options.job, as the command has it. */
@@ -74,18 +75,22 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                             "process_id", "resource_usage_file", "stop_timeout", "series",
                             "main_only", "start_at", "discover_cloud", "metadata_url",
                             "tracking_file", "overwrite", "metrics_listen",
-                            "metrics_textfile_dir", NULL};
+                            "metrics_textfile_dir", "max_ram", "max_gpu_ram", "max_time",
+                            "max_cpu_time", "on_limit", "kill_after", NULL};
     gt_testing_hooks hooks = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
     int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0, overwrite = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzpzz", names, &o.sleep_time,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzpzzddddid", names,
+                                     &o.sleep_time,
                                      &o.ram_unit, &o.gpu_ram_unit, &o.time_unit,
                                      &o.n_expected_cores, &o.gpu_uuids, &o.gpu_brand,
                                      &disable_logs, &process_id, &o.resource_usage_file,
                                      &o.stop_timeout, &o.series, &main_only, &o.start_at,
                                      &discover_cloud, &hooks.metadata_url, &o.tracking_file,
-                                     &overwrite, &o.metrics_listen, &o.metrics_textfile_dir))
+                                     &overwrite, &o.metrics_listen, &o.metrics_textfile_dir,
+                                     &o.max_ram, &o.max_gpu_ram, &o.max_time, &o.max_cpu_time,
+                                     &o.on_limit, &o.kill_after))
         return -1;
     gt_job_info job = {.struct_size = sizeof job}; /* copied by gt_tracker_new */
     gt_job_info_from_environ(NULL, &job);

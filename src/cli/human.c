@@ -204,6 +204,22 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     const gt_cpu_utilization *cpu = &u->cpu_utilization;
     const gt_measurement *me = &u->measurement;
 
+    static const char *const limit_names[GT_LIMIT_COUNT] = {"peak RAM", "peak GPU RAM",
+                                                            "wall time", "CPU time"};
+    for (int i = 0; x->limits && i < GT_LIMIT_COUNT; i++) {
+        const gt_limit *l = &x->limits->figure[i];
+        if (!l->set)
+            continue;
+        int mem = i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM;
+        char *(*fmt)(char *, size_t, double) = mem ? human_bytes : human_duration;
+        fprintf(f, LABEL "%s %s of %s", "Limit", limit_names[i], fmt(a, sizeof a, l->peak),
+                fmt(b, sizeof b, l->limit));
+        if (l->breached)
+            fprintf(f, ": BREACHED %s into the run%s\n", human_duration(c, sizeof c, l->at),
+                    x->limits->killed ? ", the command was ended" : "");
+        else
+            fprintf(f, ": within\n");
+    }
     fprintf(f, LABEL "%s\n", "Wall time", human_duration(a, sizeof a, totals->wall_seconds));
     double cpu_total = totals->cpu_main_seconds + totals->cpu_descendants_seconds;
     fprintf(f, LABEL "%s (main %s, descendants %s)\n", "CPU time",

@@ -30,6 +30,7 @@ struct human_extras {
     const gt_cpu_energy *energy;  /* NULL or not available: no line */
     const gt_gpu_run *gpu_run;    /* the GPU driver's figures (NULL: none) */
     int command_sigkill;          /* the command died of SIGKILL */
+    const gt_limits *limits;      /* the run's limits (NULL or none set: no line) */
     pid_t command_pid;
 };
 

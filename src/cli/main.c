@@ -19,6 +19,7 @@
 #include "output.h"
 #include "run.h"
 #include "shlex.h"
+#include "compare_cmd.h"
 #include "snapshot_cmd.h"
 #include "subtrack_cmd.h"
 #include "suggest.h"
@@ -108,6 +109,36 @@ static void warn_left_running(const struct run_result *r)
             "%s\n", r->left_running == 1 ? "its" : "their", r->left_running == 1 ? "it" : "them");
 }
 
+/* The exit status of a run that breached a limit (as timeout(1) says 124
+ * when its time limit passed); --command-status keeps the command's. */
+#define EXIT_LIMIT_BREACHED 124
+
+/* After the command exited: wait for the rest of its tree too when a limit
+ * ended it (the sampler sends SIGKILL to what ignores SIGTERM). */
+static int limit_ended_tree(gt_tracker *t)
+{
+    gt_limits l = {.struct_size = sizeof l};
+    return gt_tracker_limits(t, &l) == GT_OK && l.killed;
+}
+
+/* A breach that no sample saw (the kernel's high-water mark of a process
+ * reaped at the end) has not been warned of: it is, now. */
+static void warn_late_breaches(const gt_limits *l)
+{
+    for (int i = 0; i < GT_LIMIT_COUNT; i++) {
+        if (!l->figure[i].breached || l->figure[i].warned)
+            continue;
+        char what[256];
+        gt_limits_describe(l, i, what, sizeof what);
+        /* "... 0.1 s into the run": found when the run ended */
+        char *into = strstr(what, ") ");
+        if (into)
+            into[1] = '\0';
+        fprintf(stderr, "gpu-tracker: warning: limit breached: %s, found at the end of the run\n",
+                what);
+    }
+}
+
 /* The -f human summary of a stopped tracker (its units bytes and seconds),
  * without its final newline, as the other formats; NULL when out of memory. */
 static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *r, pid_t pid)
@@ -131,6 +162,9 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
         .energy = have_energy ? &energy : NULL, .gpu_run = have_gpu_run ? gpu_run : NULL,
         .command_sigkill = r->signalled && r->status_code == 128 + SIGKILL, .command_pid = pid,
     };
+    gt_limits limits = {.struct_size = sizeof limits};
+    if (gt_tracker_limits(t, &limits) == GT_OK && limits.any_set)
+        x.limits = &limits;
     char *text = human_summary(u, &totals, &x);
     free(gpu_run);
     size_t n = text ? strlen(text) : 0;
@@ -270,7 +304,7 @@ static int show(int argc, char **argv)
 static int refuse_near_subcommand(const char *word)
 {
     static const char *const subcommands[] = {"show", "system", "stats", "recommend", "report",
-                                              "merge", "sub-track", NULL};
+                                              "merge", "sub-track", "compare", NULL};
     for (size_t i = 0; subcommands[i]; i++)
         if (strcmp(word, subcommands[i]) == 0)
             return 0;
@@ -299,6 +333,8 @@ int gt_cli_main(int argc, char **argv)
         return report_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "merge") == 0)
         return merge_command(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "compare") == 0)
+        return compare_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "sub-track") == 0)
         return subtrack_command(argc - 1, argv + 1);
     struct cli_options o;
@@ -371,7 +407,8 @@ int gt_cli_main(int argc, char **argv)
 
     gt_tracker *t = NULL;
     struct run_result r;
-    struct run_control control = {.on_started = on_started, .wait_all = o.wait_all};
+    struct run_control control = {.on_started = on_started, .wait_all = o.wait_all,
+                                  .wait_rest = limit_ended_tree};
     /* Our standard output carries a document (the JSON summary, a series)
      * to a program: the command prints on our standard error instead, so
      * that what the program reads is never the command's text followed by
@@ -450,11 +487,11 @@ int gt_cli_main(int argc, char **argv)
     fflush(status_out);
 
     if (o.output) {
-        const gt_resource_usage *u = gt_tracker_usage(t);
         int failed;
-        if (o.format == FORMAT_HUMAN || o.format == FORMAT_JSON) {
-            /* the human summary, or the tracker's JSON: the summary and
-             * its "cgroup" section */
+        {
+            /* the summary as printed: gpu_tracker's text (and the limits),
+             * the human summary, or the tracker's JSON with its "cgroup"
+             * section */
             size_t n = strlen(summary);
             char *doc = malloc(n + 2);
             if (doc) {
@@ -463,8 +500,6 @@ int gt_cli_main(int argc, char **argv)
             }
             failed = !doc || gt_output_write(o.output, doc, n + 1) != GT_OK;
             free(doc);
-        } else {
-            failed = gt_usage_write_file(u, o.output, GT_FORMAT_TEXT) != GT_OK;
         }
         if (failed)
             snprintf(err, sizeof err, "%s", *gt_last_error() ? gt_last_error() : "out of memory");
@@ -485,7 +520,15 @@ int gt_cli_main(int argc, char **argv)
         output_failed = 1;
     }
     free(summary);
+    /* A breached limit is the exit status (docs/limits.md), unless the
+     * command's own was asked for. */
+    gt_limits limits = {.struct_size = sizeof limits};
+    int limit_breached = gt_tracker_limits(t, &limits) == GT_OK && limits.any_breached;
+    if (limit_breached && !o.tracker.disable_logs)
+        warn_late_breaches(&limits);
     gt_tracker_free(t);
     options_done(&o);
+    if (limit_breached && !o.command_status)
+        return EXIT_LIMIT_BREACHED;
     return output_failed && r.exit_status == 0 ? 1 : r.exit_status;
 }

@@ -138,6 +138,16 @@ const char cli_usage[] =
     "                            are lowered at every sample, for the summary alone (a series,\n"
     "                            --snapshot, --report or the exporter read them anyway); it\n"
     "                            costs more calls to the driver each sample.\n"
+    "    --max-ram=<size>        A limit on the tree's peak RAM (500MB, 2GiB; the kernel's\n"
+    "                            high-water marks count, so a peak between two samples is\n"
+    "                            caught at the next one). Also --max-gpu-ram=<size>,\n"
+    "                            --max-time=<duration> (wall time: 90, 90s, 1h30m, 1:30:00)\n"
+    "                            and --max-cpu-time=<duration> (the tree's CPU time).\n"
+    "    --on-limit=<what>       'warn' (default): run on, report the breach; 'kill': end the\n"
+    "                            command's whole tree as timeout(1) does, SIGTERM at the\n"
+    "                            sample that saw it, SIGKILL --kill-after later (default 5s).\n"
+    "    --command-status        Exit with the command's status even when a limit was\n"
+    "                            breached (else 124; see Exit status).\n"
     "    --start-at=<when>       Begin sampling at an epoch time in seconds, or 'aligned':\n"
     "                            at the next multiple of the sleep time, as resource_tracker\n"
     "                            does (rows then have round timestamps).\n"
@@ -148,7 +158,9 @@ const char cli_usage[] =
     "                            samples). make bench uses it.\n"
     "\n"
     "Exit status and signals:\n"
-    "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it).\n"
+    "The command's exit status is gpu-tracker's exit status (128+N if signal N killed it);\n"
+    "124 when a limit (--max-ram, ...) was breached, unless --command-status (as timeout(1)\n"
+    "says 124 for its limit); 127 when the command cannot be run, 2 for a usage error.\n"
     "SIGINT, SIGTERM and SIGHUP sent to gpu-tracker are passed on to the command (then\n"
     "SIGCONT, in case it was stopped), and the measurements are still written; once the\n"
     "command has ended they end gpu-tracker.\n"
@@ -200,7 +212,8 @@ enum {
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
     OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
-    OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG, OPT_GPU_DETAILS,
+    OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG, OPT_GPU_DETAILS, OPT_MAX_RAM, OPT_MAX_GPU_RAM,
+    OPT_MAX_TIME, OPT_MAX_CPU_TIME, OPT_ON_LIMIT, OPT_KILL_AFTER, OPT_COMMAND_STATUS,
 };
 
 static const struct option long_options[] = {
@@ -240,6 +253,13 @@ static const struct option long_options[] = {
     {"metrics-textfile", required_argument, NULL, OPT_METRICS_TEXTFILE},
     {"cgroup", no_argument, NULL, OPT_CGROUP},
     {"gpu-details", no_argument, NULL, OPT_GPU_DETAILS},
+    {"max-ram", required_argument, NULL, OPT_MAX_RAM},
+    {"max-gpu-ram", required_argument, NULL, OPT_MAX_GPU_RAM},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"max-cpu-time", required_argument, NULL, OPT_MAX_CPU_TIME},
+    {"on-limit", required_argument, NULL, OPT_ON_LIMIT},
+    {"kill-after", required_argument, NULL, OPT_KILL_AFTER},
+    {"command-status", no_argument, NULL, OPT_COMMAND_STATUS},
     {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
@@ -406,6 +426,44 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
         case OPT_CGROUP: o->tracker.own_cgroup = 1; break;
         case OPT_GPU_DETAILS: o->tracker.gpu_details = 1; break;
+        case OPT_MAX_RAM:
+        case OPT_MAX_GPU_RAM: {
+            char why[400];
+            double *to = c == OPT_MAX_RAM ? &o->tracker.max_ram : &o->tracker.max_gpu_ram;
+            if (gt_parse_size(optarg, to, why, sizeof why) < 0) {
+                snprintf(err, errcap, "%s: %s", c == OPT_MAX_RAM ? "--max-ram" : "--max-gpu-ram",
+                         why);
+                return -1;
+            }
+            break;
+        }
+        case OPT_MAX_TIME:
+        case OPT_MAX_CPU_TIME:
+        case OPT_KILL_AFTER: {
+            char why[400];
+            double *to = c == OPT_MAX_TIME       ? &o->tracker.max_time
+                         : c == OPT_MAX_CPU_TIME ? &o->tracker.max_cpu_time
+                                                 : &o->tracker.kill_after;
+            if (gt_parse_duration(optarg, to, why, sizeof why) < 0) {
+                snprintf(err, errcap, "%s: %s",
+                         c == OPT_MAX_TIME ? "--max-time"
+                         : c == OPT_MAX_CPU_TIME ? "--max-cpu-time" : "--kill-after", why);
+                return -1;
+            }
+            break;
+        }
+        case OPT_ON_LIMIT:
+            if (strcmp(optarg, "warn") == 0)
+                o->tracker.on_limit = GT_ON_LIMIT_WARN;
+            else if (strcmp(optarg, "kill") == 0)
+                o->tracker.on_limit = GT_ON_LIMIT_KILL;
+            else {
+                snprintf(err, errcap, "unknown --on-limit '%s'; valid: warn (run on and report "
+                         "the breach) or kill (end the command)", optarg);
+                return -1;
+            }
+            break;
+        case OPT_COMMAND_STATUS: o->command_status = 1; break;
         case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
         case OPT_START_AT:
             if (strcmp(optarg, "aligned") == 0)

@@ -27,6 +27,8 @@ struct cli_options {
     gt_snapshot_format snapshot_format; /* --snapshot-format */
     int quiet;                /* -q/--quiet: no status line */
     int wait_all;             /* --wait-all: track the command's leftovers to their end */
+    int command_status;       /* --command-status: the command's exit status even when a
+                                 limit was breached */
     int backup_set, no_backup; /* --backup FILE (in tracker), --no-backup */
     char *command_line;       /* the command as one string, for the backup (owned) */
     const char *tconfig;      /* --tconfig FILE, or NULL */

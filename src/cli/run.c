@@ -387,7 +387,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
      * cannot see it): waited for, or named. The final sample measures it
      * as it is now. */
     if (!hooks->sampled_only) {
-        if (control->wait_all)
+        if (control->wait_all || (control->wait_rest && control->wait_rest(tracker)))
             wait_for_the_rest(pid, tracker, sfd, control);
         r->left_running = live_children(pid, tracker, r->left_pids, RUN_LEFT_PIDS);
     }

@@ -42,6 +42,10 @@ struct run_control {
     /* run_command: once the command has exited, keep tracking until every
      * process it started has ended too (--wait-all). */
     int wait_all;
+    /* run_command: once the command has exited, whether to wait for the
+     * rest as --wait-all does, asked then (a limit ended the tree). NULL:
+     * no. */
+    int (*wait_rest)(gt_tracker *t);
     /* run_command: the command's standard output is our standard error
      * (our standard output carries a document it must not print into). */
     int command_stdout_to_stderr;

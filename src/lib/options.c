@@ -14,10 +14,14 @@
 #include "output/output.h"
 #include "options.h"
 #include "util/table_file.h"
+#include "gpu_tracker_internal.h"
 #include "util/units.h"
 
 /* The size of the first versioned struct (0.2): a smaller struct_size is
  * not one gt_options_init_size() wrote. */
+/* SIGTERM to SIGKILL when a limit ends the tree (gt_options.kill_after). */
+#define DEFAULT_KILL_AFTER 5.0
+
 #define OPTIONS_SIZE_MIN (offsetof(gt_options, max_kept_files) + sizeof(int))
 
 static void defaults(gt_options *o)
@@ -31,6 +35,7 @@ static void defaults(gt_options *o)
     o->stop_timeout = DEFAULT_STOP_TIMEOUT;
     o->process_csv_fd = -1;
     o->system_csv_fd = -1;
+    o->kill_after = DEFAULT_KILL_AFTER;
 }
 
 void gt_options_init_size(gt_options *opts, size_t size)
@@ -150,6 +155,22 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "empty metrics textfile directory: give node_exporter's textfile "
                        "directory, or NULL for none");
+    static const char *const limit_names[] = {"max_ram", "max_gpu_ram", "max_time",
+                                              "max_cpu_time"};
+    const double limits[] = {o->max_ram, o->max_gpu_ram, o->max_time, o->max_cpu_time};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+        if (!(limits[i] >= 0 && limits[i] < 1e300))
+            return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                           "invalid %s %g: give 0 (no limit) or a number of %s above 0",
+                           limit_names[i], limits[i], i < 2 ? "bytes" : "seconds");
+    if (o->on_limit != GT_ON_LIMIT_WARN && o->on_limit != GT_ON_LIMIT_KILL)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid on_limit %d; valid: GT_ON_LIMIT_WARN (0) or GT_ON_LIMIT_KILL (1)",
+                       o->on_limit);
+    if (!(o->kill_after > 0 && o->kill_after <= GT_STOP_TIMEOUT_MAX))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid kill_after %g: it must be more than 0 and at most %g seconds",
+                       o->kill_after, GT_STOP_TIMEOUT_MAX);
     if (!(o->start_at == 0 || o->start_at == GT_START_ALIGNED ||
           (o->start_at > 0 && o->start_at <= epoch_now() + GT_START_AHEAD_MAX)))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
@@ -207,6 +228,12 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
         return st;
     options_import(user, &c->o);
     gt_options *o = &c->o;
+    /* (Not in gt_options_validate, which a program calls before it knows
+     * the process: the gpu-tracker command does.) */
+    if (o->on_limit == GT_ON_LIMIT_KILL && (o->process_id == 0 || o->process_id == getpid()))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "on_limit kill would end the tracking program itself (process_id is "
+                       "its own): track another process, or warn");
     int failed = 0;
     o->ram_unit = own(c, o->ram_unit, &failed);
     o->gpu_ram_unit = own(c, o->gpu_ram_unit, &failed);
@@ -254,4 +281,24 @@ void options_copy_free(struct options_copy *c)
     for (int i = 0; i < c->nowned; i++)
         free(c->owned[i]);
     c->nowned = 0;
+}
+
+int gt_parse_size(const char *text, double *bytes, char *err, size_t errcap)
+{
+    return units_parse_size(text, bytes, err, errcap);
+}
+
+int gt_parse_duration(const char *text, double *seconds, char *err, size_t errcap)
+{
+    return units_parse_duration(text, seconds, err, errcap);
+}
+
+double gt_ram_unit_bytes(const char *unit)
+{
+    return units_ram_divisor(unit);
+}
+
+double gt_time_unit_seconds(const char *unit)
+{
+    return units_time_divisor(unit);
 }

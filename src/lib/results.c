@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/background.h"
+#include "util/buf.h"
 #include "output/output.h"
 #include "pipeline/pipeline.h"
 #include "util/json_write.h"
@@ -447,10 +448,32 @@ gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd
     return write_csv_rows(&rows, kind, fd);
 }
 
+static void limits_now(gt_tracker *t, gt_limits *out);
+
 char *gt_tracker_to_text(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
-    return u ? gt_usage_to_text(u) : NULL;
+    char *text = u ? gt_usage_to_text(u) : NULL;
+    if (!text || !t->limits.nset)
+        return text;
+    /* gpu_tracker's text, then the limits the run had. */
+    gt_limits l;
+    pthread_mutex_lock(&t->lock);
+    limits_now(t, &l);
+    pthread_mutex_unlock(&t->lock);
+    struct buf b;
+    buf_init(&b, strlen(text) + 512);
+    buf_puts(&b, text);
+    buf_puts(&b, "\n");
+    limits_text(&l, &b);
+    free(text);
+    if (b.failed) {
+        buf_free(&b);
+        return NULL;
+    }
+    if (b.len && b.data[b.len - 1] == '\n')
+        b.data[--b.len] = '\0'; /* ends as gt_usage_to_text's does */
+    return buf_take(&b);
 }
 
 /* What gt_tracker_cpu_energy() and gt_tracker_gpu_run() share: the checks
@@ -529,6 +552,41 @@ gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
     return GT_OK;
 }
 
+/* The limits under the lock, checked once more against the figures of now
+ * (a peak the stop's reaped processes added counts; at = the stop). */
+static void limits_now(gt_tracker *t, gt_limits *out)
+{
+    struct limit_state s = t->limits;
+    double now = t->state == STATE_STOPPED ? t->stop_time : monotonic_now();
+    double main_s, desc_s;
+    usage_cpu_seconds(&t->pipe.acc, &main_s, &desc_s);
+    struct limit_figures f = {.value = {
+        [GT_LIMIT_RAM] = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0,
+        [GT_LIMIT_GPU_RAM] = (double)t->pipe.acc.gpu_comb_max,
+        [GT_LIMIT_TIME] = t->baseline_taken ? now - t->res.start_time : 0,
+        [GT_LIMIT_CPU_TIME] = main_s + desc_s,
+    }};
+    limits_observe(&s, &f, f.value[GT_LIMIT_TIME]);
+    limits_report(&s, out);
+}
+
+gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct("gt_tracker_limits", t, out, "gt_limits",
+                                       out ? out->struct_size : 0, sizeof(gt_limits));
+    if (st != GT_OK)
+        return st;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no limits to report: the tracker has not been started");
+    pthread_mutex_lock(&t->lock);
+    limits_now(t, out);
+    pthread_mutex_unlock(&t->lock);
+    return GT_OK;
+}
+
 char *gt_tracker_to_json(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
@@ -542,7 +600,9 @@ char *gt_tracker_to_json(gt_tracker *t)
         free(g);
         g = NULL; /* its part is left out, as when out of memory for it */
     }
+    gt_limits l;
     pthread_mutex_lock(&t->lock);
+    limits_now(t, &l);
     results_cgroup(&t->res, &t->pipe, &c);
     results_energy(&t->res, &t->pipe, u, &e);
     if (g) {
@@ -550,7 +610,7 @@ char *gt_tracker_to_json(gt_tracker *t)
         results_gpu_run(&t->res, &t->pipe, u, g, table);
     }
     pthread_mutex_unlock(&t->lock);
-    char *text = results_document(u, &c, &e, g);
+    char *text = results_document(u, &c, &e, g, &l);
     free(g);
     free(table);
     return text;
@@ -562,4 +622,18 @@ int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, dou
                       char *why, size_t cap)
 {
     return cpu_contention(u, cg, wall_seconds, why, cap);
+}
+
+void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap)
+{
+    struct limit_state s;
+    memset(&s, 0, sizeof s);
+    if (i < 0 || i >= GT_LIMIT_COUNT) {
+        snprintf(out, cap, "%s", "");
+        return;
+    }
+    s.limit[i] = l->figure[i].limit;
+    s.peak[i] = l->figure[i].peak;
+    s.at[i] = l->figure[i].at;
+    limits_describe(&s, i, out, cap);
 }

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,7 @@ static gt_status open_wings(gt_tracker *t)
     for (int i = 0; i < g->ndevices; i++)
         pf.gpu_capacity += g->devices[i].memory_total;
     pipeline_open(&t->pipe, o, &pf, &t->res.units);
+    limits_init(&t->limits, o);
     t->res.sampled_only = t->cfg.sampled_only;
     t->res.cg = &t->reader.cg;
     t->res.rapl = &t->reader.rapl;
@@ -223,6 +225,50 @@ static struct read_plan next_read_plan(gt_tracker *t)
     return plan;
 }
 
+/* The figures the limits are put on, as the summary has them now. Under
+ * the lock. */
+static void limit_figures_now(const gt_tracker *t, double now, struct limit_figures *f)
+{
+    double main_s, desc_s;
+    usage_cpu_seconds(&t->pipe.acc, &main_s, &desc_s);
+    f->value[GT_LIMIT_RAM] = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0;
+    f->value[GT_LIMIT_GPU_RAM] = (double)t->pipe.acc.gpu_comb_max;
+    f->value[GT_LIMIT_TIME] = t->baseline_taken ? now - t->res.start_time : 0;
+    f->value[GT_LIMIT_CPU_TIME] = main_s + desc_s;
+}
+
+/* The limits after a sample taken at now (under the lock): the breaches
+ * seen first here, worded into msgs (one line each); with on_limit kill,
+ * what the tree is to be sent (0: nothing). */
+static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256],
+                        int *nmsgs)
+{
+    *nmsgs = 0;
+    if (!t->limits.nset)
+        return 0;
+    struct limit_figures f;
+    limit_figures_now(t, now, &f);
+    double elapsed = f.value[GT_LIMIT_TIME];
+    unsigned fresh = limits_observe(&t->limits, &f, elapsed);
+    for (int i = 0; i < GT_LIMIT_COUNT; i++)
+        if (fresh & (1u << i))
+            limits_describe(&t->limits, i, msgs[(*nmsgs)++], sizeof msgs[0]);
+    t->limits.warned |= fresh;
+    if (t->cfg.o.on_limit != GT_ON_LIMIT_KILL)
+        return 0;
+    if (fresh && !t->limits.term_sent) {
+        t->limits.term_sent = 1;
+        t->limits.term_at = elapsed;
+        t->term_mono = now;
+        return SIGTERM;
+    }
+    if (t->limits.term_sent && !t->limits.kill_sent && now - t->term_mono >= t->cfg.o.kill_after) {
+        t->limits.kill_sent = 1;
+        return SIGKILL;
+    }
+    return 0;
+}
+
 /* One sample read and through the pipeline (slot as in struct sample); its
  * rows in *rows. The caller owns the reader (see the file comment). Returns
  * the sample's monotonic time. */
@@ -231,11 +277,29 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
     struct sample s;
     struct read_plan plan = next_read_plan(t); /* pipe.cg.shared: only the sampler writes it */
     sample_read(&t->reader, slot, &plan, &s);
+    char msgs[GT_LIMIT_COUNT][256];
+    int nmsgs;
     pthread_mutex_lock(&t->lock);
     pipeline_step(&t->pipe, &s, rows);
     rows->metrics = sinks_take_point(&t->sinks, &t->pipe, &s);
     results_take_reasons(&t->res, &t->reader);
+    int sig = check_limits(t, s.now, msgs, &nmsgs);
+    int on_limit_kill = t->cfg.o.on_limit == GT_ON_LIMIT_KILL;
+    double kill_after = t->cfg.o.kill_after;
     pthread_mutex_unlock(&t->lock);
+    for (int i = 0; i < nmsgs; i++)
+        warn_always(&t->warner, "limit breached: %s%s", msgs[i],
+                    !on_limit_kill ? "; running on (--on-limit warn)"
+                    : i == 0       ? "; ending the command (--on-limit kill)"
+                                   : "");
+    if (sig) {
+        /* The tree as this sample found it; a process that vanished since
+         * is not signalled (sample_reader_signal_tree). */
+        int reached = sample_reader_signal_tree(&t->reader, sig);
+        if (sig == SIGKILL && reached > 0)
+            warn_always(&t->warner, "limit: %d process%s still running %g s after SIGTERM, "
+                        "sent SIGKILL", reached, reached == 1 ? "" : "es", kill_after);
+    }
     return s.now;
 }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "options.h"
 #include "output/output.h"
 #include "pipeline/pipeline.h"
@@ -52,6 +53,8 @@ struct gt_tracker {
     struct pipeline pipe;
     struct run_results res; /* what the results are made of besides pipe */
     struct row_store store; /* the rows: the newest in memory, the rest on disk */
+    struct limit_state limits; /* options.max_*: what passed them, and when */
+    double term_mono;          /* monotonic time the tree was sent SIGTERM */
     /* gt_tracker_series() copies every row into memory, once, on demand. */
     gt_process_row *all_process;
     gt_system_row *all_system;

@@ -6,6 +6,7 @@
 #ifndef GT_ANALYSIS_H
 #define GT_ANALYSIS_H
 
+#include "analysis/limits.h"
 #include "analysis/stats.h"
 #include "analysis/subtrack_blocks.h"
 

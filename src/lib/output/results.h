@@ -8,6 +8,8 @@
 #ifndef GT_RESULTS_H
 #define GT_RESULTS_H
 
+#include <json-c/json.h>
+
 #include "gpu_tracker.h"
 #include "pipeline/pipeline.h"
 #include "read/read.h"
@@ -76,10 +78,20 @@ void results_gpu_run(const struct run_results *res, const struct pipeline *p,
                      gt_gpu_throttle_device *table);
 
 /* The summary document of gt_tracker_to_json(): u's object with the
- * cgroup, cpu_energy and gpu_run parts (g may be NULL: left out) and the
- * measurement's sources of the figures beyond gpu_tracker's. malloc'd
- * text; NULL when out of memory. */
+ * cgroup, cpu_energy and gpu_run parts (g may be NULL: left out), the
+ * limits (l NULL or none set: left out) and the measurement's sources of
+ * the figures beyond gpu_tracker's. malloc'd text; NULL when out of
+ * memory. */
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
-                       const gt_cpu_energy *e, const gt_gpu_run *g);
+                       const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l);
+
+/* The limits as the JSON summary has them ("limits"): a new object. */
+json_object *limits_json_object(const gt_limits *l);
+
+/* The limits as the text summary ends with them ("Limits:" and a line
+ * each, each ending in a newline), appended to *b; nothing when none is
+ * set. */
+struct buf;
+void limits_text(const gt_limits *l, struct buf *b);
 
 #endif

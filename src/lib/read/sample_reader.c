@@ -415,3 +415,8 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
         s->extra = &r->extra;
     }
 }
+
+int sample_reader_signal_tree(struct sample_reader *r, int sig)
+{
+    return tree_signal(&r->tree, sig);
+}

@@ -114,6 +114,11 @@ struct read_plan {
 /* Closes what is open; safe on a reader whose open failed, and again. */
 void sample_reader_close(struct sample_reader *r);
 
+/* Sends sig to every process of the tree as the last sample found it (not
+ * the caller, not the reaper): how many it reached. For a limit that ends
+ * the run (gt_options.on_limit). */
+int sample_reader_signal_tree(struct sample_reader *r, int sig);
+
 /* For the copy of a reader in a child made by fork(): frees our memory and
  * descriptors without calling the GPU library (its state is the parent's). */
 void sample_reader_forget(struct sample_reader *r);

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,6 +143,31 @@ long tree_pids(const struct tree *t, pid_t **pids, size_t *cap)
         if (t->roles[i])
             (*pids)[n++] = t->procs[i].pid;
     return (long)n;
+}
+
+int tree_signal(const struct tree *t, int sig)
+{
+    pid_t self = getpid();
+    int sent = 0;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        const struct tracked_proc *p = &t->procs[i];
+        if (!t->roles[i] || p->pid == self || p->pid == t->reaper_pid)
+            continue;
+        /* Through the /proc/<pid> directory we hold, a pidfd to the kernel:
+         * a PID reused since the walk is not this process, and gets
+         * nothing. Where the kernel lacks the call (before 5.1), kill(). */
+        long rc = -1;
+#ifdef SYS_pidfd_send_signal
+        if (p->h.dirfd >= 0)
+            rc = syscall(SYS_pidfd_send_signal, p->h.dirfd, sig, NULL, 0);
+        if (rc < 0 && (p->h.dirfd < 0 || errno == ENOSYS))
+            rc = kill(p->pid, sig);
+#else
+        rc = kill(p->pid, sig);
+#endif
+        sent += rc == 0;
+    }
+    return sent;
 }
 
 /* Forgets procs[i]; the last entry takes its place (and its index entry

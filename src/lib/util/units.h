@@ -2,12 +2,28 @@
 #ifndef GT_UNITS_H
 #define GT_UNITS_H
 
+#include <stddef.h>
+
 /* Bytes per unit of a RAM unit name (decimal: 1 kilobyte = 1000 bytes), or
  * 0 when the name is not one of GT_RAM_UNITS. */
 double units_ram_divisor(const char *name);
 
 /* Seconds per unit of a time unit name, or 0 when not one of GT_TIME_UNITS. */
 double units_time_divisor(const char *name);
+
+/* A size as a person writes it ("500MB", "1.5 GiB", "2e9 bytes"): a
+ * number and a unit, decimal (B, kB/KB, MB, GB, TB and the names above) or
+ * binary (KiB, MiB, GiB, TiB; K, M, G, T as Slurm and Snakemake mean them).
+ * Sets *bytes and returns 0; -1 with the reason in err (one line naming
+ * what is valid) for no number, no unit, an unknown unit or a size that is
+ * not finite and above 0. */
+int units_parse_size(const char *text, double *bytes, char *err, size_t errcap);
+
+/* A duration: seconds as a bare number, a number with a unit (s, m, h, d
+ * or the names above, "90s", "1.5h"), units in a row ("1h30m") or a clock
+ * ("1:30:00", "30:00"). Sets *seconds and returns 0; -1 with the reason in
+ * err. */
+int units_parse_duration(const char *text, double *seconds, char *err, size_t errcap);
 
 /* The valid names, for error messages. */
 #define GT_RAM_UNITS "bytes, kilobytes, megabytes, gigabytes, terabytes"

@@ -1,0 +1,100 @@
+/* analysis/limits.c - see limits.h. */
+#include "analysis/limits.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const option_names[GT_LIMIT_COUNT] = {"max_ram", "max_gpu_ram", "max_time",
+                                                         "max_cpu_time"};
+static const char *const cli_names[GT_LIMIT_COUNT] = {"--max-ram", "--max-gpu-ram",
+                                                      "--max-time", "--max-cpu-time"};
+static const char *const figure_names[GT_LIMIT_COUNT] = {"peak RAM", "peak GPU RAM",
+                                                         "wall time", "CPU time"};
+
+const char *limits_option_name(int i)
+{
+    return i >= 0 && i < GT_LIMIT_COUNT ? option_names[i] : "";
+}
+
+const char *limits_unit(int i)
+{
+    return i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM ? "bytes" : "seconds";
+}
+
+void limits_init(struct limit_state *s, const gt_options *o)
+{
+    memset(s, 0, sizeof *s);
+    s->limit[GT_LIMIT_RAM] = o->max_ram;
+    s->limit[GT_LIMIT_GPU_RAM] = o->max_gpu_ram;
+    s->limit[GT_LIMIT_TIME] = o->max_time;
+    s->limit[GT_LIMIT_CPU_TIME] = o->max_cpu_time;
+    s->on_limit = o->on_limit;
+    for (int i = 0; i < GT_LIMIT_COUNT; i++) {
+        s->at[i] = -1;
+        s->nset += s->limit[i] > 0;
+    }
+}
+
+unsigned limits_observe(struct limit_state *s, const struct limit_figures *f, double elapsed)
+{
+    unsigned fresh = 0;
+    for (int i = 0; i < GT_LIMIT_COUNT; i++) {
+        if (f->value[i] > s->peak[i])
+            s->peak[i] = f->value[i];
+        if (s->limit[i] > 0 && s->at[i] < 0 && s->peak[i] > s->limit[i]) {
+            s->at[i] = elapsed > 0 ? elapsed : 0;
+            fresh |= 1u << i;
+        }
+    }
+    return fresh;
+}
+
+/* value in a unit a person reads: MB/GB for bytes (decimal, as the
+ * summary's units), s/min/h for seconds. */
+static void readable(int i, double v, char *out, size_t cap)
+{
+    if (i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM) {
+        if (v >= 1e9)
+            snprintf(out, cap, "%.3g GB", v / 1e9);
+        else
+            snprintf(out, cap, "%.4g MB", v / 1e6);
+    } else if (v >= 3600) {
+        snprintf(out, cap, "%.3g h", v / 3600);
+    } else if (v >= 120) {
+        snprintf(out, cap, "%.3g min", v / 60);
+    } else {
+        snprintf(out, cap, "%.3g s", v);
+    }
+}
+
+void limits_describe(const struct limit_state *s, int i, char *out, size_t cap)
+{
+    char value[32], limit[32], at[32];
+    readable(i, s->peak[i], value, sizeof value);
+    readable(i, s->limit[i], limit, sizeof limit);
+    readable(GT_LIMIT_TIME, s->at[i], at, sizeof at);
+    snprintf(out, cap, "%s %s passed the limit of %s (%s) %s into the run", figure_names[i],
+             value, limit, cli_names[i], at);
+}
+
+void limits_report(const struct limit_state *s, gt_limits *out)
+{
+    gt_limits r;
+    memset(&r, 0, sizeof r);
+    r.struct_size = sizeof r;
+    for (int i = 0; i < GT_LIMIT_COUNT; i++) {
+        gt_limit *l = &r.figure[i];
+        l->set = s->limit[i] > 0;
+        l->limit = s->limit[i];
+        l->peak = s->peak[i];
+        l->breached = s->at[i] >= 0;
+        l->at = s->at[i];
+        l->warned = (s->warned >> i) & 1u;
+        r.any_set |= l->set;
+        r.any_breached |= l->breached;
+    }
+    r.on_limit = s->on_limit;
+    r.killed = s->term_sent;
+    r.killed_at = s->term_sent ? s->term_at : -1;
+    *out = r;
+}
