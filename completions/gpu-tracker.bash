@@ -45,6 +45,7 @@ _gpu_tracker()
         return
         ;;
     -o | --output | --process-csv | --system-csv | --snapshot | --report | --backup | --tf | \
+        --benchmark-tsv | \
         --stf | --tconfig | --cconfig | -p | -m)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
@@ -72,6 +73,7 @@ _gpu_tracker()
         recommend) words="--format -f --server --max-rows --help -h" ;;
         report) words="--output -o --server --max-rows --history --stf --help -h" ;;
         merge) words="--output -o --max-rows --help -h" ;;
+        compare) words="--tolerance --metric --format -f --help -h" ;;
         sub-track)
             case ${COMP_WORDS[2]} in
             combine) words="--stf -p --help" ;;
@@ -86,13 +88,13 @@ _gpu_tracker()
                   --no-children --cgroup --gpu-details --start-at --no-csv-header --sampled-only --backup
                   --no-backup --no-config --tf --overwrite --tconfig --stf --metrics-listen
                   --metrics-textfile --max-ram --max-gpu-ram --max-time --max-cpu-time
-                  --on-limit --kill-after --command-status --" ;;
+                  --on-limit --kill-after --command-status --benchmark-tsv --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
         return
     fi
     if ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report merge sub-track" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report merge sub-track compare" -- "$cur")
         return
     fi
     if [[ $sub == sub-track ]] && ((COMP_CWORD == 2)); then

@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/gpu-tracker.fish). The option lists are
 # checked against `gpu-tracker --help` by tests/test_install_docs.sh.
 
-set -l subcommands show system stats recommend report merge sub-track
+set -l subcommands show system stats recommend report merge sub-track compare
 set -l units bytes kilobytes megabytes gigabytes terabytes
 
 complete -c gpu-tracker -f
@@ -51,6 +51,7 @@ complete -c gpu-tracker -n $main -l max-cpu-time -x -d "limit on the CPU time"
 complete -c gpu-tracker -n $main -l on-limit -x -a "warn kill" -d "what a breached limit does"
 complete -c gpu-tracker -n $main -l kill-after -x -d "SIGKILL this long after SIGTERM"
 complete -c gpu-tracker -n $main -l command-status -d "the command's exit status even when a limit was breached"
+complete -c gpu-tracker -n $main -l benchmark-tsv -r -F -d "append a row to a Snakemake benchmark file"
 complete -c gpu-tracker -n $main -l start-at -x -a aligned -d "when sampling begins"
 complete -c gpu-tracker -n $main -l no-csv-header -d "CSVs without header"
 complete -c gpu-tracker -n $main -l sampled-only -d "figures of a plain sampler, for comparison"
@@ -66,6 +67,13 @@ complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l history -r -F
 complete -c gpu-tracker -n "__fish_seen_subcommand_from stats recommend report merge" -l max-rows -x -d "rows read per series"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l stf -r -F -d "sub-tracking file: code blocks"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report merge" -F
+
+# compare (a run against a baseline), not sub-track's.
+set -l gate "__fish_seen_subcommand_from compare; and not __fish_seen_subcommand_from sub-track"
+complete -c gpu-tracker -n $gate -l tolerance -x -d "growth allowed: 10% or METRIC=PCT"
+complete -c gpu-tracker -n $gate -l metric -x -a "peak_ram peak_gpu_ram cpu_time wall_time mean_cpu" -d "a metric to gate"
+complete -c gpu-tracker -n $gate -s f -l format -x -a "text markdown json" -d "output format"
+complete -c gpu-tracker -n $gate -F
 
 # sub-track (gpu_tracker 5).
 set -l actions combine analyze compare

@@ -449,7 +449,7 @@ int compare_command(int argc, char **argv)
                    "---:|---|\n", tests ? "Test | " : "", nbase > 1 ? " (median, range)" : "",
                    tests ? "---|" : "");
         else
-            printf("%s%-13s %-28s %-12s %9s %9s  %s\n", tests ? "test  " : "", "metric",
+            printf("%s%-13s %-36s %-12s %9s %9s  %s\n", tests ? "test  " : "", "metric",
                    nbase > 1 ? "base (median, range)" : "base", "new", "change", "tolerance",
                    "result");
         for (size_t i = 0; i < nrows; i++) {
@@ -474,11 +474,11 @@ int compare_command(int argc, char **argv)
                        tests ? " | " : "", metric_titles[r->metric], base, nw, change, tol,
                        r->failed ? "**FAIL**" : result);
             else if (tests)
-                printf("%s\n      %-13s %-28s %-12s %9s %9s  %s\n",
+                printf("%s\n      %-13s %-36s %-12s %9s %9s  %s\n",
                        i == 0 || strcmp(rows[i - 1].subject, r->subject) ? r->subject : "",
                        metric_titles[r->metric], base, nw, change, tol, result);
             else
-                printf("%-13s %-28s %-12s %9s %9s  %s\n", metric_titles[r->metric], base, nw,
+                printf("%-13s %-36s %-12s %9s %9s  %s\n", metric_titles[r->metric], base, nw,
                        change, tol, result);
         }
         if (md)

@@ -19,6 +19,7 @@
 #include "output.h"
 #include "run.h"
 #include "shlex.h"
+#include "benchmark_tsv.h"
 #include "compare_cmd.h"
 #include "snapshot_cmd.h"
 #include "subtrack_cmd.h"
@@ -374,7 +375,7 @@ int gt_cli_main(int argc, char **argv)
     const struct output_use outputs[] = {
         {"-o", o.output}, {"--snapshot", o.snapshot}, {"--report", o.report},
         {"--process-csv", o.process_csv}, {"--system-csv", o.system_csv},
-        {"--tf", o.tracker.tracking_file},
+        {"--tf", o.tracker.tracking_file}, {"--benchmark-tsv", o.benchmark_tsv},
     };
     const char *whats[] = {"output file", "--snapshot file", "--report file"};
     int refused = output_find_same(outputs, sizeof outputs / sizeof outputs[0], err, sizeof err);
@@ -385,6 +386,8 @@ int gt_cli_main(int argc, char **argv)
     if (!refused && o.tracker.tracking_file)
         refused = output_check_tracking_file(o.tracker.tracking_file, o.tracker.overwrite, err,
                                              sizeof err) < 0;
+    if (!refused && o.benchmark_tsv)
+        refused = benchmark_tsv_check(o.benchmark_tsv, err, sizeof err) < 0;
     if (refused) {
         options_done(&o);
         return fail(err, 2);
@@ -449,6 +452,9 @@ int gt_cli_main(int argc, char **argv)
                     csv_paths[i], strerror(errno));
             output_failed = 1;
         }
+
+    if (o.benchmark_tsv && benchmark_tsv_append(t, o.benchmark_tsv, err, sizeof err) < 0)
+        output_failed |= fail(err, 1);
 
     if (o.snapshot || o.report) {
         char *command = o.command ? shlex_join(o.command) : NULL;

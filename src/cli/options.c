@@ -118,6 +118,9 @@ const char cli_usage[] =
     "    --system-csv=<file>     Also write a row of system-wide metrics every sleep time\n"
     "                            (CPU, memory, disk and network I/O, disk space, GPUs).\n"
     "                            '-' writes to standard output.\n"
+    "    --benchmark-tsv=<file>  Append the run's row to a benchmark file in Snakemake's format\n"
+    "                            (its benchmark: TSV; max_gpu_ram and mean_gpu_load after\n"
+    "                            its ten columns), the header first in a new file.\n"
     "    --snapshot=<file>       Save the run (summary, both series, server, command, exit\n"
     "                            status) as gzipped JSON, e.g. run.json.gz.\n"
     "    --report=<file>         Write a self-contained HTML report of the run.\n"
@@ -214,6 +217,7 @@ enum {
     OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
     OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG, OPT_GPU_DETAILS, OPT_MAX_RAM, OPT_MAX_GPU_RAM,
     OPT_MAX_TIME, OPT_MAX_CPU_TIME, OPT_ON_LIMIT, OPT_KILL_AFTER, OPT_COMMAND_STATUS,
+    OPT_BENCHMARK_TSV,
 };
 
 static const struct option long_options[] = {
@@ -260,6 +264,7 @@ static const struct option long_options[] = {
     {"on-limit", required_argument, NULL, OPT_ON_LIMIT},
     {"kill-after", required_argument, NULL, OPT_KILL_AFTER},
     {"command-status", no_argument, NULL, OPT_COMMAND_STATUS},
+    {"benchmark-tsv", required_argument, NULL, OPT_BENCHMARK_TSV},
     {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
@@ -464,6 +469,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
             }
             break;
         case OPT_COMMAND_STATUS: o->command_status = 1; break;
+        case OPT_BENCHMARK_TSV: o->benchmark_tsv = optarg; break;
         case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
         case OPT_START_AT:
             if (strcmp(optarg, "aligned") == 0)

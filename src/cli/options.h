@@ -24,6 +24,7 @@ struct cli_options {
     const char *system_csv;   /* --system-csv FILE, or NULL */
     const char *snapshot;     /* --snapshot FILE.json.gz, or NULL */
     const char *report;       /* --report FILE.html, or NULL */
+    const char *benchmark_tsv; /* --benchmark-tsv FILE (Snakemake's format), or NULL */
     gt_snapshot_format snapshot_format; /* --snapshot-format */
     int quiet;                /* -q/--quiet: no status line */
     int wait_all;             /* --wait-all: track the command's leftovers to their end */

@@ -1,0 +1,25 @@
+/* benchmark_tsv.h - --benchmark-tsv FILE: a run's row in Snakemake's
+ * benchmark format (its `benchmark:` directive's TSV), appended as its
+ * repeat() appends one per run, with GPU columns after Snakemake's ten
+ * (docs/ci.md, "Snakemake"). */
+#ifndef GT_CLI_BENCHMARK_TSV_H
+#define GT_CLI_BENCHMARK_TSV_H
+
+#include <stddef.h>
+
+#include "gpu_tracker.h"
+
+/* The header line, without its newline: Snakemake 7's ten columns, then
+ * max_gpu_ram and mean_gpu_load. */
+extern const char benchmark_tsv_header[];
+
+/* Checks before the command runs that path can take a row: a new file, or
+ * one whose first line is benchmark_tsv_header. 0, or -1 with the reason in
+ * err. */
+int benchmark_tsv_check(const char *path, char *err, size_t errcap);
+
+/* Appends the stopped tracker's row to path (the header first when the file
+ * is new or empty), in one write. 0, or -1 with the reason in err. */
+int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errcap);
+
+#endif

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""gpu-tracker compare on real runs (docs/ci.md): three baseline runs of a
+workload holding 100 MiB, a new run holding 120 MiB (peak +20 %) fails a 10 %
+tolerance and passes a 25 % one, a run holding 101 MiB passes; snapshots
+compare as summaries do; -f markdown renders as a table (Python-Markdown,
+the renderer of MkDocs, with its tables extension), -f json parses; bad
+arguments are one line and exit 2.
+
+usage: test_compare.py GPU_TRACKER WORKLOAD
+Exit 77 (skipped) when Python-Markdown is missing (make check installs
+python3-markdown as root)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    tracker, workload = map(os.path.abspath, sys.argv[1:3])
+    try:
+        import markdown
+    except ImportError:
+        print('test_compare: SKIPPED: no Python-Markdown for /usr/bin/python3 (python3-markdown)')
+        return 77
+    failures = []
+
+    def check(ok, what):
+        if not ok:
+            failures.append(what)
+            print('FAIL:', what)
+
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix='gt-compare-') as work:
+        env['XDG_CONFIG_HOME'] = work
+
+        def track(name, mib, *extra):
+            subprocess.run([tracker, '-q', '-f', 'json', '-o', name, *extra, '--', workload, 'hold',
+                            str(mib), '0.1'], cwd=work, env=env, check=True, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL)
+
+        def compare(*args):
+            return subprocess.run([tracker, 'compare', *args], cwd=work, env=env, capture_output=True,
+                                  text=True)
+
+        for i in range(3):
+            track(f'base{i}.json', 100)
+        track('grown.json', 120)
+        track('same.json', 101, '--snapshot', 'same.json.gz')
+        bases = ['base0.json', 'base1.json', 'base2.json']
+
+        r = compare(*bases, 'grown.json')
+        print(r.stdout)
+        check(r.returncode == 1, f'grown 20 %: exit {r.returncode}')
+        check('FAIL: a metric grew past its tolerance' in r.stdout, 'grown: the verdict line')
+        check(any(line.startswith('peak RAM') and line.rstrip().endswith('FAIL') for line in r.stdout.splitlines()),
+              'grown: the peak RAM row says FAIL')
+        r = compare('--tolerance', '25%', *bases, 'grown.json')
+        check(r.returncode == 0, f'grown 20 % with a 25 % tolerance: exit {r.returncode}\n{r.stdout}')
+        r = compare('--tolerance', 'peak_ram=25%', *bases, 'grown.json')
+        check(r.returncode == 0, f'a per-metric tolerance: exit {r.returncode}')
+        r = compare(*bases, 'same.json')
+        check(r.returncode == 0, f'a run like the baseline: exit {r.returncode}\n{r.stdout}')
+        r = compare(*bases, 'same.json.gz')
+        check(r.returncode == 0 and 'peak RAM' in r.stdout, f'a snapshot as the new run: exit {r.returncode} {r.stderr}')
+
+        r = compare('-f', 'markdown', *bases, 'grown.json')
+        print(r.stdout)
+        html = markdown.markdown(r.stdout, extensions=['tables'])
+        check('<table>' in html and '<th>Metric</th>' in html, f'markdown renders as a table: {html[:300]}')
+        check('<td>peak RAM</td>' in html and '<strong>FAIL</strong>' in html, 'the markdown table rows')
+
+        r = compare('-f', 'json', *bases, 'grown.json')
+        document = json.loads(r.stdout)
+        check(document['passed'] is False and document['baseline_runs'] == 3, f'json: {document}')
+        ram = next(row for row in document['rows'] if row['metric'] == 'peak_ram')
+        check(ram['failed'] and ram['base_runs'] == 3 and ram['base_min'] <= ram['base_median'] <= ram['base_max']
+              and 15 < ram['change_percent'] < 25, f'json peak_ram row: {ram}')
+
+        for args, line in (
+                (['base0.json'], 'gpu-tracker: compare: give a baseline and a new run (2 to 64 files: BASE... NEW)\n'),
+                (['--metric', 'speed', *bases, 'grown.json'],
+                 'gpu-tracker: compare: unknown metric \'speed\'; valid: peak_ram, peak_gpu_ram, cpu_time, '
+                 'wall_time, mean_cpu\n'),
+                (['--tolerance', 'ten', *bases, 'grown.json'],
+                 "gpu-tracker: compare: invalid --tolerance 'ten': give a percentage (10%) or METRIC=PERCENT, "
+                 'METRIC one of peak_ram, peak_gpu_ram, cpu_time, wall_time, mean_cpu\n'),
+                (['base0.json', 'missing.json'], None),
+                (['base0.json', 'run.csv'],
+                 "gpu-tracker: compare: 'run.csv': give a JSON summary or test-suite file (.json) or a snapshot "
+                 '(.json.gz)\n')):
+            r = compare(*args)
+            check(r.returncode == 2 and r.stdout == '', f'{args}: exit {r.returncode}, stdout {r.stdout!r}')
+            if line:
+                check(r.stderr == line, f'{args}: {r.stderr!r}')
+            else:
+                check(r.stderr.startswith('gpu-tracker: compare: ') and 'missing.json' in r.stderr
+                      and r.stderr.count('\n') == 1, f'{args}: {r.stderr!r}')
+        with open(os.path.join(work, 'bad.json'), 'w') as f:
+            f.write('{"max_ram": 5}')
+        r = compare('base0.json', 'bad.json')
+        check(r.returncode == 2 and r.stderr.startswith("gpu-tracker: compare: 'bad.json' is not a summary: "),
+              f'a malformed summary: {r.stderr!r}')
+    if failures:
+        print(f'test_compare: {len(failures)} checks failed')
+        return 1
+    print('test_compare: ok')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
