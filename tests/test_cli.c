@@ -496,13 +496,20 @@ static void test_limits(void)
     free(pids);
     unlink("limit-pids");
 
-    /* Wall and CPU time. */
-    r = gt_within("--max-time kill", "-q", "--st", "0.1", "--max-time", "0.3", "--on-limit",
-                  "kill", "-f", "json", "--", "sleep", "30", NULL);
+    /* Wall time is acted on when it passes, not at the next sample (--st 5
+     * here), and the processes born since the last sample (the sleep) are
+     * reached too: TERM ignored, KILL 0.5 s later. */
+    r = gt_within("--max-time kill", "-q", "--st", "5", "--max-time", "0.3", "--on-limit", "kill",
+                  "--kill-after", "0.5", "-f", "json", "--ru", "bytes", "--tu", "seconds", "--",
+                  "sh", "-c", "trap '' TERM; sleep 30", NULL);
     CHECK_MSG(r.status == 124, "status %d for --max-time", r.status);
+    CHECK_CONTAINS(r.err.data, "limit breached: wall time 0.3 s passed the limit of 0.3 s "
+                               "(--max-time) 0.3 s into the run; ending the command");
+    CHECK_CONTAINS(r.err.data, "limit: 2 processes still running 0.5 s after SIGTERM, sent "
+                               "SIGKILL\n");
     j = parse_or_fail(r.out.data, "max-time json");
     CHECK(j && jnum(j, "limits.checks.max_time.at_seconds") >= 0.3);
-    CHECK(j && jnum(j, "compute_time.time") < 29);
+    CHECK(j && jnum(j, "compute_time.time") < 4.9); /* before the first sample was due */
     if (j)
         json_object_put(j);
     result_free(&r);

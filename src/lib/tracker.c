@@ -269,6 +269,42 @@ static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256
     return 0;
 }
 
+/* Says what check_limits found (outside the lock) and sends the tree sig
+ * (0: nothing). The caller owns the reader. */
+static void act_on_limits(gt_tracker *t, int sig, char msgs[GT_LIMIT_COUNT][256], int nmsgs)
+{
+    int kill = t->cfg.o.on_limit == GT_ON_LIMIT_KILL; /* options: read-only once started */
+    for (int i = 0; i < nmsgs; i++)
+        warn_always(&t->warner, "limit breached: %s%s", msgs[i],
+                    !kill    ? "; running on (--on-limit warn)"
+                    : i == 0 ? "; ending the command (--on-limit kill)"
+                             : "");
+    if (!sig)
+        return;
+    /* The tree as the last sample found it; a process that vanished since
+     * is not signalled (sample_reader_signal_tree). */
+    int reached = sample_reader_signal_tree(&t->reader, sig);
+    if (sig == SIGKILL && reached > 0)
+        warn_always(&t->warner, "limit: %d process%s still running %g s after SIGTERM, sent "
+                    "SIGKILL", reached, reached == 1 ? "" : "es", t->cfg.o.kill_after);
+}
+
+/* When the limits need the sampler between two samples (under the lock):
+ * the moment max_time passes, or the SIGKILL kill_after seconds after the
+ * SIGTERM, whichever is first and not done; INFINITY when neither. Acting
+ * then, not at the next sample, keeps --max-time and --kill-after as exact
+ * as timeout(1)'s, whatever the sleep time. */
+static double limit_deadline(const gt_tracker *t)
+{
+    double at = INFINITY;
+    if (t->limits.limit[GT_LIMIT_TIME] > 0 && t->limits.at[GT_LIMIT_TIME] < 0 &&
+        t->baseline_taken)
+        at = t->res.start_time + t->limits.limit[GT_LIMIT_TIME];
+    if (t->limits.term_sent && !t->limits.kill_sent && t->term_mono + t->cfg.o.kill_after < at)
+        at = t->term_mono + t->cfg.o.kill_after;
+    return at;
+}
+
 /* One sample read and through the pipeline (slot as in struct sample); its
  * rows in *rows. The caller owns the reader (see the file comment). Returns
  * the sample's monotonic time. */
@@ -284,22 +320,8 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
     rows->metrics = sinks_take_point(&t->sinks, &t->pipe, &s);
     results_take_reasons(&t->res, &t->reader);
     int sig = check_limits(t, s.now, msgs, &nmsgs);
-    int on_limit_kill = t->cfg.o.on_limit == GT_ON_LIMIT_KILL;
-    double kill_after = t->cfg.o.kill_after;
     pthread_mutex_unlock(&t->lock);
-    for (int i = 0; i < nmsgs; i++)
-        warn_always(&t->warner, "limit breached: %s%s", msgs[i],
-                    !on_limit_kill ? "; running on (--on-limit warn)"
-                    : i == 0       ? "; ending the command (--on-limit kill)"
-                                   : "");
-    if (sig) {
-        /* The tree as this sample found it; a process that vanished since
-         * is not signalled (sample_reader_signal_tree). */
-        int reached = sample_reader_signal_tree(&t->reader, sig);
-        if (sig == SIGKILL && reached > 0)
-            warn_always(&t->warner, "limit: %d process%s still running %g s after SIGTERM, "
-                        "sent SIGKILL", reached, reached == 1 ? "" : "es", kill_after);
-    }
+    act_on_limits(t, sig, msgs, nmsgs);
     return s.now;
 }
 
@@ -361,12 +383,25 @@ GT_HOT static void *sampler_main(void *arg)
             t->duration_done = 1;
             break;
         }
-        /* Asleep without the lock: stop() sets the word, then the flag. */
+        /* Asleep without the lock: stop() sets the word, then the flag. A
+         * limit's moment before the next slot is acted on then, without a
+         * sample (no row: the schedule is the slots'). */
+        double slot_at = t->res.start_time + (double)k * interval;
+        double limit_at = limit_deadline(t);
         pthread_mutex_unlock(&t->lock);
-        int stop = wake_word_sleep_until(&t->stop_word, t->res.start_time + (double)k * interval);
+        int stop = wake_word_sleep_until(&t->stop_word, limit_at < slot_at ? limit_at : slot_at);
         pthread_mutex_lock(&t->lock);
         if (stop || t->stop_requested)
             break;
+        if (limit_at < slot_at) {
+            char msgs[GT_LIMIT_COUNT][256];
+            int nmsgs;
+            int sig = check_limits(t, monotonic_now(), msgs, &nmsgs);
+            pthread_mutex_unlock(&t->lock);
+            act_on_limits(t, sig, msgs, nmsgs);
+            pthread_mutex_lock(&t->lock);
+            continue;
+        }
         double late = monotonic_now() - (t->res.start_time + (double)k * interval);
         if (late < 0)
             late = 0;

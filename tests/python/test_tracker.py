@@ -5,6 +5,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -346,3 +347,34 @@ def test_metrics_endpoint(monkeypatch, tmp_path):
             Tracker(metrics_listen=f'127.0.0.1:{port}')
     with pytest.raises(ValueError, match="invalid metrics address 'nope'"):
         Tracker(metrics_listen='nope')
+
+
+def test_limits_keywords():
+    # A limit passed by a subprocess between two samples, in warn mode: the
+    # run goes on, the breach is in .limits and in the JSON summary.
+    with gputracker.Tracker(sleep_time=0.1, resource_usage_file='', max_ram='50MB', max_time=3600,
+                            disable_logs=True) as tracker:
+        subprocess.run([sys.executable, '-c', 'x = b"1" * 120_000_000; import time; time.sleep(0.3)'],
+                       check=True)
+    limits = tracker.limits
+    assert limits['on_limit'] == 'warn' and limits['breached'] and not limits['killed']
+    ram = limits['checks']['max_ram']
+    assert ram['limit'] == 50e6 and ram['peak'] > 120e6 and ram['breached'] and ram['at_seconds'] >= 0
+    assert limits['checks']['max_time'] == {'unit': 'seconds', 'limit': 3600.0,
+                                            'peak': limits['checks']['max_time']['peak'],
+                                            'breached': False, 'at_seconds': None}
+    with gputracker.Tracker(sleep_time=0.1, resource_usage_file='') as tracker:
+        pass
+    assert tracker.limits is None
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    ({'max_ram': '500'}, "invalid size '500': no unit (500 what?)"),
+    ({'max_time': 'soon'}, "invalid duration 'soon'"),
+    ({'max_cpu_time': -1}, 'invalid limit -1'),
+    ({'on_limit': 'stop'}, '"stop" is not a valid on_limit'),
+    ({'max_ram': '1GB', 'on_limit': 'kill'}, 'on_limit kill would end the tracking program itself'),
+])
+def test_limits_keywords_refused(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        gputracker.Tracker(resource_usage_file='', **kwargs)

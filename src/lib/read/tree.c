@@ -34,6 +34,10 @@
 
 enum role { ROLE_MAIN, ROLE_DESC };
 
+/* The most processes born since the last walk that tree_signal() reaches
+ * (a fork bomb must not keep it going). */
+#define TREE_SIGNAL_MAX_NEW 100000
+
 struct tracked_proc {
     pid_t pid;
     unsigned long long starttime;
@@ -145,28 +149,49 @@ long tree_pids(const struct tree *t, pid_t **pids, size_t *cap)
     return (long)n;
 }
 
-int tree_signal(const struct tree *t, int sig)
+/* sig to the process behind h (its /proc directory): through a pidfd, so
+ * that a PID reused since it was listed gets nothing; kill() where the
+ * kernel lacks the call (before 5.1). 0 when sent. */
+static int signal_process(const struct proc_handle *h, int sig)
+{
+#ifdef SYS_pidfd_send_signal
+    if (h->dirfd >= 0) {
+        if (syscall(SYS_pidfd_send_signal, h->dirfd, sig, NULL, 0) == 0)
+            return 0;
+        if (errno != ENOSYS)
+            return -1;
+    }
+#endif
+    return kill(h->pid, sig);
+}
+
+int tree_signal(struct tree *t, int sig)
 {
     pid_t self = getpid();
     int sent = 0;
+    /* The tree as the last walk found it, and the children each has now:
+     * those born since (not in the index) are signalled too, and theirs. */
+    pid_t *born = NULL;
+    size_t nborn = 0, capborn = 0;
     for (size_t i = 0; i < t->nprocs; i++) {
-        const struct tracked_proc *p = &t->procs[i];
+        struct tracked_proc *p = &t->procs[i];
         if (!t->roles[i] || p->pid == self || p->pid == t->reaper_pid)
             continue;
-        /* Through the /proc/<pid> directory we hold, a pidfd to the kernel:
-         * a PID reused since the walk is not this process, and gets
-         * nothing. Where the kernel lacks the call (before 5.1), kill(). */
-        long rc = -1;
-#ifdef SYS_pidfd_send_signal
-        if (p->h.dirfd >= 0)
-            rc = syscall(SYS_pidfd_send_signal, p->h.dirfd, sig, NULL, 0);
-        if (rc < 0 && (p->h.dirfd < 0 || errno == ENOSYS))
-            rc = kill(p->pid, sig);
-#else
-        rc = kill(p->pid, sig);
-#endif
-        sent += rc == 0;
+        sent += signal_process(&p->h, sig) == 0;
+        procfs_list_children(&p->h, 2, &t->buf, &t->bufcap, &born, &nborn, &capborn);
     }
+    for (size_t k = 0; k < nborn && k < TREE_SIGNAL_MAX_NEW; k++) {
+        pid_t pid = born[k];
+        size_t known;
+        struct proc_handle h;
+        if (pid == self || pid == t->reaper_pid || pid_index_get(&t->index, pid, &known) ||
+            procfs_open(t->root_fd, pid, NULL, &h) < 0)
+            continue;
+        sent += signal_process(&h, sig) == 0;
+        procfs_list_children(&h, 2, &t->buf, &t->bufcap, &born, &nborn, &capborn);
+        procfs_close(&h);
+    }
+    free(born);
     return sent;
 }
 

@@ -86,9 +86,10 @@ void tree_roles(const struct tree *t, struct pid_roles *out);
  * memory. */
 long tree_pids(const struct tree *t, pid_t **pids, size_t *cap);
 
-/* Sends sig to every process the last walk found in the tree but the
- * calling process and the reaper; how many it reached. */
-int tree_signal(const struct tree *t, int sig);
+/* Sends sig to every process the last walk found in the tree, and to the
+ * descendants they have now (born since), but the calling process and the
+ * reaper; how many it reached. */
+int tree_signal(struct tree *t, int sig);
 
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
  * itself failed (out of memory, reaper unreadable). A process that vanishes
