@@ -6,7 +6,10 @@ compare as summaries do; -f markdown renders as a table (Python-Markdown,
 the renderer of MkDocs, with its tables extension), -f json parses; bad
 arguments are one line and exit 2.
 
-usage: test_compare.py GPU_TRACKER WORKLOAD
+gpu_tracker's own JSON (the conformance files: one run in several units)
+compares equal whatever the units.
+
+usage: test_compare.py GPU_TRACKER WORKLOAD CONFORMANCE_DIR
 Exit 77 (skipped) when Python-Markdown is missing (make check installs
 python3-markdown as root)."""
 import json
@@ -17,7 +20,7 @@ import tempfile
 
 
 def main():
-    tracker, workload = map(os.path.abspath, sys.argv[1:3])
+    tracker, workload, conformance = map(os.path.abspath, sys.argv[1:4])
     try:
         import markdown
     except ImportError:
@@ -96,6 +99,16 @@ def main():
             else:
                 check(r.stderr.startswith('gpu-tracker: compare: ') and 'missing.json' in r.stderr
                       and r.stderr.count('\n') == 1, f'{args}: {r.stderr!r}')
+        # gpu_tracker's to_json() of one run in three sets of units.
+        same_run = [os.path.join(conformance, name) for name in (
+            'False-Linux-bytes-megabytes-seconds.json', 'False-Linux-kilobytes-gigabytes-minutes.json',
+            'False-Linux-megabytes-kilobytes-hours.json')]
+        r = compare('-f', 'json', *same_run)
+        check(r.returncode == 0, f'gpu_tracker JSON: exit {r.returncode} {r.stderr}')
+        if r.returncode == 0:
+            rows = json.loads(r.stdout)['rows']
+            check(len(rows) == 5 and all(abs(row['change_percent']) < 0.1 for row in rows),
+                  f'one run in other units compares equal: {rows}')
         with open(os.path.join(work, 'bad.json'), 'w') as f:
             f.write('{"max_ram": 5}')
         r = compare('base0.json', 'bad.json')

@@ -272,7 +272,9 @@ static int by_double(const void *a, const void *b)
 /* A figure for a person: MB/GB, s/min/h, cores. */
 static void show_value(int m, double v, char *out, size_t cap)
 {
-    if (m == METRIC_RAM || m == METRIC_GPU_RAM)
+    if ((m == METRIC_RAM || m == METRIC_GPU_RAM) && v < 1e6 && v > 0)
+        snprintf(out, cap, "%.1f kB", v / 1e3);
+    else if (m == METRIC_RAM || m == METRIC_GPU_RAM)
         snprintf(out, cap, v >= 1e9 ? "%.3f GB" : "%.1f MB", v >= 1e9 ? v / 1e9 : v / 1e6);
     else if (m == METRIC_MEAN_CPU)
         snprintf(out, cap, "%.2f cores", v);

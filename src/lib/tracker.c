@@ -237,9 +237,14 @@ static void limit_figures_now(const gt_tracker *t, double now, struct limit_figu
     f->value[GT_LIMIT_CPU_TIME] = main_s + desc_s;
 }
 
+/* After SIGKILL, how often what is left of the tree gets it again until
+ * the run ends: a process its parent forked as it was killed was in no
+ * list yet. */
+#define KILL_AGAIN_PERIOD 0.2
+
 /* The limits after a sample taken at now (under the lock): the breaches
  * seen first here, worded into msgs (one line each); with on_limit kill,
- * what the tree is to be sent (0: nothing). */
+ * what the tree is to be sent (0: nothing; -SIGKILL: SIGKILL again). */
 static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256],
                         int *nmsgs)
 {
@@ -264,7 +269,12 @@ static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256
     }
     if (t->limits.term_sent && !t->limits.kill_sent && now - t->term_mono >= t->cfg.o.kill_after) {
         t->limits.kill_sent = 1;
+        t->limits.kill_again = now + KILL_AGAIN_PERIOD;
         return SIGKILL;
+    }
+    if (t->limits.kill_sent && now >= t->limits.kill_again) {
+        t->limits.kill_again = now + KILL_AGAIN_PERIOD;
+        return -SIGKILL; /* again, quietly */
     }
     return 0;
 }
@@ -281,9 +291,9 @@ static void act_on_limits(gt_tracker *t, int sig, char msgs[GT_LIMIT_COUNT][256]
                              : "");
     if (!sig)
         return;
-    /* The tree as the last sample found it; a process that vanished since
-     * is not signalled (sample_reader_signal_tree). */
-    int reached = sample_reader_signal_tree(&t->reader, sig);
+    /* The tree as the last sample found it, and what it forked since
+     * (sample_reader_signal_tree); -SIGKILL: the same again, unsaid. */
+    int reached = sample_reader_signal_tree(&t->reader, sig < 0 ? -sig : sig);
     if (sig == SIGKILL && reached > 0)
         warn_always(&t->warner, "limit: %d process%s still running %g s after SIGTERM, sent "
                     "SIGKILL", reached, reached == 1 ? "" : "es", t->cfg.o.kill_after);
@@ -302,6 +312,8 @@ static double limit_deadline(const gt_tracker *t)
         at = t->res.start_time + t->limits.limit[GT_LIMIT_TIME];
     if (t->limits.term_sent && !t->limits.kill_sent && t->term_mono + t->cfg.o.kill_after < at)
         at = t->term_mono + t->cfg.o.kill_after;
+    if (t->limits.kill_sent && t->limits.kill_again < at)
+        at = t->limits.kill_again;
     return at;
 }
 

@@ -25,6 +25,8 @@ struct limit_state {
     /* Ending the tree (GT_ON_LIMIT_KILL): when TERM went, whether KILL did. */
     int term_sent, kill_sent;
     double term_at;
+    double kill_again; /* monotonic: SIGKILL again to what is left (a process
+                          forked as its parent was killed) */
 };
 
 /* Sets up s from the options' limits. */

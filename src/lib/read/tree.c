@@ -180,6 +180,10 @@ int tree_signal(struct tree *t, int sig)
         sent += signal_process(&p->h, sig) == 0;
         procfs_list_children(&p->h, 2, &t->buf, &t->bufcap, &born, &nborn, &capborn);
     }
+    /* With a reaper, its children are the tree's orphans (a parent killed
+     * just after it forked leaves its child there). */
+    if (t->reaper_pid > 0 && t->reaper.dirfd >= 0)
+        procfs_list_children(&t->reaper, 2, &t->buf, &t->bufcap, &born, &nborn, &capborn);
     for (size_t k = 0; k < nborn && k < TREE_SIGNAL_MAX_NEW; k++) {
         pid_t pid = born[k];
         size_t known;
