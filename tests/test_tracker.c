@@ -223,17 +223,27 @@ static void grow_fixture_tree(const char *root, struct fx_proc *m, struct fx_pro
 }
 
 /* A full run on a fixture tree: known RAM and threads; CPU from the ticks. */
-static void test_fixture_run(void)
+/* The fixture tree the runs below start from: main 100 (2 threads, 1000 kB)
+ * and its child 101 (3 threads, 4000 kB, 1000 of them shared) on a
+ * 4-CPU machine; grow_fixture_tree() then raises them. Its root. */
+static char *start_fixture_tree(struct fx_proc *m, struct fx_proc *c)
 {
     char *root = fx_mkroot();
     fx_system(root, 0, 0, 4, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .utime = 0, .threads = 2, .rss_kb = 1000,
-                        .anon_kb = 1000, .private_kb = 1000, .pss_kb = 1000, .starttime = 1,
-                        .children = "101"};
-    struct fx_proc c = {.pid = 101, .ppid = 100, .threads = 3, .rss_kb = 4000, .anon_kb = 3000,
-                        .private_kb = 3000, .shared_kb = 1000, .pss_kb = 3500, .starttime = 2};
-    fx_proc_write(root, &m);
-    fx_proc_write(root, &c);
+    *m = (struct fx_proc){.pid = 100, .ppid = 1, .utime = 0, .threads = 2, .rss_kb = 1000,
+                          .anon_kb = 1000, .private_kb = 1000, .pss_kb = 1000, .starttime = 1,
+                          .children = "101"};
+    *c = (struct fx_proc){.pid = 101, .ppid = 100, .threads = 3, .rss_kb = 4000, .anon_kb = 3000,
+                          .private_kb = 3000, .shared_kb = 1000, .pss_kb = 3500, .starttime = 2};
+    fx_proc_write(root, m);
+    fx_proc_write(root, c);
+    return root;
+}
+
+static void test_fixture_run(void)
+{
+    struct fx_proc m, c;
+    char *root = start_fixture_tree(&m, &c);
 
     gt_options o;
     test_options_init(&o);
@@ -919,14 +929,8 @@ static void test_fork(void)
  * max_ram, warned of by the sample that saw it, and reported. */
 static void test_limits(void)
 {
-    char *root = fx_mkroot();
-    fx_system(root, 0, 0, 4, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .threads = 2, .rss_kb = 1000, .anon_kb = 1000,
-                        .private_kb = 1000, .pss_kb = 1000, .starttime = 1, .children = "101"};
-    struct fx_proc c = {.pid = 101, .ppid = 100, .threads = 3, .rss_kb = 4000, .anon_kb = 3000,
-                        .private_kb = 3000, .shared_kb = 1000, .pss_kb = 3500, .starttime = 2};
-    fx_proc_write(root, &m);
-    fx_proc_write(root, &c);
+    struct fx_proc m, c;
+    char *root = start_fixture_tree(&m, &c);
     gt_options o;
     test_options_init(&o);
     test_hooks.proc_root = root;
