@@ -131,11 +131,12 @@ int main(int argc, char **argv)
         printf("  %-49s %6.2f ms [%.2f-%.2f]  peak RSS %ld KiB\n", v[i].name, median_ms[i],
                v[i].cpu_ms[0], v[i].cpu_ms[rounds - 1], v[i].rss_kib[rounds / 2]);
     }
-    if (have_time)
-        printf("  gpu-tracker / GNU time: %.2fx\n", median_ms[1] / median_ms[0]);
-    if (have_time && nv == 6)
-        printf("  other gpu-tracker / GNU time: %.2fx\n", median_ms[4] / median_ms[0]);
-    else
+    if (!have_time) {
         printf("  (no /usr/bin/time here: no GNU time to compare with)\n");
+        return 0;
+    }
+    printf("  gpu-tracker / GNU time: %.2fx\n", median_ms[1] / median_ms[0]);
+    if (nv == 6)
+        printf("  other gpu-tracker / GNU time: %.2fx\n", median_ms[4] / median_ms[0]);
     return 0;
 }
