@@ -1448,6 +1448,50 @@ typedef struct gt_limits {
  * GT_ERR_INVALID_ARGUMENT for a struct_size other than sizeof(gt_limits). */
 GT_API gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out);
 
+/* Who held the peak (0.5): at the sample where the tree's combined RSS (or
+ * its GPU memory) was highest, the processes that made it up, largest
+ * first, at most GT_AT_PEAK_MAX, and the rest summed. */
+#define GT_AT_PEAK_MAX 8
+#define GT_PEAK_MEMORY 0     /* the combined RSS peak */
+#define GT_PEAK_GPU_MEMORY 1 /* the tree's GPU memory peak */
+
+typedef struct gt_peak_process {
+    int pid;
+    int role;           /* 1 the main process, 2 a descendant */
+    char command[16];   /* its short name (comm: "python") */
+    char cmdline[256];  /* its command line, arguments joined by spaces, cut
+                           at 255 bytes; "" when it could not be read */
+    double bytes;       /* its RSS (GT_PEAK_MEMORY) or GPU memory then */
+    double private_bytes; /* GT_PEAK_MEMORY: its private RSS (USS: what it
+                           alone holds) as last read (smaps_rollup); -1: not
+                           read. The list is ordered by it where known (by
+                           RSS otherwise): shared pages are not anyone's */
+    double pss_bytes;   /* its PSS as last read (smaps_rollup); -1: not read */
+    long threads;
+} gt_peak_process;
+
+typedef struct gt_peak_breakdown {
+    size_t struct_size;     /* set by the caller: sizeof(gt_peak_breakdown) */
+    int available;          /* a sample saw the tree's processes at a peak */
+    double at_seconds;      /* into the run */
+    double total_bytes;     /* the tree's figure at that sample (the peak as
+                               sampled; RSS with shared pages once) */
+    int nprocesses;         /* entries in processes */
+    gt_peak_process processes[GT_AT_PEAK_MAX];
+    long others;            /* processes of the tree not listed */
+    double others_bytes;    /* their RSS (or GPU memory) summed */
+    double others_private_bytes; /* GT_PEAK_MEMORY: their private RSS (RSS
+                               where not read) summed */
+    double shared_bytes;    /* GT_PEAK_MEMORY: total_bytes less every
+                               process's private RSS: the pages the tree's
+                               processes share, counted once */
+} gt_peak_breakdown;
+
+/* Fills *out with who held the peak of kind (GT_PEAK_MEMORY or
+ * GT_PEAK_GPU_MEMORY) so far. GT_ERR_STATE when NEW;
+ * GT_ERR_INVALID_ARGUMENT for another kind or struct_size. */
+GT_API gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out);
+
 /* The machine the run is on, as described at gt_tracker_start(), with its
  * allocation judged from the rows so far. GT_ERR_STATE when NEW. */
 GT_API gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);

@@ -540,6 +540,61 @@ static void test_limits(void)
                        "the breach) or kill (end the command)\n");
 }
 
+/* Who held the peak: three children of different sizes held together are
+ * named at the peak with their sizes, which sum to the combined peak. */
+static void test_at_peak(void)
+{
+    char script[768];
+    snprintf(script, sizeof script,
+             "for m in 30 60 120; do sleep 2 | %s hold $m 0 > /dev/null & done; wait",
+             WORKLOAD_BIN);
+    struct result r = gt("-q", "-f", "json", "--st", "0.1", "--ru", "bytes", "--", "sh", "-c",
+                         script, NULL);
+    CHECK(r.status == 0);
+    json_object *j = parse_or_fail(r.out.data, "at_peak json");
+    json_object *peak = NULL, *list = NULL;
+    if (j && json_object_object_get_ex(j, "at_peak", &peak) &&
+        json_object_object_get_ex(json_object_object_get(peak, "memory"), "processes", &list)) {
+        double held[3] = {30, 60, 120}, seen[3] = {0}, sum = 0;
+        size_t n = json_object_array_length(list);
+        for (size_t i = 0; i < n; i++) {
+            json_object *p = json_object_array_get_idx(list, i);
+            const char *line = json_object_get_string(json_object_object_get(p, "cmdline"));
+            double rss = json_object_get_double(json_object_object_get(p, "rss_bytes"));
+            json_object *own = json_object_object_get(p, "private_bytes");
+            sum += own ? json_object_get_double(own) : rss; /* null: not read */
+            for (int k = 0; k < 3; k++) {
+                char want[32];
+                snprintf(want, sizeof want, " hold %.0f 0", held[k]);
+                if (line && strstr(line, want))
+                    seen[k] = rss;
+            }
+        }
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(seen[k] >= held[k] * MIB && seen[k] < (held[k] + 8) * MIB,
+                      "hold %.0f: %.0f bytes at the peak", held[k], seen[k]);
+        /* Each process's own memory and the rest's: the peak, but for the
+         * pages they share (counted once, as the peak counts them). */
+        sum += jnum(j, "at_peak.memory.others.private_bytes");
+        double combined = jnum(j, "max_ram.combined.total_rss");
+        CHECK_MSG(fabs(sum / combined - 1) < 0.02, "at the peak %.0f, combined peak %.0f", sum,
+                  combined);
+        CHECK(fabs(sum + jnum(j, "at_peak.memory.shared_bytes") -
+                   jnum(j, "at_peak.memory.total_bytes")) < 4096);
+        CHECK(jnum(j, "at_peak.memory.total_bytes") <= combined);
+    } else {
+        CHECK_MSG(0, "no at_peak.memory.processes: %.300s", r.out.data);
+    }
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    r = gt("-q", "-f", "human", "--st", "0.1", "--", "sh", "-c", script, NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "\nAt the peak     3 x gt-workload ");
+    CHECK_CONTAINS(r.out.data, " into the run)\n");
+    result_free(&r);
+}
+
 static void test_json_stdout_and_spike(void)
 {
     /* 200 MiB touched and freed within milliseconds; no sample at --st 10
@@ -1388,6 +1443,12 @@ static void test_gpu_fake(void)
         CHECK(jnum(j, "max_gpu_ram.system_capacity") == 80000.0);
         CHECK(jnum(j, "gpu_utilization.system_gpu_count") == 1);
         CHECK(jnum(j, "gpu_utilization.gpu_percentages.max_sum_percent") == 75.0);
+        /* Who held the GPU peak: the command (300 MB) and its child (120 MB). */
+        CHECK(jnum(j, "at_peak.gpu_memory.total_bytes") == 420e6);
+        CHECK(jnum(j, "at_peak.gpu_memory.processes.0.gpu_bytes") == 300e6);
+        CHECK(jnum(j, "at_peak.gpu_memory.processes.0.pid") != child_pid);
+        CHECK(jnum(j, "at_peak.gpu_memory.processes.1.gpu_bytes") == 120e6);
+        CHECK(jnum(j, "at_peak.gpu_memory.processes.1.pid") == child_pid);
         json_object_put(j);
     }
     free(text);
@@ -1848,6 +1909,7 @@ int main(int argc, char **argv)
     test_short_job_threads();
     test_sqlite_loaded_when_used();
     test_limits();
+    test_at_peak();
     test_cpu_exact();
     test_orphans();
     test_wait_all();

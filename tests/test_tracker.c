@@ -303,6 +303,17 @@ static void test_fixture_run(void)
     CHECK(u && u->max_ram.descendants.total_rss == 50000 * 1.024);
     CHECK(u && u->max_ram.combined.total_rss == 50000 * 1.024);
     CHECK(gt_tracker_add_reaped(t, 101, NULL) == GT_ERR_INVALID_ARGUMENT);
+    /* Who held the peak: the grown tree, the child first. */
+    gt_peak_breakdown b = {.struct_size = sizeof b};
+    CHECK(gt_tracker_at_peak(t, GT_PEAK_MEMORY, &b) == GT_OK);
+    CHECK(b.available && b.nprocesses == 2 && b.others == 0 && b.others_bytes == 0);
+    CHECK(b.processes[0].pid == 101 && b.processes[0].role == 2 &&
+          b.processes[0].bytes == 6000 * 1024.0 && b.processes[0].threads == 3);
+    CHECK(b.processes[1].pid == 100 && b.processes[1].role == 1 &&
+          b.processes[1].bytes == 2000 * 1024.0);
+    CHECK(b.total_bytes == 8000 * 1024.0);
+    CHECK(gt_tracker_at_peak(t, GT_PEAK_GPU_MEMORY, &b) == GT_OK && !b.available);
+    CHECK(gt_tracker_at_peak(t, 7, &b) == GT_ERR_INVALID_ARGUMENT);
     gt_tracker_free(t);
 
     /* The backup file is there from start() on, and a clean stop removes it. */

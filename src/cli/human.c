@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -188,6 +189,51 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g)
     }
 }
 
+/* "python train.py 3.1 GiB, 4 x pt_data_worker 1.6 GiB, 312 others 0.4 GiB":
+ * who held a peak, processes of one name counted together (a command's
+ * line when it is alone, cut at 40 bytes), largest first as listed. */
+static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
+{
+    if (!b->available || b->nprocesses <= 0)
+        return;
+    fprintf(f, LABEL, label);
+    int done[GT_AT_PEAK_MAX] = {0};
+    int n = b->nprocesses < GT_AT_PEAK_MAX ? b->nprocesses : GT_AT_PEAK_MAX;
+    const char *sep = "";
+    for (int i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        const gt_peak_process *p = &b->processes[i];
+        int count = 0;
+        double bytes = 0;
+        for (int k = i; k < n; k++)
+            if (!done[k] && strcmp(b->processes[k].command, p->command) == 0) {
+                done[k] = 1;
+                count++;
+                /* its own memory: shared pages are nobody's */
+                bytes += b->processes[k].private_bytes >= 0 ? b->processes[k].private_bytes
+                                                            : b->processes[k].bytes;
+            }
+        char size[32];
+        human_bytes(size, sizeof size, bytes);
+        if (count > 1)
+            fprintf(f, "%s%d x %s %s", sep, count, *p->command ? p->command : "?", size);
+        else
+            fprintf(f, "%s%.40s %s", sep, *p->cmdline ? p->cmdline : *p->command ? p->command : "?",
+                    size);
+        sep = ", ";
+    }
+    char size[32];
+    if (b->others > 0)
+        fprintf(f, "%s%ld other%s %s", sep, b->others, b->others == 1 ? "" : "s",
+                human_bytes(size, sizeof size, b->others_private_bytes > 0
+                                                   ? b->others_private_bytes : b->others_bytes));
+    if (b->shared_bytes >= 1048576)
+        fprintf(f, ", shared %s", human_bytes(size, sizeof size, b->shared_bytes));
+    char when[32];
+    fprintf(f, " (%s into the run)\n", human_duration(when, sizeof when, b->at_seconds));
+}
+
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                     const struct human_extras *x)
 {
@@ -234,6 +280,8 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         fprintf(f, LABEL "%s\n", "CPU starved", starved);
     line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
                      u->max_ram.descendants.total_rss, ", RSS, shared pages once");
+    if (x->at_peak)
+        at_peak_line(f, "At the peak", &x->at_peak[GT_PEAK_MEMORY]);
     fprintf(f, LABEL "peak %s used of %s (the whole machine)\n", "System RAM",
             human_bytes(a, sizeof a, u->max_ram.system),
             human_bytes(b, sizeof b, u->max_ram.system_capacity));
@@ -249,6 +297,8 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                  human_bytes(a, sizeof a, u->max_gpu_ram.system_capacity));
         line_bytes_split(f, "Peak GPU RAM", u->max_gpu_ram.combined, u->max_gpu_ram.main,
                          u->max_gpu_ram.descendants, of);
+        if (x->at_peak)
+            at_peak_line(f, "At the GPU peak", &x->at_peak[GT_PEAK_GPU_MEMORY]);
         const gt_gpu_utilization *g = &u->gpu_utilization;
         fprintf(f, LABEL "mean %.0f%%, peak %.0f%%, summed over %d GPU%s\n", "GPU utilization",
                 g->gpu_percentages.mean_sum_percent, g->gpu_percentages.max_sum_percent,

@@ -166,7 +166,15 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
     gt_limits limits = {.struct_size = sizeof limits};
     if (gt_tracker_limits(t, &limits) == GT_OK && limits.any_set)
         x.limits = &limits;
+    gt_peak_breakdown *peaks = calloc(2, sizeof *peaks);
+    if (peaks) {
+        peaks[0].struct_size = peaks[1].struct_size = sizeof *peaks;
+        if (gt_tracker_at_peak(t, GT_PEAK_MEMORY, &peaks[0]) == GT_OK &&
+            gt_tracker_at_peak(t, GT_PEAK_GPU_MEMORY, &peaks[1]) == GT_OK)
+            x.at_peak = peaks;
+    }
     char *text = human_summary(u, &totals, &x);
+    free(peaks);
     free(gpu_run);
     size_t n = text ? strlen(text) : 0;
     if (n > 0 && text[n - 1] == '\n')

@@ -570,6 +570,27 @@ static void limits_now(gt_tracker *t, gt_limits *out)
     limits_report(&s, out);
 }
 
+gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct("gt_tracker_at_peak", t, out, "gt_peak_breakdown",
+                                       out ? out->struct_size : 0, sizeof(gt_peak_breakdown));
+    if (st != GT_OK)
+        return st;
+    if (kind != GT_PEAK_MEMORY && kind != GT_PEAK_GPU_MEMORY)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown peak kind %d; valid: GT_PEAK_MEMORY (0), "
+                       "GT_PEAK_GPU_MEMORY (1)", kind);
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no peak yet: the tracker has not been started");
+    pthread_mutex_lock(&t->lock);
+    *out = t->at_peak[kind];
+    pthread_mutex_unlock(&t->lock);
+    out->struct_size = sizeof *out;
+    return GT_OK;
+}
+
 gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out)
 {
     gt_clear_error();
@@ -601,8 +622,11 @@ char *gt_tracker_to_json(gt_tracker *t)
         g = NULL; /* its part is left out, as when out of memory for it */
     }
     gt_limits l;
+    gt_peak_breakdown *peaks = malloc(2 * sizeof *peaks);
     pthread_mutex_lock(&t->lock);
     limits_now(t, &l);
+    if (peaks)
+        memcpy(peaks, t->at_peak, 2 * sizeof *peaks);
     results_cgroup(&t->res, &t->pipe, &c);
     results_energy(&t->res, &t->pipe, u, &e);
     if (g) {
@@ -610,7 +634,8 @@ char *gt_tracker_to_json(gt_tracker *t)
         results_gpu_run(&t->res, &t->pipe, u, g, table);
     }
     pthread_mutex_unlock(&t->lock);
-    char *text = results_document(u, &c, &e, g, &l);
+    char *text = results_document(u, &c, &e, g, &l, peaks);
+    free(peaks);
     free(g);
     free(table);
     return text;

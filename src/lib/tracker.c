@@ -332,8 +332,38 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
     rows->metrics = sinks_take_point(&t->sinks, &t->pipe, &s);
     results_take_reasons(&t->res, &t->reader);
     int sig = check_limits(t, s.now, msgs, &nmsgs);
+    int new_peak[2] = {t->pipe.acc.new_rss_peak, t->pipe.acc.new_gpu_peak && s.gpu_ok};
+    double at = t->baseline_taken ? s.now - t->res.start_time : 0;
+    double peak_bytes[2] = {(double)t->pipe.acc.comb_pk.total_kb * 1024.0,
+                            (double)t->pipe.acc.gpu_comb_max};
     pthread_mutex_unlock(&t->lock);
     act_on_limits(t, sig, msgs, nmsgs);
+    /* A new peak: who made it up, from the walk just done (O(n) in the
+     * tree, only at a new peak; the few largest named). */
+    for (int kind = 0; kind < 2; kind++) {
+        if (!new_peak[kind])
+            continue;
+        gt_peak_breakdown b;
+        memset(&b, 0, sizeof b);
+        b.struct_size = sizeof b;
+        if (kind == GT_PEAK_MEMORY)
+            sample_reader_memory_breakdown(&t->reader, &b);
+        else
+            sample_reader_gpu_breakdown(&t->reader, &s, &b);
+        b.available = 1;
+        b.at_seconds = at;
+        b.total_bytes = peak_bytes[kind];
+        if (kind == GT_PEAK_MEMORY) {
+            double own = b.others_private_bytes;
+            for (int i = 0; i < b.nprocesses; i++)
+                own += b.processes[i].private_bytes >= 0 ? b.processes[i].private_bytes
+                                                         : b.processes[i].bytes;
+            b.shared_bytes = b.total_bytes > own ? b.total_bytes - own : 0;
+        }
+        pthread_mutex_lock(&t->lock);
+        t->at_peak[kind] = b;
+        pthread_mutex_unlock(&t->lock);
+    }
     return s.now;
 }
 

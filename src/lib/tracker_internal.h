@@ -54,6 +54,7 @@ struct gt_tracker {
     struct run_results res; /* what the results are made of besides pipe */
     struct row_store store; /* the rows: the newest in memory, the rest on disk */
     struct limit_state limits; /* options.max_*: what passed them, and when */
+    gt_peak_breakdown at_peak[2]; /* who held the peak: GT_PEAK_MEMORY, GT_PEAK_GPU_MEMORY */
     double term_mono;          /* monotonic time the tree was sent SIGTERM */
     /* gt_tracker_series() copies every row into memory, once, on demand. */
     gt_process_row *all_process;

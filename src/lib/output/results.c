@@ -247,10 +247,60 @@ void limits_text(const gt_limits *l, struct buf *b)
     }
 }
 
+static json_object *breakdown_json(const gt_peak_breakdown *b, const char *bytes_key)
+{
+    int memory = strcmp(bytes_key, "rss_bytes") == 0;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "at_seconds", json_object_new_double(b->at_seconds));
+    json_object_object_add(o, "total_bytes", json_object_new_double(b->total_bytes));
+    json_object *list = json_object_new_array();
+    for (int i = 0; i < b->nprocesses && i < GT_AT_PEAK_MAX; i++) {
+        const gt_peak_process *p = &b->processes[i];
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "pid", json_object_new_int(p->pid));
+        json_object_object_add(x, "role", json_new_text(p->role == 1 ? "main" : "descendant"));
+        json_object_object_add(x, "command", json_new_text(p->command));
+        json_object_object_add(x, "cmdline", json_new_text(p->cmdline));
+        json_object_object_add(x, bytes_key, json_object_new_double(p->bytes));
+        if (memory)
+            json_object_object_add(x, "private_bytes", p->private_bytes >= 0
+                                   ? json_object_new_double(p->private_bytes) : NULL);
+        json_object_object_add(x, "pss_bytes",
+                               p->pss_bytes >= 0 ? json_object_new_double(p->pss_bytes) : NULL);
+        json_object_object_add(x, "threads", json_object_new_int64(p->threads));
+        json_object_array_add(list, x);
+    }
+    json_object_object_add(o, "processes", list);
+    json_object *rest = json_object_new_object();
+    json_object_object_add(rest, "count", json_object_new_int64(b->others));
+    json_object_object_add(rest, bytes_key, json_object_new_double(b->others_bytes));
+    if (memory) {
+        json_object_object_add(rest, "private_bytes",
+                               json_object_new_double(b->others_private_bytes));
+        json_object_object_add(o, "shared_bytes", json_object_new_double(b->shared_bytes));
+    }
+    json_object_object_add(o, "others", rest);
+    return o;
+}
+
+json_object *at_peak_json_object(const gt_peak_breakdown *peaks)
+{
+    json_object *o = json_object_new_object();
+    if (peaks[GT_PEAK_MEMORY].available)
+        json_object_object_add(o, "memory", breakdown_json(&peaks[GT_PEAK_MEMORY], "rss_bytes"));
+    if (peaks[GT_PEAK_GPU_MEMORY].available)
+        json_object_object_add(o, "gpu_memory",
+                               breakdown_json(&peaks[GT_PEAK_GPU_MEMORY], "gpu_bytes"));
+    return o;
+}
+
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
-                       const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l)
+                       const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l,
+                       const gt_peak_breakdown *peaks)
 {
     json_object *root = usage_json_object(u);
+    if (peaks && (peaks[0].available || peaks[1].available))
+        json_object_object_add(root, "at_peak", at_peak_json_object(peaks));
     if (l && l->any_set)
         json_object_object_add(root, "limits", limits_json_object(l));
     json_object_object_add(root, "cgroup", cgroup_json_object(c));

@@ -83,6 +83,8 @@ GT_HOT static void add_memory(struct usage_acc *a, const struct tree_sample *s)
     tp->comb_kb = comb_private + comb_shared;
     tp->main_threads = s->main_threads;
     tp->desc_threads = s->desc_threads;
+    /* A sampled peak: the tracker keeps who made it up (at_peak). */
+    a->new_rss_peak = comb_private + comb_shared > a->comb_pk.total_kb;
     raise_ull(&a->comb_pk.total_kb, comb_private + comb_shared);
     raise_ull(&a->comb_pk.private_kb, comb_private);
     raise_ull(&a->comb_pk.shared_kb, comb_shared);
@@ -106,6 +108,7 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
     raise_ull(&a->gpu_system_max, g->system_used);
     raise_ull(&a->gpu_main_max, g->main_bytes);
     raise_ull(&a->gpu_desc_max, g->desc_bytes);
+    a->new_gpu_peak = g->main_bytes + g->desc_bytes > a->gpu_comb_max;
     raise_ull(&a->gpu_comb_max, g->main_bytes + g->desc_bytes);
     a->latest.have_gpu = 1;
     a->latest.gpu_bytes = g->main_bytes + g->desc_bytes;

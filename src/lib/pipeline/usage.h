@@ -74,6 +74,10 @@ struct usage_acc {
     long gpu_sm_samples;
     unsigned long long gpu_energy_mj;
 
+    /* The newest sample raised the sampled combined RSS peak / the tree's
+     * GPU memory peak (the tracker then keeps who made it up). */
+    int new_rss_peak, new_gpu_peak;
+
     /* The newest sample's figures, for a look while the run goes on
      * (gt_tracker_progress); the peaks are above. */
     struct usage_latest {

@@ -420,3 +420,15 @@ int sample_reader_signal_tree(struct sample_reader *r, int sig)
 {
     return tree_signal(&r->tree, sig);
 }
+
+void sample_reader_memory_breakdown(struct sample_reader *r, gt_peak_breakdown *out)
+{
+    tree_memory_breakdown(&r->tree, out);
+}
+
+void sample_reader_gpu_breakdown(struct sample_reader *r, const struct sample *s,
+                                 gt_peak_breakdown *out)
+{
+    tree_gpu_breakdown(&r->tree, s->gpu_ok ? s->gpu.procs : NULL, s->gpu_ok ? s->gpu.nprocs : 0,
+                       out);
+}

@@ -199,6 +199,125 @@ int tree_signal(struct tree *t, int sig)
     return sent;
 }
 
+/* A small text file of the process behind h (comm, cmdline), at most
+ * cap - 1 bytes, NULs (cmdline's separators) and the final newline made
+ * spaces and cut; "" when it cannot be read. */
+static void read_small(const struct proc_handle *h, const char *name, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int fd = h->dirfd >= 0 ? openat(h->dirfd, name, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, out, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    for (ssize_t i = 0; i < n; i++)
+        if (out[i] == '\0' || out[i] == '\n')
+            out[i] = ' ';
+    while (n > 0 && out[n - 1] == ' ')
+        n--;
+    out[n] = '\0';
+}
+
+/* Who procs[i] is, for a peak's list. */
+static void peak_identity(struct tree *t, size_t i, double bytes, gt_peak_process *e)
+{
+    const struct tracked_proc *p = &t->procs[i];
+    memset(e, 0, sizeof *e);
+    e->pid = p->pid;
+    e->role = t->roles[i];
+    e->bytes = bytes;
+    e->private_bytes = -1;
+    e->pss_bytes = p->rollup_state == 1 ? (double)p->rollup.pss_kb * 1024.0 : -1;
+    e->threads = p->st.num_threads;
+    read_small(&p->h, "comm", e->command, sizeof e->command);
+    read_small(&p->h, "cmdline", e->cmdline, sizeof e->cmdline);
+}
+
+/* Keeps the n largest of what it is offered (slot and size), largest
+ * first: the top of a peak's list without sorting the whole tree. */
+struct top_n {
+    size_t slot[GT_AT_PEAK_MAX];
+    double size[GT_AT_PEAK_MAX];  /* what the list is ordered by */
+    double bytes[GT_AT_PEAK_MAX]; /* RSS or GPU memory */
+    int n;
+    long offered;
+    double offered_bytes, offered_size;
+};
+
+static void top_offer(struct top_n *top, size_t slot, double size, double bytes)
+{
+    top->offered++;
+    top->offered_bytes += bytes;
+    top->offered_size += size;
+    int at = top->n;
+    while (at > 0 && top->size[at - 1] < size)
+        at--;
+    if (at >= GT_AT_PEAK_MAX)
+        return;
+    int last = top->n < GT_AT_PEAK_MAX ? top->n : GT_AT_PEAK_MAX - 1;
+    for (int k = last; k > at; k--) {
+        top->slot[k] = top->slot[k - 1];
+        top->size[k] = top->size[k - 1];
+        top->bytes[k] = top->bytes[k - 1];
+    }
+    top->slot[at] = slot;
+    top->size[at] = size;
+    top->bytes[at] = bytes;
+    if (top->n < GT_AT_PEAK_MAX)
+        top->n++;
+}
+
+static void top_fill(struct tree *t, const struct top_n *top, gt_peak_breakdown *out)
+{
+    out->nprocesses = top->n;
+    double listed = 0, listed_size = 0;
+    for (int k = 0; k < top->n; k++) {
+        peak_identity(t, top->slot[k], top->bytes[k], &out->processes[k]);
+        listed += top->bytes[k];
+        listed_size += top->size[k];
+    }
+    out->others = top->offered - top->n;
+    out->others_bytes = top->offered_bytes - listed;
+    out->others_private_bytes = top->offered_size - listed_size;
+}
+
+/* A process's own memory: its private RSS where smaps_rollup was read (at
+ * its new highs, and every tenth sample), its RSS otherwise. */
+static double own_bytes(const struct tracked_proc *p)
+{
+    unsigned long long kb = p->rollup_state == 1 && p->rollup.private_kb <= p->status.vm_rss_kb
+                                ? p->rollup.private_kb
+                                : p->status.vm_rss_kb;
+    return (double)kb * 1024.0;
+}
+
+void tree_memory_breakdown(struct tree *t, gt_peak_breakdown *out)
+{
+    struct top_n top = {.n = 0};
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->roles[i] && t->procs[i].status.has_memory)
+            top_offer(&top, i, own_bytes(&t->procs[i]),
+                      (double)t->procs[i].status.vm_rss_kb * 1024.0);
+    top_fill(t, &top, out);
+    for (int k = 0; k < top.n; k++)
+        out->processes[k].private_bytes =
+            t->procs[top.slot[k]].rollup_state == 1 ? top.size[k] : -1;
+}
+
+void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t nprocs,
+                        gt_peak_breakdown *out)
+{
+    struct top_n top = {.n = 0};
+    for (size_t k = 0; k < nprocs; k++) {
+        size_t i;
+        if (procs[k].bytes > 0 && pid_index_get(&t->index, procs[k].pid, &i) && t->roles[i])
+            top_offer(&top, i, (double)procs[k].bytes, (double)procs[k].bytes);
+    }
+    top_fill(t, &top, out);
+}
+
 /* Forgets procs[i]; the last entry takes its place (and its index entry
  * follows it). */
 static void drop_proc(struct tree *t, size_t i)

@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include "gpu_tracker.h"
 #include "util/pid_index.h"
 #include "read/procfs.h"
 #include "sample.h"
@@ -90,6 +91,15 @@ long tree_pids(const struct tree *t, pid_t **pids, size_t *cap);
  * descendants they have now (born since), but the calling process and the
  * reaper; how many it reached. */
 int tree_signal(struct tree *t, int sig);
+
+/* Who made up the tree at the last walk, for a peak (gt_peak_breakdown:
+ * nprocesses, processes, others, others_bytes; the rest is the caller's):
+ * the largest by RSS, or by the GPU memory the driver listed (procs, the
+ * sample's), at most GT_AT_PEAK_MAX, their comm and cmdline read now. O(n)
+ * in the tree; no allocation. */
+void tree_memory_breakdown(struct tree *t, gt_peak_breakdown *out);
+void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t nprocs,
+                        gt_peak_breakdown *out);
 
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
  * itself failed (out of memory, reaper unreadable). A process that vanishes
