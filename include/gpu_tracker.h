@@ -1492,6 +1492,36 @@ typedef struct gt_peak_breakdown {
  * GT_ERR_INVALID_ARGUMENT for another kind or struct_size. */
 GT_API gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out);
 
+/* GPUs held but idle (0.5): a GPU on which the tracked tree held memory,
+ * and whose utilization was under GT_GPU_IDLE_PERCENT in at least
+ * GT_GPU_IDLE_SHARE_PERCENT of the samples where it did, is idle: a GPU
+ * the job reserved and did not use. */
+#define GT_GPU_IDLE_PERCENT 5.0
+#define GT_GPU_IDLE_SHARE_PERCENT 80.0
+
+typedef struct gt_gpu_idle_device {
+    int index;             /* the GPU's index (as NVML / ROCm SMI count) */
+    char uuid[96];
+    long held_samples;     /* samples in which the tree held memory on it */
+    long idle_samples;     /* of those, with its utilization under the threshold */
+    double held_bytes;     /* the most the tree held on it */
+    double idle_percent;   /* idle_samples / held_samples, percent */
+    int idle;              /* idle_percent >= GT_GPU_IDLE_SHARE_PERCENT */
+} gt_gpu_idle_device;
+
+typedef struct gt_gpu_idle {
+    size_t struct_size;    /* set by the caller: sizeof(gt_gpu_idle) */
+    double threshold_percent;   /* GT_GPU_IDLE_PERCENT */
+    double idle_share_percent;  /* GT_GPU_IDLE_SHARE_PERCENT */
+    int ndevices;          /* GPUs the tree held memory on, below */
+    int idle_count;        /* of those, idle */
+    gt_gpu_idle_device devices[64];
+} gt_gpu_idle;
+
+/* Fills *out for the run so far. GT_ERR_STATE when NEW;
+ * GT_ERR_INVALID_ARGUMENT for another struct_size. */
+GT_API gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out);
+
 /* The machine the run is on, as described at gt_tracker_start(), with its
  * allocation judged from the rows so far. GT_ERR_STATE when NEW. */
 GT_API gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);

@@ -1454,6 +1454,42 @@ static void test_gpu_fake(void)
     free(text);
     result_free(&r);
 
+    /* GPUs held but idle: the command holds 1 GB on GPU 0, at 0 %, and its
+     * child 0.5 GB on GPU 1, at 90 %: GPU 0 alone is named. */
+    FILE *sc = fopen(scenario, "w");
+    if (sc) {
+        fputs("device GPU-1111 Fake-H100 80000000000 9000000000 0\n"
+              "device GPU-2222 Fake-H100 80000000000 9000000000 90\n", sc);
+        fclose(sc);
+    }
+    char idle_script[600];
+    snprintf(idle_script, sizeof idle_script,
+             "echo \"process 0 $$ 1000000000\" >> %s; sleep 1 & "
+             "echo \"process 1 $! 500000000\" >> %s; wait", scenario, scenario);
+    r = gt("-q", "-f", "json", "--st", "0.1", "--", "sh", "-c", idle_script, NULL);
+    CHECK(r.status == 0);
+    j = parse_or_fail(r.out.data, "gpu_idle json");
+    if (j) {
+        CHECK(jnum(j, "gpu_idle.idle_gpus") == 1);
+        CHECK(jnum(j, "gpu_idle.gpus.0.index") == 0 && jnum(j, "gpu_idle.gpus.0.idle_percent") == 100);
+        CHECK(jnum(j, "gpu_idle.gpus.0.held_bytes") == 1e9);
+        CHECK(jnum(j, "gpu_idle.gpus.1.index") == 1 && jnum(j, "gpu_idle.gpus.1.idle_percent") == 0);
+        json_object *g1 = NULL;
+        CHECK(json_object_object_get_ex(j, "gpu_idle", &g1) &&
+              json_object_get_boolean(json_object_object_get(
+                  json_object_array_get_idx(json_object_object_get(g1, "gpus"), 0), "idle")) &&
+              !json_object_get_boolean(json_object_object_get(
+                  json_object_array_get_idx(json_object_object_get(g1, "gpus"), 1), "idle")));
+        json_object_put(j);
+    }
+    result_free(&r);
+    r = gt("-q", "-f", "human", "--st", "0.1", "--", "sh", "-c", idle_script, NULL);
+    CHECK_CONTAINS(r.out.data, "\nGPU held idle   GPU 0: 954 MiB held, idle (under 5%) 100% of "
+                               "the time it was held: a GPU to give back\n");
+    CHECK_MSG(strstr(r.out.data, "GPU 1:") == NULL, "the busy GPU named idle: %s", r.out.data);
+    result_free(&r);
+    use_fake_nvml_gpu(); /* the one-GPU scenario again */
+
     /* An unknown --guuids: one line naming the GPUs there are; nothing ran. */
     const char *marker = tmp_path("gpu-ran");
     char touch[300];

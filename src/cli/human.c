@@ -299,6 +299,14 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                          u->max_gpu_ram.descendants, of);
         if (x->at_peak)
             at_peak_line(f, "At the GPU peak", &x->at_peak[GT_PEAK_GPU_MEMORY]);
+        for (int i = 0; x->gpu_idle && i < x->gpu_idle->ndevices && i < 64; i++) {
+            const gt_gpu_idle_device *d = &x->gpu_idle->devices[i];
+            if (d->idle)
+                fprintf(f, LABEL "GPU %d: %s held, idle (under %.0f%%) %.0f%% of the time it "
+                        "was held: a GPU to give back\n", "GPU held idle", d->index,
+                        human_bytes(a, sizeof a, d->held_bytes), x->gpu_idle->threshold_percent,
+                        d->idle_percent);
+        }
         const gt_gpu_utilization *g = &u->gpu_utilization;
         fprintf(f, LABEL "mean %.0f%%, peak %.0f%%, summed over %d GPU%s\n", "GPU utilization",
                 g->gpu_percentages.mean_sum_percent, g->gpu_percentages.max_sum_percent,

@@ -173,7 +173,14 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
             gt_tracker_at_peak(t, GT_PEAK_GPU_MEMORY, &peaks[1]) == GT_OK)
             x.at_peak = peaks;
     }
+    gt_gpu_idle *idle = calloc(1, sizeof *idle);
+    if (idle) {
+        idle->struct_size = sizeof *idle;
+        if (gt_tracker_gpu_idle(t, idle) == GT_OK)
+            x.gpu_idle = idle;
+    }
     char *text = human_summary(u, &totals, &x);
+    free(idle);
     free(peaks);
     free(gpu_run);
     size_t n = text ? strlen(text) : 0;

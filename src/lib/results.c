@@ -570,6 +570,33 @@ static void limits_now(gt_tracker *t, gt_limits *out)
     limits_report(&s, out);
 }
 
+/* GPUs held but idle, under the lock. */
+static void gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
+{
+    const char *uuids[GPU_MAX_DEVICES];
+    int n = t->reader.gpu.ndevices < GPU_MAX_DEVICES ? t->reader.gpu.ndevices : GPU_MAX_DEVICES;
+    for (int d = 0; d < GPU_MAX_DEVICES; d++)
+        uuids[d] = d < n ? t->reader.gpu.devices[d].uuid : NULL; /* set once, at the open */
+    gpu_idle_report(&t->pipe.gpu_idle, uuids, out);
+}
+
+gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct("gt_tracker_gpu_idle", t, out, "gt_gpu_idle",
+                                       out ? out->struct_size : 0, sizeof(gt_gpu_idle));
+    if (st != GT_OK)
+        return st;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no GPU figures: the tracker has not been started");
+    pthread_mutex_lock(&t->lock);
+    gpu_idle_now(t, out);
+    pthread_mutex_unlock(&t->lock);
+    return GT_OK;
+}
+
 gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
 {
     gt_clear_error();
@@ -623,8 +650,13 @@ char *gt_tracker_to_json(gt_tracker *t)
     }
     gt_limits l;
     gt_peak_breakdown *peaks = malloc(2 * sizeof *peaks);
+    gt_gpu_idle *idle = calloc(1, sizeof *idle);
+    if (idle)
+        idle->struct_size = sizeof *idle;
     pthread_mutex_lock(&t->lock);
     limits_now(t, &l);
+    if (idle)
+        gpu_idle_now(t, idle);
     if (peaks)
         memcpy(peaks, t->at_peak, 2 * sizeof *peaks);
     results_cgroup(&t->res, &t->pipe, &c);
@@ -634,8 +666,9 @@ char *gt_tracker_to_json(gt_tracker *t)
         results_gpu_run(&t->res, &t->pipe, u, g, table);
     }
     pthread_mutex_unlock(&t->lock);
-    char *text = results_document(u, &c, &e, g, &l, peaks);
+    char *text = results_document(u, &c, &e, g, &l, peaks, idle);
     free(peaks);
+    free(idle);
     free(g);
     free(table);
     return text;

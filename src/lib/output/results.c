@@ -294,11 +294,37 @@ json_object *at_peak_json_object(const gt_peak_breakdown *peaks)
     return o;
 }
 
+json_object *gpu_idle_json_object(const gt_gpu_idle *idle)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "threshold_percent", json_object_new_double(idle->threshold_percent));
+    json_object_object_add(o, "idle_share_percent",
+                           json_object_new_double(idle->idle_share_percent));
+    json_object_object_add(o, "idle_gpus", json_object_new_int(idle->idle_count));
+    json_object *list = json_object_new_array();
+    for (int i = 0; i < idle->ndevices && i < 64; i++) {
+        const gt_gpu_idle_device *d = &idle->devices[i];
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "index", json_object_new_int(d->index));
+        json_object_object_add(x, "uuid", json_new_text(d->uuid));
+        json_object_object_add(x, "held_bytes", json_object_new_double(d->held_bytes));
+        json_object_object_add(x, "held_samples", json_object_new_int64(d->held_samples));
+        json_object_object_add(x, "idle_samples", json_object_new_int64(d->idle_samples));
+        json_object_object_add(x, "idle_percent", json_object_new_double(d->idle_percent));
+        json_object_object_add(x, "idle", json_object_new_boolean(d->idle));
+        json_object_array_add(list, x);
+    }
+    json_object_object_add(o, "gpus", list);
+    return o;
+}
+
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
                        const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l,
-                       const gt_peak_breakdown *peaks)
+                       const gt_peak_breakdown *peaks, const gt_gpu_idle *idle)
 {
     json_object *root = usage_json_object(u);
+    if (idle && idle->ndevices > 0)
+        json_object_object_add(root, "gpu_idle", gpu_idle_json_object(idle));
     if (peaks && (peaks[0].available || peaks[1].available))
         json_object_object_add(root, "at_peak", at_peak_json_object(peaks));
     if (l && l->any_set)

@@ -212,6 +212,8 @@ GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_
         cgroup_acc_step(&p->cg, &s->cgroup, s->tree_ok ? &s->roles : NULL, s->slot == 0, s->now,
                         s->wall);
     energy_acc_step(&p->energy, &s->rapl);
+    if (gpu_ok && s->tree_ok)
+        gpu_idle_step(&p->gpu_idle, &s->gpu, s->gpu_ndevices, &s->roles);
     if (s->gpu_ok && gpu_run_acc_step(&p->gpu_run, s->now, s->gpu_selected, &s->gpu,
                                       s->tree_ok ? &s->roles : NULL, gpu_ok ? &gs : NULL) < 0)
         p->gpu_run_lost = 1;

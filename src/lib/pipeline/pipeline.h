@@ -11,6 +11,7 @@
 
 #include "pipeline/cgroup_usage.h"
 #include "pipeline/energy_usage.h"
+#include "pipeline/gpu_idle.h"
 #include "pipeline/gpu_run.h"
 #include "sample.h"
 #include "pipeline/series.h"
@@ -101,6 +102,7 @@ struct pipeline {
     struct cgroup_acc cg;     /* the job's cgroup figures */
     struct energy_acc energy; /* the CPUs' energy over the run */
     struct gpu_run_acc gpu_run; /* what the GPU driver counted */
+    struct gpu_idle_acc gpu_idle; /* GPUs held but idle */
     int gpu_run_lost;         /* out of memory for accounting records */
 };
 
