@@ -55,7 +55,7 @@ _gpu_tracker()
         return
         ;;
     --st | --nec | --guuids | --duration | --max-rows | --metrics-listen | --max-ram | \
-        --max-gpu-ram | --max-time | --max-cpu-time | --kill-after)
+        --max-gpu-ram | --max-time | --max-cpu-time | --kill-after | --carbon-intensity | --pue)
         COMPREPLY=()
         return
         ;;
@@ -88,7 +88,8 @@ _gpu_tracker()
                   --no-children --cgroup --gpu-details --start-at --no-csv-header --sampled-only --backup
                   --no-backup --no-config --tf --overwrite --tconfig --stf --metrics-listen
                   --metrics-textfile --max-ram --max-gpu-ram --max-time --max-cpu-time
-                  --on-limit --kill-after --command-status --benchmark-tsv --" ;;
+                  --on-limit --kill-after --command-status --benchmark-tsv --carbon-intensity
+                  --pue --" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
         return

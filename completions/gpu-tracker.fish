@@ -52,6 +52,8 @@ complete -c gpu-tracker -n $main -l on-limit -x -a "warn kill" -d "what a breach
 complete -c gpu-tracker -n $main -l kill-after -x -d "SIGKILL this long after SIGTERM"
 complete -c gpu-tracker -n $main -l command-status -d "the command's exit status even when a limit was breached"
 complete -c gpu-tracker -n $main -l benchmark-tsv -r -F -d "append a row to a Snakemake benchmark file"
+complete -c gpu-tracker -n $main -l carbon-intensity -x -d "grams of CO2e per kWh (the energy as CO2e)"
+complete -c gpu-tracker -n $main -l pue -x -d "the data centre's power usage effectiveness"
 complete -c gpu-tracker -n $main -l start-at -x -a aligned -d "when sampling begins"
 complete -c gpu-tracker -n $main -l no-csv-header -d "CSVs without header"
 complete -c gpu-tracker -n $main -l sampled-only -d "figures of a plain sampler, for comparison"

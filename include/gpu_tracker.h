@@ -294,6 +294,12 @@ typedef struct gt_options {
      * (process_id 0) would signal itself: the option is refused there. */
     int on_limit;
     double kill_after;
+    /* ---- Added in 0.5: the job's energy as CO2e (gt_tracker_energy) ----
+     * The electricity's carbon intensity in grams of CO2e per kWh (0,
+     * default: no CO2e figure; nothing is looked up) and the data centre's
+     * PUE (0, default: 1; at least 1 otherwise, at most 10). */
+    double carbon_intensity;
+    double pue;
 } gt_options;
 
 #define GT_ON_LIMIT_WARN 0
@@ -1447,6 +1453,40 @@ typedef struct gt_limits {
  * gt_tracker_add_reaped, those are the run's). GT_ERR_STATE when NEW;
  * GT_ERR_INVALID_ARGUMENT for a struct_size other than sizeof(gt_limits). */
 GT_API gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out);
+
+/* The job's energy (0.5): one figure for the run, each part labelled with
+ * how it was obtained and how good it is (docs/metrics.md, "The job's
+ * energy"). Joules and grams. */
+#define GT_GPU_ENERGY_UNCERTAINTY_PERCENT 5.0 /* NVIDIA's stated accuracy of the
+                                                 board power sensor */
+typedef struct gt_job_energy {
+    size_t struct_size;          /* set by the caller: sizeof(gt_job_energy) */
+    int available;               /* at least one part was measured */
+    char reason[GT_REASON_LEN];  /* none was ("" when available): the parts'
+                                    reasons say why */
+    /* The selected GPUs' energy from NVML's (or ROCm SMI's) energy counter,
+     * read at the first and last samples: whole GPUs, as they are charged. */
+    int gpu_available;
+    char gpu_reason[GT_REASON_LEN];
+    double gpu_joules;
+    double gpu_uncertainty_percent; /* GT_GPU_ENERGY_UNCERTAINTY_PERCENT */
+    /* The CPU sockets' (package and DRAM, RAPL) energy times the job's share
+     * of the machine's CPU time: an estimate, between that share and the
+     * whole sockets' energy (idle power and other work share them). */
+    int cpu_available;
+    char cpu_reason[GT_REASON_LEN];
+    double cpu_joules, cpu_joules_low, cpu_joules_high;
+    /* The two together, with the bounds of their uncertainties. */
+    double joules, joules_low, joules_high;
+    /* With options.carbon_intensity: kWh x PUE x intensity. */
+    int co2e_available;
+    double carbon_intensity, pue;
+    double co2e_grams, co2e_grams_low, co2e_grams_high;
+} gt_job_energy;
+
+/* Fills *out for the run so far (the run's once STOPPED). GT_ERR_STATE when
+ * NEW; GT_ERR_INVALID_ARGUMENT for another struct_size. */
+GT_API gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out);
 
 /* Who held the peak (0.5): at the sample where the tree's combined RSS (or
  * its GPU memory) was highest, the processes that made it up, largest

@@ -827,10 +827,16 @@ static void test_human_format(void)
                          "--disable-logs", "--", WORKLOAD_BIN, "burn", "0.5", NULL);
     CHECK(r.status == 0);
     const char *labels[] = {"Wall time", "CPU time", "CPU cores", "Peak RAM", "System RAM",
-                            "I/O", "GPU", "Threads", "Samples"};
+                            "I/O", "GPU", "Threads", "Samples", "Energy", "At the peak"};
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
         CHECK_MSG(human_value(r.out.data, labels[i]) != NULL, "no '%s' line in [%s]", labels[i],
                   r.out.data);
+    /* No counter here (no GPU, and RAPL only where the machine has it):
+     * the energy line says why for each part. */
+    const char *energy = human_value(r.out.data, "Energy");
+    if (access("/sys/class/powercap", F_OK) != 0)
+        CHECK_MSG(energy && strncmp(energy, "not available: GPU: ", 20) == 0 &&
+                  strstr(energy, "; CPU: no RAPL counters"), "Energy: %s", energy ? energy : "");
     double cpu = 0, main_cpu = -1, wall = 0;
     const char *v = human_value(r.out.data, "CPU time");
     CHECK(v && sscanf(v, "%lf s (main %lf s", &cpu, &main_cpu) == 2);
@@ -1395,6 +1401,15 @@ static void test_fixture_proc_root(void)
 /* One fake H100 (80 GB, 9 GB used, 75 % busy) in a scenario file, and the
  * fake NVML set to be loaded by the gpu-tracker we start; the scenario's
  * path, for processes to register in. */
+static void fputs_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 static const char *use_fake_nvml_gpu(void)
 {
     const char *scenario = tmp_path("nvml-scenario");
@@ -1488,6 +1503,44 @@ static void test_gpu_fake(void)
                                "the time it was held: a GPU to give back\n");
     CHECK_MSG(strstr(r.out.data, "GPU 1:") == NULL, "the busy GPU named idle: %s", r.out.data);
     result_free(&r);
+    /* The job's energy: the GPU's counter moves by 3600 J (1 Wh) during the
+     * run; with an intensity, CO2e = 1 Wh x PUE 1.5 x 400 g/kWh = 0.6 g. */
+    sc = fopen(scenario, "w");
+    if (sc) {
+        fputs("device GPU-1111 Fake-H100 80000000000 9000000000 75\nenergy 0 1000\n", sc);
+        fclose(sc);
+    }
+    char energy_script[400];
+    snprintf(energy_script, sizeof energy_script, "echo 'energy 0 3601000' >> %s", scenario);
+    r = gt("-q", "-f", "json", "--carbon-intensity", "400", "--pue", "1.5", "--", "sh", "-c",
+           energy_script, NULL);
+    CHECK(r.status == 0);
+    j = parse_or_fail(r.out.data, "energy json");
+    if (j) {
+        CHECK(jnum(j, "energy.gpu.joules") == 3600 && jnum(j, "energy.joules") == 3600);
+        CHECK(jnum(j, "energy.gpu.uncertainty_percent") == 5);
+        CHECK(fabs(jnum(j, "energy.co2e.grams") - 0.6) < 1e-9);
+        CHECK(fabs(jnum(j, "energy.co2e.grams_low") - 0.57) < 1e-9);
+        CHECK(fabs(jnum(j, "energy.co2e.grams_high") - 0.63) < 1e-9);
+        json_object *en = NULL, *cpu = NULL;
+        CHECK(json_object_object_get_ex(j, "energy", &en) &&
+              json_object_object_get_ex(en, "cpu", &cpu) &&
+              !json_object_get_boolean(json_object_object_get(cpu, "available")));
+        json_object_put(j);
+    }
+    result_free(&r);
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 75\nenergy 0 1000\n");
+    r = gt("-q", "-f", "human", "--", "sh", "-c", energy_script, NULL);
+    CHECK_CONTAINS(r.out.data, "\nEnergy          1 Wh (0.95 to 1.05 Wh): GPU 1 Wh +-5% (the "
+                               "GPUs' energy counters), CPU not measured (");
+    CHECK_MSG(strstr(r.out.data, "CO2e") == NULL, "CO2e without an intensity: %s", r.out.data);
+    result_free(&r);
+    r = gt("--carbon-intensity", "lots", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --carbon-intensity 'lots': give the electricity's "
+                       "grams of CO2e per kWh, above 0 and at most 10000 (e.g. 400)\n");
+    r = gt("--pue", "0.5", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --pue '0.5': a power usage effectiveness is a "
+                       "number from 1 to 10 (e.g. 1.2)\n");
     use_fake_nvml_gpu(); /* the one-GPU scenario again */
 
     /* An unknown --guuids: one line naming the GPUs there are; nothing ran. */

@@ -78,7 +78,8 @@ class Tracker:
             metrics_listen: str | None = None, metrics_textfile_dir: str | None = None,
             max_ram: str | float | None = None, max_gpu_ram: str | float | None = None,
             max_time: str | float | None = None, max_cpu_time: str | float | None = None,
-            on_limit: str = 'warn', kill_after: str | float = 5.0):
+            on_limit: str = 'warn', kill_after: str | float = 5.0,
+            carbon_intensity: float | None = None, pue: float | None = None):
         if sleep_time < _CPU_PERCENT_INTERVAL:
             raise ValueError(
                 f'Sleep time of {sleep_time} is invalid. Must be at least {_CPU_PERCENT_INTERVAL} seconds.')
@@ -121,10 +122,13 @@ class Tracker:
             max_cpu_time=_limit(max_cpu_time, _native.parse_duration),
             on_limit=1 if on_limit == 'kill' else 0,
             kill_after=_limit(kill_after, _native.parse_duration),
+            carbon_intensity=0.0 if carbon_intensity is None else float(carbon_intensity),
+            pue=0.0 if pue is None else float(pue),
             stop_timeout=min(float(n_join_attempts) * float(join_timeout), _STOP_TIMEOUT_MAX))
         self._log_warnings()
         self.resource_usage = None
         self._limits = None
+        self._energy = None
         self.n_join_attempts = n_join_attempts
         self.join_timeout = join_timeout
         self.state = Tracker.State.NEW
@@ -165,6 +169,16 @@ class Tracker:
         document = json.loads(self._native.usage_json())
         self.resource_usage = ResourceUsage.from_dict(document)
         self._limits = document.get('limits')
+        self._energy = document.get('energy')
+
+    @property
+    def energy(self) -> dict:
+        """The job's energy after stop(): the JSON summary's "energy" section
+        (GPU counters and the CPU's RAPL share, each with how it was obtained
+        and its bounds; CO2e with carbon_intensity), docs/metrics.md."""
+        if self.state != Tracker.State.STOPPED:
+            raise RuntimeError('No energy to report before tracking completes (call stop() first)')
+        return self._energy
 
     @property
     def limits(self) -> dict | None:

@@ -64,7 +64,7 @@ static void tracker_dealloc(NativeTracker *self)
  *         gpu_uuids, gpu_brand, disable_logs, process_id,
  *         resource_usage_file, stop_timeout, ..., tracking_file, overwrite,
  *         metrics_listen, metrics_textfile_dir, max_ram, max_gpu_ram, max_time,
- *         max_cpu_time, on_limit, kill_after):
+ *         max_cpu_time, on_limit, kill_after, carbon_intensity, pue):
  * gt_tracker_new() with those options (None: the library's default;
  * gpu_uuids comma-separated), the Slurm job of this process's environment
  * as options.job, as the command has it. */
@@ -76,12 +76,13 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                             "main_only", "start_at", "discover_cloud", "metadata_url",
                             "tracking_file", "overwrite", "metrics_listen",
                             "metrics_textfile_dir", "max_ram", "max_gpu_ram", "max_time",
-                            "max_cpu_time", "on_limit", "kill_after", NULL};
+                            "max_cpu_time", "on_limit", "kill_after", "carbon_intensity", "pue",
+                            NULL};
     gt_testing_hooks hooks = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
     int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0, overwrite = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzpzzddddid", names,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzpzzddddiddd", names,
                                      &o.sleep_time,
                                      &o.ram_unit, &o.gpu_ram_unit, &o.time_unit,
                                      &o.n_expected_cores, &o.gpu_uuids, &o.gpu_brand,
@@ -90,7 +91,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                                      &discover_cloud, &hooks.metadata_url, &o.tracking_file,
                                      &overwrite, &o.metrics_listen, &o.metrics_textfile_dir,
                                      &o.max_ram, &o.max_gpu_ram, &o.max_time, &o.max_cpu_time,
-                                     &o.on_limit, &o.kill_after))
+                                     &o.on_limit, &o.kill_after, &o.carbon_intensity, &o.pue))
         return -1;
     gt_job_info job = {.struct_size = sizeof job}; /* copied by gt_tracker_new */
     gt_job_info_from_environ(NULL, &job);

@@ -189,6 +189,49 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g)
     }
 }
 
+/* The unit an energy of joules reads best in: J, Wh or kWh (its size in
+ * joules in *factor); figures shown together share one. */
+static const char *energy_unit(double joules, double *factor)
+{
+    *factor = joules >= 3.6e6 ? 3.6e6 : joules >= 3600 ? 3600 : 1;
+    return joules >= 3.6e6 ? "kWh" : joules >= 3600 ? "Wh" : "J";
+}
+
+/* "Energy  1 Wh (0.95 to 1.05 Wh): GPU 1 Wh +-5% (the GPUs' energy
+ * counters), CPU not measured (why); CO2e 0.6 g (0.57 to 0.63) at 400 g/kWh,
+ * PUE 1.5", or why there is none. */
+static void job_energy_line(FILE *f, const gt_job_energy *e)
+{
+    if (!e->available) {
+        fprintf(f, LABEL "not available: GPU: %s; CPU: %s\n", "Energy", e->gpu_reason,
+                e->cpu_reason);
+        return;
+    }
+    double k;
+    const char *unit = energy_unit(e->joules, &k);
+    fprintf(f, LABEL "%.3g %s (%.3g to %.3g %s):", "Energy", e->joules / k, unit,
+            e->joules_low / k, e->joules_high / k, unit);
+    if (e->gpu_available) {
+        unit = energy_unit(e->gpu_joules, &k);
+        fprintf(f, " GPU %.3g %s +-%.0f%% (the GPUs' energy counters)", e->gpu_joules / k, unit,
+                e->gpu_uncertainty_percent);
+    } else {
+        fprintf(f, " GPU not measured (%s)", e->gpu_reason);
+    }
+    if (e->cpu_available) {
+        unit = energy_unit(e->cpu_joules_high, &k);
+        fprintf(f, ", CPU %.3g %s (up to %.3g %s: the job's CPU-time share of the sockets' "
+                "RAPL energy, or all of it)", e->cpu_joules / k, unit, e->cpu_joules_high / k,
+                unit);
+    } else {
+        fprintf(f, ", CPU not measured (%s)", e->cpu_reason);
+    }
+    if (e->co2e_available)
+        fprintf(f, "; CO2e %.3g g (%.3g to %.3g) at %g g/kWh, PUE %g", e->co2e_grams,
+                e->co2e_grams_low, e->co2e_grams_high, e->carbon_intensity, e->pue);
+    fputc('\n', f);
+}
+
 /* "python train.py 3.1 GiB, 4 x pt_data_worker 1.6 GiB, 312 others 0.4 GiB":
  * who held a peak, processes of one name counted together (a command's
  * line when it is alone, cut at 40 bytes), largest first as listed. */
@@ -326,6 +369,8 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         fprintf(f, ": the whole machine's; the job's share of its CPU time %.0f%% (~%.0f J)\n",
                 100 * energy->job_share, energy->job_share * energy->package_joules);
     }
+    if (x->job_energy)
+        job_energy_line(f, x->job_energy);
     if (x->cg)
         cgroup_lines(f, x->cg, x->cgroup_asked, x->command_sigkill, x->command_pid);
     fprintf(f, LABEL "%ld, every %s\n", "Samples", me->samples,

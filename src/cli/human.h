@@ -32,6 +32,7 @@ struct human_extras {
     int command_sigkill;          /* the command died of SIGKILL */
     const gt_limits *limits;      /* the run's limits (NULL or none set: no line) */
     const gt_gpu_idle *gpu_idle;  /* GPUs held but idle (NULL: no line) */
+    const gt_job_energy *job_energy; /* the job's energy (NULL: no line) */
     const gt_peak_breakdown *at_peak; /* [GT_PEAK_MEMORY], [GT_PEAK_GPU_MEMORY]: who
                                      held them (NULL, or not available: no line) */
     pid_t command_pid;

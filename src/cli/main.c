@@ -179,6 +179,9 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
         if (gt_tracker_gpu_idle(t, idle) == GT_OK)
             x.gpu_idle = idle;
     }
+    gt_job_energy job_energy = {.struct_size = sizeof job_energy};
+    if (gt_tracker_energy(t, &job_energy) == GT_OK)
+        x.job_energy = &job_energy;
     char *text = human_summary(u, &totals, &x);
     free(idle);
     free(peaks);

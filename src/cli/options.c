@@ -151,6 +151,10 @@ const char cli_usage[] =
     "                            sample that saw it, SIGKILL --kill-after later (default 5s).\n"
     "    --command-status        Exit with the command's status even when a limit was\n"
     "                            breached (else 124; see Exit status).\n"
+    "    --carbon-intensity=<g>  Grams of CO2e per kWh of the electricity: the job's energy\n"
+    "                            is also given as CO2e (nothing is looked up).\n"
+    "    --pue=<n>               The data centre's power usage effectiveness for that\n"
+    "                            figure (default 1).\n"
     "    --start-at=<when>       Begin sampling at an epoch time in seconds, or 'aligned':\n"
     "                            at the next multiple of the sleep time, as resource_tracker\n"
     "                            does (rows then have round timestamps).\n"
@@ -217,7 +221,7 @@ enum {
     OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
     OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG, OPT_GPU_DETAILS, OPT_MAX_RAM, OPT_MAX_GPU_RAM,
     OPT_MAX_TIME, OPT_MAX_CPU_TIME, OPT_ON_LIMIT, OPT_KILL_AFTER, OPT_COMMAND_STATUS,
-    OPT_BENCHMARK_TSV,
+    OPT_BENCHMARK_TSV, OPT_CARBON_INTENSITY, OPT_PUE,
 };
 
 static const struct option long_options[] = {
@@ -265,6 +269,8 @@ static const struct option long_options[] = {
     {"kill-after", required_argument, NULL, OPT_KILL_AFTER},
     {"command-status", no_argument, NULL, OPT_COMMAND_STATUS},
     {"benchmark-tsv", required_argument, NULL, OPT_BENCHMARK_TSV},
+    {"carbon-intensity", required_argument, NULL, OPT_CARBON_INTENSITY},
+    {"pue", required_argument, NULL, OPT_PUE},
     {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
@@ -470,6 +476,20 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
             break;
         case OPT_COMMAND_STATUS: o->command_status = 1; break;
         case OPT_BENCHMARK_TSV: o->benchmark_tsv = optarg; break;
+        case OPT_CARBON_INTENSITY:
+            if (parse_seconds(optarg, 0.001, 10000, &o->tracker.carbon_intensity) < 0) {
+                snprintf(err, errcap, "invalid --carbon-intensity '%s': give the electricity's "
+                         "grams of CO2e per kWh, above 0 and at most 10000 (e.g. 400)", optarg);
+                return -1;
+            }
+            break;
+        case OPT_PUE:
+            if (parse_seconds(optarg, 1, 10, &o->tracker.pue) < 0) {
+                snprintf(err, errcap, "invalid --pue '%s': a power usage effectiveness is a "
+                         "number from 1 to 10 (e.g. 1.2)", optarg);
+                return -1;
+            }
+            break;
         case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
         case OPT_START_AT:
             if (strcmp(optarg, "aligned") == 0)

@@ -167,6 +167,14 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid on_limit %d; valid: GT_ON_LIMIT_WARN (0) or GT_ON_LIMIT_KILL (1)",
                        o->on_limit);
+    if (!(o->carbon_intensity >= 0 && o->carbon_intensity <= 10000))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid carbon_intensity %g: give grams of CO2e per kWh, from 0 (none) "
+                       "to 10000", o->carbon_intensity);
+    if (!(o->pue == 0 || (o->pue >= 1 && o->pue <= 10)))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid pue %g: a power usage effectiveness is from 1 to 10 (0: 1)",
+                       o->pue);
     if (!(o->kill_after > 0 && o->kill_after <= GT_STOP_TIMEOUT_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid kill_after %g: it must be more than 0 and at most %g seconds",

@@ -570,6 +570,76 @@ static void limits_now(gt_tracker *t, gt_limits *out)
     limits_report(&s, out);
 }
 
+/* The job's energy from the parts the results have: u the usage of the
+ * moment, e the CPU energy; carbon figures from the options. */
+static void job_energy_of(gt_tracker *t, const gt_resource_usage *u, const gt_cpu_energy *e,
+                          gt_job_energy *out)
+{
+    size_t size = out->struct_size;
+    memset(out, 0, sizeof *out);
+    out->struct_size = size;
+    const gt_gpu_details *d = &u->gpu_details;
+    out->gpu_uncertainty_percent = GT_GPU_ENERGY_UNCERTAINTY_PERCENT;
+    if (!d->unknown && d->energy_available) {
+        out->gpu_available = 1;
+        out->gpu_joules = d->energy_joules;
+    } else {
+        snprintf(out->gpu_reason, sizeof out->gpu_reason, "%s",
+                 d->energy_reason[0] ? d->energy_reason
+                 : u->measurement.gpu_reason[0] ? u->measurement.gpu_reason : "no GPU");
+    }
+    if (e->available) {
+        double sockets = e->package_joules + (e->dram_available ? e->dram_joules : 0);
+        out->cpu_available = 1;
+        out->cpu_joules = out->cpu_joules_low = sockets * e->job_share;
+        out->cpu_joules_high = sockets;
+    } else {
+        snprintf(out->cpu_reason, sizeof out->cpu_reason, "%s", e->reason);
+    }
+    out->available = out->gpu_available || out->cpu_available;
+    if (!out->available)
+        snprintf(out->reason, sizeof out->reason, "no energy counter (gpu_reason and "
+                 "cpu_reason say why for each)");
+    double g = out->gpu_joules, gu = GT_GPU_ENERGY_UNCERTAINTY_PERCENT / 100.0;
+    out->joules = g + out->cpu_joules;
+    out->joules_low = g * (1 - gu) + out->cpu_joules_low;
+    out->joules_high = g * (1 + gu) + out->cpu_joules_high;
+    out->carbon_intensity = t->cfg.o.carbon_intensity;
+    out->pue = t->cfg.o.pue > 0 ? t->cfg.o.pue : 1.0;
+    if (out->available && out->carbon_intensity > 0) {
+        double per_joule = out->pue * out->carbon_intensity / 3.6e6; /* g per J */
+        out->co2e_available = 1;
+        out->co2e_grams = out->joules * per_joule;
+        out->co2e_grams_low = out->joules_low * per_joule;
+        out->co2e_grams_high = out->joules_high * per_joule;
+    }
+}
+
+gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct("gt_tracker_energy", t, out, "gt_job_energy",
+                                       out ? out->struct_size : 0, sizeof(gt_job_energy));
+    if (st != GT_OK)
+        return st;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no energy figures: the tracker has not been started");
+    gt_resource_usage *u = calloc(1, sizeof *u);
+    if (!u)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    gt_cpu_energy e = {.struct_size = sizeof e};
+    pthread_mutex_lock(&t->lock);
+    results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
+                  t->state == STATE_STOPPED, u);
+    results_energy(&t->res, &t->pipe, u, &e);
+    job_energy_of(t, u, &e, out);
+    pthread_mutex_unlock(&t->lock);
+    free(u);
+    return GT_OK;
+}
+
 /* GPUs held but idle, under the lock. */
 static void gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
 {
@@ -649,6 +719,9 @@ char *gt_tracker_to_json(gt_tracker *t)
         g = NULL; /* its part is left out, as when out of memory for it */
     }
     gt_limits l;
+    gt_job_energy *energy = calloc(1, sizeof *energy);
+    if (energy)
+        energy->struct_size = sizeof *energy;
     gt_peak_breakdown *peaks = malloc(2 * sizeof *peaks);
     gt_gpu_idle *idle = calloc(1, sizeof *idle);
     if (idle)
@@ -661,14 +734,17 @@ char *gt_tracker_to_json(gt_tracker *t)
         memcpy(peaks, t->at_peak, 2 * sizeof *peaks);
     results_cgroup(&t->res, &t->pipe, &c);
     results_energy(&t->res, &t->pipe, u, &e);
+    if (energy)
+        job_energy_of(t, u, &e, energy);
     if (g) {
         g->struct_size = sizeof *g;
         results_gpu_run(&t->res, &t->pipe, u, g, table);
     }
     pthread_mutex_unlock(&t->lock);
-    char *text = results_document(u, &c, &e, g, &l, peaks, idle);
+    char *text = results_document(u, &c, &e, g, &l, peaks, idle, energy);
     free(peaks);
     free(idle);
+    free(energy);
     free(g);
     free(table);
     return text;

@@ -378,3 +378,15 @@ def test_limits_keywords():
 def test_limits_keywords_refused(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         gputracker.Tracker(resource_usage_file='', **kwargs)
+
+
+def test_energy_keywords():
+    with gputracker.Tracker(sleep_time=0.1, resource_usage_file='', carbon_intensity=400, pue=1.2) as tracker:
+        pass
+    energy = tracker.energy
+    assert set(energy) >= {'available', 'gpu', 'cpu'}
+    # No counter on a machine without GPU or RAPL: each part says why.
+    if not energy['available']:
+        assert energy['gpu']['reason'] and energy['cpu']['reason'] and 'co2e' not in energy
+    with pytest.raises(ValueError, match='invalid pue 0.5'):
+        gputracker.Tracker(resource_usage_file='', pue=0.5)

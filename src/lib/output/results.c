@@ -318,11 +318,63 @@ json_object *gpu_idle_json_object(const gt_gpu_idle *idle)
     return o;
 }
 
+json_object *job_energy_json_object(const gt_job_energy *e)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "available", json_object_new_boolean(e->available));
+    if (e->available) {
+        json_object_object_add(o, "joules", json_object_new_double(e->joules));
+        json_object_object_add(o, "joules_low", json_object_new_double(e->joules_low));
+        json_object_object_add(o, "joules_high", json_object_new_double(e->joules_high));
+    } else {
+        json_object_object_add(o, "reason", json_new_text(e->reason));
+    }
+    json_object *gpu = json_object_new_object();
+    json_object_object_add(gpu, "available", json_object_new_boolean(e->gpu_available));
+    if (e->gpu_available) {
+        json_object_object_add(gpu, "joules", json_object_new_double(e->gpu_joules));
+        json_object_object_add(gpu, "uncertainty_percent",
+                               json_object_new_double(e->gpu_uncertainty_percent));
+        json_object_object_add(gpu, "method", json_new_text(
+            "the selected GPUs' energy counters, read at the first and last samples"));
+    } else {
+        json_object_object_add(gpu, "reason", json_new_text(e->gpu_reason));
+    }
+    json_object_object_add(o, "gpu", gpu);
+    json_object *cpu = json_object_new_object();
+    json_object_object_add(cpu, "available", json_object_new_boolean(e->cpu_available));
+    if (e->cpu_available) {
+        json_object_object_add(cpu, "joules", json_object_new_double(e->cpu_joules));
+        json_object_object_add(cpu, "joules_low", json_object_new_double(e->cpu_joules_low));
+        json_object_object_add(cpu, "joules_high", json_object_new_double(e->cpu_joules_high));
+        json_object_object_add(cpu, "method", json_new_text(
+            "RAPL package and DRAM counters times the job's share of the machine's CPU time "
+            "(an estimate: up to the sockets' whole energy)"));
+    } else {
+        json_object_object_add(cpu, "reason", json_new_text(e->cpu_reason));
+    }
+    json_object_object_add(o, "cpu", cpu);
+    if (e->co2e_available) {
+        json_object *co2 = json_object_new_object();
+        json_object_object_add(co2, "grams", json_object_new_double(e->co2e_grams));
+        json_object_object_add(co2, "grams_low", json_object_new_double(e->co2e_grams_low));
+        json_object_object_add(co2, "grams_high", json_object_new_double(e->co2e_grams_high));
+        json_object_object_add(co2, "carbon_intensity_g_per_kwh",
+                               json_object_new_double(e->carbon_intensity));
+        json_object_object_add(co2, "pue", json_object_new_double(e->pue));
+        json_object_object_add(o, "co2e", co2);
+    }
+    return o;
+}
+
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
                        const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l,
-                       const gt_peak_breakdown *peaks, const gt_gpu_idle *idle)
+                       const gt_peak_breakdown *peaks, const gt_gpu_idle *idle,
+                       const gt_job_energy *energy)
 {
     json_object *root = usage_json_object(u);
+    if (energy)
+        json_object_object_add(root, "energy", job_energy_json_object(energy));
     if (idle && idle->ndevices > 0)
         json_object_object_add(root, "gpu_idle", gpu_idle_json_object(idle));
     if (peaks && (peaks[0].available || peaks[1].available))
