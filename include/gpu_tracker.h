@@ -103,6 +103,13 @@ typedef struct gt_job_info {
     int ntasks;             /* SLURM_STEP_NUM_TASKS, else SLURM_NTASKS; 0: not known */
     char node[256];         /* SLURMD_NODENAME, else the host name up to its
                                first dot (as Slurm names nodes) */
+    /* ---- Added in 0.5 ----
+     * The GPUs the job was given: SLURM_GPUS_ON_NODE (a count), else the
+     * list in SLURM_STEP_GPUS or SLURM_JOB_GPUS, else in
+     * CUDA_VISIBLE_DEVICES (indices or UUIDs; "", "-1" and "NoDevFiles" are
+     * none), counted; 0: none said. gpus_requested_by names the variable. */
+    int gpus_requested;
+    char gpus_requested_by[32];
 } gt_job_info;
 
 /* Fills *out from envp (an environ-style NULL-terminated array; NULL: this
@@ -1556,6 +1563,12 @@ typedef struct gt_gpu_idle {
     int ndevices;          /* GPUs the tree held memory on, below */
     int idle_count;        /* of those, idle */
     gt_gpu_idle_device devices[64];
+    /* The GPUs the job was given (options.job: gpus_requested), and whether
+     * it held memory on none of them although the GPUs could be read: a
+     * request to drop. */
+    int requested;
+    char requested_by[32];
+    int request_unused;
 } gt_gpu_idle;
 
 /* Fills *out for the run so far. GT_ERR_STATE when NEW;

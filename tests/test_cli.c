@@ -1541,6 +1541,32 @@ static void test_gpu_fake(void)
     r = gt("--pue", "0.5", "--", "true", NULL);
     check_error(&r, 2, "gpu-tracker: invalid --pue '0.5': a power usage effectiveness is a "
                        "number from 1 to 10 (e.g. 1.2)\n");
+    /* A job given two GPUs (CUDA_VISIBLE_DEVICES) that used none. */
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 0\n");
+    setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+    r = gt("-q", "-f", "json", "--", "true", NULL);
+    j = parse_or_fail(r.out.data, "gpu request json");
+    CHECK(j && jnum(j, "gpu_idle.requested") == 2);
+    json_object *gi = NULL;
+    CHECK(j && json_object_object_get_ex(j, "gpu_idle", &gi) &&
+          json_object_get_boolean(json_object_object_get(gi, "request_unused")) &&
+          json_object_array_length(json_object_object_get(gi, "gpus")) == 0);
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    r = gt("-q", "-f", "human", "--", "true", NULL);
+    CHECK_CONTAINS(r.out.data, "\nGPU request     2 GPUs given (CUDA_VISIBLE_DEVICES) and none "
+                               "used: ask for none next time\n");
+    result_free(&r);
+    /* ...and one that used its GPU: no such line. */
+    char used_script[300];
+    snprintf(used_script, sizeof used_script, "echo \"process 0 $$ 1000\" >> %s; sleep 0.3",
+             scenario);
+    r = gt("-q", "-f", "human", "--st", "0.1", "--", "sh", "-c", used_script, NULL);
+    CHECK_MSG(strstr(r.out.data, "GPU request") == NULL, "a used GPU reported unused: %s",
+              r.out.data);
+    result_free(&r);
+    unsetenv("CUDA_VISIBLE_DEVICES");
     use_fake_nvml_gpu(); /* the one-GPU scenario again */
 
     /* An unknown --guuids: one line naming the GPUs there are; nothing ran. */

@@ -207,6 +207,32 @@ static void test_job_names(void)
     CHECK_STR(j.job_id, "");
     CHECK(j.ntasks == 0);
     CHECK_STR(j.task_rank, "");
+    CHECK(j.gpus_requested == 0 && j.gpus_requested_by[0] == '\0');
+
+    /* The GPUs the job was given: Slurm's count, its lists, CUDA's list. */
+    static const struct {
+        const char *env[3];
+        int gpus;
+        const char *by;
+    } gpu_cases[] = {
+        {{"CUDA_VISIBLE_DEVICES=0,1", NULL, NULL}, 2, "CUDA_VISIBLE_DEVICES"},
+        {{"SLURM_JOB_GPUS=0,1,2", "CUDA_VISIBLE_DEVICES=0", NULL}, 3, "SLURM_JOB_GPUS"},
+        {{"SLURM_GPUS_ON_NODE=4", "SLURM_JOB_GPUS=0", NULL}, 4, "SLURM_GPUS_ON_NODE"},
+        {{"CUDA_VISIBLE_DEVICES=GPU-1a2b-3c4d,MIG-5e6f/1/2", NULL, NULL}, 2,
+         "CUDA_VISIBLE_DEVICES"},
+        {{"CUDA_VISIBLE_DEVICES=", NULL, NULL}, 0, ""},
+        {{"CUDA_VISIBLE_DEVICES=-1", NULL, NULL}, 0, ""},
+        {{"CUDA_VISIBLE_DEVICES=NoDevFiles", NULL, NULL}, 0, ""},
+        {{"CUDA_VISIBLE_DEVICES=0;rm -rf", NULL, NULL}, 0, ""},
+    };
+    for (size_t i = 0; i < sizeof gpu_cases / sizeof gpu_cases[0]; i++) {
+        char *vars[4] = {(char *)gpu_cases[i].env[0], (char *)gpu_cases[i].env[1],
+                         (char *)gpu_cases[i].env[2], NULL};
+        gt_job_info_from_environ(vars, &j);
+        CHECK_MSG(j.gpus_requested == gpu_cases[i].gpus, "%s: %d GPUs", gpu_cases[i].env[0],
+                  j.gpus_requested);
+        CHECK_STR(j.gpus_requested_by, gpu_cases[i].by);
+    }
 }
 
 /* The sizes and durations the limits take (util/units.c). */

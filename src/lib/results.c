@@ -648,6 +648,11 @@ static void gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
     for (int d = 0; d < GPU_MAX_DEVICES; d++)
         uuids[d] = d < n ? t->reader.gpu.devices[d].uuid : NULL; /* set once, at the open */
     gpu_idle_report(&t->pipe.gpu_idle, uuids, out);
+    out->requested = t->job.gpus_requested;
+    snprintf(out->requested_by, sizeof out->requested_by, "%s", t->job.gpus_requested_by);
+    /* Unused only where the GPUs could be read: no GPU library is no verdict. */
+    out->request_unused = out->requested > 0 && t->reader.gpu.nvendors > 0 &&
+                          t->pipe.acc.gpu_comb_max == 0 && out->ndevices == 0;
 }
 
 gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)

@@ -315,6 +315,10 @@ json_object *gpu_idle_json_object(const gt_gpu_idle *idle)
         json_object_array_add(list, x);
     }
     json_object_object_add(o, "gpus", list);
+    json_object_object_add(o, "requested", json_object_new_int(idle->requested));
+    json_object_object_add(o, "requested_by",
+                           idle->requested ? json_new_text(idle->requested_by) : NULL);
+    json_object_object_add(o, "request_unused", json_object_new_boolean(idle->request_unused));
     return o;
 }
 
@@ -375,7 +379,7 @@ char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
     json_object *root = usage_json_object(u);
     if (energy)
         json_object_object_add(root, "energy", job_energy_json_object(energy));
-    if (idle && idle->ndevices > 0)
+    if (idle && (idle->ndevices > 0 || idle->requested > 0))
         json_object_object_add(root, "gpu_idle", gpu_idle_json_object(idle));
     if (peaks && (peaks[0].available || peaks[1].available))
         json_object_object_add(root, "at_peak", at_peak_json_object(peaks));

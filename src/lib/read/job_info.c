@@ -42,6 +42,38 @@ static int task_count(const char *value)
     return v > 0 && v <= 1000000 ? (int)v : 0;
 }
 
+/* How many GPUs a list such as "0,1" or "GPU-a1b2...,GPU-c3d4..." names
+ * (CUDA_VISIBLE_DEVICES, SLURM_JOB_GPUS); 0 for none ("", "-1",
+ * "NoDevFiles") and for anything but indices and UUIDs. */
+static int gpu_list_count(const char *value)
+{
+    static const char allowed[] = "0123456789abcdefABCDEFGIMPU-,/";
+    if (!value || !*value || strcmp(value, "-1") == 0 || strcmp(value, "NoDevFiles") == 0 ||
+        strlen(value) > 4096 || value[strspn(value, allowed)] != '\0')
+        return 0;
+    int n = 1;
+    for (const char *c = value; *c; c++)
+        n += *c == ',';
+    return n <= 1024 ? n : 0;
+}
+
+/* The GPUs the job was given, from the first variable that says. */
+static void gpus_requested(char *const *envp, gt_job_info *out)
+{
+    static const char *const lists[] = {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS",
+                                        "CUDA_VISIBLE_DEVICES"};
+    int n = task_count(env_value(envp, "SLURM_GPUS_ON_NODE"));
+    const char *by = "SLURM_GPUS_ON_NODE";
+    for (size_t i = 0; !n && i < sizeof lists / sizeof lists[0]; i++) {
+        n = gpu_list_count(env_value(envp, lists[i]));
+        by = lists[i];
+    }
+    if (n > 0) {
+        out->gpus_requested = n;
+        snprintf(out->gpus_requested_by, sizeof out->gpus_requested_by, "%s", by);
+    }
+}
+
 gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *out)
 {
     gt_clear_error();
@@ -64,6 +96,7 @@ gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *out)
         out->ntasks = task_count(env_value(envp, "SLURM_NTASKS"));
     if (out->job_id[0])
         snprintf(out->scheduler, sizeof out->scheduler, "slurm");
+    gpus_requested(envp, out);
     copy_checked(out->node, sizeof out->node, env_value(envp, "SLURMD_NODENAME"), name_chars);
     if (!out->node[0]) {
         /* Outside Slurm: the host name up to its first dot, as Slurm names
