@@ -42,9 +42,16 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* Replaces the scenario whole (a new file renamed over it): the fake
+ * re-reads it at every call, and a sampler running meanwhile must never see
+ * it half written. */
 static void write_scenario(const char *text)
 {
-    write_file(scenario, text);
+    char next[4200];
+    snprintf(next, sizeof next, "%s.next", scenario);
+    write_file(next, text);
+    if (rename(next, scenario) != 0)
+        perror("rename scenario");
 }
 
 /* Two GPUs; main (100) uses both, its child (101) one, pid 999 is not ours. */
