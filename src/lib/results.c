@@ -570,6 +570,24 @@ static void limits_now(gt_tracker *t, gt_limits *out)
     limits_report(&s, out);
 }
 
+/* What every gt_tracker_X(t, out) of the run's figures checks before it
+ * fills *out: the caller's struct (given bytes, need), that t is this
+ * process's, and that it has started (what names the figures). */
+static gt_status figures_call_check(gt_tracker *t, const char *fn, const char *type,
+                                    const void *out, size_t given, size_t need,
+                                    const char *what)
+{
+    gt_clear_error();
+    gt_status st = gt_check_out_struct(fn, t, out, type, given, need);
+    if (st != GT_OK)
+        return st;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state == STATE_NEW)
+        return gt_fail(GT_ERR_STATE, "no %s: the tracker has not been started", what);
+    return GT_OK;
+}
+
 /* The job's energy from the parts the results have: u the usage of the
  * moment, e the CPU energy; carbon figures from the options. */
 static void job_energy_of(gt_tracker *t, const gt_resource_usage *u, const gt_cpu_energy *e,
@@ -617,15 +635,11 @@ static void job_energy_of(gt_tracker *t, const gt_resource_usage *u, const gt_cp
 
 gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
 {
-    gt_clear_error();
-    gt_status st = gt_check_out_struct("gt_tracker_energy", t, out, "gt_job_energy",
-                                       out ? out->struct_size : 0, sizeof(gt_job_energy));
+    gt_status st = figures_call_check(t, "gt_tracker_energy", "gt_job_energy", out,
+                                      out ? out->struct_size : 0, sizeof(gt_job_energy),
+                                      "energy figures");
     if (st != GT_OK)
         return st;
-    if (!tracker_owned_here(t))
-        return tracker_forked_copy_error(t);
-    if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "no energy figures: the tracker has not been started");
     gt_resource_usage *u = calloc(1, sizeof *u);
     if (!u)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
@@ -657,15 +671,11 @@ static void gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
 
 gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
 {
-    gt_clear_error();
-    gt_status st = gt_check_out_struct("gt_tracker_gpu_idle", t, out, "gt_gpu_idle",
-                                       out ? out->struct_size : 0, sizeof(gt_gpu_idle));
+    gt_status st = figures_call_check(t, "gt_tracker_gpu_idle", "gt_gpu_idle", out,
+                                      out ? out->struct_size : 0, sizeof(gt_gpu_idle),
+                                      "GPU figures");
     if (st != GT_OK)
         return st;
-    if (!tracker_owned_here(t))
-        return tracker_forked_copy_error(t);
-    if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "no GPU figures: the tracker has not been started");
     pthread_mutex_lock(&t->lock);
     gpu_idle_now(t, out);
     pthread_mutex_unlock(&t->lock);
@@ -674,18 +684,14 @@ gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
 
 gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
 {
-    gt_clear_error();
-    gt_status st = gt_check_out_struct("gt_tracker_at_peak", t, out, "gt_peak_breakdown",
-                                       out ? out->struct_size : 0, sizeof(gt_peak_breakdown));
+    gt_status st = figures_call_check(t, "gt_tracker_at_peak", "gt_peak_breakdown", out,
+                                      out ? out->struct_size : 0, sizeof(gt_peak_breakdown),
+                                      "peak yet");
     if (st != GT_OK)
         return st;
     if (kind != GT_PEAK_MEMORY && kind != GT_PEAK_GPU_MEMORY)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown peak kind %d; valid: GT_PEAK_MEMORY (0), "
                        "GT_PEAK_GPU_MEMORY (1)", kind);
-    if (!tracker_owned_here(t))
-        return tracker_forked_copy_error(t);
-    if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "no peak yet: the tracker has not been started");
     pthread_mutex_lock(&t->lock);
     *out = t->at_peak[kind];
     pthread_mutex_unlock(&t->lock);
@@ -695,15 +701,11 @@ gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
 
 gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out)
 {
-    gt_clear_error();
-    gt_status st = gt_check_out_struct("gt_tracker_limits", t, out, "gt_limits",
-                                       out ? out->struct_size : 0, sizeof(gt_limits));
+    gt_status st = figures_call_check(t, "gt_tracker_limits", "gt_limits", out,
+                                      out ? out->struct_size : 0, sizeof(gt_limits),
+                                      "limits to report");
     if (st != GT_OK)
         return st;
-    if (!tracker_owned_here(t))
-        return tracker_forked_copy_error(t);
-    if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "no limits to report: the tracker has not been started");
     pthread_mutex_lock(&t->lock);
     limits_now(t, out);
     pthread_mutex_unlock(&t->lock);
