@@ -109,6 +109,20 @@ def main():
             rows = json.loads(r.stdout)['rows']
             check(len(rows) == 5 and all(abs(row['change_percent']) < 0.1 for row in rows),
                   f'one run in other units compares equal: {rows}')
+        # A stranger's test names print without their control bytes (a
+        # terminal escape) or a cell-ending '|' in markdown.
+        figures = {'peak_ram_bytes': 1e6, 'peak_gpu_ram_bytes': 0, 'cpu_seconds': 1, 'wall_seconds': 1,
+                   'mean_cpu_cores': 1}
+        for name, scale in (('t-base.json', 1), ('t-new.json', 2)):
+            with open(os.path.join(work, name), 'w') as f:
+                json.dump({'format': 'gputracker-pytest', 'version': 1, 'tests': {
+                    'test_x.py::test_\x1b[2Jclear|pipe': dict(figures, peak_ram_bytes=1e6 * scale)}}, f)
+        for fmt in ('text', 'markdown'):
+            r = compare('-f', fmt, 't-base.json', 't-new.json')
+            check(r.returncode == 1 and '\x1b' not in r.stdout and 'test_?[2Jclear' in r.stdout,
+                  f'{fmt}: a test name printed raw: {r.stdout!r}')
+            if fmt == 'markdown':
+                check('test_?[2Jclear/pipe' in r.stdout, f'markdown keeps a | in a name: {r.stdout!r}')
         with open(os.path.join(work, 'bad.json'), 'w') as f:
             f.write('{"max_ram": 5}')
         r = compare('base0.json', 'bad.json')

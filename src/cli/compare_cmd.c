@@ -282,6 +282,20 @@ static void show_value(int m, double v, char *out, size_t cap)
         human_duration(out, cap, v);
 }
 
+/* A test's name from a stranger's file, safe to print: control bytes (a
+ * terminal's escapes) become '?', and in markdown '|' (a cell's end) '/';
+ * cut to fit cap. */
+static const char *printable(const char *name, int markdown, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; name[n] && n + 1 < cap; n++) {
+        unsigned char c = (unsigned char)name[n];
+        out[n] = c < 0x20 || c == 0x7f ? '?' : markdown && c == '|' ? '/' : (char)c;
+    }
+    out[n] = '\0';
+    return out;
+}
+
 struct row {
     const char *subject;
     int metric;
@@ -471,13 +485,15 @@ int compare_command(int argc, char **argv)
                 snprintf(change, sizeof change, "%+.1f %%", r->change * 100);
             snprintf(tol, sizeof tol, r->gated ? "%.0f %%" : "-", r->tolerance * 100);
             const char *result = r->failed ? "FAIL" : r->gated ? "ok" : "(shown)";
+            char subject[512];
+            printable(r->subject, md, subject, sizeof subject);
             if (md)
-                printf("| %s%s%s | %s | %s | %s | %s | %s |\n", tests ? r->subject : "",
+                printf("| %s%s%s | %s | %s | %s | %s | %s |\n", tests ? subject : "",
                        tests ? " | " : "", metric_titles[r->metric], base, nw, change, tol,
                        r->failed ? "**FAIL**" : result);
             else if (tests)
                 printf("%s\n      %-13s %-36s %-12s %9s %9s  %s\n",
-                       i == 0 || strcmp(rows[i - 1].subject, r->subject) ? r->subject : "",
+                       i == 0 || strcmp(rows[i - 1].subject, r->subject) ? subject : "",
                        metric_titles[r->metric], base, nw, change, tol, result);
             else
                 printf("%-13s %-36s %-12s %9s %9s  %s\n", metric_titles[r->metric], base, nw,
