@@ -142,6 +142,13 @@ static void call_gpu(struct sample_reader *r, void *arg)
     gpu_sample(&r->gpu, 0, *(int *)arg, r->tree_pids, 0, &gpu_out);
 }
 
+static gt_peak_breakdown breakdown_out;
+static void call_memory_breakdown(struct sample_reader *r, void *arg)
+{
+    (void)arg;
+    tree_memory_breakdown(&r->tree, &breakdown_out);
+}
+
 /* A root process holding n - 1 idle children; its PID. */
 static pid_t idle_tree(int n)
 {
@@ -213,6 +220,12 @@ static int measure_tree(int n, struct warner *w)
     r.tree.series = 1;
     snprintf(name, sizeof name, "  with the process series%s", each);
     time_call(add_row(name, "every sample, series on"), &r, c, n);
+    r.tree.series = 0;
+    /* Who held the peak: a pass over the walk's processes and the comm and
+     * cmdline of the largest 8, only at a sample that makes a new peak. */
+    snprintf(name, sizeof name, "  peak breakdown (at_peak)%s", each);
+    time_call(add_row(name, "at a new peak"), &r, (struct reader_call){call_memory_breakdown, NULL},
+              n);
     sample_reader_close(&r);
     end_tree(root);
     return 0;
