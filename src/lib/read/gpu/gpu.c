@@ -200,6 +200,15 @@ static int driver_present(const struct gpu_backend *b)
     return access(node, F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
 }
 
+/* Whether backend b serves cfg's brand: every backend without one; the
+ * kernel's DRM figures serve every brand but NVIDIA's, the backend keeping
+ * the GPUs of the brand asked for. */
+static int backend_wanted(const struct gpu_backend *b, const struct gpu_config *cfg)
+{
+    return !cfg->brand || !strcmp(cfg->brand, b->brand) ||
+           (b == &gpu_drm_backend && strcmp(cfg->brand, "nvidia") != 0);
+}
+
 /* The vendor library file backend b would load under cfg, NULL for none
  * (a backend of kernel files, or the system's library without its driver). */
 static const char *library_to_load(const struct gpu_backend *b, const struct gpu_config *cfg)
@@ -216,9 +225,7 @@ int gpu_open_loads_library(const struct gpu_config *cfg)
 {
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         const struct gpu_backend *b = backends[i];
-        int wanted = !cfg->brand || !strcmp(cfg->brand, b->brand) ||
-                     (b == &gpu_drm_backend && strcmp(cfg->brand, "nvidia") != 0);
-        if (wanted && library_to_load(b, cfg))
+        if (backend_wanted(b, cfg) && library_to_load(b, cfg))
             return 1;
     }
     return 0;
@@ -238,11 +245,7 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
     };
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         const struct gpu_backend *b = backends[i];
-        /* The kernel's DRM figures serve every brand but NVIDIA's; the
-         * backend keeps the GPUs of the brand asked for. */
-        int wanted = !cfg->brand || !strcmp(cfg->brand, b->brand) ||
-                     (b == &gpu_drm_backend && strcmp(cfg->brand, "nvidia") != 0);
-        if (!wanted)
+        if (!backend_wanted(b, cfg))
             continue;
         /* The system's library is of no use without its kernel driver: not
          * looked for (ld.so's search of every library directory is the

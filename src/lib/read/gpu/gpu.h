@@ -63,7 +63,6 @@ struct gpu_vendor {
     double energy_read_at;             /* gpu_energy_due(): monotonic; 0: never */
 };
 
-
 #define GPU_MAX_VENDORS 3
 
 /* Every vendor's GPUs as one list: devices[] holds vendor 0's, then vendor
