@@ -557,15 +557,8 @@ gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
 static void limits_now(gt_tracker *t, gt_limits *out)
 {
     struct limit_state s = t->limits;
-    double now = t->state == STATE_STOPPED ? t->stop_time : monotonic_now();
-    double main_s, desc_s;
-    usage_cpu_seconds(&t->pipe.acc, &main_s, &desc_s);
-    struct limit_figures f = {.value = {
-        [GT_LIMIT_RAM] = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0,
-        [GT_LIMIT_GPU_RAM] = (double)t->pipe.acc.gpu_comb_max,
-        [GT_LIMIT_TIME] = t->baseline_taken ? now - t->res.start_time : 0,
-        [GT_LIMIT_CPU_TIME] = main_s + desc_s,
-    }};
+    struct limit_figures f;
+    tracker_limit_figures(t, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(), &f);
     limits_observe(&s, &f, f.value[GT_LIMIT_TIME]);
     limits_report(&s, out);
 }

@@ -225,9 +225,7 @@ static struct read_plan next_read_plan(gt_tracker *t)
     return plan;
 }
 
-/* The figures the limits are put on, as the summary has them now. Under
- * the lock. */
-static void limit_figures_now(const gt_tracker *t, double now, struct limit_figures *f)
+void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures *f)
 {
     double main_s, desc_s;
     usage_cpu_seconds(&t->pipe.acc, &main_s, &desc_s);
@@ -252,7 +250,7 @@ static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256
     if (!t->limits.nset)
         return 0;
     struct limit_figures f;
-    limit_figures_now(t, now, &f);
+    tracker_limit_figures(t, now, &f);
     double elapsed = f.value[GT_LIMIT_TIME];
     unsigned fresh = limits_observe(&t->limits, &f, elapsed);
     for (int i = 0; i < GT_LIMIT_COUNT; i++)

@@ -68,6 +68,11 @@ struct gt_tracker {
     gt_resource_usage sink_summary; /* the sampler's, for the sinks */
 };
 
+/* The figures the limits are put on (bytes, seconds), as the summary has
+ * them at monotonic time now: the sampler checks them after each sample,
+ * gt_tracker_limits() once more when asked. Under t->lock. */
+void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures *f);
+
 static inline int tracker_owned_here(const gt_tracker *t)
 {
     return t->owner == getpid();
