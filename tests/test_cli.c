@@ -1469,6 +1469,21 @@ static void test_gpu_fake(void)
     free(text);
     result_free(&r);
 
+    /* A limit on GPU memory: the command registers 300 MB against 200 MB. */
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 75\n");
+    r = gt("-q", "-f", "json", "--max-gpu-ram", "200MB", "--", WORKLOAD_BIN, "gpu-register",
+           scenario, "0", "300000000", NULL);
+    CHECK_MSG(r.status == 124, "status %d for --max-gpu-ram", r.status);
+    CHECK_CONTAINS(r.err.data, "limit breached: peak GPU RAM 300 MB passed the limit of 200 MB "
+                               "(--max-gpu-ram)");
+    j = parse_or_fail(r.out.data, "max-gpu-ram json");
+    if (j) {
+        CHECK(jnum(j, "limits.checks.max_gpu_ram.peak") == 300e6);
+        CHECK(jnum(j, "limits.checks.max_gpu_ram.limit") == 200e6);
+        json_object_put(j);
+    }
+    result_free(&r);
+
     /* GPUs held but idle: the command holds 1 GB on GPU 0, at 0 %, and its
      * child 0.5 GB on GPU 1, at 90 %: GPU 0 alone is named. */
     FILE *sc = fopen(scenario, "w");
