@@ -927,6 +927,126 @@ typedef struct gt_cloud_info {
     double discovery_time;  /* seconds the discovery took */
 } gt_cloud_info;
 
+/* ---- Who held it (0.5): kept by a tracker and in its snapshots ---- */
+
+/* Who held the peak (0.5): at the sample where the tree's combined RSS (or
+ * its GPU memory) was highest, the processes that made it up, largest
+ * first, at most GT_AT_PEAK_MAX, and the rest summed. */
+#define GT_AT_PEAK_MAX 8
+#define GT_PEAK_MEMORY 0     /* the combined RSS peak */
+#define GT_PEAK_GPU_MEMORY 1 /* the tree's GPU memory peak */
+
+typedef struct gt_peak_process {
+    int pid;
+    int role;           /* 1 the main process, 2 a descendant */
+    char command[16];   /* its short name (comm: "python") */
+    char cmdline[256];  /* its command line, arguments joined by spaces, cut
+                           at 255 bytes; "" when it could not be read */
+    double bytes;       /* its RSS (GT_PEAK_MEMORY) or GPU memory then */
+    double private_bytes; /* GT_PEAK_MEMORY: its private RSS (USS: what it
+                           alone holds) as last read (smaps_rollup); -1: not
+                           read. The list is ordered by it where known (by
+                           RSS otherwise): shared pages are not anyone's */
+    double pss_bytes;   /* its PSS as last read (smaps_rollup); -1: not read */
+    long threads;
+} gt_peak_process;
+
+typedef struct gt_peak_breakdown {
+    size_t struct_size;     /* set by the caller: sizeof(gt_peak_breakdown) */
+    int available;          /* a sample saw the tree's processes at a peak */
+    double at_seconds;      /* into the run */
+    double total_bytes;     /* the tree's figure at that sample (the peak as
+                               sampled; RSS with shared pages once) */
+    int nprocesses;         /* entries in processes */
+    gt_peak_process processes[GT_AT_PEAK_MAX];
+    long others;            /* processes of the tree not listed */
+    double others_bytes;    /* their RSS (or GPU memory) summed */
+    double others_private_bytes; /* GT_PEAK_MEMORY: their private RSS (RSS
+                               where not read) summed */
+    double shared_bytes;    /* GT_PEAK_MEMORY: total_bytes less every
+                               process's private RSS: the pages the tree's
+                               processes share, counted once */
+} gt_peak_breakdown;
+
+/* GPUs held but idle (0.5): a GPU on which the tracked tree held memory,
+ * and whose utilization was under GT_GPU_IDLE_PERCENT in at least
+ * GT_GPU_IDLE_SHARE_PERCENT of the samples where it did, is idle: a GPU
+ * the job reserved and did not use. */
+#define GT_GPU_IDLE_PERCENT 5.0
+#define GT_GPU_IDLE_SHARE_PERCENT 80.0
+
+typedef struct gt_gpu_idle_device {
+    int index;             /* the GPU's index (as NVML / ROCm SMI count) */
+    char uuid[96];
+    long held_samples;     /* samples in which the tree held memory on it */
+    long idle_samples;     /* of those, with its utilization under the threshold */
+    double held_bytes;     /* the most the tree held on it */
+    double idle_percent;   /* idle_samples / held_samples, percent */
+    int idle;              /* idle_percent >= GT_GPU_IDLE_SHARE_PERCENT */
+} gt_gpu_idle_device;
+
+typedef struct gt_gpu_idle {
+    size_t struct_size;    /* set by the caller: sizeof(gt_gpu_idle) */
+    double threshold_percent;   /* GT_GPU_IDLE_PERCENT */
+    double idle_share_percent;  /* GT_GPU_IDLE_SHARE_PERCENT */
+    int ndevices;          /* GPUs the tree held memory on, below */
+    int idle_count;        /* of those, idle */
+    gt_gpu_idle_device devices[64];
+    /* The GPUs the job was given (options.job: gpus_requested), and whether
+     * it held memory on none of them although the GPUs could be read: a
+     * request to drop. */
+    int requested;
+    char requested_by[32];
+    int request_unused;
+} gt_gpu_idle;
+
+/* Per command over the run (0.5): the tree's processes grouped by their
+ * short name (comm: the data loader workers, the compiler jobs of `make
+ * -j`), from what each sample's walk saw. A process that exec'd another
+ * program counts in both names' groups, unless it used no CPU time under
+ * the first (a child seen between its fork and its exec). CPU time is what samples saw
+ * processes use (a process's time up to its last sample): the run's exact
+ * CPU time (the summary's) less cpu_seconds is unseen_cpu_seconds, the time
+ * of processes too short-lived for any sample to see. */
+#define GT_COMMAND_GROUPS_MAX 16
+
+typedef struct gt_command_group {
+    char command[16];        /* the short name ("python", "cc1") */
+    long processes;          /* distinct processes that ran under it */
+    long peak_concurrent;    /* the most alive at one sample */
+    double cpu_seconds;      /* their CPU time, as sampled */
+    double peak_pss_bytes;   /* the most their PSS summed to at one sample
+                                (shared pages split between the sharers, so
+                                groups add up to the tree's PSS) */
+} gt_command_group;
+
+typedef struct gt_command_groups {
+    size_t struct_size;      /* set by the caller: sizeof(gt_command_groups) */
+    int available;           /* a sample saw the tree */
+    int ngroups;             /* entries in groups: most CPU time first */
+    gt_command_group groups[GT_COMMAND_GROUPS_MAX];
+    long others;             /* commands not listed */
+    long others_processes;   /* their processes */
+    double others_cpu_seconds;
+    long commands;           /* distinct commands in all */
+    long processes;          /* distinct processes in all */
+    double cpu_seconds;      /* all groups' CPU time, as sampled */
+    double unseen_cpu_seconds; /* the run's CPU time no sample saw; -1 when
+                                  not known (a snapshot without a summary) */
+    long folded;             /* processes counted under "(others)" because
+                                1024 commands had been told apart */
+    int partial;             /* out of memory once: the figures are short */
+} gt_command_groups;
+
+/* The process that held the most memory (PSS) from a moment of the run on,
+ * until the next change: a snapshot's timeline of who was on top, which the
+ * report's memory chart names on hover. (0.5) */
+typedef struct gt_top_process {
+    double at;               /* seconds into the run */
+    int pid;
+    char command[16];
+} gt_top_process;
+
 /* A run, as saved by gt_snapshot_write() and read by gt_snapshot_read(). */
 typedef struct gt_snapshot {
     size_t struct_size;      /* set by the library: sizeof(gt_snapshot) in its header (0.4) */
@@ -978,6 +1098,17 @@ typedef struct gt_snapshot {
     /* The GPU driver's figures (gt_tracker_gpu_run); struct_size 0 when not
      * recorded. (0.3) */
     gt_gpu_run gpu_run;
+    /* ---- Added in 0.5 ---- */
+    /* Who held the peaks (gt_tracker_at_peak, by GT_PEAK_*), the GPUs held
+     * but idle (gt_tracker_gpu_idle) and the processes by command
+     * (gt_tracker_processes); struct_size 0 when not recorded. */
+    gt_peak_breakdown at_peak[2];
+    gt_gpu_idle gpu_idle;
+    gt_command_groups processes;
+    /* The top process over the run, in time order (ntop_processes entries,
+     * at most 4096; NULL when not recorded), freed by gt_snapshot_free(). */
+    size_t ntop_processes;
+    gt_top_process *top_processes;
 } gt_snapshot;
 
 /* The most tasks a merged snapshot may hold: with the per-series row limit,
@@ -1495,85 +1626,22 @@ typedef struct gt_job_energy {
  * NEW; GT_ERR_INVALID_ARGUMENT for another struct_size. */
 GT_API gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out);
 
-/* Who held the peak (0.5): at the sample where the tree's combined RSS (or
- * its GPU memory) was highest, the processes that made it up, largest
- * first, at most GT_AT_PEAK_MAX, and the rest summed. */
-#define GT_AT_PEAK_MAX 8
-#define GT_PEAK_MEMORY 0     /* the combined RSS peak */
-#define GT_PEAK_GPU_MEMORY 1 /* the tree's GPU memory peak */
-
-typedef struct gt_peak_process {
-    int pid;
-    int role;           /* 1 the main process, 2 a descendant */
-    char command[16];   /* its short name (comm: "python") */
-    char cmdline[256];  /* its command line, arguments joined by spaces, cut
-                           at 255 bytes; "" when it could not be read */
-    double bytes;       /* its RSS (GT_PEAK_MEMORY) or GPU memory then */
-    double private_bytes; /* GT_PEAK_MEMORY: its private RSS (USS: what it
-                           alone holds) as last read (smaps_rollup); -1: not
-                           read. The list is ordered by it where known (by
-                           RSS otherwise): shared pages are not anyone's */
-    double pss_bytes;   /* its PSS as last read (smaps_rollup); -1: not read */
-    long threads;
-} gt_peak_process;
-
-typedef struct gt_peak_breakdown {
-    size_t struct_size;     /* set by the caller: sizeof(gt_peak_breakdown) */
-    int available;          /* a sample saw the tree's processes at a peak */
-    double at_seconds;      /* into the run */
-    double total_bytes;     /* the tree's figure at that sample (the peak as
-                               sampled; RSS with shared pages once) */
-    int nprocesses;         /* entries in processes */
-    gt_peak_process processes[GT_AT_PEAK_MAX];
-    long others;            /* processes of the tree not listed */
-    double others_bytes;    /* their RSS (or GPU memory) summed */
-    double others_private_bytes; /* GT_PEAK_MEMORY: their private RSS (RSS
-                               where not read) summed */
-    double shared_bytes;    /* GT_PEAK_MEMORY: total_bytes less every
-                               process's private RSS: the pages the tree's
-                               processes share, counted once */
-} gt_peak_breakdown;
+/* Who held it: the types are above the snapshots, which keep them. */
 
 /* Fills *out with who held the peak of kind (GT_PEAK_MEMORY or
  * GT_PEAK_GPU_MEMORY) so far. GT_ERR_STATE when NEW;
  * GT_ERR_INVALID_ARGUMENT for another kind or struct_size. */
 GT_API gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out);
 
-/* GPUs held but idle (0.5): a GPU on which the tracked tree held memory,
- * and whose utilization was under GT_GPU_IDLE_PERCENT in at least
- * GT_GPU_IDLE_SHARE_PERCENT of the samples where it did, is idle: a GPU
- * the job reserved and did not use. */
-#define GT_GPU_IDLE_PERCENT 5.0
-#define GT_GPU_IDLE_SHARE_PERCENT 80.0
-
-typedef struct gt_gpu_idle_device {
-    int index;             /* the GPU's index (as NVML / ROCm SMI count) */
-    char uuid[96];
-    long held_samples;     /* samples in which the tree held memory on it */
-    long idle_samples;     /* of those, with its utilization under the threshold */
-    double held_bytes;     /* the most the tree held on it */
-    double idle_percent;   /* idle_samples / held_samples, percent */
-    int idle;              /* idle_percent >= GT_GPU_IDLE_SHARE_PERCENT */
-} gt_gpu_idle_device;
-
-typedef struct gt_gpu_idle {
-    size_t struct_size;    /* set by the caller: sizeof(gt_gpu_idle) */
-    double threshold_percent;   /* GT_GPU_IDLE_PERCENT */
-    double idle_share_percent;  /* GT_GPU_IDLE_SHARE_PERCENT */
-    int ndevices;          /* GPUs the tree held memory on, below */
-    int idle_count;        /* of those, idle */
-    gt_gpu_idle_device devices[64];
-    /* The GPUs the job was given (options.job: gpus_requested), and whether
-     * it held memory on none of them although the GPUs could be read: a
-     * request to drop. */
-    int requested;
-    char requested_by[32];
-    int request_unused;
-} gt_gpu_idle;
-
-/* Fills *out for the run so far. GT_ERR_STATE when NEW;
+/* GPUs held but idle so far. GT_ERR_STATE when NEW;
  * GT_ERR_INVALID_ARGUMENT for another struct_size. */
 GT_API gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out);
+
+/* The processes by command so far (unseen_cpu_seconds from the figures of
+ * the moment). GT_ERR_STATE when NEW; GT_ERR_INVALID_ARGUMENT for another
+ * struct_size. */
+GT_API gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out);
+
 
 /* The machine the run is on, as described at gt_tracker_start(), with its
  * allocation judged from the rows so far. GT_ERR_STATE when NEW. */

@@ -585,6 +585,25 @@ static void test_at_peak(void)
     } else {
         CHECK_MSG(0, "no at_peak.memory.processes: %.300s", r.out.data);
     }
+    /* Per command: the three workloads are one group, all alive at once,
+     * whose PSS together reached what they held. */
+    json_object *groups = NULL;
+    int found = 0;
+    if (j && json_object_object_get_ex(json_object_object_get(j, "processes"), "groups", &groups))
+        for (size_t i = 0; i < json_object_array_length(groups); i++) {
+            json_object *g = json_object_array_get_idx(groups, i);
+            const char *cmd = json_object_get_string(json_object_object_get(g, "command"));
+            if (!cmd || strcmp(cmd, "gt-workload") != 0)
+                continue;
+            found = 1;
+            CHECK(json_object_get_int(json_object_object_get(g, "processes")) == 3);
+            CHECK(json_object_get_int(json_object_object_get(g, "peak_concurrent")) == 3);
+            double pss = json_object_get_double(json_object_object_get(g, "peak_pss_bytes"));
+            CHECK_MSG(pss >= 210 * MIB && pss < 240 * MIB, "gt-workload group peak %.0f", pss);
+        }
+    CHECK_MSG(found, "no gt-workload group in processes: %.400s", r.out.data);
+    CHECK(jnum(j, "processes.processes") >= 4); /* sh and the three at least */
+    CHECK(jnum(j, "processes.unseen_cpu_seconds") >= 0);
     if (j)
         json_object_put(j);
     result_free(&r);
@@ -592,6 +611,8 @@ static void test_at_peak(void)
     CHECK(r.status == 0);
     CHECK_CONTAINS(r.out.data, "\nAt the peak     3 x gt-workload ");
     CHECK_CONTAINS(r.out.data, " into the run)\n");
+    CHECK_CONTAINS(r.out.data, "\nProcesses       ");
+    CHECK_CONTAINS(r.out.data, "\n  gt-workload   3 processes (3 at once), CPU ");
     result_free(&r);
 }
 

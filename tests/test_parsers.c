@@ -28,12 +28,14 @@ static void test_stat(void)
     CHECK(st.cutime == 12 && st.cstime == 8);
     CHECK(st.num_threads == 4);
     CHECK(st.starttime == 98765);
+    CHECK(strcmp(st.comm, "python3") == 0);
 
     /* comm with spaces and parentheses: fields start after the last ')'. */
     const char *odd = "7 (my (weird) prog) ) R 3 7 7 0 -1 0 0 0 0 0 9 1 0 0 20 0 2 0 555 0 0";
     CHECK(parse_stat_str(odd, &st) == 0);
     CHECK(st.state == 'R' && st.ppid == 3 && st.utime == 9 && st.num_threads == 2 &&
           st.starttime == 555);
+    CHECK(strcmp(st.comm, "my (weird) prog") == 0); /* 15 bytes, as the kernel keeps */
 
     /* Negative priority/nice, and negative cutime read as 0. */
     const char *neg = "8 (rt) S 1 8 8 0 -1 0 0 0 0 0 5 5 -3 2 -51 -20 1 0 77 0 0";

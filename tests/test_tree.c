@@ -503,6 +503,115 @@ static void test_pid_index(void)
     CHECK(ix.cap == 0 && pid_index_get(&ix, 64, &v) == 0);
 }
 
+/* Who was in the tree: groups by command from the walk (CPU counted from
+ * the baseline walk on, PSS summed per walk), a fork-then-exec child that
+ * moves, the fold past the limit, and the top process's timeline with its
+ * bound. */
+static void test_census(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .comm = "python", .utime = 500, .threads = 1,
+                        .rss_kb = 3000, .anon_kb = 3000, .private_kb = 3000, .pss_kb = 3000,
+                        .starttime = 1000, .children = "101 102 103"};
+    struct fx_proc w1 = {.pid = 101, .ppid = 100, .comm = "pt_data_worker", .utime = 40,
+                         .rss_kb = 900, .anon_kb = 900, .private_kb = 900, .pss_kb = 900,
+                         .starttime = 1001};
+    struct fx_proc w2 = w1;
+    w2.pid = 102;
+    w2.starttime = 1002;
+    w2.pss_kb = 700;
+    struct fx_proc sh = {.pid = 103, .ppid = 100, .comm = "python", .utime = 0, .rss_kb = 100,
+                         .anon_kb = 100, .private_kb = 100, .pss_kb = 100, .starttime = 1003};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &w1);
+    fx_proc_write(root, &w2);
+    fx_proc_write(root, &sh);
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
+    struct tree_sample s;
+    t.walk_time = 10.0;
+    CHECK(tree_walk(&t, &s) == 0);
+    /* Second walk: the workers used 60 and 30 ticks more, 103 exec'd
+     * "sh" before using any CPU as "python": it moves. */
+    w1.utime = 100;
+    w2.utime = 70;
+    w2.rss_kb = w2.anon_kb = w2.private_kb = w2.pss_kb = 4000; /* now the largest */
+    sh.comm = "sh";
+    sh.utime = 5;
+    m.utime = 520;
+    fx_proc_write(root, &w1);
+    fx_proc_write(root, &w2);
+    fx_proc_write(root, &sh);
+    fx_proc_write(root, &m);
+    t.walk_time = 11.0;
+    CHECK(tree_walk(&t, &s) == 0);
+
+    gt_command_groups g = {.struct_size = sizeof g};
+    census_groups(&t.census, 100, &g);
+    CHECK(g.available && g.commands == 3 && g.processes == 4 && g.ngroups == 3);
+    CHECK(strcmp(g.groups[0].command, "pt_data_worker") == 0);
+    CHECK(g.groups[0].processes == 2 && g.groups[0].peak_concurrent == 2);
+    CHECK(fabs(g.groups[0].cpu_seconds - 0.9) < 1e-9); /* (60 + 30) ticks at 100 Hz */
+    CHECK(g.groups[0].peak_pss_bytes == (900.0 + 4000.0) * 1024);
+    CHECK(strcmp(g.groups[1].command, "python") == 0);
+    CHECK(g.groups[1].processes == 1); /* 103 moved to sh */
+    CHECK(fabs(g.groups[1].cpu_seconds - 0.2) < 1e-9);
+    CHECK(g.groups[1].peak_pss_bytes == (3000.0 + 100.0) * 1024); /* walk 1: with 103 */
+    CHECK(strcmp(g.groups[2].command, "sh") == 0 && g.groups[2].processes == 1);
+    CHECK(fabs(g.cpu_seconds - 1.15) < 1e-9 && g.others == 0 && g.folded == 0);
+
+    size_t n;
+    struct census_change *ch = census_top_changes(&t.census, 10.0, &n);
+    CHECK(ch && n == 2);
+    if (ch && n == 2) {
+        CHECK(ch[0].pid == 100 && ch[0].mono == 0 && strcmp(ch[0].name, "python") == 0);
+        CHECK(ch[1].pid == 102 && ch[1].mono == 1.0 &&
+              strcmp(ch[1].name, "pt_data_worker") == 0);
+    }
+    free(ch);
+    tree_free(&t);
+    fx_rmroot(root);
+
+    /* The census alone: 1100 names fold past the limit, said; a top
+     * process that flaps every step stays within its bound. */
+    struct census c;
+    census_init(&c);
+    struct census_slot *slots = calloc(1100, sizeof *slots);
+    CHECK(slots != NULL);
+    for (int walk = 0; slots && walk < 2; walk++) {
+        census_begin(&c);
+        for (int i = 0; i < 1100; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "cmd%d", i);
+            census_add(&c, &slots[i], 1000 + i, name, (unsigned long long)walk * 10, 10, 1);
+        }
+        census_end(&c, walk);
+    }
+    g = (gt_command_groups){.struct_size = sizeof g};
+    census_groups(&c, 100, &g);
+    CHECK(g.commands == CENSUS_MAX_GROUPS && g.processes == 1100);
+    CHECK(g.folded == 1100 - (CENSUS_MAX_GROUPS - 1));
+    CHECK(g.ngroups == GT_COMMAND_GROUPS_MAX && g.others == CENSUS_MAX_GROUPS - g.ngroups);
+    CHECK(strcmp(g.groups[0].command, CENSUS_OTHER_NAME) == 0); /* the most CPU: 77 x 0.1 s */
+    CHECK(fabs(g.cpu_seconds - 110.0) < 1e-6);
+    free(slots);
+    census_free(&c);
+
+    census_init(&c);
+    struct census_slot a = {0}, b = {0};
+    for (int walk = 0; walk < 3 * CENSUS_MAX_CHANGES; walk++) {
+        census_begin(&c);
+        census_add(&c, &a, 1, "a", 0, walk % 2 ? 10 : 20, 1);
+        census_add(&c, &b, 2, "b", 0, 15, 1);
+        census_end(&c, walk * 0.01);
+    }
+    CHECK(c.nchanges > 0 && c.nchanges <= CENSUS_MAX_CHANGES && c.resolution > 0);
+    for (size_t i = 1; i < c.nchanges; i++)
+        CHECK(c.changes[i].mono > c.changes[i - 1].mono && c.changes[i].pid != c.changes[i - 1].pid);
+    census_free(&c);
+}
+
 int main(void)
 {
     test_pid_index();
@@ -514,5 +623,6 @@ int main(void)
     test_many_threads_and_children();
     test_kept_files_bound();
     test_malformed_is_not_einval();
+    test_census();
     return check_exit("test_tree");
 }

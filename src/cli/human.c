@@ -235,6 +235,57 @@ static void job_energy_line(FILE *f, const gt_job_energy *e)
 /* "python train.py 3.1 GiB, 4 x pt_data_worker 1.6 GiB, 312 others 0.4 GiB":
  * who held a peak, processes of one name counted together (a command's
  * line when it is alone, cut at 40 bytes), largest first as listed. */
+/* A process's name or command line, chosen by whoever started it:
+ * escaped (a command line can hold terminal controls). */
+static void print_name(FILE *f, const char *s)
+{
+    char *safe = gt_text_escape(s);
+    for (const unsigned char *p = (const unsigned char *)(safe ? safe : s); *p; p++)
+        fputc(safe || (*p >= 0x20 && *p < 0x7f) ? *p : '?', f);
+    free(safe);
+}
+
+/* The processes by command: a heading line, then the top entries, one a
+ * line, and the rest summed. */
+#define PROCESS_LINES 6
+static void processes_lines(FILE *f, const gt_command_groups *g)
+{
+    if (!g->available || g->ngroups <= 0)
+        return;
+    char a[32], b[32];
+    fprintf(f, LABEL "%ld in %ld command%s, CPU as sampled", "Processes", g->processes,
+            g->commands, g->commands == 1 ? "" : "s");
+    if (g->unseen_cpu_seconds >= 0.05)
+        fprintf(f, " (%s more in processes no sample saw)",
+                human_duration(a, sizeof a, g->unseen_cpu_seconds));
+    fputs("\n", f);
+    int n = g->ngroups < PROCESS_LINES ? g->ngroups : PROCESS_LINES;
+    for (int i = 0; i < n; i++) {
+        const gt_command_group *e = &g->groups[i];
+        fputs("  ", f);
+        print_name(f, e->command[0] ? e->command : "?");
+        size_t w = strlen(e->command);
+        fprintf(f, "%*s%ld process%s", w < 14 ? (int)(14 - w) : 1, "", e->processes,
+                e->processes == 1 ? "" : "es");
+        if (e->peak_concurrent > 1)
+            fprintf(f, " (%ld at once)", e->peak_concurrent);
+        fprintf(f, ", CPU %s, peak %s\n", human_duration(a, sizeof a, e->cpu_seconds),
+                human_bytes(b, sizeof b, e->peak_pss_bytes));
+    }
+    long more = g->others + (g->ngroups - n);
+    if (more > 0) {
+        long procs = g->others_processes;
+        double cpu = g->others_cpu_seconds;
+        for (int i = n; i < g->ngroups; i++) {
+            procs += g->groups[i].processes;
+            cpu += g->groups[i].cpu_seconds;
+        }
+        fprintf(f, "  and %ld more command%s: %ld process%s, CPU %s\n", more,
+                more == 1 ? "" : "s", procs, procs == 1 ? "" : "es",
+                human_duration(a, sizeof a, cpu));
+    }
+}
+
 static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
 {
     if (!b->available || b->nprocesses <= 0)
@@ -257,13 +308,15 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
                 bytes += b->processes[k].private_bytes >= 0 ? b->processes[k].private_bytes
                                                             : b->processes[k].bytes;
             }
-        char size[32];
+        char size[32], name[41];
         human_bytes(size, sizeof size, bytes);
+        snprintf(name, sizeof name, "%s",
+                 count == 1 && *p->cmdline ? p->cmdline : *p->command ? p->command : "?");
+        fputs(sep, f);
         if (count > 1)
-            fprintf(f, "%s%d x %s %s", sep, count, *p->command ? p->command : "?", size);
-        else
-            fprintf(f, "%s%.40s %s", sep, *p->cmdline ? p->cmdline : *p->command ? p->command : "?",
-                    size);
+            fprintf(f, "%d x ", count);
+        print_name(f, name);
+        fprintf(f, " %s", size);
         sep = ", ";
     }
     char size[32];
@@ -365,6 +418,8 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     }
     fprintf(f, LABEL "peak %d (main %d, descendants %d)\n", "Threads", cpu->combined_n_threads,
             cpu->main_n_threads, cpu->descendants_n_threads);
+    if (x->processes)
+        processes_lines(f, x->processes);
     if (energy && energy->available) {
         fprintf(f, LABEL "%.0f J in %d package%s", "CPU energy", energy->package_joules,
                 energy->packages, energy->packages == 1 ? "" : "s");

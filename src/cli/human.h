@@ -35,6 +35,7 @@ struct human_extras {
     const gt_job_energy *job_energy; /* the job's energy (NULL: no line) */
     const gt_peak_breakdown *at_peak; /* [GT_PEAK_MEMORY], [GT_PEAK_GPU_MEMORY]: who
                                      held them (NULL, or not available: no line) */
+    const gt_command_groups *processes; /* by command (NULL: no section) */
     pid_t command_pid;
 };
 

@@ -182,7 +182,14 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
     gt_job_energy job_energy = {.struct_size = sizeof job_energy};
     if (gt_tracker_energy(t, &job_energy) == GT_OK)
         x.job_energy = &job_energy;
+    gt_command_groups *procs = calloc(1, sizeof *procs);
+    if (procs) {
+        procs->struct_size = sizeof *procs;
+        if (gt_tracker_processes(t, procs) == GT_OK)
+            x.processes = procs;
+    }
     char *text = human_summary(u, &totals, &x);
+    free(procs);
     free(idle);
     free(peaks);
     free(gpu_run);

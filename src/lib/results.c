@@ -692,6 +692,33 @@ gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
     return GT_OK;
 }
 
+/* The processes by command (census.c), and the run's CPU time no sample
+ * saw; the census takes its own lock, the totals t's. */
+static void processes_now(gt_tracker *t, gt_command_groups *out)
+{
+    struct tree *tree = &t->reader.tree;
+    census_groups(&tree->census, 1e9 / (double)(tree->tick_ns ? tree->tick_ns : 10000000),
+                  out);
+    gt_totals totals;
+    memset(&totals, 0, sizeof totals);
+    pthread_mutex_lock(&t->lock);
+    usage_totals(&t->pipe.acc, &totals);
+    pthread_mutex_unlock(&t->lock);
+    double run = totals.cpu_main_seconds + totals.cpu_descendants_seconds;
+    out->unseen_cpu_seconds = run > out->cpu_seconds ? run - out->cpu_seconds : 0;
+}
+
+gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)
+{
+    gt_status st = figures_call_check(t, "gt_tracker_processes", "gt_command_groups", out,
+                                      out ? out->struct_size : 0, sizeof(gt_command_groups),
+                                      "processes yet");
+    if (st != GT_OK)
+        return st;
+    processes_now(t, out);
+    return GT_OK;
+}
+
 gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out)
 {
     gt_status st = figures_call_check(t, "gt_tracker_limits", "gt_limits", out,
@@ -726,6 +753,11 @@ char *gt_tracker_to_json(gt_tracker *t)
     gt_gpu_idle *idle = calloc(1, sizeof *idle);
     if (idle)
         idle->struct_size = sizeof *idle;
+    gt_command_groups *procs = calloc(1, sizeof *procs);
+    if (procs) {
+        procs->struct_size = sizeof *procs;
+        processes_now(t, procs); /* takes the locks it needs */
+    }
     pthread_mutex_lock(&t->lock);
     limits_now(t, &l);
     if (idle)
@@ -741,7 +773,8 @@ char *gt_tracker_to_json(gt_tracker *t)
         results_gpu_run(&t->res, &t->pipe, u, g, table);
     }
     pthread_mutex_unlock(&t->lock);
-    char *text = results_document(u, &c, &e, g, &l, peaks, idle, energy);
+    char *text = results_document(u, &c, &e, g, &l, peaks, idle, energy, procs);
+    free(procs);
     free(peaks);
     free(idle);
     free(energy);

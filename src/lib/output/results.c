@@ -322,6 +322,36 @@ json_object *gpu_idle_json_object(const gt_gpu_idle *idle)
     return o;
 }
 
+json_object *processes_json_object(const gt_command_groups *g)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "commands", json_object_new_int64(g->commands));
+    json_object_object_add(o, "processes", json_object_new_int64(g->processes));
+    json_object_object_add(o, "cpu_seconds", json_object_new_double(g->cpu_seconds));
+    json_object_object_add(o, "unseen_cpu_seconds", g->unseen_cpu_seconds >= 0
+                           ? json_object_new_double(g->unseen_cpu_seconds) : NULL);
+    json_object *list = json_object_new_array();
+    for (int i = 0; i < g->ngroups && i < GT_COMMAND_GROUPS_MAX; i++) {
+        const gt_command_group *e = &g->groups[i];
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "command", json_new_text(e->command));
+        json_object_object_add(x, "processes", json_object_new_int64(e->processes));
+        json_object_object_add(x, "peak_concurrent", json_object_new_int64(e->peak_concurrent));
+        json_object_object_add(x, "cpu_seconds", json_object_new_double(e->cpu_seconds));
+        json_object_object_add(x, "peak_pss_bytes", json_object_new_double(e->peak_pss_bytes));
+        json_object_array_add(list, x);
+    }
+    json_object_object_add(o, "groups", list);
+    json_object *rest = json_object_new_object();
+    json_object_object_add(rest, "commands", json_object_new_int64(g->others));
+    json_object_object_add(rest, "processes", json_object_new_int64(g->others_processes));
+    json_object_object_add(rest, "cpu_seconds", json_object_new_double(g->others_cpu_seconds));
+    json_object_object_add(o, "others", rest);
+    json_object_object_add(o, "folded", json_object_new_int64(g->folded));
+    json_object_object_add(o, "partial", json_object_new_boolean(g->partial));
+    return o;
+}
+
 json_object *job_energy_json_object(const gt_job_energy *e)
 {
     json_object *o = json_object_new_object();
@@ -374,7 +404,7 @@ json_object *job_energy_json_object(const gt_job_energy *e)
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
                        const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l,
                        const gt_peak_breakdown *peaks, const gt_gpu_idle *idle,
-                       const gt_job_energy *energy)
+                       const gt_job_energy *energy, const gt_command_groups *procs)
 {
     json_object *root = usage_json_object(u);
     if (energy)
@@ -383,6 +413,8 @@ char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
         json_object_object_add(root, "gpu_idle", gpu_idle_json_object(idle));
     if (peaks && (peaks[0].available || peaks[1].available))
         json_object_object_add(root, "at_peak", at_peak_json_object(peaks));
+    if (procs && procs->available)
+        json_object_object_add(root, "processes", processes_json_object(procs));
     if (l && l->any_set)
         json_object_object_add(root, "limits", limits_json_object(l));
     json_object_object_add(root, "cgroup", cgroup_json_object(c));

@@ -81,13 +81,17 @@ void results_gpu_run(const struct run_results *res, const struct pipeline *p,
  * cgroup, cpu_energy and gpu_run parts (g may be NULL: left out), the
  * limits (l NULL or none set: left out), who held the peaks (peaks NULL:
  * left out), the GPUs held but idle (idle NULL or no GPU held: left out),
- * the job's energy (energy NULL: left out) and the measurement's sources of
+ * the job's energy (energy NULL: left out), the processes by command (procs
+ * NULL or none seen: left out) and the measurement's sources of
  * the figures beyond gpu_tracker's. malloc'd text; NULL when out of
  * memory. */
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
                        const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l,
                        const gt_peak_breakdown *peaks, const gt_gpu_idle *idle,
-                       const gt_job_energy *energy);
+                       const gt_job_energy *energy, const gt_command_groups *procs);
+
+/* The processes by command ("processes"): a new object. */
+json_object *processes_json_object(const gt_command_groups *g);
 
 /* The job's energy ("energy"): a new object. */
 json_object *job_energy_json_object(const gt_job_energy *e);

@@ -354,6 +354,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
         warn_once(r->warner, WARN_SYSTEM_UNREADABLE,
                   "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
                   "fails", root, what, gt_errno_text(errno));
+    r->tree.walk_time = s->now;
     s->tree_ok = tree_walk(&r->tree, &s->tree) == 0;
     s->tree_series = s->tree_ok && r->tree.series;
     s->tree_io = s->tree_ok && (r->tree.series || r->tree.io);

@@ -60,12 +60,14 @@ struct tracked_proc {
     clockid_t clock;                 /* its CPU clock (run_clock) */
     int run_ns_ok;                   /* run_ns is from this walk */
     unsigned long long run_ns;       /* its run time, all threads (run_clock) */
+    struct census_slot census;       /* its command's group */
 };
 
 int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid,
               int max_kept_files)
 {
     memset(t, 0, sizeof *t);
+    census_init(&t->census);
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
     t->reaper.task_fd = t->reaper.children_fd = t->reaper.io_fd = -1;
     t->main_pid = main_pid;
@@ -120,6 +122,7 @@ void tree_free(struct tree *t)
         procfs_close(&t->reaper);
     if (t->root_fd >= 0)
         close(t->root_fd);
+    census_free(&t->census);
     memset(t, 0, sizeof *t);
     t->root_fd = -1;
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
@@ -742,11 +745,14 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
     s->write_bytes = t->departed_write + reaped_wr;
     s->cpu_ns = t->departed_ns + reaped * t->tick_ns;
     unsigned long long desc_pss_total = 0;
+    census_begin(&t->census);
     for (size_t i = 0; i < t->nprocs; i++) {
-        const struct tracked_proc *p = &t->procs[i];
+        struct tracked_proc *p = &t->procs[i];
         unsigned long long priv, shared, pss;
         split_rss(p, &priv, &shared, &pss);
         long threads = p->st.state == 'Z' ? 0 : p->st.num_threads;
+        census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), pss,
+                   p->st.state != 'Z');
         s->utime_ticks += p->st.utime + (t->main_only ? 0 : p->st.cutime);
         s->stime_ticks += p->st.stime + (t->main_only ? 0 : p->st.cstime);
         s->cpu_ns += series_ns(t, p);
@@ -781,6 +787,7 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
                 s->desc_hwm_max_kb = hwm;
         }
     }
+    census_end(&t->census, t->walk_time);
     s->desc_pss_shared_kb = desc_pss_total;
     if (t->sampled_only) {
         /* What a plain sampler counts: each live process's change since it

@@ -17,6 +17,7 @@
 
 #include "gpu_tracker.h"
 #include "util/pid_index.h"
+#include "read/census.h"
 #include "read/procfs.h"
 #include "sample.h"
 
@@ -68,6 +69,10 @@ struct tree {
      * the children main reaped (its cutime/cstime) is not counted. */
     int main_only;
     unsigned long long sampled_main_ticks, sampled_desc_ticks;
+    /* Who was in the tree (census.h), fed by every walk; walk_time is the
+     * walk's monotonic time, set by the caller before it (0 in fixtures). */
+    struct census census;
+    double walk_time;
 };
 
 /* Opens the procfs root and checks that main exists; at most

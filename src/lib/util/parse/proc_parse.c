@@ -46,6 +46,13 @@ GT_HOT int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
         return -1;
     struct cursor c = {close + 1, buf + len};
     memset(out, 0, sizeof *out);
+    const char *lparen = memchr(buf, '(', (size_t)(close - buf));
+    if (lparen) {
+        size_t n = (size_t)(close - lparen - 1);
+        if (n >= sizeof out->comm)
+            n = sizeof out->comm - 1;
+        memcpy(out->comm, lparen + 1, n);
+    }
 
     skip_blanks(&c);
     if (c.p >= c.end)

@@ -12,6 +12,9 @@
 
 /* /proc/<pid>/stat, parsed after the last ')' so that any comm works. */
 struct proc_stat {
+    char comm[16];                  /* field 2, without its parentheses: the
+                                       command's short name, cut at 15 bytes
+                                       as the kernel keeps it */
     char state;                     /* 'R', 'S', 'Z', ... */
     pid_t ppid;
     unsigned long long cminflt;     /* minor faults of reaped children */
