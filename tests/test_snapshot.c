@@ -22,6 +22,7 @@
 #include "read/server_info.h"
 #include "util/exact_sum.h"
 #include "analysis/stats.h"
+#include "util/buf.h"
 
 static char *dir;
 
@@ -1102,11 +1103,153 @@ static void test_resource_tracker_format(void)
     CHECK_CONTAINS(gt_last_error(), "metadata.resource_tracker");
 }
 
+/* A constructed run with who held it: the peaks, an idle GPU, the
+ * processes by command and the top process's timeline. */
+static gt_snapshot *with_who(void)
+{
+    gt_snapshot *s = constructed(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (!s)
+        return NULL;
+    gt_peak_breakdown *m = &s->at_peak[GT_PEAK_MEMORY];
+    m->struct_size = sizeof *m;
+    m->available = 1;
+    m->at_seconds = 1.5;
+    m->total_bytes = 300e6;
+    m->nprocesses = 2;
+    m->processes[0] = (gt_peak_process){.pid = 11, .role = 1, .command = "python",
+                                        .cmdline = "python train.py", .bytes = 200e6,
+                                        .private_bytes = 190e6, .pss_bytes = 195e6, .threads = 4};
+    m->processes[1] = (gt_peak_process){.pid = 12, .role = 2, .command = "pt_data_worker",
+                                        .cmdline = "", .bytes = 90e6, .private_bytes = -1,
+                                        .pss_bytes = -1, .threads = 1};
+    m->others = 3;
+    m->others_bytes = 5e6;
+    m->others_private_bytes = 4e6;
+    m->shared_bytes = 16e6;
+    s->at_peak[GT_PEAK_GPU_MEMORY].struct_size = sizeof *m;
+    gt_gpu_idle *g = &s->gpu_idle;
+    g->struct_size = sizeof *g;
+    g->threshold_percent = GT_GPU_IDLE_PERCENT;
+    g->idle_share_percent = GT_GPU_IDLE_SHARE_PERCENT;
+    g->ndevices = 1;
+    g->idle_count = 1;
+    g->devices[0] = (gt_gpu_idle_device){.index = 1, .uuid = "GPU-1", .held_samples = 10,
+                                         .idle_samples = 9, .held_bytes = 38e9,
+                                         .idle_percent = 90, .idle = 1};
+    g->requested = 2;
+    snprintf(g->requested_by, sizeof g->requested_by, "CUDA_VISIBLE_DEVICES");
+    gt_command_groups *c = &s->processes;
+    c->struct_size = sizeof *c;
+    c->available = 1;
+    c->commands = 3;
+    c->processes = 7;
+    c->cpu_seconds = 12.5;
+    c->unseen_cpu_seconds = 0.25;
+    c->ngroups = 2;
+    c->groups[0] = (gt_command_group){.command = "pt_data_worker", .processes = 4,
+                                      .peak_concurrent = 4, .cpu_seconds = 8,
+                                      .peak_pss_bytes = 90e6};
+    c->groups[1] = (gt_command_group){.command = "python", .processes = 1,
+                                      .peak_concurrent = 1, .cpu_seconds = 4,
+                                      .peak_pss_bytes = 195e6};
+    c->others = 1;
+    c->others_processes = 2;
+    c->others_cpu_seconds = 0.5;
+    s->ntop_processes = 2;
+    s->top_processes = calloc(2, sizeof *s->top_processes);
+    if (s->top_processes) {
+        s->top_processes[0] = (gt_top_process){.at = 0, .pid = 11, .command = "python"};
+        s->top_processes[1] = (gt_top_process){.at = 1.2, .pid = 12, .command = "pt_data_worker"};
+    } else {
+        s->ntop_processes = 0;
+    }
+    return s;
+}
+
+static void test_who_parts(void)
+{
+    gt_snapshot *s = with_who(), *b = NULL;
+    if (!s)
+        return;
+    const char *p = path_in("who.json.gz");
+    CHECK(gt_snapshot_write(s, p) == GT_OK);
+    CHECK(gt_snapshot_read(p, &b) == GT_OK);
+    if (b) {
+        const gt_peak_breakdown *m = &b->at_peak[GT_PEAK_MEMORY];
+        CHECK(m->available && m->nprocesses == 2 && m->at_seconds == 1.5);
+        CHECK(m->processes[0].pid == 11 && m->processes[0].role == 1);
+        CHECK_STR(m->processes[0].cmdline, "python train.py");
+        CHECK(m->processes[0].private_bytes == 190e6 && m->processes[1].private_bytes == -1);
+        CHECK(m->others == 3 && m->shared_bytes == 16e6);
+        CHECK(!b->at_peak[GT_PEAK_GPU_MEMORY].available);
+        CHECK(b->gpu_idle.ndevices == 1 && b->gpu_idle.idle_count == 1);
+        CHECK(b->gpu_idle.devices[0].held_bytes == 38e9 && b->gpu_idle.devices[0].idle);
+        CHECK(b->gpu_idle.requested == 2);
+        CHECK_STR(b->gpu_idle.requested_by, "CUDA_VISIBLE_DEVICES");
+        CHECK(b->processes.available && b->processes.ngroups == 2);
+        CHECK_STR(b->processes.groups[0].command, "pt_data_worker");
+        CHECK(b->processes.groups[0].peak_concurrent == 4);
+        CHECK(b->processes.unseen_cpu_seconds == 0.25 && b->processes.others_processes == 2);
+        CHECK(b->ntop_processes == 2 && b->top_processes && b->top_processes[1].at == 1.2);
+        if (b->ntop_processes == 2)
+            CHECK_STR(b->top_processes[1].command, "pt_data_worker");
+        char *ja = gt_snapshot_to_json(s), *jb = gt_snapshot_to_json(b);
+        CHECK_STR(jb, ja);
+        free(ja);
+        free(jb);
+        gt_snapshot_free(b);
+    }
+    /* A stranger's file: each part checked, one line naming the key. */
+    char *good = gt_snapshot_to_json(s);
+    check_rejected(good, "[1.2,12,\"pt_data_worker\"]", "[-1.2,12,\"pt_data_worker\"]",
+                   "metadata.top_processes[1]");
+    check_rejected(good, "[1.2,12,\"pt_data_worker\"]", "[1.2,12]",
+                   "\"metadata.top_processes[1]\" should be [seconds, pid, command]");
+    check_rejected(good, "\"role\":\"main\"", "\"role\":\"boss\"",
+                   "\"metadata.at_peak.memory.processes[0].role\" is \"boss\"; valid: main, "
+                   "descendant");
+    check_rejected(good, "\"command\":\"pt_data_worker\",", "\"command\":\"pt_data_worker_x\",",
+                   "metadata.at_peak.memory.processes[1]");
+    check_rejected(good, "\"idle_percent\":90", "\"idle_percent\":900",
+                   "metadata.gpu_idle.gpus[0]");
+    check_rejected(good, "\"folded\":0", "\"folded\":-1", "metadata.processes.folded");
+    check_rejected(good, "\"peak_concurrent\":4", "\"peak_concurrent\":\"4\"",
+                   "metadata.processes.groups[0].peak_concurrent");
+    free(good);
+    /* More entries than a tracker keeps. */
+    struct buf big = {0};
+    buf_puts(&big, "[");
+    for (int i = 0; i <= 4096; i++)
+        buf_printf(&big, "%s[%d,1,\"a\"]", i ? "," : "", i);
+    buf_puts(&big, "]");
+    good = gt_snapshot_to_json(s);
+    const char *at = good ? strstr(good, "\"top_processes\":[") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        const char *end = strchr(at, ']');
+        end = end ? strchr(end + 1, ']') : NULL; /* the second entry's */
+        end = end ? strchr(end + 1, ']') : NULL; /* the list's */
+        CHECK(end != NULL);
+        if (end) {
+            char *from = strndup(at, (size_t)(end + 1 - at));
+            char *to = malloc(big.len + 32);
+            snprintf(to, big.len + 32, "\"top_processes\":%s", big.data);
+            check_rejected(good, from, to, "has 4097 entries; at most 4096 are valid");
+            free(from);
+            free(to);
+        }
+    }
+    free(good);
+    buf_free(&big);
+    gt_snapshot_free(s);
+}
+
 int main(void)
 {
     dir = fx_mkroot();
     test_round_trip();
     test_malformed();
+    test_who_parts();
     test_resource_tracker_format();
     test_exact_mean();
     test_stats_and_recommend();

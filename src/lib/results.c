@@ -288,6 +288,8 @@ int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out)
 
 /* ---- snapshots and reports ---------------------------------------------------- */
 
+static void snapshot_who(gt_tracker *t, gt_snapshot *s);
+
 /* Everything of a snapshot of t but its rows (series: counts and interval
  * only, no arrays): a stopped run, or while STARTED the run so far (the
  * summary as of now, in *live, which the caller frees). The cloud
@@ -347,6 +349,8 @@ static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_stat
     pthread_mutex_unlock(&t->lock);
     if (s->gpu_run.devices != table)
         free(table);
+    if (st == GT_OK)
+        snapshot_who(t, s);
     return st;
 }
 
@@ -706,6 +710,32 @@ static void processes_now(gt_tracker *t, gt_command_groups *out)
     pthread_mutex_unlock(&t->lock);
     double run = totals.cpu_main_seconds + totals.cpu_descendants_seconds;
     out->unseen_cpu_seconds = run > out->cpu_seconds ? run - out->cpu_seconds : 0;
+}
+
+/* Who held it, into a snapshot of t: the peaks, the idle GPUs, the
+ * processes by command, and the top process's timeline (which the
+ * snapshot owns; left out when out of memory). */
+static void snapshot_who(gt_tracker *t, gt_snapshot *s)
+{
+    s->processes.struct_size = sizeof s->processes;
+    processes_now(t, &s->processes);
+    s->gpu_idle.struct_size = sizeof s->gpu_idle;
+    pthread_mutex_lock(&t->lock);
+    memcpy(s->at_peak, t->at_peak, sizeof s->at_peak);
+    gpu_idle_now(t, &s->gpu_idle);
+    double start = t->res.start_time;
+    pthread_mutex_unlock(&t->lock);
+    size_t n = 0;
+    struct census_change *changes = census_top_changes(&t->reader.tree.census, start, &n);
+    s->top_processes = n ? calloc(n, sizeof *s->top_processes) : NULL;
+    for (size_t i = 0; s->top_processes && i < n; i++) {
+        s->top_processes[i].at = changes[i].mono;
+        s->top_processes[i].pid = changes[i].pid;
+        memcpy(s->top_processes[i].command, changes[i].name, sizeof s->top_processes[i].command);
+        s->top_processes[i].command[sizeof s->top_processes[i].command - 1] = '\0';
+    }
+    s->ntop_processes = s->top_processes ? n : 0;
+    free(changes);
 }
 
 gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)

@@ -1,6 +1,7 @@
 /* results.c - see results.h. */
 #define _GNU_SOURCE
 #include "output/results.h"
+#include "output/who_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,111 +246,6 @@ void limits_text(const gt_limits *l, struct buf *b)
                          x->limit / f, unit, x->peak / f, unit);
         buf_add(b, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
     }
-}
-
-static json_object *breakdown_json(const gt_peak_breakdown *b, const char *bytes_key)
-{
-    int memory = strcmp(bytes_key, "rss_bytes") == 0;
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "at_seconds", json_object_new_double(b->at_seconds));
-    json_object_object_add(o, "total_bytes", json_object_new_double(b->total_bytes));
-    json_object *list = json_object_new_array();
-    for (int i = 0; i < b->nprocesses && i < GT_AT_PEAK_MAX; i++) {
-        const gt_peak_process *p = &b->processes[i];
-        json_object *x = json_object_new_object();
-        json_object_object_add(x, "pid", json_object_new_int(p->pid));
-        json_object_object_add(x, "role", json_new_text(p->role == 1 ? "main" : "descendant"));
-        json_object_object_add(x, "command", json_new_text(p->command));
-        json_object_object_add(x, "cmdline", json_new_text(p->cmdline));
-        json_object_object_add(x, bytes_key, json_object_new_double(p->bytes));
-        if (memory)
-            json_object_object_add(x, "private_bytes", p->private_bytes >= 0
-                                   ? json_object_new_double(p->private_bytes) : NULL);
-        json_object_object_add(x, "pss_bytes",
-                               p->pss_bytes >= 0 ? json_object_new_double(p->pss_bytes) : NULL);
-        json_object_object_add(x, "threads", json_object_new_int64(p->threads));
-        json_object_array_add(list, x);
-    }
-    json_object_object_add(o, "processes", list);
-    json_object *rest = json_object_new_object();
-    json_object_object_add(rest, "count", json_object_new_int64(b->others));
-    json_object_object_add(rest, bytes_key, json_object_new_double(b->others_bytes));
-    if (memory) {
-        json_object_object_add(rest, "private_bytes",
-                               json_object_new_double(b->others_private_bytes));
-        json_object_object_add(o, "shared_bytes", json_object_new_double(b->shared_bytes));
-    }
-    json_object_object_add(o, "others", rest);
-    return o;
-}
-
-json_object *at_peak_json_object(const gt_peak_breakdown *peaks)
-{
-    json_object *o = json_object_new_object();
-    if (peaks[GT_PEAK_MEMORY].available)
-        json_object_object_add(o, "memory", breakdown_json(&peaks[GT_PEAK_MEMORY], "rss_bytes"));
-    if (peaks[GT_PEAK_GPU_MEMORY].available)
-        json_object_object_add(o, "gpu_memory",
-                               breakdown_json(&peaks[GT_PEAK_GPU_MEMORY], "gpu_bytes"));
-    return o;
-}
-
-json_object *gpu_idle_json_object(const gt_gpu_idle *idle)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "threshold_percent", json_object_new_double(idle->threshold_percent));
-    json_object_object_add(o, "idle_share_percent",
-                           json_object_new_double(idle->idle_share_percent));
-    json_object_object_add(o, "idle_gpus", json_object_new_int(idle->idle_count));
-    json_object *list = json_object_new_array();
-    for (int i = 0; i < idle->ndevices && i < 64; i++) {
-        const gt_gpu_idle_device *d = &idle->devices[i];
-        json_object *x = json_object_new_object();
-        json_object_object_add(x, "index", json_object_new_int(d->index));
-        json_object_object_add(x, "uuid", json_new_text(d->uuid));
-        json_object_object_add(x, "held_bytes", json_object_new_double(d->held_bytes));
-        json_object_object_add(x, "held_samples", json_object_new_int64(d->held_samples));
-        json_object_object_add(x, "idle_samples", json_object_new_int64(d->idle_samples));
-        json_object_object_add(x, "idle_percent", json_object_new_double(d->idle_percent));
-        json_object_object_add(x, "idle", json_object_new_boolean(d->idle));
-        json_object_array_add(list, x);
-    }
-    json_object_object_add(o, "gpus", list);
-    json_object_object_add(o, "requested", json_object_new_int(idle->requested));
-    json_object_object_add(o, "requested_by",
-                           idle->requested ? json_new_text(idle->requested_by) : NULL);
-    json_object_object_add(o, "request_unused", json_object_new_boolean(idle->request_unused));
-    return o;
-}
-
-json_object *processes_json_object(const gt_command_groups *g)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "commands", json_object_new_int64(g->commands));
-    json_object_object_add(o, "processes", json_object_new_int64(g->processes));
-    json_object_object_add(o, "cpu_seconds", json_object_new_double(g->cpu_seconds));
-    json_object_object_add(o, "unseen_cpu_seconds", g->unseen_cpu_seconds >= 0
-                           ? json_object_new_double(g->unseen_cpu_seconds) : NULL);
-    json_object *list = json_object_new_array();
-    for (int i = 0; i < g->ngroups && i < GT_COMMAND_GROUPS_MAX; i++) {
-        const gt_command_group *e = &g->groups[i];
-        json_object *x = json_object_new_object();
-        json_object_object_add(x, "command", json_new_text(e->command));
-        json_object_object_add(x, "processes", json_object_new_int64(e->processes));
-        json_object_object_add(x, "peak_concurrent", json_object_new_int64(e->peak_concurrent));
-        json_object_object_add(x, "cpu_seconds", json_object_new_double(e->cpu_seconds));
-        json_object_object_add(x, "peak_pss_bytes", json_object_new_double(e->peak_pss_bytes));
-        json_object_array_add(list, x);
-    }
-    json_object_object_add(o, "groups", list);
-    json_object *rest = json_object_new_object();
-    json_object_object_add(rest, "commands", json_object_new_int64(g->others));
-    json_object_object_add(rest, "processes", json_object_new_int64(g->others_processes));
-    json_object_object_add(rest, "cpu_seconds", json_object_new_double(g->others_cpu_seconds));
-    json_object_object_add(o, "others", rest);
-    json_object_object_add(o, "folded", json_object_new_int64(g->folded));
-    json_object_object_add(o, "partial", json_object_new_boolean(g->partial));
-    return o;
 }
 
 json_object *job_energy_json_object(const gt_job_energy *e)

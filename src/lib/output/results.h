@@ -90,19 +90,11 @@ char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
                        const gt_peak_breakdown *peaks, const gt_gpu_idle *idle,
                        const gt_job_energy *energy, const gt_command_groups *procs);
 
-/* The processes by command ("processes"): a new object. */
-json_object *processes_json_object(const gt_command_groups *g);
 
 /* The job's energy ("energy"): a new object. */
 json_object *job_energy_json_object(const gt_job_energy *e);
 
-/* GPUs held but idle ("gpu_idle"): a new object. */
-json_object *gpu_idle_json_object(const gt_gpu_idle *idle);
 
-/* Who held the peaks ("at_peak": memory and gpu_memory, each left out when
- * not available); peaks[GT_PEAK_MEMORY], peaks[GT_PEAK_GPU_MEMORY]. A new
- * object. */
-json_object *at_peak_json_object(const gt_peak_breakdown *peaks);
 
 /* The limits as the JSON summary has them ("limits"): a new object. */
 json_object *limits_json_object(const gt_limits *l);

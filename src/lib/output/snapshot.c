@@ -34,6 +34,7 @@
 #include "output/snapshot.h"
 #include "output/run_parts_json.h"
 #include "output/snapshot_parts.h"
+#include "output/who_json.h"
 #include "output/snapshot_rt.h"
 #include "output/usage_json.h"
 
@@ -126,6 +127,16 @@ static json_object *metadata_object(const gt_snapshot *s)
         json_object_object_add(m, "cpu_energy", cpu_energy_json_object(&s->cpu_energy));
     if (s->gpu_run.struct_size) /* 0.3 */
         json_object_object_add(m, "gpu_run", gpu_run_json_object(&s->gpu_run));
+    /* 0.5: who held it */
+    if (s->at_peak[0].available || s->at_peak[1].available)
+        json_object_object_add(m, "at_peak", at_peak_json_object(s->at_peak));
+    if (s->gpu_idle.struct_size && (s->gpu_idle.ndevices > 0 || s->gpu_idle.requested > 0))
+        json_object_object_add(m, "gpu_idle", gpu_idle_json_object(&s->gpu_idle));
+    if (s->processes.available)
+        json_object_object_add(m, "processes", processes_json_object(&s->processes));
+    if (s->ntop_processes)
+        json_object_object_add(m, "top_processes",
+                               top_processes_json_object(s->top_processes, s->ntop_processes));
     return m;
 }
 
@@ -538,6 +549,21 @@ static void read_cpu_energy(struct json_reader *r, json_object *m, gt_cpu_energy
     cpu_energy_json_read(r, o, "metadata.cpu_energy", e);
 }
 
+/* metadata's who-held-it parts (0.5): each optional. */
+static void read_who(struct json_reader *r, json_object *m, gt_snapshot *s)
+{
+    json_object *o = NULL;
+    if (r->status == GT_OK && m && json_object_object_get_ex(m, "at_peak", &o) && o)
+        at_peak_json_read(r, o, "metadata.at_peak", s->at_peak);
+    if (r->status == GT_OK && m && json_object_object_get_ex(m, "gpu_idle", &o) && o)
+        gpu_idle_json_read(r, o, "metadata.gpu_idle", &s->gpu_idle);
+    if (r->status == GT_OK && m && json_object_object_get_ex(m, "processes", &o) && o)
+        processes_json_read(r, o, "metadata.processes", &s->processes);
+    if (r->status == GT_OK && m && json_object_object_get_ex(m, "top_processes", &o) && o)
+        s->top_processes = top_processes_json_read(r, o, "metadata.top_processes",
+                                                   &s->ntop_processes);
+}
+
 static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
 {
     const char *w = "metadata";
@@ -574,6 +600,7 @@ static void read_metadata(struct json_reader *r, json_object *m, gt_snapshot *s)
     read_cgroup(r, m, &s->cgroup);
     read_cpu_energy(r, m, &s->cpu_energy);
     read_gpu_run(r, m, &s->gpu_run);
+    read_who(r, m, s);
 }
 
 

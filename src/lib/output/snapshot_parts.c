@@ -110,13 +110,17 @@ int snapshot_take_lists(gt_snapshot *s)
     gt_gpu_device *devices = mem_dup(d->devices, nd * sizeof *devices);
     char **names = strings_dup(si->gpu_names, nn, GT_GPU_NAME_MAX);
     gt_gpu_throttle_device *throttle = mem_dup(g->devices, ng * sizeof *throttle);
+    size_t nt = s->top_processes ? s->ntop_processes : 0;
+    gt_top_process *top = mem_dup(s->top_processes, nt * sizeof *top);
+    s->top_processes = top;
+    s->ntop_processes = top ? nt : 0;
     d->devices = devices;
     d->ndevices = devices ? (int)nd : 0;
     si->gpu_names = (const char *const *)names;
     si->ngpu_names = names ? (int)nn : 0;
     g->devices = throttle;
     g->ngpus = throttle ? (int)ng : 0;
-    if ((nd && !devices) || (nn && !names) || (ng && !throttle)) {
+    if ((nd && !devices) || (nn && !names) || (ng && !throttle) || (nt && !top)) {
         snapshot_free_lists(s);
         return -1;
     }
@@ -134,4 +138,7 @@ void snapshot_free_lists(gt_snapshot *s)
     s->server.ngpu_names = 0;
     s->gpu_run.devices = NULL;
     s->gpu_run.ngpus = 0;
+    free(s->top_processes);
+    s->top_processes = NULL;
+    s->ntop_processes = 0;
 }

@@ -36,7 +36,8 @@ void snapshot_read_gpu_names(struct json_reader *r, json_object *server_info, gt
 void snapshot_init(gt_snapshot *s);
 
 /* Makes the counted arrays s points at (the summary's GPU list, the
- * server's GPU names, the GPU run's per-GPU figures) copies s owns, as a
+ * server's GPU names, the GPU run's per-GPU figures, the top processes)
+ * copies s owns, as a
  * snapshot read from a file owns its own. 0, or -1 (ENOMEM: then s owns
  * none of them, and points at none). */
 int snapshot_take_lists(gt_snapshot *s);
