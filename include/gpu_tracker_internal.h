@@ -138,6 +138,11 @@ GT_INTERNAL void gt_limits_describe(const gt_limits *l, int i, char *out, size_t
 GT_INTERNAL int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg,
                                   double wall_seconds, char *why, size_t cap);
 
+/* What to ask for next time about GPUs (analysis/gpu_advice.c): 1 with a
+ * sentence in out when the run held GPUs idle or was given GPUs it never
+ * used ("... : ask for 1"); 0 (out "") when not, or not recorded. */
+GT_INTERNAL int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

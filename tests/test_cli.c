@@ -1534,11 +1534,30 @@ static void test_gpu_fake(void)
         json_object_put(j);
     }
     result_free(&r);
-    r = gt("-q", "-f", "human", "--st", "0.1", "--", "sh", "-c", idle_script, NULL);
+    char idle_snap[256], idle_html[256];
+    snprintf(idle_snap, sizeof idle_snap, "%s", tmp_path("idle.json.gz"));
+    snprintf(idle_html, sizeof idle_html, "%s", tmp_path("idle.html"));
+    r = gt("-q", "-f", "human", "--st", "0.1", "--snapshot", idle_snap, "--report", idle_html,
+           "--", "sh", "-c", idle_script, NULL);
     CHECK_CONTAINS(r.out.data, "\nGPU held idle   GPU 0: 954 MiB held, idle (under 5%) 100% of "
                                "the time it was held: a GPU to give back\n");
     CHECK_MSG(strstr(r.out.data, "GPU 1:") == NULL, "the busy GPU named idle: %s", r.out.data);
     result_free(&r);
+    /* The snapshot keeps it: recommend says to ask for fewer GPUs, and the
+     * report names the idle one. */
+    r = gt("recommend", idle_snap, NULL);
+    CHECK_MSG(r.status == 0, "recommend: %s", r.err.data);
+    CHECK_CONTAINS(r.out.data, "\ngpu advice: 1 of the 2 GPUs the run held was idle (GPU 0 "
+                               "100% of the time): ask for 1\n");
+    result_free(&r);
+    r = gt("recommend", "-f", "json", idle_snap, NULL);
+    CHECK_CONTAINS(r.out.data, "\"gpu_advice\": [");
+    result_free(&r);
+    char *page = slurp(idle_html);
+    CHECK_CONTAINS(page, "<b>GPUs to give back:</b> GPU 0: 953.7 MiB held, idle 100 % of the "
+                         "time it was held. 1 of the 2 GPUs");
+    CHECK_CONTAINS(page, "id=\"at-peak-gpu\"");
+    free(page);
     /* The job's energy: the GPU's counter moves by 3600 J (1 Wh) during the
      * run; with an intensity, CO2e = 1 Wh x PUE 1.5 x 400 g/kWh = 0.6 g. */
     sc = fopen(scenario, "w");
@@ -1590,9 +1609,14 @@ static void test_gpu_fake(void)
     if (j)
         json_object_put(j);
     result_free(&r);
-    r = gt("-q", "-f", "human", "--", "true", NULL);
+    r = gt("-q", "-f", "human", "--st", "0.1", "--snapshot", idle_snap, "--", "sleep", "0.3",
+           NULL);
     CHECK_CONTAINS(r.out.data, "\nGPU request     2 GPUs given (CUDA_VISIBLE_DEVICES) and none "
                                "used: ask for none next time\n");
+    result_free(&r);
+    r = gt("recommend", idle_snap, NULL);
+    CHECK_CONTAINS(r.out.data, "\ngpu: 0\nvram: 0 MiB\ngpu advice: 2 GPUs given "
+                               "(CUDA_VISIBLE_DEVICES) and none used: ask for none\n");
     result_free(&r);
     /* ...and one that used its GPU: no such line. */
     char used_script[300];

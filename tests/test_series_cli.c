@@ -542,6 +542,15 @@ static void test_report_in_chromium(void)
                   "hover over the CPU chart said [%.200s]", cpu ? cpu : said);
         CHECK_CONTAINS(said, "Memory @ ");
         CHECK_CONTAINS(said, " MiB");
+        /* the memory chart names the largest process under the pointer */
+        const char *mem = strstr(said, "Memory @ ");
+        const char *mem_eol = mem ? strchr(mem, '\n') : NULL;
+        const char *largest = mem ? strstr(mem, "largest: gt-workload (PID ") : NULL;
+        CHECK_MSG(largest && mem_eol && largest < mem_eol,
+                  "hover over the memory chart did not name the process: [%.200s]",
+                  mem ? mem : said);
+        CHECK_CONTAINS(text, "Who held the memory peak: ");
+        CHECK_CONTAINS(text, "<h2 id=\"who\">Who held it</h2>");
         CHECK_CONTAINS(said, "Disk I/O @ ");
         CHECK_CONTAINS(said, "Network @ ");
         /* the system's pressure, where the kernel keeps it */

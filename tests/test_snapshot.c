@@ -818,9 +818,9 @@ static void test_report_week(void)
         CHECK(!strstr(html, "seconds since start"));
         /* The CPU chart's y axis reaches the spike (ticks 0, 2, 4, 6, 8). */
         const char *cpu_chart = strstr(html, ">CPU usage<");
-        const char *memory_chart = cpu_chart ? strstr(cpu_chart, ">Memory<") : NULL;
+        const char *next_chart = cpu_chart ? strstr(cpu_chart, "<figure") : NULL;
         const char *eight = cpu_chart ? strstr(cpu_chart, "text-anchor=\"end\">8<") : NULL;
-        CHECK_MSG(eight && memory_chart && eight < memory_chart,
+        CHECK_MSG(eight && next_chart && eight < next_chart,
                   "the CPU chart's axis does not reach the 7.5-core spike");
         free(html);
     }
@@ -1159,7 +1159,7 @@ static gt_snapshot *with_who(void)
     s->top_processes = calloc(2, sizeof *s->top_processes);
     if (s->top_processes) {
         s->top_processes[0] = (gt_top_process){.at = 0, .pid = 11, .command = "python"};
-        s->top_processes[1] = (gt_top_process){.at = 1.2, .pid = 12, .command = "pt_data_worker"};
+        s->top_processes[1] = (gt_top_process){.at = 3.5, .pid = 12, .command = "pt_data_worker"};
     } else {
         s->ntop_processes = 0;
     }
@@ -1190,7 +1190,7 @@ static void test_who_parts(void)
         CHECK_STR(b->processes.groups[0].command, "pt_data_worker");
         CHECK(b->processes.groups[0].peak_concurrent == 4);
         CHECK(b->processes.unseen_cpu_seconds == 0.25 && b->processes.others_processes == 2);
-        CHECK(b->ntop_processes == 2 && b->top_processes && b->top_processes[1].at == 1.2);
+        CHECK(b->ntop_processes == 2 && b->top_processes && b->top_processes[1].at == 3.5);
         if (b->ntop_processes == 2)
             CHECK_STR(b->top_processes[1].command, "pt_data_worker");
         char *ja = gt_snapshot_to_json(s), *jb = gt_snapshot_to_json(b);
@@ -1199,11 +1199,39 @@ static void test_who_parts(void)
         free(jb);
         gt_snapshot_free(b);
     }
+    /* The report: who held the peak beside the memory chart, the idle GPU
+     * in the summary and the recommendation, the processes by command, and
+     * the memory chart's hover naming the largest process at each row. */
+    char *html = gt_snapshot_report_html(s, NULL);
+    CHECK_CONTAINS(html, "Who held the memory peak: 286.1 MiB, 1.5 s into the run");
+    CHECK_CONTAINS(html, "\">python train.py <i>(main)</i></td><td>11</td><td>190.7 MiB</td>"
+                         "<td>181.2 MiB</td><td>186.0 MiB</td><td>4</td></tr>");
+    CHECK_CONTAINS(html, "<td>3 others</td><td></td><td>4.8 MiB</td><td>3.8 MiB</td>");
+    CHECK_CONTAINS(html, "<td>pages they share (counted once)</td><td></td><td></td>"
+                         "<td>15.3 MiB</td>");
+    const char *memory_chart = html ? strstr(html, "aria-label=\"Memory\"") : NULL;
+    const char *peak_table = html ? strstr(html, "id=\"at-peak-memory\"") : NULL;
+    const char *cpu_chart = html ? strstr(html, "aria-label=\"CPU usage\"") : NULL;
+    CHECK_MSG(memory_chart && peak_table && cpu_chart && memory_chart < peak_table &&
+              peak_table < cpu_chart, "the peak's table is not beside the memory chart");
+    CHECK(!strstr(html ? html : "", "id=\"at-peak-gpu\"")); /* not recorded */
+    CHECK_CONTAINS(html, "<b>GPUs to give back:</b> GPU 1: 35.4 GiB held, idle 90 % of the "
+                         "time it was held. 1 of the 1 GPU the run held was idle (GPU 1 90% of "
+                         "the time): it may need none.</p>");
+    CHECK_CONTAINS(html, "; 1 of the 1 GPU the run held was idle");
+    CHECK_CONTAINS(html, "<tr><td class=\"cmd\">pt_data_worker</td><td>4</td><td>4</td>"
+                         "<td>8.0 s</td><td>85.8 MiB</td></tr>");
+    CHECK_CONTAINS(html, "<tr><td>1 other command</td><td>2</td><td></td><td>0.5 s</td>");
+    CHECK_CONTAINS(html, "(0.2 s more went to processes too short-lived for a sample to see)");
+    /* rows at 2, 4 and 6 s (constructed), the top changes at 3.5 s */
+    CHECK_CONTAINS(html, " data-t=\"0,1,1\" data-tk0=\"python (PID 11)\" "
+                         "data-tk1=\"pt_data_worker (PID 12)\"");
+    free(html);
     /* A stranger's file: each part checked, one line naming the key. */
     char *good = gt_snapshot_to_json(s);
-    check_rejected(good, "[1.2,12,\"pt_data_worker\"]", "[-1.2,12,\"pt_data_worker\"]",
+    check_rejected(good, "[3.5,12,\"pt_data_worker\"]", "[-3.5,12,\"pt_data_worker\"]",
                    "metadata.top_processes[1]");
-    check_rejected(good, "[1.2,12,\"pt_data_worker\"]", "[1.2,12]",
+    check_rejected(good, "[3.5,12,\"pt_data_worker\"]", "[1.2,12]",
                    "\"metadata.top_processes[1]\" should be [seconds, pid, command]");
     check_rejected(good, "\"role\":\"main\"", "\"role\":\"boss\"",
                    "\"metadata.at_peak.memory.processes[0].role\" is \"boss\"; valid: main, "

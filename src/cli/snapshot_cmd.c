@@ -546,18 +546,40 @@ int recommend_command(int argc, char **argv)
     char server_failed[600] = "";
     if (a.server && gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
         snprintf(server_failed, sizeof server_failed, "%s", gt_last_error());
+    /* GPUs held idle, or given and unused: said beside the gpu figure,
+     * which alone would not tell that the request was too large. */
+    json_object *advice = json_object_new_array();
+    for (int i = 0; advice && i < a.nfiles; i++) {
+        char why[640];
+        if (gt_gpu_advice(&snaps[i]->gpu_idle, why, sizeof why))
+            json_object_array_add(advice, json_object_new_string(why));
+    }
+    size_t nadvice = advice ? json_object_array_length(advice) : 0;
     if (a.json) {
         char *text = gt_recommendation_to_json(&rec, server);
-        if (!text) {
+        /* The library's text as it is, unless there is advice to add. */
+        json_object *o = text && nadvice ? json_tokener_parse(text) : NULL;
+        if (!text || (nadvice && !o)) {
+            free(text);
+            json_object_put(advice);
             free(server);
             free_all(snaps, a.nfiles);
-            return fail(gt_last_error(), 1);
+            return fail(text ? "out of memory" : gt_last_error(), 1);
         }
-        printf("%s\n", text);
+        if (o) {
+            json_object_object_add(o, "gpu_advice", advice);
+            advice = NULL;
+            print_json(o);
+            json_object_put(o);
+        } else {
+            printf("%s\n", text);
+        }
         free(text);
     } else {
         printf("cpu: %d\nmemory: %d MiB\ngpu: %d\nvram: %d MiB\n", rec.cpu, rec.memory_mib,
                rec.gpu, rec.vram_mib);
+        for (size_t i = 0; i < nadvice; i++)
+            printf("gpu advice: %s\n", json_object_get_string(json_object_array_get_idx(advice, i)));
         json_object *srv = server ? json_tokener_parse(server) : NULL;
         if (srv) {
             static const char *const keys[] = {"vendor_id", "api_reference", "vcpus",
@@ -576,6 +598,7 @@ int recommend_command(int argc, char **argv)
             json_object_put(srv);
         }
     }
+    json_object_put(advice);
     free(server);
     fflush(stdout);
     warn_starved(snaps, &a);

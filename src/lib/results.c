@@ -821,6 +821,12 @@ int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, dou
     return cpu_contention(u, cg, wall_seconds, why, cap);
 }
 
+/* ... and of the GPUs to ask for. */
+int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap)
+{
+    return gpu_advice(g, out, cap);
+}
+
 void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap)
 {
     struct limit_state s;

@@ -20,4 +20,11 @@
 int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
                    char *why, size_t cap);
 
+/* What to ask for next time about GPUs (gpu_advice.c): 1 with a sentence
+ * in out ("1 of the 2 GPUs the run held was idle (GPU 1 91% of the time):
+ * ask for 1"; "... idle: it may need none" when every GPU it held was;
+ * "2 GPUs given (CUDA_VISIBLE_DEVICES) and none used: ask for none") when GPUs were held idle or given and unused; 0 (out "") when
+ * not, or not recorded (g NULL or its struct_size 0). */
+int gpu_advice(const gt_gpu_idle *g, char *out, size_t cap);
+
 #endif

@@ -19,23 +19,9 @@
 #include "util/row_source.h"
 #include "util/units.h"
 #include "analysis/analysis.h"
+#include "output/report_who.h"
 
 /* ---- text into a growing buffer (util/buf.h) ---------------------------- */
-
-/* Text as HTML: & < > " ' escaped. */
-static void sb_text(struct buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': buf_puts(b, "&amp;"); break;
-        case '<': buf_puts(b, "&lt;"); break;
-        case '>': buf_puts(b, "&gt;"); break;
-        case '"': buf_puts(b, "&quot;"); break;
-        case '\'': buf_puts(b, "&#39;"); break;
-        default: buf_add(b, s, 1);
-        }
-    }
-}
 
 /* ---- numbers for people ----------------------------------------------- */
 
@@ -61,17 +47,6 @@ static void fmt_duration(double s, char *out, size_t cap)
         snprintf(out, cap, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
     else
         snprintf(out, cap, "%.0f h %02d min", floor(s / 3600), (int)fmod(s / 60, 60));
-}
-
-static void fmt_bytes(double v, char *out, size_t cap)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
 /* Bytes in one of the summary's RAM units (decimal, as gpu_tracker's). */
@@ -265,6 +240,8 @@ struct chart_data {
     const struct shading *shade; /* code blocks shaded on every chart, or NULL */
     double t0;         /* epoch seconds of x = 0 */
     int have_pressure; /* a system row has the system's pressure (PSI) */
+    const gt_snapshot *top; /* set while the memory chart is drawn: its hover
+                               names the top process (report_top_hover) */
 };
 
 struct line {
@@ -290,7 +267,7 @@ static void hover_data(struct buf *b, const char *unit, const struct chart_data 
     double ph = CHART_H - PAD_T - PAD_B;
     buf_printf(b, " data-pl=\"%d\" data-pw=\"%d\" data-pt=\"%d\" data-ph=\"%.0f\" "
               "data-span=\"%.3f\" data-unit=\"", PAD_L, PLOT_W, PAD_T, ph, xright);
-    sb_text(b, unit);
+    report_text(b, unit);
     buf_puts(b, "\" data-x=\"");
     for (int c = 0; c < d->ncols; c++)
         buf_printf(b, "%s%.1f", c ? "," : "", d->xspan > 0 ? d->x[c] : xright / 2);
@@ -300,7 +277,7 @@ static void hover_data(struct buf *b, const char *unit, const struct chart_data 
          * block whose calls cover it. */
         for (int i = 0; i < d->shade->n; i++) {
             buf_printf(b, " data-k%d=\"", i);
-            sb_text(b, d->shade->name[i]);
+            report_text(b, d->shade->name[i]);
             buf_puts(b, "\"");
         }
         buf_puts(b, " data-b=\"");
@@ -314,9 +291,11 @@ static void hover_data(struct buf *b, const char *unit, const struct chart_data 
         }
         buf_puts(b, "\"");
     }
+    if (d->top)
+        report_top_hover(b, d->top, d->x, d->ncols);
     for (size_t l = 0; l < nlines; l++) {
         buf_printf(b, " data-l%zu=\"", l);
-        sb_text(b, lines[l].label);
+        report_text(b, lines[l].label);
         buf_printf(b, "\" data-v%zu=\"", l);
         const struct bucket *bk = d->b[lines[l].id];
         for (int c = 0; c < d->ncols; c++) {
@@ -351,10 +330,10 @@ static void chart(struct buf *b, const char *title, const char *unit, const stru
     double pw = PLOT_W, ph = CHART_H - PAD_T - PAD_B;
 
     buf_puts(b, "<figure class=\"chart\"><figcaption>");
-    sb_text(b, title);
+    report_text(b, title);
     buf_puts(b, "</figcaption>");
     buf_printf(b, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", CHART_W, CHART_H);
-    sb_text(b, title);
+    report_text(b, title);
     buf_puts(b, "\"");
     hover_data(b, unit, d, lines, nlines, xright);
     buf_puts(b, ">");
@@ -389,7 +368,7 @@ static void chart(struct buf *b, const char *title, const char *unit, const stru
               PAD_L + pw / 2, CHART_H - 6, taxis.label);
     buf_printf(b, "<text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\" "
               "text-anchor=\"middle\">", PAD_T + ph / 2);
-    sb_text(b, unit);
+    report_text(b, unit);
     buf_puts(b, "</text>");
     for (int i = 0; d->shade && i < d->shade->n; i++)
         for (int c = 0; c < PLOT_W; c++) {
@@ -401,7 +380,7 @@ static void chart(struct buf *b, const char *title, const char *unit, const stru
             buf_printf(b, "<rect class=\"block\" x=\"%d\" y=\"%d\" width=\"%d\" "
                       "height=\"%.0f\" fill=\"%s\" fill-opacity=\"0.16\"><title>",
                       PAD_L + c, PAD_T, end - c + 1, ph, shade_colors[i]);
-            sb_text(b, d->shade->name[i]);
+            report_text(b, d->shade->name[i]);
             buf_puts(b, "</title></rect>");
         }
     for (size_t l = 0; l < nlines; l++) {
@@ -440,12 +419,12 @@ static void chart(struct buf *b, const char *title, const char *unit, const stru
                "<div class=\"legend\">");
     for (size_t l = 0; l < nlines; l++) {
         buf_printf(b, "<span><i style=\"background:%s\"></i>", lines[l].color);
-        sb_text(b, lines[l].label);
+        report_text(b, lines[l].label);
         buf_puts(b, "</span>");
     }
     for (int i = 0; d->shade && i < d->shade->n; i++) {
         buf_printf(b, "<span><i class=\"blk\" style=\"background:%s\"></i>", shade_colors[i]);
-        sb_text(b, d->shade->name[i]);
+        report_text(b, d->shade->name[i]);
         buf_puts(b, "</span>");
     }
     if (d->envelope)
@@ -484,6 +463,8 @@ static const char hover_script[] =
     "  if(svg.dataset.b){var m=+svg.dataset.b.split(',')[best],k=[];"
     "for(var i=0;svg.dataset['k'+i]!==undefined;i++)if(m>>i&1)k.push(svg.dataset['k'+i]);"
     "if(k.length)parts.push('in '+k.join(', '));}\n"
+    "  if(svg.dataset.t){var ti=+svg.dataset.t.split(',')[best];"
+    "if(ti>=0)parts.push('largest: '+svg.dataset['tk'+ti]);}\n"
     "  tip.textContent=parts.join('  \\u00b7  ');});\n"
     " svg.addEventListener('mouseleave',function(){cur.style.display='none';tip.textContent=hint;});"
     "\n}\n"
@@ -539,6 +520,10 @@ static const char style[] =
     "footer{color:var(--muted);font-size:12px;margin-top:30px}\n"
     ".note{color:var(--muted);font-size:14px}\n"
     ".note.starved{border-left:4px solid var(--bad);padding-left:8px}\n"
+    "table.peak,table.processes{font-size:13px}table.peak{width:100%;border:0}"
+    "table.peak th,table.processes th{width:auto}table.peak td,table.peak th{padding:4px 6px;"
+    "white-space:nowrap}figure.peak{overflow-x:auto}td.cmd{max-width:160px;overflow:hidden;text-overflow:ellipsis;"
+    "white-space:nowrap;font-family:ui-monospace,'DejaVu Sans Mono',monospace}\n"
     "details.task{background:var(--card);border:1px solid var(--line);border-radius:8px;"
     "margin:8px 0;padding:6px 12px}details.task summary{cursor:pointer;font-weight:600}\n"
     "</style>\n";
@@ -547,20 +532,20 @@ static void card(struct buf *b, const char *cls, const char *key, const char *va
                  const char *sub)
 {
     buf_printf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
-    sb_text(b, key);
+    report_text(b, key);
     buf_puts(b, "</div><div class=\"v\">");
-    sb_text(b, value);
+    report_text(b, value);
     buf_puts(b, "</div><div class=\"s\">");
-    sb_text(b, sub);
+    report_text(b, sub);
     buf_puts(b, "</div></div>\n");
 }
 
 static void row(struct buf *b, const char *key, const char *value)
 {
     buf_puts(b, "<tr><th>");
-    sb_text(b, key);
+    report_text(b, key);
     buf_puts(b, "</th><td>");
-    sb_text(b, value);
+    report_text(b, value);
     buf_puts(b, "</td></tr>\n");
 }
 
@@ -677,7 +662,7 @@ static int chart_data(const gt_snapshot *s, const struct row_source *rows, struc
 #define PROC2_COLOR "#e07b39"
 #define SYS2_COLOR "#c9a227"
 
-static void charts(struct buf *b, const gt_snapshot *s, const struct chart_data *d)
+static void charts(struct buf *b, const gt_snapshot *s, struct chart_data *d)
 {
     if (d->n == 0) {
         buf_printf(b, "<p>No rows: the run was shorter than one interval (%g s).</p>\n",
@@ -685,12 +670,16 @@ static void charts(struct buf *b, const gt_snapshot *s, const struct chart_data 
         return;
     }
     buf_puts(b, "<div class=\"charts\">\n");
+    /* Memory first, who held its peak beside it. */
+    struct line mem[] = {{"tracked processes (PSS)", PROC_COLOR, L_PMEM},
+                         {"whole system (used)", SYS_COLOR, L_SMEM}};
+    d->top = s; /* its hover names the largest process */
+    chart(b, "Memory", "MiB", d, mem, 2);
+    d->top = NULL;
+    report_peak_figure(b, s, GT_PEAK_MEMORY);
     struct line cpu[] = {{"tracked processes", PROC_COLOR, L_PCPU},
                          {"whole system", SYS_COLOR, L_SCPU}};
     chart(b, "CPU usage", "cores", d, cpu, 2);
-    struct line mem[] = {{"tracked processes (PSS)", PROC_COLOR, L_PMEM},
-                         {"whole system (used)", SYS_COLOR, L_SMEM}};
-    chart(b, "Memory", "MiB", d, mem, 2);
     /* Without a GPU the GPU charts would be empty frames: said once instead. */
     if (s->server.gpu_count > 0) {
         struct line gpu[] = {{"tracked processes", PROC_COLOR, L_PGPU},
@@ -754,9 +743,9 @@ static void tasks_over_time(struct buf *b, const gt_snapshot *s, struct chart_da
         fmt_duration(x->stop_time - x->start_time, dur, sizeof dur);
         buf_printf(b, "<details class=\"task\" id=\"task-%zu\"%s><summary>task ", i,
                   x->late || x->idle ? " open" : "");
-        sb_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
+        report_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
         buf_puts(b, " (");
-        sb_text(b, x->job.node[0] ? x->job.node : x->host);
+        report_text(b, x->job.node[0] ? x->job.node : x->host);
         buf_printf(b, "): %s, CPU mean %.2f cores%s%s</summary>\n", dur, x->stats.cpu_usage_mean,
                   x->late ? " <span class=\"badge bad\">late</span>" : "",
                   x->idle ? " <span class=\"badge unk\">idle</span>" : "");
@@ -917,7 +906,7 @@ static void blocks_table(struct buf *b, const gt_snapshot *s, const struct subtr
                          const struct block_rows *ranked, const char *path)
 {
     buf_puts(b, "<h2>Code blocks</h2>\n<p class=\"note\">From the sub-tracking file ");
-    sb_text(b, path);
+    report_text(b, path);
     buf_puts(b, ": each block's calls (a start and a stop marked by the program), and what the "
                "tracked processes used in the rows taken inside them. The blocks that took the "
                "most time are shaded on the charts above.</p>\n<table class=\"blocks\">\n"
@@ -934,24 +923,24 @@ static void blocks_table(struct buf *b, const gt_snapshot *s, const struct subtr
         buf_puts(b, "<tr><td>");
         if (r < MAX_SHADED)
             buf_printf(b, "<i class=\"blk\" style=\"background:%s\"></i>", shade_colors[r]);
-        sb_text(b, blk->name);
+        report_text(b, blk->name);
         buf_printf(b, "</td><td>%zu</td><td>", blk->ncalls);
         fmt_duration(br->total, v, sizeof v);
-        sb_text(b, v);
+        report_text(b, v);
         buf_puts(b, "</td><td>");
         fmt_duration(blk->ncalls ? br->total / (double)blk->ncalls : 0, v, sizeof v);
-        sb_text(b, v);
+        report_text(b, v);
         buf_printf(b, "</td><td>%.1f %%</td><td>%zu</td>",
                   s->duration > 0 ? 100.0 * br->total / s->duration : 0.0, br->rows);
         if (br->rows) {
             buf_printf(b, "<td>%.2f</td><td>", br->cpu_sum / (double)br->rows);
-            fmt_bytes(br->mem_max * 1048576.0, v, sizeof v);
-            sb_text(b, v);
+            report_bytes(br->mem_max * 1048576.0, v, sizeof v);
+            report_text(b, v);
             buf_puts(b, "</td>");
             if (s->server.gpu_count > 0) {
-                fmt_bytes(br->vram_max * 1048576.0, v, sizeof v);
+                report_bytes(br->vram_max * 1048576.0, v, sizeof v);
                 buf_puts(b, "<td>");
-                sb_text(b, v);
+                report_text(b, v);
                 buf_puts(b, "</td>");
             }
         } else {
@@ -1024,14 +1013,14 @@ static void job_section(struct buf *b, const gt_snapshot *s)
             buf_printf(b, "<tr><td><a href=\"#task-%zu\">", i);
         else
             buf_puts(b, "<tr><td>");
-        sb_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
+        report_text(b, x->job.task_rank[0] ? x->job.task_rank : "?");
         if (x->job.array_task_id[0]) {
             buf_puts(b, " (array ");
-            sb_text(b, x->job.array_task_id);
+            report_text(b, x->job.array_task_id);
             buf_puts(b, ")");
         }
         buf_puts(b, linked ? "</a></td><td>" : "</td><td>");
-        sb_text(b, x->job.node[0] ? x->job.node : x->host);
+        report_text(b, x->job.node[0] ? x->job.node : x->host);
         fmt_duration(x->start_time - j->start_time, v, sizeof v);
         buf_printf(b, "</td><td>+%s</td>", v);
         fmt_duration(x->stop_time - x->start_time, v, sizeof v);
@@ -1041,8 +1030,8 @@ static void job_section(struct buf *b, const gt_snapshot *s)
         else
             buf_puts(b, "?");
         char pss[32], rss[32];
-        fmt_bytes(x->stats.memory_max * 1024, pss, sizeof pss);
-        fmt_bytes(x->peak_rss_mib * 1048576.0, rss, sizeof rss);
+        report_bytes(x->stats.memory_max * 1024, pss, sizeof pss);
+        report_bytes(x->peak_rss_mib * 1048576.0, rss, sizeof rss);
         buf_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td>", x->stats.cpu_usage_mean,
                   x->stats.cpu_usage_max, pss, rss);
         if (gpus)
@@ -1065,7 +1054,7 @@ static void job_section(struct buf *b, const gt_snapshot *s)
                  "whichever is larger, + 20%%; its mean CPU). The summary, statistics and "
                  "charts that follow are task ",
               j->nnodes, j->max_tasks_per_node, j->mem_per_node_mib);
-    sb_text(b, j->tasks[0].job.task_rank[0] ? j->tasks[0].job.task_rank : "?");
+    report_text(b, j->tasks[0].job.task_rank[0] ? j->tasks[0].job.task_rank : "?");
     buf_puts(b, "'s; every task's charts are under <a href=\"#tasks-over-time\">Each task over "
                 "time</a> (a task in the table links to its own).</p>\n");
     gt_job_summary_free(j);
@@ -1085,8 +1074,8 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
     if (g->accounting_available) {
         snprintf(v, sizeof v, "%d process%s", g->accounting_processes,
                  g->accounting_processes == 1 ? "" : "es");
-        fmt_bytes(g->accounting_main_peak, m, sizeof m);
-        fmt_bytes(g->accounting_descendants_peak, d, sizeof d);
+        report_bytes(g->accounting_main_peak, m, sizeof m);
+        report_bytes(g->accounting_descendants_peak, d, sizeof d);
         snprintf(sub, sizeof sub, "the driver's per-process GPU memory high-water marks: main "
                  "%s, largest descendant %s; %d ended between samples and were seen only "
                  "there%s; the GPU peaks are never below them", m, d, g->accounting_unseen,
@@ -1149,7 +1138,7 @@ static void slow_section(struct buf *b, const gt_snapshot *s)
     buf_puts(b, "<h2>Why it was slow</h2>\n");
     if (!c->available) {
         buf_puts(b, "<p class=\"note\">No figures of the job's cgroup: ");
-        sb_text(b, c->created_reason[0] ? c->created_reason : c->reason);
+        report_text(b, c->created_reason[0] ? c->created_reason : c->reason);
         buf_puts(b, ". Run it with <code>--cgroup</code>, or in a cgroup of its own (a Slurm "
                    "step, a container), to see its memory high-water mark, OOM kills, CPU "
                    "throttling and pressure stalls.</p>\n");
@@ -1158,16 +1147,16 @@ static void slow_section(struct buf *b, const gt_snapshot *s)
     char v[64], sub[256], t[64];
     if (c->incomplete) {
         buf_puts(b, "<p class=\"note\">These figures undercount the job: ");
-        sb_text(b, c->incomplete_reason);
+        report_text(b, c->incomplete_reason);
         buf_puts(b, ".</p>\n");
     }
     buf_puts(b, "<div class=\"cards\">\n");
     if (c->memory_available) {
-        fmt_bytes(c->memory_peak, v, sizeof v);
+        report_bytes(c->memory_peak, v, sizeof v);
         int near = c->memory_limit > 0 && c->memory_peak >= 0.9 * c->memory_limit;
         char lim[32] = "";
         if (c->memory_limit > 0)
-            fmt_bytes(c->memory_limit, lim, sizeof lim);
+            report_bytes(c->memory_limit, lim, sizeof lim);
         snprintf(sub, sizeof sub, "%s of the group (page cache included)%s%s%s",
                  c->memory_peak_kernel ? "the kernel's high-water mark" : "highest sample",
                  c->memory_limit > 0 ? "; limit " : "", lim, near ? ": close to it" : "");
@@ -1219,7 +1208,7 @@ static void slow_section(struct buf *b, const gt_snapshot *s)
     buf_puts(b, "</div>\n");
     if (!c->pressure_available) {
         buf_puts(b, "<p class=\"note\">No pressure figures: ");
-        sb_text(b, c->pressure_reason);
+        report_text(b, c->pressure_reason);
         buf_puts(b, ".</p>\n");
         return;
     }
@@ -1313,19 +1302,19 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     buf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>");
     buf_puts(&b, "gpu-tracker report: ");
-    sb_text(&b, s->command && s->command[0] ? s->command : "tracked run");
+    report_text(&b, s->command && s->command[0] ? s->command : "tracked run");
     buf_puts(&b, "</title>\n");
     buf_puts(&b, style);
     buf_puts(&b, "</head><body>\n<header><h1>Resource usage report</h1>\n<div class=\"cmd\">");
-    sb_text(&b, s->command && s->command[0] ? s->command : "(a program tracking itself)");
+    report_text(&b, s->command && s->command[0] ? s->command : "(a program tracking itself)");
     buf_puts(&b, "</div>\n<div class=\"meta\"><span>host ");
-    sb_text(&b, s->host[0] ? s->host : "unknown");
+    report_text(&b, s->host[0] ? s->host : "unknown");
     buf_printf(&b, "</span><span>PID %d</span><span>", s->pid);
-    sb_text(&b, t0);
+    report_text(&b, t0);
     buf_puts(&b, " &rarr; ");
-    sb_text(&b, t1);
+    report_text(&b, t1);
     buf_puts(&b, "</span><span>");
-    sb_text(&b, dur);
+    report_text(&b, dur);
     buf_puts(&b, "</span><span>");
     if (s->exit_status == 0)
         buf_puts(&b, "<span class=\"badge ok\">exit 0</span>");
@@ -1346,17 +1335,18 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     buf_puts(&b, "<h2>Summary</h2>\n");
     if (starved[0]) {
         buf_puts(&b, "<p class=\"note starved\"><b>CPU starved:</b> ");
-        sb_text(&b, starved);
+        report_text(&b, starved);
         buf_puts(&b, ".</p>\n");
     }
+    report_idle_note(&b, s);
     buf_puts(&b, "<div class=\"cards\">\n");
     const gt_resource_usage *u = &s->usage;
     if (have_stats) {
         snprintf(v, sizeof v, "%.2f cores", st.cpu_usage_mean);
         snprintf(sub, sizeof sub, "mean; max %.2f", st.cpu_usage_max);
         card(&b, "", "CPU", v, sub);
-        fmt_bytes(st.memory_max * 1024, v, sizeof v);
-        fmt_bytes(st.memory_mean * 1024, t0, sizeof t0);
+        report_bytes(st.memory_max * 1024, v, sizeof v);
+        report_bytes(st.memory_mean * 1024, t0, sizeof t0);
         snprintf(sub, sizeof sub, "peak PSS of the rows (shared pages split among their "
                  "users); mean %s", t0);
         card(&b, "", "Memory (PSS)", v, sub);
@@ -1364,14 +1354,14 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
             snprintf(v, sizeof v, "%.2f GPUs", st.gpu_usage_mean);
             snprintf(sub, sizeof sub, "mean; max %.2f", st.gpu_usage_max);
             card(&b, "", "GPU", v, sub);
-            fmt_bytes(st.gpu_vram_max * 1048576.0, v, sizeof v);
+            report_bytes(st.gpu_vram_max * 1048576.0, v, sizeof v);
             card(&b, "", "GPU memory", v, "peak of the rows, tracked processes");
         } else {
             card(&b, "", "GPU", "none", "no GPU was found on this machine");
         }
     }
     if (!s->no_summary) { /* a resource_tracker snapshot has no summary */
-        fmt_bytes(u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit), v, sizeof v);
+        report_bytes(u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit), v, sizeof v);
         card(&b, "", "Peak RSS", v,
              "highest RSS of the tree (shared pages once), between rows too: never below the "
              "kernel's high-water marks; size memory requests on this");
@@ -1387,8 +1377,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         card(&b, "", "CPU energy", v, sub);
     }
     if (have_stats) {
-        fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);
-        fmt_bytes(st.net_sent_bytes_sum, t0, sizeof t0);
+        report_bytes(st.net_recv_bytes_sum, v, sizeof v);
+        report_bytes(st.net_sent_bytes_sum, t0, sizeof t0);
         snprintf(sub, sizeof sub, "received; sent %s", t0);
         card(&b, "", "Network", v, sub);
         snprintf(v, sizeof v, "%d vCPU, %d MiB", rec.cpu, rec.memory_mib);
@@ -1396,6 +1386,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
             snprintf(sub, sizeof sub, "%d GPU, %d MiB GPU memory", rec.gpu, rec.vram_mib);
         else
             snprintf(sub, sizeof sub, "no GPU");
+        report_gpu_advice(s, sub + strlen(sub), sizeof sub - strlen(sub));
         if (rec_by_group)
             snprintf(sub + strlen(sub), sizeof sub - strlen(sub),
                      "; memory from the job's cgroup peak + 20%%");
@@ -1428,6 +1419,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         blocks_table(&b, s, &blocks, ranked, stf);
     subtrack_blocks_free(&blocks);
     free(ranked);
+    report_who_section(&b, s);
 
     if (have_stats) {
         buf_puts(&b, "<h2>Statistics</h2>\n");
@@ -1465,9 +1457,9 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
             row(&b, "disk space used on the machine (max; every local filesystem, not the job's "
                     "own: docs/series.md, \"Filesystems\")", v);
         }
-        fmt_bytes(st.net_recv_bytes_sum, v, sizeof v);
+        report_bytes(st.net_recv_bytes_sum, v, sizeof v);
         row(&b, "network received", v);
-        fmt_bytes(st.net_sent_bytes_sum, v, sizeof v);
+        report_bytes(st.net_sent_bytes_sum, v, sizeof v);
         row(&b, "network sent", v);
         if (h)
             snprintf(v, sizeof v, "%.3f s (history: %.3f s mean)", st.duration, hs->duration);
@@ -1479,8 +1471,13 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         row(&b, "vCPUs (mean CPU usage, rounded, at least 1)", v);
         snprintf(v, sizeof v, "%d MiB", rec.memory_mib);
         row(&b, "memory (peak PSS + 20 %, rounded up)", v);
-        snprintf(v, sizeof v, "%d", rec.gpu);
-        row(&b, "GPUs (peak GPU usage, rounded)", v);
+        char advice[400], gpus[448];
+        report_gpu_advice(s, advice, sizeof advice);
+        if (advice[0])
+            snprintf(gpus, sizeof gpus, "%d (%s)", rec.gpu, advice + 2); /* past "; " */
+        else
+            snprintf(gpus, sizeof gpus, "%d", rec.gpu);
+        row(&b, "GPUs (peak GPU usage, rounded)", gpus);
         snprintf(v, sizeof v, "%d MiB", rec.vram_mib);
         row(&b, "GPU memory (peak + 20 %, rounded up)", v);
         buf_puts(&b, "</table>\n");
@@ -1520,12 +1517,12 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     gt_resource_usage readable = readable_units(u);
     char *summary = gt_usage_to_text(&readable);
     buf_puts(&b, "<h2>gpu_tracker summary</h2>\n<pre>");
-    sb_text(&b, summary ? summary : "");
+    report_text(&b, summary ? summary : "");
     free(summary);
     buf_puts(&b, "</pre>\n");
     buf_puts(&b, hover_script);
     buf_puts(&b, "<footer>Generated by gpu-tracker ");
-    sb_text(&b, s->tracker_version);
+    report_text(&b, s->tracker_version);
     buf_puts(&b, ". Every figure is defined in gpu-tracker's docs/series.md and docs/snapshot.md."
                 "</footer>\n</main></body></html>\n");
     char *html = buf_take(&b);
