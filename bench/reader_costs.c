@@ -149,6 +149,12 @@ static void call_memory_breakdown(struct sample_reader *r, void *arg)
     tree_memory_breakdown(&r->tree, &breakdown_out);
 }
 
+static void call_census(struct sample_reader *r, void *arg)
+{
+    (void)arg;
+    tree_census_pass(&r->tree);
+}
+
 /* A root process holding n - 1 idle children; its PID. */
 static pid_t idle_tree(int n)
 {
@@ -221,6 +227,11 @@ static int measure_tree(int n, struct warner *w)
     snprintf(name, sizeof name, "  with the process series%s", each);
     time_call(add_row(name, "every sample, series on"), &r, c, n);
     r.tree.series = 0;
+    /* Who was in the tree: the census's pass over the walk's processes
+     * (part of every walk above, timed alone). */
+    snprintf(name, sizeof name, "  census: by command, top process%s", each);
+    time_call(add_row(name, "every sample (in the walk)"), &r,
+              (struct reader_call){call_census, NULL}, n);
     /* Who held the peak: a pass over the walk's processes and the comm and
      * cmdline of the largest 8, only at a sample that makes a new peak. */
     snprintf(name, sizeof name, "  peak breakdown (at_peak)%s", each);
@@ -311,9 +322,11 @@ static int measure_all(struct warner *w)
  * only adds (a whole run of rounds can land in a slow phase: medians moved
  * by 70 % between runs of the same code here), so the fastest round is
  * what a change of the code moves and the noise moves least. */
+/* Half as slow again, and by at least 0.5 us: a row of a few hundredths of
+ * a microsecond (the census per process) doubles on its rounding alone. */
 static int moved_from(const struct row *r, const struct row *b)
 {
-    return !*r->missing && r->min_us > b->min_us * 1.5;
+    return !*r->missing && r->min_us > b->min_us * 1.5 && r->min_us > b->min_us + 0.5;
 }
 
 static const struct row *stored_row(const struct row *base, int nbase, const char *name)

@@ -607,8 +607,23 @@ static void test_at_peak(void)
     if (j)
         json_object_put(j);
     result_free(&r);
-    r = gt("-q", "-f", "human", "--st", "0.1", "--", "sh", "-c", script, NULL);
+    char report[256];
+    snprintf(report, sizeof report, "%s", tmp_path("at-peak.html"));
+    r = gt("-q", "-f", "human", "--st", "0.1", "--report", report, "--", "sh", "-c", script,
+           NULL);
     CHECK(r.status == 0);
+    /* The report's table beside the memory chart names the three. */
+    char *page = slurp(report);
+    const char *table = page ? strstr(page, "id=\"at-peak-memory\"") : NULL;
+    const char *table_end = table ? strstr(table, "</table>") : NULL;
+    CHECK_MSG(table && table_end, "no table of who held the memory peak in the report");
+    for (int k = 0; table && table_end && k < 3; k++) {
+        char want[64];
+        snprintf(want, sizeof want, " hold %d 0</td>", 30 << k);
+        const char *row = strstr(table, want);
+        CHECK_MSG(row && row < table_end, "the report's peak table lacks [%s]", want);
+    }
+    free(page);
     CHECK_CONTAINS(r.out.data, "\nAt the peak     3 x gt-workload ");
     CHECK_CONTAINS(r.out.data, " into the run)\n");
     CHECK_CONTAINS(r.out.data, "\nProcesses       ");

@@ -129,6 +129,7 @@ class Tracker:
         self.resource_usage = None
         self._limits = None
         self._energy = None
+        self._who = {}
         self.n_join_attempts = n_join_attempts
         self.join_timeout = join_timeout
         self.state = Tracker.State.NEW
@@ -170,6 +171,7 @@ class Tracker:
         self.resource_usage = ResourceUsage.from_dict(document)
         self._limits = document.get('limits')
         self._energy = document.get('energy')
+        self._who = {key: document.get(key) for key in ('at_peak', 'processes', 'gpu_idle')}
 
     @property
     def energy(self) -> dict:
@@ -179,6 +181,32 @@ class Tracker:
         if self.state != Tracker.State.STOPPED:
             raise RuntimeError('No energy to report before tracking completes (call stop() first)')
         return self._energy
+
+    def _who_part(self, key: str, what: str):
+        if self.state != Tracker.State.STOPPED:
+            raise RuntimeError(f'No {what} to report before tracking completes (call stop() first)')
+        return self._who.get(key)
+
+    @property
+    def at_peak(self) -> dict | None:
+        """Who held the peaks after stop(): the JSON summary's "at_peak" section
+        ("memory" and "gpu_memory": the processes that made up each peak, largest
+        first, and the rest summed), docs/metrics.md; None when no sample saw one."""
+        return self._who_part('at_peak', 'peak breakdown')
+
+    @property
+    def processes(self) -> dict | None:
+        """The tracked processes grouped by command after stop(): the JSON
+        summary's "processes" section (per command: processes, the most at once,
+        CPU seconds, peak PSS together), docs/metrics.md."""
+        return self._who_part('processes', 'processes')
+
+    @property
+    def gpu_idle(self) -> dict | None:
+        """The GPUs the tracked processes held but left idle, and a GPU request
+        never used, after stop(): the JSON summary's "gpu_idle" section; None when
+        no GPU was held or given."""
+        return self._who_part('gpu_idle', 'GPU idleness')
 
     @property
     def limits(self) -> dict | None:

@@ -390,3 +390,26 @@ def test_energy_keywords():
         assert energy['gpu']['reason'] and energy['cpu']['reason'] and 'co2e' not in energy
     with pytest.raises(ValueError, match='invalid pue 0.5'):
         gputracker.Tracker(resource_usage_file='', pue=0.5)
+
+
+def test_who_held_it():
+    # Two children holding different amounts: the peak names both, the
+    # processes group them by command, and nothing is told before stop().
+    code = 'import sys, time; b = bytearray(int(sys.argv[1]) << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(1.0)'
+    tracker = gputracker.Tracker(sleep_time=0.1, resource_usage_file='')
+    with pytest.raises(RuntimeError, match='No processes to report'):
+        tracker.processes
+    with tracker:
+        children = [subprocess.Popen([sys.executable, '-c', code, str(mib)]) for mib in (40, 80)]
+        for child in children:
+            child.wait()
+    peak = tracker.at_peak['memory']
+    held = {p['pid']: p['rss_bytes'] for p in peak['processes']}
+    for child, mib in zip(children, (40, 80)):
+        assert child.pid in held, peak
+        assert mib << 20 <= held[child.pid] < (mib + 40) << 20
+    groups = {g['command']: g for g in tracker.processes['groups']}
+    name = os.path.basename(sys.executable)[:15]
+    assert groups[name]['processes'] >= 3  # this interpreter and its two children
+    assert groups[name]['peak_concurrent'] >= 3
+    assert tracker.gpu_idle is None  # no GPU held or given

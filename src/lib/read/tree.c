@@ -695,6 +695,19 @@ GT_HOT static int walk_once(struct tree *t, long reaper_threads)
     return 0;
 }
 
+GT_HOT void tree_census_pass(struct tree *t)
+{
+    census_begin(&t->census);
+    for (size_t i = 0; i < t->nprocs; i++) {
+        struct tracked_proc *p = &t->procs[i];
+        unsigned long long priv, shared, pss;
+        split_rss(p, &priv, &shared, &pss);
+        census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), pss,
+                   p->st.state != 'Z');
+    }
+    census_end(&t->census, t->walk_time);
+}
+
 /* Bytes read and written by the children the calling process has reaped
  * (wait4 moved their io counters into its RUSAGE_CHILDREN, in 512-byte
  * blocks). Only the series use them, and only a reaper that is the calling
@@ -745,14 +758,11 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
     s->write_bytes = t->departed_write + reaped_wr;
     s->cpu_ns = t->departed_ns + reaped * t->tick_ns;
     unsigned long long desc_pss_total = 0;
-    census_begin(&t->census);
     for (size_t i = 0; i < t->nprocs; i++) {
-        struct tracked_proc *p = &t->procs[i];
+        const struct tracked_proc *p = &t->procs[i];
         unsigned long long priv, shared, pss;
         split_rss(p, &priv, &shared, &pss);
         long threads = p->st.state == 'Z' ? 0 : p->st.num_threads;
-        census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), pss,
-                   p->st.state != 'Z');
         s->utime_ticks += p->st.utime + (t->main_only ? 0 : p->st.cutime);
         s->stime_ticks += p->st.stime + (t->main_only ? 0 : p->st.cstime);
         s->cpu_ns += series_ns(t, p);
@@ -787,7 +797,7 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
                 s->desc_hwm_max_kb = hwm;
         }
     }
-    census_end(&t->census, t->walk_time);
+    tree_census_pass(t);
     s->desc_pss_shared_kb = desc_pss_total;
     if (t->sampled_only) {
         /* What a plain sampler counts: each live process's change since it

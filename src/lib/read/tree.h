@@ -106,6 +106,10 @@ void tree_memory_breakdown(struct tree *t, gt_peak_breakdown *out);
 void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t nprocs,
                         gt_peak_breakdown *out);
 
+/* Tells the census (census.h) who the last walk found: tree_walk() does it
+ * at its end; the benchmark times it alone. */
+void tree_census_pass(struct tree *t);
+
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
  * itself failed (out of memory, reaper unreadable). A process that vanishes
  * mid-walk is simply not counted. */
