@@ -1004,10 +1004,11 @@ typedef struct gt_gpu_idle {
  * short name (comm: the data loader workers, the compiler jobs of `make
  * -j`), from what each sample's walk saw. A process that exec'd another
  * program counts in both names' groups, unless it used no CPU time under
- * the first (a child seen between its fork and its exec). CPU time is what samples saw
- * processes use (a process's time up to its last sample): the run's exact
- * CPU time (the summary's) less cpu_seconds is unseen_cpu_seconds, the time
- * of processes too short-lived for any sample to see. */
+ * the first (a child seen between its fork and its exec). CPU time is what
+ * samples saw processes use (a process's time up to its last sample): the
+ * run's exact CPU time (the summary's) less cpu_seconds is
+ * unseen_cpu_seconds, used after processes' last samples (before they
+ * exited) and by processes too short-lived for any sample to see. */
 #define GT_COMMAND_GROUPS_MAX 16
 
 typedef struct gt_command_group {
@@ -1031,7 +1032,7 @@ typedef struct gt_command_groups {
     long commands;           /* distinct commands in all */
     long processes;          /* distinct processes in all */
     double cpu_seconds;      /* all groups' CPU time, as sampled */
-    double unseen_cpu_seconds; /* the run's CPU time no sample saw; -1 when
+    double unseen_cpu_seconds; /* the run's CPU time no sample saw used; -1 when
                                   not known (a snapshot without a summary) */
     long folded;             /* processes counted under "(others)" because
                                 1024 commands had been told apart */

@@ -1063,6 +1063,31 @@ static void test_human(void)
     CHECK_CONTAINS(text, "Job cgroup      none: cannot make a cgroup beneath /: Permission "
                          "denied\n");
     free(text);
+    /* Processes by command: the top six, the rest summed, names escaped;
+     * nothing for a tree of one process. */
+    gt_command_groups g = {.struct_size = sizeof g, .available = 1, .ngroups = 8,
+                           .commands = 9, .processes = 40, .cpu_seconds = 100,
+                           .unseen_cpu_seconds = 1.5, .others = 1, .others_processes = 2,
+                           .others_cpu_seconds = 0.5};
+    for (int i = 0; i < 8; i++)
+        g.groups[i] = (gt_command_group){.processes = 1 + i, .peak_concurrent = 1,
+                                         .cpu_seconds = 20 - i, .peak_pss_bytes = 1048576};
+    snprintf(g.groups[0].command, sizeof g.groups[0].command, "cc1");
+    snprintf(g.groups[1].command, sizeof g.groups[1].command, "evil\033]0;x\a");
+    g.groups[0].peak_concurrent = 4;
+    x = (struct human_extras){.processes = &g};
+    text = human_summary(&u, &totals, &x);
+    CHECK_CONTAINS(text, "\nProcesses       40 in 9 commands, CPU as sampled (+1.50 s unseen: "
+                         "after processes' last samples, or between two)\n"
+                         "  cc1           1 process (4 at once), CPU 20.0 s, peak 1.00 MiB\n");
+    CHECK(text && !strchr(text, '\033') && !strchr(text, '\a'));
+    /* groups 7 and 8 (7 + 8 processes, 14 + 13 s) and the one not listed */
+    CHECK_CONTAINS(text, "  and 3 more commands: 17 processes, CPU 27.5 s\n");
+    free(text);
+    g.processes = 1;
+    text = human_summary(&u, &totals, &x);
+    CHECK(text && !strstr(text, "Processes"));
+    free(text);
 }
 
 /* A report of a tracker over the v2 fixture whose memory pressure grows

@@ -1222,7 +1222,8 @@ static void test_who_parts(void)
     CHECK_CONTAINS(html, "<tr><td class=\"cmd\">pt_data_worker</td><td>4</td><td>4</td>"
                          "<td>8.0 s</td><td>85.8 MiB</td></tr>");
     CHECK_CONTAINS(html, "<tr><td>1 other command</td><td>2</td><td></td><td>0.5 s</td>");
-    CHECK_CONTAINS(html, "(0.2 s more went to processes too short-lived for a sample to see)");
+    CHECK_CONTAINS(html, "(0.2 s more was used where no sample saw it: after processes' last "
+                         "samples, or by processes that lived between two)");
     /* rows at 2, 4 and 6 s (constructed), the top changes at 3.5 s */
     CHECK_CONTAINS(html, " data-t=\"0,1,1\" data-tk0=\"python (PID 11)\" "
                          "data-tk1=\"pt_data_worker (PID 12)\"");

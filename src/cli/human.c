@@ -246,17 +246,18 @@ static void print_name(FILE *f, const char *s)
 }
 
 /* The processes by command: a heading line, then the top entries, one a
- * line, and the rest summed. */
+ * line, and the rest summed; nothing for a tree of one process. */
 #define PROCESS_LINES 6
 static void processes_lines(FILE *f, const gt_command_groups *g)
 {
-    if (!g->available || g->ngroups <= 0)
+    /* One process: the figures above are its own already. */
+    if (!g->available || g->ngroups <= 0 || g->processes <= 1)
         return;
     char a[32], b[32];
     fprintf(f, LABEL "%ld in %ld command%s, CPU as sampled", "Processes", g->processes,
             g->commands, g->commands == 1 ? "" : "s");
     if (g->unseen_cpu_seconds >= 0.05)
-        fprintf(f, " (%s more in processes no sample saw)",
+        fprintf(f, " (+%s unseen: after processes' last samples, or between two)",
                 human_duration(a, sizeof a, g->unseen_cpu_seconds));
     fputs("\n", f);
     int n = g->ngroups < PROCESS_LINES ? g->ngroups : PROCESS_LINES;

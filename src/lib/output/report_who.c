@@ -142,7 +142,8 @@ void report_who_section(struct buf *b, const gt_snapshot *s)
                "time as the samples saw it", g->processes, g->processes == 1 ? "" : "es",
                g->commands, g->commands == 1 ? "" : "s");
     if (g->unseen_cpu_seconds >= 0.05)
-        buf_printf(b, " (%.1f s more went to processes too short-lived for a sample to see)",
+        buf_printf(b, " (%.1f s more was used where no sample saw it: after processes' last "
+                   "samples, or by processes that lived between two)",
                    g->unseen_cpu_seconds);
     if (g->folded > 0)
         buf_printf(b, "; %ld processes past the 1024th command counted under (others)",
