@@ -311,7 +311,7 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
             }
         char size[32], name[41];
         human_bytes(size, sizeof size, bytes);
-        snprintf(name, sizeof name, "%s",
+        snprintf(name, sizeof name, "%.40s", /* cut: the line is one of several */
                  count == 1 && *p->cmdline ? p->cmdline : *p->command ? p->command : "?");
         fputs(sep, f);
         if (count > 1)
