@@ -1,9 +1,10 @@
 """Builds gputracker._native: python/src/native*.c with libgputracker's
 sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
-that the package needs nothing installed but json-c, zlib and libcsv, which the
-library links, and SQLite, which it loads for .sqlite files (Debian: libjson-c-dev,
-zlib1g-dev, libcsv-dev, and libsqlite3-dev's and libmicrohttpd-dev's headers to build;
-SQLite and libmicrohttpd are loaded at run time)."""
+that the package needs nothing installed but json-c, which the library links,
+and zlib, libcsv and SQLite, which it loads when a snapshot, a CSV file or a
+.sqlite file needs them (Debian: libjson-c-dev, and zlib1g-dev's, libcsv-dev's,
+libsqlite3-dev's and libmicrohttpd-dev's headers to build; zlib1g, libcsv3,
+libsqlite3-0 and libmicrohttpd12 at run time)."""
 import os
 
 from setuptools import Extension, setup
@@ -37,7 +38,7 @@ native = Extension(
     sources('src/lib') +
     sources('src/cli', leave_out=('entry.c',)),
     include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
-    libraries=['json-c', 'z', 'csv', 'pthread', 'dl', 'm'],  # SQLite: dlopen'ed
+    libraries=['json-c', 'pthread', 'dl', 'm'],  # zlib, libcsv, SQLite: dlopen'ed
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )
 

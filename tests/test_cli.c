@@ -400,8 +400,9 @@ static void test_short_job_threads(void)
     result_free(&r);
 }
 
-/* SQLite is loaded when a .sqlite file is used, not at every start
- * (util/sqlite_api.h): the command reads its tracker's memory map. */
+/* SQLite, zlib and libcsv are loaded when a .sqlite file, a snapshot or a
+ * CSV file to read needs them, not at every start (util/sqlite_api.h,
+ * zlib_api.h, csv_api.h): the command reads its tracker's memory map. */
 static void test_sqlite_loaded_when_used(void)
 {
     struct result r = gt("-q", "-o", "/dev/null", "--", "sh", "-c", "cat /proc/$PPID/maps",
@@ -409,6 +410,8 @@ static void test_sqlite_loaded_when_used(void)
     CHECK(r.status == 0);
     CHECK_MSG(strstr(r.out.data, "/ld-linux") != NULL, "no map read: %.200s", r.out.data);
     CHECK_MSG(strstr(r.out.data, "libsqlite3") == NULL, "SQLite loaded by a run without one");
+    CHECK_MSG(strstr(r.out.data, "/libz.so") == NULL, "zlib loaded by a run without a snapshot");
+    CHECK_MSG(strstr(r.out.data, "/libcsv.so") == NULL, "libcsv loaded by a run reading no CSV");
     result_free(&r);
     r = gt("-q", "-o", "/dev/null", "--tf", "maps.sqlite", "--", "sh", "-c",
            "cat /proc/$PPID/maps", NULL);

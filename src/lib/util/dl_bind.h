@@ -24,4 +24,16 @@ struct dl_symbol {
  * first of them is named in *first_missing when that is not NULL. */
 int dl_bind(void *lib, const struct dl_symbol *table, void *base, const char **first_missing);
 
+/* A library of Debian's that only some runs need (SQLite, zlib, libcsv),
+ * loaded at its first use rather than linked: file is dlopen'ed
+ * (RTLD_NOW | RTLD_LOCAL, kept loaded) and table bound into the struct at
+ * into (size bytes, written only when every required function is there).
+ * 0, or -1 with one line in err naming the library, its Debian package and
+ * what needs it ("cannot load zlib, which snapshots need (libz.so.1, Debian
+ * package zlib1g): ..."; "libz.so.1 lacks inflate, which gpu-tracker needs
+ * for snapshots"). what is the library's name, needed_for what needs it. */
+int dl_load_table(const char *file, const char *package, const char *what,
+                  const char *needed_for, const struct dl_symbol *table, void *into, size_t size,
+                  char *err, size_t errcap);
+
 #endif

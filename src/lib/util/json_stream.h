@@ -7,10 +7,9 @@
 
 #include <json-c/json.h>
 #include <stddef.h>
-#include <zlib.h>
-
 #include "util/buf.h"
 #include "util/file_io.h"
+#include "util/zlib_api.h"
 
 /* Where the text goes: zlib into a file, or a string in memory. (Not a
  * sink of sink/: those take a run's rows while it is sampled.) */
@@ -19,6 +18,7 @@ struct json_stream {
     int (*put)(struct json_stream *k, const void *data, size_t len);
     /* the file */
     struct output_stream *stream;
+    const struct zlib_api *zlib; /* zlib_api(), loaded by whoever sets put_gzip */
     z_stream z;
     unsigned char zbuf[65536];
     /* the string */

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "util/sqlite_api.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,23 +25,8 @@ static const struct dl_symbol sqlite_symbols[] = {
 
 int sqlite_api_load(const char *file, struct sqlite_api *into, char *err, size_t errcap)
 {
-    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(err, errcap, "cannot load SQLite, which .sqlite files need (%s, Debian "
-                 "package libsqlite3-0): %s", file, dlerror());
-        return -1;
-    }
-    struct sqlite_api table;
-    const char *missing = NULL;
-    dl_bind(lib, sqlite_symbols, &table, &missing);
-    if (missing) {
-        snprintf(err, errcap, "%s lacks %s, which gpu-tracker needs for .sqlite files", file,
-                 missing);
-        dlclose(lib);
-        return -1;
-    }
-    *into = table;
-    return 0;
+    return dl_load_table(file, "libsqlite3-0", "SQLite", ".sqlite files", sqlite_symbols, into,
+                         sizeof *into, err, errcap);
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -4,9 +4,9 @@
 #include "util/table_read.h"
 
 #include "util/buf.h"
+#include "util/csv_api.h"
 #include "util/sqlite_api.h"
 
-#include <csv.h>
 #include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -159,15 +159,23 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
     char last = '\n'; /* the file's last byte */
     s.offsets = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.offsets);
     s.missing = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.missing);
+    char why[600];
+    const struct csv_api *csv = csv_api(why, sizeof why);
+    if (!csv) {
+        free(s.offsets);
+        free(s.missing);
+        close(fd);
+        return gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path, why);
+    }
     struct csv_parser p;
-    if (!s.offsets || !s.missing || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+    if (!s.offsets || !s.missing || csv->init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
         free(s.offsets);
         free(s.missing);
         close(fd);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, path);
     }
-    csv_set_space_func(&p, keep_spaces);
-    csv_set_realloc_func(&p, bounded_realloc);
+    csv->set_space_func(&p, keep_spaces);
+    csv->set_realloc_func(&p, bounded_realloc);
     gt_status st = GT_OK;
     char chunk[65536];
     for (;;) {
@@ -180,22 +188,23 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
         }
         if (n == 0) {
             s.unterminated = last != '\n' && last != '\r';
-            if (csv_fini(&p, csv_field, csv_record, &s) != 0 && !s.failed)
+            if (csv->fini(&p, csv_field, csv_record, &s) != 0 && !s.failed)
                 st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV after record %zu: %s",
                              what, path, s.record,
-                             csv_error(&p) == CSV_EPARSE ? "a quoted field is not closed"
-                                                         : csv_strerror(csv_error(&p)));
+                             csv->error(&p) == CSV_EPARSE ? "a quoted field is not closed"
+                                                          : csv->strerror(csv->error(&p)));
             break;
         }
         last = chunk[n - 1];
-        if (csv_parse(&p, chunk, (size_t)n, csv_field, csv_record, &s) != (size_t)n && !s.failed) {
-            int e = csv_error(&p);
+        if (csv->parse(&p, chunk, (size_t)n, csv_field, csv_record, &s) != (size_t)n &&
+            !s.failed) {
+            int e = csv->error(&p);
             st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV in record %zu: %s", what, path,
                          s.record + 1,
                          e == CSV_ENOMEM ? "a field is longer than 1 MiB"
                          : e == CSV_EPARSE ? "a quote inside a field that is not quoted, or "
                                              "text after a closing quote"
-                                           : csv_strerror(e));
+                                           : csv->strerror(e));
             break;
         }
         if (s.failed)
@@ -203,7 +212,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
     }
     if (s.failed && st == GT_OK)
         st = s.failed; /* fn, or a bound met in a callback, has said why */
-    csv_free(&p);
+    csv->free(&p);
     buf_free(&s.text);
     free(s.offsets);
     free(s.missing);
