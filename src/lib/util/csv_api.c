@@ -1,8 +1,6 @@
 /* csv_api.c - libcsv loaded on first use (see csv_api.h). */
 #include "util/csv_api.h"
 
-#include <pthread.h>
-#include <stdio.h>
 
 #include "util/dl_bind.h"
 
@@ -13,26 +11,23 @@ static const struct dl_symbol csv_symbols[] = {
     {0, NULL, 0},
 };
 
+/* The library, its Debian package, its name and what needs it, for
+ * dl_load_table()'s messages. */
+#define LIBRARY "libcsv.so.3"
+#define PACKAGE "libcsv3"
+#define NAME "libcsv"
+#define NEEDED_FOR "CSV files"
+
 int csv_api_load(const char *file, struct csv_api *into, char *err, size_t errcap)
 {
-    return dl_load_table(file, "libcsv3", "libcsv", "CSV files", csv_symbols, into,
-                         sizeof *into, err, errcap);
+    return dl_load_table(file, PACKAGE, NAME, NEEDED_FOR, csv_symbols, into, sizeof *into, err,
+                         errcap);
 }
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct csv_api api;
-static int ready;
-static char failure[512];
-
-static void load(void)
-{
-    ready = csv_api_load("libcsv.so.3", &api, failure, sizeof failure) == 0;
-}
+static struct dl_lazy lazy = DL_LAZY(LIBRARY, PACKAGE, NAME, NEEDED_FOR, csv_symbols, &api);
 
 const struct csv_api *csv_api(char *err, size_t errcap)
 {
-    pthread_once(&once, load);
-    if (!ready && err && errcap)
-        snprintf(err, errcap, "%s", failure);
-    return ready ? &api : NULL;
+    return dl_lazy_get(&lazy, err, errcap);
 }

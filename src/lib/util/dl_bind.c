@@ -53,3 +53,18 @@ int dl_load_table(const char *file, const char *package, const char *what,
     free(table_copy);
     return 0;
 }
+
+const void *dl_lazy_get(struct dl_lazy *l, char *err, size_t errcap)
+{
+    pthread_mutex_lock(&l->lock);
+    if (!l->tried) {
+        l->tried = 1;
+        l->ready = dl_load_table(l->file, l->package, l->what, l->needed_for, l->table, l->into,
+                                 l->size, l->failure, sizeof l->failure) == 0;
+    }
+    int ready = l->ready;
+    pthread_mutex_unlock(&l->lock);
+    if (!ready && err && errcap)
+        snprintf(err, errcap, "%s", l->failure);
+    return ready ? l->into : NULL;
+}

@@ -4,6 +4,7 @@
 #ifndef GT_DL_BIND_H
 #define GT_DL_BIND_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* One function pointer to bind: its place in the caller's table struct,
@@ -35,5 +36,25 @@ int dl_bind(void *lib, const struct dl_symbol *table, void *base, const char **f
 int dl_load_table(const char *file, const char *package, const char *what,
                   const char *needed_for, const struct dl_symbol *table, void *into, size_t size,
                   char *err, size_t errcap);
+
+/* Such a library loaded once, at the first dl_lazy_get(), for the life of
+ * the process: a static struct per library, made with DL_LAZY(). */
+struct dl_lazy {
+    const char *file, *package, *what, *needed_for;
+    const struct dl_symbol *table;
+    void *into;
+    size_t size;
+    pthread_mutex_t lock;
+    int tried, ready;
+    char failure[512];
+};
+#define DL_LAZY(file, package, what, needed_for, table, into)                                  \
+    {(file), (package), (what), (needed_for), (table), (into), sizeof *(into),                 \
+     PTHREAD_MUTEX_INITIALIZER, 0, 0, ""}
+
+/* The bound table (l->into) once l's library is loaded (thread-safe; the
+ * first call loads it, later ones answer at once). NULL when it cannot be
+ * loaded: err (errcap bytes; may be NULL) then says why, in one line. */
+const void *dl_lazy_get(struct dl_lazy *l, char *err, size_t errcap);
 
 #endif

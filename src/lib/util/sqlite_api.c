@@ -2,13 +2,7 @@
 #define _GNU_SOURCE
 #include "util/sqlite_api.h"
 
-#include <pthread.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "util/dl_bind.h"
-
-#define SQLITE_LIBRARY "libsqlite3.so.0"
 
 #define SQLITE_FN(field) {offsetof(struct sqlite_api, field), DL_NAMES("sqlite3_" #field), 1}
 static const struct dl_symbol sqlite_symbols[] = {
@@ -23,26 +17,23 @@ static const struct dl_symbol sqlite_symbols[] = {
     SQLITE_FN(column_bytes), {0, NULL, 0},
 };
 
+/* The library, its Debian package, its name and what needs it, for
+ * dl_load_table()'s messages. */
+#define LIBRARY "libsqlite3.so.0"
+#define PACKAGE "libsqlite3-0"
+#define NAME "SQLite"
+#define NEEDED_FOR ".sqlite files"
+
 int sqlite_api_load(const char *file, struct sqlite_api *into, char *err, size_t errcap)
 {
-    return dl_load_table(file, "libsqlite3-0", "SQLite", ".sqlite files", sqlite_symbols, into,
-                         sizeof *into, err, errcap);
+    return dl_load_table(file, PACKAGE, NAME, NEEDED_FOR, sqlite_symbols, into, sizeof *into, err,
+                         errcap);
 }
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct sqlite_api api;
-static int ready;
-static char failure[512];
-
-static void load(void)
-{
-    ready = sqlite_api_load(SQLITE_LIBRARY, &api, failure, sizeof failure) == 0;
-}
+static struct dl_lazy lazy = DL_LAZY(LIBRARY, PACKAGE, NAME, NEEDED_FOR, sqlite_symbols, &api);
 
 const struct sqlite_api *sqlite_api(char *err, size_t errcap)
 {
-    pthread_once(&once, load);
-    if (!ready && err && errcap)
-        snprintf(err, errcap, "%s", failure);
-    return ready ? &api : NULL;
+    return dl_lazy_get(&lazy, err, errcap);
 }

@@ -1,8 +1,6 @@
 /* zlib_api.c - zlib loaded on first use (see zlib_api.h). */
 #include "util/zlib_api.h"
 
-#include <pthread.h>
-#include <stdio.h>
 
 #include "util/dl_bind.h"
 
@@ -13,26 +11,23 @@ static const struct dl_symbol zlib_symbols[] = {
     {0, NULL, 0},
 };
 
+/* The library, its Debian package, its name and what needs it, for
+ * dl_load_table()'s messages. */
+#define LIBRARY "libz.so.1"
+#define PACKAGE "zlib1g"
+#define NAME "zlib"
+#define NEEDED_FOR "gzipped snapshots"
+
 int zlib_api_load(const char *file, struct zlib_api *into, char *err, size_t errcap)
 {
-    return dl_load_table(file, "zlib1g", "zlib", "gzipped snapshots", zlib_symbols, into,
-                         sizeof *into, err, errcap);
+    return dl_load_table(file, PACKAGE, NAME, NEEDED_FOR, zlib_symbols, into, sizeof *into, err,
+                         errcap);
 }
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct zlib_api api;
-static int ready;
-static char failure[512];
-
-static void load(void)
-{
-    ready = zlib_api_load("libz.so.1", &api, failure, sizeof failure) == 0;
-}
+static struct dl_lazy lazy = DL_LAZY(LIBRARY, PACKAGE, NAME, NEEDED_FOR, zlib_symbols, &api);
 
 const struct zlib_api *zlib_api(char *err, size_t errcap)
 {
-    pthread_once(&once, load);
-    if (!ready && err && errcap)
-        snprintf(err, errcap, "%s", failure);
-    return ready ? &api : NULL;
+    return dl_lazy_get(&lazy, err, errcap);
 }
