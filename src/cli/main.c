@@ -235,9 +235,9 @@ static void format_ago(char *buf, size_t cap, double seconds)
     if (seconds < 0)
         seconds = 0;
     if (seconds < 60)
-        snprintf(buf, cap, "%.0f s", floor(seconds));
+        snprintf(buf, cap, "%d s", (int)seconds); /* whole seconds, minutes: cut */
     else if (seconds < 3600)
-        snprintf(buf, cap, "%.0f min", floor(seconds / 60));
+        snprintf(buf, cap, "%d min", (int)(seconds / 60));
     else if (seconds < 86400)
         snprintf(buf, cap, "%.1f h", seconds / 3600);
     else

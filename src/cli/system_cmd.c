@@ -80,7 +80,7 @@ static void wait_for_end(gt_tracker *t, const sigset_t *set, double duration, do
         double left = end - monotonic_now();
         if (left <= 0)
             break;
-        struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
         int sig = sigtimedwait(set, NULL, &ts);
         if (sig > 0)
             return; /* stopped early: the rows so far are complete */

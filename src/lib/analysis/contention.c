@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "util/num.h"
 
 int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
                    char *why, size_t cap)
@@ -32,7 +33,7 @@ int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double
     double busy = c->system.mean_sum_percent / 100.0;
     double job = c->combined.mean_sum_percent / 100.0;
     double others = busy > job ? busy - job : 0;
-    if (cores > 0 && busy >= 0.9 * cores && others >= fmax(0.5, 0.25 * cores)) {
+    if (cores > 0 && busy >= 0.9 * cores && others >= max_d(0.5, 0.25 * cores)) {
         snprintf(why, cap, "the machine was saturated by other work: %.2f of its %.0f cores busy "
                  "on average, %.2f of them not this job's; the job got %.2f cores, so its CPU "
                  "figures (and a CPU request made from them) may be low", busy, cores, others,
@@ -43,7 +44,7 @@ int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double
         return 0;
     double group = cg->cpu_seconds / wall_seconds;
     double group_others = group > job ? group - job : 0;
-    if (group >= 0.9 * cg->cpu_quota && group_others >= fmax(0.5, 0.25 * cg->cpu_quota)) {
+    if (group >= 0.9 * cg->cpu_quota && group_others >= max_d(0.5, 0.25 * cg->cpu_quota)) {
         snprintf(why, cap, "the job's CPU quota of %.2f cores was used up, %.2f of it by other "
                  "processes of its cgroup; the job got %.2f cores, so its CPU figures (and a CPU "
                  "request made from them) may be low", cg->cpu_quota, group_others, job);

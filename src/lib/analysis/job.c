@@ -4,6 +4,7 @@
  * the Slurm request. Pure: snapshots in, structs and JSON out. */
 #define _GNU_SOURCE
 #include "util/internal.h"
+#include "util/num.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -211,7 +212,7 @@ static void add_concurrent(gt_stats *a, const gt_stats *b)
     a->gpu_vram_max += b->gpu_vram_max;
     a->gpu_utilized_mean += b->gpu_utilized_mean * d;
     a->gpu_utilized_max += b->gpu_utilized_max;
-    a->disk_space_used_max_gb = fmax(a->disk_space_used_max_gb, b->disk_space_used_max_gb);
+    a->disk_space_used_max_gb = max_d(a->disk_space_used_max_gb, b->disk_space_used_max_gb);
     a->net_recv_bytes_sum += b->net_recv_bytes_sum;
     a->net_sent_bytes_sum += b->net_sent_bytes_sum;
 }
@@ -284,7 +285,7 @@ gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
     /* Stragglers: against the median task, so that one slow task cannot
      * hide itself by moving the yardstick. */
     double span = j->stop_time - j->start_time;
-    j->late_margin = fmax(0.1 * span, 2 * interval);
+    j->late_margin = max_d(0.1 * span, 2 * interval);
     for (size_t i = 0; i < n; i++)
         tmp[i] = j->tasks[i].stop_time;
     double median_stop = median(tmp, n);

@@ -9,6 +9,7 @@
  *    sum()/len(), maxima and sums the largest, nothing rounded;
  *  - recommend_resources(): round() of the combined mean, half to even. */
 #include "analysis/stats.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -186,15 +187,15 @@ gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
             out->net_sent_bytes_sum = r->net_sent_bytes_sum;
             continue;
         }
-        out->cpu_usage_max = fmax(out->cpu_usage_max, r->cpu_usage_max);
-        out->memory_max = fmax(out->memory_max, r->memory_max);
-        out->gpu_usage_max = fmax(out->gpu_usage_max, r->gpu_usage_max);
-        out->gpu_vram_max = fmax(out->gpu_vram_max, r->gpu_vram_max);
-        out->gpu_utilized_max = fmax(out->gpu_utilized_max, r->gpu_utilized_max);
-        out->disk_space_used_max_gb = fmax(out->disk_space_used_max_gb, r->disk_space_used_max_gb);
+        out->cpu_usage_max = max_d(out->cpu_usage_max, r->cpu_usage_max);
+        out->memory_max = max_d(out->memory_max, r->memory_max);
+        out->gpu_usage_max = max_d(out->gpu_usage_max, r->gpu_usage_max);
+        out->gpu_vram_max = max_d(out->gpu_vram_max, r->gpu_vram_max);
+        out->gpu_utilized_max = max_d(out->gpu_utilized_max, r->gpu_utilized_max);
+        out->disk_space_used_max_gb = max_d(out->disk_space_used_max_gb, r->disk_space_used_max_gb);
         /* aggregate_stats keeps the largest sum, as it does a maximum. */
-        out->net_recv_bytes_sum = fmax(out->net_recv_bytes_sum, r->net_recv_bytes_sum);
-        out->net_sent_bytes_sum = fmax(out->net_sent_bytes_sum, r->net_sent_bytes_sum);
+        out->net_recv_bytes_sum = max_d(out->net_recv_bytes_sum, r->net_recv_bytes_sum);
+        out->net_sent_bytes_sum = max_d(out->net_sent_bytes_sum, r->net_sent_bytes_sum);
     }
     double k = (double)n;
     out->cpu_usage_mean /= k;

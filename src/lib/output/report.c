@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/num.h"
 #include "util/buf.h"
 #include "util/file_io.h"
 #include "util/internal.h"
@@ -44,9 +45,9 @@ static void fmt_duration(double s, char *out, size_t cap)
     else if (s < 60)
         snprintf(out, cap, "%.1f s", s);
     else if (s < 3600)
-        snprintf(out, cap, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
+        snprintf(out, cap, "%d min %02d s", (int)(s / 60), (int)((long long)s % 60));
     else
-        snprintf(out, cap, "%.0f h %02d min", floor(s / 3600), (int)fmod(s / 60, 60));
+        snprintf(out, cap, "%.0f h %02d min", floor(s / 3600), (int)((long long)(s / 60) % 60));
 }
 
 /* Bytes in one of the summary's RAM units (decimal, as gpu_tracker's). */
@@ -117,13 +118,36 @@ struct axis {
     int nsteps;
 };
 
+/* 10^k, exact for |k| <= 22 (a power above that, or its inverse, is
+ * rounded once). The report needs no more of libm than this and the two
+ * functions below, and a program that maps no libm starts faster and
+ * smaller (docs/performance.md, "Start-up"). */
+static double power_of_ten(int k)
+{
+    double p = 1;
+    for (int i = 0; i < (k < 0 ? -k : k); i++)
+        p *= 10;
+    return k < 0 ? 1 / p : p;
+}
+
+/* floor(log10(x)) for x > 0 finite: the k with 10^k <= x < 10^(k+1). */
+static int decade_of(double x)
+{
+    int k = 0;
+    while (k < 308 && power_of_ten(k + 1) <= x)
+        k++;
+    while (k > -308 && x < power_of_ten(k))
+        k--;
+    return k;
+}
+
 static struct axis nice_axis(double max, int n)
 {
     struct axis a = {0.25, 1, 4};
     if (!(max >= 1e-12 && max <= 1e300)) /* nothing to scale, or past what prints */
         return a;
     double raw = max / n;
-    double p = pow(10, floor(log10(raw)));
+    double p = power_of_ten(decade_of(raw));
     double f = raw / p;
     a.step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
     double steps = ceil(max / a.step);
@@ -138,7 +162,10 @@ static void fmt_tick(double v, double step, char *out, size_t cap)
         snprintf(out, cap, "%.3g", v);
         return;
     }
-    int decimals = step >= 1 ? 0 : step > 1e-6 ? (int)ceil(-log10(step)) : 6;
+    /* ceil(-log10(step)): the fewest decimals that show a step */
+    int decimals = 0;
+    while (decimals < 6 && step < power_of_ten(-decimals))
+        decimals++;
     snprintf(out, cap, "%.*f", decimals, v);
 }
 
@@ -321,7 +348,7 @@ static void chart(struct buf *b, const char *title, const char *unit, const stru
     for (size_t l = 0; l < nlines; l++)
         for (int c = 0; c < d->ncols; c++)
             if (d->b[lines[l].id][c].count && isfinite(d->b[lines[l].id][c].max))
-                ymax = fmax(ymax, d->b[lines[l].id][c].max);
+                ymax = max_d(ymax, d->b[lines[l].id][c].max);
     struct axis yaxis = nice_axis(ymax, 4);
     struct time_axis taxis = time_axis_for(d->xspan);
     struct axis xaxis = taxis.a;
@@ -863,8 +890,8 @@ static void block_add_pair(void *ctx, size_t i, const gt_process_row *pr, const 
         struct block_rows *r = &f->per[k];
         r->rows++;
         r->cpu_sum += finite_or_0(pr->cpu_usage);
-        r->mem_max = fmax(r->mem_max, (double)pr->memory / 1024.0);
-        r->vram_max = fmax(r->vram_max, finite_or_0(pr->gpu_vram));
+        r->mem_max = max_d(r->mem_max, (double)pr->memory / 1024.0);
+        r->vram_max = max_d(r->vram_max, finite_or_0(pr->gpu_vram));
     }
 }
 

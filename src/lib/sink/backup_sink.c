@@ -1,5 +1,6 @@
 /* backup_sink.c - see backup_sink.h. */
 #include "sink/backup_sink.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -94,7 +95,7 @@ GT_HOT static void key_of(const gt_resource_usage *u, struct backup_key *k)
  * tree. Such creep waits for the refresh. (y's figure is set to x's.) */
 static void memory_step(const double *x, double *y)
 {
-    if (fabs(*x - *y) < BACKUP_MEMORY_STEP * fmax(*x, *y))
+    if (fabs(*x - *y) < BACKUP_MEMORY_STEP * max_d(*x, *y))
         *y = *x;
 }
 
@@ -310,7 +311,7 @@ static struct backup_writer *writer_start(struct backup_sink *b)
 
 double backup_refresh_period(double elapsed)
 {
-    return fmin(fmax(elapsed / 10, BACKUP_REFRESH_MIN), BACKUP_REFRESH_MAX);
+    return min_d(max_d(elapsed / 10, BACKUP_REFRESH_MIN), BACKUP_REFRESH_MAX);
 }
 
 /* Seconds the file must have been left alone before u is written over it:
