@@ -118,10 +118,11 @@ struct axis {
     int nsteps;
 };
 
-/* 10^k, exact for |k| <= 22 (a power above that, or its inverse, is
- * rounded once). The report needs no more of libm than this and the two
- * functions below, and a program that maps no libm starts faster and
- * smaller (docs/performance.md, "Start-up"). */
+/* 10^k: exact for 0 <= k <= 22, correctly rounded for -22 <= k < 0 (one
+ * division), rounded at each step beyond (an axis of 1e23 units may be a
+ * decade off). In place of pow() and log10(), so that the program calls
+ * nothing of libm and is linked without it (docs/performance.md,
+ * "Start-up"). */
 static double power_of_ten(int k)
 {
     double p = 1;
