@@ -1474,8 +1474,11 @@ GT_API gt_status gt_tracker_series(gt_tracker *t, gt_series *out);
  * timeout came first (or there is no duration). Then call gt_tracker_stop(). */
 GT_API int gt_tracker_wait(gt_tracker *t, double timeout);
 
-/* gt_usage_to_text / gt_usage_to_json of gt_tracker_usage(). NULL when not
- * STOPPED or out of memory. Caller frees. */
+/* gt_usage_to_text / gt_usage_to_json of gt_tracker_usage(), the text
+ * followed by a "Limits:" section when a limit was given and a "GPUs held
+ * idle:" one when a GPU was held idle or given and unused (the JSON has
+ * every part: docs/api.md). NULL when not STOPPED or out of memory. Caller
+ * frees. */
 GT_API char *gt_tracker_to_text(gt_tracker *t);
 GT_API char *gt_tracker_to_json(gt_tracker *t);
 

@@ -1568,6 +1568,12 @@ static void test_gpu_fake(void)
                                "the time it was held: a GPU to give back\n");
     CHECK_MSG(strstr(r.out.data, "GPU 1:") == NULL, "the busy GPU named idle: %s", r.out.data);
     result_free(&r);
+    /* gpu_tracker's text gets a section of its own, after all it had. */
+    r = gt("-q", "--st", "0.1", "--", "sh", "-c", idle_script, NULL);
+    CHECK_CONTAINS(r.out.data, "\nGPUs held idle:\n   GPU 0: 1000.0 MB held, idle (under 5%) "
+                               "100% of the time it was held\n   Advice: 1 of the 2 GPUs the run "
+                               "held was idle (GPU 0 100% of the time): ask for 1");
+    result_free(&r);
     /* The snapshot keeps it: recommend says to ask for fewer GPUs, and the
      * report names the idle one. */
     r = gt("recommend", idle_snap, NULL);

@@ -454,22 +454,44 @@ gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd
 
 static void limits_now(gt_tracker *t, gt_limits *out);
 
+static void gpu_idle_now(gt_tracker *t, gt_gpu_idle *out);
+
 char *gt_tracker_to_text(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
     char *text = u ? gt_usage_to_text(u) : NULL;
-    if (!text || !t->limits.nset)
+    if (!text)
         return text;
-    /* gpu_tracker's text, then the limits the run had. */
+    /* gpu_tracker's text, then the limits the run had and the GPUs it held
+     * idle: sections of our own, each only when there is something to say
+     * (gpu_tracker's text stays as it is otherwise). */
     gt_limits l;
+    gt_gpu_idle *idle = calloc(1, sizeof *idle);
     pthread_mutex_lock(&t->lock);
     limits_now(t, &l);
+    if (idle) {
+        idle->struct_size = sizeof *idle;
+        gpu_idle_now(t, idle);
+    }
     pthread_mutex_unlock(&t->lock);
+    struct buf extra;
+    buf_init(&extra, 512);
+    limits_text(&l, &extra);
+    gpu_idle_text(idle, &extra);
+    free(idle);
+    if (!extra.failed && extra.len == 0) {
+        buf_free(&extra);
+        return text;
+    }
     struct buf b;
-    buf_init(&b, strlen(text) + 512);
+    buf_init(&b, strlen(text) + extra.len + 2);
     buf_puts(&b, text);
     buf_puts(&b, "\n");
-    limits_text(&l, &b);
+    if (extra.data)
+        buf_add(&b, extra.data, extra.len);
+    if (extra.failed)
+        b.failed = extra.failed;
+    buf_free(&extra);
     free(text);
     if (b.failed) {
         buf_free(&b);

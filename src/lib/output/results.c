@@ -10,6 +10,7 @@
 #include "output/cgroup_json.h"
 #include "output/run_parts_json.h"
 #include "output/usage_json.h"
+#include "analysis/analysis.h"
 #include "util/buf.h"
 #include "util/hot_path.h"
 #include "util/internal.h"
@@ -218,6 +219,23 @@ json_object *limits_json_object(const gt_limits *l)
     }
     json_object_object_add(o, "checks", checks);
     return o;
+}
+
+int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
+{
+    char advice[640];
+    if (!g || !gpu_advice(g, advice, sizeof advice))
+        return 0;
+    buf_puts(b, "GPUs held idle:\n");
+    for (int i = 0; i < g->ndevices && i < 64; i++) {
+        const gt_gpu_idle_device *d = &g->devices[i];
+        if (d->idle)
+            buf_printf(b, "   GPU %d: %.1f MB held, idle (under %.0f%%) %.0f%% of the time it was "
+                       "held\n", d->index, d->held_bytes / 1e6, g->threshold_percent,
+                       d->idle_percent);
+    }
+    buf_printf(b, "   Advice: %s\n", advice);
+    return 1;
 }
 
 void limits_text(const gt_limits *l, struct buf *b)

@@ -105,4 +105,9 @@ json_object *limits_json_object(const gt_limits *l);
 struct buf;
 void limits_text(const gt_limits *l, struct buf *b);
 
+/* The GPUs held but idle, or given and unused, as the text summary ends
+ * with them ("GPUs held idle:", a line per idle GPU and the advice),
+ * appended to *b; 1 when something was, 0 (nothing appended) otherwise. */
+int gpu_idle_text(const gt_gpu_idle *g, struct buf *b);
+
 #endif
