@@ -1793,6 +1793,45 @@ static void test_output_file(void)
  * run it is, and show tells a run still going on from one that was killed;
  * --no-backup keeps none; a malformed identity is said and the summary
  * still shown. */
+/* --benchmark-tsv: a row a run under one header, written back through the
+ * output rules; a file that is not one of ours, or a directory, is refused
+ * before the command runs and left as it was. */
+static void test_benchmark_tsv(void)
+{
+    char tsv[256], other[256];
+    snprintf(tsv, sizeof tsv, "%s", tmp_path("bench.tsv"));
+    snprintf(other, sizeof other, "%s", tmp_path("notes.tsv"));
+    unlink(tsv);
+    for (int i = 0; i < 2; i++) {
+        struct result r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", tsv, "--", "true", NULL);
+        CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+        result_free(&r);
+    }
+    char *text = slurp(tsv);
+    CHECK(text && strncmp(text, "s\th:m:s\tmax_rss\t", 16) == 0);
+    int lines = 0;
+    for (const char *c = text; c && *c; c++)
+        lines += *c == '\n';
+    CHECK_MSG(lines == 3, "%d lines in [%s]", lines, text ? text : "");
+    CHECK(text && strstr(text + 1, "s\th:m:s") == NULL); /* the header once */
+    free(text);
+    fputs_file(other, "my notes\n");
+    struct result r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", other, "--", "sh", "-c",
+                         "echo ran", NULL);
+    CHECK(r.status == 2);
+    CHECK_STR(r.out.data, ""); /* refused before the command ran */
+    CHECK_CONTAINS(r.err.data, "is not a benchmark file of gpu-tracker's (its first line is not "
+                               "the header s, h:m:s, ..., max_gpu_ram, mean_gpu_load): give a "
+                               "new file\n");
+    result_free(&r);
+    text = slurp(other);
+    CHECK_STR(text, "my notes\n");
+    free(text);
+    r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", tmp_path(""), "--", "true", NULL);
+    CHECK(r.status == 2 && strchr(r.err.data, '\n') == r.err.data + strlen(r.err.data) - 1);
+    result_free(&r);
+}
+
 static void test_backup_file(void)
 {
     const char *backup = tmp_path("run-backup.json");
@@ -2130,6 +2169,7 @@ int main(int argc, char **argv)
     test_pid_self();
     test_attach();
     test_output_file();
+    test_benchmark_tsv();
     test_fixture_proc_root();
     test_gpu_fake();
     test_job_names();

@@ -8,12 +8,10 @@
 #include "benchmark_tsv.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "gpu_tracker_internal.h"
 
@@ -22,53 +20,34 @@ const char benchmark_tsv_header[] = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_ps
 
 #define MIB (1024.0 * 1024.0)
 
-/* Opens path to append, never through a link, never waiting on a FIFO:
- * the descriptor, or -1 with errno (EINVAL: not a regular file). */
-static int open_append(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-                  0666);
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(fd);
-        errno = EINVAL;
-        return -1;
-    }
-    return fd;
-}
+/* The most a benchmark file may hold to be appended to: about 100 bytes a
+ * run, so 160,000 runs. Read whole, as anything a stranger may have put at
+ * the path. */
+#define BENCHMARK_TSV_MAX ((size_t)16 << 20)
 
-static const char *open_error(int e)
+/* The file at path as it is now: *data (malloc'd, NULL when the file is
+ * missing or empty) and *len, after checking that it starts with our
+ * header. 0, or -1 with the reason in err. Written back whole, with the
+ * new row, by gt_output_write(): the output rules (no planted link
+ * followed, no stranger's file in a shared directory written) are the
+ * library's, as for every other output. */
+static int existing(const char *path, char **data, size_t *len, char *err, size_t errcap)
 {
-    return e == ELOOP ? "it is a symbolic link (give the file itself)"
-           : e == EINVAL ? "it is not a regular file"
-                         : strerror(e);
-}
-
-/* What the file starts with: 1 our header, 0 empty or missing, -1 other. */
-static int first_line(const char *path, char *err, size_t errcap)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf(err, errcap, "cannot read --benchmark-tsv file '%s': %s", path,
-                 open_error(errno));
-        return -1;
-    }
+    *data = NULL;
+    *len = 0;
     struct stat st;
-    char line[sizeof benchmark_tsv_header + 1];
-    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, line, sizeof line - 1) : -2;
-    close(fd);
-    if (n == -2) {
-        snprintf(err, errcap, "cannot write --benchmark-tsv file '%s': it is not a regular file",
-                 path);
-        return -1;
-    }
-    if (n == 0)
+    if (lstat(path, &st) != 0 && errno == ENOENT)
         return 0;
+    if (gt_file_read(path, BENCHMARK_TSV_MAX, "--benchmark-tsv file", data, len) != GT_OK) {
+        snprintf(err, errcap, "%s", gt_last_error());
+        return -1;
+    }
     size_t h = sizeof benchmark_tsv_header - 1;
-    if (n == (ssize_t)(h + 1) && memcmp(line, benchmark_tsv_header, h) == 0 && line[h] == '\n')
-        return 1;
+    if (*len == 0 ||
+        (*len > h && memcmp(*data, benchmark_tsv_header, h) == 0 && (*data)[h] == '\n'))
+        return 0;
+    free(*data);
+    *data = NULL;
     snprintf(err, errcap, "--benchmark-tsv file '%s' is not a benchmark file of gpu-tracker's "
              "(its first line is not the header s, h:m:s, ..., max_gpu_ram, mean_gpu_load): "
              "give a new file", path);
@@ -77,7 +56,15 @@ static int first_line(const char *path, char *err, size_t errcap)
 
 int benchmark_tsv_check(const char *path, char *err, size_t errcap)
 {
-    return first_line(path, err, errcap) < 0 ? -1 : 0;
+    if (gt_output_check(path) != GT_OK) {
+        snprintf(err, errcap, "%s", gt_last_error());
+        return -1;
+    }
+    char *data;
+    size_t len;
+    int rc = existing(path, &data, &len, err, errcap);
+    free(data);
+    return rc;
 }
 
 /* Snakemake's h:m:s: whole seconds, "N day(s), " before a day or more. */
@@ -116,30 +103,28 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
         snprintf(gpu_load, sizeof gpu_load, "%.2f",
                  u->gpu_utilization.gpu_percentages.mean_sum_percent);
     }
-    int have = first_line(path, err, errcap);
-    if (have < 0)
+    char *data;
+    size_t len;
+    if (existing(path, &data, &len, err, errcap) < 0)
         return -1;
     char row[1024];
     int n = snprintf(row, sizeof row, "%s%s%.4f\t%s\t%.2f\t-\t%s\t-\t%s\t%s\t%.2f\t%.2f\t%s\t%s\n",
-                     have ? "" : benchmark_tsv_header, have ? "" : "\n", totals.wall_seconds,
+                     len ? "" : benchmark_tsv_header, len ? "" : "\n", totals.wall_seconds,
                      when, u->max_ram.combined.total_rss * ram / MIB, uss, io_in, io_out,
                      u->cpu_utilization.combined.mean_sum_percent,
                      totals.cpu_main_seconds + totals.cpu_descendants_seconds, gpu, gpu_load);
-    int fd = open_append(path);
-    if (fd < 0) {
-        snprintf(err, errcap, "cannot write --benchmark-tsv file '%s': %s", path,
-                 open_error(errno));
+    size_t rowlen = n > 0 && (size_t)n < sizeof row ? (size_t)n : strlen(row);
+    char *all = realloc(data, len + rowlen);
+    if (!all) {
+        free(data);
+        snprintf(err, errcap, "cannot write --benchmark-tsv file '%s': out of memory", path);
         return -1;
     }
-    ssize_t w = write(fd, row, (size_t)n);
-    int e = errno;
-    if (close(fd) != 0 && w == n) {
-        w = -1;
-        e = errno;
-    }
-    if (w != n) {
-        snprintf(err, errcap, "cannot write --benchmark-tsv file '%s': %s", path,
-                 w < 0 ? strerror(e) : "a short write");
+    memcpy(all + len, row, rowlen);
+    gt_status st = gt_output_write(path, all, len + rowlen);
+    free(all);
+    if (st != GT_OK) {
+        snprintf(err, errcap, "%s", gt_last_error());
         return -1;
     }
     return 0;

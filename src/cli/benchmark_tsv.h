@@ -19,7 +19,9 @@ extern const char benchmark_tsv_header[];
 int benchmark_tsv_check(const char *path, char *err, size_t errcap);
 
 /* Appends the stopped tracker's row to path (the header first when the file
- * is new or empty), in one write. 0, or -1 with the reason in err. */
+ * is new or empty): the file is read (at most 16 MiB) and written back
+ * whole with the row, atomically, under the output rules of every other
+ * output (gt_output_write). 0, or -1 with the reason in err. */
 int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errcap);
 
 #endif
