@@ -61,6 +61,7 @@ struct tracked_proc {
     int run_ns_ok;                   /* run_ns is from this walk */
     unsigned long long run_ns;       /* its run time, all threads (run_clock) */
     struct census_slot census;       /* its command's group */
+    unsigned long long pss_kb;       /* this walk's PSS estimate (split_rss), for the census */
 };
 
 int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid,
@@ -202,7 +203,7 @@ int tree_signal(struct tree *t, int sig)
     return sent;
 }
 
-/* A small text file of the process behind h (comm, cmdline), at most
+/* A small text file of the process behind h (its cmdline), at most
  * cap - 1 bytes, NULs (cmdline's separators) and the final newline made
  * spaces and cut; "" when it cannot be read. */
 static void read_small(const struct proc_handle *h, const char *name, char *out, size_t cap)
@@ -234,7 +235,7 @@ static void peak_identity(struct tree *t, size_t i, double bytes, gt_peak_proces
     e->private_bytes = -1;
     e->pss_bytes = p->rollup_state == 1 ? (double)p->rollup.pss_kb * 1024.0 : -1;
     e->threads = p->st.num_threads;
-    read_small(&p->h, "comm", e->command, sizeof e->command);
+    memcpy(e->command, p->st.comm, sizeof e->command); /* the walk's stat had it */
     read_small(&p->h, "cmdline", e->cmdline, sizeof e->cmdline);
 }
 
@@ -700,9 +701,7 @@ GT_HOT void tree_census_pass(struct tree *t)
     census_begin(&t->census);
     for (size_t i = 0; i < t->nprocs; i++) {
         struct tracked_proc *p = &t->procs[i];
-        unsigned long long priv, shared, pss;
-        split_rss(p, &priv, &shared, &pss);
-        census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), pss,
+        census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), p->pss_kb,
                    p->st.state != 'Z');
     }
     census_end(&t->census, t->walk_time);
@@ -759,9 +758,10 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
     s->cpu_ns = t->departed_ns + reaped * t->tick_ns;
     unsigned long long desc_pss_total = 0;
     for (size_t i = 0; i < t->nprocs; i++) {
-        const struct tracked_proc *p = &t->procs[i];
+        struct tracked_proc *p = &t->procs[i];
         unsigned long long priv, shared, pss;
         split_rss(p, &priv, &shared, &pss);
+        p->pss_kb = pss;
         long threads = p->st.state == 'Z' ? 0 : p->st.num_threads;
         s->utime_ticks += p->st.utime + (t->main_only ? 0 : p->st.cutime);
         s->stime_ticks += p->st.stime + (t->main_only ? 0 : p->st.cstime);

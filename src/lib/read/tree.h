@@ -100,14 +100,15 @@ int tree_signal(struct tree *t, int sig);
 /* Who made up the tree at the last walk, for a peak (gt_peak_breakdown:
  * nprocesses, processes, others, others_bytes; the rest is the caller's):
  * the largest by RSS, or by the GPU memory the driver listed (procs, the
- * sample's), at most GT_AT_PEAK_MAX, their comm and cmdline read now. O(n)
+ * sample's), at most GT_AT_PEAK_MAX, their cmdline read now. O(n)
  * in the tree; no allocation. */
 void tree_memory_breakdown(struct tree *t, gt_peak_breakdown *out);
 void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t nprocs,
                         gt_peak_breakdown *out);
 
-/* Tells the census (census.h) who the last walk found: tree_walk() does it
- * at its end; the benchmark times it alone. */
+/* Tells the census (census.h) who the last walk found, with the PSS the
+ * walk's sums worked out: tree_walk() does it at its end; the benchmark
+ * times it alone. */
 void tree_census_pass(struct tree *t);
 
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
