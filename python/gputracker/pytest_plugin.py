@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import sys
 
 import pytest
 
@@ -217,15 +218,13 @@ def pytest_sessionfinish(session):
         return
     document = {'format': 'gputracker-pytest', 'version': 1,
                 'tests': dict(sorted(config._gputracker_results.items()))}
-    # Made new beside the target (never through a link planted there), then
-    # renamed over it: a reader sees the old file or the whole new one.
-    temporary = f'{path}.tmp{os.getpid()}'
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    # Written as gpu-tracker writes its outputs (gt_output_write): atomically,
+    # never through a link planted there nor over a stranger's file in a
+    # shared directory; where it cannot, one line says why (and where the
+    # document was kept instead), and the session fails.
+    from . import _native
     try:
-        with os.fdopen(fd, 'w', encoding='utf-8') as out:
-            json.dump(document, out, indent=1)
-            out.write('\n')
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        _native.output_write(path, (json.dumps(document, indent=1) + '\n').encode())
+    except OSError as error:
+        sys.stderr.write(f'gpu-tracker: --gputracker-json: {error}\n')
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR

@@ -164,6 +164,29 @@ static PyObject *parse_duration(PyObject *module, PyObject *arg)
     return parse_quantity(arg, 1);
 }
 
+/* output_write(path, data): gt_output_write, the output rules of every file
+ * gpu-tracker writes (no planted link followed, no stranger's file in a
+ * shared directory written or replaced, atomic); OSError with the reason. */
+static PyObject *output_write(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *path = NULL;
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "O&y*", PyUnicode_FSConverter, &path, &data))
+        return NULL;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_output_write(PyBytes_AS_STRING(path), data.buf, (size_t)data.len);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    Py_DECREF(path);
+    if (status != GT_OK) {
+        PyErr_SetString(PyExc_OSError, gt_last_error());
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* ---- sub-tracking analysis -------------------------------------------------- */
 
 /* The exception for a failed analysis: a malformed file is a ValueError, as
@@ -345,6 +368,7 @@ static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "The library's version."},
     {"parse_size", parse_size, METH_O, "Bytes of a size such as '500MB' or '2GiB'."},
     {"parse_duration", parse_duration, METH_O, "Seconds of a duration such as '90' or '1h30m'."},
+    {"output_write", output_write, METH_VARARGS, "gt_output_write(): a file under the output rules."},
     {"snapshot_convert", native_snapshot_convert, METH_VARARGS,
      "A snapshot (any format) in another format, or its HTML report."},
     {"snapshot_load", native_snapshot_load, METH_VARARGS,

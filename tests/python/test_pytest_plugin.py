@@ -142,3 +142,17 @@ def test_bad_marker(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "@pytest.mark.limits(max_ram='500'): invalid size '500': no unit (500 what?)" in output, output
+
+
+def test_json_written_under_the_output_rules(tmp_path):
+    # The document goes through gpu-tracker's own writer: a path it may not
+    # take (a directory's) is one line naming the path and where the
+    # document was kept instead, and the session fails.
+    (tmp_path / 'taken.json').mkdir()
+    result = run_inner(tmp_path, '--gputracker-json', 'taken.json')
+    output = result.stdout + result.stderr
+    assert result.returncode == 4, output
+    assert "gpu-tracker: --gputracker-json: cannot write 'taken.json': a directory is at its name" in output, output
+    assert 'Traceback' not in output, output
+    saved = [p for p in tmp_path.iterdir() if p.name.startswith('taken.json.saved-')]
+    assert len(saved) == 1 and json.loads(saved[0].read_text())['format'] == 'gputracker-pytest', output
