@@ -1,7 +1,7 @@
 /* bench/bench.c - what tracking costs and how exact it is, as tables
  * (figures, not tests: `make bench`).
  *
- *   gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead]
+ *   gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick|overhead|gpu-standin ...]
  *
  * Overhead: gpu-tracker --pid on idle trees of 1, 10, 100, 1000 and 5000
  * processes at --st 1, 0.1 and 0.01; its CPU time and peak RSS from its own
@@ -660,8 +660,11 @@ static int by_ratio(const void *a, const void *b)
 }
 
 /* sizes: the tree sizes to measure (nsizes of them). */
+static int overhead_brief; /* the table without its explanation (gpu-standin's) */
+
 static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
 {
+    if (!overhead_brief)
     printf("Overhead: gpu-tracker --pid on N idle processes. A sample's cost is the CPU\n"
            "all its threads use in a window of whole samples once it runs steadily (the\n"
            "scheduler's nanosecond accounting), over the samples due in it; the fixed\n"
@@ -676,7 +679,7 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
            "shows the pair with the median ratio, x range the lowest and highest ratio.\n"
            "Where NVML works, the floor also makes the three calls a GPU sample cannot do\n"
            "without on each GPU (memory, utilization, compute processes).\n");
-    if (overhead_series)
+    if (overhead_series && !overhead_brief)
         printf("With both series: gpu-tracker writes them (--process-csv, --system-csv to\n"
                "/dev/null); the floor also preads each process's smaps_rollup and io every\n"
                "sample, /proc/diskstats, /proc/net/dev and /proc/pressure/*, lists /proc\n"
@@ -980,6 +983,56 @@ static void gpu_query_cost(const char *gt)
     fflush(stdout);
 }
 
+/* A GPU sample against the floor's three calls, with a stand-in NVML whose
+ * every device call costs the same (the tests' fake library, `cost` in its
+ * scenario): what the sample's calls cost beyond the three it cannot do
+ * without, free of a real driver's unequal prices (docs/performance.md).
+ * Two GPUs, one idle process, every interval, 7 pairs a row. The fake
+ * library is looked for beside the workload binary's folder
+ * (../tests/libfake-nvml.so), as the build lays them out. */
+static void gpu_standin_cost(const char *gt, const char *wl, long cost_us)
+{
+    printf("\ngpu-standin: a sample with 2 GPUs on a stand-in NVML whose every device call "
+           "costs %ld us of CPU, against the floor making the 3 calls a sample cannot do "
+           "without (memory, utilization, compute processes) on each GPU\n", cost_us);
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s", wl);
+    char *slash = strrchr(lib, '/');
+    snprintf(slash ? slash + 1 : lib, sizeof lib - (size_t)(slash ? slash + 1 - lib : 0),
+             "../tests/libfake-nvml.so");
+    if (access(lib, R_OK) != 0) {
+        printf("not measured: no stand-in library at %s (built with the tests)\n", lib);
+        return;
+    }
+    char scenario[] = "/tmp/gt-bench-nvml-XXXXXX";
+    int fd = mkstemp(scenario);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        printf("not measured: cannot write a scenario in /tmp: %s\n", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    fprintf(f, "cost %ld\n"
+               "device GPU-00000000-0000-0000-0000-000000000000 Stand-in 85899345920 0 0\n"
+               "device GPU-11111111-1111-1111-1111-111111111111 Stand-in 85899345920 0 0\n",
+            cost_us);
+    if (fclose(f) != 0) {
+        printf("not measured: cannot write %s\n", scenario);
+        unlink(scenario);
+        return;
+    }
+    setenv("FAKE_NVML_SCENARIO", scenario, 1);
+    setenv("GPU_TRACKER_NVML_LIBRARY", lib, 1);
+    const int one[] = {1};
+    overhead_brief = 1;
+    overhead(gt, 0, one, 1);
+    overhead_brief = 0;
+    unsetenv("GPU_TRACKER_NVML_LIBRARY");
+    unsetenv("FAKE_NVML_SCENARIO");
+    unlink(scenario);
+}
+
 /* Runs the workload under gpu-tracker --st 1; the combined peak (KiB) and
  * CPU seconds it reports (group: with --cgroup, the peak is the group's,
  * -1 where it has none). */
@@ -1127,7 +1180,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick [N...]|overhead [N...]|overhead-series [N...]|exporter|cgroup|gpu-query|accuracy]\n");
+        fprintf(stderr, "usage: gt-bench GPU_TRACKER GT_BENCH_WORKLOAD [quick [N...]|overhead [N...]|overhead-series [N...]|exporter|cgroup|gpu-query|gpu-standin [US]|accuracy]\n");
         return 2;
     }
     /* overhead N... / quick N...: only those tree sizes (to look at one
@@ -1173,6 +1226,18 @@ int main(int argc, char **argv)
         unlink(out_json);
         return 0;
     }
+    if (argc > 3 && !strcmp(argv[3], "gpu-standin")) { /* that section alone */
+        long cost = argc > 4 ? strtol(argv[4], NULL, 10) : 300;
+        if (cost < 1 || cost > 100000) {
+            fprintf(stderr, "gt-bench: gpu-standin '%s': give a call's cost in microseconds, "
+                            "1 to 100000\n", argv[4]);
+            unlink(out_json);
+            return 2;
+        }
+        gpu_standin_cost(argv[1], argv[2], cost);
+        unlink(out_json);
+        return 0;
+    }
     if (argc > 3 && !strcmp(argv[3], "exporter")) { /* that section alone */
         exporter_cost(argv[1]);
         unlink(out_json);
@@ -1187,6 +1252,7 @@ int main(int argc, char **argv)
         exporter_cost(argv[1]);
         cgroup_cost(argv[1], argv[2]);
         gpu_query_cost(argv[1]);
+        gpu_standin_cost(argv[1], argv[2], 300);
         accuracy(argv[1], argv[2]);
     }
     unlink(out_json);

@@ -25,6 +25,10 @@
  *                                      MIG instance SLOT of DEV, GPU instance GI
  *   migprocess DEV SLOT PID BYTES      a process on that instance
  *   gpm DEV GI PERCENT                 GPM graphics activity of GPU instance GI
+ *   cost MICROSECONDS                  every device call (nvmlDevice*, nvmlEvent*, nvmlGpm*)
+ *                                      spins that much of its thread's CPU first:
+ *                                      a driver whose calls all cost the same, for
+ *                                      the benchmark (gt-bench ... gpu-standin)
  * MIG instances answer NOT_SUPPORTED for the whole-GPU utilization and
  * per-process utilization, as the driver does.
  * Process lists answer NVML_ERROR_INSUFFICIENT_SIZE (with the count needed)
@@ -38,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_DEV 80 /* more than the tracker's 64: its limit is tested */
@@ -59,6 +64,7 @@ typedef void *nvmlDevice_t;
 
 struct scenario {
     int init_code;
+    long cost_us;
     int ndev;
     struct {
         char uuid[96], name[96];
@@ -137,6 +143,8 @@ static void load(void)
             continue;
         if (!strcmp(kind, "init") && sscanf(line, "%*s %d", &code) == 1)
             sc.init_code = code;
+        else if (!strcmp(kind, "cost") && sscanf(line, "%*s %llu", &x) == 1 && x <= 1000000)
+            sc.cost_us = (long)x;
         else if (!strcmp(kind, "device") && sc.ndev < MAX_DEV &&
                  sscanf(line, "%*s %95s %95s %llu %llu %u", a, b, &x, &y, &u) == 5) {
             strcpy(sc.dev[sc.ndev].uuid, a);
@@ -262,6 +270,17 @@ static void maybe_block(const char *fn)
         fclose(f);
 }
 
+/* Spins until this thread has run us microseconds more: CPU time, as a
+ * driver's ioctls cost, not a sleep. */
+static void spend(long us)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
 /* Reloads the scenario; the code the scenario makes fn return, or 0. */
 static int enter(const char *fn)
 {
@@ -275,6 +294,9 @@ static int enter(const char *fn)
     }
     maybe_block(fn);
     load();
+    if (sc.cost_us && (!strncmp(fn, "nvmlDevice", 10) || !strncmp(fn, "nvmlEvent", 9) ||
+                       !strncmp(fn, "nvmlGpm", 7)))
+        spend(sc.cost_us);
     for (int i = 0; i < sc.nfail; i++)
         if (!strcmp(sc.fail[i].fn, fn))
             return sc.fail[i].code;
