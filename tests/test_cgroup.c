@@ -90,22 +90,31 @@ static void test_v2_reader(void)
     CHECK(s.psi_ok[CGROUP_PSI_MEMORY] && s.psi[CGROUP_PSI_MEMORY].some_us == 200000);
     CHECK(s.psi_ok[CGROUP_PSI_IO]);
 
-    /* With the walk's roles: 101 is not in the tree, but its parent 100
-     * is (forked after the walk): the tree's, left out; 555's parent is
-     * not: a stranger, kept; 777 has no /proc entry any more (v1 lists a
-     * task while it leaves the group): ended, left out. */
-    struct fx_proc kid = {.pid = 101, .ppid = 100, .starttime = 9};
+    /* The member list is read before the walk (cgroup_read_members): a
+     * child the tree forks after it (102) is not in it, whatever the file
+     * says by the time the rest is read. With the walk's roles: 100 is
+     * the tree's, kept; 555 is not in the walk and alive: a stranger,
+     * kept; 777 has no /proc entry any more (v1 lists a task while it
+     * leaves the group): ended, left out. */
     struct fx_proc other = {.pid = 555, .ppid = 1, .starttime = 9};
-    fx_proc_write(proc, &kid);
     fx_proc_write(proc, &other);
-    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n101\n555\n777\n");
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n555\n777\n");
     struct pid_index ix;
     pid_index_init(&ix);
     CHECK(pid_index_put(&ix, 100, 0) == 0);
     unsigned char role[1] = {1};
     struct pid_roles roles = {&ix, role};
+    CHECK(cgroup_read_members(&r, 0) == 0);
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n102\n555\n777\n");
     CHECK(cgroup_read(&r, 0, &roles, &s) == 0);
-    CHECK(s.nmembers == 2 && s.members[0] == 100 && s.members[1] == 555);
+    CHECK(s.members_ok && s.nmembers == 2 && s.members[0] == 100 && s.members[1] == 555);
+    /* v2 reads the list at every sample: now 102 is there, alive and not
+     * in this (unchanged) walk: kept, to be judged by the next walk. */
+    struct fx_proc kid = {.pid = 102, .ppid = 100, .starttime = 9};
+    fx_proc_write(proc, &kid);
+    CHECK(cgroup_read_members(&r, 0) == 0);
+    CHECK(cgroup_read(&r, 0, &roles, &s) == 0);
+    CHECK(s.members_ok && s.nmembers == 3 && s.members[1] == 102);
     pid_index_free(&ix);
     fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n101\n");
 

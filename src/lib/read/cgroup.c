@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/internal.h"
@@ -499,33 +500,26 @@ static int in_roles(const struct pid_roles *roles, pid_t pid)
     return pid_index_get(roles->index, pid, &slot) && roles->role[slot] != 0;
 }
 
-/* Leaves out the members the walk lacks whose parent it has (the tree's
- * own), and those that have already exited: cgroup v1 lists a task that
- * is still leaving the group (its memory being uncharged, slow under
- * memory pressure) after its /proc entry is gone, and a process that has
- * ended is no one else's work in the group. Only those the walk lacks are
- * looked at (a stat each): newborns, the departing, or a group's strangers
- * until it is found shared. */
-static void drop_tree_newborns(struct cgroup_reader *r, const struct pid_roles *roles)
+/* Leaves out the members that have ended: cgroup v1 lists a task that is
+ * still leaving the group (its memory being uncharged, slow under memory
+ * pressure) after its /proc entry is gone, and a process that has ended is
+ * no one else's work in the group. The list was read before the walk
+ * (cgroup_read_members), so a process of the tree that was in it is in the
+ * walk, or has ended since: only members the walk lacks are looked at, by
+ * whether their /proc entry is there (one stat each, no file read). */
+static void drop_departed(struct cgroup_reader *r, const struct pid_roles *roles)
 {
     size_t kept = 0;
     for (size_t i = 0; i < r->nmembers; i++) {
         pid_t pid = r->members[i];
-        int ours = 0;
+        int gone = 0;
         if (pid != r->self_pid && !in_roles(roles, pid)) {
-            char path[4096], buf[1024];
+            char path[4096];
+            struct stat st;
             snprintf(path, sizeof path, "%s/%d", r->proc_root, (int)pid);
-            int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            size_t len;
-            struct proc_stat st;
-            int gone = dirfd < 0 && errno == ENOENT;
-            ours = gone ||
-                   (dirfd >= 0 && file_read_at(dirfd, "stat", buf, sizeof buf, &len) == 0 &&
-                    proc_parse_stat(buf, len, &st) == 0 && in_roles(roles, st.ppid));
-            if (dirfd >= 0)
-                close(dirfd);
+            gone = stat(path, &st) < 0 && errno == ENOENT;
         }
-        if (!ours)
+        if (!gone)
             r->members[kept++] = pid;
     }
     r->nmembers = kept;
@@ -569,6 +563,35 @@ static int root_outside(struct cgroup_reader *r)
     return !inside;
 }
 
+/* Reads cgroup.procs into r->members when this sample should: 0 (with
+ * r->members_fresh set when it did), -1 when the group is gone. */
+static int load_members(struct cgroup_reader *r, int full)
+{
+    r->members_fresh = 0;
+    if (!r->version)
+        return 0;
+    /* v1 builds its PID list anew for each open of cgroup.procs (30 us for
+     * 64 members here, where v2 walks its list in place): a periodic sample
+     * reads it at most once a second, as long as v1 would have kept a list
+     * anyway. A sample without it checks no members (members_ok 0). */
+    double now = r->version == 1 && !full ? monotonic_now() : 0;
+    if (r->version == 1 && !full && r->members_read > 0 &&
+        now - r->members_read < CGROUP_V1_MEMBERS_PERIOD)
+        return 0;
+    if (read_members(r) < 0)
+        return -1; /* the group is gone (or its list is not one): nothing of it counts */
+    r->members_read = now > 0 ? now : monotonic_now();
+    r->members_fresh = 1;
+    return 0;
+}
+
+GT_HOT int cgroup_read_members(struct cgroup_reader *r, int full)
+{
+    r->members_asked = 1;
+    r->members_failed = load_members(r, full) < 0;
+    return r->members_failed ? -1 : 0;
+}
+
 GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
                        struct cgroup_sample *out)
 {
@@ -578,23 +601,19 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles
     out->path = r->path;
     out->version = r->version;
     out->self_pid = r->self_pid;
-    /* v1 builds its PID list anew for each open of cgroup.procs (30 us for
-     * 64 members here, where v2 walks its list in place): a periodic sample
-     * reads it at most once a second, as long as v1 would have kept a list
-     * anyway. A sample without it checks no members (members_ok 0). */
-    double now = r->version == 1 && !full ? monotonic_now() : 0;
-    if (!(r->version == 1 && !full && r->members_read > 0 &&
-          now - r->members_read < CGROUP_V1_MEMBERS_PERIOD)) {
-        if (read_members(r) < 0)
-            return -1; /* the group is gone (or its list is not one): nothing of it counts */
-        r->members_read = now > 0 ? now : monotonic_now();
+    int members_failed = r->members_asked ? r->members_failed : load_members(r, full) < 0;
+    r->members_asked = 0;
+    if (members_failed)
+        return -1;
+    if (r->members_fresh) {
+        r->members_fresh = 0;
         if (r->root_pid > 0 && root_outside(r)) {
             out->root_outside = 1;
             out->root_pid = r->root_pid;
             out->outside_path = r->outside_path;
         }
         if (roles && roles->index)
-            drop_tree_newborns(r, roles);
+            drop_departed(r, roles);
         out->members_ok = 1;
         out->members = r->members;
         out->nmembers = r->nmembers;

@@ -46,6 +46,9 @@ struct cgroup_reader {
     int procs_errno;          /* why cgroup.procs could not be opened */
     int group_dir_fd;         /* v1: the group's directory, for cgroup.procs afresh */
     double members_read;      /* monotonic seconds of the last members read; 0 never */
+    int members_asked;        /* cgroup_read_members was called for this sample */
+    int members_failed;       /* ... and found the group gone */
+    int members_fresh;        /* r->members were read for this sample */
     int cpu_fd;               /* v2 cpu.stat; v1 cpuacct.usage */
     int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
     int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */
@@ -81,15 +84,23 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
 /* Closes what is open; safe after a failed open, and again. */
 void cgroup_reader_close(struct cgroup_reader *r);
 
+/* Reads the group's member list (cgroup.procs) for the sample about to be
+ * taken, if this sample reads it (always when full; v1 at most every
+ * CGROUP_V1_MEMBERS_PERIOD otherwise). Call it before the sample's tree
+ * walk: then every process of the tree that is in the list is in the walk
+ * too, or has ended, and no member needs its parent looked up (a child
+ * forked after the walk is not in the list). 0, or -1 when the group is
+ * gone (cgroup_read then returns -1 too). */
+int cgroup_read_members(struct cgroup_reader *r, int full);
+
 /* Reads the group into *out (out->version 0: no group). full: the
  * baseline or final sample, which also read CPU, throttling, pressure and
- * the limits. roles: the tree as this sample's walk found it (NULL: the
- * walk failed): a member it lacks whose parent is in it is the tree's (a
- * child forked after the walk, or one the kernel's children list skipped
- * while a sibling exited) and is left out of out->members, which then
- * holds the tree's processes and strangers. Returns 0, or -1 when nothing
- * could be read (the group is gone); parts that failed have their ok
- * flags 0. */
+ * the limits. The members are those cgroup_read_members read (read here
+ * when it was not called). roles: the tree as this sample's walk found it
+ * (NULL: the walk failed): a member it lacks whose /proc entry is gone has
+ * ended and is left out of out->members, which then holds the tree's
+ * processes and strangers. Returns 0, or -1 when nothing could be read
+ * (the group is gone); parts that failed have their ok flags 0. */
 int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
                 struct cgroup_sample *out);
 

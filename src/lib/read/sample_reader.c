@@ -354,6 +354,11 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
         warn_once(r->warner, WARN_SYSTEM_UNREADABLE,
                   "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
                   "fails", root, what, gt_errno_text(errno));
+    /* The group's member list before the walk: a process of the tree in it
+     * is then in the walk too (cgroup.h). */
+    int read_cgroup = r->cg.version && plan->cgroup;
+    if (read_cgroup)
+        cgroup_read_members(&r->cg, slot <= 0);
     r->tree.walk_time = s->now;
     s->tree_ok = tree_walk(&r->tree, &s->tree) == 0;
     s->tree_series = s->tree_ok && r->tree.series;
@@ -400,7 +405,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
         }
     }
     rapl_read(&r->rapl, &s->rapl);
-    if (r->cg.version && plan->cgroup) {
+    if (read_cgroup) {
         /* the baseline and the final sample read every part */
         s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, s->tree_ok ? &s->roles : NULL,
                                    &s->cgroup) == 0;

@@ -537,6 +537,15 @@ GT_HOT static int read_memory(struct tree *t, struct tracked_proc *p)
         memset(&p->status, 0, sizeof p->status);
         return 0; /* a zombie holds no memory and has no status memory lines */
     }
+    if (t->reaper_pid > 0 && t->generation == 1 && p->role == ROLE_MAIN) {
+        /* The first walk of a tree we reap is the baseline, taken while the
+         * command is held before its exec (run.c): the memory there is
+         * gpu-tracker's fork's, which no figure uses (usage.c leaves the
+         * baseline's memory out), so status and smaps_rollup are not read.
+         * Its counters (stat, io) are the ones that count from here. */
+        memset(&p->status, 0, sizeof p->status);
+        return 0;
+    }
     if (procfs_read_status(&p->h, t->buf, t->bufcap, &p->status) < 0) {
         if (errno == EACCES || errno == EPERM) {
             note_unreadable(t, p->pid, "status"); /* counted without its memory */
