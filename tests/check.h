@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static int check_failures;
 static int check_count;
@@ -57,6 +59,18 @@ static inline int check_exit(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
     return check_failures ? 1 : 0;
+}
+
+/* Waits until path exists (a tracker's backup file is first written about
+ * a second after its start): 1 once it does, 0 after a minute, a deadline
+ * to fail instead of hanging, not a timing check. */
+static inline int wait_for_file(const char *path)
+{
+    for (int tries = 0; tries < 6000 && access(path, F_OK) != 0; tries++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return access(path, F_OK) == 0;
 }
 
 /* Ends a test that cannot run here, saying why: CTest reports exit status

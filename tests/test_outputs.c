@@ -84,8 +84,10 @@ static void test_umask(void)
     gt_options o;
     gt_options_init(&o);
     o.resource_usage_file = backup;
+    o.sleep_time = 0.1;
     gt_tracker *t;
     CHECK(gt_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
+    CHECK(wait_for_file(backup)); /* first written about a second in */
     CHECK_MSG(mode_of(backup) == 0600, "backup mode %o under umask 077", (unsigned)mode_of(backup));
     gt_tracker_stop(t);
     gt_tracker_free(t);

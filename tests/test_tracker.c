@@ -318,15 +318,27 @@ static void test_fixture_run(void)
     CHECK(gt_tracker_at_peak(t, 7, &b) == GT_ERR_INVALID_ARGUMENT);
     gt_tracker_free(t);
 
-    /* The backup file is there from start() on, and a clean stop removes it. */
+    /* The backup file is first written at the first look after the start
+     * (about a second in), and a clean stop removes it. */
+    double interval = o.sleep_time;
+    o.sleep_time = 0.1; /* the looks come with samples */
     o.resource_usage_file = "stopped-backup.json";
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(access("stopped-backup.json", F_OK) != 0);
     CHECK(gt_tracker_start(t) == GT_OK);
-    CHECK(access("stopped-backup.json", F_OK) == 0);
+    CHECK(wait_for_file("stopped-backup.json"));
     CHECK(gt_tracker_stop(t) == GT_OK);
     CHECK(access("stopped-backup.json", F_OK) != 0);
     gt_tracker_free(t);
+    /* A run that ends before its first periodic sample (1000 s away) never
+     * has one: nothing to write, nothing to remove. */
+    o.sleep_time = interval;
+    CHECK(test_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
+    CHECK(access("stopped-backup.json", F_OK) != 0);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(access("stopped-backup.json", F_OK) != 0);
+    gt_tracker_free(t);
+    o.sleep_time = 0.1;
 
     /* disable_logs: no warning reaches the callback. A tracker freed while
      * started keeps its backup file: nothing else holds its results. */
@@ -335,11 +347,13 @@ static void test_fixture_run(void)
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(wait_for_file("kept-backup.json"));
     CHECK(warnings == 0);
     gt_tracker_free(t);
     CHECK(access("kept-backup.json", F_OK) == 0);
     unlink("kept-backup.json");
     o.resource_usage_file = "";
+    o.sleep_time = interval;
     /* A procfs file that turns unreadable mid-run: one warning, the rest goes on. */
     o.disable_logs = 0;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
@@ -919,6 +933,7 @@ static void test_fork(void)
     o.resource_usage_file = backup;
     gt_tracker *t;
     CHECK(test_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
+    CHECK(wait_for_file(backup)); /* first written about a second in */
     pid_t child = fork();
     if (child == 0) {
         int ok = gt_tracker_stop(t) == GT_ERR_STATE &&

@@ -146,9 +146,20 @@ GT_HOT static int backup_wants(struct sink *s, double now)
      * look warned, later ones would only fill summaries for nothing. */
     if (!b->path || (!b->writer && b->target.dirfd < 0 && b->last_look != 0))
         return 0;
+    if (b->last_look == 0) {
+        /* The baseline: the file is first written at the first look after
+         * it, with figures in it (backup_sink.h); a job that ends sooner
+         * pays no file. Only a directory that could not be resolved is said
+         * now, before the command runs. */
+        if (b->target.dirfd < 0)
+            return 1;
+        b->last_look = now;
+        b->start_epoch = epoch_now(); /* the identity's start: the run's */
+        return 0;
+    }
     /* Half an interval of slack, so that at an interval >= BACKUP_PERIOD
      * schedule jitter never skips a look. */
-    return b->last_look == 0 || now - b->last_look >= BACKUP_PERIOD - b->interval / 2;
+    return now - b->last_look >= BACKUP_PERIOD - b->interval / 2;
 }
 
 /* Writes u to the file (the caller owns b->target: the sampling thread
@@ -184,8 +195,7 @@ static void backup_write(struct backup_sink *b, const gt_resource_usage *u, doub
     gt_status st = GT_ERR_NO_MEMORY;
     if (text) {
         output_target_refresh(&b->target);
-        /* The first write (the baseline's, on the caller's thread before
-         * the command runs) is not synced: a crash of the machine in the
+        /* The first write is not synced: a crash of the machine in the
          * run's first BACKUP_FSYNC_PERIOD ends the job with it. */
         if (b->last_fsync == 0)
             b->last_fsync = now;
@@ -316,16 +326,15 @@ double backup_refresh_period(double elapsed)
 
 /* Seconds the file must have been left alone before u is written over it:
  * a new figure waits out BACKUP_MIN_GAP (a job whose peak grows every
- * second would otherwise pay a file a second), except after the first
- * write, which holds only the baseline (no CPU figures yet); the same
- * figures wait for the refresh. The comparison is with what the file has,
- * so a figure that waited is written once the gap has passed. */
+ * second would otherwise pay a file a second); the same figures wait for
+ * the refresh. The comparison is with what the file has, so a figure that
+ * waited is written once the gap has passed. */
 static double wait_before_write(const struct backup_sink *b, const gt_resource_usage *u,
                                 double now)
 {
     if (backup_same_figures(u, &b->last))
         return backup_refresh_period(now - b->first_write);
-    return b->written == 1 ? 0 : BACKUP_MIN_GAP;
+    return BACKUP_MIN_GAP;
 }
 
 GT_HOT static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
@@ -339,7 +348,7 @@ GT_HOT static void backup_summary(struct sink *s, const gt_resource_usage *u, do
     b->last_look = now;
     if (b->written && now - b->last_write < wait_before_write(b, u, now))
         return;
-    if (b->written && !b->writer && b->target.dirfd >= 0)
+    if (!b->writer && b->target.dirfd >= 0)
         b->writer = writer_start(b);
     if (b->writer) {
         struct backup_writer *w = b->writer;
@@ -448,8 +457,8 @@ void backup_sink_finish(struct backup_sink *b)
     pthread_mutex_unlock(&b->lock);
     writer_stop(b);
     pthread_mutex_lock(&b->lock);
-    if (b->path)
-        output_target_remove(&b->target);
+    if (b->path && b->written)
+        output_target_remove(&b->target); /* none to remove before the first write */
     pthread_mutex_unlock(&b->lock);
 }
 

@@ -3,18 +3,22 @@
  * (gt_options.resource_usage_file; gpu_tracker's pickle of the same name).
  *
  * When it is written (docs/api.md, "The backup file"):
- *  - the first sample writes it, before gt_tracker_start() returns; every
- *    later write is handed to a writer thread ("gt:backup"), so that a slow
- *    or hung filesystem never delays a sample: the sampling thread only
- *    decides, and posts the newest summary (a newer one replaces a post the
- *    writer has not taken yet);
- *  - after that it is looked at about once a second. It is rewritten when
+ *  - it is first written at the first look after the baseline (about
+ *    BACKUP_PERIOD in; with a longer interval, the first sample after the
+ *    baseline), when it has figures to keep: a job that ends sooner leaves
+ *    no file and pays for none (a directory that could not be resolved is
+ *    still said at the start). Every write is handed to a writer thread
+ *    ("gt:backup", started at the first), so that a slow or hung
+ *    filesystem never delays a sample: the sampling thread only decides,
+ *    and posts the newest summary (a newer one replaces a post the writer
+ *    has not taken yet);
+ *  - it is looked at about once a second. It is rewritten when
  *    a figure a reader would act on changed: a peak (memory peaks by
  *    BACKUP_MEMORY_STEP or more), a thread count, a GPU reason of the job;
  *    not the running means, the elapsed time, the sample counts, nor the
  *    machine's RAM in use and CPU percentages, which every other program
  *    moves. Such a write waits until BACKUP_MIN_GAP has passed since the
- *    last one (not after the first, the baseline's): a write costs about
+ *    last one: a write costs about
  *    as much as a sample, and a job whose peak grows every second should
  *    not pay one a second;
  *  - otherwise it is refreshed, so that the means and the elapsed time stay
@@ -22,13 +26,12 @@
  *    the run so far, from 30 s to 5 min. A job whose peaks have settled
  *    costs one comparison a second and a write every 5 minutes;
  *  - it is fsynced at most every BACKUP_FSYNC_PERIOD, the first time that
- *    long after the first write (a short job pays none, and the first
- *    write is on the caller's path): a killed process leaves the page
+ *    long after the first write (a short job pays none): a killed process leaves the page
  *    cache behind,
  *    only a machine crash needs the file on disk, and an fsync cost more
  *    CPU than the write (75 of 135 us, and 280 us of waiting, measured on
  *    the development VM);
- *  - a clean stop removes it (backup_sink_finish). */
+ *  - a clean stop removes it (backup_sink_finish), if it was written. */
 #ifndef GT_BACKUP_SINK_H
 #define GT_BACKUP_SINK_H
 
@@ -61,9 +64,9 @@ struct backup_sink {
     struct warner *warner;
     pthread_mutex_t lock;     /* guards off: stop() may come mid-write */
     int off;
-    /* The writer thread, from the second write on; NULL before, and when
-     * none could start (then the sampling thread writes, as the first). It
-     * owns target and last_fsync while it runs. */
+    /* The writer thread, from the first write on; NULL before, and when
+     * none could start (then the sampling thread writes). It owns target
+     * and last_fsync while it runs. */
     struct backup_writer *writer;
     /* Who writes the file (backup_identity.h), NULL: no identity; and the
      * epoch time of the first write (the run's start). */
