@@ -210,6 +210,17 @@ static void test_v1_reader(void)
     CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
     CHECK(s.mem_ok && !s.cpu_ok);
     cgroup_reader_close(&r);
+    /* The memory group a job's, cpu and cpuacct the root one (a runtime
+     * that moved only some controllers): the root's counters are the whole
+     * machine's, not read; memory still is. */
+    fx_write(proc, "100/cgroup", "4:memory:/slurm/job_1/step_0\n2:cpu,cpuacct:/\n");
+    C("../../cpuacct.usage", "999999999999\n");
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(r.version == 1 && r.cpu_fd < 0 && r.throttle_fd < 0 && r.quota_fd < 0);
+    CHECK_CONTAINS(r.cpu_reason, "cpuacct group is the root one");
+    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(s.mem_ok && !s.cpu_ok && !s.throttle_ok);
+    cgroup_reader_close(&r);
 #undef M
 #undef C
     fx_rmroot(root);

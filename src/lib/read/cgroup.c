@@ -119,7 +119,7 @@ static void open_v2(struct cgroup_reader *r, int g)
                  "booted with psi=0)", r->path);
 }
 
-static void open_v1(struct cgroup_reader *r, int mem, int cpuacct, int cpu)
+static void open_v1(struct cgroup_reader *r, int mem, int cpuacct, int cpu, int cpu_in_root)
 {
     r->procs_fd = open_file(mem, "cgroup.procs");
     r->procs_errno = errno;
@@ -142,7 +142,10 @@ static void open_v1(struct cgroup_reader *r, int mem, int cpuacct, int cpu)
     if (r->current_fd < 0)
         snprintf(r->memory_reason, sizeof r->memory_reason,
                  "the memory cgroup %.150s has no memory.usage_in_bytes", r->path);
-    if (r->cpu_fd < 0)
+    if (r->cpu_fd < 0 && cpu_in_root)
+        snprintf(r->cpu_reason, sizeof r->cpu_reason,
+                 "the process's cpuacct group is the root one, the whole machine's (cgroup v1)");
+    else if (r->cpu_fd < 0)
         snprintf(r->cpu_reason, sizeof r->cpu_reason,
                  "no cpuacct hierarchy for the process (cgroup v1)");
     snprintf(r->pressure_reason, sizeof r->pressure_reason,
@@ -226,8 +229,15 @@ int cgroup_locate(const char *proc_root, const char *sys_root, const char *who,
     if (mem_root >= 0) {
         static const char *const acct_names[] = {"cpuacct", "cpu,cpuacct", "cpuacct,cpu", NULL};
         static const char *const cpu_names[] = {"cpu", "cpu,cpuacct", "cpuacct,cpu", NULL};
-        int acct_root = m.have_cpuacct ? open_hierarchy(base, acct_names) : -1;
-        int cpu_root = m.have_cpu ? open_hierarchy(base, cpu_names) : -1;
+        /* A v1 hierarchy's root group is the whole machine's: where the
+         * process's cpuacct or cpu group is the root one (its memory group
+         * is not: a container whose runtime moved only some controllers),
+         * its counters are not the job's, and are not opened. */
+        loc->cpu_in_root = m.have_cpuacct && strcmp(m.cpuacct, "/") == 0;
+        int acct_root = m.have_cpuacct && !loc->cpu_in_root ? open_hierarchy(base, acct_names)
+                                                            : -1;
+        int cpu_root = m.have_cpu && strcmp(m.cpu, "/") != 0 ? open_hierarchy(base, cpu_names)
+                                                             : -1;
         loc->cpuacct_fd = acct_root >= 0 ? open_group(acct_root, m.cpuacct) : -1;
         loc->cpu_fd = cpu_root >= 0 ? open_group(cpu_root, m.cpu) : -1;
         if (acct_root >= 0)
@@ -270,7 +280,7 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
         return 0;
     }
     if (loc.version == 1)
-        open_v1(r, loc.group_fd, loc.cpuacct_fd, loc.cpu_fd);
+        open_v1(r, loc.group_fd, loc.cpuacct_fd, loc.cpu_fd, loc.cpu_in_root);
     else
         open_v2(r, loc.group_fd);
     r->version = loc.version;

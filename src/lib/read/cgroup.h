@@ -23,7 +23,9 @@ struct cgroup_location {
     char path[CGROUP_PATH_LEN]; /* v2's, or v1 memory's */
     int group_fd;             /* v2: the group; v1: its memory group */
     int cpuacct_fd, cpu_fd;   /* v1 only: its cpuacct and cpu groups (one
-                                 directory when the two are mounted joined) */
+                                 directory when the two are mounted joined);
+                                 -1 where that group is the root one */
+    int cpu_in_root;          /* v1: its cpuacct group is the root one */
 };
 
 /* Finds the group of process who ("self", or a PID) under proc_root and
