@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -2075,12 +2076,95 @@ static void test_expected_cores_of_job(void)
     result_free(&r);
 }
 
+/* A line of /proc/self/status-like text: the value after "key:\t". */
+static void status_field(const char *text, const char *key, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const char *at = text ? strstr(text, key) : NULL;
+    if (at && sscanf(at + strlen(key), ":\t%63s", out) != 1)
+        out[0] = '\0';
+    (void)cap;
+}
+
+/* How the command is started (held_command.c): as execvp would start it
+ * (PATH searched in order, a file there that may not be run passed over, a
+ * script without #! run by /bin/sh with its arguments), and with the signal
+ * mask, ignored signals and descriptor limit it would have had without us. */
+static void command_start_checks(void)
+{
+    char dir_a[300], dir_b[300], probe_a[400], probe_b[400], path[1000];
+    snprintf(dir_a, sizeof dir_a, "%s", tmp_path("path-a"));
+    snprintf(dir_b, sizeof dir_b, "%s", tmp_path("path-b"));
+    CHECK(mkdir(dir_a, 0755) == 0 || errno == EEXIST);
+    CHECK(mkdir(dir_b, 0755) == 0 || errno == EEXIST);
+    snprintf(probe_a, sizeof probe_a, "%s/gt-start-probe", dir_a);
+    snprintf(probe_b, sizeof probe_b, "%s/gt-start-probe", dir_b);
+    fputs_file(probe_a, "#!/bin/sh\necho from-a\n");
+    CHECK(chmod(probe_a, 0644) == 0); /* there, but not to be run */
+    fputs_file(probe_b, "echo from-b \"$1\"\n"); /* no #! line */
+    CHECK(chmod(probe_b, 0755) == 0);
+    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    snprintf(path, sizeof path, "%s:%s:/usr/bin:/bin", dir_a, dir_b);
+    setenv("PATH", path, 1);
+    struct result r = gt("-q", "-o", "/dev/null", "--", "gt-start-probe", "one", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_STR(r.out.data, "from-b one\n");
+    result_free(&r);
+    setenv("PATH", dir_a, 1); /* only the one that may not be run */
+    r = gt("-q", "-o", "/dev/null", "--", "gt-start-probe", NULL);
+    check_error(&r, 127, "gpu-tracker: cannot run 'gt-start-probe': Permission denied\n");
+    if (saved)
+        setenv("PATH", saved, 1);
+    else
+        unsetenv("PATH");
+    free(saved);
+    r = gt("-q", "-o", "/dev/null", "--", probe_a, NULL);
+    char want[600];
+    snprintf(want, sizeof want, "gpu-tracker: cannot run '%s': Permission denied\n", probe_a);
+    check_error(&r, 127, want);
+    r = gt("-q", "-o", "/dev/null", "--", "", NULL);
+    check_error(&r, 127, "gpu-tracker: cannot run '': No such file or directory\n");
+
+    /* What the command inherits: ours as the test has them (gpu-tracker
+     * blocks signals and ignores SIGPIPE for itself, and raises its own
+     * descriptor limit). */
+    char *own = slurp("/proc/self/status");
+    r = gt("-q", "-o", "/dev/null", "--", "cat", "/proc/self/status", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    const char *keys[] = {"SigBlk", "SigIgn"};
+    for (size_t i = 0; i < 2; i++) {
+        char mine[64], theirs[64];
+        status_field(own, keys[i], mine, sizeof mine);
+        status_field(r.out.data, keys[i], theirs, sizeof theirs);
+        CHECK_MSG(mine[0] && strcmp(mine, theirs) == 0, "%s: the command's %s, ours %s", keys[i],
+                  theirs, mine);
+    }
+    free(own);
+    result_free(&r);
+    struct rlimit lim;
+    CHECK(getrlimit(RLIMIT_NOFILE, &lim) == 0);
+    r = gt("-q", "-o", "/dev/null", "--", "cat", "/proc/self/limits", NULL);
+    const char *line = r.out.data ? strstr(r.out.data, "Max open files") : NULL;
+    unsigned long long soft = 0;
+    CHECK(line && sscanf(line, "Max open files %llu", &soft) == 1 &&
+          soft == (unsigned long long)lim.rlim_cur);
+    result_free(&r);
+}
+
+static void test_command_start(void)
+{
+    command_start_checks(); /* held sharing our memory (x86-64, arm64) */
+    setenv("GPU_TRACKER_HOLD_BY_FORK", "1", 1);
+    command_start_checks(); /* held as a fork() */
+    unsetenv("GPU_TRACKER_HOLD_BY_FORK");
+}
+
 /* gpu-tracker killed while it holds the command (here: in the GPU
  * library's init, which the fake makes wait on a FIFO): the held command
  * reads end of file on its pipe and must not run, untracked. It used to
  * exec on end of file. A helper that is its own subreaper gets the
  * orphaned command back and waits for it. */
-static void test_killed_before_release(void)
+static void killed_before_release(int by_fork)
 {
     const char *scenario = tmp_path("nvml-block");
     const char *fifo = tmp_path("nvml-block.fifo");
@@ -2097,6 +2181,8 @@ static void test_killed_before_release(void)
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
             _exit(90);
         setenv("FAKE_NVML_SCENARIO", scenario, 1);
+        if (by_fork)
+            setenv("GPU_TRACKER_HOLD_BY_FORK", "1", 1);
         setenv("GPU_TRACKER_NVML_LIBRARY", WORKLOAD_DIR "/libfake-nvml.so", 1);
         char touch[400];
         snprintf(touch, sizeof touch, "touch %s", marker);
@@ -2134,6 +2220,12 @@ static void test_killed_before_release(void)
     CHECK_MSG(access(marker, F_OK) != 0, "the held command ran after gpu-tracker was killed");
 }
 
+static void test_killed_before_release(void)
+{
+    killed_before_release(0); /* held sharing our memory (x86-64, arm64) */
+    killed_before_release(1); /* held as a fork() */
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "pid-namespace")) {
@@ -2165,6 +2257,7 @@ int main(int argc, char **argv)
     test_stopped_command();
     test_closed_stdout();
     test_fifo_output();
+    test_command_start();
     test_killed_before_release();
     test_pid_self();
     test_attach();
