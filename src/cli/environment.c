@@ -29,8 +29,3 @@ const char *cli_keeper_url(void)
 {
     return variable("GPU_TRACKER_KEEPER_URL");
 }
-
-int cli_hold_by_fork(void)
-{
-    return variable("GPU_TRACKER_HOLD_BY_FORK") != NULL;
-}

@@ -16,9 +16,4 @@ void cli_read_environment(gt_options *opts, gt_testing_hooks *hooks);
 /* GPU_TRACKER_KEEPER_URL, or NULL (the Keeper API's own address). */
 const char *cli_keeper_url(void);
 
-/* GPU_TRACKER_HOLD_BY_FORK set: the command's process is held as a fork()
- * even where it could share our memory (held_command.h), so that tests run
- * the fallback too. */
-int cli_hold_by_fork(void);
-
 #endif
