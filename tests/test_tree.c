@@ -567,12 +567,12 @@ static void test_census(void)
     CHECK(fabs(g.cpu_seconds - 1.15) < 1e-9 && g.others == 0 && g.folded == 0);
 
     size_t n;
-    struct census_change *ch = census_top_changes(&t.census, 10.0, &n);
+    gt_top_process *ch = census_top_changes(&t.census, 10.0, &n);
     CHECK(ch && n == 2);
     if (ch && n == 2) {
-        CHECK(ch[0].pid == 100 && ch[0].mono == 0 && strcmp(ch[0].name, "python") == 0);
-        CHECK(ch[1].pid == 102 && ch[1].mono == 1.0 &&
-              strcmp(ch[1].name, "pt_data_worker") == 0);
+        CHECK(ch[0].pid == 100 && ch[0].at == 0 && strcmp(ch[0].command, "python") == 0);
+        CHECK(ch[1].pid == 102 && ch[1].at == 1.0 &&
+              strcmp(ch[1].command, "pt_data_worker") == 0);
     }
     free(ch);
     tree_free(&t);

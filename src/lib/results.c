@@ -747,17 +747,7 @@ static void snapshot_who(gt_tracker *t, gt_snapshot *s)
     gpu_idle_now(t, &s->gpu_idle);
     double start = t->res.start_time;
     pthread_mutex_unlock(&t->lock);
-    size_t n = 0;
-    struct census_change *changes = census_top_changes(&t->reader.tree.census, start, &n);
-    s->top_processes = n ? calloc(n, sizeof *s->top_processes) : NULL;
-    for (size_t i = 0; s->top_processes && i < n; i++) {
-        s->top_processes[i].at = changes[i].mono;
-        s->top_processes[i].pid = changes[i].pid;
-        memcpy(s->top_processes[i].command, changes[i].name, sizeof s->top_processes[i].command);
-        s->top_processes[i].command[sizeof s->top_processes[i].command - 1] = '\0';
-    }
-    s->ntop_processes = s->top_processes ? n : 0;
-    free(changes);
+    s->top_processes = census_top_changes(&t->reader.tree.census, start, &s->ntop_processes);
 }
 
 gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)

@@ -274,17 +274,18 @@ void census_groups(struct census *c, double ticks_per_second, gt_command_groups 
     pthread_mutex_unlock(&c->lock);
 }
 
-struct census_change *census_top_changes(struct census *c, double mono_start, size_t *n)
+gt_top_process *census_top_changes(struct census *c, double mono_start, size_t *n)
 {
     *n = 0;
     pthread_mutex_lock(&c->lock);
-    struct census_change *copy = c->nchanges ? malloc(c->nchanges * sizeof *copy) : NULL;
+    gt_top_process *copy = c->nchanges ? calloc(c->nchanges, sizeof *copy) : NULL;
     if (copy) {
         for (size_t i = 0; i < c->nchanges; i++) {
-            copy[i] = c->changes[i];
-            copy[i].mono -= mono_start;
-            if (copy[i].mono < 0)
-                copy[i].mono = 0;
+            const struct census_change *e = &c->changes[i];
+            copy[i].at = e->mono > mono_start ? e->mono - mono_start : 0;
+            copy[i].pid = e->pid;
+            memcpy(copy[i].command, e->name, sizeof copy[i].command);
+            copy[i].command[sizeof copy[i].command - 1] = '\0';
         }
         *n = c->nchanges;
     }

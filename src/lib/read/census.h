@@ -92,9 +92,9 @@ void census_end(struct census *c, double mono);
  * ticks_per_second. out->struct_size is the caller's. */
 void census_groups(struct census *c, double ticks_per_second, gt_command_groups *out);
 
-/* A copy of the top process's changes (malloc'd; *n entries), with
- * mono_start subtracted from each time. NULL with *n 0 when there are none
- * or out of memory. */
-struct census_change *census_top_changes(struct census *c, double mono_start, size_t *n);
+/* The top process's changes as a snapshot keeps them (malloc'd; *n
+ * entries), each time in seconds after mono_start. NULL with *n 0 when
+ * there are none or out of memory. */
+gt_top_process *census_top_changes(struct census *c, double mono_start, size_t *n);
 
 #endif

@@ -1,7 +1,6 @@
 /* csv_api.c - libcsv loaded on first use (see csv_api.h). */
 #include "util/csv_api.h"
 
-
 #include "util/dl_bind.h"
 
 #define CSV_FN(field) {offsetof(struct csv_api, field), DL_NAMES("csv_" #field), 1}

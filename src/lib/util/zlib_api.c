@@ -1,7 +1,6 @@
 /* zlib_api.c - zlib loaded on first use (see zlib_api.h). */
 #include "util/zlib_api.h"
 
-
 #include "util/dl_bind.h"
 
 #define ZLIB_FN(field) {offsetof(struct zlib_api, field), DL_NAMES(#field), 1}
