@@ -31,6 +31,9 @@ static void test_repr(void)
     CHECK_STR(repr(67000000000.0), "67000000000.0");
     CHECK_STR(repr(1234567890123456.0), "1234567890123456.0");
     CHECK_STR(repr(1e16), "1e+16");
+    CHECK_STR(repr(-7.0), "-7.0");
+    CHECK_STR(repr(9999999999999998.0), "9999999999999998.0");
+    CHECK_STR(repr(-1234567890123456.0), "-1234567890123456.0");
     CHECK_STR(repr(1.5e17), "1.5e+17");
     CHECK_STR(repr(0.0001), "0.0001");
     CHECK_STR(repr(0.00012), "0.00012");
@@ -52,6 +55,13 @@ static void test_round3(void)
     CHECK_STR(repr(pyfloat_round3(0.0004)), "0.0");
     CHECK_STR(repr(pyfloat_round3(0.0005)), "0.001");   /* 0.000500000000000000010 */
     CHECK_STR(repr(pyfloat_round3(36594000000.0)), "36594000000.0");
+    /* whole numbers come back as they are, -0.0 with its sign */
+    CHECK_STR(repr(pyfloat_round3(0.0)), "0.0");
+    CHECK_STR(repr(pyfloat_round3(-0.0)), "-0.0");
+    CHECK_STR(repr(pyfloat_round(-42.0, 4)), "-42.0");
+    CHECK_STR(repr(pyfloat_round(1e300, 2)), "1e+300");
+    CHECK_STR(repr(pyfloat_round(0.12345, 4)), "0.1235"); /* 0.123450000000000004: up */
+    CHECK_STR(repr(pyfloat_round(2.5e-07, 6)), "0.0");
 }
 
 /* The inverse of the split, with nothing cut: a command of 10000 bytes

@@ -59,6 +59,12 @@ void pyfloat_repr(double v, char *out, size_t cap)
         snprintf(out, cap, "%s0.0", sign);
         return;
     }
+    /* A whole number below 1e16 (the series' counts, sizes and zeros) is
+     * its digits and ".0" in Python: no search for the shortest digits. */
+    if (fabs(v) < 1e16 && v == trunc(v)) {
+        snprintf(out, cap, "%.0f.0", v);
+        return;
+    }
     char digits[24];
     int decpt;
     shortest_digits(fabs(v), digits, sizeof digits, &decpt);
@@ -104,7 +110,9 @@ void pyfloat_repr(double v, char *out, size_t cap)
 
 double pyfloat_round(double v, int ndigits)
 {
-    if (!isfinite(v))
+    /* A whole number is its own rounding (ndigits >= 0): most of a
+     * series' values each sample (zero CPU of an idle process, no GPU). */
+    if (!isfinite(v) || (ndigits >= 0 && v == trunc(v)))
         return v;
     char buf[400];
     snprintf(buf, sizeof buf, "%.*f", ndigits, v);
