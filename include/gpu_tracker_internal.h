@@ -46,6 +46,22 @@ typedef struct gt_testing_hooks {
 GT_INTERNAL gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks *hooks,
                                         gt_tracker **out);
 
+/* gt_tracker_start() for a caller with a wait loop of its own (the
+ * gpu-tracker command): the baseline is taken, but the sampling thread is
+ * made only when gt_testing_start_sampler() is called, by
+ * gt_testing_sampler_due(), so that a command that ends sooner costs no
+ * thread. Where the thread must keep a moment before then (options.start_at,
+ * duration or a limit) it is made at once, as by gt_tracker_start(). */
+GT_INTERNAL gt_status gt_testing_tracker_start_deferred(gt_tracker *t);
+/* The monotonic time (as CLOCK_MONOTONIC, in seconds) by which the caller
+ * is to call gt_testing_start_sampler(); 0 when the thread is running or
+ * the tracker is not started. */
+GT_INTERNAL double gt_testing_sampler_due(const gt_tracker *t);
+/* Makes the sampling thread of a tracker started deferred (once; GT_OK
+ * when it runs already). The schedule is the baseline's: a thread made
+ * late takes the slots it missed as skipped. */
+GT_INTERNAL gt_status gt_testing_start_sampler(gt_tracker *t);
+
 /* ---- Output files --------------------------------------------------------
  * Every file the library writes follows these rules (docs/cli.md, "Output
  * files"), made for a program run as root on shared machines:

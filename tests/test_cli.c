@@ -2089,6 +2089,26 @@ static void status_field(const char *text, const char *key, char *out)
  * order, a file there that may not be run passed over, a script without
  * #! run by /bin/sh with its arguments), and with the signal mask, ignored
  * signals and descriptor limit it would have had without us. */
+/* The sampling thread is made half an interval after the baseline: a
+ * command that ends sooner never has one beside it (the cost of a short
+ * command, docs/performance.md); one that runs on sees it come. */
+static void test_sampler_thread(void)
+{
+    struct result r = gt("-q", "-o", "/dev/null", "--st", "60", "--", "sh", "-c",
+                         "cat /proc/$PPID/task/*/comm", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_MSG(r.out.data && strstr(r.out.data, "gpu-tracker") && !strstr(r.out.data, "gt:sampler"),
+              "gpu-tracker's threads while a short command runs: [%s]", r.out.data);
+    result_free(&r);
+    /* A deadline (30 s), not a timing: the thread is due after 0.1 s. */
+    r = gt("-q", "-o", "/dev/null", "--st", "0.2", "--", "sh", "-c",
+           "for i in $(seq 600); do grep -qx gt:sampler /proc/$PPID/task/*/comm && echo made && "
+           "exit 0; sleep 0.05; done; exit 1", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    CHECK_STR(r.out.data, "made\n");
+    result_free(&r);
+}
+
 static void test_command_start(void)
 {
     char dir_a[300], dir_b[300], probe_a[400], probe_b[400], path[1000];
@@ -2244,6 +2264,7 @@ int main(int argc, char **argv)
     test_closed_stdout();
     test_fifo_output();
     test_command_start();
+    test_sampler_thread();
     test_killed_before_release();
     test_pid_self();
     test_attach();

@@ -209,6 +209,77 @@ static void test_lifecycle(void)
     CHECK_MSG(open_fds() == fds_before, "%d descriptors open, %d before", open_fds(), fds_before);
 }
 
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Started deferred (as gpu-tracker starts it): the baseline at once, the
+ * sampling thread only when gt_testing_start_sampler() makes it, due half an
+ * interval after the baseline. Stopped before then, the run has its
+ * baseline and final sample and no thread ever ran; made, it samples on the
+ * baseline's schedule; a limit needs the thread from the start. */
+static void test_deferred_sampler(void)
+{
+    CHECK(wait_library_threads_gone() == 0);
+    gt_options o;
+    test_options_init(&o);
+    o.sleep_time = 0.2;
+    o.ram_unit = "megabytes";
+    gt_tracker *t;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_testing_sampler_due(t) == 0); /* not started */
+    double before = mono_now();
+    CHECK(gt_testing_tracker_start_deferred(t) == GT_OK);
+    double after = mono_now();
+    double due = gt_testing_sampler_due(t);
+    CHECK_MSG(due >= before + 0.1 && due <= after + 0.1, "due %.6f, started %.6f-%.6f", due,
+              before, after);
+    CHECK(library_threads() == 0);
+    CHECK(gt_tracker_stop(t) == GT_OK); /* no thread to wait for */
+    CHECK(gt_testing_sampler_due(t) == 0);
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    CHECK(u != NULL);
+    if (u) {
+        CHECK_MSG(u->measurement.samples == 2, "%ld samples", (long)u->measurement.samples);
+        CHECK(u->max_ram.main.total_rss > 0);
+    }
+    gt_tracker_free(t);
+    CHECK(library_threads() == 0);
+
+    /* Made: the samples follow, once; a second call makes no second thread. */
+    o.sleep_time = 0.02;
+    o.series = GT_SERIES_PROCESS;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_testing_tracker_start_deferred(t) == GT_OK);
+    CHECK(gt_testing_sampler_due(t) > 0);
+    CHECK(gt_testing_start_sampler(t) == GT_OK);
+    CHECK(library_threads() == 1);
+    CHECK(gt_testing_sampler_due(t) == 0);
+    CHECK(gt_testing_start_sampler(t) == GT_OK);
+    CHECK(library_threads() == 1);
+    CHECK(gt_tracker_wait_rows(t, 3, 60) == 1);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    u = gt_tracker_usage(t);
+    CHECK(u && u->measurement.samples >= 5); /* baseline, 3 rows, final */
+    gt_tracker_free(t);
+    CHECK(wait_library_threads_gone() == 0);
+
+    /* A limit is kept to the moment by the thread: made at once. */
+    o.series = 0;
+    o.sleep_time = 100;
+    o.max_time = 1000;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_testing_tracker_start_deferred(t) == GT_OK);
+    CHECK(gt_testing_sampler_due(t) == 0);
+    CHECK(library_threads() == 1);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    gt_tracker_free(t);
+    CHECK(wait_library_threads_gone() == 0);
+}
+
 /* Between two samples of the fixture tree main m + child c: main's RSS
  * grows to 2000 kB, the child's to 6000 (5000 private, 1000 shared), the
  * machine's 4 cores are half busy (400 of 800 ticks) and 3 GB of its 8 are
@@ -1077,6 +1148,7 @@ int main(void)
     test_option_errors();
     test_options_size();
     test_lifecycle();
+    test_deferred_sampler();
     test_fork();
     test_fixture_run();
     test_tracking_file();

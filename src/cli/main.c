@@ -457,6 +457,9 @@ int gt_cli_main(int argc, char **argv)
     release_warnings(0);
     if (rc == 0 && r.left_running > 0 && !o.tracker.disable_logs)
         warn_left_running(&r);
+    if (rc == 0 && r.sampler_error[0])
+        fprintf(stderr, "gpu-tracker: warning: %s; the figures are those of the start and the "
+                "end of the run only\n", r.sampler_error);
     if (rc < 0) {
         for (int i = 0; i < 2; i++)
             if (csv_fds[i] > STDOUT_FILENO)

@@ -31,6 +31,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The signals we take from the signalfd while tracking: those we pass on,
@@ -98,19 +99,48 @@ void run_ignore_sigpipe(void)
     sigaction(SIGPIPE, &ign, &inherited_sigpipe);
 }
 
-/* Creates and starts a tracker for opts; NULL with the reason in err. */
+/* Creates and starts a tracker for opts; NULL with the reason in err. Its
+ * sampling thread is made when the first look nears (sampler_poll_ms):
+ * a command that ends sooner, as many in a pipeline do, costs none. */
 static gt_tracker *start_tracker(const gt_options *opts, const gt_testing_hooks *hooks,
                                  char *err, size_t errcap)
 {
     gt_tracker *tracker = NULL;
     gt_status st = gt_testing_tracker_new(opts, hooks, &tracker);
     if (st == GT_OK)
-        st = gt_tracker_start(tracker);
+        st = gt_testing_tracker_start_deferred(tracker);
     if (st == GT_OK)
         return tracker;
     snprintf(err, errcap, "%s", gt_last_error());
     gt_tracker_free(tracker);
     return NULL;
+}
+
+/* The poll timeout of a wait loop whose own is wait_ms (-1: none): no
+ * later than the moment the sampling thread is due, made there when it is
+ * (a failure is kept in r, and tracking goes on to the final sample).
+ * *for_sampler says the timeout is the thread's, not the loop's: a poll
+ * that times out then is no tick (a status line before the first sample
+ * would show nothing yet). */
+static int sampler_poll_ms(gt_tracker *t, int wait_ms, struct run_result *r, int *for_sampler)
+{
+    *for_sampler = 0;
+    double due = gt_testing_sampler_due(t);
+    if (due <= 0)
+        return wait_ms;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double left = due - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+    if (left <= 0) {
+        if (gt_testing_start_sampler(t) != GT_OK)
+            snprintf(r->sampler_error, sizeof r->sampler_error, "%s", gt_last_error());
+        return wait_ms;
+    }
+    int ms = left < 86400 ? (int)(left * 1000.0) + 1 : 86400 * 1000; /* --st of days */
+    if (wait_ms >= 0 && wait_ms <= ms)
+        return wait_ms;
+    *for_sampler = 1;
+    return ms;
 }
 
 static void set_status(struct run_result *r, int wstatus)
@@ -211,7 +241,7 @@ static size_t live_children(pid_t command, gt_tracker *tracker, pid_t *pids, siz
  * (now our children) have ended too. A signal to us is passed on to them
  * and ends the wait. */
 static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
-                              const struct run_control *control)
+                              const struct run_control *control, struct run_result *r)
 {
     pid_t pids[64];
     for (;;) {
@@ -219,7 +249,10 @@ static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
         if (n == 0)
             return;
         struct pollfd p = {.fd = sfd, .events = POLLIN};
-        if (poll(&p, 1, control->on_tick ? 1000 : -1) < 0 && errno != EINTR)
+        int for_sampler;
+        int wait_ms = sampler_poll_ms(tracker, control->on_tick ? 1000 : -1, r, &for_sampler);
+        int rc = poll(&p, 1, wait_ms);
+        if (rc < 0 && errno != EINTR)
             return;
         int stop = 0;
         struct signalfd_siginfo si;
@@ -237,7 +270,7 @@ static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
         }
         if (stop)
             return;
-        if (control->on_tick)
+        if (control->on_tick && !(rc == 0 && for_sampler))
             control->on_tick(tracker);
     }
 }
@@ -382,13 +415,16 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
      * waited in the signalfd). */
     while (!reap_others(pid, tracker)) {
         struct pollfd p = {.fd = sfd, .events = POLLIN};
-        if (poll(&p, 1, control->on_tick ? 1000 : -1) < 0 && errno != EINTR)
+        int for_sampler;
+        int wait_ms = sampler_poll_ms(tracker, control->on_tick ? 1000 : -1, r, &for_sampler);
+        int rc = poll(&p, 1, wait_ms);
+        if (rc < 0 && errno != EINTR)
             break;
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
             if (si.ssi_signo != SIGCHLD && !terminal_signal(control, &si))
                 forward(pid, &si);
-        if (control->on_tick)
+        if (control->on_tick && !(rc == 0 && for_sampler))
             control->on_tick(tracker);
     }
     /* What the command started and left running (without a subreaper we
@@ -396,7 +432,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
      * as it is now. */
     if (!hooks->sampled_only) {
         if (control->wait_all || (control->wait_rest && control->wait_rest(tracker)))
-            wait_for_the_rest(pid, tracker, sfd, control);
+            wait_for_the_rest(pid, tracker, sfd, control, r);
         r->left_running = live_children(pid, tracker, r->left_pids, RUN_LEFT_PIDS);
     }
     gt_tracker_stop(tracker);
@@ -472,8 +508,11 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
     while (!stop_sig) {
         /* No pidfd (kernel < 5.3, or a fixture root): look every 50 ms. */
         struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
-        int rc = poll(p, pidfd >= 0 ? 2 : 1, pidfd < 0 ? 50 : control->on_tick ? 1000 : -1);
-        if (control->on_tick)
+        int for_sampler;
+        int rc = poll(p, pidfd >= 0 ? 2 : 1,
+                      sampler_poll_ms(tracker, pidfd < 0 ? 50 : control->on_tick ? 1000 : -1, r,
+                                      &for_sampler));
+        if (control->on_tick && !(rc == 0 && for_sampler))
             control->on_tick(tracker);
         if (rc < 0 && errno != EINTR)
             break;

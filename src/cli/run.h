@@ -25,6 +25,10 @@ struct run_result {
      * and the PIDs of the first RUN_LEFT_PIDS. */
     size_t left_running;
     pid_t left_pids[RUN_LEFT_PIDS];
+    /* Why the sampling thread could not be made when the first look came
+     * ("": it was, or the run ended first); the run then has only its
+     * start and its end. */
+    char sampler_error[256];
 };
 
 /* What the caller wants besides the run itself. */

@@ -484,7 +484,28 @@ static double scheduled_start(const gt_options *o)
     return at > now ? at : 0;
 }
 
-gt_status gt_tracker_start(gt_tracker *t)
+/* Starts the sampling thread of a started tracker (once). */
+static gt_status start_sampler(gt_tracker *t)
+{
+    int rc = start_library_thread(&t->thread, "gt:sampler", sampler_main, t);
+    if (rc != 0)
+        return gt_fail(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
+    t->thread_started = 1;
+    t->sampler_due = 0;
+    return GT_OK;
+}
+
+/* Whether the sampling thread may wait until the first look is near: only
+ * when nothing but the samples needs it before then (no scheduled start,
+ * duration or limit, which the thread keeps to the moment). */
+static int sampler_may_wait(const gt_tracker *t)
+{
+    return t->delayed_start <= 0 && !(t->cfg.o.duration > 0) && t->limits.nset == 0;
+}
+
+/* gt_tracker_start(), the thread made now (deferred 0) or, where
+ * sampler_may_wait(), left to gt_tracker_start_sampler() (deferred 1). */
+static gt_status tracker_start(gt_tracker *t, int deferred)
 {
     gt_clear_error();
     if (!tracker_owned_here(t))
@@ -515,20 +536,52 @@ gt_status gt_tracker_start(gt_tracker *t)
     if (t->delayed_start <= 0)
         take_baseline(t, 0); /* no thread yet: the reader and sinks are ours */
 
-    int rc = start_library_thread(&t->thread, "gt:sampler", sampler_main, t);
-    if (rc != 0) {
-        backup_sink_finish(&t->sinks.backup);
-        return gt_fail(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
+    if (deferred && sampler_may_wait(t)) {
+        /* Half an interval ahead of the first look: time enough to make
+         * the thread without making that look late. */
+        t->sampler_due = t->res.start_time + t->cfg.o.sleep_time / 2;
+    } else {
+        gt_status st = start_sampler(t);
+        if (st != GT_OK) {
+            backup_sink_finish(&t->sinks.backup);
+            return st;
+        }
     }
-    t->thread_started = 1;
     t->state = STATE_STARTED;
     return GT_OK;
+}
+
+gt_status gt_tracker_start(gt_tracker *t)
+{
+    return tracker_start(t, 0);
+}
+
+gt_status gt_testing_tracker_start_deferred(gt_tracker *t)
+{
+    return tracker_start(t, 1);
+}
+
+double gt_testing_sampler_due(const gt_tracker *t)
+{
+    return t->state == STATE_STARTED && !t->thread_started ? t->sampler_due : 0;
+}
+
+gt_status gt_testing_start_sampler(gt_tracker *t)
+{
+    gt_clear_error();
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state != STATE_STARTED || t->thread_started)
+        return GT_OK;
+    return start_sampler(t);
 }
 
 /* Asks the sampling thread to stop and waits up to timeout seconds for it.
  * Returns 1 when it has finished (and is joined). */
 static int stop_sampler(gt_tracker *t, double timeout)
 {
+    if (!t->thread_started)
+        return 1; /* never made (gt_testing_tracker_start_deferred): nothing to wait for */
     pthread_mutex_lock(&t->lock);
     t->stop_requested = 1;
     wake_word_set(&t->stop_word);

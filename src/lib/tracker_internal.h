@@ -30,6 +30,10 @@ struct gt_tracker {
     enum state state;  /* changed only by the API calls */
     pthread_t thread;
     int thread_started;
+    /* Started without its thread (gt_testing_tracker_start_deferred): the
+     * monotonic time by which gt_testing_start_sampler() is to make it
+     * (0: made, or to be made at the start). */
+    double sampler_due;
     /* options.start_at ahead: the sampling thread takes the baseline at
      * this epoch time (0: gt_tracker_start() took it). */
     double delayed_start;
