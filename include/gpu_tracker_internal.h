@@ -59,7 +59,7 @@ GT_INTERNAL gt_status gt_testing_tracker_start_deferred(gt_tracker *t);
 GT_INTERNAL double gt_testing_sampler_due(const gt_tracker *t);
 /* Makes the sampling thread of a tracker started deferred (once; GT_OK
  * when it runs already). The schedule is the baseline's: a thread made
- * late takes the slots it missed as skipped. */
+ * after the first slot takes that look at once, counted as late. */
 GT_INTERNAL gt_status gt_testing_start_sampler(gt_tracker *t);
 
 /* ---- Output files --------------------------------------------------------

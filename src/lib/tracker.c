@@ -504,7 +504,7 @@ static int sampler_may_wait(const gt_tracker *t)
 }
 
 /* gt_tracker_start(), the thread made now (deferred 0) or, where
- * sampler_may_wait(), left to gt_tracker_start_sampler() (deferred 1). */
+ * sampler_may_wait(), left to gt_testing_start_sampler() (deferred 1). */
 static gt_status tracker_start(gt_tracker *t, int deferred)
 {
     gt_clear_error();
