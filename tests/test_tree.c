@@ -617,8 +617,45 @@ static void test_census(void)
     census_free(&c);
 }
 
+/* A peak's list names each process by its command line; one that is
+ * exiting when a later peak names it (its cmdline reads empty once its
+ * memory is gone) keeps the line an earlier list read. */
+static void test_peak_names(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = main_proc();
+    m.children = "101";
+    struct fx_proc c = {.pid = 101, .ppid = 100, .rss_kb = 2000, .anon_kb = 2000,
+                        .private_kb = 2000, .pss_kb = 2000, .starttime = 1001};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    fx_write(root, "101/cmdline", "child --flag");
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
+    struct tree_sample s;
+    gt_peak_breakdown b = {.struct_size = sizeof b};
+    CHECK(tree_walk(&t, &s) == 0);
+    tree_memory_breakdown(&t, &b);
+    CHECK(b.nprocesses == 2 && b.processes[0].pid == 101);
+    CHECK_STR(b.processes[0].cmdline, "child --flag");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/101/cmdline", root);
+    CHECK(unlink(path) == 0);
+    CHECK(tree_walk(&t, &s) == 0);
+    memset(&b, 0, sizeof b);
+    b.struct_size = sizeof b;
+    tree_memory_breakdown(&t, &b);
+    CHECK(b.nprocesses == 2 && b.processes[0].pid == 101);
+    CHECK_STR(b.processes[0].cmdline, "child --flag");
+    CHECK_STR(b.processes[1].cmdline, ""); /* main never had one here */
+    tree_free(&t);
+    fx_rmroot(root);
+}
+
 int main(void)
 {
+    test_peak_names();
     test_pid_index();
     test_walk_sums_and_departures();
     test_reaper_and_zombie();

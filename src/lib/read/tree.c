@@ -237,6 +237,22 @@ static void peak_identity(struct tree *t, size_t i, double bytes, gt_peak_proces
     e->threads = p->st.num_threads;
     memcpy(e->command, p->st.comm, sizeof e->command); /* the walk's stat had it */
     read_small(&p->h, "cmdline", e->cmdline, sizeof e->cmdline);
+    const size_t n = sizeof t->peak_names / sizeof t->peak_names[0];
+    size_t k = 0;
+    while (k < n && !(t->peak_names[k].pid == p->pid && t->peak_names[k].starttime == p->starttime))
+        k++;
+    if (!e->cmdline[0]) {
+        if (k < n) /* exiting since the walk: the line it had */
+            memcpy(e->cmdline, t->peak_names[k].cmdline, sizeof e->cmdline);
+        return;
+    }
+    if (k == n) {
+        k = (size_t)t->next_peak_name;
+        t->next_peak_name = (int)((k + 1) % n);
+    }
+    t->peak_names[k].pid = p->pid;
+    t->peak_names[k].starttime = p->starttime;
+    memcpy(t->peak_names[k].cmdline, e->cmdline, sizeof e->cmdline);
 }
 
 /* Keeps the n largest of what it is offered (slot and size), largest

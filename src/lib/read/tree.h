@@ -73,6 +73,16 @@ struct tree {
      * walk's monotonic time, set by the caller before it (0 in fixtures). */
     struct census census;
     double walk_time;
+    /* The command lines the peak lists have named, by PID and start time
+     * (a ring of the newest): a process that is exiting when a later peak
+     * names it reads an empty cmdline once its memory is gone, and keeps
+     * the line it had. */
+    struct peak_name {
+        pid_t pid;
+        unsigned long long starttime;
+        char cmdline[sizeof(((gt_peak_process *)0)->cmdline)];
+    } peak_names[2 * GT_AT_PEAK_MAX];
+    int next_peak_name;
 };
 
 /* Opens the procfs root and checks that main exists; at most
