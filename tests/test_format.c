@@ -167,8 +167,15 @@ static void test_job_names(void)
     CHECK_STR(note, "not in a Slurm job step: %j became local-20261126-080000-4242, %t 0");
     struct job_identity real;
     job_identity_read(&real);
-    CHECK_MSG(!strncmp(real.local_job, "local-", 6) && strlen(real.local_job) > 22,
-              "%s", real.local_job);
+    CHECK(!real.local_job[0] && !real.host[0]); /* made when a name asks */
+    CHECK(job_name_expand("%j.%h", &real, "-o", &out, err, sizeof err) == 0);
+    char want_end[64];
+    snprintf(want_end, sizeof want_end, "-%ld.", (long)getpid());
+    CHECK_MSG(out && !strncmp(out, "local-", 6) && strlen(real.local_job) > 22 &&
+                  strstr(out, want_end) && real.host[0] &&
+                  !strcmp(strchr(out, '.') + 1, real.host),
+              "%s", out ? out : "(null)");
+    free(out);
     CHECK(job_name_expand("run-%x.csv", &id, "-o", &out, err, sizeof err) == -1);
     CHECK_STR(err, "-o 'run-%x.csv': unknown field '%x' in the name; valid fields are %j (job), "
                    "%a (array task), %t (task rank), %n (node), %h (host), %p (gpu-tracker's "
@@ -189,7 +196,7 @@ static void test_job_names(void)
     CHECK_STR(env.job.array_task_id, "");
     CHECK_STR(env.job.node, "node-1");
     CHECK(env.job.ntasks == 64);
-    CHECK(env.pid == getpid() && env.host[0]);
+    CHECK(env.pid == getpid());
     unsetenv("SLURMD_NODENAME");
     unsetenv("SLURM_JOB_ID");
     job_identity_read(&env);

@@ -14,19 +14,40 @@ void job_identity_read(struct job_identity *id)
     memset(id, 0, sizeof *id);
     id->job.struct_size = sizeof id->job;
     gt_job_info_from_environ(NULL, &id->job);
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
-    /* A host name is used in file names: only the bytes a name has. */
-    if (host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")] == '\0')
-        memcpy(id->host, host, sizeof id->host);
     id->pid = getpid();
-    time_t now = time(NULL);
-    struct tm tm;
-    char stamp[32] = "0";
-    if (localtime_r(&now, &tm))
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(id->local_job, sizeof id->local_job, "local-%s-%ld", stamp, (long)id->pid);
+    /* host and local_job are made when a name asks for them (%h, %j):
+     * most runs name no file so, and the time zone file is 10 µs. */
+}
+
+/* id->host, read when first asked for ("" when it is not a plain name). */
+static const char *identity_host(struct job_identity *id)
+{
+    if (!id->host[0]) {
+        char host[256] = "";
+        if (gethostname(host, sizeof host - 1) != 0)
+            host[0] = '\0';
+        /* A host name is used in file names: only the bytes a name has. */
+        static const char name_bytes[] =
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
+        if (host[strspn(host, name_bytes)] == '\0')
+            memcpy(id->host, host, sizeof id->host);
+    }
+    return id->host;
+}
+
+/* id->local_job, made when first asked for: the start of the run (this
+ * moment, local time) and our PID. */
+static const char *identity_local_job(struct job_identity *id)
+{
+    if (!id->local_job[0]) {
+        time_t now = time(NULL);
+        struct tm tm;
+        char stamp[32] = "0";
+        if (localtime_r(&now, &tm))
+            strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(id->local_job, sizeof id->local_job, "local-%s-%ld", stamp, (long)id->pid);
+    }
+    return id->local_job;
 }
 
 void job_names_stood_in(const struct job_identity *id, char *buf, size_t cap)
@@ -69,7 +90,7 @@ int job_name_expand(const char *pattern, struct job_identity *id, const char *wh
         case 'j':
             value = id->job.job_id;
             if (!*value) {
-                value = id->local_job;
+                value = identity_local_job(id);
                 id->stood_in |= JOB_FIELD_J;
             }
             break;
@@ -88,7 +109,7 @@ int job_name_expand(const char *pattern, struct job_identity *id, const char *wh
             }
             break;
         case 'n': value = id->job.node; missing = "the node's name is not known"; break;
-        case 'h': value = id->host; missing = "the host name is not known"; break;
+        case 'h': value = identity_host(id); missing = "the host name is not known"; break;
         case 'p':
             snprintf(pid, sizeof pid, "%ld", (long)id->pid);
             value = pid;
