@@ -22,9 +22,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -197,6 +199,39 @@ static int reap_others(pid_t command, gt_tracker *tracker)
     }
 }
 
+/* The whole of the file at path (a children file: "PID PID ..."), however
+ * long, NUL-terminated in *buf (malloc'd, *bufcap bytes, grown to fit);
+ * NULL when it cannot be opened (a thread that has just ended). Plain reads,
+ * not stdio: this runs at the end of every run. */
+static const char *read_whole(const char *path, char **buf, size_t *bufcap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t len = 0;
+    for (;;) {
+        if (len + 1 >= *bufcap) {
+            size_t grown = *bufcap ? 2 * *bufcap : 4096;
+            char *more = realloc(*buf, grown);
+            if (!more)
+                break; /* what was read so far */
+            *buf = more;
+            *bufcap = grown;
+        }
+        ssize_t got = read(fd, *buf + len, *bufcap - 1 - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+    }
+    close(fd);
+    if (!*buf)
+        return "";
+    (*buf)[len] = '\0';
+    return *buf;
+}
+
 /* Our live children other than the command: the processes it started that
  * came to us, as their subreaper, when their parents ended (a child of ours
  * that has exited is reaped here, its peak RSS given to the tracker).
@@ -208,31 +243,33 @@ static size_t live_children(pid_t command, gt_tracker *tracker, pid_t *pids, siz
     DIR *tasks = opendir("/proc/self/task");
     if (!tasks)
         return 0;
+    char *buf = NULL;
+    size_t bufcap = 0;
     struct dirent *e;
     while ((e = readdir(tasks)) != NULL) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
         char path[64];
         snprintf(path, sizeof path, "/proc/self/task/%.16s/children", e->d_name);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue; /* a thread that has just ended */
-        int child;
-        while (fscanf(f, "%d", &child) == 1) {
-            if (child == command)
+        const char *list = read_whole(path, &buf, &bufcap);
+        for (char *end; list && *list; list = end) {
+            long child = strtol(list, &end, 10);
+            if (end == list)
+                break;
+            if (child <= 0 || child > INT_MAX || child == command)
                 continue;
             int ws;
             struct rusage ru;
-            if (wait4(child, &ws, WNOHANG, &ru) == child) {
-                gt_tracker_add_reaped(tracker, child, &ru);
+            if (wait4((pid_t)child, &ws, WNOHANG, &ru) == (pid_t)child) {
+                gt_tracker_add_reaped(tracker, (pid_t)child, &ru);
                 continue;
             }
             if (n < cap)
-                pids[n] = child;
+                pids[n] = (pid_t)child;
             n++;
         }
-        fclose(f);
     }
+    free(buf);
     closedir(tasks);
     return n;
 }
