@@ -93,10 +93,10 @@ int main(int argc, char **argv)
         const int periodic = 2000, full = 200;
         double t0 = cpu_now();
         for (int i = 0; i < periodic; i++)
-            cgroup_read(&r, 0, NULL, &s);
+            cgroup_read(&r, 0, NULL, NULL, 0, &s);
         double t1 = cpu_now();
         for (int i = 0; i < full; i++)
-            cgroup_read(&r, 1, NULL, &s);
+            cgroup_read(&r, 1, NULL, NULL, 0, &s);
         double t2 = cpu_now();
         printf("%.2f %.2f\n", (t1 - t0) / periodic * 1e6, (t2 - t1) / full * 1e6);
     }

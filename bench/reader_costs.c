@@ -126,7 +126,7 @@ static void call_system_series(struct sample_reader *r, void *arg)
 static struct cgroup_sample cgroup_out;
 static void call_cgroup(struct sample_reader *r, void *arg)
 {
-    cgroup_read(&r->cg, *(int *)arg, NULL, &cgroup_out);
+    cgroup_read(&r->cg, *(int *)arg, NULL, NULL, 0, &cgroup_out);
 }
 
 static struct rapl_sample rapl_out;

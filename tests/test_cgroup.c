@@ -73,7 +73,7 @@ static void test_v2_reader(void)
     CHECK_STR(r.reason, "");
     CHECK_STR(r.memory_reason, "");
     struct cgroup_sample s;
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.members_ok && s.nmembers == 2 && s.members[0] == 100 && s.members[1] == 101);
     CHECK(s.mem_ok && s.mem_current == 104857600ULL);
     CHECK(s.peak_ok && s.mem_peak == 629145600ULL);
@@ -106,33 +106,45 @@ static void test_v2_reader(void)
     struct pid_roles roles = {&ix, role};
     CHECK(cgroup_read_members(&r, 0) == 0);
     fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n102\n555\n777\n");
-    CHECK(cgroup_read(&r, 0, &roles, &s) == 0);
+    CHECK(cgroup_read(&r, 0, &roles, NULL, 0, &s) == 0);
     CHECK(s.members_ok && s.nmembers == 2 && s.members[0] == 100 && s.members[1] == 555);
     /* v2 reads the list at every sample: now 102 is there, alive and not
      * in this (unchanged) walk: kept, to be judged by the next walk. */
     struct fx_proc kid = {.pid = 102, .ppid = 100, .starttime = 9};
     fx_proc_write(proc, &kid);
     CHECK(cgroup_read_members(&r, 0) == 0);
-    CHECK(cgroup_read(&r, 0, &roles, &s) == 0);
+    CHECK(cgroup_read(&r, 0, &roles, NULL, 0, &s) == 0);
     CHECK(s.members_ok && s.nmembers == 3 && s.members[1] == 102);
+    /* 555 seen outside the tree twice before and here again: the group is
+     * shared from this sample on, and nothing but its members is read (a
+     * full sample too). A stranger not among them (556) changes nothing. */
+    const pid_t seen_twice[] = {556, 555};
+    CHECK(cgroup_read_members(&r, 1) == 0);
+    CHECK(cgroup_read(&r, 1, &roles, seen_twice, 2, &s) == 0);
+    CHECK(s.members_ok && s.nmembers == 4); /* 777 not looked for: shared all the same */
+    CHECK(!s.mem_ok && !s.peak_ok && !s.events_ok && !s.cpu_ok && !s.limit_ok &&
+          !s.psi_ok[CGROUP_PSI_CPU]);
+    CHECK(cgroup_read_members(&r, 1) == 0);
+    CHECK(cgroup_read(&r, 1, &roles, seen_twice, 1, &s) == 0);
+    CHECK(s.members_ok && s.mem_ok && s.cpu_ok && s.psi_ok[CGROUP_PSI_CPU]);
     pid_index_free(&ix);
     fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n101\n");
 
     /* Not the highest usage yet: memory.stat is not read again. A
      * periodic sample leaves the slow parts out. */
     fx_write(sys, "fs/cgroup/job/memory.current", "52428800\n");
-    CHECK(cgroup_read(&r, 0, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 0, NULL, NULL, 0, &s) == 0);
     CHECK(s.mem_ok && s.mem_current == 52428800ULL && !s.split_ok);
     CHECK(!s.cpu_ok && !s.limit_ok && !s.psi_ok[0]);
     /* a new high: read again */
     fx_write(sys, "fs/cgroup/job/memory.current", "209715200\n");
-    CHECK(cgroup_read(&r, 0, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 0, NULL, NULL, 0, &s) == 0);
     CHECK(s.split_ok);
 
     /* No limit, no quota. */
     fx_write(sys, "fs/cgroup/job/memory.max", "max\n");
     fx_write(sys, "fs/cgroup/job/cpu.max", "max 100000\n");
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.limit_ok && s.mem_limit == 0);
     CHECK(s.throttle_ok && s.quota_cores == 0);
 
@@ -140,12 +152,12 @@ static void test_v2_reader(void)
     fx_write(sys, "fs/cgroup/job/memory.current", "lots\n");
     fx_write(sys, "fs/cgroup/job/memory.events", "oom_kill many\n");
     fx_write(sys, "fs/cgroup/job/cpu.pressure", "some avg10=0.00 total=many\n");
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(!s.mem_ok && s.peak_ok && !s.events_ok && s.cpu_ok && !s.psi_ok[CGROUP_PSI_CPU] &&
           s.psi_ok[CGROUP_PSI_MEMORY]);
     /* A member list that is not one: nothing of the group counts. */
     fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\nabc\n");
-    CHECK(cgroup_read(&r, 0, NULL, &s) == -1);
+    CHECK(cgroup_read(&r, 0, NULL, NULL, 0, &s) == -1);
     cgroup_reader_close(&r);
     cgroup_reader_close(&r); /* again: safe */
     fx_rmroot(root);
@@ -185,7 +197,7 @@ static void test_v1_reader(void)
     CHECK_STR(r.path, "/slurm/job_1/step_0");
     CHECK_CONTAINS(r.pressure_reason, "cgroup v1 keeps no pressure stall information");
     struct cgroup_sample s;
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.mem_ok && s.mem_current == 1048576 && s.peak_ok && s.mem_peak == 4194304);
     CHECK(s.split_ok && s.anon == 8192 && s.file == 4096 && s.shmem == 1024);
     CHECK(s.events_ok && s.oom_kill == 2 && s.limit_hits == 7);
@@ -198,7 +210,7 @@ static void test_v1_reader(void)
     /* A kernel before 4.13 has no oom_kill line: no event figures. */
     M("memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
     C("cpu.cfs_quota_us", "200000\n");
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(!s.events_ok);
     CHECK(s.quota_cores > 1.99 && s.quota_cores < 2.01);
     cgroup_reader_close(&r);
@@ -207,7 +219,7 @@ static void test_v1_reader(void)
     CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
     CHECK(r.version == 1 && r.cpu_fd < 0);
     CHECK_CONTAINS(r.cpu_reason, "no cpuacct hierarchy");
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.mem_ok && !s.cpu_ok);
     cgroup_reader_close(&r);
     /* The memory group a job's, cpu and cpuacct the root one (a runtime
@@ -218,7 +230,7 @@ static void test_v1_reader(void)
     CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
     CHECK(r.version == 1 && r.cpu_fd < 0 && r.throttle_fd < 0 && r.quota_fd < 0);
     CHECK_CONTAINS(r.cpu_reason, "cpuacct group is the root one");
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.mem_ok && !s.cpu_ok && !s.throttle_ok);
     cgroup_reader_close(&r);
 #undef M
@@ -237,7 +249,7 @@ static void test_reader_failures(void)
     CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0); /* no such process */
     CHECK(r.version == 0);
     CHECK_CONTAINS(r.reason, "/100/cgroup: ");
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0 && s.version == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0 && s.version == 0);
     cgroup_reader_close(&r);
 
     fx_mkdirs(proc, "100");
@@ -288,13 +300,13 @@ static void test_reader_failures(void)
     CHECK_STR(r.memory_reason, "the memory controller is not enabled for the cgroup /job (its "
                                "parent's cgroup.subtree_control lacks memory)");
     CHECK_CONTAINS(r.pressure_reason, "no pressure stall information for the cgroup /job");
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.members_ok && !s.mem_ok && !s.peak_ok && !s.split_ok);
     CHECK(s.cpu_ok && !s.throttle_ok); /* no cpu controller: no throttling lines */
     fx_write(sys, "fs/cgroup/job/memory.current", "4096\n");
     cgroup_reader_close(&r);
     CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
-    CHECK(cgroup_read(&r, 1, NULL, &s) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.mem_ok && !s.split_ok); /* memory.stat unreadable */
     cgroup_reader_close(&r);
     fx_rmroot(root);

@@ -221,6 +221,9 @@ static struct read_plan next_read_plan(gt_tracker *t)
         /* A shared group's figures are never used: stop paying for them (a
          * user's session group can hold thousands of processes). */
         .cgroup = !t->pipe.cg.shared,
+        /* Strangers seen twice: a third sighting shares the group. */
+        .cgroup_strangers = t->pipe.cg.pending[1],
+        .ncgroup_strangers = t->pipe.cg.npending[1],
     };
     return plan;
 }

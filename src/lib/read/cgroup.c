@@ -602,8 +602,23 @@ GT_HOT int cgroup_read_members(struct cgroup_reader *r, int full)
     return r->members_failed ? -1 : 0;
 }
 
+/* Whether a member outside roles' tree is one of strangers (cgroup_read). */
+static int stranger_stays(const struct cgroup_reader *r, const struct pid_roles *roles,
+                          const pid_t *strangers, size_t nstrangers)
+{
+    for (size_t i = 0; i < r->nmembers; i++) {
+        pid_t pid = r->members[i];
+        if (pid == r->self_pid || in_roles(roles, pid))
+            continue;
+        for (size_t k = 0; k < nstrangers; k++)
+            if (strangers[k] == pid)
+                return 1;
+    }
+    return 0;
+}
+
 GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
-                       struct cgroup_sample *out)
+                       const pid_t *strangers, size_t nstrangers, struct cgroup_sample *out)
 {
     memset(out, 0, sizeof *out);
     if (!r->version)
@@ -622,11 +637,18 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles
             out->root_pid = r->root_pid;
             out->outside_path = r->outside_path;
         }
-        if (roles && roles->index)
+        /* Shared from now on: the rest would never be used (the final
+         * sample of a short run in a shared group, as a terminal's is),
+         * nor which of the other members have ended since the list. */
+        int shared = roles && roles->index && nstrangers &&
+                     stranger_stays(r, roles, strangers, nstrangers);
+        if (roles && roles->index && !shared)
             drop_departed(r, roles);
         out->members_ok = 1;
         out->members = r->members;
         out->nmembers = r->nmembers;
+        if (shared)
+            return 0;
     }
     read_memory(r, out);
     if (!full)

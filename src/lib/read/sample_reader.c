@@ -408,6 +408,7 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
     if (read_cgroup) {
         /* the baseline and the final sample read every part */
         s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, s->tree_ok ? &s->roles : NULL,
+                                   plan->cgroup_strangers, plan->ncgroup_strangers,
                                    &s->cgroup) == 0;
         if (!s->cgroup_ok)
             warn_once(r->warner, WARN_CGROUP_GONE,

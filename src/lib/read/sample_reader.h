@@ -109,6 +109,11 @@ struct read_plan {
                      series (the exporter's, when someone will see them) */
     int cgroup;   /* the job's cgroup files (0 once the group is found
                      shared: its figures will not be used) */
+    /* Members outside the tree at the two samples before (the pipeline's
+     * count of sightings): one still there and still outside makes the
+     * group shared at this sample, which then reads the members alone. */
+    const pid_t *cgroup_strangers;
+    size_t ncgroup_strangers;
 };
 
 /* Closes what is open; safe on a reader whose open failed, and again. */
