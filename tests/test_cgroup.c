@@ -127,6 +127,12 @@ static void test_v2_reader(void)
     CHECK(cgroup_read_members(&r, 1) == 0);
     CHECK(cgroup_read(&r, 1, &roles, seen_twice, 1, &s) == 0);
     CHECK(s.members_ok && s.mem_ok && s.cpu_ok && s.psi_ok[CGROUP_PSI_CPU]);
+    /* One that has ended (777: still listed, its /proc entry gone) is no
+     * one's work: read in full, and left out of the members. */
+    const pid_t ended[] = {777};
+    CHECK(cgroup_read_members(&r, 1) == 0);
+    CHECK(cgroup_read(&r, 1, &roles, ended, 1, &s) == 0);
+    CHECK(s.members_ok && s.nmembers == 3 && s.mem_ok && s.cpu_ok);
     pid_index_free(&ix);
     fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n101\n");
 

@@ -602,7 +602,8 @@ GT_HOT int cgroup_read_members(struct cgroup_reader *r, int full)
     return r->members_failed ? -1 : 0;
 }
 
-/* Whether a member outside roles' tree is one of strangers (cgroup_read). */
+/* Whether a member outside roles' tree is one of strangers, alive (one
+ * that has ended is no one's work: drop_departed), for cgroup_read. */
 static int stranger_stays(const struct cgroup_reader *r, const struct pid_roles *roles,
                           const pid_t *strangers, size_t nstrangers)
 {
@@ -610,9 +611,15 @@ static int stranger_stays(const struct cgroup_reader *r, const struct pid_roles 
         pid_t pid = r->members[i];
         if (pid == r->self_pid || in_roles(roles, pid))
             continue;
-        for (size_t k = 0; k < nstrangers; k++)
-            if (strangers[k] == pid)
+        for (size_t k = 0; k < nstrangers; k++) {
+            if (strangers[k] != pid)
+                continue;
+            char path[4096];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%d", r->proc_root, (int)pid);
+            if (stat(path, &st) == 0 || errno != ENOENT)
                 return 1;
+        }
     }
     return 0;
 }
