@@ -71,7 +71,7 @@ static void gpu_opener_run(void *arg)
 {
     struct gpu_opener *o = arg;
     struct gpu_config cfg = {o->brand,        o->uuids,     o->nvml_library,
-                             o->rsmi_library, o->proc_root, o->sys_root};
+                             o->rsmi_library, o->proc_root, o->sys_root, 0, 0};
     o->result = gpu_open(&o->gpu, &cfg, o->err, sizeof o->err);
 }
 
@@ -89,7 +89,8 @@ static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, c
 {
     const char *uuids = r->cfg.gpu_uuids;
     struct gpu_config cfg = {r->cfg.gpu_brand, uuids, r->cfg.nvml_library, r->cfg.rsmi_library,
-                             r->cfg.proc_root, r->cfg.sys_root};
+                             r->cfg.proc_root, r->cfg.sys_root, 0, 0};
+    gpu_config_probe_drivers(&cfg); /* once, for the two calls below */
     /* Only the kernel's files to read (no vendor library to load): nothing
      * that can hang, no thread to start. */
     if (!gpu_open_loads_library(&cfg))
@@ -201,7 +202,8 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", gpu_err);
     }
     snprintf(r->gpu_reason, sizeof r->gpu_reason, "%s", gr == GPU_AVAILABLE ? "" : r->gpu.reason);
-    r->in_pid_namespace = in_pid_namespace(root);
+    /* Only the GPUs' PIDs need it (results.c): none, no question asked. */
+    r->in_pid_namespace = !r->gpu_reason[0] && in_pid_namespace(root);
     r->pid_translation = r->in_pid_namespace && r->gpu.ndevices > 0;
     for (int d = 0; d < r->gpu.ndevices; d++)
         if (r->gpu.devices[d].minor < 0)

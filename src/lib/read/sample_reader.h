@@ -53,7 +53,7 @@ struct sample_reader {
     struct gpu gpu;           /* gpu.nvendors 0: no GPU figures */
     char gpu_reason[256];     /* why there are no GPU figures ("" if there are) */
     int gpu_failed;           /* the driver failed mid-run: no more GPU samples */
-    int in_pid_namespace;     /* the driver's PIDs are the host's: they are
+    int in_pid_namespace;     /* (asked only with GPUs) the driver's PIDs are the host's: they are
                                  translated (gpu_pidmap.h) where the GPUs'
                                  device files are known, else not matched */
     int pid_translation;      /* in_pid_namespace, and every GPU has a

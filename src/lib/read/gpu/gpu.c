@@ -194,8 +194,19 @@ static struct gpu_vendor *vendor_open(const struct gpu_backend *b, const char *f
  * go through /dev/dxg. */
 #define DRIVER_NODES "/dev/nvidiactl, /dev/kfd or /dev/dxg"
 
-static int driver_present(const struct gpu_backend *b)
+void gpu_config_probe_drivers(struct gpu_config *cfg)
 {
+    cfg->drivers = (access("/dev/nvidiactl", F_OK) == 0 ? GPU_DRIVER_NVIDIA : 0) |
+                   (access("/dev/kfd", F_OK) == 0 ? GPU_DRIVER_AMD : 0) |
+                   (access("/dev/dxg", F_OK) == 0 ? GPU_DRIVER_WSL : 0);
+    cfg->drivers_known = 1;
+}
+
+static int driver_present(const struct gpu_backend *b, const struct gpu_config *cfg)
+{
+    unsigned vendor = b == &gpu_nvml_backend ? GPU_DRIVER_NVIDIA : GPU_DRIVER_AMD;
+    if (cfg->drivers_known)
+        return (cfg->drivers & (vendor | GPU_DRIVER_WSL)) != 0;
     const char *node = b == &gpu_nvml_backend ? "/dev/nvidiactl" : "/dev/kfd";
     return access(node, F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
 }
@@ -218,7 +229,7 @@ static const char *library_to_load(const struct gpu_backend *b, const struct gpu
                                                 : NULL;
     if (file && *file)
         return file;
-    return b->library && driver_present(b) ? b->library : NULL;
+    return b->library && driver_present(b, cfg) ? b->library : NULL;
 }
 
 int gpu_open_loads_library(const struct gpu_config *cfg)

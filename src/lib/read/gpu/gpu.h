@@ -107,7 +107,17 @@ struct gpu_config {
     const char *nvml_library;   /* NULL: the system's (backend->library) */
     const char *rsmi_library;
     const char *proc_root, *sys_root; /* NULL: "/proc", "/sys" */
+    /* Which vendors' kernel drivers are there (GPU_DRIVER_*), once
+     * gpu_config_probe_drivers() has looked (drivers_known): gpu_open and
+     * gpu_open_loads_library then ask no more. 0: each looks itself. */
+    int drivers_known;
+    unsigned drivers;
 };
+
+enum { GPU_DRIVER_NVIDIA = 1, GPU_DRIVER_AMD = 2, GPU_DRIVER_WSL = 4 };
+
+/* Looks for the vendors' driver device files once, into cfg. */
+void gpu_config_probe_drivers(struct gpu_config *cfg);
 
 /* Loads the library of every vendor cfg allows, initializes each and lists
  * their devices as one; uuids selects those whose utilization counts. More
