@@ -747,6 +747,30 @@ static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned lon
     *wr = (unsigned long long)ru.ru_oublock * 512;
 }
 
+/* The CPU time (ticks) of the children the reaper has reaped, as its stat
+ * gives cutime and cstime; from getrusage() when the reaper is the calling
+ * process on the real procfs (a system call, not a file to format and
+ * parse: the same counters, in microseconds, whose whole ticks are the
+ * stat's). */
+static int reaper_reaped(struct tree *t, unsigned long long *cu, unsigned long long *cs)
+{
+    struct rusage ru;
+    if (t->run_clock && t->reaper_pid == getpid() && getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+        unsigned long long us_per_tick = t->tick_ns / 1000;
+        *cu = ((unsigned long long)ru.ru_utime.tv_sec * 1000000 +
+               (unsigned long long)ru.ru_utime.tv_usec) / us_per_tick;
+        *cs = ((unsigned long long)ru.ru_stime.tv_sec * 1000000 +
+               (unsigned long long)ru.ru_stime.tv_usec) / us_per_tick;
+        return 0;
+    }
+    struct proc_stat st;
+    if (reaper_stat(t, &st) < 0)
+        return -1;
+    *cu = st.cutime;
+    *cs = st.cstime;
+    return 0;
+}
+
 GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
 {
     unsigned long long reaped = 0, reaped_u = 0, reaped_s = 0, reaped_rd = 0, reaped_wr = 0;
@@ -755,16 +779,14 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
          * then be counted twice or not at all. Reaping is rare: walk again
          * until the reaper's counters did not move during the walk. */
         for (int attempt = 0;; attempt++) {
-            struct proc_stat before, after;
+            struct proc_stat before;
             unsigned long long rd0, wr0;
             reaped_io(t, &rd0, &wr0);
             if (reaper_stat(t, &before) < 0 || walk_once(t, before.num_threads) < 0 ||
-                reaper_stat(t, &after) < 0)
+                reaper_reaped(t, &reaped_u, &reaped_s) < 0)
                 return -1;
             reaped_io(t, &reaped_rd, &reaped_wr);
-            reaped = after.cutime + after.cstime;
-            reaped_u = after.cutime;
-            reaped_s = after.cstime;
+            reaped = reaped_u + reaped_s;
             if ((reaped == before.cutime + before.cstime && reaped_rd == rd0 && reaped_wr == wr0) ||
                 attempt + 1 >= REAPER_RETRIES)
                 break;
