@@ -15,7 +15,7 @@ struct job_identity {
     gt_job_info job;
     char host[256];      /* gethostname(), when it is a plain name; read at the first %h */
     pid_t pid;           /* gpu-tracker's own */
-    char local_job[64];  /* %j outside a job: "local-YYYYMMDD-HHMMSS-PID", made at the first */
+    char local_job[64];  /* %j outside a job: "local-YYYYMMDD-HHMMSS-PID", made at the first %j */
     /* Set by job_name_expand: the fields it filled without Slurm (JOB_FIELD_*). */
     unsigned stood_in;
 };
