@@ -684,6 +684,11 @@ static void test_parsers(void)
     fx_write(sys, "fs/cgroup/cpu/slurm/job_1/cpu.cfs_quota_us", "300000\n");
     fx_write(sys, "fs/cgroup/cpu/slurm/job_1/cpu.cfs_period_us", "100000\n");
     CHECK(server_usable_cpus(proc, sys, 77, 16) == 3);
+    /* A hybrid host (systemd's): a "0::" line as well, no controller in the
+     * unified hierarchy, the quota in v1's. */
+    fx_mkdirs(proc, "79");
+    fx_write(proc, "79/cgroup", "4:memory:/slurm/job_1\n3:cpu,cpuacct:/slurm/job_1\n0::/\n");
+    CHECK(server_usable_cpus(proc, sys, 79, 16) == 3);
     CHECK(server_usable_cpus(proc, sys, 78, 16) == 16); /* no such process: no limit known */
     fx_rmroot(root);
 }

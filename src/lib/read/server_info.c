@@ -173,13 +173,23 @@ static void cgroup_limits(const char *proc_root, const char *sys_root, const cha
     if (server_parse_cgroup_path(buf, NULL, cg, sizeof cg) == 0) {
         /* v2: the limits of our cgroup (its ancestors may be tighter; the
          * nearest one is what a job's scheduler sets). */
+        int unified = 0;
         snprintf(path, sizeof path, "%s/fs/cgroup%s/cpu.max", sys_root, strcmp(cg, "/") ? cg : "");
-        if (read_small(path, small, sizeof small) == 0 && server_parse_cpu_max(small) > 0)
-            *cpus = server_parse_cpu_max(small);
+        if (read_small(path, small, sizeof small) == 0) {
+            unified = 1;
+            if (server_parse_cpu_max(small) > 0)
+                *cpus = server_parse_cpu_max(small);
+        }
         snprintf(path, sizeof path, "%s/fs/cgroup%s/memory.max", sys_root, strcmp(cg, "/") ? cg : "");
-        if (read_small(path, small, sizeof small) == 0 && server_parse_memory_limit(small) > 0)
-            *mem_mib = server_parse_memory_limit(small);
-        return;
+        if (read_small(path, small, sizeof small) == 0) {
+            unified = 1;
+            if (server_parse_memory_limit(small) > 0)
+                *mem_mib = server_parse_memory_limit(small);
+        }
+        /* A hybrid host lists a "0::" line too, but its unified hierarchy
+         * (at fs/cgroup/unified) holds no controller: the limits are v1's. */
+        if (unified)
+            return;
     }
     if (server_parse_cgroup_path(buf, "cpu", cg, sizeof cg) == 0) {
         char q[64], p[64];
