@@ -659,26 +659,26 @@ static int by_ratio(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* sizes: the tree sizes to measure (nsizes of them). */
 static int overhead_brief; /* the table without its explanation (gpu-standin's) */
 
+/* sizes: the tree sizes to measure (nsizes of them). */
 static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
 {
     if (!overhead_brief)
-    printf("Overhead: gpu-tracker --pid on N idle processes. A sample's cost is the CPU\n"
-           "all its threads use in a window of whole samples once it runs steadily (the\n"
-           "scheduler's nanosecond accounting), over the samples due in it; the fixed\n"
-           "cost (start, GPU probe, exit) is what the whole run's rusage (wait4) has beyond.\n"
-           "The floor: a loop that wakes on the same schedule and preads the same files\n"
-           "(smaps_rollup every 10th sample, as we do) through descriptors kept open,\n"
-           "parsing nothing (see bench.c), measured alike, at the same time on the same\n"
-           "tree (half an interval after our samples), so that both meet the same machine\n"
-           "(pinned to the same CPU); each one's CPU is the median of 4-5 parts of its\n"
-           "window (4 s at --st 1, 2 s at 0.1, 1 s at 0.01). Each row: 7 such pairs on the\n"
-           "same tree, each with a fresh gpu-tracker and floor (1 in quick mode); the row\n"
-           "shows the pair with the median ratio, x range the lowest and highest ratio.\n"
-           "Where NVML works, the floor also makes the three calls a GPU sample cannot do\n"
-           "without on each GPU (memory, utilization, compute processes).\n");
+        printf("Overhead: gpu-tracker --pid on N idle processes. A sample's cost is the CPU\n"
+               "all its threads use in a window of whole samples once it runs steadily (the\n"
+               "scheduler's nanosecond accounting), over the samples due in it; the fixed\n"
+               "cost (start, GPU probe, exit) is what the whole run's rusage (wait4) has beyond.\n"
+               "The floor: a loop that wakes on the same schedule and preads the same files\n"
+               "(smaps_rollup every 10th sample, as we do) through descriptors kept open,\n"
+               "parsing nothing (see bench.c), measured alike, at the same time on the same\n"
+               "tree (half an interval after our samples), so that both meet the same machine\n"
+               "(pinned to the same CPU); each one's CPU is the median of 4-5 parts of its\n"
+               "window (4 s at --st 1, 2 s at 0.1, 1 s at 0.01). Each row: 7 such pairs on the\n"
+               "same tree, each with a fresh gpu-tracker and floor (1 in quick mode); the row\n"
+               "shows the pair with the median ratio, x range the lowest and highest ratio.\n"
+               "Where NVML works, the floor also makes the three calls a GPU sample cannot do\n"
+               "without on each GPU (memory, utilization, compute processes).\n");
     if (overhead_series && !overhead_brief)
         printf("With both series: gpu-tracker writes them (--process-csv, --system-csv to\n"
                "/dev/null); the floor also preads each process's smaps_rollup and io every\n"

@@ -517,19 +517,21 @@ static int in_roles(const struct pid_roles *roles, pid_t pid)
  * (cgroup_read_members), so a process of the tree that was in it is in the
  * walk, or has ended since: only members the walk lacks are looked at, by
  * whether their /proc entry is there (one stat each, no file read). */
+/* Whether member pid has ended: its /proc entry is gone (one stat). */
+static int member_ended(const struct cgroup_reader *r, pid_t pid)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%d", r->proc_root, (int)pid);
+    return stat(path, &st) < 0 && errno == ENOENT;
+}
+
 static void drop_departed(struct cgroup_reader *r, const struct pid_roles *roles)
 {
     size_t kept = 0;
     for (size_t i = 0; i < r->nmembers; i++) {
         pid_t pid = r->members[i];
-        int gone = 0;
-        if (pid != r->self_pid && !in_roles(roles, pid)) {
-            char path[4096];
-            struct stat st;
-            snprintf(path, sizeof path, "%s/%d", r->proc_root, (int)pid);
-            gone = stat(path, &st) < 0 && errno == ENOENT;
-        }
-        if (!gone)
+        if (pid == r->self_pid || in_roles(roles, pid) || !member_ended(r, pid))
             r->members[kept++] = pid;
     }
     r->nmembers = kept;
@@ -611,15 +613,9 @@ static int stranger_stays(const struct cgroup_reader *r, const struct pid_roles 
         pid_t pid = r->members[i];
         if (pid == r->self_pid || in_roles(roles, pid))
             continue;
-        for (size_t k = 0; k < nstrangers; k++) {
-            if (strangers[k] != pid)
-                continue;
-            char path[4096];
-            struct stat st;
-            snprintf(path, sizeof path, "%s/%d", r->proc_root, (int)pid);
-            if (stat(path, &st) == 0 || errno != ENOENT)
+        for (size_t k = 0; k < nstrangers; k++)
+            if (strangers[k] == pid && !member_ended(r, pid))
                 return 1;
-        }
     }
     return 0;
 }

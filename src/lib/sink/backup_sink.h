@@ -18,19 +18,17 @@
  *    not the running means, the elapsed time, the sample counts, nor the
  *    machine's RAM in use and CPU percentages, which every other program
  *    moves. Such a write waits until BACKUP_MIN_GAP has passed since the
- *    last one: a write costs about
- *    as much as a sample, and a job whose peak grows every second should
- *    not pay one a second;
+ *    last one: a write costs about as much as a sample, and a job whose
+ *    peak grows every second should not pay one a second;
  *  - otherwise it is refreshed, so that the means and the elapsed time stay
  *    roughly current, once backup_refresh_period() has passed: a tenth of
  *    the run so far, from 30 s to 5 min. A job whose peaks have settled
  *    costs one comparison a second and a write every 5 minutes;
  *  - it is fsynced at most every BACKUP_FSYNC_PERIOD, the first time that
- *    long after the first write (a short job pays none): a killed process leaves the page
- *    cache behind,
- *    only a machine crash needs the file on disk, and an fsync cost more
- *    CPU than the write (75 of 135 us, and 280 us of waiting, measured on
- *    the development VM);
+ *    long after the first write (a short job pays none): a killed process
+ *    leaves the page cache behind, only a machine crash needs the file on
+ *    disk, and an fsync cost more CPU than the write (75 of 135 us, and
+ *    280 us of waiting, measured on the development VM);
  *  - a clean stop removes it (backup_sink_finish), if it was written. */
 #ifndef GT_BACKUP_SINK_H
 #define GT_BACKUP_SINK_H
