@@ -444,14 +444,26 @@ static void test_backup_policy(void)
     snprintf(path, sizeof path, "%s/backup.json", dir);
     struct backup_sink bs;
     CHECK(backup_sink_init(&bs, path, 0.1, 5.0, &w) == GT_OK);
+    CHECK(backup_sink_set_identity(&bs, 4242, "python train.py") == GT_OK);
+    CHECK(bs.identity == NULL); /* made at the first write: a short job pays none */
     struct sink *s = &bs.base;
     CHECK(!s->ops->wants_summary(s, 100.0)); /* the baseline */
-    CHECK(access(path, F_OK) != 0 && bs.written == 0);
+    CHECK(access(path, F_OK) != 0 && bs.written == 0 && bs.identity == NULL);
     CHECK(!s->ops->wants_summary(s, 100.5));
     CHECK(s->ops->wants_summary(s, 101.0));
     s->ops->summary(s, &a, 101.0);
     CHECK(bs.writer != NULL && backup_sink_flush(&bs));
     CHECK(access(path, F_OK) == 0 && bs.last_write == 101.0);
+    char want_tracker[64];
+    snprintf(want_tracker, sizeof want_tracker, "\"tracker_pid\":%d,", (int)getpid());
+    CHECK_MSG(bs.identity && strstr(bs.identity, want_tracker) &&
+              strstr(bs.identity, "\"pid\":4242,") &&
+              strstr(bs.identity, "\"command\":\"python train.py\""),
+              "identity: %s", bs.identity ? bs.identity : "(none)");
+    gt_backup_info who = {.struct_size = sizeof who};
+    CHECK_MSG(gt_backup_read_info(path, &who) == GT_OK && who.present && who.pid == 4242 &&
+                  who.tracker_pid == getpid() && who.running,
+              "%s", gt_last_error());
     b = a;
     b.compute_time.time = 11;
     unlink(path);

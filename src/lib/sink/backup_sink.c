@@ -302,6 +302,8 @@ static struct backup_writer *writer_start(struct backup_sink *b)
     pthread_mutex_init(&own->lock, NULL); /* its own, not a copy of b's */
     own->path = path;
     own->identity = identity;
+    own->identity_command = NULL; /* b's; the identity is made by now */
+    own->identity_wanted = 0;
     own->writer = NULL;
     pthread_mutex_init(&w->lock, NULL);
     cond_init_monotonic(&w->wake);
@@ -337,6 +339,16 @@ static double wait_before_write(const struct backup_sink *b, const gt_resource_u
     return BACKUP_MIN_GAP;
 }
 
+/* The identity, made at the first write (backup_sink_set_identity): 0 when
+ * it is there or none is wanted, -1 when it could not be made. */
+static int identity_ready(struct backup_sink *b)
+{
+    if (b->identity || !b->identity_wanted)
+        return 0;
+    b->identity = backup_identity_make(b->identity_pid, b->identity_command);
+    return b->identity ? 0 : -1;
+}
+
 GT_HOT static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
 {
     struct backup_sink *b = (struct backup_sink *)s;
@@ -348,6 +360,12 @@ GT_HOT static void backup_summary(struct sink *s, const gt_resource_usage *u, do
     b->last_look = now;
     if (b->written && now - b->last_write < wait_before_write(b, u, now))
         return;
+    if (identity_ready(b) < 0) {
+        /* Not written without it: the file's reader could not tell
+         * whether its run is still going. The next look tries again. */
+        warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: out of memory");
+        return;
+    }
     if (!b->writer && b->target.dirfd >= 0)
         b->writer = writer_start(b);
     if (b->writer) {
@@ -475,13 +493,22 @@ void backup_sink_forget(struct backup_sink *b)
     b->path = NULL;
     free(b->identity);
     b->identity = NULL;
+    free(b->identity_command);
+    b->identity_command = NULL;
 }
 
 gt_status backup_sink_set_identity(struct backup_sink *b, pid_t pid, const char *command)
 {
+    char *copy = command ? strdup(command) : NULL;
+    if (command && !copy)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     free(b->identity);
-    b->identity = backup_identity_make(pid, command);
-    return b->identity ? GT_OK : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    free(b->identity_command);
+    b->identity = NULL;
+    b->identity_command = copy;
+    b->identity_pid = pid;
+    b->identity_wanted = 1;
+    return GT_OK;
 }
 
 void backup_sink_destroy_lock(struct backup_sink *b)

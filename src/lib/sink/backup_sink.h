@@ -66,14 +66,21 @@ struct backup_sink {
      * none could start (then the sampling thread writes). It owns target
      * and last_fsync while it runs. */
     struct backup_writer *writer;
-    /* Who writes the file (backup_identity.h), NULL: no identity; and the
-     * epoch time of the first write (the run's start). */
+    /* Who writes the file (backup_identity.h), NULL: no identity (yet:
+     * made at the first write from identity_pid and identity_command when
+     * identity_wanted); and the epoch time of the first write (the run's
+     * start). */
     char *identity;
+    int identity_wanted;
+    pid_t identity_pid;
+    char *identity_command;
     double start_epoch;
 };
 
 /* Makes every write carry who writes the file: this process, tracking pid
- * running command (NULL: not said). GT_ERR_NO_MEMORY. */
+ * running command (NULL: not said; the string is copied). The identity is
+ * made at the first write, not here: a job that ends before it pays for
+ * none of it (a /proc read and a JSON object). GT_ERR_NO_MEMORY. */
 gt_status backup_sink_set_identity(struct backup_sink *b, pid_t pid, const char *command);
 
 /* Seconds after which a backup whose figures did not change is rewritten,
