@@ -26,6 +26,8 @@
 #include "util/parse/proc_parse.h"
 #include "sink/row_store.h"
 #include "pipeline/series.h"
+#include "read/system.h"
+#include "util/background.h"
 #include "util/series_columns.h"
 #include "output/write_csv.h"
 #include "util/parse/sys_parse.h"
@@ -372,6 +374,45 @@ static struct system_series_sample one_device(const char *disk, unsigned long lo
         s.nnets = 1;
     }
     return s;
+}
+
+/* system_open()'s reading serves the first system_read() when that comes
+ * within SYSTEM_REUSE_SECONDS of it (the tracker's baseline, right after the
+ * open): the files are not read twice in a row. Any other read reads them. */
+static void test_system_open_reading(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 900, 2, 8000, 6000);
+    struct system_reader r;
+    struct sys_cpu cpu;
+    struct meminfo mem;
+    const char *what = "";
+    CHECK(system_open(&r, root, &cpu, &mem, &what) == 0);
+    CHECK(cpu.busy == 100 && cpu.ncpu == 2 && mem.available_kb == 6000);
+    fx_system(root, 250, 950, 2, 8000, 5000); /* the same files, rewritten */
+    double opened = r.open_time;
+    CHECK(opened > 0);
+    CHECK(system_read(&r, &cpu, &mem, &what) == 0);
+    double after = monotonic_now();
+    if (after - opened < SYSTEM_REUSE_SECONDS) /* else this machine stalled: either is right */
+        CHECK_MSG(cpu.busy == 100 && mem.available_kb == 6000, "read again: busy %llu",
+                  cpu.busy);
+    CHECK(r.open_time == 0); /* handed out once */
+    CHECK(system_read(&r, &cpu, &mem, &what) == 0);
+    CHECK(cpu.busy == 250 && mem.available_kb == 5000);
+    system_close(&r);
+
+    /* A first read that comes later (a library caller that starts the
+     * tracker a while after making it) reads the files. */
+    fx_system(root, 100, 900, 2, 8000, 6000);
+    CHECK(system_open(&r, root, &cpu, &mem, &what) == 0 && cpu.busy == 100);
+    fx_system(root, 300, 1000, 2, 8000, 4000);
+    struct timespec pause = {0, (long)(SYSTEM_REUSE_SECONDS * 2e9)};
+    nanosleep(&pause, NULL);
+    CHECK(system_read(&r, &cpu, &mem, &what) == 0);
+    CHECK(cpu.busy == 300 && mem.available_kb == 4000);
+    system_close(&r);
+    fx_rmroot(root);
 }
 
 static void test_system_rows(void)
@@ -1262,6 +1303,7 @@ int main(void)
     test_proc_files();
     test_classifiers();
     test_system_counters();
+    test_system_open_reading();
     test_system_rows();
     test_process_rows_and_csv();
     test_tree_counters();

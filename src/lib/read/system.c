@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "read/procfs.h"
+#include "util/background.h"
 
 #define MAX_STAT_BYTES (8u << 20) /* /proc/stat of a huge machine, with room */
 
@@ -40,6 +41,9 @@ int system_open(struct system_reader *r, const char *proc_root, struct sys_cpu *
     }
     if (system_read(r, cpu, mem, what) < 0)
         goto fail;
+    r->open_cpu = *cpu;
+    r->open_mem = *mem;
+    r->open_time = monotonic_now();
     return 0;
 fail:;
     int saved = errno;
@@ -62,6 +66,15 @@ void system_close(struct system_reader *r)
 GT_HOT int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
                        const char **what)
 {
+    if (r->open_time > 0) {
+        int young = monotonic_now() - r->open_time < SYSTEM_REUSE_SECONDS;
+        r->open_time = 0;
+        if (young) {
+            *cpu = r->open_cpu;
+            *mem = r->open_mem;
+            return 0;
+        }
+    }
     size_t len;
     *what = "stat";
     if (file_pread_grow(r->stat_fd, &r->buf, &r->bufcap, MAX_STAT_BYTES, &len) < 0)
