@@ -1,5 +1,6 @@
 /* Unit tests of Python-compatible number formatting, the shlex splitter of
  * the CLI, and units. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include "check.h"
 #include "job_names.h"
+#include "util/num.h"
 #include "util/pyfloat.h"
 #include "shlex.h"
 #include "util/units.h"
@@ -43,6 +45,39 @@ static void test_repr(void)
     CHECK_STR(repr(0.003472222222222222), "0.003472222222222222");
     CHECK_STR(repr(INFINITY), "inf");
     CHECK_STR(repr(NAN), "nan");
+}
+
+/* The integer digits the CSV rows and whole floats are written with
+ * (util/num.h), against printf's. */
+static void test_integer_digits(void)
+{
+    const long long values[] = {0, 7, -7, 10, 99, -100, 1234567890123LL, 9007199254740993LL,
+                                LLONG_MAX, LLONG_MIN, LLONG_MIN + 1};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char got[32], want[32];
+        unsigned n = num_i64_digits(values[i], got);
+        got[n] = '\0';
+        snprintf(want, sizeof want, "%lld", values[i]);
+        CHECK_STR(got, want);
+    }
+    const unsigned long long uvalues[] = {0, 1, 18446744073709551615ULL, 10000000000000000000ULL};
+    for (size_t i = 0; i < sizeof uvalues / sizeof uvalues[0]; i++) {
+        char got[32], want[32];
+        unsigned n = num_u64_digits(uvalues[i], got);
+        got[n] = '\0';
+        snprintf(want, sizeof want, "%llu", uvalues[i]);
+        CHECK_STR(got, want);
+    }
+    /* A whole float keeps its sign and ".0"; a short buffer is cut, as
+     * snprintf cuts. */
+    CHECK_STR(repr(-4503599627370496.0), "-4503599627370496.0");
+    char small[5];
+    pyfloat_repr(123456.0, small, sizeof small);
+    CHECK_STR(small, "1234");
+    pyfloat_repr(-0.5, small, sizeof small);
+    CHECK_STR(small, "-0.5");
+    pyfloat_repr(-0.25, small, sizeof small);
+    CHECK_STR(small, "-0.2");
 }
 
 static void test_round3(void)
@@ -284,6 +319,7 @@ int main(void)
     test_job_names();
     test_limit_units();
     test_repr();
+    test_integer_digits();
     test_round3();
     test_shlex();
     test_shlex_join();

@@ -12,6 +12,7 @@
 
 #include "util/file_io.h"
 #include "util/internal.h"
+#include "util/num.h"
 #include "util/pyfloat.h"
 
 const char series_process_csv_header[] =
@@ -50,13 +51,13 @@ static void csv_float(struct csv_line *l, double v)
 static void csv_int(struct csv_line *l, long long v)
 {
     csv_sep(l);
-    l->len += (size_t)snprintf(l->buf + l->len, 24, "%lld", v);
+    l->len += num_i64_digits(v, l->buf + l->len);
 }
 
 static void csv_uint(struct csv_line *l, unsigned long long v)
 {
     csv_sep(l);
-    l->len += (size_t)snprintf(l->buf + l->len, 24, "%llu", v);
+    l->len += num_u64_digits(v, l->buf + l->len);
 }
 
 static size_t csv_end(struct csv_line *l)

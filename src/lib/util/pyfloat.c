@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
+
 /* Shortest decimal digits of |v| (no dot, no trailing zeros) and the decimal
  * point position: |v| = 0.DIGITS * 10^decpt.
  *
@@ -44,6 +46,19 @@ static void shortest_digits(double v, char *digits, size_t cap, int *decpt)
     *decpt = exp10 + 1;
 }
 
+/* sign then body at out, cut to cap bytes with the terminator, as
+ * snprintf("%s%s") but without its format parsing. */
+static void put(char *out, size_t cap, const char *sign, const char *body)
+{
+    if (cap == 0)
+        return;
+    size_t n = 0;
+    for (const char *parts[2] = {sign, body}, **p = parts; p < parts + 2; p++)
+        for (const char *c = *p; *c && n + 1 < cap; c++)
+            out[n++] = *c;
+    out[n] = '\0';
+}
+
 void pyfloat_repr(double v, char *out, size_t cap)
 {
     if (isnan(v)) {
@@ -60,9 +75,15 @@ void pyfloat_repr(double v, char *out, size_t cap)
         return;
     }
     /* A whole number below 1e16 (the series' counts, sizes and zeros) is
-     * its digits and ".0" in Python: no search for the shortest digits. */
+     * its digits and ".0" in Python: no search for the shortest digits,
+     * nor printf's float formatting (exact: it fits an integer). */
     if (fabs(v) < 1e16 && v == trunc(v)) {
-        snprintf(out, cap, "%.0f.0", v);
+        char whole[24];
+        unsigned n = num_i64_digits((long long)v, whole);
+        whole[n++] = '.';
+        whole[n++] = '0';
+        whole[n] = '\0';
+        put(out, cap, "", whole);
         return;
     }
     char digits[24];
@@ -97,7 +118,7 @@ void pyfloat_repr(double v, char *out, size_t cap)
             n += (size_t)(nd - decpt);
         }
         fixed[n] = '\0';
-        snprintf(out, cap, "%s%s", sign, fixed);
+        put(out, cap, sign, fixed);
         return;
     }
     int exp10 = decpt - 1;
