@@ -6,7 +6,9 @@
  * about 0.04 ms of every start and 76 KiB of every run's RSS
  * (docs/performance.md, "Start-up"). Only the gpu-tracker executable works
  * this way: libgputracker.so, libgputracker.a and the Python module link
- * json-c as before. The Debian package depends on libjson-c5 by name. */
+ * json-c as before, and so does the command built with the sanitizers
+ * (CMakeLists.txt says why). The Debian package depends on libjson-c5 by
+ * name. */
 #ifndef GT_JSON_C_LOADER_H
 #define GT_JSON_C_LOADER_H
 
