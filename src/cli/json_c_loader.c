@@ -22,7 +22,8 @@
 
 /* The functions with a result: X(type, name, what it gives without json-c,
  * (parameters), (arguments)). What they give then is what json-c gives for
- * a NULL object or when it is out of memory, which every caller handles. */
+ * a NULL object or when it is out of memory, which the callers handle: no
+ * object is made and no text parsed, and a summary's text is "null". */
 #define JSON_C_RETURNING(X)                                                                    \
     X(int, json_object_array_add, -1, (struct json_object * obj, struct json_object * val),    \
       (obj, val))                                                                              \
@@ -63,7 +64,7 @@
       int flags), (obj, flags))                                                                \
     X(const char *, json_tokener_error_desc, "json-c is not loaded",                           \
       (enum json_tokener_error jerr), (jerr))                                                  \
-    X(enum json_tokener_error, json_tokener_get_error, json_tokener_error_parse_unexpected,              \
+    X(enum json_tokener_error, json_tokener_get_error, json_tokener_error_parse_unexpected,   \
       (struct json_tokener * tok), (tok))                                                      \
     X(size_t, json_tokener_get_parse_end, 0, (struct json_tokener * tok), (tok))               \
     X(struct json_tokener *, json_tokener_new_ex, NULL, (int depth), (depth))                  \
