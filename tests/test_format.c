@@ -53,18 +53,15 @@ static void test_integer_digits(void)
 {
     const long long values[] = {0, 7, -7, 10, 99, -100, 1234567890123LL, 9007199254740993LL,
                                 LLONG_MAX, LLONG_MIN, LLONG_MIN + 1};
+    char got[32], want[32];
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-        char got[32], want[32];
-        unsigned n = num_i64_digits(values[i], got);
-        got[n] = '\0';
+        got[num_i64_digits(values[i], got)] = '\0';
         snprintf(want, sizeof want, "%lld", values[i]);
         CHECK_STR(got, want);
     }
     const unsigned long long uvalues[] = {0, 1, 18446744073709551615ULL, 10000000000000000000ULL};
     for (size_t i = 0; i < sizeof uvalues / sizeof uvalues[0]; i++) {
-        char got[32], want[32];
-        unsigned n = num_u64_digits(uvalues[i], got);
-        got[n] = '\0';
+        got[num_u64_digits(uvalues[i], got)] = '\0';
         snprintf(want, sizeof want, "%llu", uvalues[i]);
         CHECK_STR(got, want);
     }
