@@ -5,11 +5,14 @@
  *
  * In a child: a library that cannot be loaded makes every call fail as
  * json-c fails without memory or on a NULL object, and says why in one
- * line, once. In the parent: the real one works, and is not mapped before
- * the first call. */
+ * line, once. In the parent: the real one is not mapped before the first
+ * call, is loaded once by first calls from four threads at once, and
+ * works. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,21 @@ static int missing_library(int err_fd)
     return bad ? 1 : 0;
 }
 
+/* A first JSON call and what it must give; counts the threads it failed. */
+static atomic_int first_calls_failed;
+
+static void *first_calls(void *unused)
+{
+    (void)unused;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "n", json_object_new_int(7));
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    if (!o || !text || strcmp(text, "{\"n\":7}") != 0)
+        atomic_fetch_add(&first_calls_failed, 1);
+    json_object_put(o);
+    return NULL;
+}
+
 int main(void)
 {
     char errpath[] = "/tmp/gt-json-loader-XXXXXX";
@@ -74,8 +92,17 @@ int main(void)
                   strchr(said, '\n')[1] == '\0',
               "[%s]", said);
 
-    /* The real library: not mapped until the first call, then whole. */
+    /* The real library: not mapped until the first call, then whole. The
+     * first calls come from several threads at once, as the command's
+     * sampling, backup and main threads may make theirs (ThreadSanitizer
+     * watches the loading). */
     CHECK(mapped("libjson-c") == 0);
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++)
+        CHECK(pthread_create(&threads[i], NULL, first_calls, NULL) == 0);
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL);
+    CHECK(first_calls_failed == 0);
     json_object *o = json_object_new_object();
     CHECK(o != NULL && mapped("libjson-c") == 1 && json_c_loader_ready() == 1);
     json_object *list = json_object_new_array();
