@@ -17,6 +17,7 @@
 #include "sink/backup_sink.h"
 #include "check.h"
 #include "sink/csv_sink.h"
+#include "sink/tracking_file.h"
 #include "util/pid_index.h"
 #include "pipeline/pipeline.h"
 #include "util/warn.h"
@@ -350,6 +351,50 @@ static void test_csv_sink(void)
     CHECK_CONTAINS(warned, "cannot write the process series");
 }
 
+/* The tracking file has a row for each timepoint that found a tracked
+ * process alive: a sample between the command's exit and the stop (the
+ * sampling thread can take one) is no row, as the final sample then is
+ * not; descendants still running make it one. */
+static void test_tracking_rows_alive(void)
+{
+    struct warner w;
+    warner_init(&w, on_warning, NULL, 0);
+    char dir[] = "/tmp/gt-tracking-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/run.csv", dir);
+    struct tracking_static st = {.ram_unit = "gigabytes", .gpu_ram_unit = "gigabytes",
+                                 .time_unit = "hours", .ram_divisor = 1e9,
+                                 .gpu_ram_divisor = 1e9, .system_core_count = 2,
+                                 .n_expected_cores = 2};
+    struct tracking_file k;
+    int warned_before = nwarnings;
+    CHECK_MSG(tracking_file_open(&k, path, 0, &st, &w) == GT_OK, "%s", gt_last_error());
+    struct pipeline_rows rows = {.have_timepoint = 1, .timepoint_wall = 1700000000.0};
+    const long threads[][2] = {{1, 0}, {0, 0}, {0, 2}, {0, 0}};
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        rows.timepoint.main_threads = threads[i][0];
+        rows.timepoint.desc_threads = threads[i][1];
+        k.base.ops->rows(&k.base, &rows);
+    }
+    tracking_file_close(&k);
+    char buf[8192] = {0};
+    int fd = open(path, O_RDONLY);
+    CHECK(fd >= 0 && read(fd, buf, sizeof buf - 1) > 0);
+    close(fd);
+    int lines = 0;
+    for (const char *p = buf; (p = strstr(p, "\r\n")); p += 2)
+        lines++;
+    /* the static data's header and values, the timepoints' header, two rows */
+    CHECK_MSG(lines == 5, "%d lines: %s", lines, buf);
+    /* main_n_threads, descendents_n_threads, combined_n_threads */
+    CHECK_MSG(strstr(buf, ",1,0,1,") && strstr(buf, ",0,2,2,") && !strstr(buf, ",0,0,0,"),
+              "%s", buf);
+    CHECK(nwarnings == warned_before);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_backup_policy(void)
 {
     gt_resource_usage a = {.struct_size = sizeof(gt_resource_usage)};
@@ -668,6 +713,7 @@ int main(void)
     test_metrics_point();
     test_self_and_gpu_in_step();
     test_csv_sink();
+    test_tracking_rows_alive();
     test_backup_policy();
     return check_exit("test_pipeline");
 }

@@ -617,13 +617,9 @@ gt_status gt_tracker_stop(gt_tracker *t)
         struct pipeline_rows final; /* off the schedule: no series rows */
         stop_time = take_sample(t, -1, &final); /* the reader and sinks are ours now */
         /* ...but it is a timepoint: the tracking file ends with it, when
-         * a tracked process was still alive. After the command has exited
-         * its zeros would only pull down every statistic of the file (and
-         * gpu_tracker, which stops sampling when the process ends, has no
-         * such row). */
-        int alive = final.timepoint.main_threads + final.timepoint.desc_threads > 0;
+         * a tracked process was still alive (its sink skips it otherwise). */
         struct sink *tf = &t->sinks.tracking.base;
-        if (final.have_timepoint && alive && tf->ops)
+        if (final.have_timepoint && tf->ops)
             tf->ops->rows(tf, &final);
         /* No more serving, the textfile removed. (A stuck sampler still
          * owns the exporter: then gt_tracker_free, or the sampler itself

@@ -76,7 +76,12 @@ static void static_values(const struct tracking_static *st,
 GT_HOT static void tracking_rows(struct sink *s, const struct pipeline_rows *rows)
 {
     struct tracking_file *k = (struct tracking_file *)s;
-    if (!rows->have_timepoint || k->failed)
+    /* A sample that found no tracked process alive (the command has
+     * exited, and the stop has not come yet, or the final sample) is no
+     * row: its zeros would only pull down every statistic of the file, and
+     * gpu_tracker, which stops sampling when the process ends, has none. */
+    if (!rows->have_timepoint || k->failed ||
+        rows->timepoint.main_threads + rows->timepoint.desc_threads <= 0)
         return;
     struct table_value v[TRACKING_TIMEPOINT_COLUMNS];
     tracking_timepoint_values(&k->st, &rows->timepoint, rows->timepoint_wall, v);
