@@ -351,6 +351,15 @@ static void test_csv_sink(void)
     CHECK_CONTAINS(warned, "cannot write the process series");
 }
 
+/* A warner that counts into nwarnings, a fresh directory (dir, a mkdtemp
+ * template, made in place) and path naming file in it. */
+static void sink_setup(struct warner *w, char *dir, const char *file, char *path, size_t cap)
+{
+    warner_init(w, on_warning, NULL, 0);
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, cap, "%s/%s", dir, file);
+}
+
 /* The tracking file has a row for each timepoint that found a tracked
  * process alive: a sample between the command's exit and the stop (the
  * sampling thread can take one) is no row, as the final sample then is
@@ -358,11 +367,8 @@ static void test_csv_sink(void)
 static void test_tracking_rows_alive(void)
 {
     struct warner w;
-    warner_init(&w, on_warning, NULL, 0);
-    char dir[] = "/tmp/gt-tracking-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char path[256];
-    snprintf(path, sizeof path, "%s/run.csv", dir);
+    char dir[] = "/tmp/gt-tracking-XXXXXX", path[256];
+    sink_setup(&w, dir, "run.csv", path, sizeof path);
     struct tracking_static st = {.ram_unit = "gigabytes", .gpu_ram_unit = "gigabytes",
                                  .time_unit = "hours", .ram_divisor = 1e9,
                                  .gpu_ram_divisor = 1e9, .system_core_count = 2,
@@ -482,11 +488,8 @@ static void test_backup_policy(void)
      * (BACKUP_MIN_GAP after the last write at the soonest) or the refresh
      * period passed; looks come about once a second. */
     struct warner w;
-    warner_init(&w, on_warning, NULL, 0);
-    char dir[] = "/tmp/gt-backup-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char path[256];
-    snprintf(path, sizeof path, "%s/backup.json", dir);
+    char dir[] = "/tmp/gt-backup-XXXXXX", path[256];
+    sink_setup(&w, dir, "backup.json", path, sizeof path);
     struct backup_sink bs;
     CHECK(backup_sink_init(&bs, path, 0.1, 5.0, &w) == GT_OK);
     CHECK(backup_sink_set_identity(&bs, 4242, "python train.py") == GT_OK);
