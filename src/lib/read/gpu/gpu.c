@@ -266,6 +266,8 @@ enum gpu_open_result gpu_open(struct gpu *g, const struct gpu_config *cfg, char 
             skipped++;
             continue;
         }
+        if (!file && b->present && !b->present(setting.sys_root))
+            continue;
         if (file) {
             size_t used = strlen(tried);
             snprintf(tried + used, sizeof tried - used, "%s%.80s", used ? ", " : "", file);

@@ -153,6 +153,9 @@ struct gpu_backend {
     const char *brand;
     const char *library;  /* default file name for dlopen; NULL: none (the
                              backend reads the kernel's files) */
+    /* A backend without a library: 0 when sys_root shows that it can find
+     * nothing (no vendor is made then); NULL: always looked at. */
+    int (*present)(const char *sys_root);
     /* Resolves symbols, initializes, fills v->found, v->devices and
      * v->ndevices (at most v->capacity). 0, or -1 with v->reason set (the
      * library is unusable). */

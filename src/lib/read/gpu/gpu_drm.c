@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu.h"
@@ -199,9 +200,19 @@ static void drm_release(struct gpu_vendor *v)
         drm_clients_free(&st->clients);
 }
 
+/* No DRM class directory, no DRM device (a VM or container without one): the
+ * vendor, its device table and state (20 KiB zeroed) are not made for it. */
+static int drm_present(const char *sys_root)
+{
+    char classdir[4200];
+    snprintf(classdir, sizeof classdir, "%s/class/drm", sys_root);
+    return access(classdir, F_OK) == 0;
+}
+
 const struct gpu_backend gpu_drm_backend = {
     .brand = "drm",
     .library = NULL,
+    .present = drm_present,
     .init = drm_init,
     .sample = drm_sample,
     .shutdown = NULL,
