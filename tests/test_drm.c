@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "read/gpu/gpu.h"
 #include "read/gpu/drm_fdinfo.h"
 #include "fixture.h"
 #include "gpu_tracker.h"
@@ -349,6 +350,27 @@ static void test_rocm_first(void)
     unsetenv("FAKE_RSMI_SCENARIO");
 }
 
+/* A sysfs without class/drm (a VM, a container) has no DRM device: the
+ * backend says so before any vendor is made for it, and a run there has no
+ * GPU (the reason is the vendor libraries', as this program set them). */
+static void test_no_drm_class(void)
+{
+    CHECK(gpu_drm_backend.present && gpu_drm_backend.present(sys) == 1);
+    char *bare = fx_mkroot();
+    CHECK(gpu_drm_backend.present(bare) == 0);
+    gt_options o = options(NULL);
+    test_hooks.sys_root = bare;
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *u = t ? gt_tracker_usage(t) : NULL;
+    CHECK_MSG(u && !u->measurement.gpu_available && !strstr(u->measurement.gpu_reason, "drm"),
+              "%s", u ? u->measurement.gpu_reason : "(no usage)");
+    gt_tracker_free(t);
+    test_hooks.sys_root = sys;
+    fx_rmroot(bare);
+}
+
 int main(void)
 {
     test_parse();
@@ -356,6 +378,7 @@ int main(void)
     make_fixture();
     test_backend();
     test_rocm_first();
+    test_no_drm_class();
     fx_rmroot(proc);
     fx_rmroot(sys);
     return check_exit("test_drm");
