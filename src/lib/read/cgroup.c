@@ -126,8 +126,9 @@ static void open_v1(struct cgroup_reader *r, int mem, int cpuacct, int cpu, int 
     /* v1 keeps the PID list an open cgroup.procs read, for as long as it is
      * read again within a second: read through a kept descriptor at every
      * sample, the members would never change. It is opened anew each time
-     * from the group's directory. */
-    r->group_dir_fd = fcntl(mem, F_DUPFD_CLOEXEC, 0);
+     * from the group's directory, whose descriptor the reader takes over
+     * (cgroup_reader_open). */
+    r->group_dir_fd = mem;
     r->current_fd = open_file(mem, "memory.usage_in_bytes");
     r->peak_fd = open_file(mem, "memory.max_usage_in_bytes");
     r->stat_fd = open_file(mem, "memory.stat");
@@ -157,19 +158,14 @@ static int membership(const char *proc_root, const char *who, struct cgroup_memb
                       char *why, size_t whycap)
 {
     char path[4096], buf[8192];
-    snprintf(path, sizeof path, "%s/%s", proc_root, who);
-    int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    snprintf(path, sizeof path, "%s/%s/cgroup", proc_root, who);
     size_t len = 0;
-    if (dirfd < 0 || file_read_at(dirfd, "cgroup", buf, sizeof buf, &len) < 0) {
-        snprintf(why, whycap, "cannot read %s/cgroup: %s", path, gt_errno_text(errno));
-        if (dirfd >= 0)
-            close(dirfd);
+    if (file_read_at(AT_FDCWD, path, buf, sizeof buf, &len) < 0) {
+        snprintf(why, whycap, "cannot read %s: %s", path, gt_errno_text(errno));
         return -1;
     }
-    close(dirfd);
     if (cgroup_parse_membership(buf, len, m) < 0) {
-        snprintf(why, whycap, "%s/cgroup is malformed (expected lines ID:CONTROLLERS:/PATH)",
-                 path);
+        snprintf(why, whycap, "%s is malformed (expected lines ID:CONTROLLERS:/PATH)", path);
         return -1;
     }
     return 0;
@@ -279,10 +275,12 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
         cgroup_location_close(&loc);
         return 0;
     }
-    if (loc.version == 1)
+    if (loc.version == 1) {
         open_v1(r, loc.group_fd, loc.cpuacct_fd, loc.cpu_fd, loc.cpu_in_root);
-    else
+        loc.group_fd = -1; /* the reader's now (group_dir_fd) */
+    } else {
         open_v2(r, loc.group_fd);
+    }
     r->version = loc.version;
     cgroup_location_close(&loc);
     if (r->procs_fd < 0) {
