@@ -101,7 +101,11 @@ static gt_status open_wings(gt_tracker *t)
     const struct gpu *g = &t->reader.gpu;
     struct pipeline_facts pf = {
         .pid = t->pid, .sampled_only = t->cfg.sampled_only, .ncpu = t->reader.ncpu,
-        .usable_cpus = server_usable_cpus(at.proc_root, at.sys_root, t->pid, t->reader.ncpu),
+        /* Only the expected cores' default: not read when they are given. */
+        .usable_cpus = o->n_expected_cores > 0
+                           ? 0
+                           : server_usable_cpus(at.proc_root, at.sys_root, t->pid,
+                                                t->reader.ncpu),
         .ngpus = g->ndevices, .nselected = g->nselected,
     };
     for (int i = 0; i < g->ndevices; i++)

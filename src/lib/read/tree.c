@@ -93,14 +93,15 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
         errno = ENOMEM;
         return -1;
     }
-    struct proc_handle h;
-    if (procfs_open(t->root_fd, main_pid, NULL, &h) < 0) {
-        int saved = errno == ENOENT ? ENOENT : errno;
+    /* Whether it is there: the walk opens it (one lookup, no descriptor). */
+    char name[24];
+    snprintf(name, sizeof name, "%d", (int)main_pid);
+    if (faccessat(t->root_fd, name, F_OK, 0) < 0) {
+        int saved = errno;
         tree_free(t);
         errno = saved;
         return -1;
     }
-    procfs_close(&h);
     if (reaper_pid > 0 && procfs_open(t->root_fd, reaper_pid, &t->fd_budget, &t->reaper) < 0) {
         int saved = errno;
         tree_free(t);
