@@ -53,9 +53,10 @@ static void put(char *out, size_t cap, const char *sign, const char *body)
     if (cap == 0)
         return;
     size_t n = 0;
-    for (const char *parts[2] = {sign, body}, **p = parts; p < parts + 2; p++)
-        for (const char *c = *p; *c && n + 1 < cap; c++)
-            out[n++] = *c;
+    for (const char *c = sign; *c && n + 1 < cap; c++)
+        out[n++] = *c;
+    for (const char *c = body; *c && n + 1 < cap; c++)
+        out[n++] = *c;
     out[n] = '\0';
 }
 
