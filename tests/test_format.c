@@ -2,6 +2,7 @@
  * the CLI, and units. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +45,7 @@ static void test_repr(void)
     CHECK_STR(repr(-3.25), "-3.25");
     CHECK_STR(repr(0.003472222222222222), "0.003472222222222222");
     CHECK_STR(repr(INFINITY), "inf");
+    CHECK_STR(repr(-INFINITY), "-inf");
     CHECK_STR(repr(NAN), "nan");
 }
 
@@ -75,6 +77,12 @@ static void test_integer_digits(void)
     CHECK_STR(small, "-0.5");
     pyfloat_repr(-0.25, small, sizeof small);
     CHECK_STR(small, "-0.2");
+    /* zero and infinity are written without printf, and cut the same way */
+    char tiny[3];
+    pyfloat_repr(-0.0, tiny, sizeof tiny);
+    CHECK_STR(tiny, "-0");
+    pyfloat_repr(-INFINITY, tiny, sizeof tiny);
+    CHECK_STR(tiny, "-i");
 }
 
 static void test_round3(void)
@@ -94,6 +102,81 @@ static void test_round3(void)
     CHECK_STR(repr(pyfloat_round(1e300, 2)), "1e+300");
     CHECK_STR(repr(pyfloat_round(0.12345, 4)), "0.1235"); /* 0.123450000000000004: up */
     CHECK_STR(repr(pyfloat_round(2.5e-07, 6)), "0.0");
+}
+
+/* A deterministic stream of 64-bit values (xorshift64*): the same numbers
+ * at every run. */
+static unsigned long long next_random(unsigned long long *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 2685821657736338717ULL;
+}
+
+/* The shortcuts of pyfloat_repr and pyfloat_round (a decimal of few places
+ * found by multiplication) against the exact ways (printf's digits and
+ * strtod) on values of every kind: decimals of 0 to 9 places as the series
+ * round them, any bit pattern (subnormals, huge, tiny), values round() just
+ * made, near ties, and the edges of the shortcut's range. */
+static void test_fast_paths_agree(void)
+{
+    static const double edges[] = {
+        0.1 + 0.2, 1e-5, 2.5e-7, 0.001, 9.995, 0.0625, 0.125, 2.675, 1.5, 2.5, -0.5,
+        1e15 + 0.3, 1125899906842623.5 /* 2^50 - 0.5 */, 1125899906842624.5,
+        112589990684262.35, 0x1p50 / 1e3, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+        1e22, 1e23, 123456789012.345, 0.3, 0.7, 1.0 / 3, 2.0 / 3, 1e-4, 9.999999999999999e-5,
+        1795734523.625, 0.1234567, 99.995, 0.000123, 4.35, 8.675, 1.005, 0.015};
+    char fast[64], exact[64];
+    int bad_repr = 0, bad_round = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (int sign = 0; sign < 2; sign++) {
+            double v = sign ? -edges[i] : edges[i];
+            pyfloat_repr(v, fast, sizeof fast);
+            pyfloat_repr_exact(v, exact, sizeof exact);
+            if (strcmp(fast, exact) != 0 && bad_repr++ < 5)
+                fprintf(stderr, "repr(%.17g): %s, exactly %s\n", v, fast, exact);
+            for (int nd = 0; nd <= 8; nd++) {
+                double r = pyfloat_round(v, nd), e = pyfloat_round_exact(v, nd);
+                if (memcmp(&r, &e, sizeof r) != 0 && bad_round++ < 5)
+                    fprintf(stderr, "round(%.17g, %d): %.17g, exactly %.17g\n", v, nd, r, e);
+            }
+        }
+    unsigned long long state = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 60000; i++) {
+        unsigned long long bits = next_random(&state);
+        double v;
+        switch (i % 4) {
+        case 0: /* a decimal of 0-9 places, as the series' rounded values are */
+            v = (double)(bits % 10000000000ULL) / pow(10, (double)(i / 4 % 10));
+            break;
+        case 1: /* any finite double */
+            memcpy(&v, &bits, sizeof v);
+            if (!isfinite(v))
+                v = 1.0;
+            break;
+        case 2: /* a value as round() leaves it */
+            v = pyfloat_round_exact((double)(bits >> 11) / (double)(1ULL << (bits % 40)), i % 7);
+            break;
+        default: /* near a tie at 1-6 places: k + 0.5 of 10^-places, nudged */
+            v = ((double)(bits % 100000) + 0.5) / pow(10, (double)(1 + i % 6)) *
+                (1 + (double)((long long)(bits >> 60) - 8) * 0x1p-52);
+            break;
+        }
+        if (bits & (1ULL << 63))
+            v = -v;
+        pyfloat_repr(v, fast, sizeof fast);
+        pyfloat_repr_exact(v, exact, sizeof exact);
+        if (strcmp(fast, exact) != 0 && bad_repr++ < 5)
+            fprintf(stderr, "repr(%.17g): %s, exactly %s\n", v, fast, exact);
+        /* a near tie is rounded at its own places, else at any of 0-8 */
+        int nd = i % 4 == 3 ? 1 + i % 6 : (int)(bits >> 32) % 9;
+        double r = pyfloat_round(v, nd), e = pyfloat_round_exact(v, nd);
+        if (memcmp(&r, &e, sizeof r) != 0 && bad_round++ < 5)
+            fprintf(stderr, "round(%.17g, %d): %.17g, exactly %.17g\n", v, nd, r, e);
+    }
+    CHECK(bad_repr == 0);
+    CHECK(bad_round == 0);
 }
 
 /* The inverse of the split, with nothing cut: a command of 10000 bytes
@@ -318,6 +401,7 @@ int main(void)
     test_repr();
     test_integer_digits();
     test_round3();
+    test_fast_paths_agree();
     test_shlex();
     test_shlex_join();
     test_units();
