@@ -173,7 +173,7 @@ static int on_disk_line(const char *line, size_t n, void *arg)
     if (array_reserve((void **)&s->disks, s->ndisks, &s->capdisks, sizeof *s->disks) < 0)
         return c->failed = -1;
     struct disk_counter *dc = &s->disks[s->ndisks++];
-    snprintf(dc->name, sizeof dc->name, "%s", d.name);
+    text_copy(dc->name, sizeof dc->name, d.name); /* every sample: no printf */
     dc->major = d.major;
     dc->minor = d.minor;
     dc->read_sectors = d.read_sectors;
@@ -221,7 +221,7 @@ static int on_net_line(const char *line, size_t n, void *arg)
     if (array_reserve((void **)&s->nets, s->nnets, &s->capnets, sizeof *s->nets) < 0)
         return c->failed = -1;
     struct net_counter *nc = &s->nets[s->nnets++];
-    snprintf(nc->name, sizeof nc->name, "%s", l.name);
+    text_copy(nc->name, sizeof nc->name, l.name); /* every sample: no printf */
     nc->physical = k->counted;
     nc->rx_bytes = l.rx_bytes;
     nc->tx_bytes = l.tx_bytes;

@@ -1,4 +1,5 @@
 /* proc_parse.c - cursor-style parsers of procfs text (no sscanf/atoi). */
+#define _GNU_SOURCE /* memrchr */
 #include "util/parse/proc_parse.h"
 
 #include <limits.h>
@@ -36,12 +37,7 @@ GT_HOT static int skip_token(struct cursor *c)
 GT_HOT int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 {
     /* comm may hold spaces and ')' itself: fields start after the LAST ')'. */
-    const char *close = NULL;
-    for (size_t i = len; i > 0; i--)
-        if (buf[i - 1] == ')') {
-            close = buf + i - 1;
-            break;
-        }
+    const char *close = memrchr(buf, ')', len);
     if (!close)
         return -1;
     struct cursor c = {close + 1, buf + len};

@@ -1,5 +1,6 @@
 /* sys_parse.c - cursor-style parsers of /proc/diskstats, /proc/net/dev and
  * mountinfo, and the name and type rules that decide what is counted. */
+#define _GNU_SOURCE /* memrchr */
 #include "util/parse/sys_parse.h"
 
 #include <limits.h>
@@ -80,12 +81,7 @@ int sys_parse_netdev_line(const char *line, size_t n, struct netdev_line *out)
     memset(out, 0, sizeof *out);
     /* Names may hold ':' (aliases are not listed here, but be safe): the
      * fields start after the last ':' of the line. */
-    const char *colon = NULL;
-    for (size_t i = n; i > 0; i--)
-        if (line[i - 1] == ':') {
-            colon = line + i - 1;
-            break;
-        }
+    const char *colon = memrchr(line, ':', n);
     if (!colon)
         return -1;
     const char *s = line;
