@@ -85,6 +85,8 @@ static void test_v2_reader(void)
     CHECK(s.throttle_ok && s.nr_periods == 40 && s.nr_throttled == 10 &&
           s.throttled_us == 1500000);
     CHECK(s.quota_cores > 1.49 && s.quota_cores < 1.51);
+    /* the usable CPUs' quota, through the same descriptor */
+    CHECK(cgroup_quota_cores(&r) > 1.49 && cgroup_quota_cores(&r) < 1.51);
     CHECK(s.psi_ok[CGROUP_PSI_CPU] && s.psi[CGROUP_PSI_CPU].some_us == 100000 &&
           s.psi[CGROUP_PSI_CPU].full_us == 50000);
     CHECK(s.psi_ok[CGROUP_PSI_MEMORY] && s.psi[CGROUP_PSI_MEMORY].some_us == 200000);
@@ -153,6 +155,7 @@ static void test_v2_reader(void)
     CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.limit_ok && s.mem_limit == 0);
     CHECK(s.throttle_ok && s.quota_cores == 0);
+    CHECK(cgroup_quota_cores(&r) == 0);
 
     /* Malformed contents: that part is left out, the rest counts. */
     fx_write(sys, "fs/cgroup/job/memory.current", "lots\n");
@@ -212,6 +215,7 @@ static void test_v1_reader(void)
           s.cpu_system_us == 500000);
     CHECK(s.throttle_ok && s.nr_periods == 5 && s.nr_throttled == 2 && s.throttled_us == 400000);
     CHECK(s.quota_cores == 0);
+    CHECK(cgroup_quota_cores(&r) == 0); /* cfs_quota_us -1 */
     CHECK(!s.psi_ok[0] && !s.psi_ok[1] && !s.psi_ok[2]);
     /* A kernel before 4.13 has no oom_kill line: no event figures. */
     M("memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
@@ -219,6 +223,7 @@ static void test_v1_reader(void)
     CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(!s.events_ok);
     CHECK(s.quota_cores > 1.99 && s.quota_cores < 2.01);
+    CHECK(cgroup_quota_cores(&r) > 1.99 && cgroup_quota_cores(&r) < 2.01);
     cgroup_reader_close(&r);
     /* Without a cpuacct hierarchy: memory still, CPU says why not. */
     fx_write(proc, "100/cgroup", "4:memory:/slurm/job_1/step_0\n");
@@ -227,6 +232,8 @@ static void test_v1_reader(void)
     CHECK_CONTAINS(r.cpu_reason, "no cpuacct hierarchy");
     CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.mem_ok && !s.cpu_ok);
+    /* no cpu group of its own: no quota can apply, and none is read */
+    CHECK(r.quota_fd < 0 && cgroup_quota_cores(&r) == 0);
     cgroup_reader_close(&r);
     /* The memory group a job's, cpu and cpuacct the root one (a runtime
      * that moved only some controllers): the root's counters are the whole
@@ -238,6 +245,7 @@ static void test_v1_reader(void)
     CHECK_CONTAINS(r.cpu_reason, "cpuacct group is the root one");
     CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
     CHECK(s.mem_ok && !s.cpu_ok && !s.throttle_ok);
+    CHECK(cgroup_quota_cores(&r) == 0); /* the root group's cannot be set */
     cgroup_reader_close(&r);
 #undef M
 #undef C
@@ -256,6 +264,7 @@ static void test_reader_failures(void)
     CHECK(r.version == 0);
     CHECK_CONTAINS(r.reason, "/100/cgroup: ");
     CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0 && s.version == 0);
+    CHECK(cgroup_quota_cores(&r) == -1); /* no group: the caller reads by path */
     cgroup_reader_close(&r);
 
     fx_mkdirs(proc, "100");
@@ -620,11 +629,23 @@ static void test_tracker_fixture(void)
         untouched &= buf[i] == 0xAB;
     CHECK_MSG(untouched, "gt_tracker_cgroup wrote past an old caller's struct_size");
     CHECK(c.struct_size == sizeof c && !c.incomplete);
+    /* the expected cores default to the group's quota, 1.5 of the 2 CPUs */
+    CHECK(gt_tracker_usage(t)->cpu_utilization.n_expected_cores == 2);
     char *json = gt_tracker_to_json(t);
     CHECK(json && strstr(json, "\"cgroup\": {") && strstr(json, "\"peak\": 629145600.0"));
     CHECK(json && strstr(json, "\"cgroup.memory.peak\": \"kernel group high-water mark\""));
     free(json);
     gt_tracker_free(t);
+    /* Half a CPU: one expected core where the machine has two (the quota
+     * came through the reader's descriptor: test_v2_reader). */
+    fx_write(sys, "fs/cgroup/job/cpu.max", "50000 100000\n");
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_usage(t)->cpu_utilization.n_expected_cores == 1);
+    CHECK(gt_tracker_usage(t)->cpu_utilization.system_core_count == 2);
+    gt_tracker_free(t);
+    fx_write(sys, "fs/cgroup/job/cpu.max", "150000 100000\n");
 
     /* PID 555 is in the group and not in the tree, at every sample. */
     struct fx_proc other = {.pid = 555, .ppid = 1, .starttime = 9};

@@ -90,6 +90,17 @@ static gt_status make_own_cgroup(gt_tracker *t)
 
 /* The wings of t, each built from the options: the reader, the pipeline
  * and the results' state from what the reader found, then the sinks. */
+/* The expected cores' default: the CPUs the tracked process may use. The
+ * quota comes from the cgroup reader's descriptors where it has them (the
+ * process's cgroup file and the group's quota files are not read twice). */
+static double usable_cpus(gt_tracker *t, const struct reader_place *at)
+{
+    double quota = cgroup_quota_cores(&t->reader.cg); /* no thread yet */
+    if (quota < 0)
+        return server_usable_cpus(at->proc_root, at->sys_root, t->pid, t->reader.ncpu);
+    return server_usable_cpus_quota(at->proc_root, t->pid, t->reader.ncpu, quota);
+}
+
 static gt_status open_wings(gt_tracker *t)
 {
     const gt_options *o = &t->cfg.o;
@@ -102,10 +113,7 @@ static gt_status open_wings(gt_tracker *t)
     struct pipeline_facts pf = {
         .pid = t->pid, .sampled_only = t->cfg.sampled_only, .ncpu = t->reader.ncpu,
         /* Only the expected cores' default: not read when they are given. */
-        .usable_cpus = o->n_expected_cores > 0
-                           ? 0
-                           : server_usable_cpus(at.proc_root, at.sys_root, t->pid,
-                                                t->reader.ncpu),
+        .usable_cpus = o->n_expected_cores > 0 ? 0 : usable_cpus(t, &at),
         .ngpus = g->ndevices, .nselected = g->nselected,
     };
     for (int i = 0; i < g->ndevices; i++)

@@ -230,6 +230,7 @@ int cgroup_locate(const char *proc_root, const char *sys_root, const char *who,
          * is not: a container whose runtime moved only some controllers),
          * its counters are not the job's, and are not opened. */
         loc->cpu_in_root = m.have_cpuacct && strcmp(m.cpuacct, "/") == 0;
+        loc->no_cpu_quota = !m.have_cpu || strcmp(m.cpu, "/") == 0;
         int acct_root = m.have_cpuacct && !loc->cpu_in_root ? open_hierarchy(base, acct_names)
                                                             : -1;
         int cpu_root = m.have_cpu && strcmp(m.cpu, "/") != 0 ? open_hierarchy(base, cpu_names)
@@ -277,6 +278,7 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
     }
     if (loc.version == 1) {
         open_v1(r, loc.group_fd, loc.cpuacct_fd, loc.cpu_fd, loc.cpu_in_root);
+        r->no_cpu_quota = loc.no_cpu_quota;
         loc.group_fd = -1; /* the reader's now (group_dir_fd) */
     } else {
         open_v2(r, loc.group_fd);
@@ -449,6 +451,16 @@ static double read_quota(struct cgroup_reader *r)
     if (read_value(r, r->period_fd, &period, NULL) < 0 || period == 0)
         return -1;
     return (double)q / (double)period;
+}
+
+double cgroup_quota_cores(struct cgroup_reader *r)
+{
+    if (!r->version)
+        return -1;
+    /* A v1 root group's cfs_quota_us is -1 and cannot be set. */
+    if (r->version == 1 && r->no_cpu_quota)
+        return 0;
+    return read_quota(r);
 }
 
 static void read_cpu(struct cgroup_reader *r, struct cgroup_sample *out)

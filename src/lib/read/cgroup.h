@@ -26,6 +26,8 @@ struct cgroup_location {
                                  directory when the two are mounted joined);
                                  -1 where that group is the root one */
     int cpu_in_root;          /* v1: its cpuacct group is the root one */
+    int no_cpu_quota;         /* v1: no cpu group of its own (none mounted, or
+                                 the root one): no CPU quota can apply */
 };
 
 /* Finds the group of process who ("self", or a PID) under proc_root and
@@ -55,6 +57,7 @@ struct cgroup_reader {
     int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
     int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */
     int quota_fd, period_fd;  /* v2 cpu.max (quota_fd); v1 cfs_quota_us, cfs_period_us */
+    int no_cpu_quota;         /* v1: cgroup_location's */
     int psi_fd[CGROUP_PSI_N];
     double ticks_per_second;  /* v1 cpuacct.stat's unit */
     pid_t self_pid;
@@ -72,6 +75,13 @@ struct cgroup_reader {
 /* v1: the members (cgroup.procs) are read at most this often by periodic
  * samples (seconds); the baseline and the final sample always read them. */
 #define CGROUP_V1_MEMBERS_PERIOD 1.0
+
+/* Cores the group's CPU quota allows, through the descriptors the reader
+ * keeps: 0 for none, -1 when the reader has no group or cannot read its
+ * quota (then read the process's limits by path: server_usable_cpus).
+ * What the usable CPUs need at the start, without reading the process's
+ * cgroup file and the group's quota files again. */
+double cgroup_quota_cores(struct cgroup_reader *r);
 
 /* A reader with nothing open (closing it is safe). */
 void cgroup_reader_init(struct cgroup_reader *r);

@@ -270,7 +270,7 @@ void server_info_release(gt_server_info *si)
     si->ngpu_names = 0;
 }
 
-double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid, int ncpu)
+double server_usable_cpus_quota(const char *proc_root, pid_t pid, int ncpu, double quota_cores)
 {
     double usable = ncpu;
     cpu_set_t set;
@@ -279,11 +279,16 @@ double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid
     if (strcmp(proc_root, "/proc") == 0 && sched_getaffinity(pid, sizeof set, &set) == 0 &&
         CPU_COUNT(&set) > 0 && CPU_COUNT(&set) < usable)
         usable = CPU_COUNT(&set);
+    if (quota_cores > 0 && quota_cores < usable)
+        usable = quota_cores;
+    return usable;
+}
+
+double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid, int ncpu)
+{
     char who[32];
     snprintf(who, sizeof who, "%d", (int)pid);
     double cg_cpus;
     cgroup_limits(proc_root, sys_root, pid > 0 ? who : "self", &cg_cpus, NULL);
-    if (cg_cpus > 0 && cg_cpus < usable)
-        usable = cg_cpus;
-    return usable;
+    return server_usable_cpus_quota(proc_root, pid, ncpu, cg_cpus);
 }

@@ -37,6 +37,10 @@ double server_parse_memory_limit(const char *buf);
  * cpu.max, v1 cfs_quota_us / cfs_period_us), which may be fractional. */
 double server_usable_cpus(const char *proc_root, const char *sys_root, pid_t pid, int ncpu);
 
+/* The same with the cgroup's quota already known (cores, 0 for none:
+ * cgroup_quota_cores): the affinity alone is read. */
+double server_usable_cpus_quota(const char *proc_root, pid_t pid, int ncpu, double quota_cores);
+
 void server_info_collect(gt_server_info *si, const char *proc_root, const char *sys_root,
                          const struct gpu_device *devices, int ndevices);
 
