@@ -127,7 +127,8 @@ static void open_v1(struct cgroup_reader *r, int mem, int cpuacct, int cpu, int 
      * read again within a second: read through a kept descriptor at every
      * sample, the members would never change. It is opened anew each time
      * from the group's directory, whose descriptor the reader takes over
-     * (cgroup_reader_open). */
+     * (cgroup_reader_open); this first one serves the first read alone
+     * (read_members). */
     r->group_dir_fd = mem;
     r->current_fd = open_file(mem, "memory.usage_in_bytes");
     r->peak_fd = open_file(mem, "memory.max_usage_in_bytes");
@@ -346,7 +347,11 @@ static int read_members(struct cgroup_reader *r)
 {
     size_t len;
     if (r->version == 1 && r->group_dir_fd >= 0) {
-        int fd = open_file(r->group_dir_fd, "cgroup.procs");
+        /* The descriptor the open made (to see the list could be read) is
+         * fresh for its first read, which builds the list: the first
+         * sample's, which then closes it like the others. */
+        int fd = r->procs_fd >= 0 ? r->procs_fd : open_file(r->group_dir_fd, "cgroup.procs");
+        r->procs_fd = -1;
         int rc = fd < 0 ? -1 : file_pread_grow(fd, &r->buf, &r->bufcap, MAX_PROCS_BYTES, &len);
         int e = errno;
         if (fd >= 0)
