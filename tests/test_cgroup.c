@@ -252,6 +252,56 @@ static void test_v1_reader(void)
     fx_rmroot(root);
 }
 
+/* The baseline's list is not pruned: a member that has ended (its /proc
+ * entry gone) costs no stat there, waits among the strangers, and the
+ * next list asks whether it is alive before it could share the group. */
+static void test_first_list_unpruned(void)
+{
+    char *root = fx_mkroot(), proc[200], sys[200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    v2_group(proc, sys, "100\n777\n");
+    struct pid_index ix;
+    pid_index_init(&ix);
+    CHECK(pid_index_put(&ix, 100, 0) == 0);
+    unsigned char role[1] = {1};
+    struct pid_roles roles = {&ix, role};
+    struct cgroup_reader r;
+    struct cgroup_sample s;
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0);
+    CHECK(cgroup_read_members(&r, 1) == 0);
+    CHECK(cgroup_read(&r, 1, &roles, NULL, 0, &s) == 0);
+    CHECK(s.members_ok && s.nmembers == 2 && s.members[1] == 777 && s.mem_ok);
+    /* seen at the baseline, listed again, ended: not a stranger that
+     * stays, and left out now */
+    const pid_t pending[] = {777};
+    CHECK(cgroup_read_members(&r, 1) == 0);
+    CHECK(cgroup_read(&r, 1, &roles, pending, 1, &s) == 0);
+    CHECK(s.members_ok && s.nmembers == 1 && s.members[0] == 100 && s.mem_ok && s.cpu_ok);
+    cgroup_reader_close(&r);
+    pid_index_free(&ix);
+
+    /* A tracker's run of two samples over that group: the job's. */
+    fx_system(proc, 0, 0, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
+                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
+    fx_proc_write(proc, &m);
+    gt_options o;
+    test_options_init(&o);
+    test_hooks.proc_root = proc;
+    test_hooks.sys_root = sys;
+    o.process_id = 100;
+    o.sleep_time = 1000;
+    gt_tracker *t;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    gt_cgroup_usage c = {.struct_size = sizeof c};
+    CHECK(gt_tracker_cgroup(t, &c) == GT_OK);
+    CHECK_MSG(c.available && c.memory_peak == 629145600.0, "%s", c.reason);
+    gt_tracker_free(t);
+    fx_rmroot(root);
+}
+
 /* Every way of finding no group, each with its reason. */
 static void test_reader_failures(void)
 {
@@ -1237,6 +1287,7 @@ int main(int argc, char **argv)
     test_v2_reader();
     test_v1_reader();
     test_reader_failures();
+    test_first_list_unpruned();
     test_membership();
     test_figures();
     test_tracker_fixture();

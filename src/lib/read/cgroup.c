@@ -650,6 +650,8 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles
         return -1;
     if (r->members_fresh) {
         r->members_fresh = 0;
+        int first_list = !r->members_judged;
+        r->members_judged = 1;
         if (r->root_pid > 0 && root_outside(r)) {
             out->root_outside = 1;
             out->root_pid = r->root_pid;
@@ -660,7 +662,12 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles
          * nor which of the other members have ended since the list. */
         int shared = roles && roles->index && nstrangers &&
                      stranger_stays(r, roles, strangers, nstrangers);
-        if (roles && roles->index && !shared)
+        /* The first list (the baseline's) is not pruned: a member that has
+         * ended only waits among the strangers to be seen again, and the
+         * list that sees it again asks first whether it is alive
+         * (stranger_stays), then prunes. A stat per stranger at every
+         * start (a login session's group holds hundreds) for nothing. */
+        if (roles && roles->index && !shared && !first_list)
             drop_departed(r, roles);
         out->members_ok = 1;
         out->members = r->members;

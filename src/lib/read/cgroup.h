@@ -53,6 +53,7 @@ struct cgroup_reader {
     int members_asked;        /* cgroup_read_members was called for this sample */
     int members_failed;       /* ... and found the group gone */
     int members_fresh;        /* r->members were read for this sample */
+    int members_judged;       /* a list went through cgroup_read already */
     int cpu_fd;               /* v2 cpu.stat; v1 cpuacct.usage */
     int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
     int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */
