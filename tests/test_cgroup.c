@@ -302,6 +302,33 @@ static void test_first_list_unpruned(void)
     fx_rmroot(root);
 }
 
+/* Where the tracked process is, when the list lacks it: a live one in
+ * another group has left (outside_path says where); one the sample's walk
+ * found ended (root_ended) is in no group and is not looked up. */
+static void test_root_outside(void)
+{
+    char *root = fx_mkroot(), proc[200], sys[200];
+    fx_proc_sys(root, proc, sys, sizeof proc);
+    v2_group(proc, sys, "100\n");
+    struct fx_proc m = {.pid = 100, .ppid = 1, .starttime = 5};
+    fx_proc_write(proc, &m);
+    struct cgroup_reader r;
+    struct cgroup_sample s;
+    CHECK(cgroup_reader_open(&r, proc, sys, 100, 100) == 0 && r.version == 2);
+    fx_write(proc, "100/cgroup", "0::/elsewhere\n");
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "101\n");
+    CHECK(cgroup_read_members(&r, 1) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
+    CHECK(s.root_outside == 1 && s.root_pid == 100);
+    CHECK(s.outside_path && strcmp(s.outside_path, "/elsewhere") == 0);
+    r.root_ended = 1;
+    CHECK(cgroup_read_members(&r, 1) == 0);
+    CHECK(cgroup_read(&r, 1, NULL, NULL, 0, &s) == 0);
+    CHECK(s.root_outside == 0 && s.mem_ok);
+    cgroup_reader_close(&r);
+    fx_rmroot(root);
+}
+
 /* Every way of finding no group, each with its reason. */
 static void test_reader_failures(void)
 {
@@ -1288,6 +1315,7 @@ int main(int argc, char **argv)
     test_v1_reader();
     test_reader_failures();
     test_first_list_unpruned();
+    test_root_outside();
     test_membership();
     test_figures();
     test_tracker_fixture();

@@ -135,7 +135,7 @@ static void test_reaper_and_zombie(void)
     CHECK(tree_init(&t, root, 100, 50, 0) == 0);
     struct tree_sample s;
     CHECK(tree_walk(&t, &s) == 0);
-    CHECK(s.main_ticks == 60);
+    CHECK(s.main_ticks == 60 && s.main_alive == 1 && s.main_zombie == 0);
     CHECK(s.desc_ticks == 30 + 4); /* the adopted orphan, and what the reaper reaped */
     CHECK(s.desc_rss_kb == 3000);  /* the reaper itself is not tracked */
     CHECK(s.desc_hwm_max_kb == 4000);
@@ -160,7 +160,7 @@ static void test_reaper_and_zombie(void)
     m.utime = 70;
     fx_proc_write(root, &m);
     CHECK(tree_walk(&t, &s) == 0);
-    CHECK(s.main_alive == 1 && s.main_ticks == 80);
+    CHECK(s.main_alive == 1 && s.main_zombie == 1 && s.main_ticks == 80);
     CHECK(s.main_rss_kb == 0 && s.main_threads == 0);
     CHECK(s.main_cminflt == 0 && s.main_cmajflt == 0);
     m.cminflt = 12;

@@ -37,6 +37,7 @@ enum { CGROUP_PSI_CPU, CGROUP_PSI_MEMORY, CGROUP_PSI_IO, CGROUP_PSI_N };
 /* What one walk saw. Memory in kB, CPU in clock ticks. */
 struct tree_sample {
     int main_alive;                 /* main seen (running or zombie) */
+    int main_zombie;                /* ... and seen as a zombie: it has ended */
     unsigned long long main_ticks;  /* cumulative utime+stime of main */
     unsigned long long desc_ticks;  /* cumulative CPU of all descendants */
     long main_threads, desc_threads;

@@ -652,7 +652,7 @@ GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles
         r->members_fresh = 0;
         int first_list = !r->members_judged;
         r->members_judged = 1;
-        if (r->root_pid > 0 && root_outside(r)) {
+        if (r->root_pid > 0 && !r->root_ended && root_outside(r)) {
             out->root_outside = 1;
             out->root_pid = r->root_pid;
             out->outside_path = r->outside_path;

@@ -54,6 +54,11 @@ struct cgroup_reader {
     int members_failed;       /* ... and found the group gone */
     int members_fresh;        /* r->members were read for this sample */
     int members_judged;       /* a list went through cgroup_read already */
+    int root_ended;           /* set by the caller before cgroup_read: the
+                                 sample's walk found the tracked process a
+                                 zombie or gone, so in no group (an exited
+                                 process leaves every group): where it is
+                                 is not looked up */
     int cpu_fd;               /* v2 cpu.stat; v1 cpuacct.usage */
     int cpu_split_fd;         /* v1 cpuacct.stat (ticks) */
     int throttle_fd;          /* v1 cpu.stat (v2: in cpu.stat) */

@@ -408,6 +408,9 @@ GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_pl
     }
     rapl_read(&r->rapl, &s->rapl);
     if (read_cgroup) {
+        /* A command's final sample finds it a zombie: no need to look up
+         * which group it is in (none; four system calls). */
+        r->cg.root_ended = s->tree_ok && (!s->tree.main_alive || s->tree.main_zombie);
         /* the baseline and the final sample read every part */
         s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, s->tree_ok ? &s->roles : NULL,
                                    plan->cgroup_strangers, plan->ncgroup_strangers,

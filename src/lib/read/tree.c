@@ -819,6 +819,7 @@ GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
         s->pss_kb += pss;
         if (p->role == ROLE_MAIN) {
             s->main_alive = 1;
+            s->main_zombie = p->st.state == 'Z' || p->st.state == 'X';
             s->main_ticks += own_ticks(p);
             s->desc_ticks += reaped_ticks(t, p);
             s->main_threads = threads;
