@@ -19,7 +19,6 @@
 #define _GNU_SOURCE
 #include "run.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -235,42 +234,36 @@ static const char *read_whole(const char *path, char **buf, size_t *bufcap)
 /* Our live children other than the command: the processes it started that
  * came to us, as their subreaper, when their parents ended (a child of ours
  * that has exited is reaped here, its peak RSS given to the tracker).
- * Listed from /proc/self/task/<tid>/children, read whole however long.
- * Returns how many there are; pids gets the first cap of them. */
+ * Listed from our main thread's children file, read whole however long:
+ * the main thread made the command, our other threads (the library's) make
+ * no process, and the kernel hands an orphan to its subreaper's first live
+ * thread, the main one (find_alive_thread). Returns how many there are;
+ * pids gets the first cap of them. */
 static size_t live_children(pid_t command, gt_tracker *tracker, pid_t *pids, size_t cap)
 {
     size_t n = 0;
-    DIR *tasks = opendir("/proc/self/task");
-    if (!tasks)
-        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
     char *buf = NULL;
     size_t bufcap = 0;
-    struct dirent *e;
-    while ((e = readdir(tasks)) != NULL) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+    const char *list = read_whole(path, &buf, &bufcap);
+    for (char *end; list && *list; list = end) {
+        long child = strtol(list, &end, 10);
+        if (end == list)
+            break;
+        if (child <= 0 || child > INT_MAX || child == command)
             continue;
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/task/%.16s/children", e->d_name);
-        const char *list = read_whole(path, &buf, &bufcap);
-        for (char *end; list && *list; list = end) {
-            long child = strtol(list, &end, 10);
-            if (end == list)
-                break;
-            if (child <= 0 || child > INT_MAX || child == command)
-                continue;
-            int ws;
-            struct rusage ru;
-            if (wait4((pid_t)child, &ws, WNOHANG, &ru) == (pid_t)child) {
-                gt_tracker_add_reaped(tracker, (pid_t)child, &ru);
-                continue;
-            }
-            if (n < cap)
-                pids[n] = (pid_t)child;
-            n++;
+        int ws;
+        struct rusage ru;
+        if (wait4((pid_t)child, &ws, WNOHANG, &ru) == (pid_t)child) {
+            gt_tracker_add_reaped(tracker, (pid_t)child, &ru);
+            continue;
         }
+        if (n < cap)
+            pids[n] = (pid_t)child;
+        n++;
     }
     free(buf);
-    closedir(tasks);
     return n;
 }
 
