@@ -258,8 +258,8 @@ void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures
 /* The limits after a sample taken at now (under the lock): the breaches
  * seen first here, worded into msgs (one line each); with on_limit kill,
  * what the tree is to be sent (0: nothing; -SIGKILL: SIGKILL again). */
-static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256],
-                        int *nmsgs)
+GT_HOT static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256],
+                               int *nmsgs)
 {
     *nmsgs = 0;
     if (!t->limits.nset)
@@ -294,7 +294,7 @@ static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256
 
 /* Says what check_limits found (outside the lock) and sends the tree sig
  * (0: nothing). The caller owns the reader. */
-static void act_on_limits(gt_tracker *t, int sig, char msgs[GT_LIMIT_COUNT][256], int nmsgs)
+GT_HOT static void act_on_limits(gt_tracker *t, int sig, char msgs[GT_LIMIT_COUNT][256], int nmsgs)
 {
     int kill = t->cfg.o.on_limit == GT_ON_LIMIT_KILL; /* options: read-only once started */
     for (int i = 0; i < nmsgs; i++)
@@ -333,7 +333,7 @@ static double limit_deadline(const gt_tracker *t)
 /* One sample read and through the pipeline (slot as in struct sample); its
  * rows in *rows. The caller owns the reader (see the file comment). Returns
  * the sample's monotonic time. */
-static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
+GT_HOT static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
 {
     struct sample s;
     struct read_plan plan = next_read_plan(t); /* pipe.cg.shared: only the sampler writes it */

@@ -9,6 +9,7 @@
 
 #include "util/internal.h"
 #include "util/pyfloat.h"
+#include "util/hot_path.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define SECTOR_BYTES 512ULL /* diskstats counts 512-byte sectors on every device */
@@ -34,14 +35,15 @@ static unsigned long long tree_delta(unsigned long long prev, unsigned long long
     return cur > prev ? cur - prev : 0;
 }
 
-double series_timestamp(double epoch_start, long k, double interval)
+GT_HOT double series_timestamp(double epoch_start, long k, double interval)
 {
     return pyfloat_round(epoch_start + (double)k * interval, 3);
 }
 
-void series_process_row(const struct process_reading *prev, const struct process_reading *cur,
-                        double seconds, double ticks_per_second, double timestamp, pid_t pid,
-                        gt_process_row *row)
+GT_HOT void series_process_row(const struct process_reading *prev,
+                               const struct process_reading *cur, double seconds,
+                               double ticks_per_second, double timestamp, pid_t pid,
+                               gt_process_row *row)
 {
     memset(row, 0, sizeof *row);
     row->timestamp = timestamp;
@@ -153,9 +155,9 @@ static void pressure_shares(const struct system_series_sample *p,
     row->pressure_ok = 1;
 }
 
-void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
-                       double seconds, double ticks_per_second, double timestamp,
-                       gt_system_row *row)
+GT_HOT void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
+                              double seconds, double ticks_per_second, double timestamp,
+                              gt_system_row *row)
 {
     memset(row, 0, sizeof *row);
     row->timestamp = timestamp;

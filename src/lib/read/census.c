@@ -91,7 +91,7 @@ static long group_of(struct census *c, const char *name)
     return (long)c->ngroups++;
 }
 
-void census_begin(struct census *c)
+GT_HOT void census_begin(struct census *c)
 {
     pthread_mutex_lock(&c->lock);
     c->stamp++;
@@ -198,7 +198,7 @@ static void note_top(struct census *c, double mono)
     memcpy(e->name, c->top_name, sizeof e->name);
 }
 
-void census_end(struct census *c, double mono)
+GT_HOT void census_end(struct census *c, double mono)
 {
     for (size_t k = 0; k < c->ntouched; k++) {
         struct census_group *g = &c->groups[c->touched[k]];

@@ -323,7 +323,7 @@ static int read_kept(struct cgroup_reader *r, int fd, size_t max, size_t *len)
     return file_pread_grow(fd, &r->buf, &r->bufcap, max, len);
 }
 
-static int read_value(struct cgroup_reader *r, int fd, unsigned long long *v, int *is_max)
+GT_HOT static int read_value(struct cgroup_reader *r, int fd, unsigned long long *v, int *is_max)
 {
     size_t len;
     int dummy;
@@ -333,8 +333,8 @@ static int read_value(struct cgroup_reader *r, int fd, unsigned long long *v, in
 }
 
 /* Reads the keys of a flat keyed file; found gets a bit per key read. */
-static int read_keyed(struct cgroup_reader *r, int fd, const char *const *keys, size_t n,
-                      unsigned long long *values, unsigned *found)
+GT_HOT static int read_keyed(struct cgroup_reader *r, int fd, const char *const *keys, size_t n,
+                             unsigned long long *values, unsigned *found)
 {
     size_t len;
     if (read_kept(r, fd, MAX_SMALL_FILE, &len) < 0)

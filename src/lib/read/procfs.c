@@ -213,8 +213,8 @@ GT_HOT static int thread_children(struct proc_handle *h, int task_fd, pid_t tid,
  * left out, however many there are. In this process, the library's own
  * threads are passed over: they never fork, and reading their files was a
  * good part of what tracking oneself cost beyond tracking another process. */
-static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
-                                 pid_t **list, size_t *n, size_t *listcap, int *found)
+GT_HOT static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
+                                        pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     _Alignas(struct dirent64) char dents[16384];
     for (;;) {

@@ -17,12 +17,13 @@
 
 #include "util/internal.h"
 #include "read/procfs.h"
+#include "util/hot_path.h"
 
 #define MAX_FILE_BYTES (16u << 20) /* mountinfo of a busy container host, with room */
 #define MAX_FS_KEYS 256            /* distinct filesystems counted per sample */
 
 /* Reads fd from its start into the reader's buffer. */
-static int read_file(struct system_series_reader *r, int fd, size_t *len)
+GT_HOT static int read_file(struct system_series_reader *r, int fd, size_t *len)
 {
     return file_pread_grow(fd, &r->buf, &r->bufcap, MAX_FILE_BYTES, len);
 }
@@ -81,10 +82,10 @@ void system_series_close(struct system_series_reader *r)
 /* Whether a name (with its device numbers) counts, as the cache has it or
  * as decide() says the first time; marked seen by this reading. NULL when
  * out of memory. */
-static struct name_class *classify(const struct system_series_reader *r, struct name_class **list,
-                                   size_t *n, size_t *cap, const char *name, unsigned major,
-                                   unsigned minor,
-                                   int (*decide)(const struct system_series_reader *, const char *))
+GT_HOT static struct name_class *
+classify(const struct system_series_reader *r, struct name_class **list, size_t *n, size_t *cap,
+         const char *name, unsigned major, unsigned minor,
+         int (*decide)(const struct system_series_reader *, const char *))
 {
     struct name_class *c = NULL;
     for (size_t i = 0; i < *n && !c; i++)
@@ -106,7 +107,7 @@ static struct name_class *classify(const struct system_series_reader *r, struct 
 
 /* Drops the cached names the last reading did not see (a device that went
  * away; its name may come back as another one). */
-static void prune_classes(struct name_class *list, size_t *n, unsigned generation)
+GT_HOT static void prune_classes(struct name_class *list, size_t *n, unsigned generation)
 {
     for (size_t i = 0; i < *n;)
         if (list[i].seen != generation)
@@ -156,7 +157,7 @@ struct line_ctx {
     int failed;
 };
 
-static int on_disk_line(const char *line, size_t n, void *arg)
+GT_HOT static int on_disk_line(const char *line, size_t n, void *arg)
 {
     struct line_ctx *c = arg;
     struct diskstats_line d;
@@ -181,7 +182,7 @@ static int on_disk_line(const char *line, size_t n, void *arg)
     return 0;
 }
 
-static int read_disks(struct system_series_reader *r, struct system_series_sample *s)
+GT_HOT static int read_disks(struct system_series_reader *r, struct system_series_sample *s)
 {
     size_t len;
     s->ndisks = 0;
@@ -206,7 +207,7 @@ static int iface_has_device(const struct system_series_reader *r, const char *na
     return fstatat(r->sys_net_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static int on_net_line(const char *line, size_t n, void *arg)
+GT_HOT static int on_net_line(const char *line, size_t n, void *arg)
 {
     struct line_ctx *c = arg;
     struct netdev_line l;
@@ -228,7 +229,7 @@ static int on_net_line(const char *line, size_t n, void *arg)
     return 0;
 }
 
-static int read_nets(struct system_series_reader *r, struct system_series_sample *s)
+GT_HOT static int read_nets(struct system_series_reader *r, struct system_series_sample *s)
 {
     size_t len;
     s->nnets = 0;
@@ -437,7 +438,7 @@ static void count_processes(struct system_series_reader *r, struct system_series
     s->processes_ok = 1;
 }
 
-int system_series_read(struct system_series_reader *r, struct system_series_sample *s)
+GT_HOT int system_series_read(struct system_series_reader *r, struct system_series_sample *s)
 {
     r->generation++;
     s->processes_ok = s->disks_ok = s->nets_ok = s->fs_ok = 0;

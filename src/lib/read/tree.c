@@ -737,7 +737,7 @@ GT_HOT void tree_census_pass(struct tree *t)
  * (wait4 moved their io counters into its RUSAGE_CHILDREN, in 512-byte
  * blocks). Only the series use them, and only a reaper that is the calling
  * process can ask. */
-static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned long long *wr)
+GT_HOT static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned long long *wr)
 {
     struct rusage ru;
     *rd = *wr = 0;

@@ -12,7 +12,7 @@ static const char *const kind_names[2] = {"process", "system"};
 
 /* One line to the kind's descriptor; a failure stops that series' writing
  * with one warning (the rows stay in the row store). */
-static void write_line(struct csv_sink *c, gt_series_kind kind, const char *line, size_t len)
+GT_HOT static void write_line(struct csv_sink *c, gt_series_kind kind, const char *line, size_t len)
 {
     if (c->fd[kind] < 0 || c->failed[kind])
         return;

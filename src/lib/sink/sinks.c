@@ -89,7 +89,7 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
     return GT_OK;
 }
 
-int sinks_want_io(struct sinks *k)
+GT_HOT int sinks_want_io(struct sinks *k)
 {
     return k->metrics_on && metrics_sink_wants_io(&k->metrics, monotonic_now());
 }

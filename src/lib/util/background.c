@@ -224,7 +224,7 @@ static long other_threads_locked(void)
     }
 }
 
-int is_running_library_thread(pid_t tid)
+GT_HOT int is_running_library_thread(pid_t tid)
 {
     pthread_once(&registry_once, registry_init);
     pthread_mutex_lock(&registry_lock);

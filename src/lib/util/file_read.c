@@ -56,7 +56,7 @@ GT_HOT int file_read_fd(int fd, int positional, char *buf, size_t cap, size_t *l
     return read_until(fd, positional, 0, buf, cap, len);
 }
 
-int file_pread(int fd, char *buf, size_t cap, size_t *len)
+GT_HOT int file_pread(int fd, char *buf, size_t cap, size_t *len)
 {
     return file_read_fd(fd, 1, buf, cap, len);
 }
@@ -95,7 +95,7 @@ int file_open_in(const char *root, const char *name, int flags)
     return open(path, flags | O_RDONLY | O_CLOEXEC);
 }
 
-int file_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len)
+GT_HOT int file_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

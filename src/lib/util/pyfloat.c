@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/num.h"
+#include "util/hot_path.h"
 
 /* Shortest decimal digits of |v| (no dot, no trailing zeros) and the decimal
  * point position: |v| = 0.DIGITS * 10^decpt.
@@ -48,7 +49,7 @@ static void shortest_digits(double v, char *digits, size_t cap, int *decpt)
 
 /* sign then body at out, cut to cap bytes with the terminator, as
  * snprintf("%s%s") but without its format parsing. */
-static void put(char *out, size_t cap, const char *sign, const char *body)
+GT_HOT static void put(char *out, size_t cap, const char *sign, const char *body)
 {
     if (cap == 0)
         return;
@@ -84,7 +85,7 @@ static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
  * many digits: m's digits are the shortest, as Python's repr() finds them.
  * The series' values, rounded to 2-6 places, take a few steps here instead
  * of two or three printf and strtod calls each (5,700 instructions). */
-static int short_decimal(double a, unsigned long long *m, int *k)
+GT_HOT static int short_decimal(double a, unsigned long long *m, int *k)
 {
     for (int places = 0; places <= POW10_EXACT_MAX; places++) {
         double y = a * pow10_exact[places];
@@ -102,7 +103,7 @@ static int short_decimal(double a, unsigned long long *m, int *k)
 
 /* Digits and decimal point of |v| = 0.DIGITS * 10^decpt, as shortest_digits
  * gives them, from short_decimal's m and k. */
-static void decimal_digits(unsigned long long m, int k, char *digits, int *decpt)
+GT_HOT static void decimal_digits(unsigned long long m, int k, char *digits, int *decpt)
 {
     unsigned n = num_u64_digits(m, digits);
     *decpt = (int)n - k;
@@ -112,7 +113,7 @@ static void decimal_digits(unsigned long long m, int k, char *digits, int *decpt
 }
 
 /* repr(v); fast: short_decimal before the exact search. */
-static void repr_with(double v, char *out, size_t cap, int fast)
+GT_HOT static void repr_with(double v, char *out, size_t cap, int fast)
 {
     if (isnan(v)) {
         put(out, cap, "", "nan");
@@ -189,7 +190,7 @@ static void repr_with(double v, char *out, size_t cap, int fast)
                  exp10 < 0 ? '-' : '+', abs(exp10));
 }
 
-void pyfloat_repr(double v, char *out, size_t cap)
+GT_HOT void pyfloat_repr(double v, char *out, size_t cap)
 {
     repr_with(v, out, cap, 1);
 }
@@ -208,7 +209,7 @@ void pyfloat_repr_exact(double v, char *out, size_t cap)
  * (both exact, one correctly rounded division) is the double nearest that
  * decimal, as reading it back gives. 0 when it cannot tell (y a half, or
  * 2^50 or more): the exact way then. */
-static int round_fast(double v, int ndigits, double *out)
+GT_HOT static int round_fast(double v, int ndigits, double *out)
 {
     if (ndigits < 0 || ndigits > POW10_EXACT_MAX)
         return 0;
@@ -224,7 +225,7 @@ static int round_fast(double v, int ndigits, double *out)
     return 1;
 }
 
-double pyfloat_round(double v, int ndigits)
+GT_HOT double pyfloat_round(double v, int ndigits)
 {
     /* A whole number is its own rounding (ndigits >= 0): most of a
      * series' values each sample (zero CPU of an idle process, no GPU). */

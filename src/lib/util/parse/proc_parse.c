@@ -237,7 +237,7 @@ GT_HOT int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
     return 0;
 }
 
-int proc_parse_io(const char *buf, size_t len, struct proc_io *out)
+GT_HOT int proc_parse_io(const char *buf, size_t len, struct proc_io *out)
 {
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/cursor.h"
+#include "util/hot_path.h"
 
 static int read_uint(struct cursor *c, unsigned *out)
 {
@@ -18,7 +19,7 @@ static int read_uint(struct cursor *c, unsigned *out)
 }
 
 /* Copies the next blank-separated token into out (cap bytes with the NUL). */
-static int read_token(struct cursor *c, char *out, size_t cap)
+GT_HOT static int read_token(struct cursor *c, char *out, size_t cap)
 {
     skip_blanks(c);
     const char *start = c->p;
@@ -44,8 +45,8 @@ static int skip_fields(struct cursor *c, int count)
     return 0;
 }
 
-int sys_each_line(const char *buf, size_t len, int (*fn)(const char *line, size_t n, void *arg),
-                  void *arg)
+GT_HOT int sys_each_line(const char *buf, size_t len,
+                         int (*fn)(const char *line, size_t n, void *arg), void *arg)
 {
     const char *p = buf, *end = buf + len;
     while (p < end) {
@@ -60,7 +61,7 @@ int sys_each_line(const char *buf, size_t len, int (*fn)(const char *line, size_
     return 0;
 }
 
-int sys_parse_diskstats_line(const char *line, size_t n, struct diskstats_line *out)
+GT_HOT int sys_parse_diskstats_line(const char *line, size_t n, struct diskstats_line *out)
 {
     struct cursor c = {line, line + n};
     memset(out, 0, sizeof *out);
@@ -76,7 +77,7 @@ int sys_parse_diskstats_line(const char *line, size_t n, struct diskstats_line *
     return 0;
 }
 
-int sys_parse_netdev_line(const char *line, size_t n, struct netdev_line *out)
+GT_HOT int sys_parse_netdev_line(const char *line, size_t n, struct netdev_line *out)
 {
     memset(out, 0, sizeof *out);
     /* Names may hold ':' (aliases are not listed here, but be safe): the
