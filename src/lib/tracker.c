@@ -88,8 +88,6 @@ static gt_status make_own_cgroup(gt_tracker *t)
     return GT_OK;
 }
 
-/* The wings of t, each built from the options: the reader, the pipeline
- * and the results' state from what the reader found, then the sinks. */
 /* The expected cores' default: the CPUs the tracked process may use. The
  * quota comes from the cgroup reader's descriptors where it has them (the
  * process's cgroup file and the group's quota files are not read twice). */
@@ -101,6 +99,8 @@ static double usable_cpus(gt_tracker *t, const struct reader_place *at)
     return server_usable_cpus_quota(at->proc_root, t->pid, t->reader.ncpu, quota);
 }
 
+/* The wings of t, each built from the options: the reader, the pipeline
+ * and the results' state from what the reader found, then the sinks. */
 static gt_status open_wings(gt_tracker *t)
 {
     const gt_options *o = &t->cfg.o;
