@@ -254,7 +254,8 @@ static void test_v1_reader(void)
 
 /* The baseline's list is not pruned: a member that has ended (its /proc
  * entry gone) costs no stat there, waits among the strangers, and the
- * next list asks whether it is alive before it could share the group. */
+ * next list asks whether it is alive before it could share the group (a
+ * tracker's run over such a group: test_tracker_fixture). */
 static void test_first_list_unpruned(void)
 {
     char *root = fx_mkroot(), proc[200], sys[200];
@@ -280,25 +281,6 @@ static void test_first_list_unpruned(void)
     cgroup_reader_close(&r);
     pid_index_free(&ix);
 
-    /* A tracker's run of two samples over that group: the job's. */
-    fx_system(proc, 0, 0, 2, 8000000, 6000000);
-    struct fx_proc m = {.pid = 100, .ppid = 1, .rss_kb = 1000, .anon_kb = 1000,
-                        .private_kb = 1000, .pss_kb = 1000, .starttime = 5};
-    fx_proc_write(proc, &m);
-    gt_options o;
-    test_options_init(&o);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
-    o.process_id = 100;
-    o.sleep_time = 1000;
-    gt_tracker *t;
-    CHECK(test_tracker_new(&o, &t) == GT_OK);
-    CHECK(gt_tracker_start(t) == GT_OK);
-    CHECK(gt_tracker_stop(t) == GT_OK);
-    gt_cgroup_usage c = {.struct_size = sizeof c};
-    CHECK(gt_tracker_cgroup(t, &c) == GT_OK);
-    CHECK_MSG(c.available && c.memory_peak == 629145600.0, "%s", c.reason);
-    gt_tracker_free(t);
     fx_rmroot(root);
 }
 
@@ -735,6 +717,18 @@ static void test_tracker_fixture(void)
     CHECK(!c.available && c.memory_peak == 0);
     CHECK_CONTAINS(c.reason, "is shared with processes outside the tracked tree (PID 555)");
     gt_tracker_free(t);
+
+    /* 777 listed at every sample, its /proc entry gone (ended): a run of two
+     * samples finds the group the job's (the baseline's list is not pruned,
+     * the final one asks whether 777 is alive: test_first_list_unpruned). */
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n777\n");
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_cgroup(t, &c) == GT_OK);
+    CHECK_MSG(c.available && c.memory_peak == 629145600.0, "%s", c.reason);
+    gt_tracker_free(t);
+    fx_write(sys, "fs/cgroup/job/cgroup.procs", "100\n555\n");
 
     /* Once found shared the group is not read any more: a member list
      * spoiled after that draws no warning at the final sample. */
