@@ -51,6 +51,7 @@ static pid_t procfs_self_pid(const char *proc_root)
  * for a long time on a GPU in a bad state: it runs as a background job. */
 struct gpu_opener {
     char *brand, *uuids, *nvml_library, *rsmi_library, *proc_root, *sys_root;
+    unsigned drivers; /* the caller's gpu_config_probe_drivers() */
     struct gpu gpu;
     enum gpu_open_result result;
     char err[512];
@@ -71,7 +72,7 @@ static void gpu_opener_run(void *arg)
 {
     struct gpu_opener *o = arg;
     struct gpu_config cfg = {o->brand,        o->uuids,     o->nvml_library,
-                             o->rsmi_library, o->proc_root, o->sys_root, 0, 0};
+                             o->rsmi_library, o->proc_root, o->sys_root, 1, o->drivers};
     o->result = gpu_open(&o->gpu, &cfg, o->err, sizeof o->err);
 }
 
@@ -105,6 +106,7 @@ static enum gpu_open_result open_gpus(struct sample_reader *r, double timeout, c
         o->rsmi_library = dup_or_null(cfg.rsmi_library, &failed);
         o->proc_root = dup_or_null(cfg.proc_root, &failed);
         o->sys_root = dup_or_null(cfg.sys_root, &failed);
+        o->drivers = cfg.drivers;
     }
     struct background *job = failed ? NULL : background_start("gt:gpu-open", gpu_opener_run, o, gpu_opener_drop);
     if (!job) {

@@ -204,11 +204,14 @@ void gpu_config_probe_drivers(struct gpu_config *cfg)
 
 static int driver_present(const struct gpu_backend *b, const struct gpu_config *cfg)
 {
+    unsigned drivers = cfg->drivers;
+    if (!cfg->drivers_known) {
+        struct gpu_config probed = *cfg;
+        gpu_config_probe_drivers(&probed);
+        drivers = probed.drivers;
+    }
     unsigned vendor = b == &gpu_nvml_backend ? GPU_DRIVER_NVIDIA : GPU_DRIVER_AMD;
-    if (cfg->drivers_known)
-        return (cfg->drivers & (vendor | GPU_DRIVER_WSL)) != 0;
-    const char *node = b == &gpu_nvml_backend ? "/dev/nvidiactl" : "/dev/kfd";
-    return access(node, F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+    return (drivers & (vendor | GPU_DRIVER_WSL)) != 0;
 }
 
 /* Whether backend b serves cfg's brand: every backend without one; the
