@@ -416,7 +416,8 @@ static void test_sqlite_loaded_when_used(void)
     CHECK_MSG(strstr(r.out.data, "/libcsv.so") == NULL, "libcsv loaded by a run reading no CSV");
 #if !GT_SANITIZED
     /* (The sanitized command links json-c: CMakeLists.txt says why.) */
-    CHECK_MSG(strstr(r.out.data, "/libjson-c.so") == NULL, "json-c loaded by a run writing no JSON");
+    CHECK_MSG(strstr(r.out.data, "/libjson-c.so") == NULL,
+              "json-c loaded by a run writing no JSON");
 #endif
 #if !defined(__clang__) && !GT_SANITIZED
     /* gcc makes every math call we have an instruction, and --as-needed
