@@ -16,6 +16,8 @@
 
 #include "gpu_tracker.h"
 
+#include <stdlib.h>
+
 /* Defined by the library, visible to what links its objects, never
  * exported from the shared library. */
 #if defined(__GNUC__)
@@ -114,6 +116,34 @@ GT_INTERNAL int gt_output_same(const char *a, const char *b);
 /* Writes len bytes of data to path under the rules above, atomically: a
  * failure leaves an existing file as it was. GT_ERR_IO with the reason. */
 GT_INTERNAL gt_status gt_output_write(const char *path, const void *data, size_t len);
+
+/* The file now at an output's name (held or resolved as gt_output_write
+ * would: the name itself never followed), for a writer that adds to it (a
+ * benchmark file gets a row): *data (malloc'd, NUL-terminated after *len
+ * bytes) or NULL when nothing there is to be kept: no file; a symbolic link
+ * put at the name (*replaced 1: the write replaces it, never follows it);
+ * another user's file in a directory others may write to (*replaced 1).
+ * GT_ERR_IO when it cannot be read (a directory, a FIFO, more than max
+ * bytes), GT_ERR_NO_MEMORY. */
+GT_INTERNAL gt_status gt_output_read(const char *path, size_t max, const char *what,
+                                     char **data, size_t *len, int *replaced);
+
+/* gt_text_escape(s) into out, cut to fit cap bytes (cap > 0) at a
+ * character's start ("?" when memory runs out): for a stranger's name in
+ * a message. Returns out. */
+static inline const char *gt_text_escape_into(const char *s, char *out, size_t cap)
+{
+    char *safe = gt_text_escape(s);
+    size_t n = 0;
+    for (const char *p = safe ? safe : "?"; p[n] && n + 1 < cap; n++)
+        out[n] = p[n];
+    if (safe && safe[n]) /* cut: not inside a character */
+        while (n > 0 && ((unsigned char)out[n] & 0xC0) == 0x80)
+            n--;
+    out[n] = '\0';
+    free(safe);
+    return out;
+}
 
 /* Reads the regular file path whole, as the library reads what strangers
  * give it: a FIFO or a directory is an error (never a wait), and a file of

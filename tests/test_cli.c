@@ -385,6 +385,132 @@ static void test_user_config(void)
     unsetenv("XDG_CONFIG_HOME");
 }
 
+/* Runs gt "--" touch marker with the config at path refused: want is the
+ * error after "gpu-tracker: cannot read 'PATH': ", and nothing runs. */
+static void check_config_refused(const char *path, const char *marker, const char *want)
+{
+    unlink(marker);
+    struct result r = gt("--", "touch", marker, NULL);
+    char expect[1200];
+    snprintf(expect, sizeof expect, "gpu-tracker: cannot read '%s': %s; fix it or pass "
+             "--no-config\n", path, want);
+    CHECK_STR(r.err.data, expect);
+    CHECK(r.status == 2 && access(marker, F_OK) != 0);
+    result_free(&r);
+}
+
+/* The config file is reached only through what the user or root made: a
+ * link another user planted is not followed (the attack: a link to the
+ * /proc comm of a process named "backup=.bashrc", or to a root-owned file
+ * of options), nor is a directory of theirs gone through; /proc and /sys
+ * are refused even through root's own link, and a link to a device never
+ * opens it. Each refusal names the component and why, in one line. */
+static void test_user_config_links(void)
+{
+    const char *home = tmp_path("xdg-links");
+    const char *path = write_user_config(home, "format=human\n", 0644);
+    char marker[512], options[512], dir[512];
+    snprintf(marker, sizeof marker, "%s/ran", home);
+    snprintf(options, sizeof options, "%s/root-options", home);
+    snprintf(dir, sizeof dir, "%s/gpu-tracker", home);
+    FILE *f = fopen(options, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("output=pwned.txt\nbackup=.bashrc\n", f);
+        fclose(f);
+    }
+    setenv("XDG_CONFIG_HOME", home, 1);
+    /* A process whose name is a line of options, and its comm file. */
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t named = fork();
+    if (named == 0) {
+        prctl(PR_SET_NAME, "backup=.bashrc");
+        close(ready[0]);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char byte;
+    CHECK(read(ready[0], &byte, 1) == 1);
+    close(ready[0]);
+    char comm[64];
+    snprintf(comm, sizeof comm, "/proc/%d/comm", (int)named);
+
+    /* Root's own link to a kernel file: refused by where it is. */
+    unlink(path);
+    CHECK(symlink(comm, path) == 0);
+    check_config_refused(path, marker, "it is a kernel file in /proc or /sys, not one a user "
+                                       "wrote");
+    unlink(path);
+    CHECK(symlink("/sys/kernel/uevent_seqnum", path) == 0);
+    check_config_refused(path, marker, "it is a kernel file in /proc or /sys, not one a user "
+                                       "wrote");
+    /* Root's own link to a device: refused before it is opened. */
+    unlink(path);
+    CHECK(symlink("/dev/null", path) == 0);
+    check_config_refused(path, marker, "it is not a regular file (FIFOs, devices and sockets are "
+                                       "not read)");
+    if (geteuid() == 0) {
+        char want[600];
+        /* Another user's links: to the comm file, and to a root-owned
+         * file of options; neither is followed. */
+        const char *targets[] = {comm, options};
+        for (size_t i = 0; i < 2; i++) {
+            unlink(path);
+            CHECK(symlink(targets[i], path) == 0 && lchown(path, 65534, 65534) == 0);
+            check_config_refused(path, marker, "'config' is a symbolic link owned by user 65534, "
+                                               "neither you nor root: not following it (remove "
+                                               "the link, or give another path)");
+        }
+        /* A link of theirs on the way to the file. */
+        unlink(path);
+        char moved[600], link_dir[600], via[700];
+        snprintf(moved, sizeof moved, "%s/theirs", home);
+        snprintf(link_dir, sizeof link_dir, "%s/via", home);
+        write_user_config(moved, "format=human\n", 0644);
+        unlink(link_dir);
+        CHECK(symlink("theirs", link_dir) == 0 && lchown(link_dir, 65534, 65534) == 0);
+        snprintf(via, sizeof via, "%s/gpu-tracker/config", link_dir);
+        setenv("XDG_CONFIG_HOME", link_dir, 1);
+        check_config_refused(via, marker, "'via' is a symbolic link owned by user 65534, neither "
+                                          "you nor root: not following it (remove the link, or "
+                                          "give another path)");
+        /* A directory of theirs: its entries are theirs to change, even a
+         * root-owned file in it. */
+        setenv("XDG_CONFIG_HOME", moved, 1);
+        snprintf(via, sizeof via, "%s/gpu-tracker", moved);
+        CHECK(chown(via, 65534, 65534) == 0);
+        snprintf(via, sizeof via, "%s/gpu-tracker/config", moved);
+        snprintf(want, sizeof want, "the directory 'gpu-tracker' is owned by user 65534, neither "
+                 "you nor root: its entries are theirs to change");
+        check_config_refused(via, marker, want);
+        /* A directory its group may change (not sticky). */
+        snprintf(via, sizeof via, "%s/gpu-tracker", moved);
+        CHECK(chown(via, 0, 0) == 0 && chmod(via, 0775) == 0);
+        snprintf(via, sizeof via, "%s/gpu-tracker/config", moved);
+        check_config_refused(via, marker, "the directory 'gpu-tracker' is writable by others "
+                                          "than its owner (chmod go-w)");
+        setenv("XDG_CONFIG_HOME", home, 1);
+    }
+    /* A link of the user's own to their own file is followed. */
+    unlink(path);
+    write_user_config(home, "format=human\n", 0644);
+    char own[600];
+    snprintf(own, sizeof own, "%s/own-config", home);
+    CHECK(rename(path, own) == 0 && symlink(own, path) == 0);
+    struct result r = gt("-q", "--", WORKLOAD_BIN, "exit", "0", NULL);
+    CHECK_MSG(r.status == 0 && !strncmp(r.out.data, "Wall time ", 10),
+              "the user's own link: [%.80s] [%.200s]", r.out.data, r.err.data);
+    result_free(&r);
+    unlink(path);
+    kill(named, SIGKILL);
+    waitpid(named, NULL, 0);
+    unsetenv("XDG_CONFIG_HOME");
+}
+
 /* A job shorter than the interval has only the baseline and the final
  * sample (its process a zombie by then): its threads are still counted. */
 static void test_short_job_threads(void)
@@ -447,6 +573,50 @@ static void test_sqlite_loaded_when_used(void)
 
 /* Limits (docs/limits.md): a breach is reported in every format and is the
  * exit status; kill ends the whole tree, SIGKILL for what ignores SIGTERM. */
+/* --on-limit kill never reaches gpu-tracker's own ancestors (the tree of
+ * one holds gpu-tracker and its pipeline's other commands): refused in
+ * one line before tracking; and the wait after a SIGKILL is bounded (here
+ * a process gpu-tracker, run as another user, may not signal). */
+static void test_limits_own_tree(void)
+{
+    char script[600];
+    snprintf(script, sizeof script, "%s -q --pid $$ --on-limit kill --max-time 0.3 | cat; "
+             "echo \"status=$?\"", GT_BIN);
+    char *sh_argv[] = {"/bin/sh", "-c", script, NULL};
+    struct result r = run_argv(sh_argv);
+    CHECK_STR(r.out.data, "status=0\n"); /* the shell and the pipeline's cat live on */
+    CHECK_MSG(strstr(r.err.data, "gpu-tracker: on_limit kill (--on-limit kill) would signal the "
+                                 "tracking program's own ancestors: process ") == r.err.data &&
+              strchr(r.err.data, '\n') == r.err.data + r.err.len - 1,
+              "not the one line: %s", r.err.data);
+    result_free(&r);
+    if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+        return;
+    pid_t sleeper = fork();
+    if (sleeper == 0) {
+        execlp("sleep", "sleep", "60", (char *)NULL);
+        _exit(127);
+    }
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)sleeper);
+    char *nobody_argv[] = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           GT_BIN, "-q", "--no-backup", "-o", "/dev/null", "--pid", pid,
+                           "--on-limit", "kill", "--max-time", "0.2", "--kill-after", "0.2",
+                           NULL};
+    struct child c = spawn(nobody_argv, 0);
+    memset(&r, 0, sizeof r);
+    finish_within(&c, &r, 60, "a tree that outlives its SIGKILL");
+    CHECK_MSG(r.status == 124, "status %d: %s", r.status, r.err.data);
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: the limit ended the tree, but part of it "
+                               "was still there 5 s after the SIGKILL (a process stuck in the "
+                               "kernel, one gpu-tracker may not signal, or an init that ignores "
+                               "it): tracking stopped there\n");
+    CHECK(kill(sleeper, 0) == 0); /* not ours to end: still there */
+    result_free(&r);
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, NULL, 0);
+}
+
 static void test_limits(void)
 {
     /* A peak no sample sees (200 MiB touched and freed within milliseconds,
@@ -1666,6 +1836,19 @@ static void test_gpu_fake(void)
     CHECK_CONTAINS(r.out.data, "\ngpu: 0\nvram: 0 MiB\ngpu advice: 2 GPUs given "
                                "(CUDA_VISIBLE_DEVICES) and none used: ask for none\n");
     result_free(&r);
+    /* A snapshot whose requester is a terminal's escapes (OSC 52 sets the
+     * clipboard, ESC[2J clears the screen): shown escaped. */
+    char evil_snap[300], edit[1200];
+    snprintf(evil_snap, sizeof evil_snap, "%s", tmp_path("evil-idle.json.gz"));
+    snprintf(edit, sizeof edit, "gzip -dc %s | sed 's/\"requested_by\": *\"CUDA_VISIBLE_DEVICES\"/"
+             "\"requested_by\":\"\\\\u001b]52;c;SGVsbG8=\\\\u0007\\\\u001b[2J\"/' | gzip > %s",
+             idle_snap, evil_snap);
+    CHECK(system(edit) == 0);
+    r = gt("recommend", evil_snap, NULL);
+    CHECK_CONTAINS(r.out.data, "\ngpu advice: 2 GPUs given (\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J) "
+                               "and none used: ask for none\n");
+    CHECK(strchr(r.out.data, '\033') == NULL);
+    result_free(&r);
     /* ...and one that used its GPU: no such line. */
     char used_script[300];
     snprintf(used_script, sizeof used_script, "echo \"process 0 $$ 1000\" >> %s; sleep 0.3",
@@ -1736,6 +1919,26 @@ static void test_pid_namespace(void)
               json_object_object_get_ex(mg, "combined", &v) && json_object_get_double(v) == 0);
         if (nj)
             json_object_put(nj);
+        result_free(&r);
+    }
+    /* --pid 1 with --on-limit kill inside the namespace: PID 1 started
+     * gpu-tracker (its tree holds it and the pipeline's cat; it ignores
+     * SIGKILL): refused in one line, before tracking, cat unharmed. */
+    {
+        char script[600];
+        snprintf(script, sizeof script, "%s -q --pid 1 --on-limit kill --max-time 0.3 | cat; "
+                 "echo \"cat=$?\"", GT_BIN);
+        char *ns_argv[] = {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c",
+                           script, NULL};
+        struct child ns = spawn(ns_argv, 0);
+        memset(&r, 0, sizeof r);
+        finish_within(&ns, &r, 60, "--pid 1 --on-limit kill in a PID namespace");
+        CHECK_STR(r.out.data, "cat=0\n");
+        CHECK_STR(r.err.data, "gpu-tracker: on_limit kill (--on-limit kill) would signal the "
+                              "tracking program's own ancestors: process 1 started it (its tree "
+                              "holds the tracking program and whatever else that process runs, a "
+                              "pipeline's other commands among them); track a process that did "
+                              "not start it, or warn\n");
         result_free(&r);
     }
     /* The host's /proc seen from inside: refused, in one line, nothing run. */
@@ -1847,6 +2050,43 @@ static void test_benchmark_tsv(void)
     r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", tmp_path(""), "--", "true", NULL);
     CHECK(r.status == 2 && strchr(r.err.data, '\n') == r.err.data + strlen(r.err.data) - 1);
     result_free(&r);
+
+    /* The attack: during the run the file's name becomes a link (another
+     * user's, where we are root) to a root-only file of benchmark rows.
+     * Its rows are not read through the link; the link is replaced by a
+     * new file with the header and this run's row, and the run succeeds. */
+    char secret[256], planted[256], plant[1400];
+    snprintf(secret, sizeof secret, "%s", tmp_path("secret.tsv"));
+    snprintf(planted, sizeof planted, "%s", tmp_path("planted.tsv"));
+    fputs_file(secret, "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load"
+                       "\tcpu_time\tmax_gpu_ram\tmean_gpu_load\nSECRET ROW\n");
+    CHECK(chmod(secret, 0600) == 0);
+    unlink(planted);
+    r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", planted, "--", "true", NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+    snprintf(plant, sizeof plant, "rm %s && ln -s %s %s && { chown -h 65534 %s 2>/dev/null || "
+             "true; }", planted, secret, planted, planted);
+    r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", planted, "--", "sh", "-c", plant, NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    char want[900];
+    snprintf(want, sizeof want, "gpu-tracker: warning: --benchmark-tsv file '%s' was replaced "
+             "during the run by a link or another user's file: not read, replaced by a new file "
+             "with this run's row\n", planted);
+    CHECK_STR(r.err.data, want);
+    result_free(&r);
+    struct stat st;
+    CHECK(lstat(planted, &st) == 0 && S_ISREG(st.st_mode));
+    text = slurp(planted);
+    lines = 0;
+    for (const char *c = text; c && *c; c++)
+        lines += *c == '\n';
+    CHECK_MSG(text && lines == 2 && !strstr(text, "SECRET") && !strncmp(text, "s\th:m:s\t", 8),
+              "after the planted link: [%s]", text ? text : "");
+    free(text);
+    text = slurp(secret);
+    CHECK(text && strstr(text, "SECRET ROW\n")); /* the link's target untouched */
+    free(text);
 }
 
 static void test_backup_file(void)
@@ -2265,9 +2505,11 @@ int main(int argc, char **argv)
     test_json_stdout_and_spike();
     test_document_on_stdout_stays_clean();
     test_user_config();
+    test_user_config_links();
     test_short_job_threads();
     test_sqlite_loaded_when_used();
     test_limits();
+    test_limits_own_tree();
     test_at_peak();
     test_cpu_exact();
     test_orphans();

@@ -109,20 +109,31 @@ def main():
             rows = json.loads(r.stdout)['rows']
             check(len(rows) == 5 and all(abs(row['change_percent']) < 0.1 for row in rows),
                   f'one run in other units compares equal: {rows}')
-        # A stranger's test names print without their control bytes (a
-        # terminal escape) or a cell-ending '|' in markdown.
+        # A stranger's test names print through the one escaper (a terminal
+        # escape, a C1 CSI as \xNN), without a cell-ending '|' in markdown.
         figures = {'peak_ram_bytes': 1e6, 'peak_gpu_ram_bytes': 0, 'cpu_seconds': 1, 'wall_seconds': 1,
                    'mean_cpu_cores': 1}
         for name, scale in (('t-base.json', 1), ('t-new.json', 2)):
             with open(os.path.join(work, name), 'w') as f:
                 json.dump({'format': 'gputracker-pytest', 'version': 1, 'tests': {
-                    'test_x.py::test_\x1b[2Jclear|pipe': dict(figures, peak_ram_bytes=1e6 * scale)}}, f)
+                    'test_x.py::test_\x1b[2Jclear\x9b2J|pipe': dict(figures, peak_ram_bytes=1e6 * scale)}}, f)
         for fmt in ('text', 'markdown'):
             r = compare('-f', fmt, 't-base.json', 't-new.json')
-            check(r.returncode == 1 and '\x1b' not in r.stdout and 'test_?[2Jclear' in r.stdout,
+            check(r.returncode == 1 and '\x1b' not in r.stdout and '\x9b' not in r.stdout
+                  and 'test_\\x1b[2Jclear\\xc2\\x9b2J' in r.stdout,
                   f'{fmt}: a test name printed raw: {r.stdout!r}')
             if fmt == 'markdown':
-                check('test_?[2Jclear/pipe' in r.stdout, f'markdown keeps a | in a name: {r.stdout!r}')
+                check('test_\\x1b[2Jclear\\xc2\\x9b2J/pipe' in r.stdout,
+                      f'markdown keeps a | in a name: {r.stdout!r}')
+        # ...and in the error of a test that lacks a figure.
+        with open(os.path.join(work, 't-lacking.json'), 'w') as f:
+            json.dump({'format': 'gputracker-pytest', 'version': 1, 'tests': {
+                'test_\x1b]52;c;SGVsbG8=\x07\x9b2J': {'peak_ram_bytes': 1}}}, f)
+        r = compare('t-base.json', 't-lacking.json')
+        check(r.returncode == 2 and r.stderr == (
+            "gpu-tracker: compare: 't-lacking.json': test 'test_\\x1b]52;c;SGVsbG8=\\x07\\xc2\\x9b2J' lacks a "
+            "figure (peak_ram_bytes, peak_gpu_ram_bytes, cpu_seconds, wall_seconds, mean_cpu_cores: numbers of 0 "
+            "or more)\n"), f'a name in the lacking-a-figure error: {r.stderr!r}')
         with open(os.path.join(work, 'bad.json'), 'w') as f:
             f.write('{"max_ram": 5}')
         r = compare('base0.json', 'bad.json')

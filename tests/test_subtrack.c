@@ -304,6 +304,28 @@ static void test_combine(void)
     check_figures(r.out.data, "analyze of a directory combined");
     result_free(&r);
 
+    /* A link another user planted in the directory, to a root-only file
+     * that reads as a sub-tracking CSV: not followed, so none of that
+     * file reaches the combined one; the error names the link. */
+    if (geteuid() == 0) {
+        TMP(secret, "root-only.csv");
+        write_text(secret, "process_id,code_block_name,position,timestamp\n"
+                           "1,secret,0,1\n1,secret,1,2\n");
+        CHECK(chmod(secret, 0600) == 0);
+        snprintf(path, sizeof path, "%s/3.csv", dir);
+        CHECK(symlink(secret, path) == 0 && lchown(path, 65534, 65534) == 0);
+        TMP(planted_out, "planted.csv");
+        r = gt("sub-track", "combine", "--stf", planted_out, "-p", dir, NULL);
+        char want[1024];
+        snprintf(want, sizeof want, "gpu-tracker: sub-track: cannot read sub-tracking file "
+                 "'%s': '3.csv' is a symbolic link owned by user 65534, neither you nor root: not "
+                 "following it (remove the link, or give another path)\n", path);
+        check_error(&r, 1, want);
+        struct stat none;
+        CHECK(stat(planted_out, &none) != 0);
+        unlink(path);
+    }
+
     /* SQLite into SQLite. */
     TMP(sq, "marks.sqlite");
     TMP(sq2, "marks-combined.sqlite");
@@ -469,6 +491,19 @@ static void test_compare(void)
     snprintf(line, sizeof line, "gpu-tracker: sub-track: config file '%s': unknown key 'stat'; "
              "valid keys are file_path_map and statistic\n", cc);
     check_error(&r, 2, line);
+    /* An unknown key (the file's text) and the file's path, escaped. */
+    write_text(cc, "{\"file_path_map\": {\"B\": \"b.json\"}, \"\\u001b]52;c;SGVsbG8=\\u0007\": 1}");
+    r = gt("sub-track", "compare", "--cconfig", cc, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: config file '%s': unknown key "
+             "'\\x1b]52;c;SGVsbG8=\\x07'; valid keys are file_path_map and statistic\n", cc);
+    check_error(&r, 2, line);
+    char bell_path[400];
+    snprintf(bell_path, sizeof bell_path, "%s\033[2J.json", cc);
+    write_text(bell_path, "[1]");
+    r = gt("sub-track", "compare", "--cconfig", bell_path, NULL);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: config file '%s\\x1b[2J.json': it is "
+             "not a JSON object\n", cc);
+    check_error(&r, 2, line);
     write_text(cc, "{\"file_path_map\": [\"b.json\"]}");
     r = gt("sub-track", "compare", "--cconfig", cc, NULL);
     snprintf(line, sizeof line, "gpu-tracker: sub-track: config file '%s': file_path_map should "
@@ -579,8 +614,8 @@ static void test_refusals(void)
     TMP(fifo, "fifo.csv");
     mkfifo(fifo, 0600);
     r = gt("sub-track", "analyze", "--tf", fifo, "--stf", stf, NULL); /* no wait for a writer */
-    snprintf(line, sizeof line, "gpu-tracker: sub-track: cannot read tracking file '%s': not a "
-             "regular file\n", fifo);
+    snprintf(line, sizeof line, "gpu-tracker: sub-track: cannot read tracking file '%s': it is "
+             "not a regular file (FIFOs, devices and sockets are not read)\n", fifo);
     check_error(&r, 1, line);
     r = gt("sub-track", "analyze", "--tf", "/nonexistent/t.csv", "--stf", stf, NULL);
     check_error(&r, 1, "gpu-tracker: sub-track: cannot read tracking file '/nonexistent/t.csv': "
@@ -717,6 +752,15 @@ static void test_hostile_sqlite(void)
         {"extra.sqlite", "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT); CREATE TABLE "
                          "other (x)",
          "has a table 'other'"},
+        /* Names with a terminal's escapes (OSC 52 sets the clipboard,
+         * ESC[2J clears the screen): shown escaped, never acted on. */
+        {"osc-view.sqlite", "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT); CREATE VIEW "
+                            "\"\033]52;c;SGVsbG8=\007\" AS SELECT 1",
+         "has a view '\\x1b]52;c;SGVsbG8=\\x07'"},
+        {"clear-trigger.sqlite", "CREATE TABLE data (main_ram FLOAT, timestamp FLOAT); CREATE "
+                                 "TRIGGER \"\033[2J\302\233\" AFTER INSERT ON data BEGIN "
+                                 "SELECT 1; END",
+         "has a trigger '\\x1b[2J\\xc2\\x9b'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TMP(path, cases[i].name);

@@ -82,7 +82,7 @@ def _sub_track(action: str, args: list):
         try:
             results = SubTrackingAnalyzer(options.tf, options.stf).sub_tracking_results()
         except (OSError, ValueError) as error:
-            print(f'gpu-tracker: sub-track: {error}', file=sys.stderr)
+            print(f'gpu-tracker: sub-track: {_native.text_escape(str(error))}', file=sys.stderr)
             return 1
         _write(options.output, pickle.dumps(results))
         return 0
@@ -101,15 +101,31 @@ def _sub_track(action: str, args: list):
     try:
         results = TrackingComparison(paths).compare(statistic)
     except (OSError, ValueError, pickle.UnpicklingError) as error:
-        print(f'gpu-tracker: sub-track: {error}', file=sys.stderr)
+        print(f'gpu-tracker: sub-track: {_native.text_escape(str(error))}', file=sys.stderr)
         return 1
     if options.format == 'pickle':
         _write(options.output, pickle.dumps(results))
     elif options.format == 'json':
         _write(options.output, json.dumps(results.to_json(), indent=1))
     else:
-        _write(options.output, str(results))
+        _write(options.output, str(_names_escaped(results)))
     return 0
+
+
+def _names_escaped(results):
+    """The comparison with its strangers' text (code block and session names,
+    from the compared files) through the one escaper, as the C command
+    prints them: for the text layout, which a terminal shows."""
+    from ._sub_tracking_analysis import ComparisonResults
+    escape = _native.text_escape
+
+    def series(values):
+        return values.rename(index=lambda name: escape(str(name)))
+    return ComparisonResults(
+        overall_resource_usage={m: series(v) for m, v in results.overall_resource_usage.items()},
+        code_block_resource_usage={m: {escape(str(b)): series(v) for b, v in blocks.items()}
+                                   for m, blocks in results.code_block_resource_usage.items()},
+        code_block_compute_time={escape(str(b)): series(v) for b, v in results.code_block_compute_time.items()})
 
 
 def main():

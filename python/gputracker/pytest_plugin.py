@@ -28,6 +28,7 @@ import json
 import os
 import resource
 import sys
+import tempfile
 
 import pytest
 
@@ -62,6 +63,16 @@ def pytest_configure(config):
         'bytes and seconds as numbers), measured by gpu-tracker')
     config._gputracker_results = {}
     _CONFIG[:] = [config]
+    path = config.getoption('--gputracker-json')
+    if path and not hasattr(config, 'workerinput'):
+        # Held from now, as gpu-tracker holds -o: a link planted at the name
+        # during the session is replaced at the end, never followed. A path
+        # that cannot be held now is said at the end, with the kept copy.
+        from . import _native
+        try:
+            _native.output_hold(path)
+        except OSError:
+            pass
 
 
 def _enabled(config) -> bool:
@@ -223,8 +234,28 @@ def pytest_sessionfinish(session):
     # shared directory; where it cannot, one line says why (and where the
     # document was kept instead), and the session fails.
     from . import _native
+    data = (json.dumps(document, indent=1) + '\n').encode()
     try:
-        _native.output_write(path, (json.dumps(document, indent=1) + '\n').encode())
+        _native.output_write(path, data)
     except OSError as error:
-        sys.stderr.write(f'gpu-tracker: --gputracker-json: {error}\n')
+        message = str(error)
+        # The writer keeps what it could not put at the name beside it and
+        # says so ("... instead"); where it could not even get there (a
+        # link of another user's on the way), a copy is kept here.
+        if not message.endswith(' instead'):
+            message += _keep_copy(path, data)
+        sys.stderr.write(f'gpu-tracker: --gputracker-json: {_native.text_escape(message)}\n')
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+
+def _keep_copy(path: str, data: bytes) -> str:
+    """The document in a new file of our own (O_EXCL, never through a link)
+    in the current directory: '; the document was kept in NAME instead', or
+    what failed."""
+    try:
+        fd, kept = tempfile.mkstemp(prefix=os.path.basename(path) + '.saved-', dir='.')
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+    except OSError as error:
+        return f'; it could not be kept either: {error.strerror}'
+    return f"; the document was kept in '{os.path.abspath(kept)}' instead"

@@ -187,6 +187,69 @@ static PyObject *output_write(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* text_escape(text): gt_text_escape, the one escaper of strangers' text
+ * before it reaches a terminal (control characters and bytes that are not
+ * UTF-8 as \xNN). A str is taken as UTF-8 (lone surrogates of undecodable
+ * bytes back as those bytes); bytes as they are. */
+static PyObject *text_escape(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    PyObject *bytes = NULL;
+    if (PyBytes_Check(arg)) {
+        bytes = arg;
+        Py_INCREF(bytes);
+    } else if (PyUnicode_Check(arg)) {
+        bytes = PyUnicode_AsEncodedString(arg, "utf-8", "surrogateescape");
+    } else {
+        PyErr_SetString(PyExc_TypeError, "text_escape: a str or bytes is needed");
+        return NULL;
+    }
+    if (!bytes)
+        return NULL;
+    /* A NUL inside is shown too: the escaper stops at the first one, so
+     * each piece is escaped and the NULs put back as \x00. */
+    const char *s = PyBytes_AS_STRING(bytes);
+    Py_ssize_t n = PyBytes_GET_SIZE(bytes);
+    PyObject *out = PyUnicode_FromStringAndSize("", 0);
+    for (Py_ssize_t at = 0; out && at <= n;) {
+        size_t piece = strlen(s + at);
+        char *safe = gt_text_escape(s + at);
+        if (!safe) {
+            Py_DECREF(out);
+            out = PyErr_NoMemory();
+            break;
+        }
+        PyObject *part = PyUnicode_FromFormat("%s%s", safe, at + (Py_ssize_t)piece < n ? "\\x00" : "");
+        free(safe);
+        PyObject *joined = part ? PyUnicode_Concat(out, part) : NULL;
+        Py_XDECREF(part);
+        Py_DECREF(out);
+        out = joined;
+        at += (Py_ssize_t)piece + 1;
+    }
+    Py_DECREF(bytes);
+    return out;
+}
+
+/* output_hold(path): gt_output_hold, path's directory kept open from now, so
+ * that a later output_write(path) goes there whatever is planted on the
+ * way meanwhile (a link at the name is replaced, never followed); OSError
+ * with the reason when path cannot be written. */
+static PyObject *output_hold(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *path = NULL;
+    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path))
+        return NULL;
+    gt_status status = gt_output_hold(PyBytes_AS_STRING(path));
+    Py_DECREF(path);
+    if (status != GT_OK) {
+        PyErr_SetString(PyExc_OSError, gt_last_error());
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* ---- sub-tracking analysis -------------------------------------------------- */
 
 /* The exception for a failed analysis: a malformed file is a ValueError, as
@@ -369,6 +432,8 @@ static PyMethodDef module_methods[] = {
     {"parse_size", parse_size, METH_O, "Bytes of a size such as '500MB' or '2GiB'."},
     {"parse_duration", parse_duration, METH_O, "Seconds of a duration such as '90' or '1h30m'."},
     {"output_write", output_write, METH_VARARGS, "gt_output_write(): a file under the output rules."},
+    {"text_escape", text_escape, METH_O, "gt_text_escape(): strangers' text made safe to print."},
+    {"output_hold", output_hold, METH_VARARGS, "gt_output_hold(): an output's directory kept open."},
     {"snapshot_convert", native_snapshot_convert, METH_VARARGS,
      "A snapshot (any format) in another format, or its HTML report."},
     {"snapshot_load", native_snapshot_load, METH_VARARGS,

@@ -6,6 +6,7 @@
  * one core averaged over the run, cpu_time user + system seconds. */
 #define _GNU_SOURCE
 #include "benchmark_tsv.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,18 +28,17 @@ const char benchmark_tsv_header[] = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_ps
 
 /* The file at path as it is now: *data (malloc'd, NULL when the file is
  * missing or empty) and *len, after checking that it starts with our
- * header. 0, or -1 with the reason in err. Written back whole, with the
- * new row, by gt_output_write(): the output rules (no planted link
- * followed, no stranger's file in a shared directory written) are the
- * library's, as for every other output. */
-static int existing(const char *path, char **data, size_t *len, char *err, size_t errcap)
+ * header. Read under the output rules (gt_output_read: the name never
+ * followed, the held directory once the run has started), so a link put
+ * at the name, or another user's file put there in a shared directory, is
+ * not read but replaced by the write: *replaced says so. 0, or -1 with
+ * the reason in err. Written back whole, with the new row, by
+ * gt_output_write(). */
+static int existing(const char *path, char **data, size_t *len, int *replaced, char *err,
+                    size_t errcap)
 {
-    *data = NULL;
-    *len = 0;
-    struct stat st;
-    if (lstat(path, &st) != 0 && errno == ENOENT)
-        return 0;
-    if (gt_file_read(path, BENCHMARK_TSV_MAX, "--benchmark-tsv file", data, len) != GT_OK) {
+    if (gt_output_read(path, BENCHMARK_TSV_MAX, "--benchmark-tsv file", data, len, replaced) !=
+        GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
         return -1;
     }
@@ -62,8 +62,13 @@ int benchmark_tsv_check(const char *path, char *err, size_t errcap)
     }
     char *data;
     size_t len;
-    int rc = existing(path, &data, &len, err, errcap);
+    int replaced;
+    int rc = existing(path, &data, &len, &replaced, err, errcap);
     free(data);
+    if (rc == 0 && gt_output_hold(path) != GT_OK) {
+        snprintf(err, errcap, "%s", gt_last_error());
+        rc = -1;
+    }
     return rc;
 }
 
@@ -105,8 +110,13 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
     }
     char *data;
     size_t len;
-    if (existing(path, &data, &len, err, errcap) < 0)
+    int replaced;
+    if (existing(path, &data, &len, &replaced, err, errcap) < 0)
         return -1;
+    if (replaced)
+        cli_error("warning: --benchmark-tsv file '%s' was replaced during the "
+                "run by a link or another user's file: not read, replaced by a new file with "
+                "this run's row\n", path);
     char row[1024];
     int n = snprintf(row, sizeof row, "%s%s%.4f\t%s\t%.2f\t-\t%s\t-\t%s\t%s\t%.2f\t%.2f\t%s\t%s\n",
                      len ? "" : benchmark_tsv_header, len ? "" : "\n", totals.wall_seconds,

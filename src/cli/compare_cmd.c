@@ -21,14 +21,9 @@
 #include <string.h>
 
 #include "compare_cmd.h"
+#include "output.h"
 #include "gpu_tracker_internal.h"
 #include "human.h"
-
-static int fail(const char *msg, int status)
-{
-    fprintf(stderr, "gpu-tracker: %s\n", msg);
-    return status;
-}
 
 enum { METRIC_RAM, METRIC_GPU_RAM, METRIC_CPU_TIME, METRIC_WALL, METRIC_MEAN_CPU, NMETRICS };
 
@@ -122,6 +117,19 @@ static double number_at(json_object *o, const char *key, int *bad)
 }
 
 /* A test suite's figures (python/gputracker/pytest_plugin.py writes them). */
+/* A test's name from a stranger's file, safe to print: through the one
+ * escaper (gt_text_escape: control characters and bytes that are not UTF-8
+ * as \xNN), and in markdown '|' (a cell's end) as '/'; cut to fit cap, at
+ * a character's start. */
+static const char *printable(const char *name, int markdown, char *out, size_t cap)
+{
+    gt_text_escape_into(name, out, cap);
+    for (char *p = out; markdown && *p; p++)
+        if (*p == '|')
+            *p = '/';
+    return out;
+}
+
 static int read_tests(json_object *doc, struct run_file *r, char *err, size_t cap,
                       const char *path)
 {
@@ -144,9 +152,10 @@ static int read_tests(json_object *doc, struct run_file *r, char *err, size_t ca
         for (int m = 0; !bad && m < NMETRICS; m++)
             f.v[m] = number_at(t, keys[m], &bad);
         if (bad) {
-            snprintf(err, cap, "'%s': test '%.200s' lacks a figure (peak_ram_bytes, "
+            char shown[256];
+            snprintf(err, cap, "'%s': test '%s' lacks a figure (peak_ram_bytes, "
                      "peak_gpu_ram_bytes, cpu_seconds, wall_seconds, mean_cpu_cores: numbers "
-                     "of 0 or more)", path, name);
+                     "of 0 or more)", path, printable(name, 0, shown, sizeof shown));
             return -1;
         }
         if (add_subject(r, name, &f) < 0) {
@@ -282,20 +291,6 @@ static void show_value(int m, double v, char *out, size_t cap)
         human_duration(out, cap, v);
 }
 
-/* A test's name from a stranger's file, safe to print: control bytes (a
- * terminal's escapes) become '?', and in markdown '|' (a cell's end) '/';
- * cut to fit cap. */
-static const char *printable(const char *name, int markdown, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (; name[n] && n + 1 < cap; n++) {
-        unsigned char c = (unsigned char)name[n];
-        out[n] = c < 0x20 || c == 0x7f ? '?' : markdown && c == '|' ? '/' : (char)c;
-    }
-    out[n] = '\0';
-    return out;
-}
-
 struct row {
     const char *subject;
     int metric;
@@ -330,7 +325,7 @@ int compare_command(int argc, char **argv)
             if (strcmp(optarg, "text") && strcmp(optarg, "markdown") && strcmp(optarg, "json")) {
                 snprintf(msg, sizeof msg, "compare: unknown format '%s'; valid formats: text, "
                          "markdown, json", optarg);
-                return fail(msg, 2);
+                return cli_fail(msg, 2);
             }
             format = optarg;
         } else if (c == 't') {
@@ -340,7 +335,7 @@ int compare_command(int argc, char **argv)
             if ((eq && m < 0) || parse_percent(eq ? eq + 1 : optarg, &v) < 0) {
                 snprintf(msg, sizeof msg, "compare: invalid --tolerance '%s': give a percentage "
                          "(10%%) or METRIC=PERCENT, METRIC one of " METRIC_NAMES, optarg);
-                return fail(msg, 2);
+                return cli_fail(msg, 2);
             }
             for (int k = 0; k < NMETRICS; k++)
                 if (!eq || k == m)
@@ -350,7 +345,7 @@ int compare_command(int argc, char **argv)
             if (m < 0) {
                 snprintf(msg, sizeof msg, "compare: unknown metric '%s'; valid: " METRIC_NAMES,
                          optarg);
-                return fail(msg, 2);
+                return cli_fail(msg, 2);
             }
             gated[m] = any_metric = 1;
         } else {
@@ -358,7 +353,7 @@ int compare_command(int argc, char **argv)
                      c == ':' ? "missing value for" : "unknown option", argv[optind - 1],
                      compare_usage);
             msg[strcspn(msg, "\n")] = '\0';
-            return fail(msg, 2);
+            return cli_fail(msg, 2);
         }
     }
     int nfiles = argc - optind;
@@ -366,7 +361,7 @@ int compare_command(int argc, char **argv)
         char msg[256];
         snprintf(msg, sizeof msg, "compare: give a baseline and a new run (2 to %d files: "
                  "BASE... NEW)", COMPARE_MAX_FILES);
-        return fail(msg, 2);
+        return cli_fail(msg, 2);
     }
     /* By default the memory peaks are gated: times move with the machine
      * (docs/ci.md says how much). */
@@ -381,7 +376,7 @@ int compare_command(int argc, char **argv)
                 run_file_free(&files[k]);
             char msg[1100];
             snprintf(msg, sizeof msg, "compare: %s", err);
-            return fail(msg, 2);
+            return cli_fail(msg, 2);
         }
     struct run_file *now = &files[nfiles - 1];
     int nbase = nfiles - 1;
@@ -427,7 +422,7 @@ int compare_command(int argc, char **argv)
         free(vals);
         for (int i = 0; i < nfiles; i++)
             run_file_free(&files[i]);
-        return fail("compare: out of memory", 2);
+        return cli_fail("compare: out of memory", 2);
     }
 
     int tests = now->n > 1 || (now->n == 1 && strcmp(now->s[0].name, "run") != 0);
@@ -507,7 +502,7 @@ int compare_command(int argc, char **argv)
                                   : "ok: no gated metric grew past its tolerance");
     }
     if (missing)
-        fprintf(stderr, "gpu-tracker: compare: %zu test%s of the new run %s no baseline: not "
+        cli_error("compare: %zu test%s of the new run %s no baseline: not "
                 "compared\n", missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have");
     free(rows);
     free(vals);

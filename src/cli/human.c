@@ -396,10 +396,13 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                          u->max_gpu_ram.descendants, of);
         if (x->at_peak)
             at_peak_line(f, "At the GPU peak", &x->at_peak[GT_PEAK_GPU_MEMORY]);
-        if (x->gpu_idle && x->gpu_idle->request_unused)
-            fprintf(f, LABEL "%d GPU%s given (%s) and none used: ask for none next time\n",
-                    "GPU request", x->gpu_idle->requested, x->gpu_idle->requested == 1 ? "" : "s",
-                    x->gpu_idle->requested_by);
+        if (x->gpu_idle && x->gpu_idle->request_unused) {
+            /* Who asked (a Slurm variable's value) comes from the environment. */
+            fprintf(f, LABEL "%d GPU%s given (", "GPU request", x->gpu_idle->requested,
+                    x->gpu_idle->requested == 1 ? "" : "s");
+            print_name(f, x->gpu_idle->requested_by);
+            fputs(") and none used: ask for none next time\n", f);
+        }
         for (int i = 0; x->gpu_idle && i < x->gpu_idle->ndevices && i < 64; i++) {
             const gt_gpu_idle_device *d = &x->gpu_idle->devices[i];
             if (d->idle)

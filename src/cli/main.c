@@ -41,7 +41,7 @@ static void print_warning(const char *message, void *data)
     pthread_mutex_lock(&warnings_lock);
     if (command_started) {
         live_pause();
-        fprintf(stderr, "gpu-tracker: warning: %s\n", message);
+        cli_error("warning: %s\n", message);
         live_resume();
     } else if (n_held_warnings < MAX_HELD_WARNINGS) {
         held_warnings[n_held_warnings] = strdup(message);
@@ -57,7 +57,7 @@ static void release_warnings(int print)
     pthread_mutex_lock(&warnings_lock);
     for (int i = 0; i < n_held_warnings; i++) {
         if (print)
-            fprintf(stderr, "gpu-tracker: warning: %s\n", held_warnings[i]);
+            cli_error("warning: %s\n", held_warnings[i]);
         free(held_warnings[i]);
     }
     n_held_warnings = 0;
@@ -83,11 +83,11 @@ static void on_started(pid_t pid, const gt_options *opts, gt_tracker *t)
      * know which port it got?), otherwise as the other start lines. */
     const char *metrics = gt_tracker_metrics_address(t);
     if (metrics && (any_port(opts->metrics_listen) || !(opts->disable_logs || quiet_start)))
-        fprintf(stderr, "gpu-tracker: serving metrics at http://%s/metrics\n", metrics);
+        cli_error("serving metrics at http://%s/metrics\n", metrics);
     if (opts->disable_logs || quiet_start)
         return;
     if (opts->process_id == pid && opts->reaper_pid == 0)
-        fprintf(stderr, "gpu-tracker: tracking PID %d until it ends (Ctrl-C stops tracking)\n",
+        cli_error("tracking PID %d until it ends (Ctrl-C stops tracking)\n",
                 (int)pid);
     /* The backup file is not named: a normal run never needs it, and one
      * that was killed finds it as .gpu-tracker_*.json in its working
@@ -98,16 +98,19 @@ static void on_started(pid_t pid, const gt_options *opts, gt_tracker *t)
  * they were measured up to now, not to their end. */
 static void warn_left_running(const struct run_result *r)
 {
-    fprintf(stderr, "gpu-tracker: warning: the command has exited, but %zu process%s it started "
-            "%s still running (PID", r->left_running, r->left_running == 1 ? "" : "es",
-            r->left_running == 1 ? "is" : "are");
+    char pids[RUN_LEFT_PIDS * 24 + 64];
     size_t shown = r->left_running < RUN_LEFT_PIDS ? r->left_running : RUN_LEFT_PIDS;
-    for (size_t i = 0; i < shown; i++)
-        fprintf(stderr, "%s%d", i ? ", " : (r->left_running == 1 ? " " : "s "), (int)r->left_pids[i]);
-    if (r->left_running > shown)
-        fprintf(stderr, " and %zu more", r->left_running - shown);
-    fprintf(stderr, "): measured up to the command's exit, not to %s end; --wait-all waits for "
-            "%s\n", r->left_running == 1 ? "its" : "their", r->left_running == 1 ? "it" : "them");
+    int n = 0;
+    for (size_t i = 0; i < shown && n >= 0 && (size_t)n < sizeof pids; i++)
+        n += snprintf(pids + n, sizeof pids - (size_t)n, "%s%d",
+                      i ? ", " : (r->left_running == 1 ? " " : "s "), (int)r->left_pids[i]);
+    if (r->left_running > shown && n >= 0 && (size_t)n < sizeof pids)
+        snprintf(pids + n, sizeof pids - (size_t)n, " and %zu more", r->left_running - shown);
+    cli_error("warning: the command has exited, but %zu process%s it started %s still running "
+              "(PID%s): measured up to the command's exit, not to %s end; --wait-all waits for "
+              "%s\n", r->left_running, r->left_running == 1 ? "" : "es",
+              r->left_running == 1 ? "is" : "are", pids, r->left_running == 1 ? "its" : "their",
+              r->left_running == 1 ? "it" : "them");
 }
 
 /* The exit status of a run that breached a limit (as timeout(1) says 124
@@ -135,7 +138,7 @@ static void warn_late_breaches(const gt_limits *l)
         char *into = strstr(what, ") ");
         if (into)
             into[1] = '\0';
-        fprintf(stderr, "gpu-tracker: warning: limit breached: %s, found at the end of the run\n",
+        cli_error("warning: limit breached: %s, found at the end of the run\n",
                 what);
     }
 }
@@ -223,12 +226,6 @@ static void print_config_file(const struct cli_options *o, const char *label)
                                             : " (not present)\n", stdout);
 }
 
-static int fail(const char *msg, int status)
-{
-    fprintf(stderr, "gpu-tracker: %s\n", msg);
-    return status;
-}
-
 /* "3 s", "4 min", "2.5 h", "3.0 days": how long ago a backup was written. */
 static void format_ago(char *buf, size_t cap, double seconds)
 {
@@ -253,7 +250,7 @@ static void say_which_run(const char *path)
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     if (gt_backup_read_info(path, &info) != GT_OK) {
-        fprintf(stderr, "gpu-tracker: warning: %s; the summary follows all the same\n",
+        cli_error("warning: %s; the summary follows all the same\n",
                 gt_last_error());
         info.present = 0;
     }
@@ -299,27 +296,27 @@ static int show(int argc, char **argv)
         else if (!strncmp(argv[i], "--format=", 9))
             format = argv[i] + 9;
         else if (argv[i][0] == '-' && argv[i][1])
-            return fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+            return cli_fail("usage: gpu-tracker show FILE [-f text|json]", 2);
         else if (!path)
             path = argv[i];
         else
-            return fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+            return cli_fail("usage: gpu-tracker show FILE [-f text|json]", 2);
     }
     if (!path)
-        return fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+        return cli_fail("usage: gpu-tracker show FILE [-f text|json]", 2);
     if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
-        fprintf(stderr, "gpu-tracker: unknown format '%s'; valid formats: text, json\n", format);
+        cli_error("unknown format '%s'; valid formats: text, json\n", format);
         return 2;
     }
     gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     if (gt_usage_read_file(path, &u) != GT_OK)
-        return fail(gt_last_error(), 1);
+        return cli_fail(gt_last_error(), 1);
     if (!u.measurement.complete)
         say_which_run(path);
     char *out = strcmp(format, "json") == 0 ? gt_usage_to_json(&u) : gt_usage_to_text(&u);
     gt_usage_release(&u);
     if (!out)
-        return fail("out of memory", 1);
+        return cli_fail("out of memory", 1);
     printf("%s\n", out);
     free(out);
     return 0;
@@ -337,7 +334,7 @@ static int refuse_near_subcommand(const char *word)
     const char *near = suggest_nearest(word, subcommands, 1);
     if (!near)
         return 0;
-    fprintf(stderr, "gpu-tracker: unknown subcommand '%s'; did you mean '%s'? (subcommands: "
+    cli_error("unknown subcommand '%s'; did you mean '%s'? (subcommands: "
             "show, system, stats, recommend, report, merge, sub-track; to run a program named '%s', "
             "write: gpu-tracker -- %s ...)\n", word, near, word, word);
     return 1;
@@ -367,7 +364,7 @@ int gt_cli_main(int argc, char **argv)
     char err[1024];
     if (cli_parse(argc, argv, &o, err, sizeof err) < 0) {
         options_done(&o);
-        return fail(err, 2);
+        return cli_fail(err, 2);
     }
     if (o.action == ACTION_HELP) {
         fputs(cli_usage, stdout);
@@ -380,13 +377,13 @@ int gt_cli_main(int argc, char **argv)
         return 0;
     }
     if (o.names_note[0] && !o.tracker.disable_logs)
-        fprintf(stderr, "gpu-tracker: warning: %s (docs/cli.md, \"Names made from the job\")\n",
+        cli_error("warning: %s (docs/cli.md, \"Names made from the job\")\n",
                 o.names_note);
     if (o.tracker.discover_cloud && !o.snapshot && !o.report) {
         /* The cloud is recorded only in those: asking would cost up to
          * seconds of requests for nothing. */
         if (!o.tracker.disable_logs)
-            fprintf(stderr, "gpu-tracker: warning: --cloud has no effect without --snapshot or "
+            cli_error("warning: --cloud has no effect without --snapshot or "
                     "--report (the cloud instance is recorded only there); not asking\n");
         o.tracker.discover_cloud = 0;
     }
@@ -415,7 +412,7 @@ int gt_cli_main(int argc, char **argv)
         refused = benchmark_tsv_check(o.benchmark_tsv, err, sizeof err) < 0;
     if (refused) {
         options_done(&o);
-        return fail(err, 2);
+        return cli_fail(err, 2);
     }
     int csv_fds[2] = {-1, -1};
     const char *csv_paths[2] = {o.process_csv, o.system_csv};
@@ -426,7 +423,7 @@ int gt_cli_main(int argc, char **argv)
             if (i == 1 && csv_fds[0] > STDOUT_FILENO)
                 close(csv_fds[0]);
             options_done(&o);
-            return fail(err, 2);
+            return cli_fail(err, 2);
         }
     o.tracker.process_csv_fd = csv_fds[0];
     o.tracker.system_csv_fd = csv_fds[1];
@@ -457,15 +454,19 @@ int gt_cli_main(int argc, char **argv)
     release_warnings(0);
     if (rc == 0 && r.left_running > 0 && !o.tracker.disable_logs)
         warn_left_running(&r);
+    if (rc == 0 && r.kill_wait_ended)
+        cli_error("warning: the limit ended the tree, but part of it was still there %g s after "
+                  "the SIGKILL (a process stuck in the kernel, one gpu-tracker may not signal, "
+                  "or an init that ignores it): tracking stopped there\n", RUN_KILL_GRACE);
     if (rc == 0 && r.sampler_error[0])
-        fprintf(stderr, "gpu-tracker: warning: %s; the figures are those of the start and the "
+        cli_error("warning: %s; the figures are those of the start and the "
                 "end of the run only\n", r.sampler_error);
     if (rc < 0) {
         for (int i = 0; i < 2; i++)
             if (csv_fds[i] > STDOUT_FILENO)
                 close(csv_fds[i]);
         options_done(&o);
-        return fail(err, r.exit_status);
+        return cli_fail(err, r.exit_status);
     }
     /* Output that could not be written makes the exit status non-zero (the
      * command's own, or 1), after what it held went to stderr. */
@@ -476,18 +477,18 @@ int gt_cli_main(int argc, char **argv)
                 t, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM, csv_paths[i]);
     for (int i = 0; i < 2; i++)
         if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0) {
-            fprintf(stderr, "gpu-tracker: cannot write %s file '%s': %s\n", csv_options[i],
+            cli_error("cannot write %s file '%s': %s\n", csv_options[i],
                     csv_paths[i], strerror(errno));
             output_failed = 1;
         }
 
     if (o.benchmark_tsv && benchmark_tsv_append(t, o.benchmark_tsv, err, sizeof err) < 0)
-        output_failed |= fail(err, 1);
+        output_failed |= cli_fail(err, 1);
 
     if (o.snapshot || o.report) {
         char *command = o.command ? shlex_join(o.command) : NULL;
         if (o.command && !command)
-            output_failed |= fail("cannot save the run: out of memory", 1);
+            output_failed |= cli_fail("cannot save the run: out of memory", 1);
         else
             output_failed |= save_run(t, command, o.command ? r.status_code : -1, o.snapshot,
                                       o.snapshot_format, o.report, o.stf);
@@ -501,7 +502,7 @@ int gt_cli_main(int argc, char **argv)
     if (!summary) {
         gt_tracker_free(t);
         options_done(&o);
-        return fail("cannot format the summary: out of memory", r.exit_status ? r.exit_status : 1);
+        return cli_fail("cannot format the summary: out of memory", r.exit_status ? r.exit_status : 1);
     }
 
     /* The status line goes where it does not mix with a JSON document or a
@@ -539,7 +540,7 @@ int gt_cli_main(int argc, char **argv)
             snprintf(err, sizeof err, "%s", *gt_last_error() ? gt_last_error() : "out of memory");
         if (failed) {
             /* Never lose the measurements: show them instead. */
-            fprintf(stderr, "gpu-tracker: %s; the summary follows on standard error\n", err);
+            cli_error("%s; the summary follows on standard error\n", err);
             fprintf(stderr, "%s\n", summary);
             output_failed = 1;
         }
@@ -548,7 +549,7 @@ int gt_cli_main(int argc, char **argv)
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         /* stdout itself is full or gone: say so where it may still be seen. */
-        fprintf(stderr, "gpu-tracker: cannot write to standard output: %s; the summary "
+        cli_error("cannot write to standard output: %s; the summary "
                 "follows on standard error\n", strerror(errno));
         fprintf(stderr, "%s\n", summary);
         output_failed = 1;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "output.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,31 @@ int output_find_same(const struct output_use *uses, size_t n, char *err, size_t 
     return 0;
 }
 
+void cli_error(const char *fmt, ...)
+{
+    char *line = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fputs("gpu-tracker: out of memory\n", stderr);
+        return;
+    }
+    if (n > 0 && line[n - 1] == '\n')
+        line[n - 1] = '\0';
+    fputs("gpu-tracker: ", stderr);
+    output_print_untrusted(stderr, line);
+    fputc('\n', stderr);
+    free(line);
+}
+
+int cli_fail(const char *msg, int status)
+{
+    cli_error("%s", msg);
+    return status;
+}
+
 void output_print_untrusted(FILE *f, const char *s)
 {
     char *safe = gt_text_escape(s);
@@ -116,11 +142,11 @@ int output_rescue_series(gt_tracker *t, gt_series_kind kind, const char *path)
     int proc = kind == GT_SERIES_KIND_PROCESS;
     if (!gt_tracker_csv_failed(t, kind))
         return 0;
-    fprintf(stderr, "gpu-tracker: the %s series could not be written in full to '%s'; all its "
+    cli_error("the %s series could not be written in full to '%s'; all its "
             "rows follow on standard error\n", proc ? "process" : "system",
             strcmp(path, "-") == 0 ? "standard output" : path);
     fflush(stderr);
     if (gt_tracker_write_series_csv(t, kind, STDERR_FILENO) != GT_OK)
-        fprintf(stderr, "gpu-tracker: %s\n", gt_last_error());
+        cli_error("%s\n", gt_last_error());
     return 1;
 }

@@ -39,6 +39,16 @@ int output_check_tracking_file(const char *path, int overwrite, char *err, size_
  * The null device may take any number of them (it keeps nothing). */
 int output_find_same(const struct output_use *uses, size_t n, char *err, size_t errcap);
 
+/* Prints "gpu-tracker: " and the line fmt makes on standard error, that
+ * line through the one escaper (gt_text_escape): an error or a warning may
+ * carry strangers' text (a name from a file, a library message quoting
+ * one), and a terminal must not act on it. A "\n" at the end of the line
+ * is its end; one is added when missing. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cli_error("%s", msg), returning status: for `return cli_fail(err, 2);`. */
+int cli_fail(const char *msg, int status);
+
 /* Prints s, which came from outside (a server's answer, a file), to f for
  * a terminal: control characters (C0, DEL, C1: escape sequences among
  * them) and bytes that are not UTF-8 are shown as \xNN instead of being

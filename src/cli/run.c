@@ -270,17 +270,52 @@ static size_t live_children(pid_t command, gt_tracker *tracker, pid_t *pids, siz
 /* The command has exited: keeps tracking until the processes it started
  * (now our children) have ended too. A signal to us is passed on to them
  * and ends the wait. */
-static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
-                              const struct run_control *control, struct run_result *r)
+/* Bounds the waits once --on-limit kill has ended the tree: *since is the
+ * monotonic time the end was first seen (0 before). 1 when the SIGKILL
+ * went RUN_KILL_GRACE seconds ago (it goes kill_after after the SIGTERM)
+ * and the wait should stop; r says so. The wait loops wake at least once
+ * a second while a kill may come (wake_ms). */
+static int kill_wait_over(gt_tracker *t, const gt_options *o, double *since,
+                          struct run_result *r)
+{
+    if (o->on_limit != GT_ON_LIMIT_KILL)
+        return 0;
+    gt_limits l = {.struct_size = sizeof l};
+    if (gt_tracker_limits(t, &l) != GT_OK || !l.killed)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    if (*since == 0)
+        *since = now;
+    if (now - *since < o->kill_after + RUN_KILL_GRACE)
+        return 0;
+    r->kill_wait_ended = 1;
+    return 1;
+}
+
+/* A wait loop's poll timeout wait_ms, no longer than a second while
+ * --on-limit kill may end the tree (kill_wait_over must get to look). */
+static int wake_ms(const gt_options *o, int wait_ms)
+{
+    if (o->on_limit != GT_ON_LIMIT_KILL)
+        return wait_ms;
+    return wait_ms < 0 || wait_ms > 1000 ? 1000 : wait_ms;
+}
+
+static void wait_for_the_rest(pid_t command, gt_tracker *tracker, const gt_options *opts,
+                              int sfd, const struct run_control *control, struct run_result *r)
 {
     pid_t pids[64];
+    double killed_seen = 0;
     for (;;) {
         size_t n = live_children(command, tracker, pids, sizeof pids / sizeof pids[0]);
-        if (n == 0)
+        if (n == 0 || kill_wait_over(tracker, opts, &killed_seen, r))
             return;
         struct pollfd p = {.fd = sfd, .events = POLLIN};
         int for_sampler;
-        int wait_ms = sampler_poll_ms(tracker, control->on_tick ? 1000 : -1, r, &for_sampler);
+        int wait_ms = sampler_poll_ms(tracker, wake_ms(opts, control->on_tick ? 1000 : -1), r,
+                                      &for_sampler);
         int rc = poll(&p, 1, wait_ms);
         if (rc < 0 && errno != EINTR)
             return;
@@ -462,7 +497,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
      * as it is now. */
     if (!hooks->sampled_only) {
         if (control->wait_all || (control->wait_rest && control->wait_rest(tracker)))
-            wait_for_the_rest(pid, tracker, sfd, control, r);
+            wait_for_the_rest(pid, tracker, opts, sfd, control, r);
         r->left_running = live_children(pid, tracker, r->left_pids, RUN_LEFT_PIDS);
     }
     gt_tracker_stop(tracker);
@@ -535,13 +570,15 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
         control->on_started(pid, opts, tracker);
 
     int stop_sig = 0;
-    while (!stop_sig) {
+    double killed_seen = 0;
+    while (!stop_sig && !kill_wait_over(tracker, opts, &killed_seen, r)) {
         /* No pidfd (kernel < 5.3, or a fixture root): look every 50 ms. */
         struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
         int for_sampler;
         int rc = poll(p, pidfd >= 0 ? 2 : 1,
-                      sampler_poll_ms(tracker, pidfd < 0 ? 50 : control->on_tick ? 1000 : -1, r,
-                                      &for_sampler));
+                      sampler_poll_ms(tracker,
+                                      wake_ms(opts, pidfd < 0 ? 50 : control->on_tick ? 1000 : -1),
+                                      r, &for_sampler));
         if (control->on_tick && !(rc == 0 && for_sampler))
             control->on_tick(tracker);
         if (rc < 0 && errno != EINTR)

@@ -29,7 +29,16 @@ struct run_result {
      * ("": it was, or the run ended first); the run then has only its
      * start and its end. */
     char sampler_error[256];
+    /* --on-limit kill ended the tree, yet part of it was still there
+     * RUN_KILL_GRACE seconds after the SIGKILL (a process stuck in the
+     * kernel, one we may not signal, an init that ignores the signal):
+     * tracking stopped without waiting longer. */
+    int kill_wait_ended;
 };
+
+/* How long the wait for a tree that a limit ended may last after its
+ * SIGKILL (kill_after seconds after the SIGTERM). */
+#define RUN_KILL_GRACE 5.0
 
 /* What the caller wants besides the run itself. */
 struct run_control {

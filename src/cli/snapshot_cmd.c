@@ -16,12 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(const char *msg, int status)
-{
-    fprintf(stderr, "gpu-tracker: %s\n", msg);
-    return status;
-}
-
 int save_run(gt_tracker *t, const char *command, int exit_status, const char *snapshot_path,
              gt_snapshot_format format, const char *report_path, const char *stf)
 {
@@ -30,12 +24,12 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
     int failed = 0;
     if (snapshot_path &&
         gt_tracker_write_snapshot_as(t, command, exit_status, format, snapshot_path) != GT_OK)
-        failed = fail(gt_last_error(), 1);
+        failed = cli_fail(gt_last_error(), 1);
     /* Rows are samples less the baseline: a snapshot past what the readers
      * take by default needs saying how to read it. */
     const gt_resource_usage *u = gt_tracker_usage(t);
     if (snapshot_path && !failed && u && u->measurement.samples - 1 > GT_SNAPSHOT_MAX_ROWS)
-        fprintf(stderr, "gpu-tracker: note: '%s' has up to %ld rows per series, more than stats, "
+        cli_error("note: '%s' has up to %ld rows per series, more than stats, "
                 "recommend and report read by default (%d): give them --max-rows %ld\n",
                 snapshot_path, u->measurement.samples - 1, GT_SNAPSHOT_MAX_ROWS,
                 u->measurement.samples - 1);
@@ -54,11 +48,11 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
             extras.sub_tracking_file = NULL;
             st = gt_tracker_write_report_ex(t, command, exit_status, NULL, &extras, report_path);
             if (st == GT_OK)
-                fprintf(stderr, "gpu-tracker: warning: '%s' has no code blocks: %s\n",
+                cli_error("warning: '%s' has no code blocks: %s\n",
                         report_path, why);
         }
         if (st != GT_OK)
-            failed = fail(gt_last_error(), 1);
+            failed = cli_fail(gt_last_error(), 1);
     }
     return failed;
 }
@@ -95,7 +89,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             in_history = 0;
         if (in_history) {
             if (a->nhistory == (int)(sizeof a->history / sizeof a->history[0])) {
-                fprintf(stderr, "gpu-tracker: too many --history snapshots: at most %zu\n",
+                cli_error("too many --history snapshots: at most %zu\n",
                         sizeof a->history / sizeof a->history[0]);
                 return -1;
             }
@@ -104,7 +98,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
         }
         if (strchr(allowed, 'f') && (!strcmp(arg, "-f") || !strcmp(arg, "--format"))) {
             if (i + 1 >= argc) {
-                fail(usage, 2);
+                cli_fail(usage, 2);
                 return -1;
             }
             val = argv[++i];
@@ -113,7 +107,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
         }
         if (val) {
             if (strcmp(val, "text") && strcmp(val, "json")) {
-                fprintf(stderr, "gpu-tracker: unknown format '%s'; valid formats: text, json\n", val);
+                cli_error("unknown format '%s'; valid formats: text, json\n", val);
                 return -1;
             }
             a->json = !strcmp(val, "json");
@@ -125,7 +119,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             errno = 0;
             unsigned long long v = n ? strtoull(n, &end, 10) : 0;
             if (!n || errno || end == n || *end || v == 0 || v > 1000000000ULL || *n == '-') {
-                fprintf(stderr, "gpu-tracker: invalid --max-rows '%s': the most rows per series "
+                cli_error("invalid --max-rows '%s': the most rows per series "
                         "to read, from 1 to 1000000000 (default %d)\n", n ? n : "",
                         GT_SNAPSHOT_MAX_ROWS);
                 return -1;
@@ -133,7 +127,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             a->max_rows = (size_t)v;
         } else if (strchr(allowed, 'o') && (!strcmp(arg, "-o") || !strcmp(arg, "--output"))) {
             if (i + 1 >= argc) {
-                fail(usage, 2);
+                cli_fail(usage, 2);
                 return -1;
             }
             a->out = argv[++i];
@@ -141,7 +135,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             a->out = arg + 9;
         } else if (strchr(allowed, 'S') && !strcmp(arg, "--stf")) {
             if (i + 1 >= argc) {
-                fail(usage, 2);
+                cli_fail(usage, 2);
                 return -1;
             }
             a->stf = argv[++i];
@@ -151,18 +145,18 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             printf("%s\n", usage + strlen("usage: "));
             exit(0);
         } else if (arg[0] == '-' && arg[1]) {
-            fprintf(stderr, "gpu-tracker: unknown option '%s'; %s\n", arg, usage);
+            cli_error("unknown option '%s'; %s\n", arg, usage);
             return -1;
         } else if (a->nfiles < (int)(sizeof a->files / sizeof a->files[0])) {
             a->files[a->nfiles++] = arg;
         } else {
-            fprintf(stderr, "gpu-tracker: too many snapshots: at most %zu at once\n",
+            cli_error("too many snapshots: at most %zu at once\n",
                     sizeof a->files / sizeof a->files[0]);
             return -1;
         }
     }
     if (a->nfiles == 0) {
-        fail(usage, 2);
+        cli_fail(usage, 2);
         return -1;
     }
     return 0;
@@ -173,12 +167,12 @@ static gt_snapshot **load_all(const struct sub_args *a)
 {
     gt_snapshot **snaps = calloc((size_t)a->nfiles, sizeof *snaps);
     if (!snaps) {
-        fail("out of memory", 1);
+        cli_fail("out of memory", 1);
         return NULL;
     }
     for (int i = 0; i < a->nfiles; i++)
         if (gt_snapshot_read_ex(a->files[i], a->max_rows, &snaps[i]) != GT_OK) {
-            fail(gt_last_error(), 1);
+            cli_fail(gt_last_error(), 1);
             for (int j = 0; j < i; j++)
                 gt_snapshot_free(snaps[j]);
             free(snaps);
@@ -252,13 +246,13 @@ static int all_stats(gt_snapshot **snaps, const struct sub_args *a, gt_stats *ea
     for (int i = 0; i < a->nfiles; i++) {
         each[i].struct_size = sizeof each[i];
         if (gt_snapshot_stats(snaps[i], &each[i]) != GT_OK) {
-            fprintf(stderr, "gpu-tracker: '%s': %s\n", a->files[i], gt_last_error());
+            cli_error("'%s': %s\n", a->files[i], gt_last_error());
             return -1;
         }
     }
     all->struct_size = sizeof *all;
     if (gt_stats_combine(each, (size_t)a->nfiles, all) != GT_OK) {
-        fprintf(stderr, "gpu-tracker: %s\n", gt_last_error());
+        cli_error("%s\n", gt_last_error());
         return -1;
     }
     return 0;
@@ -278,7 +272,7 @@ static gt_job_summary *summarize(const gt_snapshot *s)
 {
     gt_job_summary *j = NULL;
     if (gt_job_summarize(s, &j) != GT_OK)
-        fail(gt_last_error(), 1);
+        cli_fail(gt_last_error(), 1);
     return j;
 }
 
@@ -305,7 +299,7 @@ static int job_stats(const gt_snapshot *s, const char *file, int json)
             printf("%s\n", text);
         free(text);
         gt_job_summary_free(j);
-        return text ? 0 : fail("out of memory", 1);
+        return text ? 0 : cli_fail("out of memory", 1);
     }
     output_print_untrusted(stdout, file);
     printf(": job %s, %zu tasks on %d node%s, %.3f s from the first start to the last stop\n",
@@ -354,7 +348,7 @@ static int job_recommend(const gt_snapshot *s, int json)
         free(text);
         if (!o) {
             gt_job_summary_free(j);
-            return fail("out of memory", 1);
+            return cli_fail("out of memory", 1);
         }
         /* The figures a request needs: no stats. */
         json_object *tasks;
@@ -415,22 +409,22 @@ int merge_command(int argc, char **argv)
     if (parse_sub(argc, argv, "o", usage, &a) < 0)
         return 2;
     if (!a.out)
-        return fail("merge writes a snapshot: give its name with -o JOB.json.gz", 2);
+        return cli_fail("merge writes a snapshot: give its name with -o JOB.json.gz", 2);
     if (gt_output_check(a.out) != GT_OK)
-        return fail(gt_last_error(), 2);
+        return cli_fail(gt_last_error(), 2);
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
         return 1;
     gt_snapshot *job = NULL;
     if (gt_snapshot_merge(snaps, (size_t)a.nfiles, a.files, &job) != GT_OK) {
-        int rc = fail(gt_last_error(), 1);
+        int rc = cli_fail(gt_last_error(), 1);
         free_all(snaps, a.nfiles);
         return rc;
     }
     free(snaps); /* each was taken into job */
     int rc = 0;
     if (gt_snapshot_write(job, a.out) != GT_OK) {
-        rc = fail(gt_last_error(), 1);
+        rc = cli_fail(gt_last_error(), 1);
     } else {
         printf("merged %zu task%s of job %s into ", job->nother_tasks + 1,
                job->nother_tasks ? "s" : "",
@@ -460,7 +454,7 @@ int stats_command(int argc, char **argv)
     gt_stats *each = calloc((size_t)a.nfiles, sizeof *each), all;
     if (!each) {
         free_all(snaps, a.nfiles);
-        return fail("out of memory", 1);
+        return cli_fail("out of memory", 1);
     }
     int rc = all_stats(snaps, &a, each, &all) < 0 ? 1 : 0;
     if (rc == 0 && a.json && a.nfiles == 1) {
@@ -468,7 +462,7 @@ int stats_command(int argc, char **argv)
         if (text)
             printf("%s\n", text);
         else
-            rc = fail(gt_last_error(), 1);
+            rc = cli_fail(gt_last_error(), 1);
         free(text);
     } else if (rc == 0 && a.json) {
         json_object *o = json_object_new_object();
@@ -531,7 +525,7 @@ int recommend_command(int argc, char **argv)
     gt_stats *each = calloc((size_t)a.nfiles, sizeof *each), all;
     if (!each || all_stats(snaps, &a, each, &all) < 0) {
         if (!each)
-            fail("out of memory", 1);
+            cli_fail("out of memory", 1);
         free(each);
         free_all(snaps, a.nfiles);
         return 1;
@@ -564,7 +558,7 @@ int recommend_command(int argc, char **argv)
             json_object_put(advice);
             free(server);
             free_all(snaps, a.nfiles);
-            return fail(text ? "out of memory" : gt_last_error(), 1);
+            return cli_fail(text ? "out of memory" : gt_last_error(), 1);
         }
         if (o) {
             json_object_object_add(o, "gpu_advice", advice);
@@ -579,7 +573,13 @@ int recommend_command(int argc, char **argv)
         printf("cpu: %d\nmemory: %d MiB\ngpu: %d\nvram: %d MiB\n", rec.cpu, rec.memory_mib,
                rec.gpu, rec.vram_mib);
         for (size_t i = 0; i < nadvice; i++)
-            printf("gpu advice: %s\n", json_object_get_string(json_object_array_get_idx(advice, i)));
+        {
+            /* Who asked for the GPUs is the snapshot's text: escaped. */
+            fputs("gpu advice: ", stdout);
+            output_print_untrusted(stdout,
+                                   json_object_get_string(json_object_array_get_idx(advice, i)));
+            fputc('\n', stdout);
+        }
         json_object *srv = server ? json_tokener_parse(server) : NULL;
         if (srv) {
             static const char *const keys[] = {"vendor_id", "api_reference", "vcpus",
@@ -604,7 +604,7 @@ int recommend_command(int argc, char **argv)
     warn_starved(snaps, &a);
     free_all(snaps, a.nfiles);
     if (server_failed[0]) {
-        fprintf(stderr, "gpu-tracker: no server recommendation: %s; the resources above are "
+        cli_error("no server recommendation: %s; the resources above are "
                 "the local recommendation\n", server_failed);
         return 1;
     }
@@ -648,26 +648,22 @@ static int load_history(const struct sub_args *a, const char *command, gt_report
         return 0;
     gt_stats *runs = calloc((size_t)a->nhistory, sizeof *runs);
     if (!runs)
-        return fail("out of memory", 1), -1;
+        return cli_fail("out of memory", 1), -1;
     char key[1024], other[1024];
     command_key(command, key, sizeof key);
     size_t kept = 0;
     for (int i = 0; i < a->nhistory; i++) {
         gt_snapshot *s = NULL;
         if (gt_snapshot_read_ex(a->history[i], a->max_rows, &s) != GT_OK) {
-            fprintf(stderr, "gpu-tracker: --history: %s\n", gt_last_error());
+            cli_error("--history: %s\n", gt_last_error());
             free(runs);
             return -1;
         }
         command_key(s->command, other, sizeof other);
         if (strcmp(key, other) != 0) {
-            fprintf(stderr, "gpu-tracker: warning: --history: '");
-            output_print_untrusted(stderr, a->history[i]);
-            fprintf(stderr, "' ran '");
-            output_print_untrusted(stderr, s->command ? s->command : "");
-            fprintf(stderr, "', not this run's program and script ('");
-            output_print_untrusted(stderr, command ? command : "");
-            fprintf(stderr, "'): left out\n");
+            cli_error("warning: --history: '%s' ran '%s', not this run's program and script "
+                      "('%s'): left out\n", a->history[i], s->command ? s->command : "",
+                      command ? command : "");
             gt_snapshot_free(s);
             continue;
         }
@@ -675,7 +671,7 @@ static int load_history(const struct sub_args *a, const char *command, gt_report
         gt_status st = gt_snapshot_stats(s, &runs[kept]);
         gt_snapshot_free(s);
         if (st != GT_OK) {
-            fprintf(stderr, "gpu-tracker: --history: '%s' has no rows to take statistics of\n",
+            cli_error("--history: '%s' has no rows to take statistics of\n",
                     a->history[i]);
             free(runs);
             return -1;
@@ -688,7 +684,7 @@ static int load_history(const struct sub_args *a, const char *command, gt_report
     }
     h->history.struct_size = sizeof h->history;
     if (gt_stats_combine(runs, kept, &h->history) != GT_OK) {
-        fprintf(stderr, "gpu-tracker: --history: %s\n", gt_last_error());
+        cli_error("--history: %s\n", gt_last_error());
         free(runs);
         return -1;
     }
@@ -706,7 +702,7 @@ int report_command(int argc, char **argv)
     if (parse_sub(argc, argv, "osHS", REPORT_USAGE, &a) < 0)
         return 2;
     if (a.nfiles != 1)
-        return fail(REPORT_USAGE, 2);
+        return cli_fail(REPORT_USAGE, 2);
     gt_report_extras extras;
     memset(&extras, 0, sizeof extras);
     extras.struct_size = sizeof extras;
@@ -715,9 +711,9 @@ int report_command(int argc, char **argv)
         char err[1024];
         const struct output_use uses[] = {{"the snapshot", a.files[0]}, {"-o", a.out}};
         if (output_find_same(uses, 2, err, sizeof err) < 0)
-            return fail(err, 2);
+            return cli_fail(err, 2);
         if (output_check_writable(a.out, "output file", err, sizeof err) < 0)
-            return fail(err, 1);
+            return cli_fail(err, 1);
     }
     gt_snapshot **snaps = load_all(&a);
     if (!snaps)
@@ -732,7 +728,7 @@ int report_command(int argc, char **argv)
         gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
         gt_recommend(&st, &rec);
         if (gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
-            fprintf(stderr, "gpu-tracker: warning: %s; the report has no server recommendation\n",
+            cli_error("warning: %s; the report has no server recommendation\n",
                     gt_last_error());
         /* The instance the run was on (--cloud found it): its price, for
          * the run's cost beside the recommended server's. Only when the
@@ -741,18 +737,18 @@ int report_command(int argc, char **argv)
         if (server && cl->found && strcmp(cl->instance_type, "unknown") != 0 &&
             gt_instance_price_at(cl->vendor, cl->region, cl->instance_type, cli_keeper_url(),
                                  &extras.current_price_per_hour) != GT_OK)
-            fprintf(stderr, "gpu-tracker: warning: %s; the report shows no price for the instance "
+            cli_error("warning: %s; the report shows no price for the instance "
                     "the run was on\n", gt_last_error());
     }
     int rc = 0;
     const gt_report_extras *h = &extras;
     if (a.out) {
         if (gt_snapshot_write_report_ex(snaps[0], server, h, a.out) != GT_OK)
-            rc = fail(gt_last_error(), 1);
+            rc = cli_fail(gt_last_error(), 1);
     } else {
         char *html = gt_snapshot_report_html_ex(snaps[0], server, h);
         if (!html)
-            rc = fail("out of memory", 1);
+            rc = cli_fail("out of memory", 1);
         else
             fputs(html, stdout);
         free(html);

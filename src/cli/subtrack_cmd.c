@@ -44,13 +44,13 @@ const char subtrack_usage[] =
 
 static int fail(const char *msg)
 {
-    fprintf(stderr, "gpu-tracker: sub-track: %s\n", msg);
+    cli_error("sub-track: %s\n", msg);
     return 2;
 }
 
 static int fail_lib(void)
 {
-    fprintf(stderr, "gpu-tracker: sub-track: %s\n", gt_last_error());
+    cli_error("sub-track: %s\n", gt_last_error());
     return 1;
 }
 
@@ -72,7 +72,7 @@ static const char *value_of(int argc, char **argv, int *i, size_t name_len)
     if (arg[1] != '-' && arg[name_len])
         return arg + name_len; /* -ofile */
     if (*i + 1 >= argc) {
-        fprintf(stderr, "gpu-tracker: sub-track: %.*s needs a value\n", (int)name_len, arg);
+        cli_error("sub-track: %.*s needs a value\n", (int)name_len, arg);
         return NULL;
     }
     return argv[++*i];
@@ -109,11 +109,12 @@ static int parse(int argc, char **argv, const char *action, const char *const *a
         for (int k = 0; name && allowed[k]; k++)
             ok |= !strcmp(allowed[k], name);
         if (!ok) {
-            fprintf(stderr, "gpu-tracker: sub-track %s: unknown %s '%s'; it takes: ", action,
-                    arg[0] == '-' ? "option" : "argument", arg);
-            for (int k = 0; allowed[k]; k++)
-                fprintf(stderr, "%s%s", k ? ", " : "", allowed[k]);
-            fputc('\n', stderr);
+            char takes[256] = "";
+            for (int k = 0, n = 0; allowed[k] && n >= 0 && (size_t)n < sizeof takes; k++)
+                n += snprintf(takes + n, sizeof takes - (size_t)n, "%s%s", k ? ", " : "",
+                              allowed[k]);
+            cli_error("sub-track %s: unknown %s '%s'; it takes: %s\n", action,
+                      arg[0] == '-' ? "option" : "argument", arg, takes);
             return -1;
         }
         const char *v = value_of(argc, argv, &i, strlen(name));
@@ -132,7 +133,7 @@ static int parse(int argc, char **argv, const char *action, const char *const *a
         else if (!strcmp(name, "--stat"))
             o->stat = v;
         else if (o->npaths >= MAX_PATHS || o->nmaps >= MAX_PATHS) {
-            fprintf(stderr, "gpu-tracker: sub-track: more than %d files\n", MAX_PATHS);
+            cli_error("sub-track: more than %d files\n", MAX_PATHS);
             return -1;
         } else if (!strcmp(name, "-p"))
             o->paths[o->npaths++] = v;
@@ -150,13 +151,13 @@ static int format_of(const char *format)
     if (!strcmp(format, "json"))
         return 1;
     if (!strcmp(format, "pickle")) {
-        fprintf(stderr, "gpu-tracker: sub-track: -f pickle is written by the Python package's "
+        cli_error("sub-track: -f pickle is written by the Python package's "
                 "gpu-tracker (pip install ./python: the same command, run by Python), which "
                 "pickles gputracker.SubTrackingResults; this command writes text or json (-f "
                 "json, then gputracker.SubTrackingResults.from_json in Python)\n");
         return -1;
     }
-    fprintf(stderr, "gpu-tracker: sub-track: invalid format '%s': valid formats are text, "
+    cli_error("sub-track: invalid format '%s': valid formats are text, "
             "json (and pickle from the Python package)\n", format);
     return -1;
 }
@@ -167,7 +168,7 @@ static int emit(const char *text, const char *path)
 {
     if (!path) {
         if (printf("%s\n", text) < 0 || fflush(stdout) != 0) {
-            fprintf(stderr, "gpu-tracker: sub-track: cannot write the output: %s\n",
+            cli_error("sub-track: cannot write the output: %s\n",
                     strerror(errno));
             return 1;
         }
@@ -198,7 +199,7 @@ static int combine(struct sub_options *o)
         const char *ext = strrchr(o->stf, '.');
         DIR *d = opendir(dir);
         if (!d) {
-            fprintf(stderr, "gpu-tracker: sub-track: cannot read directory '%s': %s\n", dir,
+            cli_error("sub-track: cannot read directory '%s': %s\n", dir,
                     strerror(errno));
             return 1;
         }
@@ -211,7 +212,7 @@ static int combine(struct sub_options *o)
                                               : NULL;
             if (!more || asprintf(&more[nlisted], "%s/%s", dir, e->d_name) < 0) {
                 closedir(d);
-                fprintf(stderr, "gpu-tracker: sub-track: '%s' has too many files (at most "
+                cli_error("sub-track: '%s' has too many files (at most "
                         "%d), or memory ran out\n", dir, MAX_PATHS);
                 listed = more ? more : listed;
                 for (size_t i = 0; i < nlisted; i++)
@@ -224,7 +225,7 @@ static int combine(struct sub_options *o)
         }
         closedir(d);
         if (nlisted == 0) {
-            fprintf(stderr, "gpu-tracker: sub-track: directory '%s' has no %s files to "
+            cli_error("sub-track: directory '%s' has no %s files to "
                     "combine\n", dir, ext ? ext : "sub-tracking");
             free(listed);
             return 1;
@@ -339,7 +340,7 @@ static int read_cconfig(const char *path, struct session_map *m, char **stat)
         json_object_object_foreach(doc, key, unused) {
             (void)unused;
             if (strcmp(key, "file_path_map") && strcmp(key, "statistic")) {
-                fprintf(stderr, "gpu-tracker: sub-track: config file '%s': unknown key '%s'; "
+                cli_error("sub-track: config file '%s': unknown key '%s'; "
                         "valid keys are file_path_map and statistic\n", path, key);
                 json_object_put(doc);
                 return -1;
@@ -362,7 +363,7 @@ static int read_cconfig(const char *path, struct session_map *m, char **stat)
         why = "out of memory";
     json_object_put(doc);
     if (why) {
-        fprintf(stderr, "gpu-tracker: sub-track: config file '%s': %s\n", path, why);
+        cli_error("sub-track: config file '%s': %s\n", path, why);
         return -1;
     }
     return 0;
@@ -390,7 +391,7 @@ static int compare(struct sub_options *o)
     for (int i = 0; i < o->nmaps; i++) {
         const char *eq = strchr(o->maps[i], '=');
         if (!eq || eq == o->maps[i] || !eq[1]) {
-            fprintf(stderr, "gpu-tracker: sub-track: -m '%s' should be NAME=FILE (a session's "
+            cli_error("sub-track: -m '%s' should be NAME=FILE (a session's "
                     "name, and its results from sub-track analyze -f json)\n", o->maps[i]);
             rc = 2;
             goto out;
@@ -415,7 +416,7 @@ static int compare(struct sub_options *o)
             goto out;
         }
         if (looks_pickled(docs[i], len)) {
-            fprintf(stderr, "gpu-tracker: sub-track: results file '%s' (session '%s') is a "
+            cli_error("sub-track: results file '%s' (session '%s') is a "
                     "pickle: this command reads the JSON of sub-track analyze -f json; the "
                     "Python package's gpu-tracker compares pickles (docs/sub-tracking.md)\n",
                     m.files[i], m.names[i]);
@@ -470,7 +471,7 @@ int subtrack_command(int argc, char **argv)
         return p < 0 ? 2 : p > 0 ? 0 : compare(&o);
     }
     const char *near = suggest_nearest(action, actions, 2);
-    fprintf(stderr, "gpu-tracker: sub-track: unknown action '%s'%s%s%s; valid actions are "
+    cli_error("sub-track: unknown action '%s'%s%s%s; valid actions are "
             "combine, analyze and compare\n", action, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "");
     return 2;

@@ -50,13 +50,7 @@ static const struct option long_options[] = {
 static void print_warning(const char *message, void *data)
 {
     (void)data;
-    fprintf(stderr, "gpu-tracker: warning: %s\n", message);
-}
-
-static int fail(const char *msg, int status)
-{
-    fprintf(stderr, "gpu-tracker: %s\n", msg);
-    return status;
+    cli_error("warning: %s\n", message);
 }
 
 static double monotonic_now(void)
@@ -113,7 +107,7 @@ int system_command(int argc, char **argv)
             if (parse_seconds(optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX, &opts.sleep_time) < 0) {
                 snprintf(err, sizeof err, "invalid --st '%s': the sleep time must be a number of "
                          "seconds from %g to %g", optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
-                return fail(err, 2);
+                return cli_fail(err, 2);
             }
             break;
         case OPT_DURATION:
@@ -121,36 +115,36 @@ int system_command(int argc, char **argv)
                 snprintf(err, sizeof err, "invalid --duration '%s': it must be a number of "
                          "seconds, more than 0 and at most %.0f (366 days)", optarg,
                          GT_DURATION_MAX);
-                return fail(err, 2);
+                return cli_fail(err, 2);
             }
             break;
         case OPT_DISABLE_LOGS: opts.disable_logs = 1; break;
         case ':':
             snprintf(err, sizeof err, "option '%s' needs a value", argv[current]);
-            return fail(err, 2);
+            return cli_fail(err, 2);
         default:
             suggest_option_error(argv[current], long_options, "see gpu-tracker system --help",
                                  err, sizeof err);
-            return fail(err, 2);
+            return cli_fail(err, 2);
         }
         current = optind;
     }
     if (optind < argc) {
         snprintf(err, sizeof err, "unexpected argument '%s': gpu-tracker system takes only "
                  "options; see gpu-tracker system --help", argv[optind]);
-        return fail(err, 2);
+        return cli_fail(err, 2);
     }
     if (!*output)
-        return fail("empty file name for -o; give a file or '-' for standard output", 2);
+        return cli_fail("empty file name for -o; give a file or '-' for standard output", 2);
 
     opts.series = GT_SERIES_SYSTEM;
     opts.resource_usage_file = ""; /* no summary: no backup of one */
     opts.on_warning = print_warning;
     if (gt_options_validate(&opts) != GT_OK)
-        return fail(gt_last_error(), 2);
+        return cli_fail(gt_last_error(), 2);
     int fd = output_open_csv(output, "output", err, sizeof err);
     if (fd < 0)
-        return fail(err, 2);
+        return cli_fail(err, 2);
     opts.system_csv_fd = fd;
 
     /* The signals that end the series are taken synchronously. */
@@ -167,7 +161,7 @@ int system_command(int argc, char **argv)
         st = gt_tracker_start(t);
     int status = 0;
     if (st != GT_OK) {
-        status = fail(gt_last_error(), 1);
+        status = cli_fail(gt_last_error(), 1);
     } else {
         wait_for_end(t, &set, opts.duration, opts.sleep_time);
         gt_tracker_stop(t);
@@ -177,7 +171,7 @@ int system_command(int argc, char **argv)
     gt_tracker_free(t);
     if (fd != STDOUT_FILENO && close(fd) != 0 && status == 0) {
         snprintf(err, sizeof err, "cannot write output file '%s': %s", output, strerror(errno));
-        status = fail(err, 1);
+        status = cli_fail(err, 1);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     return status;

@@ -227,6 +227,32 @@ static const char *own(struct options_copy *c, const char *s, int *failed)
     return d;
 }
 
+/* 1 when pid is this process's parent, or its parent's, ... up to the
+ * first process of its PID namespace (the walk reads /proc/PID/stat, at
+ * most a few dozen; a PID that cannot be read ends it). */
+static int is_own_ancestor(pid_t pid)
+{
+    pid_t at = getppid();
+    for (int depth = 0; at > 0 && depth < 4096; depth++) {
+        if (at == pid)
+            return 1;
+        char path[64], stat[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)at);
+        FILE *f = fopen(path, "re");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f)
+            fclose(f);
+        stat[n] = '\0';
+        const char *close = strrchr(stat, ')');
+        int parent;
+        char state;
+        if (!close || sscanf(close + 1, " %c %d", &state, &parent) != 2)
+            return 0;
+        at = (pid_t)parent;
+    }
+    return 0;
+}
+
 gt_status options_copy_make(struct options_copy *c, const gt_options *user,
                             const gt_testing_hooks *hooks)
 {
@@ -242,6 +268,17 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "on_limit kill would end the tracking program itself (process_id is "
                        "its own): track another process, or warn");
+    /* The tree of an ancestor holds this program, and the rest of what
+     * that ancestor runs (a pipeline's other commands): a limit would
+     * signal them, and an init (PID 1) ignores the SIGKILL. */
+    int real_proc = !hooks || !hooks->proc_root || strcmp(hooks->proc_root, "/proc") == 0;
+    if (o->on_limit == GT_ON_LIMIT_KILL && real_proc && is_own_ancestor(o->process_id))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "on_limit kill (--on-limit kill) would signal the tracking program's own "
+                       "ancestors: process %d started it (its tree holds the tracking program "
+                       "and whatever else that process runs, a pipeline's other commands among "
+                       "them); track a process that did not start it, or warn",
+                       (int)o->process_id);
     int failed = 0;
     o->ram_unit = own(c, o->ram_unit, &failed);
     o->gpu_ram_unit = own(c, o->gpu_ram_unit, &failed);

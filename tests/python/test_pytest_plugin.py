@@ -156,3 +156,64 @@ def test_json_written_under_the_output_rules(tmp_path):
     assert 'Traceback' not in output, output
     saved = [p for p in tmp_path.iterdir() if p.name.startswith('taken.json.saved-')]
     assert len(saved) == 1 and json.loads(saved[0].read_text())['format'] == 'gputracker-pytest', output
+
+
+PLANTING = textwrap.dedent('''
+    import os
+
+    def test_plants_a_link():
+        # What another user does during the session: the JSON's name becomes
+        # a link of theirs to a file of root's.
+        path = os.environ['GT_PLANT']
+        os.symlink(os.environ['GT_SECRET'], path)
+        if os.geteuid() == 0:
+            os.lchown(path, 65534, 65534)
+''')
+
+
+def root_only_file(tmp_path):
+    secret = tmp_path / 'secret.json'
+    secret.write_text('{"secret": 1}\n')
+    secret.chmod(0o600)
+    return secret
+
+
+def run_suite(tmp_path, suite, *args, **env):
+    return subprocess.run([sys.executable, '-m', 'pytest', '-p', 'no:cacheprovider', '-q', suite, *args],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1', **env))
+
+
+def test_json_replaces_a_link_planted_during_the_session(tmp_path):
+    # The path is held from the start, as gpu-tracker holds -o: the link put
+    # at its name is replaced by the document, never followed.
+    secret = root_only_file(tmp_path)
+    (tmp_path / 'test_plant.py').write_text(PLANTING)
+    result = run_suite(tmp_path, 'test_plant.py', '--gputracker-json', 'out.json',
+                       GT_PLANT=str(tmp_path / 'out.json'), GT_SECRET=str(secret))
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    out = tmp_path / 'out.json'
+    assert not out.is_symlink(), output
+    assert json.loads(out.read_text())['format'] == 'gputracker-pytest', output
+    assert secret.read_text() == '{"secret": 1}\n'
+
+
+def test_json_kept_when_a_strangers_link_was_there_first(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip('needs root to give a link to another user')
+    # The link is there before the session: the path can be neither held
+    # nor written; one line says why and where the document was kept.
+    secret = root_only_file(tmp_path)
+    os.symlink(secret, tmp_path / 'out.json')
+    os.lchown(tmp_path / 'out.json', 65534, 65534)
+    (tmp_path / 'test_plain.py').write_text('def test_nothing():\n    pass\n')
+    result = run_suite(tmp_path, 'test_plain.py', '--gputracker-json', 'out.json')
+    output = result.stdout + result.stderr
+    assert result.returncode == 4, output
+    assert ("gpu-tracker: --gputracker-json: cannot write 'out.json': 'out.json' is a symbolic link "
+            "owned by user 65534, neither you nor root: not following it") in output, output
+    assert "; the document was kept in '" in output and 'Traceback' not in output, output
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith('out.json.saved-')]
+    assert len(kept) == 1 and json.loads(kept[0].read_text())['format'] == 'gputracker-pytest', output
+    assert secret.read_text() == '{"secret": 1}\n'

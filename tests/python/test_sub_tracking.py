@@ -425,3 +425,30 @@ def test_load_timepoints_never_waits_on_a_fifo(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(OSError, match='not a regular file'):
         SubTrackingAnalyzer(str(fifo), stf).load_timepoints([(0.0, 3e9)])
+
+
+def test_compared_names_shown_escaped_as_the_c_command_shows_them(tmp_path):
+    # Code block and session names are the compared files' text: a terminal's
+    # escapes in them (OSC 52 sets the clipboard, ESC[2J clears the screen)
+    # are shown as \xNN by the package's gpu-tracker (pickles), as by the C
+    # command (JSON), through the one escaper: the same text.
+    tf, stf = gpu_tracker_session(tmp_path, '.csv', seed=1)
+    doc = SubTrackingAnalyzer(tf, stf).sub_tracking_results().to_json()
+    for block in doc['code_block_results']:
+        block['name'] = '\x1b]52;c;SGVsbG8=\x07\x1b[2J' + block['name']
+    json_paths, pickle_paths = {}, {}
+    for name in ('A\x1b[31m', 'B'):
+        json_paths[name] = str(tmp_path / f'{len(json_paths)}.json')
+        with open(json_paths[name], 'w') as f:
+            json.dump(doc, f)
+        pickle_paths[name] = str(tmp_path / f'{len(pickle_paths)}.pkl')
+        with open(pickle_paths[name], 'wb') as f:
+            pickle.dump(SubTrackingResults.from_json(doc), f)
+    texts = []
+    for paths in (pickle_paths, json_paths):
+        args = [a for name, path in paths.items() for a in ('-m', f'{name}={path}')]
+        texts.append(cli('sub-track', 'compare', *args).stdout.decode())
+    for text in texts:
+        assert '\x1b' not in text and '\x07' not in text, text
+        assert '\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J' in text, text
+    assert texts[0] == texts[1]

@@ -892,7 +892,8 @@ gt_status gt_subtrack_check_file(const char *path, const char *name)
         if (stat(path, &sb) != 0)
             st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': %s", name, strerror(errno));
         else if (!S_ISREG(sb.st_mode))
-            st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': not a regular file", name);
+            st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': it is not a regular file "
+                         "(FIFOs, devices and sockets are not read)", name);
         return st;
     }
     case 1:

@@ -30,13 +30,17 @@ struct walk {
     const char *path;
     int hops;
     gt_status status;
+    const char *verb;  /* "write" or "read", for messages */
+    const char *what;  /* the kind of file ("tracking file") before the path, or NULL */
+    int trusted_dirs;  /* every directory on the way must be trusted_dir() */
 };
 
 static int walk_fail(struct walk *w, gt_status status, const char *fmt, ...) GT_PRINTF(3, 4);
 static int walk_fail(struct walk *w, gt_status status, const char *fmt, ...)
 {
     char where[4200];
-    snprintf(where, sizeof where, "cannot write '%s'", w->path);
+    snprintf(where, sizeof where, "cannot %s %s%s'%s'", w->verb ? w->verb : "write",
+             w->what ? w->what : "", w->what ? " " : "", w->path);
     va_list ap;
     va_start(ap, fmt);
     w->status = gt_fail_at(status, where, fmt, ap);
@@ -53,6 +57,28 @@ static int walk_errno(struct walk *w, int err)
 static int trusted_owner(uid_t uid)
 {
     return uid == 0 || uid == geteuid();
+}
+
+/* For a file whose contents are trusted (the config file): a directory
+ * only the user or root may change the entries of: theirs, and writable by
+ * no one else unless sticky (then each entry's own owner is checked as the
+ * walk goes on). 0 after walk_fail() naming the directory (name). */
+static int trusted_dir(struct walk *w, int dirfd, const char *name)
+{
+    struct stat d;
+    if (fstat(dirfd, &d) < 0)
+        return walk_errno(w, errno), 0;
+    if (!trusted_owner(d.st_uid)) {
+        walk_fail(w, GT_ERR_IO, "the directory '%s' is owned by user %d, neither you nor root: "
+                  "its entries are theirs to change", name, (int)d.st_uid);
+        return 0;
+    }
+    if ((d.st_mode & (S_IWGRP | S_IWOTH)) && !(d.st_mode & S_ISVTX)) {
+        walk_fail(w, GT_ERR_IO, "the directory '%s' is writable by others than its owner "
+                  "(chmod go-w)", name);
+        return 0;
+    }
+    return 1;
 }
 
 /* The target of the link name in dirfd, when we may follow it; NULL after
@@ -95,6 +121,10 @@ static int open_dir(struct walk *w, int from, const char *dir)
                                  : fcntl(from, F_DUPFD_CLOEXEC, 0);
     if (cur < 0)
         return walk_errno(w, errno);
+    if (w->trusted_dirs && !trusted_dir(w, cur, dir[0] == '/' ? "/" : ".")) {
+        close(cur);
+        return -1;
+    }
     char *copy = strdup(dir);
     if (!copy) {
         close(cur);
@@ -117,6 +147,9 @@ static int open_dir(struct walk *w, int from, const char *dir)
             walk_fail(w, GT_ERR_IO, "'%s' is not a directory", c);
         } else if ((next = openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
             walk_errno(w, errno);
+        } else if (w->trusted_dirs && !trusted_dir(w, next, c)) {
+            close(next);
+            next = -1;
         }
         close(cur);
         cur = next;
@@ -230,7 +263,7 @@ gt_status output_resolve(const char *path, struct output_target *t)
     gt_status st;
     if (held_resolve(path, t, &st))
         return st;
-    struct walk w = {path, 0, GT_OK};
+    struct walk w = {path, 0, GT_OK, "write", NULL, 0};
     return resolve_at(&w, AT_FDCWD, path, t);
 }
 
@@ -708,7 +741,7 @@ gt_status gt_output_hold(const char *path)
     /* Resolved afresh, not through an earlier hold of the same path. */
     memset(&h->target, 0, sizeof h->target);
     h->target.dirfd = -1;
-    struct walk w = {path, 0, GT_OK};
+    struct walk w = {path, 0, GT_OK, "write", NULL, 0};
     gt_status st = resolve_at(&w, AT_FDCWD, path, &h->target);
     if (st == GT_OK)
         st = output_target_check(&h->target, path);
@@ -799,24 +832,99 @@ int gt_output_same(const char *a, const char *b)
 
 /* ---- reading ------------------------------------------------------------- */
 
+#define SYSFS_MAGIC 0x62656572
+
+/* Opens name in dirfd to read, looking before opening: an O_PATH
+ * descriptor (that opens nothing: a device's open has effects, a FIFO's
+ * waits) is looked at, and only a regular file is opened, through that
+ * descriptor, so that what is read is what was looked at. The name itself
+ * is not followed unless follow (a procfs link only the kernel can
+ * follow). private: a file in /proc or /sys is refused. The descriptor
+ * and *st its fstat; -1 with *why (a sentence) or errno set. */
+static int open_looked_at(int dirfd, const char *name, int follow, int private, struct stat *st,
+                          const char **why)
+{
+    *why = NULL;
+    int p = openat(dirfd, name, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    if (p < 0)
+        return -1;
+    int fd = -1, e = 0;
+    struct statfs fs;
+    if (fstat(p, st) < 0)
+        e = errno;
+    else if (S_ISDIR(st->st_mode))
+        *why = "it is a directory";
+    else if (S_ISLNK(st->st_mode))
+        *why = "a symbolic link took its name while it was looked at";
+    else if (!S_ISREG(st->st_mode))
+        *why = "it is not a regular file (FIFOs, devices and sockets are not read)";
+    else if (private && fstatfs(p, &fs) < 0)
+        e = errno;
+    else if (private && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
+        *why = "it is a kernel file in /proc or /sys, not one a user wrote";
+    if (!e && !*why) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", p);
+        fd = open(self, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) { /* no /proc: the name again, checked to be the same */
+            struct stat again;
+            fd = openat(dirfd, name, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC |
+                                         (follow ? 0 : O_NOFOLLOW));
+            if (fd >= 0 && (fstat(fd, &again) < 0 || again.st_dev != st->st_dev ||
+                            again.st_ino != st->st_ino)) {
+                close(fd);
+                fd = -1;
+                errno = ESTALE;
+            }
+        }
+        if (fd < 0)
+            e = errno;
+    }
+    close(p);
+    errno = e;
+    return fd;
+}
+
+int input_open(const char *path, const char *what, int private, struct stat *st,
+               gt_status *status)
+{
+    struct output_target t;
+    memset(&t, 0, sizeof t);
+    t.dirfd = -1;
+    struct walk w = {path, 0, GT_OK, "read", what, private};
+    if ((*status = resolve_at(&w, AT_FDCWD, path, &t)) != GT_OK)
+        return -1;
+    const char *why = NULL;
+    int fd = -1;
+    if (!t.exists)
+        errno = ENOENT;
+    else
+        fd = open_looked_at(t.dirfd, t.name, t.kernel_link, private, st, &why);
+    int e = errno;
+    output_target_close(&t);
+    if (fd < 0)
+        *status = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s%s'%s': %s",
+                          what ? what : "", what ? " " : "", path,
+                          why ? why : e == ESTALE ? "it was replaced while it was opened"
+                                                  : strerror(e));
+    return fd;
+}
+
+static gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t max,
+                                const char *what, char **data, size_t *len);
+
 static gt_status read_file_whole(const char *path, size_t max, const char *what, int private,
                                  char **data, size_t *len)
 {
     *data = NULL;
     *len = 0;
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
     struct stat st;
+    gt_status opened;
+    int fd = input_open(path, NULL, private, &st, &opened);
+    if (fd < 0)
+        return opened;
     const char *why = NULL;
-    if (fstat(fd, &st) < 0)
-        why = strerror(errno);
-    else if (S_ISDIR(st.st_mode))
-        why = "it is a directory";
-    else if (!S_ISREG(st.st_mode))
-        why = "it is not a regular file (FIFOs, devices and sockets are not read)";
-    else if (private && st.st_uid != geteuid() && st.st_uid != 0)
+    if (private && st.st_uid != geteuid() && st.st_uid != 0)
         why = "it is owned by another user than you or root";
     else if (private && (st.st_mode & (S_IWGRP | S_IWOTH)))
         why = "it is writable by others than its owner (chmod go-w)";
@@ -824,12 +932,20 @@ static gt_status read_file_whole(const char *path, size_t max, const char *what,
         close(fd);
         return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, why);
     }
-    if ((unsigned long long)st.st_size > max) {
+    return read_open_file(fd, &st, path, max, what, data, len);
+}
+
+/* Reads the open regular file fd (st its fstat) whole, as read_file_whole
+ * says, and closes it. */
+static gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t max,
+                                const char *what, char **data, size_t *len)
+{
+    if ((unsigned long long)st->st_size > max) {
         close(fd);
         return gt_fail(GT_ERR_IO, "cannot read '%s': it has %lld bytes; a %s is read up to %zu "
-                       "bytes", path, (long long)st.st_size, what, max);
+                       "bytes", path, (long long)st->st_size, what, max);
     }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
+    size_t cap = (size_t)st->st_size + 1, n = 0;
     char *buf = malloc(cap + 1);
     while (buf) {
         if (n == cap) { /* it grew while we read */
@@ -881,4 +997,45 @@ gt_status read_private_file(const char *path, size_t max, const char *what, char
                             size_t *len)
 {
     return read_file_whole(path, max, what, 1, data, len);
+}
+
+gt_status gt_output_read(const char *path, size_t max, const char *what, char **data,
+                         size_t *len, int *replaced)
+{
+    *data = NULL;
+    *len = 0;
+    *replaced = 0;
+    if (!path)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_output_read: a path is needed");
+    struct output_target t;
+    gt_status st = output_resolve(path, &t);
+    if (st != GT_OK)
+        return st;
+    /* What the write will not keep: nothing there, a link put there since
+     * it was resolved (never followed), a stranger's name in a shared
+     * directory (replaced by the write); a procfs link (a pipe, a
+     * terminal) has nothing to keep. */
+    if (!t.exists || t.kernel_link || S_ISLNK(t.st.st_mode) || strangers(&t, &t.st)) {
+        *replaced = t.exists && !t.kernel_link;
+        output_target_close(&t);
+        return GT_OK;
+    }
+    struct stat now;
+    memset(&now, 0, sizeof now);
+    const char *why = NULL;
+    int fd = open_looked_at(t.dirfd, t.name, 0, 0, &now, &why);
+    int e = errno;
+    /* Changed since it was resolved: a link or a stranger's file now. */
+    int planted = S_ISLNK(now.st_mode) || (fd >= 0 && strangers(&t, &now));
+    output_target_close(&t);
+    if (planted || (fd < 0 && !why && e == ENOENT)) {
+        if (fd >= 0)
+            close(fd);
+        *replaced = planted;
+        return GT_OK;
+    }
+    if (fd < 0)
+        return gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s '%s': %s",
+                       what ? what : "file", path, why ? why : strerror(e));
+    return read_open_file(fd, &now, path, max, what ? what : "file", data, len);
 }

@@ -43,8 +43,20 @@
  *    the directories on the way meanwhile (a link or a directory planted
  *    during a run).
  *
- * Reading: only regular files (a FIFO or a directory is an error, never a
- * wait), at most a given number of bytes. */
+ * Reading (every file the library or the command reads from a user: a
+ * snapshot, a summary, a tracking file, a config file):
+ *  - The path is resolved as an output's is: a symbolic link is followed
+ *    only when it belongs to the effective user or to root, so a link a
+ *    stranger planted never makes us read a file of root's for them.
+ *  - The final name is never followed (O_NOFOLLOW) and is looked at
+ *    through an O_PATH descriptor before anything is opened: only a
+ *    regular file is opened (a device's open has effects, a FIFO's waits),
+ *    and through that descriptor, so what is read is what was checked.
+ *  - A file whose contents are trusted (the config file: options a program
+ *    run as root takes) is read only through directories that the user or
+ *    root alone may change, must be theirs and writable by no one else,
+ *    and is never a kernel file (/proc, /sys).
+ *  - At most a given number of bytes. */
 #ifndef GT_FILE_IO_H
 #define GT_FILE_IO_H
 
@@ -128,6 +140,14 @@ gt_status output_open_stream(const char *path, int *fd);
 /* write() all of len bytes to fd, again after EINTR or a short write: 0, or
  * -1 with errno (EIO when the file took nothing). */
 int fd_write_all(int fd, const void *data, size_t len);
+
+/* Opens path to read under the reading rules above: a descriptor
+ * (O_RDONLY, close-on-exec) of a regular file and *st its fstat, or -1
+ * with *status and the message ("cannot read WHAT 'PATH': why"; what may
+ * be NULL). private: the rules of a trusted file's directories and
+ * filesystem (its owner and mode are the caller's to check on *st). */
+int input_open(const char *path, const char *what, int private, struct stat *st,
+               gt_status *status);
 
 /* Reads the regular file path whole into *data (malloc'd, NUL-terminated
  * after *len bytes). GT_ERR_IO: cannot be read, not a regular file (a FIFO

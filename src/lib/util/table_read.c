@@ -6,6 +6,7 @@
 #include "util/buf.h"
 #include "util/csv_api.h"
 #include "util/sqlite_api.h"
+#include "util/file_io.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -19,22 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Opens path for reading: a regular file only, a FIFO never waited on. */
+/* Opens path for reading under the library's reading rules (file_io.h):
+ * a regular file only, a FIFO never waited on, no stranger's link followed. */
 static int open_regular(const char *path, const char *what)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path, strerror(errno));
-        return -1;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path,
-                S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
-        close(fd);
-        return -1;
-    }
-    return fd;
+    gt_status status;
+    return input_open(path, what, 0, &st, &status);
 }
 
 int table_cell_number(const struct table_cell *c, double *v)
@@ -332,10 +324,15 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
         int expected = 0;
         for (size_t i = 0; i < sizeof expected_tables / sizeof expected_tables[0]; i++)
             expected |= strcmp(name, expected_tables[i]) == 0;
+        /* The type and name are the file's text: escaped for the message
+         * (a view may be named with a terminal's escapes). */
+        char shown_type[32], shown_name[128];
         if (strcmp(type, "table") != 0 || !expected)
-            st = gt_fail(GT_ERR_PARSE, "%s '%s' has a %s '%.100s': a tracking or sub-tracking "
+            st = gt_fail(GT_ERR_PARSE, "%s '%s' has a %s '%s': a tracking or sub-tracking "
                          "file has only the plain tables 'data' and 'static_data', and nothing "
-                         "else is read", what, path, type, name);
+                         "else is read", what, path,
+                         gt_text_escape_into(type, shown_type, sizeof shown_type),
+                         gt_text_escape_into(name, shown_name, sizeof shown_name));
         else if (!sql || strncasecmp(sql, "CREATE TABLE", 12) != 0)
             st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' is not a plain table (a virtual "
                          "table runs code of its own as it is read)", what, path, name);
