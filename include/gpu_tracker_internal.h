@@ -153,6 +153,13 @@ static inline const char *gt_text_escape_into(const char *s, char *out, size_t c
 GT_INTERNAL gt_status gt_file_read(const char *path, size_t max, const char *what, char **data,
                               size_t *len);
 
+/* Opens path to read as gt_file_read() reads it (no link of another user's
+ * followed, only a regular file, looked at before it is opened): *fd
+ * (O_RDONLY, close-on-exec), for a reader that parses from a descriptor.
+ * what names the file in messages ("tracking file"; NULL: none).
+ * GT_ERR_IO with the reason, GT_ERR_NO_MEMORY. */
+GT_INTERNAL gt_status gt_file_open(const char *path, const char *what, int *fd);
+
 /* gt_file_read() of a file whose contents are trusted (the options of a
  * program run as root): it must also be owned by the effective user or
  * root and writable by no one else; GT_ERR_IO with the reason otherwise. */
@@ -164,6 +171,10 @@ GT_INTERNAL gt_status gt_file_read_private(const char *path, size_t max, const c
  * one-line reason in err. */
 GT_INTERNAL int gt_parse_size(const char *text, double *bytes, char *err, size_t errcap);
 GT_INTERNAL int gt_parse_duration(const char *text, double *seconds, char *err, size_t errcap);
+
+/* A number as a person types it (decimal: "0x10", "inf" and "nan" are not
+ * numbers), the whole of text: 0 and *out, or -1. */
+GT_INTERNAL int gt_parse_decimal(const char *text, double *out);
 
 /* Bytes per unit of a RAM unit name ("megabytes": 1e6) and seconds per
  * unit of a time unit name ("hours": 3600); 0 for a name not valid. */

@@ -728,10 +728,33 @@ static void test_limits(void)
     check_error(&r, 2, "gpu-tracker: --max-gpu-ram: invalid size '2XB': unknown unit; valid "
                        "units: B, kB, MB, GB, TB (decimal), KiB, MiB, GiB, TiB or K, M, G, T "
                        "(binary)\n");
-    r = gt("--max-time", "soon", "--", "true", NULL);
-    check_error(&r, 2, "gpu-tracker: --max-time: invalid duration 'soon': give seconds (90), a "
-                       "number and a unit (90s, 1.5h, 2d), units in a row (1h30m) or a clock "
-                       "(1:30:00)\n");
+    /* Numbers are decimal (strtod alone reads 0x10 and inf), a clock's
+     * minutes and seconds under 60 and its fields whole but the last. */
+    static const char *const durations[] = {"soon", "1:99:99", "1:30:60", "0x10", "inf",
+                                            "1.5:30", "0x1p4s"};
+    for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
+        char want[400];
+        snprintf(want, sizeof want, "gpu-tracker: --max-time: invalid duration '%s': give "
+                 "seconds (90), a number and a unit (90s, 1.5h, 2d), units in a row (1h30m) or a "
+                 "clock (1:30:00, minutes and seconds under 60), in decimal\n", durations[i]);
+        r = gt("--max-time", durations[i], "--", "true", NULL);
+        check_error(&r, 2, want);
+    }
+    r = gt("--max-ram", "0x10MB", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: --max-ram: invalid size '0x10MB': give a number above 0 and "
+                       "a unit (B, kB, MB, GB, TB (decimal), KiB, MiB, GiB, TiB or K, M, G, T "
+                       "(binary)), e.g. 500MB or 2GiB\n");
+    r = gt("--carbon-intensity", "0x10", "--", "true", NULL);
+    check_error(&r, 2, "gpu-tracker: invalid --carbon-intensity '0x10': give the electricity's "
+                       "grams of CO2e per kWh, above 0 and at most 10000 (e.g. 400)\n");
+    r = gt("--st", "0x1", "--", "true", NULL);
+    CHECK(r.status == 2 && strstr(r.err.data, "invalid --st '0x1'"));
+    result_free(&r);
+    /* What is decimal still is. */
+    r = gt("-q", "-o", "/dev/null", "--max-time", "1:00:30", "--max-ram", "1.5e3MB",
+           "--carbon-intensity", "4e2", "--", "true", NULL);
+    CHECK_MSG(r.status == 0, "decimal limits: %s", r.err.data);
+    result_free(&r);
     r = gt("--on-limit", "stop", "--", "true", NULL);
     check_error(&r, 2, "gpu-tracker: unknown --on-limit 'stop'; valid: warn (run on and report "
                        "the breach) or kill (end the command)\n");
@@ -2201,6 +2224,21 @@ static void test_job_names(void)
         CHECK_STR(s->job.node, "node07");
         gt_snapshot_free(s);
     }
+
+    /* A node named ".." (or ".") by the environment would climb out of
+     * runs/sub/%n/out: refused before anything runs. */
+    static const char *const dots[] = {"..", "."};
+    for (size_t i = 0; i < 2; i++) {
+        setenv("SLURMD_NODENAME", dots[i], 1);
+        char climb[600], want[1200];
+        snprintf(climb, sizeof climb, "%s/runs/sub/%%n/out", tmpdir);
+        r = gt("-q", "-o", climb, "--", "touch", tmp_path("climbed"), NULL);
+        snprintf(want, sizeof want, "gpu-tracker: -o '%s': %%n is '%s' here, a directory's name, "
+                 "not one a file may take (from the environment); use %%p\n", climb, dots[i]);
+        check_error(&r, 2, want);
+        CHECK(access(tmp_path("climbed"), F_OK) != 0);
+    }
+    setenv("SLURMD_NODENAME", "node07", 1);
 
     /* Outside Slurm the run still runs: %j stands for local-DATE-TIME-PID
      * (no two runs on a host share it), %t for 0, said once. */

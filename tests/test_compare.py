@@ -134,6 +134,24 @@ def main():
             "gpu-tracker: compare: 't-lacking.json': test 'test_\\x1b]52;c;SGVsbG8=\\x07\\xc2\\x9b2J' lacks a "
             "figure (peak_ram_bytes, peak_gpu_ram_bytes, cpu_seconds, wall_seconds, mean_cpu_cores: numbers of 0 "
             "or more)\n"), f'a name in the lacking-a-figure error: {r.stderr!r}')
+        # The attack on the matching: 10,000 tests whose 6 KB names share
+        # all but their last characters, against one baseline. Matched by
+        # a hash (one lookup a test), not by comparing every pair (188 s
+        # before): the deadline only turns a hang into a failure.
+        prefix = 'test_long.py::test_' + 'x' * 6000
+        names = [f'{prefix}{i:05d}' for i in range(10000)]
+        for name in ('long-base.json', 'long-new.json'):
+            with open(os.path.join(work, name), 'w') as f:
+                json.dump({'format': 'gputracker-pytest', 'version': 1,
+                           'tests': {n: figures for n in names}}, f)
+        try:
+            r = subprocess.run([tracker, 'compare', '-f', 'json', 'long-base.json', 'long-new.json'], cwd=work,
+                               env=env, capture_output=True, text=True, timeout=120)
+            rows = json.loads(r.stdout)['rows'] if r.returncode == 0 else []
+            check(len({row['subject'] for row in rows}) == 10000 and all(row['base_runs'] == 1 for row in rows),
+                  f'10,000 long names: exit {r.returncode}, {len(rows)} rows {r.stderr[:200]!r}')
+        except subprocess.TimeoutExpired:
+            check(False, '10,000 long names: compare still running after 120 s')
         with open(os.path.join(work, 'bad.json'), 'w') as f:
             f.write('{"max_ram": 5}')
         r = compare('base0.json', 'bad.json')

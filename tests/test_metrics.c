@@ -341,10 +341,10 @@ static void test_endpoint(void)
  * scrapes (or the textfile is on), and at most once a period. */
 /* Slowloris: 16 connections that each sent a request line and a header,
  * then a header line now and then, held every connection of the
- * exporter, and every scrape failed (45 s in the attack). Now one client
- * (address) may hold 4 connections at once, and a connection must have
- * sent its whole request 5 s after it began: a scraper from another
- * address is answered while they drip, and the drippers are cut. */
+ * exporter, and every scrape failed (45 s in the attack). Now a
+ * connection must have sent its whole request 5 s after it began, and one
+ * that takes the last connection cuts the oldest still sending: a
+ * scraper is answered while they drip, and the drippers are cut. */
 struct dripper {
     int fds[16];
     int stop;
@@ -378,6 +378,104 @@ static void *drip(void *arg)
             return NULL;
         usleep(300000);
     }
+}
+
+/* The attack of round four: all of loopback is one address, so 8 slow
+ * connections from 127.0.0.1, each opened again as soon as it was cut,
+ * held the 4 connections one address had, and every scrape from
+ * 127.0.0.1 failed (46 of 46). Now a connection that takes the last one
+ * has the oldest still sending its request cut: every scrape from the
+ * same address is answered while they drip. */
+struct reopener {
+    char addr[64];
+    int fds[8];
+    int stop, reopened;
+    pthread_mutex_t lock;
+};
+
+static int slow_connection(const char *addr)
+{
+    int fd = connect_from(addr, "127.0.0.1");
+    static const char head[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+    if (fd >= 0)
+        send(fd, head, sizeof head - 1, MSG_NOSIGNAL);
+    return fd;
+}
+
+static void *drip_and_reopen(void *arg)
+{
+    struct reopener *d = arg;
+    for (;;) {
+        pthread_mutex_lock(&d->lock);
+        int stop = d->stop;
+        for (int i = 0; i < 8 && !stop; i++) {
+            if (d->fds[i] >= 0 && closed_by_server(d->fds[i])) {
+                close(d->fds[i]);
+                d->fds[i] = -1;
+            }
+            if (d->fds[i] < 0) {
+                d->fds[i] = slow_connection(d->addr);
+                d->reopened++;
+            } else {
+                send(d->fds[i], "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+            }
+        }
+        pthread_mutex_unlock(&d->lock);
+        if (stop)
+            return NULL;
+        usleep(100000);
+    }
+}
+
+static void test_slow_loopback_clients(void)
+{
+    gt_status st;
+    gt_tracker *t = exporter_tracker("127.0.0.1:0", NULL, NULL, &st);
+    CHECK_MSG(st == GT_OK, "%s", gt_last_error());
+    if (!t)
+        return;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    struct reopener d = {.stop = 0};
+    snprintf(d.addr, sizeof d.addr, "%s", gt_tracker_metrics_address(t));
+    pthread_mutex_init(&d.lock, NULL);
+    for (int i = 0; i < 8; i++)
+        d.fds[i] = slow_connection(d.addr);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, drip_and_reopen, &d) == 0);
+    /* Scrapes from the same address, over more than the 5 s after which the
+     * drippers are cut and come back. */
+    int answered = 0, scrapes = 0;
+    for (int reopened = 0; scrapes < 200 && (scrapes < 10 || reopened < 8); scrapes++) {
+        int fd = connect_from(d.addr, "127.0.0.1");
+        if (fd >= 0) {
+            struct timeval limit = {30, 0}; /* only against a hang */
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+            static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+            struct buf b = {0};
+            if (write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1))
+                read_until(fd, &b, NULL);
+            answered += b.data && strncmp(b.data, "HTTP/1.1 200", 12) == 0;
+            free(b.data);
+            close(fd);
+        }
+        usleep(500000);
+        pthread_mutex_lock(&d.lock);
+        reopened = d.reopened;
+        pthread_mutex_unlock(&d.lock);
+    }
+    CHECK_MSG(answered == scrapes, "%d of %d scrapes answered beside 8 slow clients of the same "
+              "address", answered, scrapes);
+    pthread_mutex_lock(&d.lock);
+    d.stop = 1;
+    CHECK_MSG(d.reopened >= 8, "the slow clients were not cut (%d reopened)", d.reopened);
+    pthread_mutex_unlock(&d.lock);
+    pthread_join(th, NULL);
+    for (int i = 0; i < 8; i++)
+        if (d.fds[i] >= 0)
+            close(d.fds[i]);
+    pthread_mutex_destroy(&d.lock);
+    gt_tracker_stop(t);
+    gt_tracker_free(t);
 }
 
 static void test_slowloris(void)
@@ -417,8 +515,8 @@ static void test_slowloris(void)
         free(b.data);
         close(fd);
     }
-    /* The drippers are cut (their requests had 5 s; the ones beyond a
-     * client's 4 at once at once): waited for, 60 s at most. */
+    /* The drippers are cut (their requests had 5 s; the oldest when the
+     * connections ran out): waited for, 60 s at most. */
     int all_closed = 0;
     for (int i = 0; i < 600 && !all_closed; i++) {
         pthread_mutex_lock(&d.lock);
@@ -592,6 +690,7 @@ int main(void)
     test_listen_parse();
     test_endpoint();
     test_slowloris();
+    test_slow_loopback_clients();
     test_io_only_while_looked_at();
     test_textfile();
     test_bad_inputs();

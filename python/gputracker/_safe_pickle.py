@@ -21,18 +21,34 @@ what our results are made of (docs/sub-tracking.md, "Pickled results"):
 
 Every other global (``os.system``, ``builtins.eval``, ``subprocess.Popen``,
 any other class) is refused with an ``UnpicklingError`` naming it, before it
-is imported. A file is read only when it is a regular file (a FIFO is never
-waited on) of at most ``MAX_BYTES``."""
+is imported.
+
+What a load may allocate is bounded too (``MAX_ALLOCATION``): the few calls
+among those allowed that allocate what their arguments ask rather than what
+the pickle holds (``bytes(n)``, ``bytearray(n)``, a numpy array of a given
+shape, through ``ndarray``, ``_reconstruct``, ``copyreg._reconstructor`` or
+an array's ``__setstate__``) are charged before they run, and a load that
+would pass the bound is refused with an ``UnpicklingError`` (a 37-byte
+pickle asked for 3.9 GB before). Everything else a pickle builds is made of
+its own bytes, so it is bounded by the file's size. The loading is pickle's
+own pure-Python unpickler (results files are small), whose opcodes can be
+looked at one by one.
+
+A file is read through the library's reader (``gt_file_read``): a link of
+another user's is never followed, only a regular file is read (a FIFO is
+never waited on), at most ``MAX_BYTES``."""
 from __future__ import annotations
 
+import copyreg
 import io
-import os
+import math
 import pickle
-import stat
 
 # The largest results file read: a SubTrackingResults of a few hundred code
 # blocks is well under 1 MiB.
 MAX_BYTES = 64 * 1024 * 1024
+# The most the sized allocations of one load may ask for, in all.
+MAX_ALLOCATION = 256 * 1024 * 1024
 
 _RESULTS = 'gputracker._sub_tracking_analysis'
 _ALLOWED = {
@@ -73,8 +89,43 @@ _FOREIGN = {('gpu_tracker.sub_tracker', name): name
             for name in ('SubTrackingResults', 'CodeBlockResults', 'ComparisonResults')}
 
 
-class SafeUnpickler(pickle.Unpickler):
-    """An Unpickler that imports only the allowed globals above."""
+def _shape_elements(shape) -> int | None:
+    """The number of elements a shape (an int or a sequence of ints) asks
+    for; None when it is not one (numpy then refuses it itself)."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        sizes = [int(n) for n in shape]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return math.prod(max(n, 0) for n in sizes)
+
+
+def _array_bytes(shape, dtype) -> int:
+    """What an array of shape and dtype takes: its elements times their size
+    (at least 8 bytes each, an object's reference)."""
+    import numpy
+    elements = _shape_elements(shape)
+    if elements is None:
+        return 0
+    # An empty array's other dimensions cost nothing now, but a table of
+    # that many rows costs what they say when it is shown: charged too.
+    dims = [max(int(n), 0) for n in ((shape,) if isinstance(shape, int) else shape)]
+    elements = max([elements, *dims])
+    try:
+        itemsize = numpy.dtype(dtype).itemsize if dtype is not None else 8
+    except (TypeError, ValueError):
+        itemsize = 8
+    return elements * max(itemsize, 8)
+
+
+class SafeUnpickler(pickle._Unpickler):
+    """An Unpickler that imports only the allowed globals above and charges
+    the sized allocations of a load against MAX_ALLOCATION."""
+
+    def __init__(self, file, budget: int = MAX_ALLOCATION):
+        super().__init__(file)
+        self._left = budget
 
     def find_class(self, module, name):
         module = _PY2_NAMES.get(module, module)
@@ -88,6 +139,63 @@ class SafeUnpickler(pickle.Unpickler):
             f'refused to load {module}.{name}: a results pickle may hold only gputracker\'s result classes '
             f'and pandas/numpy data (docs/sub-tracking.md, "Pickled results")')
 
+    def _charge(self, size: int, what: str) -> None:
+        if size > self._left:
+            raise pickle.UnpicklingError(
+                f'refused: {what} would take {size} bytes, past the {MAX_ALLOCATION} bytes a results pickle '
+                f'may allocate in all (docs/sub-tracking.md, "Pickled results")')
+        self._left -= size
+
+    def _charge_call(self, func, args) -> None:
+        """Charges func(*args) (a REDUCE) or func.__new__(func, *args) (a
+        NEWOBJ) for what it allocates from its arguments alone."""
+        import numpy
+        args = tuple(args) if isinstance(args, (tuple, list)) else ()
+        if func in (bytes, bytearray) and args and isinstance(args[0], int):
+            self._charge(max(args[0], 0), f'{func.__name__}({args[0]})')
+        elif isinstance(func, type) and issubclass(func, numpy.ndarray):
+            self._charge(_array_bytes(args[0] if args else (), args[1] if len(args) > 1 else None),
+                         'an array')
+        elif getattr(func, '__name__', '') == '_reconstruct' and len(args) >= 3:
+            self._charge(_array_bytes(args[1], args[2]), 'an array')
+        elif getattr(func, '__name__', '') == '_new_Index' and len(args) >= 2 and isinstance(args[1], dict):
+            d = args[1]  # a RangeIndex is lazy: its length is what it will cost
+            if all(isinstance(d.get(k, 0), int) for k in ('start', 'stop', 'step')) and 'stop' in d:
+                step = d.get('step', 1) or 1
+                self._charge(len(range(d.get('start', 0), d['stop'], step)) * 8, 'a range index')
+        elif func is copyreg._reconstructor and len(args) >= 3:
+            base, state = args[1], args[2]
+            if base in (bytes, bytearray) and isinstance(state, int):
+                self._charge(max(state, 0), f'{base.__name__}({state})')
+            elif isinstance(base, type) and issubclass(base, numpy.ndarray):
+                self._charge(_array_bytes(state, None), 'an array')
+
+    def _load_reduce(self):
+        self._charge_call(self.stack[-2], self.stack[-1])
+        pickle._Unpickler.load_reduce(self)
+
+    def _load_newobj(self):
+        self._charge_call(self.stack[-2], self.stack[-1])
+        pickle._Unpickler.load_newobj(self)
+
+    def _load_newobj_ex(self):
+        self._charge_call(self.stack[-3], self.stack[-2])
+        pickle._Unpickler.load_newobj_ex(self)
+
+    def _load_build(self):
+        import numpy
+        inst, state = self.stack[-2], self.stack[-1]
+        # ndarray.__setstate__((version, shape, dtype, fortran, data))
+        if isinstance(inst, numpy.ndarray) and isinstance(state, tuple) and len(state) >= 3:
+            self._charge(_array_bytes(state[1], state[2]), 'an array')
+        pickle._Unpickler.load_build(self)
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch[pickle.REDUCE[0]] = _load_reduce
+    dispatch[pickle.NEWOBJ[0]] = _load_newobj
+    dispatch[pickle.NEWOBJ_EX[0]] = _load_newobj_ex
+    dispatch[pickle.BUILD[0]] = _load_build
+
 
 def loads(data: bytes):
     """The object pickled in data, through SafeUnpickler."""
@@ -95,27 +203,12 @@ def loads(data: bytes):
 
 
 def read_regular(path: str, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file path: OSError when it is not one (a
-    FIFO is refused, never waited on) or has more than limit bytes."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise OSError(f"cannot read '{path}': it is "
-                          f"{'a directory' if stat.S_ISDIR(mode) else 'not a regular file'}")
-        chunks, size = [], 0
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > limit:
-                raise OSError(f"cannot read '{path}': it is larger than {limit} bytes, the most a "
-                              f"results file may have")
-            chunks.append(chunk)
-        return b''.join(chunks)
-    finally:
-        os.close(fd)
+    """The bytes of the regular file path, read by the library's reader
+    (gt_file_read: no link of another user's followed, a FIFO refused,
+    never waited on): OSError when it is not one or has more than limit
+    bytes."""
+    from . import _native
+    return _native.file_read(path, limit, 'results file')
 
 
 def load(path: str):

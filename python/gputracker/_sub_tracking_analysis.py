@@ -223,7 +223,8 @@ _SQLITE_SECONDS = 120.0
 
 def _read_data(path: str):
     """The timepoints of the tracking file path, as a DataFrame (pandas reads
-    it, as gpu_tracker does). Opened once, without waiting on a FIFO, and
+    it, as gpu_tracker does). Opened once, never through another user's link
+    nor waiting on a FIFO, and
     read through that descriptor only after the library has checked it: a
     regular file, and for SQLite plain tables with nothing computed (a
     generated column would run as it is read); the name cannot be swapped in
@@ -232,7 +233,9 @@ def _read_data(path: str):
     import sqlite3
     import time
     pd = _pandas()
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    # Opened by the library's reader: no link of another user's followed,
+    # only a regular file (looked at before it is opened).
+    fd = _native.file_open(path, 'tracking file')
     try:
         by_fd = f'/proc/self/fd/{fd}'
         _native.check_file(by_fd, path)

@@ -231,6 +231,64 @@ static PyObject *text_escape(PyObject *module, PyObject *arg)
     return out;
 }
 
+/* file_read(path, limit, what): gt_file_read, the bytes of the regular
+ * file path under the library's reading rules (no link of another user's
+ * followed, a FIFO never waited on, at most limit bytes); OSError with the
+ * reason. */
+static PyObject *file_read(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *path = NULL;
+    Py_ssize_t limit;
+    const char *what;
+    if (!PyArg_ParseTuple(args, "O&ns", PyUnicode_FSConverter, &path, &limit, &what))
+        return NULL;
+    if (limit < 0) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_ValueError, "file_read: the limit must be 0 or more");
+        return NULL;
+    }
+    char *data = NULL;
+    size_t len = 0;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_file_read(PyBytes_AS_STRING(path), (size_t)limit, what, &data, &len);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    if (status != GT_OK) {
+        PyErr_SetString(status == GT_ERR_NO_MEMORY ? PyExc_MemoryError : PyExc_OSError,
+                        gt_last_error());
+        return NULL;
+    }
+    PyObject *bytes = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
+    free(data);
+    return bytes;
+}
+
+/* file_open(path, what): gt_file_open, a descriptor of the regular file
+ * path opened under the library's reading rules; OSError with the reason.
+ * The caller closes it. */
+static PyObject *file_open(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *path = NULL;
+    const char *what;
+    if (!PyArg_ParseTuple(args, "O&s", PyUnicode_FSConverter, &path, &what))
+        return NULL;
+    int fd = -1;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_file_open(PyBytes_AS_STRING(path), what, &fd);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    if (status != GT_OK) {
+        PyErr_SetString(status == GT_ERR_NO_MEMORY ? PyExc_MemoryError : PyExc_OSError,
+                        gt_last_error());
+        return NULL;
+    }
+    return PyLong_FromLong(fd);
+}
+
 /* output_hold(path): gt_output_hold, path's directory kept open from now, so
  * that a later output_write(path) goes there whatever is planted on the
  * way meanwhile (a link at the name is replaced, never followed); OSError
@@ -432,6 +490,8 @@ static PyMethodDef module_methods[] = {
     {"parse_size", parse_size, METH_O, "Bytes of a size such as '500MB' or '2GiB'."},
     {"parse_duration", parse_duration, METH_O, "Seconds of a duration such as '90' or '1h30m'."},
     {"output_write", output_write, METH_VARARGS, "gt_output_write(): a file under the output rules."},
+    {"file_read", file_read, METH_VARARGS, "gt_file_read(): a file under the reading rules."},
+    {"file_open", file_open, METH_VARARGS, "gt_file_open(): a descriptor under the reading rules."},
     {"text_escape", text_escape, METH_O, "gt_text_escape(): strangers' text made safe to print."},
     {"output_hold", output_hold, METH_VARARGS, "gt_output_hold(): an output's directory kept open."},
     {"snapshot_convert", native_snapshot_convert, METH_VARARGS,

@@ -51,15 +51,45 @@ struct subject {
 struct run_file {
     struct subject *s;
     size_t n;
+    /* The subjects by name (json-c's table: a seeded hash, so that names
+     * made to collide cost no more than others): each name is hashed once
+     * here and once as it is looked up, so matching a new run's tests
+     * against the baselines takes time linear in the files' bytes. NULL
+     * until run_file_index(). */
+    struct lh_table *by_name;
 };
 
 static void run_file_free(struct run_file *r)
 {
+    if (r->by_name)
+        lh_table_free(r->by_name);
     for (size_t i = 0; i < r->n; i++)
         free(r->s[i].name);
     free(r->s);
     r->s = NULL;
     r->n = 0;
+    r->by_name = NULL;
+}
+
+/* Makes r->by_name: 0, or -1 when memory runs out. A name twice (two
+ * files' worth cannot be one JSON object) keeps its first subject. */
+static int run_file_index(struct run_file *r)
+{
+    r->by_name = lh_kchar_table_new(r->n > 16 ? (int)r->n * 2 : 32, NULL);
+    for (size_t i = 0; r->by_name && i < r->n; i++) {
+        void *seen;
+        if (!lh_table_lookup_ex(r->by_name, r->s[i].name, &seen) &&
+            lh_table_insert(r->by_name, r->s[i].name, &r->s[i]) != 0)
+            return -1;
+    }
+    return r->by_name ? 0 : -1;
+}
+
+/* r's subject called name, NULL when it has none. */
+static const struct subject *run_file_find(const struct run_file *r, const char *name)
+{
+    void *found = NULL;
+    return lh_table_lookup_ex(r->by_name, name, &found) ? found : NULL;
 }
 
 static int add_subject(struct run_file *r, const char *name, const struct figures *f)
@@ -382,17 +412,21 @@ int compare_command(int argc, char **argv)
     int nbase = nfiles - 1;
     struct row *rows = calloc(now->n * NMETRICS + 1, sizeof *rows);
     double *vals = calloc((size_t)nbase, sizeof *vals);
+    const struct subject **found = calloc((size_t)nbase, sizeof *found);
+    int indexed = 1;
+    for (int b = 0; b < nbase; b++)
+        indexed &= run_file_index(&files[b]) == 0;
     size_t nrows = 0, missing = 0;
     int failed = 0;
-    for (size_t s = 0; rows && vals && s < now->n; s++) {
+    for (size_t s = 0; indexed && rows && vals && found && s < now->n; s++) {
+        int nfound = 0;
+        for (int b = 0; b < nbase; b++)
+            if ((found[nfound] = run_file_find(&files[b], now->s[s].name)))
+                nfound++;
         for (int m = 0; m < NMETRICS; m++) {
             int n = 0;
-            for (int b = 0; b < nbase; b++)
-                for (size_t k = 0; k < files[b].n; k++)
-                    if (strcmp(files[b].s[k].name, now->s[s].name) == 0) {
-                        vals[n++] = files[b].s[k].f.v[m];
-                        break;
-                    }
+            for (int k = 0; k < nfound; k++)
+                vals[n++] = found[k]->f.v[m];
             if (n == 0) {
                 missing += m == 0;
                 continue;
@@ -417,7 +451,9 @@ int compare_command(int argc, char **argv)
             failed |= r->failed;
         }
     }
-    if (!rows || !vals) {
+    int matched = indexed && rows && vals && found;
+    free(found);
+    if (!matched) {
         free(rows);
         free(vals);
         for (int i = 0; i < nfiles; i++)

@@ -128,6 +128,15 @@ int job_name_expand(const char *pattern, struct job_identity *id, const char *wh
             failed = 1;
             continue;
         }
+        /* The environment's word ("SLURMD_NODENAME=.."): a field that is
+         * a directory's name would climb out of the path given. */
+        if (strcmp(value, ".") == 0 || strcmp(value, "..") == 0) {
+            snprintf(err, errcap, "%s '%s': %%%c is '%s' here, a directory's name, not one a "
+                     "file may take (from the environment); use %%p", what, pattern, p[1],
+                     value);
+            failed = 1;
+            continue;
+        }
         fputs(value, f);
         p++;
     }

@@ -311,10 +311,9 @@ static int parse_positive_long(const char *s, long max, long *out)
 
 int parse_seconds(const char *s, double min, double max, double *out)
 {
-    char *end;
+    double v;
     errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= min && v <= max))
+    if (gt_parse_decimal(s, &v) != 0 || errno || !(v >= min && v <= max))
         return -1;
     *out = v;
     return 0;

@@ -338,6 +338,16 @@ int gt_parse_duration(const char *text, double *seconds, char *err, size_t errca
     return units_parse_duration(text, seconds, err, errcap);
 }
 
+int gt_parse_decimal(const char *text, double *out)
+{
+    char *end;
+    double v = text ? units_strtod_decimal(text, &end) : 0;
+    if (!text || end == text || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 double gt_ram_unit_bytes(const char *unit)
 {
     return units_ram_divisor(unit);

@@ -98,7 +98,7 @@ def test_a_fifo_or_a_huge_file_is_refused_at_once(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(OSError, match='not a regular file'):
         TrackingComparison({'A': str(fifo)})
-    with pytest.raises(OSError, match='larger than 16 bytes'):
+    with pytest.raises(OSError, match='a results file is read up to 16 bytes'):
         _safe_pickle.read_regular(__file__, 16)
 
 
@@ -187,3 +187,60 @@ def test_gpu_tracker_pickles_load_as_ours(tmp_path):
     evil.write_bytes(b'cgpu_tracker.tracker\nTracker\n.')  # protocol 0: GLOBAL, STOP
     with pytest.raises(ValueError, match='refused to load gpu_tracker.tracker.Tracker'):
         TrackingComparison({'A': str(evil)})
+
+
+class _Sized:
+    """A pickle that calls func(*args) as it loads: small, asking for much."""
+
+    def __init__(self, func, *args):
+        self.func, self.args = func, args
+
+    def __reduce__(self):
+        return (self.func, self.args)
+
+
+_BIG = 3_900_000_000  # the attack's: a 37-byte pickle of bytearray(3.9e9)
+
+
+@pytest.mark.parametrize('name,make', [
+    ('bytearray', lambda: _Sized(bytearray, _BIG)),
+    ('bytes', lambda: _Sized(bytes, _BIG)),
+    ('ndarray', lambda: _Sized(__import__('numpy').ndarray, (_BIG // 8,))),
+    ('_reconstruct', lambda: _Sized(__import__('numpy').core.multiarray._reconstruct,
+                                    __import__('numpy').ndarray, (_BIG // 8,), 'f8')),
+    ('an empty array of many rows', lambda: _Sized(__import__('numpy').ndarray, (10 ** 12, 0))),
+    ('copyreg', lambda: _Sized(__import__('copyreg')._reconstructor, bytes, bytes, _BIG)),
+    ('a range index', lambda: pd.RangeIndex(0, 10 ** 12)),
+])
+def test_what_a_load_may_allocate_is_bounded(name, make):
+    # Loaded in a child whose address space is 2 GiB: were the allocation
+    # made, it would fail with MemoryError there, not be refused by name.
+    data = pickle.dumps(make(), protocol=2)
+    assert len(data) < 200, len(data)
+    child = subprocess.run([sys.executable, '-c', '''
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+import pickle
+from gputracker import _safe_pickle
+try:
+    _safe_pickle.loads(sys.stdin.buffer.read())
+except pickle.UnpicklingError as error:
+    print('refused:', error)
+'''], input=data, capture_output=True, timeout=120)
+    out = child.stdout.decode()
+    assert child.returncode == 0 and out.startswith('refused: '), (name, out, child.stderr.decode()[-500:])
+    assert f'past the {_safe_pickle.MAX_ALLOCATION} bytes a results pickle may allocate in all' in out, out
+
+
+def test_a_planted_link_is_not_read(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip('needs root to give a link to another user')
+    # A root-only results file, and another user's link to it: not followed.
+    secret = tmp_path / 'secret.pkl'
+    secret.write_bytes(pickle.dumps(_results()))
+    secret.chmod(0o600)
+    link = tmp_path / 'theirs.pkl'
+    os.symlink(secret, link)
+    os.lchown(link, 65534, 65534)
+    with pytest.raises(OSError, match="'theirs.pkl' is a symbolic link owned by user 65534, neither you nor root"):
+        TrackingComparison({'A': str(link)})

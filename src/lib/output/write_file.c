@@ -68,6 +68,16 @@ gt_status gt_file_read_private(const char *path, size_t max, const char *what, c
     return read_for("gt_file_read_private", read_private_file, path, max, what, data, len);
 }
 
+gt_status gt_file_open(const char *path, const char *what, int *fd)
+{
+    if (!path || !fd)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_file_open: a path and fd are needed");
+    struct stat st;
+    gt_status status;
+    *fd = input_open(path, what, 0, &st, &status);
+    return status;
+}
+
 gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
 {
     gt_clear_error();

@@ -275,15 +275,16 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
         }
         /* No MHD_USE_ERROR_LOG: the library never prints. epoll (AUTO): a
          * tracker of a big tree holds descriptors beyond select()'s 1024.
-         * A client may hold a few connections at once, and each must send
-         * its request within METRICS_REQUEST_SECONDS: slowloris clients
-         * (a header line every few seconds) can neither take every
-         * connection nor keep one. */
+         * Each connection must send its request within
+         * METRICS_REQUEST_SECONDS, and one that takes the last connection
+         * has the oldest still sending cut (request_guard.h): slowloris
+         * clients (a header line every few seconds, from any address or
+         * all of loopback) can neither keep a connection nor keep a
+         * scraper out. No limit by address: loopback is one address. */
         m->daemon = mhd.start_daemon(
             MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, m,
             MHD_OPTION_LISTEN_SOCKET, fd,
             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_CONNECTIONS,
-            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)METRICS_PER_CLIENT_CONNECTIONS,
             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_CONNECTION_TIMEOUT,
             MHD_OPTION_NOTIFY_CONNECTION, on_connection, m,
             MHD_OPTION_END);

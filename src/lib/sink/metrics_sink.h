@@ -28,7 +28,6 @@
 #define METRICS_SCRAPER_GONE 120.0  /* seconds without a scrape: no one is looking */
 #define METRICS_MAX_CONNECTIONS 16  /* scrapers at once */
 #define METRICS_CONNECTION_TIMEOUT 10 /* seconds a connection may idle */
-#define METRICS_PER_CLIENT_CONNECTIONS 4 /* from one address at once */
 #define METRICS_REQUEST_SECONDS 5.0 /* a connection's whole request, from its start */
 
 struct MHD_Daemon;

@@ -9,9 +9,11 @@
 #include "util/background.h"
 
 struct guard_slot {
-    int used;
+    int used;        /* between started and closed */
     int fd;
     int pending;     /* started, its request not yet whole, not yet cut */
+    int cut;         /* shut down by us: the server closes it soon */
+    double started;  /* monotonic seconds */
     double deadline; /* monotonic seconds */
 };
 
@@ -21,9 +23,19 @@ struct request_guard {
     pthread_t thread;
     int quit;
     double seconds;
-    int nslots;
+    int limit;  /* the server's connections at once */
+    int nslots; /* twice that: cut ones stay until the server closes them */
     struct guard_slot slots[];
 };
+
+/* Cuts s (under the lock): the server sees the end of the connection and
+ * closes it (telling us, under this lock, before its close). */
+static void cut(struct guard_slot *s)
+{
+    shutdown(s->fd, SHUT_RDWR);
+    s->pending = 0;
+    s->cut = 1;
+}
 
 static void *guard_main(void *arg)
 {
@@ -36,10 +48,7 @@ static void *guard_main(void *arg)
             if (!s->used || !s->pending)
                 continue;
             if (s->deadline <= now) {
-                /* The server sees the end of the connection and closes it
-                 * (telling us, under this lock, before its close). */
-                shutdown(s->fd, SHUT_RDWR);
-                s->pending = 0;
+                cut(s);
             } else if (next == 0 || s->deadline < next) {
                 next = s->deadline;
             }
@@ -55,12 +64,14 @@ static void *guard_main(void *arg)
     return NULL;
 }
 
-struct request_guard *request_guard_start(double seconds, int slots)
+struct request_guard *request_guard_start(double seconds, int limit)
 {
+    int slots = 2 * limit;
     struct request_guard *g = calloc(1, sizeof *g + (size_t)slots * sizeof g->slots[0]);
     if (!g)
         return NULL;
     g->seconds = seconds;
+    g->limit = limit;
     g->nslots = slots;
     pthread_mutex_init(&g->lock, NULL);
     cond_init_monotonic(&g->wake);
@@ -75,13 +86,29 @@ struct request_guard *request_guard_start(double seconds, int slots)
 
 void *request_guard_started(struct request_guard *g, int fd)
 {
-    struct guard_slot *found = NULL;
+    struct guard_slot *found = NULL, *oldest = NULL;
+    int live = 1; /* this one */
+    double now = monotonic_now();
     pthread_mutex_lock(&g->lock);
-    for (int i = 0; i < g->nslots && !found; i++)
-        if (!g->slots[i].used)
-            found = &g->slots[i];
+    for (int i = 0; i < g->nslots; i++) {
+        struct guard_slot *s = &g->slots[i];
+        if (!s->used) {
+            if (!found)
+                found = s;
+            continue;
+        }
+        if (s->cut)
+            continue;
+        live++;
+        if (s->pending && (!oldest || s->started < oldest->started))
+            oldest = s;
+    }
+    /* The server's last connection taken: room for the next one, made by
+     * the connection that has been sending its request longest. */
+    if (live >= g->limit && oldest)
+        cut(oldest);
     if (found) {
-        *found = (struct guard_slot){1, fd, 1, monotonic_now() + g->seconds};
+        *found = (struct guard_slot){1, fd, 1, 0, now, now + g->seconds};
         pthread_cond_signal(&g->wake);
     }
     pthread_mutex_unlock(&g->lock);

@@ -56,11 +56,27 @@ static const char *skip_space(const char *s)
     return s;
 }
 
+double units_strtod_decimal(const char *s, char **end)
+{
+    /* strtod also reads hexadecimal (0x10, 0x1p4), "inf" and "nan": a
+     * number a person types here is decimal, so only what starts as one
+     * and is read from decimal characters alone is taken. */
+    const char *p = s + (*s == '+' || *s == '-');
+    double v = strtod(s, end);
+    size_t decimal = strspn(s, "+-0123456789.eE");
+    if (*end == s || !(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) ||
+        (size_t)(*end - s) > decimal) {
+        *end = (char *)s;
+        return 0;
+    }
+    return v;
+}
+
 int units_parse_size(const char *text, double *bytes, char *err, size_t errcap)
 {
     const char *s = text ? skip_space(text) : "";
     char *end;
-    double v = strtod(s, &end);
+    double v = units_strtod_decimal(s, &end);
     if (end == s || !isfinite(v) || v <= 0) {
         snprintf(err, errcap, "invalid size '%s': give a number above 0 and a unit (%s), "
                  "e.g. 500MB or 2GiB", text ? text : "", SIZE_UNITS_TEXT);
@@ -86,7 +102,7 @@ static const struct unit duration_units[] = {
 };
 
 #define DURATION_TEXT "seconds (90), a number and a unit (90s, 1.5h, 2d), units in a row " \
-                      "(1h30m) or a clock (1:30:00)"
+                      "(1h30m) or a clock (1:30:00, minutes and seconds under 60), in decimal"
 
 static int duration_fail(const char *text, char *err, size_t errcap)
 {
@@ -99,18 +115,20 @@ int units_parse_duration(const char *text, double *seconds, char *err, size_t er
     const char *s = text ? skip_space(text) : "";
     if (!*s)
         return duration_fail(text, err, errcap);
-    if (strchr(s, ':')) { /* [[H:]M:]S, the fields whole but the last */
+    if (strchr(s, ':')) { /* [[H:]M:]S: the fields whole but the last, M and S under 60 */
         double total = 0;
         int fields = 0;
         for (;;) {
             char *end;
-            double v = strtod(s, &end);
-            if (end == s || !isfinite(v) || v < 0 || ++fields > 3)
+            double v = units_strtod_decimal(s, &end);
+            if (end == s || !isfinite(v) || v < 0 || ++fields > 3 || (fields > 1 && v >= 60))
                 return duration_fail(text, err, errcap);
             total = total * 60 + v;
             s = end;
             if (*s != ':')
                 break;
+            if (v != floor(v))
+                return duration_fail(text, err, errcap);
             s++;
         }
         if (*skip_space(s) || fields < 2 || total <= 0)
@@ -122,7 +140,7 @@ int units_parse_duration(const char *text, double *seconds, char *err, size_t er
     int parts = 0;
     while (*(s = skip_space(s))) {
         char *end;
-        double v = strtod(s, &end);
+        double v = units_strtod_decimal(s, &end);
         if (end == s || !isfinite(v) || v < 0)
             return duration_fail(text, err, errcap);
         const char *u = end;

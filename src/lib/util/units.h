@@ -11,6 +11,11 @@ double units_ram_divisor(const char *name);
 /* Seconds per unit of a time unit name, or 0 when not one of GT_TIME_UNITS. */
 double units_time_divisor(const char *name);
 
+/* strtod of a number as a person types it: decimal digits, a point, an
+ * exponent; hexadecimal (0x10), "inf" and "nan" are not numbers here
+ * (*end == s then, as strtod says for no number). */
+double units_strtod_decimal(const char *s, char **end);
+
 /* A size as a person writes it ("500MB", "1.5 GiB", "2e9 bytes"): a
  * number and a unit, decimal (B, kB/KB, MB, GB, TB and the names above) or
  * binary (KiB, MiB, GiB, TiB; K, M, G, T as Slurm and Snakemake mean them).
