@@ -791,6 +791,12 @@ GT_API gt_status gt_subtrack_check_file(const char *path, const char *name);
  * mixed or unknown formats, n == 0). */
 GT_API gt_status gt_subtrack_combine(const char *output, const char *const *inputs, size_t n);
 
+/* The most results text gt_subtrack_compare() takes in all, every
+ * session together: each session is held parsed at once, about 18 bytes of
+ * memory a byte of results (a 63 MB results file took 1.15 GB more), so
+ * this bounds a comparison near 1.2 GB. (0.5) */
+#define GT_SUBTRACK_COMPARE_MAX_BYTES ((size_t)64 << 20)
+
 /* Compares the n analyses results[i] (JSON as gt_subtrack_analyze writes
  * it, or gpu_tracker's to_json()) of tracking sessions named names[i], by
  * statistic ("min", "max", "mean" or "std"), as gpu_tracker's
@@ -798,8 +804,9 @@ GT_API gt_status gt_subtrack_combine(const char *output, const char *const *inpu
  * in a trailing ":<line>" match in order). *out (malloc'd) as text or JSON.
  * *warnings (may be NULL): malloc'd lines saying which blocks matched only
  * by order, or NULL when none. GT_ERR_INVALID_ARGUMENT (the statistic, a
- * name given twice, n == 0), GT_ERR_PARSE (a document, or blocks that do
- * not match), with gt_last_error() naming the session. */
+ * name given twice, n == 0, more than GT_SUBTRACK_COMPARE_MAX_BYTES of
+ * results in all), GT_ERR_PARSE (a document, or blocks that do not match),
+ * with gt_last_error() naming the session. */
 GT_API gt_status gt_subtrack_compare(const char *const *names, const char *const *results,
                                      size_t n, const char *statistic, gt_format format,
                                      char **out, char **warnings);

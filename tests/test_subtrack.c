@@ -410,6 +410,61 @@ static void test_compare(void)
                                "\t\t 9.0 50.0\n");
     CHECK_CONTAINS(r.out.data, "Code Block Compute Time:\n\ta:\n\t\t   B   A\n\t\t 2.0 2.0\n");
     result_free(&r);
+    /* The attack: 40 sessions of one big results file (64 MB each held
+     * 12 GB). Every session is held parsed at once, so the total is
+     * bounded: past 64 MiB in all, one line names the session that passed
+     * it, before anything is parsed. Here a 2 MiB file (results padded
+     * with blanks, still JSON) 40 times: the 33rd passes the bound. */
+    {
+        TMP(padded, "padded.json");
+        char *doc = slurp(ra);
+        FILE *pf = fopen(padded, "w");
+        CHECK(doc && pf);
+        size_t doclen = doc ? strlen(doc) : 0, size = 2u << 20;
+        if (doc && pf) {
+            fputs(doc, pf);
+            for (size_t k = doclen; k < size; k++)
+                fputc(' ', pf);
+            fclose(pf);
+        }
+        free(doc);
+        char *argv[100], maps[40][600];
+        int n = 0;
+        argv[n++] = GT_BIN;
+        argv[n++] = "sub-track";
+        argv[n++] = "compare";
+        for (int i = 0; i < 40; i++) {
+            snprintf(maps[i], sizeof maps[i], "S%02d=%s", i + 1, padded);
+            argv[n++] = "-m";
+            argv[n++] = maps[i];
+        }
+        argv[n] = NULL;
+        r = run_argv(argv);
+        char want[900];
+        snprintf(want, sizeof want, "gpu-tracker: sub-track: results file '%s' (session 'S33') "
+                 "takes the sessions' results past 64 MiB in all: compare holds every session "
+                 "parsed at once (about 18 bytes of memory a byte), so it reads at most that "
+                 "much\n", padded);
+        check_error(&r, 2, want);
+        /* The library says the same of what it is given. */
+        const char *names[40], *texts[40];
+        char *big = calloc(size + 1, 1);
+        if (big) {
+            memset(big, ' ', size);
+            big[0] = '{';
+            big[size - 1] = '}';
+        }
+        for (int i = 0; i < 40; i++) {
+            names[i] = maps[i];
+            texts[i] = big ? big : "{}";
+        }
+        char *out = NULL, *warnings = NULL;
+        CHECK(gt_subtrack_compare(names, texts, 40, "mean", GT_FORMAT_JSON, &out, &warnings) ==
+              GT_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(gt_last_error(), "compare: the sessions' results come to more than 64 MiB "
+                                        "with session 'S33=");
+        free(big);
+    }
     /* --cconfig: the map and statistic from a file; -m adds, --stat wins. */
     TMP(cc, "compare.json");
     f = fopen(cc, "w");

@@ -172,6 +172,41 @@ try:
         open(go, "w").close()
         ended_clean("after Ctrl-Z, fg and the end")
 
+    # A command that resets the scroll region itself (ESC[r, its cursor
+    # kept) and prints on: the next redraw sets the region again, so at most
+    # one line is spoiled (a copy of the status line, or the command's line
+    # printed over it), not one at every redraw.
+    resetter = os.path.join(work, "resetter.sh")
+    with open(resetter, "w") as f:
+        f.write("""#!/bin/sh
+i=1
+while [ $i -le 60 ]; do
+  [ $i -eq 20 ] && printf '\0337\033[r\0338'
+  echo "epoch $i loss=0.$i"; i=$((i+1)); sleep 0.1
+done
+while [ ! -e '%s' ]; do sleep 0.1; done
+rm -f '%s'
+""" % (go, go))
+    os.chmod(resetter, 0o755)
+    start(80, 12)
+    tmux("send-keys", "-t", "t", "%s --no-backup --st 0.2 -f human -- %s" % (GT, resetter), "Enter")
+    if wait_for("all 60 lines and the status line",
+                lambda: any(r == "epoch 60 loss=0.60" for r in history()) and status_on_last_row()):
+        time.sleep(1.5)  # a redraw or two more: none may leave a copy
+        rows = history()
+        vis = screen()
+        spoiled = [r for r in rows[:len(rows) - 1]
+                   if ("gpu-tracker 0:" in r or "epoch" in r) and not EPOCH.match(r)
+                   and r != vis[-1]]
+        check(len(spoiled) <= 1, "a reset region spoiled %d lines: %r" % (len(spoiled), spoiled))
+        check(status_on_last_row(), "after the reset: no status line on the last row: %r" % vis[-3:])
+        open(go, "w").close()
+        wait_for("the summary", lambda: any(r.startswith("Samples") for r in history()))
+        rows = history()
+        left = [r for r in rows if "gpu-tracker 0:" in r or ("epoch" in r and not EPOCH.match(r))]
+        check(len(left) <= 1, "after the end: %d spoiled lines: %r" % (len(left), left))
+        whole_terminal_scrolls("after a command reset the region")
+
     # Ctrl-C: the command ends, the summary is written, the terminal whole.
     start(100, 14)
     run_tracker()

@@ -9,7 +9,8 @@
  * last row, the text cut to the width, erase the rest, restore the cursor.
  * The region is given back (and the row erased) when tracking ends, when
  * we are stopped (Ctrl-Z: the shell gets a whole terminal) and set again
- * when continued in the foreground or resized. Warnings come from the
+ * when continued in the foreground or resized, and at every redraw (a
+ * command may have reset it). Warnings come from the
  * tracker's sampling thread, so a mutex orders the line and them. */
 #define _GNU_SOURCE
 #include "live.h"
@@ -215,8 +216,19 @@ void live_tick(gt_tracker *t)
         size_t len = strlen(text);
         if (width > 1 && len > width - 1)
             len = width - 1; /* the last column would wrap on some terminals */
-        int n = snprintf(line, sizeof line, "\0337\033[%d;1H%.*s\033[K\0338", region_rows,
-                         (int)len, text);
+        /* The region is set again at every redraw: a command may have
+         * reset it (ESC[r), and its output then scrolls the whole
+         * terminal, our line with it. Nothing says so, so each redraw
+         * mends it, the same write that draws: the whole terminal made
+         * the region for a moment (cursor kept), index and cursor-up
+         * (a no-op, unless the command's output had reached our row: then
+         * that row scrolls up, off our line's row), the region again, the
+         * line. So a reset costs at most what scrolled before the next
+         * redraw, never a copy at every one. */
+        int n = snprintf(line, sizeof line,
+                         "\0337\033[r\0338\033D\033[A\0337\033[1;%dr\0338"
+                         "\0337\033[%d;1H%.*s\033[K\0338",
+                         region_rows - 1, region_rows, (int)len, text);
         if (n > 0 && region_rows > 0)
             write_all(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         last_draw = now;

@@ -409,10 +409,22 @@ static int compare(struct sub_options *o)
                   "with a file_path_map");
         goto out;
     }
+    size_t total = 0;
     for (int i = 0; i < m.n; i++) {
         size_t len = 0;
         if (gt_file_read(m.files[i], MAX_DOCUMENT, "results file", &docs[i], &len) != GT_OK) {
             rc = fail_lib();
+            goto out;
+        }
+        /* Every session is held parsed at once: the total is bounded,
+         * said as soon as it is passed (the files after are not read). */
+        total += len;
+        if (total > GT_SUBTRACK_COMPARE_MAX_BYTES) {
+            cli_error("sub-track: results file '%s' (session '%s') takes the sessions' results "
+                      "past %zu MiB in all: compare holds every session parsed at once (about "
+                      "18 bytes of memory a byte), so it reads at most that much\n", m.files[i],
+                      m.names[i], GT_SUBTRACK_COMPARE_MAX_BYTES >> 20);
+            rc = 2;
             goto out;
         }
         if (looks_pickled(docs[i], len)) {

@@ -532,6 +532,16 @@ gt_status gt_subtrack_compare(const char *const *names, const char *const *resul
             if (strcmp(names[i], names[j]) == 0)
                 return gt_fail(GT_ERR_INVALID_ARGUMENT, "tracking session '%s' is given twice",
                                names[i]);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += results[i] ? strlen(results[i]) : 0;
+        if (total > GT_SUBTRACK_COMPARE_MAX_BYTES)
+            return gt_fail(GT_ERR_INVALID_ARGUMENT, "compare: the sessions' results come to more "
+                           "than %zu MiB with session '%s': a comparison holds every session "
+                           "parsed at once (about 18 bytes of memory a byte), so it takes at "
+                           "most that much results in all", GT_SUBTRACK_COMPARE_MAX_BYTES >> 20,
+                           names[i]);
+    }
     struct session *s = calloc(n, sizeof *s);
     struct entry *e = calloc(n, sizeof *e);
     char *warn_text = NULL;
