@@ -427,16 +427,26 @@ static void *drip_and_reopen(void *arg)
     }
 }
 
-static void test_slow_loopback_clients(void)
+/* A started tracker serving on loopback, its address in addr; NULL after
+ * a failed check. */
+static gt_tracker *started_exporter(char *addr, size_t cap)
 {
     gt_status st;
     gt_tracker *t = exporter_tracker("127.0.0.1:0", NULL, NULL, &st);
     CHECK_MSG(st == GT_OK, "%s", gt_last_error());
     if (!t)
-        return;
+        return NULL;
     CHECK(gt_tracker_start(t) == GT_OK);
+    snprintf(addr, cap, "%s", gt_tracker_metrics_address(t));
+    return t;
+}
+
+static void test_slow_loopback_clients(void)
+{
     struct reopener d = {.stop = 0};
-    snprintf(d.addr, sizeof d.addr, "%s", gt_tracker_metrics_address(t));
+    gt_tracker *t = started_exporter(d.addr, sizeof d.addr);
+    if (!t)
+        return;
     pthread_mutex_init(&d.lock, NULL);
     for (int i = 0; i < 8; i++)
         d.fds[i] = slow_connection(d.addr);
@@ -480,14 +490,10 @@ static void test_slow_loopback_clients(void)
 
 static void test_slowloris(void)
 {
-    gt_status st;
-    gt_tracker *t = exporter_tracker("127.0.0.1:0", NULL, NULL, &st);
-    CHECK_MSG(st == GT_OK, "%s", gt_last_error());
+    char addr[64];
+    gt_tracker *t = started_exporter(addr, sizeof addr);
     if (!t)
         return;
-    CHECK(gt_tracker_start(t) == GT_OK);
-    char addr[64];
-    snprintf(addr, sizeof addr, "%s", gt_tracker_metrics_address(t));
     struct dripper d = {.stop = 0};
     pthread_mutex_init(&d.lock, NULL);
     for (int i = 0; i < 16; i++) {

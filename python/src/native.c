@@ -255,11 +255,8 @@ static PyObject *file_read(PyObject *module, PyObject *args)
     status = gt_file_read(PyBytes_AS_STRING(path), (size_t)limit, what, &data, &len);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
-    if (status != GT_OK) {
-        PyErr_SetString(status == GT_ERR_NO_MEMORY ? PyExc_MemoryError : PyExc_OSError,
-                        gt_last_error());
-        return NULL;
-    }
+    if (status != GT_OK)
+        return native_raise_status(status);
     PyObject *bytes = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
     free(data);
     return bytes;
@@ -281,11 +278,8 @@ static PyObject *file_open(PyObject *module, PyObject *args)
     status = gt_file_open(PyBytes_AS_STRING(path), what, &fd);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
-    if (status != GT_OK) {
-        PyErr_SetString(status == GT_ERR_NO_MEMORY ? PyExc_MemoryError : PyExc_OSError,
-                        gt_last_error());
-        return NULL;
-    }
+    if (status != GT_OK)
+        return native_raise_status(status);
     return PyLong_FromLong(fd);
 }
 

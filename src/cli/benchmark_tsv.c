@@ -115,8 +115,8 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
         return -1;
     if (replaced)
         cli_error("warning: --benchmark-tsv file '%s' was replaced during the "
-                "run by a link or another user's file: not read, replaced by a new file with "
-                "this run's row\n", path);
+                  "run by a link or another user's file: not read, replaced by a new file with "
+                  "this run's row\n", path);
     char row[1024];
     int n = snprintf(row, sizeof row, "%s%s%.4f\t%s\t%.2f\t-\t%s\t-\t%s\t%s\t%.2f\t%.2f\t%s\t%s\n",
                      len ? "" : benchmark_tsv_header, len ? "" : "\n", totals.wall_seconds,

@@ -539,7 +539,7 @@ int compare_command(int argc, char **argv)
     }
     if (missing)
         cli_error("compare: %zu test%s of the new run %s no baseline: not "
-                "compared\n", missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have");
+                  "compared\n", missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have");
     free(rows);
     free(vals);
     for (int i = 0; i < nfiles; i++)

@@ -88,7 +88,7 @@ static void on_started(pid_t pid, const gt_options *opts, gt_tracker *t)
         return;
     if (opts->process_id == pid && opts->reaper_pid == 0)
         cli_error("tracking PID %d until it ends (Ctrl-C stops tracking)\n",
-                (int)pid);
+                  (int)pid);
     /* The backup file is not named: a normal run never needs it, and one
      * that was killed finds it as .gpu-tracker_*.json in its working
      * directory (or where --backup said); docs/cli.md says so. */
@@ -139,7 +139,7 @@ static void warn_late_breaches(const gt_limits *l)
         if (into)
             into[1] = '\0';
         cli_error("warning: limit breached: %s, found at the end of the run\n",
-                what);
+                  what);
     }
 }
 
@@ -251,7 +251,7 @@ static void say_which_run(const char *path)
     info.struct_size = sizeof info;
     if (gt_backup_read_info(path, &info) != GT_OK) {
         cli_error("warning: %s; the summary follows all the same\n",
-                gt_last_error());
+                  gt_last_error());
         info.present = 0;
     }
     fputs("gpu-tracker: '", stderr);
@@ -334,9 +334,9 @@ static int refuse_near_subcommand(const char *word)
     const char *near = suggest_nearest(word, subcommands, 1);
     if (!near)
         return 0;
-    cli_error("unknown subcommand '%s'; did you mean '%s'? (subcommands: "
-            "show, system, stats, recommend, report, merge, sub-track; to run a program named '%s', "
-            "write: gpu-tracker -- %s ...)\n", word, near, word, word);
+    cli_error("unknown subcommand '%s'; did you mean '%s'? (subcommands: show, system, stats, "
+              "recommend, report, merge, sub-track; to run a program named '%s', write: "
+              "gpu-tracker -- %s ...)\n", word, near, word, word);
     return 1;
 }
 
@@ -378,13 +378,13 @@ int gt_cli_main(int argc, char **argv)
     }
     if (o.names_note[0] && !o.tracker.disable_logs)
         cli_error("warning: %s (docs/cli.md, \"Names made from the job\")\n",
-                o.names_note);
+                  o.names_note);
     if (o.tracker.discover_cloud && !o.snapshot && !o.report) {
         /* The cloud is recorded only in those: asking would cost up to
          * seconds of requests for nothing. */
         if (!o.tracker.disable_logs)
             cli_error("warning: --cloud has no effect without --snapshot or "
-                    "--report (the cloud instance is recorded only there); not asking\n");
+                      "--report (the cloud instance is recorded only there); not asking\n");
         o.tracker.discover_cloud = 0;
     }
     /* A standard output that goes away (gpu-tracker -- cmd | head) must not
@@ -460,7 +460,7 @@ int gt_cli_main(int argc, char **argv)
                   "or an init that ignores it): tracking stopped there\n", RUN_KILL_GRACE);
     if (rc == 0 && r.sampler_error[0])
         cli_error("warning: %s; the figures are those of the start and the "
-                "end of the run only\n", r.sampler_error);
+                  "end of the run only\n", r.sampler_error);
     if (rc < 0) {
         for (int i = 0; i < 2; i++)
             if (csv_fds[i] > STDOUT_FILENO)
@@ -478,7 +478,7 @@ int gt_cli_main(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0) {
             cli_error("cannot write %s file '%s': %s\n", csv_options[i],
-                    csv_paths[i], strerror(errno));
+                      csv_paths[i], strerror(errno));
             output_failed = 1;
         }
 
@@ -550,7 +550,7 @@ int gt_cli_main(int argc, char **argv)
     if (fflush(stdout) != 0 || ferror(stdout)) {
         /* stdout itself is full or gone: say so where it may still be seen. */
         cli_error("cannot write to standard output: %s; the summary "
-                "follows on standard error\n", strerror(errno));
+                  "follows on standard error\n", strerror(errno));
         fprintf(stderr, "%s\n", summary);
         output_failed = 1;
     }

@@ -143,8 +143,8 @@ int output_rescue_series(gt_tracker *t, gt_series_kind kind, const char *path)
     if (!gt_tracker_csv_failed(t, kind))
         return 0;
     cli_error("the %s series could not be written in full to '%s'; all its "
-            "rows follow on standard error\n", proc ? "process" : "system",
-            strcmp(path, "-") == 0 ? "standard output" : path);
+              "rows follow on standard error\n", proc ? "process" : "system",
+              strcmp(path, "-") == 0 ? "standard output" : path);
     fflush(stderr);
     if (gt_tracker_write_series_csv(t, kind, STDERR_FILENO) != GT_OK)
         cli_error("%s\n", gt_last_error());

@@ -30,9 +30,9 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
     const gt_resource_usage *u = gt_tracker_usage(t);
     if (snapshot_path && !failed && u && u->measurement.samples - 1 > GT_SNAPSHOT_MAX_ROWS)
         cli_error("note: '%s' has up to %ld rows per series, more than stats, "
-                "recommend and report read by default (%d): give them --max-rows %ld\n",
-                snapshot_path, u->measurement.samples - 1, GT_SNAPSHOT_MAX_ROWS,
-                u->measurement.samples - 1);
+                  "recommend and report read by default (%d): give them --max-rows %ld\n",
+                  snapshot_path, u->measurement.samples - 1, GT_SNAPSHOT_MAX_ROWS,
+                  u->measurement.samples - 1);
     if (report_path) {
         gt_report_extras extras;
         memset(&extras, 0, sizeof extras);
@@ -49,7 +49,7 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
             st = gt_tracker_write_report_ex(t, command, exit_status, NULL, &extras, report_path);
             if (st == GT_OK)
                 cli_error("warning: '%s' has no code blocks: %s\n",
-                        report_path, why);
+                          report_path, why);
         }
         if (st != GT_OK)
             failed = cli_fail(gt_last_error(), 1);
@@ -90,7 +90,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
         if (in_history) {
             if (a->nhistory == (int)(sizeof a->history / sizeof a->history[0])) {
                 cli_error("too many --history snapshots: at most %zu\n",
-                        sizeof a->history / sizeof a->history[0]);
+                          sizeof a->history / sizeof a->history[0]);
                 return -1;
             }
             a->history[a->nhistory++] = arg;
@@ -120,8 +120,8 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             unsigned long long v = n ? strtoull(n, &end, 10) : 0;
             if (!n || errno || end == n || *end || v == 0 || v > 1000000000ULL || *n == '-') {
                 cli_error("invalid --max-rows '%s': the most rows per series "
-                        "to read, from 1 to 1000000000 (default %d)\n", n ? n : "",
-                        GT_SNAPSHOT_MAX_ROWS);
+                          "to read, from 1 to 1000000000 (default %d)\n", n ? n : "",
+                          GT_SNAPSHOT_MAX_ROWS);
                 return -1;
             }
             a->max_rows = (size_t)v;
@@ -151,7 +151,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
             a->files[a->nfiles++] = arg;
         } else {
             cli_error("too many snapshots: at most %zu at once\n",
-                    sizeof a->files / sizeof a->files[0]);
+                      sizeof a->files / sizeof a->files[0]);
             return -1;
         }
     }
@@ -605,7 +605,7 @@ int recommend_command(int argc, char **argv)
     free_all(snaps, a.nfiles);
     if (server_failed[0]) {
         cli_error("no server recommendation: %s; the resources above are "
-                "the local recommendation\n", server_failed);
+                  "the local recommendation\n", server_failed);
         return 1;
     }
     return 0;
@@ -672,7 +672,7 @@ static int load_history(const struct sub_args *a, const char *command, gt_report
         gt_snapshot_free(s);
         if (st != GT_OK) {
             cli_error("--history: '%s' has no rows to take statistics of\n",
-                    a->history[i]);
+                      a->history[i]);
             free(runs);
             return -1;
         }
@@ -729,7 +729,7 @@ int report_command(int argc, char **argv)
         gt_recommend(&st, &rec);
         if (gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
             cli_error("warning: %s; the report has no server recommendation\n",
-                    gt_last_error());
+                      gt_last_error());
         /* The instance the run was on (--cloud found it): its price, for
          * the run's cost beside the recommended server's. Only when the
          * Keeper answered: offline is said once, above. */
@@ -738,7 +738,7 @@ int report_command(int argc, char **argv)
             gt_instance_price_at(cl->vendor, cl->region, cl->instance_type, cli_keeper_url(),
                                  &extras.current_price_per_hour) != GT_OK)
             cli_error("warning: %s; the report shows no price for the instance "
-                    "the run was on\n", gt_last_error());
+                      "the run was on\n", gt_last_error());
     }
     int rc = 0;
     const gt_report_extras *h = &extras;

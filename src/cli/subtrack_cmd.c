@@ -152,13 +152,13 @@ static int format_of(const char *format)
         return 1;
     if (!strcmp(format, "pickle")) {
         cli_error("sub-track: -f pickle is written by the Python package's "
-                "gpu-tracker (pip install ./python: the same command, run by Python), which "
-                "pickles gputracker.SubTrackingResults; this command writes text or json (-f "
-                "json, then gputracker.SubTrackingResults.from_json in Python)\n");
+                  "gpu-tracker (pip install ./python: the same command, run by Python), which "
+                  "pickles gputracker.SubTrackingResults; this command writes text or json (-f "
+                  "json, then gputracker.SubTrackingResults.from_json in Python)\n");
         return -1;
     }
     cli_error("sub-track: invalid format '%s': valid formats are text, "
-            "json (and pickle from the Python package)\n", format);
+              "json (and pickle from the Python package)\n", format);
     return -1;
 }
 
@@ -169,7 +169,7 @@ static int emit(const char *text, const char *path)
     if (!path) {
         if (printf("%s\n", text) < 0 || fflush(stdout) != 0) {
             cli_error("sub-track: cannot write the output: %s\n",
-                    strerror(errno));
+                      strerror(errno));
             return 1;
         }
         return 0;
@@ -200,7 +200,7 @@ static int combine(struct sub_options *o)
         DIR *d = opendir(dir);
         if (!d) {
             cli_error("sub-track: cannot read directory '%s': %s\n", dir,
-                    strerror(errno));
+                      strerror(errno));
             return 1;
         }
         struct dirent *e;
@@ -213,7 +213,7 @@ static int combine(struct sub_options *o)
             if (!more || asprintf(&more[nlisted], "%s/%s", dir, e->d_name) < 0) {
                 closedir(d);
                 cli_error("sub-track: '%s' has too many files (at most "
-                        "%d), or memory ran out\n", dir, MAX_PATHS);
+                          "%d), or memory ran out\n", dir, MAX_PATHS);
                 listed = more ? more : listed;
                 for (size_t i = 0; i < nlisted; i++)
                     free(listed[i]);
@@ -226,7 +226,7 @@ static int combine(struct sub_options *o)
         closedir(d);
         if (nlisted == 0) {
             cli_error("sub-track: directory '%s' has no %s files to "
-                    "combine\n", dir, ext ? ext : "sub-tracking");
+                      "combine\n", dir, ext ? ext : "sub-tracking");
             free(listed);
             return 1;
         }
@@ -341,7 +341,7 @@ static int read_cconfig(const char *path, struct session_map *m, char **stat)
             (void)unused;
             if (strcmp(key, "file_path_map") && strcmp(key, "statistic")) {
                 cli_error("sub-track: config file '%s': unknown key '%s'; "
-                        "valid keys are file_path_map and statistic\n", path, key);
+                          "valid keys are file_path_map and statistic\n", path, key);
                 json_object_put(doc);
                 return -1;
             }
@@ -392,7 +392,7 @@ static int compare(struct sub_options *o)
         const char *eq = strchr(o->maps[i], '=');
         if (!eq || eq == o->maps[i] || !eq[1]) {
             cli_error("sub-track: -m '%s' should be NAME=FILE (a session's "
-                    "name, and its results from sub-track analyze -f json)\n", o->maps[i]);
+                      "name, and its results from sub-track analyze -f json)\n", o->maps[i]);
             rc = 2;
             goto out;
         }
@@ -429,9 +429,9 @@ static int compare(struct sub_options *o)
         }
         if (looks_pickled(docs[i], len)) {
             cli_error("sub-track: results file '%s' (session '%s') is a "
-                    "pickle: this command reads the JSON of sub-track analyze -f json; the "
-                    "Python package's gpu-tracker compares pickles (docs/sub-tracking.md)\n",
-                    m.files[i], m.names[i]);
+                      "pickle: this command reads the JSON of sub-track analyze -f json; the "
+                      "Python package's gpu-tracker compares pickles (docs/sub-tracking.md)\n",
+                      m.files[i], m.names[i]);
             rc = 2;
             goto out;
         }
@@ -484,7 +484,7 @@ int subtrack_command(int argc, char **argv)
     }
     const char *near = suggest_nearest(action, actions, 2);
     cli_error("sub-track: unknown action '%s'%s%s%s; valid actions are "
-            "combine, analyze and compare\n", action, near ? " (did you mean '" : "",
-            near ? near : "", near ? "'?)" : "");
+              "combine, analyze and compare\n", action, near ? " (did you mean '" : "",
+              near ? near : "", near ? "'?)" : "");
     return 2;
 }
