@@ -36,7 +36,7 @@ native = Extension(
     sources=[os.path.join('src', name) for name in ('native.c', 'native_tracker.c',
                                                  'native_snapshot.c')] +
     sources('src/lib') +
-    sources('src/cli', leave_out=('entry.c', 'json_c_loader.c')),
+    sources('src/cli', leave_out=('entry.c',)),
     include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
     libraries=['json-c', 'pthread', 'dl', 'm'],  # zlib, libcsv, SQLite: dlopen'ed
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],

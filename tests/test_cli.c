@@ -529,8 +529,8 @@ static void test_short_job_threads(void)
 
 /* SQLite, zlib and libcsv are loaded when a .sqlite file, a snapshot or a
  * CSV file to read needs them, not at every start (util/sqlite_api.h,
- * zlib_api.h, csv_api.h), json-c at the first JSON call (json_c_loader.h),
- * and libm not at all: the command reads its tracker's memory map. */
+ * zlib_api.h, csv_api.h), and libm not at all: the command reads its
+ * tracker's memory map. */
 static void test_sqlite_loaded_when_used(void)
 {
     struct result r = gt("-q", "-o", "/dev/null", "--", "sh", "-c", "cat /proc/$PPID/maps",
@@ -540,11 +540,6 @@ static void test_sqlite_loaded_when_used(void)
     CHECK_MSG(strstr(r.out.data, "libsqlite3") == NULL, "SQLite loaded by a run without one");
     CHECK_MSG(strstr(r.out.data, "/libz.so") == NULL, "zlib loaded by a run without a snapshot");
     CHECK_MSG(strstr(r.out.data, "/libcsv.so") == NULL, "libcsv loaded by a run reading no CSV");
-#if !GT_SANITIZED
-    /* (The sanitized command links json-c: CMakeLists.txt says why.) */
-    CHECK_MSG(strstr(r.out.data, "/libjson-c.so") == NULL,
-              "json-c loaded by a run writing no JSON");
-#endif
 #if !defined(__clang__) && !GT_SANITIZED
     /* gcc makes every math call we have an instruction, and --as-needed
      * leaves libm out (CMakeLists.txt; clang and the sanitizers' runtimes
@@ -558,21 +553,8 @@ static void test_sqlite_loaded_when_used(void)
     CHECK_MSG(strstr(r.out.data, "libsqlite3") != NULL, "a .sqlite run without SQLite loaded");
     result_free(&r);
     unlink("maps.sqlite");
-    /* Once the backup file is there (its first write, about a second in),
-     * json-c is loaded; a JSON summary is whole. */
-    unlink("maps-backup.json");
-    r = gt("-q", "-f", "json", "--backup", "maps-backup.json", "--", "sh", "-c",
-           "i=0; while [ ! -e maps-backup.json ] && [ $i -lt 1200 ]; do sleep 0.05; "
-           "i=$((i+1)); done; cat /proc/$PPID/maps >&2", NULL);
-    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
-    CHECK_MSG(strstr(r.err.data, "/libjson-c.so") != NULL, "a backup written without json-c");
-    CHECK_MSG(strstr(r.out.data, "\"max_ram\"") && strstr(r.out.data, "\"compute_time\""),
-              "%.300s", r.out.data);
-    result_free(&r);
 }
 
-/* Limits (docs/limits.md): a breach is reported in every format and is the
- * exit status; kill ends the whole tree, SIGKILL for what ignores SIGTERM. */
 /* --on-limit kill never reaches gpu-tracker's own ancestors (the tree of
  * one holds gpu-tracker and its pipeline's other commands): refused in
  * one line before tracking; and the wait after a SIGKILL is bounded (here
@@ -617,6 +599,8 @@ static void test_limits_own_tree(void)
     waitpid(sleeper, NULL, 0);
 }
 
+/* Limits (docs/limits.md): a breach is reported in every format and is the
+ * exit status; kill ends the whole tree, SIGKILL for what ignores SIGTERM. */
 static void test_limits(void)
 {
     /* A peak no sample sees (200 MiB touched and freed within milliseconds,
