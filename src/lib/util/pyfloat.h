@@ -15,12 +15,6 @@ void pyfloat_repr(double v, char *out, size_t cap);
  * half-to-even, as Python does). */
 double pyfloat_round(double v, int ndigits);
 
-/* The same two by the exact ways alone (printf's digits, strtod), which
- * the functions above take only where their shortcuts cannot tell: the
- * reference the tests hold the shortcuts to. */
-void pyfloat_repr_exact(double v, char *out, size_t cap);
-double pyfloat_round_exact(double v, int ndigits);
-
 /* Python's round(v, 3): the double nearest the correctly rounded decimal. */
 double pyfloat_round3(double v);
 
