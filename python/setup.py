@@ -1,10 +1,9 @@
 """Builds gputracker._native: python/src/native*.c with libgputracker's
 sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
-that the package needs nothing installed but json-c, which the library links,
-and zlib, libcsv and SQLite, which it loads when a snapshot, a CSV file or a
-.sqlite file needs them (Debian: libjson-c-dev, and zlib1g-dev's, libcsv-dev's,
-libsqlite3-dev's and libmicrohttpd-dev's headers to build; zlib1g, libcsv3,
-libsqlite3-0 and libmicrohttpd12 at run time)."""
+that the package needs nothing installed but what the library links: json-c,
+zlib, SQLite and libcsv (Debian: libjson-c-dev, zlib1g-dev, libsqlite3-dev,
+libcsv-dev and libmicrohttpd-dev's headers to build; libmicrohttpd12 at run
+time for the exporter, loaded when it is asked for)."""
 import os
 
 from setuptools import Extension, setup
@@ -38,7 +37,7 @@ native = Extension(
     sources('src/lib') +
     sources('src/cli', leave_out=('entry.c',)),
     include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
-    libraries=['json-c', 'pthread', 'dl', 'm'],  # zlib, libcsv, SQLite: dlopen'ed
+    libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )
 

@@ -527,34 +527,6 @@ static void test_short_job_threads(void)
     result_free(&r);
 }
 
-/* SQLite, zlib and libcsv are loaded when a .sqlite file, a snapshot or a
- * CSV file to read needs them, not at every start (util/sqlite_api.h,
- * zlib_api.h, csv_api.h), and libm not at all: the command reads its
- * tracker's memory map. */
-static void test_sqlite_loaded_when_used(void)
-{
-    struct result r = gt("-q", "-o", "/dev/null", "--", "sh", "-c", "cat /proc/$PPID/maps",
-                         NULL);
-    CHECK(r.status == 0);
-    CHECK_MSG(strstr(r.out.data, "/ld-linux") != NULL, "no map read: %.200s", r.out.data);
-    CHECK_MSG(strstr(r.out.data, "libsqlite3") == NULL, "SQLite loaded by a run without one");
-    CHECK_MSG(strstr(r.out.data, "/libz.so") == NULL, "zlib loaded by a run without a snapshot");
-    CHECK_MSG(strstr(r.out.data, "/libcsv.so") == NULL, "libcsv loaded by a run reading no CSV");
-#if !defined(__clang__) && !GT_SANITIZED
-    /* gcc makes every math call we have an instruction, and --as-needed
-     * leaves libm out (CMakeLists.txt; clang and the sanitizers' runtimes
-     * still want it). */
-    CHECK_MSG(strstr(r.out.data, "/libm.so") == NULL, "libm mapped by a gcc build");
-#endif
-    result_free(&r);
-    r = gt("-q", "-o", "/dev/null", "--tf", "maps.sqlite", "--", "sh", "-c",
-           "cat /proc/$PPID/maps", NULL);
-    CHECK(r.status == 0);
-    CHECK_MSG(strstr(r.out.data, "libsqlite3") != NULL, "a .sqlite run without SQLite loaded");
-    result_free(&r);
-    unlink("maps.sqlite");
-}
-
 /* --on-limit kill never reaches gpu-tracker's own ancestors (the tree of
  * one holds gpu-tracker and its pipeline's other commands): refused in
  * one line before tracking; and the wait after a SIGKILL is bounded (here
@@ -2529,7 +2501,6 @@ int main(int argc, char **argv)
     test_user_config();
     test_user_config_links();
     test_short_job_threads();
-    test_sqlite_loaded_when_used();
     test_limits();
     test_limits_own_tree();
     test_at_peak();

@@ -18,9 +18,6 @@
 #include "fixture.h"
 #include "threads.h"
 #include "gpu_tracker.h"
-#include "util/csv_api.h"
-#include "util/sqlite_api.h"
-#include "util/zlib_api.h"
 
 static int warnings;
 static char last_warning[512];
@@ -1102,44 +1099,6 @@ static void test_limits(void)
     fx_rmroot(root);
 }
 
-/* SQLite is loaded at its first use; a library that is not there, or is
- * not SQLite, is a one-line reason, and a .sqlite file is then not made. */
-static void test_sqlite_loader(void)
-{
-    struct sqlite_api api;
-    char err[512];
-    CHECK(sqlite_api_load("libgt-no-such-sqlite.so.0", &api, err, sizeof err) == -1);
-    CHECK_CONTAINS(err, "cannot load SQLite, which .sqlite files need "
-                        "(libgt-no-such-sqlite.so.0, Debian package libsqlite3-0): ");
-    CHECK(strchr(err, '\n') == NULL);
-    CHECK(sqlite_api_load("libz.so.1", &api, err, sizeof err) == -1);
-    CHECK_STR(err, "libz.so.1 lacks sqlite3_open_v2, which gpu-tracker needs for .sqlite files");
-    memset(&api, 0, sizeof api);
-    CHECK(sqlite_api_load("libsqlite3.so.0", &api, err, sizeof err) == 0);
-    CHECK(api.open_v2 && api.column_bytes && api.memory_used);
-    const struct sqlite_api *shared = sqlite_api(err, sizeof err);
-    CHECK(shared && shared == sqlite_api(NULL, 0));
-    /* zlib and libcsv the same way. */
-    struct zlib_api z;
-    CHECK(zlib_api_load("libgt-no-such-z.so.1", &z, err, sizeof err) == -1);
-    CHECK_CONTAINS(err, "cannot load zlib, which gzipped snapshots need (libgt-no-such-z.so.1, "
-                        "Debian package zlib1g): ");
-    CHECK(zlib_api_load("libsqlite3.so.0", &z, err, sizeof err) == -1);
-    CHECK_STR(err, "libsqlite3.so.0 lacks deflateInit2_, which gpu-tracker needs for gzipped "
-                   "snapshots");
-    CHECK(zlib_api_load("libz.so.1", &z, err, sizeof err) == 0 && z.inflate && z.deflateEnd);
-    CHECK(zlib_api(err, sizeof err) && zlib_api(NULL, 0) == zlib_api(NULL, 0));
-    struct csv_api c;
-    CHECK(csv_api_load("libgt-no-such-csv.so.3", &c, err, sizeof err) == -1);
-    CHECK_CONTAINS(err, "cannot load libcsv, which CSV files need (libgt-no-such-csv.so.3, "
-                        "Debian package libcsv3): ");
-    CHECK(strchr(err, '\n') == NULL);
-    CHECK(csv_api_load("libz.so.1", &c, err, sizeof err) == -1);
-    CHECK_STR(err, "libz.so.1 lacks csv_init, which gpu-tracker needs for CSV files");
-    CHECK(csv_api_load("libcsv.so.3", &c, err, sizeof err) == 0 && c.parse && c.set_realloc_func);
-    CHECK(csv_api(err, sizeof err) != NULL);
-}
-
 int main(void)
 {
     test_stop_timeout();
@@ -1152,7 +1111,6 @@ int main(void)
     test_fork();
     test_fixture_run();
     test_tracking_file();
-    test_sqlite_loader();
     test_limits();
     test_subtracker();
     return check_exit("test_tracker");

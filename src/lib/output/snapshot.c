@@ -251,27 +251,19 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
         output_target_close(&t);
         return st;
     }
-    char why[600];
-    const struct zlib_api *z = zlib_api(why, sizeof why);
-    if (!z) {
-        output_stream_abort(&stream);
-        output_target_close(&t);
-        return gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, why);
-    }
     struct json_stream *k = calloc(1, sizeof *k);
-    if (!k || ZLIB_DEFLATE_INIT2(z, &k->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (!k || deflateInit2(&k->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(k);
         output_stream_abort(&stream);
         output_target_close(&t);
         return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
     }
-    k->zlib = z;
     k->put = put_gzip;
     k->stream = &stream;
     put_snapshot(k, s, rows, format);
     if (!k->failed && finish_gzip(k) < 0)
         k->failed = errno ? errno : EIO;
-    z->deflateEnd(&k->z);
+    deflateEnd(&k->z);
     if (k->failed) {
         int e = k->failed;
         output_stream_abort(&stream);
@@ -345,15 +337,9 @@ static gt_status decode_text(struct json_reader *r, char *raw, size_t got, size_
         *text = raw;
         *len = got;
     } else {
-        char loading[600];
-        const struct zlib_api *zl = zlib_api(loading, sizeof loading);
-        if (!zl) {
-            free(raw);
-            return r->status = gt_fail(GT_ERR_IO, "%s: %s", r->what, loading);
-        }
         z_stream z;
         memset(&z, 0, sizeof z);
-        if (ZLIB_INFLATE_INIT2(zl, &z, 15 + 16) != Z_OK) {
+        if (inflateInit2(&z, 15 + 16) != Z_OK) {
             free(raw);
             return r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
         }
@@ -378,13 +364,13 @@ static gt_status decode_text(struct json_reader *r, char *raw, size_t got, size_
             size_t room = cap - n > 0x40000000u ? 0x40000000u : cap - n;
             z.next_out = (Bytef *)out + n;
             z.avail_out = (uInt)room;
-            rc = zl->inflate(&z, Z_NO_FLUSH);
+            rc = inflate(&z, Z_NO_FLUSH);
             n += room - z.avail_out;
             if (rc == Z_BUF_ERROR && z.avail_in > 0)
                 rc = Z_OK; /* more room needed */
         }
         size_t trailing = z.avail_in;
-        zl->inflateEnd(&z);
+        inflateEnd(&z);
         free(raw);
         const char *why = !out || rc == Z_MEM_ERROR ? "out of memory"
                           : n > max                 ? NULL

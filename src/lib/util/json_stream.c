@@ -24,7 +24,7 @@ int put_gzip(struct json_stream *k, const void *data, size_t len)
     while (k->z.avail_in > 0) {
         k->z.next_out = k->zbuf;
         k->z.avail_out = sizeof k->zbuf;
-        if (k->zlib->deflate(&k->z, Z_NO_FLUSH) == Z_STREAM_ERROR) {
+        if (deflate(&k->z, Z_NO_FLUSH) == Z_STREAM_ERROR) {
             errno = EIO;
             return -1;
         }
@@ -41,7 +41,7 @@ int finish_gzip(struct json_stream *k)
     do {
         k->z.next_out = k->zbuf;
         k->z.avail_out = sizeof k->zbuf;
-        rc = k->zlib->deflate(&k->z, Z_FINISH);
+        rc = deflate(&k->z, Z_FINISH);
         if (rc == Z_STREAM_ERROR ||
             output_stream_write(k->stream, k->zbuf, sizeof k->zbuf - k->z.avail_out) < 0)
             return -1;

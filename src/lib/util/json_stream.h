@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include "util/buf.h"
 #include "util/file_io.h"
-#include "util/zlib_api.h"
+#include <zlib.h>
 
 /* Where the text goes: zlib into a file, or a string in memory. (Not a
  * sink of sink/: those take a run's rows while it is sampled.) */
@@ -18,7 +18,6 @@ struct json_stream {
     int (*put)(struct json_stream *k, const void *data, size_t len);
     /* the file */
     struct output_stream *stream;
-    const struct zlib_api *zlib; /* zlib_api(), loaded by whoever sets put_gzip */
     z_stream z;
     unsigned char zbuf[65536];
     /* the string */

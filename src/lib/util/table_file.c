@@ -11,9 +11,8 @@
 
 #include "util/buf.h"
 #include "util/file_io.h"
-#include "util/hot_path.h"
 #include "util/pyfloat.h"
-#include "util/sqlite_api.h"
+#include <sqlite3.h>
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -127,7 +126,7 @@ static int sql_create(struct table_file *f, const char *name, const char *const 
         buf_add(&l, type_names[types[i].type], strlen(type_names[types[i].type]));
     }
     buf_add(&l, ")", 1);
-    int ok = !l.failed && f->sq->exec(f->db, l.data, NULL, NULL, NULL) == SQLITE_OK;
+    int ok = !l.failed && sqlite3_exec(f->db, l.data, NULL, NULL, NULL) == SQLITE_OK;
     buf_free(&l);
     if (!ok)
         return sql_fail();
@@ -138,29 +137,29 @@ static int sql_create(struct table_file *f, const char *name, const char *const 
     for (int i = 0; i < n; i++)
         buf_add(&l, i ? ",?" : "?", i ? 2 : 1);
     buf_add(&l, ")", 1);
-    f->sq->finalize(f->insert);
+    sqlite3_finalize(f->insert);
     f->insert = NULL;
-    ok = !l.failed && f->sq->prepare_v2(f->db, l.data, -1, &f->insert, NULL) == SQLITE_OK;
+    ok = !l.failed && sqlite3_prepare_v2(f->db, l.data, -1, &f->insert, NULL) == SQLITE_OK;
     buf_free(&l);
     return ok ? 0 : sql_fail();
 }
 
-GT_HOT static int sql_row(struct table_file *f, const struct table_value *v, int n)
+static int sql_row(struct table_file *f, const struct table_value *v, int n)
 {
     sqlite3_stmt *s = f->insert;
     if (!s)
         return sql_fail();
-    f->sq->reset(s);
+    sqlite3_reset(s);
     for (int i = 0; i < n; i++) {
-        int rc = v[i].type == TABLE_TEXT  ? f->sq->bind_text(s, i + 1, v[i].text ? v[i].text : "",
+        int rc = v[i].type == TABLE_TEXT  ? sqlite3_bind_text(s, i + 1, v[i].text ? v[i].text : "",
                                                               -1, SQLITE_STATIC)
-                 : v[i].type == TABLE_INT ? f->sq->bind_int64(s, i + 1, (sqlite3_int64)v[i].num)
-                                          : f->sq->bind_double(s, i + 1, v[i].num);
+                 : v[i].type == TABLE_INT ? sqlite3_bind_int64(s, i + 1, (sqlite3_int64)v[i].num)
+                                          : sqlite3_bind_double(s, i + 1, v[i].num);
         if (rc != SQLITE_OK)
             return sql_fail();
     }
-    int rc = f->sq->step(s);
-    f->sq->clear_bindings(s); /* no pointer to the caller's text is kept */
+    int rc = sqlite3_step(s);
+    sqlite3_clear_bindings(s); /* no pointer to the caller's text is kept */
     return rc == SQLITE_DONE ? 0 : sql_fail();
 }
 
@@ -184,11 +183,6 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return gt_fail(GT_ERR_IO, "cannot write %s '%s': it is not a regular file (a FIFO, a "
                        "device or a directory); give a file's name", what, path);
-    /* SQLite is loaded before the file is made: a library that cannot be
-     * loaded leaves no empty file behind. */
-    char why_not[512];
-    if (sqlite && !(f->sq = sqlite_api(why_not, sizeof why_not)))
-        return gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path, why_not);
     int fd;
     if (!(f->path = strdup(path)))
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
@@ -215,13 +209,13 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
     /* gt_output_open made the file under our rules; SQLite opens it,
      * refusing a link put there since, with its journal in memory. */
     close(fd);
-    int rc = f->sq->open_v2(path, &f->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+    int rc = sqlite3_open_v2(path, &f->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
     if (rc == SQLITE_OK &&
-        f->sq->exec(f->db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF", NULL, NULL,
+        sqlite3_exec(f->db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF", NULL, NULL,
                      NULL) == SQLITE_OK)
         return GT_OK;
     gt_status st = gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path,
-                           f->db ? f->sq->errmsg(f->db) : f->sq->errstr(rc));
+                           f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc));
     table_file_discard(f);
     return st;
 }
@@ -232,22 +226,22 @@ int table_file_table(struct table_file *f, const char *name, const char *const *
     return f->db ? sql_create(f, name, columns, types, n) : csv_line(f, columns, NULL, n);
 }
 
-GT_HOT int table_file_row(struct table_file *f, const struct table_value *values, int n)
+int table_file_row(struct table_file *f, const struct table_value *values, int n)
 {
     return f->db ? sql_row(f, values, n) : csv_line(f, NULL, values, n);
 }
 
 const char *table_file_error(const struct table_file *f)
 {
-    return f->db ? f->sq->errmsg(f->db) : gt_errno_text(errno);
+    return f->db ? sqlite3_errmsg(f->db) : gt_errno_text(errno);
 }
 
 void table_file_close(struct table_file *f)
 {
     if (f->insert)
-        f->sq->finalize(f->insert);
+        sqlite3_finalize(f->insert);
     if (f->db)
-        f->sq->close(f->db);
+        sqlite3_close(f->db);
     if (f->fd >= 0)
         close(f->fd);
     f->insert = NULL;

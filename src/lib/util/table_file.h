@@ -29,12 +29,10 @@ struct table_value {
 
 struct sqlite3;
 struct sqlite3_stmt;
-struct sqlite_api;
 
 struct table_file {
     int fd;                       /* CSV; -1 otherwise */
     struct sqlite3 *db;           /* SQLite; NULL otherwise */
-    const struct sqlite_api *sq;  /* SQLite's functions, when db */
     struct sqlite3_stmt *insert;  /* into the newest table */
     long long whole;              /* CSV: bytes of whole rows written */
     char *path;                   /* as created, for table_file_discard */

@@ -4,10 +4,9 @@
 #include "util/table_read.h"
 
 #include "util/buf.h"
-#include "util/csv_api.h"
-#include "util/sqlite_api.h"
 #include "util/file_io.h"
 
+#include <csv.h>
 #include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -151,23 +150,15 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
     char last = '\n'; /* the file's last byte */
     s.offsets = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.offsets);
     s.missing = malloc(TABLE_READ_MAX_COLUMNS * sizeof *s.missing);
-    char why[600];
-    const struct csv_api *csv = csv_api(why, sizeof why);
-    if (!csv) {
-        free(s.offsets);
-        free(s.missing);
-        close(fd);
-        return gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path, why);
-    }
     struct csv_parser p;
-    if (!s.offsets || !s.missing || csv->init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+    if (!s.offsets || !s.missing || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
         free(s.offsets);
         free(s.missing);
         close(fd);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, path);
     }
-    csv->set_space_func(&p, keep_spaces);
-    csv->set_realloc_func(&p, bounded_realloc);
+    csv_set_space_func(&p, keep_spaces);
+    csv_set_realloc_func(&p, bounded_realloc);
     gt_status st = GT_OK;
     char chunk[65536];
     for (;;) {
@@ -180,23 +171,23 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
         }
         if (n == 0) {
             s.unterminated = last != '\n' && last != '\r';
-            if (csv->fini(&p, csv_field, csv_record, &s) != 0 && !s.failed)
+            if (csv_fini(&p, csv_field, csv_record, &s) != 0 && !s.failed)
                 st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV after record %zu: %s",
                              what, path, s.record,
-                             csv->error(&p) == CSV_EPARSE ? "a quoted field is not closed"
-                                                          : csv->strerror(csv->error(&p)));
+                             csv_error(&p) == CSV_EPARSE ? "a quoted field is not closed"
+                                                          : csv_strerror(csv_error(&p)));
             break;
         }
         last = chunk[n - 1];
-        if (csv->parse(&p, chunk, (size_t)n, csv_field, csv_record, &s) != (size_t)n &&
+        if (csv_parse(&p, chunk, (size_t)n, csv_field, csv_record, &s) != (size_t)n &&
             !s.failed) {
-            int e = csv->error(&p);
+            int e = csv_error(&p);
             st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV in record %zu: %s", what, path,
                          s.record + 1,
                          e == CSV_ENOMEM ? "a field is longer than 1 MiB"
                          : e == CSV_EPARSE ? "a quote inside a field that is not quoted, or "
                                              "text after a closing quote"
-                                           : csv->strerror(e));
+                                           : csv_strerror(e));
             break;
         }
         if (s.failed)
@@ -204,7 +195,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
     }
     if (s.failed && st == GT_OK)
         st = s.failed; /* fn, or a bound met in a callback, has said why */
-    csv->free(&p);
+    csv_free(&p);
     buf_free(&s.text);
     free(s.offsets);
     free(s.missing);
@@ -242,7 +233,6 @@ void table_read_set_sqlite_bounds(double seconds, long long heap)
 static const char *const expected_tables[] = {"data", "static_data"};
 
 struct sqlite_budget {
-    const struct sqlite_api *sq; /* SQLite's functions */
     long long steps_left;  /* progress calls left */
     double deadline;       /* monotonic seconds */
     long long heap_start;  /* sqlite3_memory_used() when the file was opened */
@@ -266,7 +256,7 @@ static int progress_budget(void *arg)
         b->why = 1;
     else if (monotonic_seconds() > b->deadline)
         b->why = 2;
-    else if ((long long)b->sq->memory_used() - b->heap_start > b->heap_max)
+    else if ((long long)sqlite3_memory_used() - b->heap_start > b->heap_max)
         b->why = 3;
     return b->why;
 }
@@ -288,20 +278,20 @@ static const char *budget_text(const struct sqlite_budget *b, char *buf, size_t 
 /* SQLite's own limits for a stranger's file: no value or row beyond
  * SQLITE_MAX_LENGTH (a zeroblob of 200 MB is refused, not made), short and
  * shallow SQL, nothing attached, no worker threads. */
-static void sqlite_limits(const struct sqlite_api *sq, sqlite3 *db)
+static void sqlite_limits(sqlite3 *db)
 {
-    sq->limit(db, SQLITE_LIMIT_LENGTH, (int)SQLITE_MAX_LENGTH);
-    sq->limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
-    sq->limit(db, SQLITE_LIMIT_COLUMN, TABLE_READ_MAX_COLUMNS);
-    sq->limit(db, SQLITE_LIMIT_EXPR_DEPTH, 50);
-    sq->limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 2);
-    sq->limit(db, SQLITE_LIMIT_VDBE_OP, 25000);
-    sq->limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
-    sq->limit(db, SQLITE_LIMIT_ATTACHED, 0);
-    sq->limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 100);
-    sq->limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 8);
-    sq->limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
-    sq->limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)SQLITE_MAX_LENGTH);
+    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
+    sqlite3_limit(db, SQLITE_LIMIT_COLUMN, TABLE_READ_MAX_COLUMNS);
+    sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 50);
+    sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 2);
+    sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 25000);
+    sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
+    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 100);
+    sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 8);
+    sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+    sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
 }
 
 /* Refuses a schema that is not plain tables of the expected names, and a
@@ -311,14 +301,13 @@ static void sqlite_limits(const struct sqlite_api *sq, sqlite3 *db)
 static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
                               const struct sqlite_budget *b)
 {
-    const struct sqlite_api *sq = b->sq;
     sqlite3_stmt *q = NULL;
     gt_status st = GT_OK;
-    int rc = sq->prepare_v2(db, "SELECT type, name, sql FROM sqlite_master", -1, &q, NULL);
-    while (rc == SQLITE_OK && st == GT_OK && (rc = sq->step(q)) == SQLITE_ROW) {
-        const char *type = (const char *)sq->column_text(q, 0);
-        const char *name = (const char *)sq->column_text(q, 1);
-        const char *sql = (const char *)sq->column_text(q, 2);
+    int rc = sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_master", -1, &q, NULL);
+    while (rc == SQLITE_OK && st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(q, 0);
+        const char *name = (const char *)sqlite3_column_text(q, 1);
+        const char *sql = (const char *)sqlite3_column_text(q, 2);
         type = type ? type : "";
         name = name ? name : "";
         int expected = 0;
@@ -344,9 +333,9 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
                  ? gt_fail(GT_ERR_PARSE, "%s '%s': cannot read its schema: %s", what, path,
                            budget_text(b, why, sizeof why))
                  : gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
-                           sq->errmsg(db));
+                           sqlite3_errmsg(db));
     }
-    sq->finalize(q);
+    sqlite3_finalize(q);
     /* Generated columns: table_xinfo says hidden 2 (virtual) or 3 (stored). */
     for (size_t i = 0; st == GT_OK && i < sizeof expected_tables / sizeof expected_tables[0];
          i++) {
@@ -354,10 +343,10 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
         snprintf(sql, sizeof sql, "SELECT name, hidden FROM pragma_table_xinfo('%s')",
                  expected_tables[i]);
         q = NULL;
-        rc = sq->prepare_v2(db, sql, -1, &q, NULL);
-        while (rc == SQLITE_OK && st == GT_OK && (rc = sq->step(q)) == SQLITE_ROW) {
-            if (sq->column_int(q, 1) != 0) {
-                const char *col = (const char *)sq->column_text(q, 0);
+        rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+        while (rc == SQLITE_OK && st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+            if (sqlite3_column_int(q, 1) != 0) {
+                const char *col = (const char *)sqlite3_column_text(q, 0);
                 st = gt_fail(GT_ERR_PARSE, "%s '%s': column '%.100s' of table '%s' is computed "
                              "(a generated column): its expression would run as the file is "
                              "read; a tracking file's columns hold values only", what, path,
@@ -367,8 +356,8 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
         }
         if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE)
             st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read the columns of '%s': %s", what,
-                         path, expected_tables[i], sq->errmsg(db));
-        sq->finalize(q);
+                         path, expected_tables[i], sqlite3_errmsg(db));
+        sqlite3_finalize(q);
     }
     return st;
 }
@@ -376,10 +365,6 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
 gt_status table_read_sqlite(const char *path, const char *what, const char *table,
                             table_record_fn fn, void *ctx)
 {
-    char why_not[512];
-    const struct sqlite_api *sq = sqlite_api(why_not, sizeof why_not);
-    if (!sq)
-        return gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path, why_not);
     int fd = open_regular(path, what);
     if (fd < 0)
         return GT_ERR_IO;
@@ -392,44 +377,43 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     sqlite3_stmt *q = NULL;
     gt_status st = GT_OK;
     struct sqlite_budget budget = {
-        .sq = sq,
         .steps_left = SQLITE_MAX_STEPS / SQLITE_PROGRESS_STEPS,
         .deadline = monotonic_seconds() + sqlite_deadline,
-        .heap_start = (long long)sq->memory_used(),
+        .heap_start = (long long)sqlite3_memory_used(),
         .heap_max = sqlite_max_heap,
     };
     char why[200];
-    int rc = sq->open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
         st = gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path,
-                     db ? sq->errmsg(db) : sq->errstr(rc));
+                     db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         goto out;
     }
     /* A stranger's schema runs nothing of its own, within limits. */
-    sq->db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-    sq->db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-    sq->db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
-    sq->db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
-    sqlite_limits(sq, db);
-    sq->progress_handler(db, SQLITE_PROGRESS_STEPS, progress_budget, &budget);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+    sqlite_limits(db);
+    sqlite3_progress_handler(db, SQLITE_PROGRESS_STEPS, progress_budget, &budget);
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA cache_size=-%d; PRAGMA mmap_size=0; "
              "PRAGMA temp_store=MEMORY", SQLITE_CACHE_KIB);
-    sq->exec(db, pragmas, NULL, NULL, NULL);
+    sqlite3_exec(db, pragmas, NULL, NULL, NULL);
 
     st = check_schema(db, path, what, &budget);
     if (st != GT_OK || !table)
         goto out;
-    rc = sq->prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &q, NULL);
+    rc = sqlite3_prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &q, NULL);
     if (rc == SQLITE_OK)
-        sq->bind_text(q, 1, table, -1, SQLITE_STATIC);
-    rc = rc == SQLITE_OK ? sq->step(q) : rc;
+        sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+    rc = rc == SQLITE_OK ? sqlite3_step(q) : rc;
     if (rc == SQLITE_DONE)
         st = gt_fail(GT_ERR_PARSE, "%s '%s' has no table '%s'", what, path, table);
     else if (rc != SQLITE_ROW)
         st = gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
-                     sq->errmsg(db));
-    sq->finalize(q);
+                     sqlite3_errmsg(db));
+    sqlite3_finalize(q);
     q = NULL;
     if (st != GT_OK)
         goto out;
@@ -437,12 +421,12 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     char sql[128];
     /* The name is one of ours ("data", "static_data"), never the file's. */
     snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", table);
-    if (sq->prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
         st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read table '%s': %s", what, path, table,
-                     sq->errmsg(db));
+                     sqlite3_errmsg(db));
         goto out;
     }
-    int n = sq->column_count(q);
+    int n = sqlite3_column_count(q);
     if (n > TABLE_READ_MAX_COLUMNS) {
         st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' has more than %d columns", what, path,
                      table, TABLE_READ_MAX_COLUMNS);
@@ -454,15 +438,15 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
         goto out;
     }
     for (int i = 0; i < n; i++) {
-        const char *name = sq->column_name(q, i);
+        const char *name = sqlite3_column_name(q, i);
         cells[i] = (struct table_cell){.text = name ? name : "", .missing = name == NULL};
     }
     size_t row = 1;
     st = fn(ctx, row, cells, (size_t)n);
-    while (st == GT_OK && (rc = sq->step(q)) == SQLITE_ROW) {
+    while (st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
         row++;
         for (int i = 0; i < n; i++) {
-            int type = sq->column_type(q, i);
+            int type = sqlite3_column_type(q, i);
             struct table_cell *c = &cells[i];
             *c = (struct table_cell){.text = ""};
             if (type == SQLITE_NULL) {
@@ -470,15 +454,15 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
             } else if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
                 c->is_num = 1;
                 c->is_int = type == SQLITE_INTEGER;
-                c->num = c->is_int ? (double)sq->column_int64(q, i)
-                                   : sq->column_double(q, i);
+                c->num = c->is_int ? (double)sqlite3_column_int64(q, i)
+                                   : sqlite3_column_double(q, i);
                 /* Its text too, for a column read as text (a code block
                  * named 42) and for messages. */
-                const unsigned char *t = sq->column_text(q, i);
+                const unsigned char *t = sqlite3_column_text(q, i);
                 c->text = t ? (const char *)t : "";
             } else {
-                const unsigned char *t = sq->column_text(q, i);
-                if (sq->column_bytes(q, i) > (int)TABLE_READ_MAX_FIELD) {
+                const unsigned char *t = sqlite3_column_text(q, i);
+                if (sqlite3_column_bytes(q, i) > (int)TABLE_READ_MAX_FIELD) {
                     st = gt_fail(GT_ERR_PARSE, "%s '%s' row %zu: a value is longer than 1 MiB",
                                  what, path, row - 1);
                     break;
@@ -495,13 +479,13 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
                      "%s '%s': cannot read table '%s': %s", what, path, table,
                      rc == SQLITE_INTERRUPT ? budget_text(&budget, why, sizeof why)
                      : rc == SQLITE_TOOBIG  ? "a row or a value is larger than 2 MiB"
-                                            : sq->errmsg(db));
+                                            : sqlite3_errmsg(db));
     free(cells);
 out:
     if (q)
-        sq->finalize(q);
+        sqlite3_finalize(q);
     if (db)
-        sq->close(db);
+        sqlite3_close(db);
     close(fd);
     return st;
 }
