@@ -17,7 +17,6 @@
 #include "output/output.h"
 #include "pipeline/pipeline.h"
 #include "util/json_write.h"
-#include "util/hot_path.h"
 #include "analysis/analysis.h"
 
 /* At most this long for the cloud discovery to end: its requests time out

@@ -1,7 +1,6 @@
 /* sample.c - the helpers of sample.h: what both the readers, which fill a
  * sample, and the pipeline, which consumes it, need. */
 #include "sample.h"
-#include "util/hot_path.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,7 @@ void system_series_sample_free(struct system_series_sample *s)
     memset(s, 0, sizeof *s);
 }
 
-GT_HOT void system_series_sample_swap(struct system_series_sample *a,
+void system_series_sample_swap(struct system_series_sample *a,
                                      struct system_series_sample *b)
 {
     struct system_series_sample t = *a;

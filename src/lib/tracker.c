@@ -33,7 +33,6 @@
 #include "sink/sink.h"
 #include "util/background.h"
 #include "read/read.h"
-#include "util/hot_path.h"
 #include "options.h"
 #include "pipeline/pipeline.h"
 #include "util/warn.h"
@@ -186,7 +185,7 @@ gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks 
  * file, written without the lock: a disk that hangs must not keep stop()
  * waiting beyond its timeout). 0, or -1 when stop() has frozen the series
  * (the rows go nowhere). */
-GT_HOT static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
+static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
 {
     if (!rows->have_process && !rows->have_system)
         return 0; /* no series, or the baseline: no lock to take */
@@ -258,7 +257,7 @@ void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures
 /* The limits after a sample taken at now (under the lock): the breaches
  * seen first here, worded into msgs (one line each); with on_limit kill,
  * what the tree is to be sent (0: nothing; -SIGKILL: SIGKILL again). */
-GT_HOT static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256],
+static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256],
                                int *nmsgs)
 {
     *nmsgs = 0;
@@ -294,7 +293,7 @@ GT_HOT static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COU
 
 /* Says what check_limits found (outside the lock) and sends the tree sig
  * (0: nothing). The caller owns the reader. */
-GT_HOT static void act_on_limits(gt_tracker *t, int sig, char msgs[GT_LIMIT_COUNT][256], int nmsgs)
+static void act_on_limits(gt_tracker *t, int sig, char msgs[GT_LIMIT_COUNT][256], int nmsgs)
 {
     int kill = t->cfg.o.on_limit == GT_ON_LIMIT_KILL; /* options: read-only once started */
     for (int i = 0; i < nmsgs; i++)
@@ -333,7 +332,7 @@ static double limit_deadline(const gt_tracker *t)
 /* One sample read and through the pipeline (slot as in struct sample); its
  * rows in *rows. The caller owns the reader (see the file comment). Returns
  * the sample's monotonic time. */
-GT_HOT static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
+static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
 {
     struct sample s;
     struct read_plan plan = next_read_plan(t); /* pipe.cg.shared: only the sampler writes it */
@@ -392,7 +391,7 @@ static const gt_resource_usage *sink_summary(void *ctx, double now)
 
 /* A sample's rows kept in the store and handed to the sinks, with the
  * summary as of now to those that want it. The caller owns the sinks. */
-GT_HOT static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double now)
+static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double now)
 {
     if (store_rows(t, rows) >= 0)
         sinks_feed(&t->sinks, rows, now, sink_summary, t);
@@ -420,7 +419,7 @@ static void take_baseline(gt_tracker *t, double epoch)
     feed_sinks(t, &rows, start);
 }
 
-GT_HOT static void *sampler_main(void *arg)
+static void *sampler_main(void *arg)
 {
     gt_tracker *t = arg;
     double interval = t->cfg.o.sleep_time;

@@ -12,7 +12,6 @@
 #include "output/usage_json.h"
 #include "analysis/analysis.h"
 #include "util/buf.h"
-#include "util/hot_path.h"
 #include "util/internal.h"
 #include "util/json_write.h"
 
@@ -44,7 +43,7 @@ void results_free(struct run_results *res)
     res->ngpu_list = 0;
 }
 
-GT_HOT void results_take_reasons(struct run_results *res, const struct sample_reader *r)
+void results_take_reasons(struct run_results *res, const struct sample_reader *r)
 {
     struct gpu_reasons *w = &res->why;
     text_copy(w->gpu, sizeof w->gpu, r->gpu_reason);
@@ -85,7 +84,7 @@ static void raise_to_accounting(const struct run_results *res, const struct pipe
         g->combined = g->descendants;
 }
 
-GT_HOT void results_usage(const struct run_results *res, const struct pipeline *p,
+void results_usage(const struct run_results *res, const struct pipeline *p,
                           double end_time, int complete, gt_resource_usage *out)
 {
     usage_result(&p->acc, &res->units, end_time - res->start_time, out);

@@ -14,7 +14,6 @@
 #include "util/internal.h"
 #include "util/num.h"
 #include "util/pyfloat.h"
-#include "util/hot_path.h"
 
 const char series_process_csv_header[] =
     "\"timestamp\",\"pid\",\"children\",\"utime\",\"stime\",\"cpu_usage\",\"memory\","
@@ -39,7 +38,7 @@ static void csv_sep(struct csv_line *l)
         l->buf[l->len++] = ',';
 }
 
-GT_HOT static void csv_float(struct csv_line *l, double v)
+static void csv_float(struct csv_line *l, double v)
 {
     csv_sep(l);
     char num[40];
@@ -49,13 +48,13 @@ GT_HOT static void csv_float(struct csv_line *l, double v)
     l->len += n;
 }
 
-GT_HOT static void csv_int(struct csv_line *l, long long v)
+static void csv_int(struct csv_line *l, long long v)
 {
     csv_sep(l);
     l->len += num_i64_digits(v, l->buf + l->len);
 }
 
-GT_HOT static void csv_uint(struct csv_line *l, unsigned long long v)
+static void csv_uint(struct csv_line *l, unsigned long long v)
 {
     csv_sep(l);
     l->len += num_u64_digits(v, l->buf + l->len);
@@ -69,7 +68,7 @@ static size_t csv_end(struct csv_line *l)
     return l->len;
 }
 
-GT_HOT size_t series_process_csv_row(const gt_process_row *r, char *buf)
+size_t series_process_csv_row(const gt_process_row *r, char *buf)
 {
     struct csv_line l = {buf, 0};
     csv_float(&l, r->timestamp);
@@ -87,7 +86,7 @@ GT_HOT size_t series_process_csv_row(const gt_process_row *r, char *buf)
     return csv_end(&l);
 }
 
-GT_HOT size_t series_system_csv_row(const gt_system_row *r, char *buf)
+size_t series_system_csv_row(const gt_system_row *r, char *buf)
 {
     struct csv_line l = {buf, 0};
     csv_float(&l, r->timestamp);

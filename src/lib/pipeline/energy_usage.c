@@ -4,14 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/hot_path.h"
 
 void energy_acc_init(struct energy_acc *a)
 {
     memset(a, 0, sizeof *a);
 }
 
-GT_HOT void energy_acc_step(struct energy_acc *a, const struct rapl_sample *s)
+void energy_acc_step(struct energy_acc *a, const struct rapl_sample *s)
 {
     if (!s->ok)
         return;

@@ -1,7 +1,6 @@
 /* pipeline.c - see pipeline.h. */
 #include "pipeline/pipeline.h"
 
-#include "util/hot_path.h"
 
 #include <math.h>
 #include <string.h>
@@ -192,7 +191,7 @@ static void series_step(struct pipeline *p, struct sample *s, const struct serie
     }
 }
 
-GT_HOT void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows)
+void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *rows)
 {
     memset(rows, 0, sizeof *rows);
     rows->now = s->now;

@@ -9,7 +9,6 @@
 
 #include "util/internal.h"
 #include "util/pyfloat.h"
-#include "util/hot_path.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define SECTOR_BYTES 512ULL /* diskstats counts 512-byte sectors on every device */
@@ -35,12 +34,12 @@ static unsigned long long tree_delta(unsigned long long prev, unsigned long long
     return cur > prev ? cur - prev : 0;
 }
 
-GT_HOT double series_timestamp(double epoch_start, long k, double interval)
+double series_timestamp(double epoch_start, long k, double interval)
 {
     return pyfloat_round(epoch_start + (double)k * interval, 3);
 }
 
-GT_HOT void series_process_row(const struct process_reading *prev,
+void series_process_row(const struct process_reading *prev,
                                const struct process_reading *cur, double seconds,
                                double ticks_per_second, double timestamp, pid_t pid,
                                gt_process_row *row)
@@ -155,7 +154,7 @@ static void pressure_shares(const struct system_series_sample *p,
     row->pressure_ok = 1;
 }
 
-GT_HOT void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
+void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
                               double seconds, double ticks_per_second, double timestamp,
                               gt_system_row *row)
 {

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/hot_path.h"
 #include "util/internal.h"
 
 void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second)
@@ -49,7 +48,7 @@ static double sys_percent(const struct sys_cpu *now, const struct sys_cpu *befor
     return busy / total * 100.0 * now->ncpu;
 }
 
-GT_HOT static void add_memory(struct usage_acc *a, const struct tree_sample *s)
+static void add_memory(struct usage_acc *a, const struct tree_sample *s)
 {
     /* Descendants and combined count shared pages once: see docs/metrics.md.
      * The union of the shared pages is at least the largest one process
@@ -132,7 +131,7 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
         raise_ull(&a->gpu_energy_mj, g->energy_mj);
 }
 
-GT_HOT void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
+void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
                       const struct sys_cpu *cpu, const struct meminfo *mem,
                       const struct gpu_tree_sample *gpu)
 {
@@ -286,7 +285,7 @@ unsigned long long usage_combined_peak_kb(const struct usage_acc *a)
     return c.total_kb;
 }
 
-GT_HOT void usage_result(const struct usage_acc *a, const struct usage_units *u,
+void usage_result(const struct usage_acc *a, const struct usage_units *u,
                          double compute_seconds, gt_resource_usage *out)
 {
     memset(out, 0, sizeof *out);

@@ -3,7 +3,6 @@
 #include "read/census.h"
 
 #include "util/buf.h"
-#include "util/hot_path.h"
 #include "util/internal.h"
 
 #include <stdlib.h>
@@ -91,7 +90,7 @@ static long group_of(struct census *c, const char *name)
     return (long)c->ngroups++;
 }
 
-GT_HOT void census_begin(struct census *c)
+void census_begin(struct census *c)
 {
     pthread_mutex_lock(&c->lock);
     c->stamp++;
@@ -101,7 +100,7 @@ GT_HOT void census_begin(struct census *c)
     c->top_name[0] = '\0';
 }
 
-GT_HOT void census_add(struct census *c, struct census_slot *slot, int pid, const char *comm,
+void census_add(struct census *c, struct census_slot *slot, int pid, const char *comm,
                        unsigned long long own_ticks, unsigned long long pss_kb, int alive)
 {
     /* The slot stays right while the name does (an exec changes it). */
@@ -198,7 +197,7 @@ static void note_top(struct census *c, double mono)
     memcpy(e->name, c->top_name, sizeof e->name);
 }
 
-GT_HOT void census_end(struct census *c, double mono)
+void census_end(struct census *c, double mono)
 {
     for (size_t k = 0; k < c->ntouched; k++) {
         struct census_group *g = &c->groups[c->touched[k]];

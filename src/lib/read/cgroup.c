@@ -4,7 +4,6 @@
 
 #include "util/background.h"
 
-#include "util/hot_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -323,7 +322,7 @@ static int read_kept(struct cgroup_reader *r, int fd, size_t max, size_t *len)
     return file_pread_grow(fd, &r->buf, &r->bufcap, max, len);
 }
 
-GT_HOT static int read_value(struct cgroup_reader *r, int fd, unsigned long long *v, int *is_max)
+static int read_value(struct cgroup_reader *r, int fd, unsigned long long *v, int *is_max)
 {
     size_t len;
     int dummy;
@@ -333,7 +332,7 @@ GT_HOT static int read_value(struct cgroup_reader *r, int fd, unsigned long long
 }
 
 /* Reads the keys of a flat keyed file; found gets a bit per key read. */
-GT_HOT static int read_keyed(struct cgroup_reader *r, int fd, const char *const *keys, size_t n,
+static int read_keyed(struct cgroup_reader *r, int fd, const char *const *keys, size_t n,
                              unsigned long long *values, unsigned *found)
 {
     size_t len;
@@ -612,7 +611,7 @@ static int load_members(struct cgroup_reader *r, int full)
     return 0;
 }
 
-GT_HOT int cgroup_read_members(struct cgroup_reader *r, int full)
+int cgroup_read_members(struct cgroup_reader *r, int full)
 {
     r->members_asked = 1;
     r->members_failed = load_members(r, full) < 0;
@@ -635,7 +634,7 @@ static int stranger_stays(const struct cgroup_reader *r, const struct pid_roles 
     return 0;
 }
 
-GT_HOT int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
+int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
                        const pid_t *strangers, size_t nstrangers, struct cgroup_sample *out)
 {
     memset(out, 0, sizeof *out);

@@ -8,7 +8,6 @@
 
 #include "util/background.h"
 
-#include "util/hot_path.h"
 #include "util/internal.h"
 
 #include <dirent.h>
@@ -81,7 +80,7 @@ static int open_kept(struct proc_handle *h, int dirfd, const char *name, int fla
 
 /* Reads a file through its kept-open fd, opening it on first use. Without a
  * descriptor to spare it still reads, just without keeping one. */
-GT_HOT static int read_kept(struct proc_handle *h, int dirfd, int *fd, const char *name, char *buf,
+static int read_kept(struct proc_handle *h, int dirfd, int *fd, const char *name, char *buf,
                             size_t cap, size_t *len)
 {
     if (*fd < 0) {
@@ -108,7 +107,7 @@ static int parsed(int rc)
 /* The readers of the files kept open: read through h's kept descriptor
  * (opened on first use), then parsed. One line each, as a table. */
 #define KEPT_FILE_READER(function, fd_field, file, type, parser)                   \
-    GT_HOT int function(struct proc_handle *h, char *buf, size_t cap, type *out)   \
+    int function(struct proc_handle *h, char *buf, size_t cap, type *out)   \
     {                                                                              \
         size_t len;                                                                \
         if (read_kept(h, h->dirfd, &h->fd_field, file, buf, cap, &len) < 0)        \
@@ -120,7 +119,7 @@ KEPT_FILE_READER(procfs_read_stat, stat_fd, "stat", struct proc_stat, proc_parse
 KEPT_FILE_READER(procfs_read_status, status_fd, "status", struct proc_status, proc_parse_status)
 KEPT_FILE_READER(procfs_read_io, io_fd, "io", struct proc_io, proc_parse_io)
 
-GT_HOT int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
+int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
 {
     /* Not kept open: it is read rarely (see tree.c) and walks every mapping.
      * Nor even for the series, which read it every sample: the file holds
@@ -133,7 +132,7 @@ GT_HOT int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, stru
     return parsed(proc_parse_smaps_rollup(buf, len, out));
 }
 
-GT_HOT int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
+int pid_list_push(pid_t **list, size_t *n, size_t *cap, pid_t pid)
 {
     if (*n == *cap && grow_array(list, cap, *n + 1, sizeof **list, 64) < 0)
         return -1;
@@ -181,7 +180,7 @@ static int grow_buffer(char **buf, size_t *cap)
 
 /* Appends the children of one thread; a vanished thread has none. The
  * main thread's file is kept open, the others' opened for each read. */
-GT_HOT static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char **buf,
+static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char **buf,
                                   size_t *cap, pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     size_t len;
@@ -213,7 +212,7 @@ GT_HOT static int thread_children(struct proc_handle *h, int task_fd, pid_t tid,
  * left out, however many there are. In this process, the library's own
  * threads are passed over: they never fork, and reading their files was a
  * good part of what tracking oneself cost beyond tracking another process. */
-GT_HOT static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
+static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
                                         pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     _Alignas(struct dirent64) char dents[16384];
@@ -238,7 +237,7 @@ GT_HOT static int list_threads_children(struct proc_handle *h, int task_fd, char
     }
 }
 
-GT_HOT int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
+int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
                                 pid_t **list, size_t *n, size_t *listcap)
 {
     int found = 0;

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/hot_path.h"
 #include "util/internal.h"
 #include "read/procfs.h"
 
@@ -131,7 +130,7 @@ void rapl_open(struct rapl_reader *r, const char *sys_root)
         r->zones[i].total_uj = 0;
 }
 
-GT_HOT void rapl_read(struct rapl_reader *r, struct rapl_sample *out)
+void rapl_read(struct rapl_reader *r, struct rapl_sample *out)
 {
     memset(out, 0, sizeof *out);
     if (r->nzones == 0)

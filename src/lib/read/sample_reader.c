@@ -13,7 +13,6 @@
 
 #include "util/background.h"
 #include "util/file_read.h"
-#include "util/hot_path.h"
 #include "util/internal.h"
 
 /* 1 when we run in a PID namespace other than the host's (a container): the
@@ -343,7 +342,7 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-GT_HOT void sample_read(struct sample_reader *r, long slot, const struct read_plan *plan,
+void sample_read(struct sample_reader *r, long slot, const struct read_plan *plan,
                         struct sample *s)
 {
     r->tree.io = plan->io;

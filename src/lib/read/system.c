@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "read/system.h"
 
-#include "util/hot_path.h"
 #include "util/internal.h"
 
 #include <errno.h>
@@ -63,7 +62,7 @@ void system_close(struct system_reader *r)
     r->stat_fd = r->meminfo_fd = -1;
 }
 
-GT_HOT int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
+int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
                        const char **what)
 {
     if (r->open_time > 0) {

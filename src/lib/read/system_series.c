@@ -17,13 +17,12 @@
 
 #include "util/internal.h"
 #include "read/procfs.h"
-#include "util/hot_path.h"
 
 #define MAX_FILE_BYTES (16u << 20) /* mountinfo of a busy container host, with room */
 #define MAX_FS_KEYS 256            /* distinct filesystems counted per sample */
 
 /* Reads fd from its start into the reader's buffer. */
-GT_HOT static int read_file(struct system_series_reader *r, int fd, size_t *len)
+static int read_file(struct system_series_reader *r, int fd, size_t *len)
 {
     return file_pread_grow(fd, &r->buf, &r->bufcap, MAX_FILE_BYTES, len);
 }
@@ -82,7 +81,7 @@ void system_series_close(struct system_series_reader *r)
 /* Whether a name (with its device numbers) counts, as the cache has it or
  * as decide() says the first time; marked seen by this reading. NULL when
  * out of memory. */
-GT_HOT static struct name_class *
+static struct name_class *
 classify(const struct system_series_reader *r, struct name_class **list, size_t *n, size_t *cap,
          const char *name, unsigned major, unsigned minor,
          int (*decide)(const struct system_series_reader *, const char *))
@@ -107,7 +106,7 @@ classify(const struct system_series_reader *r, struct name_class **list, size_t 
 
 /* Drops the cached names the last reading did not see (a device that went
  * away; its name may come back as another one). */
-GT_HOT static void prune_classes(struct name_class *list, size_t *n, unsigned generation)
+static void prune_classes(struct name_class *list, size_t *n, unsigned generation)
 {
     for (size_t i = 0; i < *n;)
         if (list[i].seen != generation)
@@ -157,7 +156,7 @@ struct line_ctx {
     int failed;
 };
 
-GT_HOT static int on_disk_line(const char *line, size_t n, void *arg)
+static int on_disk_line(const char *line, size_t n, void *arg)
 {
     struct line_ctx *c = arg;
     struct diskstats_line d;
@@ -182,7 +181,7 @@ GT_HOT static int on_disk_line(const char *line, size_t n, void *arg)
     return 0;
 }
 
-GT_HOT static int read_disks(struct system_series_reader *r, struct system_series_sample *s)
+static int read_disks(struct system_series_reader *r, struct system_series_sample *s)
 {
     size_t len;
     s->ndisks = 0;
@@ -207,7 +206,7 @@ static int iface_has_device(const struct system_series_reader *r, const char *na
     return fstatat(r->sys_net_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-GT_HOT static int on_net_line(const char *line, size_t n, void *arg)
+static int on_net_line(const char *line, size_t n, void *arg)
 {
     struct line_ctx *c = arg;
     struct netdev_line l;
@@ -229,7 +228,7 @@ GT_HOT static int on_net_line(const char *line, size_t n, void *arg)
     return 0;
 }
 
-GT_HOT static int read_nets(struct system_series_reader *r, struct system_series_sample *s)
+static int read_nets(struct system_series_reader *r, struct system_series_sample *s)
 {
     size_t len;
     s->nnets = 0;
@@ -438,7 +437,7 @@ static void count_processes(struct system_series_reader *r, struct system_series
     s->processes_ok = 1;
 }
 
-GT_HOT int system_series_read(struct system_series_reader *r, struct system_series_sample *s)
+int system_series_read(struct system_series_reader *r, struct system_series_sample *s)
 {
     r->generation++;
     s->processes_ok = s->disks_ok = s->nets_ok = s->fs_ok = 0;

@@ -12,7 +12,6 @@
 
 #include "util/buf.h"
 
-#include "util/hot_path.h"
 #include "util/internal.h"
 
 #include <errno.h>
@@ -137,7 +136,7 @@ static struct tracked_proc *find_proc(const struct tree *t, pid_t pid)
     return pid_index_get(&t->index, pid, &i) ? &t->procs[i] : NULL;
 }
 
-GT_HOT void tree_roles(const struct tree *t, struct pid_roles *out)
+void tree_roles(const struct tree *t, struct pid_roles *out)
 {
     out->index = &t->index;
     out->role = t->roles;
@@ -385,7 +384,7 @@ static unsigned long long series_ns(const struct tree *t, const struct tracked_p
  * after its stat was read through its kept directory, and before its other
  * files are: those reads fail if the process is gone, so a PID reused in
  * between cannot pass its clock off as p's. */
-GT_HOT static void read_run_time(const struct tree *t, struct tracked_proc *p)
+static void read_run_time(const struct tree *t, struct tracked_proc *p)
 {
     p->run_ns_ok = 0;
     /* Only the process series uses it (about 1.4 us a process here). */
@@ -546,7 +545,7 @@ static int read_io(struct tree *t, struct tracked_proc *p)
     return 0;
 }
 
-GT_HOT static int read_memory(struct tree *t, struct tracked_proc *p)
+static int read_memory(struct tree *t, struct tracked_proc *p)
 {
     if (read_io(t, p) < 0)
         return -1;
@@ -624,7 +623,7 @@ static unsigned long long tracked_hwm(const struct tracked_proc *p)
 }
 
 /* Appends the children of a process with nthreads threads to the queue. */
-GT_HOT static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid, long nthreads)
+static int queue_children(struct tree *t, struct proc_handle *h, pid_t pid, long nthreads)
 {
     if (!t->scan_fallback) {
         if (procfs_list_children(h, nthreads, &t->buf, &t->bufcap, &t->queue, &t->nqueue,
@@ -647,7 +646,7 @@ static int reaper_stat(struct tree *t, struct proc_stat *st)
 
 /* One pass over the tree: visit main, its descendants and (with a reaper
  * of reaper_threads threads) the reaper's other children, updating the table. */
-GT_HOT static int walk_once(struct tree *t, long reaper_threads)
+static int walk_once(struct tree *t, long reaper_threads)
 {
     t->generation++;
     t->nqueue = 0;
@@ -722,7 +721,7 @@ GT_HOT static int walk_once(struct tree *t, long reaper_threads)
     return 0;
 }
 
-GT_HOT void tree_census_pass(struct tree *t)
+void tree_census_pass(struct tree *t)
 {
     census_begin(&t->census);
     for (size_t i = 0; i < t->nprocs; i++) {
@@ -737,7 +736,7 @@ GT_HOT void tree_census_pass(struct tree *t)
  * (wait4 moved their io counters into its RUSAGE_CHILDREN, in 512-byte
  * blocks). Only the series use them, and only a reaper that is the calling
  * process can ask. */
-GT_HOT static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned long long *wr)
+static void reaped_io(const struct tree *t, unsigned long long *rd, unsigned long long *wr)
 {
     struct rusage ru;
     *rd = *wr = 0;
@@ -772,7 +771,7 @@ static int reaper_reaped(struct tree *t, unsigned long long *cu, unsigned long l
     return 0;
 }
 
-GT_HOT int tree_walk(struct tree *t, struct tree_sample *s)
+int tree_walk(struct tree *t, struct tree_sample *s)
 {
     unsigned long long reaped = 0, reaped_u = 0, reaped_s = 0, reaped_rd = 0, reaped_wr = 0;
     if (t->reaper_pid > 0) {

@@ -10,7 +10,6 @@
 
 #include "util/background.h"
 #include "sink/backup_identity.h"
-#include "util/hot_path.h"
 
 /* The writer thread's side: a mailbox of one summary (the newest wins),
  * guarded by lock, and a sink of its own (own: the file's target and path,
@@ -54,7 +53,7 @@ struct backup_key {
  * job's. (The GPUs' figures stay: on the GPUs a job is given they are the
  * job's.) What is left changes only when one of the job's peaks, counts or
  * reasons does. Zeroed first, so that padding compares equal. */
-GT_HOT static void key_of(const gt_resource_usage *u, struct backup_key *k)
+static void key_of(const gt_resource_usage *u, struct backup_key *k)
 {
     memset(k, 0, sizeof *k);
     k->max_ram = u->max_ram;
@@ -116,7 +115,7 @@ static void memory_steps(const struct backup_key *x, struct backup_key *y)
     memory_step(&x->max_gpu_ram.combined, &y->max_gpu_ram.combined);
 }
 
-GT_HOT int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
+int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
 {
     struct backup_key x, y;
     key_of(a, &x);
@@ -139,7 +138,7 @@ GT_HOT int backup_same_figures(const gt_resource_usage *a, const gt_resource_usa
            !strcmp(a->compute_time.unit, b->compute_time.unit);
 }
 
-GT_HOT static int backup_wants(struct sink *s, double now)
+static int backup_wants(struct sink *s, double now)
 {
     struct backup_sink *b = (struct backup_sink *)s;
     /* No file, or one whose directory could not be resolved: the first
@@ -349,7 +348,7 @@ static int identity_ready(struct backup_sink *b)
     return b->identity ? 0 : -1;
 }
 
-GT_HOT static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
+static void backup_summary(struct sink *s, const gt_resource_usage *u, double now)
 {
     struct backup_sink *b = (struct backup_sink *)s;
     pthread_mutex_lock(&b->lock);

@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include "util/file_io.h"
-#include "util/hot_path.h"
 #include "output/output.h"
 
 static const char *const kind_names[2] = {"process", "system"};
 
 /* One line to the kind's descriptor; a failure stops that series' writing
  * with one warning (the rows stay in the row store). */
-GT_HOT static void write_line(struct csv_sink *c, gt_series_kind kind, const char *line, size_t len)
+static void write_line(struct csv_sink *c, gt_series_kind kind, const char *line, size_t len)
 {
     if (c->fd[kind] < 0 || c->failed[kind])
         return;
@@ -24,7 +23,7 @@ GT_HOT static void write_line(struct csv_sink *c, gt_series_kind kind, const cha
               kind_names[kind], strerror(errno));
 }
 
-GT_HOT static void csv_rows(struct sink *s, const struct pipeline_rows *rows)
+static void csv_rows(struct sink *s, const struct pipeline_rows *rows)
 {
     struct csv_sink *c = (struct csv_sink *)s;
     char line[SERIES_CSV_ROW_MAX];

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "util/internal.h"
-#include "util/hot_path.h"
 
 void row_store_init(struct row_store *s)
 {
@@ -40,7 +39,7 @@ size_t row_store_count(const struct row_store *s, gt_series_kind kind)
     return s->series[kind].on_disk + s->series[kind].ntail;
 }
 
-GT_HOT int row_store_add(struct row_store *s, gt_series_kind kind, const void *row)
+int row_store_add(struct row_store *s, gt_series_kind kind, const void *row)
 {
     struct row_series *r = &s->series[kind];
     if (grow_array(&r->tail, &r->captail, r->ntail + 1, r->row_size, ROW_STORE_TAIL) < 0)

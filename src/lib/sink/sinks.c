@@ -8,7 +8,6 @@
 
 #include "output/output.h"
 #include "util/background.h"
-#include "util/hot_path.h"
 #include "util/internal.h"
 
 void sinks_init(struct sinks *k)
@@ -89,12 +88,12 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
     return GT_OK;
 }
 
-GT_HOT int sinks_want_io(struct sinks *k)
+int sinks_want_io(struct sinks *k)
 {
     return k->metrics_on && metrics_sink_wants_io(&k->metrics, monotonic_now());
 }
 
-GT_HOT const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,
+const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,
                                                     const struct sample *s)
 {
     if (!k->metrics_on)
@@ -105,7 +104,7 @@ GT_HOT const struct metrics_point *sinks_take_point(struct sinks *k, const struc
     return &k->points[next];
 }
 
-GT_HOT void sinks_feed(struct sinks *k, const struct pipeline_rows *rows, double now,
+void sinks_feed(struct sinks *k, const struct pipeline_rows *rows, double now,
                        const gt_resource_usage *(*summary)(void *ctx, double now), void *ctx)
 {
     const gt_resource_usage *u = NULL;

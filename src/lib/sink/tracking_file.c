@@ -4,7 +4,6 @@
 
 #include <string.h>
 
-#include "util/hot_path.h"
 
 const char *const tracking_static_columns[TRACKING_STATIC_COLUMNS] = {
     "ram_unit", "gpu_ram_unit", "time_unit", "ram_system_capacity", "gpu_ram_system_capacity",
@@ -73,7 +72,7 @@ static void static_values(const struct tracking_static *st,
     }
 }
 
-GT_HOT static void tracking_rows(struct sink *s, const struct pipeline_rows *rows)
+static void tracking_rows(struct sink *s, const struct pipeline_rows *rows)
 {
     struct tracking_file *k = (struct tracking_file *)s;
     /* A sample that found no tracked process alive (the command has

@@ -16,13 +16,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util/hot_path.h"
 #include "util/file_read.h"
 #include "util/parse/proc_parse.h"
 
 #define YEAR_SECONDS (366.0 * 86400.0)
 
-GT_HOT double monotonic_now(void)
+double monotonic_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -36,7 +35,7 @@ double epoch_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-GT_HOT struct timespec to_timespec(double seconds)
+struct timespec to_timespec(double seconds)
 {
     /* Deadlines are now + a validated option; the clamp only keeps a
      * caller's mistake from overflowing time_t. */
@@ -224,7 +223,7 @@ static long other_threads_locked(void)
     }
 }
 
-GT_HOT int is_running_library_thread(pid_t tid)
+int is_running_library_thread(pid_t tid)
 {
     pthread_once(&registry_once, registry_init);
     pthread_mutex_lock(&registry_lock);
@@ -463,7 +462,7 @@ int background_wait(struct background *b, double timeout)
     return done;
 }
 
-GT_HOT int wake_word_sleep_until(struct wake_word *w, double deadline)
+int wake_word_sleep_until(struct wake_word *w, double deadline)
 {
     struct timespec at = to_timespec(deadline);
     for (;;) {

@@ -1,6 +1,5 @@
 /* buf.c - see buf.h. */
 #include "util/buf.h"
-#include "util/hot_path.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -130,7 +129,7 @@ void buf_free(struct buf *b)
     reset(b);
 }
 
-GT_HOT int grow_array(void *array, size_t *cap, size_t need, size_t elem, size_t first)
+int grow_array(void *array, size_t *cap, size_t need, size_t elem, size_t first)
 {
     if (need <= *cap)
         return 0;

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "util/internal.h"
-#include "util/hot_path.h"
 
 #define MAX_LINK_HOPS 40       /* as the kernel's own limit (ELOOP) */
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -392,7 +391,7 @@ gt_status output_target_check(const struct output_target *t, const char *path)
     return why ? gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, why) : GT_OK;
 }
 
-GT_HOT int fd_write_all(int fd, const void *data, size_t len)
+int fd_write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
     while (len > 0) {

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "util/file_read.h"
 
-#include "util/hot_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +18,7 @@
 /* Reads fd into buf until its end, or until buf is full when prefix (else
  * a full buffer is EFBIG). A kept descriptor is re-read from offset 0
  * (positional: procfs regenerates the file); a fresh one is read in order. */
-GT_HOT static int read_until(int fd, int positional, int prefix, char *buf, size_t cap,
+static int read_until(int fd, int positional, int prefix, char *buf, size_t cap,
                              size_t *len)
 {
     size_t n = 0;
@@ -51,17 +50,17 @@ GT_HOT static int read_until(int fd, int positional, int prefix, char *buf, size
     return 0;
 }
 
-GT_HOT int file_read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
+int file_read_fd(int fd, int positional, char *buf, size_t cap, size_t *len)
 {
     return read_until(fd, positional, 0, buf, cap, len);
 }
 
-GT_HOT int file_pread(int fd, char *buf, size_t cap, size_t *len)
+int file_pread(int fd, char *buf, size_t cap, size_t *len)
 {
     return file_read_fd(fd, 1, buf, cap, len);
 }
 
-GT_HOT int file_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len)
+int file_pread_grow(int fd, char **buf, size_t *cap, size_t max, size_t *len)
 {
     if (!*buf || *cap == 0) {
         size_t first = max < 4096 ? max : 4096;
@@ -95,7 +94,7 @@ int file_open_in(const char *root, const char *name, int flags)
     return open(path, flags | O_RDONLY | O_CLOEXEC);
 }
 
-GT_HOT int file_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len)
+int file_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

@@ -1,7 +1,6 @@
 /* pid_index.c - see pid_index.h. */
 #include "util/pid_index.h"
 
-#include "util/hot_path.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -83,7 +82,7 @@ int pid_index_put(struct pid_index *ix, pid_t pid, size_t value)
     return 0;
 }
 
-GT_HOT int pid_index_get(const struct pid_index *ix, pid_t pid, size_t *value)
+int pid_index_get(const struct pid_index *ix, pid_t pid, size_t *value)
 {
     if (ix->cap == 0 || pid <= 0)
         return 0;

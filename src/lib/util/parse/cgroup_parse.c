@@ -1,6 +1,5 @@
 /* cgroup_parse.c - see cgroup_parse.h. */
 #include "util/parse/cgroup_parse.h"
-#include "util/hot_path.h"
 
 #include <string.h>
 
@@ -90,7 +89,7 @@ int cgroup_parse_membership(const char *buf, size_t len, struct cgroup_membershi
     return out->have_unified || out->have_memory || out->have_cpu || out->have_cpuacct ? 0 : -1;
 }
 
-GT_HOT int cgroup_parse_value(const char *buf, size_t len, unsigned long long *out, int *is_max)
+int cgroup_parse_value(const char *buf, size_t len, unsigned long long *out, int *is_max)
 {
     *out = 0;
     *is_max = 0;
@@ -103,7 +102,7 @@ GT_HOT int cgroup_parse_value(const char *buf, size_t len, unsigned long long *o
     return len && count_at(buf, buf + len, out) == len ? 0 : -1;
 }
 
-GT_HOT int cgroup_parse_keyed(const char *buf, size_t len, const char *const *keys, size_t nkeys,
+int cgroup_parse_keyed(const char *buf, size_t len, const char *const *keys, size_t nkeys,
                               unsigned long long *values, unsigned *found)
 {
     *found = 0;
@@ -128,7 +127,7 @@ GT_HOT int cgroup_parse_keyed(const char *buf, size_t len, const char *const *ke
 }
 
 /* "total=N" in the line [p, le): N into *out. */
-GT_HOT static int total_of(const char *p, const char *le, unsigned long long *out)
+static int total_of(const char *p, const char *le, unsigned long long *out)
 {
     *out = 0;
     for (const char *q = p; q + 6 <= le; q++)
@@ -139,7 +138,7 @@ GT_HOT static int total_of(const char *p, const char *le, unsigned long long *ou
     return -1;
 }
 
-GT_HOT int cgroup_parse_pressure(const char *buf, size_t len, struct psi_totals *out)
+int cgroup_parse_pressure(const char *buf, size_t len, struct psi_totals *out)
 {
     memset(out, 0, sizeof *out);
     int have_some = 0;

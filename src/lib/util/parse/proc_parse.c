@@ -6,11 +6,10 @@
 #include <string.h>
 
 #include "util/cursor.h"
-#include "util/hot_path.h"
 
 /* Reads a decimal that may be negative; negative values read as 0 (the
  * counters we keep cannot be negative; priority and nice may be). */
-GT_HOT static int read_u64_clamped(struct cursor *c, unsigned long long *out)
+static int read_u64_clamped(struct cursor *c, unsigned long long *out)
 {
     skip_blanks(c);
     int neg = c->p < c->end && *c->p == '-';
@@ -24,7 +23,7 @@ GT_HOT static int read_u64_clamped(struct cursor *c, unsigned long long *out)
 }
 
 /* Skips one blank-separated token; -1 when none is left. */
-GT_HOT static int skip_token(struct cursor *c)
+static int skip_token(struct cursor *c)
 {
     skip_blanks(c);
     if (c->p >= c->end || *c->p == '\n')
@@ -34,7 +33,7 @@ GT_HOT static int skip_token(struct cursor *c)
     return 0;
 }
 
-GT_HOT int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
+int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 {
     /* comm may hold spaces and ')' itself: fields start after the LAST ')'. */
     const char *close = memrchr(buf, ')', len);
@@ -96,7 +95,7 @@ struct kv_slot {
  * for every process (status): a line is matched on its first byte and its
  * length before its key is compared, which took a status file's parse from
  * 7,800 instructions to 4,900 (callgrind). */
-GT_HOT static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n)
+static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n)
 {
     size_t klen[16];
     if (n > sizeof klen / sizeof klen[0])
@@ -127,7 +126,7 @@ GT_HOT static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, s
     return 0;
 }
 
-GT_HOT int proc_parse_status(const char *buf, size_t len, struct proc_status *out)
+int proc_parse_status(const char *buf, size_t len, struct proc_status *out)
 {
     memset(out, 0, sizeof *out);
     unsigned long long threads = 0;
@@ -145,7 +144,7 @@ GT_HOT int proc_parse_status(const char *buf, size_t len, struct proc_status *ou
     return 0;
 }
 
-GT_HOT int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_rollup *out)
+int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_rollup *out)
 {
     unsigned long long sc = 0, sd = 0, pc = 0, pd = 0;
     memset(out, 0, sizeof *out);
@@ -165,7 +164,7 @@ GT_HOT int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_roll
     return 0;
 }
 
-GT_HOT int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t cap, size_t *count)
+int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t cap, size_t *count)
 {
     struct cursor c = {buf, buf + len};
     size_t n = 0;
@@ -185,7 +184,7 @@ GT_HOT int proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t c
     return 0;
 }
 
-GT_HOT int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out)
+int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out)
 {
     memset(out, 0, sizeof *out);
     const char *p = buf, *end = buf + len;
@@ -222,7 +221,7 @@ GT_HOT int proc_parse_cpu_stat(const char *buf, size_t len, struct sys_cpu *out)
     return have_total && out->ncpu > 0 ? 0 : -1;
 }
 
-GT_HOT int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
+int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
 {
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {
@@ -237,7 +236,7 @@ GT_HOT int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
     return 0;
 }
 
-GT_HOT int proc_parse_io(const char *buf, size_t len, struct proc_io *out)
+int proc_parse_io(const char *buf, size_t len, struct proc_io *out)
 {
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {

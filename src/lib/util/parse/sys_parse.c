@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "util/cursor.h"
-#include "util/hot_path.h"
 
 static int read_uint(struct cursor *c, unsigned *out)
 {
@@ -19,7 +18,7 @@ static int read_uint(struct cursor *c, unsigned *out)
 }
 
 /* Copies the next blank-separated token into out (cap bytes with the NUL). */
-GT_HOT static int read_token(struct cursor *c, char *out, size_t cap)
+static int read_token(struct cursor *c, char *out, size_t cap)
 {
     skip_blanks(c);
     const char *start = c->p;
@@ -45,7 +44,7 @@ static int skip_fields(struct cursor *c, int count)
     return 0;
 }
 
-GT_HOT int sys_each_line(const char *buf, size_t len,
+int sys_each_line(const char *buf, size_t len,
                          int (*fn)(const char *line, size_t n, void *arg), void *arg)
 {
     const char *p = buf, *end = buf + len;
@@ -61,7 +60,7 @@ GT_HOT int sys_each_line(const char *buf, size_t len,
     return 0;
 }
 
-GT_HOT int sys_parse_diskstats_line(const char *line, size_t n, struct diskstats_line *out)
+int sys_parse_diskstats_line(const char *line, size_t n, struct diskstats_line *out)
 {
     struct cursor c = {line, line + n};
     memset(out, 0, sizeof *out);
@@ -77,7 +76,7 @@ GT_HOT int sys_parse_diskstats_line(const char *line, size_t n, struct diskstats
     return 0;
 }
 
-GT_HOT int sys_parse_netdev_line(const char *line, size_t n, struct netdev_line *out)
+int sys_parse_netdev_line(const char *line, size_t n, struct netdev_line *out)
 {
     memset(out, 0, sizeof *out);
     /* Names may hold ':' (aliases are not listed here, but be safe): the
