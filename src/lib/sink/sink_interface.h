@@ -1,10 +1,11 @@
-/* sink.h - where the pipeline's output goes: one small interface.
+/* sink_interface.h - where the pipeline's output goes: one small interface.
  *
  * After each sample the tracker hands every sink the rows that sample made
  * and the summary so far. A sink does its own I/O and its own error policy
- * (a failing sink warns once and stops; it never stops sampling). Sinks
- * today: the CSV streams (csv_sink.h) and the crash backup file
- * (backup_sink.h); an exporter (Prometheus, a tracking file) is one more.
+ * (a failing sink warns once and stops; it never stops sampling). The
+ * sinks: the CSV streams (csv_sink.h), the crash backup file
+ * (backup_sink.h), the tracking file (tracking_file.h) and the metrics
+ * exporter and textfile (metrics_sink.h).
  * Both calls come from whoever samples (one thread at a time), after the
  * tracker's lock is let go. */
 #ifndef GT_SINK_H
