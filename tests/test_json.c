@@ -1,4 +1,4 @@
-/* The text writer against gpu_tracker's own test pairs (../shared/conformance:
+/* The text writer against gpu_tracker's own test pairs (tests/data/gpu_tracker/conformance:
  * a to_json() document and the exact text gpu_tracker prints for it), the
  * JSON writer/reader round trip, and malformed documents. */
 #include <dirent.h>
@@ -73,7 +73,7 @@ static int test_conformance(const char *dir)
     }
     closedir(d);
     printf("conformance pairs matched: %d\n", pairs);
-    CHECK(pairs >= 8); /* 8 pairs in ../shared/conformance/gpu_tracker */
+    CHECK(pairs >= 8); /* 8 pairs in tests/data/gpu_tracker/conformance */
     return 0;
 }
 
@@ -178,7 +178,7 @@ static void test_text_escape(void)
 int main(void)
 {
     if (test_conformance(CONFORMANCE_DIR) < 0) {
-        fprintf(stderr, "conformance data not found at %s (../shared beside the clone)\n",
+        fprintf(stderr, "conformance data not found at %s (tests/data/gpu_tracker/conformance)\n",
                 CONFORMANCE_DIR);
         check_failures++;
     }

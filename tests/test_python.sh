@@ -21,5 +21,4 @@ fi
 # Run from the work directory: nothing of the source tree shadows the
 # installed package, and what the tests leave behind stays there.
 cd "$work"
-GT_SHARED_DIR="${GT_SHARED_DIR:-$src/../shared}" \
-    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$src/tests/python"
+"$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$src/tests/python"

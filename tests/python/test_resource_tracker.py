@@ -1,5 +1,5 @@
 """gputracker.ResourceTracker against resource_tracker's documented
-interface (../shared/reference/resource_tracker-tracker-v2.txt): parameters
+interface (its documentation of ResourceTracker, v0.5): parameters
 and errors, live reads while tracking, the tables, stats, recommendations
 (the Keeper API faked on 127.0.0.1), snapshots in its own format both
 ways, reports, the %%track magic, and the CLI's --snapshot-format."""

@@ -1,5 +1,5 @@
 """gputracker.Tracker against gpu_tracker's documented behaviour
-(../shared/reference/gpu_tracker-api.txt) and its conformance pairs."""
+(gpu_tracker 5.0.1's API) and its conformance pairs (tests/data/gpu_tracker)."""
 import json
 import logging
 import multiprocessing

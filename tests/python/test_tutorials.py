@@ -1,5 +1,5 @@
-"""The Python examples of gpu_tracker's tutorials (../shared/reference/
-gpu_tracker-tutorial-v*.rst), run unchanged but for the import line
+"""The Python examples of gpu_tracker's tutorials (tests/data/gpu_tracker/
+tutorials/gpu_tracker-tutorial-v*.rst), run unchanged but for the import line
 (``import gpu_tracker as gput`` -> ``import gputracker as gput``), in order,
 in one namespace per tutorial, as a notebook would run them. The tutorials'
 own example_module is not published: ours allocates memory and burns CPU,
@@ -46,16 +46,15 @@ def python_blocks(rst_text):
     return [b for b in blocks if b]
 
 
+TUTORIALS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, 'data', 'gpu_tracker',
+                         'tutorials')
+
+
 def tutorials():
-    reference = os.path.join(os.environ.get('GT_SHARED_DIR', ''), 'reference')
-    if not os.path.isdir(reference):
-        return []
-    return sorted(os.path.join(reference, n) for n in os.listdir(reference)
-                  if n.startswith('gpu_tracker-tutorial') and n.endswith('.rst'))
+    return sorted(os.path.join(TUTORIALS, n) for n in os.listdir(TUTORIALS) if n.endswith('.rst'))
 
 
-@pytest.mark.parametrize('tutorial', tutorials() or [pytest.param(None, marks=pytest.mark.skip(
-    reason='no gpu_tracker tutorials under GT_SHARED_DIR/reference'))])
+@pytest.mark.parametrize('tutorial', tutorials())
 def test_tutorial_examples_run_unchanged_but_the_import(tutorial, tmp_path):
     with open(tutorial) as file:
         blocks = python_blocks(file.read())
