@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "util/background.h"
+#include "util/file_read.h"
+#include "util/parse/proc_parse.h"
 #include "output/output.h"
 #include "options.h"
 #include "util/table_file.h"
@@ -228,27 +230,22 @@ static const char *own(struct options_copy *c, const char *s, int *failed)
 }
 
 /* 1 when pid is this process's parent, or its parent's, ... up to the
- * first process of its PID namespace (the walk reads /proc/PID/stat, at
- * most a few dozen; a PID that cannot be read ends it). */
+ * first process of its PID namespace (each step one /proc/PID/stat, read
+ * and parsed as the tree walk does; a PID that cannot be read ends it). */
 static int is_own_ancestor(pid_t pid)
 {
     pid_t at = getppid();
     for (int depth = 0; at > 0 && depth < 4096; depth++) {
         if (at == pid)
             return 1;
-        char path[64], stat[512];
+        char path[64], text[1024];
+        size_t len;
+        struct proc_stat st;
         snprintf(path, sizeof path, "/proc/%d/stat", (int)at);
-        FILE *f = fopen(path, "re");
-        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
-        if (f)
-            fclose(f);
-        stat[n] = '\0';
-        const char *close = strrchr(stat, ')');
-        int parent;
-        char state;
-        if (!close || sscanf(close + 1, " %c %d", &state, &parent) != 2)
+        if (file_read_prefix(path, text, sizeof text, &len) != 0 ||
+            proc_parse_stat(text, len, &st) != 0)
             return 0;
-        at = (pid_t)parent;
+        at = st.ppid;
     }
     return 0;
 }

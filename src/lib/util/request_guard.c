@@ -13,8 +13,7 @@ struct guard_slot {
     int fd;
     int pending;     /* started, its request not yet whole, not yet cut */
     int cut;         /* shut down by us: the server closes it soon */
-    double started;  /* monotonic seconds */
-    double deadline; /* monotonic seconds */
+    double deadline; /* monotonic seconds: its start and the guard's seconds */
 };
 
 struct request_guard {
@@ -88,7 +87,6 @@ void *request_guard_started(struct request_guard *g, int fd)
 {
     struct guard_slot *found = NULL, *oldest = NULL;
     int live = 1; /* this one */
-    double now = monotonic_now();
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < g->nslots; i++) {
         struct guard_slot *s = &g->slots[i];
@@ -100,7 +98,7 @@ void *request_guard_started(struct request_guard *g, int fd)
         if (s->cut)
             continue;
         live++;
-        if (s->pending && (!oldest || s->started < oldest->started))
+        if (s->pending && (!oldest || s->deadline < oldest->deadline))
             oldest = s;
     }
     /* The server's last connection taken: room for the next one, made by
@@ -108,7 +106,7 @@ void *request_guard_started(struct request_guard *g, int fd)
     if (live >= g->limit && oldest)
         cut(oldest);
     if (found) {
-        *found = (struct guard_slot){1, fd, 1, 0, now, now + g->seconds};
+        *found = (struct guard_slot){1, fd, 1, 0, monotonic_now() + g->seconds};
         pthread_cond_signal(&g->wake);
     }
     pthread_mutex_unlock(&g->lock);
