@@ -2066,6 +2066,31 @@ static void test_benchmark_tsv(void)
     text = slurp(secret);
     CHECK(text && strstr(text, "SECRET ROW\n")); /* the link's target untouched */
     free(text);
+    /* In a directory others may write to, another user's file put at the
+     * name during the run is not read either: replaced, the row kept. */
+    if (geteuid() == 0) {
+        char shared_dir[300], theirs[400], swap[2000];
+        snprintf(shared_dir, sizeof shared_dir, "%s", tmp_path("shared-bench"));
+        mkdir(shared_dir, 0777);
+        CHECK(chmod(shared_dir, 01777) == 0);
+        snprintf(theirs, sizeof theirs, "%s/b.tsv", shared_dir);
+        unlink(theirs);
+        r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", theirs, "--", "true", NULL);
+        CHECK(r.status == 0);
+        result_free(&r);
+        snprintf(swap, sizeof swap, "rm %s && cp %s %s && chown 65534 %s", theirs, secret,
+                 theirs, theirs);
+        r = gt("-q", "-o", "/dev/null", "--benchmark-tsv", theirs, "--", "sh", "-c", swap, NULL);
+        CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+        CHECK_CONTAINS(r.err.data, "was replaced during the run by a link or another user's file");
+        result_free(&r);
+        text = slurp(theirs);
+        CHECK_MSG(text && !strstr(text, "SECRET") && strstr(text, "\n") != strrchr(text, '\n') &&
+                      strchr(strchr(text, '\n') + 1, '\n') == text + strlen(text) - 1,
+                  "a stranger's file at the name: [%s]", text ? text : "");
+        free(text);
+        CHECK(lstat(theirs, &st) == 0 && st.st_uid == 0);
+    }
 }
 
 static void test_backup_file(void)
