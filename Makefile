@@ -32,7 +32,7 @@ build: deps
 
 # Stores the shared library's ABI (abidw) as the baseline that make check
 # compares it with (tests/test_abi_baseline.sh). Only on purpose: a new
-# SONAME before 1.0 (docs/api.md, "Versions and the ABI").
+# major version (docs/api.md, "Versions and the ABI").
 abi-baseline: build
 	@abidw --no-corpus-path --no-comp-dir-path --suppressions abi/opaque.suppr \
 	    --out-file abi/libgputracker.abi \
@@ -113,7 +113,7 @@ install: build
 uninstall:
 	@./scripts/uninstall.sh $(BUILD_DIR)/install_manifest.txt
 
-# Debian packages (gpu-tracker, libgputracker0.4, libgputracker-dev) built
+# Debian packages (gpu-tracker, libgputracker1, libgputracker-dev) built
 # with dpkg-buildpackage from debian/, into $(BUILD_DIR)/deb.
 deb:
 	@./scripts/install-deps.sh deb

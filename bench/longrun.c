@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "output/report.h"
 #include "sink/row_store.h"
 #include "output/snapshot.h"

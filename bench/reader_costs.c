@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "read/sample_reader.h"
 #include "read/gpu/gpu.h"
 #include "util/warn.h"

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 #define PAIRS 20000
 
@@ -59,7 +59,7 @@ static int measure(const char *path, int nthreads, int npairs, double *wall_us, 
         failed |= jobs[i].failed;
     }
     double w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_PROCESS_CPUTIME_ID);
-    gt_subtracker_close(s);
+    gt_subtracker_free(s);
     unlink(path);
     *wall_us = (w1 - w0) / npairs * 1e6;
     *cpu_us = (c1 - c0) / npairs * 1e6;

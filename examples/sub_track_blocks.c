@@ -71,6 +71,6 @@ int main(int argc, char **argv)
         burn_cpu(0.4);
         gt_subtrack_end(marks, "compute");
     }
-    gt_subtracker_close(marks);
+    gt_subtracker_free(marks);
     return 0;
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 #define MAX_ROWS 600 /* past the report's pixel columns: both drawings */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* The two files of each input, in a directory of their own under $TMPDIR
  * (else /tmp), removed when libFuzzer exits. */

@@ -1,9 +1,10 @@
 /*
  * gpu_tracker_internal.h - what the gpu-tracker command, the Python module,
  * the tests and the benchmark need of the library that is not part of its
- * interface: the testing hooks (fixture files instead of the system's, a
- * metadata address on loopback, the plain sampler the benchmark compares
- * us with) and the output-file helpers the command writes its files with.
+ * interface: where a tracker reads the system from (fixture files instead
+ * of the system's, a metadata address on loopback, the plain sampler the
+ * benchmark compares us with) and the output-file helpers the command
+ * writes its files with.
  *
  * Nothing here carries gpu_tracker.h's promise: it may change or go in any
  * release, the header is not installed, and none of these functions is
@@ -14,23 +15,18 @@
 #ifndef GPU_TRACKER_INTERNAL_H
 #define GPU_TRACKER_INTERNAL_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 #include <stdlib.h>
-
-/* Defined by the library, visible to what links its objects, never
- * exported from the shared library. */
-#if defined(__GNUC__)
-#define GT_INTERNAL __attribute__((visibility("hidden")))
-#else
-#define GT_INTERNAL
-#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct gt_testing_hooks {
+/* Where a tracker reads the system from, and how: for the tests (fixture
+ * trees instead of /proc and /sys, a metadata server on loopback) and for
+ * the command's --sampled-only comparison. */
+typedef struct gt_sources {
     /* Where procfs and sysfs are mounted (NULL: "/proc", "/sys"). */
     const char *proc_root;
     const char *sys_root;
@@ -42,27 +38,12 @@ typedef struct gt_testing_hooks {
      * the changes seen between two samples of a live process (nothing of
      * what exited between samples, nothing of reaped children). */
     int sampled_only;
-} gt_testing_hooks;
+} gt_sources;
 
-/* gt_tracker_new() with hooks (NULL: none; the strings are copied). */
-GT_INTERNAL gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks *hooks,
-                                        gt_tracker **out);
-
-/* gt_tracker_start() for a caller with a wait loop of its own (the
- * gpu-tracker command): the baseline is taken, but the sampling thread is
- * made only when gt_testing_start_sampler() is called, by
- * gt_testing_sampler_due(), so that a command that ends sooner costs no
- * thread. Where the thread must keep a moment before then (options.start_at,
- * duration or a limit) it is made at once, as by gt_tracker_start(). */
-GT_INTERNAL gt_status gt_testing_tracker_start_deferred(gt_tracker *t);
-/* The monotonic time (as CLOCK_MONOTONIC, in seconds) by which the caller
- * is to call gt_testing_start_sampler(); 0 when the thread is running or
- * the tracker is not started. */
-GT_INTERNAL double gt_testing_sampler_due(const gt_tracker *t);
-/* Makes the sampling thread of a tracker started deferred (once; GT_OK
- * when it runs already). The schedule is the baseline's: a thread made
- * after the first slot takes that look at once, counted as late. */
-GT_INTERNAL gt_status gt_testing_start_sampler(gt_tracker *t);
+/* gt_tracker_new() reading from sources (NULL: the system's; the strings
+ * are copied). */
+GT_INTERNAL gt_status gt_tracker_new_from(const gt_options *opts, const gt_sources *sources,
+                                          gt_tracker **out);
 
 /* ---- Output files --------------------------------------------------------
  * Every file the library writes follows these rules (docs/cli.md, "Output

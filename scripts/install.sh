@@ -4,7 +4,7 @@
 # uninstall.sh to remove once empty), and, as root into the running system
 # (no DESTDIR), refreshes the dynamic linker's cache with ldconfig, so that
 # a program linked with `pkg-config --libs gputracker` finds
-# libgputracker.so.0.4 in /usr/local/lib at once. A library directory the
+# libgputracker.so.1 in /usr/local/lib at once. A library directory the
 # linker does not search is named, with what to do.
 # usage: install.sh BUILD_DIR PREFIX
 set -eu

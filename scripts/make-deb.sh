@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the Debian packages (gpu-tracker, libgputracker0.4,
+# Builds the Debian packages (gpu-tracker, libgputracker1,
 # libgputracker-dev) from this tree with dpkg-buildpackage and debian/,
 # in a copy of the tree under OUT (dpkg-buildpackage writes beside the
 # source), and leaves the .deb files in OUT.

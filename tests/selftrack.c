@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "gpu_tracker.h"
+
+#include <json-c/json.h>
 #include "threads.h"
 #include "work.h"
 
@@ -88,12 +90,15 @@ static double backup_main_total(const char *path)
     size_t cap = 0;
     ssize_t n = getdelim(&doc, &cap, '\0', f);
     fclose(f);
-    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
-    double total = n > 0 && gt_usage_from_json(doc, &u) == GT_OK ? u.max_ram.main.total_rss : -1;
-    if (total >= 0)
-        gt_usage_release(&u);
+    json_object *j = n > 0 ? json_tokener_parse(doc) : NULL, *ram, *main_ram, *total;
+    double figure = -1;
+    if (json_object_object_get_ex(j, "max_ram", &ram) &&
+        json_object_object_get_ex(ram, "main", &main_ram) &&
+        json_object_object_get_ex(main_ram, "total_rss", &total))
+        figure = json_object_get_double(total);
+    json_object_put(j);
     free(doc);
-    return total;
+    return figure;
 }
 
 int main(int argc, char **argv)

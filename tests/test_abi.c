@@ -1,15 +1,165 @@
-/* test_abi.c - the rules that let the interface grow after 1.0 without
- * breaking a compiled program (docs/api.md, "Versions and the ABI"): every
- * struct the library fills or makes carries struct_size, one that a program
- * hands over without it is refused by name, the library sets it in what it
- * makes, and the GPU lists are counted arrays whose owner is said. */
+/* test_abi.c - libgputracker 1.0 as a program uses it (docs/api.md):
+ * the options' struct_size, single figures that agree with the JSON
+ * summary, the per-sample callback, and the rules that let the interface
+ * grow within 1.x without breaking a compiled program. Then the same rules
+ * in the tools' structs (gpu_tracker_tools.h): every struct the library
+ * fills or makes carries struct_size, one that a program hands over
+ * without it is refused by name, and the GPU lists are counted arrays
+ * whose owner is said. */
 #define _GNU_SOURCE
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
+
+#include <json-c/json.h>
+
+/* The options: a struct_size no 1.x header wrote is refused, and a newer
+ * header's struct is taken while the fields this library lacks are 0. */
+static void test_options_size(void)
+{
+    gt_options o;
+    gt_options_init(&o);
+    CHECK(o.struct_size == sizeof o && gt_options_validate(&o) == GT_OK);
+    o.struct_size = offsetof(gt_options, on_sample);
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "invalid gt_options.struct_size");
+    struct newer {
+        gt_options o;
+        double added;
+    } n;
+    gt_options_init_size(&n.o, sizeof n);
+    CHECK(n.o.struct_size == sizeof n && n.added == 0);
+    CHECK(gt_options_validate(&n.o) == GT_OK);
+    n.added = 1;
+    CHECK(gt_options_validate(&n.o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "needs a newer libgputracker");
+    gt_subtracker_free(NULL); /* the one verb for freeing: NULL is nothing */
+    gt_tracker_free(NULL);
+}
+
+/* What the callback saw: every sample, its rows, and the figures then. */
+struct seen {
+    int calls, baseline_calls, rows, ordered, figure_failures;
+    double last_elapsed, peak_rss;
+    char first_row[256];
+};
+
+static void on_sample(gt_tracker *t, const gt_sample *s, void *data)
+{
+    struct seen *seen = data;
+    seen->calls++;
+    if (s->struct_size < sizeof *s)
+        seen->figure_failures++;
+    if (s->elapsed == 0 && !s->process_row) {
+        seen->baseline_calls++;
+    } else if (s->process_row && s->system_row) {
+        seen->rows++;
+        if (!seen->first_row[0])
+            snprintf(seen->first_row, sizeof seen->first_row, "%s", s->process_row);
+    }
+    if (s->elapsed >= seen->last_elapsed)
+        seen->ordered++;
+    seen->last_elapsed = s->elapsed;
+    double v;
+    if (gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, &v) != GT_OK)
+        seen->figure_failures++;
+    else
+        seen->peak_rss = v;
+}
+
+/* A JSON number at a path of objects (NULL key ends it); NAN when absent. */
+static double json_at(json_object *j, const char *a, const char *b, const char *c)
+{
+    const char *keys[] = {a, b, c};
+    for (int i = 0; i < 3 && keys[i]; i++)
+        if (!json_object_object_get_ex(j, keys[i], &j))
+            return NAN;
+    return json_object_get_double(j);
+}
+
+/* The callback gets every scheduled sample with its CSV rows and may ask
+ * for figures; after the stop, the figures are the JSON summary's in bytes
+ * and seconds whatever the units; an unmeasured figure says why. */
+static void test_figures_and_callback(void)
+{
+    gt_options o;
+    gt_options_init(&o);
+    o.sleep_time = 0.05;
+    o.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
+    o.resource_usage_file = "";
+    o.ram_unit = "megabytes";
+    o.time_unit = "seconds";
+    struct seen seen = {0};
+    o.on_sample = on_sample;
+    o.sample_data = &seen;
+    gt_tracker *t;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    double v = -1;
+    CHECK(gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, &v) == GT_ERR_STATE && v == 0);
+    CHECK_CONTAINS(gt_last_error(), "not been started");
+    CHECK(gt_tracker_start(t) == GT_OK);
+    CHECK(seen.baseline_calls == 1); /* the baseline, before start returns */
+    char *block = malloc(64 << 20);
+    memset(block, 1, 64 << 20);
+    CHECK(gt_tracker_wait_rows(t, 3, 30) == 1);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_SAMPLES, &v) == GT_OK && v >= 4);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &v) == GT_OK && v > 0);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    free(block);
+    CHECK_MSG(seen.rows >= 3 && seen.calls == seen.rows + 1 && seen.ordered == seen.calls,
+              "calls %d rows %d ordered %d", seen.calls, seen.rows, seen.ordered);
+    CHECK(seen.figure_failures == 0 && seen.peak_rss >= 64.0 * (1 << 20));
+    /* The rows are the CSV lines of the process series: timestamp first. */
+    CHECK(seen.first_row[0] >= '1' && seen.first_row[0] <= '9' && !strchr(seen.first_row, '\n'));
+
+    char *text = gt_tracker_to_json(t);
+    json_object *j = text ? json_tokener_parse(text) : NULL;
+    CHECK(j != NULL);
+    double peak, cpu_main, cpu_desc;
+    CHECK(gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, &peak) == GT_OK);
+    CHECK_MSG(fabs(peak - json_at(j, "max_ram", "combined", "total_rss") * 1e6) < 1,
+              "peak %.0f B, JSON %.6f MB", peak, json_at(j, "max_ram", "combined", "total_rss"));
+    CHECK(peak >= seen.peak_rss && peak >= 64.0 * (1 << 20));
+    CHECK(gt_tracker_figure(t, GT_FIGURE_SYSTEM_RAM_BYTES, &v) == GT_OK &&
+          fabs(v - json_at(j, "max_ram", "system_capacity", NULL) * 1e6) < 1);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &v) == GT_OK &&
+          fabs(v - json_at(j, "compute_time", "time", NULL)) < 1e-6);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_SAMPLES, &v) == GT_OK &&
+          v == json_at(j, "measurement", "samples", NULL));
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CPU_MAIN_SECONDS, &cpu_main) == GT_OK && cpu_main > 0);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CPU_DESCENDANTS_SECONDS, &cpu_desc) == GT_OK);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CPU_SECONDS, &v) == GT_OK && v == cpu_main + cpu_desc);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CPU_MEAN_PERCENT, &v) == GT_OK &&
+          fabs(v - json_at(j, "cpu_utilization", "combined", "mean_sum_percent")) < 1e-9);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_LIMITS_BREACHED, &v) == GT_OK && v == 0);
+    /* No GPU measured (none here, or none the test asked for): said so. */
+    json_object *gpu_ok = NULL;
+    json_object *m = NULL;
+    int have_gpu = json_object_object_get_ex(j, "measurement", &m) &&
+                   json_object_object_get_ex(m, "gpu_available", &gpu_ok) &&
+                   json_object_get_boolean(gpu_ok);
+    gt_status gs = gt_tracker_figure(t, GT_FIGURE_PEAK_GPU_RAM_BYTES, &v);
+    CHECK(have_gpu ? gs == GT_OK : gs == GT_ERR_UNAVAILABLE && v == 0);
+    if (!have_gpu)
+        CHECK_CONTAINS(gt_last_error(), "GPU memory was not measured in this run: ");
+    /* Nothing was reaped here: no I/O figure; no intensity: no CO2e. */
+    CHECK(gt_tracker_figure(t, GT_FIGURE_READ_BYTES, &v) == GT_ERR_UNAVAILABLE);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CO2E_GRAMS, &v) == GT_ERR_UNAVAILABLE);
+    CHECK(!strcmp(gt_strerror(GT_ERR_UNAVAILABLE), "not measured in this run"));
+    /* A figure of a newer header is refused, naming the valid ones. */
+    CHECK(gt_tracker_figure(t, (gt_figure)(GT_FIGURE_KILLED + 1), &v) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "unknown figure");
+    CHECK(gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, NULL) == GT_ERR_INVALID_ARGUMENT);
+    json_object_put(j);
+    free(text);
+    gt_tracker_free(t);
+}
 
 /* A struct_size of 0 (a program that did not set it) is refused, naming
  * the call and the type, and nothing is written past it. */
@@ -136,6 +286,8 @@ static void test_set_by_the_library(void)
 
 int main(void)
 {
+    test_options_size();
+    test_figures_and_callback();
     test_refused_without_size();
     test_set_by_the_library();
     return check_exit("test_abi");

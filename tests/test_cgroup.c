@@ -640,8 +640,8 @@ static char *tracker_fixture(char *proc, char *sys)
 static void tracker_fixture_options(gt_options *o, const char *proc, const char *sys)
 {
     test_options_init(o);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
+    test_sources.proc_root = proc;
+    test_sources.sys_root = sys;
     o->process_id = 100;
 }
 

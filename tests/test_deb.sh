@@ -30,7 +30,7 @@ for deb in "$debs"/*.deb; do
     [ "$m" = "Ana Packager <ana@example.org>" ] || fail "$(basename "$deb"): Maintainer is '$m'"
 done
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
-for p in gpu-tracker libgputracker0.4 libgputracker-dev; do
+for p in gpu-tracker libgputracker1 libgputracker-dev; do
     [ -f "$debs/${p}_${version}_$(dpkg --print-architecture).deb" ] || fail "no package $p"
 done
 
@@ -42,7 +42,7 @@ fi
 grep '^[EW]:' "$work/lintian.out" || true
 
 # apt would install them here (a simulation: nothing is changed).
-apt-get -s install "$debs"/gpu-tracker_*.deb "$debs"/libgputracker0.4_*.deb \
+apt-get -s install "$debs"/gpu-tracker_*.deb "$debs"/libgputracker1_*.deb \
     "$debs"/libgputracker-dev_*.deb >"$work/apt.out" 2>&1 ||
     { cat "$work/apt.out"; fail "apt-get -s install refused the packages"; }
 grep -q "^Inst gpu-tracker " "$work/apt.out" || grep -q "gpu-tracker is already" "$work/apt.out" ||
@@ -50,7 +50,7 @@ grep -q "^Inst gpu-tracker " "$work/apt.out" || grep -q "gpu-tracker is already"
 
 # The contents, unpacked.
 root="$work/root"
-for p in gpu-tracker libgputracker0.4 libgputracker-dev; do
+for p in gpu-tracker libgputracker1 libgputracker-dev; do
     dpkg-deb -x "$debs/${p}_${version}_$(dpkg --print-architecture).deb" "$root"
 done
 gt="$root/usr/bin/gpu-tracker"

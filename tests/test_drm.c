@@ -15,7 +15,7 @@
 #include "read/gpu/gpu.h"
 #include "read/gpu/drm_fdinfo.h"
 #include "fixture.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "test_tracker_new.h"
 
 /* amdgpu before 6.x: drm-memory-<region>, engine busy time in ns. */
@@ -222,8 +222,8 @@ static gt_options options(const char *brand)
 {
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
+    test_sources.proc_root = proc;
+    test_sources.sys_root = sys;
     o.process_id = 100;
     o.sleep_time = 1000;
     o.resource_usage_file = "";
@@ -359,7 +359,7 @@ static void test_no_drm_class(void)
     char *bare = fx_mkroot();
     CHECK(gpu_drm_backend.present(bare) == 0);
     gt_options o = options(NULL);
-    test_hooks.sys_root = bare;
+    test_sources.sys_root = bare;
     gt_tracker *t = NULL;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
@@ -367,7 +367,7 @@ static void test_no_drm_class(void)
     CHECK_MSG(u && !u->measurement.gpu_available && !strstr(u->measurement.gpu_reason, "drm"),
               "%s", u ? u->measurement.gpu_reason : "(no usage)");
     gt_tracker_free(t);
-    test_hooks.sys_root = sys;
+    test_sources.sys_root = sys;
     fx_rmroot(bare);
 }
 

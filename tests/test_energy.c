@@ -176,8 +176,8 @@ static void test_tracker(void)
     powercap(sys);
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
+    test_sources.proc_root = proc;
+    test_sources.sys_root = sys;
     o.process_id = 100;
     o.sleep_time = 0.01;
     o.series = GT_SERIES_SYSTEM;

@@ -17,7 +17,7 @@
 #include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 #define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
 #define FAKE_NVML_MINIMAL WORKLOAD_DIR "/libfake-nvml-minimal.so"
@@ -67,7 +67,7 @@ static gt_options options(const char *uuids)
 {
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000; /* the baseline and the final sample only */
     o.resource_usage_file = "";
@@ -389,12 +389,12 @@ static void test_library_ignores_environment(void)
 {
     write_scenario(two_gpus);
     gt_options o = options(NULL);
-    gt_testing_hooks hooks = {.proc_root = root};
+    gt_sources sources = {.proc_root = root};
     gt_tracker *t = NULL;
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
     o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
     o.rsmi_library = "/nonexistent/librocm_smi64.so";
-    CHECK(gt_testing_tracker_new(&o, &hooks, &t) == GT_OK);
+    CHECK(gt_tracker_new_from(&o, &sources, &t) == GT_OK);
     CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
     const gt_resource_usage *u = t ? gt_tracker_usage(t) : NULL;
     CHECK(u && u->gpu_details.ndevices == 0 && !u->measurement.gpu_available);
@@ -403,7 +403,7 @@ static void test_library_ignores_environment(void)
 
     unsetenv("GPU_TRACKER_NVML_LIBRARY");
     o.nvml_library = FAKE_NVML;
-    CHECK(gt_testing_tracker_new(&o, &hooks, &t) == GT_OK);
+    CHECK(gt_tracker_new_from(&o, &sources, &t) == GT_OK);
     CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
     u = t ? gt_tracker_usage(t) : NULL;
     CHECK(u && u->gpu_details.ndevices == 2 && u->max_gpu_ram.main == 2.5);

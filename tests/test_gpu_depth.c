@@ -19,7 +19,7 @@
 #include "read/gpu_pidmap.h"
 #include "pipeline/gpu_run.h"
 #include "output/run_parts_json.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "human.h"
 #include "pipeline/pipeline.h"
 #include "test_tracker_new.h"
@@ -57,7 +57,7 @@ static gt_options options(void)
 {
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000; /* the baseline and the final sample only */
     o.resource_usage_file = "";

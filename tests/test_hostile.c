@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <zlib.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "httpd.h"
 #include "runner.h"
 

@@ -50,14 +50,22 @@ test -f "$libdir/libgputracker.a" || { echo "static library not installed"; exit
 
 # The shared library has a SONAME and exports nothing but the gt_ API.
 soname=$(objdump -p "$libdir/libgputracker.so" | awk '/SONAME/ {print $2}')
-test "$soname" = "libgputracker.so.0.4" || { echo "SONAME is '$soname'"; exit 1; }
+test "$soname" = "libgputracker.so.1" || { echo "SONAME is '$soname'"; exit 1; }
 others=$(nm -D --defined-only "$libdir/libgputracker.so" | awk '{print $3}' | grep -v '^gt_' || true)
 test -z "$others" || { echo "exported besides gt_*: $others"; exit 1; }
-# ... and of that API no testing hook or command-only helper
-# (gpu_tracker_internal.h): those stay in the build's internal archive.
-internal=$(nm -D --defined-only "$libdir/libgputracker.so" | awk '{print $3}' |
-    grep -E '^gt_(testing_|output_|file_read)' || true)
-test -z "$internal" || { echo "exported internal entry points: $internal"; exit 1; }
+# ... and of that API exactly what gpu_tracker.h declares: no tool, testing
+# hook or command-only helper (gpu_tracker_tools.h, gpu_tracker_internal.h:
+# those stay in the build's internal archive), and at most 30 functions.
+nm -D --defined-only "$libdir/libgputracker.so" | awk '$2 == "T" {print $3}' | sort >"$prefix/exported.txt"
+sed -n 's/^GT_API [^(]*[ *]\(gt_[a-z_]*\)(.*/\1/p' "$prefix/include/gpu_tracker.h" | sort >"$prefix/declared.txt"
+if ! cmp -s "$prefix/exported.txt" "$prefix/declared.txt"; then
+    diff "$prefix/declared.txt" "$prefix/exported.txt"
+    echo "libgputracker.so exports other functions than gpu_tracker.h declares"; exit 1
+fi
+nexported=$(wc -l <"$prefix/exported.txt")
+test "$nexported" -le 30 || { echo "libgputracker.so exports $nexported functions (at most 30)"; exit 1; }
+test ! -e "$prefix/include/gpu_tracker_tools.h" ||
+    { echo "gpu_tracker_tools.h (no stability promise) was installed"; exit 1; }
 
 # Nor does the static archive define a global symbol outside the gt_ API:
 # a program's own monotonic_now() must not clash with ours at link time.
@@ -96,7 +104,7 @@ mkdir "$prefix/cmake-user"
 cat >"$prefix/cmake-user/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
 project(user C)
-find_package(gputracker 0.4 REQUIRED)
+find_package(gputracker 1.0 REQUIRED)
 add_executable(track_block_cmake "$src/examples/track_block.c")
 target_link_libraries(track_block_cmake PRIVATE gputracker::gputracker)
 add_executable(track_block_cmake_static "$src/examples/track_block.c")
@@ -111,15 +119,15 @@ sh "$src/tests/test_example.sh" "$prefix/cmake-user/build/track_block_cmake_stat
 if nm -D "$prefix/cmake-user/build/track_block_cmake_static" 2>/dev/null | grep -q ' U gt_'; then
     echo "track_block_cmake_static takes gt_ functions from a shared library"; exit 1
 fi
-# Before 1.0 each minor version is its own ABI: 0.3 is refused as 1.0 is.
-for other in 0.3 1.0; do
-    sed "s/find_package(gputracker 0.4 REQUIRED)/find_package(gputracker $other REQUIRED)/" \
+# 1.x promises 1.0's ABI: a 0.x or a 2.0 is refused.
+for other in 0.4 2.0; do
+    sed "s/find_package(gputracker 1.0 REQUIRED)/find_package(gputracker $other REQUIRED)/" \
         "$prefix/cmake-user/CMakeLists.txt" >"$prefix/cmake-user/CMakeLists.other"
     mkdir -p "$prefix/cmake-other"
     cp "$prefix/cmake-user/CMakeLists.other" "$prefix/cmake-other/CMakeLists.txt"
     if cmake -S "$prefix/cmake-other" -B "$prefix/cmake-other/build-$other" \
         -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
-        echo "find_package(gputracker $other) accepted version 0.4"; exit 1
+        echo "find_package(gputracker $other) accepted version 1.0"; exit 1
     fi
 done
 # make uninstall removes every file install put there, and our own

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 static char *slurp(const char *path)
 {

@@ -6,7 +6,7 @@
 #   - the face of a wing below it (WING/WING.h, e.g. "read/read.h"; every
 #     header of util/, util/parse/ included, is a face: the toolkit is a
 #     shelf of separate tools, one helper or file format a header),
-#   - the public headers (gpu_tracker.h).
+#   - the public header (gpu_tracker.h) and the tools' (gpu_tracker_tools.h).
 # read/ and pipeline/ are side by side, the producers and the consumers of a
 # sample: they share sample.h and never include each other. read/gpu/ sits
 # inside read/: read/ includes its face, never the other way round. A file
@@ -65,7 +65,7 @@ for f in $files; do
     fi
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$lib/$f"); do
         case "$inc" in
-        gpu_tracker.h) continue ;;
+        gpu_tracker.h | gpu_tracker_tools.h) continue ;;
         gpu_tracker_internal.h)
             # The hub takes the testing hooks; file_io.h declares the output
             # helpers the command uses as this header does.

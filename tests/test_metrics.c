@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "util/background.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "sink/metrics_sink.h"
 #include "output/metrics_text.h"
 #include "runner.h"

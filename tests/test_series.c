@@ -22,7 +22,7 @@
 #include "check.h"
 #include "test_tracker_new.h"
 #include "fixture.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/parse/proc_parse.h"
 #include "sink/row_store.h"
 #include "pipeline/series.h"
@@ -900,8 +900,8 @@ static void test_tracker_rows(void)
     gt_options o;
     test_options_init(&o);
     CHECK(o.process_csv_fd == -1 && o.system_csv_fd == -1 && o.series == 0);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
+    test_sources.proc_root = proc;
+    test_sources.sys_root = sys;
     o.process_id = 300;
     o.sleep_time = 0.2;
     o.duration = 0.6;
@@ -1055,8 +1055,8 @@ static void test_live_reads(void)
 
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = proc;
-    test_hooks.sys_root = sys;
+    test_sources.proc_root = proc;
+    test_sources.sys_root = sys;
     o.process_id = 300;
     o.sleep_time = 0.05;
     o.resource_usage_file = "";

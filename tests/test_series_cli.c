@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "fixture.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "httpd.h"
 #include "runner.h"
 

@@ -17,7 +17,7 @@
 #include "check.h"
 #include "test_tracker_new.h"
 #include "fixture.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "httpd.h"
 #include "read/server_info.h"
 #include "util/exact_sum.h"

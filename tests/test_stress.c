@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "fixture.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "runner.h"
 #include "test_tracker_new.h"
 #include "pipeline/pipeline.h"
@@ -187,7 +187,7 @@ static void test_unreadable(void)
         check_failures = 0;
         gt_options o;
         test_options_init(&o);
-        test_hooks.proc_root = root;
+        test_sources.proc_root = root;
         o.process_id = 100;
         o.sleep_time = 0.01;
         o.duration = 0.05;

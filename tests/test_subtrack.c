@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "runner.h"
 #include "util/table_read.h"
 

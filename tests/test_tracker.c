@@ -17,7 +17,7 @@
 #include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 static int warnings;
 static char last_warning[512];
@@ -129,13 +129,13 @@ static void test_option_errors(void)
 
     /* procfs that cannot be read, or is malformed. */
     test_options_init(&o);
-    test_hooks.proc_root = "/nonexistent-proc";
+    test_sources.proc_root = "/nonexistent-proc";
     CHECK(test_tracker_new(&o, &t) == GT_ERR_IO);
     CHECK_STR(gt_last_error(), "cannot read /nonexistent-proc/stat: No such file or directory");
     char *root = fx_mkroot();
     fx_system(root, 1, 1, 1, 100, 50);
     fx_write(root, "meminfo", "MemTotal: lots\n");
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     CHECK(test_tracker_new(&o, &t) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "/meminfo: malformed contents");
@@ -214,7 +214,7 @@ static double mono_now(void)
 }
 
 /* Started deferred (as gpu-tracker starts it): the baseline at once, the
- * sampling thread only when gt_testing_start_sampler() makes it, due half an
+ * sampling thread only when gt_tracker_start_sampler() makes it, due half an
  * interval after the baseline. Stopped before then, the run has its
  * baseline and final sample and no thread ever ran; made, it samples on the
  * baseline's schedule; a limit needs the thread from the start. */
@@ -227,16 +227,16 @@ static void test_deferred_sampler(void)
     o.ram_unit = "megabytes";
     gt_tracker *t;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
-    CHECK(gt_testing_sampler_due(t) == 0); /* not started */
+    CHECK(gt_tracker_sampler_due(t) == 0); /* not started */
     double before = mono_now();
-    CHECK(gt_testing_tracker_start_deferred(t) == GT_OK);
+    CHECK(gt_tracker_start_deferred(t) == GT_OK);
     double after = mono_now();
-    double due = gt_testing_sampler_due(t);
+    double due = gt_tracker_sampler_due(t);
     CHECK_MSG(due >= before + 0.1 && due <= after + 0.1, "due %.6f, started %.6f-%.6f", due,
               before, after);
     CHECK(library_threads() == 0);
     CHECK(gt_tracker_stop(t) == GT_OK); /* no thread to wait for */
-    CHECK(gt_testing_sampler_due(t) == 0);
+    CHECK(gt_tracker_sampler_due(t) == 0);
     const gt_resource_usage *u = gt_tracker_usage(t);
     CHECK(u != NULL);
     if (u) {
@@ -250,12 +250,12 @@ static void test_deferred_sampler(void)
     o.sleep_time = 0.02;
     o.series = GT_SERIES_PROCESS;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
-    CHECK(gt_testing_tracker_start_deferred(t) == GT_OK);
-    CHECK(gt_testing_sampler_due(t) > 0);
-    CHECK(gt_testing_start_sampler(t) == GT_OK);
+    CHECK(gt_tracker_start_deferred(t) == GT_OK);
+    CHECK(gt_tracker_sampler_due(t) > 0);
+    CHECK(gt_tracker_start_sampler(t) == GT_OK);
     CHECK(library_threads() == 1);
-    CHECK(gt_testing_sampler_due(t) == 0);
-    CHECK(gt_testing_start_sampler(t) == GT_OK);
+    CHECK(gt_tracker_sampler_due(t) == 0);
+    CHECK(gt_tracker_start_sampler(t) == GT_OK);
     CHECK(library_threads() == 1);
     CHECK(gt_tracker_wait_rows(t, 3, 60) == 1);
     CHECK(gt_tracker_stop(t) == GT_OK);
@@ -269,8 +269,8 @@ static void test_deferred_sampler(void)
     o.sleep_time = 100;
     o.max_time = 1000;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
-    CHECK(gt_testing_tracker_start_deferred(t) == GT_OK);
-    CHECK(gt_testing_sampler_due(t) == 0);
+    CHECK(gt_tracker_start_deferred(t) == GT_OK);
+    CHECK(gt_tracker_sampler_due(t) == 0);
     CHECK(library_threads() == 1);
     CHECK(gt_tracker_stop(t) == GT_OK);
     gt_tracker_free(t);
@@ -317,7 +317,7 @@ static void test_fixture_run(void)
 
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000; /* no periodic sample: the baseline and the final one */
     o.ram_unit = "kilobytes";
@@ -483,7 +483,7 @@ static void test_tracking_file(void)
     char *root = fx_mkroot();
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000; /* the baseline and the final sample: one timepoint */
     o.ram_unit = "kilobytes";
@@ -646,7 +646,7 @@ static void test_subtracker(void)
         CHECK(m[i].failures == 0);
     }
     CHECK(gt_subtrack_begin(s, NULL) == GT_ERR_INVALID_ARGUMENT);
-    gt_subtracker_close(s);
+    gt_subtracker_free(s);
 
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
@@ -691,7 +691,7 @@ static void test_subtracker(void)
     int status = 0;
     CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
           WEXITSTATUS(status) == 0);
-    gt_subtracker_close(s);
+    gt_subtracker_free(s);
     char *text = NULL;
     size_t cap = 0;
     f = fopen(path, "r");
@@ -718,7 +718,7 @@ static void test_subtracker(void)
         _exit(gt_subtrack_begin(s, "child") == GT_ERR_STATE ? 0 : 1);
     CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
           WEXITSTATUS(status) == 0);
-    gt_subtracker_close(s);
+    gt_subtracker_free(s);
     sqlite3 *db = NULL;
     sqlite3_stmt *q = NULL;
     CHECK(sqlite3_open_v2("marks.sqlite", &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
@@ -761,7 +761,7 @@ static void test_few_descriptors(void)
     few.rlim_cur = 40; /* stdio, procfs root, system files: ~30 left for 61 processes */
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000;
     o.ram_unit = "kilobytes";
@@ -849,7 +849,7 @@ static void test_skipped_samples(void)
     CHECK(mkfifo(fifo, 0644) == 0);
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 0.01;
     o.resource_usage_file = "";
@@ -894,7 +894,7 @@ static void test_stop_timeout(void)
     for (int orphan = 0; orphan < 2; orphan++) {
         gt_options o;
         test_options_init(&o);
-        test_hooks.proc_root = root;
+        test_sources.proc_root = root;
         o.process_id = 100;
         o.sleep_time = 0.01;
         o.stop_timeout = 0.2;
@@ -1029,7 +1029,7 @@ static void test_limits(void)
     char *root = start_fixture_tree(&m, &c);
     gt_options o;
     test_options_init(&o);
-    test_hooks.proc_root = root;
+    test_sources.proc_root = root;
     o.process_id = 100;
     o.sleep_time = 1000;
     o.on_warning = on_warning;

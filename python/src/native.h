@@ -6,7 +6,7 @@
 
 #include <Python.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* The exception for a failed library call: ValueError for a bad argument
  * (as gpu_tracker raises), RuntimeError for a call in the wrong state,

@@ -78,7 +78,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                             "metrics_textfile_dir", "max_ram", "max_gpu_ram", "max_time",
                             "max_cpu_time", "on_limit", "kill_after", "carbon_intensity", "pue",
                             NULL};
-    gt_testing_hooks hooks = {NULL, NULL, NULL, 0};
+    gt_sources sources = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
     int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0, overwrite = 0;
@@ -88,7 +88,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                                      &o.n_expected_cores, &o.gpu_uuids, &o.gpu_brand,
                                      &disable_logs, &process_id, &o.resource_usage_file,
                                      &o.stop_timeout, &o.series, &main_only, &o.start_at,
-                                     &discover_cloud, &hooks.metadata_url, &o.tracking_file,
+                                     &discover_cloud, &sources.metadata_url, &o.tracking_file,
                                      &overwrite, &o.metrics_listen, &o.metrics_textfile_dir,
                                      &o.max_ram, &o.max_gpu_ram, &o.max_time, &o.max_cpu_time,
                                      &o.on_limit, &o.kill_after, &o.carbon_intensity, &o.pue))
@@ -120,7 +120,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
     Py_BEGIN_ALLOW_THREADS
     /* metadata_url: where the cloud is asked (GPU_TRACKER_METADATA_URL, as
      * the command takes it); NULL: the real services. */
-    status = hooks.metadata_url ? gt_testing_tracker_new(&o, &hooks, &t) : gt_tracker_new(&o, &t);
+    status = sources.metadata_url ? gt_tracker_new_from(&o, &sources, &t) : gt_tracker_new(&o, &t);
     Py_END_ALLOW_THREADS
     if (status != GT_OK) {
         native_raise_status(status);
@@ -463,7 +463,7 @@ static int subtracker_init(NativeSubTracker *self, PyObject *args, PyObject *kwa
 
 static void subtracker_dealloc(NativeSubTracker *self)
 {
-    gt_subtracker_close(self->s);
+    gt_subtracker_free(self->s);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* The header line, without its newline: Snakemake 7's ten columns, then
  * max_gpu_ram and mean_gpu_load. */

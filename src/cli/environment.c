@@ -10,7 +10,7 @@ static const char *variable(const char *name)
     return v && *v ? v : NULL;
 }
 
-void cli_read_environment(gt_options *opts, gt_testing_hooks *hooks)
+void cli_read_environment(gt_options *opts, gt_sources *sources)
 {
     const char *v;
     if ((v = variable("GPU_TRACKER_NVML_LIBRARY")))
@@ -18,11 +18,11 @@ void cli_read_environment(gt_options *opts, gt_testing_hooks *hooks)
     if ((v = variable("GPU_TRACKER_RSMI_LIBRARY")))
         opts->rsmi_library = v;
     if ((v = variable("GPU_TRACKER_PROC_ROOT")))
-        hooks->proc_root = v;
+        sources->proc_root = v;
     if ((v = variable("GPU_TRACKER_SYS_ROOT")))
-        hooks->sys_root = v;
+        sources->sys_root = v;
     if ((v = variable("GPU_TRACKER_METADATA_URL")))
-        hooks->metadata_url = v;
+        sources->metadata_url = v;
 }
 
 const char *cli_keeper_url(void)

@@ -20,7 +20,7 @@ char *human_duration(char *buf, size_t cap, double seconds);
  * status line that changes once a second). Returns buf. */
 char *human_clock(char *buf, size_t cap, double seconds);
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* What the -f human summary shows beyond the summary itself. */
 struct human_extras {

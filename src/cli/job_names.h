@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* The run's identity: the job (gpu_tracker.h) and what names files beyond
  * it. An empty string: not set. */

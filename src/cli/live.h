@@ -7,7 +7,7 @@
 #ifndef GT_CLI_LIVE_H
 #define GT_CLI_LIVE_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* Turns the line on when fd is a terminal and enabled is non-zero (the
  * options did not ask for quiet). 1 when it is on. */

@@ -328,7 +328,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
 {
     memset(o, 0, sizeof *o);
     gt_options_init(&o->tracker);
-    cli_read_environment(&o->tracker, &o->hooks);
+    cli_read_environment(&o->tracker, &o->sources);
     const char *execute = NULL;
 
     opterr = 0;
@@ -434,7 +434,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         case OPT_SNAPSHOT: o->snapshot = optarg; break;
         case OPT_REPORT: o->report = optarg; break;
         case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
-        case OPT_SAMPLED_ONLY: o->hooks.sampled_only = 1; break;
+        case OPT_SAMPLED_ONLY: o->sources.sampled_only = 1; break;
         case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
         case OPT_CGROUP: o->tracker.own_cgroup = 1; break;
         case OPT_GPU_DETAILS: o->tracker.gpu_details = 1; break;
@@ -557,12 +557,12 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         o->tracker.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
 
     int has_rest = optind < argc;
-    int sources = (execute != NULL) + has_rest + (o->attach_pid != 0);
-    if (sources == 0) {
+    int ways = (execute != NULL) + has_rest + (o->attach_pid != 0);
+    if (ways == 0) {
         snprintf(err, errcap, "no command given: use -e \"COMMAND ARGS\", -- COMMAND ARGS, or --pid PID");
         return -1;
     }
-    if (sources > 1) {
+    if (ways > 1) {
         snprintf(err, errcap, "give only one of -e COMMAND, -- COMMAND and --pid PID");
         return -1;
     }

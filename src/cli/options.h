@@ -4,7 +4,7 @@
 
 #include <sys/types.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "gpu_tracker_internal.h"
 
 enum cli_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HUMAN };
@@ -15,7 +15,7 @@ enum config_state { CONFIG_ABSENT, CONFIG_READ, CONFIG_PRESENT, CONFIG_IGNORED }
 struct cli_options {
     enum cli_action action;
     gt_options tracker;       /* units, interval, cores, GPU choices, logs */
-    gt_testing_hooks hooks;   /* --sampled-only and the environment's roots */
+    gt_sources sources;   /* --sampled-only and the environment's roots */
     char **command;           /* argv of the command to run (owned), or NULL */
     pid_t attach_pid;         /* --pid, or 0 */
     const char *output;       /* -o FILE, or NULL for stdout */

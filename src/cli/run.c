@@ -103,13 +103,13 @@ void run_ignore_sigpipe(void)
 /* Creates and starts a tracker for opts; NULL with the reason in err. Its
  * sampling thread is made when the first look nears (sampler_poll_ms):
  * a command that ends sooner, as many in a pipeline do, costs none. */
-static gt_tracker *start_tracker(const gt_options *opts, const gt_testing_hooks *hooks,
+static gt_tracker *start_tracker(const gt_options *opts, const gt_sources *sources,
                                  char *err, size_t errcap)
 {
     gt_tracker *tracker = NULL;
-    gt_status st = gt_testing_tracker_new(opts, hooks, &tracker);
+    gt_status st = gt_tracker_new_from(opts, sources, &tracker);
     if (st == GT_OK)
-        st = gt_testing_tracker_start_deferred(tracker);
+        st = gt_tracker_start_deferred(tracker);
     if (st == GT_OK)
         return tracker;
     snprintf(err, errcap, "%s", gt_last_error());
@@ -126,14 +126,14 @@ static gt_tracker *start_tracker(const gt_options *opts, const gt_testing_hooks 
 static int sampler_poll_ms(gt_tracker *t, int wait_ms, struct run_result *r, int *for_sampler)
 {
     *for_sampler = 0;
-    double due = gt_testing_sampler_due(t);
+    double due = gt_tracker_sampler_due(t);
     if (due <= 0)
         return wait_ms;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double left = due - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
     if (left <= 0) {
-        if (gt_testing_start_sampler(t) != GT_OK)
+        if (gt_tracker_start_sampler(t) != GT_OK)
             snprintf(r->sampler_error, sizeof r->sampler_error, "%s", gt_last_error());
         return wait_ms;
     }
@@ -363,14 +363,14 @@ static void run_begin(struct rlimit *fd_limit, gt_options *opts, gt_tracker **t,
     r->exit_status = 1;
 }
 
-int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
+int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tracker **t,
                 struct run_result *r, const struct run_control *control, char *err,
                 size_t errcap)
 {
     struct rlimit fd_limit;
     run_begin(&fd_limit, opts, t, r);
     /* --sampled-only compares with a plain sampler: no subreaper. */
-    if (!hooks->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+    if (!sources->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
         snprintf(err, errcap, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
     }
@@ -431,8 +431,8 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
     close(fail[1]);
 
     opts->process_id = pid;
-    opts->reaper_pid = hooks->sampled_only ? 0 : getpid();
-    gt_tracker *tracker = start_tracker(opts, hooks, err, errcap);
+    opts->reaper_pid = sources->sampled_only ? 0 : getpid();
+    gt_tracker *tracker = start_tracker(opts, sources, err, errcap);
     if (!tracker) {
         kill(pid, SIGKILL);
         close(go[1]);
@@ -495,7 +495,7 @@ int run_command(char **argv, gt_options *opts, const gt_testing_hooks *hooks, gt
     /* What the command started and left running (without a subreaper we
      * cannot see it): waited for, or named. The final sample measures it
      * as it is now. */
-    if (!hooks->sampled_only) {
+    if (!sources->sampled_only) {
         if (control->wait_all || (control->wait_rest && control->wait_rest(tracker)))
             wait_for_the_rest(pid, tracker, opts, sfd, control, r);
         r->left_running = live_children(pid, tracker, r->left_pids, RUN_LEFT_PIDS);
@@ -533,7 +533,7 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_tracker **t,
+int run_attached(pid_t pid, gt_options *opts, const gt_sources *sources, gt_tracker **t,
                  struct run_result *r, const struct run_control *control, char *err,
                  size_t errcap)
 {
@@ -555,11 +555,11 @@ int run_attached(pid_t pid, gt_options *opts, const gt_testing_hooks *hooks, gt_
     }
     /* With another procfs root (fixture trees), "ended" means its entry there
      * is gone; with the real one, a pidfd tells us without polling. */
-    int real_proc = !hooks->proc_root || strcmp(hooks->proc_root, "/proc") == 0;
+    int real_proc = !sources->proc_root || strcmp(sources->proc_root, "/proc") == 0;
     char entry[4096];
-    snprintf(entry, sizeof entry, "%s/%d", hooks->proc_root ? hooks->proc_root : "/proc", (int)pid);
+    snprintf(entry, sizeof entry, "%s/%d", sources->proc_root ? sources->proc_root : "/proc", (int)pid);
     int pidfd = real_proc ? open_pidfd(pid) : -1;
-    gt_tracker *tracker = start_tracker(opts, hooks, err, errcap);
+    gt_tracker *tracker = start_tracker(opts, sources, err, errcap);
     if (!tracker) {
         if (pidfd >= 0)
             close(pidfd);

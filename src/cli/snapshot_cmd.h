@@ -3,7 +3,7 @@
 #ifndef GT_CLI_SNAPSHOT_CMD_H
 #define GT_CLI_SNAPSHOT_CMD_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* After a run: writes the snapshot (in format) and/or the report (either
  * path may be NULL), the report with the code blocks of the sub-tracking

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "environment.h"
 #include "options.h"
 #include "output.h"
@@ -91,8 +91,8 @@ int system_command(int argc, char **argv)
     gt_options opts;
     gt_options_init(&opts);
     const char *output = "-";
-    gt_testing_hooks hooks = {0};
-    cli_read_environment(&opts, &hooks);
+    gt_sources sources = {0};
+    cli_read_environment(&opts, &sources);
 
     char err[1024];
     opterr = 0;
@@ -156,7 +156,7 @@ int system_command(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &set, &old);
 
     gt_tracker *t = NULL;
-    gt_status st = gt_testing_tracker_new(&opts, &hooks, &t);
+    gt_status st = gt_tracker_new_from(&opts, &sources, &t);
     if (st == GT_OK)
         st = gt_tracker_start(t);
     int status = 0;

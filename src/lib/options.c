@@ -19,12 +19,12 @@
 #include "gpu_tracker_internal.h"
 #include "util/units.h"
 
-/* The size of the first versioned struct (0.2): a smaller struct_size is
- * not one gt_options_init_size() wrote. */
 /* SIGTERM to SIGKILL when a limit ends the tree (gt_options.kill_after). */
 #define DEFAULT_KILL_AFTER 5.0
 
-#define OPTIONS_SIZE_MIN (offsetof(gt_options, max_kept_files) + sizeof(int))
+/* The size of the 1.0 struct: a smaller struct_size is not one
+ * gt_options_init_size() of a 1.x header wrote. */
+#define OPTIONS_SIZE_MIN (offsetof(gt_options, sample_data) + sizeof(void *))
 
 static void defaults(gt_options *o)
 {
@@ -251,7 +251,7 @@ static int is_own_ancestor(pid_t pid)
 }
 
 gt_status options_copy_make(struct options_copy *c, const gt_options *user,
-                            const gt_testing_hooks *hooks)
+                            const gt_sources *sources)
 {
     memset(c, 0, sizeof *c);
     gt_status st = gt_options_validate(user);
@@ -268,7 +268,7 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     /* The tree of an ancestor holds this program, and the rest of what
      * that ancestor runs (a pipeline's other commands): a limit would
      * signal them, and an init (PID 1) ignores the SIGKILL. */
-    int real_proc = !hooks || !hooks->proc_root || strcmp(hooks->proc_root, "/proc") == 0;
+    int real_proc = !sources || !sources->proc_root || strcmp(sources->proc_root, "/proc") == 0;
     if (o->on_limit == GT_ON_LIMIT_KILL && real_proc && is_own_ancestor(o->process_id))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "on_limit kill (--on-limit kill) would signal the tracking program's own "
@@ -305,12 +305,12 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
         o->series |= GT_SERIES_PROCESS;
     if (o->system_csv_fd >= 0)
         o->series |= GT_SERIES_SYSTEM;
-    const char *proc = hooks && hooks->proc_root ? hooks->proc_root : "/proc";
-    const char *sys = hooks && hooks->sys_root ? hooks->sys_root : "/sys";
+    const char *proc = sources && sources->proc_root ? sources->proc_root : "/proc";
+    const char *sys = sources && sources->sys_root ? sources->sys_root : "/sys";
     c->proc_root = own(c, proc, &failed);
     c->sys_root = own(c, sys, &failed);
-    c->metadata_url = own(c, hooks ? hooks->metadata_url : NULL, &failed);
-    c->sampled_only = hooks && hooks->sampled_only;
+    c->metadata_url = own(c, sources ? sources->metadata_url : NULL, &failed);
+    c->sampled_only = sources && sources->sampled_only;
     if (failed) {
         options_copy_free(c);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");

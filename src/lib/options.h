@@ -1,9 +1,9 @@
 /* options.h - the library's side of gt_options (gpu_tracker.h) and of the
- * testing hooks (gpu_tracker_internal.h). */
+ * sources (gt_sources) (gpu_tracker_internal.h). */
 #ifndef GT_OPTIONS_H
 #define GT_OPTIONS_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "gpu_tracker_internal.h"
 
 #define DEFAULT_STOP_TIMEOUT 10.0
@@ -22,11 +22,11 @@ struct options_copy {
     int nowned;
 };
 
-/* Validates user (as gt_options_validate) and copies it with hooks (NULL:
+/* Validates user (as gt_options_validate) and copies it with sources (NULL:
  * none) into c. GT_OK, or the failure with gt_last_error() set (then
  * nothing is left to free). */
 gt_status options_copy_make(struct options_copy *c, const gt_options *user,
-                            const gt_testing_hooks *hooks);
+                            const gt_sources *sources);
 
 /* Frees the strings of c; safe twice. */
 void options_copy_free(struct options_copy *c);

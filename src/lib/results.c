@@ -451,7 +451,7 @@ gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd
     return write_csv_rows(&rows, kind, fd);
 }
 
-static void limits_now(gt_tracker *t, gt_limits *out);
+
 
 static void gpu_idle_now(gt_tracker *t, gt_gpu_idle *out);
 
@@ -467,7 +467,7 @@ char *gt_tracker_to_text(gt_tracker *t)
     gt_limits l;
     gt_gpu_idle *idle = calloc(1, sizeof *idle);
     pthread_mutex_lock(&t->lock);
-    limits_now(t, &l);
+    tracker_limits_now(t, &l);
     if (idle) {
         idle->struct_size = sizeof *idle;
         gpu_idle_now(t, idle);
@@ -579,7 +579,7 @@ gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
 
 /* The limits under the lock, checked once more against the figures of now
  * (a peak the stop's reaped processes added counts; at = the stop). */
-static void limits_now(gt_tracker *t, gt_limits *out)
+void tracker_limits_now(gt_tracker *t, gt_limits *out)
 {
     struct limit_state s = t->limits;
     struct limit_figures f;
@@ -606,51 +606,6 @@ static gt_status figures_call_check(gt_tracker *t, const char *fn, const char *t
     return GT_OK;
 }
 
-/* The job's energy from the parts the results have: u the usage of the
- * moment, e the CPU energy; carbon figures from the options. */
-static void job_energy_of(gt_tracker *t, const gt_resource_usage *u, const gt_cpu_energy *e,
-                          gt_job_energy *out)
-{
-    size_t size = out->struct_size;
-    memset(out, 0, sizeof *out);
-    out->struct_size = size;
-    const gt_gpu_details *d = &u->gpu_details;
-    out->gpu_uncertainty_percent = GT_GPU_ENERGY_UNCERTAINTY_PERCENT;
-    if (!d->unknown && d->energy_available) {
-        out->gpu_available = 1;
-        out->gpu_joules = d->energy_joules;
-    } else {
-        snprintf(out->gpu_reason, sizeof out->gpu_reason, "%s",
-                 d->energy_reason[0] ? d->energy_reason
-                 : u->measurement.gpu_reason[0] ? u->measurement.gpu_reason : "no GPU");
-    }
-    if (e->available) {
-        double sockets = e->package_joules + (e->dram_available ? e->dram_joules : 0);
-        out->cpu_available = 1;
-        out->cpu_joules = out->cpu_joules_low = sockets * e->job_share;
-        out->cpu_joules_high = sockets;
-    } else {
-        snprintf(out->cpu_reason, sizeof out->cpu_reason, "%s", e->reason);
-    }
-    out->available = out->gpu_available || out->cpu_available;
-    if (!out->available)
-        snprintf(out->reason, sizeof out->reason, "no energy counter (gpu_reason and "
-                 "cpu_reason say why for each)");
-    double g = out->gpu_joules, gu = GT_GPU_ENERGY_UNCERTAINTY_PERCENT / 100.0;
-    out->joules = g + out->cpu_joules;
-    out->joules_low = g * (1 - gu) + out->cpu_joules_low;
-    out->joules_high = g * (1 + gu) + out->cpu_joules_high;
-    out->carbon_intensity = t->cfg.o.carbon_intensity;
-    out->pue = t->cfg.o.pue > 0 ? t->cfg.o.pue : 1.0;
-    if (out->available && out->carbon_intensity > 0) {
-        double per_joule = out->pue * out->carbon_intensity / 3.6e6; /* g per J */
-        out->co2e_available = 1;
-        out->co2e_grams = out->joules * per_joule;
-        out->co2e_grams_low = out->joules_low * per_joule;
-        out->co2e_grams_high = out->joules_high * per_joule;
-    }
-}
-
 gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
 {
     gt_status st = figures_call_check(t, "gt_tracker_energy", "gt_job_energy", out,
@@ -666,7 +621,7 @@ gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
     results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
                   t->state == STATE_STOPPED, u);
     results_energy(&t->res, &t->pipe, u, &e);
-    job_energy_of(t, u, &e, out);
+    energy_job(u, &e, t->cfg.o.carbon_intensity, t->cfg.o.pue, out);
     pthread_mutex_unlock(&t->lock);
     free(u);
     return GT_OK;
@@ -768,7 +723,7 @@ gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out)
     if (st != GT_OK)
         return st;
     pthread_mutex_lock(&t->lock);
-    limits_now(t, out);
+    tracker_limits_now(t, out);
     pthread_mutex_unlock(&t->lock);
     return GT_OK;
 }
@@ -800,7 +755,7 @@ char *gt_tracker_to_json(gt_tracker *t)
         processes_now(t, procs); /* takes the locks it needs */
     }
     pthread_mutex_lock(&t->lock);
-    limits_now(t, &l);
+    tracker_limits_now(t, &l);
     if (idle)
         gpu_idle_now(t, idle);
     if (peaks)
@@ -808,7 +763,7 @@ char *gt_tracker_to_json(gt_tracker *t)
     results_cgroup(&t->res, &t->pipe, &c);
     results_energy(&t->res, &t->pipe, u, &e);
     if (energy)
-        job_energy_of(t, u, &e, energy);
+        energy_job(u, &e, t->cfg.o.carbon_intensity, t->cfg.o.pue, energy);
     if (g) {
         g->struct_size = sizeof *g;
         results_gpu_run(&t->res, &t->pipe, u, g, table);

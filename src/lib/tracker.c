@@ -128,12 +128,12 @@ static gt_status open_wings(gt_tracker *t)
     if (results_list_gpus(&t->res, g) < 0)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     struct sinks_facts sf = {t->pid, at.proc_root, &t->res.units, t->reader.mem_total_kb, g,
-                             o->job ? &t->job : NULL};
+                             o->job ? &t->job : NULL, t};
     return sinks_open(&t->sinks, o, &sf, &t->warner);
 }
 
-/* gt_tracker_new() with the testing hooks (NULL: none). */
-static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hooks,
+/* gt_tracker_new() reading from sources (NULL: the system). */
+static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
                              gt_tracker **out)
 {
     gt_clear_error();
@@ -141,7 +141,7 @@ static gt_status tracker_new(const gt_options *user, const gt_testing_hooks *hoo
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    gt_status st = options_copy_make(&t->cfg, user, hooks);
+    gt_status st = options_copy_make(&t->cfg, user, sources);
     if (st != GT_OK) {
         free(t);
         return st;
@@ -175,10 +175,10 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
     return tracker_new(opts, NULL, out);
 }
 
-gt_status gt_testing_tracker_new(const gt_options *opts, const gt_testing_hooks *hooks,
+gt_status gt_tracker_new_from(const gt_options *opts, const gt_sources *sources,
                                  gt_tracker **out)
 {
-    return tracker_new(opts, hooks, out);
+    return tracker_new(opts, sources, out);
 }
 
 /* Keeps the rows a sample made in the store (a full batch goes to the row
@@ -518,7 +518,7 @@ static int sampler_may_wait(const gt_tracker *t)
 }
 
 /* gt_tracker_start(), the thread made now (deferred 0) or, where
- * sampler_may_wait(), left to gt_testing_start_sampler() (deferred 1). */
+ * sampler_may_wait(), left to gt_tracker_start_sampler() (deferred 1). */
 static gt_status tracker_start(gt_tracker *t, int deferred)
 {
     gt_clear_error();
@@ -570,17 +570,17 @@ gt_status gt_tracker_start(gt_tracker *t)
     return tracker_start(t, 0);
 }
 
-gt_status gt_testing_tracker_start_deferred(gt_tracker *t)
+gt_status gt_tracker_start_deferred(gt_tracker *t)
 {
     return tracker_start(t, 1);
 }
 
-double gt_testing_sampler_due(const gt_tracker *t)
+double gt_tracker_sampler_due(const gt_tracker *t)
 {
     return t->state == STATE_STARTED && !t->thread_started ? t->sampler_due : 0;
 }
 
-gt_status gt_testing_start_sampler(gt_tracker *t)
+gt_status gt_tracker_start_sampler(gt_tracker *t)
 {
     gt_clear_error();
     if (!tracker_owned_here(t))
@@ -595,7 +595,7 @@ gt_status gt_testing_start_sampler(gt_tracker *t)
 static int stop_sampler(gt_tracker *t, double timeout)
 {
     if (!t->thread_started)
-        return 1; /* never made (gt_testing_tracker_start_deferred): nothing to wait for */
+        return 1; /* never made (gt_tracker_start_deferred): nothing to wait for */
     pthread_mutex_lock(&t->lock);
     t->stop_requested = 1;
     wake_word_set(&t->stop_word);

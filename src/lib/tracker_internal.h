@@ -22,7 +22,7 @@
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 
 struct gt_tracker {
-    struct options_copy cfg; /* the options (cfg.o) and testing hooks, ours */
+    struct options_copy cfg; /* the options (cfg.o) and sources, ours */
     pid_t pid;
     pid_t owner;       /* the process that made the tracker (see fork in api.md) */
     struct warner warner;
@@ -30,8 +30,8 @@ struct gt_tracker {
     enum state state;  /* changed only by the API calls */
     pthread_t thread;
     int thread_started;
-    /* Started without its thread (gt_testing_tracker_start_deferred): the
-     * monotonic time by which gt_testing_start_sampler() is to make it
+    /* Started without its thread (gt_tracker_start_deferred): the
+     * monotonic time by which gt_tracker_start_sampler() is to make it
      * (0: made, or to be made at the start). */
     double sampler_due;
     /* options.start_at ahead: the sampling thread takes the baseline at
@@ -76,6 +76,10 @@ struct gt_tracker {
  * them at monotonic time now: the sampler checks them after each sample,
  * gt_tracker_limits() once more when asked. Under t->lock. */
 void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures *f);
+
+/* The limits (under t->lock), checked once more against the figures of
+ * now (a peak the stop's reaped processes added counts; at = the stop). */
+void tracker_limits_now(gt_tracker *t, gt_limits *out);
 
 static inline int tracker_owned_here(const gt_tracker *t)
 {

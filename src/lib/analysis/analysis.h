@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* Whether the job was starved of CPU by other work (contention.c says how
  * it is judged): 1 with a sentence for a person in why, 0 (why "") when

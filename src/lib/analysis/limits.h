@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 /* The figures a limit may be put on, in the order of gt_limits.figure. */
 struct limit_figures {

@@ -4,7 +4,7 @@
 #ifndef GT_STATS_H
 #define GT_STATS_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/row_source.h"
 
 /* resource_tracker's stats() of the rows (gt_snapshot_stats' rules);

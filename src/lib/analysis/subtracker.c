@@ -106,7 +106,7 @@ const char *gt_subtracker_path(const gt_subtracker *s)
     return s ? s->path : NULL;
 }
 
-void gt_subtracker_close(gt_subtracker *s)
+void gt_subtracker_free(gt_subtracker *s)
 {
     if (!s)
         return;

@@ -4,7 +4,7 @@
 #ifndef GT_REPORT_H
 #define GT_REPORT_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/row_source.h"
 
 /* The report of s's metadata, server, cloud and summary with the rows of

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/buf.h"
 
 /* Text as HTML: & < > " ' escaped. */

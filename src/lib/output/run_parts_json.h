@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/json_read.h"
 
 /* The "gpu_run" object; NULL when out of memory. */

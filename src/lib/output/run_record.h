@@ -12,7 +12,7 @@
 
 #include <pthread.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/row_source.h"
 #include "sample.h"
 

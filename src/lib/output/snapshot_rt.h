@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/json_read.h"
 #include "util/json_span.h"
 #include "util/json_stream.h"

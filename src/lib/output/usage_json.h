@@ -5,7 +5,7 @@
 
 #include <json-c/json.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/json_read.h"
 
 /* The object gt_usage_to_json() prints; NULL when out of memory. */

@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/json_read.h"
 
 /* The peaks ("at_peak": memory and gpu_memory, each left out when not

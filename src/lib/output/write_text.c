@@ -2,7 +2,7 @@
  * its section order, labels and 3-space indentation, each float rounded to
  * 3 decimals and printed as Python prints a float. */
 #define _GNU_SOURCE
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/internal.h"
 
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #ifndef GT_CGROUP_USAGE_H
 #define GT_CGROUP_USAGE_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "sample.h"
 
 /* Strangers remembered from one sample to the next. More new PIDs than

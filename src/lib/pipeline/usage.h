@@ -9,7 +9,7 @@
 #ifndef GT_USAGE_H
 #define GT_USAGE_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "sample.h"
 
 

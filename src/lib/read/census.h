@@ -25,7 +25,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 #define CENSUS_MAX_GROUPS 1024
 #define CENSUS_MAX_CHANGES 4096

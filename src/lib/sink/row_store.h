@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/row_source.h"
 
 /* Rows of each series kept in memory. The sanitizer builds make it 7, so

@@ -4,14 +4,15 @@
  * and the summary so far. A sink does its own I/O and its own error policy
  * (a failing sink warns once and stops; it never stops sampling). The
  * sinks: the CSV streams (csv_sink.h), the crash backup file
- * (backup_sink.h), the tracking file (tracking_file.h) and the metrics
- * exporter and textfile (metrics_sink.h).
+ * (backup_sink.h), the tracking file (tracking_file.h), the metrics
+ * exporter and textfile (metrics_sink.h) and the host's callback
+ * (sample_sink.h).
  * Both calls come from whoever samples (one thread at a time), after the
  * tracker's lock is let go. */
 #ifndef GT_SINK_H
 #define GT_SINK_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "pipeline/pipeline.h"
 
 struct sink;

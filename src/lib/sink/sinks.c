@@ -85,6 +85,10 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
             return st;
         k->list[k->n++] = &k->metrics.base;
     }
+    if (o->on_sample) {
+        sample_sink_init(&k->sample, o->on_sample, o->sample_data, f->tracker);
+        k->list[k->n++] = &k->sample.base;
+    }
     return GT_OK;
 }
 

@@ -1,6 +1,7 @@
 /* sinks.h - the sinks of a run, made from its options: the CSV streams
  * (always: a descriptor of -1 writes nothing), the crash backup file, gpu_
- * tracker's tracking file and the metrics exporter (when asked), each
+ * tracker's tracking file, the metrics exporter and the host's per-sample
+ * callback (when asked), each
  * behind sink_interface.h, and the exporter's two newest points.
  *
  * Whoever samples owns them (the sampling thread, then the caller of
@@ -13,6 +14,7 @@
 #include "sink/backup_sink.h"
 #include "sink/csv_sink.h"
 #include "sink/metrics_sink.h"
+#include "sink/sample_sink.h"
 #include "sink/sink_interface.h"
 #include "sink/tracking_file.h"
 #include "util/warn.h"
@@ -26,7 +28,8 @@ struct sinks {
     struct metrics_point points[2]; /* the newest two (the counters of one
                                        are raised to the other's) */
     int cur;
-    struct sink *list[4];
+    struct sample_sink sample;     /* options.on_sample (fn NULL: none) */
+    struct sink *list[5];
     int n;
 };
 
@@ -38,13 +41,14 @@ struct sinks_facts {
     unsigned long long mem_total_kb;
     const struct gpu *gpu;         /* the GPUs open (nvendors 0: none) */
     const gt_job_info *job;        /* NULL: none */
+    gt_tracker *tracker;           /* handed to options.on_sample */
 };
 
 /* Sinks with nothing open: safe to destroy. */
 void sinks_init(struct sinks *k);
 
 /* Opens the sinks o asks for, in the order they are fed: CSV, backup,
- * tracking file, exporter. o->resource_usage_file is the backup's path
+ * tracking file, exporter, the host's on_sample. o->resource_usage_file is the backup's path
  * ("": none). GT_ERR_* with the reason (a tracking file or an exporter
  * address that cannot be used: the run is not made). */
 gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_facts *f,

@@ -18,6 +18,7 @@ const char *gt_strerror(gt_status status)
     case GT_ERR_PARSE: return "malformed input";
     case GT_ERR_NO_MEMORY: return "out of memory";
     case GT_ERR_SYSTEM: return "system call failed";
+    case GT_ERR_UNAVAILABLE: return "not measured in this run";
     }
     return "unknown status";
 }

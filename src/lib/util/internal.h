@@ -2,7 +2,7 @@
 #ifndef GT_INTERNAL_H
 #define GT_INTERNAL_H
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 #if defined(__GNUC__)
 #define GT_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "util/pyfloat.h"
 
 json_object *json_new_pyfloat(double v)

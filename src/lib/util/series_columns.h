@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 
 enum column_type { COLUMN_DOUBLE, COLUMN_INT, COLUMN_LONG, COLUMN_ULL };
 

@@ -1,0 +1,181 @@
+/* figures.c - gt_tracker_figure(): a run's figures one at a time, in fixed
+ * units (bytes, seconds, percent, joules, grams) whatever the options'
+ * units, from the same parts as the JSON summary (output/results.h), so
+ * that the two never disagree. */
+#define _GNU_SOURCE
+#include "tracker_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/background.h"
+
+/* Everything a figure may come from, as of the moment asked. */
+struct figure_parts {
+    gt_resource_usage usage; /* in the options' units */
+    gt_totals totals;
+    gt_cgroup_usage cgroup;
+    gt_cpu_energy cpu_energy;
+    gt_job_energy energy;
+    gt_limits limits;
+    double elapsed, start_epoch;
+};
+
+/* The parts under t->lock. 0, or -1 before the baseline sample. */
+static int gather(gt_tracker *t, struct figure_parts *f)
+{
+    pthread_mutex_lock(&t->lock);
+    if (!t->baseline_taken) {
+        pthread_mutex_unlock(&t->lock);
+        return -1;
+    }
+    int stopped = t->state == STATE_STOPPED;
+    double now = stopped ? t->stop_time : monotonic_now();
+    results_usage(&t->res, &t->pipe, now, stopped, &f->usage);
+    f->totals.struct_size = sizeof f->totals;
+    usage_totals(&t->pipe.acc, &f->totals);
+    f->cgroup.struct_size = sizeof f->cgroup;
+    results_cgroup(&t->res, &t->pipe, &f->cgroup);
+    f->cpu_energy.struct_size = sizeof f->cpu_energy;
+    results_energy(&t->res, &t->pipe, &f->usage, &f->cpu_energy);
+    f->energy.struct_size = sizeof f->energy;
+    energy_job(&f->usage, &f->cpu_energy, t->cfg.o.carbon_intensity, t->cfg.o.pue, &f->energy);
+    f->limits.struct_size = sizeof f->limits;
+    tracker_limits_now(t, &f->limits);
+    f->elapsed = now > t->res.start_time ? now - t->res.start_time : 0;
+    f->start_epoch = t->run.epoch_start;
+    pthread_mutex_unlock(&t->lock);
+    return 0;
+}
+
+static gt_status unavailable(const char *figure, const char *why)
+{
+    return gt_fail(GT_ERR_UNAVAILABLE, "%s was not measured in this run: %s", figure,
+                   why && *why ? why : "no source for it");
+}
+
+static gt_status unknown_figure(gt_figure which)
+{
+    return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown figure %d; valid: 0 to %d (gt_figure in "
+                   "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_KILLED, GT_VERSION_STRING);
+}
+
+/* The figure from the parts: GT_OK and *v, or GT_ERR_UNAVAILABLE. */
+static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_unit,
+                      double gpu_unit, double *v)
+{
+    const gt_resource_usage *u = &f->usage;
+    const gt_max_ram *ram = &u->max_ram;
+    const gt_max_gpu_ram *gpu = &u->max_gpu_ram;
+    const gt_pu_percentages *cpu = &u->cpu_utilization.combined;
+    const gt_pu_percentages *gpu_util = &u->gpu_utilization.gpu_percentages;
+    const char *no_gpu = u->measurement.gpu_available ? NULL : u->measurement.gpu_reason;
+    switch (which) {
+    case GT_FIGURE_ELAPSED_SECONDS: *v = f->elapsed; return GT_OK;
+    case GT_FIGURE_START_EPOCH: *v = f->start_epoch; return GT_OK;
+    case GT_FIGURE_SAMPLES: *v = (double)u->measurement.samples; return GT_OK;
+    case GT_FIGURE_PEAK_RSS_BYTES: *v = ram->combined.total_rss * ram_unit; return GT_OK;
+    case GT_FIGURE_PEAK_RSS_MAIN_BYTES: *v = ram->main.total_rss * ram_unit; return GT_OK;
+    case GT_FIGURE_PEAK_RSS_DESCENDANTS_BYTES:
+        *v = ram->descendants.total_rss * ram_unit;
+        return GT_OK;
+    case GT_FIGURE_PEAK_SYSTEM_RAM_BYTES: *v = ram->system * ram_unit; return GT_OK;
+    case GT_FIGURE_SYSTEM_RAM_BYTES: *v = ram->system_capacity * ram_unit; return GT_OK;
+    case GT_FIGURE_PEAK_GPU_RAM_BYTES:
+    case GT_FIGURE_PEAK_GPU_RAM_MAIN_BYTES:
+    case GT_FIGURE_PEAK_GPU_RAM_DESCENDANTS_BYTES:
+    case GT_FIGURE_PEAK_SYSTEM_GPU_RAM_BYTES:
+    case GT_FIGURE_SYSTEM_GPU_RAM_BYTES:
+        if (no_gpu)
+            return unavailable("GPU memory", no_gpu);
+        *v = gpu_unit * (which == GT_FIGURE_PEAK_GPU_RAM_BYTES ? gpu->combined
+                         : which == GT_FIGURE_PEAK_GPU_RAM_MAIN_BYTES ? gpu->main
+                         : which == GT_FIGURE_PEAK_GPU_RAM_DESCENDANTS_BYTES ? gpu->descendants
+                         : which == GT_FIGURE_PEAK_SYSTEM_GPU_RAM_BYTES ? gpu->system
+                                                                       : gpu->system_capacity);
+        return GT_OK;
+    case GT_FIGURE_CPU_SECONDS:
+        *v = f->totals.cpu_main_seconds + f->totals.cpu_descendants_seconds;
+        return GT_OK;
+    case GT_FIGURE_CPU_MAIN_SECONDS: *v = f->totals.cpu_main_seconds; return GT_OK;
+    case GT_FIGURE_CPU_DESCENDANTS_SECONDS: *v = f->totals.cpu_descendants_seconds; return GT_OK;
+    case GT_FIGURE_CPU_MEAN_PERCENT: *v = cpu->mean_sum_percent; return GT_OK;
+    case GT_FIGURE_CPU_MAX_PERCENT: *v = cpu->max_sum_percent; return GT_OK;
+    case GT_FIGURE_THREADS_MAX: *v = u->cpu_utilization.combined_n_threads; return GT_OK;
+    case GT_FIGURE_GPU_UTIL_MEAN_PERCENT:
+    case GT_FIGURE_GPU_UTIL_MAX_PERCENT:
+        if (no_gpu)
+            return unavailable("GPU utilization", no_gpu);
+        *v = which == GT_FIGURE_GPU_UTIL_MEAN_PERCENT ? gpu_util->mean_sum_percent
+                                                      : gpu_util->max_sum_percent;
+        return GT_OK;
+    case GT_FIGURE_READ_BYTES:
+    case GT_FIGURE_WRITE_BYTES:
+        if (!f->totals.io_available)
+            return unavailable("block I/O", "only the processes a reaper passes to "
+                               "gt_tracker_add_reaped() count, the main one among them");
+        *v = which == GT_FIGURE_READ_BYTES ? f->totals.read_bytes : f->totals.write_bytes;
+        return GT_OK;
+    case GT_FIGURE_ENERGY_JOULES:
+        if (!f->energy.available)
+            return unavailable("energy", f->energy.reason);
+        *v = f->energy.joules;
+        return GT_OK;
+    case GT_FIGURE_GPU_ENERGY_JOULES:
+        if (!f->energy.gpu_available)
+            return unavailable("GPU energy", f->energy.gpu_reason);
+        *v = f->energy.gpu_joules;
+        return GT_OK;
+    case GT_FIGURE_CPU_ENERGY_JOULES:
+        if (!f->energy.cpu_available)
+            return unavailable("CPU energy", f->energy.cpu_reason);
+        *v = f->energy.cpu_joules;
+        return GT_OK;
+    case GT_FIGURE_CO2E_GRAMS:
+        if (!f->energy.co2e_available)
+            return unavailable("CO2e", f->energy.available
+                               ? "no carbon intensity given (options.carbon_intensity)"
+                               : f->energy.reason);
+        *v = f->energy.co2e_grams;
+        return GT_OK;
+    case GT_FIGURE_CGROUP_PEAK_BYTES:
+        if (!f->cgroup.available)
+            return unavailable("the job's cgroup memory", f->cgroup.reason);
+        if (!f->cgroup.memory_available)
+            return unavailable("the job's cgroup memory", f->cgroup.memory_reason);
+        *v = f->cgroup.memory_peak;
+        return GT_OK;
+    case GT_FIGURE_LIMITS_BREACHED: {
+        int n = 0;
+        for (int i = 0; i < GT_LIMIT_COUNT; i++)
+            n += f->limits.figure[i].breached != 0;
+        *v = n;
+        return GT_OK;
+    }
+    case GT_FIGURE_KILLED: *v = f->limits.killed; return GT_OK;
+    }
+    return unknown_figure(which);
+}
+
+gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
+{
+    gt_clear_error();
+    if (!t || !value)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: %s is NULL",
+                       !t ? "the tracker" : "value");
+    *value = 0;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if ((unsigned)which > (unsigned)GT_FIGURE_KILLED)
+        return unknown_figure(which);
+    struct figure_parts *f = calloc(1, sizeof *f);
+    if (!f)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    gt_status st;
+    if (gather(t, f) < 0)
+        st = gt_fail(GT_ERR_STATE, "no figures: the tracker has not been started");
+    else
+        st = pick(f, which, t->res.units.ram_divisor, t->res.units.gpu_ram_divisor, value);
+    free(f);
+    return st;
+}
