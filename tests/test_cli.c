@@ -13,7 +13,7 @@
 #include <sys/vfs.h>
 
 #include "fixture.h"
-#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
 #include "runner.h"
 
 /* ---- the tests ---------------------------------------------------------- */
@@ -2508,6 +2508,57 @@ static void test_killed_before_release(void)
     CHECK_MSG(access(marker, F_OK) != 0, "the held command ran after gpu-tracker was killed");
 }
 
+/* The cases, each its own CTest test (tests/CMakeLists.txt reads this
+ * table): `test_cli NAME` runs one, `test_cli` all of them. */
+static const struct cli_case {
+    const char *name;
+    void (*run)(void);
+} cli_cases[] = {
+    {"help_and_version", test_help_and_version},
+    {"errors", test_errors},
+    {"exit_status", test_exit_status},
+    {"text_output", test_text_output},
+    {"json_stdout_and_spike", test_json_stdout_and_spike},
+    {"document_on_stdout_stays_clean", test_document_on_stdout_stays_clean},
+    {"user_config", test_user_config},
+    {"user_config_links", test_user_config_links},
+    {"short_job_threads", test_short_job_threads},
+    {"limits", test_limits},
+    {"limits_own_tree", test_limits_own_tree},
+    {"at_peak", test_at_peak},
+    {"cpu_exact", test_cpu_exact},
+    {"orphans", test_orphans},
+    {"wait_all", test_wait_all},
+    {"live_line", test_live_line},
+    {"human_format", test_human_format},
+    {"backup_file", test_backup_file},
+    {"signals_forwarded", test_signals_forwarded},
+    {"stopped_command", test_stopped_command},
+    {"closed_stdout", test_closed_stdout},
+    {"fifo_output", test_fifo_output},
+    {"command_start", test_command_start},
+    {"sampler_thread", test_sampler_thread},
+    {"killed_before_release", test_killed_before_release},
+    {"pid_self", test_pid_self},
+    {"attach", test_attach},
+    {"output_file", test_output_file},
+    {"benchmark_tsv", test_benchmark_tsv},
+    {"fixture_proc_root", test_fixture_proc_root},
+    {"gpu_fake", test_gpu_fake},
+    {"job_names", test_job_names},
+    {"expected_cores_of_job", test_expected_cores_of_job},
+};
+
+static int run_case(const struct cli_case *c)
+{
+    char tag[64];
+    snprintf(tag, sizeof tag, "test_cli %s", c->name);
+    tmpdir_make("cli");
+    c->run();
+    tmpdir_remove();
+    return check_exit(tag);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "pid-namespace")) {
@@ -2517,40 +2568,20 @@ int main(int argc, char **argv)
         tmpdir_remove();
         return check_exit("test_cli pid-namespace");
     }
+    size_t n = sizeof cli_cases / sizeof cli_cases[0];
+    if (argc == 2) {
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(argv[1], cli_cases[i].name))
+                return run_case(&cli_cases[i]);
+        fprintf(stderr, "test_cli: no case '%s'; valid: pid-namespace", argv[1]);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, ", %s", cli_cases[i].name);
+        fprintf(stderr, "\n");
+        return 2;
+    }
     tmpdir_make("cli");
-    test_help_and_version();
-    test_errors();
-    test_exit_status();
-    test_text_output();
-    test_json_stdout_and_spike();
-    test_document_on_stdout_stays_clean();
-    test_user_config();
-    test_user_config_links();
-    test_short_job_threads();
-    test_limits();
-    test_limits_own_tree();
-    test_at_peak();
-    test_cpu_exact();
-    test_orphans();
-    test_wait_all();
-    test_live_line();
-    test_human_format();
-    test_backup_file();
-    test_signals_forwarded();
-    test_stopped_command();
-    test_closed_stdout();
-    test_fifo_output();
-    test_command_start();
-    test_sampler_thread();
-    test_killed_before_release();
-    test_pid_self();
-    test_attach();
-    test_output_file();
-    test_benchmark_tsv();
-    test_fixture_proc_root();
-    test_gpu_fake();
-    test_job_names();
-    test_expected_cores_of_job();
+    for (size_t i = 0; i < n; i++)
+        cli_cases[i].run();
     tmpdir_remove();
     return check_exit("test_cli");
 }
