@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
-#include "options.h"
+#include "hub/options.h"
 #include "output/output.h"
 #include "pipeline/pipeline.h"
 #include "read/read.h"

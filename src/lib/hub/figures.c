@@ -3,7 +3,7 @@
  * units, from the same parts as the JSON summary (output/results.h), so
  * that the two never disagree. */
 #define _GNU_SOURCE
-#include "tracker_internal.h"
+#include "hub/tracker_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * its timeout. A thread that is still stuck when the tracker is freed frees
  * the tracker itself when it comes back. */
 #define _GNU_SOURCE
-#include "tracker_internal.h"
+#include "hub/tracker_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,7 +33,7 @@
 #include "sink/sink.h"
 #include "util/background.h"
 #include "read/read.h"
-#include "options.h"
+#include "hub/options.h"
 #include "pipeline/pipeline.h"
 #include "util/warn.h"
 

@@ -14,7 +14,7 @@
 #include "util/file_read.h"
 #include "util/parse/proc_parse.h"
 #include "output/output.h"
-#include "options.h"
+#include "hub/options.h"
 #include "util/table_file.h"
 #include "gpu_tracker_internal.h"
 #include "util/units.h"

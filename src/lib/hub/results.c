@@ -4,7 +4,7 @@
  * tracker's lock and lets output/ assemble (results.h, run_record.h);
  * nothing here samples or formats. */
 #define _GNU_SOURCE
-#include "tracker_internal.h"
+#include "hub/tracker_internal.h"
 
 #include <errno.h>
 #include <stddef.h>
