@@ -162,25 +162,6 @@ GT_INTERNAL int gt_parse_decimal(const char *text, double *out);
 GT_INTERNAL double gt_ram_unit_bytes(const char *unit);
 GT_INTERNAL double gt_time_unit_seconds(const char *unit);
 
-/* One line for a person about figure i's breach in l, as the tracker's
- * warning words it ("peak RAM 211 MB passed the limit of 100 MB
- * (--max-ram) 0.2 s into the run"). */
-GT_INTERNAL void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap);
-
-/* Whether the job was starved of CPU by other work (analysis/contention.c
- * says how it is judged): the machine saturated by others, or the job's
- * cgroup quota used up by others or throttling it. 1 with a sentence for a
- * person in why ("the machine was saturated by other work: ..."), 0 (why
- * "") when not, or when the figures cannot say. u in any units (only CPU
- * percents are read); cg may be NULL; wall_seconds the run's. */
-GT_INTERNAL int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg,
-                                  double wall_seconds, char *why, size_t cap);
-
-/* What to ask for next time about GPUs (analysis/gpu_advice.c): 1 with a
- * sentence in out when the run held GPUs idle or was given GPUs it never
- * used ("... : ask for 1"); 0 (out "") when not, or not recorded. */
-GT_INTERNAL int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap);
-
 #ifdef __cplusplus
 }
 #endif

@@ -831,7 +831,9 @@ GT_INTERNAL gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind 
 
 /* 1 when writing rows of kind to options.process_csv_fd / system_csv_fd
  * failed at some row (a warning said why): that descriptor lacks rows the
- * tracker kept, which gt_tracker_write_series_csv can write elsewhere. */
+ * tracker kept, which gt_tracker_write_series_csv can write elsewhere.
+ * Known once STOPPED (the sampler is done writing); 0 before, with
+ * GT_ERR_STATE in gt_last_error(). */
 GT_INTERNAL int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind);
 
 /* Writes s as gzipped JSON to path, atomically. GT_ERR_IO with the reason. */
@@ -1293,6 +1295,27 @@ GT_INTERNAL gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
  * ended before); 0 when it is still going on, was not asked for, or the
  * tracker is NEW; -1 (gt_last_error) when out's struct_size is not set. */
 GT_INTERNAL int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out);
+
+/* ---- Judgements for people (analysis/) ---------------------------------- */
+
+/* One line for a person about figure i's breach in l, as the tracker's
+ * warning words it ("peak RAM 211 MB passed the limit of 100 MB
+ * (--max-ram) 0.2 s into the run"). */
+GT_INTERNAL void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap);
+
+/* Whether the job was starved of CPU by other work (analysis/contention.c
+ * says how it is judged): the machine saturated by others, or the job's
+ * cgroup quota used up by others or throttling it. 1 with a sentence for a
+ * person in why ("the machine was saturated by other work: ..."), 0 (why
+ * "") when not, or when the figures cannot say. u in any units (only CPU
+ * percents are read); cg may be NULL; wall_seconds the run's. */
+GT_INTERNAL int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg,
+                                  double wall_seconds, char *why, size_t cap);
+
+/* What to ask for next time about GPUs (analysis/gpu_advice.c): 1 with a
+ * sentence in out when the run held GPUs idle or was given GPUs it never
+ * used ("... : ask for 1"); 0 (out "") when not, or not recorded. */
+GT_INTERNAL int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

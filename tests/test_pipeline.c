@@ -329,8 +329,8 @@ static void test_csv_sink(void)
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     struct csv_sink c;
-    csv_sink_init(&c, fd, -1, &w);
-    csv_sink_headers(&c);
+    csv_sink_init(&c, fd, -1, 0, &w);
+    c.base.ops->start(&c.base, 0);
     struct pipeline_rows rows = {.have_process = 1, .have_system = 1};
     rows.process.timestamp = 1700000011.0;
     rows.process.pid = 100;

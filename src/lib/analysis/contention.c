@@ -59,3 +59,10 @@ int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double
     }
     return 0;
 }
+
+/* The command's way to it (gpu_tracker_tools.h). */
+int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
+                      char *why, size_t cap)
+{
+    return cpu_contention(u, cg, wall_seconds, why, cap);
+}

@@ -38,3 +38,9 @@ int gpu_advice(const gt_gpu_idle *g, char *out, size_t cap)
     }
     return 1;
 }
+
+/* The command's way to it (gpu_tracker_tools.h). */
+int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap)
+{
+    return gpu_advice(g, out, cap);
+}

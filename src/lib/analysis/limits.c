@@ -1,6 +1,8 @@
 /* analysis/limits.c - see limits.h. */
 #include "analysis/limits.h"
 
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +49,53 @@ unsigned limits_observe(struct limit_state *s, const struct limit_figures *f, do
         }
     }
     return fresh;
+}
+
+/* After SIGKILL, how often what is left of the tree gets it again until
+ * the run ends: a process its parent forked as it was killed was in no
+ * list yet. */
+#define KILL_AGAIN_PERIOD 0.2
+
+void limits_step(struct limit_state *s, const struct limit_figures *f, double now,
+                 double kill_after, struct limit_action *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!s->nset)
+        return;
+    double elapsed = f->value[GT_LIMIT_TIME];
+    unsigned fresh = limits_observe(s, f, elapsed);
+    for (int i = 0; i < GT_LIMIT_COUNT; i++)
+        if (fresh & (1u << i))
+            limits_describe(s, i, a->msgs[a->nmsgs++], sizeof a->msgs[0]);
+    s->warned |= fresh;
+    if (s->on_limit != GT_ON_LIMIT_KILL)
+        return;
+    if (fresh && !s->term_sent) {
+        s->term_sent = 1;
+        s->term_at = elapsed;
+        s->term_mono = now;
+        a->signal = SIGTERM;
+    } else if (s->term_sent && !s->kill_sent && now - s->term_mono >= kill_after) {
+        s->kill_sent = 1;
+        s->kill_again = now + KILL_AGAIN_PERIOD;
+        a->signal = SIGKILL;
+    } else if (s->kill_sent && now >= s->kill_again) {
+        s->kill_again = now + KILL_AGAIN_PERIOD;
+        a->signal = SIGKILL;
+        a->again = 1;
+    }
+}
+
+double limits_deadline(const struct limit_state *s, double start, double kill_after)
+{
+    double at = INFINITY;
+    if (s->limit[GT_LIMIT_TIME] > 0 && s->at[GT_LIMIT_TIME] < 0 && start >= 0)
+        at = start + s->limit[GT_LIMIT_TIME];
+    if (s->term_sent && !s->kill_sent && s->term_mono + kill_after < at)
+        at = s->term_mono + kill_after;
+    if (s->kill_sent && s->kill_again < at)
+        at = s->kill_again;
+    return at;
 }
 
 /* value in a unit a person reads: MB/GB for bytes (decimal, as the
@@ -97,4 +146,19 @@ void limits_report(const struct limit_state *s, gt_limits *out)
     r.killed = s->term_sent;
     r.killed_at = s->term_sent ? s->term_at : -1;
     *out = r;
+}
+
+/* For the command, from what gt_tracker_limits() gave (gpu_tracker_tools.h). */
+void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap)
+{
+    struct limit_state s;
+    memset(&s, 0, sizeof s);
+    if (i < 0 || i >= GT_LIMIT_COUNT) {
+        snprintf(out, cap, "%s", "");
+        return;
+    }
+    s.limit[i] = l->figure[i].limit;
+    s.peak[i] = l->figure[i].peak;
+    s.at[i] = l->figure[i].at;
+    limits_describe(&s, i, out, cap);
 }

@@ -159,19 +159,20 @@ static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_
 
 gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
 {
-    gt_clear_error();
-    if (!t || !value)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: %s is NULL",
-                       !t ? "the tracker" : "value");
-    *value = 0;
-    if (!tracker_owned_here(t))
-        return tracker_forked_copy_error(t);
+    if (value)
+        *value = 0;
+    /* The state is looked at under the lock (gather): on_sample calls this
+     * from the sampling thread, the baseline's before start() returns. */
+    gt_status st = tracker_call_begin(t, "gt_tracker_figure", NULL, NULL, 0, 0, -1, "figures");
+    if (st != GT_OK)
+        return st;
+    if (!value)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: NULL value");
     if ((unsigned)which > (unsigned)GT_FIGURE_KILLED)
         return unknown_figure(which);
     struct figure_parts *f = calloc(1, sizeof *f);
     if (!f)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    gt_status st;
     if (gather(t, f) < 0)
         st = gt_fail(GT_ERR_STATE, "no figures: the tracker has not been started");
     else

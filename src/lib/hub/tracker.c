@@ -1,41 +1,29 @@
-/* tracker.c - the hub: a tracker's options, state machine, sampling thread
- * and schedule. Every stage is a wing that builds itself from the options
- * (docs/architecture.md): read/ does a sample's I/O (reader_open), the
- * pipeline turns it into aggregates and rows (pipeline_open), the sinks
- * keep and write them (sinks_open), output/ assembles the results
- * (results.c hands them out). What one stage asks of the next sample is
- * decided here, in one place (next_read_plan).
- *
- * The schedule is absolute (start + k * sleep_time), so a slow sample never
- * shifts the later ones.
+/* tracker.c - the calls of a tracker's life: new, start (and its
+ * deferred form), stop, add_reaped, wait, free. Every stage is a wing that
+ * builds itself from the options (docs/architecture.md): read/ does a
+ * sample's I/O (reader_open), the pipeline turns it into aggregates and
+ * rows (pipeline_open), the sinks keep and write them (sinks_open); the
+ * sampling itself is sampler.c's, the results results.c's.
  *
  * Threads and ownership. The reader belongs to whoever samples: the
  * sampling thread while it runs, the caller of stop() once the thread has
  * finished; so do the sinks. The lock guards only what both sides touch
- * (the pipeline's aggregates, the row store, the flags) and is never held
- * during I/O, so a read that hangs in the kernel cannot block stop() beyond
- * its timeout. A thread that is still stuck when the tracker is freed frees
- * the tracker itself when it comes back. */
+ * and is never held during I/O, so a read that hangs in the kernel cannot
+ * block stop() beyond its timeout. A thread that is still stuck when the
+ * tracker is freed frees the tracker itself when it comes back. */
 #define _GNU_SOURCE
 #include "hub/tracker_internal.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "sink/sink.h"
 #include "util/background.h"
-#include "read/read.h"
-#include "hub/options.h"
-#include "pipeline/pipeline.h"
-#include "util/warn.h"
 
 /* The memory that the process that made t and a child made by fork() both
  * release (the reader is released by each in its own way; the locks only by
@@ -53,7 +41,7 @@ static void release_memory(gt_tracker *t)
     free(t);
 }
 
-static void destroy(gt_tracker *t)
+static void tracker_destroy(gt_tracker *t)
 {
     if (t->cloud) {
         gt_cloud_info ignored;
@@ -161,7 +149,7 @@ static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
     if (st == GT_OK)
         st = open_wings(t);
     if (st != GT_OK) {
-        destroy(t);
+        tracker_destroy(t);
         return st;
     }
     t->cfg.o.resource_usage_file = t->sinks.backup.path;
@@ -181,327 +169,18 @@ gt_status gt_tracker_new_from(const gt_options *opts, const gt_sources *sources,
     return tracker_new(opts, sources, out);
 }
 
-/* Keeps the rows a sample made in the store (a full batch goes to the row
- * file, written without the lock: a disk that hangs must not keep stop()
- * waiting beyond its timeout). 0, or -1 when stop() has frozen the series
- * (the rows go nowhere). */
-static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
-{
-    if (!rows->have_process && !rows->have_system)
-        return 0; /* no series, or the baseline: no lock to take */
-    pthread_mutex_lock(&t->lock);
-    int frozen = t->series_frozen;
-    int full[2] = {0, 0};
-    if (!frozen && rows->have_process)
-        full[GT_SERIES_KIND_PROCESS] =
-            row_store_add(&t->store, GT_SERIES_KIND_PROCESS, &rows->process);
-    if (!frozen && rows->have_system)
-        full[GT_SERIES_KIND_SYSTEM] = row_store_add(&t->store, GT_SERIES_KIND_SYSTEM, &rows->system);
-    if (t->row_waiters)
-        pthread_cond_broadcast(&t->done);
-    pthread_mutex_unlock(&t->lock);
-    if (frozen)
-        return -1;
-    if (full[0] < 0 || full[1] < 0)
-        warn_once(&t->warner, WARN_SERIES_MEMORY,
-                  "out of memory: some rows of the series are only in the CSV output");
-    for (int kind = 0; kind < 2; kind++) {
-        if (full[kind] != 1)
-            continue;
-        int rc = row_store_flush(&t->store, (gt_series_kind)kind);
-        pthread_mutex_lock(&t->lock);
-        int first_failure =
-            !t->series_frozen && row_store_commit(&t->store, (gt_series_kind)kind, rc);
-        pthread_mutex_unlock(&t->lock);
-        if (first_failure)
-            warn_always(&t->warner, "%s; the rows are kept in memory instead",
-                        t->store.spill_error);
-    }
-    return 0;
-}
-
-/* What the next sample reads beyond what every sample reads: the one place
- * where what later stages learnt feeds back into the reader. The caller
- * owns the reader and the sinks. */
-static struct read_plan next_read_plan(gt_tracker *t)
-{
-    struct read_plan plan = {
-        /* The exporter's I/O counters cost a file per process: read only
-         * when someone will see them (metrics_sink.h). */
-        .io = sinks_want_io(&t->sinks),
-        /* A shared group's figures are never used: stop paying for them (a
-         * user's session group can hold thousands of processes). */
-        .cgroup = !t->pipe.cg.shared,
-        /* Strangers seen twice: a third sighting shares the group. */
-        .cgroup_strangers = t->pipe.cg.pending[1],
-        .ncgroup_strangers = t->pipe.cg.npending[1],
-    };
-    return plan;
-}
-
-void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures *f)
-{
-    double main_s, desc_s;
-    usage_cpu_seconds(&t->pipe.acc, &main_s, &desc_s);
-    f->value[GT_LIMIT_RAM] = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0;
-    f->value[GT_LIMIT_GPU_RAM] = (double)t->pipe.acc.gpu_comb_max;
-    f->value[GT_LIMIT_TIME] = t->baseline_taken ? now - t->res.start_time : 0;
-    f->value[GT_LIMIT_CPU_TIME] = main_s + desc_s;
-}
-
-/* After SIGKILL, how often what is left of the tree gets it again until
- * the run ends: a process its parent forked as it was killed was in no
- * list yet. */
-#define KILL_AGAIN_PERIOD 0.2
-
-/* The limits after a sample taken at now (under the lock): the breaches
- * seen first here, worded into msgs (one line each); with on_limit kill,
- * what the tree is to be sent (0: nothing; -SIGKILL: SIGKILL again). */
-static int check_limits(gt_tracker *t, double now, char msgs[GT_LIMIT_COUNT][256],
-                               int *nmsgs)
-{
-    *nmsgs = 0;
-    if (!t->limits.nset)
-        return 0;
-    struct limit_figures f;
-    tracker_limit_figures(t, now, &f);
-    double elapsed = f.value[GT_LIMIT_TIME];
-    unsigned fresh = limits_observe(&t->limits, &f, elapsed);
-    for (int i = 0; i < GT_LIMIT_COUNT; i++)
-        if (fresh & (1u << i))
-            limits_describe(&t->limits, i, msgs[(*nmsgs)++], sizeof msgs[0]);
-    t->limits.warned |= fresh;
-    if (t->cfg.o.on_limit != GT_ON_LIMIT_KILL)
-        return 0;
-    if (fresh && !t->limits.term_sent) {
-        t->limits.term_sent = 1;
-        t->limits.term_at = elapsed;
-        t->term_mono = now;
-        return SIGTERM;
-    }
-    if (t->limits.term_sent && !t->limits.kill_sent && now - t->term_mono >= t->cfg.o.kill_after) {
-        t->limits.kill_sent = 1;
-        t->limits.kill_again = now + KILL_AGAIN_PERIOD;
-        return SIGKILL;
-    }
-    if (t->limits.kill_sent && now >= t->limits.kill_again) {
-        t->limits.kill_again = now + KILL_AGAIN_PERIOD;
-        return -SIGKILL; /* again, quietly */
-    }
-    return 0;
-}
-
-/* Says what check_limits found (outside the lock) and sends the tree sig
- * (0: nothing). The caller owns the reader. */
-static void act_on_limits(gt_tracker *t, int sig, char msgs[GT_LIMIT_COUNT][256], int nmsgs)
-{
-    int kill = t->cfg.o.on_limit == GT_ON_LIMIT_KILL; /* options: read-only once started */
-    for (int i = 0; i < nmsgs; i++)
-        warn_always(&t->warner, "limit breached: %s%s", msgs[i],
-                    !kill    ? "; running on (--on-limit warn)"
-                    : i == 0 ? "; ending the command (--on-limit kill)"
-                             : "");
-    if (!sig)
-        return;
-    /* The tree as the last sample found it, and what it forked since
-     * (sample_reader_signal_tree); -SIGKILL: the same again, unsaid. */
-    int reached = sample_reader_signal_tree(&t->reader, sig < 0 ? -sig : sig);
-    if (sig == SIGKILL && reached > 0)
-        warn_always(&t->warner, "limit: %d process%s still running %g s after SIGTERM, sent "
-                    "SIGKILL", reached, reached == 1 ? "" : "es", t->cfg.o.kill_after);
-}
-
-/* When the limits need the sampler between two samples (under the lock):
- * the moment max_time passes, or the SIGKILL kill_after seconds after the
- * SIGTERM, whichever is first and not done; INFINITY when neither. Acting
- * then, not at the next sample, keeps --max-time and --kill-after as exact
- * as timeout(1)'s, whatever the sleep time. */
-static double limit_deadline(const gt_tracker *t)
-{
-    double at = INFINITY;
-    if (t->limits.limit[GT_LIMIT_TIME] > 0 && t->limits.at[GT_LIMIT_TIME] < 0 &&
-        t->baseline_taken)
-        at = t->res.start_time + t->limits.limit[GT_LIMIT_TIME];
-    if (t->limits.term_sent && !t->limits.kill_sent && t->term_mono + t->cfg.o.kill_after < at)
-        at = t->term_mono + t->cfg.o.kill_after;
-    if (t->limits.kill_sent && t->limits.kill_again < at)
-        at = t->limits.kill_again;
-    return at;
-}
-
-/* One sample read and through the pipeline (slot as in struct sample); its
- * rows in *rows. The caller owns the reader (see the file comment). Returns
- * the sample's monotonic time. */
-static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
-{
-    struct sample s;
-    struct read_plan plan = next_read_plan(t); /* pipe.cg.shared: only the sampler writes it */
-    sample_read(&t->reader, slot, &plan, &s);
-    char msgs[GT_LIMIT_COUNT][256];
-    int nmsgs;
-    pthread_mutex_lock(&t->lock);
-    pipeline_step(&t->pipe, &s, rows);
-    rows->metrics = sinks_take_point(&t->sinks, &t->pipe, &s);
-    results_take_reasons(&t->res, &t->reader);
-    int sig = check_limits(t, s.now, msgs, &nmsgs);
-    int new_peak[2] = {t->pipe.acc.new_rss_peak, t->pipe.acc.new_gpu_peak && s.gpu_ok};
-    double at = t->baseline_taken ? s.now - t->res.start_time : 0;
-    double peak_bytes[2] = {(double)t->pipe.acc.comb_pk.total_kb * 1024.0,
-                            (double)t->pipe.acc.gpu_comb_max};
-    pthread_mutex_unlock(&t->lock);
-    act_on_limits(t, sig, msgs, nmsgs);
-    /* A new peak: who made it up, from the walk just done (O(n) in the
-     * tree, only at a new peak; the few largest named). */
-    for (int kind = 0; kind < 2; kind++) {
-        if (!new_peak[kind])
-            continue;
-        gt_peak_breakdown b;
-        memset(&b, 0, sizeof b);
-        b.struct_size = sizeof b;
-        if (kind == GT_PEAK_MEMORY)
-            sample_reader_memory_breakdown(&t->reader, &b);
-        else
-            sample_reader_gpu_breakdown(&t->reader, &s, &b);
-        b.available = 1;
-        b.at_seconds = at;
-        b.total_bytes = peak_bytes[kind];
-        if (kind == GT_PEAK_MEMORY) {
-            double own = b.others_private_bytes;
-            for (int i = 0; i < b.nprocesses; i++)
-                own += b.processes[i].private_bytes >= 0 ? b.processes[i].private_bytes
-                                                         : b.processes[i].bytes;
-            b.shared_bytes = b.total_bytes > own ? b.total_bytes - own : 0;
-        }
-        pthread_mutex_lock(&t->lock);
-        t->at_peak[kind] = b;
-        pthread_mutex_unlock(&t->lock);
-    }
-    return s.now;
-}
-
-/* The summary as of now for the sinks that want it (sinks_feed). */
-static const gt_resource_usage *sink_summary(void *ctx, double now)
-{
-    gt_tracker *t = ctx;
-    pthread_mutex_lock(&t->lock);
-    results_usage(&t->res, &t->pipe, now, 0, &t->sink_summary);
-    pthread_mutex_unlock(&t->lock);
-    return &t->sink_summary;
-}
-
-/* A sample's rows kept in the store and handed to the sinks, with the
- * summary as of now to those that want it. The caller owns the sinks. */
-static void feed_sinks(gt_tracker *t, const struct pipeline_rows *rows, double now)
-{
-    if (store_rows(t, rows) >= 0)
-        sinks_feed(&t->sinks, rows, now, sink_summary, t);
-}
-
-/* The baseline sample (slot 0): the start of the run. epoch, when > 0, is
- * the wall-clock time the schedule names it (options.start_at), which the
- * rows' timestamps count from. The caller owns the reader and the sinks. */
-static void take_baseline(gt_tracker *t, double epoch)
-{
-    struct pipeline_rows rows;
-    double start = take_sample(t, 0, &rows);
-    pthread_mutex_lock(&t->lock);
-    t->res.start_time = start;
-    if (epoch > 0)
-        t->pipe.epoch_start = epoch;
-    t->run.epoch_start = t->pipe.epoch_start;
-    t->baseline_taken = 1;
-    pthread_mutex_unlock(&t->lock);
-    if (t->sinks.metrics_on)
-        metrics_sink_set_start(&t->sinks.metrics, t->run.epoch_start);
-    /* Compute time runs from the baseline sample to the final one, the same
-     * span the CPU means are measured over. The baseline writes the backup
-     * file too. */
-    feed_sinks(t, &rows, start);
-}
-
-static void *sampler_main(void *arg)
+static void *sampling_thread(void *arg)
 {
     gt_tracker *t = arg;
-    double interval = t->cfg.o.sleep_time;
-    /* With a duration, the last slot is the one at start + duration. */
-    long last_slot = t->cfg.o.duration > 0 ? (long)floor(t->cfg.o.duration / interval + 1e-9) : -1;
-    /* A start ahead: wait for it (a stop() meanwhile ends the run unsampled). */
-    int stopped_early = t->delayed_start > 0 &&
-        wake_word_sleep_until(&t->stop_word,
-                              monotonic_now() + (t->delayed_start - epoch_now()));
-    if (t->delayed_start > 0 && !stopped_early)
-        take_baseline(t, t->delayed_start);
-    pthread_mutex_lock(&t->lock);
-    for (long k = 1; !stopped_early && !t->stop_requested;) {
-        if (last_slot >= 0 && k > last_slot) {
-            t->duration_done = 1;
-            break;
-        }
-        /* Asleep without the lock: stop() sets the word, then the flag. A
-         * limit's moment before the next slot is acted on then, without a
-         * sample (no row: the schedule is the slots'). */
-        double slot_at = t->res.start_time + (double)k * interval;
-        double limit_at = limit_deadline(t);
-        pthread_mutex_unlock(&t->lock);
-        int stop = wake_word_sleep_until(&t->stop_word, limit_at < slot_at ? limit_at : slot_at);
-        pthread_mutex_lock(&t->lock);
-        if (stop || t->stop_requested)
-            break;
-        if (limit_at < slot_at) {
-            char msgs[GT_LIMIT_COUNT][256];
-            int nmsgs;
-            int sig = check_limits(t, monotonic_now(), msgs, &nmsgs);
-            pthread_mutex_unlock(&t->lock);
-            act_on_limits(t, sig, msgs, nmsgs);
-            pthread_mutex_lock(&t->lock);
-            continue;
-        }
-        double late = monotonic_now() - (t->res.start_time + (double)k * interval);
-        if (late < 0)
-            late = 0;
-        t->res.lateness_sum += late;
-        if (late > t->res.lateness_max)
-            t->res.lateness_max = late;
-        t->res.lateness_n++;
-        pthread_mutex_unlock(&t->lock);
-        struct pipeline_rows rows;
-        double now = take_sample(t, k, &rows);
-        feed_sinks(t, &rows, now);
-        pthread_mutex_lock(&t->lock);
-        /* Next deadline on the schedule; deadlines already past are skipped. */
-        long due = (long)floor((monotonic_now() - t->res.start_time) / interval) + 1;
-        if (due > k + 1)
-            t->res.skipped += due - (k + 1); /* slots the overrun left no time for */
-        k = due > k + 1 ? due : k + 1;
-    }
-    t->thread_done = 1;
-    pthread_cond_broadcast(&t->done);
-    int orphaned = t->orphaned;
-    pthread_mutex_unlock(&t->lock);
-    if (orphaned)
-        destroy(t); /* gt_tracker_free() gave up waiting and left it to us */
+    if (sampler_run(t))
+        tracker_destroy(t); /* gt_tracker_free() gave up waiting and left it to us */
     return NULL;
-}
-
-/* The epoch time the sampling thread is to take the baseline at, or 0:
- * now (options.start_at 0, or a time already past). */
-static double scheduled_start(const gt_options *o)
-{
-    double now = epoch_now(), at = o->start_at;
-    if (at == GT_START_ALIGNED) {
-        /* resource_tracker's rule: the next whole multiple of the interval,
-         * leaving the sampler at least 50 ms to get ready. */
-        at = ceil(now / o->sleep_time) * o->sleep_time;
-        if (at - now < 0.05)
-            at += o->sleep_time;
-    }
-    return at > now ? at : 0;
 }
 
 /* Starts the sampling thread of a started tracker (once). */
 static gt_status start_sampler(gt_tracker *t)
 {
-    int rc = start_library_thread(&t->thread, "gt:sampler", sampler_main, t);
+    int rc = start_library_thread(&t->thread, "gt:sampler", sampling_thread, t);
     if (rc != 0)
         return gt_fail(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
     t->thread_started = 1;
@@ -544,12 +223,9 @@ static gt_status tracker_start(gt_tracker *t, int deferred)
     run_record_begin(&t->run, t->pid, t->cfg.o.sleep_time, t->cfg.proc_root, t->cfg.sys_root,
                      g->devices, g->nvendors ? g->ndevices : 0, t->cfg.o.series != 0);
     t->run.job = t->job;
-    if (!t->cfg.o.csv_no_header)
-        csv_sink_headers(&t->sinks.csv);
-    t->delayed_start = scheduled_start(&t->cfg.o);
+    t->delayed_start = sampler_scheduled_start(&t->cfg.o);
     if (t->delayed_start <= 0)
-        take_baseline(t, 0); /* no thread yet: the reader and sinks are ours */
-
+        sampler_take_baseline(t, 0); /* no thread yet: the reader and sinks are ours */
     if (deferred && sampler_may_wait(t)) {
         /* Half an interval ahead of the first look: time enough to make
          * the thread without making that look late. */
@@ -557,11 +233,13 @@ static gt_status tracker_start(gt_tracker *t, int deferred)
     } else {
         gt_status st = start_sampler(t);
         if (st != GT_OK) {
-            backup_sink_finish(&t->sinks.backup);
+            sinks_finish(&t->sinks, NULL);
             return st;
         }
     }
+    pthread_mutex_lock(&t->lock); /* the sampler's gt_tracker_figure() reads it */
     t->state = STATE_STARTED;
+    pthread_mutex_unlock(&t->lock);
     return GT_OK;
 }
 
@@ -624,25 +302,15 @@ gt_status gt_tracker_stop(gt_tracker *t)
     double stop_time;
     if (stop_sampler(t, t->cfg.o.stop_timeout)) {
         if (!t->baseline_taken)
-            take_baseline(t, 0); /* stopped before its start: a run of no time */
-        struct pipeline_rows final; /* off the schedule: no series rows */
-        stop_time = take_sample(t, -1, &final); /* the reader and sinks are ours now */
-        /* ...but it is a timepoint: the tracking file ends with it, when
-         * a tracked process was still alive (its sink skips it otherwise). */
-        struct sink *tf = &t->sinks.tracking.base;
-        if (final.have_timepoint && tf->ops)
-            tf->ops->rows(tf, &final);
-        /* No more serving, the textfile removed. (A stuck sampler still
-         * owns the exporter: then gt_tracker_free, or the sampler itself
-         * when it comes back, ends it.) */
-        if (t->sinks.metrics_on)
-            metrics_sink_finish(&t->sinks.metrics);
+            sampler_take_baseline(t, 0); /* stopped before its start: a run of no time */
+        stop_time = sampler_take_final(t); /* the reader and sinks are ours now */
     } else {
         /* Stuck in a system call: the readers are still in its hands. The
          * results are those of the samples it finished. */
         stop_time = monotonic_now();
         warn_always(&t->warner, "the sampling thread did not stop within %g s; the results are those of the "
              "samples taken before", t->cfg.o.stop_timeout);
+        sinks_finish(&t->sinks, NULL); /* a clean stop all the same: no backup needed */
     }
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
@@ -652,9 +320,8 @@ gt_status gt_tracker_stop(gt_tracker *t)
     t->stop_time = stop_time;
     if (!t->baseline_taken) /* stuck in the baseline itself: a run of no time */
         t->res.start_time = stop_time;
-    pthread_mutex_unlock(&t->lock);
-    backup_sink_finish(&t->sinks.backup); /* a clean stop: no backup needed */
     t->state = STATE_STOPPED;
+    pthread_mutex_unlock(&t->lock);
     return GT_OK;
 }
 
@@ -728,5 +395,5 @@ void gt_tracker_free(gt_tracker *t)
         pthread_mutex_unlock(&t->lock);
         pthread_join(t->thread, NULL);
     }
-    destroy(t);
+    tracker_destroy(t);
 }

@@ -1,7 +1,7 @@
-/* tracker_internal.h - the tracker's state, shared by tracker.c (the hub:
- * options, state machine, sampling thread, schedule) and results.c (the
- * public calls that hand out what output/ assembles). Not installed;
- * nothing else includes it. */
+/* tracker_internal.h - the tracker's state, shared by the hub's files:
+ * tracker.c (the calls of a tracker's life), sampler.c (what whoever
+ * samples does), results.c and figures.c (the calls that hand out what
+ * output/ assembles). Not installed; nothing else includes it. */
 #ifndef GT_TRACKER_INTERNAL_H
 #define GT_TRACKER_INTERNAL_H
 
@@ -59,7 +59,6 @@ struct gt_tracker {
     struct row_store store; /* the rows: the newest in memory, the rest on disk */
     struct limit_state limits; /* options.max_*: what passed them, and when */
     gt_peak_breakdown at_peak[2]; /* who held the peak: GT_PEAK_MEMORY, GT_PEAK_GPU_MEMORY */
-    double term_mono;          /* monotonic time the tree was sent SIGTERM */
     /* gt_tracker_series() copies every row into memory, once, on demand. */
     gt_process_row *all_process;
     gt_system_row *all_system;
@@ -77,9 +76,52 @@ struct gt_tracker {
  * gt_tracker_limits() once more when asked. Under t->lock. */
 void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures *f);
 
+/* sampler.c. The baseline sample (slot 0): the start of the run; epoch,
+ * when > 0, is the wall-clock time the schedule names it
+ * (options.start_at), which the rows' timestamps count from. The caller
+ * owns the reader and the sinks. */
+void sampler_take_baseline(gt_tracker *t, double epoch);
+
+/* The stop's own sample (off the schedule), the sinks finished with it;
+ * its monotonic time. The caller owns the reader and the sinks. */
+double sampler_take_final(gt_tracker *t);
+
+/* The epoch time the sampling thread is to take the baseline at, or 0:
+ * now (options.start_at 0, or a time already past). */
+double sampler_scheduled_start(const gt_options *o);
+
+/* The sampling thread's work: samples on the schedule until
+ * stop_requested or options.duration, then says it is done (thread_done).
+ * Returns 1 when gt_tracker_free() gave up waiting and left t to it. */
+int sampler_run(gt_tracker *t);
+
 /* The limits (under t->lock), checked once more against the figures of
  * now (a peak the stop's reaped processes added counts; at = the stop). */
 void tracker_limits_now(gt_tracker *t, gt_limits *out);
+
+/* rows.c: every row of rows in new arrays (GT_ERR_NO_MEMORY, GT_ERR_IO
+ * with the reason), and a row source over the rows kept so far, read
+ * while the sampler may still be appending. */
+gt_status tracker_read_all_rows(const struct row_source *rows, gt_process_row **process,
+                                gt_system_row **system);
+void tracker_live_rows(gt_tracker *t, struct row_source *src);
+
+/* results.c: GPUs held but idle (under t->lock), and the processes by
+ * command with the CPU time no sample saw (takes the locks it needs). */
+void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out);
+void tracker_processes_now(gt_tracker *t, gt_command_groups *out);
+
+/* The prologue of every call that reads a tracker, the checks in one
+ * place: clears the error; when type is given, the caller's struct out (of
+ * given bytes; at least need), GT_ERR_INVALID_ARGUMENT naming fn and type;
+ * that t is this process's (a child's copy after fork: GT_ERR_STATE); and
+ * t's state: started (stopped 0) or stopped (stopped 1), else GT_ERR_STATE
+ * "no WHAT: the tracker has not been started" or "no WHAT yet: the tracker
+ * has not been stopped"; stopped -1: none (a call the sampling thread may
+ * make, which looks under the lock). The caller then takes t->lock for
+ * what it reads. */
+gt_status tracker_call_begin(gt_tracker *t, const char *fn, const char *type, const void *out,
+                             size_t given, size_t need, int stopped, const char *what);
 
 static inline int tracker_owned_here(const gt_tracker *t)
 {

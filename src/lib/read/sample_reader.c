@@ -434,14 +434,24 @@ int sample_reader_signal_tree(struct sample_reader *r, int sig)
     return tree_signal(&r->tree, sig);
 }
 
-void sample_reader_memory_breakdown(struct sample_reader *r, gt_peak_breakdown *out)
+void sample_reader_peak(struct sample_reader *r, const struct sample *s, int kind, double at,
+                        double total_bytes, gt_peak_breakdown *out)
 {
-    tree_memory_breakdown(&r->tree, out);
-}
-
-void sample_reader_gpu_breakdown(struct sample_reader *r, const struct sample *s,
-                                 gt_peak_breakdown *out)
-{
-    tree_gpu_breakdown(&r->tree, s->gpu_ok ? s->gpu.procs : NULL, s->gpu_ok ? s->gpu.nprocs : 0,
-                       out);
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    if (kind == GT_PEAK_MEMORY)
+        tree_memory_breakdown(&r->tree, out);
+    else
+        tree_gpu_breakdown(&r->tree, s->gpu_ok ? s->gpu.procs : NULL,
+                           s->gpu_ok ? s->gpu.nprocs : 0, out);
+    out->available = 1;
+    out->at_seconds = at;
+    out->total_bytes = total_bytes;
+    if (kind != GT_PEAK_MEMORY)
+        return;
+    double own = out->others_private_bytes;
+    for (int i = 0; i < out->nprocesses; i++)
+        own += out->processes[i].private_bytes >= 0 ? out->processes[i].private_bytes
+                                                    : out->processes[i].bytes;
+    out->shared_bytes = out->total_bytes > own ? out->total_bytes - own : 0;
 }

@@ -124,11 +124,13 @@ void sample_reader_close(struct sample_reader *r);
  * the run (gt_options.on_limit). */
 int sample_reader_signal_tree(struct sample_reader *r, int sig);
 
-/* Who made up the tree at the sample s just read (tree_memory_breakdown,
- * tree_gpu_breakdown): the caller fills the rest of *out. */
-void sample_reader_memory_breakdown(struct sample_reader *r, gt_peak_breakdown *out);
-void sample_reader_gpu_breakdown(struct sample_reader *r, const struct sample *s,
-                                 gt_peak_breakdown *out);
+/* Who held a new peak of kind (GT_PEAK_MEMORY, GT_PEAK_GPU_MEMORY) at the
+ * sample s just read (tree_memory_breakdown, tree_gpu_breakdown): the
+ * largest processes named, at seconds into the run, of total_bytes; for
+ * memory, the pages they share with others as the rest of the total.
+ * O(n) in the tree: only at a new peak. */
+void sample_reader_peak(struct sample_reader *r, const struct sample *s, int kind, double at,
+                        double total_bytes, gt_peak_breakdown *out);
 
 /* For the copy of a reader in a child made by fork(): frees our memory and
  * descriptors without calling the GPU library (its state is the parent's). */

@@ -388,8 +388,16 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
     b->last_write = now;
 }
 
+/* A clean stop, or a failed start: the file is not needed (a stuck
+ * sampler's run keeps it: the caller frees the tracker, the writer ends). */
+static void backup_finish(struct sink *s, const struct pipeline_rows *final)
+{
+    (void)final;
+    backup_sink_finish((struct backup_sink *)s);
+}
+
 static const struct sink_ops backup_ops = {.wants_summary = backup_wants,
-                                           .summary = backup_summary};
+                                           .summary = backup_summary, .finish = backup_finish};
 
 gt_status backup_sink_init(struct backup_sink *b, const char *path, double interval,
                            double wait_limit, struct warner *w)

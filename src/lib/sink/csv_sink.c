@@ -33,21 +33,27 @@ static void csv_rows(struct sink *s, const struct pipeline_rows *rows)
         write_line(c, GT_SERIES_KIND_SYSTEM, line, series_system_csv_row(&rows->system, line));
 }
 
-static const struct sink_ops csv_ops = {.rows = csv_rows};
+static void csv_start(struct sink *s, double epoch_start)
+{
+    (void)epoch_start;
+    struct csv_sink *c = (struct csv_sink *)s;
+    if (c->no_header)
+        return;
+    write_line(c, GT_SERIES_KIND_PROCESS, series_process_csv_header,
+               strlen(series_process_csv_header));
+    write_line(c, GT_SERIES_KIND_SYSTEM, series_system_csv_header,
+               strlen(series_system_csv_header));
+}
 
-void csv_sink_init(struct csv_sink *c, int process_fd, int system_fd, struct warner *w)
+static const struct sink_ops csv_ops = {.start = csv_start, .rows = csv_rows};
+
+void csv_sink_init(struct csv_sink *c, int process_fd, int system_fd, int no_header,
+                   struct warner *w)
 {
     memset(c, 0, sizeof *c);
     c->base.ops = &csv_ops;
     c->fd[GT_SERIES_KIND_PROCESS] = process_fd;
     c->fd[GT_SERIES_KIND_SYSTEM] = system_fd;
+    c->no_header = no_header;
     c->warner = w;
-}
-
-void csv_sink_headers(struct csv_sink *c)
-{
-    write_line(c, GT_SERIES_KIND_PROCESS, series_process_csv_header,
-               strlen(series_process_csv_header));
-    write_line(c, GT_SERIES_KIND_SYSTEM, series_system_csv_header,
-               strlen(series_system_csv_header));
 }

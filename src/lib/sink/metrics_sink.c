@@ -224,7 +224,22 @@ static void sink_rows(struct sink *k, const struct pipeline_rows *rows)
         metrics_sink_update((struct metrics_sink *)k, rows->metrics, rows->now);
 }
 
-static const struct sink_ops metrics_sink_ops = {.rows = sink_rows};
+static void sink_start(struct sink *k, double epoch_start)
+{
+    metrics_sink_set_start((struct metrics_sink *)k, epoch_start);
+}
+
+/* No more serving, the textfile removed; a stuck sampler still owns the
+ * exporter (final NULL): then gt_tracker_free, or the sampler itself when
+ * it comes back, ends it. */
+static void sink_finish(struct sink *k, const struct pipeline_rows *final)
+{
+    if (final)
+        metrics_sink_finish((struct metrics_sink *)k);
+}
+
+static const struct sink_ops metrics_sink_ops = {.start = sink_start, .rows = sink_rows,
+                                                 .finish = sink_finish};
 
 gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const char *textfile_dir,
                             pid_t pid, const struct metrics_static *st, struct warner *w)

@@ -7,7 +7,7 @@
  * (backup_sink.h), the tracking file (tracking_file.h), the metrics
  * exporter and textfile (metrics_sink.h) and the host's callback
  * (sample_sink.h).
- * Both calls come from whoever samples (one thread at a time), after the
+ * Every call comes from whoever samples (one thread at a time), after the
  * tracker's lock is let go. */
 #ifndef GT_SINK_H
 #define GT_SINK_H
@@ -18,6 +18,10 @@
 struct sink;
 
 struct sink_ops {
+    /* Sampling begins: the baseline sample was taken at epoch_start (the
+     * time the rows count from), before its rows are handed over. NULL:
+     * nothing to do. */
+    void (*start)(struct sink *s, double epoch_start);
     /* The rows a sample made (either may be absent). NULL: not wanted. */
     void (*rows)(struct sink *s, const struct pipeline_rows *rows);
     /* Asks whether the summary should be handed over for a sample taken at
@@ -27,6 +31,11 @@ struct sink_ops {
     /* The summary so far (measurement.complete 0), as of now. NULL: not
      * wanted. */
     void (*summary)(struct sink *s, const gt_resource_usage *usage, double now);
+    /* Sampling has ended: final is the stop's own sample (off the
+     * schedule: a timepoint, no series rows), or NULL when the sampling
+     * thread is stuck and still owns the sinks (only what the caller owns
+     * may be finished) or the start failed. NULL: nothing to do. */
+    void (*finish)(struct sink *s, const struct pipeline_rows *final);
 };
 
 struct sink {

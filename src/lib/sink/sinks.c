@@ -56,7 +56,7 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
     if (backup_sink_init(&k->backup, backup_path, o->sleep_time, o->stop_timeout, w) != GT_OK ||
         (k->backup.path && backup_sink_set_identity(&k->backup, f->pid, o->command) != GT_OK))
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    csv_sink_init(&k->csv, o->process_csv_fd, o->system_csv_fd, w);
+    csv_sink_init(&k->csv, o->process_csv_fd, o->system_csv_fd, o->csv_no_header, w);
     k->list[k->n++] = &k->csv.base;
     k->list[k->n++] = &k->backup.base;
     if (o->tracking_file) {
@@ -122,6 +122,20 @@ void sinks_feed(struct sinks *k, const struct pipeline_rows *rows, double now,
             u = summary(ctx, now);
         s->ops->summary(s, u, now);
     }
+}
+
+void sinks_start(struct sinks *k, double epoch_start)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->list[i]->ops->start)
+            k->list[i]->ops->start(k->list[i], epoch_start);
+}
+
+void sinks_finish(struct sinks *k, const struct pipeline_rows *final)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->list[i]->ops->finish)
+            k->list[i]->ops->finish(k->list[i], final);
 }
 
 void sinks_destroy(struct sinks *k)

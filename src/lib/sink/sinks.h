@@ -69,6 +69,12 @@ const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipel
 void sinks_feed(struct sinks *k, const struct pipeline_rows *rows, double now,
                 const gt_resource_usage *(*summary)(void *ctx, double now), void *ctx);
 
+/* Sampling begins (the baseline taken at epoch_start) and ends (final:
+ * the stop's sample; NULL: a stuck sampler still owns the sinks, or the
+ * start failed): each sink's start and finish hooks, in order. */
+void sinks_start(struct sinks *k, double epoch_start);
+void sinks_finish(struct sinks *k, const struct pipeline_rows *final);
+
 /* Closes what the owner closes (the tracking file, the exporter, the
  * backup's lock). */
 void sinks_destroy(struct sinks *k);

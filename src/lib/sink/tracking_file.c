@@ -92,7 +92,14 @@ static void tracking_rows(struct sink *s, const struct pipeline_rows *rows)
               "and the series are kept)", table_file_error(&k->file));
 }
 
-static const struct sink_ops tracking_ops = {.rows = tracking_rows};
+/* The stop's sample is a timepoint too: the file ends with it. */
+static void tracking_finish(struct sink *s, const struct pipeline_rows *final)
+{
+    if (final)
+        tracking_rows(s, final);
+}
+
+static const struct sink_ops tracking_ops = {.rows = tracking_rows, .finish = tracking_finish};
 
 gt_status tracking_file_open(struct tracking_file *k, const char *path, int overwrite,
                              const struct tracking_static *st, struct warner *w)

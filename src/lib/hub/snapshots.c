@@ -1,0 +1,214 @@
+/* snapshots.c - a tracker's run as a snapshot or an HTML report (whole,
+ * or streamed to a file row by row), and the machine and cloud instance it
+ * ran on: what output/ assembles from the summary, the rows and the run's
+ * record. */
+#define _GNU_SOURCE
+#include "hub/tracker_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/background.h"
+
+/* At most this long for the cloud discovery to end: its requests time out
+ * after 1 s each, and AWS asks up to four. */
+#define CLOUD_WAIT_SECONDS 8.0
+
+gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
+{
+    gt_status st = tracker_call_begin(t, "gt_tracker_server_info", "gt_server_info", out,
+                                      out ? out->struct_size : 0, sizeof(gt_server_info), 0,
+                                      "server info");
+    if (st != GT_OK)
+        return st;
+    run_record_describe(&t->run);
+    *out = t->run.server; /* described once: read-only since */
+    out->struct_size = sizeof *out;
+    struct row_source rows;
+    tracker_live_rows(t, &rows);
+    snprintf(out->allocation, sizeof out->allocation, "%s", stats_allocation_of_rows(&rows));
+    return GT_OK;
+}
+
+int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out)
+{
+    gt_status st = tracker_call_begin(t, "gt_tracker_cloud_info", "gt_cloud_info", out,
+                                      out ? out->struct_size : 0, sizeof(gt_cloud_info), 0,
+                                      "cloud info");
+    if (st == GT_ERR_INVALID_ARGUMENT)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    if (st != GT_OK || !t->cfg.o.discover_cloud) {
+        gt_clear_error(); /* not asked for, or not yet: 0 says so */
+        return 0;
+    }
+    if (t->cloud) {
+        if (max_wait <= 0 && !cloud_discovery_ready(t->cloud))
+            return 0;
+        cloud_discovery_finish(t->cloud, max_wait, &t->run.cloud);
+        t->cloud = NULL;
+    }
+    *out = t->run.cloud;
+    out->struct_size = sizeof *out;
+    return 1;
+}
+
+/* Who held it, into a snapshot of t: the peaks, the idle GPUs, the
+ * processes by command, and the top process's timeline (which the
+ * snapshot owns; left out when out of memory). */
+static void snapshot_who(gt_tracker *t, gt_snapshot *s)
+{
+    s->processes.struct_size = sizeof s->processes;
+    tracker_processes_now(t, &s->processes);
+    s->gpu_idle.struct_size = sizeof s->gpu_idle;
+    pthread_mutex_lock(&t->lock);
+    memcpy(s->at_peak, t->at_peak, sizeof s->at_peak);
+    tracker_gpu_idle_now(t, &s->gpu_idle);
+    double start = t->res.start_time;
+    pthread_mutex_unlock(&t->lock);
+    s->top_processes = census_top_changes(&t->reader.tree.census, start, &s->ntop_processes);
+}
+
+/* Everything of a snapshot of t but its rows (series: counts and interval
+ * only, no arrays): a stopped run, or while STARTED the run so far (the
+ * summary as of now, in *live, which the caller frees). The cloud
+ * discovery's answer is waited for once and kept for the next call.
+ * command is copied into s->command. */
+static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_status,
+                               gt_snapshot *s, struct row_source *rows, gt_resource_usage **live)
+{
+    memset(s, 0, sizeof *s);
+    *live = NULL;
+    if (!tracker_owned_here(t))
+        return tracker_forked_copy_error(t);
+    if (t->state != STATE_NEW) /* begun: described at the first need */
+        run_record_describe(&t->run);
+    struct run_record run = t->run; /* a copy to fill in: its lock is not used */
+    const gt_resource_usage *u;
+    if (t->state == STATE_STARTED) {
+        u = *live = calloc(1, sizeof **live);
+        if (!*live)
+            return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        pthread_mutex_lock(&t->lock);
+        int begun = t->baseline_taken;
+        if (begun)
+            results_usage(&t->res, &t->pipe, monotonic_now(), 0, *live);
+        run.epoch_start = t->run.epoch_start;
+        pthread_mutex_unlock(&t->lock);
+        if (!begun)
+            return gt_fail(GT_ERR_STATE, "no snapshot yet: sampling begins at %.3f (start_at)",
+                           t->delayed_start);
+        run.epoch_stop = epoch_now();
+        tracker_live_rows(t, rows);
+    } else {
+        u = gt_tracker_usage(t);
+        if (!u)
+            return GT_ERR_STATE;
+        row_store_source(&t->store, rows);
+    }
+    if (t->cfg.o.discover_cloud && t->cloud) {
+        cloud_discovery_finish(t->cloud, CLOUD_WAIT_SECONDS, &t->run.cloud);
+        t->cloud = NULL;
+    }
+    run.cloud = t->run.cloud;
+    gt_status st = run_record_snapshot(&run, command, exit_status, u, rows, s);
+    s->main_only = t->cfg.o.main_only != 0;
+    s->cgroup.struct_size = sizeof s->cgroup;
+    s->cpu_energy.struct_size = sizeof s->cpu_energy;
+    s->gpu_run.struct_size = sizeof s->gpu_run;
+    /* The snapshot owns its per-GPU figures, as it owns its other lists. */
+    gt_gpu_throttle_device *table =
+        t->res.ngpu_list > 0 ? calloc((size_t)t->res.ngpu_list, sizeof *table) : NULL;
+    if (st == GT_OK && t->res.ngpu_list > 0 && !table)
+        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    pthread_mutex_lock(&t->lock);
+    results_cgroup(&t->res, &t->pipe, &s->cgroup);
+    results_energy(&t->res, &t->pipe, u, &s->cpu_energy);
+    results_gpu_run(&t->res, &t->pipe, u, &s->gpu_run, table);
+    pthread_mutex_unlock(&t->lock);
+    if (s->gpu_run.devices != table)
+        free(table);
+    if (st == GT_OK)
+        snapshot_who(t, s);
+    return st;
+}
+
+gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
+                              gt_snapshot **out)
+{
+    *out = NULL;
+    gt_snapshot *s = calloc(1, sizeof *s);
+    if (!s)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    struct row_source rows;
+    gt_resource_usage *live;
+    gt_status st = snapshot_meta(t, command, exit_status, s, &rows, &live);
+    free(live);
+    if (st != GT_OK) {
+        gt_snapshot_free(s);
+        return st;
+    }
+    gt_process_row *prow;
+    gt_system_row *srow;
+    st = tracker_read_all_rows(&rows, &prow, &srow);
+    if (st != GT_OK) {
+        gt_snapshot_free(s);
+        return st;
+    }
+    s->series.process = prow;
+    s->series.system = srow;
+    *out = s;
+    return GT_OK;
+}
+
+/* What snapshot_meta() made for a streamed write, released. */
+static void snapshot_meta_release(gt_snapshot *s, gt_resource_usage *live)
+{
+    free(live);
+    free(s->command);
+    free(s->filesystems);
+    snapshot_free_lists(s);
+}
+
+gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
+                                       gt_snapshot_format format, const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_resource_usage *live;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
+    if (st == GT_OK)
+        st = snapshot_write_rows(&s, &rows, format, path);
+    snapshot_meta_release(&s, live);
+    return st;
+}
+
+gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
+                                    const char *path)
+{
+    return gt_tracker_write_snapshot_as(t, command, exit_status, GT_SNAPSHOT_GPU_TRACKER, path);
+}
+
+gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
+                                  const char *server_json, const char *path)
+{
+    return gt_tracker_write_report_ex(t, command, exit_status, server_json, NULL, path);
+}
+
+gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exit_status,
+                                     const char *server_json, const gt_report_extras *extras,
+                                     const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_resource_usage *live;
+    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
+    if (st == GT_OK)
+        st = report_write_rows(&s, &rows, server_json, extras, path);
+    snapshot_meta_release(&s, live);
+    return st;
+}
