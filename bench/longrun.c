@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "gpu_tracker_tools.h"
-#include "output/report.h"
+#include "report/report.h"
 #include "sink/row_store.h"
-#include "output/snapshot.h"
+#include "snapshot/snapshot.h"
 
 struct figures {
     double rows_mib, written_mib; /* peak RSS after the rows, after writing */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "gpu_tracker_tools.h"
-#include "output/snapshot.h"
+#include "snapshot/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

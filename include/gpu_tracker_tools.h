@@ -1296,14 +1296,14 @@ GT_INTERNAL gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
  * tracker is NEW; -1 (gt_last_error) when out's struct_size is not set. */
 GT_INTERNAL int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out);
 
-/* ---- Judgements for people (analysis/) ---------------------------------- */
+/* ---- Judgements for people (src/lib/analysis, src/tools/stats) --------- */
 
 /* One line for a person about figure i's breach in l, as the tracker's
  * warning words it ("peak RAM 211 MB passed the limit of 100 MB
  * (--max-ram) 0.2 s into the run"). */
 GT_INTERNAL void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap);
 
-/* Whether the job was starved of CPU by other work (analysis/contention.c
+/* Whether the job was starved of CPU by other work (stats/contention.c
  * says how it is judged): the machine saturated by others, or the job's
  * cgroup quota used up by others or throttling it. 1 with a sentence for a
  * person in why ("the machine was saturated by other work: ..."), 0 (why

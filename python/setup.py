@@ -1,5 +1,6 @@
 """Builds gputracker._native: python/src/native*.c with libgputracker's
-sources (src/lib) and the gpu-tracker command's (src/cli) compiled in, so
+sources (src/lib), the tools' (src/tools) and the gpu-tracker command's
+(src/cli) compiled in, so
 that the package needs nothing installed but what the library links: json-c,
 zlib, SQLite and libcsv (Debian: libjson-c-dev, zlib1g-dev, libsqlite3-dev,
 libcsv-dev and libmicrohttpd-dev's headers to build; libmicrohttpd12 at run
@@ -35,8 +36,10 @@ native = Extension(
     sources=[os.path.join('src', name) for name in ('native.c', 'native_tracker.c',
                                                  'native_snapshot.c')] +
     sources('src/lib') +
+    sources('src/tools') +
     sources('src/cli', leave_out=('entry.c',)),
-    include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/lib', 'src/cli')],
+    include_dirs=[relative(os.path.join(ROOT, d))
+                  for d in ('include', 'src/lib', 'src/tools', 'src/cli')],
     libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )

@@ -1,9 +1,10 @@
 #!/bin/sh
-# No circles in the library's call graph (docs/architecture.md, "Wings and
-# faces"): from the objects themselves (nm), module A calls module B when A
-# uses a symbol B defines; tsort finds any loop among those edges, and the
-# test names it, and every call between wings goes down their order. A
-# module is a source file (src/lib/WING/NAME.c). Prints the edges between
+# No circles in the call graph of the library and the tools
+# (docs/architecture.md, "Wings and faces"): from the objects themselves
+# (nm), module A calls module B when A uses a symbol B defines; tsort finds
+# any loop among those edges, and the test names it, and every call between
+# wings goes down their order (the tools' wings above the whole library). A
+# module is a source file (src/lib/WING/NAME.c, src/tools/WING/NAME.c). Prints the edges between
 # wings, the picture docs/architecture.md draws.
 # usage: test_call_graph.sh OBJECT...
 set -eu
@@ -11,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for obj in "$@"; do
     # .../src/lib/read/procfs.c.o -> read/procfs
-    mod=$(echo "$obj" | sed 's|.*/src/lib/||; s|\.c\.o$||')
+    mod=$(echo "$obj" | sed 's|.*/src/lib/||; s|.*/src/tools/||; s|\.c\.o$||')
     nm "$obj" | awk -v m="$mod" '$2 ~ /^[TDBRV]$/ {print $3, m}' >>"$work/defs"
     nm "$obj" | awk -v m="$mod" '$1 == "U" {print $2, m}' >>"$work/uses"
 done
@@ -26,7 +27,7 @@ if ! tsort "$work/edges" >/dev/null 2>"$work/loop"; then
     exit 1
 fi
 echo "call_graph: $(wc -l <"$work/edges") calls between $(cut -d' ' -f1,2 "$work/edges" | tr ' ' '\n' | sort -u | wc -l) modules, no circle"
-# Between wings (WING/..., the root's files as "hub" and "sample"): every
+# Between wings (WING/..., the root's sample.c as "sample"): every
 # call goes down the order of tests/test_layers.sh, never between read/ and
 # pipeline/.
 awk '
@@ -37,7 +38,8 @@ function wing(m,  a) {
     return a[1]
 }
 BEGIN { r["util"] = 0; r["sample"] = 2; r["read/gpu"] = 3; r["read"] = 4; r["pipeline"] = 4;
-        r["analysis"] = 5; r["output"] = 6; r["sink"] = 7; r["hub"] = 8 }
+        r["analysis"] = 5; r["output"] = 6; r["sink"] = 7; r["hub"] = 8
+        r["stats"] = 9; r["subtrack"] = 9; r["snapshot"] = 9; r["report"] = 10 }
 { wa = wing($1); wb = wing($2)
   if (wa == wb) next
   n[wa " -> " wb]++

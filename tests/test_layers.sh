@@ -1,7 +1,7 @@
 #!/bin/sh
-# The library's wings point down (docs/architecture.md, "Wings and faces"):
-# every source and header of src/lib (.c and .h alike) sits in a wing, and
-# includes only
+# The wings point down (docs/architecture.md, "Wings and faces"): every
+# source and header of src/lib (the tracking library) and src/tools (the
+# tools on top of it), .c and .h alike, sits in a wing, and includes only
 #   - headers of its own wing,
 #   - the face of a wing below it (WING/WING.h, e.g. "read/read.h"; every
 #     header of util/, util/parse/ included, is a face: the toolkit is a
@@ -11,9 +11,11 @@
 # sample: they share sample.h and never include each other. read/gpu/ sits
 # inside read/: read/ includes its face, never the other way round. A file
 # in a folder that has no rank here fails the test, so that a new wing is
-# placed on purpose.
+# placed on purpose. The tools' wings sit above the whole library: a tool
+# includes the library's faces (the hub's is hub/hub.h), never the other way.
 set -eu
-lib="${1:?usage: test_layers.sh SRC_LIB_DIR}"
+lib="${1:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}"
+tools="${2:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}"
 
 # rank WING: how low the wing sits (lower is included by higher).
 rank() {
@@ -25,7 +27,9 @@ rank() {
     analysis) echo 5 ;;
     output) echo 6 ;;
     sink) echo 7 ;;
-    hub) echo 8 ;;                   # tracker*, options*: the rest of the root
+    hub) echo 8 ;;                   # hub/: the coordinator and the API
+    stats | subtrack | snapshot) echo 9 ;; # src/tools/
+    report) echo 10 ;;
     *) echo "" ;;
     esac
 }
@@ -55,7 +59,12 @@ fail() {
     failures=$((failures + 1))
 }
 
-files=$(cd "$lib" && find . -name '*.[ch]' | sed 's|^\./||' | sort)
+files=$( (cd "$lib" && find . -name '*.[ch]'; cd "$tools" && find . -name '*.[ch]') |
+    sed 's|^\./||' | sort)
+# Where a file or header named by its wing path is (src/lib or src/tools).
+where() {
+    if [ -f "$lib/$1" ]; then echo "$lib/$1"; elif [ -f "$tools/$1" ]; then echo "$tools/$1"; fi
+}
 for f in $files; do
     mine=$(wing "$f")
     myrank=$(rank "$mine")
@@ -63,7 +72,7 @@ for f in $files; do
         fail "$f is in $mine/, which is no wing: place it in tests/test_layers.sh and docs/architecture.md"
         continue
     fi
-    for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$lib/$f"); do
+    for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$(where "$f")"); do
         case "$inc" in
         gpu_tracker.h | gpu_tracker_tools.h) continue ;;
         gpu_tracker_internal.h)
@@ -73,8 +82,8 @@ for f in $files; do
                 fail "$f includes gpu_tracker_internal.h: only the hub and util/file_io.h may"
             continue ;;
         esac
-        if [ ! -f "$lib/$inc" ]; then
-            fail "$f includes \"$inc\", which is not a path under src/lib (name a header by its wing: \"read/procfs.h\")"
+        if [ -z "$(where "$inc")" ]; then
+            fail "$f includes \"$inc\", which is not a path under src/lib or src/tools (name a header by its wing: \"read/procfs.h\")"
             continue
         fi
         theirs=$(wing "$inc")
@@ -96,7 +105,7 @@ if grep -n '\[GT_MAX_' "$header"; then
     fail "gpu_tracker.h has an array sized by a GT_MAX_ constant: make it a counted array"
 fi
 
-# The root holds the hub and sample.h, not a new module: at most ten files.
+# The root holds sample.h and the source list, not a new module: at most ten files.
 root_files=$(find "$lib" -maxdepth 1 -type f | wc -l)
 if [ "$root_files" -gt 10 ]; then
     fail "src/lib has $root_files files at its root (at most 10): a new module goes in its wing"

@@ -21,7 +21,8 @@
 #include "httpd.h"
 #include "read/server_info.h"
 #include "util/exact_sum.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
+#include "pipeline/pipeline.h"
 #include "util/buf.h"
 
 static char *dir;
@@ -594,7 +595,7 @@ static void test_stats_and_recommend(void)
     gt_snapshot *e = constructed(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     CHECK(gt_snapshot_stats(e, &st) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "no rows to take statistics of");
-    CHECK_STR(stats_allocation(&e->series), "unknown");
+    CHECK_STR(allocation_of_series(&e->series), "unknown");
     gt_snapshot_free(e);
     gt_snapshot_free(s);
 }
@@ -605,17 +606,17 @@ static void test_allocation(void)
     double cpu[] = {2, 2}, sys_cpu[] = {2.2, 2.2};
     unsigned long long mem[] = {4000000, 4000000}, sys_mem[] = {4400000, 4400000};
     gt_snapshot *s = constructed(2, cpu, mem, NULL, NULL, NULL, NULL, NULL, sys_cpu, sys_mem);
-    CHECK_STR(stats_allocation(&s->series), "dedicated");
+    CHECK_STR(allocation_of_series(&s->series), "dedicated");
     gt_snapshot_free(s);
     /* CPU: 2 cores of ours, 2.6 in all: more than +0.25 -> shared. */
     double sys_cpu2[] = {2.6, 2.6};
     s = constructed(2, cpu, mem, NULL, NULL, NULL, NULL, NULL, sys_cpu2, sys_mem);
-    CHECK_STR(stats_allocation(&s->series), "shared");
+    CHECK_STR(allocation_of_series(&s->series), "shared");
     gt_snapshot_free(s);
     /* Memory: 4 GB of ours, 4.6 GB used: more than +512 MiB -> shared. */
     unsigned long long sys_mem2[] = {4600000, 4600000};
     s = constructed(2, cpu, mem, NULL, NULL, NULL, NULL, NULL, sys_cpu, sys_mem2);
-    CHECK_STR(stats_allocation(&s->series), "shared");
+    CHECK_STR(allocation_of_series(&s->series), "shared");
     gt_snapshot_free(s);
 }
 

@@ -1,24 +1,15 @@
-/* analysis/analysis.h - the face of the analysis wing: what is computed
- * from a finished run or from files (resource_tracker's statistics and
- * recommendations, a Slurm job's summary, gpu_tracker's sub-tracking
- * analysis and comparison). Other wings include this header, never the
- * wing's others (tests/test_layers.sh). */
+/* analysis/analysis.h - the face of the analysis wing: the judgements the
+ * tracker makes of a run (its limits, a state machine fed each sample, and
+ * the GPUs to ask for) and gpu_tracker's sub-tracking marks. Other wings
+ * include this header, never the wing's others (tests/test_layers.sh). */
 #ifndef GT_ANALYSIS_H
 #define GT_ANALYSIS_H
 
 #include "analysis/limits.h"
-#include "analysis/stats.h"
-#include "analysis/subtrack_blocks.h"
 
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-
-/* Whether the job was starved of CPU by other work (contention.c says how
- * it is judged): 1 with a sentence for a person in why, 0 (why "") when
- * not or when the figures cannot say. cg may be NULL. */
-int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
-                   char *why, size_t cap);
 
 /* What to ask for next time about GPUs (gpu_advice.c): 1 with a sentence
  * in out ("1 of the 2 GPUs the run held was idle (GPU 1 91% of the time):

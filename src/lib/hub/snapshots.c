@@ -1,8 +1,10 @@
-/* snapshots.c - a tracker's run as a snapshot or an HTML report (whole,
- * or streamed to a file row by row), and the machine and cloud instance it
+/* snapshots.c - a tracker's run as a snapshot in memory (whole, or its
+ * parts and a source over its rows for a writer that streams them: the
+ * tools' snapshot and report files), and the machine and cloud instance it
  * ran on: what output/ assembles from the summary, the rows and the run's
  * record. */
 #define _GNU_SOURCE
+#include "hub/hub.h"
 #include "hub/tracker_internal.h"
 
 #include <stdio.h>
@@ -27,7 +29,7 @@ gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
     out->struct_size = sizeof *out;
     struct row_source rows;
     tracker_live_rows(t, &rows);
-    snprintf(out->allocation, sizeof out->allocation, "%s", stats_allocation_of_rows(&rows));
+    snprintf(out->allocation, sizeof out->allocation, "%s", allocation_of_rows(&rows));
     return GT_OK;
 }
 
@@ -71,12 +73,7 @@ static void snapshot_who(gt_tracker *t, gt_snapshot *s)
     s->top_processes = census_top_changes(&t->reader.tree.census, start, &s->ntop_processes);
 }
 
-/* Everything of a snapshot of t but its rows (series: counts and interval
- * only, no arrays): a stopped run, or while STARTED the run so far (the
- * summary as of now, in *live, which the caller frees). The cloud
- * discovery's answer is waited for once and kept for the next call.
- * command is copied into s->command. */
-static gt_status snapshot_meta(gt_tracker *t, const char *command, int exit_status,
+gt_status tracker_snapshot_parts(gt_tracker *t, const char *command, int exit_status,
                                gt_snapshot *s, struct row_source *rows, gt_resource_usage **live)
 {
     memset(s, 0, sizeof *s);
@@ -144,7 +141,7 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     struct row_source rows;
     gt_resource_usage *live;
-    gt_status st = snapshot_meta(t, command, exit_status, s, &rows, &live);
+    gt_status st = tracker_snapshot_parts(t, command, exit_status, s, &rows, &live);
     free(live);
     if (st != GT_OK) {
         gt_snapshot_free(s);
@@ -163,52 +160,10 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
     return GT_OK;
 }
 
-/* What snapshot_meta() made for a streamed write, released. */
-static void snapshot_meta_release(gt_snapshot *s, gt_resource_usage *live)
+void tracker_snapshot_parts_release(gt_snapshot *s, gt_resource_usage *live)
 {
     free(live);
     free(s->command);
     free(s->filesystems);
     snapshot_free_lists(s);
-}
-
-gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
-                                       gt_snapshot_format format, const char *path)
-{
-    gt_clear_error();
-    gt_snapshot s;
-    struct row_source rows;
-    gt_resource_usage *live;
-    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
-    if (st == GT_OK)
-        st = snapshot_write_rows(&s, &rows, format, path);
-    snapshot_meta_release(&s, live);
-    return st;
-}
-
-gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
-                                    const char *path)
-{
-    return gt_tracker_write_snapshot_as(t, command, exit_status, GT_SNAPSHOT_GPU_TRACKER, path);
-}
-
-gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
-                                  const char *server_json, const char *path)
-{
-    return gt_tracker_write_report_ex(t, command, exit_status, server_json, NULL, path);
-}
-
-gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exit_status,
-                                     const char *server_json, const gt_report_extras *extras,
-                                     const char *path)
-{
-    gt_clear_error();
-    gt_snapshot s;
-    struct row_source rows;
-    gt_resource_usage *live;
-    gt_status st = snapshot_meta(t, command, exit_status, &s, &rows, &live);
-    if (st == GT_OK)
-        st = report_write_rows(&s, &rows, server_json, extras, path);
-    snapshot_meta_release(&s, live);
-    return st;
 }

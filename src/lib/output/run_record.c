@@ -8,7 +8,7 @@
 #include "output/snapshot_parts.h"
 #include "util/internal.h"
 #include "read/read.h"
-#include "analysis/analysis.h"
+#include "pipeline/pipeline.h"
 
 void run_record_begin(struct run_record *r, pid_t pid, double interval, const char *proc_root,
                       const char *sys_root, const struct gpu_device *devices, int ndevices,
@@ -75,7 +75,7 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
     snprintf(s->server.allocation, sizeof s->server.allocation, "%s",
-             stats_allocation_of_rows(rows));
+             allocation_of_rows(rows));
     snprintf(s->host, sizeof s->host, "%s", s->server.hostname);
     s->cloud = r->cloud;
     s->job = r->job;

@@ -142,3 +142,18 @@ void snapshot_free_lists(gt_snapshot *s)
     s->top_processes = NULL;
     s->ntop_processes = 0;
 }
+
+void gt_snapshot_free(gt_snapshot *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nother_tasks; i++)
+        gt_snapshot_free(s->other_tasks[i]);
+    free(s->other_tasks);
+    snapshot_free_lists(s);
+    free(s->command);
+    free(s->filesystems);
+    free((void *)s->series.process);
+    free((void *)s->series.system);
+    free(s);
+}

@@ -9,6 +9,7 @@
 #ifndef GT_PIPELINE_H
 #define GT_PIPELINE_H
 
+#include "pipeline/allocation.h"
 #include "pipeline/cgroup_usage.h"
 #include "pipeline/energy_usage.h"
 #include "pipeline/gpu_idle.h"

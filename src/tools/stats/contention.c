@@ -1,5 +1,5 @@
-/* analysis/contention.c - was the job starved of CPU by other work?
- * (cpu_contention, analysis/analysis.h; the command reaches it as
+/* stats/contention.c - was the job starved of CPU by other work?
+ * (cpu_contention, stats/stats.h; the command reaches it as
  * gt_cpu_contention, gpu_tracker_internal.h).
  *
  * A job's mean CPU is what it got, not what it wanted. On a machine that
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "stats/stats.h"
 #include "util/num.h"
 
 int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,

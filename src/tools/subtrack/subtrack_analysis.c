@@ -29,9 +29,9 @@
 
 #include "util/json_write.h"
 #include "util/pyfloat.h"
-#include "analysis/pandas_text.h"
-#include "analysis/subtrack_blocks.h"
-#include "analysis/subtrack_results.h"
+#include "subtrack/pandas_text.h"
+#include "subtrack/subtrack_blocks.h"
+#include "subtrack/subtrack_results.h"
 #include "util/table_file.h"
 #include "util/table_read.h"
 

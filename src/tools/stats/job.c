@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "util/json_write.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
 #include "util/units.h"
 
 /* ---- merging -------------------------------------------------------------- */

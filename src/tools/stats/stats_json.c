@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "util/json_write.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
 
 /* {"K1": v1[, "K2": v2]}: resource_tracker's per-figure dictionaries. */
 static json_object *figure(const char *k1, double v1, const char *k2, double v2)

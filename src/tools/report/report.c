@@ -16,11 +16,12 @@
 #include "util/buf.h"
 #include "util/file_io.h"
 #include "util/internal.h"
-#include "output/report.h"
+#include "report/report.h"
 #include "util/row_source.h"
 #include "util/units.h"
-#include "analysis/analysis.h"
-#include "output/report_who.h"
+#include "stats/stats.h"
+#include "subtrack/subtrack.h"
+#include "report/report_who.h"
 
 /* ---- text into a growing buffer (util/buf.h) ---------------------------- */
 

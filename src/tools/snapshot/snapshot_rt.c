@@ -4,7 +4,7 @@
  * is parsed, and each row's object is parsed on its own (at most
  * ROW_TEXT_MAX bytes), so a file's cost follows from its row count. */
 #define _GNU_SOURCE
-#include "output/snapshot_rt.h"
+#include "snapshot/snapshot_rt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 #include "util/json_write.h"
 #include "util/pyfloat.h"
 #include "util/series_columns.h"
-#include "output/snapshot_parts.h"
+#include "output/output.h"
 
 #define ROW_TEXT_MAX 4096
 #define PART_MAX ((size_t)1 << 20)

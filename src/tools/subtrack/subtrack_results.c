@@ -2,7 +2,7 @@
  * comparison of tracking sessions (gpu_tracker's TrackingComparison:
  * gpu_tracker.h, "Sub-tracking analysis"). */
 #define _GNU_SOURCE
-#include "analysis/subtrack_results.h"
+#include "subtrack/subtrack_results.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -13,7 +13,7 @@
 #include "util/internal.h"
 #include "util/json_read.h"
 #include "util/json_write.h"
-#include "analysis/pandas_text.h"
+#include "subtrack/pandas_text.h"
 
 /* ---- text -------------------------------------------------------------------- */
 

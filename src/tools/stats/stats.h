@@ -7,17 +7,16 @@
 #include "gpu_tracker_tools.h"
 #include "util/row_source.h"
 
+/* Whether the job was starved of CPU by other work (contention.c says how
+ * it is judged): 1 with a sentence for a person in why, 0 (why "") when
+ * not or when the figures cannot say. cg may be NULL. */
+int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,
+                   char *why, size_t cap);
+
 /* resource_tracker's stats() of the rows (gt_snapshot_stats' rules);
  * interval is the run's. GT_ERR_INVALID_ARGUMENT when there is no row pair,
  * GT_ERR_IO when the source cannot be read. */
 gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats *out);
-
-/* resource_tracker's guess whether the server was "dedicated" to the
- * tracked processes or "shared" with others, from the means of both series
- * (its SERVER_ALLOCATION_CHECKS); "unknown" when a series has no rows. The
- * returned string is static. */
-const char *stats_allocation_of_rows(const struct row_source *rows);
-const char *stats_allocation(const gt_series *series);
 
 /* gt_stats_to_json's document as an object, to put in a larger one (the
  * job view's tasks); json-c's, released by the caller. */

@@ -1,6 +1,6 @@
 /* report_who.c - the report's parts that say who held the run's resources
  * (report_who.h). */
-#include "output/report_who.h"
+#include "report/report_who.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* pandas_text.c - gpu_tracker's text layout of tables (pandas_text.h). */
 #define _GNU_SOURCE
-#include "analysis/pandas_text.h"
+#include "subtrack/pandas_text.h"
 
 #include <ctype.h>
 #include <math.h>

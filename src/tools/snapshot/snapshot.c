@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/cgroup_json.h"
 #include "pipeline/pipeline.h"
 #include "util/file_io.h"
 #include "util/internal.h"
@@ -30,12 +29,9 @@
 #include "util/pyfloat.h"
 #include "util/row_source.h"
 #include "util/series_columns.h"
-#include "output/snapshot.h"
-#include "output/run_parts_json.h"
-#include "output/snapshot_parts.h"
-#include "output/who_json.h"
-#include "output/snapshot_rt.h"
-#include "output/usage_json.h"
+#include "snapshot/snapshot.h"
+#include "output/output.h"
+#include "snapshot/snapshot_rt.h"
 
 /* ---- limits of a read ----------------------------------------------------- */
 
@@ -961,17 +957,3 @@ gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
     return gt_snapshot_read_ex(path, GT_SNAPSHOT_MAX_ROWS, out);
 }
 
-void gt_snapshot_free(gt_snapshot *s)
-{
-    if (!s)
-        return;
-    for (size_t i = 0; i < s->nother_tasks; i++)
-        gt_snapshot_free(s->other_tasks[i]);
-    free(s->other_tasks);
-    snapshot_free_lists(s);
-    free(s->command);
-    free(s->filesystems);
-    free((void *)s->series.process);
-    free((void *)s->series.system);
-    free(s);
-}

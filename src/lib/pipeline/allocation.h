@@ -1,0 +1,16 @@
+/* allocation.h - resource_tracker's guess whether the server was
+ * "dedicated" to the tracked processes or "shared" with others, from the
+ * means of both series (its SERVER_ALLOCATION_CHECKS): pure, over any row
+ * source. */
+#ifndef GT_ALLOCATION_H
+#define GT_ALLOCATION_H
+
+#include "gpu_tracker_tools.h"
+#include "util/row_source.h"
+
+/* "dedicated", "shared", or "unknown" when a series has no rows (or the
+ * rows cannot be read). The returned string is static. */
+const char *allocation_of_rows(const struct row_source *rows);
+const char *allocation_of_series(const gt_series *series);
+
+#endif

@@ -1,0 +1,28 @@
+/* run_report.c - a tracker's run written as the HTML report, its rows
+ * streamed from where the tracker keeps them (gt_tracker_write_report,
+ * gpu_tracker_tools.h). */
+#include "report/report.h"
+
+#include "hub/hub.h"
+#include "util/internal.h"
+
+gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
+                                  const char *server_json, const char *path)
+{
+    return gt_tracker_write_report_ex(t, command, exit_status, server_json, NULL, path);
+}
+
+gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exit_status,
+                                     const char *server_json, const gt_report_extras *extras,
+                                     const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_resource_usage *live;
+    gt_status st = tracker_snapshot_parts(t, command, exit_status, &s, &rows, &live);
+    if (st == GT_OK)
+        st = report_write_rows(&s, &rows, server_json, extras, path);
+    tracker_snapshot_parts_release(&s, live);
+    return st;
+}

@@ -1,0 +1,27 @@
+/* run_snapshot.c - a tracker's run written as a snapshot file, its rows
+ * streamed from where the tracker keeps them (gt_tracker_write_snapshot,
+ * gpu_tracker_tools.h). */
+#include "snapshot/snapshot.h"
+
+#include "hub/hub.h"
+#include "util/internal.h"
+
+gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
+                                       gt_snapshot_format format, const char *path)
+{
+    gt_clear_error();
+    gt_snapshot s;
+    struct row_source rows;
+    gt_resource_usage *live;
+    gt_status st = tracker_snapshot_parts(t, command, exit_status, &s, &rows, &live);
+    if (st == GT_OK)
+        st = snapshot_write_rows(&s, &rows, format, path);
+    tracker_snapshot_parts_release(&s, live);
+    return st;
+}
+
+gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
+                                    const char *path)
+{
+    return gt_tracker_write_snapshot_as(t, command, exit_status, GT_SNAPSHOT_GPU_TRACKER, path);
+}
