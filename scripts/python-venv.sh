@@ -29,7 +29,7 @@ done
 
 rm -rf "$work"
 mkdir -p "$work/tree"
-cp -r "$src/python" "$src/src" "$src/include" "$work/tree/"
+cp -r "$src/python" "$src/src" "$src/include" "$src/cmake" "$src/CMakeLists.txt" "$work/tree/"
 "$python" -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --no-build-isolation --no-index --no-deps \
     "$work/tree/python"
