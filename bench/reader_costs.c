@@ -17,11 +17,18 @@
  * stored fastest round, in a first measurement and again in a second one
  * made because of it, is
  * named ("MOVED ...") and the exit status is 3: `make bench` stops there.
+ * The stored figures are first scaled by the machine's pace now against
+ * then: two rows of ours measured alike, a floor that preads the system
+ * sample's files parsing nothing (the kernel's side) and a loop over a
+ * buffer (the CPU's), the larger of their two ratios. A shared VM's slow
+ * phase (every reader, old code and new alike, 2-3 times slower) is not a
+ * change of the code; a reader that grew half as costly again beyond what
+ * the machine slowed down is.
  * With --tsv every reader is measured twice, each row keeping its lower
- * median.
- * Figures are this machine's: compare tables of the same machine. */
+ * median. Figures are this machine's: compare tables of the same machine. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +147,33 @@ static struct gpu_sample gpu_out;
 static void call_gpu(struct sample_reader *r, void *arg)
 {
     gpu_sample(&r->gpu, 0, *(int *)arg, r->tree_pids, 0, &gpu_out);
+}
+
+/* The machine's pace (see the file comment): what a floor of a system
+ * sample does in the kernel, and what a walk over a buffer does in the
+ * CPU, none of our code. */
+#define PACE_KERNEL "pace: preads of /proc/stat, meminfo, self/stat"
+#define PACE_CPU "pace: a loop over 16 KiB"
+struct pace {
+    int fd[3];
+    unsigned char buf[16384];
+    unsigned long sink;
+};
+static void call_pace_kernel(struct sample_reader *r, void *arg)
+{
+    (void)r;
+    struct pace *p = arg;
+    for (int i = 0; i < 3; i++) {
+        ssize_t n = pread(p->fd[i], p->buf, sizeof p->buf, 0);
+        p->sink += n > 0 ? (unsigned long)n : 0;
+    }
+}
+static void call_pace_cpu(struct sample_reader *r, void *arg)
+{
+    (void)r;
+    struct pace *p = arg;
+    for (size_t i = 0; i < sizeof p->buf; i++)
+        p->sink = p->sink * 31 + p->buf[i];
 }
 
 static gt_peak_breakdown breakdown_out;
@@ -310,11 +344,54 @@ static int load(const char *path, struct row *out, int cap)
     return n;
 }
 
+/* The two pace rows (PACE_KERNEL, PACE_CPU). 0, or -1 (said). */
+static int measure_pace(void)
+{
+    static struct pace p;
+    const char *files[3] = {"/proc/stat", "/proc/meminfo", "/proc/self/stat"};
+    for (int i = 0; i < 3; i++)
+        if ((p.fd[i] = open(files[i], O_RDONLY | O_CLOEXEC)) < 0) {
+            fprintf(stderr, "gt-bench-readers: cannot open %s: %s\n", files[i], strerror(errno));
+            return -1;
+        }
+    time_call(add_row(PACE_KERNEL, "(the machine, not ours)"), NULL,
+              (struct reader_call){call_pace_kernel, &p}, 1);
+    time_call(add_row(PACE_CPU, "(the machine, not ours)"), NULL,
+              (struct reader_call){call_pace_cpu, &p}, 1);
+    for (int i = 0; i < 3; i++)
+        close(p.fd[i]);
+    return 0;
+}
+
 /* Every reader measured once more into rows (nrows reset first). */
 static int measure_all(struct warner *w)
 {
     nrows = 0;
-    return measure_sources(w) < 0 || measure_tree(1, w) < 0 || measure_tree(100, w) < 0 ? -1 : 0;
+    return measure_pace() < 0 || measure_sources(w) < 0 || measure_tree(1, w) < 0 ||
+                   measure_tree(100, w) < 0
+               ? -1
+               : 0;
+}
+
+/* How much slower the machine is now than when base was stored: the larger
+ * ratio of the pace rows' fastest rounds, at least 1 (a faster machine
+ * holds the stored line as it is); 1 when base has no pace rows. */
+static double pace_factor(const struct row *now, int nnow, const struct row *base, int nbase)
+{
+    double factor = 1;
+    const char *names[2] = {PACE_KERNEL, PACE_CPU};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < nnow; i++)
+            for (int j = 0; j < nbase; j++)
+                if (!strcmp(now[i].name, names[k]) && !strcmp(base[j].name, names[k]) &&
+                    base[j].min_us > 0 && now[i].min_us / base[j].min_us > factor)
+                    factor = now[i].min_us / base[j].min_us;
+    return factor;
+}
+
+static int is_pace(const struct row *r)
+{
+    return !strncmp(r->name, "pace: ", 6);
 }
 
 /* Whether row r moved against the stored row b: its fastest round more
@@ -324,9 +401,10 @@ static int measure_all(struct warner *w)
  * what a change of the code moves and the noise moves least. */
 /* Half as slow again, and by at least 0.5 us: a row of a few hundredths of
  * a microsecond (the census per process) doubles on its rounding alone. */
-static int moved_from(const struct row *r, const struct row *b)
+static int moved_from(const struct row *r, const struct row *b, double pace)
 {
-    return !*r->missing && r->min_us > b->min_us * 1.5 && r->min_us > b->min_us + 0.5;
+    double then = b->min_us * pace;
+    return !*r->missing && !is_pace(r) && r->min_us > then * 1.5 && r->min_us > then + 0.5;
 }
 
 static const struct row *stored_row(const struct row *base, int nbase, const char *name)
@@ -362,9 +440,10 @@ int main(int argc, char **argv)
      * phase (a cgroup read once took 31 us for 17). It counts as moved only
      * if it moved both times; the table keeps each row's lower median. */
     int suspects = 0;
+    double pace = nbase > 0 ? pace_factor(rows, nrows, base, nbase) : 1;
     for (int i = 0; i < nrows && nbase > 0; i++) {
         const struct row *b = stored_row(base, nbase, rows[i].name);
-        suspects += b && moved_from(&rows[i], b);
+        suspects += b && moved_from(&rows[i], b, pace);
     }
     static struct row first[MAX_ROWS];
     int nfirst = 0;
@@ -376,11 +455,15 @@ int main(int argc, char **argv)
         if (measure_all(&w) < 0)
             return 1;
     }
+    double first_pace = pace;
+    if (nfirst && nbase > 0)
+        pace = pace_factor(rows, nrows, base, nbase);
     int moved[MAX_ROWS] = {0};
     for (int i = 0; i < nrows; i++) {
         const struct row *b = nbase > 0 ? stored_row(base, nbase, rows[i].name) : NULL;
         const struct row *f = i < nfirst && !strcmp(first[i].name, rows[i].name) ? &first[i] : NULL;
-        moved[i] = b && moved_from(&rows[i], b) && (!nfirst || (f && moved_from(f, b)));
+        moved[i] = b && moved_from(&rows[i], b, pace) &&
+                   (!nfirst || (f && moved_from(f, b, first_pace)));
         if (f && !*f->missing && f->median_us < rows[i].median_us)
             rows[i] = *f;
     }
@@ -417,7 +500,8 @@ int main(int argc, char **argv)
     }
     int nmoved = 0;
     printf("\nAgainst %s (moved: the fastest round more than 50 %% slower than the stored "
-           "one's, in two measurements):\n", baseline);
+           "one's, in two measurements),\nthe stored figures scaled by the machine's pace now "
+           "against then: x%.2f\n", baseline, pace);
     for (int i = 0; i < nrows; i++) {
         const struct row *r = &rows[i], *b = stored_row(base, nbase, r->name);
         if (*r->missing || !b)
@@ -425,8 +509,8 @@ int main(int argc, char **argv)
         nmoved += moved[i];
         printf("%s %-48s %8.1f us (%.1f-%.1f), stored %.1f us (%.1f-%.1f), %+.0f %%\n",
                moved[i] ? "MOVED" : "     ", r->name, r->median_us, r->min_us, r->max_us,
-               b->median_us, b->min_us, b->max_us,
-               b->median_us > 0 ? (r->median_us / b->median_us - 1) * 100 : 0.0);
+               b->median_us * pace, b->min_us * pace, b->max_us * pace,
+               b->median_us > 0 ? (r->median_us / (b->median_us * pace) - 1) * 100 : 0.0);
     }
     if (nmoved)
         printf("%d reader%s cost more than the stored table: see the MOVED line%s above\n",
