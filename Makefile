@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= OFF
 CTEST = ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all deps deps-check build abi-baseline bench-baseline check check-build check-asan check-tsan fuzz fuzz-build \
+.PHONY: all deps deps-check deps-report build abi-baseline bench-baseline check check-build check-asan check-tsan fuzz fuzz-build \
 	demo bench install uninstall deb clean
 
 all: build
@@ -26,7 +26,12 @@ deps:
 deps-check:
 	@./scripts/install-deps.sh check
 
-build: deps
+# A plain `make` installs nothing: it says what is missing (make demo and
+# make check install it, as root).
+deps-report:
+	@./scripts/install-deps.sh --report build
+
+build: deps-report
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGT_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
@@ -49,7 +54,7 @@ check: deps-check check-build check-asan check-tsan
 	cd $(TSAN_DIR) && TSAN_OPTIONS="second_deadlock_stack=1" $(CTEST)
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
 
-check-build:
+check-build: deps-check
 	@$(MAKE) --no-print-directory build WERROR=ON
 
 check-asan: deps-check

@@ -4,6 +4,9 @@
 #
 # usage: install-deps.sh build|deb|check
 #        install-deps.sh --list build|deb|check   (prints the packages, installs nothing)
+#        install-deps.sh --report build|deb|check (says what is missing and
+#                        how to install it, exit 1; installs nothing, root or not:
+#                        what a plain `make` runs)
 #   build  what `make` and `make demo` need: a C compiler, CMake, json-c,
 #          zlib, SQLite, libcsv, libmicrohttpd and libcurl's headers,
 #          help2man (the man page)
@@ -28,8 +31,12 @@
 set -eu
 
 list=0
+report=0
 if [ "${1:-}" = "--list" ]; then
     list=1
+    shift
+elif [ "${1:-}" = "--report" ]; then
+    report=1
     shift
 fi
 mode=${1:-build}
@@ -39,7 +46,7 @@ case "$mode" in
 build) ;;
 deb) packages="$packages $deb_packages" ;;
 check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-ipython zsh fish man-db prometheus slurmctld slurmd slurm-client munge abigail-tools tmux snakemake python3-pytest-xdist python3-markdown" ;;
-*) echo "usage: install-deps.sh [--list] build|deb|check" >&2; exit 2 ;;
+*) echo "usage: install-deps.sh [--list|--report] build|deb|check" >&2; exit 2 ;;
 esac
 if [ "$list" -eq 1 ]; then
     echo $packages
@@ -53,6 +60,13 @@ for p in $packages; do
     fi
 done
 [ -z "$missing" ] && exit 0
+
+if [ "$report" -eq 1 ]; then
+    echo "install-deps: missing Debian packages:$missing" >&2
+    echo "install-deps: install them with 'make deps' as root (or: sudo apt-get install$missing);" \
+        "make demo and make check do it themselves" >&2
+    exit 1
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
     echo "install-deps: installing$missing" >&2

@@ -3,8 +3,9 @@
 # (unattended-upgrades) may hold the locks: every apt-get call waits for
 # dpkg's lock (DPkg::Lock::Timeout), and an update refused for the lists'
 # lock is tried again rather than failing at once; another failure is not
-# retried. apt-get, dpkg-query and id are stand-ins on PATH (a real apt
-# would change this machine): they record what the script asks.
+# retried; --report (a plain `make`) installs nothing. apt-get, dpkg-query
+# and id are stand-ins on PATH (a real apt would change this machine): they
+# record what the script asks.
 # usage: test_install_deps.sh SOURCE_DIR
 set -eu
 src=$(cd "$1" && pwd)
@@ -52,4 +53,14 @@ if PATH="$work/bin:$PATH" GT_APT_RETRY_SLEEP=0 sh "$src/scripts/install-deps.sh"
 fi
 grep -q "Failed to fetch" "$work/out" || fail "the failure was not shown: $(cat "$work/out")"
 [ "$(wc -l <"$work/calls")" -eq 1 ] || fail "a failure other than the lock was retried"
-echo "install-deps waits for another apt's locks: ok"
+# What a plain `make` runs (--report): even as root it installs nothing,
+# names what is missing and how to get it, and fails.
+rm -f "$work/calls"
+if PATH="$work/bin:$PATH" sh "$src/scripts/install-deps.sh" --report build >"$work/out" 2>&1; then
+    fail "--report with packages missing succeeded"
+fi
+[ ! -e "$work/calls" ] || fail "--report ran apt-get: $(cat "$work/calls")"
+grep -q "missing Debian packages: gcc" "$work/out" || fail "--report did not name them: $(cat "$work/out")"
+grep -q "make deps" "$work/out" || fail "--report did not say how: $(cat "$work/out")"
+grep -q '^build: deps-report$' "$src/Makefile" || fail "the Makefile's build target does not only report"
+echo "install-deps waits for another apt's locks, and --report installs nothing: ok"
