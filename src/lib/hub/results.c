@@ -53,8 +53,7 @@ const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
 
 gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_totals", "gt_totals", out,
-                                      out ? out->struct_size : 0, sizeof(gt_totals), 1, "totals");
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_totals", gt_totals, out, 1, "totals");
     if (st != GT_OK)
         return st;
     gt_totals r;
@@ -70,9 +69,7 @@ gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
 
 gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_progress", "gt_progress", out,
-                                      out ? out->struct_size : 0, sizeof(gt_progress), 0,
-                                      "progress");
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_progress", gt_progress, out, 0, "progress");
     if (st != GT_OK)
         return st;
     gt_progress p;
@@ -213,8 +210,7 @@ void tracker_limits_now(gt_tracker *t, gt_limits *out)
 
 gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_energy", "gt_job_energy", out,
-                                      out ? out->struct_size : 0, sizeof(gt_job_energy), 0,
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_energy", gt_job_energy, out, 0,
                                       "energy figures");
     if (st != GT_OK)
         return st;
@@ -249,9 +245,7 @@ void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
 
 gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_gpu_idle", "gt_gpu_idle", out,
-                                      out ? out->struct_size : 0, sizeof(gt_gpu_idle), 0,
-                                      "GPU figures");
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_gpu_idle", gt_gpu_idle, out, 0, "GPU figures");
     if (st != GT_OK)
         return st;
     pthread_mutex_lock(&t->lock);
@@ -262,8 +256,7 @@ gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
 
 gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_at_peak", "gt_peak_breakdown", out,
-                                      out ? out->struct_size : 0, sizeof(gt_peak_breakdown), 0,
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_at_peak", gt_peak_breakdown, out, 0,
                                       "peak yet");
     if (st != GT_OK)
         return st;
@@ -295,8 +288,7 @@ void tracker_processes_now(gt_tracker *t, gt_command_groups *out)
 
 gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_processes", "gt_command_groups", out,
-                                      out ? out->struct_size : 0, sizeof(gt_command_groups), 0,
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_processes", gt_command_groups, out, 0,
                                       "processes yet");
     if (st != GT_OK)
         return st;
@@ -306,8 +298,7 @@ gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)
 
 gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_limits", "gt_limits", out,
-                                      out ? out->struct_size : 0, sizeof(gt_limits), 0,
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_limits", gt_limits, out, 0,
                                       "limits to report");
     if (st != GT_OK)
         return st;

@@ -25,8 +25,7 @@ gt_status tracker_read_all_rows(const struct row_source *rows, gt_process_row **
 
 gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_series", "gt_series", out,
-                                      out ? out->struct_size : 0, sizeof(gt_series), 1, "series");
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_series", gt_series, out, 1, "series");
     if (out && out->struct_size >= sizeof(gt_series)) {
         memset(out, 0, sizeof *out);
         out->struct_size = sizeof *out;

@@ -19,8 +19,7 @@
 
 gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_server_info", "gt_server_info", out,
-                                      out ? out->struct_size : 0, sizeof(gt_server_info), 0,
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_server_info", gt_server_info, out, 0,
                                       "server info");
     if (st != GT_OK)
         return st;
@@ -35,8 +34,7 @@ gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out)
 
 int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out)
 {
-    gt_status st = tracker_call_begin(t, "gt_tracker_cloud_info", "gt_cloud_info", out,
-                                      out ? out->struct_size : 0, sizeof(gt_cloud_info), 0,
+    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_cloud_info", gt_cloud_info, out, 0,
                                       "cloud info");
     if (st == GT_ERR_INVALID_ARGUMENT)
         return -1;

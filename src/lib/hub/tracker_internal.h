@@ -122,6 +122,10 @@ void tracker_processes_now(gt_tracker *t, gt_command_groups *out);
  * what it reads. */
 gt_status tracker_call_begin(gt_tracker *t, const char *fn, const char *type, const void *out,
                              size_t given, size_t need, int stopped, const char *what);
+/* The same for a call that fills the caller's struct *out, of type T. */
+#define TRACKER_FILL_BEGIN(t, fn, T, out, stopped, what)                                 \
+    tracker_call_begin((t), (fn), #T, (out), (out) ? (out)->struct_size : 0, sizeof(T), \
+                       (stopped), (what))
 
 static inline int tracker_owned_here(const gt_tracker *t)
 {
