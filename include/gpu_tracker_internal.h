@@ -162,6 +162,16 @@ GT_INTERNAL int gt_parse_decimal(const char *text, double *out);
 GT_INTERNAL double gt_ram_unit_bytes(const char *unit);
 GT_INTERNAL double gt_time_unit_seconds(const char *unit);
 
+/* The i-th valid value of an option that takes names (NULL past the last):
+ * the one list the Python package checks its arguments against too. */
+typedef enum gt_option_list {
+    GT_OPTION_RAM_UNITS,  /* ram_unit, gpu_ram_unit: bytes ... terabytes */
+    GT_OPTION_TIME_UNITS, /* time_unit: seconds ... days */
+    GT_OPTION_GPU_BRANDS  /* gpu_brand: nvidia, amd, intel, drm */
+} gt_option_list;
+GT_INTERNAL const char *gt_option_name(gt_option_list list, size_t i);
+
+
 #ifdef __cplusplus
 }
 #endif

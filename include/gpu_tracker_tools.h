@@ -524,6 +524,11 @@ typedef struct gt_system_row {
 
 typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt_series_kind;
 
+/* The names of the columns of kind's rows that resource_tracker's tables
+ * have, in its order (the first of gt_process_row's or gt_system_row's
+ * columns; ours follow in the system rows): the i-th, NULL past the last. */
+GT_INTERNAL const char *gt_series_column_name(gt_series_kind kind, size_t i);
+
 /* Both series of a run (an empty one when it was not asked for). */
 typedef struct gt_series {
     size_t struct_size;       /* sizeof(this struct) in the caller's header */

@@ -8,12 +8,11 @@ import io
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
-PROCESS_COLUMNS = ('timestamp', 'pid', 'children', 'utime', 'stime', 'cpu_usage', 'memory', 'read_bytes',
-                   'write_bytes', 'gpu_usage', 'gpu_vram', 'gpu_utilized')
-SYSTEM_COLUMNS = ('timestamp', 'processes', 'utime', 'stime', 'cpu_usage', 'memory_free', 'memory_used',
-                  'memory_buffers', 'memory_cached', 'memory_active', 'memory_inactive', 'disk_read_bytes',
-                  'disk_write_bytes', 'disk_space_total_gb', 'disk_space_used_gb', 'disk_space_free_gb',
-                  'net_recv_bytes', 'net_sent_bytes', 'gpu_usage', 'gpu_vram', 'gpu_utilized')
+from . import _native
+
+# resource_tracker's columns of the two series, from the library's table.
+PROCESS_COLUMNS = _native.PROCESS_COLUMNS
+SYSTEM_COLUMNS = _native.SYSTEM_COLUMNS
 
 # resource_tracker 0.4's names for people, and its factors to bytes (kB,
 # MiB, GiB), for get_combined_metrics(human_names=..., bytes=...).

@@ -19,9 +19,9 @@ from ._metrics import (BYTE_MAPPING, HUMAN_NAMES_MAPPING, PROCESS_COLUMNS, SYSTE
 log = logging.getLogger(__name__)
 
 _PROCESS, _SYSTEM = 0, 1
-_SNAPSHOT_RESOURCE_TRACKER = 1  # GT_SNAPSHOT_RESOURCE_TRACKER: its 0.4 shape, our columns
+_SNAPSHOT_RESOURCE_TRACKER = _native.SNAPSHOT_RESOURCE_TRACKER  # its 0.4 shape, our columns
 _REPORT = -1
-_START_ALIGNED = -1.0  # GT_START_ALIGNED: resource_tracker's schedule, kept by the library
+_START_ALIGNED = _native.START_ALIGNED  # resource_tracker's schedule, kept by the library
 _INTERVAL_MIN, _INTERVAL_MAX = 0.0001, 86400.0  # GT_SLEEP_TIME_MIN/MAX
 _METHODS = (None, 'fork', 'spawn', 'forkserver')
 

@@ -20,11 +20,11 @@ def _warn(message: str) -> None:
 
 
 _CPU_PERCENT_INTERVAL = 0.1  # gpu_tracker's smallest sleep_time
-_RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
-_TIME_UNITS = ('seconds', 'minutes', 'hours', 'days')
+_RAM_UNITS = _native.RAM_UNITS
+_TIME_UNITS = _native.TIME_UNITS
 # gpu_tracker's two, and the kernel's DRM figures (AMD or Intel with no vendor library)
-_GPU_BRANDS = ('nvidia', 'amd', 'intel', 'drm')
-_STOP_TIMEOUT_MAX = 3600.0  # GT_STOP_TIMEOUT_MAX
+_GPU_BRANDS = _native.GPU_BRANDS
+_STOP_TIMEOUT_MAX = _native.STOP_TIMEOUT_MAX
 
 
 def _limit(value, parse):

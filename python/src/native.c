@@ -509,6 +509,64 @@ static struct PyModuleDef native_module = {
     NULL, NULL, NULL, NULL,
 };
 
+/* A tuple of the names next(i) gives until NULL. */
+static PyObject *names_tuple(const char *(*next)(int which, size_t i), int which)
+{
+    size_t n = 0;
+    while (next(which, n))
+        n++;
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t i = 0; t && i < n; i++) {
+        PyObject *s = PyUnicode_FromString(next(which, i));
+        if (!s) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
+    }
+    return t;
+}
+
+static const char *column_name(int kind, size_t i)
+{
+    return gt_series_column_name((gt_series_kind)kind, i);
+}
+
+static const char *option_name(int list, size_t i)
+{
+    return gt_option_name((gt_option_list)list, i);
+}
+
+/* The library's lists and constants, so that the Python side keeps no copy
+ * of them: resource_tracker's columns, the unit names and GPU brands the
+ * options take, and the option bounds and codes Python passes on. */
+static int add_constants(PyObject *m)
+{
+    const struct {
+        const char *name;
+        const char *(*next)(int, size_t);
+        int which;
+    } lists[] = {
+        {"PROCESS_COLUMNS", column_name, GT_SERIES_KIND_PROCESS},
+        {"SYSTEM_COLUMNS", column_name, GT_SERIES_KIND_SYSTEM},
+        {"RAM_UNITS", option_name, GT_OPTION_RAM_UNITS},
+        {"TIME_UNITS", option_name, GT_OPTION_TIME_UNITS},
+        {"GPU_BRANDS", option_name, GT_OPTION_GPU_BRANDS},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        PyObject *t = names_tuple(lists[i].next, lists[i].which);
+        if (!t || PyModule_AddObject(m, lists[i].name, t) < 0) {
+            Py_XDECREF(t);
+            return -1;
+        }
+    }
+    if (PyModule_AddObject(m, "STOP_TIMEOUT_MAX", PyFloat_FromDouble(GT_STOP_TIMEOUT_MAX)) < 0 ||
+        PyModule_AddObject(m, "START_ALIGNED", PyFloat_FromDouble(GT_START_ALIGNED)) < 0 ||
+        PyModule_AddIntConstant(m, "SNAPSHOT_RESOURCE_TRACKER", GT_SNAPSHOT_RESOURCE_TRACKER) < 0)
+        return -1;
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__native(void);
 PyMODINIT_FUNC PyInit__native(void)
 {
@@ -526,6 +584,10 @@ PyMODINIT_FUNC PyInit__native(void)
     Py_INCREF(&NativeSubTrackerType);
     if (PyModule_AddObject(m, "SubTrackingFile", (PyObject *)&NativeSubTrackerType) < 0) {
         Py_DECREF(&NativeSubTrackerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (add_constants(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

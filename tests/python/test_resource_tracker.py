@@ -22,6 +22,23 @@ PROCESS_COLUMNS = ['timestamp', 'pid', 'children', 'utime', 'stime', 'cpu_usage'
                    'write_bytes', 'gpu_usage', 'gpu_vram', 'gpu_utilized']
 
 
+def test_lists_come_from_the_library():
+    """The columns, unit names and GPU brands the Python side checks against
+    are the library's own tables, not copies: resource_tracker's columns in
+    its order, gpu_tracker's units, and the options' bounds."""
+    from gputracker import _metrics, _native, _tracker
+    assert _metrics.PROCESS_COLUMNS is _native.PROCESS_COLUMNS
+    assert list(_native.PROCESS_COLUMNS) == PROCESS_COLUMNS
+    assert _native.SYSTEM_COLUMNS[:5] == ('timestamp', 'processes', 'utime', 'stime', 'cpu_usage')
+    assert _native.SYSTEM_COLUMNS[-1] == 'gpu_utilized' and len(_native.SYSTEM_COLUMNS) == 21
+    assert _tracker._RAM_UNITS == ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
+    assert _tracker._TIME_UNITS == ('seconds', 'minutes', 'hours', 'days')
+    assert _tracker._GPU_BRANDS == ('nvidia', 'amd', 'intel', 'drm')
+    assert _native.STOP_TIMEOUT_MAX == 3600.0 and _native.START_ALIGNED == -1.0
+    with pytest.raises(ValueError, match='Valid values are bytes, gigabytes, kilobytes, megabytes, terabytes'):
+        gputracker.Tracker(ram_unit='mebibytes')
+
+
 def quiet(**kwargs):
     """A tracker that asks no cloud service (tests talk to 127.0.0.1 only)."""
     kwargs.setdefault('discover_cloud', False)

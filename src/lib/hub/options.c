@@ -26,6 +26,28 @@
  * gt_options_init_size() of a 1.x header wrote. */
 #define OPTIONS_SIZE_MIN (offsetof(gt_options, sample_data) + sizeof(void *))
 
+/* gt_options.gpu_brand's values besides NULL. */
+static const char *const gpu_brands[] = {"nvidia", "amd", "intel", "drm"};
+#define NBRANDS (sizeof gpu_brands / sizeof gpu_brands[0])
+
+static int known_brand(const char *brand)
+{
+    for (size_t i = 0; i < NBRANDS; i++)
+        if (strcmp(brand, gpu_brands[i]) == 0)
+            return 1;
+    return 0;
+}
+
+const char *gt_option_name(gt_option_list list, size_t i)
+{
+    switch (list) {
+    case GT_OPTION_RAM_UNITS: return units_ram_name(i);
+    case GT_OPTION_TIME_UNITS: return units_time_name(i);
+    case GT_OPTION_GPU_BRANDS: return i < NBRANDS ? gpu_brands[i] : NULL;
+    }
+    return NULL;
+}
+
 static void defaults(gt_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -114,8 +136,7 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid number of expected cores %d: it must be positive",
                        o->n_expected_cores);
-    if (o->gpu_brand && strcmp(o->gpu_brand, "nvidia") != 0 && strcmp(o->gpu_brand, "amd") != 0 &&
-        strcmp(o->gpu_brand, "intel") != 0 && strcmp(o->gpu_brand, "drm") != 0)
+    if (o->gpu_brand && !known_brand(o->gpu_brand))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "unknown GPU brand '%s'; valid brands: nvidia, amd, intel, drm",
                        o->gpu_brand);

@@ -83,6 +83,12 @@ const struct series_columns *series_columns(gt_series_kind kind)
     return kind == GT_SERIES_KIND_PROCESS ? &process : &system;
 }
 
+const char *gt_series_column_name(gt_series_kind kind, size_t i)
+{
+    const struct series_columns *c = series_columns(kind);
+    return i < c->rt_ncolumns ? c->columns[i].name : NULL;
+}
+
 double series_column_value(const struct series_column *c, const void *row)
 {
     const char *field = (const char *)row + c->offset;

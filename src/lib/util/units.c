@@ -29,6 +29,16 @@ static double lookup(const struct unit *units, size_t n, const char *name)
     return 0.0;
 }
 
+const char *units_ram_name(size_t i)
+{
+    return i < sizeof ram_units / sizeof ram_units[0] ? ram_units[i].name : NULL;
+}
+
+const char *units_time_name(size_t i)
+{
+    return i < sizeof time_units / sizeof time_units[0] ? time_units[i].name : NULL;
+}
+
 double units_ram_divisor(const char *name)
 {
     return lookup(ram_units, sizeof ram_units / sizeof ram_units[0], name);

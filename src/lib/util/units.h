@@ -30,6 +30,11 @@ int units_parse_size(const char *text, double *bytes, char *err, size_t errcap);
  * err. */
 int units_parse_duration(const char *text, double *seconds, char *err, size_t errcap);
 
+/* The i-th valid RAM or time unit name (in the order above); NULL past the
+ * last: the one list the Python package checks its arguments against too. */
+const char *units_ram_name(size_t i);
+const char *units_time_name(size_t i);
+
 /* The valid names, for error messages. */
 #define GT_RAM_UNITS "bytes, kilobytes, megabytes, gigabytes, terabytes"
 #define GT_TIME_UNITS "seconds, minutes, hours, days"
