@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 /* The version of this header. gt_version() gives the library's, which may
- * be newer (docs/api.md, "Versions"). */
+ * be newer (docs/api.md, "What 1.0 promises"). */
 #define GT_VERSION_MAJOR 1
 #define GT_VERSION_MINOR 0
 #define GT_VERSION_PATCH 0
@@ -100,7 +100,7 @@ typedef struct gt_sample {
     double elapsed;           /* seconds since the baseline sample (0 for it) */
     /* The sample's rows of the series asked for (gt_options.series), as
      * the CSV lines the series' descriptors get, without the newline
-     * (columns: docs/api.md, "Series"); NULL when that series is not kept,
+     * (columns: docs/series.md); NULL when that series is not kept,
      * and for the baseline, which makes no row. Valid during the call. */
     const char *process_row;
     const char *system_row;
@@ -422,7 +422,7 @@ GT_API void gt_tracker_free(gt_tracker *t);
  * str(), in the options' units), followed by a "Limits:" section when a
  * limit was given and a "GPUs held idle:" one when a GPU was held idle or
  * given and unused; and the JSON: gpu_tracker's to_json() keys first, then
- * every part of our own (docs/api.md, "The JSON summary"). NULL when not
+ * every part of our own (docs/api.md, "Results"; docs/metrics.md). NULL when not
  * STOPPED (GT_ERR_STATE) or out of memory. Caller frees with free(). */
 GT_API char *gt_tracker_to_text(gt_tracker *t);
 GT_API char *gt_tracker_to_json(gt_tracker *t);
