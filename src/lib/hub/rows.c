@@ -48,8 +48,8 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
     pthread_mutex_unlock(&t->lock);
     if (st != GT_OK)
         return st;
-    out->process_csv_failed = t->sinks.csv.failed[GT_SERIES_KIND_PROCESS];
-    out->system_csv_failed = t->sinks.csv.failed[GT_SERIES_KIND_SYSTEM];
+    out->process_csv_failed = sinks_csv_failed(&t->sinks, GT_SERIES_KIND_PROCESS);
+    out->system_csv_failed = sinks_csv_failed(&t->sinks, GT_SERIES_KIND_SYSTEM);
     return GT_OK;
 }
 
@@ -82,12 +82,12 @@ double gt_tracker_start_epoch(gt_tracker *t)
 
 const char *gt_tracker_backup_path(gt_tracker *t)
 {
-    return t ? t->sinks.backup.path : NULL;
+    return t ? sinks_backup_path(&t->sinks) : NULL;
 }
 
 const char *gt_tracker_metrics_address(gt_tracker *t)
 {
-    return t && t->sinks.metrics_on && t->sinks.metrics.daemon ? t->sinks.metrics.address : NULL;
+    return t ? sinks_metrics_address(&t->sinks) : NULL;
 }
 
 /* The store is appended to while we read: the rows in memory are copied
@@ -177,7 +177,7 @@ int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind)
             GT_OK ||
         !known_kind(kind))
         return 0;
-    return t->sinks.csv.failed[kind];
+    return sinks_csv_failed(&t->sinks, kind);
 }
 
 gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd)

@@ -152,7 +152,7 @@ static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
         tracker_destroy(t);
         return st;
     }
-    t->cfg.o.resource_usage_file = t->sinks.backup.path;
+    t->cfg.o.resource_usage_file = sinks_backup_path(&t->sinks);
     t->state = STATE_NEW;
     *out = t;
     return GT_OK;

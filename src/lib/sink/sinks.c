@@ -138,6 +138,22 @@ void sinks_finish(struct sinks *k, const struct pipeline_rows *final)
             k->list[i]->ops->finish(k->list[i], final);
 }
 
+const char *sinks_backup_path(const struct sinks *k)
+{
+    return k->backup.path;
+}
+
+const char *sinks_metrics_address(const struct sinks *k)
+{
+    return k->metrics_on && k->metrics.daemon ? k->metrics.address : NULL;
+}
+
+int sinks_csv_failed(const struct sinks *k, gt_series_kind kind)
+{
+    return (kind == GT_SERIES_KIND_PROCESS || kind == GT_SERIES_KIND_SYSTEM) &&
+           k->csv.failed[kind];
+}
+
 void sinks_destroy(struct sinks *k)
 {
     /* Only the owner closes it: a SQLite connection must not be used in a

@@ -75,6 +75,13 @@ void sinks_feed(struct sinks *k, const struct pipeline_rows *rows, double now,
 void sinks_start(struct sinks *k, double epoch_start);
 void sinks_finish(struct sinks *k, const struct pipeline_rows *final);
 
+/* What the API tells of the sinks: the backup file's path (NULL: none),
+ * where the exporter serves ("127.0.0.1:9101"; NULL: not serving), and
+ * whether writing kind's CSV failed at some row. */
+const char *sinks_backup_path(const struct sinks *k);
+const char *sinks_metrics_address(const struct sinks *k);
+int sinks_csv_failed(const struct sinks *k, gt_series_kind kind);
+
 /* Closes what the owner closes (the tracking file, the exporter, the
  * backup's lock). */
 void sinks_destroy(struct sinks *k);
