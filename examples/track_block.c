@@ -5,7 +5,8 @@
  *
  * The block allocates and touches 50 MiB, and runs a child process that
  * burns 0.3 s of CPU; the summary shows the 50 MiB in main and the child's
- * CPU time under descendants. */
+ * CPU time under descendants. A callback counts the samples as they come,
+ * and two figures are printed on their own, in bytes and seconds. */
 #define _GNU_SOURCE
 #include <gpu_tracker.h>
 #include <stdio.h>
@@ -16,6 +17,15 @@
 
 /* Where the burning loop stores its work, so that the compiler keeps it. */
 static volatile unsigned long sink;
+
+/* Called after every sample, from the tracker's thread: here it only
+ * counts them (a host could store or export the sample's rows). */
+static void count_sample(gt_tracker *t, const gt_sample *sample, void *data)
+{
+    (void)t;
+    (void)sample;
+    ++*(int *)data;
+}
 
 static void burn_cpu(double seconds)
 {
@@ -36,6 +46,9 @@ int main(void)
     opts.sleep_time = 0.1;
     opts.ram_unit = "megabytes";
     opts.time_unit = "seconds";
+    int samples_seen = 0;
+    opts.on_sample = count_sample;
+    opts.sample_data = &samples_seen;
 
     gt_tracker *tracker;
     if (gt_tracker_new(&opts, &tracker) != GT_OK) {
@@ -71,6 +84,12 @@ int main(void)
     if (text)
         printf("%s\n", text);
     free(text);
+    double peak = 0, cpu = 0;
+    if (gt_tracker_figure(tracker, GT_FIGURE_PEAK_RSS_MAIN_BYTES, &peak) != GT_OK ||
+        gt_tracker_figure(tracker, GT_FIGURE_CPU_DESCENDANTS_SECONDS, &cpu) != GT_OK)
+        fprintf(stderr, "track_block: %s\n", gt_last_error());
+    printf("peak RSS of main: %.0f bytes; CPU of descendants: %.2f s; samples seen: %d\n",
+           peak, cpu, samples_seen);
     gt_tracker_free(tracker);
     return text ? 0 : 1;
 }
