@@ -148,6 +148,30 @@ static void test_figures_and_callback(void)
     CHECK(have_gpu ? gs == GT_OK : gs == GT_ERR_UNAVAILABLE && v == 0);
     if (!have_gpu)
         CHECK_CONTAINS(gt_last_error(), "GPU memory was not measured in this run: ");
+    /* The job's cgroup memory and energy: measured here or not, as the
+     * JSON says, and then the same figure (each gathered on its own). */
+    json_object *part = NULL, *mem = NULL, *flag = NULL;
+    int cg_ok = json_object_object_get_ex(j, "cgroup", &part) &&
+                json_object_object_get_ex(part, "available", &flag) &&
+                json_object_get_boolean(flag) &&
+                json_object_object_get_ex(part, "memory", &mem) &&
+                json_object_object_get_ex(mem, "available", &flag) && json_object_get_boolean(flag);
+    gs = gt_tracker_figure(t, GT_FIGURE_CGROUP_PEAK_BYTES, &v);
+    CHECK(cg_ok ? gs == GT_OK && v == json_at(j, "cgroup", "memory", "peak")
+                : gs == GT_ERR_UNAVAILABLE && v == 0);
+    json_object *why = NULL;
+    if (!cg_ok && json_object_object_get_ex(j, "cgroup", &part) &&
+        json_object_object_get_ex(part, "reason", &why) && json_object_get_string(why))
+        CHECK_CONTAINS(gt_last_error(), json_object_get_string(why));
+    int energy_ok = json_object_object_get_ex(j, "energy", &part) &&
+                    json_object_object_get_ex(part, "available", &flag) &&
+                    json_object_get_boolean(flag);
+    gs = gt_tracker_figure(t, GT_FIGURE_ENERGY_JOULES, &v);
+    CHECK(energy_ok ? gs == GT_OK && fabs(v - json_at(j, "energy", "joules", NULL)) < 1e-6
+                    : gs == GT_ERR_UNAVAILABLE);
+    if (!energy_ok)
+        CHECK_CONTAINS(gt_last_error(), "energy was not measured in this run: no energy counter");
+    CHECK(gt_tracker_figure(t, GT_FIGURE_KILLED, &v) == GT_OK && v == 0);
     /* Nothing was reaped here: no I/O figure; no intensity: no CO2e. */
     CHECK(gt_tracker_figure(t, GT_FIGURE_READ_BYTES, &v) == GT_ERR_UNAVAILABLE);
     CHECK(gt_tracker_figure(t, GT_FIGURE_CO2E_GRAMS, &v) == GT_ERR_UNAVAILABLE);

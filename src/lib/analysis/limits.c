@@ -31,6 +31,7 @@ void limits_init(struct limit_state *s, const gt_options *o)
     s->limit[GT_LIMIT_TIME] = o->max_time;
     s->limit[GT_LIMIT_CPU_TIME] = o->max_cpu_time;
     s->on_limit = o->on_limit;
+    s->kill_after = o->kill_after;
     for (int i = 0; i < GT_LIMIT_COUNT; i++) {
         s->at[i] = -1;
         s->nset += s->limit[i] > 0;
@@ -57,11 +58,11 @@ unsigned limits_observe(struct limit_state *s, const struct limit_figures *f, do
 #define KILL_AGAIN_PERIOD 0.2
 
 void limits_step(struct limit_state *s, const struct limit_figures *f, double now,
-                 double kill_after, struct limit_action *a)
+                 struct limit_action *a)
 {
-    memset(a, 0, sizeof *a);
-    if (!s->nset)
-        return;
+    a->nmsgs = 0;
+    a->signal = 0;
+    a->again = 0;
     double elapsed = f->value[GT_LIMIT_TIME];
     unsigned fresh = limits_observe(s, f, elapsed);
     for (int i = 0; i < GT_LIMIT_COUNT; i++)
@@ -75,7 +76,7 @@ void limits_step(struct limit_state *s, const struct limit_figures *f, double no
         s->term_at = elapsed;
         s->term_mono = now;
         a->signal = SIGTERM;
-    } else if (s->term_sent && !s->kill_sent && now - s->term_mono >= kill_after) {
+    } else if (s->term_sent && !s->kill_sent && now - s->term_mono >= s->kill_after) {
         s->kill_sent = 1;
         s->kill_again = now + KILL_AGAIN_PERIOD;
         a->signal = SIGKILL;
@@ -86,13 +87,13 @@ void limits_step(struct limit_state *s, const struct limit_figures *f, double no
     }
 }
 
-double limits_deadline(const struct limit_state *s, double start, double kill_after)
+double limits_deadline(const struct limit_state *s, double start)
 {
     double at = INFINITY;
     if (s->limit[GT_LIMIT_TIME] > 0 && s->at[GT_LIMIT_TIME] < 0 && start >= 0)
         at = start + s->limit[GT_LIMIT_TIME];
-    if (s->term_sent && !s->kill_sent && s->term_mono + kill_after < at)
-        at = s->term_mono + kill_after;
+    if (s->term_sent && !s->kill_sent && s->term_mono + s->kill_after < at)
+        at = s->term_mono + s->kill_after;
     if (s->kill_sent && s->kill_again < at)
         at = s->kill_again;
     return at;

@@ -23,6 +23,7 @@ struct limit_state {
     int nset;                     /* limits given */
     unsigned warned;              /* bit i: figure i's breach was warned of */
     int on_limit;                 /* GT_ON_LIMIT_* */
+    double kill_after;            /* seconds from SIGTERM to SIGKILL */
     /* Ending the tree (GT_ON_LIMIT_KILL): when TERM went, whether KILL did. */
     int term_sent, kill_sent;
     double term_at;    /* seconds into the run */
@@ -52,16 +53,17 @@ struct limit_action {
  * (f->value[GT_LIMIT_TIME] the seconds since the baseline) in, what to do
  * in *a. With on_limit GT_ON_LIMIT_KILL: SIGTERM at the first breach,
  * SIGKILL kill_after seconds later, and SIGKILL again every 0.2 s to a
- * process forked as its parent was killed. */
+ * process forked as its parent was killed. Only for a run with limits
+ * (nset > 0): a run without has nothing to step. */
 void limits_step(struct limit_state *s, const struct limit_figures *f, double now,
-                 double kill_after, struct limit_action *a);
+                 struct limit_action *a);
 
 /* When the limits need a look between two samples (monotonic seconds):
  * the moment max_time passes (start: the baseline's monotonic time; < 0:
  * not taken yet), or the next SIGKILL; INFINITY when neither. Acting then,
  * not at the next sample, keeps --max-time and --kill-after as exact as
  * timeout(1)'s, whatever the sleep time. */
-double limits_deadline(const struct limit_state *s, double start, double kill_after);
+double limits_deadline(const struct limit_state *s, double start);
 
 /* One line for a person about figure i's breach: "peak RAM 212 MB passed
  * the limit of 100 MB (--max-ram) 0.5 s into the run". */

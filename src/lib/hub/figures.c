@@ -10,7 +10,8 @@
 
 #include "util/background.h"
 
-/* Everything a figure may come from, as of the moment asked. */
+/* What a figure may come from, as of the moment asked (gather fills the
+ * part the figure asked for, the rest stays zero). */
 struct figure_parts {
     gt_resource_usage usage; /* in the options' units */
     gt_totals totals;
@@ -21,8 +22,18 @@ struct figure_parts {
     double elapsed, start_epoch;
 };
 
-/* The parts under t->lock. 0, or -1 before the baseline sample. */
-static int gather(gt_tracker *t, struct figure_parts *f)
+/* Whether figure which comes from the part whose figures run from first to
+ * last in gt_figure's order. */
+static int among(gt_figure which, gt_figure first, gt_figure last)
+{
+    return which >= first && which <= last;
+}
+
+/* The parts figure which comes from, under t->lock (the summary always;
+ * the totals, the cgroup, the energy or the limits only for their own
+ * figures: a host may ask at every sample). 0, or -1 before the baseline
+ * sample. */
+static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
 {
     pthread_mutex_lock(&t->lock);
     if (!t->baseline_taken) {
@@ -32,16 +43,26 @@ static int gather(gt_tracker *t, struct figure_parts *f)
     int stopped = t->state == STATE_STOPPED;
     double now = stopped ? t->stop_time : monotonic_now();
     results_usage(&t->res, &t->pipe, now, stopped, &f->usage);
-    f->totals.struct_size = sizeof f->totals;
-    usage_totals(&t->pipe.acc, &f->totals);
-    f->cgroup.struct_size = sizeof f->cgroup;
-    results_cgroup(&t->res, &t->pipe, &f->cgroup);
-    f->cpu_energy.struct_size = sizeof f->cpu_energy;
-    results_energy(&t->res, &t->pipe, &f->usage, &f->cpu_energy);
-    f->energy.struct_size = sizeof f->energy;
-    energy_job(&f->usage, &f->cpu_energy, t->cfg.o.carbon_intensity, t->cfg.o.pue, &f->energy);
-    f->limits.struct_size = sizeof f->limits;
-    tracker_limits_now(t, &f->limits);
+    if (among(which, GT_FIGURE_CPU_SECONDS, GT_FIGURE_CPU_DESCENDANTS_SECONDS) ||
+        among(which, GT_FIGURE_READ_BYTES, GT_FIGURE_WRITE_BYTES)) {
+        f->totals.struct_size = sizeof f->totals;
+        usage_totals(&t->pipe.acc, &f->totals);
+    }
+    if (which == GT_FIGURE_CGROUP_PEAK_BYTES) {
+        f->cgroup.struct_size = sizeof f->cgroup;
+        results_cgroup(&t->res, &t->pipe, &f->cgroup);
+    }
+    if (among(which, GT_FIGURE_ENERGY_JOULES, GT_FIGURE_CO2E_GRAMS)) {
+        f->cpu_energy.struct_size = sizeof f->cpu_energy;
+        results_energy(&t->res, &t->pipe, &f->usage, &f->cpu_energy);
+        f->energy.struct_size = sizeof f->energy;
+        energy_job(&f->usage, &f->cpu_energy, t->cfg.o.carbon_intensity, t->cfg.o.pue,
+                   &f->energy);
+    }
+    if (among(which, GT_FIGURE_LIMITS_BREACHED, GT_FIGURE_KILLED)) {
+        f->limits.struct_size = sizeof f->limits;
+        tracker_limits_now(t, &f->limits);
+    }
     f->elapsed = now > t->res.start_time ? now - t->res.start_time : 0;
     f->start_epoch = t->run.epoch_start;
     pthread_mutex_unlock(&t->lock);
@@ -173,7 +194,7 @@ gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
     struct figure_parts *f = calloc(1, sizeof *f);
     if (!f)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    if (gather(t, f) < 0)
+    if (gather(t, which, f) < 0)
         st = gt_fail(GT_ERR_STATE, "no figures: the tracker has not been started");
     else
         st = pick(f, which, t->res.units.ram_divisor, t->res.units.gpu_ram_divisor, value);

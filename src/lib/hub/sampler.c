@@ -85,12 +85,17 @@ void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures
 }
 
 /* The limits' state machine after a look at monotonic time now (under
- * the lock). */
+ * the lock); a run without limits does nothing here, every sample. */
 static void look_at_limits(gt_tracker *t, double now, struct limit_action *a)
 {
+    if (!t->limits.nset) {
+        a->nmsgs = 0;
+        a->signal = 0;
+        return;
+    }
     struct limit_figures f;
     tracker_limit_figures(t, now, &f);
-    limits_step(&t->limits, &f, now, t->cfg.o.kill_after, a);
+    limits_step(&t->limits, &f, now, a);
 }
 
 /* Does what the limits said (outside the lock): warns of each breach, and
@@ -223,8 +228,7 @@ int sampler_run(gt_tracker *t)
          * limit's moment before the next slot is acted on then, without a
          * sample (no row: the schedule is the slots'). */
         double slot_at = t->res.start_time + (double)k * interval;
-        double limit_at = limits_deadline(&t->limits, t->baseline_taken ? t->res.start_time : -1,
-                                          t->cfg.o.kill_after);
+        double limit_at = limits_deadline(&t->limits, t->baseline_taken ? t->res.start_time : -1);
         pthread_mutex_unlock(&t->lock);
         int stop = wake_word_sleep_until(&t->stop_word, limit_at < slot_at ? limit_at : slot_at);
         pthread_mutex_lock(&t->lock);
