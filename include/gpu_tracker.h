@@ -211,10 +211,11 @@ typedef struct gt_options {
     /* ---- Time series (resource_tracker's ProcessTracker/SystemTracker) ----
      * Which series to keep: GT_SERIES_PROCESS, GT_SERIES_SYSTEM or both
      * (default 0: none). Rows come at start + k * sleep_time (k = 1, 2, ...)
-     * and are kept (the JSON summary and the per-sample callback; the newest in memory, a long run's
-     * others in an unlinked temporary file); each is also written as a
-     * CSV line to the descriptor below when it is >= 0, the header at
-     * gt_tracker_start(). The descriptors stay the caller's (never closed);
+     * and are kept (the newest in memory, a long run's others in an
+     * unlinked temporary file) and handed to on_sample; each is also
+     * written as a CSV line to the descriptor below when it is >= 0, the
+     * header when sampling begins (at gt_tracker_start(), or at start_at
+     * when that is later). The descriptors stay the caller's (never closed);
      * a write that fails stops the writing with one warning, the rows in
      * memory are kept. */
     int series;

@@ -120,7 +120,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
     Py_BEGIN_ALLOW_THREADS
     /* metadata_url: where the cloud is asked (GPU_TRACKER_METADATA_URL, as
      * the command takes it); NULL: the real services. */
-    status = sources.metadata_url ? gt_tracker_new_from(&o, &sources, &t) : gt_tracker_new(&o, &t);
+    status = gt_tracker_new_from(&o, &sources, &t); /* no metadata_url: the real services */
     Py_END_ALLOW_THREADS
     if (status != GT_OK) {
         native_raise_status(status);

@@ -21,7 +21,7 @@ void system_series_sample_free(struct system_series_sample *s)
 }
 
 void system_series_sample_swap(struct system_series_sample *a,
-                                     struct system_series_sample *b)
+                               struct system_series_sample *b)
 {
     struct system_series_sample t = *a;
     *a = *b;

@@ -72,7 +72,7 @@ static void snapshot_who(gt_tracker *t, gt_snapshot *s)
 }
 
 gt_status tracker_snapshot_parts(gt_tracker *t, const char *command, int exit_status,
-                               gt_snapshot *s, struct row_source *rows, gt_resource_usage **live)
+                                 gt_snapshot *s, struct row_source *rows, gt_resource_usage **live)
 {
     memset(s, 0, sizeof *s);
     *live = NULL;

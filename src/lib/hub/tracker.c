@@ -134,7 +134,7 @@ static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
         free(t);
         return st;
     }
-    /* Before anything can fail: destroy() closes whatever is open. */
+    /* Before anything can fail: tracker_destroy() closes whatever is open. */
     row_store_init(&t->store);
     sample_reader_init(&t->reader);
     sinks_init(&t->sinks);
@@ -164,7 +164,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
 }
 
 gt_status gt_tracker_new_from(const gt_options *opts, const gt_sources *sources,
-                                 gt_tracker **out)
+                              gt_tracker **out)
 {
     return tracker_new(opts, sources, out);
 }

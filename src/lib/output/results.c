@@ -85,7 +85,7 @@ static void raise_to_accounting(const struct run_results *res, const struct pipe
 }
 
 void results_usage(const struct run_results *res, const struct pipeline *p,
-                          double end_time, int complete, gt_resource_usage *out)
+                   double end_time, int complete, gt_resource_usage *out)
 {
     usage_result(&p->acc, &res->units, end_time - res->start_time, out);
     gt_measurement *m = &out->measurement;

@@ -30,7 +30,7 @@ json_object *snapshot_cloud_object(const gt_cloud_info *c)
 
 /* Parses one part, which may have at most max bytes. */
 json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct json_span span,
-                                  const char *name, size_t max)
+                                 const char *name, size_t max)
 {
     if (r->status != GT_OK)
         return NULL;

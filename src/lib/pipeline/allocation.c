@@ -2,7 +2,6 @@
 #include "pipeline/allocation.h"
 
 #include "util/exact_sum.h"
-#include "util/num.h"
 
 /* The rows keep memory in KiB (resource_tracker's columns). */
 #define KIB_PER_MIB 1024.0

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 void cgroup_acc_init(struct cgroup_acc *a)
 {
     memset(a, 0, sizeof *a);
@@ -52,7 +51,7 @@ static void check_members(struct cgroup_acc *a, const struct cgroup_sample *s,
 }
 
 void cgroup_acc_step(struct cgroup_acc *a, const struct cgroup_sample *s,
-                            const struct pid_roles *roles, int baseline, double now, double wall)
+                     const struct pid_roles *roles, int baseline, double now, double wall)
 {
     if (!s->version)
         return;

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 void energy_acc_init(struct energy_acc *a)
 {
     memset(a, 0, sizeof *a);

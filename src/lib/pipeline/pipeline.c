@@ -1,7 +1,6 @@
 /* pipeline.c - see pipeline.h. */
 #include "pipeline/pipeline.h"
 
-
 #include <math.h>
 #include <string.h>
 #include <unistd.h>

@@ -40,9 +40,9 @@ double series_timestamp(double epoch_start, long k, double interval)
 }
 
 void series_process_row(const struct process_reading *prev,
-                               const struct process_reading *cur, double seconds,
-                               double ticks_per_second, double timestamp, pid_t pid,
-                               gt_process_row *row)
+                        const struct process_reading *cur, double seconds,
+                        double ticks_per_second, double timestamp, pid_t pid,
+                        gt_process_row *row)
 {
     memset(row, 0, sizeof *row);
     row->timestamp = timestamp;
@@ -155,8 +155,8 @@ static void pressure_shares(const struct system_series_sample *p,
 }
 
 void series_system_row(const struct system_reading *prev, const struct system_reading *cur,
-                              double seconds, double ticks_per_second, double timestamp,
-                              gt_system_row *row)
+                       double seconds, double ticks_per_second, double timestamp,
+                       gt_system_row *row)
 {
     memset(row, 0, sizeof *row);
     row->timestamp = timestamp;

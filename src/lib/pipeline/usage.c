@@ -132,8 +132,8 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
 }
 
 void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
-                      const struct sys_cpu *cpu, const struct meminfo *mem,
-                      const struct gpu_tree_sample *gpu)
+               const struct sys_cpu *cpu, const struct meminfo *mem,
+               const struct gpu_tree_sample *gpu)
 {
     a->samples++;
     int baseline = a->samples == 1;
@@ -266,7 +266,7 @@ static void set_rss(gt_rss_values *v, const struct rss_peak *pk, double divisor)
 }
 
 void usage_rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
-                      struct rss_peak *desc_pk, struct rss_peak *comb_pk)
+                     struct rss_peak *desc_pk, struct rss_peak *comb_pk)
 {
     *main_pk = a->main_pk;
     *desc_pk = a->desc_pk;
@@ -286,7 +286,7 @@ unsigned long long usage_combined_peak_kb(const struct usage_acc *a)
 }
 
 void usage_result(const struct usage_acc *a, const struct usage_units *u,
-                         double compute_seconds, gt_resource_usage *out)
+                  double compute_seconds, gt_resource_usage *out)
 {
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;

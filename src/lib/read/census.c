@@ -101,7 +101,7 @@ void census_begin(struct census *c)
 }
 
 void census_add(struct census *c, struct census_slot *slot, int pid, const char *comm,
-                       unsigned long long own_ticks, unsigned long long pss_kb, int alive)
+                unsigned long long own_ticks, unsigned long long pss_kb, int alive)
 {
     /* The slot stays right while the name does (an exec changes it). */
     if (!slot->group || strncmp(slot->comm, comm, 16) != 0) {

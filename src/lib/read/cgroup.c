@@ -4,7 +4,6 @@
 
 #include "util/background.h"
 
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -333,7 +332,7 @@ static int read_value(struct cgroup_reader *r, int fd, unsigned long long *v, in
 
 /* Reads the keys of a flat keyed file; found gets a bit per key read. */
 static int read_keyed(struct cgroup_reader *r, int fd, const char *const *keys, size_t n,
-                             unsigned long long *values, unsigned *found)
+                      unsigned long long *values, unsigned *found)
 {
     size_t len;
     if (read_kept(r, fd, MAX_SMALL_FILE, &len) < 0)
@@ -635,7 +634,7 @@ static int stranger_stays(const struct cgroup_reader *r, const struct pid_roles 
 }
 
 int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
-                       const pid_t *strangers, size_t nstrangers, struct cgroup_sample *out)
+                const pid_t *strangers, size_t nstrangers, struct cgroup_sample *out)
 {
     memset(out, 0, sizeof *out);
     if (!r->version)

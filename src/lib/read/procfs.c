@@ -81,7 +81,7 @@ static int open_kept(struct proc_handle *h, int dirfd, const char *name, int fla
 /* Reads a file through its kept-open fd, opening it on first use. Without a
  * descriptor to spare it still reads, just without keeping one. */
 static int read_kept(struct proc_handle *h, int dirfd, int *fd, const char *name, char *buf,
-                            size_t cap, size_t *len)
+                     size_t cap, size_t *len)
 {
     if (*fd < 0) {
         *fd = open_kept(h, dirfd, name, O_RDONLY);
@@ -181,7 +181,7 @@ static int grow_buffer(char **buf, size_t *cap)
 /* Appends the children of one thread; a vanished thread has none. The
  * main thread's file is kept open, the others' opened for each read. */
 static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char **buf,
-                                  size_t *cap, pid_t **list, size_t *n, size_t *listcap, int *found)
+                           size_t *cap, pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     size_t len;
     int rc;
@@ -213,7 +213,7 @@ static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char *
  * threads are passed over: they never fork, and reading their files was a
  * good part of what tracking oneself cost beyond tracking another process. */
 static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
-                                        pid_t **list, size_t *n, size_t *listcap, int *found)
+                                 pid_t **list, size_t *n, size_t *listcap, int *found)
 {
     _Alignas(struct dirent64) char dents[16384];
     for (;;) {
@@ -238,7 +238,7 @@ static int list_threads_children(struct proc_handle *h, int task_fd, char **buf,
 }
 
 int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
-                                pid_t **list, size_t *n, size_t *listcap)
+                         pid_t **list, size_t *n, size_t *listcap)
 {
     int found = 0;
     if (nthreads <= 1) {

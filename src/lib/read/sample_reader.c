@@ -343,7 +343,7 @@ static double wall_now(void)
 }
 
 void sample_read(struct sample_reader *r, long slot, const struct read_plan *plan,
-                        struct sample *s)
+                 struct sample *s)
 {
     r->tree.io = plan->io;
     const char *root = r->cfg.proc_root;

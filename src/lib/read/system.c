@@ -63,7 +63,7 @@ void system_close(struct system_reader *r)
 }
 
 int system_read(struct system_reader *r, struct sys_cpu *cpu, struct meminfo *mem,
-                       const char **what)
+                const char **what)
 {
     if (r->open_time > 0) {
         int young = monotonic_now() - r->open_time < SYSTEM_REUSE_SECONDS;

@@ -98,7 +98,7 @@ int sinks_want_io(struct sinks *k)
 }
 
 const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,
-                                                    const struct sample *s)
+                                             const struct sample *s)
 {
     if (!k->metrics_on)
         return NULL;
@@ -109,7 +109,7 @@ const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipel
 }
 
 void sinks_feed(struct sinks *k, const struct pipeline_rows *rows, double now,
-                       const gt_resource_usage *(*summary)(void *ctx, double now), void *ctx)
+                const gt_resource_usage *(*summary)(void *ctx, double now), void *ctx)
 {
     const gt_resource_usage *u = NULL;
     for (int i = 0; i < k->n; i++) {

@@ -4,7 +4,6 @@
 
 #include <string.h>
 
-
 const char *const tracking_static_columns[TRACKING_STATIC_COLUMNS] = {
     "ram_unit", "gpu_ram_unit", "time_unit", "ram_system_capacity", "gpu_ram_system_capacity",
     "system_core_count", "n_expected_cores", "system_gpu_count", "n_expected_gpus",

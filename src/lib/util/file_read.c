@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "util/file_read.h"
 
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,7 +18,7 @@
  * a full buffer is EFBIG). A kept descriptor is re-read from offset 0
  * (positional: procfs regenerates the file); a fresh one is read in order. */
 static int read_until(int fd, int positional, int prefix, char *buf, size_t cap,
-                             size_t *len)
+                      size_t *len)
 {
     size_t n = 0;
     for (;;) {
@@ -105,7 +104,6 @@ int file_read_at(int dirfd, const char *name, char *buf, size_t cap, size_t *len
     errno = saved;
     return rc;
 }
-
 
 int file_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
 {

@@ -1,7 +1,6 @@
 /* pid_index.c - see pid_index.h. */
 #include "util/pid_index.h"
 
-
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

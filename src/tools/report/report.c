@@ -119,26 +119,14 @@ struct axis {
     int nsteps;
 };
 
-/* 10^k: exact for 0 <= k <= 22, correctly rounded for -22 <= k < 0 (one
- * division), rounded at each step beyond (an axis of 1e23 units may be a
- * decade off). In place of pow() and log10(), so that the program calls
- * nothing of libm and is linked without it (docs/performance.md,
- * "Start-up"). */
-static double power_of_ten(int k)
-{
-    double p = 1;
-    for (int i = 0; i < (k < 0 ? -k : k); i++)
-        p *= 10;
-    return k < 0 ? 1 / p : p;
-}
-
-/* floor(log10(x)) for x > 0 finite: the k with 10^k <= x < 10^(k+1). */
+/* floor(log10(x)) for x > 0 finite: the k with 10^k <= x < 10^(k+1)
+ * (log10 may land a hair off at an exact power: checked both ways). */
 static int decade_of(double x)
 {
-    int k = 0;
-    while (k < 308 && power_of_ten(k + 1) <= x)
+    int k = (int)floor(log10(x));
+    if (pow(10, k + 1) <= x)
         k++;
-    while (k > -308 && x < power_of_ten(k))
+    else if (x < pow(10, k))
         k--;
     return k;
 }
@@ -149,7 +137,7 @@ static struct axis nice_axis(double max, int n)
     if (!(max >= 1e-12 && max <= 1e300)) /* nothing to scale, or past what prints */
         return a;
     double raw = max / n;
-    double p = power_of_ten(decade_of(raw));
+    double p = pow(10, decade_of(raw));
     double f = raw / p;
     a.step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
     double steps = ceil(max / a.step);
@@ -166,7 +154,7 @@ static void fmt_tick(double v, double step, char *out, size_t cap)
     }
     /* ceil(-log10(step)): the fewest decimals that show a step */
     int decimals = 0;
-    while (decimals < 6 && step < power_of_ten(-decimals))
+    while (decimals < 6 && step < pow(10, -decimals))
         decimals++;
     snprintf(out, cap, "%.*f", decimals, v);
 }
@@ -1561,7 +1549,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
 }
 
 char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,
-                                      const gt_report_extras *extras)
+                                 const gt_report_extras *extras)
 {
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
@@ -1591,7 +1579,7 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
 }
 
 gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_json,
-                                           const gt_report_extras *extras, const char *path)
+                                      const gt_report_extras *extras, const char *path)
 {
     gt_clear_error();
     struct row_source rows;

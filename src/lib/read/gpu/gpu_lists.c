@@ -9,7 +9,7 @@
 /* pid's entry in procs[0..*n), added (zeroed) when missing; NULL when out
  * of memory. */
 struct gpu_process *gpu_process_entry(struct gpu_process **procs, size_t *n, size_t *cap,
-                                     pid_t pid)
+                                      pid_t pid)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*procs)[i].pid == pid)
@@ -41,7 +41,7 @@ int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long l
 /* Appends r to records[0..*n) (capacity *cap), its device moved by shift.
  * 0, or -1 when out of memory. */
 int gpu_append_record(struct gpu_account_record **records, size_t *n, size_t *cap,
-                         const struct gpu_account_record *r, int shift)
+                      const struct gpu_account_record *r, int shift)
 {
     if (grow_array(records, cap, *n + 1, sizeof **records, 16) < 0)
         return -1;

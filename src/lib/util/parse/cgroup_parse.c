@@ -103,7 +103,7 @@ int cgroup_parse_value(const char *buf, size_t len, unsigned long long *out, int
 }
 
 int cgroup_parse_keyed(const char *buf, size_t len, const char *const *keys, size_t nkeys,
-                              unsigned long long *values, unsigned *found)
+                       unsigned long long *values, unsigned *found)
 {
     *found = 0;
     const char *end = buf + len;

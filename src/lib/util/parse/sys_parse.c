@@ -45,7 +45,7 @@ static int skip_fields(struct cursor *c, int count)
 }
 
 int sys_each_line(const char *buf, size_t len,
-                         int (*fn)(const char *line, size_t n, void *arg), void *arg)
+                  int (*fn)(const char *line, size_t n, void *arg), void *arg)
 {
     const char *p = buf, *end = buf + len;
     while (p < end) {
