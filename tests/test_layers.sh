@@ -14,8 +14,8 @@
 # placed on purpose. The tools' wings sit above the whole library: a tool
 # includes the library's faces (the hub's is hub/hub.h), never the other way.
 set -eu
-lib="${1:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}"
-tools="${2:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}"
+lib=$(cd "${1:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}" && pwd)
+tools=$(cd "${2:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}" && pwd)
 
 # rank WING: how low the wing sits (lower is included by higher).
 rank() {
@@ -98,12 +98,36 @@ for f in $files; do
         fi
     done
 done
-# The public header sizes no array by a compile-time maximum of things a
-# run may have (docs/api.md, "Versions and the ABI"): lists are counted.
+# The public header (docs/api.md, "What 1.0 promises") sizes no array by a
+# compile-time maximum of things a run may have (lists are counted), holds
+# no struct inside another by value (a member whose type is a gt_ struct
+# and not a pointer or a callback: it could not grow), and names nothing
+# for testing.
 header="$lib/../../include/gpu_tracker.h"
 if grep -n '\[GT_MAX_' "$header"; then
     fail "gpu_tracker.h has an array sized by a GT_MAX_ constant: make it a counted array"
 fi
+if awk '/^typedef struct [a-z_]+ \{/ { in_struct = 1; next } /^\}/ { in_struct = 0 }
+        in_struct && /^    (const )?(struct )?gt_[a-z_]+ +[a-z_]+/ && !/\*/ && !/_fn / { print FILENAME ":" FNR ": " $0; bad = 1 }
+        END { exit !bad }' "$header"; then
+    fail "gpu_tracker.h has a struct inside another by value: point to it, or give its fields"
+fi
+if grep -n 'testing' "$header"; then
+    fail "gpu_tracker.h names something for testing: that belongs in gpu_tracker_internal.h"
+fi
+# The command and the Python module make trackers as a program does: no
+# gt_testing_ call outside the tests.
+src_root="$lib/.."
+if grep -rn 'gt_testing_' "$src_root/cli" "$lib" "$tools" "$src_root/../python/src" \
+    "$src_root/../include" 2>/dev/null; then
+    fail "a gt_testing_ call outside the tests"
+fi
+# The hub coordinates, it does not compute: each of its files under 400
+# lines (a new concern goes in its wing).
+for f in "$lib"/hub/*.c; do
+    n=$(wc -l <"$f")
+    [ "$n" -lt 400 ] || fail "${f#"$lib"/} has $n lines (the hub's files stay under 400)"
+done
 
 # The root holds sample.h and the source list, not a new module: at most ten files.
 root_files=$(find "$lib" -maxdepth 1 -type f | wc -l)
@@ -111,7 +135,7 @@ if [ "$root_files" -gt 10 ]; then
     fail "src/lib has $root_files files at its root (at most 10): a new module goes in its wing"
 fi
 if [ "$failures" -gt 0 ]; then
-    echo "test_layers: $failures problem(s) with the wings' order"
+    echo "test_layers: $failures problem(s) with the wings' order or the 1.0 header's rules"
     exit 1
 fi
 echo "test_layers: $(echo "$files" | wc -l) files, every include within its wing or down to a face"
