@@ -104,13 +104,17 @@ typedef struct gt_sample {
      * and for the baseline, which makes no row. Valid during the call. */
     const char *process_row;
     const char *system_row;
+    int last;                 /* 1: the stop's own sample, after the schedule's
+                                 (no rows): the figures are the run's but for
+                                 gt_tracker_add_reaped()'s */
 } gt_sample;
 
-/* Called after each sample the schedule takes, from the thread that took
- * it (the sampling thread; gt_tracker_start()'s caller for the baseline),
+/* Called after each sample the schedule takes and after the stop's own,
+ * from the thread that took it (the sampling thread; gt_tracker_start()'s
+ * caller for the baseline, gt_tracker_stop()'s for the last),
  * the tracker's lock not held. It may call gt_tracker_figure(t, ...) for
- * the figures so far, and nothing else on t; the next sample waits for it
- * to return, so it should be brief. */
+ * the figures so far and gt_tracker_signal(t, ...), and nothing else on t;
+ * the next sample waits for it to return, so it should be brief. */
 typedef void (*gt_sample_fn)(gt_tracker *t, const gt_sample *sample, void *user_data);
 
 /* The valid ranges of the options that are durations, in seconds. A
@@ -127,8 +131,6 @@ typedef void (*gt_sample_fn)(gt_tracker *t, const gt_sample *sample, void *user_
 /* gt_options.series: which series to keep (either or both). */
 typedef enum gt_series_flags { GT_SERIES_PROCESS = 1, GT_SERIES_SYSTEM = 2 } gt_series_flags;
 
-/* gt_options.on_limit: what a breached limit does. */
-typedef enum gt_on_limit { GT_ON_LIMIT_WARN = 0, GT_ON_LIMIT_KILL = 1 } gt_on_limit;
 
 /* Who a run is in a batch system, from Slurm's environment. An empty
  * string: not set (not in a Slurm job, not an array job, ...). Ids keep
@@ -312,35 +314,13 @@ typedef struct gt_options {
      * why per-process utilization and throttle reasons are missing.
      * Default 0. */
     int gpu_details;
-    /* Limits (docs/limits.md). A limit on a figure of the run; 0 (default): none. Each is checked
-     * after every sample against the figure the summary reports, so that a
-     * peak between two samples that the kernel's high-water marks kept
-     * (VmHWM, a reaped child's maxrss) still trips it at the next sample:
-     *   max_ram       bytes: the tree's peak RSS (max_ram.combined.total_rss)
-     *   max_gpu_ram   bytes: the tree's peak GPU memory (max_gpu_ram.combined)
-     *   max_time      seconds since the baseline sample (wall time)
-     *   max_cpu_time  CPU seconds of the tree (user + system)
-     * A breach is warned of once (on_warning) and reported in the
-     * JSON and text summaries (GT_FIGURE_LIMITS_BREACHED counts them). */
-    double max_ram;
-    double max_gpu_ram;
-    double max_time;
-    double max_cpu_time;
-    /* GT_ON_LIMIT_WARN (0, default): run on and report the breach;
-     * GT_ON_LIMIT_KILL: also end the tree as timeout(1) does: SIGTERM to
-     * every process of it at the sample that saw the breach, SIGKILL to
-     * what is left kill_after seconds later (default 5; more than 0, at
-     * most GT_STOP_TIMEOUT_MAX). A tracker of its own process
-     * (process_id 0) would signal itself: the option is refused there. */
-    int on_limit;
-    double kill_after;
     /* The job's energy as CO2e (GT_FIGURE_CO2E_GRAMS): the electricity's carbon intensity in grams of CO2e per kWh (0,
      * default: no CO2e figure; nothing is looked up) and the data centre's
      * PUE (0, default: 1; at least 1 otherwise, at most 10). */
     double carbon_intensity;
     double pue;
     /* Called after every sample the schedule takes (the baseline included)
-     * with that sample's series rows: a host that exports or stores the
+     * and after the stop's own, with that sample's series rows: a host that exports or stores the
      * figures itself takes them here (gt_sample_fn). NULL (default): none. */
     gt_sample_fn on_sample;
     void *sample_data;        /* passed to on_sample */
@@ -377,8 +357,8 @@ GT_API gt_status gt_tracker_start(gt_tracker *t);
  * is taken, but the sampling thread is made only when the caller calls
  * gt_tracker_start_sampler(), by gt_tracker_sampler_due(); a tracked
  * program that ends sooner costs no thread. Where the thread must keep a
- * moment before then (options.start_at, duration or a limit) it is made at
- * once, as by gt_tracker_start(). Errors as gt_tracker_start(). */
+ * moment before then (options.start_at or duration) it is made at once, as
+ * by gt_tracker_start(). Errors as gt_tracker_start(). */
 GT_API gt_status gt_tracker_start_deferred(gt_tracker *t);
 
 /* The monotonic time (CLOCK_MONOTONIC, seconds) by which the caller of
@@ -411,6 +391,17 @@ GT_API int gt_tracker_wait(gt_tracker *t, double timeout);
 struct rusage;
 GT_API gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *ru);
 
+/* Sends signal sig to every process of the tracked tree: those the last
+ * sample found, and what they started since (their children, found now).
+ * What a limit needs to end a job (a host's own state machine, fed by
+ * on_sample, decides when), from any thread, on_sample included, while
+ * STARTED or STOPPED. GT_OK and *reached (may be NULL) the processes
+ * signalled; GT_ERR_STATE when NEW; GT_ERR_INVALID_ARGUMENT for sig outside
+ * 0 to 64, and for a tree that holds the calling program (process_id 0 or
+ * its own, or one of its ancestors): it would signal itself. sig 0 sends
+ * nothing and only checks the latter, from NEW on (as kill(2) does). */
+GT_API gt_status gt_tracker_signal(gt_tracker *t, int sig, int *reached);
+
 /* Stops the sampling thread if it runs and frees everything. A tracker freed
  * while STARTED keeps its backup file (its results could not be read
  * otherwise). A sampling thread still stuck after stop_timeout frees the
@@ -420,9 +411,8 @@ GT_API void gt_tracker_free(gt_tracker *t);
 /* ---- The results --------------------------------------------------------- */
 
 /* gpu_tracker's text summary of a STOPPED tracker (its ResourceUsage's
- * str(), in the options' units), followed by a "Limits:" section when a
- * limit was given and a "GPUs held idle:" one when a GPU was held idle or
- * given and unused; and the JSON: gpu_tracker's to_json() keys first, then
+ * str(), in the options' units), followed by a "GPUs held idle:" section
+ * when a GPU was held idle or given and unused; and the JSON: gpu_tracker's to_json() keys first, then
  * every part of our own (docs/api.md, "Results"; docs/metrics.md). NULL when not
  * STOPPED (GT_ERR_STATE) or out of memory. Caller frees with free(). */
 GT_API char *gt_tracker_to_text(gt_tracker *t);
@@ -463,10 +453,8 @@ typedef enum gt_figure {
     GT_FIGURE_GPU_ENERGY_JOULES,
     GT_FIGURE_CPU_ENERGY_JOULES,
     GT_FIGURE_CO2E_GRAMS,           /* with options.carbon_intensity */
-    GT_FIGURE_CGROUP_PEAK_BYTES,    /* the job's cgroup memory high-water mark,
+    GT_FIGURE_CGROUP_PEAK_BYTES     /* the job's cgroup memory high-water mark,
                                        when the tree is alone in its group */
-    GT_FIGURE_LIMITS_BREACHED,      /* how many limits the run passed */
-    GT_FIGURE_KILLED                /* 1: on_limit GT_ON_LIMIT_KILL ended the tree */
 } gt_figure;
 
 /* *value = the figure which of t. GT_OK; GT_ERR_UNAVAILABLE (*value 0,

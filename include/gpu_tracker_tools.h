@@ -1201,6 +1201,16 @@ typedef struct gt_progress {
  * struct. */
 GT_INTERNAL gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out);
 
+/* ---- Limits (src/tools/limits; docs/limits.md) ----------------------------
+ * A watch over a tracker: after every sample (options.on_sample) and at
+ * the moments between samples that matter (max_time, kill_after), it
+ * compares the run's figures with the limits given, warns of a breach
+ * once (options.on_warning) and, with on_limit GT_ON_LIMIT_KILL, ends the
+ * tree as timeout(1) does, through gt_tracker_signal(). */
+
+/* What a breached limit does. */
+typedef enum gt_on_limit { GT_ON_LIMIT_WARN = 0, GT_ON_LIMIT_KILL = 1 } gt_on_limit;
+
 /* The figures a limit may be put on (gt_limits.figure). */
 typedef enum gt_limit_figure {
     GT_LIMIT_RAM,
@@ -1210,7 +1220,32 @@ typedef enum gt_limit_figure {
     GT_LIMIT_COUNT
 } gt_limit_figure;
 
-/* One limit of the run (gt_options.max_*): bytes or seconds. */
+/* The limits of a run; 0: none. Each is compared after every sample with
+ * the figure the summary reports, so that a peak between two samples that
+ * the kernel's high-water marks kept (VmHWM, a reaped child's maxrss) still
+ * trips it at the next sample:
+ *   max_ram       bytes: the tree's peak RSS (GT_FIGURE_PEAK_RSS_BYTES)
+ *   max_gpu_ram   bytes: the tree's peak GPU memory (GT_FIGURE_PEAK_GPU_RAM_BYTES)
+ *   max_time      seconds since the baseline sample (wall time)
+ *   max_cpu_time  CPU seconds of the tree (user + system)
+ * on_limit GT_ON_LIMIT_WARN (default): run on and report the breach;
+ * GT_ON_LIMIT_KILL: also SIGTERM to every process of the tree at the
+ * breach, SIGKILL to what is left kill_after seconds later (default 5;
+ * more than 0, at most GT_STOP_TIMEOUT_MAX). */
+typedef struct gt_limit_options {
+    double max_ram, max_gpu_ram, max_time, max_cpu_time;
+    int on_limit;
+    double kill_after;
+} gt_limit_options;
+
+/* No limits, warn, kill_after 5 s. */
+GT_INTERNAL void gt_limit_options_init(gt_limit_options *lo);
+
+/* GT_OK, or GT_ERR_INVALID_ARGUMENT with gt_last_error() naming the bad
+ * value and the valid ones. */
+GT_INTERNAL gt_status gt_limit_options_validate(const gt_limit_options *lo);
+
+/* One limit of the run: bytes or seconds. */
 typedef struct gt_limit {
     int set;          /* a limit was given */
     int breached;     /* the figure passed it */
@@ -1234,11 +1269,39 @@ typedef struct gt_limits {
     gt_limit figure[GT_LIMIT_COUNT]; /* by GT_LIMIT_* */
 } gt_limits;
 
+typedef struct gt_limit_watch gt_limit_watch;
+
+/* Checks lo (GT_ERR_INVALID_ARGUMENT naming the bad value and the valid
+ * ones) and makes a watch that the tracker made from *o will feed: with a limit set, o's
+ * on_sample becomes the watch's (which calls the one o had after it) and
+ * warnings go to o's on_warning (none when disable_logs). GT_OK and *out. */
+GT_INTERNAL gt_status gt_limit_watch_new(const gt_limit_options *lo, gt_options *o,
+                                         gt_limit_watch **out);
+
+/* Before the tracked program runs: the tracker made from the options
+ * given to gt_limit_watch_new(). With on_limit kill, whether it may signal
+ * its tree (GT_ERR_INVALID_ARGUMENT when the tree is the tracking
+ * program's own or an ancestor's: gt_tracker_signal()); starts the thread that keeps
+ * max_time and kill_after to the moment (GT_ERR_SYSTEM when it cannot). */
+GT_INTERNAL gt_status gt_limit_watch_attach(gt_limit_watch *w, gt_tracker *t);
+
 /* Fills *out with the limits, what the run reached and what breached them,
- * checked once more against the figures of the moment (after the stop, and
- * gt_tracker_add_reaped, those are the run's). GT_ERR_STATE when NEW;
+ * checked once more against the tracker's figures of the moment (after
+ * gt_tracker_stop() and gt_tracker_add_reaped(), the run's).
  * GT_ERR_INVALID_ARGUMENT for a struct_size other than sizeof(gt_limits). */
-GT_INTERNAL gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out);
+GT_INTERNAL gt_status gt_limit_watch_report(gt_limit_watch *w, gt_limits *out);
+
+/* The tracker's summary as gt_tracker_to_json() and gt_tracker_to_text()
+ * give it, with the limits in it (JSON: "limits" before "cgroup"; text: a
+ * "Limits:" section after gpu_tracker's) when any was set. w NULL: the
+ * tracker's alone. NULL as those calls fail. */
+GT_INTERNAL char *gt_limit_watch_json(gt_limit_watch *w, gt_tracker *t);
+GT_INTERNAL char *gt_limit_watch_text(gt_limit_watch *w, gt_tracker *t);
+
+/* Stops the watch's thread and frees w (NULL: nothing): after
+ * gt_tracker_stop() and before gt_tracker_free(). The tracker is not
+ * touched. */
+GT_INTERNAL void gt_limit_watch_free(gt_limit_watch *w);
 
 /* The job's energy: one figure for the run, each part labelled with
  * how it was obtained and how good it is (docs/metrics.md, "The job's
@@ -1303,7 +1366,7 @@ GT_INTERNAL int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_i
 
 /* ---- Judgements for people (src/lib/analysis, src/tools/stats) --------- */
 
-/* One line for a person about figure i's breach in l, as the tracker's
+/* One line for a person about figure i's breach in l, as the watch's
  * warning words it ("peak RAM 211 MB passed the limit of 100 MB
  * (--max-ram) 0.2 s into the run"). */
 GT_INTERNAL void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap);

@@ -540,8 +540,8 @@ static void test_limits_own_tree(void)
     char *sh_argv[] = {"/bin/sh", "-c", script, NULL};
     struct result r = run_argv(sh_argv);
     CHECK_STR(r.out.data, "status=0\n"); /* the shell and the pipeline's cat live on */
-    CHECK_MSG(strstr(r.err.data, "gpu-tracker: on_limit kill (--on-limit kill) would signal the "
-                                 "tracking program's own ancestors: process ") == r.err.data &&
+    CHECK_MSG(strstr(r.err.data, "gpu-tracker: on_limit kill: cannot signal the tracked tree: "
+                                 "process ") == r.err.data &&
               strchr(r.err.data, '\n') == r.err.data + r.err.len - 1,
               "not the one line: %s", r.err.data);
     result_free(&r);
@@ -1914,11 +1914,11 @@ static void test_pid_namespace(void)
         memset(&r, 0, sizeof r);
         finish_within(&ns, &r, 60, "--pid 1 --on-limit kill in a PID namespace");
         CHECK_STR(r.out.data, "cat=0\n");
-        CHECK_STR(r.err.data, "gpu-tracker: on_limit kill (--on-limit kill) would signal the "
-                              "tracking program's own ancestors: process 1 started it (its tree "
-                              "holds the tracking program and whatever else that process runs, a "
-                              "pipeline's other commands among them); track a process that did "
-                              "not start it, or warn\n");
+        CHECK_STR(r.err.data, "gpu-tracker: on_limit kill: cannot signal the tracked tree: "
+                              "process 1 started the tracking program (its tree holds the "
+                              "tracking program and whatever else that process runs, a "
+                              "pipeline's other commands among them); track another process, "
+                              "or warn\n");
         result_free(&r);
     }
     /* The host's /proc seen from inside: refused, in one line, nothing run. */

@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "test_tracker_new.h"
@@ -264,10 +266,10 @@ static void test_deferred_sampler(void)
     gt_tracker_free(t);
     CHECK(wait_library_threads_gone() == 0);
 
-    /* A limit is kept to the moment by the thread: made at once. */
+    /* A duration is kept to the moment by the thread: made at once. */
     o.series = 0;
     o.sleep_time = 100;
-    o.max_time = 1000;
+    o.duration = 1000;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(gt_tracker_start_deferred(t) == GT_OK);
     CHECK(gt_tracker_sampler_due(t) == 0);
@@ -1020,9 +1022,11 @@ static void test_fork(void)
     rmdir(dir);
 }
 
-/* Limits through the library: the fixture tree's peak (8000 kB combined,
- * then 50000 kB from a reaped process's high-water mark) against
- * max_ram, warned of by the sample that saw it, and reported. */
+/* Limits kept by the tools' watch (src/tools/limits) over a tracker of
+ * the fixture tree: its peak (8000 kB combined, then 50000 kB from a
+ * reaped process's high-water mark) against max_ram, warned of by the
+ * sample that saw it (the stop's own, through on_sample), and reported in
+ * the summary's JSON and text. */
 static void test_limits(void)
 {
     struct fx_proc m, c;
@@ -1033,15 +1037,21 @@ static void test_limits(void)
     o.process_id = 100;
     o.sleep_time = 1000;
     o.on_warning = on_warning;
-    o.max_ram = 7000 * 1024.0;      /* below the grown tree's 8000 kB */
-    o.max_cpu_time = 1000;          /* never reached */
+    gt_limit_options lo;
+    gt_limit_options_init(&lo);
+    lo.max_ram = 7000 * 1024.0; /* below the grown tree's 8000 kB */
+    lo.max_cpu_time = 1000;     /* never reached */
+    gt_limit_watch *w = NULL;
+    CHECK(gt_limit_watch_new(&lo, &o, &w) == GT_OK && w != NULL);
+    CHECK(o.on_sample != NULL && o.sample_data == w); /* the watch is fed by it */
     gt_tracker *t;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_limit_watch_attach(w, t) == GT_OK);
     warnings = 0;
     CHECK(gt_tracker_start(t) == GT_OK);
     CHECK(warnings == 0); /* 5000 kB at the baseline: within */
     gt_limits l = {.struct_size = sizeof l};
-    CHECK(gt_tracker_limits(t, &l) == GT_OK && l.any_set && !l.any_breached);
+    CHECK(gt_limit_watch_report(w, &l) == GT_OK && l.any_set && !l.any_breached);
     grow_fixture_tree(root, &m, &c);
     CHECK(gt_tracker_stop(t) == GT_OK);
     CHECK(warnings == 1);
@@ -1050,7 +1060,7 @@ static void test_limits(void)
     CHECK_CONTAINS(last_warning, " into the run; running on (--on-limit warn)");
     memset(&l, 0, sizeof l);
     l.struct_size = sizeof l;
-    CHECK(gt_tracker_limits(t, &l) == GT_OK);
+    CHECK(gt_limit_watch_report(w, &l) == GT_OK);
     CHECK(l.any_breached && !l.killed && l.on_limit == GT_ON_LIMIT_WARN);
     CHECK(l.figure[GT_LIMIT_RAM].breached && l.figure[GT_LIMIT_RAM].warned);
     CHECK(l.figure[GT_LIMIT_RAM].peak == 8000 * 1024.0);
@@ -1061,42 +1071,160 @@ static void test_limits(void)
     memset(&ru, 0, sizeof ru);
     ru.ru_maxrss = 50000;
     CHECK(gt_tracker_add_reaped(t, 101, &ru) == GT_OK);
-    CHECK(gt_tracker_limits(t, &l) == GT_OK && l.figure[GT_LIMIT_RAM].peak == 50000 * 1024.0);
-    char *json = gt_tracker_to_json(t);
+    CHECK(gt_limit_watch_report(w, &l) == GT_OK && l.figure[GT_LIMIT_RAM].peak == 50000 * 1024.0);
+    char *json = gt_limit_watch_json(w, t);
     CHECK_CONTAINS(json, "\"limits\": {");
     CHECK_CONTAINS(json, "\"on_limit\": \"warn\"");
+    CHECK_CONTAINS(json, "\"peak\": 51200000");
+    /* Where the summary has always had it: before the cgroup's part. */
+    CHECK(json && strstr(json, "\"limits\"") < strstr(json, "\"cgroup\""));
+    /* The rest is the tracker's document, unchanged. */
+    char *plain = gt_tracker_to_json(t);
+    CHECK(plain && !strstr(plain, "\"limits\""));
+    CHECK(json && plain && strlen(json) > strlen(plain));
+    free(plain);
     free(json);
-    char *text = gt_tracker_to_text(t);
+    char *text = gt_limit_watch_text(w, t);
     CHECK_CONTAINS(text, "\nLimits:\n   On limit: warn\n   Breached: yes\n   Max RAM: 7.168 MB, "
                          "peak 51.2 MB: breached ");
     CHECK_CONTAINS(text, "   Max CPU time: 1000 s, peak ");
     CHECK(text && text[strlen(text) - 1] != '\n');
     free(text);
-    CHECK(gt_tracker_limits(t, NULL) == GT_ERR_INVALID_ARGUMENT);
+    /* Without a watch: the tracker's own summary. */
+    text = gt_limit_watch_text(NULL, t);
+    CHECK(text && !strstr(text, "Limits:"));
+    free(text);
+    CHECK(gt_limit_watch_report(w, NULL) == GT_ERR_INVALID_ARGUMENT);
     l.struct_size = 8;
-    CHECK(gt_tracker_limits(t, &l) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(gt_limit_watch_report(w, &l) == GT_ERR_INVALID_ARGUMENT);
+    gt_limit_watch_free(w);
     gt_tracker_free(t);
 
     /* What is refused: a limit below 0, an unknown on_limit, a grace of 0,
      * and kill on the tracking program's own process. */
-    o.max_ram = -1;
-    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    lo.max_ram = -1;
+    CHECK(gt_limit_options_validate(&lo) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "invalid max_ram -1: give 0 (no limit) or a number of bytes "
                                "above 0");
-    o.max_ram = 0;
-    o.on_limit = 7;
-    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(gt_limit_watch_new(&lo, &o, &w) == GT_ERR_INVALID_ARGUMENT && w == NULL);
+    lo.max_ram = 0;
+    lo.on_limit = 7;
+    CHECK(gt_limit_options_validate(&lo) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "invalid on_limit 7; valid: GT_ON_LIMIT_WARN");
-    o.on_limit = GT_ON_LIMIT_KILL;
-    o.kill_after = 0;
-    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
-    o.kill_after = 5;
-    CHECK(gt_options_validate(&o) == GT_OK);
+    lo.on_limit = GT_ON_LIMIT_KILL;
+    lo.kill_after = 0;
+    CHECK(gt_limit_options_validate(&lo) == GT_ERR_INVALID_ARGUMENT);
+    lo.kill_after = 5;
+    CHECK(gt_limit_options_validate(&lo) == GT_OK);
+    lo.max_ram = 1e9;
+    test_options_init(&o);
     o.process_id = 0;
-    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
-    CHECK_STR(gt_last_error(), "on_limit kill would end the tracking program itself "
-                               "(process_id is its own): track another process, or warn");
+    CHECK(gt_limit_watch_new(&lo, &o, &w) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_limit_watch_attach(w, t) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "on_limit kill: cannot signal the tracked tree: it is the tracking "
+                               "program's own (process_id is its own); track another process, "
+                               "or warn");
+    gt_limit_watch_free(w);
+    gt_tracker_free(t);
     fx_rmroot(root);
+}
+
+/* A child that waits to be signalled; its PID. */
+static pid_t start_sleeper(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (;;)
+            pause();
+    }
+    return pid;
+}
+
+/* Waits up to a minute for child to end: its status, or -1. */
+static int wait_child(pid_t child)
+{
+    for (int i = 0; i < 6000; i++) {
+        int status;
+        if (waitpid(child, &status, WNOHANG) == child)
+            return status;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    return -1;
+}
+
+/* gt_tracker_signal(): the library's one primitive for a host's limits,
+ * on a real process; and the watch ending a tree at max_time with no
+ * sample due (its own thread keeps the moment). */
+static void test_signal(void)
+{
+    gt_options o;
+    test_options_init(&o);
+    o.sleep_time = 1000;
+    gt_tracker *t;
+    /* Its own tree: refused, for any signal, 0 (the check alone) included. */
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_signal(t, 0, NULL) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "cannot signal the tracked tree: it is the tracking program's "
+                                    "own");
+    gt_tracker_free(t);
+
+    pid_t child = start_sleeper();
+    o.process_id = child;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_tracker_signal(t, 0, NULL) == GT_OK); /* may, from NEW on */
+    CHECK(gt_tracker_signal(t, SIGTERM, NULL) == GT_ERR_STATE);
+    CHECK(gt_tracker_signal(t, 65, NULL) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "invalid signal 65: give 1 to 64, or 0 to check whether the tree "
+                               "may be signalled");
+    CHECK(gt_tracker_signal(t, -1, NULL) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(gt_tracker_start(t) == GT_OK);
+    int reached = -1;
+    CHECK(gt_tracker_signal(t, SIGTERM, &reached) == GT_OK);
+    CHECK_MSG(reached == 1, "reached %d", reached);
+    int status = wait_child(child);
+    CHECK_MSG(status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d",
+              status);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_signal(t, SIGTERM, &reached) == GT_OK && reached == 0); /* gone */
+    gt_tracker_free(t);
+
+    /* max_time with on_limit kill: SIGTERM from the watch's thread, though
+     * no sample is due for 1000 s. */
+    child = start_sleeper();
+    test_options_init(&o);
+    o.process_id = child;
+    o.sleep_time = 1000;
+    o.on_warning = on_warning;
+    gt_limit_options lo;
+    gt_limit_options_init(&lo);
+    lo.max_time = 0.2;
+    lo.on_limit = GT_ON_LIMIT_KILL;
+    gt_limit_watch *w;
+    CHECK(gt_limit_watch_new(&lo, &o, &w) == GT_OK);
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(gt_limit_watch_attach(w, t) == GT_OK);
+    warnings = 0;
+    CHECK(gt_tracker_start(t) == GT_OK);
+    status = wait_child(child);
+    CHECK_MSG(status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d",
+              status);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    gt_limits l = {.struct_size = sizeof l};
+    CHECK(gt_limit_watch_report(w, &l) == GT_OK);
+    CHECK(l.killed && l.figure[GT_LIMIT_TIME].breached && l.figure[GT_LIMIT_TIME].warned);
+    CHECK_MSG(l.figure[GT_LIMIT_TIME].at >= 0.2, "breached at %g s",
+              l.figure[GT_LIMIT_TIME].at);
+    gt_limit_watch_free(w); /* its thread joined: what it warned is ours to read */
+    gt_tracker_free(t);
+    CHECK(warnings >= 1);
+    CHECK_CONTAINS(last_warning, "limit breached: wall time ");
+    CHECK_CONTAINS(last_warning, "(--max-time) ");
+    CHECK_CONTAINS(last_warning, "; ending the command (--on-limit kill)");
+    CHECK(wait_library_threads_gone() == 0);
 }
 
 int main(void)
@@ -1112,6 +1240,7 @@ int main(void)
     test_fixture_run();
     test_tracking_file();
     test_limits();
+    test_signal();
     test_subtracker();
     return check_exit("test_tracker");
 }

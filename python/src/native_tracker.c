@@ -27,6 +27,7 @@ struct warning_queue {
 typedef struct {
     PyObject_HEAD
     gt_tracker *tracker;
+    gt_limit_watch *limits;         /* the limits' watch over it (freed first) */
     struct warning_queue *warnings; /* outlives the tracker: freed after it */
 } NativeTracker;
 /* on_warning: any library thread, never with the GIL. */
@@ -44,10 +45,13 @@ static void queue_warning(const char *message, void *data)
 
 static void tracker_dealloc(NativeTracker *self)
 {
-    if (self->tracker) {
+    if (self->tracker || self->limits) {
         gt_tracker *t = self->tracker;
+        gt_limit_watch *w = self->limits;
         self->tracker = NULL;
+        self->limits = NULL;
         Py_BEGIN_ALLOW_THREADS
+        gt_limit_watch_free(w);
         gt_tracker_free(t);
         Py_END_ALLOW_THREADS
     }
@@ -67,7 +71,8 @@ static void tracker_dealloc(NativeTracker *self)
  *         max_cpu_time, on_limit, kill_after, carbon_intensity, pue):
  * gt_tracker_new() with those options (None: the library's default;
  * gpu_uuids comma-separated), the Slurm job of this process's environment
- * as options.job, as the command has it. */
+ * as options.job, as the command has it; the limits (max_* to kill_after)
+ * kept by a watch over it (gt_limit_watch). */
 static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"sleep_time", "ram_unit", "gpu_ram_unit", "time_unit",
@@ -81,6 +86,8 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
     gt_sources sources = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
+    gt_limit_options lo;
+    gt_limit_options_init(&lo);
     int disable_logs = 0, process_id = 0, main_only = 0, discover_cloud = 0, overwrite = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|dsssizzpizdipdpzzpzzddddiddd", names,
                                      &o.sleep_time,
@@ -90,8 +97,8 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                                      &o.stop_timeout, &o.series, &main_only, &o.start_at,
                                      &discover_cloud, &sources.metadata_url, &o.tracking_file,
                                      &overwrite, &o.metrics_listen, &o.metrics_textfile_dir,
-                                     &o.max_ram, &o.max_gpu_ram, &o.max_time, &o.max_cpu_time,
-                                     &o.on_limit, &o.kill_after, &o.carbon_intensity, &o.pue))
+                                     &lo.max_ram, &lo.max_gpu_ram, &lo.max_time, &lo.max_cpu_time,
+                                     &lo.on_limit, &lo.kill_after, &o.carbon_intensity, &o.pue))
         return -1;
     gt_job_info job = {.struct_size = sizeof job}; /* copied by gt_tracker_new */
     gt_job_info_from_environ(NULL, &job);
@@ -115,18 +122,28 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
     o.process_id = (pid_t)process_id;
     o.on_warning = queue_warning;
     o.warning_data = self->warnings;
-    gt_status status;
-    gt_tracker *t = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    /* metadata_url: where the cloud is asked (GPU_TRACKER_METADATA_URL, as
-     * the command takes it); NULL: the real services. */
-    status = gt_tracker_new_from(&o, &sources, &t); /* no metadata_url: the real services */
-    Py_END_ALLOW_THREADS
+    gt_limit_watch *w = NULL;
+    gt_status status = gt_limit_watch_new(&lo, &o, &w);
     if (status != GT_OK) {
         native_raise_status(status);
         return -1;
     }
+    gt_tracker *t = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    /* metadata_url: where the cloud is asked (GPU_TRACKER_METADATA_URL, as
+     * the command takes it); NULL: the real services. */
+    status = gt_tracker_new_from(&o, &sources, &t);
+    if (status == GT_OK)
+        status = gt_limit_watch_attach(w, t);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK) {
+        native_raise_status(status); /* before the frees: it reads gt_last_error() */
+        gt_limit_watch_free(w);
+        gt_tracker_free(t);
+        return -1;
+    }
     self->tracker = t;
+    self->limits = w;
     return 0;
 }
 
@@ -175,7 +192,7 @@ static PyObject *tracker_usage_json(NativeTracker *self, PyObject *unused)
         return NULL;
     if (!gt_tracker_usage(t))
         return native_raise_status(GT_ERR_STATE);
-    char *json = gt_tracker_to_json(t);
+    char *json = gt_limit_watch_json(self->limits, t);
     if (!json)
         return PyErr_NoMemory();
     PyObject *s = PyUnicode_FromString(json);

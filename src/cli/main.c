@@ -117,14 +117,6 @@ static void warn_left_running(const struct run_result *r)
  * when its time limit passed); --command-status keeps the command's. */
 #define EXIT_LIMIT_BREACHED 124
 
-/* After the command exited: wait for the rest of its tree too when a limit
- * ended it (the sampler sends SIGKILL to what ignores SIGTERM). */
-static int limit_ended_tree(gt_tracker *t)
-{
-    gt_limits l = {.struct_size = sizeof l};
-    return gt_tracker_limits(t, &l) == GT_OK && l.killed;
-}
-
 /* A breach that no sample saw (the kernel's high-water mark of a process
  * reaped at the end) has not been warned of: it is, now. */
 static void warn_late_breaches(const gt_limits *l)
@@ -145,7 +137,8 @@ static void warn_late_breaches(const gt_limits *l)
 
 /* The -f human summary of a stopped tracker (its units bytes and seconds),
  * without its final newline, as the other formats; NULL when out of memory. */
-static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *r, pid_t pid)
+static char *human_of(gt_tracker *t, gt_limit_watch *limits_watch, int cgroup_asked,
+                      const struct run_result *r, pid_t pid)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
     gt_totals totals;
@@ -167,7 +160,7 @@ static char *human_of(gt_tracker *t, int cgroup_asked, const struct run_result *
         .command_sigkill = r->signalled && r->status_code == 128 + SIGKILL, .command_pid = pid,
     };
     gt_limits limits = {.struct_size = sizeof limits};
-    if (gt_tracker_limits(t, &limits) == GT_OK && limits.any_set)
+    if (gt_limit_watch_report(limits_watch, &limits) == GT_OK && limits.any_set)
         x.limits = &limits;
     gt_peak_breakdown *peaks = calloc(2, sizeof *peaks);
     if (peaks) {
@@ -429,11 +422,24 @@ int gt_cli_main(int argc, char **argv)
     o.tracker.system_csv_fd = csv_fds[1];
     int csv_on_stdout = csv_fds[0] == STDOUT_FILENO || csv_fds[1] == STDOUT_FILENO;
     o.tracker.on_warning = print_warning;
+    /* The limits: a watch fed by the tracker's per-sample callback (its
+     * options were checked with the rest). */
+    gt_limit_watch *limits = NULL;
+    if (gt_limit_watch_new(&o.limits, &o.tracker, &limits) != GT_OK) {
+        snprintf(err, sizeof err, "%s", gt_last_error());
+        for (int i = 0; i < 2; i++)
+            if (csv_fds[i] > STDOUT_FILENO)
+                close(csv_fds[i]);
+        options_done(&o);
+        return cli_fail(err, 1);
+    }
 
     gt_tracker *t = NULL;
     struct run_result r;
     struct run_control control = {.on_started = on_started, .wait_all = o.wait_all,
-                                  .wait_rest = limit_ended_tree};
+                                  .limits = limits,
+                                  .kill_on_limit = o.limits.on_limit == GT_ON_LIMIT_KILL,
+                                  .kill_after = o.limits.kill_after};
     /* Our standard output carries a document (the JSON summary, a series)
      * to a program: the command prints on our standard error instead, so
      * that what the program reads is never the command's text followed by
@@ -465,6 +471,7 @@ int gt_cli_main(int argc, char **argv)
         for (int i = 0; i < 2; i++)
             if (csv_fds[i] > STDOUT_FILENO)
                 close(csv_fds[i]);
+        gt_limit_watch_free(limits);
         options_done(&o);
         return cli_fail(err, r.exit_status);
     }
@@ -495,11 +502,12 @@ int gt_cli_main(int argc, char **argv)
         free(command);
     }
 
-    char *summary = o.format == FORMAT_JSON ? gt_tracker_to_json(t)
+    char *summary = o.format == FORMAT_JSON ? gt_limit_watch_json(limits, t)
                     : o.format == FORMAT_HUMAN
-                        ? human_of(t, o.tracker.own_cgroup, &r, o.tracker.process_id)
-                                               : gt_tracker_to_text(t);
+                        ? human_of(t, limits, o.tracker.own_cgroup, &r, o.tracker.process_id)
+                        : gt_limit_watch_text(limits, t);
     if (!summary) {
+        gt_limit_watch_free(limits);
         gt_tracker_free(t);
         options_done(&o);
         return cli_fail("cannot format the summary: out of memory", r.exit_status ? r.exit_status : 1);
@@ -557,10 +565,12 @@ int gt_cli_main(int argc, char **argv)
     free(summary);
     /* A breached limit is the exit status (docs/limits.md), unless the
      * command's own was asked for. */
-    gt_limits limits = {.struct_size = sizeof limits};
-    int limit_breached = gt_tracker_limits(t, &limits) == GT_OK && limits.any_breached;
+    gt_limits breaches = {.struct_size = sizeof breaches};
+    int limit_breached = gt_limit_watch_report(limits, &breaches) == GT_OK &&
+                         breaches.any_breached;
     if (limit_breached && !o.tracker.disable_logs)
-        warn_late_breaches(&limits);
+        warn_late_breaches(&breaches);
+    gt_limit_watch_free(limits);
     gt_tracker_free(t);
     options_done(&o);
     if (limit_breached && !o.command_status)

@@ -328,6 +328,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
 {
     memset(o, 0, sizeof *o);
     gt_options_init(&o->tracker);
+    gt_limit_options_init(&o->limits);
     cli_read_environment(&o->tracker, &o->sources);
     const char *execute = NULL;
 
@@ -441,7 +442,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         case OPT_MAX_RAM:
         case OPT_MAX_GPU_RAM: {
             char why[400];
-            double *to = c == OPT_MAX_RAM ? &o->tracker.max_ram : &o->tracker.max_gpu_ram;
+            double *to = c == OPT_MAX_RAM ? &o->limits.max_ram : &o->limits.max_gpu_ram;
             if (gt_parse_size(optarg, to, why, sizeof why) < 0) {
                 snprintf(err, errcap, "%s: %s", c == OPT_MAX_RAM ? "--max-ram" : "--max-gpu-ram",
                          why);
@@ -453,9 +454,9 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         case OPT_MAX_CPU_TIME:
         case OPT_KILL_AFTER: {
             char why[400];
-            double *to = c == OPT_MAX_TIME       ? &o->tracker.max_time
-                         : c == OPT_MAX_CPU_TIME ? &o->tracker.max_cpu_time
-                                                 : &o->tracker.kill_after;
+            double *to = c == OPT_MAX_TIME       ? &o->limits.max_time
+                         : c == OPT_MAX_CPU_TIME ? &o->limits.max_cpu_time
+                                                 : &o->limits.kill_after;
             if (gt_parse_duration(optarg, to, why, sizeof why) < 0) {
                 snprintf(err, errcap, "%s: %s",
                          c == OPT_MAX_TIME ? "--max-time"
@@ -466,9 +467,9 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         }
         case OPT_ON_LIMIT:
             if (strcmp(optarg, "warn") == 0)
-                o->tracker.on_limit = GT_ON_LIMIT_WARN;
+                o->limits.on_limit = GT_ON_LIMIT_WARN;
             else if (strcmp(optarg, "kill") == 0)
-                o->tracker.on_limit = GT_ON_LIMIT_KILL;
+                o->limits.on_limit = GT_ON_LIMIT_KILL;
             else {
                 snprintf(err, errcap, "unknown --on-limit '%s'; valid: warn (run on and report "
                          "the breach) or kill (end the command)", optarg);
@@ -530,7 +531,8 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         o->tracker.ram_unit = o->tracker.gpu_ram_unit = "bytes";
         o->tracker.time_unit = "seconds";
     }
-    if (gt_options_validate(&o->tracker) != GT_OK) {
+    if (gt_options_validate(&o->tracker) != GT_OK ||
+        gt_limit_options_validate(&o->limits) != GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
         return -1;
     }

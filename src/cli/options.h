@@ -15,6 +15,7 @@ enum config_state { CONFIG_ABSENT, CONFIG_READ, CONFIG_PRESENT, CONFIG_IGNORED }
 struct cli_options {
     enum cli_action action;
     gt_options tracker;       /* units, interval, cores, GPU choices, logs */
+    gt_limit_options limits;  /* --max-*, --on-limit, --kill-after */
     gt_sources sources;   /* --sampled-only and the environment's roots */
     char **command;           /* argv of the command to run (owned), or NULL */
     pid_t attach_pid;         /* --pid, or 0 */

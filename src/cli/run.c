@@ -100,14 +100,17 @@ void run_ignore_sigpipe(void)
     sigaction(SIGPIPE, &ign, &inherited_sigpipe);
 }
 
-/* Creates and starts a tracker for opts; NULL with the reason in err. Its
- * sampling thread is made when the first look nears (sampler_poll_ms):
- * a command that ends sooner, as many in a pipeline do, costs none. */
+/* Creates and starts a tracker for opts, the limits' watch (NULL: none)
+ * attached; NULL with the reason in err. Its sampling thread is made when
+ * the first look nears (sampler_poll_ms): a command that ends sooner, as
+ * many in a pipeline do, costs none. */
 static gt_tracker *start_tracker(const gt_options *opts, const gt_sources *sources,
-                                 char *err, size_t errcap)
+                                 gt_limit_watch *limits, char *err, size_t errcap)
 {
     gt_tracker *tracker = NULL;
     gt_status st = gt_tracker_new_from(opts, sources, &tracker);
+    if (st == GT_OK && limits)
+        st = gt_limit_watch_attach(limits, tracker);
     if (st == GT_OK)
         st = gt_tracker_start_deferred(tracker);
     if (st == GT_OK)
@@ -270,25 +273,32 @@ static size_t live_children(pid_t command, gt_tracker *tracker, pid_t *pids, siz
 /* The command has exited: keeps tracking until the processes it started
  * (now our children) have ended too. A signal to us is passed on to them
  * and ends the wait. */
+/* Whether --on-limit kill has ended the tree (SIGTERM went), with the
+ * limits it had in *l. */
+static int limit_ended_tree(gt_limit_watch *w, gt_limits *l)
+{
+    memset(l, 0, sizeof *l);
+    l->struct_size = sizeof *l;
+    return w && gt_limit_watch_report(w, l) == GT_OK && l->killed;
+}
+
 /* Bounds the waits once --on-limit kill has ended the tree: *since is the
  * monotonic time the end was first seen (0 before). 1 when the SIGKILL
  * went RUN_KILL_GRACE seconds ago (it goes kill_after after the SIGTERM)
  * and the wait should stop; r says so. The wait loops wake at least once
  * a second while a kill may come (wake_ms). */
-static int kill_wait_over(gt_tracker *t, const gt_options *o, double *since,
+static int kill_wait_over(const struct run_control *control, double *since,
                           struct run_result *r)
 {
-    if (o->on_limit != GT_ON_LIMIT_KILL)
-        return 0;
-    gt_limits l = {.struct_size = sizeof l};
-    if (gt_tracker_limits(t, &l) != GT_OK || !l.killed)
+    gt_limits l;
+    if (!limit_ended_tree(control->limits, &l))
         return 0;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
     if (*since == 0)
         *since = now;
-    if (now - *since < o->kill_after + RUN_KILL_GRACE)
+    if (now - *since < control->kill_after + RUN_KILL_GRACE)
         return 0;
     r->kill_wait_ended = 1;
     return 1;
@@ -296,25 +306,25 @@ static int kill_wait_over(gt_tracker *t, const gt_options *o, double *since,
 
 /* A wait loop's poll timeout wait_ms, no longer than a second while
  * --on-limit kill may end the tree (kill_wait_over must get to look). */
-static int wake_ms(const gt_options *o, int wait_ms)
+static int wake_ms(const struct run_control *control, int wait_ms)
 {
-    if (o->on_limit != GT_ON_LIMIT_KILL)
+    if (!control->limits || !control->kill_on_limit)
         return wait_ms;
     return wait_ms < 0 || wait_ms > 1000 ? 1000 : wait_ms;
 }
 
-static void wait_for_the_rest(pid_t command, gt_tracker *tracker, const gt_options *opts,
-                              int sfd, const struct run_control *control, struct run_result *r)
+static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
+                              const struct run_control *control, struct run_result *r)
 {
     pid_t pids[64];
     double killed_seen = 0;
     for (;;) {
         size_t n = live_children(command, tracker, pids, sizeof pids / sizeof pids[0]);
-        if (n == 0 || kill_wait_over(tracker, opts, &killed_seen, r))
+        if (n == 0 || kill_wait_over(control, &killed_seen, r))
             return;
         struct pollfd p = {.fd = sfd, .events = POLLIN};
         int for_sampler;
-        int wait_ms = sampler_poll_ms(tracker, wake_ms(opts, control->on_tick ? 1000 : -1), r,
+        int wait_ms = sampler_poll_ms(tracker, wake_ms(control, control->on_tick ? 1000 : -1), r,
                                       &for_sampler);
         int rc = poll(&p, 1, wait_ms);
         if (rc < 0 && errno != EINTR)
@@ -432,7 +442,7 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
 
     opts->process_id = pid;
     opts->reaper_pid = sources->sampled_only ? 0 : getpid();
-    gt_tracker *tracker = start_tracker(opts, sources, err, errcap);
+    gt_tracker *tracker = start_tracker(opts, sources, control->limits, err, errcap);
     if (!tracker) {
         kill(pid, SIGKILL);
         close(go[1]);
@@ -496,8 +506,9 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
      * cannot see it): waited for, or named. The final sample measures it
      * as it is now. */
     if (!sources->sampled_only) {
-        if (control->wait_all || (control->wait_rest && control->wait_rest(tracker)))
-            wait_for_the_rest(pid, tracker, opts, sfd, control, r);
+        gt_limits l;
+        if (control->wait_all || limit_ended_tree(control->limits, &l))
+            wait_for_the_rest(pid, tracker, sfd, control, r);
         r->left_running = live_children(pid, tracker, r->left_pids, RUN_LEFT_PIDS);
     }
     gt_tracker_stop(tracker);
@@ -559,7 +570,7 @@ int run_attached(pid_t pid, gt_options *opts, const gt_sources *sources, gt_trac
     char entry[4096];
     snprintf(entry, sizeof entry, "%s/%d", sources->proc_root ? sources->proc_root : "/proc", (int)pid);
     int pidfd = real_proc ? open_pidfd(pid) : -1;
-    gt_tracker *tracker = start_tracker(opts, sources, err, errcap);
+    gt_tracker *tracker = start_tracker(opts, sources, control->limits, err, errcap);
     if (!tracker) {
         if (pidfd >= 0)
             close(pidfd);
@@ -571,13 +582,13 @@ int run_attached(pid_t pid, gt_options *opts, const gt_sources *sources, gt_trac
 
     int stop_sig = 0;
     double killed_seen = 0;
-    while (!stop_sig && !kill_wait_over(tracker, opts, &killed_seen, r)) {
+    while (!stop_sig && !kill_wait_over(control, &killed_seen, r)) {
         /* No pidfd (kernel < 5.3, or a fixture root): look every 50 ms. */
         struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
         int for_sampler;
         int rc = poll(p, pidfd >= 0 ? 2 : 1,
                       sampler_poll_ms(tracker,
-                                      wake_ms(opts, pidfd < 0 ? 50 : control->on_tick ? 1000 : -1),
+                                      wake_ms(control, pidfd < 0 ? 50 : control->on_tick ? 1000 : -1),
                                       r, &for_sampler));
         if (control->on_tick && !(rc == 0 && for_sampler))
             control->on_tick(tracker);

@@ -55,10 +55,13 @@ struct run_control {
     /* run_command: once the command has exited, keep tracking until every
      * process it started has ended too (--wait-all). */
     int wait_all;
-    /* run_command: once the command has exited, whether to wait for the
-     * rest as --wait-all does, asked then (a limit ended the tree). NULL:
-     * no. */
-    int (*wait_rest)(gt_tracker *t);
+    /* The limits' watch (made from the same options), attached to the
+     * tracker before the command runs; once the command has exited, a
+     * tree its --on-limit kill ended is waited for as --wait-all does.
+     * NULL: no limits. */
+    gt_limit_watch *limits;
+    int kill_on_limit;  /* its on_limit is GT_ON_LIMIT_KILL */
+    double kill_after;  /* and its kill_after */
     /* run_command: the command's standard output is our standard error
      * (our standard output carries a document it must not print into). */
     int command_stdout_to_stderr;

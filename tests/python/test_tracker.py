@@ -373,7 +373,8 @@ def test_limits_keywords():
     ({'max_time': 'soon'}, "invalid duration 'soon'"),
     ({'max_cpu_time': -1}, 'invalid limit -1'),
     ({'on_limit': 'stop'}, '"stop" is not a valid on_limit'),
-    ({'max_ram': '1GB', 'on_limit': 'kill'}, 'on_limit kill would end the tracking program itself'),
+    ({'max_ram': '1GB', 'on_limit': 'kill'},
+     "on_limit kill: cannot signal the tracked tree: it is the tracking program's own"),
 ])
 def test_limits_keywords_refused(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):

@@ -1,11 +1,9 @@
 /* analysis/analysis.h - the face of the analysis wing: the judgements the
- * tracker makes of a run (its limits, a state machine fed each sample, and
- * the GPUs to ask for) and gpu_tracker's sub-tracking marks. Other wings
+ * tracker makes of a run (the GPUs to ask for) and gpu_tracker's
+ * sub-tracking marks. Other wings
  * include this header, never the wing's others (tests/test_layers.sh). */
 #ifndef GT_ANALYSIS_H
 #define GT_ANALYSIS_H
-
-#include "analysis/limits.h"
 
 #include <stddef.h>
 

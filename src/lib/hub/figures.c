@@ -18,7 +18,9 @@ struct figure_parts {
     gt_cgroup_usage cgroup;
     gt_cpu_energy cpu_energy;
     gt_job_energy energy;
-    gt_limits limits;
+    /* The tree's peaks in bytes as the pipeline keeps them (the usage's
+     * are in the options' units: a round trip could move them by a bit). */
+    double peak_rss_bytes, peak_gpu_bytes;
     double elapsed, start_epoch;
 };
 
@@ -30,7 +32,7 @@ static int among(gt_figure which, gt_figure first, gt_figure last)
 }
 
 /* The parts figure which comes from, under t->lock (the summary always;
- * the totals, the cgroup, the energy or the limits only for their own
+ * the totals, the cgroup or the energy only for their own
  * figures: a host may ask at every sample). 0, or -1 before the baseline
  * sample. */
 static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
@@ -42,7 +44,15 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
     }
     int stopped = t->state == STATE_STOPPED;
     double now = stopped ? t->stop_time : monotonic_now();
-    results_usage(&t->res, &t->pipe, now, stopped, &f->usage);
+    /* The whole summary only for a figure that comes from it: the time,
+     * the peak RSS, CPU time, I/O and the cgroup's peak are kept as they
+     * are (a limit reads some of them at every sample). */
+    int from_summary = !(which <= GT_FIGURE_START_EPOCH || which == GT_FIGURE_PEAK_RSS_BYTES ||
+                         among(which, GT_FIGURE_CPU_SECONDS, GT_FIGURE_CPU_DESCENDANTS_SECONDS) ||
+                         among(which, GT_FIGURE_READ_BYTES, GT_FIGURE_WRITE_BYTES) ||
+                         which == GT_FIGURE_CGROUP_PEAK_BYTES);
+    if (from_summary)
+        results_usage(&t->res, &t->pipe, now, stopped, &f->usage);
     if (among(which, GT_FIGURE_CPU_SECONDS, GT_FIGURE_CPU_DESCENDANTS_SECONDS) ||
         among(which, GT_FIGURE_READ_BYTES, GT_FIGURE_WRITE_BYTES)) {
         f->totals.struct_size = sizeof f->totals;
@@ -59,10 +69,8 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
         energy_job(&f->usage, &f->cpu_energy, t->cfg.o.carbon_intensity, t->cfg.o.pue,
                    &f->energy);
     }
-    if (among(which, GT_FIGURE_LIMITS_BREACHED, GT_FIGURE_KILLED)) {
-        f->limits.struct_size = sizeof f->limits;
-        tracker_limits_now(t, &f->limits);
-    }
+    f->peak_rss_bytes = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0;
+    f->peak_gpu_bytes = (double)t->pipe.acc.gpu_comb_max;
     f->elapsed = now > t->res.start_time ? now - t->res.start_time : 0;
     f->start_epoch = t->run.epoch_start;
     pthread_mutex_unlock(&t->lock);
@@ -78,7 +86,8 @@ static gt_status unavailable(const char *figure, const char *why)
 static gt_status unknown_figure(gt_figure which)
 {
     return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown figure %d; valid: 0 to %d (gt_figure in "
-                   "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_KILLED, GT_VERSION_STRING);
+                   "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_CGROUP_PEAK_BYTES,
+                   GT_VERSION_STRING);
 }
 
 /* The figure from the parts: GT_OK and *v, or GT_ERR_UNAVAILABLE. */
@@ -95,7 +104,7 @@ static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_
     case GT_FIGURE_ELAPSED_SECONDS: *v = f->elapsed; return GT_OK;
     case GT_FIGURE_START_EPOCH: *v = f->start_epoch; return GT_OK;
     case GT_FIGURE_SAMPLES: *v = (double)u->measurement.samples; return GT_OK;
-    case GT_FIGURE_PEAK_RSS_BYTES: *v = ram->combined.total_rss * ram_unit; return GT_OK;
+    case GT_FIGURE_PEAK_RSS_BYTES: *v = f->peak_rss_bytes; return GT_OK;
     case GT_FIGURE_PEAK_RSS_MAIN_BYTES: *v = ram->main.total_rss * ram_unit; return GT_OK;
     case GT_FIGURE_PEAK_RSS_DESCENDANTS_BYTES:
         *v = ram->descendants.total_rss * ram_unit;
@@ -109,8 +118,11 @@ static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_
     case GT_FIGURE_SYSTEM_GPU_RAM_BYTES:
         if (no_gpu)
             return unavailable("GPU memory", no_gpu);
-        *v = gpu_unit * (which == GT_FIGURE_PEAK_GPU_RAM_BYTES ? gpu->combined
-                         : which == GT_FIGURE_PEAK_GPU_RAM_MAIN_BYTES ? gpu->main
+        if (which == GT_FIGURE_PEAK_GPU_RAM_BYTES) {
+            *v = f->peak_gpu_bytes;
+            return GT_OK;
+        }
+        *v = gpu_unit * (which == GT_FIGURE_PEAK_GPU_RAM_MAIN_BYTES ? gpu->main
                          : which == GT_FIGURE_PEAK_GPU_RAM_DESCENDANTS_BYTES ? gpu->descendants
                          : which == GT_FIGURE_PEAK_SYSTEM_GPU_RAM_BYTES ? gpu->system
                                                                        : gpu->system_capacity);
@@ -166,14 +178,6 @@ static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_
             return unavailable("the job's cgroup memory", f->cgroup.memory_reason);
         *v = f->cgroup.memory_peak;
         return GT_OK;
-    case GT_FIGURE_LIMITS_BREACHED: {
-        int n = 0;
-        for (int i = 0; i < GT_LIMIT_COUNT; i++)
-            n += f->limits.figure[i].breached != 0;
-        *v = n;
-        return GT_OK;
-    }
-    case GT_FIGURE_KILLED: *v = f->limits.killed; return GT_OK;
     }
     return unknown_figure(which);
 }
@@ -189,7 +193,7 @@ gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
         return st;
     if (!value)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: NULL value");
-    if ((unsigned)which > (unsigned)GT_FIGURE_KILLED)
+    if ((unsigned)which > (unsigned)GT_FIGURE_CGROUP_PEAK_BYTES)
         return unknown_figure(which);
     struct figure_parts *f = calloc(1, sizeof *f);
     if (!f)

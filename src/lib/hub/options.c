@@ -19,9 +19,6 @@
 #include "gpu_tracker_internal.h"
 #include "util/units.h"
 
-/* SIGTERM to SIGKILL when a limit ends the tree (gt_options.kill_after). */
-#define DEFAULT_KILL_AFTER 5.0
-
 /* The size of the 1.0 struct: a smaller struct_size is not one
  * gt_options_init_size() of a 1.x header wrote. */
 #define OPTIONS_SIZE_MIN (offsetof(gt_options, sample_data) + sizeof(void *))
@@ -59,7 +56,6 @@ static void defaults(gt_options *o)
     o->stop_timeout = DEFAULT_STOP_TIMEOUT;
     o->process_csv_fd = -1;
     o->system_csv_fd = -1;
-    o->kill_after = DEFAULT_KILL_AFTER;
 }
 
 void gt_options_init_size(gt_options *opts, size_t size)
@@ -178,18 +174,6 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "empty metrics textfile directory: give node_exporter's textfile "
                        "directory, or NULL for none");
-    static const char *const limit_names[] = {"max_ram", "max_gpu_ram", "max_time",
-                                              "max_cpu_time"};
-    const double limits[] = {o->max_ram, o->max_gpu_ram, o->max_time, o->max_cpu_time};
-    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
-        if (!(limits[i] >= 0 && limits[i] < 1e300))
-            return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                           "invalid %s %g: give 0 (no limit) or a number of %s above 0",
-                           limit_names[i], limits[i], i < 2 ? "bytes" : "seconds");
-    if (o->on_limit != GT_ON_LIMIT_WARN && o->on_limit != GT_ON_LIMIT_KILL)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid on_limit %d; valid: GT_ON_LIMIT_WARN (0) or GT_ON_LIMIT_KILL (1)",
-                       o->on_limit);
     if (!(o->carbon_intensity >= 0 && o->carbon_intensity <= 10000))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid carbon_intensity %g: give grams of CO2e per kWh, from 0 (none) "
@@ -198,10 +182,6 @@ gt_status gt_options_validate(const gt_options *user)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "invalid pue %g: a power usage effectiveness is from 1 to 10 (0: 1)",
                        o->pue);
-    if (!(o->kill_after > 0 && o->kill_after <= GT_STOP_TIMEOUT_MAX))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid kill_after %g: it must be more than 0 and at most %g seconds",
-                       o->kill_after, GT_STOP_TIMEOUT_MAX);
     if (!(o->start_at == 0 || o->start_at == GT_START_ALIGNED ||
           (o->start_at > 0 && o->start_at <= epoch_now() + GT_START_AHEAD_MAX)))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
@@ -271,6 +251,25 @@ static int is_own_ancestor(pid_t pid)
     return 0;
 }
 
+gt_status options_signal_refusal(const struct options_copy *c)
+{
+    const gt_options *o = &c->o;
+    if (o->process_id == 0 || o->process_id == getpid())
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "cannot signal the tracked tree: it is the tracking program's own "
+                       "(process_id is its own)");
+    /* The tree of an ancestor holds this program, and the rest of what
+     * that ancestor runs (a pipeline's other commands): a signal would
+     * reach them, and an init (PID 1) ignores the SIGKILL. */
+    if (strcmp(c->proc_root, "/proc") == 0 && is_own_ancestor(o->process_id))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "cannot signal the tracked tree: process %d started the tracking "
+                       "program (its tree holds the tracking program and whatever else that "
+                       "process runs, a pipeline's other commands among them)",
+                       (int)o->process_id);
+    return GT_OK;
+}
+
 gt_status options_copy_make(struct options_copy *c, const gt_options *user,
                             const gt_sources *sources)
 {
@@ -280,23 +279,6 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
         return st;
     options_import(user, &c->o);
     gt_options *o = &c->o;
-    /* (Not in gt_options_validate, which a program calls before it knows
-     * the process: the gpu-tracker command does.) */
-    if (o->on_limit == GT_ON_LIMIT_KILL && (o->process_id == 0 || o->process_id == getpid()))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "on_limit kill would end the tracking program itself (process_id is "
-                       "its own): track another process, or warn");
-    /* The tree of an ancestor holds this program, and the rest of what
-     * that ancestor runs (a pipeline's other commands): a limit would
-     * signal them, and an init (PID 1) ignores the SIGKILL. */
-    int real_proc = !sources || !sources->proc_root || strcmp(sources->proc_root, "/proc") == 0;
-    if (o->on_limit == GT_ON_LIMIT_KILL && real_proc && is_own_ancestor(o->process_id))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "on_limit kill (--on-limit kill) would signal the tracking program's own "
-                       "ancestors: process %d started it (its tree holds the tracking program "
-                       "and whatever else that process runs, a pipeline's other commands among "
-                       "them); track a process that did not start it, or warn",
-                       (int)o->process_id);
     int failed = 0;
     o->ram_unit = own(c, o->ram_unit, &failed);
     o->gpu_ram_unit = own(c, o->gpu_ram_unit, &failed);

@@ -28,6 +28,12 @@ struct options_copy {
 gt_status options_copy_make(struct options_copy *c, const gt_options *user,
                             const gt_sources *sources);
 
+/* Whether a tracker with options c may signal its tree (gt_tracker_signal):
+ * GT_OK, or GT_ERR_INVALID_ARGUMENT with gt_last_error() saying why: the
+ * tree is the tracking program's own, or an ancestor's (read from /proc
+ * when the tracker reads the real one). */
+gt_status options_signal_refusal(const struct options_copy *c);
+
 /* Frees the strings of c; safe twice. */
 void options_copy_free(struct options_copy *c);
 

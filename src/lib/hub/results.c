@@ -1,6 +1,6 @@
 /* results.c - the calls that hand out a tracker's summary and its parts:
  * gpu_tracker's text and JSON, the totals and progress, the job's cgroup,
- * energy and GPU driver figures, limits, who held the peaks, idle GPUs and
+ * energy and GPU driver figures, who held the peaks, idle GPUs and
  * the processes by command. Each takes the tracker's lock and lets output/
  * and pipeline/ assemble; nothing here samples or formats. */
 #define _GNU_SOURCE
@@ -92,13 +92,11 @@ char *gt_tracker_to_text(gt_tracker *t)
     char *text = u ? gt_usage_to_text(u) : NULL;
     if (!text)
         return text;
-    /* gpu_tracker's text, then the limits the run had and the GPUs it held
-     * idle: sections of our own, each only when there is something to say
-     * (gpu_tracker's text stays as it is otherwise). */
-    gt_limits l;
+    /* gpu_tracker's text, then the GPUs it held idle: a section of our own,
+     * only when there is something to say (gpu_tracker's text stays as it
+     * is otherwise). */
     gt_gpu_idle *idle = calloc(1, sizeof *idle);
     pthread_mutex_lock(&t->lock);
-    tracker_limits_now(t, &l);
     if (idle) {
         idle->struct_size = sizeof *idle;
         tracker_gpu_idle_now(t, idle);
@@ -106,7 +104,6 @@ char *gt_tracker_to_text(gt_tracker *t)
     pthread_mutex_unlock(&t->lock);
     struct buf extra;
     buf_init(&extra, 512);
-    limits_text(&l, &extra);
     gpu_idle_text(idle, &extra);
     free(idle);
     if (!extra.failed && extra.len == 0) {
@@ -197,17 +194,6 @@ gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
     return GT_OK;
 }
 
-/* The limits under the lock, checked once more against the figures of now
- * (a peak the stop's reaped processes added counts; at = the stop). */
-void tracker_limits_now(gt_tracker *t, gt_limits *out)
-{
-    struct limit_state s = t->limits;
-    struct limit_figures f;
-    tracker_limit_figures(t, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(), &f);
-    limits_observe(&s, &f, f.value[GT_LIMIT_TIME]);
-    limits_report(&s, out);
-}
-
 gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
 {
     gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_energy", gt_job_energy, out, 0,
@@ -296,18 +282,6 @@ gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)
     return GT_OK;
 }
 
-gt_status gt_tracker_limits(gt_tracker *t, gt_limits *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_limits", gt_limits, out, 0,
-                                      "limits to report");
-    if (st != GT_OK)
-        return st;
-    pthread_mutex_lock(&t->lock);
-    tracker_limits_now(t, out);
-    pthread_mutex_unlock(&t->lock);
-    return GT_OK;
-}
-
 char *gt_tracker_to_json(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
@@ -321,7 +295,6 @@ char *gt_tracker_to_json(gt_tracker *t)
         free(g);
         g = NULL; /* its part is left out, as when out of memory for it */
     }
-    gt_limits l;
     gt_job_energy *energy = calloc(1, sizeof *energy);
     if (energy)
         energy->struct_size = sizeof *energy;
@@ -335,7 +308,6 @@ char *gt_tracker_to_json(gt_tracker *t)
         tracker_processes_now(t, procs); /* takes the locks it needs */
     }
     pthread_mutex_lock(&t->lock);
-    tracker_limits_now(t, &l);
     if (idle)
         tracker_gpu_idle_now(t, idle);
     if (peaks)
@@ -349,7 +321,7 @@ char *gt_tracker_to_json(gt_tracker *t)
         results_gpu_run(&t->res, &t->pipe, u, g, table);
     }
     pthread_mutex_unlock(&t->lock);
-    char *text = results_document(u, &c, &e, g, &l, peaks, idle, energy, procs);
+    char *text = results_document(u, &c, &e, g, peaks, idle, energy, procs);
     free(procs);
     free(peaks);
     free(idle);

@@ -1,8 +1,8 @@
 /* sampler.c - what whoever samples does (the sampling thread while it
  * runs, the caller of gt_tracker_start() and gt_tracker_stop() for the
  * baseline and the final sample): read a sample, run it through the
- * pipeline, keep its rows, hand them to the sinks, look at the limits and
- * at who held a new peak, on the absolute schedule start + k * sleep_time
+ * pipeline, keep its rows, hand them to the sinks and look at who held a
+ * new peak, on the absolute schedule start + k * sleep_time
  * (a slow sample never shifts the later ones). The lock guards only what
  * the API's callers read too, and is never held during I/O. */
 #define _GNU_SOURCE
@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
 
 #include "util/background.h"
@@ -74,49 +73,6 @@ static struct read_plan next_read_plan(gt_tracker *t)
     return plan;
 }
 
-void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures *f)
-{
-    double main_s, desc_s;
-    usage_cpu_seconds(&t->pipe.acc, &main_s, &desc_s);
-    f->value[GT_LIMIT_RAM] = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0;
-    f->value[GT_LIMIT_GPU_RAM] = (double)t->pipe.acc.gpu_comb_max;
-    f->value[GT_LIMIT_TIME] = t->baseline_taken ? now - t->res.start_time : 0;
-    f->value[GT_LIMIT_CPU_TIME] = main_s + desc_s;
-}
-
-/* The limits' state machine after a look at monotonic time now (under
- * the lock); a run without limits does nothing here, every sample. */
-static void look_at_limits(gt_tracker *t, double now, struct limit_action *a)
-{
-    if (!t->limits.nset) {
-        a->nmsgs = 0;
-        a->signal = 0;
-        return;
-    }
-    struct limit_figures f;
-    tracker_limit_figures(t, now, &f);
-    limits_step(&t->limits, &f, now, a);
-}
-
-/* Does what the limits said (outside the lock): warns of each breach, and
- * signals the tree as the last sample found it and what it forked since
- * (sample_reader_signal_tree). The caller owns the reader. */
-static void act_on_limits(gt_tracker *t, const struct limit_action *a)
-{
-    int kill = t->cfg.o.on_limit == GT_ON_LIMIT_KILL; /* options: read-only once started */
-    for (int i = 0; i < a->nmsgs; i++)
-        warn_always(&t->warner, "limit breached: %s%s", a->msgs[i],
-                    !kill    ? "; running on (--on-limit warn)"
-                    : i == 0 ? "; ending the command (--on-limit kill)"
-                             : "");
-    if (!a->signal)
-        return;
-    int reached = sample_reader_signal_tree(&t->reader, a->signal);
-    if (a->signal == SIGKILL && !a->again && reached > 0)
-        warn_always(&t->warner, "limit: %d process%s still running %g s after SIGTERM, sent "
-                    "SIGKILL", reached, reached == 1 ? "" : "es", t->cfg.o.kill_after);
-}
-
 /* One sample read and through the pipeline (slot as in struct sample); its
  * rows in *rows. The caller owns the reader (see the file comment). Returns
  * the sample's monotonic time. */
@@ -124,19 +80,17 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
 {
     struct sample s;
     struct read_plan plan = next_read_plan(t); /* pipe.cg.shared: only the sampler writes it */
+    pthread_mutex_lock(&t->reader_lock);
     sample_read(&t->reader, slot, &plan, &s);
-    struct limit_action limits;
     pthread_mutex_lock(&t->lock);
     pipeline_step(&t->pipe, &s, rows);
     rows->metrics = sinks_take_point(&t->sinks, &t->pipe, &s);
     results_take_reasons(&t->res, &t->reader);
-    look_at_limits(t, s.now, &limits);
     int new_peak[2] = {t->pipe.acc.new_rss_peak, t->pipe.acc.new_gpu_peak && s.gpu_ok};
     double at = t->baseline_taken ? s.now - t->res.start_time : 0;
     double peak_bytes[2] = {(double)t->pipe.acc.comb_pk.total_kb * 1024.0,
                             (double)t->pipe.acc.gpu_comb_max};
     pthread_mutex_unlock(&t->lock);
-    act_on_limits(t, &limits);
     /* A new peak: who made it up, from the walk just done. */
     for (int kind = 0; kind < 2; kind++) {
         if (!new_peak[kind])
@@ -147,6 +101,7 @@ static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
         t->at_peak[kind] = b;
         pthread_mutex_unlock(&t->lock);
     }
+    pthread_mutex_unlock(&t->reader_lock);
     return s.now;
 }
 
@@ -224,24 +179,13 @@ int sampler_run(gt_tracker *t)
             t->duration_done = 1;
             break;
         }
-        /* Asleep without the lock: stop() sets the word, then the flag. A
-         * limit's moment before the next slot is acted on then, without a
-         * sample (no row: the schedule is the slots'). */
+        /* Asleep without the lock: stop() sets the word, then the flag. */
         double slot_at = t->res.start_time + (double)k * interval;
-        double limit_at = limits_deadline(&t->limits, t->baseline_taken ? t->res.start_time : -1);
         pthread_mutex_unlock(&t->lock);
-        int stop = wake_word_sleep_until(&t->stop_word, limit_at < slot_at ? limit_at : slot_at);
+        int stop = wake_word_sleep_until(&t->stop_word, slot_at);
         pthread_mutex_lock(&t->lock);
         if (stop || t->stop_requested)
             break;
-        if (limit_at < slot_at) {
-            struct limit_action a;
-            look_at_limits(t, monotonic_now(), &a);
-            pthread_mutex_unlock(&t->lock);
-            act_on_limits(t, &a);
-            pthread_mutex_lock(&t->lock);
-            continue;
-        }
         double late = monotonic_now() - (t->res.start_time + (double)k * interval);
         if (late < 0)
             late = 0;

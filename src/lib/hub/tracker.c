@@ -5,12 +5,12 @@
  * rows (pipeline_open), the sinks keep and write them (sinks_open); the
  * sampling itself is sampler.c's, the results results.c's.
  *
- * Threads and ownership. The reader belongs to whoever samples: the
- * sampling thread while it runs, the caller of stop() once the thread has
- * finished; so do the sinks. The lock guards only what both sides touch
- * and is never held during I/O, so a read that hangs in the kernel cannot
- * block stop() beyond its timeout. A thread that is still stuck when the
- * tracker is freed frees the tracker itself when it comes back. */
+ * Threads and ownership. The reader and the sinks belong to whoever
+ * samples: the sampling thread while it runs, the caller of stop() once it
+ * has finished (gt_tracker_signal() borrows the reader under its lock).
+ * The lock guards only what both sides touch and is never held during I/O,
+ * so a read that hangs in the kernel cannot block stop() beyond its
+ * timeout; a thread still stuck at the free frees the tracker itself. */
 #define _GNU_SOURCE
 #include "hub/tracker_internal.h"
 
@@ -55,6 +55,7 @@ static void tracker_destroy(gt_tracker *t)
     sinks_destroy(&t->sinks);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
+    pthread_mutex_destroy(&t->reader_lock);
     release_memory(t);
 }
 
@@ -106,7 +107,6 @@ static gt_status open_wings(gt_tracker *t)
     for (int i = 0; i < g->ndevices; i++)
         pf.gpu_capacity += g->devices[i].memory_total;
     pipeline_open(&t->pipe, o, &pf, &t->res.units);
-    limits_init(&t->limits, o);
     t->res.sampled_only = t->cfg.sampled_only;
     t->res.cg = &t->reader.cg;
     t->res.rapl = &t->reader.rapl;
@@ -140,6 +140,7 @@ static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
     sinks_init(&t->sinks);
     warner_init(&t->warner, t->cfg.o.on_warning, t->cfg.o.warning_data, t->cfg.o.disable_logs);
     pthread_mutex_init(&t->lock, NULL);
+    pthread_mutex_init(&t->reader_lock, NULL);
     cond_init_monotonic(&t->done);
     t->owner = getpid();
     t->pid = t->cfg.o.process_id ? t->cfg.o.process_id : t->owner;
@@ -188,12 +189,11 @@ static gt_status start_sampler(gt_tracker *t)
     return GT_OK;
 }
 
-/* Whether the sampling thread may wait until the first look is near: only
- * when nothing but the samples needs it before then (no scheduled start,
- * duration or limit, which the thread keeps to the moment). */
+/* Whether the sampling thread may wait until the first look is near: no
+ * scheduled start or duration, which the thread keeps to the moment. */
 static int sampler_may_wait(const gt_tracker *t)
 {
-    return t->delayed_start <= 0 && !(t->cfg.o.duration > 0) && t->limits.nset == 0;
+    return t->delayed_start <= 0 && !(t->cfg.o.duration > 0);
 }
 
 /* gt_tracker_start(), the thread made now (deferred 0) or, where

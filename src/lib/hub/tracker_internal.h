@@ -38,7 +38,9 @@ struct gt_tracker {
      * this epoch time (0: gt_tracker_start() took it). */
     double delayed_start;
 
-    /* Owned by whoever samples (see tracker.c). */
+    /* Owned by whoever samples (see tracker.c), under reader_lock while it
+     * reads: gt_tracker_signal() walks its tree from any thread. */
+    pthread_mutex_t reader_lock;
     struct sample_reader reader;
     struct sinks sinks;
     gt_job_info job;   /* options.job, or all empty */
@@ -57,7 +59,6 @@ struct gt_tracker {
     struct pipeline pipe;
     struct run_results res; /* what the results are made of besides pipe */
     struct row_store store; /* the rows: the newest in memory, the rest on disk */
-    struct limit_state limits; /* options.max_*: what passed them, and when */
     gt_peak_breakdown at_peak[2]; /* who held the peak: GT_PEAK_MEMORY, GT_PEAK_GPU_MEMORY */
     /* gt_tracker_series() copies every row into memory, once, on demand. */
     gt_process_row *all_process;
@@ -70,11 +71,6 @@ struct gt_tracker {
     gt_resource_usage usage;        /* the results handed to the caller */
     gt_resource_usage sink_summary; /* the sampler's, for the sinks */
 };
-
-/* The figures the limits are put on (bytes, seconds), as the summary has
- * them at monotonic time now: the sampler checks them after each sample,
- * gt_tracker_limits() once more when asked. Under t->lock. */
-void tracker_limit_figures(const gt_tracker *t, double now, struct limit_figures *f);
 
 /* sampler.c. The baseline sample (slot 0): the start of the run; epoch,
  * when > 0, is the wall-clock time the schedule names it
@@ -94,10 +90,6 @@ double sampler_scheduled_start(const gt_options *o);
  * stop_requested or options.duration, then says it is done (thread_done).
  * Returns 1 when gt_tracker_free() gave up waiting and left t to it. */
 int sampler_run(gt_tracker *t);
-
-/* The limits (under t->lock), checked once more against the figures of
- * now (a peak the stop's reaped processes added counts; at = the stop). */
-void tracker_limits_now(gt_tracker *t, gt_limits *out);
 
 /* rows.c: every row of rows in new arrays (GT_ERR_NO_MEMORY, GT_ERR_IO
  * with the reason), and a row source over the rows kept so far, read

@@ -190,36 +190,6 @@ static json_object *sources_object(const gt_resource_usage *u, const gt_cgroup_u
     return src;
 }
 
-static const char *const limit_keys[GT_LIMIT_COUNT] = {"max_ram", "max_gpu_ram", "max_time",
-                                                       "max_cpu_time"};
-
-json_object *limits_json_object(const gt_limits *l)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "on_limit", json_new_text(l->on_limit == GT_ON_LIMIT_KILL ? "kill"
-                                                                                         : "warn"));
-    json_object_object_add(o, "breached", json_object_new_boolean(l->any_breached));
-    json_object_object_add(o, "killed", json_object_new_boolean(l->killed));
-    json_object_object_add(o, "killed_at_seconds",
-                           l->killed ? json_object_new_double(l->killed_at) : NULL);
-    json_object *checks = json_object_new_object();
-    for (int i = 0; i < GT_LIMIT_COUNT; i++) {
-        const gt_limit *x = &l->figure[i];
-        if (!x->set)
-            continue;
-        json_object *c = json_object_new_object();
-        json_object_object_add(c, "unit", json_new_text(i < GT_LIMIT_TIME ? "bytes" : "seconds"));
-        json_object_object_add(c, "limit", json_object_new_double(x->limit));
-        json_object_object_add(c, "peak", json_object_new_double(x->peak));
-        json_object_object_add(c, "breached", json_object_new_boolean(x->breached));
-        json_object_object_add(c, "at_seconds",
-                               x->breached ? json_object_new_double(x->at) : NULL);
-        json_object_object_add(checks, limit_keys[i], c);
-    }
-    json_object_object_add(o, "checks", checks);
-    return o;
-}
-
 int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
 {
     char advice[640];
@@ -235,34 +205,6 @@ int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
     }
     buf_printf(b, "   Advice: %s\n", advice);
     return 1;
-}
-
-void limits_text(const gt_limits *l, struct buf *b)
-{
-    if (!l || !l->any_set)
-        return;
-    static const char *const names[GT_LIMIT_COUNT] = {"Max RAM", "Max GPU RAM", "Max time",
-                                                      "Max CPU time"};
-    char line[256];
-    int n = snprintf(line, sizeof line, "Limits:\n   On limit: %s\n   Breached: %s\n",
-                     l->on_limit == GT_ON_LIMIT_KILL ? "kill" : "warn",
-                     l->any_breached ? (l->killed ? "yes (the command was ended)" : "yes") : "no");
-    buf_add(b, line, (size_t)n);
-    for (int i = 0; i < GT_LIMIT_COUNT; i++) {
-        const gt_limit *x = &l->figure[i];
-        if (!x->set)
-            continue;
-        int mem = i < GT_LIMIT_TIME;
-        double f = mem ? 1e6 : 1.0;
-        const char *unit = mem ? "MB" : "s";
-        if (x->breached)
-            n = snprintf(line, sizeof line, "   %s: %.6g %s, peak %.6g %s: breached %.3f s into "
-                         "the run\n", names[i], x->limit / f, unit, x->peak / f, unit, x->at);
-        else
-            n = snprintf(line, sizeof line, "   %s: %.6g %s, peak %.6g %s\n", names[i],
-                         x->limit / f, unit, x->peak / f, unit);
-        buf_add(b, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
-    }
 }
 
 json_object *job_energy_json_object(const gt_job_energy *e)
@@ -315,7 +257,7 @@ json_object *job_energy_json_object(const gt_job_energy *e)
 }
 
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
-                       const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l,
+                       const gt_cpu_energy *e, const gt_gpu_run *g,
                        const gt_peak_breakdown *peaks, const gt_gpu_idle *idle,
                        const gt_job_energy *energy, const gt_command_groups *procs)
 {
@@ -328,8 +270,6 @@ char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
         json_object_object_add(root, "at_peak", at_peak_json_object(peaks));
     if (procs && procs->available)
         json_object_object_add(root, "processes", processes_json_object(procs));
-    if (l && l->any_set)
-        json_object_object_add(root, "limits", limits_json_object(l));
     json_object_object_add(root, "cgroup", cgroup_json_object(c));
     json_object_object_add(root, "cpu_energy", cpu_energy_json_object(e));
     if (g)

@@ -78,15 +78,15 @@ void results_gpu_run(const struct run_results *res, const struct pipeline *p,
                      gt_gpu_throttle_device *table);
 
 /* The summary document of gt_tracker_to_json(): u's object with the
- * cgroup, cpu_energy and gpu_run parts (g may be NULL: left out), the
- * limits (l NULL or none set: left out), who held the peaks (peaks NULL:
+ * cgroup, cpu_energy and gpu_run parts (g may be NULL: left out), who
+ * held the peaks (peaks NULL:
  * left out), the GPUs held but idle (idle NULL or no GPU held: left out),
  * the job's energy (energy NULL: left out), the processes by command (procs
  * NULL or none seen: left out) and the measurement's sources of
  * the figures beyond gpu_tracker's. malloc'd text; NULL when out of
  * memory. */
 char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
-                       const gt_cpu_energy *e, const gt_gpu_run *g, const gt_limits *l,
+                       const gt_cpu_energy *e, const gt_gpu_run *g,
                        const gt_peak_breakdown *peaks, const gt_gpu_idle *idle,
                        const gt_job_energy *energy, const gt_command_groups *procs);
 
@@ -96,14 +96,7 @@ json_object *job_energy_json_object(const gt_job_energy *e);
 
 
 
-/* The limits as the JSON summary has them ("limits"): a new object. */
-json_object *limits_json_object(const gt_limits *l);
-
-/* The limits as the text summary ends with them ("Limits:" and a line
- * each, each ending in a newline), appended to *b; nothing when none is
- * set. */
 struct buf;
-void limits_text(const gt_limits *l, struct buf *b);
 
 /* The GPUs held but idle, or given and unused, as the text summary ends
  * with them ("GPUs held idle:", a line per idle GPU and the advice),

@@ -120,8 +120,7 @@ struct read_plan {
 void sample_reader_close(struct sample_reader *r);
 
 /* Sends sig to every process of the tree as the last sample found it (not
- * the caller, not the reaper): how many it reached. For a limit that ends
- * the run (gt_options.on_limit). */
+ * the caller, not the reaper): how many it reached (gt_tracker_signal). */
 int sample_reader_signal_tree(struct sample_reader *r, int sig);
 
 /* Who held a new peak of kind (GT_PEAK_MEMORY, GT_PEAK_GPU_MEMORY) at the

@@ -33,7 +33,22 @@ static void sample_rows(struct sink *s, const struct pipeline_rows *rows)
     k->fn(k->tracker, &sample, k->data);
 }
 
-static const struct sink_ops sample_ops = {.rows = sample_rows};
+/* The stop's own sample: no rows, last set (none when the sampler is stuck,
+ * or the start failed before the baseline). */
+static void sample_finish(struct sink *s, const struct pipeline_rows *final)
+{
+    struct sample_sink *k = (struct sample_sink *)s;
+    if (!final || !k->baseline_seen)
+        return;
+    gt_sample sample = {
+        .struct_size = sizeof sample,
+        .elapsed = final->now - k->start,
+        .last = 1,
+    };
+    k->fn(k->tracker, &sample, k->data);
+}
+
+static const struct sink_ops sample_ops = {.rows = sample_rows, .finish = sample_finish};
 
 void sample_sink_init(struct sample_sink *k, gt_sample_fn fn, void *data, gt_tracker *tracker)
 {

@@ -1,6 +1,6 @@
 /* sample_sink.h - the host's own sink: gt_options.on_sample, called after
  * every sample the schedule takes with that sample's series rows as CSV
- * lines (gt_sample), so that a program embedding a tracker can store or
+ * lines (gt_sample), and after the stop's own sample (last), so that a program embedding a tracker can store or
  * export the figures itself. */
 #ifndef GT_SAMPLE_SINK_H
 #define GT_SAMPLE_SINK_H

@@ -1,5 +1,5 @@
-/* analysis/limits.c - see limits.h. */
-#include "analysis/limits.h"
+/* limits/limits.c - see limits.h. */
+#include "limits/limits.h"
 
 #include <math.h>
 #include <signal.h>
@@ -23,7 +23,7 @@ const char *limits_unit(int i)
     return i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM ? "bytes" : "seconds";
 }
 
-void limits_init(struct limit_state *s, const gt_options *o)
+void limits_init(struct limit_state *s, const gt_limit_options *o)
 {
     memset(s, 0, sizeof *s);
     s->limit[GT_LIMIT_RAM] = o->max_ram;
@@ -149,7 +149,7 @@ void limits_report(const struct limit_state *s, gt_limits *out)
     *out = r;
 }
 
-/* For the command, from what gt_tracker_limits() gave (gpu_tracker_tools.h). */
+/* For the command, from what gt_limit_watch_report() gave (gpu_tracker_tools.h). */
 void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap)
 {
     struct limit_state s;

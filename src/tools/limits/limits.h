@@ -1,9 +1,10 @@
-/* analysis/limits.h - limits on a run (gt_options.max_ram, max_gpu_ram,
- * max_time, max_cpu_time): which figure passed its limit, when, and by how
- * much, and what the run is to do about it. A state machine without I/O:
- * the tracker hands it the run's figures after each sample (limits_step)
- * and does what it returns (warns; with on_limit GT_ON_LIMIT_KILL, signals
- * the tree); docs/limits.md says what each figure is. */
+/* limits/limits.h - limits on a run (gt_limit_options: max_ram,
+ * max_gpu_ram, max_time, max_cpu_time): which figure passed its limit,
+ * when, and by how much, and what the run is to do about it. A state
+ * machine without I/O: the watch (watch.c) hands it the run's figures after
+ * each sample and at its deadlines (limits_step) and does what it returns
+ * (warns; with on_limit GT_ON_LIMIT_KILL, signals the tree); docs/limits.md
+ * says what each figure is. */
 #ifndef GT_LIMITS_H
 #define GT_LIMITS_H
 
@@ -32,8 +33,8 @@ struct limit_state {
                           forked as its parent was killed) */
 };
 
-/* Sets up s from the options' limits. */
-void limits_init(struct limit_state *s, const gt_options *o);
+/* Sets up s from the limits given. */
+void limits_init(struct limit_state *s, const gt_limit_options *o);
 
 /* Records the figures of a sample taken elapsed seconds into the run.
  * Returns a mask of the figures (bit GT_LIMIT_*) that passed their limit
@@ -69,7 +70,7 @@ double limits_deadline(const struct limit_state *s, double start);
  * the limit of 100 MB (--max-ram) 0.5 s into the run". */
 void limits_describe(const struct limit_state *s, int i, char *out, size_t cap);
 
-/* What gt_tracker_limits() returns, from s. */
+/* What gt_limit_watch_report() returns, from s. */
 void limits_report(const struct limit_state *s, gt_limits *out);
 
 /* The figure's name in option form ("max_ram") and its unit ("bytes",
