@@ -102,6 +102,7 @@ bench: build
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 	$(BUILD_DIR)/bench/gt-bench-longrun
 	$(BUILD_DIR)/bench/gt-bench-subtrack
+	$(BUILD_DIR)/bench/gt-bench-figures
 	./bench/python.sh $(BUILD_DIR)
 
 # Stores this machine's reader costs as the table `make bench` holds the

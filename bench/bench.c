@@ -265,8 +265,8 @@ static void pin_to_shared_cpu(void)
 }
 
 /* What start_attached() adds to the summary: both series (to /dev/null),
- * the process series alone, or the exporter on metrics_port. */
-enum { ATTACH_SERIES = 1, ATTACH_PROCESS_SERIES = 2, ATTACH_METRICS = 3 };
+ * the process series alone, the exporter on metrics_port, or three limits. */
+enum { ATTACH_SERIES = 1, ATTACH_PROCESS_SERIES = 2, ATTACH_METRICS = 3, ATTACH_LIMITS = 4 };
 static int metrics_port;
 
 /* Starts gpu-tracker --pid root at interval (with what series asks: 0
@@ -293,6 +293,10 @@ static pid_t start_attached(const char *gt, pid_t root, double interval, int ser
         else if (series == ATTACH_METRICS)
             execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
                   "--disable-logs", "--metrics-listen", listen, (char *)NULL);
+        else if (series == ATTACH_LIMITS) /* limits never reached: the check alone */
+            execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
+                  "--disable-logs", "--max-ram", "1000GB", "--max-gpu-ram", "1000GB",
+                  "--max-cpu-time", "1000d", (char *)NULL);
         else
             execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
                   "--disable-logs", (char *)NULL);
@@ -744,6 +748,28 @@ static void series_cost(const char *gt)
                 snprintf(per[series], sizeof per[series], "failed");
             else
                 snprintf(per[series], sizeof per[series], "%.1f", per_sample(&a, 0.1, 3) * 1e6);
+        }
+        printf("%9d %16s %16s\n", sizes[k], per[0], per[1]);
+        fflush(stdout);
+    }
+}
+
+/* Limits (--max-ram, --max-gpu-ram, --max-cpu-time, none reached): what
+ * the limits' watch adds to each sample, fed by the tracker's per-sample
+ * callback (three figures read under the tracker's lock). */
+static void limits_cost(const char *gt)
+{
+    printf("\nLimits' watch: per-sample cost at --st 0.1 without and with three limits\n");
+    printf("%9s %16s %16s\n", "processes", "summary us", "with limits us");
+    const int sizes[] = {1, 10, 100};
+    for (size_t k = 0; k < 3; k++) {
+        char per[2][32];
+        for (int m = 0; m < 2; m++) {
+            struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, m ? ATTACH_LIMITS : 0);
+            if (a.failed)
+                snprintf(per[m], sizeof per[m], "failed");
+            else
+                snprintf(per[m], sizeof per[m], "%.1f", per_sample(&a, 0.1, 3) * 1e6);
         }
         printf("%9d %16s %16s\n", sizes[k], per[0], per[1]);
         fflush(stdout);
@@ -1243,6 +1269,11 @@ int main(int argc, char **argv)
         unlink(out_json);
         return 0;
     }
+    if (argc > 3 && !strcmp(argv[3], "limits")) { /* that section alone */
+        limits_cost(argv[1]);
+        unlink(out_json);
+        return 0;
+    }
     int quick = argc > 3 && !strcmp(argv[3], "quick");
     int only_overhead = argc > 3 && (!strcmp(argv[3], "overhead") || overhead_series ||
                                      (quick && argc > 4));
@@ -1250,6 +1281,7 @@ int main(int argc, char **argv)
     if (!only_overhead) {
         series_cost(argv[1]);
         exporter_cost(argv[1]);
+        limits_cost(argv[1]);
         cgroup_cost(argv[1], argv[2]);
         gpu_query_cost(argv[1]);
         gpu_standin_cost(argv[1], argv[2], 300);
