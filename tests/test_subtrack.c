@@ -501,9 +501,10 @@ static void test_compare(void)
     snprintf(x2, sizeof x2, "new=%s", l2);
     r = gt("sub-track", "compare", "-m", x1, "-m", x2, "-f", "json", NULL);
     CHECK(r.status == 0);
-    CHECK_CONTAINS(r.err.data, "gpu-tracker: sub-track: warning: code block 'run.py:10' of "
-                               "tracking session 'new' matched with 'run.py:9' of 'old' by "
-                               "their order");
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: sub-track: warning: Code block name \"run.py:10\" "
+                               "of tracking session \"new\" matched with code block name "
+                               "\"run.py:9\" of tracking session \"old\" but they differ by "
+                               "line number. ");
     c = parse_or_fail(r.out.data, "compare by line numbers");
     /* 9 < 30 numerically: the zero-filled sort pairs 9 with 10, 30 with 31 */
     json_object *times = json_object_object_get(c, "code_block_compute_time");
@@ -516,8 +517,23 @@ static void test_compare(void)
     char line[1024];
     snprintf(x2, sizeof x2, "other=%s", ra);
     r = gt("sub-track", "compare", "-m", x1, "-m", x2, NULL);
-    check_error(&r, 1, "gpu-tracker: sub-track: every tracking session must have the same code "
-                       "blocks: 'old' has 2, 'other' has 3\n");
+    check_error(&r, 1, "gpu-tracker: sub-track: All sub-tracking results must have the same "
+                       "number of code blocks. The first has 2 code blocks but tracking session "
+                       "\"other\" has 3 code blocks.\n");
+    /* A line number as Python's int() reads it (gpu_tracker's
+     * _get_line_num): a sign and single underscores between digits are
+     * part of one ("run.py:+1_0" matches "run.py:9" by order, with the
+     * warning); "run.py:1__0" has none, and matches no "run.py:30". */
+    write_text(m2, "process_id,code_block_name,position,timestamp\n1,run.py:+1_0,0,11\n"
+                   "1,run.py:+1_0,1,12\n1,run.py:1__0,0,14\n1,run.py:1__0,1,16\n");
+    r = gt("sub-track", "analyze", "--tf", tf, "--stf", m2, "-f", "json", "-o", l2, NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+    snprintf(x2, sizeof x2, "new=%s", l2);
+    r = gt("sub-track", "compare", "-m", x1, "-m", x2, NULL);
+    check_error(&r, 1, "gpu-tracker: sub-track: Code block name \"run.py:1__0\" of tracking "
+                       "session \"new\" does not match code block name \"run.py:30\" of "
+                       "tracking session \"old\"\n");
 
     /* Refusals. */
     r = gt("sub-track", "compare", NULL);

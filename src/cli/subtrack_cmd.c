@@ -444,7 +444,7 @@ static int compare(struct sub_options *o)
         rc = fail_lib();
         goto out;
     }
-    /* Each line: "code block ... matched by their order ...". */
+    /* Each line: "Code block name ... but they differ by line number. ...". */
     say_warnings(warnings);
     rc = emit(out, o->output);
     free(out);

@@ -218,7 +218,10 @@ struct session {
     size_t nblocks;
 };
 
-/* The line number of a name "<file>:<line>" (its digits), or NULL. */
+/* The line number of a name "<file>:<line>": what follows its last colon
+ * when Python's int() takes it (gpu_tracker's _get_line_num: spaces
+ * around, a sign, digits with single underscores between them), as it is
+ * written, and its length; NULL when there is none. */
 static const char *line_number(const char *name, size_t *len)
 {
     const char *colon = strrchr(name, ':');
@@ -227,30 +230,33 @@ static const char *line_number(const char *name, size_t *len)
     const char *p = colon + 1;
     while (isspace((unsigned char)*p))
         p++;
-    const char *digits = p + (*p == '+' || *p == '-');
-    size_t n = strspn(digits, "0123456789");
-    const char *end = digits + n;
-    while (isspace((unsigned char)*end))
-        end++;
-    if (n == 0 || *end)
+    p += *p == '+' || *p == '-';
+    if (!isdigit((unsigned char)*p))
         return NULL;
-    *len = n;
-    return digits;
+    while (isdigit((unsigned char)*p) || (*p == '_' && isdigit((unsigned char)p[1])))
+        p++;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p)
+        return NULL;
+    *len = strlen(colon + 1);
+    return colon + 1;
 }
 
-/* The sort key of a block name: its line number zero-filled to width, so
- * that "f.py:9" comes before "f.py:10" (gpu_tracker's
- * _sort_code_block_name). malloc'd. */
+/* The sort key of a block name: its line number as str.zfill(width) pads
+ * it (zeros after a leading sign), so that "f.py:9" comes before "f.py:10"
+ * (gpu_tracker's _sort_code_block_name). malloc'd. */
 static char *sort_key(const char *name, size_t width)
 {
     size_t len;
-    const char *digits = line_number(name, &len);
+    const char *line = line_number(name, &len);
     char *key = NULL;
-    if (!digits || len >= width)
+    if (!line || len >= width)
         return strdup(name);
-    const char *colon = strrchr(name, ':');
-    if (asprintf(&key, "%.*s:%0*d%.*s", (int)(colon - name), name, (int)(width - len), 0,
-                 (int)len, digits) < 0)
+    int sign = *line == '+' || *line == '-';
+    const char *colon = line - 1;
+    if (asprintf(&key, "%.*s:%.*s%0*d%s", (int)(colon - name), name, sign, line,
+                 (int)(width - len), 0, line + sign) < 0)
         return NULL;
     return key;
 }
@@ -484,10 +490,12 @@ static gt_status check_blocks(const struct session *s, size_t n, size_t first, F
     for (size_t i = 0; i < n; i++) {
         if (i == first)
             continue;
+        /* gpu_tracker's words (TrackingComparison.__init__), which code
+         * matching them relies on. */
         if (s[i].nblocks != a->nblocks)
-            return gt_fail(GT_ERR_PARSE, "every tracking session must have the same code "
-                           "blocks: '%s' has %zu, '%s' has %zu", a->name, a->nblocks, s[i].name,
-                           s[i].nblocks);
+            return gt_fail(GT_ERR_PARSE, "All sub-tracking results must have the same number of "
+                           "code blocks. The first has %zu code blocks but tracking session "
+                           "\"%s\" has %zu code blocks.", a->nblocks, s[i].name, s[i].nblocks);
         for (size_t b = 0; b < a->nblocks; b++) {
             const char *x = block_name(a->blocks[b]), *y = block_name(s[i].blocks[b]);
             if (strcmp(x, y) == 0)
@@ -496,14 +504,16 @@ static gt_status check_blocks(const struct session *s, size_t n, size_t first, F
             const char *cx = strrchr(x, ':'), *cy = strrchr(y, ':');
             if (line_number(x, &lx) && line_number(y, &ly) && cx - x == cy - y &&
                 strncmp(x, y, (size_t)(cx - x)) == 0) {
-                fprintf(warn, "code block '%s' of tracking session '%s' matched with '%s' of "
-                        "'%s' by their order: their line numbers differ (give them names if "
-                        "they are not the same block)\n", x, a->name, y, s[i].name);
+                fprintf(warn, "Code block name \"%s\" of tracking session \"%s\" matched with "
+                        "code block name \"%s\" of tracking session \"%s\" but they differ by "
+                        "line number. If these code blocks were not meant to match, their "
+                        "comparison will not be valid and their names must be disambiguated.\n",
+                        x, a->name, y, s[i].name);
                 continue;
             }
-            return gt_fail(GT_ERR_PARSE, "code block '%s' of tracking session '%s' does not "
-                           "match code block '%s' of tracking session '%s'", x, a->name, y,
-                           s[i].name);
+            return gt_fail(GT_ERR_PARSE, "Code block name \"%s\" of tracking session \"%s\" "
+                           "does not match code block name \"%s\" of tracking session \"%s\"",
+                           x, a->name, y, s[i].name);
         }
     }
     return GT_OK;
