@@ -903,17 +903,36 @@ typedef struct gt_stats {
     double disk_space_used_max_gb;              /* GiB (system) */
     double net_recv_bytes_sum, net_sent_bytes_sum; /* bytes (system) */
     double duration;                     /* seconds */
+    /* The mean of an integer column (memory, GPUs in use) was a whole
+     * number before rounding: Python's statistics.mean() gives an int
+     * there, and resource_tracker's stats() holds one. 0 once combined. */
+    int memory_mean_whole, gpu_utilized_mean_whole;
 } gt_stats;
 
 /* GT_ERR_INVALID_ARGUMENT when s has no row of one series or the other
  * (nothing to say). */
 GT_INTERNAL gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out);
 
+/* The same of a tracker's rows so far (while STARTED) or of its run,
+ * without copying them (the Python module's ResourceTracker.stats()).
+ * GT_ERR_STATE while NEW. */
+GT_INTERNAL gt_status gt_tracker_stats(gt_tracker *t, gt_stats *out);
+
 /* Several runs as one (history), as resource_tracker's aggregate_stats():
  * means and durations averaged (nothing rounded: the recommendation rounds
  * once, at the end), maxima and sums the largest of the runs', samples
  * added. n >= 1. */
 GT_INTERNAL gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out);
+
+/* The same rule on resource_tracker's stats() dictionaries of any columns
+ * ({column: {aggregation: value}}, JSON text each; the Python module's
+ * aggregate_stats): a max or a sum is the largest value as given (an int
+ * stays one), a mean or a duration the average as a float, each column's
+ * largest first, then mean, then duration. *out (caller frees) the result
+ * as JSON text; n 0: an empty object. GT_ERR_INVALID_ARGUMENT "Unsupported
+ * aggregation type: min" for another aggregation, or naming a value that
+ * is not a number; GT_ERR_PARSE for a run that is not JSON. */
+GT_INTERNAL gt_status gt_stats_combine_json(const char *const *runs, size_t n, char **out);
 
 /* resource_tracker's stats() dictionary of s as JSON text
  * ({"process_cpu_usage": {"mean": .., "max": ..}, ..., "timestamp":

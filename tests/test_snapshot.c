@@ -6,6 +6,7 @@
  * report's structure and self-containment, and fake metadata and Keeper
  * servers on 127.0.0.1. */
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -541,6 +542,41 @@ static void test_stats_and_recommend(void)
     CHECK(all.cpu_usage_mean == 1.495);
     gt_recommend(&all, &r);
     CHECK_MSG(r.cpu == 1, "cpu %d for a combined mean of 1.495", r.cpu);
+    CHECK(all.memory_mean_whole == 0 && all.gpu_utilized_mean_whole == 0);
+
+    /* The same rule on stats() dictionaries of any columns (the Python
+     * module's aggregate_stats): a largest value kept as given (an int
+     * stays one, the first of equal ones), means and durations averaged
+     * after it, in that order; another aggregation refused. */
+    const char *docs[] = {
+        "{\"c\": {\"duration\": 1.0, \"sum\": 5, \"mean\": 1}, \"d\": {\"max\": 2.0}}",
+        "{\"c\": {\"sum\": 7, \"duration\": 2.5, \"mean\": 2}, \"d\": {\"max\": 2}}",
+    };
+    char *combined = NULL;
+    CHECK(gt_stats_combine_json(docs, 2, &combined) == GT_OK);
+    json_object *cj = combined ? json_tokener_parse(combined) : NULL;
+    json_object *c = NULL, *d = NULL, *v = NULL;
+    CHECK(cj && json_object_object_get_ex(cj, "c", &c) && json_object_object_get_ex(cj, "d", &d));
+    CHECK(c && json_object_object_get_ex(c, "sum", &v) && json_object_is_type(v, json_type_int) &&
+          json_object_get_int(v) == 7);
+    CHECK(d && json_object_object_get_ex(d, "max", &v) && json_object_is_type(v, json_type_double));
+    CHECK_CONTAINS(combined, "\"sum\": 7,\n    \"mean\": 1.5,\n    \"duration\": 1.75");
+    json_object_put(cj);
+    free(combined);
+    CHECK(gt_stats_combine_json(docs, 0, &combined) == GT_OK);
+    cj = combined ? json_tokener_parse(combined) : NULL;
+    CHECK(json_object_is_type(cj, json_type_object) && json_object_object_length(cj) == 0);
+    json_object_put(cj);
+    free(combined);
+    const char *unsupported[] = {"{\"c\": {\"min\": 1}}"};
+    CHECK(gt_stats_combine_json(unsupported, 1, &combined) == GT_ERR_INVALID_ARGUMENT &&
+          combined == NULL);
+    CHECK_STR(gt_last_error(), "Unsupported aggregation type: min");
+    const char *not_number[] = {"{\"c\": {\"max\": \"x\"}}"};
+    CHECK(gt_stats_combine_json(not_number, 1, &combined) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "aggregate_stats: run 0's 'c' 'max' is not a number");
+    const char *not_json[] = {"{\"c\": "};
+    CHECK(gt_stats_combine_json(not_json, 1, &combined) == GT_ERR_PARSE);
 
     /* A run whose exact mean CPU is 1.495: statistics.mean() gives
      * 1.4949999999999999 (a plain sum/n gives 1.495 in binary, just above),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
@@ -188,23 +189,6 @@ def aggregate_stats(stats: List[Dict[str, Dict[str, Any]]]) -> Dict[str, Dict[st
     means and durations averaged, maxima and sums the largest; any other
     aggregation is a ValueError ("Unsupported aggregation type: min"). Each
     column's keys come as the original's do: the largest first, then the
-    averaged ones ({'max': 3.0, 'mean': 2.0})."""
-    averaged = ('mean', 'duration')
-    result: Dict[str, Dict[str, Any]] = {}
-    pending: Dict[str, Dict[str, List[Any]]] = {}
-    for one in stats:
-        for col, values in one.items():
-            largest = result.setdefault(col, {})
-            for agg, value in values.items():
-                if agg in averaged:
-                    pending.setdefault(col, {}).setdefault(agg, []).append(value)
-                elif agg in ('max', 'sum'):
-                    if agg not in largest or value > largest[agg]:
-                        largest[agg] = value
-                else:
-                    raise ValueError(f'Unsupported aggregation type: {agg}')
-    for col, aggs in pending.items():
-        for agg in averaged:
-            if agg in aggs:
-                result[col][agg] = sum(aggs[agg]) / len(aggs[agg])
-    return result
+    averaged ones ({'max': 3.0, 'mean': 2.0}). The library combines them
+    (gt_stats_combine_json), by the rule `gpu-tracker recommend` uses."""
+    return json.loads(_native.stats_combine([json.dumps(one) for one in stats]))

@@ -284,6 +284,14 @@ class ResourceTracker:
             specs = self._default_stats_specs
         if self.n_samples == 0:
             raise RuntimeError('No metrics collected (yet)')
+        if specs is DEFAULT_STATS_SPECS and self._default_stats_specs is DEFAULT_STATS_SPECS and \
+                {'process_tracker', 'system_tracker'} <= set(self.trackers):
+            # resource_tracker's own statistics are the library's (those of
+            # `gpu-tracker stats` and the report), from the rows where they
+            # are, duration included; specs of a user's are applied here.
+            if self._loaded is not None:
+                return _native.snapshot_stats(self._loaded['snapshot'])
+            return self._native.stats()
         stats = self.get_combined_metrics().stats(specs)
         if 'duration' in stats.get('timestamp', {}):
             stats['timestamp']['duration'] += self.interval

@@ -494,6 +494,8 @@ static PyMethodDef module_methods[] = {
      "A snapshot's document without rows, its series as columns, and it."},
     {"snapshot_report", native_snapshot_report, METH_VARARGS, "The report of a loaded snapshot."},
     {"recommend", native_recommend, METH_VARARGS, "gt_recommend() of the given statistics."},
+    {"snapshot_stats", native_snapshot_stats, METH_O, "gt_snapshot_stats() of a loaded snapshot."},
+    {"stats_combine", native_stats_combine, METH_O, "gt_stats_combine_json(): aggregate_stats()."},
     {"recommend_server", native_recommend_server, METH_VARARGS, "gt_recommend_server_at()."},
     {"sub_track_analyze", sub_track_analyze, METH_VARARGS, "gt_subtrack_analyze()."},
     {"sub_track_combine", sub_track_combine, METH_VARARGS, "gt_subtrack_combine()."},

@@ -36,6 +36,14 @@ PyObject *native_snapshot_convert(PyObject *module, PyObject *args);
 PyObject *native_snapshot_load(PyObject *module, PyObject *args);
 PyObject *native_snapshot_report(PyObject *module, PyObject *args);
 PyObject *native_recommend(PyObject *module, PyObject *args);
+PyObject *native_snapshot_stats(PyObject *module, PyObject *capsule);
+PyObject *native_stats_combine(PyObject *module, PyObject *runs);
+
+/* resource_tracker's stats() dictionary of st, as its Python holds it:
+ * what comes from an integer column (memory, GPUs in use, network bytes)
+ * an int where resource_tracker's max(), sum() or statistics.mean() gives
+ * one, the rest floats. NULL with the exception set. */
+PyObject *native_stats_dict(const gt_stats *st);
 PyObject *native_recommend_server(PyObject *module, PyObject *args);
 
 #endif

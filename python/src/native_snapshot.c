@@ -5,6 +5,7 @@
 
 #include <Python.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +254,86 @@ PyObject *native_snapshot_report(PyObject *module, PyObject *args)
         return NULL;
     }
     return native_take_text(html);
+}
+
+/* v as Python holds it: an int when whole is set (and v fits one), else a
+ * float. */
+static PyObject *stat_number(double v, int whole)
+{
+    if (whole && v == floor(v) && fabs(v) < 9.2e18)
+        return PyLong_FromLongLong((long long)v);
+    return PyFloat_FromDouble(v);
+}
+
+PyObject *native_stats_dict(const gt_stats *st)
+{
+    /* Whole: a max or a sum of an integer column always, a mean of one
+     * when statistics.mean() was exact (memory_mean_whole, ...). */
+    return Py_BuildValue(
+        "{s:{s:N,s:N},s:{s:N,s:N},s:{s:N,s:N},s:{s:N,s:N},s:{s:N,s:N},s:{s:N},s:{s:N},s:{s:N},"
+        "s:{s:N}}",
+        "process_cpu_usage", "mean", stat_number(st->cpu_usage_mean, 0),
+        "max", stat_number(st->cpu_usage_max, 0),
+        "process_memory", "mean", stat_number(st->memory_mean, st->memory_mean_whole),
+        "max", stat_number(st->memory_max, 1),
+        "process_gpu_usage", "mean", stat_number(st->gpu_usage_mean, 0),
+        "max", stat_number(st->gpu_usage_max, 0),
+        "process_gpu_vram", "mean", stat_number(st->gpu_vram_mean, 0),
+        "max", stat_number(st->gpu_vram_max, 0),
+        "process_gpu_utilized", "mean", stat_number(st->gpu_utilized_mean,
+                                                    st->gpu_utilized_mean_whole),
+        "max", stat_number(st->gpu_utilized_max, 1),
+        "system_disk_space_used_gb", "max", stat_number(st->disk_space_used_max_gb, 0),
+        "system_net_recv_bytes", "sum", stat_number(st->net_recv_bytes_sum, 1),
+        "system_net_sent_bytes", "sum", stat_number(st->net_sent_bytes_sum, 1),
+        "timestamp", "duration", stat_number(st->duration, 0));
+}
+
+/* native_snapshot_stats(snapshot): resource_tracker's stats() of a snapshot
+ * kept by native_snapshot_load() (gt_snapshot_stats). */
+PyObject *native_snapshot_stats(PyObject *module, PyObject *capsule)
+{
+    (void)module;
+    const gt_snapshot *s = PyCapsule_GetPointer(capsule, SNAPSHOT_CAPSULE);
+    if (!s)
+        return NULL;
+    gt_stats st = {.struct_size = sizeof st};
+    gt_status status = gt_snapshot_stats(s, &st);
+    if (status != GT_OK)
+        return native_raise_status(status);
+    return native_stats_dict(&st);
+}
+
+/* native_stats_combine(runs): aggregate_stats() of a list of stats()
+ * dictionaries, each as JSON text (gt_stats_combine_json); the result as
+ * JSON text. ValueError for an aggregation it does not know. */
+PyObject *native_stats_combine(PyObject *module, PyObject *runs)
+{
+    (void)module;
+    PyObject *seq = PySequence_Fast(runs, "stats_combine takes a list of JSON texts");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    const char **texts = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *texts);
+    if (!texts) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        texts[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, i));
+        if (!texts[i]) {
+            PyMem_Free(texts);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    char *out = NULL;
+    gt_status status = gt_stats_combine_json(texts, (size_t)n, &out);
+    PyMem_Free(texts);
+    Py_DECREF(seq);
+    if (status != GT_OK)
+        return native_raise_status(status);
+    return native_take_text(out);
 }
 
 PyObject *native_recommend(PyObject *module, PyObject *args)

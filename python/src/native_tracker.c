@@ -340,6 +340,24 @@ static PyObject *tracker_snapshot_text(NativeTracker *self, PyObject *args)
     return native_take_text(text);
 }
 
+/* stats(): resource_tracker's stats() of the rows so far (or of the
+ * stopped run), gt_tracker_stats(); ValueError when there is no row yet. */
+static PyObject *tracker_stats(NativeTracker *self, PyObject *unused)
+{
+    (void)unused;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    gt_stats st = {.struct_size = sizeof st};
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_tracker_stats(t, &st);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return native_raise_status(status);
+    return native_stats_dict(&st);
+}
+
 /* cloud_info(max_wait): resource_tracker's cloud_info dict, or None while
  * the discovery goes on (or was not asked for). */
 static PyObject *tracker_cloud_info(NativeTracker *self, PyObject *args)
@@ -429,6 +447,7 @@ static PyMethodDef tracker_methods[] = {
      "The run so far as a snapshot document (format 0-2) or HTML report (-1)."},
     {"cloud_info", (PyCFunction)tracker_cloud_info, METH_VARARGS, "gt_tracker_cloud_info()"},
     {"start", (PyCFunction)tracker_start, METH_NOARGS, "gt_tracker_start()"},
+    {"stats", (PyCFunction)tracker_stats, METH_NOARGS, "gt_tracker_stats()"},
     {"stop", (PyCFunction)tracker_stop, METH_NOARGS, "gt_tracker_stop()"},
     {"usage_json", (PyCFunction)tracker_usage_json, METH_NOARGS,
      "The results as a JSON document (after stop())."},

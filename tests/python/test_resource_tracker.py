@@ -17,6 +17,7 @@ import pytest
 
 import gputracker
 from gputracker import MetricsTable, ResourceTracker, StatSpec, aggregate_stats
+from gputracker import _resource_tracker
 
 PROCESS_COLUMNS = ['timestamp', 'pid', 'children', 'utime', 'stime', 'cpu_usage', 'memory', 'read_bytes',
                    'write_bytes', 'gpu_usage', 'gpu_vram', 'gpu_utilized']
@@ -157,6 +158,16 @@ def test_combined_metrics_stats_and_recommendation():
     assert stats['process_memory']['max'] >= 150 * 1024  # kB of PSS: the block is seen
     span = combined['timestamp'][-1] - combined['timestamp'][0]
     assert stats['timestamp']['duration'] == pytest.approx(span + 0.05)
+    # The default statistics are the library's (gt_tracker_stats); the same
+    # specs applied here in Python, as resource_tracker does, give the same
+    # dictionary, each value of the same type (an int where its max(),
+    # sum() or statistics.mean() gives one).
+    by_specs = t.stats(list(_resource_tracker.DEFAULT_STATS_SPECS))
+    assert stats == by_specs
+    assert {c: {a: type(v) for a, v in d.items()} for c, d in stats.items()} == \
+        {c: {a: type(v) for a, v in d.items()} for c, d in by_specs.items()}
+    assert type(stats['process_memory']['max']) is int and type(stats['system_net_recv_bytes']['sum']) is int
+    assert list(stats) == list(by_specs) and all(list(stats[c]) == list(by_specs[c]) for c in stats)
     assert t.stats([StatSpec('process_memory', min, round=1)]) == \
         {'process_memory': {'min': round(min(combined['process_memory']), 1)}}
     rec = t.recommend_resources()
@@ -169,6 +180,16 @@ def test_combined_metrics_stats_and_recommendation():
     assert rec2['cpu'] == round((stats['process_cpu_usage']['mean'] + 3.0) / 2) or rec2['cpu'] >= 1
     assert aggregate_stats([{'c': {'mean': 1, 'max': 2}}, {'c': {'mean': 3, 'max': 1}}]) == \
         {'c': {'mean': 2.0, 'max': 2}}
+    # The library's rule (gt_stats_combine_json): an int stays one, the
+    # averaged keys follow the others (mean, then duration); a value that
+    # is not a number is refused, naming it.
+    out = aggregate_stats([{'c': {'duration': 1.0, 'sum': 5, 'mean': 1}},
+                           {'c': {'sum': 7, 'duration': 2.5, 'mean': 2}}])
+    assert out == {'c': {'sum': 7, 'mean': 1.5, 'duration': 1.75}}
+    assert list(out['c']) == ['sum', 'mean', 'duration'] and type(out['c']['sum']) is int
+    assert aggregate_stats([stats]) == stats  # one run: itself
+    with pytest.raises(ValueError, match="run 0's 'c' 'max' is not a number"):
+        aggregate_stats([{'c': {'max': 'x'}}])
 
 
 class Keeper(http.server.BaseHTTPRequestHandler):

@@ -19,4 +19,8 @@ gt_status tracker_snapshot_parts(gt_tracker *t, const char *command, int exit_st
                                  gt_resource_usage **live);
 void tracker_snapshot_parts_release(gt_snapshot *s, gt_resource_usage *live);
 
+/* A source over the rows t has kept so far (read while the sampler may
+ * still append to them) and the run's interval. GT_ERR_STATE while NEW. */
+gt_status tracker_rows(gt_tracker *t, struct row_source *rows, double *interval);
+
 #endif

@@ -3,6 +3,7 @@
  * the part of the row file already committed), written as CSV; and where
  * its backup file and exporter are. */
 #define _GNU_SOURCE
+#include "hub/hub.h"
 #include "hub/tracker_internal.h"
 
 #include <errno.h>
@@ -145,6 +146,16 @@ void tracker_live_rows(gt_tracker *t, struct row_source *src)
     pthread_mutex_unlock(&t->lock);
     src->read = read_live_rows;
     src->ctx = t;
+}
+
+gt_status tracker_rows(gt_tracker *t, struct row_source *rows, double *interval)
+{
+    gt_status st = tracker_call_begin(t, "tracker_rows", NULL, NULL, 0, 0, 0, "rows");
+    if (st != GT_OK)
+        return st;
+    tracker_live_rows(t, rows);
+    *interval = t->cfg.o.sleep_time; /* options: read-only once made */
+    return GT_OK;
 }
 
 int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout)

@@ -5,8 +5,7 @@
  *    means as statistics.mean() gives them (exact, then rounded once),
  *    then round(x, 2); sums exact; the duration max - min + interval,
  *    not rounded;
- *  - aggregate_stats(): means and durations averaged with a plain
- *    sum()/len(), maxima and sums the largest, nothing rounded;
+ *  - aggregate_stats(): combine.c's rule, field by field;
  *  - recommend_resources(): round() of the combined mean, half to even. */
 #include "stats/stats.h"
 #include "util/num.h"
@@ -14,9 +13,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub/hub.h"
 #include "util/exact_sum.h"
 #include "util/internal.h"
 #include "util/pyfloat.h"
@@ -116,19 +117,35 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
     out->samples = (long)n;
     out->cpu_usage_mean = pyfloat_round(exact_sum_mean(&a.cpu.sum, count), 2);
     out->cpu_usage_max = pyfloat_round(a.cpu.max, 2);
-    out->memory_mean = pyfloat_round(exact_sum_mean(&a.mem.sum, count), 2);
+    double memory_mean = exact_sum_mean(&a.mem.sum, count);
+    double utilized_mean = exact_sum_mean(&a.used.sum, count);
+    out->memory_mean_whole = memory_mean == floor(memory_mean);
+    out->gpu_utilized_mean_whole = utilized_mean == floor(utilized_mean);
+    out->memory_mean = pyfloat_round(memory_mean, 2);
     out->memory_max = pyfloat_round(a.mem.max, 2);
     out->gpu_usage_mean = pyfloat_round(exact_sum_mean(&a.gpu.sum, count), 2);
     out->gpu_usage_max = pyfloat_round(a.gpu.max, 2);
     out->gpu_vram_mean = pyfloat_round(exact_sum_mean(&a.vram.sum, count), 2);
     out->gpu_vram_max = pyfloat_round(a.vram.max, 2);
-    out->gpu_utilized_mean = pyfloat_round(exact_sum_mean(&a.used.sum, count), 2);
+    out->gpu_utilized_mean = pyfloat_round(utilized_mean, 2);
     out->gpu_utilized_max = pyfloat_round(a.used.max, 2);
     out->disk_space_used_max_gb = pyfloat_round(a.disk_max, 2);
     out->net_recv_bytes_sum = (double)a.recv;
     out->net_sent_bytes_sum = (double)a.sent;
     out->duration = a.last - a.first + interval;
     return GT_OK;
+}
+
+gt_status gt_tracker_stats(gt_tracker *t, gt_stats *out)
+{
+    gt_clear_error();
+    gt_status st = GT_CHECK_STRUCT("gt_tracker_stats", gt_stats, out);
+    if (st != GT_OK)
+        return st;
+    struct row_source rows;
+    double interval;
+    st = tracker_rows(t, &rows, &interval);
+    return st != GT_OK ? st : stats_of_rows(&rows, interval, out);
 }
 
 gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out)
@@ -143,6 +160,28 @@ gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out)
     row_source_from_series(&rows, &s->series);
     return stats_of_rows(&rows, s->series.interval, out);
 }
+
+/* Each figure of gt_stats and the aggregation it is (the key of its
+ * resource_tracker dictionary), for the one rule of combine.c. */
+static const struct {
+    size_t offset;
+    const char *aggregation;
+} stats_fields[] = {
+    {offsetof(gt_stats, cpu_usage_mean), "mean"},
+    {offsetof(gt_stats, cpu_usage_max), "max"},
+    {offsetof(gt_stats, memory_mean), "mean"},
+    {offsetof(gt_stats, memory_max), "max"},
+    {offsetof(gt_stats, gpu_usage_mean), "mean"},
+    {offsetof(gt_stats, gpu_usage_max), "max"},
+    {offsetof(gt_stats, gpu_vram_mean), "mean"},
+    {offsetof(gt_stats, gpu_vram_max), "max"},
+    {offsetof(gt_stats, gpu_utilized_mean), "mean"},
+    {offsetof(gt_stats, gpu_utilized_max), "max"},
+    {offsetof(gt_stats, disk_space_used_max_gb), "max"},
+    {offsetof(gt_stats, net_recv_bytes_sum), "sum"},
+    {offsetof(gt_stats, net_sent_bytes_sum), "sum"},
+    {offsetof(gt_stats, duration), "duration"},
+};
 
 gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
 {
@@ -166,44 +205,23 @@ gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
     }
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
-    /* Python's sum() of the means: left to right, in doubles. */
     for (size_t i = 0; i < n; i++) {
         const gt_stats *r = (const gt_stats *)(const void *)((const char *)runs + i * stride);
         out->samples += r->samples;
-        out->cpu_usage_mean += r->cpu_usage_mean;
-        out->memory_mean += r->memory_mean;
-        out->gpu_usage_mean += r->gpu_usage_mean;
-        out->gpu_vram_mean += r->gpu_vram_mean;
-        out->gpu_utilized_mean += r->gpu_utilized_mean;
-        out->duration += r->duration;
-        if (i == 0) {
-            out->cpu_usage_max = r->cpu_usage_max;
-            out->memory_max = r->memory_max;
-            out->gpu_usage_max = r->gpu_usage_max;
-            out->gpu_vram_max = r->gpu_vram_max;
-            out->gpu_utilized_max = r->gpu_utilized_max;
-            out->disk_space_used_max_gb = r->disk_space_used_max_gb;
-            out->net_recv_bytes_sum = r->net_recv_bytes_sum;
-            out->net_sent_bytes_sum = r->net_sent_bytes_sum;
-            continue;
-        }
-        out->cpu_usage_max = max_d(out->cpu_usage_max, r->cpu_usage_max);
-        out->memory_max = max_d(out->memory_max, r->memory_max);
-        out->gpu_usage_max = max_d(out->gpu_usage_max, r->gpu_usage_max);
-        out->gpu_vram_max = max_d(out->gpu_vram_max, r->gpu_vram_max);
-        out->gpu_utilized_max = max_d(out->gpu_utilized_max, r->gpu_utilized_max);
-        out->disk_space_used_max_gb = max_d(out->disk_space_used_max_gb, r->disk_space_used_max_gb);
-        /* aggregate_stats keeps the largest sum, as it does a maximum. */
-        out->net_recv_bytes_sum = max_d(out->net_recv_bytes_sum, r->net_recv_bytes_sum);
-        out->net_sent_bytes_sum = max_d(out->net_sent_bytes_sum, r->net_sent_bytes_sum);
     }
-    double k = (double)n;
-    out->cpu_usage_mean /= k;
-    out->memory_mean /= k;
-    out->gpu_usage_mean /= k;
-    out->gpu_vram_mean /= k;
-    out->gpu_utilized_mean /= k;
-    out->duration /= k;
+    for (size_t f = 0; f < sizeof stats_fields / sizeof stats_fields[0]; f++) {
+        enum stats_combine rule = stats_combine_rule(stats_fields[f].aggregation);
+        struct stats_combined c;
+        stats_combined_init(&c);
+        for (size_t i = 0; i < n; i++) {
+            const char *r = (const char *)runs + i * stride;
+            double v;
+            memcpy(&v, r + stats_fields[f].offset, sizeof v);
+            stats_combined_add(&c, rule, v);
+        }
+        double v = stats_combined_value(&c, rule);
+        memcpy((char *)out + stats_fields[f].offset, &v, sizeof v);
+    }
     return GT_OK;
 }
 

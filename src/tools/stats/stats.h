@@ -18,6 +18,26 @@ int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double
  * GT_ERR_IO when the source cannot be read. */
 gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats *out);
 
+/* resource_tracker's aggregate_stats() rule (combine.c): how runs' values
+ * of one aggregation become one. */
+enum stats_combine {
+    STATS_COMBINE_AVERAGE, /* "mean", "duration": sum() / len(), left to right */
+    STATS_COMBINE_LARGEST, /* "max", "sum": the largest of the runs' (the first
+                              of equal ones) */
+    STATS_COMBINE_NONE     /* any other: "Unsupported aggregation type" */
+};
+enum stats_combine stats_combine_rule(const char *aggregation);
+
+/* The runs' values of one aggregation, added one by one in the runs'
+ * order (init, then add for each, then value). */
+struct stats_combined {
+    double sum, largest;
+    size_t n;
+};
+void stats_combined_init(struct stats_combined *c);
+void stats_combined_add(struct stats_combined *c, enum stats_combine rule, double v);
+double stats_combined_value(const struct stats_combined *c, enum stats_combine rule);
+
 /* gt_stats_to_json's document as an object, to put in a larger one (the
  * job view's tasks); json-c's, released by the caller. */
 struct json_object;
