@@ -132,13 +132,19 @@ static void on_sample(gt_tracker *t, const gt_sample *sample, void *data)
     gt_limit_watch *w = data;
     struct limit_figures f;
     read_figures(&w->lo, t, sample->elapsed, &f);
+    double since_baseline = -1;
+    if (sample->elapsed == 0 && !sample->last &&
+        gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &since_baseline) != GT_OK)
+        since_baseline = -1;
     double now = monotonic_now();
     struct limit_action a;
     pthread_mutex_lock(&w->lock);
     if (!w->t)
         w->t = t;
     if (w->base < 0) {
-        w->base = now - sample->elapsed;
+        /* The baseline's own moment, which max_time counts from: the
+         * tracker's elapsed time now says how long ago it was taken. */
+        w->base = now - (since_baseline >= 0 ? since_baseline : sample->elapsed);
         pthread_cond_signal(&w->wake); /* max_time's deadline is known now */
     }
     limits_step(&w->s, &f, now, &a);
