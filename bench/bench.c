@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 static char out_json[] = "/tmp/gt-bench-XXXXXX";
 
 /* The idle tree's root (gt-bench --idle-root N FD): forks n-1 idle
@@ -144,12 +146,6 @@ static int subwindows(double interval, double window)
     while (k > 1 && samples % k)
         k--;
     return k;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* k times the median of the k differences of cpu_at[0..k]; -1 when a
@@ -733,39 +729,18 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
         }
 }
 
-/* What the time series add: both series (to /dev/null) read every process's
- * smaps_rollup and io, and diskstats, net/dev, mountinfo and statvfs. */
-static void series_cost(const char *gt)
+/* A table of the per-sample cost at --st 0.1 of the command attached to 1,
+ * 10 and 100 idle processes, without and with what mode adds
+ * (start_attached's ATTACH_*). */
+static void with_and_without(const char *gt, const char *title, const char *with, int mode)
 {
-    printf("\nTime series: per-sample cost at --st 0.1 without and with both series\n");
-    printf("%9s %16s %16s\n", "processes", "summary us", "with series us");
-    const int sizes[] = {1, 10, 100};
-    for (size_t k = 0; k < 3; k++) {
-        char per[2][32];
-        for (int series = 0; series < 2; series++) {
-            struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, series);
-            if (a.failed)
-                snprintf(per[series], sizeof per[series], "failed");
-            else
-                snprintf(per[series], sizeof per[series], "%.1f", per_sample(&a, 0.1, 3) * 1e6);
-        }
-        printf("%9d %16s %16s\n", sizes[k], per[0], per[1]);
-        fflush(stdout);
-    }
-}
-
-/* Limits (--max-ram, --max-gpu-ram, --max-cpu-time, none reached): what
- * the limits' watch adds to each sample, fed by the tracker's per-sample
- * callback (three figures read under the tracker's lock). */
-static void limits_cost(const char *gt)
-{
-    printf("\nLimits' watch: per-sample cost at --st 0.1 without and with three limits\n");
-    printf("%9s %16s %16s\n", "processes", "summary us", "with limits us");
+    printf("\n%s\n", title);
+    printf("%9s %16s %16s\n", "processes", "summary us", with);
     const int sizes[] = {1, 10, 100};
     for (size_t k = 0; k < 3; k++) {
         char per[2][32];
         for (int m = 0; m < 2; m++) {
-            struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, m ? ATTACH_LIMITS : 0);
+            struct run a = attach_run(gt, sizes[k], 0.1, warm_of(0.1), 3, m ? mode : 0);
             if (a.failed)
                 snprintf(per[m], sizeof per[m], "failed");
             else
@@ -774,6 +749,23 @@ static void limits_cost(const char *gt)
         printf("%9d %16s %16s\n", sizes[k], per[0], per[1]);
         fflush(stdout);
     }
+}
+
+/* What the time series add: both series (to /dev/null) read every process's
+ * smaps_rollup and io, and diskstats, net/dev, mountinfo and statvfs. */
+static void series_cost(const char *gt)
+{
+    with_and_without(gt, "Time series: per-sample cost at --st 0.1 without and with both series",
+                     "with series us", ATTACH_SERIES);
+}
+
+/* Limits (--max-ram, --max-gpu-ram, --max-cpu-time, none reached): what
+ * the limits' watch adds to each sample, fed by the tracker's per-sample
+ * callback (three figures read under the tracker's lock). */
+static void limits_cost(const char *gt)
+{
+    with_and_without(gt, "Limits' watch: per-sample cost at --st 0.1 without and with three "
+                     "limits", "with limits us", ATTACH_LIMITS);
 }
 
 /* A free port on 127.0.0.1 for the exporter (another program could take

@@ -14,23 +14,11 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "measure.h"
 
 #define CALLS 20000
 #define ROUNDS 5
 #define CHILDREN 10
-
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(void)
 {

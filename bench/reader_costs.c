@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker_tools.h"
+#include "measure.h"
 #include "read/sample_reader.h"
 #include "read/gpu/gpu.h"
 #include "util/warn.h"
@@ -56,19 +57,6 @@ struct row {
 
 static struct row rows[MAX_ROWS];
 static int nrows;
-
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static struct row *add_row(const char *name, const char *cadence)
 {
