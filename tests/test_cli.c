@@ -1735,11 +1735,19 @@ static void test_gpu_fake(void)
                                "the time it was held: a GPU to give back\n");
     CHECK_MSG(strstr(r.out.data, "GPU 1:") == NULL, "the busy GPU named idle: %s", r.out.data);
     result_free(&r);
-    /* gpu_tracker's text gets a section of its own, after all it had. */
-    r = gt("-q", "--st", "0.1", "--", "sh", "-c", idle_script, NULL);
+    /* gpu_tracker's text gets a section of its own, after all it had; the
+     * limits' (the tools' watch puts it into the tracker's text) come
+     * between the two. */
+    r = gt("-q", "--st", "0.1", "--max-time", "1h", "--", "sh", "-c", idle_script, NULL);
     CHECK_CONTAINS(r.out.data, "\nGPUs held idle:\n   GPU 0: 1000.0 MB held, idle (under 5%) "
                                "100% of the time it was held\n   Advice: 1 of the 2 GPUs the run "
                                "held was idle (GPU 0 100% of the time): ask for 1");
+    const char *limits_at = strstr(r.out.data, "\nLimits:\n   On limit: warn\n   Breached: no\n"
+                                               "   Max time: 3600 s, peak ");
+    const char *idle_at = strstr(r.out.data, "\nGPUs held idle:\n");
+    CHECK_MSG(limits_at && idle_at && limits_at < idle_at &&
+              strstr(r.out.data, "\nCompute time:") < limits_at,
+              "the sections' order: %s", r.out.data);
     result_free(&r);
     /* The snapshot keeps it: recommend says to ask for fewer GPUs, and the
      * report names the idle one. */

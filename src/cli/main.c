@@ -437,9 +437,7 @@ int gt_cli_main(int argc, char **argv)
     gt_tracker *t = NULL;
     struct run_result r;
     struct run_control control = {.on_started = on_started, .wait_all = o.wait_all,
-                                  .limits = limits,
-                                  .kill_on_limit = o.limits.on_limit == GT_ON_LIMIT_KILL,
-                                  .kill_after = o.limits.kill_after};
+                                  .limits = limits, .limit_options = &o.limits};
     /* Our standard output carries a document (the JSON summary, a series)
      * to a program: the command prints on our standard error instead, so
      * that what the program reads is never the command's text followed by

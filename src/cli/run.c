@@ -298,7 +298,7 @@ static int kill_wait_over(const struct run_control *control, double *since,
     double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
     if (*since == 0)
         *since = now;
-    if (now - *since < control->kill_after + RUN_KILL_GRACE)
+    if (now - *since < control->limit_options->kill_after + RUN_KILL_GRACE)
         return 0;
     r->kill_wait_ended = 1;
     return 1;
@@ -308,7 +308,7 @@ static int kill_wait_over(const struct run_control *control, double *since,
  * --on-limit kill may end the tree (kill_wait_over must get to look). */
 static int wake_ms(const struct run_control *control, int wait_ms)
 {
-    if (!control->limits || !control->kill_on_limit)
+    if (!control->limits || control->limit_options->on_limit != GT_ON_LIMIT_KILL)
         return wait_ms;
     return wait_ms < 0 || wait_ms > 1000 ? 1000 : wait_ms;
 }

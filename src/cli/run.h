@@ -60,8 +60,7 @@ struct run_control {
      * tree its --on-limit kill ended is waited for as --wait-all does.
      * NULL: no limits. */
     gt_limit_watch *limits;
-    int kill_on_limit;  /* its on_limit is GT_ON_LIMIT_KILL */
-    double kill_after;  /* and its kill_after */
+    const gt_limit_options *limit_options; /* what it was made from */
     /* run_command: the command's standard output is our standard error
      * (our standard output carries a document it must not print into). */
     int command_stdout_to_stderr;

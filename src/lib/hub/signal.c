@@ -12,8 +12,6 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "util/background.h"
-
 /* The highest signal number Linux has (SIGRTMAX is a function in glibc). */
 #define SIGNAL_MAX 64
 

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,34 +96,38 @@ static void read_figures(const gt_limit_options *lo, gt_tracker *t, double elaps
     f->value[GT_LIMIT_TIME] = elapsed;
 }
 
+/* One line to the host's warning callback, when it wants them. */
+static void warn_line(const gt_limit_watch *w, const char *fmt, ...) GT_PRINTF(2, 3);
+static void warn_line(const gt_limit_watch *w, const char *fmt, ...)
+{
+    if (!w->warn)
+        return;
+    char line[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    w->warn(line, w->warn_data);
+}
+
 /* Does what the state machine said (w->lock not held): warns of each
  * breach, and signals the tree. */
 static void act(gt_limit_watch *w, const struct limit_action *a)
 {
     int kill = w->lo.on_limit == GT_ON_LIMIT_KILL;
-    char line[400];
-    for (int i = 0; i < a->nmsgs; i++) {
-        snprintf(line, sizeof line, "limit breached: %s%s", a->msgs[i],
-                 !kill    ? "; running on (--on-limit warn)"
-                 : i == 0 ? "; ending the command (--on-limit kill)"
-                          : "");
-        if (w->warn)
-            w->warn(line, w->warn_data);
-    }
+    for (int i = 0; i < a->nmsgs; i++)
+        warn_line(w, "limit breached: %s%s", a->msgs[i],
+                  !kill    ? "; running on (--on-limit warn)"
+                  : i == 0 ? "; ending the command (--on-limit kill)"
+                           : "");
     if (!a->signal)
         return;
     int reached = 0;
-    gt_status st = gt_tracker_signal(w->t, a->signal, &reached);
-    if (st != GT_OK) {
-        snprintf(line, sizeof line, "limit: cannot end the command: %s", gt_last_error());
-        if (w->warn)
-            w->warn(line, w->warn_data);
-    } else if (a->signal == SIGKILL && !a->again && reached > 0) {
-        snprintf(line, sizeof line, "limit: %d process%s still running %g s after SIGTERM, "
-                 "sent SIGKILL", reached, reached == 1 ? "" : "es", w->lo.kill_after);
-        if (w->warn)
-            w->warn(line, w->warn_data);
-    }
+    if (gt_tracker_signal(w->t, a->signal, &reached) != GT_OK)
+        warn_line(w, "limit: cannot end the command: %s", gt_last_error());
+    else if (a->signal == SIGKILL && !a->again && reached > 0)
+        warn_line(w, "limit: %d process%s still running %g s after SIGTERM, sent SIGKILL",
+                  reached, reached == 1 ? "" : "es", w->lo.kill_after);
 }
 
 /* The tracker's per-sample callback: the figures after this sample
