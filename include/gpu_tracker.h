@@ -453,8 +453,14 @@ typedef enum gt_figure {
     GT_FIGURE_GPU_ENERGY_JOULES,
     GT_FIGURE_CPU_ENERGY_JOULES,
     GT_FIGURE_CO2E_GRAMS,           /* with options.carbon_intensity */
-    GT_FIGURE_CGROUP_PEAK_BYTES     /* the job's cgroup memory high-water mark,
+    GT_FIGURE_CGROUP_PEAK_BYTES,    /* the job's cgroup memory high-water mark,
                                        when the tree is alone in its group */
+    GT_FIGURE_UNSEEN_CHILDREN_PID   /* a tracked process that ignores SIGCHLD
+                                       (0: none seen): the kernel reaps its
+                                       children, and those that live between
+                                       two samples are missing from the RAM
+                                       peaks and the CPU time (the job's
+                                       cgroup, where it has one, holds them) */
 } gt_figure;
 
 /* *value = the figure which of t. GT_OK; GT_ERR_UNAVAILABLE (*value 0,

@@ -143,6 +143,23 @@ typedef struct gt_measurement {
     long skipped;
     int sampled_only;    /* a comparison run with a plain sampler's figures
                             (gpu_tracker_internal.h) */
+    /* The corners where a figure is a bound, not exact (docs/metrics.md,
+     * "Corners"; the JSON's measurement.corners). */
+    int unseen_children_pid; /* a tracked process that ignores SIGCHLD: the
+                                kernel reaps its children, and those that
+                                live between two samples are missed by the
+                                RAM peaks and the CPU time (0: none seen) */
+    char unseen_children_command[16]; /* its command name, as the kernel has
+                                it (a stranger's text: print it escaped) */
+    int rss_split_unknown;   /* the main process was reaped with a peak above
+                                what samples saw of it and of its
+                                descendants, after waiting for children of
+                                its own: the combined peak holds it, but
+                                main's and descendants' are what samples saw */
+    int cpu_wait_available;  /* the run-queue delay below was read */
+    double cpu_wait_seconds; /* time the tree's processes were runnable and
+                                waited for a CPU (schedstat), over the run */
+    double cpu_run_seconds;  /* their time on a CPU over the same span */
 } gt_measurement;
 
 typedef struct gt_resource_usage {
@@ -1390,14 +1407,31 @@ GT_INTERNAL int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_i
  * (--max-ram) 0.2 s into the run"). */
 GT_INTERNAL void gt_limits_describe(const gt_limits *l, int i, char *out, size_t cap);
 
-/* Whether the job was starved of CPU by other work (stats/contention.c
- * says how it is judged): the machine saturated by others, or the job's
- * cgroup quota used up by others or throttling it. 1 with a sentence for a
- * person in why ("the machine was saturated by other work: ..."), 0 (why
- * "") when not, or when the figures cannot say. u in any units (only CPU
- * percents are read); cg may be NULL; wall_seconds the run's. */
+/* Whether the job was starved of CPU (stats/contention.c says how it is
+ * judged): its processes runnable and waiting for a CPU a large share of
+ * the time (the job's cgroup cpu.pressure, or the run-queue delay of its
+ * processes), or its cgroup's quota throttling it. 1 with a sentence for a
+ * person in why, 0 (why "") when not, or when the figures cannot say (no
+ * run-queue figure: a busy machine alone is no sign). u in any units;
+ * cg may be NULL; wall_seconds the run's. */
 GT_INTERNAL int gt_cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg,
                                   double wall_seconds, char *why, size_t cap);
+
+/* Of a cgroup's memory peak (stats/group_memory.c): the page cache the
+ * kernel could have reclaimed (file pages less shared memory, at the sample
+ * with the highest usage), and what is left, which a memory request must
+ * hold. Bytes; 0 when the group's memory was not measured. */
+GT_INTERNAL double gt_cgroup_reclaimable(const gt_cgroup_usage *cg);
+GT_INTERNAL double gt_cgroup_working_peak(const gt_cgroup_usage *cg);
+
+/* Where the figures of u are bounds rather than exact (stats/caveats.c;
+ * docs/metrics.md, "Corners"): each() gets one sentence for a person per
+ * corner the run met (no newline; strangers' text in it escaped), in the
+ * order the outputs print them. cg may be NULL (the cgroup's figures are
+ * then not offered). Returns how many. */
+GT_INTERNAL int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg,
+                                       void (*each)(const char *sentence, void *arg),
+                                       void *arg);
 
 /* What to ask for next time about GPUs (analysis/gpu_advice.c): 1 with a
  * sentence in out when the run held GPUs idle or was given GPUs it never

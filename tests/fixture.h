@@ -27,6 +27,8 @@ struct fx_proc {
     int no_children_files;      /* a kernel without CONFIG_PROC_CHILDREN */
     unsigned long long read_bytes, write_bytes; /* its io file */
     int no_io;                  /* leave io out */
+    unsigned long long sig_ign; /* status's SigIgn mask (zombies keep theirs) */
+    unsigned long long sched_run_ns, sched_wait_ns; /* its schedstat */
 };
 
 static inline void fx_write(const char *root, const char *rel, const char *text)
@@ -100,15 +102,20 @@ static inline void fx_proc_write(const char *root, const struct fx_proc *p)
     fx_write(root, rel, buf);
 
     if (p->state == 'Z')
-        snprintf(buf, sizeof buf, "Name:\t%s\nState:\tZ (zombie)\nThreads:\t1\n",
-                 p->comm ? p->comm : "proc");
+        snprintf(buf, sizeof buf, "Name:\t%s\nState:\tZ (zombie)\nThreads:\t1\n"
+                 "SigQ:\t0/1000\nSigIgn:\t%016llx\n", p->comm ? p->comm : "proc", p->sig_ign);
     else
         snprintf(buf, sizeof buf,
                  "Name:\t%s\nVmHWM:\t%llu kB\nVmRSS:\t%llu kB\nRssAnon:\t%llu kB\n"
-                 "RssFile:\t%llu kB\nRssShmem:\t0 kB\nThreads:\t%ld\n",
+                 "RssFile:\t%llu kB\nRssShmem:\t0 kB\nThreads:\t%ld\nSigQ:\t0/1000\n"
+                 "SigIgn:\t%016llx\n",
                  p->comm ? p->comm : "proc", p->hwm_kb ? p->hwm_kb : p->rss_kb, p->rss_kb,
-                 p->anon_kb, p->rss_kb - p->anon_kb, p->threads ? p->threads : 1);
+                 p->anon_kb, p->rss_kb - p->anon_kb, p->threads ? p->threads : 1, p->sig_ign);
     snprintf(rel, sizeof rel, "%d/status", p->pid);
+    fx_write(root, rel, buf);
+
+    snprintf(rel, sizeof rel, "%d/schedstat", p->pid);
+    snprintf(buf, sizeof buf, "%llu %llu 7\n", p->sched_run_ns, p->sched_wait_ns);
     fx_write(root, rel, buf);
 
     snprintf(rel, sizeof rel, "%d/smaps_rollup", p->pid);

@@ -181,7 +181,13 @@ static void test_figures_and_callback(void)
     CHECK(gt_tracker_figure(t, GT_FIGURE_CO2E_GRAMS, &v) == GT_ERR_UNAVAILABLE);
     CHECK(!strcmp(gt_strerror(GT_ERR_UNAVAILABLE), "not measured in this run"));
     /* A figure of a newer header is refused, naming the valid ones. */
-    CHECK(gt_tracker_figure(t, (gt_figure)(GT_FIGURE_CGROUP_PEAK_BYTES + 1), &v) == GT_ERR_INVALID_ARGUMENT);
+    /* No tracked process ignored SIGCHLD: as the JSON says (no
+     * measurement.children_reaped_by_kernel). */
+    json_object *meas = NULL;
+    int unseen = json_object_object_get_ex(j, "measurement", &meas) &&
+                 json_object_object_get_ex(meas, "children_reaped_by_kernel", NULL);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_UNSEEN_CHILDREN_PID, &v) == GT_OK && !unseen && v == 0);
+    CHECK(gt_tracker_figure(t, (gt_figure)(GT_FIGURE_UNSEEN_CHILDREN_PID + 1), &v) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "unknown figure");
     CHECK(gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, NULL) == GT_ERR_INVALID_ARGUMENT);
     json_object_put(j);

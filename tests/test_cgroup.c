@@ -1080,39 +1080,64 @@ static void test_no_group_made(void)
     fx_rmroot(root);
 }
 
-/* Starved of CPU by other work (gt_cpu_contention): the machine busy with
- * others' work, the group's quota used by others or throttling the job;
- * not when the job itself keeps the machine busy, nor on an idle one. And
- * -f human's line saying so. */
+/* Starved of CPU (gt_cpu_contention): judged from time spent runnable and
+ * waiting for a CPU (the processes' run-queue delay, the job's cgroup
+ * cpu.pressure) and the quota's throttling, never from the machine's
+ * business alone. And -f human's line saying so. */
 static void test_starved(void)
 {
     gt_resource_usage u;
     memset(&u, 0, sizeof u);
     u.struct_size = sizeof u;
-    u.measurement.unknown = 1;
-    /* The Pool(2) job: 0.32 cores while the 2 cores were busy. */
+    /* A job that prints and sleeps on a saturated machine: 0.02 cores, its
+     * processes ran 0.2 s and waited 0.01 s. Never starved. */
     u.cpu_utilization.system_core_count = 2;
     u.cpu_utilization.system.mean_sum_percent = 199.0;
-    u.cpu_utilization.combined.mean_sum_percent = 32.0;
+    u.cpu_utilization.combined.mean_sum_percent = 2.0;
+    u.measurement.cpu_wait_available = 1;
+    u.measurement.cpu_run_seconds = 0.2;
+    u.measurement.cpu_wait_seconds = 0.01;
     char why[512];
-    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 1);
-    CHECK_STR(why, "the machine was saturated by other work: 1.99 of its 2 cores busy on average, "
-                   "1.67 of them not this job's; the job got 0.32 cores, so its CPU figures (and "
-                   "a CPU request made from them) may be low");
-    /* The job itself keeps the machine busy: not starved. */
-    u.cpu_utilization.combined.mean_sum_percent = 190.0;
     CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 0 && why[0] == '\0');
-    /* An idle machine. */
-    u.cpu_utilization.system.mean_sum_percent = 60.0;
-    u.cpu_utilization.combined.mean_sum_percent = 32.0;
+    /* Without a run-queue figure a busy machine is no verdict either. */
+    u.measurement.cpu_wait_available = 0;
     CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 0);
-    /* A group quota of 2 cores, 1.9 of them used, 1.6 by others. */
+    /* The issue's Pool(2) job: 0.32 cores, its processes waited 6 s of the
+     * 9.2 s they were runnable. */
+    u.cpu_utilization.combined.mean_sum_percent = 32.0;
+    u.measurement.cpu_wait_available = 1;
+    u.measurement.cpu_run_seconds = 3.2;
+    u.measurement.cpu_wait_seconds = 6.0;
+    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 1);
+    CHECK_STR(why, "the job's processes waited for a CPU 6.00 s while runnable, 65 % of the "
+                   "time they wanted one (run-queue delay); the job got 0.32 cores, so its CPU "
+                   "figures (and a CPU request made from them) may be low");
+    /* Whatever the machine's business: an idle machine's average hides a
+     * job whose threads queued behind each other. */
+    u.cpu_utilization.system.mean_sum_percent = 60.0;
+    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 1);
+    /* Either side of the thresholds: a quarter of the runnable time, and
+     * at least 0.1 s and a twentieth of the run. */
+    u.measurement.cpu_wait_seconds = 1.0; /* 24 % of 4.2 s */
+    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 0);
+    u.measurement.cpu_wait_seconds = 1.1; /* 26 % */
+    CHECK(gt_cpu_contention(&u, NULL, 10, why, sizeof why) == 1);
+    CHECK(gt_cpu_contention(&u, NULL, 30, why, sizeof why) == 0); /* under 1.5 s of 30 s */
+    u.measurement.cpu_run_seconds = 0.01;
+    u.measurement.cpu_wait_seconds = 0.09; /* 90 %, but 0.09 s */
+    CHECK(gt_cpu_contention(&u, NULL, 1, why, sizeof why) == 0);
+    /* The job's cgroup's cpu.pressure, where it has one, is the judge. */
     gt_cgroup_usage c = {.struct_size = sizeof c, .available = 1, .version = 2,
-                         .cpu_available = 1, .cpu_quota = 2, .cpu_seconds = 19};
-    u.cpu_utilization.combined.mean_sum_percent = 30.0;
+                         .cpu_available = 1, .pressure_available = 1, .cpu_some = 0.4};
+    u.measurement.cpu_wait_seconds = 0.0;
     CHECK(gt_cpu_contention(&u, &c, 10, why, sizeof why) == 1);
-    CHECK_CONTAINS(why, "the job's CPU quota of 2.00 cores was used up, 1.60 of it by other "
-                        "processes of its cgroup; the job got 0.30 cores");
+    CHECK_CONTAINS(why, "tasks of the job's cgroup waited for a CPU 40 % of the run "
+                        "(cpu.pressure)");
+    c.cpu_some = 0.2;
+    u.measurement.cpu_wait_seconds = 6.0; /* the group's figure holds every thread */
+    CHECK(gt_cpu_contention(&u, &c, 10, why, sizeof why) == 0);
+    c.pressure_available = 0;
+    u.measurement.cpu_wait_available = 0;
     /* The job alone at its quota, throttled in 30 of 100 periods. */
     c.cpu_quota = 1;
     c.cpu_seconds = 9.6;
@@ -1129,15 +1154,17 @@ static void test_starved(void)
     CHECK(gt_cpu_contention(NULL, &c, 10, why, sizeof why) == 0);
 
     /* -f human says it under the CPU lines. */
-    u.cpu_utilization.system.mean_sum_percent = 199.0;
+    u.measurement.unknown = 0;
+    u.measurement.cpu_wait_available = 1;
+    u.measurement.cpu_wait_seconds = 6.0;
+    u.measurement.cpu_run_seconds = 3.2;
     u.cpu_utilization.combined.mean_sum_percent = 32.0;
     gt_totals totals = {.struct_size = sizeof totals, .wall_seconds = 10};
     struct human_extras x = {.cg = NULL};
     char *text = human_summary(&u, &totals, &x);
-    CHECK_CONTAINS(text, "\nCPU starved     the machine was saturated by other work: 1.99 of its "
-                         "2 cores busy");
+    CHECK_CONTAINS(text, "\nCPU starved     the job's processes waited for a CPU 6.00 s");
     free(text);
-    u.cpu_utilization.system.mean_sum_percent = 40.0;
+    u.measurement.cpu_wait_seconds = 0.05;
     text = human_summary(&u, &totals, &x);
     CHECK(text && !strstr(text, "CPU starved"));
     free(text);
@@ -1274,8 +1301,11 @@ static void test_report(void)
         CHECK_CONTAINS(html, "waited for memory");
         CHECK_CONTAINS(html, "aria-label=\"Pressure\"");
         CHECK_CONTAINS(html, "<title>Memory: some 100.0%</title>");
-        /* a memory request below the group's peak would be killed */
-        CHECK_CONTAINS(html, "memory from the job&#39;s cgroup peak + 20%");
+        /* a memory request below the group's peak would be killed; its
+         * page cache (file less shmem at the highest sample) would not */
+        CHECK_CONTAINS(html, "(page cache included); 6.0 MiB of it page cache the kernel could "
+                             "reclaim; limit 1.0 GiB");
+        CHECK_CONTAINS(html, "memory from the job&#39;s cgroup peak less its page cache, + 20%");
     }
     free(html);
     unlink(path);

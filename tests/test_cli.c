@@ -2518,6 +2518,195 @@ static void test_killed_before_release(void)
 
 /* The cases, each its own CTest test (tests/CMakeLists.txt reads this
  * table): `test_cli NAME` runs one, `test_cli` all of them. */
+/* The corners of docs/metrics.md ("Corners"): a process whose children
+ * the kernel reaps is named in every output, and its cgroup, where the run
+ * has one, holds what the tree missed (a limit too). --st 10: the two
+ * children (300 MiB each) live and end between the baseline and the final
+ * sample, whatever the machine's speed. */
+static void test_corner_children_reaped(void)
+{
+    struct result r = gt("-q", "--st", "10", "-f", "json", "--", WORKLOAD_BIN, "ignore-children",
+                         "2", "300", "0.2", NULL);
+    CHECK(r.status == 0);
+    json_object *j = parse_or_fail(r.out.data, "ignore-children json");
+    if (j) {
+        json_object *m = json_object_object_get(j, "measurement");
+        json_object *who = json_object_object_get(m, "children_reaped_by_kernel");
+        CHECK_MSG(who != NULL, "no measurement.children_reaped_by_kernel: %s", r.out.data);
+        CHECK(jnum(j, "measurement.children_reaped_by_kernel.pid") > 1);
+        CHECK_STR(json_object_get_string(json_object_object_get(who, "command")), "gt-workload");
+        const char *low = json_object_to_json_string(json_object_object_get(m, "may_be_low"));
+        CHECK_CONTAINS(low, "\"max_ram.combined.total_rss\"");
+        CHECK_CONTAINS(low, "\"cpu_utilization.*.mean_sum_percent\"");
+        const char *exact = json_object_to_json_string(json_object_object_get(m, "exact"));
+        CHECK(exact && !strstr(exact, "mean_sum_percent"));
+        json_object_put(j);
+    }
+    CHECK_CONTAINS(r.err.data, " (gt-workload) ignores SIGCHLD, so the kernel reaps its children "
+                               "itself: those that lived between two samples are missing from "
+                               "the peak RAM and the CPU time; ");
+    result_free(&r);
+    /* gpu_tracker's text: the same sentence, as a warning beside it. */
+    r = gt("-q", "--st", "10", "--", WORKLOAD_BIN, "ignore-children", "1", "50", "0", NULL);
+    CHECK(r.status == 0 && strstr(r.out.data, "Max RAM:"));
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: process ");
+    CHECK_CONTAINS(r.err.data, " ignores SIGCHLD");
+    result_free(&r);
+    /* -f human: a caveat line of its own; the snapshot keeps the corner
+     * (measurement.children_reaped_by_kernel), and the report made from
+     * the file says it. */
+    char snap[256], html[256];
+    snprintf(snap, sizeof snap, "%s", tmp_path("ignored.json.gz"));
+    snprintf(html, sizeof html, "%s", tmp_path("ignored.html"));
+    r = gt("-q", "--st", "10", "-f", "human", "--snapshot", snap, "--", WORKLOAD_BIN,
+           "ignore-children", "1", "50", "0", NULL);
+    CHECK_CONTAINS(r.out.data, "\nCaveat          process ");
+    CHECK_CONTAINS(r.out.data, "(gt-workload) ignores SIGCHLD");
+    CHECK(!strstr(r.err.data, "SIGCHLD"));
+    result_free(&r);
+    r = gt("report", snap, "-o", html, NULL);
+    CHECK(r.status == 0);
+    result_free(&r);
+    char *page = slurp(html);
+    CHECK_CONTAINS(page, "<p class=\"note\"><b>Caveat:</b> process ");
+    CHECK_CONTAINS(page, "(gt-workload) ignores SIGCHLD, so the kernel reaps its children");
+    free(page);
+
+    /* In a cgroup of its own the group's high-water mark holds the two
+     * children, and --max-ram is judged on it. */
+    r = gt("-q", "--st", "10", "--cgroup", "--max-ram", "100MB", "-f", "json", "--", WORKLOAD_BIN,
+           "ignore-children", "2", "300", "0", NULL);
+    j = parse_or_fail(r.out.data, "ignore-children --cgroup json");
+    if (j && json_object_get_boolean(json_object_object_get(json_object_object_get(j, "cgroup"),
+                                                            "created")) &&
+        jnum(j, "cgroup.memory.peak") >= 300 * MIB) {
+        CHECK_MSG(r.status == 124, "status %d: %s", r.status, r.err.data);
+        CHECK(jnum(j, "limits.checks.max_ram.peak") >= 300 * MIB);
+        CHECK_CONTAINS(r.err.data, "the job's cgroup counted every one of them: peak ");
+    } else {
+        printf("cli_corner_children_reaped: no memory cgroup of its own here (%s); its limit "
+               "is not checked\n", r.err.data);
+    }
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+}
+
+/* A main process that waited for a child of its own and ended before any
+ * sample saw it: the kernel's peak (100 MiB) is its own or the child's,
+ * and no output claims to know which. */
+static void test_corner_split_unknown(void)
+{
+    char script[512];
+    snprintf(script, sizeof script, "%s alloc 1; exec %s alloc 100", WORKLOAD_BIN, WORKLOAD_BIN);
+    struct result r = gt("-q", "--st", "10", "-f", "json", "--", "/bin/sh", "-c", script, NULL);
+    CHECK(r.status == 0);
+    json_object *j = parse_or_fail(r.out.data, "split json");
+    if (j) {
+        json_object *m = json_object_object_get(j, "measurement");
+        CHECK(json_object_get_boolean(json_object_object_get(m, "main_descendants_split_unknown")));
+        CHECK(jnum(j, "max_ram.combined.total_rss") >= 100 * MIB / 1e9); /* gigabytes */
+        const char *high = json_object_to_json_string(
+            json_object_object_get(m, "at_least_kernel_high_water_mark"));
+        CHECK_STR(high, "[ \"max_ram.combined.total_rss\" ]");
+        const char *sampled = json_object_to_json_string(json_object_object_get(m, "sampled"));
+        CHECK_CONTAINS(sampled, "\"max_ram.main.total_rss\", \"max_ram.descendants.total_rss\"");
+        json_object_put(j);
+    }
+    CHECK_CONTAINS(r.err.data, "gpu-tracker: warning: the main process ended before a sample saw "
+                               "all of it, having waited for children of its own: the kernel's "
+                               "peak of ");
+    result_free(&r);
+    r = gt("-q", "--st", "10", "-f", "human", "--", "/bin/sh", "-c", script, NULL);
+    CHECK_CONTAINS(r.out.data, " (main and descendants not told apart: the job ended before a "
+                               "sample saw it), RSS");
+    CHECK(!strstr(r.out.data, "(main 0 B, descendants 0 B)"));
+    CHECK_CONTAINS(r.out.data, "\nCaveat          the main process ended before a sample saw");
+    result_free(&r);
+    /* A shell's few MiB beside its commands' few MiB are no news: flagged
+     * in the JSON, no caveat said. */
+    r = gt("-q", "--st", "10", "-o", "/dev/null", "--", "/bin/sh", "-c", "/bin/true; exec /bin/true",
+           NULL);
+    CHECK(r.status == 0 && !strstr(r.err.data, "ended before a sample"));
+    result_free(&r);
+}
+
+/* A job that streams a file through the page cache: its cgroup's peak is
+ * mostly file pages the kernel could reclaim, and the human summary, the
+ * report and recommend say how much, asking for the rest only. */
+static void test_corner_page_cache(void)
+{
+    char script[512], snap[256], html[256];
+    snprintf(script, sizeof script, "dd if=/dev/zero of=%s bs=1M count=200 2>/dev/null && "
+             "cat %s >/dev/null && sleep 0.5", tmp_path("stream"), tmp_path("stream"));
+    snprintf(snap, sizeof snap, "%s", tmp_path("cache.json.gz"));
+    snprintf(html, sizeof html, "%s", tmp_path("cache.html"));
+    struct result r = gt("-q", "--st", "0.2", "--cgroup", "-f", "human", "--snapshot", snap,
+                         "--report", html, "--", "/bin/sh", "-c", script, NULL);
+    CHECK(r.status == 0);
+    if (!strstr(r.out.data, "made for the run)") || !strstr(r.out.data, "Group peak")) {
+        printf("cli_corner_page_cache: no memory cgroup of its own here; not checked\n");
+        result_free(&r);
+        return;
+    }
+    CHECK_CONTAINS(r.out.data, " of the group peak was page cache the kernel could reclaim: "
+                               "a memory request needs ");
+    result_free(&r);
+    r = gt("recommend", snap, NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "\nmemory note: group peak ");
+    CHECK_CONTAINS(r.out.data, " MiB of it page cache the kernel could reclaim: not in the "
+                               "memory above\n");
+    result_free(&r);
+    char *page = slurp(html);
+    CHECK_CONTAINS(page, " of it page cache the kernel could reclaim");
+    CHECK(page && !strstr(page, "memory from the job&#39;s cgroup peak + 20%") &&
+          !strstr(page, "memory from the job's cgroup peak + 20%"));
+    free(page);
+}
+
+/* Starvation is waiting for a CPU while runnable: a job that prints and
+ * sleeps on a machine kept busy by others is never starved; a job that
+ * burns CPU among twice as many spinners as cores waited about half the
+ * time it was runnable, and is (where the kernel counts run-queue delays). */
+static void test_corner_starved(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nspin = cores > 0 && cores < 32 ? (int)cores * 2 : 64;
+    pid_t spinners[64];
+    for (int i = 0; i < nspin; i++) {
+        spinners[i] = fork();
+        if (spinners[i] == 0) {
+            for (volatile unsigned long x = 0;; x++)
+                ;
+        }
+    }
+    struct result r = gt("-q", "--st", "0.2", "-f", "human", "--", "/bin/sh", "-c",
+                         "echo printed; sleep 1", NULL);
+    CHECK(r.status == 0);
+    CHECK_MSG(!strstr(r.out.data, "CPU starved"), "a sleeping job was called starved:\n%s",
+              r.out.data);
+    result_free(&r);
+    r = gt("-q", "--st", "0.2", "-f", "json", "--", WORKLOAD_BIN, "burn", "0.5", NULL);
+    json_object *j = parse_or_fail(r.out.data, "burn among spinners");
+    double wait = j ? jnum(j, "measurement.run_queue.wait_seconds") : NAN;
+    if (j)
+        json_object_put(j);
+    result_free(&r);
+    if (isnan(wait)) {
+        printf("cli_corner_starved: this kernel counts no run-queue delay (schedstat); the "
+               "starved side is not checked\n");
+    } else {
+        r = gt("-q", "--st", "0.2", "-f", "human", "--", WORKLOAD_BIN, "burn", "0.5", NULL);
+        CHECK_CONTAINS(r.out.data, "\nCPU starved     the job's processes waited for a CPU ");
+        result_free(&r);
+    }
+    for (int i = 0; i < nspin; i++) {
+        kill(spinners[i], SIGKILL);
+        waitpid(spinners[i], NULL, 0);
+    }
+}
+
 static const struct cli_case {
     const char *name;
     void (*run)(void);
@@ -2555,6 +2744,10 @@ static const struct cli_case {
     {"gpu_fake", test_gpu_fake},
     {"job_names", test_job_names},
     {"expected_cores_of_job", test_expected_cores_of_job},
+    {"corner_children_reaped", test_corner_children_reaped},
+    {"corner_split_unknown", test_corner_split_unknown},
+    {"corner_starved", test_corner_starved},
+    {"corner_page_cache", test_corner_page_cache},
 };
 
 static int run_case(const struct cli_case *c)

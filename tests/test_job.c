@@ -320,7 +320,7 @@ static void test_many_tasks_report(void)
         gt_snapshot_free(runs[i]);
 }
 
-/* A run starved of CPU by other work: its report says so above the
+/* A run starved of CPU (it waited for one): its report says so above the
  * cards, and the recommendation's CPU is marked as possibly low. */
 static void test_starved_report(void)
 {
@@ -328,6 +328,14 @@ static void test_starved_report(void)
     s->usage.cpu_utilization.system_core_count = 2;
     s->usage.cpu_utilization.system.mean_sum_percent = 199;
     s->usage.cpu_utilization.combined.mean_sum_percent = 32;
+    /* Its processes waited 6 s for a CPU and ran 3.2 s (schedstat): the
+     * figures reach the snapshot's file and come back from it. */
+    s->usage.measurement.unknown = 0;
+    s->usage.measurement.samples = 11;
+    s->usage.measurement.sleep_time = 1;
+    s->usage.measurement.cpu_wait_available = 1;
+    s->usage.measurement.cpu_wait_seconds = 6;
+    s->usage.measurement.cpu_run_seconds = 3.2;
     /* recommend says it after the resources, on standard error. */
     char snap[] = "/tmp/gt-starved-XXXXXX.json.gz", cmd[512], err[] = "/tmp/gt-starved-XXXXXX";
     int fd = mkstemps(snap, 8), efd = mkstemp(err);
@@ -345,17 +353,18 @@ static void test_starved_report(void)
         fclose(f);
     }
     CHECK_CONTAINS(said, "gpu-tracker: warning: the cpu above may be low: ");
-    CHECK_CONTAINS(said, ": the machine was saturated by other work");
+    CHECK_CONTAINS(said, ": the job's processes waited for a CPU 6.00 s while runnable, 65 % "
+                         "of the time they wanted one");
     free(said);
     unlink(snap);
     unlink(err);
     char *html = gt_snapshot_report_html(s, NULL);
-    CHECK_CONTAINS(html, "<p class=\"note starved\"><b>CPU starved:</b> the machine was "
-                         "saturated by other work: 1.99 of its 2 cores busy");
+    CHECK_CONTAINS(html, "<p class=\"note starved\"><b>CPU starved:</b> the job&#39;s "
+                         "processes waited for a CPU 6.00 s");
     CHECK_CONTAINS(html, "the CPU may be low: the job was starved of CPU (above)");
     free(html);
-    /* A quiet machine: nothing said. */
-    s->usage.cpu_utilization.system.mean_sum_percent = 40;
+    /* Waiting 0.5 s of 10 s: nothing said, however busy the machine. */
+    s->usage.measurement.cpu_wait_seconds = 0.5;
     html = gt_snapshot_report_html(s, NULL);
     CHECK(html && !strstr(html, "CPU starved") && !strstr(html, "may be low"));
     free(html);

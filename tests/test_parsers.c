@@ -74,6 +74,27 @@ static void test_status(void)
     CHECK(s.vm_hwm_kb == 524288 && s.vm_rss_kb == 262144);
     CHECK(s.rss_anon_kb == 200000 && s.rss_file_kb == 60000 && s.rss_shmem_kb == 2144);
     CHECK(s.threads == 12);
+    CHECK(s.sigchld_ignored == 0); /* no SigIgn line */
+
+    /* SigIgn is hexadecimal: bit 16 is SIGCHLD (17); 0x1000 is SIGPIPE. */
+    const char *ign = "VmRSS:\t 5 kB\nThreads:\t1\nSigIgn:\t0000000000011000\n";
+    CHECK(proc_parse_status(ign, strlen(ign), &s) == 0 && s.sigchld_ignored == 1);
+    const char *pipe_only = "Threads:\t1\nSigIgn:\t0000000000001000\n";
+    CHECK(proc_parse_status(pipe_only, strlen(pipe_only), &s) == 0 && s.sigchld_ignored == 0);
+    const char *upper = "Threads:\t1\nSigIgn:\t00000000000F0000\n";
+    CHECK(proc_parse_status(upper, strlen(upper), &s) == 0 && s.sigchld_ignored == 1);
+    const char *not_hex = "Threads:\t1\nSigIgn:\tzz\n";
+    CHECK(proc_parse_status(not_hex, strlen(not_hex), &s) == -1);
+    const char *too_long = "Threads:\t1\nSigIgn:\t10000000000000000\n";
+    CHECK(proc_parse_status(too_long, strlen(too_long), &s) == -1);
+
+    /* schedstat: run and wait nanoseconds, and the slices. */
+    struct proc_schedstat ss;
+    const char *sched = "187746710 18617750 908\n";
+    CHECK(proc_parse_schedstat(sched, strlen(sched), &ss) == 0 && ss.run_ns == 187746710 &&
+          ss.wait_ns == 18617750 && ss.slices == 908);
+    CHECK(proc_parse_schedstat("12 x 3\n", 7, &ss) == -1);
+    CHECK(proc_parse_schedstat("12 3", 4, &ss) == -1);
 
     /* A zombie or kernel thread: no Vm lines. */
     const char *zombie = "Name:\tdead\nState:\tZ (zombie)\nThreads:\t1\n";

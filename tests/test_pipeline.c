@@ -140,6 +140,7 @@ static struct sample make_sample(long slot, double now, unsigned long long main_
     s.tree.main_ticks = main_ticks;
     s.tree.utime_ticks = main_ticks;
     s.tree.cpu_ns = main_ticks * (unsigned long long)(1e9 / TCK);
+    s.tree.main_ns = s.tree.cpu_ns;
     s.tree.main_threads = 3;
     s.tree.main_rss_kb = rss_kb;
     s.tree.main_private_kb = rss_kb;

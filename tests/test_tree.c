@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 
 #include "check.h"
 #include "fixture.h"
@@ -198,10 +199,13 @@ static void test_scan_fallback_and_missing(void)
     fx_rmroot(root);
 }
 
+/* The usage tests count CPU in clock ticks of 10 ms, as nanoseconds. */
+#define TICK_NS 10000000ULL
+
 static void test_usage_aggregates(void)
 {
     struct usage_acc a;
-    usage_init(&a, 1.0, 100.0);
+    usage_init(&a, 1.0);
     struct sys_cpu cpu0 = {.busy = 0, .total = 0, .ncpu = 2};
     struct meminfo mem = {.total_kb = 1000000, .available_kb = 900000};
 
@@ -210,7 +214,7 @@ static void test_usage_aggregates(void)
     struct tree_sample s = {.main_alive = 1, .main_rss_kb = 9999, .main_threads = 9};
     usage_add(&a, 10.0, &s, &cpu0, &mem, NULL);
 
-    struct tree_sample s1 = {.main_alive = 1, .main_ticks = 50, .desc_ticks = 150,
+    struct tree_sample s1 = {.main_alive = 1, .main_ns = 50 * TICK_NS, .desc_ns = 150 * TICK_NS,
                              .main_threads = 2, .desc_threads = 5,
                              .main_rss_kb = 1000, .main_private_kb = 600, .main_shared_kb = 400,
                              .main_pss_kb = 700, .desc_rss_kb = 3300, .desc_private_kb = 2600,
@@ -221,8 +225,8 @@ static void test_usage_aggregates(void)
     usage_add(&a, 11.0, &s1, &cpu1, &mem, NULL);
 
     struct tree_sample s2 = s1;
-    s2.main_ticks = 150;
-    s2.desc_ticks = 160;
+    s2.main_ns = 150 * TICK_NS;
+    s2.desc_ns = 160 * TICK_NS;
     s2.desc_threads = 1;
     struct sys_cpu cpu2 = {.busy = 150, .total = 400, .ncpu = 2};
     mem.available_kb = 800000;
@@ -230,7 +234,7 @@ static void test_usage_aggregates(void)
 
     /* A final interval of 0.1 s: 20 ticks would read as 200%; left out of max. */
     struct tree_sample s3 = s2;
-    s3.main_ticks = 170;
+    s3.main_ns = 170 * TICK_NS;
     struct sys_cpu cpu3 = {.busy = 190, .total = 420, .ncpu = 2};
     usage_add(&a, 12.1, &s3, &cpu3, &mem, NULL);
 
@@ -258,9 +262,9 @@ static void test_usage_aggregates(void)
     /* A job shorter than an interval: the baseline and a final sample of a
      * zombie (no threads left): the baseline's thread is the peak. */
     struct usage_acc shortjob;
-    usage_init(&shortjob, 1.0, 100.0);
+    usage_init(&shortjob, 1.0);
     usage_add(&shortjob, 10.0, &s, &cpu0, &mem, NULL);
-    struct tree_sample zombie = {.main_alive = 1, .main_ticks = 3};
+    struct tree_sample zombie = {.main_alive = 1, .main_ns = 3 * TICK_NS};
     usage_add(&shortjob, 10.4, &zombie, &cpu1, &mem, NULL);
     gt_resource_usage rs = {.struct_size = sizeof(gt_resource_usage)};
     usage_result(&shortjob, &u, 0.4, &rs);
@@ -283,8 +287,8 @@ static void test_usage_aggregates(void)
 
     /* One tick too many in an interval cannot make a rate above all cores. */
     struct tree_sample s4 = s3;
-    s4.main_ticks = 170 + 201;
-    s4.desc_ticks = 160;
+    s4.main_ns = (170 + 201) * TICK_NS;
+    s4.desc_ns = 160 * TICK_NS;
     struct sys_cpu cpu4 = {.busy = 390, .total = 620, .ncpu = 2};
     usage_add(&a, 13.1, &s4, &cpu4, &mem, NULL);
     usage_result(&a, &u, 3.1, &r);
@@ -300,6 +304,8 @@ static void test_usage_aggregates(void)
     usage_result(&a, &u, 3.1, &r);
     CHECK(r.max_ram.main.total_rss == 1200 * 1.024);
     CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);
+    /* 9000 kB is main's or a child's: which, no sample can tell. */
+    CHECK(r.measurement.rss_split_unknown == 1);
     s5.main_cminflt = 0;
     usage_add(&a, 15.1, &s5, &cpu4, &mem, NULL);
     usage_add_reaped(&a, 1, 8000);
@@ -314,10 +320,10 @@ static void test_usage_short_run(void)
 {
     /* A run shorter than half an interval: max is the mean of its one span. */
     struct usage_acc a;
-    usage_init(&a, 1.0, 100.0);
+    usage_init(&a, 1.0);
     struct tree_sample s = {.main_alive = 1};
     usage_add(&a, 0.0, &s, NULL, NULL, NULL);
-    s.main_ticks = 3;
+    s.main_ns = 3 * TICK_NS;
     usage_add(&a, 0.1, &s, NULL, NULL, NULL);
     struct usage_units u = {"bytes", "bytes", "seconds", 1, 1, 1, 2, 1};
     gt_resource_usage r = {.struct_size = sizeof(gt_resource_usage)};
@@ -653,8 +659,55 @@ static void test_peak_names(void)
     fx_rmroot(root);
 }
 
+/* The corners' raw figures (docs/metrics.md, "Corners"): a process
+ * ignoring SIGCHLD is named, a zombie main too (its dispositions last
+ * until it is reaped); the run-queue delay of the processes' main threads
+ * sums what each ran and waited between two walks that saw it, and a
+ * kernel whose schedstat is all zeros gives no figure. */
+static void test_corner_figures(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .comm = "launcher", .utime = 5, .rss_kb = 1000,
+                        .anon_kb = 1000, .starttime = 1000, .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .comm = "daemon\x1b]0", .rss_kb = 500,
+                        .anon_kb = 500, .starttime = 1001, .sig_ign = 1ULL << (SIGCHLD - 1)};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
+    struct tree_sample s;
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.sigchld_ignorer == 101 && !strcmp(s.sigchld_ignorer_comm, "daemon\x1b]0"));
+    CHECK(s.sched_ok == 0); /* zeros so far: not known to be counted */
+    /* Both ran; the daemon waited 3 ms of its 4 ms runnable. */
+    m.sched_run_ns = 2000000;
+    m.sched_wait_ns = 500000;
+    c.sched_run_ns = 1000000;
+    c.sched_wait_ns = 3000000;
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.sched_ok == 1 && s.sched_run_ns == 3000000 && s.sched_wait_ns == 3500000);
+    /* The daemon went away; main is a zombie that ignored SIGCHLD too. */
+    char path[4096];
+    snprintf(path, sizeof path, "rm -rf %s/101", root);
+    CHECK(system(path) == 0);
+    m.children = "";
+    m.state = 'Z';
+    m.sig_ign = 1ULL << (SIGCHLD - 1);
+    m.sched_run_ns = 2500000;
+    fx_proc_write(root, &m);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.sigchld_ignorer == 100 && s.main_zombie);
+    CHECK(s.sched_run_ns == 3500000 && s.sched_wait_ns == 3500000);
+    tree_free(&t);
+    fx_rmroot(root);
+}
+
 int main(void)
 {
+    test_corner_figures();
     test_peak_names();
     test_pid_index();
     test_walk_sums_and_departures();

@@ -9,6 +9,10 @@
  *   spike MIB                wait for a line on stdin, allocate and touch
  *                            MIB MiB, free, print "spiked", wait for EOF
  *   children N MIB SECONDS   N children, each alloc MIB and burn SECONDS
+ *   ignore-children N MIB SECONDS  as children, with SIGCHLD ignored: the
+ *                            kernel reaps them, and their CPU and peaks
+ *                            reach none of our counters; waits until all
+ *                            have ended (wait() then fails with ECHILD)
  *   orphan MIB SECONDS       a child forks a grandchild and exits at once;
  *                            the grandchild allocs (and holds) MIB, burns,
  *                            and sleeps until killed; main prints
@@ -365,6 +369,17 @@ int main(int argc, char **argv)
         printf("spiked\n");
         fflush(stdout);
         wait_eof();
+    } else if (!strcmp(mode, "ignore-children") && argc == 5) {
+        signal(SIGCHLD, SIG_IGN);
+        int n = atoi(argv[2]);
+        for (int i = 0; i < n; i++)
+            if (fork() == 0) {
+                alloc_touch(atol(argv[3]));
+                work_burn(atof(argv[4]));
+                _exit(0);
+            }
+        while (wait(NULL) >= 0 || errno == EINTR)
+            ; /* returns ECHILD once every child has ended */
     } else if (!strcmp(mode, "children") && argc == 5) {
         int n = atoi(argv[2]);
         for (int i = 0; i < n; i++)

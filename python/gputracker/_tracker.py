@@ -127,6 +127,9 @@ class Tracker:
             stop_timeout=min(float(n_join_attempts) * float(join_timeout), _STOP_TIMEOUT_MAX))
         self._log_warnings()
         self.resource_usage = None
+        #: After stop(): where the figures are bounds rather than exact, one
+        #: sentence each (docs/metrics.md, "Corners"); empty for most runs.
+        self.caveats = []
         self._limits = None
         self._energy = None
         self._who = {}
@@ -167,6 +170,12 @@ class Tracker:
         self._native.stop()
         self.state = Tracker.State.STOPPED
         self._log_warnings()
+        # Where the figures are bounds, not exact (docs/metrics.md,
+        # "Corners"): logged as warnings, as -f human prints them.
+        self.caveats = self._native.caveats()
+        if not self._disable_logs:
+            for caveat in self.caveats:
+                _warn(caveat)
         document = json.loads(self._native.usage_json())
         self.resource_usage = ResourceUsage.from_dict(document)
         self._limits = document.get('limits')

@@ -358,6 +358,34 @@ static PyObject *tracker_stats(NativeTracker *self, PyObject *unused)
     return native_stats_dict(&st);
 }
 
+/* Appends a caveat's sentence to the list (gt_measurement_caveats). */
+static void caveat_append(const char *sentence, void *list)
+{
+    PyObject *s = PyUnicode_DecodeUTF8(sentence, (Py_ssize_t)strlen(sentence), "replace");
+    if (!s || PyList_Append(list, s) < 0)
+        PyErr_Clear(); /* a sentence lost to no memory: the figures stand */
+    Py_XDECREF(s);
+}
+
+/* caveats(): after stop(), where the figures are bounds rather than exact,
+ * one sentence each (the words -f human and the report use). */
+static PyObject *tracker_caveats(NativeTracker *self, PyObject *unused)
+{
+    (void)unused;
+    gt_tracker *t = tracker_of(self);
+    if (!t)
+        return NULL;
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    if (!u)
+        return native_raise_status(GT_ERR_STATE);
+    gt_cgroup_usage cg = {.struct_size = sizeof cg};
+    int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
+    PyObject *list = PyList_New(0);
+    if (list)
+        gt_measurement_caveats(u, have_cg ? &cg : NULL, caveat_append, list);
+    return list;
+}
+
 /* cloud_info(max_wait): resource_tracker's cloud_info dict, or None while
  * the discovery goes on (or was not asked for). */
 static PyObject *tracker_cloud_info(NativeTracker *self, PyObject *args)
@@ -448,6 +476,8 @@ static PyMethodDef tracker_methods[] = {
     {"cloud_info", (PyCFunction)tracker_cloud_info, METH_VARARGS, "gt_tracker_cloud_info()"},
     {"start", (PyCFunction)tracker_start, METH_NOARGS, "gt_tracker_start()"},
     {"stats", (PyCFunction)tracker_stats, METH_NOARGS, "gt_tracker_stats()"},
+    {"caveats", (PyCFunction)tracker_caveats, METH_NOARGS,
+     "Where the figures are bounds rather than exact (after stop())."},
     {"stop", (PyCFunction)tracker_stop, METH_NOARGS, "gt_tracker_stop()"},
     {"usage_json", (PyCFunction)tracker_usage_json, METH_NOARGS,
      "The results as a JSON document (after stop())."},

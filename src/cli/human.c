@@ -67,6 +67,12 @@ char *human_duration(char *buf, size_t cap, double seconds)
 /* "Label" padded to the value column, then the value. */
 #define LABEL "%-16s"
 
+/* A caveat of the figures (gt_measurement_caveats), on a line of its own. */
+static void caveat_line(const char *sentence, void *file)
+{
+    fprintf(file, LABEL "%s\n", "Caveat", sentence);
+}
+
 static void line_bytes_split(FILE *f, const char *label, double total, double main_b,
                              double desc_b, const char *what)
 {
@@ -100,6 +106,11 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
             fprintf(f, ", %.0f%% of its limit %s", 100.0 * cg->memory_peak / cg->memory_limit,
                     human_bytes(a, sizeof a, cg->memory_limit));
         fputc('\n', f);
+        double cache = gt_cgroup_reclaimable(cg);
+        if (cache > 0)
+            fprintf(f, LABEL "%s of the group peak was page cache the kernel could reclaim: "
+                    "a memory request needs %s\n", "", human_bytes(a, sizeof a, cache),
+                    human_bytes(b, sizeof b, gt_cgroup_working_peak(cg)));
         if (cg->oom_kills > 0) {
             time_t when = (time_t)cg->first_oom_kill_time;
             struct tm tm;
@@ -375,8 +386,14 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     char starved[512];
     if (gt_cpu_contention(u, x->cg, totals->wall_seconds, starved, sizeof starved))
         fprintf(f, LABEL "%s\n", "CPU starved", starved);
-    line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
-                     u->max_ram.descendants.total_rss, ", RSS, shared pages once");
+    if (!me->unknown && me->rss_split_unknown)
+        fprintf(f, LABEL "%s (main and descendants not told apart: the job ended before a "
+                "sample saw it), RSS, shared pages once\n", "Peak RAM",
+                human_bytes(a, sizeof a, u->max_ram.combined.total_rss));
+    else
+        line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
+                         u->max_ram.descendants.total_rss, ", RSS, shared pages once");
+    gt_measurement_caveats(u, x->cg, caveat_line, f);
     if (x->at_peak)
         at_peak_line(f, "At the peak", &x->at_peak[GT_PEAK_MEMORY]);
     fprintf(f, LABEL "peak %s used of %s (the whole machine)\n", "System RAM",

@@ -51,6 +51,14 @@ static void print_warning(const char *message, void *data)
     pthread_mutex_unlock(&warnings_lock);
 }
 
+/* A caveat of the figures, as a warning beside a summary that has no
+ * words of its own for it (gpu_tracker's text, the JSON). */
+static void warn_caveat(const char *sentence, void *data)
+{
+    (void)data;
+    cli_error("warning: %s\n", sentence);
+}
+
 /* Prints (or drops) the held warnings; later ones are printed at once. */
 static void release_warnings(int print)
 {
@@ -561,6 +569,13 @@ int gt_cli_main(int argc, char **argv)
         output_failed = 1;
     }
     free(summary);
+    /* -f human says its caveats in its own lines; the others as warnings. */
+    const gt_resource_usage *usage = gt_tracker_usage(t);
+    if (o.format != FORMAT_HUMAN && usage && !o.tracker.disable_logs) {
+        gt_cgroup_usage cg = {.struct_size = sizeof cg};
+        int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
+        gt_measurement_caveats(usage, have_cg ? &cg : NULL, warn_caveat, NULL);
+    }
     /* A breached limit is the exit status (docs/limits.md), unless the
      * command's own was asked for. */
     gt_limits breaches = {.struct_size = sizeof breaches};

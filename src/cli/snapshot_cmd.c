@@ -492,7 +492,7 @@ int stats_command(int argc, char **argv)
     return rc;
 }
 
-/* A run starved of CPU by other work has a mean that is a floor: said
+/* A run starved of CPU (it waited for one) has a mean that is a floor: said
  * after the recommendation, on standard error, for each such file. */
 static void warn_starved(gt_snapshot *const *snaps, const struct sub_args *a)
 {
@@ -549,20 +549,42 @@ int recommend_command(int argc, char **argv)
             json_object_array_add(advice, json_object_new_string(why));
     }
     size_t nadvice = advice ? json_object_array_length(advice) : 0;
+    /* A job cgroup's peak that was mostly page cache: said, so that nobody
+     * asks their cluster for cache (the memory above is the processes'). */
+    json_object *cache_notes = json_object_new_array();
+    for (int i = 0; cache_notes && i < a.nfiles; i++) {
+        const gt_cgroup_usage *cg = &snaps[i]->cgroup;
+        double cache = gt_cgroup_reclaimable(cg);
+        if (snaps[i]->no_summary || !(cache > 0))
+            continue;
+        char note[256];
+        snprintf(note, sizeof note, "group peak %.0f MiB, %.0f MiB of it page cache the kernel "
+                 "could reclaim: not in the memory above", cg->memory_peak / 1048576.0,
+                 cache / 1048576.0);
+        json_object_array_add(cache_notes, json_object_new_string(note));
+    }
+    size_t nnotes = cache_notes ? json_object_array_length(cache_notes) : 0;
     if (a.json) {
         char *text = gt_recommendation_to_json(&rec, server);
         /* The library's text as it is, unless there is advice to add. */
-        json_object *o = text && nadvice ? json_tokener_parse(text) : NULL;
-        if (!text || (nadvice && !o)) {
+        json_object *o = text && (nadvice || nnotes) ? json_tokener_parse(text) : NULL;
+        if (!text || ((nadvice || nnotes) && !o)) {
             free(text);
             json_object_put(advice);
+            json_object_put(cache_notes);
             free(server);
             free_all(snaps, a.nfiles);
             return cli_fail(text ? "out of memory" : gt_last_error(), 1);
         }
         if (o) {
-            json_object_object_add(o, "gpu_advice", advice);
-            advice = NULL;
+            if (nadvice) {
+                json_object_object_add(o, "gpu_advice", advice);
+                advice = NULL;
+            }
+            if (nnotes) {
+                json_object_object_add(o, "memory_notes", cache_notes);
+                cache_notes = NULL;
+            }
             print_json(o);
             json_object_put(o);
         } else {
@@ -572,6 +594,9 @@ int recommend_command(int argc, char **argv)
     } else {
         printf("cpu: %d\nmemory: %d MiB\ngpu: %d\nvram: %d MiB\n", rec.cpu, rec.memory_mib,
                rec.gpu, rec.vram_mib);
+        for (size_t i = 0; i < nnotes; i++)
+            printf("memory note: %s\n",
+                   json_object_get_string(json_object_array_get_idx(cache_notes, i)));
         for (size_t i = 0; i < nadvice; i++)
         {
             /* Who asked for the GPUs is the snapshot's text: escaped. */
@@ -599,6 +624,7 @@ int recommend_command(int argc, char **argv)
         }
     }
     json_object_put(advice);
+    json_object_put(cache_notes);
     free(server);
     fflush(stdout);
     warn_starved(snaps, &a);

@@ -40,6 +40,12 @@ struct tree_sample {
     int main_zombie;                /* ... and seen as a zombie: it has ended */
     unsigned long long main_ticks;  /* cumulative utime+stime of main */
     unsigned long long desc_ticks;  /* cumulative CPU of all descendants */
+    /* The same in nanoseconds: each live process's run time as the kernel
+     * keeps it where it can be read (its CPU clock), its ticks otherwise;
+     * what reaped children used is in ticks either way (cutime/cstime).
+     * A window of a few milliseconds is measured to the microsecond where
+     * ticks would be off by 10 ms a process. */
+    unsigned long long main_ns, desc_ns;
     long main_threads, desc_threads;
 
     /* RSS now; private/shared from the latest smaps_rollup (see tree.c). */
@@ -54,6 +60,18 @@ struct tree_sample {
     /* main's reaped-children fault counters: both 0 means main reaped no
      * child, so its wait4 ru_maxrss is its own high-water mark. */
     unsigned long long main_cminflt, main_cmajflt;
+
+    /* A live process of the tree that ignores SIGCHLD (0: none this walk):
+     * the kernel reaps its children, whose CPU and peaks then reach no
+     * counter we read unless a sample saw them alive. */
+    pid_t sigchld_ignorer;
+    char sigchld_ignorer_comm[16];
+
+    /* What the main threads of the tree's processes ran and waited for a
+     * CPU while runnable (schedstat), nanoseconds, summed over the walks
+     * since the first; sched_ok 0: the kernel does not account it. */
+    int sched_ok;
+    unsigned long long sched_run_ns, sched_wait_ns;
 
     /* For the process series (tree->series set), of the whole tree:
      * cumulative CPU ticks split into user and system, cumulative bytes

@@ -22,6 +22,7 @@ struct figure_parts {
      * are in the options' units: a round trip could move them by a bit). */
     double peak_rss_bytes, peak_gpu_bytes;
     double elapsed, start_epoch;
+    pid_t unseen_children_pid;
 };
 
 /* Whether figure which comes from the part whose figures run from first to
@@ -50,7 +51,7 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
     int from_summary = !(which <= GT_FIGURE_START_EPOCH || which == GT_FIGURE_PEAK_RSS_BYTES ||
                          among(which, GT_FIGURE_CPU_SECONDS, GT_FIGURE_CPU_DESCENDANTS_SECONDS) ||
                          among(which, GT_FIGURE_READ_BYTES, GT_FIGURE_WRITE_BYTES) ||
-                         which == GT_FIGURE_CGROUP_PEAK_BYTES);
+                         which >= GT_FIGURE_CGROUP_PEAK_BYTES);
     if (from_summary)
         results_usage(&t->res, &t->pipe, now, stopped, &f->usage);
     if (among(which, GT_FIGURE_CPU_SECONDS, GT_FIGURE_CPU_DESCENDANTS_SECONDS) ||
@@ -71,6 +72,7 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
     }
     f->peak_rss_bytes = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0;
     f->peak_gpu_bytes = (double)t->pipe.acc.gpu_comb_max;
+    f->unseen_children_pid = t->pipe.acc.sigchld_ignorer;
     f->elapsed = now > t->res.start_time ? now - t->res.start_time : 0;
     f->start_epoch = t->run.epoch_start;
     pthread_mutex_unlock(&t->lock);
@@ -86,7 +88,7 @@ static gt_status unavailable(const char *figure, const char *why)
 static gt_status unknown_figure(gt_figure which)
 {
     return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown figure %d; valid: 0 to %d (gt_figure in "
-                   "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_CGROUP_PEAK_BYTES,
+                   "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_UNSEEN_CHILDREN_PID,
                    GT_VERSION_STRING);
 }
 
@@ -178,6 +180,7 @@ static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_
             return unavailable("the job's cgroup memory", f->cgroup.memory_reason);
         *v = f->cgroup.memory_peak;
         return GT_OK;
+    case GT_FIGURE_UNSEEN_CHILDREN_PID: *v = (double)f->unseen_children_pid; return GT_OK;
     }
     return unknown_figure(which);
 }
@@ -193,7 +196,7 @@ gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
         return st;
     if (!value)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: NULL value");
-    if ((unsigned)which > (unsigned)GT_FIGURE_CGROUP_PEAK_BYTES)
+    if ((unsigned)which > (unsigned)GT_FIGURE_UNSEEN_CHILDREN_PID) /* the last */
         return unknown_figure(which);
     struct figure_parts *f = calloc(1, sizeof *f);
     if (!f)

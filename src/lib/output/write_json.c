@@ -75,14 +75,6 @@ static json_object *percent_object(const gt_pu_percentages *p)
     return doubles_object(p, percent_fields);
 }
 
-static json_object *string_array(const char *const *items)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; items[i]; i++)
-        json_object_array_add(a, json_new_text(items[i]));
-    return a;
-}
-
 /* {"available": true, ...} or {"available": false, "reason": "..."}. */
 static json_object *optional_object(int available, const char *reason)
 {
@@ -126,31 +118,53 @@ static json_object *gpu_details_object(const gt_gpu_details *d)
 
 static json_object *measurement_object(const gt_measurement *me);
 
-/* Which figures are exact and which sampled (docs/metrics.md says why). */
-static const char *const exact_fields[] = {
-    "compute_time.time",
-    "cpu_utilization.*.mean_sum_percent",
-    "cpu_utilization.*.mean_hardware_percent",
-    NULL,
+/* Which figures are exact, which at least the kernel's high-water marks
+ * and which sampled (docs/metrics.md says why), as a run without corners
+ * has them; field_class() moves those a corner makes less. */
+enum field_class { FIELD_EXACT, FIELD_HIGH_WATER, FIELD_SAMPLED, FIELD_MAY_BE_LOW, FIELD_CLASSES };
+static const char *const class_keys[FIELD_CLASSES] = {
+    "exact", "at_least_kernel_high_water_mark", "sampled", "may_be_low",
 };
-static const char *const high_water_fields[] = {
-    "max_ram.main.total_rss",
-    "max_ram.descendants.total_rss",
-    "max_ram.combined.total_rss",
-    NULL,
+enum field_corner {
+    CORNER_NONE,
+    CORNER_CPU,       /* CPU time of children the kernel reaps is lost */
+    CORNER_RSS_MAIN,  /* main's and descendants' peaks, told apart */
+    CORNER_RSS,       /* the combined peak */
 };
-static const char *const sampled_fields[] = {
-    "max_ram.system",
-    "max_ram.*.private_rss",
-    "max_ram.*.shared_rss",
-    "cpu_utilization.*.max_sum_percent",
-    "cpu_utilization.*.max_hardware_percent",
-    "cpu_utilization.*_n_threads",
-    "max_gpu_ram.*",
-    "gpu_utilization.*",
-    "gpu_details.process_utilization.*",
-    NULL,
+static const struct classed_field {
+    const char *name;
+    enum field_class usual;
+    enum field_corner corner;
+} classed_fields[] = {
+    {"compute_time.time", FIELD_EXACT, CORNER_NONE},
+    {"cpu_utilization.*.mean_sum_percent", FIELD_EXACT, CORNER_CPU},
+    {"cpu_utilization.*.mean_hardware_percent", FIELD_EXACT, CORNER_CPU},
+    {"max_ram.main.total_rss", FIELD_HIGH_WATER, CORNER_RSS_MAIN},
+    {"max_ram.descendants.total_rss", FIELD_HIGH_WATER, CORNER_RSS_MAIN},
+    {"max_ram.combined.total_rss", FIELD_HIGH_WATER, CORNER_RSS},
+    {"max_ram.system", FIELD_SAMPLED, CORNER_NONE},
+    {"max_ram.*.private_rss", FIELD_SAMPLED, CORNER_NONE},
+    {"max_ram.*.shared_rss", FIELD_SAMPLED, CORNER_NONE},
+    {"cpu_utilization.*.max_sum_percent", FIELD_SAMPLED, CORNER_NONE},
+    {"cpu_utilization.*.max_hardware_percent", FIELD_SAMPLED, CORNER_NONE},
+    {"cpu_utilization.*_n_threads", FIELD_SAMPLED, CORNER_NONE},
+    {"max_gpu_ram.*", FIELD_SAMPLED, CORNER_NONE},
+    {"gpu_utilization.*", FIELD_SAMPLED, CORNER_NONE},
+    {"gpu_details.process_utilization.*", FIELD_SAMPLED, CORNER_NONE},
 };
+
+/* The class of f in the run me describes: children the kernel reaps make
+ * the CPU means and every RAM peak possibly low; a main process whose
+ * peak cannot be told from its children's leaves main's and descendants'
+ * peaks sampled (the combined one keeps the kernel's mark). */
+static enum field_class field_class(const gt_measurement *me, const struct classed_field *f)
+{
+    if (me->unseen_children_pid > 0 && f->corner != CORNER_NONE)
+        return FIELD_MAY_BE_LOW;
+    if (me->rss_split_unknown && f->corner == CORNER_RSS_MAIN)
+        return FIELD_SAMPLED;
+    return f->usual;
+}
 
 json_object *usage_json_object(const gt_resource_usage *u)
 {
@@ -220,9 +234,30 @@ static json_object *measurement_object(const gt_measurement *me)
     json_object_object_add(m, "complete", json_object_new_boolean(me->complete));
     add_int(m, "samples", me->samples);
     add_float(m, "sleep_time", me->sleep_time);
-    json_object_object_add(m, "exact", string_array(exact_fields));
-    json_object_object_add(m, "at_least_kernel_high_water_mark", string_array(high_water_fields));
-    json_object_object_add(m, "sampled", string_array(sampled_fields));
+    for (int c = 0; c < FIELD_CLASSES; c++) {
+        json_object *list = json_object_new_array();
+        for (size_t i = 0; i < sizeof classed_fields / sizeof classed_fields[0]; i++)
+            if (field_class(me, &classed_fields[i]) == (enum field_class)c)
+                json_object_array_add(list, json_new_text(classed_fields[i].name));
+        if (c == FIELD_MAY_BE_LOW && json_object_array_length(list) == 0)
+            json_object_put(list); /* only a run with a corner has it */
+        else
+            json_object_object_add(m, class_keys[c], list);
+    }
+    if (me->unseen_children_pid > 0) {
+        json_object *who = json_object_new_object();
+        add_int(who, "pid", me->unseen_children_pid);
+        json_object_object_add(who, "command", json_new_text(me->unseen_children_command));
+        json_object_object_add(m, "children_reaped_by_kernel", who);
+    }
+    if (me->rss_split_unknown)
+        json_object_object_add(m, "main_descendants_split_unknown", json_object_new_boolean(1));
+    if (me->cpu_wait_available) {
+        json_object *rq = json_object_new_object();
+        add_float(rq, "wait_seconds", me->cpu_wait_seconds);
+        add_float(rq, "run_seconds", me->cpu_run_seconds);
+        json_object_object_add(m, "run_queue", rq);
+    }
     json_object *g = json_object_new_object();
     json_object_object_add(g, "available", json_object_new_boolean(me->gpu_available));
     json_object_object_add(g, "reason", me->gpu_available ? NULL : json_new_text(me->gpu_reason));
@@ -394,6 +429,24 @@ static void read_measurement(struct usage_reader *u, json_object *m, gt_measurem
                                                1000000000000000LL);
     if (m && json_object_object_get_ex(m, "sampled_only", NULL))
         out->sampled_only = json_read_bool(u->r, m, "sampled_only", at(u, w));
+    /* The corners (written only where a run met one). */
+    json_object *who = NULL;
+    if (m && json_object_object_get_ex(m, "children_reaped_by_kernel", &who)) {
+        const char *where = "measurement.children_reaped_by_kernel";
+        out->unseen_children_pid =
+            (int)json_read_integer(u->r, who, "pid", at(u, where), 1, 4194304);
+        json_read_string(u->r, who, "command", at(u, where), out->unseen_children_command,
+                         sizeof out->unseen_children_command);
+    }
+    if (m && json_object_object_get_ex(m, "main_descendants_split_unknown", NULL))
+        out->rss_split_unknown =
+            json_read_bool(u->r, m, "main_descendants_split_unknown", at(u, w));
+    json_object *rq = NULL;
+    if (m && json_object_object_get_ex(m, "run_queue", &rq)) {
+        out->cpu_wait_available = 1;
+        out->cpu_wait_seconds = amount(u, rq, "measurement.run_queue", "wait_seconds");
+        out->cpu_run_seconds = amount(u, rq, "measurement.run_queue", "run_seconds");
+    }
 }
 
 void usage_json_read(struct json_reader *r, json_object *root, const char *prefix,

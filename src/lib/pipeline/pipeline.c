@@ -72,6 +72,8 @@ void pipeline_exclude_library(struct tree_sample *ts, const struct library_threa
                               unsigned long long tick_ns)
 {
     ts->main_ticks = ticks_minus(ts->main_ticks, lib->utime + lib->stime);
+    ts->main_ns = ticks_minus(ts->main_ns, lib->run_ns_ok ? lib->run_ns
+                                           : (lib->utime + lib->stime) * tick_ns);
     ts->utime_ticks = ticks_minus(ts->utime_ticks, lib->utime);
     ts->stime_ticks = ticks_minus(ts->stime_ticks, lib->stime);
     ts->cpu_ns = ticks_minus(ts->cpu_ns, lib->run_ns_ok ? lib->run_ns
@@ -84,7 +86,7 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
                    pid_t pid, int sampled_only)
 {
     memset(p, 0, sizeof *p);
-    usage_init(&p->acc, interval, ticks_per_second);
+    usage_init(&p->acc, interval);
     p->acc.sampled_only = sampled_only != 0;
     p->series = series;
     p->interval = interval;

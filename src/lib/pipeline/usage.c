@@ -7,11 +7,10 @@
 
 #include "util/internal.h"
 
-void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second)
+void usage_init(struct usage_acc *a, double sleep_time)
 {
     memset(a, 0, sizeof *a);
     a->sleep_time = sleep_time;
-    a->ticks_per_second = ticks_per_second;
 }
 
 static void raise_ull(unsigned long long *peak, unsigned long long v)
@@ -30,13 +29,24 @@ static void raise_double(double *peak, double v)
         *peak = v;
 }
 
-/* Percent of one core that a tick delta over dt seconds is. */
-static double tick_percent(const struct usage_acc *a, unsigned long long now,
-                           unsigned long long before, double dt)
+/* Percent of one core that a CPU delta (nanoseconds) over dt seconds is. */
+static double ns_percent(unsigned long long now, unsigned long long before, double dt)
 {
     if (now <= before || dt <= 0)
         return 0.0;
-    return (double)(now - before) / a->ticks_per_second / dt * 100.0;
+    return (double)(now - before) / 1e9 / dt * 100.0;
+}
+
+/* What the machine can give over an interval: every core busy (0: the
+ * core count is not known yet, no cap). */
+static double cpu_cap(const struct usage_acc *a)
+{
+    return a->sys_prev.ncpu > 0 ? 100.0 * a->sys_prev.ncpu : 0.0;
+}
+
+static double capped(double percent, double cap)
+{
+    return cap > 0 && percent > cap ? cap : percent;
 }
 
 static double sys_percent(const struct sys_cpu *now, const struct sys_cpu *before)
@@ -166,6 +176,14 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
     }
     if (!tree)
         return;
+    a->sched_ok = tree->sched_ok;
+    a->sched_run_ns = tree->sched_run_ns;
+    a->sched_wait_ns = tree->sched_wait_ns;
+    if (tree->sigchld_ignorer && !a->sigchld_ignorer) {
+        a->sigchld_ignorer = tree->sigchld_ignorer;
+        memcpy(a->sigchld_ignorer_comm, tree->sigchld_ignorer_comm,
+               sizeof a->sigchld_ignorer_comm);
+    }
     if (tree->main_alive) {
         a->main_seen = 1;
         a->main_cminflt = tree->main_cminflt;
@@ -174,8 +192,8 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
     if (!a->have_tree) {
         a->have_tree = 1;
         a->tree_t0 = a->tree_tprev = t;
-        a->main0 = a->main_prev = tree->main_ticks;
-        a->desc0 = a->desc_prev = tree->desc_ticks;
+        a->main0 = a->main_prev = tree->main_ns;
+        a->desc0 = a->desc_prev = tree->desc_ns;
         if (!baseline) {
             add_memory(a, tree);
         } else if (tree->main_alive) {
@@ -191,17 +209,17 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
         return;
     }
     double dt = t - a->tree_tprev;
-    double m = tick_percent(a, tree->main_ticks, a->main_prev, dt);
-    double d = tick_percent(a, tree->desc_ticks, a->desc_prev, dt);
+    double m = ns_percent(tree->main_ns, a->main_prev, dt);
+    double d = ns_percent(tree->desc_ns, a->desc_prev, dt);
     double c = m + d;
-    /* utime/stime advance in whole clock ticks, so an interval can show a
-     * tick more per process than it ran: no rate exceeds every core. */
-    if (a->sys_prev.ncpu > 0) {
-        double cap = 100.0 * a->sys_prev.ncpu;
-        m = m > cap ? cap : m;
-        d = d > cap ? cap : d;
-        c = c > cap ? cap : c;
-    }
+    /* Where a process's CPU is in whole clock ticks (its clock could not
+     * be read, or it was reaped), an interval can show a tick more per
+     * process than it ran; and the clocks are read a few microseconds
+     * apart from the sample's time: no rate exceeds every core. */
+    double cap = cpu_cap(a);
+    m = capped(m, cap);
+    d = capped(d, cap);
+    c = capped(c, cap);
     a->latest.timepoint.cpu_main_percent = m;
     a->latest.timepoint.cpu_desc_percent = d;
     a->latest.timepoint.cpu_comb_percent = c;
@@ -214,10 +232,10 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
         a->latest.cores = c / 100.0;
     }
     a->tree_tprev = t;
-    if (tree->main_ticks > a->main_prev)
-        a->main_prev = tree->main_ticks;
-    if (tree->desc_ticks > a->desc_prev)
-        a->desc_prev = tree->desc_ticks;
+    if (tree->main_ns > a->main_prev)
+        a->main_prev = tree->main_ns;
+    if (tree->desc_ns > a->desc_prev)
+        a->desc_prev = tree->desc_ns;
     add_memory(a, tree);
     a->latest.have_timepoint = 1;
 }
@@ -230,6 +248,13 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
     raise_ull(&a->reaped_any_kb, maxrss_kb);
     if (is_main && own_only)
         raise_ull(&a->reaped_main_kb, maxrss_kb);
+    if (is_main && !own_only) {
+        /* Its own peak or a child's: a part no sample accounts for. */
+        struct rss_peak m, d, c;
+        usage_rss_peaks(a, &m, &d, &c);
+        if (maxrss_kb > m.total_kb && maxrss_kb > d.total_kb)
+            a->main_split_unknown = 1;
+    }
     if (!is_main)
         raise_ull(&a->reaped_desc_kb, maxrss_kb);
 }
@@ -245,8 +270,8 @@ void usage_add_reaped_io(struct usage_acc *a, int is_main, unsigned long long in
 
 void usage_cpu_seconds(const struct usage_acc *a, double *main_s, double *desc_s)
 {
-    *main_s = a->main_prev > a->main0 ? (double)(a->main_prev - a->main0) / a->ticks_per_second : 0;
-    *desc_s = a->desc_prev > a->desc0 ? (double)(a->desc_prev - a->desc0) / a->ticks_per_second : 0;
+    *main_s = a->main_prev > a->main0 ? (double)(a->main_prev - a->main0) / 1e9 : 0;
+    *desc_s = a->desc_prev > a->desc0 ? (double)(a->desc_prev - a->desc0) / 1e9 : 0;
 }
 
 static void set_percentages(gt_pu_percentages *p, double max_sum, double mean_sum,
@@ -328,8 +353,14 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     cpu->system_core_count = u->system_core_count;
     cpu->n_expected_cores = u->n_expected_cores;
     double span = a->tree_tprev - a->tree_t0;
-    double mean_main = tick_percent(a, a->main_prev, a->main0, span);
-    double mean_desc = tick_percent(a, a->desc_prev, a->desc0, span);
+    /* Means are capped as the intervals are: over a window of a few
+     * milliseconds, a CPU figure in ticks (a reaped child's) could
+     * otherwise exceed what every core could give. */
+    double cap = cpu_cap(a);
+    double mean_main = capped(ns_percent(a->main_prev, a->main0, span), cap);
+    double mean_desc = capped(ns_percent(a->desc_prev, a->desc0, span), cap);
+    if (cap > 0 && mean_main + mean_desc > cap)
+        mean_desc = cap - mean_main;
     double mean_sys = a->have_sys ? sys_percent(&a->sys_prev, &a->sys0) : 0.0;
     /* A run shorter than half an interval has no interval to take a maximum
      * over; its one figure is then both the mean and the max. */
@@ -354,6 +385,15 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
 
     out->measurement.samples = a->samples;
     out->measurement.sleep_time = a->sleep_time;
+    out->measurement.unseen_children_pid = (int)a->sigchld_ignorer;
+    memcpy(out->measurement.unseen_children_command, a->sigchld_ignorer_comm,
+           sizeof out->measurement.unseen_children_command);
+    out->measurement.unseen_children_command[sizeof out->measurement.unseen_children_command - 1] =
+        '\0';
+    out->measurement.rss_split_unknown = a->main_split_unknown;
+    out->measurement.cpu_wait_available = a->sched_ok;
+    out->measurement.cpu_wait_seconds = (double)a->sched_wait_ns / 1e9;
+    out->measurement.cpu_run_seconds = (double)a->sched_run_ns / 1e9;
 }
 
 void usage_totals(const struct usage_acc *a, gt_totals *r)

@@ -1,11 +1,14 @@
 /* usage.h - running aggregates of samples, and the final ResourceUsage.
  *
  * Means are exact: the CPU time counted between the first and the last sample
- * over the wall time between them. Maxima are over sampling intervals; an
- * interval shorter than half the sleep time (the final partial one) is left
- * out of the maxima, because a few clock ticks over a few milliseconds would
- * read as a huge percentage. RAM peaks are the highest sampled values, never
- * below the kernel's high-water marks. */
+ * (in nanoseconds where the processes' CPU clocks can be read) over the wall
+ * time between them, never above every core. Maxima are over sampling
+ * intervals; an interval shorter than half the sleep time (the final partial
+ * one) is left out of the maxima. RAM peaks are the highest sampled values,
+ * never below the kernel's high-water marks. Where that cannot hold (a
+ * process whose children the kernel reaps, a main process that waited for
+ * children before any sample saw it), the accumulator says so and the
+ * measurement carries it (gt_measurement's corners). */
 #ifndef GT_USAGE_H
 #define GT_USAGE_H
 
@@ -34,12 +37,11 @@ struct usage_timepoint {
 struct usage_acc {
     int sampled_only;              /* no kernel high-water marks (comparison mode) */
     double sleep_time;
-    double ticks_per_second;
     long samples;
 
     int have_tree;                 /* a tree sample has been taken */
     double tree_t0, tree_tprev;
-    unsigned long long main0, desc0, main_prev, desc_prev;
+    unsigned long long main0, desc0, main_prev, desc_prev; /* CPU, nanoseconds */
 
     int have_sys;
     double sys_t0, sys_tprev;
@@ -58,6 +60,16 @@ struct usage_acc {
     unsigned long long reaped_main_kb;   /* main's own wait4 maxrss */
     unsigned long long reaped_any_kb;    /* any reaped process's maxrss */
     unsigned long long reaped_desc_kb;   /* a reaped descendant's maxrss */
+    /* main was reaped with a maxrss above what samples saw of main and of
+     * its descendants, having reaped children of its own: the figure is
+     * the larger of its own peak and theirs, and which is not known. */
+    int main_split_unknown;
+    /* The first tracked process seen ignoring SIGCHLD (0: none). */
+    pid_t sigchld_ignorer;
+    char sigchld_ignorer_comm[16];
+    /* The tree's run-queue figures as last sampled (tree_sample's). */
+    int sched_ok;
+    unsigned long long sched_run_ns, sched_wait_ns;
     /* Storage I/O of the reaped processes (wait4's ru_inblock/ru_oublock:
      * each its own and that of the children it waited for), in 512-byte
      * blocks; main_reaped: the tracked process itself was among them. */
@@ -94,7 +106,7 @@ struct usage_acc {
     } latest;
 };
 
-void usage_init(struct usage_acc *a, double sleep_time, double ticks_per_second);
+void usage_init(struct usage_acc *a, double sleep_time);
 
 /* Adds one sample taken at monotonic time t (seconds). tree, sys or gpu may
  * be NULL when that part could not be read (or there are no GPUs). The first sample is the baseline:

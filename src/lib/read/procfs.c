@@ -24,7 +24,7 @@ int procfs_open(int root_fd, pid_t pid, int *fd_budget, struct proc_handle *h)
     snprintf(name, sizeof name, "%d", (int)pid);
     h->pid = pid;
     h->fd_budget = fd_budget;
-    h->stat_fd = h->status_fd = h->task_fd = h->children_fd = h->io_fd = -1;
+    h->stat_fd = h->status_fd = h->task_fd = h->children_fd = h->io_fd = h->schedstat_fd = -1;
     h->dirfd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (h->dirfd < 0)
         return -1;
@@ -48,7 +48,8 @@ static void close_kept(struct proc_handle *h, int *fd)
 
 void procfs_release_files(struct proc_handle *h)
 {
-    int *fds[] = {&h->stat_fd, &h->status_fd, &h->task_fd, &h->children_fd, &h->io_fd};
+    int *fds[] = {&h->stat_fd, &h->status_fd, &h->task_fd, &h->children_fd, &h->io_fd,
+                  &h->schedstat_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         close_kept(h, fds[i]);
 }
@@ -118,6 +119,8 @@ static int parsed(int rc)
 KEPT_FILE_READER(procfs_read_stat, stat_fd, "stat", struct proc_stat, proc_parse_stat)
 KEPT_FILE_READER(procfs_read_status, status_fd, "status", struct proc_status, proc_parse_status)
 KEPT_FILE_READER(procfs_read_io, io_fd, "io", struct proc_io, proc_parse_io)
+KEPT_FILE_READER(procfs_read_schedstat, schedstat_fd, "schedstat", struct proc_schedstat,
+                 proc_parse_schedstat)
 
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out)
 {

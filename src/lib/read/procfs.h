@@ -24,6 +24,7 @@ struct proc_handle {
     int task_fd;     /* task/, kept open once the process has several threads */
     int children_fd; /* task/<pid>/children */
     int io_fd;       /* io (read only for the series) */
+    int schedstat_fd;/* schedstat (where the kernel accounts it) */
 };
 
 /* Closes h's kept files (not its directory), giving them back to the
@@ -44,6 +45,9 @@ int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out);
 /* Reads and parses io (kept open like stat: the series read it every row). */
 int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io *out);
+/* Reads and parses schedstat (kept open like stat). */
+int procfs_read_schedstat(struct proc_handle *h, char *buf, size_t cap,
+                          struct proc_schedstat *out);
 
 /* Appends the children of every thread of the process (task/<tid>/children)
  * to *list (grown with realloc; *n entries used, *listcap allocated).

@@ -59,6 +59,8 @@ struct tracked_proc {
     clockid_t clock;                 /* its CPU clock (run_clock) */
     int run_ns_ok;                   /* run_ns is from this walk */
     unsigned long long run_ns;       /* its run time, all threads (run_clock) */
+    int sched_seen;                  /* sched is from an earlier walk */
+    struct proc_schedstat sched;     /* its main thread's, as last read */
     struct census_slot census;       /* its command's group */
     unsigned long long pss_kb;       /* this walk's PSS estimate (split_rss), for the census */
 };
@@ -70,6 +72,7 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
     census_init(&t->census);
     t->reaper.dirfd = t->reaper.stat_fd = t->reaper.status_fd = -1;
     t->reaper.task_fd = t->reaper.children_fd = t->reaper.io_fd = -1;
+    t->reaper.schedstat_fd = -1;
     t->main_pid = main_pid;
     t->reaper_pid = reaper_pid;
     t->root_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -370,12 +373,16 @@ static unsigned long long reaped_ticks(const struct tree *t, const struct tracke
     return t->main_only ? 0 : p->st.cutime + p->st.cstime;
 }
 
-/* The series' CPU of p in nanoseconds: its own run time (or ticks) and,
- * in ticks, what it reaped. */
+/* p's own CPU in nanoseconds: its run time where read, else its ticks. */
+static unsigned long long own_ns(const struct tree *t, const struct tracked_proc *p)
+{
+    return p->run_ns_ok ? p->run_ns : own_ticks(p) * t->tick_ns;
+}
+
+/* The CPU of p in nanoseconds: its own and, in ticks, what it reaped. */
 static unsigned long long series_ns(const struct tree *t, const struct tracked_proc *p)
 {
-    unsigned long long own = p->run_ns_ok ? p->run_ns : own_ticks(p) * t->tick_ns;
-    return own + reaped_ticks(t, p) * t->tick_ns;
+    return own_ns(t, p) + reaped_ticks(t, p) * t->tick_ns;
 }
 
 /* Reads p's run time from its CPU clock: the kernel's nanosecond sum over
@@ -387,8 +394,9 @@ static unsigned long long series_ns(const struct tree *t, const struct tracked_p
 static void read_run_time(const struct tree *t, struct tracked_proc *p)
 {
     p->run_ns_ok = 0;
-    /* Only the process series uses it (about 1.4 us a process here). */
-    if (!t->run_clock || !t->series || p->clock_state < 0)
+    /* About 1.4 us a process (make bench: "CPU clocks"); a plain
+     * sampler's comparison run counts ticks as the peers do. */
+    if (!t->run_clock || t->sampled_only || p->clock_state < 0)
         return;
     if (p->clock_state == 0) {
         p->clock_state = clock_getcpuclockid(p->pid, &p->clock) == 0 ? 1 : -1;
@@ -400,6 +408,30 @@ static void read_run_time(const struct tree *t, struct tracked_proc *p)
         return; /* gone: the reads that follow notice */
     p->run_ns = (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
     p->run_ns_ok = 1;
+}
+
+/* Adds what p's main thread ran and waited for a CPU since the last walk
+ * to the tree's totals (tree.h, schedstat); a zombie's are its last. A
+ * kernel without the file (no CONFIG_SCHED_INFO) turns the reading off for
+ * good; one that prints zeros is not counted as having the figure until a
+ * process shows run time. */
+static void read_schedstat(struct tree *t, struct tracked_proc *p)
+{
+    struct proc_schedstat now;
+    if (procfs_read_schedstat(&p->h, t->buf, t->bufcap, &now) < 0) {
+        if (errno == ENOENT)
+            t->schedstat = -1;
+        p->sched_seen = 0;
+        return;
+    }
+    if (now.run_ns > 0)
+        t->schedstat_seen_run = 1;
+    if (p->sched_seen && now.run_ns >= p->sched.run_ns && now.wait_ns >= p->sched.wait_ns) {
+        t->sched_run_ns += now.run_ns - p->sched.run_ns;
+        t->sched_wait_ns += now.wait_ns - p->sched.wait_ns;
+    }
+    p->sched = now;
+    p->sched_seen = 1;
 }
 
 /* 1 when ppid is the reaper or a process this walk has already seen. */
@@ -420,6 +452,8 @@ static void note_departed(struct tree *t, const struct tracked_proc *p)
     if (p->role == ROLE_MAIN) {
         t->departed_main_ticks += own_ticks(p);
         t->departed_desc_ticks += reaped_ticks(t, p);
+        t->departed_main_ns += own_ns(t, p);
+        t->departed_desc_ns += reaped_ticks(t, p) * t->tick_ns;
         if (t->reaper_pid > 0)
             return; /* the reaper's counters take over the series' totals */
     } else {
@@ -428,6 +462,7 @@ static void note_departed(struct tree *t, const struct tracked_proc *p)
         if (parent_in_tree(t, p->st.ppid))
             return; /* reaped by its (tracked) parent, whose io counts it too */
         t->departed_desc_ticks += own_ticks(p) + reaped_ticks(t, p);
+        t->departed_desc_ns += series_ns(t, p);
     }
     /* The same for the series' split counters. */
     t->departed_utime += p->st.utime + (t->main_only ? 0 : p->st.cutime);
@@ -550,8 +585,19 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
     if (read_io(t, p) < 0)
         return -1;
     if (p->st.state == 'Z' || p->st.state == 'X') {
+        /* A zombie holds no memory and has no status memory lines; but
+         * until it is reaped its signal dispositions are there, and a job
+         * that ended before any sample saw it alive still says whether the
+         * kernel reaped its children (a read at each walk that finds it a
+         * zombie, until one says so). */
+        struct proc_status last;
+        int ignored = p->status.sigchld_ignored;
+        if (!ignored && !t->sampled_only &&
+            procfs_read_status(&p->h, t->buf, t->bufcap, &last) == 0)
+            ignored = last.sigchld_ignored;
         memset(&p->status, 0, sizeof p->status);
-        return 0; /* a zombie holds no memory and has no status memory lines */
+        p->status.sigchld_ignored = ignored;
+        return 0;
     }
     if (t->reaper_pid > 0 && t->generation == 1 && p->role == ROLE_MAIN) {
         /* The first walk of a tree we reap is the baseline, taken while the
@@ -704,6 +750,8 @@ static int walk_once(struct tree *t, long reaper_threads)
         }
         p->seen = t->generation;
         p->walks_seen++;
+        if (t->schedstat >= 0 && !t->sampled_only)
+            read_schedstat(t, p);
         if (!t->main_only && p->st.state != 'Z' &&
             queue_children(t, &p->h, pid, p->st.num_threads) < 0)
             return -1;
@@ -798,11 +846,16 @@ int tree_walk(struct tree *t, struct tree_sample *s)
     memset(s, 0, sizeof *s);
     s->main_ticks = t->departed_main_ticks;
     s->desc_ticks = t->departed_desc_ticks + reaped;
+    s->main_ns = t->departed_main_ns;
+    s->desc_ns = t->departed_desc_ns + reaped * t->tick_ns;
     s->utime_ticks = t->departed_utime + reaped_u;
     s->stime_ticks = t->departed_stime + reaped_s;
     s->read_bytes = t->departed_read + reaped_rd;
     s->write_bytes = t->departed_write + reaped_wr;
     s->cpu_ns = t->departed_ns + reaped * t->tick_ns;
+    s->sched_ok = t->schedstat >= 0 && t->schedstat_seen_run;
+    s->sched_run_ns = t->sched_run_ns;
+    s->sched_wait_ns = t->sched_wait_ns;
     unsigned long long desc_pss_total = 0;
     for (size_t i = 0; i < t->nprocs; i++) {
         struct tracked_proc *p = &t->procs[i];
@@ -816,11 +869,17 @@ int tree_walk(struct tree *t, struct tree_sample *s)
         s->read_bytes += p->io.read_bytes;
         s->write_bytes += p->io.write_bytes;
         s->pss_kb += pss;
+        if (p->status.sigchld_ignored && !s->sigchld_ignorer) {
+            s->sigchld_ignorer = p->pid;
+            memcpy(s->sigchld_ignorer_comm, p->st.comm, sizeof s->sigchld_ignorer_comm);
+        }
         if (p->role == ROLE_MAIN) {
             s->main_alive = 1;
             s->main_zombie = p->st.state == 'Z' || p->st.state == 'X';
             s->main_ticks += own_ticks(p);
             s->desc_ticks += reaped_ticks(t, p);
+            s->main_ns += own_ns(t, p);
+            s->desc_ns += reaped_ticks(t, p) * t->tick_ns;
             s->main_threads = threads;
             s->main_rss_kb = p->status.vm_rss_kb;
             s->main_private_kb = priv;
@@ -831,6 +890,7 @@ int tree_walk(struct tree *t, struct tree_sample *s)
             s->main_cmajflt = p->st.cmajflt;
         } else {
             s->desc_ticks += own_ticks(p) + reaped_ticks(t, p);
+            s->desc_ns += series_ns(t, p);
             s->desc_threads += threads;
             if (p->st.state != 'Z')
                 s->children++;
@@ -863,6 +923,8 @@ int tree_walk(struct tree *t, struct tree_sample *s)
         }
         s->main_ticks = t->sampled_main_ticks;
         s->desc_ticks = t->sampled_desc_ticks;
+        s->main_ns = s->main_ticks * t->tick_ns;
+        s->desc_ns = s->desc_ticks * t->tick_ns;
         s->main_hwm_kb = s->desc_hwm_max_kb = 0;
     }
     return 0;

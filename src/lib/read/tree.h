@@ -45,6 +45,9 @@ struct tree {
     size_t release_next;  /* whose kept files make room next (make_room) */
     int fd_exhausted;     /* a process could not be opened: no descriptor left */
     unsigned long long departed_main_ticks, departed_desc_ticks;
+    /* The same in nanoseconds (tree_sample.main_ns/desc_ns: run times
+     * where run_clock reads them, ticks scaled by tick_ns otherwise). */
+    unsigned long long departed_main_ns, departed_desc_ns;
     /* A file of a tracked process could not be read for lack of permission
      * (another user's process): its figures are left out. The first such
      * file, for the warning, and how many there were. */
@@ -55,9 +58,10 @@ struct tree {
     /* io alone at every walk (the exporter's I/O counters). */
     int io;
     unsigned long long departed_utime, departed_stime, departed_read, departed_write;
-    /* The series' cpu_usage in nanoseconds: with run_clock set (a procfs of
-     * our own PID namespace, not a fixture), each live process's run time
-     * from its CPU clock (clock_getcpuclockid), else its ticks scaled by
+    /* CPU in nanoseconds (the means and the series' cpu_usage): with
+     * run_clock set (a procfs of our own PID namespace, not a fixture),
+     * each live process's run time from its CPU clock
+     * (clock_getcpuclockid), read at every walk, else its ticks scaled by
      * tick_ns. What departed processes had when last seen, in departed_ns. */
     int run_clock;
     unsigned long long tick_ns;
@@ -69,6 +73,14 @@ struct tree {
      * the children main reaped (its cutime/cstime) is not counted. */
     int main_only;
     unsigned long long sampled_main_ticks, sampled_desc_ticks;
+    /* The run-queue delay (schedstat of each process's main thread), read
+     * at every walk unless schedstat is -1 (the kernel has no such file);
+     * schedstat_seen_run: some process showed run time (a kernel that does
+     * not account it prints zeros); the totals of what was run and waited
+     * between two walks that saw a process. */
+    int schedstat;
+    int schedstat_seen_run;
+    unsigned long long sched_run_ns, sched_wait_ns;
     /* Who was in the tree (census.h), fed by every walk; walk_time is the
      * walk's monotonic time, set by the caller before it (0 in fixtures). */
     struct census census;

@@ -93,6 +93,15 @@ static void read_figures(const gt_limit_options *lo, gt_tracker *t, double elaps
             gt_tracker_figure(t, which[i], &f->value[i]) != GT_OK)
             f->value[i] = 0;
     }
+    /* Children the kernel reaps between samples reach no figure of the
+     * tree; the job's cgroup, where it has one, counted them (its peak
+     * holds page cache too: docs/limits.md). */
+    double unseen = 0, group = 0;
+    if (limit[GT_LIMIT_RAM] > 0 &&
+        gt_tracker_figure(t, GT_FIGURE_UNSEEN_CHILDREN_PID, &unseen) == GT_OK && unseen > 0 &&
+        gt_tracker_figure(t, GT_FIGURE_CGROUP_PEAK_BYTES, &group) == GT_OK &&
+        group > f->value[GT_LIMIT_RAM])
+        f->value[GT_LIMIT_RAM] = group;
     f->value[GT_LIMIT_TIME] = elapsed;
 }
 

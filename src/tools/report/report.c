@@ -1145,6 +1145,16 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
     buf_puts(b, "</div>\n");
 }
 
+/* A caveat of the figures (gt_measurement_caveats) as a note above the
+ * cards: the sentence is escaped for the terminal, and for HTML here. */
+static void caveat_note(const char *sentence, void *out)
+{
+    struct buf *b = out;
+    buf_puts(b, "<p class=\"note\"><b>Caveat:</b> ");
+    report_text(b, sentence);
+    buf_puts(b, ".</p>\n");
+}
+
 /* Why it was slow, or killed: the job's cgroup figures (gt_cgroup_usage)
  * as cards, and its pressure stalls as bars. Older snapshots have none. */
 static void slow_section(struct buf *b, const gt_snapshot *s)
@@ -1174,9 +1184,15 @@ static void slow_section(struct buf *b, const gt_snapshot *s)
         char lim[32] = "";
         if (c->memory_limit > 0)
             report_bytes(c->memory_limit, lim, sizeof lim);
-        snprintf(sub, sizeof sub, "%s of the group (page cache included)%s%s%s",
+        char cache[128] = "";
+        if (gt_cgroup_reclaimable(c) > 0) {
+            char rb[32];
+            report_bytes(gt_cgroup_reclaimable(c), rb, sizeof rb);
+            snprintf(cache, sizeof cache, "; %s of it page cache the kernel could reclaim", rb);
+        }
+        snprintf(sub, sizeof sub, "%s of the group (page cache included)%s%s%s%s",
                  c->memory_peak_kernel ? "the kernel's high-water mark" : "highest sample",
-                 c->memory_limit > 0 ? "; limit " : "", lim, near ? ": close to it" : "");
+                 cache, c->memory_limit > 0 ? "; limit " : "", lim, near ? ": close to it" : "");
         card(b, near ? "warn" : "", "Group memory peak", v, sub);
         if (c->oom_kills > 0) {
             snprintf(v, sizeof v, "%ld killed", c->oom_kills);
@@ -1302,11 +1318,12 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     if (have_stats)
         gt_recommend(&st, &rec);
     /* The job's cgroup is what a memory limit is enforced on: its peak
-     * (+20 %) is the least to ask for. */
+     * (+20 %), less the page cache the kernel could have reclaimed, is the
+     * least to ask for. */
     int rec_by_group = 0;
     if (have_stats && s->cgroup.struct_size && s->cgroup.available &&
         s->cgroup.memory_available) {
-        int group_mib = gt_round_memory_mib(s->cgroup.memory_peak * 1.2 / 1048576.0);
+        int group_mib = gt_round_memory_mib(gt_cgroup_working_peak(&s->cgroup) * 1.2 / 1048576.0);
         rec_by_group = group_mib > rec.memory_mib;
         if (rec_by_group)
             rec.memory_mib = group_mib;
@@ -1343,7 +1360,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
 
     if (s->nother_tasks)
         job_section(&b, s);
-    /* Starved of CPU by other work: the CPU figures are a floor, and the
+    /* Starved of CPU (it waited for one): the CPU figures are a floor, and the
      * recommendation from them says so (a snapshot without a summary,
      * resource_tracker's, cannot say). */
     char starved[512] = "";
@@ -1355,6 +1372,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         report_text(&b, starved);
         buf_puts(&b, ".</p>\n");
     }
+    if (!s->no_summary)
+        gt_measurement_caveats(&s->usage, &s->cgroup, caveat_note, &b);
     report_idle_note(&b, s);
     buf_puts(&b, "<div class=\"cards\">\n");
     const gt_resource_usage *u = &s->usage;
@@ -1406,7 +1425,12 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         report_gpu_advice(s, sub + strlen(sub), sizeof sub - strlen(sub));
         if (rec_by_group)
             snprintf(sub + strlen(sub), sizeof sub - strlen(sub),
-                     "; memory from the job's cgroup peak + 20%%");
+                     gt_cgroup_reclaimable(&s->cgroup) > 0
+                         ? "; memory from the job's cgroup peak less its page cache, + 20%%"
+                         : "; memory from the job's cgroup peak + 20%%");
+        else if (gt_cgroup_reclaimable(&s->cgroup) > 0)
+            snprintf(sub + strlen(sub), sizeof sub - strlen(sub),
+                     "; the cgroup's page cache is not asked for");
         if (starved[0])
             snprintf(sub + strlen(sub), sizeof sub - strlen(sub),
                      "; the CPU may be low: the job was starved of CPU (above)");

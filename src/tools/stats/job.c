@@ -184,12 +184,13 @@ static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
     gt_recommend(&t->stats, &t->rec);
     /* Slurm's limit is on what the task's cgroup holds, closer to RSS than
      * to PSS: the larger peak decides, and the cgroup's own peak where it
-     * was read (the step's group, or --cgroup). */
+     * was read (the step's group, or --cgroup), less the page cache the
+     * kernel could have reclaimed (a limit reclaims it before it kills). */
     double pss_mib = t->stats.memory_max / 1024.0;
     double mib = pss_mib > t->peak_rss_mib ? pss_mib : t->peak_rss_mib;
-    if (s->cgroup.struct_size && s->cgroup.available && s->cgroup.memory_available &&
-        s->cgroup.memory_peak / (1024.0 * 1024.0) > mib)
-        mib = s->cgroup.memory_peak / (1024.0 * 1024.0);
+    double group_mib = gt_cgroup_working_peak(&s->cgroup) / (1024.0 * 1024.0);
+    if (group_mib > mib)
+        mib = group_mib;
     t->rec.memory_mib = gt_round_memory_mib(mib * 1.2);
 }
 

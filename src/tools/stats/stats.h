@@ -7,7 +7,7 @@
 #include "gpu_tracker_tools.h"
 #include "util/row_source.h"
 
-/* Whether the job was starved of CPU by other work (contention.c says how
+/* Whether the job was starved of CPU, waiting for one (contention.c says how
  * it is judged): 1 with a sentence for a person in why, 0 (why "") when
  * not or when the figures cannot say. cg may be NULL. */
 int cpu_contention(const gt_resource_usage *u, const gt_cgroup_usage *cg, double wall_seconds,

@@ -3,6 +3,7 @@
 #include "util/parse/proc_parse.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
 
 #include "util/cursor.h"
@@ -87,6 +88,7 @@ struct kv_slot {
     const char *key;
     unsigned long long *value;
     int found;
+    int hex;       /* the value is a hexadecimal mask (SigIgn) */
 };
 
 /* Fills the slots found in a "Key:<blanks>number[ kB]" file. Lines that do not
@@ -115,7 +117,7 @@ static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n
                 memcmp(slots[i].key, p, k) != 0)
                 continue;
             struct cursor c = {p + k + 1, eol};
-            if (read_u64(&c, slots[i].value) < 0)
+            if ((slots[i].hex ? read_hex64(&c, slots[i].value) : read_u64(&c, slots[i].value)) < 0)
                 return -1;
             slots[i].found = 1;
             left--;
@@ -129,11 +131,12 @@ static int parse_kv(const char *buf, size_t len, struct kv_slot *slots, size_t n
 int proc_parse_status(const char *buf, size_t len, struct proc_status *out)
 {
     memset(out, 0, sizeof *out);
-    unsigned long long threads = 0;
+    unsigned long long threads = 0, ignored = 0;
     struct kv_slot slots[] = {
-        {"VmRSS", &out->vm_rss_kb, 0},     {"VmHWM", &out->vm_hwm_kb, 0},
-        {"RssAnon", &out->rss_anon_kb, 0}, {"RssFile", &out->rss_file_kb, 0},
-        {"RssShmem", &out->rss_shmem_kb, 0}, {"Threads", &threads, 0},
+        {"VmRSS", &out->vm_rss_kb, 0, 0},     {"VmHWM", &out->vm_hwm_kb, 0, 0},
+        {"RssAnon", &out->rss_anon_kb, 0, 0}, {"RssFile", &out->rss_file_kb, 0, 0},
+        {"RssShmem", &out->rss_shmem_kb, 0, 0}, {"Threads", &threads, 0, 0},
+        {"SigIgn", &ignored, 0, 1},
     };
     if (parse_kv(buf, len, slots, sizeof slots / sizeof slots[0]) < 0)
         return -1;
@@ -141,6 +144,10 @@ int proc_parse_status(const char *buf, size_t len, struct proc_status *out)
         return -1;
     out->threads = (long)threads;
     out->has_memory = slots[0].found && slots[1].found;
+    /* Bit n-1 is signal n (SIGCHLD is 17 on every Linux architecture but
+     * Alpha, MIPS and SPARC, which Debian's x86, ARM, POWER, s390 and
+     * RISC-V ports do not include). */
+    out->sigchld_ignored = (ignored >> (SIGCHLD - 1)) & 1;
     return 0;
 }
 
@@ -149,9 +156,9 @@ int proc_parse_smaps_rollup(const char *buf, size_t len, struct proc_rollup *out
     unsigned long long sc = 0, sd = 0, pc = 0, pd = 0;
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {
-        {"Rss", &out->rss_kb, 0},        {"Pss", &out->pss_kb, 0},
-        {"Shared_Clean", &sc, 0},        {"Shared_Dirty", &sd, 0},
-        {"Private_Clean", &pc, 0},       {"Private_Dirty", &pd, 0},
+        {"Rss", &out->rss_kb, 0, 0},        {"Pss", &out->pss_kb, 0, 0},
+        {"Shared_Clean", &sc, 0, 0},        {"Shared_Dirty", &sd, 0, 0},
+        {"Private_Clean", &pc, 0, 0},       {"Private_Dirty", &pd, 0, 0},
     };
     size_t n = sizeof slots / sizeof slots[0];
     if (parse_kv(buf, len, slots, n) < 0)
@@ -225,13 +232,22 @@ int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
 {
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {
-        {"MemTotal", &out->total_kb, 0},   {"MemAvailable", &out->available_kb, 0},
-        {"MemFree", &out->free_kb, 0},     {"Buffers", &out->buffers_kb, 0},
-        {"Cached", &out->cached_kb, 0},    {"Active", &out->active_kb, 0},
-        {"Inactive", &out->inactive_kb, 0},
+        {"MemTotal", &out->total_kb, 0, 0},   {"MemAvailable", &out->available_kb, 0, 0},
+        {"MemFree", &out->free_kb, 0, 0},     {"Buffers", &out->buffers_kb, 0, 0},
+        {"Cached", &out->cached_kb, 0, 0},    {"Active", &out->active_kb, 0, 0},
+        {"Inactive", &out->inactive_kb, 0, 0},
     };
     if (parse_kv(buf, len, slots, sizeof slots / sizeof slots[0]) < 0 || !slots[0].found ||
         !slots[1].found)
+        return -1;
+    return 0;
+}
+
+int proc_parse_schedstat(const char *buf, size_t len, struct proc_schedstat *out)
+{
+    struct cursor c = {buf, buf + len};
+    if (read_u64(&c, &out->run_ns) < 0 || read_u64(&c, &out->wait_ns) < 0 ||
+        read_u64(&c, &out->slices) < 0)
         return -1;
     return 0;
 }
@@ -240,8 +256,8 @@ int proc_parse_io(const char *buf, size_t len, struct proc_io *out)
 {
     memset(out, 0, sizeof *out);
     struct kv_slot slots[] = {
-        {"read_bytes", &out->read_bytes, 0},
-        {"write_bytes", &out->write_bytes, 0},
+        {"read_bytes", &out->read_bytes, 0, 0},
+        {"write_bytes", &out->write_bytes, 0, 0},
     };
     if (parse_kv(buf, len, slots, 2) < 0 || !slots[0].found || !slots[1].found)
         return -1;

@@ -37,6 +37,10 @@ struct proc_status {
     unsigned long long rss_file_kb;
     unsigned long long rss_shmem_kb;
     long threads;
+    /* SigIgn holds SIGCHLD: the kernel reaps this process's children
+     * itself, and their CPU time and peak RSS never reach its counters
+     * (cutime, wait4's rusage). */
+    int sigchld_ignored;
 };
 int proc_parse_status(const char *buf, size_t len, struct proc_status *out);
 
@@ -81,5 +85,13 @@ struct proc_io {
     unsigned long long write_bytes;
 };
 int proc_parse_io(const char *buf, size_t len, struct proc_io *out);
+
+/* /proc/<pid>/schedstat: the task's time on a CPU and its time runnable
+ * but waiting for one (the run-queue delay), nanoseconds, and how many
+ * times it ran. A kernel that does not account them prints zeros. */
+struct proc_schedstat {
+    unsigned long long run_ns, wait_ns, slices;
+};
+int proc_parse_schedstat(const char *buf, size_t len, struct proc_schedstat *out);
 
 #endif

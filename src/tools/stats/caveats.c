@@ -1,0 +1,76 @@
+/* stats/caveats.c - where a run's figures are bounds rather than exact, in
+ * sentences for people (gt_measurement_caveats, gpu_tracker_tools.h).
+ *
+ * The measurement carries the corners as data (gt_measurement: a process
+ * whose children the kernel reaps, a main process whose peak cannot be
+ * told from its children's); the JSON writes that data, and every output
+ * for people (the human summary, the command's warnings beside the text
+ * format, the report, Python) says it in these words, so that they tell
+ * the same story. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_tracker_tools.h"
+#include "util/units.h"
+
+/* A part of the peak no process can be given counts from this much: a
+ * shell that ran a few commands before its exec (1-4 MiB each) is no
+ * news; a launcher's helpers beside the job's own peak are. */
+#define SPLIT_MATERIAL_MIB 8.0
+
+/* MiB of a figure of max_ram (in its unit). */
+static double ram_mib(const gt_resource_usage *u, double v)
+{
+    double divisor = units_ram_divisor(u->max_ram.unit);
+    return divisor > 0 ? v * divisor / (1024.0 * 1024.0) : 0;
+}
+
+int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg,
+                           void (*each)(const char *sentence, void *arg), void *arg)
+{
+    if (!u || u->measurement.unknown)
+        return 0;
+    const gt_measurement *m = &u->measurement;
+    int n = 0;
+    char line[1024];
+    if (m->unseen_children_pid > 0) {
+        char *name = gt_text_escape(m->unseen_children_command);
+        int group = cg && cg->struct_size && cg->available && cg->memory_available;
+        char exact[256];
+        if (group && cg->cpu_available)
+            snprintf(exact, sizeof exact,
+                     "the job's cgroup counted every one of them: peak %.1f MiB (page cache "
+                     "included), CPU %.2f s",
+                     cg->memory_peak / (1024.0 * 1024.0), cg->cpu_seconds);
+        else if (group)
+            snprintf(exact, sizeof exact,
+                     "the job's cgroup counted every one of them: peak %.1f MiB (page cache "
+                     "included)", cg->memory_peak / (1024.0 * 1024.0));
+        else
+            snprintf(exact, sizeof exact,
+                     "for figures that hold them, run it in a cgroup of its own (--cgroup), "
+                     "a Slurm step or a container");
+        snprintf(line, sizeof line,
+                 "process %d (%s) ignores SIGCHLD, so the kernel reaps its children itself: "
+                 "those that lived between two samples are missing from the peak RAM and the "
+                 "CPU time; %s",
+                 m->unseen_children_pid, name ? name : "?", exact);
+        free(name);
+        each(line, arg);
+        n++;
+    }
+    double told = u->max_ram.main.total_rss > u->max_ram.descendants.total_rss
+                      ? u->max_ram.main.total_rss : u->max_ram.descendants.total_rss;
+    if (m->rss_split_unknown &&
+        ram_mib(u, u->max_ram.combined.total_rss - told) >= SPLIT_MATERIAL_MIB) {
+        snprintf(line, sizeof line,
+                 "the main process ended before a sample saw all of it, having waited for "
+                 "children of its own: the kernel's peak of %.1f MiB is its own or one of "
+                 "theirs, so main's and descendants' peaks are only what samples saw",
+                 ram_mib(u, u->max_ram.combined.total_rss));
+        each(line, arg);
+        n++;
+    }
+    return n;
+}
