@@ -1163,6 +1163,230 @@ static void accuracy(const char *gt, const char *wl)
     unlink(truth_file);
 }
 
+/* Runs gpu-tracker (extra options, then the command) with its JSON summary
+ * in out_json and its standard output in human_out (when not NULL, for -f
+ * human: then out_json is not written); the JSON, or NULL. */
+static json_object *corner_run(const char *gt, const char *truth_file, char *const extra[],
+                               char *const command[], const char *human_out)
+{
+    if (truth_file)
+        unlink(truth_file);
+    pid_t g = fork();
+    if (g == 0) {
+        int out = human_out ? open(human_out, O_WRONLY | O_CREAT | O_TRUNC, 0600)
+                            : open("/dev/null", O_WRONLY);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(out, 1);
+        dup2(null, 2);
+        if (truth_file)
+            setenv("GT_TRUTH_FILE", truth_file, 1);
+        char *argv[40];
+        int n = 0;
+        argv[n++] = (char *)gt;
+        argv[n++] = "-q";
+        argv[n++] = "--ru";
+        argv[n++] = "bytes";
+        argv[n++] = "--tu";
+        argv[n++] = "seconds";
+        if (!human_out) {
+            argv[n++] = "-f";
+            argv[n++] = "json";
+            argv[n++] = "-o";
+            argv[n++] = out_json;
+        } else {
+            argv[n++] = "-f";
+            argv[n++] = "human";
+        }
+        for (int i = 0; extra[i] && n < 30; i++)
+            argv[n++] = extra[i];
+        argv[n++] = "--";
+        for (int i = 0; command[i] && n < 39; i++)
+            argv[n++] = command[i];
+        argv[n] = NULL;
+        execv(gt, argv);
+        _exit(127);
+    }
+    for (pid_t w; (w = waitpid(-1, NULL, 0)) != g;)
+        if (w < 0 && errno != EINTR)
+            break;
+    return human_out ? NULL : json_object_from_file(out_json);
+}
+
+/* Whether the file holds text. */
+static int file_says(const char *path, const char *text)
+{
+    char buf[16384];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
+#define MIB (1024.0 * 1024.0)
+
+static pid_t spinners[64];
+static int nspinners;
+
+/* Twice as many busy processes as cores (at most 64), or none. */
+static void spin(int on)
+{
+    if (!on) {
+        for (int i = 0; i < nspinners; i++) {
+            kill(spinners[i], SIGKILL);
+            waitpid(spinners[i], NULL, 0);
+        }
+        nspinners = 0;
+        return;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cores > 0 && cores < 32 ? (int)cores * 2 : 64;
+    for (nspinners = 0; nspinners < n; nspinners++)
+        if ((spinners[nspinners] = fork()) == 0)
+            for (volatile unsigned long x = 0;; x++)
+                ;
+}
+
+/* The five corners of docs/metrics.md ("Corners"), each against its truth:
+ * what the kernel counted, or what the machine can give. */
+static void corners(const char *gt, const char *wl)
+{
+    printf("\nAccuracy in the corners (docs/metrics.md, \"Corners\"): each against its truth\n");
+    printf("%-44s %-28s %s\n", "corner", "truth", "gpu-tracker");
+    char truth_file[] = "/tmp/gt-bench-truth-XXXXXX", human[] = "/tmp/gt-bench-human-XXXXXX";
+    int fd = mkstemp(truth_file);
+    if (fd >= 0)
+        close(fd);
+    fd = mkstemp(human);
+    if (fd >= 0)
+        close(fd);
+    double tmax, tsum, tcpu;
+
+    /* 1. Children the kernel reaps: 2 x 200 MiB at once, between samples. */
+    char *ignored[] = {(char *)wl, "ignored", "2", "200", NULL};
+    char *st10[] = {"--st", "10", NULL};
+    json_object *j = corner_run(gt, truth_file, st10, ignored, NULL);
+    truth(truth_file, &tmax, &tsum, &tcpu);
+    int said = j && jget(j, "measurement.children_reaped_by_kernel.pid") > 0;
+    char col[64];
+    snprintf(col, sizeof col, "%.1f MiB, %.2f s CPU", tsum / 1024.0, tcpu);
+    printf("%-44s %-28s %.1f MiB, %.2f s CPU; %s\n", "1. SIGCHLD ignored, 2 x 200 MiB children",
+           col, j ? jget(j, "max_ram.combined.total_rss") / MIB : -1,
+           j ? jget(j, "cpu_utilization.combined.mean_sum_percent") / 100 *
+                   jget(j, "compute_time.time") : -1,
+           said ? "caveat said, figures listed as may_be_low" : "NOT SAID");
+    if (j)
+        json_object_put(j);
+    char *st10_cg[] = {"--st", "10", "--cgroup", NULL};
+    j = corner_run(gt, truth_file, st10_cg, ignored, NULL);
+    truth(truth_file, &tmax, &tsum, &tcpu);
+    int group = j && jget(j, "cgroup.memory.peak") > 0;
+    if (group && jget(j, "cgroup.cpu.seconds") > 0)
+        printf("%-44s %-28s %.1f MiB group peak (%+.0f%%), %.2f s group CPU\n",
+               "   with --cgroup", "", jget(j, "cgroup.memory.peak") / MIB,
+               (jget(j, "cgroup.memory.peak") / 1024 / tsum - 1) * 100,
+               jget(j, "cgroup.cpu.seconds"));
+    else if (group)
+        printf("%-44s %-28s %.1f MiB group peak (%+.0f%%); no CPU controller here\n",
+               "   with --cgroup", "", jget(j, "cgroup.memory.peak") / MIB,
+               (jget(j, "cgroup.memory.peak") / 1024 / tsum - 1) * 100);
+    else
+        printf("%-44s (no cgroup could be made here)\n", "   with --cgroup");
+    if (j)
+        json_object_put(j);
+
+    /* 2. A window of a few milliseconds: 20 runs of a 4 ms burn. */
+    char *burn[] = {(char *)wl, "steady", "0", "0.008", NULL};
+    char *st01[] = {"--st", "0.1", NULL};
+    double worst = 0;
+    for (int i = 0; i < 20; i++) {
+        j = corner_run(gt, NULL, st01, burn, NULL);
+        double pct = j ? jget(j, "cpu_utilization.combined.mean_sum_percent") : -1;
+        if (pct > worst)
+            worst = pct;
+        if (j)
+            json_object_put(j);
+    }
+    printf("%-44s %-28s %.0f %% at worst of 20 runs\n", "2. one thread, 4 ms, --st 0.1",
+           "at most 100 % (one thread)", worst);
+
+    /* 3. A launcher's helper, then exec: 100 MiB is main's. */
+    char script[1024];
+    snprintf(script, sizeof script, "%s steady 2 0; exec %s steady 100 0", wl, wl);
+    char *launcher[] = {"/bin/sh", "-c", script, NULL};
+    j = corner_run(gt, truth_file, st10, launcher, NULL);
+    truth(truth_file, &tmax, &tsum, &tcpu);
+    int unknown = j && json_object_get_boolean(
+        json_object_object_get(json_object_object_get(j, "measurement"),
+                               "main_descendants_split_unknown"));
+    snprintf(col, sizeof col, "main %.1f MiB", tmax / 1024);
+    printf("%-44s %-28s total %.1f MiB, main %.1f MiB: %s\n",
+           "3. helper, then exec of 100 MiB, no sample", col,
+           j ? jget(j, "max_ram.combined.total_rss") / MIB : -1,
+           j ? jget(j, "max_ram.main.total_rss") / MIB : -1,
+           unknown ? "split said unknown" : "NOT SAID");
+    if (j)
+        json_object_put(j);
+
+    /* 4. Starvation: a sleeper and a burner among 2 x cores spinners. */
+    spin(1);
+    char *sleeper[] = {"/bin/sh", "-c", "echo printed; sleep 1", NULL};
+    char *st02[] = {"--st", "0.2", NULL};
+    j = corner_run(gt, NULL, st02, sleeper, NULL);
+    double wait = j ? jget(j, "measurement.run_queue.wait_seconds") : -1;
+    double run = j ? jget(j, "measurement.run_queue.run_seconds") : -1;
+    if (j)
+        json_object_put(j);
+    corner_run(gt, NULL, st02, sleeper, human);
+    snprintf(col, sizeof col, "waited %.3f s, %.0f %%", wait,
+             wait + run > 0 ? wait / (wait + run) * 100 : 0);
+    printf("%-44s %-28s %s\n", "4. sleeps 1 s, machine saturated", col,
+           file_says(human, "CPU starved") ? "STARVED (wrong)" : "not starved");
+    char *burner[] = {(char *)wl, "steady", "0", "1", NULL};
+    j = corner_run(gt, NULL, st02, burner, NULL);
+    wait = j ? jget(j, "measurement.run_queue.wait_seconds") : -1;
+    run = j ? jget(j, "measurement.run_queue.run_seconds") : -1;
+    if (j)
+        json_object_put(j);
+    corner_run(gt, NULL, st02, burner, human);
+    snprintf(col, sizeof col, "waited %.3f s, %.0f %%", wait,
+             wait + run > 0 ? wait / (wait + run) * 100 : 0);
+    printf("%-44s %-28s %s\n", "   burns 0.5 s among them", col,
+           wait < 0 ? "no run-queue figure here"
+           : file_says(human, "CPU starved") ? "starved" : "not starved (wrong)");
+    spin(0);
+
+    /* 5. 200 MiB streamed through the page cache, in a cgroup of its own. */
+    char stream[] = "/tmp/gt-bench-stream-XXXXXX";
+    fd = mkstemp(stream);
+    if (fd >= 0)
+        close(fd);
+    snprintf(script, sizeof script, "dd if=/dev/zero of=%s bs=1M count=200 2>/dev/null && cat %s "
+             ">/dev/null", stream, stream);
+    char *dd[] = {"/bin/sh", "-c", script, NULL};
+    char *cg[] = {"--st", "0.2", "--cgroup", NULL};
+    corner_run(gt, NULL, cg, dd, human);
+    int cache_said = file_says(human, "page cache the kernel could reclaim");
+    j = corner_run(gt, NULL, cg, dd, NULL);
+    if (j && jget(j, "cgroup.memory.peak") > 0) {
+        snprintf(col, sizeof col, "RSS %.1f MiB (processes)",
+                 jget(j, "max_ram.combined.total_rss") / MIB);
+        printf("%-44s %-28s group peak %.1f MiB, %.1f MiB of it reclaimable cache: %s\n",
+               "5. dd 200 MiB through the page cache", col,
+               jget(j, "cgroup.memory.peak") / MIB,
+               (jget(j, "cgroup.memory.at_peak_sample.file") -
+                jget(j, "cgroup.memory.at_peak_sample.shmem")) / MIB,
+               cache_said ? "said" : "NOT SAID");
+    } else
+        printf("%-44s (no cgroup could be made here)\n", "5. dd 200 MiB through the page cache");
+    if (j)
+        json_object_put(j);
+    unlink(stream);
+    unlink(human);
+    unlink(truth_file);
+}
+
 /* gt-bench --rusage FILE COMMAND ARGS...: runs COMMAND and writes "CPU_S
  * MAXRSS_KIB EXIT" to FILE, from its wait4 rusage. For python_overhead.py:
  * a child of a Python process starts with the interpreter's high-water mark
@@ -1231,6 +1455,7 @@ int main(int argc, char **argv)
     choose_shared_cpu();
     if (argc > 3 && !strcmp(argv[3], "accuracy")) { /* that section alone */
         accuracy(argv[1], argv[2]);
+        corners(argv[1], argv[2]);
         unlink(out_json);
         return 0;
     }
@@ -1278,6 +1503,7 @@ int main(int argc, char **argv)
         gpu_query_cost(argv[1]);
         gpu_standin_cost(argv[1], argv[2], 300);
         accuracy(argv[1], argv[2]);
+        corners(argv[1], argv[2]);
     }
     unlink(out_json);
     return 0;

@@ -241,6 +241,19 @@ static int measure_tree(int n, struct warner *w)
     struct reader_call c = {call_tree, NULL};
     snprintf(name, sizeof name, "tree walk, %d process%s%s", n, n == 1 ? "" : "es", each);
     time_call(add_row(name, "every sample"), &r, c, n);
+    /* The walk's two per-process readers for the corners (docs/metrics.md):
+     * each process's CPU clock (nanosecond CPU) and its schedstat (the
+     * run-queue delay); what the walk costs without each, the difference
+     * being its cost. */
+    int clock_was = r.tree.run_clock, sched_was = r.tree.schedstat;
+    r.tree.run_clock = 0;
+    snprintf(name, sizeof name, "  without CPU clocks (ticks)%s", each);
+    time_call(add_row(name, "(the walk less one reader)"), &r, c, n);
+    r.tree.run_clock = clock_was;
+    r.tree.schedstat = -1;
+    snprintf(name, sizeof name, "  without schedstat (run-queue)%s", each);
+    time_call(add_row(name, "(the walk less one reader)"), &r, c, n);
+    r.tree.schedstat = sched_was;
     r.tree.io = 1;
     snprintf(name, sizeof name, "  with I/O counters (exporter)%s", each);
     time_call(add_row(name, "every sample, exporter seen"), &r, c, n);

@@ -11,7 +11,10 @@
  *                           barrier), burn 0.2 s, hold 300 ms more
  *   orphan MIB SECONDS      a child starts a grandchild and exits at once; the
  *                           grandchild holds MIB and burns SECONDS; main waits
- *                           until the grandchild is gone */
+ *                           until the grandchild is gone
+ *   ignored N MIB           as tree, with SIGCHLD ignored: the kernel reaps
+ *                           the children, and none of their figures reaches
+ *                           main's counters */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -90,7 +93,9 @@ int main(int argc, char **argv)
             free(p);
             nap(0.4);
         }
-    } else if (!strcmp(mode, "tree") && argc == 4) {
+    } else if ((!strcmp(mode, "tree") || !strcmp(mode, "ignored")) && argc == 4) {
+        if (!strcmp(mode, "ignored"))
+            signal(SIGCHLD, SIG_IGN);
         int n = atoi(argv[2]);
         long mib = atol(argv[3]);
         int ready[2], go[2];
@@ -116,7 +121,7 @@ int main(int argc, char **argv)
             if (write(go[1], "x", 1) != 1)
                 return 3;
         while (wait(NULL) > 0)
-            ;
+            ; /* with SIGCHLD ignored: until all have ended, then ECHILD */
     } else if (!strcmp(mode, "orphan") && argc == 4) {
         int pidpipe[2];
         if (pipe(pidpipe) < 0)
