@@ -156,6 +156,10 @@ typedef struct gt_measurement {
                                 descendants, after waiting for children of
                                 its own: the combined peak holds it, but
                                 main's and descendants' are what samples saw */
+    double cpu_resolution_seconds; /* of the live processes' CPU: 1e-9 where
+                                every CPU clock was read, a clock tick
+                                (0.01) where one was counted in ticks (a PID
+                                namespace not ours); 0: not known */
     int cpu_wait_available;  /* the run-queue delay below was read */
     double cpu_wait_seconds; /* time the tree's processes were runnable and
                                 waited for a CPU (schedstat), over the run */

@@ -294,6 +294,13 @@ static void grow_fixture_tree(const char *root, struct fx_proc *m, struct fx_pro
     fx_system(root, 400, 400, 4, 8000000, 5000000);
 }
 
+/* Counts the caveat of CPU counted in clock ticks. */
+static void count_tick_caveat(const char *sentence, void *n)
+{
+    if (strstr(sentence, "the CPU time is counted in clock ticks of 10 ms here"))
+        ++*(int *)n;
+}
+
 /* A full run on a fixture tree: known RAM and threads; CPU from the ticks. */
 /* The fixture tree the runs below start from: main 100 (2 threads, 1000 kB)
  * and its child 101 (3 threads, 4000 kB, 1000 of them shared) on a
@@ -369,6 +376,12 @@ static void test_fixture_run(void)
         CHECK(fabs(u->cpu_utilization.system.mean_sum_percent - 200.0) < 1e-9);
         CHECK(fabs(u->cpu_utilization.system.mean_hardware_percent - 50.0) < 1e-9);
         CHECK(u->measurement.samples == 2);
+        /* A fixture's processes have no CPU clocks: ticks, said for a run
+         * this short (its samples microseconds apart). */
+        CHECK(u->measurement.cpu_resolution_seconds == 0.01);
+        int ticks_said = 0;
+        CHECK(gt_measurement_caveats(u, NULL, count_tick_caveat, &ticks_said) >= 1);
+        CHECK(ticks_said == 1);
         CHECK(u->measurement.gpu_available == 0);
         CHECK_CONTAINS(u->measurement.gpu_reason, "GPU");
     }
@@ -1260,6 +1273,7 @@ static void test_short_window_cpu(void)
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
         } while ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9 <
                  0.004);
+        CHECK(sum > 0);
         CHECK(gt_tracker_stop(t) == GT_OK);
         const gt_resource_usage *u = gt_tracker_usage(t);
         if (u) {
@@ -1270,6 +1284,8 @@ static void test_short_window_cpu(void)
                       c->max_sum_percent, ncpu);
             if (c->mean_sum_percent > worst)
                 worst = c->mean_sum_percent;
+            CHECK(u->measurement.cpu_resolution_seconds > 0 &&
+                  u->measurement.cpu_resolution_seconds < 1e-6);
         }
         gt_tracker_free(t);
     }

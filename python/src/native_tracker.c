@@ -368,7 +368,8 @@ static void caveat_append(const char *sentence, void *list)
 }
 
 /* caveats(): after stop(), where the figures are bounds rather than exact,
- * one sentence each (the words -f human and the report use). */
+ * one sentence each (the words -f human and the report use), and a
+ * starved CPU's. */
 static PyObject *tracker_caveats(NativeTracker *self, PyObject *unused)
 {
     (void)unused;
@@ -381,8 +382,16 @@ static PyObject *tracker_caveats(NativeTracker *self, PyObject *unused)
     gt_cgroup_usage cg = {.struct_size = sizeof cg};
     int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
     PyObject *list = PyList_New(0);
-    if (list)
-        gt_measurement_caveats(u, have_cg ? &cg : NULL, caveat_append, list);
+    if (!list)
+        return NULL;
+    gt_measurement_caveats(u, have_cg ? &cg : NULL, caveat_append, list);
+    gt_totals totals = {.struct_size = sizeof totals};
+    char starved[512], line[600];
+    if (gt_tracker_totals(t, &totals) == GT_OK &&
+        gt_cpu_contention(u, have_cg ? &cg : NULL, totals.wall_seconds, starved, sizeof starved)) {
+        snprintf(line, sizeof line, "CPU starved: %s", starved);
+        caveat_append(line, list);
+    }
     return list;
 }
 

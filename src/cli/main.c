@@ -569,12 +569,19 @@ int gt_cli_main(int argc, char **argv)
         output_failed = 1;
     }
     free(summary);
-    /* -f human says its caveats in its own lines; the others as warnings. */
+    /* -f human says its caveats and a starved CPU in its own lines; the
+     * other formats as warnings. */
     const gt_resource_usage *usage = gt_tracker_usage(t);
     if (o.format != FORMAT_HUMAN && usage && !o.tracker.disable_logs) {
         gt_cgroup_usage cg = {.struct_size = sizeof cg};
         int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
         gt_measurement_caveats(usage, have_cg ? &cg : NULL, warn_caveat, NULL);
+        gt_totals totals = {.struct_size = sizeof totals};
+        char starved[512];
+        if (gt_tracker_totals(t, &totals) == GT_OK &&
+            gt_cpu_contention(usage, have_cg ? &cg : NULL, totals.wall_seconds, starved,
+                              sizeof starved))
+            cli_error("warning: CPU starved: %s\n", starved);
     }
     /* A breached limit is the exit status (docs/limits.md), unless the
      * command's own was asked for. */

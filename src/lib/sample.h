@@ -46,6 +46,10 @@ struct tree_sample {
      * A window of a few milliseconds is measured to the microsecond where
      * ticks would be off by 10 ms a process. */
     unsigned long long main_ns, desc_ns;
+    /* The resolution of this walk's live processes' own CPU: 1 where every
+     * clock was read, the tick (10 ms) where one was counted in ticks
+     * (a PID namespace not ours, a fixture, a clock that failed). */
+    unsigned long long cpu_resolution_ns;
     long main_threads, desc_threads;
 
     /* RSS now; private/shared from the latest smaps_rollup (see tree.c). */

@@ -125,14 +125,41 @@ def test_children_the_kernel_reaps_are_a_caveat(caplog):
                 time.sleep(0.3)
     finally:
         signal.signal(signal.SIGCHLD, previous)
-    assert len(tracker.caveats) == 1, tracker.caveats
-    assert f'process {os.getpid()} (' in tracker.caveats[0]
-    assert 'ignores SIGCHLD, so the kernel reaps its children itself' in tracker.caveats[0]
+    reaped = [c for c in tracker.caveats if 'SIGCHLD' in c]
+    assert len(reaped) == 1, tracker.caveats
+    assert f'process {os.getpid()} (' in reaped[0]
+    assert 'ignores SIGCHLD, so the kernel reaps its children itself' in reaped[0]
     logged = [r.getMessage() for r in caplog.records if r.name.startswith('gputracker')]
-    assert tracker.caveats[0] in logged
+    assert reaped[0] in logged
     with Tracker(sleep_time=0.1, disable_logs=True) as quiet:
         pass
-    assert quiet.caveats == []
+    assert not any('SIGCHLD' in c for c in quiet.caveats), quiet.caveats
+
+
+def test_starved_is_a_caveat_only_when_the_job_waited():
+    # Twice as many busy processes as cores: a job that sleeps among them
+    # never waited for a CPU; one that burns waited about half its time.
+    # Each is started by a shell that exits at once: an orphan, outside the
+    # tree this process's Tracker tracks.
+    spinners = []
+    for _ in range(2 * (os.cpu_count() or 1)):
+        out = subprocess.run(['/bin/sh', '-c', f'{sys.executable} -c "while True: pass" '
+                              '>/dev/null 2>&1 & echo $!'], capture_output=True, text=True)
+        spinners.append(int(out.stdout))
+    try:
+        with Tracker(sleep_time=0.2, disable_logs=True) as sleeper:
+            time.sleep(1)
+        assert not any(c.startswith('CPU starved') for c in sleeper.caveats), sleeper.caveats
+        with Tracker(sleep_time=0.2, disable_logs=True) as burner:
+            _burn(0.5)
+    finally:
+        for pid in spinners:
+            os.kill(pid, 9)
+    document = json.loads(burner._native.usage_json())
+    if 'run_queue' not in document['measurement']:
+        pytest.skip('this kernel counts no run-queue delay (schedstat)')
+    starved = [c for c in burner.caveats if c.startswith('CPU starved: ')]
+    assert starved and "the job's processes waited for a CPU" in starved[0], burner.caveats
 
 
 def _burn(seconds):

@@ -252,6 +252,8 @@ static json_object *measurement_object(const gt_measurement *me)
     }
     if (me->rss_split_unknown)
         json_object_object_add(m, "main_descendants_split_unknown", json_object_new_boolean(1));
+    if (me->cpu_resolution_seconds > 1e-6)
+        add_float(m, "cpu_resolution_seconds", me->cpu_resolution_seconds);
     if (me->cpu_wait_available) {
         json_object *rq = json_object_new_object();
         add_float(rq, "wait_seconds", me->cpu_wait_seconds);
@@ -441,6 +443,9 @@ static void read_measurement(struct usage_reader *u, json_object *m, gt_measurem
     if (m && json_object_object_get_ex(m, "main_descendants_split_unknown", NULL))
         out->rss_split_unknown =
             json_read_bool(u->r, m, "main_descendants_split_unknown", at(u, w));
+    if (m && json_object_object_get_ex(m, "cpu_resolution_seconds", NULL))
+        out->cpu_resolution_seconds = json_read_number(u->r, m, "cpu_resolution_seconds",
+                                                       at(u, w), 0, 1);
     json_object *rq = NULL;
     if (m && json_object_object_get_ex(m, "run_queue", &rq)) {
         out->cpu_wait_available = 1;

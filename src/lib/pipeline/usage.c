@@ -176,6 +176,7 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
     }
     if (!tree)
         return;
+    raise_ull(&a->cpu_resolution_ns, tree->cpu_resolution_ns);
     a->sched_ok = tree->sched_ok;
     a->sched_run_ns = tree->sched_run_ns;
     a->sched_wait_ns = tree->sched_wait_ns;
@@ -391,6 +392,7 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     out->measurement.unseen_children_command[sizeof out->measurement.unseen_children_command - 1] =
         '\0';
     out->measurement.rss_split_unknown = a->main_split_unknown;
+    out->measurement.cpu_resolution_seconds = (double)a->cpu_resolution_ns / 1e9;
     out->measurement.cpu_wait_available = a->sched_ok;
     out->measurement.cpu_wait_seconds = (double)a->sched_wait_ns / 1e9;
     out->measurement.cpu_run_seconds = (double)a->sched_run_ns / 1e9;

@@ -67,6 +67,8 @@ struct usage_acc {
     /* The first tracked process seen ignoring SIGCHLD (0: none). */
     pid_t sigchld_ignorer;
     char sigchld_ignorer_comm[16];
+    /* The coarsest resolution of a live process's CPU seen (ns). */
+    unsigned long long cpu_resolution_ns;
     /* The tree's run-queue figures as last sampled (tree_sample's). */
     int sched_ok;
     unsigned long long sched_run_ns, sched_wait_ns;

@@ -854,6 +854,7 @@ int tree_walk(struct tree *t, struct tree_sample *s)
     s->write_bytes = t->departed_write + reaped_wr;
     s->cpu_ns = t->departed_ns + reaped * t->tick_ns;
     s->sched_ok = t->schedstat >= 0 && t->schedstat_seen_run;
+    s->cpu_resolution_ns = 1;
     s->sched_run_ns = t->sched_run_ns;
     s->sched_wait_ns = t->sched_wait_ns;
     unsigned long long desc_pss_total = 0;
@@ -869,6 +870,8 @@ int tree_walk(struct tree *t, struct tree_sample *s)
         s->read_bytes += p->io.read_bytes;
         s->write_bytes += p->io.write_bytes;
         s->pss_kb += pss;
+        if (!p->run_ns_ok && p->st.state != 'Z' && p->st.state != 'X')
+            s->cpu_resolution_ns = t->tick_ns;
         if (p->status.sigchld_ignored && !s->sigchld_ignorer) {
             s->sigchld_ignorer = p->pid;
             memcpy(s->sigchld_ignorer_comm, p->st.comm, sizeof s->sigchld_ignorer_comm);
@@ -925,6 +928,7 @@ int tree_walk(struct tree *t, struct tree_sample *s)
         s->desc_ticks = t->sampled_desc_ticks;
         s->main_ns = s->main_ticks * t->tick_ns;
         s->desc_ns = s->desc_ticks * t->tick_ns;
+        s->cpu_resolution_ns = t->tick_ns;
         s->main_hwm_kb = s->desc_hwm_max_kb = 0;
     }
     return 0;

@@ -72,5 +72,19 @@ int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg
         each(line, arg);
         n++;
     }
+    /* CPU in clock ticks over a short run: each process's figure is good
+     * to a tick, said where that is 5 % of the run or more. */
+    double seconds = u->compute_time.time * units_time_divisor(u->compute_time.unit);
+    double tick = m->cpu_resolution_seconds;
+    if (tick > 1e-6 && seconds > 0 && tick / seconds >= 0.05) {
+        snprintf(line, sizeof line,
+                 "the CPU time is counted in clock ticks of %.0f ms here (the processes' CPU "
+                 "clocks could not be read: a PID namespace not ours): over this run of %.3g s "
+                 "each process's CPU is good to about %.0f %% of the run, and no figure is "
+                 "taken above what the cores can give",
+                 tick * 1e3, seconds, tick / seconds * 100.0);
+        each(line, arg);
+        n++;
+    }
     return n;
 }
