@@ -1244,8 +1244,8 @@ static void spin(int on)
     int n = cores > 0 && cores < 32 ? (int)cores * 2 : 64;
     for (nspinners = 0; nspinners < n; nspinners++)
         if ((spinners[nspinners] = fork()) == 0)
-            for (volatile unsigned long x = 0;; x++)
-                ;
+            for (;;)
+                ; /* a busy loop until killed */
 }
 
 /* The five corners of docs/metrics.md ("Corners"), each against its truth:
