@@ -156,6 +156,9 @@ typedef struct gt_measurement {
                                 descendants, after waiting for children of
                                 its own: the combined peak holds it, but
                                 main's and descendants' are what samples saw */
+    double rss_unattributed_bytes; /* by how much (above gpu-tracker's own
+                                fork's high-water mark, which exec carries
+                                into the command's) */
     double cpu_resolution_seconds; /* of the live processes' CPU: 1e-9 where
                                 every CPU clock was read, a clock tick
                                 (0.01) where one was counted in ticks (a PID

@@ -306,6 +306,7 @@ static void test_usage_aggregates(void)
     CHECK(r.max_ram.combined.total_rss == 9000 * 1.024);
     /* 9000 kB is main's or a child's: which, no sample can tell. */
     CHECK(r.measurement.rss_split_unknown == 1);
+    CHECK(r.measurement.rss_unattributed_bytes == (9000.0 - 3100.0) * 1024.0);
     s5.main_cminflt = 0;
     usage_add(&a, 15.1, &s5, &cpu4, &mem, NULL);
     usage_add_reaped(&a, 1, 8000);

@@ -71,6 +71,11 @@ struct tree_sample {
     pid_t sigchld_ignorer;
     char sigchld_ignorer_comm[16];
 
+    /* gpu-tracker's fork's VmHWM before the command's exec (0: none): the
+     * kernel carries it into main's wait4 ru_maxrss, so a maxrss up to it
+     * says nothing of the command. */
+    unsigned long long fork_hwm_kb;
+
     /* What the main threads of the tree's processes ran and waited for a
      * CPU while runnable (schedstat), nanoseconds, summed over the walks
      * since the first; sched_ok 0: the kernel does not account it. */

@@ -250,8 +250,10 @@ static json_object *measurement_object(const gt_measurement *me)
         json_object_object_add(who, "command", json_new_text(me->unseen_children_command));
         json_object_object_add(m, "children_reaped_by_kernel", who);
     }
-    if (me->rss_split_unknown)
+    if (me->rss_split_unknown) {
         json_object_object_add(m, "main_descendants_split_unknown", json_object_new_boolean(1));
+        add_float(m, "unattributed_rss_bytes", me->rss_unattributed_bytes);
+    }
     if (me->cpu_resolution_seconds > 1e-6)
         add_float(m, "cpu_resolution_seconds", me->cpu_resolution_seconds);
     if (me->cpu_wait_available) {
@@ -440,9 +442,11 @@ static void read_measurement(struct usage_reader *u, json_object *m, gt_measurem
         json_read_string(u->r, who, "command", at(u, where), out->unseen_children_command,
                          sizeof out->unseen_children_command);
     }
-    if (m && json_object_object_get_ex(m, "main_descendants_split_unknown", NULL))
+    if (m && json_object_object_get_ex(m, "main_descendants_split_unknown", NULL)) {
         out->rss_split_unknown =
             json_read_bool(u->r, m, "main_descendants_split_unknown", at(u, w));
+        out->rss_unattributed_bytes = amount(u, m, "measurement", "unattributed_rss_bytes");
+    }
     if (m && json_object_object_get_ex(m, "cpu_resolution_seconds", NULL))
         out->cpu_resolution_seconds = json_read_number(u->r, m, "cpu_resolution_seconds",
                                                        at(u, w), 0, 1);

@@ -177,6 +177,7 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
     if (!tree)
         return;
     raise_ull(&a->cpu_resolution_ns, tree->cpu_resolution_ns);
+    raise_ull(&a->fork_hwm_kb, tree->fork_hwm_kb);
     a->sched_ok = tree->sched_ok;
     a->sched_run_ns = tree->sched_run_ns;
     a->sched_wait_ns = tree->sched_wait_ns;
@@ -250,11 +251,16 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
     if (is_main && own_only)
         raise_ull(&a->reaped_main_kb, maxrss_kb);
     if (is_main && !own_only) {
-        /* Its own peak or a child's: a part no sample accounts for. */
+        /* Its own peak or a child's: a part no sample accounts for, beyond
+         * what our fork held before the exec. */
         struct rss_peak m, d, c;
         usage_rss_peaks(a, &m, &d, &c);
-        if (maxrss_kb > m.total_kb && maxrss_kb > d.total_kb)
+        unsigned long long known = m.total_kb > d.total_kb ? m.total_kb : d.total_kb;
+        raise_ull(&known, a->fork_hwm_kb);
+        if (maxrss_kb > known) {
             a->main_split_unknown = 1;
+            raise_ull(&a->unattributed_kb, maxrss_kb - known);
+        }
     }
     if (!is_main)
         raise_ull(&a->reaped_desc_kb, maxrss_kb);
@@ -392,6 +398,7 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     out->measurement.unseen_children_command[sizeof out->measurement.unseen_children_command - 1] =
         '\0';
     out->measurement.rss_split_unknown = a->main_split_unknown;
+    out->measurement.rss_unattributed_bytes = (double)a->unattributed_kb * 1024.0;
     out->measurement.cpu_resolution_seconds = (double)a->cpu_resolution_ns / 1e9;
     out->measurement.cpu_wait_available = a->sched_ok;
     out->measurement.cpu_wait_seconds = (double)a->sched_wait_ns / 1e9;

@@ -61,9 +61,13 @@ struct usage_acc {
     unsigned long long reaped_any_kb;    /* any reaped process's maxrss */
     unsigned long long reaped_desc_kb;   /* a reaped descendant's maxrss */
     /* main was reaped with a maxrss above what samples saw of main and of
-     * its descendants, having reaped children of its own: the figure is
-     * the larger of its own peak and theirs, and which is not known. */
+     * its descendants (and above gpu-tracker's fork's, which exec carries
+     * into it), having reaped children of its own: the figure is the
+     * larger of its own peak and theirs, and which is not known; by how
+     * much it is above all that (kB). */
     int main_split_unknown;
+    unsigned long long unattributed_kb;
+    unsigned long long fork_hwm_kb;      /* tree_sample's */
     /* The first tracked process seen ignoring SIGCHLD (0: none). */
     pid_t sigchld_ignorer;
     char sigchld_ignorer_comm[16];

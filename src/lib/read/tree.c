@@ -603,8 +603,13 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
         /* The first walk of a tree we reap is the baseline, taken while the
          * command is held before its exec (run.c): the memory there is
          * gpu-tracker's fork's, which no figure uses (usage.c leaves the
-         * baseline's memory out), so status and smaps_rollup are not read.
-         * Its counters (stat, io) are the ones that count from here. */
+         * baseline's memory out), so smaps_rollup is not read. Its counters
+         * (stat, io) are the ones that count from here, and its VmHWM is
+         * kept: the kernel carries it across the exec into the command's
+         * own wait4 ru_maxrss, which is then at least ours. */
+        struct proc_status fork;
+        if (procfs_read_status(&p->h, t->buf, t->bufcap, &fork) == 0)
+            t->fork_hwm_kb = fork.vm_hwm_kb;
         memset(&p->status, 0, sizeof p->status);
         return 0;
     }
@@ -854,6 +859,7 @@ int tree_walk(struct tree *t, struct tree_sample *s)
     s->write_bytes = t->departed_write + reaped_wr;
     s->cpu_ns = t->departed_ns + reaped * t->tick_ns;
     s->sched_ok = t->schedstat >= 0 && t->schedstat_seen_run;
+    s->fork_hwm_kb = t->fork_hwm_kb;
     s->cpu_resolution_ns = 1;
     s->sched_run_ns = t->sched_run_ns;
     s->sched_wait_ns = t->sched_wait_ns;

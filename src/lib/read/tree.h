@@ -73,6 +73,9 @@ struct tree {
      * the children main reaped (its cutime/cstime) is not counted. */
     int main_only;
     unsigned long long sampled_main_ticks, sampled_desc_ticks;
+    /* gpu-tracker's fork's VmHWM at the baseline, before the command's
+     * exec (0: no such fork, or not read). */
+    unsigned long long fork_hwm_kb;
     /* The run-queue delay (schedstat of each process's main thread), read
      * at every walk unless schedstat is -1 (the kernel has no such file);
      * schedstat_seen_run: some process showed run time (a kernel that does

@@ -60,10 +60,8 @@ int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg
         each(line, arg);
         n++;
     }
-    double told = u->max_ram.main.total_rss > u->max_ram.descendants.total_rss
-                      ? u->max_ram.main.total_rss : u->max_ram.descendants.total_rss;
     if (m->rss_split_unknown &&
-        ram_mib(u, u->max_ram.combined.total_rss - told) >= SPLIT_MATERIAL_MIB) {
+        m->rss_unattributed_bytes / (1024.0 * 1024.0) >= SPLIT_MATERIAL_MIB) {
         snprintf(line, sizeof line,
                  "the main process ended before a sample saw all of it, having waited for "
                  "children of its own: the kernel's peak of %.1f MiB is its own or one of "
