@@ -1051,41 +1051,45 @@ static void gpu_standin_cost(const char *gt, const char *wl, long cost_us)
     unlink(scenario);
 }
 
-/* Runs the workload under gpu-tracker --st 1; the combined peak (KiB) and
- * CPU seconds it reports (group: with --cgroup, the peak is the group's,
- * -1 where it has none). */
-static void tracked_as(const char *gt, const char *wl, char *const args[], int sampled, int group,
-                       const char *truth_file, double *peak_kib, double *cpu)
+/* Runs gpu-tracker (extra options, then the command) with its JSON summary
+ * in out_json and its standard output in human_out (when not NULL, for -f
+ * human: then out_json is not written); the JSON, or NULL. */
+static json_object *run_tracked(const char *gt, const char *truth_file, char *const extra[],
+                               char *const command[], const char *human_out)
 {
-    unlink(truth_file);
+    if (truth_file)
+        unlink(truth_file);
     pid_t g = fork();
     if (g == 0) {
+        int out = human_out ? open(human_out, O_WRONLY | O_CREAT | O_TRUNC, 0600)
+                            : open("/dev/null", O_WRONLY);
         int null = open("/dev/null", O_WRONLY);
-        dup2(null, 1);
+        dup2(out, 1);
         dup2(null, 2);
-        setenv("GT_TRUTH_FILE", truth_file, 1);
-        char *argv[24];
+        if (truth_file)
+            setenv("GT_TRUTH_FILE", truth_file, 1);
+        char *argv[40];
         int n = 0;
         argv[n++] = (char *)gt;
-        argv[n++] = "--st";
-        argv[n++] = "1";
-        argv[n++] = "-f";
-        argv[n++] = "json";
+        argv[n++] = "-q";
         argv[n++] = "--ru";
         argv[n++] = "bytes";
         argv[n++] = "--tu";
         argv[n++] = "seconds";
-        argv[n++] = "--disable-logs";
-        argv[n++] = "-o";
-        argv[n++] = out_json;
-        if (sampled)
-            argv[n++] = "--sampled-only";
-        if (group)
-            argv[n++] = "--cgroup";
+        if (!human_out) {
+            argv[n++] = "-f";
+            argv[n++] = "json";
+            argv[n++] = "-o";
+            argv[n++] = out_json;
+        } else {
+            argv[n++] = "-f";
+            argv[n++] = "human";
+        }
+        for (int i = 0; extra[i] && n < 30; i++)
+            argv[n++] = extra[i];
         argv[n++] = "--";
-        argv[n++] = (char *)wl;
-        for (int i = 0; args[i] && n < 23; i++)
-            argv[n++] = args[i];
+        for (int i = 0; command[i] && n < 39; i++)
+            argv[n++] = command[i];
         argv[n] = NULL;
         execv(gt, argv);
         _exit(127);
@@ -1096,7 +1100,31 @@ static void tracked_as(const char *gt, const char *wl, char *const args[], int s
     for (pid_t w; (w = waitpid(-1, NULL, 0)) != g;)
         if (w < 0 && errno != EINTR)
             break;
-    json_object *j = json_object_from_file(out_json);
+    return human_out ? NULL : json_object_from_file(out_json);
+}
+
+/* Runs the workload under gpu-tracker --st 1; the combined peak (KiB) and
+ * CPU seconds it reports (group: with --cgroup, the peak is the group's,
+ * -1 where it has none). */
+static void tracked_as(const char *gt, const char *wl, char *const args[], int sampled, int group,
+                       const char *truth_file, double *peak_kib, double *cpu)
+{
+    char *extra[8];
+    int n = 0;
+    extra[n++] = "--st";
+    extra[n++] = "1";
+    extra[n++] = "--disable-logs";
+    if (sampled)
+        extra[n++] = "--sampled-only";
+    if (group)
+        extra[n++] = "--cgroup";
+    extra[n] = NULL;
+    char *command[8];
+    command[0] = (char *)wl;
+    for (n = 0; args[n] && n < 6; n++)
+        command[n + 1] = args[n];
+    command[n + 1] = NULL;
+    json_object *j = run_tracked(gt, truth_file, extra, command, NULL);
     *peak_kib = j ? jget(j, "max_ram.combined.total_rss") / 1024.0 : -1;
     if (group) {
         json_object *av = NULL;
@@ -1163,55 +1191,6 @@ static void accuracy(const char *gt, const char *wl)
     unlink(truth_file);
 }
 
-/* Runs gpu-tracker (extra options, then the command) with its JSON summary
- * in out_json and its standard output in human_out (when not NULL, for -f
- * human: then out_json is not written); the JSON, or NULL. */
-static json_object *corner_run(const char *gt, const char *truth_file, char *const extra[],
-                               char *const command[], const char *human_out)
-{
-    if (truth_file)
-        unlink(truth_file);
-    pid_t g = fork();
-    if (g == 0) {
-        int out = human_out ? open(human_out, O_WRONLY | O_CREAT | O_TRUNC, 0600)
-                            : open("/dev/null", O_WRONLY);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(out, 1);
-        dup2(null, 2);
-        if (truth_file)
-            setenv("GT_TRUTH_FILE", truth_file, 1);
-        char *argv[40];
-        int n = 0;
-        argv[n++] = (char *)gt;
-        argv[n++] = "-q";
-        argv[n++] = "--ru";
-        argv[n++] = "bytes";
-        argv[n++] = "--tu";
-        argv[n++] = "seconds";
-        if (!human_out) {
-            argv[n++] = "-f";
-            argv[n++] = "json";
-            argv[n++] = "-o";
-            argv[n++] = out_json;
-        } else {
-            argv[n++] = "-f";
-            argv[n++] = "human";
-        }
-        for (int i = 0; extra[i] && n < 30; i++)
-            argv[n++] = extra[i];
-        argv[n++] = "--";
-        for (int i = 0; command[i] && n < 39; i++)
-            argv[n++] = command[i];
-        argv[n] = NULL;
-        execv(gt, argv);
-        _exit(127);
-    }
-    for (pid_t w; (w = waitpid(-1, NULL, 0)) != g;)
-        if (w < 0 && errno != EINTR)
-            break;
-    return human_out ? NULL : json_object_from_file(out_json);
-}
-
 /* Whether the file holds text. */
 static int file_says(const char *path, const char *text)
 {
@@ -1248,6 +1227,29 @@ static void spin(int on)
                 ; /* a busy loop until killed */
 }
 
+/* A row of the starvation corner: the command among the spinners, its
+ * run-queue figures (JSON) and the verdict (-f human, in the file human);
+ * starved: whether the verdict should be "starved". */
+static void starved_row(const char *gt, const char *label, char *const command[],
+                        const char *human, int starved)
+{
+    char *st02[] = {"--st", "0.2", NULL};
+    json_object *j = run_tracked(gt, NULL, st02, command, NULL);
+    double wait = j ? jget(j, "measurement.run_queue.wait_seconds") : -1;
+    double run = j ? jget(j, "measurement.run_queue.run_seconds") : -1;
+    if (j)
+        json_object_put(j);
+    run_tracked(gt, NULL, st02, command, human);
+    int said = file_says(human, "CPU starved");
+    char col[64];
+    snprintf(col, sizeof col, "waited %.3f s, %.0f %%", wait,
+             wait + run > 0 ? wait / (wait + run) * 100 : 0);
+    printf("%-44s %-28s %s\n", label, col,
+           starved && wait < 0 ? "no run-queue figure here"
+           : said ? (starved ? "starved" : "STARVED (wrong)")
+                  : (starved ? "not starved (wrong)" : "not starved"));
+}
+
 /* The five corners of docs/metrics.md ("Corners"), each against its truth:
  * what the kernel counted, or what the machine can give. */
 static void corners(const char *gt, const char *wl)
@@ -1266,7 +1268,7 @@ static void corners(const char *gt, const char *wl)
     /* 1. Children the kernel reaps: 2 x 200 MiB at once, between samples. */
     char *ignored[] = {(char *)wl, "ignored", "2", "200", NULL};
     char *st10[] = {"--st", "10", NULL};
-    json_object *j = corner_run(gt, truth_file, st10, ignored, NULL);
+    json_object *j = run_tracked(gt, truth_file, st10, ignored, NULL);
     truth(truth_file, &tmax, &tsum, &tcpu);
     int said = j && jget(j, "measurement.children_reaped_by_kernel.pid") > 0;
     char col[64];
@@ -1279,7 +1281,7 @@ static void corners(const char *gt, const char *wl)
     if (j)
         json_object_put(j);
     char *st10_cg[] = {"--st", "10", "--cgroup", NULL};
-    j = corner_run(gt, truth_file, st10_cg, ignored, NULL);
+    j = run_tracked(gt, truth_file, st10_cg, ignored, NULL);
     truth(truth_file, &tmax, &tsum, &tcpu);
     int group = j && jget(j, "cgroup.memory.peak") > 0;
     if (group && jget(j, "cgroup.cpu.seconds") > 0)
@@ -1301,7 +1303,7 @@ static void corners(const char *gt, const char *wl)
     char *st01[] = {"--st", "0.1", NULL};
     double worst = 0;
     for (int i = 0; i < 20; i++) {
-        j = corner_run(gt, NULL, st01, burn, NULL);
+        j = run_tracked(gt, NULL, st01, burn, NULL);
         double pct = j ? jget(j, "cpu_utilization.combined.mean_sum_percent") : -1;
         if (pct > worst)
             worst = pct;
@@ -1315,7 +1317,7 @@ static void corners(const char *gt, const char *wl)
     char script[1024];
     snprintf(script, sizeof script, "%s steady 2 0; exec %s steady 100 0", wl, wl);
     char *launcher[] = {"/bin/sh", "-c", script, NULL};
-    j = corner_run(gt, truth_file, st10, launcher, NULL);
+    j = run_tracked(gt, truth_file, st10, launcher, NULL);
     truth(truth_file, &tmax, &tsum, &tcpu);
     int unknown = j && json_object_get_boolean(
         json_object_object_get(json_object_object_get(j, "measurement"),
@@ -1332,29 +1334,9 @@ static void corners(const char *gt, const char *wl)
     /* 4. Starvation: a sleeper and a burner among 2 x cores spinners. */
     spin(1);
     char *sleeper[] = {"/bin/sh", "-c", "echo printed; sleep 1", NULL};
-    char *st02[] = {"--st", "0.2", NULL};
-    j = corner_run(gt, NULL, st02, sleeper, NULL);
-    double wait = j ? jget(j, "measurement.run_queue.wait_seconds") : -1;
-    double run = j ? jget(j, "measurement.run_queue.run_seconds") : -1;
-    if (j)
-        json_object_put(j);
-    corner_run(gt, NULL, st02, sleeper, human);
-    snprintf(col, sizeof col, "waited %.3f s, %.0f %%", wait,
-             wait + run > 0 ? wait / (wait + run) * 100 : 0);
-    printf("%-44s %-28s %s\n", "4. sleeps 1 s, machine saturated", col,
-           file_says(human, "CPU starved") ? "STARVED (wrong)" : "not starved");
+    starved_row(gt, "4. sleeps 1 s, machine saturated", sleeper, human, 0);
     char *burner[] = {(char *)wl, "steady", "0", "1", NULL};
-    j = corner_run(gt, NULL, st02, burner, NULL);
-    wait = j ? jget(j, "measurement.run_queue.wait_seconds") : -1;
-    run = j ? jget(j, "measurement.run_queue.run_seconds") : -1;
-    if (j)
-        json_object_put(j);
-    corner_run(gt, NULL, st02, burner, human);
-    snprintf(col, sizeof col, "waited %.3f s, %.0f %%", wait,
-             wait + run > 0 ? wait / (wait + run) * 100 : 0);
-    printf("%-44s %-28s %s\n", "   burns 0.5 s among them", col,
-           wait < 0 ? "no run-queue figure here"
-           : file_says(human, "CPU starved") ? "starved" : "not starved (wrong)");
+    starved_row(gt, "   burns 0.5 s among them", burner, human, 1);
     spin(0);
 
     /* 5. 200 MiB streamed through the page cache, in a cgroup of its own. */
@@ -1366,9 +1348,9 @@ static void corners(const char *gt, const char *wl)
              ">/dev/null", stream, stream);
     char *dd[] = {"/bin/sh", "-c", script, NULL};
     char *cg[] = {"--st", "0.2", "--cgroup", NULL};
-    corner_run(gt, NULL, cg, dd, human);
+    run_tracked(gt, NULL, cg, dd, human);
     int cache_said = file_says(human, "page cache the kernel could reclaim");
-    j = corner_run(gt, NULL, cg, dd, NULL);
+    j = run_tracked(gt, NULL, cg, dd, NULL);
     if (j && jget(j, "cgroup.memory.peak") > 0) {
         snprintf(col, sizeof col, "RSS %.1f MiB (processes)",
                  jget(j, "max_ram.combined.total_rss") / MIB);

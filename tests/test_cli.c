@@ -750,12 +750,16 @@ static void test_at_peak(void)
         for (int k = 0; k < 3; k++)
             CHECK_MSG(seen[k] >= held[k] * MIB && seen[k] < (held[k] + 8) * MIB,
                       "hold %.0f: %.0f bytes at the peak", held[k], seen[k]);
-        /* Each process's own memory and the rest's: the peak, but for the
-         * pages they share (counted once, as the peak counts them). */
+        /* Each process's own memory and the rest's, and the pages they
+         * share (counted once, as the peak counts them): the peak. (Not
+         * their own memory alone: under AddressSanitizer the shared part,
+         * split in the proportions of the last smaps_rollup, is 2-3 % of
+         * the peak.) */
         sum += jnum(j, "at_peak.memory.others.private_bytes");
         double combined = jnum(j, "max_ram.combined.total_rss");
-        CHECK_MSG(fabs(sum / combined - 1) < 0.02, "at the peak %.0f, combined peak %.0f", sum,
-                  combined);
+        double shared = jnum(j, "at_peak.memory.shared_bytes");
+        CHECK_MSG(fabs((sum + shared) / combined - 1) < 0.02,
+                  "at the peak %.0f + %.0f shared, combined peak %.0f", sum, shared, combined);
         CHECK(fabs(sum + jnum(j, "at_peak.memory.shared_bytes") -
                    jnum(j, "at_peak.memory.total_bytes")) < 4096);
         CHECK(jnum(j, "at_peak.memory.total_bytes") <= combined);
