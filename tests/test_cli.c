@@ -2597,21 +2597,22 @@ static void test_corner_children_reaped(void)
 }
 
 /* A main process that waited for a child of its own and ended before any
- * sample saw it: the kernel's peak (100 MiB) is its own or the child's,
+ * sample saw it: the kernel's peak (200 MiB) is its own or the child's,
  * and no output claims to know which. */
 static void test_corner_split_unknown(void)
 {
     char script[512];
-    snprintf(script, sizeof script, "%s alloc 1; exec %s alloc 100", WORKLOAD_BIN, WORKLOAD_BIN);
+    snprintf(script, sizeof script, "%s alloc 1; exec %s alloc 200", WORKLOAD_BIN, WORKLOAD_BIN);
     struct result r = gt("-q", "--st", "10", "-f", "json", "--", "/bin/sh", "-c", script, NULL);
     CHECK(r.status == 0);
     json_object *j = parse_or_fail(r.out.data, "split json");
     if (j) {
         json_object *m = json_object_object_get(j, "measurement");
         CHECK(json_object_get_boolean(json_object_object_get(m, "main_descendants_split_unknown")));
-        /* what no process can be given, above gpu-tracker's fork's mark */
-        CHECK(jnum(j, "measurement.unattributed_rss_bytes") >= 90 * MIB);
-        CHECK(jnum(j, "max_ram.combined.total_rss") >= 100 * MIB / 1e9); /* gigabytes */
+        /* what no process can be given, above gpu-tracker's fork's mark
+         * (2 MiB here, 17 under ThreadSanitizer) */
+        CHECK(jnum(j, "measurement.unattributed_rss_bytes") >= 150 * MIB);
+        CHECK(jnum(j, "max_ram.combined.total_rss") >= 200 * MIB / 1e9); /* gigabytes */
         const char *high = json_object_to_json_string(
             json_object_object_get(m, "at_least_kernel_high_water_mark"));
         CHECK_STR(high, "[ \"max_ram.combined.total_rss\" ]");
