@@ -10,9 +10,10 @@
  * Beside each, the floor: what a sample cannot cost less than on this
  * machine. A process whose thread wakes on the same absolute schedule and
  * preads the same files (/proc/stat, /proc/meminfo, and each process's stat,
- * status and children, and its smaps_rollup on the schedule gpu-tracker
- * reads it for an idle process: the first sample and every 10th) through
- * descriptors kept open for the whole run, parsing nothing, measured the
+ * status, schedstat and children, and its smaps_rollup on the schedule
+ * gpu-tracker reads it for an idle process: the first sample and every
+ * 10th) through descriptors kept open for the whole run, and reads each
+ * process's CPU clock, parsing nothing, measured the
  * same way, at the same time, on the same CPU; seven fresh pairs a row
  * (REPEATS).
  * Accuracy: workloads that report their own truth (VmHWM, rusage; see
@@ -342,6 +343,25 @@ struct floor_files {
 
 static struct floor_files floor_rollups; /* each process's smaps_rollup */
 
+/* Each process's CPU clock, read every sample as gpu-tracker reads it (the
+ * nanosecond CPU of the means). */
+static clockid_t *floor_clocks;
+static size_t floor_nclocks, floor_capclocks;
+
+static void floor_clock_add(pid_t pid)
+{
+    clockid_t c;
+    if (clock_getcpuclockid(pid, &c) != 0)
+        return;
+    if (floor_nclocks == floor_capclocks) {
+        floor_capclocks = floor_capclocks ? 2 * floor_capclocks : 64;
+        floor_clocks = realloc(floor_clocks, floor_capclocks * sizeof *floor_clocks);
+        if (!floor_clocks)
+            exit(1);
+    }
+    floor_clocks[floor_nclocks++] = c;
+}
+
 /* overhead-series: gpu-tracker keeps both series (--process-csv and
  * --system-csv to /dev/null), and the floor reads what they add: each
  * process's smaps_rollup and io at every sample, /proc/diskstats,
@@ -378,6 +398,9 @@ static void floor_tree(struct floor_files *f, pid_t pid)
     floor_add(f, path);
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     floor_add(f, path);
+    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid); /* the run-queue delay */
+    floor_add(f, path);
+    floor_clock_add(pid);
     snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
     floor_add(overhead_series ? f : &floor_rollups, path);
     if (overhead_series) {
@@ -514,6 +537,10 @@ static void floor_loop(pid_t root, double interval, int report_fd)
             break;
         for (size_t i = 0; i < f.n; i++)
             failed += pread(f.fd[i], buf, sizeof buf, 0) < 0;
+        for (size_t i = 0; i < floor_nclocks; i++) {
+            struct timespec run;
+            failed += clock_gettime(floor_clocks[i], &run) < 0;
+        }
         floor_gpu_sample();
         struct statvfs space;
         if (overhead_series)
@@ -671,7 +698,8 @@ static void overhead(const char *gt, int quick, const int *sizes, size_t nsizes)
                "cost (start, GPU probe, exit) is what the whole run's rusage (wait4) has beyond.\n"
                "The floor: a loop that wakes on the same schedule and preads the same files\n"
                "(smaps_rollup every 10th sample, as we do) through descriptors kept open,\n"
-               "parsing nothing (see bench.c), measured alike, at the same time on the same\n"
+               "and each process's CPU clock, parsing nothing (see bench.c), measured alike,\n"
+               "at the same time on the same\n"
                "tree (half an interval after our samples), so that both meet the same machine\n"
                "(pinned to the same CPU); each one's CPU is the median of 4-5 parts of its\n"
                "window (4 s at --st 1, 2 s at 0.1, 1 s at 0.01). Each row: 7 such pairs on the\n"
