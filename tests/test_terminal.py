@@ -25,6 +25,10 @@ if not TMUX:
     skip("tmux is not installed (make check installs it as root)")
 
 work = tempfile.mkdtemp(prefix="gt-terminal-")
+# The commands typed are short whatever the checkout's path: the shell
+# starts in work, where ./gt names the program. (A command longer than the
+# pane wraps, and after a resize tmux joins it with the next line.)
+os.symlink(GT, os.path.join(work, "gt"))
 socket_path = None  # a server of its own for each scenario
 go = os.path.join(work, "go")
 printer = os.path.join(work, "printer.sh")
@@ -130,14 +134,14 @@ def start(width, height):
     socket_path = os.path.join(work, "tmux-%d.sock" % start.count)
     env_cmd = "env -i PATH=/usr/bin:/bin HOME=%s TERM=tmux-256color PS1='$ ' " \
               "bash --norc --noprofile -i" % work
-    tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), env_cmd)
+    tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), "-c", work,
+         env_cmd)
     tmux("set-option", "-t", "t", "history-limit", "5000")
     wait_for("the shell's prompt", lambda: any(r.startswith("$") for r in screen()))
 
 
 def run_tracker():
-    tmux("send-keys", "-t", "t",
-         "%s --no-backup --st 0.2 -f human -- %s" % (GT, printer), "Enter")
+    tmux("send-keys", "-t", "t", "./gt --no-backup --st 0.2 -f human -- ./printer.sh", "Enter")
 
 
 try:
@@ -189,7 +193,7 @@ rm -f '%s'
 """ % (go, go))
     os.chmod(resetter, 0o755)
     start(80, 12)
-    tmux("send-keys", "-t", "t", "%s --no-backup --st 0.2 -f human -- %s" % (GT, resetter), "Enter")
+    tmux("send-keys", "-t", "t", "./gt --no-backup --st 0.2 -f human -- ./resetter.sh", "Enter")
     if wait_for("all 60 lines and the status line",
                 lambda: any(r == "epoch 60 loss=0.60" for r in history()) and status_on_last_row()):
         time.sleep(1.5)  # a redraw or two more: none may leave a copy
