@@ -702,6 +702,11 @@ static void test_corner_figures(void)
     CHECK(tree_walk(&t, &s) == 0);
     CHECK(s.sigchld_ignorer == 100 && s.main_zombie);
     CHECK(s.sched_run_ns == 3500000 && s.sched_wait_ns == 3500000);
+    /* A zombie's files move no more: read at its first zombie walk only. */
+    m.sched_run_ns = 9000000;
+    fx_proc_write(root, &m);
+    CHECK(tree_walk(&t, &s) == 0);
+    CHECK(s.sigchld_ignorer == 100 && s.sched_run_ns == 3500000);
     tree_free(&t);
     fx_rmroot(root);
 }

@@ -257,10 +257,8 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
         usage_rss_peaks(a, &m, &d, &c);
         unsigned long long known = m.total_kb > d.total_kb ? m.total_kb : d.total_kb;
         raise_ull(&known, a->fork_hwm_kb);
-        if (maxrss_kb > known) {
-            a->main_split_unknown = 1;
+        if (maxrss_kb > known)
             raise_ull(&a->unattributed_kb, maxrss_kb - known);
-        }
     }
     if (!is_main)
         raise_ull(&a->reaped_desc_kb, maxrss_kb);
@@ -397,7 +395,7 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
            sizeof out->measurement.unseen_children_command);
     out->measurement.unseen_children_command[sizeof out->measurement.unseen_children_command - 1] =
         '\0';
-    out->measurement.rss_split_unknown = a->main_split_unknown;
+    out->measurement.rss_split_unknown = a->unattributed_kb > 0;
     out->measurement.rss_unattributed_bytes = (double)a->unattributed_kb * 1024.0;
     out->measurement.cpu_resolution_seconds = (double)a->cpu_resolution_ns / 1e9;
     out->measurement.cpu_wait_available = a->sched_ok;

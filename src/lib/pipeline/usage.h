@@ -63,9 +63,8 @@ struct usage_acc {
     /* main was reaped with a maxrss above what samples saw of main and of
      * its descendants (and above gpu-tracker's fork's, which exec carries
      * into it), having reaped children of its own: the figure is the
-     * larger of its own peak and theirs, and which is not known; by how
-     * much it is above all that (kB). */
-    int main_split_unknown;
+     * larger of its own peak and theirs, and which is not known: by how
+     * much it is above all that (kB; 0: the split is known). */
     unsigned long long unattributed_kb;
     unsigned long long fork_hwm_kb;      /* tree_sample's */
     /* The first tracked process seen ignoring SIGCHLD (0: none). */

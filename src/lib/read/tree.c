@@ -60,6 +60,8 @@ struct tracked_proc {
     int run_ns_ok;                   /* run_ns is from this walk */
     unsigned long long run_ns;       /* its run time, all threads (run_clock) */
     int sched_seen;                  /* sched is from an earlier walk */
+    int zombie_read;                 /* its last status and schedstat, read
+                                        once as a zombie (they move no more) */
     struct proc_schedstat sched;     /* its main thread's, as last read */
     struct census_slot census;       /* its command's group */
     unsigned long long pss_kb;       /* this walk's PSS estimate (split_rss), for the census */
@@ -588,11 +590,11 @@ static int read_memory(struct tree *t, struct tracked_proc *p)
         /* A zombie holds no memory and has no status memory lines; but
          * until it is reaped its signal dispositions are there, and a job
          * that ended before any sample saw it alive still says whether the
-         * kernel reaped its children (a read at each walk that finds it a
-         * zombie, until one says so). */
+         * kernel reaped its children (read at the first walk that finds
+         * it a zombie). */
         struct proc_status last;
         int ignored = p->status.sigchld_ignored;
-        if (!ignored && !t->sampled_only &&
+        if (!ignored && !p->zombie_read && !t->sampled_only &&
             procfs_read_status(&p->h, t->buf, t->bufcap, &last) == 0)
             ignored = last.sigchld_ignored;
         memset(&p->status, 0, sizeof p->status);
@@ -755,8 +757,10 @@ static int walk_once(struct tree *t, long reaper_threads)
         }
         p->seen = t->generation;
         p->walks_seen++;
-        if (t->schedstat >= 0 && !t->sampled_only)
+        if (t->schedstat >= 0 && !t->sampled_only && !p->zombie_read)
             read_schedstat(t, p);
+        if (p->st.state == 'Z' || p->st.state == 'X')
+            p->zombie_read = 1;
         if (!t->main_only && p->st.state != 'Z' &&
             queue_children(t, &p->h, pid, p->st.num_threads) < 0)
             return -1;
