@@ -144,7 +144,8 @@ typedef struct gt_measurement {
     int sampled_only;    /* a comparison run with a plain sampler's figures
                             (gpu_tracker_internal.h) */
     /* The corners where a figure is a bound, not exact (docs/metrics.md,
-     * "Corners"; the JSON's measurement.corners). */
+     * "Corners"; in the JSON, keys of "measurement" that only a run
+     * which met the corner has). */
     int unseen_children_pid; /* a tracked process that ignores SIGCHLD: the
                                 kernel reaps its children, and those that
                                 live between two samples are missed by the
