@@ -31,7 +31,7 @@ _gpu_tracker()
     --tu) words="seconds minutes hours days" ;;
     -f | --format)
         words="text json"
-        [[ -z $sub ]] && words="text json human"
+        [[ -z $sub || $sub == show ]] && words="text json human"
         [[ $sub == sub-track ]] && words="text json pickle"
         ;;
     --stat) words="min max mean std" ;;
@@ -67,7 +67,7 @@ _gpu_tracker()
 
     if [[ $cur == -* ]]; then
         case $sub in
-        show) words="--format -f --help" ;;
+        show) words="--format -f --verbose --help" ;;
         system) words="--st --duration --output -o --disable-logs --help -h" ;;
         stats) words="--format -f --max-rows --help -h" ;;
         recommend) words="--format -f --server --max-rows --help -h" ;;
@@ -83,7 +83,7 @@ _gpu_tracker()
             esac
             ;;
         *) words="--help -h --version -v --execute -e --output -o --format -f --st --ru --gru
-                  --tu --nec --guuids --gb --disable-logs --quiet -q --wait-all --pid
+                  --tu --nec --guuids --gb --disable-logs --verbose --quiet -q --wait-all --pid
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
                   --no-children --cgroup --gpu-details --start-at --no-csv-header --sampled-only --backup
                   --no-backup --no-config --tf --overwrite --tconfig --stf --metrics-listen

@@ -29,6 +29,31 @@
 extern "C" {
 #endif
 
+/* ---- Figures for people (text/readable.c) ------------------------------ */
+
+/* Every people-facing output (-f human, the status line, limits, compare,
+ * stats, the report) writes sizes in powers of 1024 and says so: KiB, MiB,
+ * GiB. Each writes into buf (cap bytes) and returns it; a negative or
+ * non-finite value is written "-". */
+
+/* bytes as "812 B", "3.40 KiB", "512 MiB", "1.25 GiB": three significant
+ * figures, the largest unit that keeps the number at least 1. */
+GT_INTERNAL char *gt_human_bytes(char *buf, size_t cap, double bytes);
+
+/* A length of time: "0.42 s" and "12.3 s" under a minute, "4:05" (m:ss)
+ * under an hour, "3:02:11" (h:mm:ss) beyond; whole seconds truncated, as a
+ * clock shows them. */
+GT_INTERNAL char *gt_human_duration(char *buf, size_t cap, double seconds);
+
+/* A clock: "m:ss" under an hour, "h:mm:ss" beyond (never fractions: a
+ * status line that changes once a second). */
+GT_INTERNAL char *gt_human_clock(char *buf, size_t cap, double seconds);
+
+/* joules as "850 J", "1.20 kJ", "3.46 MJ" (three significant figures), and
+ * as watt-hours: "0.333 Wh" is "0.33 Wh", "1.25 kWh". */
+GT_INTERNAL char *gt_human_energy(char *buf, size_t cap, double joules);
+GT_INTERNAL char *gt_human_watt_hours(char *buf, size_t cap, double joules);
+
 /* ---- Results: the fields of gpu_tracker's ResourceUsage ---------------- */
 
 #define GT_UNIT_LEN 16
@@ -418,6 +443,12 @@ GT_INTERNAL gt_status gt_usage_read_file(const char *path, gt_resource_usage *us
  * nothing. Only for a struct those two filled (the tracker and snapshots
  * own theirs). */
 GT_INTERNAL void gt_usage_release(gt_resource_usage *usage);
+
+/* Rewrites *usage's RAM and GPU RAM figures (not the GPU list's) in bytes
+ * and its compute time in seconds, and their unit names to match, from the
+ * units it names (a unit it does not know leaves that part as it is):
+ * what -f human reads from a saved summary. */
+GT_INTERNAL void gt_usage_to_bytes_seconds(gt_resource_usage *usage);
 
 /* s, which came from a stranger (a file, a server), made safe to print on
  * a terminal: control characters (C0, DEL, C1: escape sequences, a

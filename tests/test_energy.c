@@ -236,7 +236,7 @@ static void test_cli(void)
     struct result r = {0};
     finish(&c, &r);
     CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
-    CHECK_CONTAINS(r.out.data, "CPU energy      12 J in 2 packages, DRAM 0 J: the whole machine's");
+    CHECK_CONTAINS(r.out.data, "CPU energy      12.0 J in 2 packages, DRAM 0 J: the whole machine's");
     result_free(&r);
     unsetenv("GPU_TRACKER_SYS_ROOT");
     fx_rmroot(root);

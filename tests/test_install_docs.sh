@@ -1,8 +1,8 @@
 #!/bin/sh
 # What `make install` puts beside the program for people: the man page
 # (rendered with man -l), the bash, zsh and fish completions (loaded in
-# each shell and asked for completions), the docs. Every long option of
-# `gpu-tracker --help` must be in the page and in each completion.
+# each shell and asked for completions), the docs. Every long option
+# `gpu-tracker --help all` lists must be in the page and in each completion.
 # Called by test_install.sh on its temporary prefix.
 # usage: test_install_docs.sh PREFIX
 set -eu
@@ -12,10 +12,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "install docs: $*"; exit 1; }
 
-# The long options --help lists (the tracked command's and the subcommands').
-"$bin" --help >"$work/help"
+# The long options --help all lists (the tracked command's and the subcommands').
+"$bin" --help all >"$work/help"
 options=$(grep -o -- '--[a-z][a-z-]*' "$work/help" | sort -u)
-[ "$(echo "$options" | wc -l)" -ge 20 ] || fail "too few options found in --help: $options"
+[ "$(echo "$options" | wc -l)" -ge 20 ] || fail "too few options found in --help all: $options"
 
 # The man page: installed, rendered, and saying what --help says.
 page="$prefix/share/man/man1/gpu-tracker.1"

@@ -160,11 +160,11 @@ static void test_backup_survives_sigkill(void)
     result_free(&r);
     r = gt("show", backup, "-f", "yaml", NULL);
     CHECK(r.status == 2);
-    CHECK_STR(r.err.data, "gpu-tracker: unknown format 'yaml'; valid formats: text, json\n");
+    CHECK_STR(r.err.data, "gpu-tracker: unknown format 'yaml'; valid formats: text, json, human\n");
     result_free(&r);
     r = gt("show", NULL);
     CHECK(r.status == 2);
-    CHECK_STR(r.err.data, "gpu-tracker: usage: gpu-tracker show FILE [-f text|json]\n");
+    CHECK_STR(r.err.data, "gpu-tracker: usage: gpu-tracker show FILE [-f text|json|human] [--verbose]\n");
     result_free(&r);
 }
 

@@ -190,7 +190,7 @@ static void test_system_command(void)
     CHECK_CONTAINS(r.out.data, "Usage: gpu-tracker system");
     CHECK_CONTAINS(r.out.data, "--duration=<seconds>");
     result_free(&r);
-    r = gt("--help", NULL);
+    r = gt("--help", "all", NULL);
     CHECK_CONTAINS(r.out.data, "--process-csv=<file>");
     CHECK_CONTAINS(r.out.data, "--system-csv=<file>");
     CHECK_CONTAINS(r.out.data, "gpu-tracker system [--st=<sleep-time>]");

@@ -760,7 +760,7 @@ static void test_report(void)
                                 "(max; not the job&#39;s own), on /",
                                 ">Disk I/O<", ">Network<", ">Statistics<",
                                 ">Recommended resources<", ">Server<", "gpu_tracker summary",
-                                "seconds since start", ">cores<", ">MiB<", ">MB/s<",
+                                "seconds since start", ">cores<", ">MiB<", ">MiB/s<",
                                 "t3.micro", "0.0104", "exit 3"};
         for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
             CHECK_CONTAINS(html, titles[i]);

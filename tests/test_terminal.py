@@ -118,6 +118,18 @@ def whole_terminal_scrolls(stage):
     check(all("gpu-tracker 0:" not in r for r in rows), "%s: status line left: %r" % (stage, rows))
 
 
+def summary_fits(stage, width):
+    """The -f human summary, with the rows tmux wrapped joined again (-J):
+    every line within the terminal's width, so none was broken mid-word."""
+    joined = tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "t").split("\n")
+    start = [i for i, r in enumerate(joined) if r.startswith("Wall time")]
+    end = [i for i, r in enumerate(joined) if r.startswith("Samples")]
+    check(start and end, "%s: no summary: %r" % (stage, joined[-20:]))
+    if start and end:
+        wide = [r for r in joined[start[-1]:end[-1] + 1] if len(r.rstrip()) > width]
+        check(not wide, "%s: summary lines wider than %d: %r" % (stage, width, wide))
+
+
 def ended_clean(stage, what="the summary"):
     """Tracking has ended: the summary is there, no status line is left
     anywhere, and the whole terminal scrolls again."""
@@ -161,6 +173,7 @@ try:
         check_clean("shrunk to 80x10", True)
     open(go, "w").close()
     ended_clean("after tracking")
+    summary_fits("the summary at 80 columns", 80)
 
     # Ctrl-Z gives the shell the whole terminal; fg brings the line back.
     start(100, 14)

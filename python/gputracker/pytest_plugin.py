@@ -176,7 +176,7 @@ def pytest_runtest_call(item):
         value = figures[_FIGURE_OF_LIMIT[name]]
         if value > limit:
             if name in ('max_ram', 'max_gpu_ram'):
-                shown = f'{value / 1e6:.1f} MB passed the limit {name}={marker.kwargs[name]!r} ({limit / 1e6:.1f} MB)'
+                shown = f'{_size(value)} passed the limit {name}={marker.kwargs[name]!r} ({_size(limit)})'
             else:
                 shown = f'{value:.2f} s passed the limit {name}={marker.kwargs[name]!r} ({limit:g} s)'
             breaches.append(f'{_WORDS[name]} {shown}')
@@ -204,7 +204,10 @@ def pytest_runtest_logreport(report):
 
 
 def _size(b: float) -> str:
-    return f'{b / 1e9:.2f} GB' if b >= 1e9 else f'{b / 1e6:.1f} MB'
+    """A size as every people-facing output of gpu-tracker writes it
+    (powers of 1024: "512 MiB", "1.25 GiB")."""
+    from gputracker import _native
+    return _native.human_bytes(b)
 
 
 def pytest_terminal_summary(terminalreporter, config):

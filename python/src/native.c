@@ -164,6 +164,18 @@ static PyObject *parse_duration(PyObject *module, PyObject *arg)
     return parse_quantity(arg, 1);
 }
 
+/* human_bytes(n): gt_human_bytes(), the sizes every people-facing output
+ * writes ("1.25 GiB"). */
+static PyObject *human_bytes(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    double v = PyFloat_AsDouble(arg);
+    if (v == -1.0 && PyErr_Occurred())
+        return NULL;
+    char text[32];
+    return PyUnicode_FromString(gt_human_bytes(text, sizeof text, v));
+}
+
 /* output_write(path, data): gt_output_write, the output rules of every file
  * gpu-tracker writes (no planted link followed, no stranger's file in a
  * shared directory written or replaced, atomic); OSError with the reason. */
@@ -483,6 +495,7 @@ static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "The library's version."},
     {"parse_size", parse_size, METH_O, "Bytes of a size such as '500MB' or '2GiB'."},
     {"parse_duration", parse_duration, METH_O, "Seconds of a duration such as '90' or '1h30m'."},
+    {"human_bytes", human_bytes, METH_O, "A size as people read it: '512 MiB', '1.25 GiB'."},
     {"output_write", output_write, METH_VARARGS, "gt_output_write(): a file under the output rules."},
     {"file_read", file_read, METH_VARARGS, "gt_file_read(): a file under the reading rules."},
     {"file_open", file_open, METH_VARARGS, "gt_file_open(): a descriptor under the reading rules."},

@@ -308,17 +308,15 @@ static int by_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A figure for a person: MB/GB, s/min/h, cores. */
+/* A figure for a person: KiB/MiB/GiB, s/min/h, cores. */
 static void show_value(int m, double v, char *out, size_t cap)
 {
-    if ((m == METRIC_RAM || m == METRIC_GPU_RAM) && v < 1e6 && v > 0)
-        snprintf(out, cap, "%.1f kB", v / 1e3);
-    else if (m == METRIC_RAM || m == METRIC_GPU_RAM)
-        snprintf(out, cap, v >= 1e9 ? "%.3f GB" : "%.1f MB", v >= 1e9 ? v / 1e9 : v / 1e6);
+    if (m == METRIC_RAM || m == METRIC_GPU_RAM)
+        gt_human_bytes(out, cap, v);
     else if (m == METRIC_MEAN_CPU)
         snprintf(out, cap, "%.2f cores", v);
     else
-        human_duration(out, cap, v);
+        gt_human_duration(out, cap, v);
 }
 
 struct row {

@@ -8,61 +8,8 @@
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
-
-char *human_bytes(char *buf, size_t cap, double bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    if (!isfinite(bytes) || bytes < 0) {
-        snprintf(buf, cap, "-");
-        return buf;
-    }
-    size_t u = 0;
-    while (bytes >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
-        bytes /= 1024.0;
-        u++;
-    }
-    /* Three significant figures: 1.25 GiB, 12.5 GiB, 125 GiB. A value that
-     * rounds up to 1024 stays in its unit (1023.6 MiB reads "1024 MiB"),
-     * rather than jump to a "1.00 GiB" it has not reached. */
-    if (u == 0)
-        snprintf(buf, cap, "%.0f %s", bytes, units[u]);
-    else if (bytes < 10)
-        snprintf(buf, cap, "%.2f %s", bytes, units[u]);
-    else if (bytes < 100)
-        snprintf(buf, cap, "%.1f %s", bytes, units[u]);
-    else
-        snprintf(buf, cap, "%.0f %s", bytes, units[u]);
-    return buf;
-}
-
-char *human_clock(char *buf, size_t cap, double seconds)
-{
-    if (!isfinite(seconds) || seconds < 0) {
-        snprintf(buf, cap, "-");
-        return buf;
-    }
-    unsigned long long s = (unsigned long long)seconds;
-    if (s < 3600)
-        snprintf(buf, cap, "%llu:%02llu", s / 60, s % 60);
-    else
-        snprintf(buf, cap, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
-    return buf;
-}
-
-char *human_duration(char *buf, size_t cap, double seconds)
-{
-    if (!isfinite(seconds) || seconds < 0) {
-        snprintf(buf, cap, "-");
-        return buf;
-    }
-    if (seconds < 10)
-        snprintf(buf, cap, "%.2f s", seconds);
-    else if (seconds < 60)
-        snprintf(buf, cap, "%.1f s", seconds);
-    else
-        human_clock(buf, cap, seconds);
-    return buf;
-}
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 /* "Label" padded to the value column, then the value. */
 #define LABEL "%-16s"
@@ -73,12 +20,32 @@ static void caveat_line(const char *sentence, void *file)
     fprintf(file, LABEL "%s\n", "Caveat", sentence);
 }
 
+/* "Label  3.00 GiB WHAT (main 2.00 GiB, descendants 1.00 GiB NOTE)" */
 static void line_bytes_split(FILE *f, const char *label, double total, double main_b,
-                             double desc_b, const char *what)
+                             double desc_b, const char *what, const char *note)
 {
     char t[32], m[32], d[32];
-    fprintf(f, LABEL "%s (main %s, descendants %s)%s\n", label, human_bytes(t, sizeof t, total),
-            human_bytes(m, sizeof m, main_b), human_bytes(d, sizeof d, desc_b), what);
+    fprintf(f, LABEL "%s%s (main %s, descendants %s%s)\n", label,
+            gt_human_bytes(t, sizeof t, total), what, gt_human_bytes(m, sizeof m, main_b),
+            gt_human_bytes(d, sizeof d, desc_b), note);
+}
+
+/* Why a figure is missing: in full with --verbose, else its first clause
+ * ("no GPU driver found", not the device files it looked for), which keeps
+ * the line within a screen's width; the JSON always has it in full. */
+static const char *why(char *buf, size_t cap, const char *reason, int verbose)
+{
+    if (verbose || !reason)
+        return reason ? reason : "";
+    size_t n = strlen(reason);
+    static const char *const ends[] = {" (", ": ", "; "};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        const char *e = strstr(reason, ends[i]);
+        if (e && (size_t)(e - reason) < n)
+            n = (size_t)(e - reason);
+    }
+    snprintf(buf, cap, "%.*s", (int)n, reason);
+    return buf;
 }
 
 /* The job's cgroup: its peak and split, OOM kills, throttling, pressure. */
@@ -98,19 +65,19 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
         fprintf(f, LABEL "%s: its figures undercount the job\n", "", cg->incomplete_reason);
     if (cg->memory_available) {
         fprintf(f, LABEL "%s, %s (anon %s, file %s, shmem %s at the highest sample)", "Group peak",
-                human_bytes(a, sizeof a, cg->memory_peak),
+                gt_human_bytes(a, sizeof a, cg->memory_peak),
                 cg->memory_peak_kernel ? "the kernel's mark" : "sampled",
-                human_bytes(b, sizeof b, cg->peak_anon), human_bytes(c, sizeof c, cg->peak_file),
-                human_bytes(d, sizeof d, cg->peak_shmem));
+                gt_human_bytes(b, sizeof b, cg->peak_anon), gt_human_bytes(c, sizeof c, cg->peak_file),
+                gt_human_bytes(d, sizeof d, cg->peak_shmem));
         if (cg->memory_limit > 0)
             fprintf(f, ", %.0f%% of its limit %s", 100.0 * cg->memory_peak / cg->memory_limit,
-                    human_bytes(a, sizeof a, cg->memory_limit));
+                    gt_human_bytes(a, sizeof a, cg->memory_limit));
         fputc('\n', f);
         double cache = gt_cgroup_reclaimable(cg);
         if (cache > 0)
             fprintf(f, LABEL "%s of the group peak was page cache the kernel could reclaim: "
-                    "a memory request needs %s\n", "", human_bytes(a, sizeof a, cache),
-                    human_bytes(b, sizeof b, gt_cgroup_working_peak(cg)));
+                    "a memory request needs %s\n", "", gt_human_bytes(a, sizeof a, cache),
+                    gt_human_bytes(b, sizeof b, gt_cgroup_working_peak(cg)));
         if (cg->oom_kills > 0) {
             time_t when = (time_t)cg->first_oom_kill_time;
             struct tm tm;
@@ -131,7 +98,7 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
     }
     if (cg->cpu_available && cg->throttled_periods > 0)
         fprintf(f, LABEL "%s in %ld of %ld periods (quota %.2f cores)\n", "CPU throttled",
-                human_duration(a, sizeof a, cg->throttled_seconds), cg->throttled_periods,
+                gt_human_duration(a, sizeof a, cg->throttled_seconds), cg->throttled_periods,
                 cg->throttle_periods, cg->cpu_quota);
     if (cg->pressure_available)
         fprintf(f, LABEL "CPU %.1f%%, memory %.1f%% (all tasks %.1f%%), I/O %.1f%% (all "
@@ -143,15 +110,15 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
 /* What the GPU driver counted beyond samples: accounting, throttling,
  * errors, the job's share of the GPUs' energy. Lines for what is there
  * (and for accounting, why not: the peaks are then sampled only). */
-static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g)
+static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g, int verbose)
 {
-    char a[32], b[32];
+    char a[32], b[32], reason[GT_REASON_LEN];
     if (g->accounting_available) {
         fprintf(f, LABEL "%d GPU process%s in the driver's records (main %s, largest "
                 "descendant %s)", "GPU accounting", g->accounting_processes,
                 g->accounting_processes == 1 ? "" : "es",
-                human_bytes(a, sizeof a, g->accounting_main_peak),
-                human_bytes(b, sizeof b, g->accounting_descendants_peak));
+                gt_human_bytes(a, sizeof a, g->accounting_main_peak),
+                gt_human_bytes(b, sizeof b, g->accounting_descendants_peak));
         if (g->accounting_unseen)
             fprintf(f, "; %d ended between samples, seen only there", g->accounting_unseen);
         if (g->accounting_unattributed)
@@ -159,7 +126,8 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g)
                     g->accounting_unattributed);
         fputc('\n', f);
     } else {
-        fprintf(f, LABEL "peaks sampled only: %s\n", "GPU accounting", g->accounting_reason);
+        fprintf(f, LABEL "peaks sampled only: %s\n", "GPU accounting",
+                why(reason, sizeof reason, g->accounting_reason, verbose));
     }
     if (g->throttle_available) {
         int any = 0;
@@ -192,51 +160,45 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g)
         fprintf(f, ")\n");
     }
     if (d->energy_available) {
-        fprintf(f, LABEL "%.0f J on the selected GPUs", "GPU energy", d->energy_joules);
+        fprintf(f, LABEL "%s on the selected GPUs", "GPU energy",
+                gt_human_energy(a, sizeof a, d->energy_joules));
         if (g->job_energy_available)
-            fprintf(f, "; the job's share ~%.0f%% (~%.0f J, an estimate from SM utilization)",
-                    100 * g->job_energy_share, g->job_energy_joules);
+            fprintf(f, "; the job's share ~%.0f%% (~%s, an estimate from SM utilization)",
+                    100 * g->job_energy_share, gt_human_energy(b, sizeof b, g->job_energy_joules));
         fputc('\n', f);
     }
 }
 
-/* The unit an energy of joules reads best in: J, Wh or kWh (its size in
- * joules in *factor); figures shown together share one. */
-static const char *energy_unit(double joules, double *factor)
+/* "Energy  1.20 kJ = 0.33 Wh (1.14 kJ to 1.26 kJ): GPU 1.20 kJ +-5%, CPU none
+ * (no RAPL counters); CO2e 0.13 g (0.13 to 0.14) at 400 g/kWh, PUE 1", or
+ * why there is none, and that CO2e could not be given when it was asked. */
+static void job_energy_line(FILE *f, const gt_job_energy *e, int verbose)
 {
-    *factor = joules >= 3.6e6 ? 3.6e6 : joules >= 3600 ? 3600 : 1;
-    return joules >= 3.6e6 ? "kWh" : joules >= 3600 ? "Wh" : "J";
-}
-
-/* "Energy  1 Wh (0.95 to 1.05 Wh): GPU 1 Wh +-5% (the GPUs' energy
- * counters), CPU not measured (why); CO2e 0.6 g (0.57 to 0.63) at 400 g/kWh,
- * PUE 1.5", or why there is none. */
-static void job_energy_line(FILE *f, const gt_job_energy *e)
-{
+    char a[GT_REASON_LEN], b[GT_REASON_LEN], lo[32], hi[32], wh[32];
     if (!e->available) {
-        fprintf(f, LABEL "not available: GPU: %s; CPU: %s\n", "Energy", e->gpu_reason,
-                e->cpu_reason);
+        fprintf(f, LABEL "none (GPU: %s; CPU: %s)", "Energy",
+                why(a, sizeof a, e->gpu_reason, verbose), why(b, sizeof b, e->cpu_reason, verbose));
+        if (e->carbon_intensity > 0)
+            fputs("; CO2e not given: no energy counter", f);
+        fputc('\n', f);
         return;
     }
-    double k;
-    const char *unit = energy_unit(e->joules, &k);
-    fprintf(f, LABEL "%.3g %s (%.3g to %.3g %s):", "Energy", e->joules / k, unit,
-            e->joules_low / k, e->joules_high / k, unit);
-    if (e->gpu_available) {
-        unit = energy_unit(e->gpu_joules, &k);
-        fprintf(f, " GPU %.3g %s +-%.0f%% (the GPUs' energy counters)", e->gpu_joules / k, unit,
-                e->gpu_uncertainty_percent);
-    } else {
-        fprintf(f, " GPU not measured (%s)", e->gpu_reason);
-    }
-    if (e->cpu_available) {
-        unit = energy_unit(e->cpu_joules_high, &k);
-        fprintf(f, ", CPU %.3g %s (up to %.3g %s: the job's CPU-time share of the sockets' "
-                "RAPL energy, or all of it)", e->cpu_joules / k, unit, e->cpu_joules_high / k,
-                unit);
-    } else {
-        fprintf(f, ", CPU not measured (%s)", e->cpu_reason);
-    }
+    fprintf(f, LABEL "%s = %s (%s to %s):", "Energy", gt_human_energy(a, sizeof a, e->joules),
+            gt_human_watt_hours(wh, sizeof wh, e->joules),
+            gt_human_energy(lo, sizeof lo, e->joules_low),
+            gt_human_energy(hi, sizeof hi, e->joules_high));
+    if (e->gpu_available)
+        fprintf(f, " GPU %s +-%.0f%%%s", gt_human_energy(a, sizeof a, e->gpu_joules),
+                e->gpu_uncertainty_percent, verbose ? " (the GPUs' energy counters)" : "");
+    else
+        fprintf(f, " GPU none (%s)", why(a, sizeof a, e->gpu_reason, verbose));
+    if (e->cpu_available)
+        fprintf(f, ", CPU %s (up to %s%s)", gt_human_energy(a, sizeof a, e->cpu_joules),
+                gt_human_energy(b, sizeof b, e->cpu_joules_high),
+                verbose ? ": the job's CPU-time share of the sockets' RAPL energy, or all of it"
+                        : "");
+    else
+        fprintf(f, ", CPU none (%s)", why(a, sizeof a, e->cpu_reason, verbose));
     if (e->co2e_available)
         fprintf(f, "; CO2e %.3g g (%.3g to %.3g) at %g g/kWh, PUE %g", e->co2e_grams,
                 e->co2e_grams_low, e->co2e_grams_high, e->carbon_intensity, e->pue);
@@ -269,7 +231,7 @@ static void processes_lines(FILE *f, const gt_command_groups *g)
             g->commands, g->commands == 1 ? "" : "s");
     if (g->unseen_cpu_seconds >= 0.05)
         fprintf(f, " (+%s unseen: after processes' last samples, or between two)",
-                human_duration(a, sizeof a, g->unseen_cpu_seconds));
+                gt_human_duration(a, sizeof a, g->unseen_cpu_seconds));
     fputs("\n", f);
     int n = g->ngroups < PROCESS_LINES ? g->ngroups : PROCESS_LINES;
     for (int i = 0; i < n; i++) {
@@ -281,8 +243,8 @@ static void processes_lines(FILE *f, const gt_command_groups *g)
                 e->processes == 1 ? "" : "es");
         if (e->peak_concurrent > 1)
             fprintf(f, " (%ld at once)", e->peak_concurrent);
-        fprintf(f, ", CPU %s, peak %s\n", human_duration(a, sizeof a, e->cpu_seconds),
-                human_bytes(b, sizeof b, e->peak_pss_bytes));
+        fprintf(f, ", CPU %s, peak %s\n", gt_human_duration(a, sizeof a, e->cpu_seconds),
+                gt_human_bytes(b, sizeof b, e->peak_pss_bytes));
     }
     long more = g->others + (g->ngroups - n);
     if (more > 0) {
@@ -294,7 +256,7 @@ static void processes_lines(FILE *f, const gt_command_groups *g)
         }
         fprintf(f, "  and %ld more command%s: %ld process%s, CPU %s\n", more,
                 more == 1 ? "" : "s", procs, procs == 1 ? "" : "es",
-                human_duration(a, sizeof a, cpu));
+                gt_human_duration(a, sizeof a, cpu));
     }
 }
 
@@ -321,7 +283,7 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
                                                             : b->processes[k].bytes;
             }
         char size[32], name[41];
-        human_bytes(size, sizeof size, bytes);
+        gt_human_bytes(size, sizeof size, bytes);
         snprintf(name, sizeof name, "%.40s", /* cut: the line is one of several */
                  count == 1 && *p->cmdline ? p->cmdline : *p->command ? p->command : "?");
         fputs(sep, f);
@@ -334,12 +296,12 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
     char size[32];
     if (b->others > 0)
         fprintf(f, "%s%ld other%s %s", sep, b->others, b->others == 1 ? "" : "s",
-                human_bytes(size, sizeof size, b->others_private_bytes > 0
+                gt_human_bytes(size, sizeof size, b->others_private_bytes > 0
                                                    ? b->others_private_bytes : b->others_bytes));
     if (b->shared_bytes >= 1048576)
-        fprintf(f, ", shared %s", human_bytes(size, sizeof size, b->shared_bytes));
+        fprintf(f, ", shared %s", gt_human_bytes(size, sizeof size, b->shared_bytes));
     char when[32];
-    fprintf(f, " (%s into the run)\n", human_duration(when, sizeof when, b->at_seconds));
+    fprintf(f, " (%s into the run)\n", gt_human_duration(when, sizeof when, b->at_seconds));
 }
 
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
@@ -365,21 +327,21 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         if (!l->set)
             continue;
         int mem = i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM;
-        char *(*fmt)(char *, size_t, double) = mem ? human_bytes : human_duration;
+        char *(*fmt)(char *, size_t, double) = mem ? gt_human_bytes : gt_human_duration;
         fprintf(f, LABEL "%s %s of %s", "Limit", limit_names[i], fmt(a, sizeof a, l->peak),
                 fmt(b, sizeof b, l->limit));
         if (l->breached)
-            fprintf(f, ": BREACHED %s into the run%s\n", human_duration(c, sizeof c, l->at),
+            fprintf(f, ": BREACHED %s into the run%s\n", gt_human_duration(c, sizeof c, l->at),
                     x->limits->killed ? ", the command was ended" : "");
         else
             fprintf(f, ": within\n");
     }
-    fprintf(f, LABEL "%s\n", "Wall time", human_duration(a, sizeof a, totals->wall_seconds));
+    fprintf(f, LABEL "%s\n", "Wall time", gt_human_duration(a, sizeof a, totals->wall_seconds));
     double cpu_total = totals->cpu_main_seconds + totals->cpu_descendants_seconds;
     fprintf(f, LABEL "%s (main %s, descendants %s)\n", "CPU time",
-            human_duration(a, sizeof a, cpu_total),
-            human_duration(b, sizeof b, totals->cpu_main_seconds),
-            human_duration(c, sizeof c, totals->cpu_descendants_seconds));
+            gt_human_duration(a, sizeof a, cpu_total),
+            gt_human_duration(b, sizeof b, totals->cpu_main_seconds),
+            gt_human_duration(c, sizeof c, totals->cpu_descendants_seconds));
     fprintf(f, LABEL "mean %.2f cores, peak %.2f, of %d\n", "CPU cores",
             cpu->combined.mean_sum_percent / 100.0, cpu->combined.max_sum_percent / 100.0,
             cpu->system_core_count);
@@ -387,30 +349,32 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     if (gt_cpu_contention(u, x->cg, totals->wall_seconds, starved, sizeof starved))
         fprintf(f, LABEL "%s\n", "CPU starved", starved);
     if (!me->unknown && me->rss_split_unknown)
-        fprintf(f, LABEL "%s (main and descendants not told apart: the job ended before a "
-                "sample saw it), RSS, shared pages once\n", "Peak RAM",
-                human_bytes(a, sizeof a, u->max_ram.combined.total_rss));
+        fprintf(f, LABEL "%s RSS (main and descendants not told apart: the job ended before a "
+                "sample saw it; shared pages once)\n", "Peak RAM",
+                gt_human_bytes(a, sizeof a, u->max_ram.combined.total_rss));
     else
         line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
-                         u->max_ram.descendants.total_rss, ", RSS, shared pages once");
+                         u->max_ram.descendants.total_rss, " RSS", "; shared pages once");
     gt_measurement_caveats(u, x->cg, caveat_line, f);
     if (x->at_peak)
         at_peak_line(f, "At the peak", &x->at_peak[GT_PEAK_MEMORY]);
     fprintf(f, LABEL "peak %s used of %s (the whole machine)\n", "System RAM",
-            human_bytes(a, sizeof a, u->max_ram.system),
-            human_bytes(b, sizeof b, u->max_ram.system_capacity));
+            gt_human_bytes(a, sizeof a, u->max_ram.system),
+            gt_human_bytes(b, sizeof b, u->max_ram.system_capacity));
     if (totals->io_available)
         fprintf(f, LABEL "read %s, written %s (storage)\n", "I/O",
-                human_bytes(a, sizeof a, totals->read_bytes),
-                human_bytes(b, sizeof b, totals->write_bytes));
+                gt_human_bytes(a, sizeof a, totals->read_bytes),
+                gt_human_bytes(b, sizeof b, totals->write_bytes));
     else
-        fprintf(f, LABEL "not measured (only for a command gpu-tracker runs and reaps)\n", "I/O");
+        fprintf(f, LABEL "not measured (%s)\n", "I/O",
+                x->from_file ? "a saved summary does not keep it"
+                             : "only for a command gpu-tracker runs and reaps");
     if (me->unknown || me->gpu_available) {
         char of[64];
-        snprintf(of, sizeof of, ", of %s",
-                 human_bytes(a, sizeof a, u->max_gpu_ram.system_capacity));
+        snprintf(of, sizeof of, " of %s",
+                 gt_human_bytes(a, sizeof a, u->max_gpu_ram.system_capacity));
         line_bytes_split(f, "Peak GPU RAM", u->max_gpu_ram.combined, u->max_gpu_ram.main,
-                         u->max_gpu_ram.descendants, of);
+                         u->max_gpu_ram.descendants, of, "");
         if (x->at_peak)
             at_peak_line(f, "At the GPU peak", &x->at_peak[GT_PEAK_GPU_MEMORY]);
         if (x->gpu_idle && x->gpu_idle->request_unused) {
@@ -425,7 +389,7 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
             if (d->idle)
                 fprintf(f, LABEL "GPU %d: %s held, idle (under %.0f%%) %.0f%% of the time it "
                         "was held: a GPU to give back\n", "GPU held idle", d->index,
-                        human_bytes(a, sizeof a, d->held_bytes), x->gpu_idle->threshold_percent,
+                        gt_human_bytes(a, sizeof a, d->held_bytes), x->gpu_idle->threshold_percent,
                         d->idle_percent);
         }
         const gt_gpu_utilization *g = &u->gpu_utilization;
@@ -433,31 +397,107 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                 g->gpu_percentages.mean_sum_percent, g->gpu_percentages.max_sum_percent,
                 g->n_expected_gpus, g->n_expected_gpus == 1 ? "" : "s");
         if (x->gpu_run && !u->gpu_details.unknown)
-            gpu_run_lines(f, &u->gpu_details, x->gpu_run);
+            gpu_run_lines(f, &u->gpu_details, x->gpu_run, x->verbose);
     } else {
-        fprintf(f, LABEL "none measured: %s\n", "GPU", me->gpu_reason[0] ? me->gpu_reason : "no GPU");
+        char reason[GT_REASON_LEN];
+        fprintf(f, LABEL "none: %s\n", "GPU",
+                me->gpu_reason[0] ? why(reason, sizeof reason, me->gpu_reason, x->verbose)
+                                  : "no GPU");
     }
     fprintf(f, LABEL "peak %d (main %d, descendants %d)\n", "Threads", cpu->combined_n_threads,
             cpu->main_n_threads, cpu->descendants_n_threads);
     if (x->processes)
         processes_lines(f, x->processes);
     if (energy && energy->available) {
-        fprintf(f, LABEL "%.0f J in %d package%s", "CPU energy", energy->package_joules,
-                energy->packages, energy->packages == 1 ? "" : "s");
+        fprintf(f, LABEL "%s in %d package%s", "CPU energy",
+                gt_human_energy(a, sizeof a, energy->package_joules), energy->packages,
+                energy->packages == 1 ? "" : "s");
         if (energy->dram_available)
-            fprintf(f, ", DRAM %.0f J", energy->dram_joules);
-        fprintf(f, ": the whole machine's; the job's share of its CPU time %.0f%% (~%.0f J)\n",
-                100 * energy->job_share, energy->job_share * energy->package_joules);
+            fprintf(f, ", DRAM %s", gt_human_energy(a, sizeof a, energy->dram_joules));
+        fprintf(f, ": the whole machine's; the job's share of its CPU time %.0f%% (~%s)\n",
+                100 * energy->job_share,
+                gt_human_energy(a, sizeof a, energy->job_share * energy->package_joules));
     }
     if (x->job_energy)
-        job_energy_line(f, x->job_energy);
+        job_energy_line(f, x->job_energy, x->verbose);
     if (x->cg)
         cgroup_lines(f, x->cg, x->cgroup_asked, x->command_sigkill, x->command_pid);
     fprintf(f, LABEL "%ld, every %s\n", "Samples", me->samples,
-            human_duration(a, sizeof a, me->sleep_time));
+            gt_human_duration(a, sizeof a, me->sleep_time));
     if (fclose(f) != 0) {
         free(text);
         return NULL;
     }
     return text;
+}
+
+char *human_wrap(const char *text, int width)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return NULL;
+    const int label = 16; /* LABEL's width */
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        /* "Label           value": continued at the value; a listed entry
+         * ("  python3 ..."), two columns further in than it starts. */
+        int indent = n > (size_t)label && line[0] != ' ' && line[label - 1] == ' ' ? label : 4;
+        const char *p = line, *end = line + n;
+        int col = 0, first = 1;
+        while (p < end) {
+            const char *word = p;
+            while (word < end && *word == ' ' && !first)
+                word++; /* spaces where a line breaks are dropped */
+            const char *stop = word;
+            while (stop < end && *stop != ' ')
+                stop++;
+            int w = (int)(stop - word), gap = (int)(word - p);
+            if (first) {
+                /* the line's own start (padding included) is kept as it is */
+                stop = word;
+                while (stop < end && *stop == ' ')
+                    stop++;
+                while (stop < end && *stop != ' ')
+                    stop++;
+                fwrite(p, 1, (size_t)(stop - p), f);
+                col = (int)(stop - p);
+                first = 0;
+            } else if (col + gap + w <= width || col <= indent) {
+                fwrite(p, 1, (size_t)(stop - p), f);
+                col += gap + w;
+            } else {
+                fprintf(f, "\n%*s", indent, "");
+                fwrite(word, 1, (size_t)w, f);
+                col = indent + w;
+            }
+            p = stop;
+        }
+        fputc('\n', f);
+        line = nl ? nl + 1 : end;
+    }
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
+    /* the text's own end: a last line without a newline stays without */
+    size_t tl = strlen(text);
+    if (len > 0 && (tl == 0 || text[tl - 1] != '\n'))
+        out[len - 1] = '\0';
+    return out;
+}
+
+int human_width(int fd)
+{
+    const char *columns = getenv("COLUMNS");
+    char *end;
+    long c = columns ? strtol(columns, &end, 10) : 0;
+    if (columns && *columns && !*end && c >= 40 && c <= 1000)
+        return (int)c;
+    struct winsize ws;
+    if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+        return ws.ws_col;
+    return 80;
 }

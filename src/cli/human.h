@@ -1,24 +1,7 @@
-/* human.h - figures as a person reads them at a glance: binary units chosen
- * by size (B, KiB, MiB, GiB, TiB) and durations in s, m:ss or h:mm:ss. Used
- * by the live status line (live.c) and the -f human summary. */
+/* human.h - the -f human summary: one line per figure, in the units of
+ * gt_human_bytes() and its kin, wrapped to the terminal's width. */
 #ifndef GT_CLI_HUMAN_H
 #define GT_CLI_HUMAN_H
-
-#include <stddef.h>
-
-/* bytes as "812 B", "3.4 KiB", "512 MiB", "1.25 GiB": three significant
- * figures at most, the largest unit that keeps the number at least 1.
- * Negative or non-finite input is written as "-". Returns buf. */
-char *human_bytes(char *buf, size_t cap, double bytes);
-
-/* A length of time: "0.42 s" and "12.3 s" under a minute, "4:05" (m:ss)
- * under an hour, "3:02:11" (h:mm:ss) beyond; whole seconds truncated, as a
- * clock shows them. Negative or non-finite input is "-". Returns buf. */
-char *human_duration(char *buf, size_t cap, double seconds);
-
-/* A clock: "m:ss" under an hour, "h:mm:ss" beyond (never fractions: a
- * status line that changes once a second). Returns buf. */
-char *human_clock(char *buf, size_t cap, double seconds);
 
 #include "gpu_tracker_tools.h"
 
@@ -37,6 +20,8 @@ struct human_extras {
                                      held them (NULL, or not available: no line) */
     const gt_command_groups *processes; /* by command (NULL: no section) */
     pid_t command_pid;
+    int verbose;                  /* --verbose: why a figure is missing, in full */
+    int from_file;                /* a summary read back (show): I/O was not kept */
 };
 
 /* The -f human summary of a run: one line per figure, units chosen by size.
@@ -46,5 +31,16 @@ struct human_extras {
  * newline, or NULL when out of memory. */
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                     const struct human_extras *x);
+
+/* text with every line longer than width broken at spaces into lines of at
+ * most width columns (a word longer than that stays whole on a line of its
+ * own: never cut mid-word); the continuation of a "Label   value" line is
+ * indented to the value's column. Returns a malloc'd text, NULL when out of
+ * memory. */
+char *human_wrap(const char *text, int width);
+
+/* The width -f human is wrapped to: $COLUMNS when it is a number from 40 to
+ * 1000, else the terminal's when fd is one, else 80. */
+int human_width(int fd);
 
 #endif

@@ -143,11 +143,29 @@ static void warn_late_breaches(const gt_limits *l)
     }
 }
 
-/* The -f human summary of a stopped tracker (its units bytes and seconds),
- * without its final newline, as the other formats; NULL when out of memory. */
-static char *human_of(gt_tracker *t, gt_limit_watch *limits_watch, int cgroup_asked,
-                      const struct run_result *r, pid_t pid)
+/* text (a -f human summary ending in a newline, or NULL), wrapped to the
+ * width of the terminal it goes to (standard output's, unless written to a
+ * file: then 80 columns), without its final newline as the other formats;
+ * NULL when out of memory. Frees text. */
+static char *human_finish(char *text, const char *output)
 {
+    if (!text)
+        return NULL;
+    char *wrapped = human_wrap(text, output ? 80 : human_width(STDOUT_FILENO));
+    free(text);
+    size_t n = wrapped ? strlen(wrapped) : 0;
+    if (n > 0 && wrapped[n - 1] == '\n')
+        wrapped[n - 1] = '\0';
+    return wrapped;
+}
+
+/* The -f human summary of a stopped tracker (its units bytes and seconds),
+ * as human_finish() gives it; NULL when out of memory. */
+static char *human_of(gt_tracker *t, gt_limit_watch *limits_watch, const struct cli_options *o,
+                      const struct run_result *r)
+{
+    int cgroup_asked = o->tracker.own_cgroup;
+    pid_t pid = o->tracker.process_id;
     const gt_resource_usage *u = gt_tracker_usage(t);
     gt_totals totals;
     memset(&totals, 0, sizeof totals);
@@ -166,6 +184,7 @@ static char *human_of(gt_tracker *t, gt_limit_watch *limits_watch, int cgroup_as
         .cg = have_cg ? &cg : NULL, .cgroup_asked = cgroup_asked,
         .energy = have_energy ? &energy : NULL, .gpu_run = have_gpu_run ? gpu_run : NULL,
         .command_sigkill = r->signalled && r->status_code == 128 + SIGKILL, .command_pid = pid,
+        .verbose = o->verbose,
     };
     gt_limits limits = {.struct_size = sizeof limits};
     if (gt_limit_watch_report(limits_watch, &limits) == GT_OK && limits.any_set)
@@ -197,10 +216,7 @@ static char *human_of(gt_tracker *t, gt_limit_watch *limits_watch, int cgroup_as
     free(idle);
     free(peaks);
     free(gpu_run);
-    size_t n = text ? strlen(text) : 0;
-    if (n > 0 && text[n - 1] == '\n')
-        text[n - 1] = '\0';
-    return text;
+    return human_finish(text, o->output);
 }
 
 /* The end of a run's options: the outputs held since before the command
@@ -286,27 +302,46 @@ static void say_which_run(const char *path)
     fputs("): the figures are those up to its last update\n", stderr);
 }
 
-/* gpu-tracker show FILE [-f text|json]: prints a saved summary or a backup
- * file left by a run that did not finish. */
+/* The -f human summary of a saved one: the figures it keeps, read in
+ * bytes and seconds; CPU seconds from the exact means times the wall time. */
+static char *human_of_file(gt_resource_usage *u, int verbose)
+{
+    gt_usage_to_bytes_seconds(u);
+    gt_totals totals = {.struct_size = sizeof totals};
+    totals.wall_seconds = u->compute_time.time;
+    totals.cpu_main_seconds = u->cpu_utilization.main.mean_sum_percent / 100 * totals.wall_seconds;
+    totals.cpu_descendants_seconds =
+        u->cpu_utilization.descendants.mean_sum_percent / 100 * totals.wall_seconds;
+    struct human_extras x = {.verbose = verbose, .from_file = 1};
+    return human_finish(human_summary(u, &totals, &x), NULL);
+}
+
+/* gpu-tracker show FILE [-f text|json|human] [--verbose]: prints a saved
+ * summary or a backup file left by a run that did not finish. */
 static int show(int argc, char **argv)
 {
+    static const char usage[] = "usage: gpu-tracker show FILE [-f text|json|human] [--verbose]";
     const char *path = NULL, *format = "text";
+    int verbose = 0;
     for (int i = 2; i < argc; i++) {
         if ((!strcmp(argv[i], "-f") || !strcmp(argv[i], "--format")) && i + 1 < argc)
             format = argv[++i];
         else if (!strncmp(argv[i], "--format=", 9))
             format = argv[i] + 9;
+        else if (!strcmp(argv[i], "--verbose"))
+            verbose = 1;
         else if (argv[i][0] == '-' && argv[i][1])
-            return cli_fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+            return cli_fail(usage, 2);
         else if (!path)
             path = argv[i];
         else
-            return cli_fail("usage: gpu-tracker show FILE [-f text|json]", 2);
+            return cli_fail(usage, 2);
     }
     if (!path)
-        return cli_fail("usage: gpu-tracker show FILE [-f text|json]", 2);
-    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
-        cli_error("unknown format '%s'; valid formats: text, json\n", format);
+        return cli_fail(usage, 2);
+    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
+        strcmp(format, "human") != 0) {
+        cli_error("unknown format '%s'; valid formats: text, json, human\n", format);
         return 2;
     }
     gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
@@ -314,7 +349,9 @@ static int show(int argc, char **argv)
         return cli_fail(gt_last_error(), 1);
     if (!u.measurement.complete)
         say_which_run(path);
-    char *out = strcmp(format, "json") == 0 ? gt_usage_to_json(&u) : gt_usage_to_text(&u);
+    char *out = strcmp(format, "json") == 0    ? gt_usage_to_json(&u)
+                : strcmp(format, "human") == 0 ? human_of_file(&u, verbose)
+                                               : gt_usage_to_text(&u);
     gt_usage_release(&u);
     if (!out)
         return cli_fail("out of memory", 1);
@@ -367,8 +404,8 @@ int gt_cli_main(int argc, char **argv)
         options_done(&o);
         return cli_fail(err, 2);
     }
-    if (o.action == ACTION_HELP) {
-        fputs(cli_usage, stdout);
+    if (o.action == ACTION_HELP || o.action == ACTION_HELP_ALL) {
+        fputs(o.action == ACTION_HELP_ALL ? cli_help_all : cli_help, stdout);
         print_config_file(&o, "\nConfig file: ");
         return 0;
     }
@@ -510,7 +547,7 @@ int gt_cli_main(int argc, char **argv)
 
     char *summary = o.format == FORMAT_JSON ? gt_limit_watch_json(limits, t)
                     : o.format == FORMAT_HUMAN
-                        ? human_of(t, limits, o.tracker.own_cgroup, &r, o.tracker.process_id)
+                        ? human_of(t, limits, &o, &r)
                         : gt_limit_watch_text(limits, t);
     if (!summary) {
         gt_limit_watch_free(limits);

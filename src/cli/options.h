@@ -8,7 +8,7 @@
 #include "gpu_tracker_internal.h"
 
 enum cli_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HUMAN };
-enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_VERSION };
+enum cli_action { ACTION_RUN, ACTION_HELP, ACTION_HELP_ALL, ACTION_VERSION };
 /* The user's config file (user_config.h): what became of it. */
 enum config_state { CONFIG_ABSENT, CONFIG_READ, CONFIG_PRESENT, CONFIG_IGNORED };
 
@@ -28,6 +28,7 @@ struct cli_options {
     const char *benchmark_tsv; /* --benchmark-tsv FILE (Snakemake's format), or NULL */
     gt_snapshot_format snapshot_format; /* --snapshot-format */
     int quiet;                /* -q/--quiet: no status line */
+    int verbose;              /* --verbose: -f human says why a figure is missing */
     int wait_all;             /* --wait-all: track the command's leftovers to their end */
     int command_status;       /* --command-status: the command's exit status even when a
                                  limit was breached */
@@ -54,7 +55,8 @@ void cli_options_free(struct cli_options *o);
  * 0, or -1 when s is not one. */
 int parse_seconds(const char *s, double min, double max, double *out);
 
-/* The --help text. */
-extern const char cli_usage[];
+/* The --help text (the common options) and the --help all text. */
+extern const char cli_help[];
+extern const char cli_help_all[];
 
 #endif

@@ -142,7 +142,10 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
         } else if (strchr(allowed, 'S') && !strncmp(arg, "--stf=", 6)) {
             a->stf = arg + 6;
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            printf("%s\n", usage + strlen("usage: "));
+            /* within 80 columns, continued under the arguments */
+            char *text = human_wrap(usage + strlen("usage: "), 80);
+            printf("%s\n", text ? text : usage + strlen("usage: "));
+            free(text);
             exit(0);
         } else if (arg[0] == '-' && arg[1]) {
             cli_error("unknown option '%s'; %s\n", arg, usage);
@@ -212,25 +215,25 @@ static void stats_text(const char *title, const gt_stats *s)
 {
     char a[32], b[32];
     output_print_untrusted(stdout, title);
-    printf(": %ld rows over %s\n", s->samples, human_duration(a, sizeof a, s->duration));
+    printf(": %ld rows over %s\n", s->samples, gt_human_duration(a, sizeof a, s->duration));
     printf("   CPU usage:       mean %.2f, max %.2f cores\n", s->cpu_usage_mean, s->cpu_usage_max);
-    printf("   memory (PSS):    mean %s, max %s\n", human_bytes(a, sizeof a, s->memory_mean * 1024),
-           human_bytes(b, sizeof b, s->memory_max * 1024));
+    printf("   memory (PSS):    mean %s, max %s\n", gt_human_bytes(a, sizeof a, s->memory_mean * 1024),
+           gt_human_bytes(b, sizeof b, s->memory_max * 1024));
     if (stats_used_gpu(s)) {
         printf("   GPU usage:       mean %.2f, max %.2f GPUs\n", s->gpu_usage_mean,
                s->gpu_usage_max);
         printf("   GPU memory:      mean %s, max %s\n",
-               human_bytes(a, sizeof a, s->gpu_vram_mean * 1024 * 1024),
-               human_bytes(b, sizeof b, s->gpu_vram_max * 1024 * 1024));
+               gt_human_bytes(a, sizeof a, s->gpu_vram_mean * 1024 * 1024),
+               gt_human_bytes(b, sizeof b, s->gpu_vram_max * 1024 * 1024));
         printf("   GPUs in use:     mean %.2f, max %.2f\n", s->gpu_utilized_mean,
                s->gpu_utilized_max);
     } else {
         printf("   GPU:             none used\n");
     }
     printf("   disk space used: max %s\n",
-           human_bytes(a, sizeof a, s->disk_space_used_max_gb * 1024 * 1024 * 1024));
-    printf("   network:         %s received, %s sent\n", human_bytes(a, sizeof a, s->net_recv_bytes_sum),
-           human_bytes(b, sizeof b, s->net_sent_bytes_sum));
+           gt_human_bytes(a, sizeof a, s->disk_space_used_max_gb * 1024 * 1024 * 1024));
+    printf("   network:         %s received, %s sent\n", gt_human_bytes(a, sizeof a, s->net_recv_bytes_sum),
+           gt_human_bytes(b, sizeof b, s->net_sent_bytes_sum));
 }
 
 static void print_json(json_object *o)

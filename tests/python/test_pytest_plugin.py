@@ -57,7 +57,7 @@ def test_limits_fail_a_subprocess_peak_and_json_feeds_compare(tmp_path):
     assert '1 failed, 2 passed' in output, output
     assert 'FAILED' in output and 'test_big_child' in output, output
     assert 'gpu-tracker: the test passed a limit of @pytest.mark.limits' in output, output
-    assert "peak RAM " in output and "passed the limit max_ram='150MB' (150.0 MB)" in output, output
+    assert "peak RAM " in output and "passed the limit max_ram='150MB' (143 MiB)" in output, output
     assert 'gpu-tracker: the 3 heaviest of 3 tests by peak RAM' in output, output
     document = json.loads((tmp_path / 'base.json').read_text())
     assert document['format'] == 'gputracker-pytest'

@@ -199,8 +199,8 @@ int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
     for (int i = 0; i < g->ndevices && i < 64; i++) {
         const gt_gpu_idle_device *d = &g->devices[i];
         if (d->idle)
-            buf_printf(b, "   GPU %d: %.1f MB held, idle (under %.0f%%) %.0f%% of the time it was "
-                       "held\n", d->index, d->held_bytes / 1e6, g->threshold_percent,
+            buf_printf(b, "   GPU %d: %.1f MiB held, idle (under %.0f%%) %.0f%% of the time it was "
+                       "held\n", d->index, d->held_bytes / 1048576.0, g->threshold_percent,
                        d->idle_percent);
     }
     buf_printf(b, "   Advice: %s\n", advice);

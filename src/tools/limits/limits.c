@@ -99,15 +99,12 @@ double limits_deadline(const struct limit_state *s, double start)
     return at;
 }
 
-/* value in a unit a person reads: MB/GB for bytes (decimal, as the
- * summary's units), s/min/h for seconds. */
+/* value in a unit a person reads: KiB/MiB/GiB for bytes (gt_human_bytes),
+ * s/min/h for seconds. */
 static void readable(int i, double v, char *out, size_t cap)
 {
     if (i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM) {
-        if (v >= 1e9)
-            snprintf(out, cap, "%.3g GB", v / 1e9);
-        else
-            snprintf(out, cap, "%.4g MB", v / 1e6);
+        gt_human_bytes(out, cap, v);
     } else if (v >= 3600) {
         snprintf(out, cap, "%.3g h", v / 3600);
     } else if (v >= 120) {

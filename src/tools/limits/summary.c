@@ -58,15 +58,20 @@ static void limits_text(const gt_limits *l, struct buf *b)
         const gt_limit *x = &l->figure[i];
         if (!x->set)
             continue;
-        int mem = i < GT_LIMIT_TIME;
-        double f = mem ? 1e6 : 1.0;
-        const char *unit = mem ? "MB" : "s";
+        /* sizes as -f human writes them (KiB, MiB, GiB), times in seconds */
+        char limit[32], peak[32];
+        if (i < GT_LIMIT_TIME) {
+            gt_human_bytes(limit, sizeof limit, x->limit);
+            gt_human_bytes(peak, sizeof peak, x->peak);
+        } else {
+            snprintf(limit, sizeof limit, "%.6g s", x->limit);
+            snprintf(peak, sizeof peak, "%.6g s", x->peak);
+        }
         if (x->breached)
-            n = snprintf(line, sizeof line, "   %s: %.6g %s, peak %.6g %s: breached %.3f s into "
-                         "the run\n", names[i], x->limit / f, unit, x->peak / f, unit, x->at);
+            n = snprintf(line, sizeof line, "   %s: %s, peak %s: breached %.3f s into the run\n",
+                         names[i], limit, peak, x->at);
         else
-            n = snprintf(line, sizeof line, "   %s: %.6g %s, peak %.6g %s\n", names[i],
-                         x->limit / f, unit, x->peak / f, unit);
+            n = snprintf(line, sizeof line, "   %s: %s, peak %s\n", names[i], limit, peak);
         buf_add(b, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
     }
 }

@@ -601,7 +601,7 @@ static double finite_or_0(double v)
 struct chart_fill {
     struct chart_data *d;
     double t0;   /* epoch seconds of x = 0 */
-    double secs; /* the interval: bytes per interval to MB/s */
+    double secs; /* the interval: bytes per interval to MiB/s */
 };
 
 /* row_pair_fn of chart_data: rows pair i into its column (its own, or the
@@ -625,18 +625,18 @@ static void chart_add_pair(void *ctx, size_t i, const gt_process_row *pr, const 
         bucket_add(&d->b[L_PMEM][c], (double)pr->memory / 1024.0);
         bucket_add(&d->b[L_PGPU][c], pr->gpu_usage);
         bucket_add(&d->b[L_PVRAM][c], pr->gpu_vram);
-        bucket_add(&d->b[L_PR][c], (double)pr->read_bytes / secs / 1e6);
-        bucket_add(&d->b[L_PW][c], (double)pr->write_bytes / secs / 1e6);
+        bucket_add(&d->b[L_PR][c], (double)pr->read_bytes / secs / 1048576.0);
+        bucket_add(&d->b[L_PW][c], (double)pr->write_bytes / secs / 1048576.0);
     }
     if (sr) {
         bucket_add(&d->b[L_SCPU][c], sr->cpu_usage);
         bucket_add(&d->b[L_SMEM][c], (double)sr->memory_used / 1024.0);
         bucket_add(&d->b[L_SGPU][c], sr->gpu_usage);
         bucket_add(&d->b[L_SVRAM][c], sr->gpu_vram);
-        bucket_add(&d->b[L_DR][c], (double)sr->disk_read_bytes / secs / 1e6);
-        bucket_add(&d->b[L_DW][c], (double)sr->disk_write_bytes / secs / 1e6);
-        bucket_add(&d->b[L_NR][c], (double)sr->net_recv_bytes / secs / 1e6);
-        bucket_add(&d->b[L_NS][c], (double)sr->net_sent_bytes / secs / 1e6);
+        bucket_add(&d->b[L_DR][c], (double)sr->disk_read_bytes / secs / 1048576.0);
+        bucket_add(&d->b[L_DW][c], (double)sr->disk_write_bytes / secs / 1048576.0);
+        bucket_add(&d->b[L_NR][c], (double)sr->net_recv_bytes / secs / 1048576.0);
+        bucket_add(&d->b[L_NS][c], (double)sr->net_sent_bytes / secs / 1048576.0);
         if (sr->pressure_ok) {
             d->have_pressure = 1;
             bucket_add(&d->b[L_PSI_CPU][c], 100 * sr->pressure_cpu_some);
@@ -710,9 +710,9 @@ static void charts(struct buf *b, const gt_snapshot *s, struct chart_data *d)
                           {"processes write", PROC2_COLOR, L_PW},
                           {"disks read", SYS_COLOR, L_DR},
                           {"disks write", SYS2_COLOR, L_DW}};
-    chart(b, "Disk I/O", "MB/s", d, disk, 4);
+    chart(b, "Disk I/O", "MiB/s", d, disk, 4);
     struct line net[] = {{"received", PROC_COLOR, L_NR}, {"sent", PROC2_COLOR, L_NS}};
-    chart(b, "Network", "MB/s", d, net, 2);
+    chart(b, "Network", "MiB/s", d, net, 2);
     if (d->have_pressure) {
         /* the whole machine's stalls; the job's own are in "Why it was slow" */
         struct line psi[] = {{"CPU", PROC_COLOR, L_PSI_CPU},
