@@ -411,7 +411,9 @@ GT_API void gt_tracker_free(gt_tracker *t);
 /* ---- The results --------------------------------------------------------- */
 
 /* gpu_tracker's text summary of a STOPPED tracker (its ResourceUsage's
- * str(), in the options' units), followed by a "GPUs held idle:" section
+ * str(), in the options' units, and like it without a final newline:
+ * gpu_tracker's print(tracker) adds one, so print it with puts() or
+ * "%s\n"; its -o file has none), followed by a "GPUs held idle:" section
  * when a GPU was held idle or given and unused; and the JSON: gpu_tracker's to_json() keys first, then
  * every part of our own (docs/api.md, "Results"; docs/metrics.md). NULL when not
  * STOPPED (GT_ERR_STATE) or out of memory. Caller frees with free(). */

@@ -873,6 +873,18 @@ static void test_at_peak(void)
     CHECK_CONTAINS(r.out.data, "\nProcesses       ");
     CHECK_CONTAINS(r.out.data, "\n  gt-workload   3 processes (3 at once), CPU ");
     result_free(&r);
+    /* The main process is told from its namesakes (a DataLoader's workers
+     * are python3 as the script is): two children of 64 MiB and their main. */
+    r = gt("-q", "-f", "human", "--st", "0.1", "--", WORKLOAD_BIN, "children", "2", "64", "0.5",
+           NULL);
+    CHECK(r.status == 0);
+    const char *line = strstr(r.out.data, "\nAt the peak     ");
+    const char *end = line ? strchr(line + 1, '\n') : NULL;
+    const char *workers = line ? strstr(line, "2 x gt-workload ") : NULL;
+    const char *main_one = line ? strstr(line, " (main) ") : NULL;
+    CHECK_MSG(workers && main_one && workers < end && main_one < end,
+              "the peak's line does not name the main process apart: %s", r.out.data);
+    result_free(&r);
 }
 
 static void test_json_stdout_and_spike(void)

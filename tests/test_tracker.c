@@ -198,6 +198,8 @@ static void test_lifecycle(void)
     }
     char *text = gt_tracker_to_text(t);
     CHECK_CONTAINS(text, "Max RAM:\n   Unit: megabytes\n");
+    /* str(tracker)'s text: no final newline (gpu_tracker's print adds it) */
+    CHECK_MSG(text && *text && text[strlen(text) - 1] != '\n', "the text ends in a newline");
     free(text);
     free(mem);
     gt_tracker_free(t);

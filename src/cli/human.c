@@ -205,9 +205,6 @@ static void job_energy_line(FILE *f, const gt_job_energy *e, int verbose)
     fputc('\n', f);
 }
 
-/* "python train.py 3.1 GiB, 4 x pt_data_worker 1.6 GiB, 312 others 0.4 GiB":
- * who held a peak, processes of one name counted together (a command's
- * line when it is alone, cut at 40 bytes), largest first as listed. */
 /* A process's name or command line, chosen by whoever started it:
  * escaped (a command line can hold terminal controls). */
 static void print_name(FILE *f, const char *s)
@@ -260,6 +257,10 @@ static void processes_lines(FILE *f, const gt_command_groups *g)
     }
 }
 
+/* "python train.py (main) 3.1 GiB, 4 x python3 1.6 GiB, 312 others 0.4 GiB":
+ * who held a peak, processes of one name counted together but the main
+ * process apart, marked (main) (a command's line when it is alone, cut at
+ * 40 bytes), largest first as listed. */
 static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
 {
     if (!b->available || b->nprocesses <= 0)
@@ -274,8 +275,10 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
         const gt_peak_process *p = &b->processes[i];
         int count = 0;
         double bytes = 0;
+        /* the main process apart from its namesakes: "python3 (main), 2 x python3" */
         for (int k = i; k < n; k++)
-            if (!done[k] && strcmp(b->processes[k].command, p->command) == 0) {
+            if (!done[k] && (b->processes[k].role == 1) == (p->role == 1) &&
+                strcmp(b->processes[k].command, p->command) == 0) {
                 done[k] = 1;
                 count++;
                 /* its own memory: shared pages are nobody's */
@@ -290,7 +293,7 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
         if (count > 1)
             fprintf(f, "%d x ", count);
         print_name(f, name);
-        fprintf(f, " %s", size);
+        fprintf(f, "%s %s", p->role == 1 ? " (main)" : "", size);
         sep = ", ";
     }
     char size[32];
