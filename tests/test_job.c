@@ -358,15 +358,52 @@ static void test_starved_report(void)
     free(said);
     unlink(snap);
     unlink(err);
+    /* A run of ours has the cgroup's part, read or not (here: not). */
+    s->cgroup.struct_size = sizeof s->cgroup;
+    snprintf(s->cgroup.reason, sizeof s->cgroup.reason, "no cgroup of its own");
     char *html = gt_snapshot_report_html(s, NULL);
     CHECK_CONTAINS(html, "<p class=\"note starved\"><b>CPU starved:</b> the job&#39;s "
                          "processes waited for a CPU 6.00 s");
     CHECK_CONTAINS(html, "the CPU may be low: the job was starved of CPU (above)");
+    /* "Why it was slow" names the reason first, not the cgroup's absence. */
+    const char *why = html ? strstr(html, "<h2>Why it was slow</h2>\n") : NULL;
+    const char *first = "<h2>Why it was slow</h2>\n<ul class=\"note starved why\" "
+                        "id=\"why-slow\">\n<li><b>Starved of CPU:</b> the job&#39;s processes "
+                        "waited for a CPU 6.00 s";
+    CHECK_MSG(why && !strncmp(why, first, strlen(first)), "why it was slow: %.300s",
+              why ? why : "");
     free(html);
-    /* Waiting 0.5 s of 10 s: nothing said, however busy the machine. */
+    /* Waiting 0.5 s of 10 s: nothing said, however busy the machine; the
+     * section says nothing held it back and what it looked at. */
     s->usage.measurement.cpu_wait_seconds = 0.5;
     html = gt_snapshot_report_html(s, NULL);
     CHECK(html && !strstr(html, "CPU starved") && !strstr(html, "may be low"));
+    CHECK_CONTAINS(html, "<p class=\"note\" id=\"why-slow\"><b>Nothing held it back</b>: no "
+                         "wait or slowdown above 10% of the run in the run queue (time waiting "
+                         "for a CPU).</p>");
+    free(html);
+    /* In a cgroup of its own: throttled by its quota a third of the periods
+     * and waiting for memory 25 % of the run; I/O 5 % is not a reason. */
+    gt_cgroup_usage *c = &s->cgroup;
+    c->available = c->cpu_available = c->pressure_available = c->memory_available = 1;
+    c->cpu_quota = 1;
+    c->throttle_periods = 300;
+    c->throttled_periods = 100;
+    c->memory_some = 0.25;
+    c->io_some = 0.05;
+    html = gt_snapshot_report_html(s, NULL);
+    CHECK_CONTAINS(html, "<li><b>CPU quota:</b> throttled in 100 of 300 periods by its cgroup&#39;s "
+                         "quota of 1.00 cores");
+    CHECK_CONTAINS(html, "<li><b>Waiting for memory:</b> some of its tasks waited for memory "
+                         "(reclaim, swap) 25% of the run");
+    CHECK(html && !strstr(html, "Waiting for I/O") && !strstr(html, "Nothing held it back"));
+    free(html);
+    c->throttled_periods = 3;
+    c->memory_some = 0;
+    html = gt_snapshot_report_html(s, NULL);
+    CHECK_CONTAINS(html, "<b>Nothing held it back</b>: no wait or slowdown above 10% of the run "
+                         "in the run queue (time waiting for a CPU) and the job&#39;s cgroup (CPU "
+                         "quota, memory and I/O stalls, OOM kills).</p>");
     free(html);
     gt_snapshot_free(s);
 }

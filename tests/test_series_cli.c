@@ -561,6 +561,40 @@ static void test_report_in_chromium(void)
     }
     free(text);
 
+    /* At 1 280 px nothing is wider than its box: the page scrolls only
+     * down, and "Who held the memory peak" (a long command line, beside
+     * the memory chart) needs no horizontal scroll. A script appended to
+     * a copy of the page measures every table after layout. */
+    char *page = slurp(html);
+    const char *fit_html = tmp_path("fit.html");
+    FILE *ff = fopen(fit_html, "w");
+    CHECK(page && ff);
+    if (page && ff)
+        fprintf(ff, "%s<script>window.addEventListener('load', function () {"
+                    "var wide = [], root = document.documentElement;"
+                    "document.querySelectorAll('table').forEach(function (t) {"
+                    "var box = t.parentElement;"
+                    "if (t.getBoundingClientRect().right > root.clientWidth + 0.5 || "
+                    "box.scrollWidth > box.clientWidth + 1) wide.push(t.id || t.className || "
+                    "'table'); });"
+                    "if (root.scrollWidth > root.clientWidth) wide.push('page');"
+                    "var pre = document.createElement('pre'); pre.id = 'fit-test';"
+                    "pre.textContent = 'width ' + root.clientWidth + ' wide[' + wide.join(',') + "
+                    "']'; document.body.appendChild(pre); });</script>\n", page);
+    if (ff)
+        fclose(ff);
+    free(page);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
+             "--hide-scrollbars --window-size=1280,900 --dump-dom 'file://%s' >%s 2>/dev/null",
+             tmpdir, tmpdir, fit_html, dom);
+    rc = system(cmd);
+    CHECK_MSG(rc == 0, "chromium --dump-dom exited %d", rc);
+    text = slurp(dom);
+    CHECK_CONTAINS(text, "id=\"at-peak-memory\"");
+    CHECK_CONTAINS(text, "<pre id=\"fit-test\">width 1280 wide[]</pre>");
+    free(text);
+
     /* Code blocks of a sub-tracking file, shaded: the hover at the middle
      * of each chart names the block whose call covers it. */
     gt_snapshot *sn = NULL;

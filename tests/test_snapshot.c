@@ -1249,8 +1249,8 @@ static void test_who_parts(void)
     CHECK_CONTAINS(html, "\">python train.py <i>(main)</i></td><td>11</td><td>190.7 MiB</td>"
                          "<td>181.2 MiB</td><td>186.0 MiB</td><td>4</td></tr>");
     CHECK_CONTAINS(html, "<td>3 others</td><td></td><td>4.8 MiB</td><td>3.8 MiB</td>");
-    CHECK_CONTAINS(html, "<td>pages they share (counted once)</td><td></td><td></td>"
-                         "<td>15.3 MiB</td>");
+    CHECK_CONTAINS(html, "<td title=\"pages they share (counted once)\">pages they share "
+                         "(counted once)</td><td></td><td></td><td>15.3 MiB</td>");
     const char *memory_chart = html ? strstr(html, "aria-label=\"Memory\"") : NULL;
     const char *peak_table = html ? strstr(html, "id=\"at-peak-memory\"") : NULL;
     const char *cpu_chart = html ? strstr(html, "aria-label=\"CPU usage\"") : NULL;

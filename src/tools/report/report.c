@@ -536,11 +536,17 @@ static const char style[] =
     "font:12px/1.4 ui-monospace,'DejaVu Sans Mono',monospace;overflow:auto}\n"
     "footer{color:var(--muted);font-size:12px;margin-top:30px}\n"
     ".note{color:var(--muted);font-size:14px}\n"
-    ".note.starved{border-left:4px solid var(--bad);padding-left:8px}\n"
-    "table.peak,table.processes{font-size:13px}table.peak{width:100%;border:0}"
-    "table.peak th,table.processes th{width:auto}table.peak td,table.peak th{padding:4px 6px;"
-    "white-space:nowrap}figure.peak{overflow-x:auto}td.cmd{max-width:160px;overflow:hidden;text-overflow:ellipsis;"
-    "white-space:nowrap;font-family:ui-monospace,'DejaVu Sans Mono',monospace}\n"
+    ".note.starved{border-left:4px solid var(--bad);padding-left:8px}"
+    "ul.why{padding-left:28px;margin:0 0 12px}ul.why li{margin:2px 0}\n"
+    /* who held a peak: fixed columns within the chart's box (two charts side
+     * by side at 1280 px), the command line cut with an ellipsis (its whole
+     * text in the cell's title) */
+    "table.peak,table.processes{font-size:13px}table.peak{width:100%;border:0;"
+    "table-layout:fixed;min-width:0}table.processes th{width:auto}"
+    "table.peak th{width:74px}table.peak th.pid{width:56px}table.peak th.n{width:66px}"
+    "table.peak th:first-child{width:auto}table.peak td,table.peak th{padding:4px 6px;"
+    "white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
+    "td.cmd{font-family:ui-monospace,'DejaVu Sans Mono',monospace}\n"
     "details.task{background:var(--card);border:1px solid var(--line);border-radius:8px;"
     "margin:8px 0;padding:6px 12px}details.task summary{cursor:pointer;font-weight:600}\n"
     "</style>\n";
@@ -1155,14 +1161,114 @@ static void caveat_note(const char *sentence, void *out)
     buf_puts(b, ".</p>\n");
 }
 
-/* Why it was slow, or killed: the job's cgroup figures (gt_cgroup_usage)
- * as cards, and its pressure stalls as bars. Older snapshots have none. */
-static void slow_section(struct buf *b, const gt_snapshot *s)
+/* A share of the run above which something that held the job back is
+ * named as a reason it was slow (10 % of the run waiting, throttled, ...). */
+#define SLOW_SHARE 0.1
+
+/* One reason the job was slow, as a list item: what and the figure. */
+static void slow_reason(struct buf *b, const char *what, const char *text)
+{
+    buf_printf(b, "<li><b>%s:</b> ", what);
+    report_text(b, text);
+    buf_puts(b, "</li>\n");
+}
+
+/* The verdict of "Why it was slow": each thing that held the job back
+ * (starved of CPU, throttled by its quota, waiting for memory or I/O, OOM
+ * kills, memory at its limit, the GPU's clocks lowered), or that nothing
+ * did, with what was looked at. starved: gt_cpu_contention()'s sentence. */
+static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starved)
+{
+    const gt_cgroup_usage *c = &s->cgroup;
+    const gt_gpu_run *g = &s->gpu_run;
+    char t[400], x[32], y[32];
+    struct buf list = {0};
+    if (starved[0])
+        slow_reason(&list, "Starved of CPU", starved);
+    if (c->available && c->cpu_available && c->throttle_periods > 0 &&
+        c->throttled_periods > SLOW_SHARE * (double)c->throttle_periods) {
+        snprintf(t, sizeof t, "throttled in %ld of %ld periods by its cgroup's quota of %.2f "
+                 "cores; ask for more cores or a larger quota", c->throttled_periods,
+                 c->throttle_periods, c->cpu_quota);
+        slow_reason(&list, "CPU quota", t);
+    }
+    if (c->available && c->pressure_available) {
+        if (!starved[0] && c->cpu_some > SLOW_SHARE) {
+            snprintf(t, sizeof t, "some of its tasks waited for a CPU %.0f%% of the run",
+                     100 * c->cpu_some);
+            slow_reason(&list, "Waiting for CPU", t);
+        }
+        if (c->memory_some > SLOW_SHARE) {
+            snprintf(t, sizeof t, "some of its tasks waited for memory (reclaim, swap) %.0f%% "
+                     "of the run: it ran short of memory", 100 * c->memory_some);
+            slow_reason(&list, "Waiting for memory", t);
+        }
+        if (c->io_some > SLOW_SHARE) {
+            snprintf(t, sizeof t, "some of its tasks waited for I/O %.0f%% of the run",
+                     100 * c->io_some);
+            slow_reason(&list, "Waiting for I/O", t);
+        }
+    }
+    if (c->available && c->memory_available && c->oom_kills > 0) {
+        snprintf(t, sizeof t, "%ld process%s killed by the OOM killer at the group's memory "
+                 "limit", c->oom_kills, c->oom_kills == 1 ? "" : "es");
+        slow_reason(&list, "Out of memory", t);
+    } else if (c->available && c->memory_available && c->memory_limit > 0 &&
+               c->memory_peak >= 0.9 * c->memory_limit) {
+        report_bytes(c->memory_peak, x, sizeof x);
+        report_bytes(c->memory_limit, y, sizeof y);
+        snprintf(t, sizeof t, "the group peaked at %s, %.0f%% of its limit %s: the kernel "
+                 "reclaims memory near it", x, 100 * c->memory_peak / c->memory_limit, y);
+        slow_reason(&list, "Memory at its limit", t);
+    }
+    int gpu = g->struct_size && g->throttle_available && !s->no_summary &&
+              s->usage.measurement.gpu_available;
+    for (int i = 1; gpu && i < GT_GPU_THROTTLE_REASONS; i++) /* idle is not a slowdown */
+        if (g->throttle_share[i] > SLOW_SHARE) {
+            snprintf(t, sizeof t, "the clocks were lowered by %s %.0f%% of the run",
+                     gt_gpu_throttle_name(i), 100 * g->throttle_share[i]);
+            slow_reason(&list, "GPU slowed", t);
+        }
+    if (list.len) {
+        buf_puts(b, "<ul class=\"note starved why\" id=\"why-slow\">\n");
+        buf_add(b, list.data, list.len);
+        buf_puts(b, "</ul>\n");
+        buf_free(&list);
+        return;
+    }
+    /* Nothing: say what was looked at, so that "nothing" means something. */
+    const char *looked[4];
+    int n = 0;
+    if (!s->no_summary && s->usage.measurement.cpu_wait_available)
+        looked[n++] = "the run queue (time waiting for a CPU)";
+    if (c->available)
+        looked[n++] = "the job's cgroup (CPU quota, memory and I/O stalls, OOM kills)";
+    if (gpu)
+        looked[n++] = "the GPUs' clocks";
+    buf_puts(b, "<p class=\"note\" id=\"why-slow\"><b>Nothing held it back</b>");
+    if (n == 0) {
+        buf_puts(b, " that the figures can show: none of the run queue, a cgroup of its own "
+                    "or the GPUs' clocks could be read.</p>\n");
+        return;
+    }
+    buf_puts(b, ": no wait or slowdown above 10% of the run in ");
+    for (int i = 0; i < n; i++) {
+        buf_puts(b, i == 0 ? "" : i == n - 1 ? " and " : ", ");
+        report_text(b, looked[i]);
+    }
+    buf_puts(b, ".</p>\n");
+}
+
+/* Why it was slow, or killed: the verdict, then the job's cgroup figures
+ * (gt_cgroup_usage) as cards and its pressure stalls as bars. Older
+ * snapshots have none of it. */
+static void slow_section(struct buf *b, const gt_snapshot *s, const char *starved)
 {
     const gt_cgroup_usage *c = &s->cgroup;
     if (!c->struct_size)
         return;
     buf_puts(b, "<h2>Why it was slow</h2>\n");
+    slow_verdict(b, s, starved);
     if (!c->available) {
         buf_puts(b, "<p class=\"note\">No figures of the job's cgroup: ");
         report_text(b, c->created_reason[0] ? c->created_reason : c->reason);
@@ -1437,7 +1543,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         card(&b, starved[0] ? "rec warn" : "rec", "Recommended", v, sub);
     }
     buf_puts(&b, "</div>\n");
-    slow_section(&b, s);
+    slow_section(&b, s, starved);
     gpu_section(&b, s);
 
     buf_puts(&b, "<h2>Over time</h2>\n");

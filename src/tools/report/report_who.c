@@ -54,10 +54,10 @@ void report_peak_figure(struct buf *b, const gt_snapshot *s, int kind)
     snprintf(when, sizeof when, "%.1f s", p->at_seconds);
     buf_printf(b, "<figure class=\"chart peak\" id=\"%s\"><figcaption>Who held the %s peak: "
                "%s, %s into the run</figcaption>\n<table class=\"peak\"><tr><th>process</th>"
-               "<th>PID</th><th>%s</th>%s<th>threads</th></tr>\n",
+               "<th class=\"pid\">PID</th><th>%s</th>%s<th class=\"n\">threads</th></tr>\n",
                memory ? "at-peak-memory" : "at-peak-gpu", memory ? "memory" : "GPU memory",
                total, when, memory ? "RSS" : "GPU memory",
-               memory ? "<th>own (private)</th><th>PSS</th>" : "");
+               memory ? "<th title=\"own (private)\">own</th><th>PSS</th>" : "");
     int n = p->nprocesses < GT_AT_PEAK_MAX ? p->nprocesses : GT_AT_PEAK_MAX;
     for (int i = 0; i < n; i++) {
         const gt_peak_process *e = &p->processes[i];
@@ -85,7 +85,8 @@ void report_peak_figure(struct buf *b, const gt_snapshot *s, int kind)
         buf_puts(b, "<td></td></tr>\n");
     }
     if (memory && p->shared_bytes > 0) {
-        buf_puts(b, "<tr><td>pages they share (counted once)</td><td></td><td></td>");
+        buf_puts(b, "<tr><td title=\"pages they share (counted once)\">pages they share "
+                    "(counted once)</td><td></td><td></td>");
         cell_bytes(b, p->shared_bytes);
         buf_puts(b, "<td></td><td></td></tr>\n");
     }
