@@ -9,6 +9,7 @@ libmicrohttpd12 at run time for the exporter, loaded when it is asked
 for)."""
 import os
 import subprocess
+import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -38,6 +39,34 @@ class BuildWithCMake(build_ext):
             ext.extra_objects = [os.path.join(tree, 'libgputracker_python.a')]
         super().run()
 
+
+def missing_build_requirements():
+    """What building the package needs and this Python lacks, each with where
+    to get it: pip's own message for a missing wheel package is "invalid
+    command 'bdist_wheel'", which names nothing."""
+    import importlib.util
+    import shutil
+    import sysconfig
+    import setuptools
+    missing = []
+    version = tuple(int(p) for p in setuptools.__version__.split('.')[:2] if p.isdigit())
+    if version < (70, 1) and importlib.util.find_spec('wheel') is None:
+        missing.append(f"the 'wheel' package (setuptools {setuptools.__version__} cannot make a "
+                       "wheel without it): 'pip install wheel' with an index, Debian's "
+                       "python3-wheel, or setuptools 70.1 or later")
+    headers = sysconfig.get_paths().get('include') or ''
+    if not os.path.isfile(os.path.join(headers, 'Python.h')):
+        missing.append(f"Python's C headers (no Python.h in {headers}): Debian's python3-dev, "
+                       "or a Python installed with its headers")
+    if shutil.which('cmake') is None:
+        missing.append("cmake on the PATH (Debian: cmake)")
+    return missing
+
+
+_missing = missing_build_requirements()
+if _missing:
+    raise SystemExit(f'gputracker: cannot build with {sys.executable}: it lacks '
+                     + '; and '.join(_missing) + ' (python/README.md, "Which Python")')
 
 if not os.path.isfile(os.path.join(ROOT, 'CMakeLists.txt')):
     raise SystemExit('gputracker: build from the gpu-tracker source tree (python/ beside src/, '
