@@ -2784,8 +2784,8 @@ static void test_corner_split_unknown(void)
                                "peak of ");
     result_free(&r);
     r = gt("-q", "--st", "10", "-f", "human", "--", "/bin/sh", "-c", script, NULL);
-    CHECK_CONTAINS(r.out.data, " RSS (main and descendants not told apart: the job ended before a "
-                               "sample saw it; shared pages once)");
+    CHECK_CONTAINS(r.out.data, " RSS, shared once (main and descendants not told apart: the job "
+                               "ended before a sample saw it)");
     CHECK(!strstr(r.out.data, "(main 0 B, descendants 0 B)"));
     CHECK_CONTAINS(r.out.data, "\nCaveat          the main process ended before a sample saw");
     result_free(&r);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's sub-tracking session, run: the example marks "load" and
+# docs/tour.md's sub-tracking session, run: the example marks "load" and
 # "compute" three times while gpu-tracker writes the tracking file; the
 # analysis must show three calls of each, the load blocks holding the
 # example's 200 MiB (209.7 MB) and the compute blocks far less; two runs

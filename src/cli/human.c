@@ -218,7 +218,7 @@ static void print_name(FILE *f, const char *s)
 /* The processes by command: a heading line, then the top entries, one a
  * line, and the rest summed; nothing for a tree of one process. */
 #define PROCESS_LINES 6
-static void processes_lines(FILE *f, const gt_command_groups *g)
+static void processes_lines(FILE *f, const gt_command_groups *g, int verbose)
 {
     /* One process: the figures above are its own already. */
     if (!g->available || g->ngroups <= 0 || g->processes <= 1)
@@ -227,8 +227,8 @@ static void processes_lines(FILE *f, const gt_command_groups *g)
     fprintf(f, LABEL "%ld in %ld command%s, CPU as sampled", "Processes", g->processes,
             g->commands, g->commands == 1 ? "" : "s");
     if (g->unseen_cpu_seconds >= 0.05)
-        fprintf(f, " (+%s unseen: after processes' last samples, or between two)",
-                gt_human_duration(a, sizeof a, g->unseen_cpu_seconds));
+        fprintf(f, " (+%s unseen%s)", gt_human_duration(a, sizeof a, g->unseen_cpu_seconds),
+                verbose ? ": after processes' last samples, or between two" : "");
     fputs("\n", f);
     int n = g->ngroups < PROCESS_LINES ? g->ngroups : PROCESS_LINES;
     for (int i = 0; i < n; i++) {
@@ -352,12 +352,12 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     if (gt_cpu_contention(u, x->cg, totals->wall_seconds, starved, sizeof starved))
         fprintf(f, LABEL "%s\n", "CPU starved", starved);
     if (!me->unknown && me->rss_split_unknown)
-        fprintf(f, LABEL "%s RSS (main and descendants not told apart: the job ended before a "
-                "sample saw it; shared pages once)\n", "Peak RAM",
+        fprintf(f, LABEL "%s RSS, shared once (main and descendants not told apart: the job "
+                "ended before a sample saw it)\n", "Peak RAM",
                 gt_human_bytes(a, sizeof a, u->max_ram.combined.total_rss));
     else
         line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
-                         u->max_ram.descendants.total_rss, " RSS", "; shared pages once");
+                         u->max_ram.descendants.total_rss, " RSS, shared once", "");
     gt_measurement_caveats(u, x->cg, caveat_line, f);
     if (x->at_peak)
         at_peak_line(f, "At the peak", &x->at_peak[GT_PEAK_MEMORY]);
@@ -410,7 +410,7 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     fprintf(f, LABEL "peak %d (main %d, descendants %d)\n", "Threads", cpu->combined_n_threads,
             cpu->main_n_threads, cpu->descendants_n_threads);
     if (x->processes)
-        processes_lines(f, x->processes);
+        processes_lines(f, x->processes, x->verbose);
     if (energy && energy->available) {
         fprintf(f, LABEL "%s in %d package%s", "CPU energy",
                 gt_human_energy(a, sizeof a, energy->package_joules), energy->packages,
