@@ -659,6 +659,20 @@ static void test_limits(void)
         json_object_put(j);
     }
     result_free(&r);
+    /* Sizes mean what they say: MB decimal, MiB (and M, as Slurm) binary. */
+    static const struct { const char *size; double bytes; } sizes[] = {
+        {"100MB", 100e6}, {"100MiB", 100 * MIB}, {"100M", 100 * MIB}, {"1.5GB", 1.5e9}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        r = gt("-q", "-f", "json", "--max-ram", sizes[i].size, "--", WORKLOAD_BIN, "exit", "0",
+               NULL);
+        j = parse_or_fail(r.out.data, "limits json");
+        CHECK_MSG(j && jnum(j, "limits.checks.max_ram.limit") == sizes[i].bytes,
+                  "--max-ram %s: %.0f bytes", sizes[i].size,
+                  j ? jnum(j, "limits.checks.max_ram.limit") : -1);
+        if (j)
+            json_object_put(j);
+        result_free(&r);
+    }
     /* The same in text and human, and the command's own status when asked. */
     r = gt("-q", "--st", "10", "--max-ram", "100MB", "--command-status", "--", WORKLOAD_BIN,
            "alloc", "200", NULL);

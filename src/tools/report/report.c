@@ -1186,7 +1186,7 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
     if (starved[0])
         slow_reason(&list, "Starved of CPU", starved);
     if (c->available && c->cpu_available && c->throttle_periods > 0 &&
-        c->throttled_periods > SLOW_SHARE * (double)c->throttle_periods) {
+        (double)c->throttled_periods > SLOW_SHARE * (double)c->throttle_periods) {
         snprintf(t, sizeof t, "throttled in %ld of %ld periods by its cgroup's quota of %.2f "
                  "cores; ask for more cores or a larger quota", c->throttled_periods,
                  c->throttle_periods, c->cpu_quota);
