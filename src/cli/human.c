@@ -20,14 +20,14 @@ static void caveat_line(const char *sentence, void *file)
     fprintf(file, LABEL "%s\n", "Caveat", sentence);
 }
 
-/* "Label  3.00 GiB WHAT (main 2.00 GiB, descendants 1.00 GiB NOTE)" */
+/* "Label  3.00 GiB WHAT (main 2.00 GiB, descendants 1.00 GiB)" */
 static void line_bytes_split(FILE *f, const char *label, double total, double main_b,
-                             double desc_b, const char *what, const char *note)
+                             double desc_b, const char *what)
 {
     char t[32], m[32], d[32];
-    fprintf(f, LABEL "%s%s (main %s, descendants %s%s)\n", label,
+    fprintf(f, LABEL "%s%s (main %s, descendants %s)\n", label,
             gt_human_bytes(t, sizeof t, total), what, gt_human_bytes(m, sizeof m, main_b),
-            gt_human_bytes(d, sizeof d, desc_b), note);
+            gt_human_bytes(d, sizeof d, desc_b));
 }
 
 /* Why a figure is missing: in full with --verbose, else its first clause
@@ -357,7 +357,7 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                 gt_human_bytes(a, sizeof a, u->max_ram.combined.total_rss));
     else
         line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
-                         u->max_ram.descendants.total_rss, " RSS, shared once", "");
+                         u->max_ram.descendants.total_rss, " RSS, shared once");
     gt_measurement_caveats(u, x->cg, caveat_line, f);
     if (x->at_peak)
         at_peak_line(f, "At the peak", &x->at_peak[GT_PEAK_MEMORY]);
@@ -377,7 +377,7 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         snprintf(of, sizeof of, " of %s",
                  gt_human_bytes(a, sizeof a, u->max_gpu_ram.system_capacity));
         line_bytes_split(f, "Peak GPU RAM", u->max_gpu_ram.combined, u->max_gpu_ram.main,
-                         u->max_gpu_ram.descendants, of, "");
+                         u->max_gpu_ram.descendants, of);
         if (x->at_peak)
             at_peak_line(f, "At the GPU peak", &x->at_peak[GT_PEAK_GPU_MEMORY]);
         if (x->gpu_idle && x->gpu_idle->request_unused) {
