@@ -485,6 +485,22 @@ static void test_report_prices(void)
 
 /* Renders a report of a real run in headless Chromium (a sub-test of its
  * own: without Chromium it is skipped, saying so). */
+/* The DOM headless Chromium renders of file://PAGE (PAGE may end in a
+ * #fragment), in a window of SIZE pixels ("1280,900"; NULL: Chromium's
+ * own); NULL when Chromium failed, which a failed check says. */
+static char *rendered_dom(const char *page, const char *size)
+{
+    char dom[256], cmd[2048];
+    snprintf(dom, sizeof dom, "%s", tmp_path("rendered-dom.html"));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
+             "%s%s --dump-dom 'file://%s' >%s 2>/dev/null", tmpdir, tmpdir,
+             size ? "--hide-scrollbars --window-size=" : "", size ? size : "", page, dom);
+    int rc = system(cmd);
+    CHECK_MSG(rc == 0, "chromium --dump-dom exited %d", rc);
+    return rc == 0 ? slurp(dom) : NULL;
+}
+
 static void test_report_in_chromium(void)
 {
     if (system("command -v chromium >/dev/null 2>&1") != 0)
@@ -523,14 +539,9 @@ static void test_report_in_chromium(void)
     /* Hover, in Chromium: opened with #hover-test, the page moves a real
      * mousemove over each chart and lists what the line under the chart
      * then said. */
-    const char *dom = tmp_path("report-dom.html");
-    snprintf(cmd, sizeof cmd,
-             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
-             "--dump-dom 'file://%s#hover-test' >%s 2>/dev/null",
-             tmpdir, tmpdir, html, dom);
-    rc = system(cmd);
-    CHECK_MSG(rc == 0, "chromium --dump-dom exited %d", rc);
-    char *text = slurp(dom);
+    char page_at[300];
+    snprintf(page_at, sizeof page_at, "%s#hover-test", html);
+    char *text = rendered_dom(page_at, NULL);
     const char *said = text ? strstr(text, "<pre id=\"hover-test\">") : NULL;
     CHECK_MSG(said != NULL, "the hover test did not run in Chromium");
     if (said) {
@@ -584,13 +595,7 @@ static void test_report_in_chromium(void)
     if (ff)
         fclose(ff);
     free(page);
-    snprintf(cmd, sizeof cmd,
-             "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
-             "--hide-scrollbars --window-size=1280,900 --dump-dom 'file://%s' >%s 2>/dev/null",
-             tmpdir, tmpdir, fit_html, dom);
-    rc = system(cmd);
-    CHECK_MSG(rc == 0, "chromium --dump-dom exited %d", rc);
-    text = slurp(dom);
+    text = rendered_dom(fit_html, "1280,900");
     CHECK_CONTAINS(text, "id=\"at-peak-memory\"");
     CHECK_CONTAINS(text, "<pre id=\"fit-test\">width 1280 wide[]</pre>");
     free(text);
@@ -613,13 +618,8 @@ static void test_report_in_chromium(void)
         r = gt("report", snap, "--stf", marks, "-o", blocks_html, NULL);
         CHECK_MSG(r.status == 0, "report --stf: %s", r.err.data);
         result_free(&r);
-        snprintf(cmd, sizeof cmd,
-                 "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox "
-                 "--disable-gpu --dump-dom 'file://%s#hover-test' >%s 2>/dev/null",
-                 tmpdir, tmpdir, blocks_html, dom);
-        rc = system(cmd);
-        CHECK_MSG(rc == 0, "chromium --dump-dom exited %d", rc);
-        text = slurp(dom);
+        snprintf(page_at, sizeof page_at, "%s#hover-test", blocks_html);
+        text = rendered_dom(page_at, NULL);
         said = text ? strstr(text, "<pre id=\"hover-test\">") : NULL;
         CHECK_MSG(said != NULL, "the hover test did not run in Chromium");
         /* "CPU usage @ 0:01  ·  tracked processes: ...  ·  in middle step" */
