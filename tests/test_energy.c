@@ -214,7 +214,7 @@ static void test_tracker(void)
     CHECK(s && s->cpu_energy.available && s->cpu_energy.package_joules == 7);
     if (s) {
         char *html = gt_snapshot_report_html(s, NULL);
-        CHECK(html && strstr(html, "CPU energy</div><div class=\"v\">7 J</div>"));
+        CHECK(html && strstr(html, "CPU energy</div><div class=\"v\">7.00 J</div>"));
         free(html);
     }
     gt_snapshot_free(s);

@@ -1142,10 +1142,11 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
         card(b, bad ? "warn" : "", "GPU errors", v, sub);
     }
     if (g->job_energy_available) {
-        snprintf(v, sizeof v, "%.0f J", g->job_energy_joules);
-        snprintf(sub, sizeof sub, "the job's share %.0f%% of the selected GPUs' %.0f J, by SM "
+        char all[32];
+        gt_human_energy(v, sizeof v, g->job_energy_joules);
+        snprintf(sub, sizeof sub, "the job's share %.0f%% of the selected GPUs' %s, by SM "
                  "utilization: an estimate", 100 * g->job_energy_share,
-                 s->usage.gpu_details.energy_joules);
+                 gt_human_energy(all, sizeof all, s->usage.gpu_details.energy_joules));
         card(b, "", "GPU energy (job)", v, sub);
     }
     buf_puts(b, "</div>\n");
@@ -1511,11 +1512,13 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     card(&b, "", "Duration", dur, "wall time");
     if (s->cpu_energy.struct_size && s->cpu_energy.available) {
         const gt_cpu_energy *e = &s->cpu_energy;
-        snprintf(v, sizeof v, "%.0f J", e->package_joules);
+        char share[32];
+        gt_human_energy(v, sizeof v, e->package_joules);
         snprintf(sub, sizeof sub, "the whole machine's %d CPU package%s (RAPL)%s; the job's share "
-                 "by CPU time %.0f%%: ~%.0f J, an estimate", e->packages,
+                 "by CPU time %.0f%%: ~%s, an estimate", e->packages,
                  e->packages == 1 ? "" : "s", e->dram_available ? ", DRAM apart" : "",
-                 100 * e->job_share, e->job_share * e->package_joules);
+                 100 * e->job_share,
+                 gt_human_energy(share, sizeof share, e->job_share * e->package_joules));
         card(&b, "", "CPU energy", v, sub);
     }
     if (have_stats) {
