@@ -1242,10 +1242,13 @@ static void test_human(void)
     g.groups[0].peak_concurrent = 4;
     x = (struct human_extras){.processes = &g};
     text = human_summary(&u, &totals, &x);
-    CHECK_CONTAINS(text, "\nProcesses       40 in 9 commands, CPU as sampled (+1.50 s unseen: "
-                         "after processes' last samples, or between two)\n"
+    CHECK_CONTAINS(text, "\nProcesses       40 in 9 commands, CPU as sampled (+1.50 s unseen)\n"
                          "  cc1           1 process (4 at once), CPU 20.0 s, peak 1.00 MiB\n");
     CHECK(text && !strchr(text, '\033') && !strchr(text, '\a'));
+    free(text);
+    x.verbose = 1; /* --verbose says where the unseen CPU went */
+    text = human_summary(&u, &totals, &x);
+    CHECK_CONTAINS(text, " (+1.50 s unseen: after processes' last samples, or between two)\n");
     /* groups 7 and 8 (7 + 8 processes, 14 + 13 s) and the one not listed */
     CHECK_CONTAINS(text, "  and 3 more commands: 17 processes, CPU 27.5 s\n");
     free(text);
