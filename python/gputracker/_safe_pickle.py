@@ -15,6 +15,9 @@ what our results are made of (docs/sub-tracking.md, "Pickled results"):
 * the pandas containers they hold (DataFrame, Series, their indexes and block
   managers) and the numpy array and dtype reconstructors beneath them, under
   the module names that pandas 1.x/2.x and numpy 1.x/2.x pickle them with;
+* SQLAlchemy's ``quoted_name``, which gpu_tracker's results of a ``.sqlite``
+  tracking file hold as column names: read as a plain ``str``, SQLAlchemy never
+  imported;
 * the builtins a pickle of those uses for plain data (slice, object, bytes,
   ``copyreg._reconstructor``) and ``_codecs.encode`` for protocol 0-2 bytes,
   for latin-1 only.
@@ -83,6 +86,26 @@ def _latin1_encode(text, encoding='latin1', errors='strict'):
     return text.encode('latin1', errors)
 
 
+def _plain_name(value, quote=None):
+    """SQLAlchemy's ``quoted_name`` (a ``str`` subclass its SQLite reads
+    leave in a frame's column names, pickled as ``quoted_name(value,
+    quote)``: all of gpu_tracker's own results of a ``.sqlite`` tracking
+    file), read as the plain ``str`` it is, without importing SQLAlchemy."""
+    if not isinstance(value, str) or not (quote is None or isinstance(quote, bool)):
+        raise pickle.UnpicklingError('refused: sqlalchemy.sql.elements.quoted_name of something '
+                                     'other than a name')
+    return str(value)
+
+
+def _numpy_module(module: str) -> str:
+    """numpy 2 pickles its internals as numpy._core.*, numpy 1 has them as
+    numpy.core.*: a pickle of either is read with the numpy installed."""
+    import numpy
+    if module.startswith('numpy._core') and int(numpy.__version__.split('.')[0]) < 2:
+        return 'numpy.core' + module[len('numpy._core'):]
+    return module
+
+
 # gpu_tracker 5's result classes, read as ours: nothing of gpu_tracker is
 # imported (installed or not, its module is never run).
 _FOREIGN = {('gpu_tracker.sub_tracker', name): name
@@ -133,8 +156,10 @@ class SafeUnpickler(pickle._Unpickler):
             return _latin1_encode
         if (module, name) in _FOREIGN:
             return super().find_class(_RESULTS, _FOREIGN[(module, name)])
+        if (module, name) == ('sqlalchemy.sql.elements', 'quoted_name'):
+            return _plain_name
         if name in _ALLOWED.get(module, ()):
-            return super().find_class(module, name)
+            return super().find_class(_numpy_module(module), name)
         raise pickle.UnpicklingError(
             f'refused to load {module}.{name}: a results pickle may hold only gputracker\'s result classes '
             f'and pandas/numpy data (docs/sub-tracking.md, "Pickled results")')

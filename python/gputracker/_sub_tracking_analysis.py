@@ -113,7 +113,10 @@ class ComparisonResults:
         pd = _pandas()
 
         def series(values):
-            return pd.Series(values, dtype=float)
+            # integers stay integers (a thread count's min or max), as pandas
+            # keeps an integer column's: "15", not "15.0"
+            whole = bool(values) and all(type(v) is int for v in values.values())
+            return pd.Series(values, dtype='int64' if whole else float)
         return cls(
             overall_resource_usage={m: series(v) for m, v in doc['overall_resource_usage'].items()},
             code_block_resource_usage={

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util/internal.h"
@@ -350,22 +351,26 @@ static gt_status read_session(struct session *s, const char *text)
 }
 
 /* The statistic of a {statistic: value} object: NaN when null or absent
- * (*absent set). */
-static double statistic_of(json_object *stats, const char *statistic, int *absent)
+ * (*absent set); *integral says whether it was written as an integer (a
+ * thread count's min or max, from a pandas column of integers). */
+static double statistic_of(json_object *stats, const char *statistic, int *absent, int *integral)
 {
     json_object *v = NULL;
+    *integral = 0;
     if (!json_object_object_get_ex(stats, statistic, &v) ||
         (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int) &&
          !json_object_is_type(v, json_type_null))) {
         *absent = 1;
         return NAN;
     }
+    *integral = json_object_is_type(v, json_type_int);
     return v ? json_object_get_double(v) : NAN;
 }
 
 struct entry {
     const char *session;
     double value;
+    int integral; /* written as an integer */
     size_t order;
 };
 
@@ -380,13 +385,20 @@ static int entry_order(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-/* {session: value}, sorted by value, as gpu_tracker's pandas Series. */
+/* {session: value}, sorted by value, as gpu_tracker's pandas Series: of
+ * integers when every session's value is one (pandas keeps an integer
+ * column's min and max integers: "15", not "15.0"), else of floats. */
 static json_object *ranked(struct entry *e, size_t n)
 {
     qsort(e, n, sizeof *e, entry_order);
+    int integers = 1;
+    for (size_t i = 0; i < n; i++)
+        integers &= e[i].integral;
     json_object *o = json_object_new_object();
     for (size_t i = 0; i < n; i++)
-        json_object_object_add(o, e[i].session, json_new_pyfloat(e[i].value));
+        json_object_object_add(o, e[i].session,
+                               integers ? json_object_new_int64((int64_t)e[i].value)
+                                        : json_new_pyfloat(e[i].value));
     return o;
 }
 
@@ -423,9 +435,10 @@ static gt_status compare_one(const struct session *s, size_t n, size_t block, co
                              json_object **out)
 {
     for (size_t i = 0; i < n; i++) {
-        int absent = 0;
+        int absent = 0, integral = 0;
         json_object *stats = pick(&s[i], block, m);
-        e[i] = (struct entry){s[i].name, stats ? statistic_of(stats, statistic, &absent) : NAN, i};
+        double v = stats ? statistic_of(stats, statistic, &absent, &integral) : NAN;
+        e[i] = (struct entry){s[i].name, v, integral, i};
         if (!stats || absent)
             return gt_fail(GT_ERR_PARSE, "the results of tracking session '%s' have no %s of "
                            "%s%s%s", s[i].name, statistic, m ? m : "compute time",
