@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import contextlib
 import os
 import time
 from statistics import mean
@@ -169,6 +170,16 @@ class ResourceTracker:
         self._log_warnings()
         log.debug('Resource tracker stopped after %s seconds, logging %d process-level and %d system-wide records',
                   self.stop_time - self.start_time, len(self.process_metrics), len(self.system_metrics))
+
+    def cleanup(self) -> None:
+        """Stops tracking if it still runs, never raising (resource_tracker
+        0.4.2 and later: its temporary files and background processes go
+        too). There is nothing else to clean here: the rows are kept in the
+        library's unlinked file, freed with the tracker, and no process was
+        started; the metrics stay readable."""
+        with contextlib.suppress(Exception):
+            if self.running:
+                self.stop()
 
     def _log_warnings(self) -> None:
         for message in self._native.take_warnings():

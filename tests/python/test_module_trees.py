@@ -15,7 +15,9 @@ def test_gpu_tracker_tree():
     # gpu_tracker/__init__.py 5.0.1
     for name in ('Tracker', 'SubTracker', 'sub_track', 'SubTrackingAnalyzer', 'TrackingComparison'):
         assert getattr(gpu_tracker, name) is getattr(gputracker, name)
-    assert gpu_tracker.__version__ == gputracker.__version__
+    # the gpu_tracker release it mirrors, as gpu_tracker's users test it; ours apart
+    assert gpu_tracker.__version__ == '5.0.1'
+    assert gputracker.__version__ != gpu_tracker.__version__
     # tracker.py 5.0.1's public classes
     for name in ('Tracker', 'RSSValues', 'MaxRAM', 'MaxGPURAM', 'ProcessingUnitPercentages', 'CPUUtilization',
                  'GPUUtilization', 'ComputeTime', 'ResourceUsage'):
@@ -42,6 +44,35 @@ def test_resource_tracker_tree():
     assert tiny_data_frame.TinyDataFrame is resource_tracker.TinyDataFrame
     assert server_info.get_server_info is resource_tracker.get_server_info
     assert cloud_info.get_cloud_info is resource_tracker.get_cloud_info
+    # server_info.py 0.5.0's other two, with its keys and rounding
+    with open('/proc/meminfo') as f:
+        total_kib = next(int(line.split()[1]) for line in f if line.startswith('MemTotal:'))
+    assert server_info.get_total_memory_mib() == round(total_kib / 1024, 2)
+    gpus = server_info.get_gpu_info()
+    assert set(gpus) == {'count', 'memory_mib', 'gpu_names'} and gpus['count'] == len(gpus['gpu_names'])
+    assert gpus['count'] == server_info.get_server_info()['gpu_count']
+    # tiny_data_frame.py imports csv's DictReader (0.5.0's tests patch it there)
+    import csv
+    assert tiny_data_frame.DictReader is csv.DictReader
+    # dummy_workloads.py 0.5.0, used in its docstring examples
+    from gputracker.resource_tracker import dummy_workloads
+    import time
+    start = time.process_time()
+    assert dummy_workloads.cpu_single(0.05) is None
+    assert time.process_time() - start >= 0.04
+    assert dummy_workloads.cpu_multi(0.05, 2) is None
+
+
+def test_cleanup_on_both_surfaces():
+    """ResourceTracker.cleanup() (resource_tracker 0.4.2 on): stops a running
+    tracker, never raises, and may be called again."""
+    import gputracker.resource_tracker as resource_tracker
+    for cls in (gputracker.ResourceTracker, resource_tracker.ResourceTracker):
+        tracker = cls(interval=0.1, autostart=True, discover_server=False, discover_cloud=False)
+        assert tracker.running
+        tracker.cleanup()
+        assert not tracker.running
+        tracker.cleanup()
 
 
 def test_resource_tracker_helpers_report_and_column_maps(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from csv import DictReader  # noqa: F401  (0.5.0's tiny_data_frame imports it; its tests patch it there)
 import time
 from collections import defaultdict
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
