@@ -15,6 +15,9 @@ from . import _native
 # table, as it inherits gpu_tracker's: it appends to a CSV file with its own
 # process ID (an SQLite file refuses it, saying to use a file per process).
 _open_files: dict[str, _native.SubTrackingFile] = {}
+# The files this process has written a mark to: one of them gone is an
+# error at the next mark, as gpu_tracker's (it would not be recreated).
+_written: set[str] = set()
 
 
 def _file_for(path: str, overwrite: bool) -> _native.SubTrackingFile:
@@ -59,12 +62,21 @@ class SubTracker:
         self.sub_tracking_file = sub_tracking_file
         self._file = _file_for(sub_tracking_file, overwrite)
 
+    def _mark(self, position: int) -> None:
+        key = os.path.abspath(self.sub_tracking_file)
+        if key in _written and not os.path.isfile(key):
+            # gpu_tracker's words (_helper_classes.py, _DataProxy.write_data)
+            raise FileNotFoundError(
+                f'The file {self.sub_tracking_file} was removed in the middle of writing data to it.')
+        self._file.mark(self.code_block_name, position)
+        _written.add(key)
+
     def __enter__(self) -> SubTracker:
-        self._file.mark(self.code_block_name, 0)
+        self._mark(0)
         return self
 
     def __exit__(self, *_):
-        self._file.mark(self.code_block_name, 1)
+        self._mark(1)
 
 
 def sub_track(code_block_name: str | None = None, code_block_attribute: str | None = None,

@@ -27,6 +27,18 @@ _GPU_BRANDS = _native.GPU_BRANDS
 _STOP_TIMEOUT_MAX = _native.STOP_TIMEOUT_MAX
 
 
+def _gpus_found(gpu_brand: str | None) -> bool:
+    """Whether the library finds a GPU (of gpu_brand, or any): a tracker
+    started for the moment, which samples nothing and writes nothing."""
+    probe = _native.Tracker(sleep_time=86400.0, resource_usage_file='', series=0, gpu_brand=gpu_brand,
+                            disable_logs=True)
+    probe.start()
+    try:
+        return probe.server_info()['gpu_count'] > 0
+    finally:
+        probe.stop()
+
+
 def _limit(value, parse):
     """A limit keyword: None (none), a number (bytes or seconds) or a string
     the command's --max-ram / --max-time would take ("500MB", "1h30m")."""
@@ -88,6 +100,13 @@ class Tracker:
         _validate_unit(time_unit, _TIME_UNITS, 'time')
         if gpu_brand is not None and gpu_brand not in _GPU_BRANDS:
             raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia", "amd", "intel" and "drm".')
+        if gpu_uuids is not None and not _gpus_found(gpu_brand):
+            # gpu_tracker looks at gpu_uuids only where it finds a GPU: on a
+            # machine without one, any set (even an empty one) is accepted.
+            if not disable_logs:
+                _warn(f'gpu_uuids ignored: no GPU was found to select from ({len(gpu_uuids)} UUID'
+                      f'{"" if len(gpu_uuids) == 1 else "s"} given).')
+            gpu_uuids = None
         if gpu_uuids is not None and len(gpu_uuids) == 0:
             raise ValueError('gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.')
         if tracking_file is not None and not tracking_file.endswith(('.csv', '.sqlite')):

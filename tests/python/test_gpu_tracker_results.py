@@ -114,3 +114,26 @@ def test_quoted_names_are_plain_strings():
     loaded = _safe_pickle.SafeUnpickler(io.BytesIO(plain)).load()
     assert type(loaded) is str and loaded == 'ram'
     assert 'sqlalchemy' not in sys.modules
+
+
+def test_overwrite(tmp_path, monkeypatch):
+    """gpu_tracker's test_overwrite: a file there before is refused, replaced
+    with overwrite=True, and one removed while this process writes to it is
+    an error at the next mark, not a new file."""
+    from gputracker.gpu_tracker import SubTracker
+    monkeypatch.chdir(tmp_path)
+    file_name = 'repeat-file.csv'
+    open(file_name, 'w').close()
+    with pytest.raises(FileExistsError) as error:
+        with SubTracker(sub_tracking_file=file_name):
+            pass  # pragma: nocover
+    assert str(error.value) == 'File repeat-file.csv already exists. Set overwrite to True to overwrite the existing file.'
+    with SubTracker(sub_tracking_file=file_name, overwrite=True):
+        pass
+    assert os.path.isfile(file_name)
+    os.remove(file_name)
+    with pytest.raises(FileNotFoundError) as error:
+        with SubTracker(sub_tracking_file=file_name):
+            pass  # pragma: nocover
+    assert str(error.value) == 'The file repeat-file.csv was removed in the middle of writing data to it.'
+    assert not os.path.exists(file_name)

@@ -34,8 +34,6 @@ def test_defaults_and_state():
     ({'time_unit': 'weeks'}, '"weeks" is not a valid time unit. Valid values are days, hours, minutes, seconds'),
     ({'gpu_brand': 'matrox'},
      '"matrox" is not a valid GPU brand. Supported values are "nvidia", "amd", "intel" and "drm".'),
-    ({'gpu_uuids': set()},
-     'gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.'),
     ({'n_join_attempts': 0}, 'n_join_attempts of 0 is invalid. Must be at least 1.'),
     ({'join_timeout': 0}, 'join_timeout of 0 is invalid. Must be more than 0 seconds.'),
 ])
@@ -45,11 +43,42 @@ def test_invalid_arguments(kwargs, message):
     assert str(error.value) == message
 
 
+def test_gpu_uuids_as_gpu_tracker_takes_them(caplog):
+    """gpu_tracker looks at gpu_uuids only where it finds a GPU: there an
+    empty set or an unknown UUID is an error; without a GPU both are
+    accepted (and we say they were ignored)."""
+    from gputracker._tracker import _gpus_found
+    if _gpus_found(None):
+        with pytest.raises(ValueError) as error:
+            Tracker(gpu_uuids=set())
+        assert str(error.value) == \
+            'gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.'
+        with pytest.raises(ValueError, match="unknown GPU UUID 'GPU-none'; available GPUs: "):
+            Tracker(gpu_uuids={'GPU-none'})
+        return
+    for uuids in (set(), {'GPU-none'}):
+        caplog.clear()
+        with caplog.at_level('WARNING'):
+            with Tracker(gpu_uuids=uuids, sleep_time=0.1) as tracker:
+                pass
+        assert tracker.resource_usage.gpu_utilization.n_expected_gpus == 0
+        assert f'gpu_uuids ignored: no GPU was found to select from ({len(uuids)} UUID' in caplog.text
+    caplog.clear()
+    with caplog.at_level('WARNING'):
+        Tracker(gpu_uuids={'GPU-none'}, disable_logs=True)
+    assert 'gpu_uuids ignored' not in caplog.text
+
+
+def test_every_gpu_brand_the_error_names_is_taken():
+    """The error lists "intel" and "drm" besides gpu_tracker's two: each is
+    taken."""
+    for brand in ('nvidia', 'amd', 'intel', 'drm'):
+        Tracker(gpu_brand=brand, disable_logs=True)
+
+
 def test_invalid_arguments_the_library_checks():
     with pytest.raises(ValueError, match='expected cores -2: it must be positive'):
         Tracker(n_expected_cores=-2)
-    with pytest.raises(ValueError, match="unknown GPU UUID 'GPU-none'; available GPUs: "):
-        Tracker(gpu_uuids={'GPU-none'})
     # A process that does not exist (pid_max is at most 2^22).
     with pytest.raises(ProcessLookupError, match='4194305'):
         Tracker(process_id=4194305)
