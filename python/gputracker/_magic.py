@@ -41,8 +41,23 @@ def track(line: str, cell: str, shell) -> Tracker:
     return tracker
 
 
+_TRACK_HELP = """Track the resources this cell uses, and print gpu_tracker's summary.
+
+Usage: %%track [--st SECONDS] [--ru UNIT] [--gru UNIT] [--tu UNIT] [-f text|json]
+
+  --st, --sleep-time SECONDS  seconds between samples (default 0.1)
+  --ru, --ram-unit UNIT       bytes, kilobytes, megabytes, gigabytes (default), terabytes
+  --gru, --gpu-ram-unit UNIT  the same for GPU RAM
+  --tu, --time-unit UNIT      seconds, minutes, hours (default), days
+  -f, --format text|json      gpu_tracker's text (default) or its to_json() document
+
+The whole process is tracked (the kernel's memory counts too), from the
+cell's first line to its last."""
+
+
 def load_ipython_extension(ipython) -> None:
     """Registers %%track (called by `%load_ext gputracker`)."""
     def track_magic(line, cell):
         track(line, cell, ipython)
+    track_magic.__doc__ = _TRACK_HELP
     ipython.register_magic_function(track_magic, magic_kind='cell', magic_name='track')

@@ -135,9 +135,11 @@ class MetricsTable:
         return f'MetricsTable with {len(self)} rows and {len(self.columns)} columns: {", ".join(self.columns)}'
 
     def head(self, n: int = 5) -> 'MetricsTable':
+        """The first n rows."""
         return self[:n]
 
     def tail(self, n: int = 5) -> 'MetricsTable':
+        """The last n rows."""
         return self[-n:] if n else self[:0]
 
     def rename(self, columns: Dict[str, str]) -> 'MetricsTable':

@@ -59,6 +59,7 @@ class SubTrackingResults:
     code_block_results: list
 
     def to_json(self) -> dict:
+        """The results as gpu_tracker's to_json() gives them: plain dicts and lists."""
         return {
             'overall': _frame_to_json(self.overall),
             'static_data': self.static_data.to_dict(),
@@ -100,6 +101,7 @@ class ComparisonResults:
     code_block_compute_time: dict
 
     def to_json(self) -> dict:
+        """The comparison as gpu_tracker's to_json() gives it: {measurement: {session: value}}."""
         return {
             'overall_resource_usage': {m: s.to_dict() for m, s in self.overall_resource_usage.items()},
             'code_block_resource_usage': {
@@ -171,6 +173,9 @@ class SubTrackingAnalyzer:
         self.sub_tracking_file = sub_tracking_file
 
     def sub_tracking_results(self) -> SubTrackingResults:
+        """Each code block's calls, their compute time and the min/max/mean/std of every
+        measurement over the tracking file's timepoints inside them, and the same over all
+        timepoints (gpu_tracker's SubTrackingAnalyzer.sub_tracking_results)."""
         if self.tracking_file is None:
             raise ValueError('a tracking file is needed to analyse the code blocks (tracking_file)')
         text, warnings = _native.sub_track_analyze(self.tracking_file, self.sub_tracking_file, True)
@@ -179,6 +184,7 @@ class SubTrackingAnalyzer:
         return SubTrackingResults.from_json(json.loads(text))
 
     def read_static_data(self):
+        """The tracking file's static data (units, capacities, core and GPU counts)."""
         return self.sub_tracking_results().static_data
 
     def load_timestamp_pairs(self, code_block_name: str) -> list:
@@ -198,9 +204,11 @@ class SubTrackingAnalyzer:
         return points[inside]
 
     def load_code_block_names(self) -> list:
+        """The code blocks' names, in the order of the results."""
         return [block.name for block in self.sub_tracking_results().code_block_results]
 
     def overall_timepoint_results(self):
+        """The min/max/mean/std of every measurement over all the tracking file's timepoints."""
         return self.sub_tracking_results().overall
 
     def combine_sub_tracking_files(self, files: list):

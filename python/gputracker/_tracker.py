@@ -92,6 +92,50 @@ class Tracker:
             max_time: str | float | None = None, max_cpu_time: str | float | None = None,
             on_limit: str = 'warn', kill_after: str | float = 5.0,
             carbon_intensity: float | None = None, pue: float | None = None):
+        """
+        :param sleep_time: The number of seconds to sleep in between usage-collection iterations
+            (at least 0.1).
+        :param ram_unit: One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'
+            (decimal: a gigabyte is 10^9 bytes).
+        :param gpu_ram_unit: One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'.
+        :param time_unit: One of 'seconds', 'minutes', 'hours', or 'days'.
+        :param n_expected_cores: The number of cores expected to be used (the denominator of the
+            hardware percentages). Defaults to the CPUs this process may use (its CPU affinity and
+            cgroup CPU quota), not the whole machine's.
+        :param gpu_uuids: The UUIDs of the GPUs whose utilization is tracked. Defaults to all; looked
+            at only where a GPU is found, as gpu_tracker does.
+        :param disable_logs: If True, no warnings are logged.
+        :param process_id: The process whose tree is tracked. Defaults to this process.
+        :param resource_usage_file: The backup of the results so far, JSON (gpu-tracker's format).
+            Defaults to .gpu-tracker_<uuid>.json in the working directory, removed at the end; ''
+            keeps none.
+        :param n_join_attempts: With join_timeout, how long stop() waits for the sampling thread:
+            n_join_attempts * join_timeout seconds.
+        :param join_timeout: See n_join_attempts.
+        :param gpu_brand: 'nvidia' (NVML), 'amd' (ROCm SMI), 'intel' or 'drm' (the kernel's DRM
+            figures). Defaults to every brand found, NVIDIA first.
+        :param tracking_file: A .csv or .sqlite file that receives every sample, as gpu_tracker 5's
+            tracking file.
+        :param overwrite: Replace tracking_file if it exists.
+        :param metrics_listen: "[ADDR:]PORT": serve the figures so far to Prometheus at /metrics
+            while tracking (loopback unless an address is given).
+        :param metrics_textfile_dir: A directory where the figures are written for node_exporter's
+            textfile collector after every sample.
+        :param max_ram: A limit on the tree's peak RAM: bytes, or a size such as "500MB" (10^6
+            bytes) or "2GiB" (2^30); the kernel's high-water marks count.
+        :param max_gpu_ram: A limit on the tree's peak GPU RAM, as max_ram.
+        :param max_time: A limit on the wall time: seconds, or "90s", "1h30m", "1:30:00".
+        :param max_cpu_time: A limit on the tree's CPU time, as max_time.
+        :param on_limit: 'warn' (the default: log the breach and go on) or 'kill' (end the tree:
+            SIGTERM, then SIGKILL kill_after later). stop() gives the breaches in tracker.limits.
+        :param kill_after: Seconds (or a duration string) from SIGTERM to SIGKILL with 'kill'.
+        :param carbon_intensity: Grams of CO2e per kWh of the electricity: the job's energy is also
+            given as CO2e (tracker.energy). Nothing is looked up.
+        :param pue: The data centre's power usage effectiveness for that figure (default 1).
+        :raises ValueError: A value that is not valid, with what is.
+        :raises FileExistsError: tracking_file exists and overwrite is False.
+        :raises ProcessLookupError: process_id names no process.
+        """
         if sleep_time < _CPU_PERCENT_INTERVAL:
             raise ValueError(
                 f'Sleep time of {sleep_time} is invalid. Must be at least {_CPU_PERCENT_INTERVAL} seconds.')
@@ -263,22 +307,27 @@ class Tracker:
     # tutorial reads tracker.max_ram): the same objects as resource_usage's.
     @property
     def max_ram(self):
+        """The highest RAM of the tree (resource_usage.max_ram); None before stop()."""
         return self._section('max_ram')
 
     @property
     def max_gpu_ram(self):
+        """The highest GPU RAM of the tree (resource_usage.max_gpu_ram); None before stop()."""
         return self._section('max_gpu_ram')
 
     @property
     def cpu_utilization(self):
+        """CPU utilization and threads (resource_usage.cpu_utilization); None before stop()."""
         return self._section('cpu_utilization')
 
     @property
     def gpu_utilization(self):
+        """GPU utilization (resource_usage.gpu_utilization); None before stop()."""
         return self._section('gpu_utilization')
 
     @property
     def compute_time(self):
+        """The compute time (resource_usage.compute_time); None before stop()."""
         return self._section('compute_time')
 
     def _section(self, name):

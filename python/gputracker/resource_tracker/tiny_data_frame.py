@@ -123,9 +123,11 @@ class TinyDataFrame(MetricsTable):
         super().__setitem__(key, value)
 
     def head(self, n: int = 5) -> 'TinyDataFrame':
+        """The first n rows."""
         return self[slice(0, n)]
 
     def tail(self, n: int = 5) -> 'TinyDataFrame':
+        """The last n rows."""
         return self[slice(-n, None)]
 
     def __repr__(self) -> str:
