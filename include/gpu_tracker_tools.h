@@ -1109,8 +1109,9 @@ GT_INTERNAL gt_status gt_recommend_server(const gt_recommendation *r, char **jso
  * and how it ended, summary cards, charts (inline SVG) of CPU, memory,
  * GPU, disk and network over time, the
  * statistics, the recommendation and the server. server_json is a
- * gt_recommend_server() answer or NULL. Caller frees; NULL when out of
- * memory. */
+ * gt_recommend_server() answer, {"unavailable": "why"} (the section then
+ * says there is no recommendation and why) or NULL (no section). Caller
+ * frees; NULL when out of memory. */
 GT_INTERNAL char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json);
 
 /* gt_snapshot_report_html() written to path atomically. GT_ERR_IO with the

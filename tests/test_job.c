@@ -259,8 +259,9 @@ static void test_job_view(void)
         size_t figures = 0;
         for (const char *p = html; (p = strstr(p, "<figure class=\"chart\">")) != NULL; p++)
             figures++;
-        /* CPU, memory, disk and network: the first task's, then each task's */
-        CHECK_MSG(figures == 4 * 5, "%zu charts", figures);
+        /* process and system CPU, memory, disk and network: the first task's,
+         * then each task's */
+        CHECK_MSG(figures == 5 * 5, "%zu charts", figures);
         CHECK(strstr(html, "the rest of this report is task") == NULL);
         CHECK(strstr(html, "GPU mean") == NULL && strstr(html, " / 0.00<") == NULL);
         CHECK_CONTAINS(html, "no task used a GPU");

@@ -545,12 +545,15 @@ static void test_report_in_chromium(void)
     const char *said = text ? strstr(text, "<pre id=\"hover-test\">") : NULL;
     CHECK_MSG(said != NULL, "the hover test did not run in Chromium");
     if (said) {
-        /* "CPU usage @ 0:01  ·  tracked processes: 0.52 cores  ·  whole system: 1.1 cores" */
-        const char *cpu = strstr(said, "CPU usage @ ");
+        /* "Process CPU usage @ 0:01  ·  tracked processes: 0.52 cores", then
+         * "System CPU usage @ 0:01  ·  whole system: 1.1 cores" */
+        const char *cpu = strstr(said, "Process CPU usage @ ");
         double tracked = -1;
         const char *t = cpu ? strstr(cpu, "tracked processes: ") : NULL;
         CHECK_MSG(t && sscanf(t, "tracked processes: %lf cores", &tracked) == 1 && tracked >= 0,
                   "hover over the CPU chart said [%.200s]", cpu ? cpu : said);
+        CHECK_CONTAINS(said, "System CPU usage @ ");
+        CHECK_CONTAINS(said, "whole system: ");
         CHECK_CONTAINS(said, "Memory @ ");
         CHECK_CONTAINS(said, " MiB");
         /* the memory chart names the largest process under the pointer */

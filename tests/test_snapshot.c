@@ -750,10 +750,11 @@ static void test_report(void)
             charts++;
         /* No GPU on this machine: its charts are left out, and said so once.
          * The system's pressure has a chart where the kernel keeps it. */
-        CHECK_MSG(charts == 4 + psi, "%d charts", charts);
+        /* memory, process and system CPU, disk, network */
+        CHECK_MSG(charts == 5 + psi, "%d charts", charts);
         CHECK(!psi || strstr(html, ">Pressure (whole system)<"));
         CHECK(!strstr(html, ">GPU utilization<") && !strstr(html, ">GPU memory<"));
-        const char *titles[] = {">CPU usage<", ">Memory<",
+        const char *titles[] = {">Process CPU usage<", ">System CPU usage<", ">Memory<",
                                 "No GPU was found on this machine: the GPU charts are left out.",
                                 "no GPU was found on this machine", ">Memory (PSS)<",
                                 ">Peak RSS<", "size memory requests on this",
@@ -783,7 +784,7 @@ static void test_report(void)
             const char *x = strstr(p, " data-x=\""), *v0 = strstr(p, " data-v0=\"");
             hover += x && v0 && end && x < end && v0 < end;
         }
-        CHECK_MSG(hover == 4 + psi, "%d charts carry hover data", hover);
+        CHECK_MSG(hover == 5 + psi, "%d charts carry hover data", hover);
         free(html);
     }
     /* The filesystems the disk-space figures count, named (escaped). */
@@ -809,7 +810,7 @@ static void test_report(void)
         int charts = 0;
         for (const char *p = html; (p = strstr(p, "<svg")); p++)
             charts++;
-        CHECK_MSG(charts == 6 + psi, "%d charts with a GPU", charts);
+        CHECK_MSG(charts == 7 + psi, "%d charts with a GPU", charts);
         CHECK_CONTAINS(html, ">GPU utilization<");
         CHECK_CONTAINS(html, ">GPU memory<");
         CHECK(!strstr(html, "No GPU was found"));
@@ -859,7 +860,7 @@ static void test_report_week(void)
         CHECK_CONTAINS(html, ">24:00<");
         CHECK(!strstr(html, "seconds since start"));
         /* The CPU chart's y axis reaches the spike (ticks 0, 2, 4, 6, 8). */
-        const char *cpu_chart = strstr(html, ">CPU usage<");
+        const char *cpu_chart = strstr(html, ">Process CPU usage<");
         const char *next_chart = cpu_chart ? strstr(cpu_chart, "<figure") : NULL;
         const char *eight = cpu_chart ? strstr(cpu_chart, "text-anchor=\"end\">8<") : NULL;
         CHECK_MSG(eight && next_chart && eight < next_chart,
@@ -1253,7 +1254,7 @@ static void test_who_parts(void)
                          "(counted once)</td><td></td><td></td><td>15.3 MiB</td>");
     const char *memory_chart = html ? strstr(html, "aria-label=\"Memory\"") : NULL;
     const char *peak_table = html ? strstr(html, "id=\"at-peak-memory\"") : NULL;
-    const char *cpu_chart = html ? strstr(html, "aria-label=\"CPU usage\"") : NULL;
+    const char *cpu_chart = html ? strstr(html, "aria-label=\"Process CPU usage\"") : NULL;
     CHECK_MSG(memory_chart && peak_table && cpu_chart && memory_chart < peak_table &&
               peak_table < cpu_chart, "the peak's table is not beside the memory chart");
     CHECK(!strstr(html ? html : "", "id=\"at-peak-gpu\"")); /* not recorded */

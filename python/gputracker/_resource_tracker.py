@@ -151,6 +151,7 @@ class ResourceTracker:
             raise RuntimeError(
                 'Resource tracker already stopped. Create a new instance instead of trying to restart it.')
         series = (1 if 'process_tracker' in self.trackers else 0) | (2 if 'system_tracker' in self.trackers else 0)
+        self._started = time.time()  # the report's duration runs from here, as resource_tracker's
         self._native = _native.Tracker(
             sleep_time=float(self.interval), process_id=0 if self.pid == os.getpid() else self.pid,
             resource_usage_file='', series=series, main_only=not self.children, start_at=_START_ALIGNED,
@@ -341,17 +342,30 @@ class ResourceTracker:
         """The run's HTML report (a str, self-contained: inline in Jupyter,
         save(), browse()) with resource_tracker's status badge: Pending
         while tracking, Finished once stopped, Failed with status_failed.
-        With server, the recommended cloud server in it (asks the Keeper
-        API). integration is taken as resource_tracker takes it;
+        Its "Process CPU usage" and "System CPU usage" charts, the
+        recommended resources and the cheapest matching cloud server with
+        server (from the Keeper API; where it cannot be asked, or server is
+        False, the section says why not); its duration runs from start() to
+        stop(). integration is taken as resource_tracker takes it;
         historical_stats shape the recommendation only through
         recommend_resources()."""
         if integration not in self._integrations:
             raise ValueError(f'invalid integration {integration!r}; valid: '
                              + ', '.join(f'"{name}"' for name in self._integrations))
         self.wait_for_samples(n=1, timeout=self.interval * 5)
-        server_json = json.dumps(self.recommend_server(historical_stats=historical_stats)) if server else None
+        # The cheapest-server section is always there: the server, or why not.
+        if not server:
+            server_doc = {'unavailable': 'not asked for (report(server=True) asks the Spare Cores Keeper API)'}
+        else:
+            try:
+                server_doc = self.recommend_server(historical_stats=historical_stats)
+            except OSError as error:
+                server_doc = {'unavailable': f'the Spare Cores Keeper API could not be asked: {error}'}
+        server_json = json.dumps(server_doc)
         if self._native is not None:
-            html = self._native.snapshot_text(_REPORT, server_json)
+            # from start() to stop() (or to now), not over the rows alone
+            end = self.stop_time if self.stop_time is not None else time.time()
+            html = self._native.snapshot_text(_REPORT, server_json, max(end - self._started, 0.0))
         else:
             # From the snapshot the library read: nothing is read or built again.
             html = _native.snapshot_report(self._loaded['snapshot'], server_json)

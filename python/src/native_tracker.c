@@ -315,13 +315,17 @@ static PyObject *tracker_wait_rows(NativeTracker *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
-/* snapshot_text(format, server_json or None): the run so far (or the
- * stopped run) as a snapshot document or report (see native_snapshot_text()). */
+/* snapshot_text(format, server_json or None[, duration]): the run so far (or
+ * the stopped run) as a snapshot document or report (see
+ * native_snapshot_text()); a duration above 0 is the run's wall time as the
+ * caller counts it (resource_tracker: from start() to stop()). */
 static PyObject *tracker_snapshot_text(NativeTracker *self, PyObject *args)
 {
     int format;
     const char *server = NULL;
-    if (!PyArg_ParseTuple(args, "iz", &format, &server) || native_check_format(format) < 0)
+    double duration = 0; /* > 0: the run's wall time as the caller counts it */
+    if (!PyArg_ParseTuple(args, "iz|d", &format, &server, &duration) ||
+        native_check_format(format) < 0)
         return NULL;
     gt_tracker *t = tracker_of(self);
     if (!t)
@@ -331,6 +335,8 @@ static PyObject *tracker_snapshot_text(NativeTracker *self, PyObject *args)
     char *text = NULL;
     Py_BEGIN_ALLOW_THREADS
     status = gt_tracker_snapshot(t, NULL, -1, &s);
+    if (status == GT_OK && duration > 0)
+        s->duration = duration;
     if (status == GT_OK)
         text = native_snapshot_text(s, format, server);
     gt_snapshot_free(s);

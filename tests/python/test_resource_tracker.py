@@ -234,6 +234,11 @@ def test_recommend_server_and_report(keeper, tmp_path, monkeypatch):
         t.recommend_server(vendor_id='aws')
     report = t.report(server=True)
     assert 'c7g.large' in report.html and str(report) == report.html
+    # what resource_tracker's users look for in it by name
+    assert '>Process CPU usage<' in report and '>System CPU usage<' in report
+    assert '>Recommended<' in report
+    assert 'No server recommendation: not asked for (report(server=True) asks the Spare Cores Keeper API)' \
+        in t.report()
     path = tmp_path / 'r.html'
     report.save(str(path))
     assert path.read_text(encoding='utf-8') == report.html
@@ -255,10 +260,28 @@ def test_recommend_server_and_report(keeper, tmp_path, monkeypatch):
     assert '<span class="badge bad">Failed</span>' in t.report(status_failed=True)
     assert '<span class="badge unk">Pending</span>' in live
     assert report.save(str(path)) is report
-    # Offline: the error says where it could not go.
+    # Offline: the error says where it could not go; the report says why it
+    # has no server, and is made all the same.
     monkeypatch.setenv('GPU_TRACKER_KEEPER_URL', 'http://127.0.0.1:9')
     with pytest.raises(OSError, match='cannot reach the Keeper API'):
         t.recommend_server()
+    offline = t.report(server=True)
+    assert 'No server recommendation: the Spare Cores Keeper API could not be asked: cannot reach the ' \
+        'Keeper API' in offline
+
+
+def test_report_duration_from_start_to_stop():
+    """resource_tracker's report counts the run from start() to stop(); the
+    first row of an aligned schedule comes up to an interval later, so the
+    rows alone would say less."""
+    import re
+    t = ResourceTracker(interval=1, autostart=False, discover_server=False, discover_cloud=False)
+    t.start()
+    time.sleep(2.6)  # a row at least: the first comes one interval after the aligned start
+    t.stop()
+    shown = re.search(r'Duration</div><div class="v">([0-9.]+) s</div>', t.report())
+    assert shown, 'no Duration card'
+    assert abs(float(shown.group(1)) - (t.stop_time - t._started)) <= 0.06
 
 
 def test_server_and_cloud_info(monkeypatch):

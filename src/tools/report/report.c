@@ -700,9 +700,12 @@ static void charts(struct buf *b, const gt_snapshot *s, struct chart_data *d)
     chart(b, "Memory", "MiB", d, mem, 2);
     d->top = NULL;
     report_peak_figure(b, s, GT_PEAK_MEMORY);
-    struct line cpu[] = {{"tracked processes", PROC_COLOR, L_PCPU},
-                         {"whole system", SYS_COLOR, L_SCPU}};
-    chart(b, "CPU usage", "cores", d, cpu, 2);
+    /* resource_tracker's report has these two by these names: its users
+     * look for them */
+    struct line pcpu[] = {{"tracked processes", PROC_COLOR, L_PCPU}};
+    chart(b, "Process CPU usage", "cores", d, pcpu, 1);
+    struct line scpu[] = {{"whole system", SYS_COLOR, L_SCPU}};
+    chart(b, "System CPU usage", "cores", d, scpu, 1);
     /* Without a GPU the GPU charts would be empty frames: said once instead. */
     if (s->server.gpu_count > 0) {
         struct line gpu[] = {{"tracked processes", PROC_COLOR, L_PGPU},
@@ -804,7 +807,17 @@ static void server_recommendation(struct buf *b, const char *server_json, double
             json_object_put(o);
         return;
     }
-    buf_puts(b, "<h2>Cheapest matching cloud server (Spare Cores Keeper)</h2>\n<table>\n");
+    json_object *why;
+    buf_puts(b, "<h2>Cheapest matching cloud server (Spare Cores Keeper)</h2>\n");
+    if (json_object_object_get_ex(o, "unavailable", &why) && json_object_is_type(why, json_type_string)) {
+        /* {"unavailable": reason}: asked for and not had, or not asked */
+        buf_puts(b, "<p class=\"note\" id=\"server-unavailable\">No server recommendation: ");
+        report_text(b, json_object_get_string(why));
+        buf_puts(b, ".</p>\n");
+        json_object_put(o);
+        return;
+    }
+    buf_puts(b, "<table>\n");
     static const char *const keys[] = {"vendor_id", "api_reference", "display_name", "vcpus",
                                        "memory_amount", "gpu_count", "gpu_model",
                                        "min_price_ondemand"};
