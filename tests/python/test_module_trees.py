@@ -57,9 +57,9 @@ def test_resource_tracker_tree():
     # dummy_workloads.py 0.5.0, used in its docstring examples
     from gputracker.resource_tracker import dummy_workloads
     import time
-    start = time.process_time()
+    start = time.time()
     assert dummy_workloads.cpu_single(0.05) is None
-    assert time.process_time() - start >= 0.04
+    assert time.time() - start >= 0.05  # it runs until then, however fast the machine
     assert dummy_workloads.cpu_multi(0.05, 2) is None
 
 
