@@ -4,10 +4,10 @@ sampling thread in this process (no sub-processes, no temporary CSV files)
 and can be read while it runs."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import logging
-import contextlib
 import os
 import time
 from statistics import mean

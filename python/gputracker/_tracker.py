@@ -307,27 +307,27 @@ class Tracker:
     # tutorial reads tracker.max_ram): the same objects as resource_usage's.
     @property
     def max_ram(self):
-        """The highest RAM of the tree (resource_usage.max_ram); None before stop()."""
+        """The highest RAM of the tree (resource_usage.max_ram); AttributeError before stop()."""
         return self._section('max_ram')
 
     @property
     def max_gpu_ram(self):
-        """The highest GPU RAM of the tree (resource_usage.max_gpu_ram); None before stop()."""
+        """The highest GPU RAM of the tree (resource_usage.max_gpu_ram); AttributeError before stop()."""
         return self._section('max_gpu_ram')
 
     @property
     def cpu_utilization(self):
-        """CPU utilization and threads (resource_usage.cpu_utilization); None before stop()."""
+        """CPU utilization and threads (resource_usage.cpu_utilization); AttributeError before stop()."""
         return self._section('cpu_utilization')
 
     @property
     def gpu_utilization(self):
-        """GPU utilization (resource_usage.gpu_utilization); None before stop()."""
+        """GPU utilization (resource_usage.gpu_utilization); AttributeError before stop()."""
         return self._section('gpu_utilization')
 
     @property
     def compute_time(self):
-        """The compute time (resource_usage.compute_time); None before stop()."""
+        """The compute time (resource_usage.compute_time); AttributeError before stop()."""
         return self._section('compute_time')
 
     def _section(self, name):
