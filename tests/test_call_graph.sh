@@ -38,7 +38,7 @@ function wing(m,  a) {
     return a[1]
 }
 BEGIN { r["util"] = 0; r["sample"] = 2; r["read/gpu"] = 3; r["read"] = 4; r["pipeline"] = 4;
-        r["analysis"] = 5; r["output"] = 6; r["sink"] = 7; r["hub"] = 8; r["text"] = 8
+        r["analysis"] = 5; r["output"] = 6; r["sink"] = 7; r["hub"] = 8
         r["limits"] = 9; r["stats"] = 9; r["subtrack"] = 9; r["snapshot"] = 9; r["report"] = 10 }
 { wa = wing($1); wb = wing($2)
   if (wa == wb) next

@@ -1303,8 +1303,8 @@ static void test_report(void)
     CHECK(gt_file_read(path, 1 << 24, "report", &html, NULL) == GT_OK);
     if (html) {
         CHECK_CONTAINS(html, "<h2>Why it was slow</h2>");
-        CHECK_CONTAINS(html, "Group memory peak</div><div class=\"v\">600.0 MiB</div>");
-        CHECK_CONTAINS(html, "limit 1.0 GiB");
+        CHECK_CONTAINS(html, "Group memory peak</div><div class=\"v\">600 MiB</div>");
+        CHECK_CONTAINS(html, "limit 1.00 GiB");
         CHECK_CONTAINS(html, "<div class=\"card warn\"><div class=\"k\">OOM kills</div><div "
                              "class=\"v\">1 killed</div>");
         CHECK_CONTAINS(html, "the command itself ended by SIGKILL (exit 137)");
@@ -1314,8 +1314,8 @@ static void test_report(void)
         CHECK_CONTAINS(html, "<title>Memory: some 100.0%</title>");
         /* a memory request below the group's peak would be killed; its
          * page cache (file less shmem at the highest sample) would not */
-        CHECK_CONTAINS(html, "(page cache included); 6.0 MiB of it page cache the kernel could "
-                             "reclaim; limit 1.0 GiB");
+        CHECK_CONTAINS(html, "(page cache included); 6.00 MiB of it page cache the kernel could "
+                             "reclaim; limit 1.00 GiB");
         CHECK_CONTAINS(html, "memory from the job&#39;s cgroup peak less its page cache, + 20%");
     }
     free(html);

@@ -1916,7 +1916,7 @@ static void test_gpu_fake(void)
      * limits' (the tools' watch puts it into the tracker's text) come
      * between the two. */
     r = gt("-q", "--st", "0.1", "--max-time", "1h", "--", "sh", "-c", idle_script, NULL);
-    CHECK_CONTAINS(r.out.data, "\nGPUs held idle:\n   GPU 0: 953.7 MiB held, idle (under 5%) "
+    CHECK_CONTAINS(r.out.data, "\nGPUs held idle:\n   GPU 0: 954 MiB held, idle (under 5%) "
                                "100% of the time it was held\n   Advice: 1 of the 2 GPUs the run "
                                "held was idle (GPU 0 100% of the time): ask for 1");
     const char *limits_at = strstr(r.out.data, "\nLimits:\n   On limit: warn\n   Breached: no\n"
@@ -1937,7 +1937,7 @@ static void test_gpu_fake(void)
     CHECK_CONTAINS(r.out.data, "\"gpu_advice\": [");
     result_free(&r);
     char *page = slurp(idle_html);
-    CHECK_CONTAINS(page, "<b>GPUs to give back:</b> GPU 0: 953.7 MiB held, idle 100 % of the "
+    CHECK_CONTAINS(page, "<b>GPUs to give back:</b> GPU 0: 954 MiB held, idle 100 % of the "
                          "time it was held. 1 of the 2 GPUs");
     CHECK_CONTAINS(page, "id=\"at-peak-gpu\"");
     free(page);

@@ -28,7 +28,6 @@ rank() {
     output) echo 6 ;;
     sink) echo 7 ;;
     hub) echo 8 ;;                   # hub/: the coordinator and the API
-    text) echo 8 ;;                  # src/tools/text/: calls nothing of ours
     limits | stats | subtrack | snapshot) echo 9 ;; # src/tools/
     report) echo 10 ;;
     *) echo "" ;;

@@ -198,10 +198,11 @@ int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
     buf_puts(b, "GPUs held idle:\n");
     for (int i = 0; i < g->ndevices && i < 64; i++) {
         const gt_gpu_idle_device *d = &g->devices[i];
+        char held[32];
         if (d->idle)
-            buf_printf(b, "   GPU %d: %.1f MiB held, idle (under %.0f%%) %.0f%% of the time it was "
-                       "held\n", d->index, d->held_bytes / 1048576.0, g->threshold_percent,
-                       d->idle_percent);
+            buf_printf(b, "   GPU %d: %s held, idle (under %.0f%%) %.0f%% of the time it was "
+                       "held\n", d->index, gt_human_bytes(held, sizeof held, d->held_bytes),
+                       g->threshold_percent, d->idle_percent);
     }
     buf_printf(b, "   Advice: %s\n", advice);
     return 1;

@@ -970,11 +970,11 @@ static void blocks_table(struct buf *b, const gt_snapshot *s, const struct subtr
                   s->duration > 0 ? 100.0 * br->total / s->duration : 0.0, br->rows);
         if (br->rows) {
             buf_printf(b, "<td>%.2f</td><td>", br->cpu_sum / (double)br->rows);
-            report_bytes(br->mem_max * 1048576.0, v, sizeof v);
+            gt_human_bytes(v, sizeof v, br->mem_max * 1048576.0);
             report_text(b, v);
             buf_puts(b, "</td>");
             if (s->server.gpu_count > 0) {
-                report_bytes(br->vram_max * 1048576.0, v, sizeof v);
+                gt_human_bytes(v, sizeof v, br->vram_max * 1048576.0);
                 buf_puts(b, "<td>");
                 report_text(b, v);
                 buf_puts(b, "</td>");
@@ -1066,8 +1066,8 @@ static void job_section(struct buf *b, const gt_snapshot *s)
         else
             buf_puts(b, "?");
         char pss[32], rss[32];
-        report_bytes(x->stats.memory_max * 1024, pss, sizeof pss);
-        report_bytes(x->peak_rss_mib * 1048576.0, rss, sizeof rss);
+        gt_human_bytes(pss, sizeof pss, x->stats.memory_max * 1024);
+        gt_human_bytes(rss, sizeof rss, x->peak_rss_mib * 1048576.0);
         buf_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td>", x->stats.cpu_usage_mean,
                   x->stats.cpu_usage_max, pss, rss);
         if (gpus)
@@ -1110,8 +1110,8 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
     if (g->accounting_available) {
         snprintf(v, sizeof v, "%d process%s", g->accounting_processes,
                  g->accounting_processes == 1 ? "" : "es");
-        report_bytes(g->accounting_main_peak, m, sizeof m);
-        report_bytes(g->accounting_descendants_peak, d, sizeof d);
+        gt_human_bytes(m, sizeof m, g->accounting_main_peak);
+        gt_human_bytes(d, sizeof d, g->accounting_descendants_peak);
         snprintf(sub, sizeof sub, "the driver's per-process GPU memory high-water marks: main "
                  "%s, largest descendant %s; %d ended between samples and were seen only "
                  "there%s; the GPU peaks are never below them", m, d, g->accounting_unseen,
@@ -1229,8 +1229,8 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
         slow_reason(&list, "Out of memory", t);
     } else if (c->available && c->memory_available && c->memory_limit > 0 &&
                c->memory_peak >= 0.9 * c->memory_limit) {
-        report_bytes(c->memory_peak, x, sizeof x);
-        report_bytes(c->memory_limit, y, sizeof y);
+        gt_human_bytes(x, sizeof x, c->memory_peak);
+        gt_human_bytes(y, sizeof y, c->memory_limit);
         snprintf(t, sizeof t, "the group peaked at %s, %.0f%% of its limit %s: the kernel "
                  "reclaims memory near it", x, 100 * c->memory_peak / c->memory_limit, y);
         slow_reason(&list, "Memory at its limit", t);
@@ -1299,15 +1299,15 @@ static void slow_section(struct buf *b, const gt_snapshot *s, const char *starve
     }
     buf_puts(b, "<div class=\"cards\">\n");
     if (c->memory_available) {
-        report_bytes(c->memory_peak, v, sizeof v);
+        gt_human_bytes(v, sizeof v, c->memory_peak);
         int near = c->memory_limit > 0 && c->memory_peak >= 0.9 * c->memory_limit;
         char lim[32] = "";
         if (c->memory_limit > 0)
-            report_bytes(c->memory_limit, lim, sizeof lim);
+            gt_human_bytes(lim, sizeof lim, c->memory_limit);
         char cache[128] = "";
         if (gt_cgroup_reclaimable(c) > 0) {
             char rb[32];
-            report_bytes(gt_cgroup_reclaimable(c), rb, sizeof rb);
+            gt_human_bytes(rb, sizeof rb, gt_cgroup_reclaimable(c));
             snprintf(cache, sizeof cache, "; %s of it page cache the kernel could reclaim", rb);
         }
         snprintf(sub, sizeof sub, "%s of the group (page cache included)%s%s%s%s",
@@ -1501,8 +1501,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         snprintf(v, sizeof v, "%.2f cores", st.cpu_usage_mean);
         snprintf(sub, sizeof sub, "mean; max %.2f", st.cpu_usage_max);
         card(&b, "", "CPU", v, sub);
-        report_bytes(st.memory_max * 1024, v, sizeof v);
-        report_bytes(st.memory_mean * 1024, t0, sizeof t0);
+        gt_human_bytes(v, sizeof v, st.memory_max * 1024);
+        gt_human_bytes(t0, sizeof t0, st.memory_mean * 1024);
         snprintf(sub, sizeof sub, "peak PSS of the rows (shared pages split among their "
                  "users); mean %s", t0);
         card(&b, "", "Memory (PSS)", v, sub);
@@ -1510,14 +1510,14 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
             snprintf(v, sizeof v, "%.2f GPUs", st.gpu_usage_mean);
             snprintf(sub, sizeof sub, "mean; max %.2f", st.gpu_usage_max);
             card(&b, "", "GPU", v, sub);
-            report_bytes(st.gpu_vram_max * 1048576.0, v, sizeof v);
+            gt_human_bytes(v, sizeof v, st.gpu_vram_max * 1048576.0);
             card(&b, "", "GPU memory", v, "peak of the rows, tracked processes");
         } else {
             card(&b, "", "GPU", "none", "no GPU was found on this machine");
         }
     }
     if (!s->no_summary) { /* a resource_tracker snapshot has no summary */
-        report_bytes(u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit), v, sizeof v);
+        gt_human_bytes(v, sizeof v, u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit));
         card(&b, "", "Peak RSS", v,
              "highest RSS of the tree (shared pages once), between rows too: never below the "
              "kernel's high-water marks; size memory requests on this");
@@ -1535,8 +1535,8 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         card(&b, "", "CPU energy", v, sub);
     }
     if (have_stats) {
-        report_bytes(st.net_recv_bytes_sum, v, sizeof v);
-        report_bytes(st.net_sent_bytes_sum, t0, sizeof t0);
+        gt_human_bytes(v, sizeof v, st.net_recv_bytes_sum);
+        gt_human_bytes(t0, sizeof t0, st.net_sent_bytes_sum);
         snprintf(sub, sizeof sub, "received; sent %s", t0);
         card(&b, "", "Network", v, sub);
         snprintf(v, sizeof v, "%d vCPU, %d MiB", rec.cpu, rec.memory_mib);
@@ -1620,9 +1620,9 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
             row(&b, "disk space used on the machine (max; every local filesystem, not the job's "
                     "own: docs/series.md, \"Filesystems\")", v);
         }
-        report_bytes(st.net_recv_bytes_sum, v, sizeof v);
+        gt_human_bytes(v, sizeof v, st.net_recv_bytes_sum);
         row(&b, "network received", v);
-        report_bytes(st.net_sent_bytes_sum, v, sizeof v);
+        gt_human_bytes(v, sizeof v, st.net_sent_bytes_sum);
         row(&b, "network sent", v);
         if (h)
             snprintf(v, sizeof v, "%.3f s (history: %.3f s mean)", st.duration, hs->duration);

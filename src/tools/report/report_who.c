@@ -21,17 +21,6 @@ void report_text(struct buf *b, const char *s)
     }
 }
 
-void report_bytes(double v, char *out, size_t cap)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
 static void cell_bytes(struct buf *b, double v)
 {
     char t[32];
@@ -39,7 +28,7 @@ static void cell_bytes(struct buf *b, double v)
         buf_puts(b, "<td>&ndash;</td>");
         return;
     }
-    report_bytes(v, t, sizeof t);
+    gt_human_bytes(t, sizeof t, v);
     buf_printf(b, "<td>%s</td>", t);
 }
 
@@ -50,7 +39,7 @@ void report_peak_figure(struct buf *b, const gt_snapshot *s, int kind)
         return;
     int memory = kind == GT_PEAK_MEMORY;
     char total[32], when[32];
-    report_bytes(p->total_bytes, total, sizeof total);
+    gt_human_bytes(total, sizeof total, p->total_bytes);
     snprintf(when, sizeof when, "%.1f s", p->at_seconds);
     buf_printf(b, "<figure class=\"chart peak\" id=\"%s\"><figcaption>Who held the %s peak: "
                "%s, %s into the run</figcaption>\n<table class=\"peak\"><tr><th>process</th>"
@@ -108,7 +97,7 @@ void report_idle_note(struct buf *b, const gt_snapshot *s)
         if (!d->idle)
             continue;
         char held[32];
-        report_bytes(d->held_bytes, held, sizeof held);
+        gt_human_bytes(held, sizeof held, d->held_bytes);
         buf_printf(b, "GPU %d: %s held, idle %.0f %% of the time it was held. ", d->index, held,
                    d->idle_percent);
     }

@@ -12,9 +12,6 @@
 /* Text as HTML: & < > " ' escaped. */
 void report_text(struct buf *b, const char *s);
 
-/* Bytes for people: "1.5 GiB". */
-void report_bytes(double v, char *out, size_t cap);
-
 /* The table of who made up a peak (kind GT_PEAK_MEMORY or
  * GT_PEAK_GPU_MEMORY) as a figure for the charts' grid, beside the chart it
  * explains; nothing when that peak was not recorded. */

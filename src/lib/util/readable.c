@@ -1,9 +1,10 @@
-/* text/readable.c - figures in the units people read at a glance: sizes in
+/* util/readable.c - figures in the units people read at a glance: sizes in
  * binary units chosen by size, durations as a clock, energy in J/kJ/MJ and
  * Wh. One convention for every people-facing output (-f human, the status
- * line, limits, compare, stats, the report): sizes are powers of 1024 and
- * say so (KiB, MiB, GiB), as free(1) -h and htop do. */
-#include "gpu_tracker_tools.h"
+ * line, limits, compare, stats, the GPU-idle text, the report): sizes are
+ * powers of 1024 and say so (KiB, MiB, GiB), as free(1) -h and htop do. In
+ * util/ so that the library's own texts use it as the tools do. */
+#include "util/internal.h"
 
 #include <math.h>
 #include <stdio.h>
