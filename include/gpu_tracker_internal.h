@@ -45,6 +45,72 @@ typedef struct gt_sources {
 GT_INTERNAL gt_status gt_tracker_new_from(const gt_options *opts, const gt_sources *sources,
                                           gt_tracker **out);
 
+/* ---- One reading, now ----------------------------------------------------
+ * The cumulative counters the process and system series are made of, read
+ * once through a tracker's readers (the same tree walk, the same /proc and
+ * /sys readers, the same GPU library) without tracking anything: what
+ * resource_tracker's get_process_stats() and get_system_stats() return.
+ * Each call opens the readers and closes them again (the GPU library's
+ * start-up included), so it suits an occasional look, not a loop. */
+
+/* A whole disk's bytes moved since boot (its sectors of 512 bytes). */
+typedef struct gt_counters_disk {
+    char name[64];
+    unsigned long long read_bytes, write_bytes;
+} gt_counters_disk;
+
+/* A filesystem the disk-space figures count (each device once, as the
+ * system series counts them), as df shows it. */
+typedef struct gt_counters_space {
+    char *mount;               /* where it is mounted */
+    unsigned long long total_bytes, used_bytes, free_bytes;
+} gt_counters_space;
+
+typedef struct gt_counters {
+    double timestamp;          /* seconds since the epoch */
+    /* The process (opts.process_id, else the caller) and, unless
+     * opts.main_only, its descendants: CPU since each started (with the
+     * CPU of the children they reaped), PSS now, bytes moved at the
+     * storage layer (with the reaped children's), GPU use now. */
+    pid_t pid;
+    long children;             /* live descendants (0 with main_only) */
+    double user_seconds, system_seconds;
+    unsigned long long pss_bytes;
+    unsigned long long read_bytes, write_bytes;
+    double gpu_usage;          /* GPUs' worth of SM time (0 .. GPU count) */
+    double gpu_vram_mib;       /* GPU memory the processes hold */
+    int gpu_utilized;          /* GPUs they keep busy */
+    unsigned long long gpu_utilized_devices; /* bit d: device d is one */
+    /* The system. */
+    int system_ok;             /* /proc/stat and meminfo were read */
+    long processes;
+    double system_user_seconds;   /* user + nice, all CPUs, since boot */
+    double system_system_seconds; /* system, all CPUs */
+    /* /proc/meminfo's own figures (MemTotal, MemAvailable, MemFree,
+     * Buffers, Cached, SReclaimable, Active, Inactive), each reader's
+     * definition of "used" and "cached" made from them. */
+    unsigned long long mem_total_kb, mem_available_kb, mem_free_kb, mem_buffers_kb,
+        mem_cached_kb, mem_sreclaimable_kb, mem_active_kb, mem_inactive_kb;
+    size_t ndisks;
+    gt_counters_disk *disks;
+    size_t nspaces;
+    gt_counters_space *spaces;
+    unsigned long long net_recv_bytes, net_sent_bytes; /* interfaces with a device */
+    double system_gpu_usage, system_gpu_vram_mib;
+    int system_gpu_utilized;
+    char gpu_reason[256];      /* why there are no GPU figures ("" if there are) */
+} gt_counters;
+
+/* Reads the counters of opts' process (its tree unless main_only; the GPU
+ * options choose the GPUs as a tracker's would) and of the system, from
+ * sources (NULL: the system's) into *out (free with gt_counters_free()).
+ * GT_ERR_NO_PROCESS when there is no such process, the failures of
+ * gt_tracker_new() otherwise, with gt_last_error() saying why. A part
+ * that cannot be read is left at zero (system_ok, gpu_reason say which). */
+GT_INTERNAL gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources,
+                                       gt_counters **out);
+GT_INTERNAL void gt_counters_free(gt_counters *c);
+
 /* ---- Output files --------------------------------------------------------
  * Every file the library writes follows these rules (docs/cli.md, "Output
  * files"), made for a program run as root on shared machines:

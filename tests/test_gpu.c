@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "threads.h"
 #include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 #define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
 #define FAKE_NVML_MINIMAL WORKLOAD_DIR "/libfake-nvml-minimal.so"
@@ -750,6 +751,101 @@ static void test_series_gpu(void)
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
 }
 
+/* gt_counters_read(): one reading, now, through a tracker's readers: the
+ * tree's cumulative CPU (with reaped children's), PSS and I/O, the GPUs it
+ * keeps busy, and the system's counters: a disk's sectors as bytes, each
+ * counted filesystem on its own. */
+static void test_counters_now(void)
+{
+    char *at = fx_mkroot();
+    char proc[4200], sys[4200];
+    fx_proc_sys(at, proc, sys, sizeof proc);
+    fx_system(proc, 300, 700, 2, 8000000, 6000000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .utime = 250, .stime = 50, .cutime = 20,
+                        .cstime = 5, .rss_kb = 700, .anon_kb = 700, .private_kb = 700,
+                        .pss_kb = 700, .starttime = 5, .children = "101", .read_bytes = 4096,
+                        .write_bytes = 8192};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .utime = 30, .rss_kb = 300, .anon_kb = 300,
+                        .private_kb = 300, .pss_kb = 300, .starttime = 6, .read_bytes = 100};
+    fx_proc_write(proc, &m);
+    fx_proc_write(proc, &c);
+    fx_mkdirs(sys, "block/sda");
+    fx_write(proc, "diskstats", "   8       0 sda 10 0 200 0 5 0 100 0 0 0 0 0 0 0 0\n"
+                                "   8       1 sda1 10 0 200 0 5 0 100 0 0 0 0 0 0 0 0\n");
+    fx_mkdirs(at, "mnt");
+    char mi[8400];
+    snprintf(mi, sizeof mi, "22 1 8:1 / %s/mnt rw - ext4 /dev/sda1 rw\n", at);
+    fx_mkdirs(proc, "self");
+    fx_write(proc, "self/mountinfo", mi);
+    char text[2048];
+    snprintf(text, sizeof text, "%sprocutil 0 100 40\nprocutil 0 101 10\nprocutil 1 999 30\n",
+             two_gpus);
+    write_scenario(text);
+
+    gt_options o;
+    gt_options_init(&o);
+    o.process_id = 100;
+    o.nvml_library = FAKE_NVML;
+    o.rsmi_library = "/nonexistent/librocm_smi64.so";
+    gt_sources src = {.proc_root = proc, .sys_root = sys};
+    gt_counters *k = NULL;
+    CHECK(gt_counters_read(&o, &src, &k) == GT_OK && k);
+    if (k) {
+        double tck = (double)sysconf(_SC_CLK_TCK);
+        CHECK(k->pid == 100 && k->children == 1 && k->timestamp > 1e9);
+        CHECK_MSG(k->user_seconds == (250 + 20 + 30) / tck, "user %g", k->user_seconds);
+        CHECK(k->system_seconds == (50 + 5) / tck);
+        CHECK(k->pss_bytes == (700 + 300) * 1024ULL);
+        CHECK(k->read_bytes == 4196 && k->write_bytes == 8192);
+        CHECK_MSG(k->gpu_usage == 0.5, "gpu_usage %g", k->gpu_usage);
+        CHECK(k->gpu_vram_mib == 3.5e9 / (1024.0 * 1024.0));
+        CHECK(k->gpu_utilized == 1 && k->gpu_utilized_devices == 1);
+        CHECK(k->system_gpu_usage == 0.8 && k->system_gpu_utilized == 2);
+        CHECK(k->system_gpu_vram_mib == 4e9 / (1024.0 * 1024.0));
+        CHECK_STR(k->gpu_reason, "");
+        CHECK(k->system_ok && k->system_user_seconds == 300 / tck && k->system_system_seconds == 0);
+        CHECK(k->mem_total_kb == 8000000 && k->mem_available_kb == 6000000 && k->mem_free_kb == 1000);
+        CHECK(k->processes == 2); /* 100 and 101; not self */
+        CHECK_MSG(k->ndisks == 1, "%zu disks", k->ndisks);
+        if (k->ndisks == 1) {
+            CHECK_STR(k->disks[0].name, "sda");
+            CHECK(k->disks[0].read_bytes == 200 * 512 && k->disks[0].write_bytes == 100 * 512);
+        }
+        char want[8400];
+        snprintf(want, sizeof want, "%s/mnt", at);
+        CHECK_MSG(k->nspaces == 1, "%zu filesystems", k->nspaces);
+        if (k->nspaces == 1) {
+            CHECK_STR(k->spaces[0].mount, want);
+            CHECK(k->spaces[0].total_bytes > 0 &&
+                  k->spaces[0].used_bytes <= k->spaces[0].total_bytes);
+        }
+    }
+    gt_counters_free(k);
+
+    /* The main process alone: its own CPU, memory and GPU memory. */
+    o.main_only = 1;
+    CHECK(gt_counters_read(&o, &src, &k) == GT_OK && k);
+    if (k) {
+        double tck = (double)sysconf(_SC_CLK_TCK);
+        CHECK(k->children == 0 && k->user_seconds == 250 / tck && k->pss_bytes == 700 * 1024ULL);
+        CHECK(k->gpu_vram_mib == 2.5e9 / (1024.0 * 1024.0));
+    }
+    gt_counters_free(k);
+
+    /* No GPU library: zeros and the reason; no such process: an error. */
+    o.main_only = 0;
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    CHECK(gt_counters_read(&o, &src, &k) == GT_OK && k);
+    CHECK(k && k->gpu_usage == 0 && k->gpu_vram_mib == 0 && k->system_gpu_utilized == 0);
+    CHECK_CONTAINS(k ? k->gpu_reason : "", "/nonexistent/libnvidia-ml.so.1");
+    gt_counters_free(k);
+    o.process_id = 4242;
+    k = NULL;
+    CHECK(gt_counters_read(&o, &src, &k) == GT_ERR_NO_PROCESS && !k);
+    CHECK_CONTAINS(gt_last_error(), "4242");
+    fx_rmroot(at);
+}
+
 /* Lines of the fake's call log naming fn. */
 static int calls_of(const char *log, const char *fn)
 {
@@ -821,6 +917,7 @@ int main(void)
     test_amd();
     test_many_gpus();
     test_series_gpu();
+    test_counters_now();
     test_init_hang();
     fx_rmroot(root);
     return check_exit("test_gpu");

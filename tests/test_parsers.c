@@ -183,9 +183,11 @@ static void test_meminfo(void)
 {
     struct meminfo m;
     const char *text = "MemTotal:       24634800 kB\nMemFree:        23000000 kB\n"
-                       "MemAvailable:   23500000 kB\nBuffers:           10000 kB\n";
+                       "MemAvailable:   23500000 kB\nBuffers:           10000 kB\n"
+                       "Cached:           500000 kB\nSReclaimable:      70000 kB\n";
     CHECK(proc_parse_meminfo(text, strlen(text), &m) == 0);
     CHECK(m.total_kb == 24634800 && m.available_kb == 23500000);
+    CHECK(m.buffers_kb == 10000 && m.cached_kb == 500000 && m.sreclaimable_kb == 70000);
     const char *old = "MemTotal:       24634800 kB\nMemFree:        23000000 kB\n";
     CHECK(proc_parse_meminfo(old, strlen(old), &m) == -1);
 }

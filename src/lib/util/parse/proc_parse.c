@@ -235,7 +235,7 @@ int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out)
         {"MemTotal", &out->total_kb, 0, 0},   {"MemAvailable", &out->available_kb, 0, 0},
         {"MemFree", &out->free_kb, 0, 0},     {"Buffers", &out->buffers_kb, 0, 0},
         {"Cached", &out->cached_kb, 0, 0},    {"Active", &out->active_kb, 0, 0},
-        {"Inactive", &out->inactive_kb, 0, 0},
+        {"Inactive", &out->inactive_kb, 0, 0}, {"SReclaimable", &out->sreclaimable_kb, 0, 0},
     };
     if (parse_kv(buf, len, slots, sizeof slots / sizeof slots[0]) < 0 || !slots[0].found ||
         !slots[1].found)

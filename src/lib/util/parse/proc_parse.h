@@ -75,6 +75,7 @@ struct meminfo {
     unsigned long long total_kb;
     unsigned long long available_kb;
     unsigned long long free_kb, buffers_kb, cached_kb, active_kb, inactive_kb;
+    unsigned long long sreclaimable_kb; /* reclaimable slab (caches of the kernel's own) */
 };
 int proc_parse_meminfo(const char *buf, size_t len, struct meminfo *out);
 
