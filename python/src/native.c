@@ -489,6 +489,84 @@ out:
     return result;
 }
 
+/* read_counters(pid, children): gt_counters_read() of process pid (with its
+ * descendants when children is true) and of the system, as a dict:
+ * resource_tracker's get_process_stats() and get_system_stats() are made
+ * of it (resource_tracker/tracker_procfs.py). ProcessLookupError when
+ * there is no such process. */
+static PyObject *read_counters(PyObject *module, PyObject *args)
+{
+    (void)module;
+    int pid = 0, children = 1;
+    if (!PyArg_ParseTuple(args, "ip", &pid, &children))
+        return NULL;
+    if (pid <= 0) {
+        PyErr_Format(PyExc_ValueError, "invalid process ID %d: give a positive PID", pid);
+        return NULL;
+    }
+    gt_options o;
+    gt_options_init(&o);
+    o.process_id = pid;
+    o.main_only = !children;
+    o.disable_logs = 1;
+    gt_counters *c = NULL;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_counters_read(&o, NULL, &c);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return native_raise_status(status);
+    PyObject *busy = PyList_New(0), *disks = PyList_New(0), *spaces = PyList_New(0);
+    for (int d = 0; busy && d < 64; d++)
+        if (c->gpu_utilized_devices >> d & 1) {
+            PyObject *i = PyLong_FromLong(d);
+            if (!i || PyList_Append(busy, i) < 0)
+                Py_CLEAR(busy);
+            Py_XDECREF(i);
+        }
+    for (size_t i = 0; disks && i < c->ndisks; i++) {
+        PyObject *t = Py_BuildValue("(sKK)", c->disks[i].name, c->disks[i].read_bytes,
+                                    c->disks[i].write_bytes);
+        if (!t || PyList_Append(disks, t) < 0)
+            Py_CLEAR(disks);
+        Py_XDECREF(t);
+    }
+    for (size_t i = 0; spaces && i < c->nspaces; i++) {
+        const gt_counters_space *sp = &c->spaces[i];
+        PyObject *t = Py_BuildValue("(O&KKK)", PyUnicode_DecodeFSDefault, sp->mount,
+                                    sp->total_bytes, sp->used_bytes, sp->free_bytes);
+        if (!t || PyList_Append(spaces, t) < 0)
+            Py_CLEAR(spaces);
+        Py_XDECREF(t);
+    }
+    PyObject *out = NULL;
+    if (busy && disks && spaces)
+        out = Py_BuildValue(
+            "{s:d,s:i,s:l,s:d,s:d,s:K,s:K,s:K,s:d,s:d,s:i,s:O,s:O,s:l,s:d,s:d,s:K,s:K,s:K,s:K,"
+            "s:K,s:K,s:K,s:K,s:O,s:O,s:K,s:K,s:d,s:d,s:i,s:s}",
+            "timestamp", c->timestamp, "pid", (int)c->pid, "children", c->children,
+            "user_seconds", c->user_seconds, "system_seconds", c->system_seconds,
+            "pss_bytes", c->pss_bytes, "read_bytes", c->read_bytes, "write_bytes",
+            c->write_bytes, "gpu_usage", c->gpu_usage, "gpu_vram_mib", c->gpu_vram_mib,
+            "gpu_utilized", c->gpu_utilized, "gpu_utilized_indexes", busy, "system_ok",
+            c->system_ok ? Py_True : Py_False, "processes", c->processes,
+            "system_user_seconds", c->system_user_seconds, "system_system_seconds",
+            c->system_system_seconds, "mem_total_kb", c->mem_total_kb, "mem_available_kb",
+            c->mem_available_kb, "mem_free_kb", c->mem_free_kb, "mem_buffers_kb",
+            c->mem_buffers_kb, "mem_cached_kb", c->mem_cached_kb, "mem_sreclaimable_kb",
+            c->mem_sreclaimable_kb, "mem_active_kb", c->mem_active_kb,
+            "mem_inactive_kb", c->mem_inactive_kb, "disks", disks, "spaces", spaces,
+            "net_recv_bytes", c->net_recv_bytes, "net_sent_bytes", c->net_sent_bytes,
+            "system_gpu_usage", c->system_gpu_usage, "system_gpu_vram_mib",
+            c->system_gpu_vram_mib, "system_gpu_utilized", c->system_gpu_utilized, "gpu_reason",
+            c->gpu_reason);
+    Py_XDECREF(busy);
+    Py_XDECREF(disks);
+    Py_XDECREF(spaces);
+    gt_counters_free(c);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"usage_text", usage_text, METH_O, "gpu_tracker's text for a to_json() document."},
     {"cli_main", cli_main, METH_O, "Runs the gpu-tracker command; its exit status."},
@@ -515,6 +593,8 @@ static PyMethodDef module_methods[] = {
     {"sub_track_calls", sub_track_calls, METH_O, "gt_subtrack_calls()."},
     {"sub_track_compare", sub_track_compare, METH_VARARGS, "gt_subtrack_compare()."},
     {"check_file", check_file, METH_VARARGS, "gt_subtrack_check_file()."},
+    {"read_counters", read_counters, METH_VARARGS,
+     "gt_counters_read(): a process tree's and the system's counters, now."},
     {NULL, NULL, 0, NULL},
 };
 

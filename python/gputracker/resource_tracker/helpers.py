@@ -1,8 +1,8 @@
 """resource_tracker 0.5.0's helpers: the public functions of its helpers.py,
-with its behaviour. One is left out: ``get_tracker_implementation()``
-chooses between 0.5.0's psutil and procfs back ends, neither of which
-exists here (libgputracker reads /proc in C); calling it raises
-ImportError, as 0.5.0 does where neither is available."""
+with its behaviour. ``get_tracker_implementation()`` returns the readers of
+``tracker_psutil`` where psutil is installed and of ``tracker_procfs``
+otherwise, as 0.5.0 chooses; both read through libgputracker here
+(docs/python.md says where their figures differ from 0.5.0's)."""
 import os
 import re
 import subprocess
@@ -13,7 +13,7 @@ from functools import cache
 from glob import glob
 from importlib.util import find_spec
 from io import StringIO
-from typing import Dict, Iterable, List, Union
+from typing import Callable, Dict, Iterable, List, Tuple, Union
 
 from .._metrics import aggregate_stats
 
@@ -33,7 +33,7 @@ def is_partition(disk_name: str) -> bool:
 
 @cache
 def is_psutil_available() -> bool:
-    """Whether psutil can be imported (nothing here needs it)."""
+    """Whether psutil can be imported (tracker_psutil needs it)."""
     try:
         return find_spec('psutil') is not None
     except ImportError:
@@ -46,11 +46,18 @@ def is_procfs_available() -> bool:
     return os.path.isdir('/proc') and os.access('/proc', os.R_OK)
 
 
-def get_tracker_implementation():
-    """0.5.0 returns its back end's (get_process_stats, get_system_stats);
-    there is no such back end here: ImportError, with the reason."""
-    raise ImportError('No tracker implementation module here: gputracker reads /proc through libgputracker; '
-                      'use ResourceTracker, ProcessTracker or SystemTracker.')
+def get_tracker_implementation() -> Tuple[Callable, Callable]:
+    """(get_process_stats, get_system_stats) of ``tracker_psutil`` where
+    psutil is installed, else of ``tracker_procfs`` where /proc can be
+    read; ImportError where neither can (0.5.0's choice)."""
+    if is_psutil_available():
+        from .tracker_psutil import get_process_stats, get_system_stats
+    elif is_procfs_available():
+        from .tracker_procfs import get_process_stats, get_system_stats
+    else:
+        raise ImportError('No tracker implementation available - install psutil or use a Linux '
+                          'system with procfs.')
+    return get_process_stats, get_system_stats
 
 
 def get_zfs_pools_space() -> Dict[str, Dict[str, int]]:

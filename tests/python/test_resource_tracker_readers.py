@@ -1,0 +1,142 @@
+"""resource_tracker 0.5.0's one-shot readers: tracker_procfs and
+tracker_psutil's get_process_stats() and get_system_stats(), and
+helpers.get_tracker_implementation() choosing between them as 0.5.0 does.
+The figures are checked against the kernel's own files read here."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gputracker.resource_tracker import helpers, tracker_procfs
+
+PROCESS_KEYS = {'timestamp', 'pid', 'children', 'utime', 'stime', 'memory_mib', 'disk_read_bytes',
+                'disk_write_bytes', 'gpu_usage', 'gpu_vram_mib', 'gpu_utilized', 'gpu_utilized_indexes'}
+SYSTEM_KEYS = {'timestamp', 'processes', 'utime', 'stime', 'memory_free_mib', 'memory_used_mib',
+               'memory_buffers_mib', 'memory_cached_mib', 'memory_active_mib', 'memory_inactive_mib',
+               'disk_stats', 'disk_spaces', 'net_recv_bytes', 'net_sent_bytes', 'gpu_usage', 'gpu_vram_mib',
+               'gpu_utilized'}
+TICK = os.sysconf('SC_CLK_TCK')
+
+
+def stat_seconds(pid):
+    """(utime + cutime, stime + cstime) of pid in seconds, from its stat file."""
+    with open(f'/proc/{pid}/stat') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[13])) / TICK, (int(fields[12]) + int(fields[14])) / TICK
+
+
+def meminfo():
+    with open('/proc/meminfo') as f:
+        return {line.split(':')[0]: int(line.split()[1]) for line in f}
+
+
+@pytest.fixture
+def busy_child():
+    """A child that has used some CPU and now sleeps: its counters stand still."""
+    code = ('import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end: pass\n'
+            'print("done", flush=True)\ntime.sleep(60)\n')
+    child = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline() == 'done\n'
+    yield child
+    child.kill()
+    child.wait()
+
+
+def test_process_stats_of_a_tree(busy_child):
+    before_user, before_system = stat_seconds(os.getpid())
+    child_user, child_system = stat_seconds(busy_child.pid)
+    stats = tracker_procfs.get_process_stats(os.getpid())
+    assert set(stats) == PROCESS_KEYS
+    assert stats['pid'] == os.getpid() and stats['children'] >= 1
+    assert abs(stats['timestamp'] - time.time()) < 60
+    # our own CPU (still running: at least what it was) plus the sleeping child's
+    assert stats['utime'] >= before_user + child_user
+    assert stats['stime'] >= before_system + child_system
+    with open(f'/proc/{os.getpid()}/io') as f:
+        own_io = {line.split(':')[0]: int(line.split()[1]) for line in f}
+    assert stats['disk_read_bytes'] >= own_io['read_bytes']
+    assert stats['disk_write_bytes'] >= own_io['write_bytes']
+    assert stats['gpu_utilized'] == len(stats['gpu_utilized_indexes'])
+
+    # The child alone, without descendants: its own figures, children None.
+    alone = tracker_procfs.get_process_stats(busy_child.pid, children=False)
+    assert alone['children'] is None and alone['pid'] == busy_child.pid
+    assert alone['utime'] == pytest.approx(child_user, abs=1 / TICK)
+    assert 0 < alone['memory_mib'] < stats['memory_mib']
+
+
+def test_process_memory_follows_an_allocation():
+    """0.5.0's own check: 50 MB touched shows as at least 40 MiB more PSS."""
+    before = tracker_procfs.get_process_stats(os.getpid())['memory_mib']
+    block = bytearray(50 * 1024 * 1024)
+    after = tracker_procfs.get_process_stats(os.getpid())['memory_mib']
+    assert after >= before + 40
+    del block
+
+
+def test_process_errors():
+    with subprocess.Popen(['true']) as gone:
+        gone.wait()
+    with pytest.raises(ProcessLookupError, match=str(gone.pid)):
+        tracker_procfs.get_process_stats(gone.pid)
+    with pytest.raises(ValueError, match='positive'):
+        tracker_procfs.get_process_stats(0)
+
+
+def test_system_stats():
+    stats = tracker_procfs.get_system_stats()
+    info = meminfo()
+    assert set(stats) == SYSTEM_KEYS
+    # 0.5.0's definitions: used is MemTotal - MemAvailable, cached takes SReclaimable in
+    assert stats['memory_used_mib'] == pytest.approx((info['MemTotal'] - info['MemAvailable']) / 1024, abs=50)
+    assert stats['memory_cached_mib'] == pytest.approx((info['Cached'] + info.get('SReclaimable', 0)) / 1024,
+                                                       abs=50)
+    assert stats['memory_free_mib'] > 0 and stats['memory_active_mib'] > 0
+    with open('/proc/stat') as f:
+        cpu = [int(v) for v in f.readline().split()[1:]]
+    assert stats['utime'] <= (cpu[0] + cpu[1]) / TICK and stats['utime'] > 0
+    assert stats['stime'] <= cpu[2] / TICK
+    processes = sum(name.isdigit() for name in os.listdir('/proc'))
+    assert abs(stats['processes'] - processes) <= 5
+    for disk, counters in stats['disk_stats'].items():
+        assert os.path.isdir(f'/sys/block/{disk}') and not helpers.is_partition(disk)
+        assert set(counters) == {'read_bytes', 'write_bytes'}
+    for mount, space in stats['disk_spaces'].items():
+        assert os.path.isdir(mount)
+        assert space['used'] <= space['total'] and space['free'] <= space['total']
+    assert stats['net_recv_bytes'] >= 0 and stats['net_sent_bytes'] >= 0
+
+
+def test_psutil_readers_agree_with_procfs():
+    psutil = pytest.importorskip('psutil', reason='psutil is not installed (make check installs python3-psutil)')
+    from gputracker.resource_tracker import tracker_psutil
+    ours = tracker_procfs.get_process_stats(os.getpid())
+    theirs = tracker_psutil.get_process_stats(os.getpid())
+    assert set(theirs) == PROCESS_KEYS
+    assert theirs['memory_mib'] == pytest.approx(ours['memory_mib'], abs=50)
+    assert theirs['utime'] == pytest.approx(ours['utime'], abs=0.5)
+    assert theirs['children'] == ours['children']
+    system = tracker_psutil.get_system_stats()
+    assert set(system) == SYSTEM_KEYS
+    mine = tracker_procfs.get_system_stats()
+    for key in ('memory_used_mib', 'memory_free_mib', 'memory_active_mib'):
+        assert system[key] == pytest.approx(mine[key], abs=50), key
+    assert abs(system['processes'] - mine['processes']) <= 5
+    with pytest.raises(psutil.NoSuchProcess):
+        with subprocess.Popen(['true']) as gone:
+            gone.wait()
+        tracker_psutil.get_process_stats(gone.pid)
+
+
+def test_get_tracker_implementation(monkeypatch):
+    pytest.importorskip('psutil', reason='psutil is not installed (make check installs python3-psutil)')
+    process, system = helpers.get_tracker_implementation()
+    assert process.__module__.endswith('tracker_psutil') and system.__module__.endswith('tracker_psutil')
+    monkeypatch.setattr(helpers, 'is_psutil_available', lambda: False)
+    assert helpers.get_tracker_implementation() == (tracker_procfs.get_process_stats,
+                                                    tracker_procfs.get_system_stats)
+    monkeypatch.setattr(helpers, 'is_procfs_available', lambda: False)
+    with pytest.raises(ImportError, match='install psutil'):
+        helpers.get_tracker_implementation()
