@@ -208,6 +208,44 @@ def test_tiny_data_frame_as_0_5_0(tmp_path, caplog):
     assert isinstance(t.process_metrics, TinyDataFrame) and isinstance(t.get_combined_metrics(), TinyDataFrame)
 
 
+def test_tiny_data_frame_reads_through_its_module_names(tmp_path, monkeypatch):
+    # 0.5.0's tests patch DictReader, sleep and urlopen in tiny_data_frame:
+    # a patch there reaches the reading (a retry after a failing reader, a URL)
+    from gputracker.resource_tracker import tiny_data_frame
+    path = tmp_path / 'words.csv'
+    path.write_text('"col"\n"hello"\n"world"\n')
+    real, calls, pauses = tiny_data_frame.DictReader, [], []
+
+    def flaky(source, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError('File temporarily locked')
+        return real(source, *args, **kwargs)
+    monkeypatch.setattr(tiny_data_frame, 'DictReader', flaky)
+    monkeypatch.setattr(tiny_data_frame, 'sleep', pauses.append)
+    df = tiny_data_frame.TinyDataFrame(csv_file_path=str(path), retries=2, retry_delay=0.25)
+    assert len(calls) == 2 and pauses == [0.25] and df['col'] == ['hello', 'world']
+
+    class Response:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            return b'"name","count"\n"Alice",10\n'
+    opened = []
+    monkeypatch.setattr(tiny_data_frame, 'urlopen', lambda url, **kw: opened.append(url) or Response(),
+                        raising=False)
+    df = tiny_data_frame.TinyDataFrame(csv_file_path='https://example.invalid/data.csv')
+    assert opened == ['https://example.invalid/data.csv'] and df['count'] == [10]
+    monkeypatch.undo()
+    assert callable(tiny_data_frame.urlopen)  # urllib's, imported when first asked for
+    with pytest.raises(AttributeError):
+        tiny_data_frame.no_such_name  # noqa: B018
+
+
 def test_aggregate_stats_as_0_5_0():
     # helpers.py 0.5.0: mean and duration averaged, max and sum the largest,
     # anything else ValueError; averaged keys come after the others.

@@ -347,9 +347,11 @@ def test_tracking_file_reads_as_gpu_tracker_reads_it(tmp_path, suffix):
         timepoints = pd.read_csv(path, skiprows=2)
     else:
         import sqlite3
+        # the names gpu_tracker's own test helpers take from its private module
+        from gputracker.gpu_tracker._helper_classes import _SQLiteDataProxy as proxy
         with sqlite3.connect(path) as con:
-            static = pd.read_sql('SELECT * FROM static_data', con).squeeze()
-            timepoints = pd.read_sql('SELECT * FROM data', con)
+            static = pd.read_sql(f'SELECT * FROM {proxy._STATIC_DATA_TABLE}', con).squeeze()
+            timepoints = pd.read_sql(f'SELECT * FROM {proxy._DATA_TABLE}', con)
     assert static.ram_unit == 'megabytes' and static.time_unit == 'seconds'
     assert static.system_core_count == os.cpu_count()
     assert list(timepoints.columns)[:4] == ['main_ram', 'descendants_ram', 'combined_ram', 'system_ram']

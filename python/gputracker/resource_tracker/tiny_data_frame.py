@@ -8,11 +8,13 @@ aggregation that fails (logged). Built on gputracker's MetricsTable, so a
 loaded snapshot's columns stay arrays of 8-byte values."""
 from __future__ import annotations
 
-import csv
 import logging
-from csv import DictReader  # noqa: F401  (0.5.0's tiny_data_frame imports it; its tests patch it there)
-import time
 from collections import defaultdict
+# 0.5.0's module names for the reader and the pause between tries (and
+# urlopen, below), looked up here at each use: code that patches them in
+# this module (0.5.0's own tests do) reaches them.
+from csv import DictReader
+from time import sleep
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
 
 from .._metrics import MetricsTable
@@ -43,6 +45,15 @@ def _number(text: str) -> Union[int, float, str]:
             return text
 
 
+def __getattr__(name: str) -> Any:
+    """``urlopen``, imported when first asked for (urllib.request takes
+    50 ms to import; only a URL needs it)."""
+    if name == 'urlopen':
+        from urllib.request import urlopen
+        return urlopen
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
 def _read_csv(path: str, retries: int, retry_delay: float) -> List[Dict[str, Any]]:
     """The rows of a quoted CSV file with a header (or of an http(s) URL),
     tried retries more times with a delay doubling each time; RuntimeError
@@ -51,14 +62,14 @@ def _read_csv(path: str, retries: int, retry_delay: float) -> List[Dict[str, Any
     for attempt in range(retries + 1):
         try:
             if path.startswith(('http://', 'https://')):
-                from urllib.request import urlopen  # only a URL needs it
+                opener = globals().get('urlopen') or __getattr__('urlopen')
                 # bounded in time (0.5.0 waits for ever on a server that stalls)
-                with urlopen(path, timeout=_URL_TIMEOUT) as response:
+                with opener(path, timeout=_URL_TIMEOUT) as response:
                     lines = response.read().decode('utf-8').splitlines()
-                records = list(csv.DictReader(lines))
+                records = list(DictReader(lines))
             else:
                 with open(path, newline='') as f:
-                    records = list(csv.DictReader(f))
+                    records = list(DictReader(f))
             for record in records:
                 if None in record:
                     raise ValueError('Corrupt CSV file with unknown column names.')
@@ -69,7 +80,7 @@ def _read_csv(path: str, retries: int, retry_delay: float) -> List[Dict[str, Any
         except Exception as e:  # 0.5.0 retries whatever went wrong
             last = e
             if attempt < retries:
-                time.sleep(retry_delay)
+                sleep(retry_delay)
                 retry_delay *= 2
     raise RuntimeError(f'Failed to read CSV file after {retries + 1} attempts: {path}') from last
 
