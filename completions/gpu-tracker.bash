@@ -54,7 +54,8 @@ _gpu_tracker()
         mapfile -t COMPREPLY < <(compgen -d -- "$cur")
         return
         ;;
-    --st | --nec | --guuids | --duration | --max-rows | --metrics-listen | --max-ram | \
+    --st | --nec | --guuids | --duration | --max-rows | --metrics-listen | --metrics-push | \
+        --metrics-push-interval | --max-ram | \
         --max-gpu-ram | --max-time | --max-cpu-time | --kill-after | --carbon-intensity | --pue)
         COMPREPLY=()
         return
@@ -87,7 +88,7 @@ _gpu_tracker()
                   --process-csv --system-csv --snapshot --report --cloud --snapshot-format
                   --no-children --cgroup --gpu-details --start-at --no-csv-header --sampled-only --backup
                   --no-backup --no-config --tf --overwrite --tconfig --stf --metrics-listen
-                  --metrics-textfile --max-ram --max-gpu-ram --max-time --max-cpu-time
+                  --metrics-textfile --metrics-push --metrics-push-interval --max-ram --max-gpu-ram --max-time --max-cpu-time
                   --on-limit --kill-after --command-status --benchmark-tsv --carbon-intensity
                   --pue --" ;;
         esac

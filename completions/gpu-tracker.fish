@@ -35,6 +35,8 @@ complete -c gpu-tracker -n $main -l tconfig -r -F -d "Tracker arguments from a J
 complete -c gpu-tracker -n $main -l stf -r -F -d "sub-tracking file: code blocks in --report"
 complete -c gpu-tracker -n $main -l metrics-listen -x -d "serve Prometheus metrics at ADDR:PORT"
 complete -c gpu-tracker -n $main -l metrics-textfile -x -a "(__fish_complete_directories)" -d "node_exporter textfile directory"
+complete -c gpu-tracker -n $main -l metrics-push -x -d "push metrics to this Pushgateway URL at the end"
+complete -c gpu-tracker -n $main -l metrics-push-interval -x -d "also push every SECONDS"
 complete -c gpu-tracker -n $main -l pid -x -a "(__fish_complete_pids)" -d "track a running process"
 complete -c gpu-tracker -n $main -l process-csv -r -F -d "process series CSV"
 complete -c gpu-tracker -n $main -l system-csv -r -F -d "system series CSV"

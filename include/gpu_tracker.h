@@ -45,9 +45,9 @@ extern "C" {
 /* The version of this header. gt_version() gives the library's, which may
  * be newer (docs/api.md, "What 1.0 promises"). */
 #define GT_VERSION_MAJOR 1
-#define GT_VERSION_MINOR 0
+#define GT_VERSION_MINOR 1
 #define GT_VERSION_PATCH 0
-#define GT_VERSION_STRING "1.0.0"
+#define GT_VERSION_STRING "1.1.0"
 
 /* Only the gt_* functions below are exported from the shared library. */
 #if defined(__GNUC__)
@@ -324,6 +324,17 @@ typedef struct gt_options {
      * figures itself takes them here (gt_sample_fn). NULL (default): none. */
     gt_sample_fn on_sample;
     void *sample_data;        /* passed to on_sample */
+    /* --- 1.1 --- */
+    /* Push the figures, as metrics_listen serves them, to the Prometheus
+     * Pushgateway at this base URL ("http://pushgw:9091"; http or https):
+     * at the end, and every metrics_push_interval seconds before it when
+     * that is above 0. Each push replaces the run's group: job
+     * "gpu-tracker" with the job's id, step, task rank and host
+     * (options.job), or the host and PID outside a batch job. A push takes
+     * 5 s at most; one that fails is a warning, never an error and never a
+     * lost run. NULL (default): none. docs/metrics.md, "Pushgateway". */
+    const char *metrics_push_url;
+    double metrics_push_interval;
 } gt_options;
 
 /* Fills opts with the defaults of gpu_tracker's Tracker(), struct_size

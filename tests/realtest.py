@@ -1,11 +1,16 @@
 """What the tests against real components (test_prometheus.py,
-test_slurm.py) share: checks that go on after a failure, skipping with the
-reason (exit 77, which CTest reports as skipped), and a free loopback
-port."""
+test_pushgateway.py, test_slurm.py) share: checks that go on after a
+failure, skipping with the reason (exit 77, which CTest reports as
+skipped), a free loopback port, polling, and a Prometheus server."""
 
+import json
 import os
 import socket
+import subprocess
 import sys
+import time
+import urllib.parse
+import urllib.request
 
 SKIP = 77
 HANG_GUARD = 120  # seconds: only to fail instead of hanging, never a timing check
@@ -30,3 +35,57 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def get(url):
+    """(status, body) of a GET within 10 s."""
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.status, r.read().decode()
+
+
+def wait_for(what, predicate):
+    """Polls predicate until it returns something true; fails after the
+    hang guard (the machine may be slow: the guard is generous)."""
+    deadline = time.monotonic() + HANG_GUARD
+    while time.monotonic() < deadline:
+        got = predicate()
+        if got:
+            return got
+        time.sleep(0.2)
+    raise SystemExit("%s: gave up waiting for %s" % (
+        os.path.basename(sys.argv[0]).rsplit(".", 1)[0], what))
+
+
+def start_prometheus(prometheus, config_text, tmp):
+    """A Prometheus server on a free loopback port with config_text, its
+    data in tmp: (process, base URL), or (None, the end of its log) when it
+    cannot start here."""
+    config = os.path.join(tmp, "prometheus.yml")
+    with open(config, "w") as f:
+        f.write(config_text)
+    log_path = os.path.join(tmp, "prometheus.log")
+    for attempt in range(3):  # another program may take the free port first
+        port = free_port()
+        log = open(log_path, "w")
+        server = subprocess.Popen([prometheus, "--config.file=" + config,
+                                   "--storage.tsdb.path=" + os.path.join(tmp, "data"),
+                                   "--web.listen-address=127.0.0.1:%d" % port,
+                                   "--web.enable-lifecycle"], stdout=log, stderr=log)
+        base = "http://127.0.0.1:%d" % port
+
+        def ready():
+            if server.poll() is not None:
+                return "exited"
+            try:
+                return get(base + "/-/ready")[0] == 200 and "ready"
+            except OSError:
+                return None
+        if wait_for("Prometheus to be ready", ready) == "ready":
+            return server, base
+    return None, open(log_path).read()[-500:]
+
+
+def query(base, q):
+    """The result vector of an instant query through Prometheus's API."""
+    status, body = get(base + "/api/v1/query?" + urllib.parse.urlencode({"query": q}))
+    return json.loads(body)["data"]["result"]

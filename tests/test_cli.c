@@ -137,6 +137,23 @@ static void test_errors(void)
     r = gt("--gb", "matrox", "-e", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown GPU brand 'matrox'; valid brands: nvidia, amd, "
                        "intel, drm\n");
+    /* --metrics-push: a URL the Pushgateway can be at, an interval only with it. */
+    const char *bad_urls[] = {"ftp://host:9091", "127.0.0.1:9091", "http://", "http:///x",
+                              "http://h:9091/?a=b", "http://h:9091/#x", "http://h 9091"};
+    for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
+        char want[400];
+        snprintf(want, sizeof want, "gpu-tracker: invalid Pushgateway URL '%s': give "
+                 "http://HOST:PORT or https://HOST:PORT (a path prefix may follow; no query, "
+                 "fragment or space)\n", bad_urls[i]);
+        r = gt("--metrics-push", bad_urls[i], "-e", touch, NULL);
+        check_error(&r, 2, want);
+    }
+    r = gt("--metrics-push-interval", "10", "-e", touch, NULL);
+    check_error(&r, 2, "gpu-tracker: --metrics-push-interval needs --metrics-push URL (the "
+                       "Pushgateway to push to)\n");
+    r = gt("--metrics-push", "http://127.0.0.1:9091", "--metrics-push-interval", "-1", "-e", touch,
+           NULL);
+    CHECK(r.status == 2 && strstr(r.err.data, "--metrics-push-interval: invalid duration '-1'"));
     r = gt("--bogus", "-e", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown option '--bogus'; see gpu-tracker --help\n");
     /* The option named is the one given (it was the program's path). */

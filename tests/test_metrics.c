@@ -13,6 +13,7 @@
 #include "util/background.h"
 #include "gpu_tracker_tools.h"
 #include "sink/metrics_sink.h"
+#include "sink/push_sink.h"
 #include "output/metrics_text.h"
 #include "runner.h"
 
@@ -687,6 +688,30 @@ static void test_cli_port_zero(void)
     result_free(&r);
 }
 
+/* The Pushgateway group a run pushes to: job "gpu-tracker", then the Slurm
+ * task's labels (or host and PID); a value with other characters than
+ * [A-Za-z0-9._-] in the "@base64" form (URL-safe), none empty. */
+static void test_push_group(void)
+{
+    gt_job_info j = {.struct_size = sizeof j};
+    snprintf(j.job_id, sizeof j.job_id, "4242");
+    snprintf(j.step_id, sizeof j.step_id, "0");
+    snprintf(j.task_rank, sizeof j.task_rank, "3");
+    char *url = push_group_url("http://pg:9091/", &j, "node07", 77);
+    CHECK_STR(url ? url : "", "http://pg:9091/metrics/job/gpu-tracker/job_id/4242/step_id/0/"
+                              "task_rank/3/host/node07");
+    free(url);
+    j.step_id[0] = '\0'; /* a batch script's own step has no id here */
+    url = push_group_url("https://pg.example/prefix", &j, "a/b?", 77);
+    /* "a/b?" is YS9iPw== in base64 */
+    CHECK_STR(url ? url : "", "https://pg.example/prefix/metrics/job/gpu-tracker/job_id/4242/"
+                              "task_rank/3/host@base64/YS9iPw==");
+    free(url);
+    url = push_group_url("http://pg:9091", NULL, "n\xc3\xa9", 77); /* UTF-8 "né": bsOp */
+    CHECK_STR(url ? url : "", "http://pg:9091/metrics/job/gpu-tracker/host@base64/bsOp/pid/77");
+    free(url);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -699,6 +724,7 @@ int main(void)
     test_slow_loopback_clients();
     test_io_only_while_looked_at();
     test_textfile();
+    test_push_group();
     test_bad_inputs();
     test_cli_port_zero();
     tmpdir_remove();

@@ -17,28 +17,8 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.parse
-import urllib.request
 
-from realtest import HANG_GUARD, check, failures, free_port, skip
-
-
-def get(url):
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return r.status, r.read().decode()
-
-
-def wait_for(what, predicate):
-    """Polls predicate until it returns something true; fails after the
-    hang guard (the machine may be slow: the guard is generous)."""
-    deadline = time.monotonic() + HANG_GUARD
-    while time.monotonic() < deadline:
-        got = predicate()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise SystemExit("test_prometheus: gave up waiting for " + what)
+from realtest import HANG_GUARD, check, failures, get, query, skip, start_prometheus, wait_for
 
 
 def start_tracked_job(gt, workload, tmp, extra):
@@ -81,48 +61,20 @@ def test_scrape(gt, workload, tmp):
         l for l in open(err.name).read().splitlines() if "serving metrics at http://" in l])
     target = line[0].split("http://")[1].split("/")[0]
 
-    data = os.path.join(tmp, "data")
-    config = os.path.join(tmp, "prometheus.yml")
-    with open(config, "w") as f:
-        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                "scrape_configs:\n  - job_name: gpu-tracker\n"
-                "    static_configs:\n      - targets: ['%s']\n" % target)
-    server = None
-    for attempt in range(3):  # another program may take the free port first
-        port = free_port()
-        log = open(os.path.join(tmp, "prometheus.log"), "w")
-        server = subprocess.Popen([prometheus, "--config.file=" + config,
-                                   "--storage.tsdb.path=" + data,
-                                   "--web.listen-address=127.0.0.1:%d" % port,
-                                   "--web.enable-lifecycle"], stdout=log, stderr=log)
-        base = "http://127.0.0.1:%d" % port
-
-        def ready():
-            if server.poll() is not None:
-                return "exited"
-            try:
-                return get(base + "/-/ready")[0] == 200 and "ready"
-            except OSError:
-                return None
-        if wait_for("Prometheus to be ready", ready) == "ready":
-            break
-        server = None
+    server, base = start_prometheus(
+        prometheus, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+        "scrape_configs:\n  - job_name: gpu-tracker\n"
+        "    static_configs:\n      - targets: ['%s']\n" % target, tmp)
     if server is None:
         finish_job(proc, writer)
-        skip("the Prometheus server cannot start here: " +
-             open(os.path.join(tmp, "prometheus.log")).read()[-500:])
+        skip("the Prometheus server cannot start here: " + base)
     try:
-        def query(q):
-            status, body = get(base + "/api/v1/query?" + urllib.parse.urlencode({"query": q}))
-            result = json.loads(body)["data"]["result"]
-            return result
-
         # A scrape after the workload held its memory and burnt its CPU.
         labels = 'job_id="4242",task_rank="1",command="gt-workload"'
         counter = wait_for("a scrape with the burnt CPU", lambda: [
-            r for r in query('gpu_tracker_cpu_seconds_total{part="main",job_id="4242"}')
+            r for r in query(base, 'gpu_tracker_cpu_seconds_total{part="main",job_id="4242"}')
             if float(r["value"][1]) >= cpu - 0.05])
-        peak = query('gpu_tracker_memory_peak_rss_bytes{part="combined",%s}' % labels)
+        peak = query(base, 'gpu_tracker_memory_peak_rss_bytes{part="combined",%s}' % labels)
         targets = json.loads(get(base + "/api/v1/targets")[1])["data"]["activeTargets"]
     finally:
         status = finish_job(proc, writer)

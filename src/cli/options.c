@@ -166,6 +166,13 @@ const char cli_help_all[] =
     "                            Write the same to DIR/gpu-tracker-<pid>.prom after\n"
     "                            every sample, atomically, for node_exporter's\n"
     "                            textfile collector; removed when tracking ends.\n"
+    "    --metrics-push=<url>    Push the same to the Prometheus Pushgateway at URL\n"
+    "                            (http://HOST:PORT) when tracking ends, grouped by\n"
+    "                            job, step, task and host (host and PID outside\n"
+    "                            Slurm). A push that fails is one warning.\n"
+    "    --metrics-push-interval=<seconds>\n"
+    "                            Also push every SECONDS while tracking (0: at the\n"
+    "                            end only, the default).\n"
     "    --process-csv=<file>    Also write a row of process-tree metrics every sleep\n"
     "                            time: timestamp, pid, children, utime, stime,\n"
     "                            cpu_usage, memory (PSS, kB), read_bytes,\n"
@@ -291,7 +298,7 @@ enum {
     OPT_PROCESS_CSV, OPT_SYSTEM_CSV, OPT_SNAPSHOT, OPT_REPORT, OPT_CLOUD, OPT_SAMPLED_ONLY,
     OPT_NO_CHILDREN, OPT_START_AT, OPT_NO_CSV_HEADER, OPT_SNAPSHOT_FORMAT, OPT_WAIT_ALL,
     OPT_BACKUP, OPT_NO_BACKUP, OPT_TF, OPT_OVERWRITE, OPT_TCONFIG, OPT_STF, OPT_METRICS_LISTEN,
-    OPT_METRICS_TEXTFILE, OPT_CGROUP, OPT_NO_CONFIG, OPT_GPU_DETAILS, OPT_MAX_RAM, OPT_MAX_GPU_RAM,
+    OPT_METRICS_TEXTFILE, OPT_METRICS_PUSH, OPT_METRICS_PUSH_INTERVAL, OPT_CGROUP, OPT_NO_CONFIG, OPT_GPU_DETAILS, OPT_MAX_RAM, OPT_MAX_GPU_RAM,
     OPT_MAX_TIME, OPT_MAX_CPU_TIME, OPT_ON_LIMIT, OPT_KILL_AFTER, OPT_COMMAND_STATUS,
     OPT_BENCHMARK_TSV, OPT_CARBON_INTENSITY, OPT_PUE, OPT_VERBOSE,
 };
@@ -332,6 +339,8 @@ static const struct option long_options[] = {
     {"stf", required_argument, NULL, OPT_STF},
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
     {"metrics-textfile", required_argument, NULL, OPT_METRICS_TEXTFILE},
+    {"metrics-push", required_argument, NULL, OPT_METRICS_PUSH},
+    {"metrics-push-interval", required_argument, NULL, OPT_METRICS_PUSH_INTERVAL},
     {"cgroup", no_argument, NULL, OPT_CGROUP},
     {"gpu-details", no_argument, NULL, OPT_GPU_DETAILS},
     {"max-ram", required_argument, NULL, OPT_MAX_RAM},
@@ -499,6 +508,15 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
             }
             o->tracker.metrics_textfile_dir = optarg;
             break;
+        case OPT_METRICS_PUSH: o->tracker.metrics_push_url = optarg; break;
+        case OPT_METRICS_PUSH_INTERVAL: {
+            char why[400];
+            if (gt_parse_duration(optarg, &o->tracker.metrics_push_interval, why, sizeof why) < 0) {
+                snprintf(err, errcap, "--metrics-push-interval: %s", why);
+                return -1;
+            }
+            break;
+        }
         case OPT_PID:
             if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
                 snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
@@ -606,6 +624,11 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
     if (o->format == FORMAT_HUMAN) {
         o->tracker.ram_unit = o->tracker.gpu_ram_unit = "bytes";
         o->tracker.time_unit = "seconds";
+    }
+    if (o->tracker.metrics_push_interval > 0 && !o->tracker.metrics_push_url) {
+        snprintf(err, errcap, "--metrics-push-interval needs --metrics-push URL (the Pushgateway "
+                 "to push to)");
+        return -1;
     }
     if (gt_options_validate(&o->tracker) != GT_OK ||
         gt_limit_options_validate(&o->limits) != GT_OK) {

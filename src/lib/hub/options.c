@@ -45,6 +45,29 @@ const char *gt_option_name(gt_option_list list, size_t i)
     return NULL;
 }
 
+/* A Pushgateway's base URL: http:// or https://, a host, no query, no
+ * fragment, no space or control character (it goes into a request line).
+ * 0, or -1 with the reason in why. */
+static int push_url_check(const char *url, char *why, size_t cap)
+{
+    const char *rest = strncmp(url, "http://", 7) == 0    ? url + 7
+                       : strncmp(url, "https://", 8) == 0 ? url + 8
+                                                          : NULL;
+    const char *bad = NULL;
+    for (const char *c = url; *c && !bad; c++)
+        if ((unsigned char)*c <= ' ' || *c == 127 || *c == '?' || *c == '#')
+            bad = c;
+    if (!rest || !*rest || *rest == '/' || bad || strlen(url) > 1024) {
+        char shown[160];
+        gt_text_escape_into(url, shown, sizeof shown);
+        snprintf(why, cap, "invalid Pushgateway URL '%s': give http://HOST:PORT or "
+                 "https://HOST:PORT (a path prefix may follow; no query, fragment or space)",
+                 shown);
+        return -1;
+    }
+    return 0;
+}
+
 static void defaults(gt_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -170,6 +193,16 @@ gt_status gt_options_validate(const gt_options *user)
     if (o->metrics_listen && metrics_listen_parse(o->metrics_listen, &addr, &addrlen, why,
                                                   sizeof why) < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", why);
+    if (o->metrics_push_url && push_url_check(o->metrics_push_url, why, sizeof why) < 0)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", why);
+    if (!(o->metrics_push_interval >= 0 && o->metrics_push_interval <= GT_DURATION_MAX))
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "invalid metrics push interval %g: give seconds from 0 (at the end only) "
+                       "to %.0f", o->metrics_push_interval, GT_DURATION_MAX);
+    if (o->metrics_push_interval > 0 && !o->metrics_push_url)
+        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+                       "a metrics push interval without a Pushgateway URL: give metrics_push_url "
+                       "too");
     if (o->metrics_textfile_dir && !*o->metrics_textfile_dir)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
                        "empty metrics textfile directory: give node_exporter's textfile "
@@ -291,6 +324,7 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     o->tracking_file = own(c, o->tracking_file, &failed);
     o->metrics_listen = own(c, o->metrics_listen, &failed);
     o->metrics_textfile_dir = own(c, o->metrics_textfile_dir, &failed);
+    o->metrics_push_url = own(c, o->metrics_push_url, &failed);
     if (o->job) {
         c->job = *o->job; /* checked by options_validate: struct_size is this header's */
         o->job = &c->job;

@@ -17,15 +17,11 @@ void sinks_init(struct sinks *k)
     k->tracking.file.fd = -1;
 }
 
-/* The exporter's labels: the host, the job, the command's short name (the
- * tracked process's own name when no command was said) and PID, and the
- * GPUs. */
-static gt_status open_exporter(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
-                               struct warner *w)
+/* The exporter's and the pusher's labels: the host, the job, the
+ * command's short name (the tracked process's own name when no command was
+ * said) and PID, and the GPUs; into *ms. */
+static void run_labels(struct metrics_static *ms, const gt_options *o, const struct sinks_facts *f)
 {
-    struct metrics_static *ms = calloc(1, sizeof *ms);
-    if (!ms)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     char host[256] = "", comm[64] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
@@ -42,10 +38,33 @@ static gt_status open_exporter(struct sinks *k, const gt_options *o, const struc
         text_copy(ms->gpus[i].name, sizeof ms->gpus[i].name, g->devices[i].name);
         ms->gpus[i].total = g->devices[i].memory_total;
     }
-    gt_status st = metrics_sink_init(&k->metrics, o->metrics_listen, o->metrics_textfile_dir,
-                                     f->pid, ms, w);
+}
+
+/* The exporter (metrics_listen, metrics_textfile_dir) and the pusher
+ * (metrics_push_url), those o asks for. */
+static gt_status open_metrics(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
+                              struct warner *w)
+{
+    struct metrics_static *ms = calloc(1, sizeof *ms);
+    if (!ms)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    run_labels(ms, o, f);
+    gt_status st = GT_OK;
+    if (o->metrics_listen || o->metrics_textfile_dir) {
+        st = metrics_sink_init(&k->metrics, o->metrics_listen, o->metrics_textfile_dir, f->pid,
+                               ms, w);
+        k->metrics_on = st == GT_OK;
+        if (k->metrics_on)
+            k->list[k->n++] = &k->metrics.base;
+    }
+    if (st == GT_OK && o->metrics_push_url) {
+        st = push_sink_init(&k->push, o->metrics_push_url, o->metrics_push_interval, ms, f->job,
+                            (long)f->pid, w);
+        k->push_on = st == GT_OK;
+        if (k->push_on)
+            k->list[k->n++] = &k->push.base;
+    }
     free(ms);
-    k->metrics_on = st == GT_OK;
     return st;
 }
 
@@ -79,11 +98,10 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
             return st;
         k->list[k->n++] = &k->tracking.base;
     }
-    if (o->metrics_listen || o->metrics_textfile_dir) {
-        gt_status st = open_exporter(k, o, f, w);
+    if (o->metrics_listen || o->metrics_textfile_dir || o->metrics_push_url) {
+        gt_status st = open_metrics(k, o, f, w);
         if (st != GT_OK)
             return st;
-        k->list[k->n++] = &k->metrics.base;
     }
     if (o->on_sample) {
         sample_sink_init(&k->sample, o->on_sample, o->sample_data, f->tracker);
@@ -94,13 +112,22 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
 
 int sinks_want_io(struct sinks *k)
 {
-    return k->metrics_on && metrics_sink_wants_io(&k->metrics, monotonic_now());
+    if (!k->metrics_on && !k->push_on)
+        return 0;
+    double now = monotonic_now();
+    if (k->metrics_on && metrics_sink_wants_io(&k->metrics, now))
+        return 1;
+    /* every push shows the I/O counters: read at most every METRICS_IO_PERIOD */
+    if (!k->push_on || (k->push_last_io > 0 && now - k->push_last_io < METRICS_IO_PERIOD))
+        return 0;
+    k->push_last_io = now;
+    return 1;
 }
 
 const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,
                                              const struct sample *s)
 {
-    if (!k->metrics_on)
+    if (!k->metrics_on && !k->push_on)
         return NULL;
     int next = !k->cur;
     pipeline_metrics(p, s, s->slot == 0 ? NULL : &k->points[k->cur], &k->points[next]);
@@ -162,10 +189,14 @@ void sinks_destroy(struct sinks *k)
     backup_sink_destroy_lock(&k->backup);
     if (k->metrics_on)
         metrics_sink_destroy(&k->metrics);
+    if (k->push_on)
+        push_sink_destroy(&k->push);
 }
 
 void sinks_forget(struct sinks *k)
 {
     backup_sink_forget(&k->backup);
     metrics_sink_forget(&k->metrics);
+    if (k->push_on)
+        push_sink_forget(&k->push);
 }

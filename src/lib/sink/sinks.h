@@ -14,6 +14,7 @@
 #include "sink/backup_sink.h"
 #include "sink/csv_sink.h"
 #include "sink/metrics_sink.h"
+#include "sink/push_sink.h"
 #include "sink/sample_sink.h"
 #include "sink/sink_interface.h"
 #include "sink/tracking_file.h"
@@ -25,11 +26,14 @@ struct sinks {
     struct tracking_file tracking; /* fd -1, db NULL: none */
     int metrics_on;                /* the exporter runs */
     struct metrics_sink metrics;
+    int push_on;                   /* the pusher runs */
+    struct push_sink push;
+    double push_last_io;           /* monotonic: the pusher's last I/O reading */
     struct metrics_point points[2]; /* the newest two (the counters of one
                                        are raised to the other's) */
     int cur;
     struct sample_sink sample;     /* options.on_sample (fn NULL: none) */
-    struct sink *list[5];
+    struct sink *list[6];
     int n;
 };
 
