@@ -56,6 +56,22 @@ def wait_for(what, predicate):
         os.path.basename(sys.argv[0]).rsplit(".", 1)[0], what))
 
 
+def own_server_ready(server, log_path, base):
+    """"ready" once the server we started listens (its own log says so: a
+    free port may be taken by another test's server between our choosing it
+    and our server binding it, and that one would answer /-/ready too) and
+    answers /-/ready; "exited" when it ended; None meanwhile."""
+    if server.poll() is not None:
+        return "exited"
+    try:
+        with open(log_path, errors="replace") as f:
+            if 'msg="Listening on"' not in f.read():
+                return None
+        return get(base + "/-/ready")[0] == 200 and "ready"
+    except OSError:
+        return None
+
+
 def start_prometheus(prometheus, config_text, tmp):
     """A Prometheus server on a free loopback port with config_text, its
     data in tmp: (process, base URL), or (None, the end of its log) when it
@@ -73,14 +89,7 @@ def start_prometheus(prometheus, config_text, tmp):
                                    "--web.enable-lifecycle"], stdout=log, stderr=log)
         base = "http://127.0.0.1:%d" % port
 
-        def ready():
-            if server.poll() is not None:
-                return "exited"
-            try:
-                return get(base + "/-/ready")[0] == 200 and "ready"
-            except OSError:
-                return None
-        if wait_for("Prometheus to be ready", ready) == "ready":
+        if wait_for("Prometheus to be ready", lambda: own_server_ready(server, log_path, base)) == "ready":
             return server, base
     return None, open(log_path).read()[-500:]
 
@@ -89,3 +98,23 @@ def query(base, q):
     """The result vector of an instant query through Prometheus's API."""
     status, body = get(base + "/api/v1/query?" + urllib.parse.urlencode({"query": q}))
     return json.loads(body)["data"]["result"]
+
+
+def start_pushgateway(tmp):
+    """Debian's prometheus-pushgateway on a free loopback port: (process,
+    base URL); skips the test when it cannot start."""
+    for attempt in range(3):
+        port = free_port()
+        log_path = os.path.join(tmp, "pushgateway.log")
+        log = open(log_path, "w")
+        # Kept in memory only: Debian's default persists to
+        # /var/lib/prometheus/pushgateway.data, which is not the test's.
+        server = subprocess.Popen(["prometheus-pushgateway", "--persistence.file=",
+                                   "--web.listen-address=127.0.0.1:%d" % port],
+                                  stdout=log, stderr=log)
+        base = "http://127.0.0.1:%d" % port
+        if wait_for("the Pushgateway to be ready",
+                    lambda: own_server_ready(server, log_path, base)) == "ready":
+            return server, base
+    skip("the Pushgateway cannot start here: " +
+         open(os.path.join(tmp, "pushgateway.log")).read()[-500:])

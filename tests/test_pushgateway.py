@@ -21,33 +21,10 @@ import tempfile
 import threading
 
 from realtest import (HANG_GUARD, check, failures, free_port, get, query, skip, start_prometheus,
-                      wait_for)
+                      start_pushgateway, wait_for)
 
 SLURM_TASK = dict(SLURM_JOB_ID="4242", SLURM_STEP_ID="0", SLURM_PROCID="1", SLURM_NTASKS="2",
                   SLURMD_NODENAME="node07")
-
-
-def start_pushgateway(tmp):
-    """The Pushgateway on a free loopback port: (process, base URL)."""
-    for attempt in range(3):
-        port = free_port()
-        log = open(os.path.join(tmp, "pushgateway.log"), "w")
-        server = subprocess.Popen(["prometheus-pushgateway",
-                                   "--web.listen-address=127.0.0.1:%d" % port],
-                                  stdout=log, stderr=log)
-        base = "http://127.0.0.1:%d" % port
-
-        def ready():
-            if server.poll() is not None:
-                return "exited"
-            try:
-                return get(base + "/-/ready")[0] == 200 and "ready"
-            except OSError:
-                return None
-        if wait_for("the Pushgateway to be ready", ready) == "ready":
-            return server, base
-    skip("the Pushgateway cannot start here: " +
-         open(os.path.join(tmp, "pushgateway.log")).read()[-500:])
 
 
 def run(argv, env=None):
