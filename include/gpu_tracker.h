@@ -154,6 +154,15 @@ typedef struct gt_job_info {
      * none), counted; 0: none said. gpus_requested_by names the variable. */
     int gpus_requested;
     char gpus_requested_by[32];
+    /* --- 1.1 --- */
+    /* What Slurm gave the step (0: not said): CPUs per task
+     * (SLURM_CPUS_PER_TASK), CPUs on this node (SLURM_CPUS_ON_NODE), and
+     * memory per node or per CPU in MiB (SLURM_MEM_PER_NODE,
+     * SLURM_MEM_PER_CPU; Slurm sets one of the two). */
+    int cpus_per_task;
+    int cpus_on_node;
+    long long mem_per_node_mib;
+    long long mem_per_cpu_mib;
 } gt_job_info;
 
 /* Fills *out from envp (an environ-style NULL-terminated array; NULL: this

@@ -39,8 +39,55 @@ static void test_options_size(void)
     n.added = 1;
     CHECK(gt_options_validate(&n.o) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "needs a newer libgputracker");
+    /* A 1.0 program's struct ends before 1.1's metrics_push_url: taken,
+     * with the push left off. */
+    gt_options_init_size(&o, offsetof(gt_options, metrics_push_url));
+    CHECK(o.struct_size == offsetof(gt_options, metrics_push_url));
+    CHECK(gt_options_validate(&o) == GT_OK);
     gt_subtracker_free(NULL); /* the one verb for freeing: NULL is nothing */
     gt_tracker_free(NULL);
+}
+
+/* gt_job_info grew in 1.1 (what Slurm gave the step): a 1.0 program's
+ * struct is filled up to its end and not a byte past it; the 1.1 fields
+ * come from Slurm's variables. */
+static void test_job_info_sizes(void)
+{
+    char *env[] = {"SLURM_JOB_ID=77", "SLURM_CPUS_PER_TASK=4", "SLURM_CPUS_ON_NODE=8",
+                   "SLURM_MEM_PER_NODE=2G", NULL};
+    struct {
+        gt_job_info j;
+        unsigned char guard[64];
+    } old;
+    memset(&old, 0xA5, sizeof old);
+    old.j.struct_size = offsetof(gt_job_info, cpus_per_task);
+    CHECK(gt_job_info_from_environ(env, &old.j) == GT_OK && !strcmp(old.j.job_id, "77"));
+    const unsigned char *after = (const unsigned char *)&old.j + offsetof(gt_job_info, cpus_per_task);
+    int untouched = 1;
+    for (size_t i = 0; i < sizeof old - offsetof(gt_job_info, cpus_per_task); i++)
+        untouched &= after[i] == 0xA5;
+    CHECK_MSG(untouched, "a 1.0 gt_job_info written past its struct_size");
+    CHECK(old.j.struct_size == offsetof(gt_job_info, cpus_per_task));
+
+    gt_job_info j = {.struct_size = sizeof j};
+    CHECK(gt_job_info_from_environ(env, &j) == GT_OK);
+    CHECK(j.cpus_per_task == 4 && j.cpus_on_node == 8 && j.mem_per_node_mib == 2048 &&
+          j.mem_per_cpu_mib == 0);
+    char *per_cpu[] = {"SLURM_JOB_ID=77", "SLURM_MEM_PER_CPU=512", NULL};
+    CHECK(gt_job_info_from_environ(per_cpu, &j) == GT_OK && j.mem_per_cpu_mib == 512 &&
+          j.mem_per_node_mib == 0 && j.cpus_per_task == 0);
+    char *odd[] = {"SLURM_JOB_ID=77", "SLURM_MEM_PER_NODE=12Q", "SLURM_CPUS_PER_TASK=-2", NULL};
+    CHECK(gt_job_info_from_environ(odd, &j) == GT_OK && j.mem_per_node_mib == 0 &&
+          j.cpus_per_task == 0);
+
+    /* a tracker takes a 1.0 program's job, as much as it holds */
+    gt_options o;
+    gt_options_init(&o);
+    o.job = &old.j;
+    o.resource_usage_file = "";
+    gt_tracker *t = NULL;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
+    gt_tracker_free(t);
 }
 
 /* What the callback saw: every sample, its rows, and the figures then. */
@@ -321,6 +368,7 @@ static void test_set_by_the_library(void)
 int main(void)
 {
     test_options_size();
+    test_job_info_sizes();
     test_figures_and_callback();
     test_refused_without_size();
     test_set_by_the_library();

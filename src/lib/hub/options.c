@@ -161,7 +161,8 @@ gt_status gt_options_validate(const gt_options *user)
                        o->gpu_brand);
     if (o->process_id < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid process ID %d", (int)o->process_id);
-    if (o->job && GT_CHECK_STRUCT("options.job", gt_job_info, o->job) != GT_OK)
+    if (o->job && gt_check_struct("options.job", "gt_job_info", o->job, GT_JOB_INFO_SIZE_1_0) !=
+                      GT_OK)
         return GT_ERR_INVALID_ARGUMENT;
     if (o->max_kept_files < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
@@ -326,7 +327,12 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     o->metrics_textfile_dir = own(c, o->metrics_textfile_dir, &failed);
     o->metrics_push_url = own(c, o->metrics_push_url, &failed);
     if (o->job) {
-        c->job = *o->job; /* checked by options_validate: struct_size is this header's */
+        /* as much as the caller's struct holds (a 1.0 program's ends before
+         * the 1.1 fields; options_validate checked it holds 1.0's) */
+        size_t size = o->job->struct_size < sizeof c->job ? o->job->struct_size : sizeof c->job;
+        memset(&c->job, 0, sizeof c->job);
+        memcpy(&c->job, o->job, size);
+        c->job.struct_size = sizeof c->job;
         o->job = &c->job;
     }
     if (!o->resource_usage_file) {

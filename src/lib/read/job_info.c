@@ -74,16 +74,51 @@ static void gpus_requested(char *const *envp, gt_job_info *out)
     }
 }
 
-gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *out)
+/* A size Slurm set in MiB ("4096", or with a unit: "4G", "512M"), up to a
+ * pebibyte; 0 when not set or not understood. */
+static long long mem_mib(const char *value)
+{
+    char n[32];
+    copy_checked(n, sizeof n, value, "0123456789KMGTkmgt");
+    if (!n[0] || n[0] < '0' || n[0] > '9')
+        return 0;
+    char *end;
+    long long v = strtoll(n, &end, 10);
+    switch (*end) {
+    case '\0': case 'M': case 'm': break;
+    case 'K': case 'k': v /= 1024; break;
+    case 'G': case 'g': v *= 1024; break;
+    case 'T': case 't': v *= 1024 * 1024; break;
+    default: return 0;
+    }
+    return *end && end[1] ? 0 : (v > 0 && v <= 1024LL * 1024 * 1024 ? v : 0);
+}
+
+/* The 1.1 fields: what Slurm gave the step. */
+static void requested(char *const *envp, gt_job_info *out)
+{
+    out->cpus_per_task = task_count(env_value(envp, "SLURM_CPUS_PER_TASK"));
+    out->cpus_on_node = task_count(env_value(envp, "SLURM_CPUS_ON_NODE"));
+    out->mem_per_node_mib = mem_mib(env_value(envp, "SLURM_MEM_PER_NODE"));
+    out->mem_per_cpu_mib = mem_mib(env_value(envp, "SLURM_MEM_PER_CPU"));
+}
+
+gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *caller)
 {
     gt_clear_error();
-    gt_status st = GT_CHECK_STRUCT("gt_job_info_from_environ", gt_job_info, out);
+    gt_status st = gt_check_struct("gt_job_info_from_environ", "gt_job_info", caller,
+                                   GT_JOB_INFO_SIZE_1_0);
     if (st != GT_OK)
         return st;
     if (!envp)
         envp = environ;
+    /* Filled whole here, then as much of it as the caller's struct holds
+     * (a 1.0 program's ends before the 1.1 fields). */
+    size_t size = caller->struct_size < sizeof *caller ? caller->struct_size : sizeof *caller;
+    gt_job_info whole;
+    gt_job_info *out = &whole;
     memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
+    out->struct_size = size;
     copy_checked(out->job_id, sizeof out->job_id, env_value(envp, "SLURM_JOB_ID"), digits);
     copy_checked(out->array_job_id, sizeof out->array_job_id,
                  env_value(envp, "SLURM_ARRAY_JOB_ID"), digits);
@@ -107,5 +142,7 @@ gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *out)
         host[strcspn(host, ".")] = '\0';
         copy_checked(out->node, sizeof out->node, host, name_chars);
     }
+    requested(envp, out);
+    memcpy(caller, out, size);
     return GT_OK;
 }

@@ -59,6 +59,9 @@ void gt_clear_error(void);
  * minimum); else GT_ERR_INVALID_ARGUMENT naming call and type. */
 gt_status gt_check_struct(const char *call, const char *type, const void *p, size_t need);
 #define GT_CHECK_STRUCT(call, type, p) gt_check_struct(call, #type, p, sizeof(type))
+/* gt_job_info as 1.0 had it (1.1 appended the request fields): the least a
+ * caller's struct_size may be. */
+#define GT_JOB_INFO_SIZE_1_0 offsetof(gt_job_info, cpus_per_task)
 
 gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
                               const char *type, size_t struct_size, size_t need);

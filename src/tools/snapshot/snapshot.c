@@ -94,6 +94,17 @@ static json_object *job_object(const gt_job_info *j)
         json_object_object_add(o, ids[i].key, ids[i].value[0] ? json_new_text(ids[i].value) : NULL);
     json_object_object_add(o, "ntasks", j->ntasks > 0 ? json_object_new_int(j->ntasks) : NULL);
     json_object_object_add(o, "node", j->node[0] ? json_new_text(j->node) : NULL);
+    /* what Slurm gave the step (format 1.1's keys; null: not said) */
+    json_object_object_add(o, "cpus_per_task",
+                           j->cpus_per_task > 0 ? json_object_new_int(j->cpus_per_task) : NULL);
+    json_object_object_add(o, "cpus_on_node",
+                           j->cpus_on_node > 0 ? json_object_new_int(j->cpus_on_node) : NULL);
+    json_object_object_add(o, "mem_per_node_mib", j->mem_per_node_mib > 0
+                                                      ? json_object_new_int64(j->mem_per_node_mib)
+                                                      : NULL);
+    json_object_object_add(o, "mem_per_cpu_mib", j->mem_per_cpu_mib > 0
+                                                     ? json_object_new_int64(j->mem_per_cpu_mib)
+                                                     : NULL);
     return o;
 }
 
@@ -503,12 +514,26 @@ static void read_job(struct json_reader *r, json_object *m, gt_job_info *j)
     read_job_text(r, job, "job_id", digits, j->job_id, sizeof j->job_id);
     read_job_text(r, job, "array_job_id", digits, j->array_job_id, sizeof j->array_job_id);
     read_job_text(r, job, "array_task_id", digits, j->array_task_id, sizeof j->array_task_id);
-    read_job_text(r, job, "step_id", digits, j->step_id, sizeof j->step_id);
+    /* a number, or Slurm's special steps by name (batch, extern, interactive) */
+    read_job_text(r, job, "step_id", "0123456789abcdefghijklmnopqrstuvwxyz", j->step_id,
+                  sizeof j->step_id);
     read_job_text(r, job, "task_rank", digits, j->task_rank, sizeof j->task_rank);
     read_job_text(r, job, "node", name, j->node, sizeof j->node);
     json_object *n = NULL;
     if (r->status == GT_OK && json_object_object_get_ex(job, "ntasks", &n) && n)
         j->ntasks = (int)json_read_integer(r, job, "ntasks", "metadata.job", 1, 1000000);
+    if (r->status == GT_OK && json_object_object_get_ex(job, "cpus_per_task", &n) && n)
+        j->cpus_per_task = (int)json_read_integer(r, job, "cpus_per_task", "metadata.job", 1,
+                                                  1000000);
+    if (r->status == GT_OK && json_object_object_get_ex(job, "cpus_on_node", &n) && n)
+        j->cpus_on_node = (int)json_read_integer(r, job, "cpus_on_node", "metadata.job", 1,
+                                                 1000000);
+    if (r->status == GT_OK && json_object_object_get_ex(job, "mem_per_node_mib", &n) && n)
+        j->mem_per_node_mib = (long long)json_read_integer(r, job, "mem_per_node_mib",
+                                                           "metadata.job", 1, 1LL << 30);
+    if (r->status == GT_OK && json_object_object_get_ex(job, "mem_per_cpu_mib", &n) && n)
+        j->mem_per_cpu_mib = (long long)json_read_integer(r, job, "mem_per_cpu_mib",
+                                                          "metadata.job", 1, 1LL << 30);
 }
 
 /* metadata.cgroup (0.3): optional. */
