@@ -103,6 +103,8 @@ bench: build
 	$(BUILD_DIR)/bench/gt-bench-longrun
 	$(BUILD_DIR)/bench/gt-bench-subtrack
 	$(BUILD_DIR)/bench/gt-bench-figures
+	if [ -x $(BUILD_DIR)/bench/gt-bench-spank ]; then \
+	    $(BUILD_DIR)/bench/gt-bench-spank $(BUILD_DIR)/spank_gputracker.so; fi
 	./bench/python.sh $(BUILD_DIR)
 
 # Stores this machine's reader costs as the table `make bench` holds the

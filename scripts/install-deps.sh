@@ -45,7 +45,7 @@ deb_packages="debhelper dpkg-dev fakeroot"
 case "$mode" in
 build) ;;
 deb) packages="$packages $deb_packages" ;;
-check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-psutil python3-pandas python3-ipython zsh fish man-db prometheus prometheus-pushgateway slurmctld slurmd slurm-client munge abigail-tools tmux snakemake python3-pytest-xdist python3-markdown" ;;
+check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-psutil python3-pandas python3-ipython zsh fish man-db prometheus prometheus-pushgateway slurmctld libslurm-dev slurmd slurm-client munge abigail-tools tmux snakemake python3-pytest-xdist python3-markdown" ;;
 *) echo "usage: install-deps.sh [--list|--report] build|deb|check" >&2; exit 2 ;;
 esac
 if [ "$list" -eq 1 ]; then

@@ -65,6 +65,8 @@ grep -q "^      Total RSS: " "$work/demo.out" || fail "no RSS in the demo's summ
 page=$(find "$root/usr/share/man" -name 'gpu-tracker.1*')
 [ -n "$page" ] || fail "no man page in the package"
 MANWIDTH=80 man -l "$page" 2>/dev/null | grep -q -- "--wait-all" || fail "the man page does not render"
+[ -f "$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/slurm-wlm/spank_gputracker.so" ] ||
+    fail "the SPANK plugin is not in Slurm's plugin directory in the package"
 for f in usr/share/bash-completion/completions/gpu-tracker usr/share/zsh/vendor-completions/_gpu-tracker \
     usr/share/fish/vendor_completions.d/gpu-tracker.fish usr/share/doc/gpu-tracker/copyright; do
     [ -f "$root/$f" ] || fail "$f is not in the packages"

@@ -34,8 +34,14 @@ def tail(path, n=600):
 
 
 class Cluster:
-    def __init__(self, tmp):
+    """A one-node cluster in tmp; extra_conf: more slurm.conf lines; select:
+    SelectTypeParameters (CR_Core_Memory: memory is a resource, --mem given
+    to the job)."""
+
+    def __init__(self, tmp, extra_conf="", select="CR_Core"):
         self.tmp = tmp
+        self.extra_conf = extra_conf
+        self.select = select
         self.procs = []
         self.node = socket.gethostname().split(".")[0]
         self.conf = os.path.join(tmp, "slurm.conf")
@@ -79,14 +85,14 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SchedulerType=sched/builtin
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters={self.select}
 ReturnToService=2
 MpiDefault=none
 SlurmctldLogFile={t}/slurmctld.log
 SlurmdLogFile={t}/slurmd.log
 NodeName={self.node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=100 State=UNKNOWN
 PartitionName=debug Nodes={self.node} Default=YES MaxTime=INFINITE State=UP
-""")
+{self.extra_conf}""")
         self.spawn("slurmctld", ["slurmctld", "-D", "-f", self.conf])
         self.spawn("slurmd", ["slurmd", "-D", "-f", self.conf])
 

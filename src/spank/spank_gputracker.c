@@ -1,0 +1,386 @@
+/* spank_gputracker.c - gpu-tracker as a Slurm SPANK plugin: every task of
+ * every step tracked by slurmstepd itself, with no change to anyone's
+ * script (docs/slurm.md, "Every job, tracked by Slurm").
+ *
+ * plugstack.conf:
+ *   optional /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_gputracker.so \
+ *       default=on output=/var/spool/gpu-tracker/%u/%j/%s-%t.json.gz \
+ *       push=http://pushgw:9091
+ *
+ * Arguments (all optional): default=on|off (track every task, or only
+ * those of jobs run with --gpu-track; off by default), output=TEMPLATE (a
+ * snapshot per task: %u user, %j job, %s step, %t task, %n node; none by
+ * default), push=URL and push_interval=SECONDS (Pushgateway), sleep_time=
+ * SECONDS (1 by default). Users get the option --gpu-track (srun, sbatch,
+ * salloc).
+ *
+ * In slurmstepd (remote context): task_post_fork starts a tracker on each
+ * task as it is forked, before it runs its program; task_exit stops it,
+ * writes the snapshot as the job's user (task_output.h) and, through the
+ * tracker, pushes. Whatever fails is one line in slurmd's log (at info
+ * level: slurmstepd sends errors to the job's own stderr, which is not
+ * ours to write to); every callback returns success, so a failure of ours
+ * never fails the job. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#include "gpu_tracker.h"
+#include "gpu_tracker_tools.h"
+#include "task_output.h"
+
+SPANK_PLUGIN(gputracker, 1)
+
+#define LOG_PREFIX "spank_gputracker: "
+
+/* The site's arguments from plugstack.conf. */
+static struct {
+    int default_on;
+    char output[4096];   /* "" none */
+    char push[1024];     /* "" none */
+    double push_interval;
+    double sleep_time;
+} site = {.sleep_time = 1.0};
+
+static int user_asked; /* --gpu-track */
+
+static int on_gpu_track(int val, const char *optarg, int remote)
+{
+    (void)val;
+    (void)optarg;
+    (void)remote;
+    user_asked = 1;
+    return ESPANK_SUCCESS;
+}
+
+static struct spank_option gpu_track_option = {
+    "gpu-track", NULL,
+    "Track every task of this job with gpu-tracker: peak RAM and GPU memory, CPU and GPU use, "
+    "a snapshot per task where the site keeps them (gpu-tracker job JOBID sums them up).",
+    0, 0, on_gpu_track};
+
+/* One tracked task of this step on this node. */
+struct task {
+    pid_t pid;
+    uint32_t rank;
+    gt_tracker *tracker;
+    char *command;
+    double cpu_seconds; /* CPU of the callbacks for it (their thread; the sampler is apart) */
+};
+
+static struct task *tasks;
+static size_t ntasks, captasks;
+
+static double own_cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* The library's warnings go to slurmd's log, never to the job's output. */
+static void log_warning(const char *message, void *data)
+{
+    (void)data;
+    slurm_info(LOG_PREFIX "%s", message);
+}
+
+static int parse_number(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* plugstack.conf's arguments. An argument that is not understood is said
+ * in the log and left out: the plugin never stops a job. */
+static void parse_arguments(int ac, char **av)
+{
+    memset(&site, 0, sizeof site);
+    site.sleep_time = 1.0;
+    for (int i = 0; i < ac; i++) {
+        const char *a = av[i];
+        if (strcmp(a, "default=on") == 0)
+            site.default_on = 1;
+        else if (strcmp(a, "default=off") == 0)
+            site.default_on = 0;
+        else if (strncmp(a, "output=", 7) == 0 && strlen(a + 7) < sizeof site.output)
+            snprintf(site.output, sizeof site.output, "%s", a + 7);
+        else if (strncmp(a, "push=", 5) == 0 && strlen(a + 5) < sizeof site.push)
+            snprintf(site.push, sizeof site.push, "%s", a + 5);
+        else if (strncmp(a, "push_interval=", 14) == 0 &&
+                 parse_number(a + 14, &site.push_interval) == 0)
+            ;
+        else if (strncmp(a, "sleep_time=", 11) == 0 && parse_number(a + 11, &site.sleep_time) == 0)
+            ;
+        else
+            slurm_info(LOG_PREFIX "ignoring the argument '%s' (valid: default=on|off, "
+                        "output=TEMPLATE, push=URL, push_interval=SECONDS, sleep_time=SECONDS)", a);
+    }
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    parse_arguments(ac, av);
+    spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE)
+        if (spank_option_register(sp, &gpu_track_option) != ESPANK_SUCCESS)
+            slurm_info(LOG_PREFIX "cannot register --gpu-track");
+    return ESPANK_SUCCESS;
+}
+
+/* The task's command line, its words joined by spaces (NULL: not known). */
+static char *task_command(spank_t sp)
+{
+    int argc = 0;
+    char **argv = NULL;
+    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc <= 0 || !argv)
+        return NULL;
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *s = calloc(1, len);
+    for (int i = 0; s && i < argc; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+/* Who the task is, for the snapshot and the Pushgateway's group: the
+ * job's environment (array ids, GPUs given), then Slurm's own items. */
+static void task_job_info(spank_t sp, uint32_t job, uint32_t step, uint32_t rank,
+                          gt_job_info *ji)
+{
+    char **env = NULL;
+    memset(ji, 0, sizeof *ji);
+    ji->struct_size = sizeof *ji;
+    if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS)
+        env = NULL;
+    char *none[] = {NULL};
+    gt_job_info_from_environ(env ? env : none, ji);
+    char stepbuf[16];
+    snprintf(ji->scheduler, sizeof ji->scheduler, "slurm");
+    snprintf(ji->job_id, sizeof ji->job_id, "%lu", (unsigned long)job);
+    snprintf(ji->step_id, sizeof ji->step_id, "%s",
+             task_step_name(step, stepbuf, sizeof stepbuf));
+    snprintf(ji->task_rank, sizeof ji->task_rank, "%lu", (unsigned long)rank);
+    uint32_t total = 0;
+    if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total) == ESPANK_SUCCESS && total > 0)
+        ji->ntasks = (int)total;
+    /* what Slurm gave the step, as it says it (the environment has only
+     * what the user asked for) */
+    /* each item's own type (spank.h): a wider one would write past it */
+    uint32_t per_task = 0;
+    uint16_t on_node = 0;
+    uint64_t mem = 0;
+    if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &per_task) == ESPANK_SUCCESS && per_task > 0 &&
+        per_task <= 1000000)
+        ji->cpus_per_task = (int)per_task;
+    if (spank_get_item(sp, S_JOB_NCPUS, &on_node) == ESPANK_SUCCESS && on_node > 0)
+        ji->cpus_on_node = on_node;
+    if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mem) == ESPANK_SUCCESS && mem > 0 &&
+        mem <= (1ULL << 30)) {
+        ji->mem_per_node_mib = (long long)mem;
+        ji->mem_per_cpu_mib = 0;
+    }
+}
+
+/* slurmstepd, as root, after forking a task and before it runs: a tracker
+ * on it. */
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    if (!spank_remote(sp) || !(site.default_on || user_asked))
+        return ESPANK_SUCCESS;
+    double cpu0 = own_cpu_seconds();
+    pid_t pid = 0;
+    uint32_t job = 0, step = 0, rank = 0;
+    if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS) {
+        slurm_info(LOG_PREFIX "cannot tell which task was forked: not tracked");
+        return ESPANK_SUCCESS;
+    }
+    if (step == 0xfffffffcU) /* the extern step: nothing of the job's own runs there */
+        return ESPANK_SUCCESS;
+    if (ntasks == captasks) {
+        size_t cap = captasks ? captasks * 2 : 8;
+        struct task *grown = realloc(tasks, cap * sizeof *grown);
+        if (!grown) {
+            slurm_info(LOG_PREFIX "task %u: out of memory: not tracked", rank);
+            return ESPANK_SUCCESS;
+        }
+        tasks = grown;
+        captasks = cap;
+    }
+    gt_job_info ji;
+    task_job_info(sp, job, step, rank, &ji);
+    struct task *t = &tasks[ntasks];
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    t->rank = rank;
+    t->command = task_command(sp);
+    gt_options o;
+    gt_options_init(&o);
+    o.process_id = pid;
+    o.sleep_time = site.sleep_time > 0 ? site.sleep_time : 1.0;
+    o.series = site.output[0] ? GT_SERIES_PROCESS | GT_SERIES_SYSTEM : 0;
+    o.resource_usage_file = ""; /* no backup file in slurmstepd's directory */
+    o.command = t->command;
+    o.job = &ji;
+    o.on_warning = log_warning;
+    o.metrics_push_url = site.push[0] ? site.push : NULL;
+    o.metrics_push_interval = site.push[0] ? site.push_interval : 0;
+    if (gt_tracker_new(&o, &t->tracker) != GT_OK || gt_tracker_start(t->tracker) != GT_OK) {
+        slurm_info(LOG_PREFIX "job %u task %u: not tracked: %s", job, rank, gt_last_error());
+        gt_tracker_free(t->tracker);
+        free(t->command);
+        return ESPANK_SUCCESS;
+    }
+    t->cpu_seconds = own_cpu_seconds() - cpu0;
+    ntasks++;
+    return ESPANK_SUCCESS;
+}
+
+/* What the child that writes a snapshot as the job's user needs: the
+ * snapshot itself, taken by the parent (a tracker is its maker's alone; a
+ * child of fork() may only free its copy). */
+struct snapshot_job {
+    const gt_snapshot *snapshot;
+    const char *path;
+};
+
+static int write_snapshot(void *arg, char *why, size_t whycap)
+{
+    struct snapshot_job *s = arg;
+    if (gt_snapshot_write(s->snapshot, s->path) == GT_OK)
+        return 0;
+    snprintf(why, whycap, "%s", gt_last_error());
+    return -1;
+}
+
+/* The task's snapshot where the site's template says, as its user. */
+static void leave_snapshot(spank_t sp, struct task *t, int exit_status)
+{
+    uid_t uid = 0;
+    gid_t gid = 0;
+    uint32_t job = 0, step = 0;
+    char why[1024] = "";
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) {
+        slurm_info(LOG_PREFIX "task %u: no snapshot: the job's user is not known", t->rank);
+        return;
+    }
+    struct passwd pw, *found = NULL;
+    char pwbuf[4096], user[64], jobbuf[16], stepbuf[16], rankbuf[16], node[256] = "";
+    if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &found) == 0 && found)
+        snprintf(user, sizeof user, "%s", pw.pw_name);
+    else
+        snprintf(user, sizeof user, "%ld", (long)uid);
+    if (gethostname(node, sizeof node - 1) != 0)
+        node[0] = '\0';
+    char *dot = strchr(node, '.');
+    if (dot)
+        *dot = '\0';
+    snprintf(jobbuf, sizeof jobbuf, "%lu", (unsigned long)job);
+    snprintf(rankbuf, sizeof rankbuf, "%lu", (unsigned long)t->rank);
+    struct task_names names = {user, jobbuf, task_step_name(step, stepbuf, sizeof stepbuf),
+                               rankbuf, node};
+    char path[4096];
+    size_t fixed = 0;
+    gt_snapshot *snap = NULL;
+    struct snapshot_job s = {NULL, path};
+    if (task_output_expand(site.output, &names, path, sizeof path, &fixed, why, sizeof why) < 0 ||
+        task_output_prepare(path, fixed, uid, gid, why, sizeof why) < 0)
+        ;
+    else if (gt_tracker_snapshot(t->tracker, t->command, exit_status, &snap) != GT_OK)
+        snprintf(why, sizeof why, "%s", gt_last_error());
+    else {
+        s.snapshot = snap;
+        if (task_output_run_as(uid, gid, write_snapshot, &s, why, sizeof why) == 0)
+            why[0] = '\0';
+    }
+    if (why[0])
+        slurm_info(LOG_PREFIX "job %u task %u: no snapshot: %s", job, t->rank, why);
+    gt_snapshot_free(snap);
+}
+
+/* The exit status as a shell shows it: the code, or 128 + the signal. */
+static int shell_status(int wait_status)
+{
+    if (WIFEXITED(wait_status))
+        return WEXITSTATUS(wait_status);
+    if (WIFSIGNALED(wait_status))
+        return 128 + WTERMSIG(wait_status);
+    return -1;
+}
+
+/* slurmstepd, as root, after a task has exited: its tracker stopped, its
+ * snapshot left, its last push made. */
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    pid_t pid = 0;
+    int status = 0;
+    if (!spank_remote(sp) || ntasks == 0 || spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
+        return ESPANK_SUCCESS;
+    if (spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS)
+        status = -1;
+    for (size_t i = 0; i < ntasks; i++) {
+        struct task *t = &tasks[i];
+        if (t->pid != pid)
+            continue;
+        double cpu0 = own_cpu_seconds();
+        if (gt_tracker_stop(t->tracker) != GT_OK)
+            slurm_info(LOG_PREFIX "task %u: %s", t->rank, gt_last_error());
+        else if (site.output[0])
+            leave_snapshot(sp, t, status == -1 ? -1 : shell_status(status));
+        t->cpu_seconds += own_cpu_seconds() - cpu0;
+        slurm_verbose(LOG_PREFIX "task %u tracked; the callbacks took %.1f ms of CPU", t->rank,
+                      t->cpu_seconds * 1e3);
+        gt_tracker_free(t->tracker);
+        free(t->command);
+        tasks[i] = tasks[--ntasks];
+        break;
+    }
+    return ESPANK_SUCCESS;
+}
+
+/* The step ends: whatever is still tracked is let go. */
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    (void)sp;
+    (void)ac;
+    (void)av;
+    for (size_t i = 0; i < ntasks; i++) {
+        gt_tracker_free(tasks[i].tracker);
+        free(tasks[i].command);
+    }
+    free(tasks);
+    tasks = NULL;
+    ntasks = captasks = 0;
+    return ESPANK_SUCCESS;
+}

@@ -1,0 +1,204 @@
+/* task_output.c - see task_output.h. */
+#define _GNU_SOURCE
+#include "task_output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Slurm's special step ids (slurm.h: SLURM_EXTERN_CONT, SLURM_BATCH_SCRIPT,
+ * SLURM_INTERACTIVE_STEP), here so that this file needs no Slurm header. */
+#define STEP_EXTERN 0xfffffffcUL
+#define STEP_BATCH 0xfffffffbUL
+#define STEP_INTERACTIVE 0xfffffffaUL
+
+const char *task_step_name(unsigned long step, char *buf, size_t cap)
+{
+    if (step == STEP_BATCH)
+        return "batch";
+    if (step == STEP_EXTERN)
+        return "extern";
+    if (step == STEP_INTERACTIVE)
+        return "interactive";
+    snprintf(buf, cap, "%lu", step);
+    return buf;
+}
+
+static int field_ok(const char *v)
+{
+    return v && *v && !strchr(v, '/') && strcmp(v, ".") != 0 && strcmp(v, "..") != 0;
+}
+
+int task_output_expand(const char *tmpl, const struct task_names *n, char *out, size_t cap,
+                       size_t *fixed, char *why, size_t whycap)
+{
+    if (tmpl[0] != '/') {
+        snprintf(why, whycap, "output '%s' is not an absolute path", tmpl);
+        return -1;
+    }
+    size_t len = 0;
+    *fixed = (size_t)-1;
+    for (const char *c = tmpl; *c; c++) {
+        const char *add = NULL;
+        char one[2] = {*c, '\0'};
+        if (*c != '%') {
+            add = one;
+        } else {
+            const char *v = NULL;
+            switch (c[1]) {
+            case 'u': v = n->user; break;
+            case 'j': v = n->job; break;
+            case 's': v = n->step; break;
+            case 't': v = n->task; break;
+            case 'n': v = n->node; break;
+            case '%': v = "%"; break;
+            default:
+                snprintf(why, whycap, "output '%s': unknown field '%%%.1s' (valid: %%u %%j %%s "
+                         "%%t %%n %%%%)", tmpl, c[1] ? c + 1 : "");
+                return -1;
+            }
+            if (c[1] != '%') {
+                if (!field_ok(v)) {
+                    snprintf(why, whycap, "output '%s': no usable value for %%%c", tmpl, c[1]);
+                    return -1;
+                }
+                if (*fixed == (size_t)-1)
+                    *fixed = len;
+            }
+            add = v;
+            c++;
+        }
+        size_t k = strlen(add);
+        if (len + k + 1 > cap) {
+            snprintf(why, whycap, "output '%s' expands to more than %zu bytes", tmpl, cap - 1);
+            return -1;
+        }
+        memcpy(out + len, add, k);
+        len += k;
+    }
+    out[len] = '\0';
+    if (*fixed == (size_t)-1)
+        *fixed = len;
+    return 0;
+}
+
+/* Opens the directory name under dirfd without following a link, making
+ * it with mode when missing. *made: it was made now. -1 with errno. */
+static int open_dir(int dirfd, const char *name, mode_t mode, int *made)
+{
+    *made = 0;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT)
+        return fd;
+    if (mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
+        return -1;
+    *made = errno != EEXIST;
+    return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int task_output_prepare(const char *path, size_t fixed, uid_t uid, gid_t gid, char *why,
+                        size_t whycap)
+{
+    char *copy = strdup(path);
+    if (!copy) {
+        snprintf(why, whycap, "out of memory");
+        return -1;
+    }
+    int dirfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = dirfd < 0 ? -1 : 0;
+    char *slash = strrchr(copy, '/');
+    *slash = '\0'; /* the file's name is not a directory */
+    char *at = copy + 1;
+    while (rc == 0 && *at) {
+        char *end = strchr(at, '/');
+        if (end)
+            *end = '\0';
+        /* a component ending past the site's part is the user's */
+        int users = (size_t)(at - copy) + strlen(at) > fixed;
+        int made = 0;
+        int fd = open_dir(dirfd, at, users ? 0700 : 0711, &made);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+            snprintf(why, whycap, "cannot open or make the directory '%.*s': %s",
+                     (int)(at - copy + (ptrdiff_t)strlen(at)), copy, strerror(errno));
+            rc = -1;
+        } else if (users && made && fchown(fd, uid, gid) < 0) {
+            snprintf(why, whycap, "cannot give '%s' to uid %ld: %s", copy, (long)uid,
+                     strerror(errno));
+            rc = -1;
+        } else if (users && !made && st.st_uid != uid && st.st_uid != 0) {
+            snprintf(why, whycap, "the directory '%s' belongs to uid %ld, neither the job's "
+                     "user (%ld) nor root: not used", copy, (long)st.st_uid, (long)uid);
+            rc = -1;
+        }
+        close(dirfd);
+        dirfd = fd;
+        if (!end)
+            break;
+        *end = '/';
+        at = end + 1;
+    }
+    if (dirfd >= 0)
+        close(dirfd);
+    free(copy);
+    return rc;
+}
+
+int task_output_run_as(uid_t uid, gid_t gid, int (*fn)(void *arg, char *why, size_t whycap),
+                       void *arg, char *why, size_t whycap)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        snprintf(why, whycap, "cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(why, whycap, "cannot fork: %s", strerror(errno));
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (child == 0) {
+        char msg[512] = "";
+        int rc = -1;
+        close(p[0]);
+        int already = getuid() == uid && geteuid() == uid && getgid() == gid && getegid() == gid;
+        if (!already &&
+            (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0))
+            snprintf(msg, sizeof msg, "cannot take the identity of uid %ld: %s", (long)uid,
+                     strerror(errno));
+        else {
+            umask(077);
+            rc = fn(arg, msg, sizeof msg);
+        }
+        if (rc != 0 && write(p[1], msg, strlen(msg)) < 0)
+            rc = -1;
+        _exit(rc == 0 ? 0 : 1);
+    }
+    close(p[1]);
+    char msg[512];
+    ssize_t n, got = 0;
+    while ((n = read(p[0], msg + got, sizeof msg - 1 - (size_t)got)) > 0 ||
+           (n < 0 && errno == EINTR))
+        if (n > 0)
+            got += n;
+    msg[got] = '\0';
+    close(p[0]);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    snprintf(why, whycap, "%s", got ? msg
+                                    : WIFSIGNALED(status) ? "the writer was killed by a signal"
+                                                          : "the writer failed");
+    return -1;
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""The SPANK plugin under a real Slurm (one node on loopback: slurmctld,
+slurmd, munge, as test_slurm.py starts them) loading spank_gputracker.so
+from plugstack.conf:
+
+* a job submitted by an ordinary user (nobody) with `srun --gpu-track -n 2`
+  on a workload of known peak: one snapshot per task, written as that user
+  (owner nobody, mode 0600, in a directory of theirs with mode 0700), with
+  the task's identity and a peak within the usual bounds; `gpu-tracker job`
+  naming both tasks and what was asked against what was used; each task's
+  last push found in the Pushgateway and, through it, in Prometheus;
+* a job the plugin cannot serve (an output directory that cannot be made, a
+  Pushgateway that is down) succeeds all the same with its own exit status,
+  and slurmd's log says why.
+
+usage: test_slurm_spank.py GPU_TRACKER WORKLOAD PLUGIN
+Exit 77 (skipped, with the reason) where Slurm or the Pushgateway is not
+installed, we are not root, or a daemon cannot start here."""
+
+import glob
+import gzip
+import json
+import os
+import pwd
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+
+from realtest import (HANG_GUARD, check, failures, free_port, get, query, skip, start_prometheus,
+                      start_pushgateway, wait_for)
+from test_slurm import Cluster
+
+PEAK_MIB = 96  # what each task allocates and touches
+
+
+def plugstack(tmp, args):
+    with open(os.path.join(tmp, "plugstack.conf"), "w") as f:
+        f.write("optional %s %s\n" % (os.path.join(tmp, "spank_gputracker.so"), " ".join(args)))
+
+
+def as_user(cluster, user, argv):
+    """argv run as user with the cluster's environment (runuser keeps it)."""
+    return subprocess.run(["runuser", "-u", user, "--"] + argv, env=cluster.env, cwd=cluster.tmp,
+                          capture_output=True, text=True, timeout=HANG_GUARD)
+
+
+def main():
+    gt, workload, plugin = sys.argv[1], sys.argv[2], sys.argv[3]
+    for tool in ("slurmctld", "slurmd", "munged", "srun", "sinfo", "runuser"):
+        if not shutil.which(tool) and not os.path.exists("/usr/sbin/" + tool):
+            skip("%s is not installed (Debian packages slurmctld, slurmd, slurm-client, munge, "
+                 "util-linux; make check installs them as root)" % tool)
+    if not os.path.exists(plugin):
+        skip("the plugin was not built: Slurm's spank.h is missing (Debian package "
+             "libslurm-dev; make check installs it as root)")
+    for tool in ("prometheus-pushgateway", "prometheus", "promtool"):
+        if not shutil.which(tool):
+            skip("%s is not installed (make check installs it as root)" % tool)
+    if os.geteuid() != 0:
+        skip("slurmd must run as root, and this test is not root")
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        skip("there is no user 'nobody' to submit the job as")
+    os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/sbin"
+    tmp = tempfile.mkdtemp(prefix="gt-spank-")
+    os.chmod(tmp, 0o755)
+    # What the job's user runs and what slurmstepd loads, where both may read.
+    shutil.copy(workload, os.path.join(tmp, "gt-workload"))
+    shutil.copy(plugin, os.path.join(tmp, "spank_gputracker.so"))
+    spool = os.path.join(tmp, "spool-gt")  # the site's directory: made by the plugin, root's
+    gateway_proc = None
+    cluster = Cluster(tmp, "PlugStackConfig=%s\nSlurmdDebug=verbose\n" % os.path.join(tmp, "plugstack.conf"),
+                      select="CR_Core_Memory")
+    try:
+        gateway_proc, gateway = start_pushgateway(tmp)
+        plugstack(tmp, ["default=off", "sleep_time=0.1", "push=" + gateway,
+                        "output=%s/%%u/%%j/%%s-%%t.json.gz" % spool])
+        cluster.start()
+        os.chmod(cluster.conf, 0o644)
+
+        # Without --gpu-track (default=off) nothing is tracked.
+        r = as_user(cluster, "nobody", ["srun", "-n", "1", os.path.join(tmp, "gt-workload"),
+                                        "alloc", "8"])
+        check(r.returncode == 0, "a job without --gpu-track: %d %s" % (r.returncode, r.stderr))
+        check(not os.path.exists(os.path.join(spool, "nobody")), "nothing tracked without it")
+
+        # srun --gpu-track -n 2, as nobody.
+        r = as_user(cluster, "nobody", ["srun", "--gpu-track", "-n", "2", "--mem=100M",
+                                        "--input=none", os.path.join(tmp, "gt-workload"), "hold", str(PEAK_MIB), "0.5"])
+        check(r.returncode == 0 and r.stderr == "",
+              "srun --gpu-track -n 2 as nobody: %d %r" % (r.returncode, r.stderr))
+        files = sorted(glob.glob(os.path.join(spool, "nobody", "*", "0-*.json.gz")))
+        check(len(files) == 2, "a snapshot per task: %s; slurmd.log: %s" % (
+            files, open(os.path.join(tmp, "slurmd.log"), errors="replace").read()[-1500:]))
+        job = os.path.basename(os.path.dirname(files[0])) if files else "?"
+        user_dir, job_dir = os.path.join(spool, "nobody"), os.path.join(spool, "nobody", job)
+        for d in (user_dir, job_dir):
+            st = os.stat(d) if os.path.exists(d) else None
+            check(st and st.st_uid == nobody.pw_uid and stat.S_IMODE(st.st_mode) == 0o700,
+                  "%s: owner nobody, mode 0700: %r" % (d, st))
+        st = os.stat(spool)
+        check(st.st_uid == 0 and stat.S_IMODE(st.st_mode) == 0o711, "the site's directory: %r" % (st,))
+        peaks = {}
+        for rank, path in enumerate(files):
+            st = os.stat(path)
+            check(st.st_uid == nobody.pw_uid and stat.S_IMODE(st.st_mode) == 0o600,
+                  "%s: owner nobody, mode 0600: uid %d mode %o" % (path, st.st_uid, st.st_mode))
+            check(os.path.basename(path) == "0-%d.json.gz" % rank, path)
+            with gzip.open(path, "rt") as f:
+                snap = json.load(f)
+            j = snap["metadata"].get("job") or {}
+            check(j.get("job_id") == job and j.get("task_rank") == str(rank) and
+                  j.get("step_id") == "0" and j.get("ntasks") == 2,
+                  "task %d's identity: %s" % (rank, j))
+            peak = snap["summary"]["max_ram"]["combined"]["total_rss"]
+            unit = snap["summary"]["max_ram"]["unit"]
+            factor = {"bytes": 1, "kilobytes": 1e3, "megabytes": 1e6, "gigabytes": 1e9}[unit]
+            peaks[rank] = peak * factor
+            # the workload touched PEAK_MIB: at least that, and not twice it
+            check(PEAK_MIB * 2**20 <= peaks[rank] <= 2 * PEAK_MIB * 2**20,
+                  "task %d's peak %d B for %d MiB touched" % (rank, peaks[rank], PEAK_MIB))
+            check(snap["metadata"].get("exit_status") == 0,
+                  "task %d's exit status: %s" % (rank, snap["metadata"].get("exit_status")))
+
+        # gpu-tracker job: both tasks, and what was asked against what was used.
+        r = subprocess.run([gt, "job", job_dir], capture_output=True, text=True)
+        check(r.returncode == 0, "gpu-tracker job: %d %s" % (r.returncode, r.stderr))
+        for want in ("Job ID: %s" % job, "task 0 of step 0", "task 1 of step 0",
+                     "CPUs: 2 requested", "Memory: 100.0 MiB requested", "--mem-per-cpu="):
+            check(want in r.stdout, "gpu-tracker job says %r: %s" % (want, r.stdout))
+        # by its id, found where plugstack.conf says the plugin leaves snapshots
+        r2 = subprocess.run([gt, "job", job, "--plugstack", os.path.join(tmp, "plugstack.conf"),
+                             "--user", "nobody", "-f", "human"], capture_output=True, text=True)
+        check(r2.returncode == 0 and "Job %s" % job in r2.stdout and "task 1 of step 0" in r2.stdout
+              and "MiB" in r2.stdout, "gpu-tracker job JOBID: %d %s %s" % (
+                  r2.returncode, r2.stdout, r2.stderr))
+        r2 = subprocess.run([gt, "job", "999999", "--plugstack", os.path.join(tmp, "plugstack.conf"),
+                             "--user", "nobody"], capture_output=True, text=True)
+        check(r2.returncode == 1 and r2.stderr.startswith("gpu-tracker: no snapshot of job 999999 of "
+                                                          "user nobody where the plugin leaves them"),
+              "a job without snapshots: %d %r" % (r2.returncode, r2.stderr))
+        r = subprocess.run([gt, "job", job_dir, "-f", "json"], capture_output=True, text=True)
+        doc = json.loads(r.stdout) if r.returncode == 0 else {}
+        check([t.get("task_rank") for t in doc.get("tasks", [])] == ["0", "1"],
+              "the JSON's tasks: %s %s" % (r.stdout[:1500], r.stderr))
+        check(doc.get("requested", {}).get("cpus") == 2 and
+              doc.get("requested", {}).get("memory_mib") == 100 and
+              doc.get("used", {}).get("memory_peak_mib", 0) >= 2 * PEAK_MIB and
+              all(t.get("memory_peak_held_by") for t in doc.get("tasks", [])),
+              "the JSON's request against use: %s" % {k: doc.get(k) for k in ("requested", "used")})
+
+        # The last push of each task, in the Pushgateway and, through it, Prometheus.
+        pushed = get(gateway + "/metrics")[1]
+        for rank in (0, 1):
+            line = [l for l in pushed.splitlines()
+                    if l.startswith("gpu_tracker_memory_peak_rss_bytes{") and 'part="combined"' in l
+                    and 'job_id="%s"' % job in l and 'task_rank="%d"' % rank in l]
+            check(len(line) == 1 and abs(float(line[0].rsplit(" ", 1)[1]) - peaks.get(rank, 0))
+                  <= 2**20, "task %d's pushed peak %s, its snapshot's %s" % (rank, line, peaks.get(rank)))
+        server, base = start_prometheus(
+            shutil.which("prometheus"),
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+            "scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n"
+            "    static_configs:\n      - targets: ['%s']\n" % gateway.split("//")[1], tmp)
+        if server is None:
+            skip("the Prometheus server cannot start here: " + base)
+        try:
+            q = 'gpu_tracker_memory_peak_rss_bytes{part="combined",job_id="%s"}' % job
+            got = wait_for("Prometheus to have both tasks", lambda: len(query(base, q)) == 2 and
+                           query(base, q))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=HANG_GUARD)
+        check(sorted(g["metric"]["task_rank"] for g in got) == ["0", "1"],
+              "Prometheus has both tasks: %s" % got)
+
+        # A plugin that cannot do its work: the job is not touched.
+        plugstack(tmp, ["default=on", "push=http://127.0.0.1:%d" % free_port(),
+                        "output=/proc/gt-nowhere/%j/%t.json.gz"])
+        r = as_user(cluster, "nobody", ["srun", "-n", "1", os.path.join(tmp, "gt-workload"), "exit", "3"])
+        check(r.returncode == 3, "a job the plugin fails: exit %d (want the task's 3) %r" % (
+            r.returncode, r.stderr))
+        log = open(os.path.join(tmp, "slurmd.log"), errors="replace").read()
+        check("spank_gputracker: job" in log and "no snapshot" in log and
+              "cannot push metrics" in log, "slurmd's log says why: %s" % log[-1500:])
+        print("test_slurm_spank: job %s as nobody: 2 snapshots (0600, nobody's), peaks %s B, "
+              "pushed and in Prometheus; a failing plugin left the job's exit status 3" % (
+                  job, [int(peaks[k]) for k in sorted(peaks)]))
+    finally:
+        cluster.stop()
+        if gateway_proc:
+            gateway_proc.send_signal(signal.SIGTERM)
+            gateway_proc.wait(timeout=HANG_GUARD)
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("test_slurm_spank: %d failed" % len(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

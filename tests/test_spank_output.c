@@ -1,0 +1,134 @@
+/* test_spank_output.c - where the SPANK plugin leaves a task's snapshot
+ * (src/spank/task_output.c), run as root beside other users' jobs: the
+ * template's fields, the site's directory root's (0711), the user's
+ * directories theirs (0700), no link followed, no directory of a third
+ * user used, and a file written by a child with the user's identity
+ * (owner theirs, mode 0600). The parts that need root say so and are left
+ * out without it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "../src/spank/task_output.h"
+
+#define NOBODY 65534
+
+static void test_expand(void)
+{
+    struct task_names n = {"alice", "4242", "0", "3", "node07"};
+    char out[256], why[512], step[16];
+    size_t fixed = 0;
+    CHECK(task_output_expand("/var/spool/gt/%u/%j/%s-%t.json.gz", &n, out, sizeof out, &fixed,
+                             why, sizeof why) == 0);
+    CHECK_STR(out, "/var/spool/gt/alice/4242/0-3.json.gz");
+    CHECK(fixed == strlen("/var/spool/gt/"));
+    CHECK(task_output_expand("/x/%n-100%%.json", &n, out, sizeof out, &fixed, why, sizeof why) == 0);
+    CHECK_STR(out, "/x/node07-100%.json");
+    CHECK(fixed == strlen("/x/"));
+    CHECK(task_output_expand("/x/fixed.json", &n, out, sizeof out, &fixed, why, sizeof why) == 0 &&
+          fixed == strlen(out));
+    /* the special steps by name */
+    CHECK_STR(task_step_name(0xfffffffbUL, step, sizeof step), "batch");
+    CHECK_STR(task_step_name(0xfffffffcUL, step, sizeof step), "extern");
+    CHECK_STR(task_step_name(7, step, sizeof step), "7");
+    /* errors: relative, unknown field, a value that would leave its place */
+    CHECK(task_output_expand("spool/%j", &n, out, sizeof out, &fixed, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "not an absolute path");
+    CHECK(task_output_expand("/x/%q", &n, out, sizeof out, &fixed, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "unknown field '%q' (valid: %u %j %s %t %n %%)");
+    struct task_names bad = {"../etc", "4242", "0", "3", "node07"};
+    CHECK(task_output_expand("/x/%u/f", &bad, out, sizeof out, &fixed, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "no usable value for %u");
+    bad.user = "..";
+    CHECK(task_output_expand("/x/%u/f", &bad, out, sizeof out, &fixed, why, sizeof why) < 0);
+    CHECK(task_output_expand("/x/%j/%j/%j", &n, out, 8, &fixed, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "expands to more than 7 bytes");
+}
+
+static int write_file(void *arg, char *why, size_t cap)
+{
+    const char *path = arg;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+static void test_directories_and_owner(void)
+{
+    if (geteuid() != 0) {
+        printf("test_spank_output: the directory and owner checks need root: left out\n");
+        return;
+    }
+    char *root = fx_mkroot();
+    chmod(root, 0755);
+    char site[4200], path[4300], why[1024];
+    snprintf(site, sizeof site, "%s/spool", root);
+    struct task_names n = {"nobody", "4242", "0", "1", "node07"};
+    char tmpl[4300];
+    snprintf(tmpl, sizeof tmpl, "%s/%%u/%%j/%%s-%%t.json.gz", site);
+    size_t fixed = 0;
+    CHECK(task_output_expand(tmpl, &n, path, sizeof path, &fixed, why, sizeof why) == 0);
+    CHECK_MSG(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) == 0, "%s", why);
+    struct stat st;
+    CHECK(stat(site, &st) == 0 && st.st_uid == 0 && (st.st_mode & 07777) == 0711);
+    char user_dir[4300], job_dir[4400];
+    snprintf(user_dir, sizeof user_dir, "%s/nobody", site);
+    snprintf(job_dir, sizeof job_dir, "%s/4242", user_dir);
+    CHECK(stat(user_dir, &st) == 0 && st.st_uid == NOBODY && (st.st_mode & 07777) == 0700);
+    CHECK(stat(job_dir, &st) == 0 && st.st_uid == NOBODY && (st.st_mode & 07777) == 0700);
+    /* again: the directories are there and theirs */
+    CHECK(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) == 0);
+
+    /* The file, written by a child as nobody: theirs, 0600 (umask 077). */
+    CHECK_MSG(task_output_run_as(NOBODY, NOBODY, write_file, path, why, sizeof why) == 0, "%s", why);
+    CHECK(stat(path, &st) == 0 && st.st_uid == NOBODY && st.st_gid == NOBODY &&
+          (st.st_mode & 07777) == 0600);
+    /* the child's failure comes back in words */
+    CHECK(task_output_run_as(NOBODY, NOBODY, write_file, path, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "File exists");
+    /* nobody cannot write where only root may */
+    char roots[4300];
+    snprintf(roots, sizeof roots, "%s/rootfile", root);
+    CHECK(task_output_run_as(NOBODY, NOBODY, write_file, roots, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "Permission denied");
+
+    /* A link planted where a user's directory goes is never followed. */
+    char elsewhere[4300], link[4400];
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", root);
+    mkdir(elsewhere, 0755);
+    snprintf(link, sizeof link, "%s/4243", user_dir);
+    CHECK(symlink(elsewhere, link) == 0);
+    n.job = "4243";
+    CHECK(task_output_expand(tmpl, &n, path, sizeof path, &fixed, why, sizeof why) == 0);
+    CHECK(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "cannot open or make the directory");
+    CHECK(stat(elsewhere, &st) == 0 && st.st_uid == 0); /* not given away */
+
+    /* A directory of a third user where the job user's goes: not used. */
+    n.job = "4244";
+    char third[4400];
+    snprintf(third, sizeof third, "%s/4244", user_dir);
+    CHECK(mkdir(third, 0700) == 0 && chown(third, 4321, 4321) == 0);
+    CHECK(task_output_expand(tmpl, &n, path, sizeof path, &fixed, why, sizeof why) == 0);
+    CHECK(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "belongs to uid 4321, neither the job's user (65534) nor root");
+    fx_rmroot(root);
+}
+
+int main(void)
+{
+    test_expand();
+    test_directories_and_owner();
+    return check_exit("test_spank_output");
+}
