@@ -21,7 +21,7 @@ _gpu_tracker()
     done
     if ((COMP_CWORD > 1)); then
         case ${COMP_WORDS[1]} in
-        show | system | stats | recommend | report | merge | sub-track) sub=${COMP_WORDS[1]} ;;
+        show | system | stats | recommend | report | merge | job | sub-track) sub=${COMP_WORDS[1]} ;;
         esac
     fi
 
@@ -74,6 +74,7 @@ _gpu_tracker()
         recommend) words="--format -f --server --max-rows --help -h" ;;
         report) words="--output -o --server --max-rows --history --stf --help -h" ;;
         merge) words="--output -o --max-rows --help -h" ;;
+        job) words="--format -f --user --plugstack --max-rows" ;;
         compare) words="--tolerance --metric --format -f --help -h" ;;
         sub-track)
             case ${COMP_WORDS[2]} in
@@ -96,7 +97,7 @@ _gpu_tracker()
         return
     fi
     if ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report merge sub-track compare" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "show system stats recommend report merge job sub-track compare" -- "$cur")
         return
     fi
     if [[ $sub == sub-track ]] && ((COMP_CWORD == 2)); then

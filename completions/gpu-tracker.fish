@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/gpu-tracker.fish). The option lists are
 # checked against `gpu-tracker --help` by tests/test_install_docs.sh.
 
-set -l subcommands show system stats recommend report merge sub-track compare
+set -l subcommands show system stats recommend report merge job sub-track compare
 set -l units bytes kilobytes megabytes gigabytes terabytes
 
 complete -c gpu-tracker -f
@@ -73,7 +73,11 @@ complete -c gpu-tracker -n "__fish_seen_subcommand_from recommend report" -l ser
 complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l history -r -F -d "earlier runs of the job"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from stats recommend report merge" -l max-rows -x -d "rows read per series"
 complete -c gpu-tracker -n "__fish_seen_subcommand_from report" -l stf -r -F -d "sub-tracking file: code blocks"
-complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report merge" -F
+complete -c gpu-tracker -n "__fish_seen_subcommand_from show stats recommend report merge job" -F
+complete -c gpu-tracker -n "__fish_seen_subcommand_from job" -s f -l format -x -a "text human json" -d "output format"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from job" -l user -x -a "(__fish_complete_users)" -d "whose job"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from job" -l plugstack -r -F -d "where the plugin is configured"
+complete -c gpu-tracker -n "__fish_seen_subcommand_from job" -l max-rows -x -d "rows read per series"
 
 # compare (a run against a baseline), not sub-track's.
 set -l gate "__fish_seen_subcommand_from compare; and not __fish_seen_subcommand_from sub-track"

@@ -2377,6 +2377,122 @@ static void test_backup_file(void)
 
 /* Output names from Slurm's identity: each task of a job step writes its
  * own files (`srun gpu-tracker --snapshot run-%j-%t.json.gz ...`). */
+/* gpu-tracker job: a job's tasks from their snapshots (made here with
+ * Slurm's variables set, as srun sets them), what was asked against what
+ * was used; and each way a job cannot be found or read. */
+static void test_job_command(void)
+{
+    char dir[300], snap[400];
+    snprintf(dir, sizeof dir, "%s/job-77", tmpdir);
+    mkdir(dir, 0755);
+    snprintf(snap, sizeof snap, "%s/0-%%t.json.gz", dir);
+    setenv("SLURM_JOB_ID", "77", 1);
+    setenv("SLURM_STEP_ID", "0", 1);
+    setenv("SLURM_NTASKS", "2", 1);
+    setenv("SLURM_CPUS_PER_TASK", "2", 1);
+    setenv("SLURM_MEM_PER_NODE", "1G", 1);
+    setenv("SLURMD_NODENAME", "node07", 1);
+    const char *ranks[] = {"0", "1"};
+    for (int i = 0; i < 2; i++) {
+        setenv("SLURM_PROCID", ranks[i], 1);
+        struct result r = gt("-q", "--disable-logs", "--st", "0.05", "--no-backup", "-o",
+                             "/dev/null", "--snapshot", snap, "--", WORKLOAD_BIN, "hold", "48",
+                             "0.2", NULL);
+        CHECK_MSG(r.status == 0, "task %s: %d %s", ranks[i], r.status, r.err.data);
+        result_free(&r);
+    }
+    const char *vars[] = {"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_NTASKS", "SLURM_CPUS_PER_TASK",
+                          "SLURM_MEM_PER_NODE", "SLURMD_NODENAME", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+
+    struct result r = gt("job", dir, NULL);
+    CHECK_MSG(r.status == 0, "job: %d %s", r.status, r.err.data);
+    const char *want[] = {"Job ID: 77\n", "Tasks: 2 on 1 node\n", "Exit status: 0 (the largest)\n",
+                          "CPUs: 4 requested; ", "Memory: 1024.0 MiB requested; ",
+                          "GPUs: none given, none used\n", "  task 0 of step 0 (node07): exit 0",
+                          "  task 1 of step 0 (node07): exit 0", "held by gt-workload (pid ",
+                          "Next time: --ntasks=2 --cpus-per-task="};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        CHECK_MSG(strstr(r.out.data, want[i]), "job's text lacks '%s':\n%s", want[i], r.out.data);
+    result_free(&r);
+    r = gt("job", dir, "-f", "json", NULL);
+    json_object *o = r.status == 0 ? json_tokener_parse(r.out.data) : NULL, *x, *y;
+    CHECK_MSG(o, "job -f json: %d %s", r.status, r.err.data);
+    CHECK(o && json_object_object_get_ex(o, "requested", &x) &&
+          json_object_object_get_ex(x, "cpus", &y) && json_object_get_int(y) == 4 &&
+          json_object_object_get_ex(x, "memory_mib", &y) && json_object_get_double(y) == 1024);
+    /* both tasks held 48 MiB: the peak, summed, is at least that twice */
+    CHECK(o && json_object_object_get_ex(o, "used", &x) &&
+          json_object_object_get_ex(x, "memory_peak_mib", &y) && json_object_get_double(y) >= 96);
+    json_object_put(o);
+    result_free(&r);
+    r = gt("job", tmp_path("job-77/0-1.json.gz"), tmp_path("job-77/0-0.json.gz"), "-f", "human",
+           NULL);
+    CHECK_MSG(r.status == 0 && strstr(r.out.data, "Job 77\n") && strstr(r.out.data, " MiB"),
+              "job FILES -f human: %d %s %s", r.status, r.out.data, r.err.data);
+    result_free(&r);
+
+    /* What cannot be a job. */
+    r = gt("job", NULL);
+    check_error(&r, 2, "gpu-tracker: usage: gpu-tracker job JOBID|DIR|SNAPSHOT... [-f "
+                       "text|human|json] [--user NAME] [--plugstack FILE] [--max-rows N]\n");
+    r = gt("job", dir, "-f", "xml", NULL);
+    check_error(&r, 2, "gpu-tracker: unknown format 'xml' for job; valid formats: text, human, "
+                       "json\n");
+    r = gt("job", dir, "--bogus", NULL);
+    CHECK(r.status == 2 && strstr(r.err.data, "unknown option '--bogus' for job"));
+    result_free(&r);
+    char want_err[700];
+    snprintf(want_err, sizeof want_err, "gpu-tracker: no job, directory or snapshot '%s/none': "
+             "give a job id, the directory of its task snapshots, or the snapshots\n", tmpdir);
+    r = gt("job", tmp_path("none"), NULL);
+    check_error(&r, 1, want_err);
+    char empty[300];
+    snprintf(empty, sizeof empty, "%s/empty-job", tmpdir);
+    mkdir(empty, 0755);
+    snprintf(want_err, sizeof want_err, "gpu-tracker: '%s' holds no snapshot (*.json.gz or "
+             "*.json)\n", empty);
+    r = gt("job", empty, NULL);
+    check_error(&r, 1, want_err);
+    /* by id: where plugstack.conf says the plugin leaves snapshots */
+    char plugstack[300], line[900];
+    snprintf(plugstack, sizeof plugstack, "%s/plugstack.conf", tmpdir);
+    snprintf(line, sizeof line, "# the site's\noptional /usr/lib/slurm/other.so\n"
+             "optional /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_gputracker.so default=on "
+             "output=%s/job-%%j/%%s-%%t.json.gz\n", tmpdir);
+    FILE *f = fopen(plugstack, "w");
+    if (f) {
+        fputs(line, f);
+        fclose(f);
+    }
+    chmod(plugstack, 0644);
+    r = gt("job", "77", "--plugstack", plugstack, "--user", "someone", NULL);
+    CHECK_MSG(r.status == 0 && strstr(r.out.data, "Job ID: 77\n"), "job 77 by id: %d %s",
+              r.status, r.err.data);
+    result_free(&r);
+    r = gt("job", "78", "--plugstack", plugstack, "--user", "someone", NULL);
+    CHECK(r.status == 1 && strstr(r.err.data, "no snapshot of job 78 of user someone where the "
+                                              "plugin leaves them"));
+    result_free(&r);
+    chmod(plugstack, 0666); /* anyone could have written it: not read */
+    r = gt("job", "77", "--plugstack", plugstack, "--user", "someone", NULL);
+    CHECK_MSG(r.status == 1 && strstr(r.err.data, "writable"), "a plugstack others may write: %s",
+              r.err.data);
+    result_free(&r);
+    f = fopen(plugstack, "w");
+    if (f) {
+        fputs("optional /usr/lib/slurm/other.so\n", f);
+        fclose(f);
+    }
+    chmod(plugstack, 0644);
+    snprintf(want_err, sizeof want_err, "gpu-tracker: '%s' does not load spank_gputracker.so: "
+             "give the directory of the job's snapshots instead of its id (or --plugstack "
+             "FILE)\n", plugstack);
+    r = gt("job", "77", "--plugstack", plugstack, NULL);
+    check_error(&r, 1, want_err);
+}
+
 static void test_job_names(void)
 {
     char out[300], snap[300], tf[300], backup[300], report[300];
@@ -2919,6 +3035,7 @@ static const struct cli_case {
     void (*run)(void);
 } cli_cases[] = {
     {"help_and_version", test_help_and_version},
+    {"job_command", test_job_command},
     {"errors", test_errors},
     {"exit_status", test_exit_status},
     {"text_output", test_text_output},

@@ -365,7 +365,7 @@ static int show(int argc, char **argv)
 static int refuse_near_subcommand(const char *word)
 {
     static const char *const subcommands[] = {"show", "system", "stats", "recommend", "report",
-                                              "merge", "sub-track", "compare", NULL};
+                                              "merge", "job", "sub-track", "compare", NULL};
     for (size_t i = 0; subcommands[i]; i++)
         if (strcmp(word, subcommands[i]) == 0)
             return 0;
@@ -394,6 +394,8 @@ int gt_cli_main(int argc, char **argv)
         return report_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "merge") == 0)
         return merge_command(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "job") == 0)
+        return job_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return compare_command(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "sub-track") == 0)

@@ -26,4 +26,8 @@ int report_command(int argc, char **argv);
  * (usage). */
 int merge_command(int argc, char **argv);
 
+/* `gpu-tracker job JOBID|DIR|SNAPSHOT...` (job_cmd.c): a Slurm job's
+ * efficiency from its tasks' snapshots. argv[0] is "job". */
+int job_command(int argc, char **argv);
+
 #endif
