@@ -87,7 +87,7 @@ spank_err_t spank_option_register(spank_t spank, struct spank_option *opt)
 
 static int said;
 
-static void say(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static void say(const char *fmt, va_list ap)
 {
     if (said++ < 5) { /* a failure of the plugin is worth seeing, once or twice */
         vfprintf(stderr, fmt, ap);

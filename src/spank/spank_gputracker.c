@@ -54,10 +54,10 @@ static struct {
 
 static int user_asked; /* --gpu-track */
 
-static int on_gpu_track(int val, const char *optarg, int remote)
+static int on_gpu_track(int val, const char *arg, int remote)
 {
     (void)val;
-    (void)optarg;
+    (void)arg;
     (void)remote;
     user_asked = 1;
     return ESPANK_SUCCESS;
