@@ -2,8 +2,8 @@
  * (src/spank/task_output.c), run as root beside other users' jobs: the
  * template's fields, the site's directory root's (0711), the user's
  * directories theirs (0700), no link followed, no directory of a third
- * user used, and a file written by a child with the user's identity
- * (owner theirs, mode 0600). The parts that need root say so and are left
+ * user used, and the file opened by a child with the user's identity
+ * (owner theirs, mode 0600; no link, no FIFO) for the caller to write. The parts that need root say so and are left
  * out without it. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,18 +52,6 @@ static void test_expand(void)
     CHECK_CONTAINS(why, "expands to more than 7 bytes");
 }
 
-static int write_file(void *arg, char *why, size_t cap)
-{
-    const char *path = arg;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-    if (fd < 0) {
-        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    close(fd);
-    return 0;
-}
-
 static void test_directories_and_owner(void)
 {
     if (geteuid() != 0) {
@@ -90,18 +78,35 @@ static void test_directories_and_owner(void)
     /* again: the directories are there and theirs */
     CHECK(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) == 0);
 
-    /* The file, written by a child as nobody: theirs, 0600 (umask 077). */
-    CHECK_MSG(task_output_run_as(NOBODY, NOBODY, write_file, path, why, sizeof why) == 0, "%s", why);
+    /* The file, opened by a child as nobody and written here: theirs, 0600
+     * (umask 077), the bytes ours. */
+    int fd = -1;
+    CHECK_MSG(task_output_open_as(NOBODY, NOBODY, path, &fd, why, sizeof why) == 0, "%s", why);
+    CHECK(fd >= 0 && write(fd, "snapshot", 8) == 8);
+    if (fd >= 0)
+        close(fd);
     CHECK(stat(path, &st) == 0 && st.st_uid == NOBODY && st.st_gid == NOBODY &&
-          (st.st_mode & 07777) == 0600);
-    /* the child's failure comes back in words */
-    CHECK(task_output_run_as(NOBODY, NOBODY, write_file, path, why, sizeof why) < 0);
-    CHECK_CONTAINS(why, "File exists");
-    /* nobody cannot write where only root may */
+          (st.st_mode & 07777) == 0600 && st.st_size == 8);
+    /* again (a requeued job): the same file, emptied */
+    CHECK(task_output_open_as(NOBODY, NOBODY, path, &fd, why, sizeof why) == 0);
+    if (fd >= 0)
+        close(fd);
+    CHECK(stat(path, &st) == 0 && st.st_size == 0);
+    /* nobody cannot write where only root may; the reason comes back */
     char roots[4300];
     snprintf(roots, sizeof roots, "%s/rootfile", root);
-    CHECK(task_output_run_as(NOBODY, NOBODY, write_file, roots, why, sizeof why) < 0);
+    CHECK(task_output_open_as(NOBODY, NOBODY, roots, &fd, why, sizeof why) < 0 && fd == -1);
     CHECK_CONTAINS(why, "Permission denied");
+    /* a link or a FIFO put at the file's name by the user: not followed,
+     * not waited on */
+    char planted[4500];
+    snprintf(planted, sizeof planted, "%s/planted.json.gz", job_dir);
+    CHECK(symlink("/etc/passwd", planted) == 0);
+    CHECK(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) < 0);
+    unlink(planted);
+    CHECK(mkfifo(planted, 0600) == 0);
+    CHECK(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) < 0);
+    unlink(planted);
 
     /* A link planted where a user's directory goes is never followed. */
     char elsewhere[4300], link[4400];

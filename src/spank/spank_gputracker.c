@@ -16,8 +16,8 @@
  *
  * In slurmstepd (remote context): task_post_fork starts a tracker on each
  * task as it is forked, before it runs its program; task_exit stops it,
- * writes the snapshot as the job's user (task_output.h) and, through the
- * tracker, pushes. Whatever fails is one line in slurmd's log (at info
+ * writes the snapshot into a file the job's user opened (task_output.h)
+ * and, through the tracker, pushes. Whatever fails is one line in slurmd's log (at info
  * level: slurmstepd sends errors to the job's own stderr, which is not
  * ours to write to); every callback returns success, so a failure of ours
  * never fails the job. */
@@ -262,23 +262,6 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     return ESPANK_SUCCESS;
 }
 
-/* What the child that writes a snapshot as the job's user needs: the
- * snapshot itself, taken by the parent (a tracker is its maker's alone; a
- * child of fork() may only free its copy). */
-struct snapshot_job {
-    const gt_snapshot *snapshot;
-    const char *path;
-};
-
-static int write_snapshot(void *arg, char *why, size_t whycap)
-{
-    struct snapshot_job *s = arg;
-    if (gt_snapshot_write(s->snapshot, s->path) == GT_OK)
-        return 0;
-    snprintf(why, whycap, "%s", gt_last_error());
-    return -1;
-}
-
 /* The task's snapshot where the site's template says, as its user. */
 static void leave_snapshot(spank_t sp, struct task *t, int exit_status)
 {
@@ -308,23 +291,25 @@ static void leave_snapshot(spank_t sp, struct task *t, int exit_status)
     snprintf(rankbuf, sizeof rankbuf, "%lu", (unsigned long)t->rank);
     struct task_names names = {user, jobbuf, task_step_name(step, stepbuf, sizeof stepbuf),
                                rankbuf, node};
-    char path[4096];
+    char path[4096], through[32];
     size_t fixed = 0;
-    gt_snapshot *snap = NULL;
-    struct snapshot_job s = {NULL, path};
+    int fd = -1;
+    /* The file is opened by the user (theirs, 0600, where they may write)
+     * and the rows streamed into it from here: a long task's snapshot is
+     * never whole in slurmstepd's memory. */
     if (task_output_expand(site.output, &names, path, sizeof path, &fixed, why, sizeof why) < 0 ||
-        task_output_prepare(path, fixed, uid, gid, why, sizeof why) < 0)
+        task_output_prepare(path, fixed, uid, gid, why, sizeof why) < 0 ||
+        task_output_open_as(uid, gid, path, &fd, why, sizeof why) < 0)
         ;
-    else if (gt_tracker_snapshot(t->tracker, t->command, exit_status, &snap) != GT_OK)
-        snprintf(why, sizeof why, "%s", gt_last_error());
     else {
-        s.snapshot = snap;
-        if (task_output_run_as(uid, gid, write_snapshot, &s, why, sizeof why) == 0)
-            why[0] = '\0';
+        snprintf(through, sizeof through, "/dev/fd/%d", fd);
+        if (gt_tracker_write_snapshot(t->tracker, t->command, exit_status, through) != GT_OK)
+            snprintf(why, sizeof why, "%s", gt_last_error());
     }
+    if (fd >= 0)
+        close(fd);
     if (why[0])
         slurm_info(LOG_PREFIX "job %u task %u: no snapshot: %s", job, t->rank, why);
-    gt_snapshot_free(snap);
 }
 
 /* The exit status as a shell shows it: the code, or 128 + the signal. */

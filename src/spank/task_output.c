@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,54 +152,99 @@ int task_output_prepare(const char *path, size_t fixed, uid_t uid, gid_t gid, ch
     return rc;
 }
 
-int task_output_run_as(uid_t uid, gid_t gid, int (*fn)(void *arg, char *why, size_t whycap),
-                       void *arg, char *why, size_t whycap)
+/* The child's side: open path and send the descriptor (or why not) on
+ * sock. Never returns. */
+static void open_and_send(int sock, uid_t uid, gid_t gid, const char *path)
 {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0) {
-        snprintf(why, whycap, "cannot make a pipe: %s", strerror(errno));
+    char msg[512] = "";
+    int fd = -1;
+    int already = getuid() == uid && geteuid() == uid && getgid() == gid && getegid() == gid;
+    if (!already &&
+        (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)) {
+        snprintf(msg, sizeof msg, "cannot take the identity of uid %ld: %s", (long)uid,
+                 strerror(errno));
+    } else {
+        umask(077);
+        struct stat st;
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC |
+                  O_NONBLOCK, 0600);
+        if (fd < 0)
+            snprintf(msg, sizeof msg, "cannot write '%s': %s", path, strerror(errno));
+        else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            snprintf(msg, sizeof msg, "'%s' is not a regular file: not written", path);
+            close(fd);
+            fd = -1;
+        }
+    }
+    struct iovec iov = {msg, strlen(msg) + 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (fd >= 0) {
+        m.msg_control = control.buf;
+        m.msg_controllen = sizeof control.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    _exit(sendmsg(sock, &m, 0) < 0 || fd < 0 ? 1 : 0);
+}
+
+int task_output_open_as(uid_t uid, gid_t gid, const char *path, int *fd, char *why,
+                        size_t whycap)
+{
+    *fd = -1;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        snprintf(why, whycap, "cannot make a socket pair: %s", strerror(errno));
         return -1;
     }
     pid_t child = fork();
     if (child < 0) {
         snprintf(why, whycap, "cannot fork: %s", strerror(errno));
-        close(p[0]);
-        close(p[1]);
+        close(sv[0]);
+        close(sv[1]);
         return -1;
     }
     if (child == 0) {
-        char msg[512] = "";
-        int rc = -1;
-        close(p[0]);
-        int already = getuid() == uid && geteuid() == uid && getgid() == gid && getegid() == gid;
-        if (!already &&
-            (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0))
-            snprintf(msg, sizeof msg, "cannot take the identity of uid %ld: %s", (long)uid,
-                     strerror(errno));
-        else {
-            umask(077);
-            rc = fn(arg, msg, sizeof msg);
-        }
-        if (rc != 0 && write(p[1], msg, strlen(msg)) < 0)
-            rc = -1;
-        _exit(rc == 0 ? 0 : 1);
+        close(sv[0]);
+        open_and_send(sv[1], uid, gid, path);
     }
-    close(p[1]);
-    char msg[512];
-    ssize_t n, got = 0;
-    while ((n = read(p[0], msg + got, sizeof msg - 1 - (size_t)got)) > 0 ||
-           (n < 0 && errno == EINTR))
-        if (n > 0)
-            got += n;
-    msg[got] = '\0';
-    close(p[0]);
+    close(sv[1]);
+    char msg[513] = "";
+    struct iovec iov = {msg, sizeof msg - 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                       .msg_controllen = sizeof control.buf};
+    ssize_t n;
+    while ((n = recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    close(sv[0]);
+    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        memcpy(fd, CMSG_DATA(c), sizeof *fd);
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    if (*fd >= 0) {
+        /* the child opened it non-blocking (a FIFO planted there would not
+         * hold it); writing blocks as any file's */
+        int flags = fcntl(*fd, F_GETFL);
+        if (flags >= 0)
+            fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK);
         return 0;
-    snprintf(why, whycap, "%s", got ? msg
-                                    : WIFSIGNALED(status) ? "the writer was killed by a signal"
-                                                          : "the writer failed");
+    }
+    msg[n > 0 ? (size_t)n : 0] = '\0';
+    snprintf(why, whycap, "%s", msg[0] ? msg
+                                : WIFSIGNALED(status) ? "the opener was killed by a signal"
+                                                      : "the opener failed");
     return -1;
 }

@@ -7,9 +7,9 @@
  *                         named by a task field on, each is the job user's
  *                         (made 0700 and given to them; an existing one must
  *                         be theirs or root's); no link is followed
- *   task_output_run_as    a function run in a child with the job user's
- *                         identity and umask 077, so that what it writes is
- *                         theirs, mode 0600, under the rules of any output
+ *   task_output_open_as   the file opened by a child with the job user's
+ *                         identity and umask 077 and handed back: theirs,
+ *                         mode 0600, where they could write themselves
  *
  * None of them prints or exits: each says what went wrong in why. */
 #ifndef GT_TASK_OUTPUT_H
@@ -45,11 +45,15 @@ int task_output_expand(const char *tmpl, const struct task_names *n, char *out, 
 int task_output_prepare(const char *path, size_t fixed, uid_t uid, gid_t gid, char *why,
                         size_t whycap);
 
-/* Runs fn(arg, why, whycap) in a child process with uid, gid (and no other
- * group; a caller that is that user already keeps its identity) and umask
- * 077, and waits for it. fn returns 0 or -1 with its
- * reason in why, which comes back here. 0, or -1 with the reason. */
-int task_output_run_as(uid_t uid, gid_t gid, int (*fn)(void *arg, char *why, size_t whycap),
-                       void *arg, char *why, size_t whycap);
+/* Opens path for writing as the job's user: a child process with uid, gid
+ * (and no other group; a caller that is that user already keeps its
+ * identity) and umask 077 creates or truncates it (mode 0600; a link at
+ * the name is not followed, only a regular file is taken) and hands the
+ * descriptor back, so that the file is theirs and lies only where they
+ * could write, while the caller streams into it (a snapshot's rows are
+ * not all held in memory). 0 and *fd (close-on-exec), or -1 with the
+ * reason in why. */
+int task_output_open_as(uid_t uid, gid_t gid, const char *path, int *fd, char *why,
+                        size_t whycap);
 
 #endif
