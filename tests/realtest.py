@@ -5,6 +5,7 @@ skipped), a free loopback port, polling, and a Prometheus server."""
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -118,3 +119,18 @@ def start_pushgateway(tmp):
             return server, base
     skip("the Pushgateway cannot start here: " +
          open(os.path.join(tmp, "pushgateway.log")).read()[-500:])
+
+
+def stop_server(proc):
+    """Ends a server this test started (None: none was)."""
+    if proc:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=HANG_GUARD)
+
+
+def finish(name):
+    """The test's exit status, saying how many checks failed."""
+    if failures:
+        print("%s: %d failed" % (name, len(failures)))
+        return 1
+    return 0

@@ -20,8 +20,8 @@ import sys
 import tempfile
 import threading
 
-from realtest import (HANG_GUARD, check, failures, free_port, get, query, skip, start_prometheus,
-                      start_pushgateway, wait_for)
+from realtest import (HANG_GUARD, check, finish, free_port, get, query, skip, start_prometheus,
+                      start_pushgateway, stop_server, wait_for)
 
 SLURM_TASK = dict(SLURM_JOB_ID="4242", SLURM_STEP_ID="0", SLURM_PROCID="1", SLURM_NTASKS="2",
                   SLURMD_NODENAME="node07")
@@ -152,14 +152,9 @@ def main():
         test_push(gt, workload, tmp, gateway)
         test_push_failures(gt, tmp)
     finally:
-        if gateway_proc:
-            gateway_proc.send_signal(signal.SIGTERM)
-            gateway_proc.wait(timeout=HANG_GUARD)
+        stop_server(gateway_proc)
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("test_pushgateway: %d failed" % len(failures))
-        return 1
-    return 0
+    return finish("test_pushgateway")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ import subprocess
 import sys
 import tempfile
 
-from realtest import (HANG_GUARD, check, failures, free_port, get, query, skip, start_prometheus,
-                      start_pushgateway, wait_for)
+from realtest import (HANG_GUARD, check, finish, free_port, get, query, skip, start_prometheus,
+                      start_pushgateway, stop_server, wait_for)
 from test_slurm import Cluster
 
 PEAK_MIB = 96  # what each task allocates and touches
@@ -192,14 +192,9 @@ def main():
                   job, [int(peaks[k]) for k in sorted(peaks)]))
     finally:
         cluster.stop()
-        if gateway_proc:
-            gateway_proc.send_signal(signal.SIGTERM)
-            gateway_proc.wait(timeout=HANG_GUARD)
+        stop_server(gateway_proc)
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("test_slurm_spank: %d failed" % len(failures))
-        return 1
-    return 0
+    return finish("test_slurm_spank")
 
 
 if __name__ == "__main__":

@@ -73,12 +73,8 @@ static int request(const char *url, const char *method, const char *header1,
         http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
     if (method)
         http->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-    long status = 0;
-    CURLcode rc = http->easy_perform(c);
-    if (rc == CURLE_OK)
-        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    http->slist_free_all(h);
-    http->easy_cleanup(c);
+    long status;
+    CURLcode rc = http_perform(http, c, h, &status);
     return rc == CURLE_OK && status == 200 ? 0 : -1;
 }
 

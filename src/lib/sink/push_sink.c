@@ -111,12 +111,8 @@ static int put(struct push_sink *p, const char *text, size_t len, char *why, siz
     http->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
     if (h)
         http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    long status = 0;
-    CURLcode rc = http->easy_perform(c);
-    if (rc == CURLE_OK)
-        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    http->slist_free_all(h);
-    http->easy_cleanup(c);
+    long status;
+    CURLcode rc = http_perform(http, c, h, &status);
     if (rc != CURLE_OK) {
         snprintf(why, cap, "%s", curl_err[0] ? curl_err : http->easy_strerror(rc));
         return -1;

@@ -67,3 +67,14 @@ const struct http_api *http_api(const char **why)
         *why = failure;
     return ready ? &api : NULL;
 }
+
+CURLcode http_perform(const struct http_api *http, CURL *c, struct curl_slist *h, long *status)
+{
+    *status = 0;
+    CURLcode rc = http->easy_perform(c);
+    if (rc == CURLE_OK)
+        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+    http->slist_free_all(h);
+    http->easy_cleanup(c);
+    return rc;
+}

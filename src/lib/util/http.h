@@ -24,4 +24,9 @@ struct http_api {
  * NULL when it cannot: *why (may be NULL) then says why. */
 const struct http_api *http_api(const char **why);
 
+/* Performs the request c set up by the caller (h: its header list, or
+ * NULL), then frees both. Returns libcurl's code; *status is the HTTP
+ * status of the answer (0 when none came). */
+CURLcode http_perform(const struct http_api *http, CURL *c, struct curl_slist *h, long *status);
+
 #endif

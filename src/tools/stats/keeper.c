@@ -55,12 +55,8 @@ static gt_status keeper_get(const struct http_api *http, const char *base, const
     http->easy_setopt(c, CURLOPT_WRITEDATA, &b);
     http->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
     http->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    CURLcode rc = http->easy_perform(c);
-    long status = 0;
-    if (rc == CURLE_OK)
-        http->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    http->slist_free_all(h);
-    http->easy_cleanup(c);
+    long status;
+    CURLcode rc = http_perform(http, c, h, &status);
     gt_status st = GT_OK;
     if (rc != CURLE_OK)
         st = gt_fail(GT_ERR_IO, "cannot reach the Keeper API at %s: %s", base,
