@@ -67,6 +67,16 @@ test "$nexported" -le 30 || { echo "libgputracker.so exports $nexported function
 test ! -e "$prefix/include/gpu_tracker_tools.h" ||
     { echo "gpu_tracker_tools.h (no stability promise) was installed"; exit 1; }
 
+# The SPANK plugin (where the build has it: Slurm's spank.h was there) lands
+# in Slurm's plugin directory and shows slurmstepd its entry points only.
+if [ -f "$build/spank_gputracker.so" ]; then
+    plugin=$(find "$prefix" -path '*/slurm-wlm/spank_gputracker.so')
+    test -n "$plugin" || { echo "the SPANK plugin was not installed into lib*/slurm-wlm"; exit 1; }
+    shown=$(nm -D --defined-only "$plugin" | awk '{print $3}' | sort | tr '\n' ' ')
+    test "$shown" = "plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_task_exit slurm_spank_task_post_fork spank_plugin_version " ||
+        { echo "the SPANK plugin exports more than its entry points: $shown"; exit 1; }
+fi
+
 # Nor does the static archive define a global symbol outside the gt_ API:
 # a program's own monotonic_now() must not clash with ours at link time.
 others=$(nm -g --defined-only "$libdir/libgputracker.a" | awk 'NF == 3 {print $3}' | grep -v '^gt_' || true)
