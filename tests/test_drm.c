@@ -371,6 +371,44 @@ static void test_no_drm_class(void)
     fx_rmroot(bare);
 }
 
+/* ROCm compute through KFD, which fdinfo does not show: a process with no
+ * /dev/dri file open but 1 GiB of vram_<gpu_id> on the amdgpu card (KFD's
+ * node 1, at 0000:03:00.0) has that memory; the CPU node and a GPU of
+ * another address are not ours. Where fdinfo gives a process more (the
+ * same buffers in both), the larger counts, not the sum. */
+static void test_kfd(void)
+{
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+    put(sys, "class/kfd/kfd/topology/nodes/0/gpu_id", "0\n");
+    put(sys, "class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 16\n");
+    put(sys, "class/kfd/kfd/topology/nodes/1/gpu_id", "4660\n");
+    put(sys, "class/kfd/kfd/topology/nodes/1/properties",
+        "cpu_cores_count 0\nsimd_count 416\nlocation_id 768\ndomain 0\n");
+    put(sys, "class/kfd/kfd/topology/nodes/2/gpu_id", "7777\n");
+    put(sys, "class/kfd/kfd/topology/nodes/2/properties", "location_id 1024\ndomain 1\n");
+    /* the child: ROCm compute only, on our card and on the foreign one */
+    link_fd(101, 4, "/dev/null");
+    put(proc, "101/fdinfo/4", "pos:\t0\n");
+    char inherited[4300];
+    snprintf(inherited, sizeof inherited, "%s/101/fd/3", proc);
+    unlink(inherited); /* main's amdgpu client is no longer the child's */
+    put(sys, "class/kfd/kfd/proc/101/vram_4660", "1073741824\n");
+    put(sys, "class/kfd/kfd/proc/101/vram_7777", "5000000\n");
+    /* main: 2 GiB by fdinfo, 1 GiB by KFD: the same buffers, 2 GiB */
+    put(sys, "class/kfd/kfd/proc/100/vram_4660", "1073741824\n");
+    gt_options o = options("amd");
+    gt_tracker *t = NULL;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
+    const gt_resource_usage *u = t ? gt_tracker_usage(t) : NULL;
+    CHECK_MSG(u && u->max_gpu_ram.descendants == 1073741824.0 / 1e9, "descendants %g",
+              u ? u->max_gpu_ram.descendants : -1);
+    CHECK_MSG(u && u->max_gpu_ram.main == 2147483648.0 / 1e9, "main %g",
+              u ? u->max_gpu_ram.main : -1);
+    gt_tracker_free(t);
+}
+
 int main(void)
 {
     test_parse();
@@ -379,6 +417,7 @@ int main(void)
     test_backend();
     test_rocm_first();
     test_no_drm_class();
+    test_kfd();
     fx_rmroot(proc);
     fx_rmroot(sys);
     return check_exit("test_drm");

@@ -4,7 +4,8 @@
  * tracked process's use of them is read from the fdinfo of the GPU device
  * files it holds open (drm_clients.h over drm_fdinfo.h, the kernel's
  * drm-usage-stats), as nvtop does, but for the tree only. amdgpu also gives the whole GPU's memory use
- * and busy percent in sysfs (mem_info_vram_used, gpu_busy_percent).
+ * and busy percent in sysfs (mem_info_vram_used, gpu_busy_percent), and a
+ * ROCm process's compute memory through KFD (kfd.h).
  *
  * Where ROCm SMI already lists the AMD GPUs, this backend leaves them to it
  * (unless the brand asked for is "drm"). */
@@ -17,10 +18,12 @@
 
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu.h"
+#include "read/gpu/kfd.h"
 
 struct drm_state {
     struct drm_clients clients;     /* each device's PCI address and driver */
     char card[GPU_MAX_DEVICES][16]; /* each device's sysfs name, "card0" */
+    struct kfd_gpus kfd;            /* the amdgpu devices' KFD ids (ROCm compute) */
 };
 
 /* The drivers whose fdinfo follows drm-usage-stats and that run compute
@@ -163,6 +166,8 @@ static int drm_init(struct gpu_vendor *v)
         }
         free(names[i]);
     }
+    kfd_gpus_find(&st->kfd, v->sys_root, (const char (*)[DRM_NAME_LEN])st->clients.pdev,
+                  v->ndevices);
     return 0;
 }
 
@@ -184,7 +189,8 @@ static int drm_sample(struct gpu_vendor *v, struct gpu_sample *s)
                 s->util_sum_percent += (double)busy;
         }
     }
-    if (drm_clients_sample(&st->clients, v, 1) < 0) {
+    /* ROCm compute's memory is KFD's, which the fdinfo does not show */
+    if (drm_clients_sample(&st->clients, v, 1) < 0 || kfd_sample(&st->kfd, v) < 0) {
         snprintf(v->reason, sizeof v->reason, "out of memory for the GPU clients");
         return -1;
     }
