@@ -42,6 +42,7 @@
 #include "measure.h"
 #include "read/sample_reader.h"
 #include "read/gpu/gpu.h"
+#include "read/gpu/kfd.h"
 #include "util/warn.h"
 
 #define CALLS 200
@@ -277,6 +278,65 @@ static int measure_tree(int n, struct warner *w)
     return 0;
 }
 
+/* ROCm compute's memory per process (kfd.h), read at every sample of an
+ * AMD GPU without ROCm SMI: this machine has no KFD, so a sysfs laid out
+ * as the amdkfd driver writes it is made in a temporary directory, one GPU
+ * and 100 processes with their vram file, and the read timed over them. */
+#define KFD_PROCS 100
+static struct gpu_vendor kfd_vendor;
+static struct kfd_gpus kfd_map;
+static void call_kfd(struct sample_reader *r, void *arg)
+{
+    (void)r;
+    (void)arg;
+    kfd_vendor.nprocs = 0;
+    kfd_sample(&kfd_map, &kfd_vendor);
+}
+
+static int measure_kfd(void)
+{
+    char root[] = "/tmp/gt-bench-kfd-XXXXXX";
+    if (!mkdtemp(root))
+        return -1;
+    char cmd[512], path[512];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/class/kfd/kfd/topology/nodes/1", root);
+    if (system(cmd) != 0)
+        return -1;
+    static const struct {
+        const char *rel, *text;
+    } files[] = {{"class/kfd/kfd/topology/nodes/1/gpu_id", "4660\n"},
+                 {"class/kfd/kfd/topology/nodes/1/properties", "location_id 768\ndomain 0\n"}};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, files[i].rel);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return -1;
+        fputs(files[i].text, f);
+        fclose(f);
+    }
+    static pid_t pids[KFD_PROCS];
+    for (int i = 0; i < KFD_PROCS; i++) {
+        pids[i] = 1000 + i;
+        snprintf(cmd, sizeof cmd, "mkdir -p %s/class/kfd/kfd/proc/%d && echo 1073741824 > "
+                 "%s/class/kfd/kfd/proc/%d/vram_4660", root, (int)pids[i], root, (int)pids[i]);
+        if (system(cmd) != 0)
+            return -1;
+    }
+    static const char pdev[1][DRM_NAME_LEN] = {"0000:03:00.0"};
+    kfd_gpus_find(&kfd_map, root, pdev, 1);
+    kfd_vendor.sys_root = root;
+    kfd_vendor.tree_pids = pids;
+    kfd_vendor.ntree_pids = KFD_PROCS;
+    struct row *row = add_row("  KFD memory (AMD, no ROCm SMI), per process", "every sample, AMD");
+    if (kfd_map.n == 1)
+        time_call(row, NULL, (struct reader_call){call_kfd, NULL}, KFD_PROCS);
+    else
+        snprintf(row->missing, sizeof row->missing, "the KFD fixture was not read");
+    free(kfd_vendor.procs);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 static int measure_sources(struct warner *w)
 {
     pid_t root = idle_tree(1);
@@ -368,8 +428,8 @@ static int measure_pace(void)
 static int measure_all(struct warner *w)
 {
     nrows = 0;
-    return measure_pace() < 0 || measure_sources(w) < 0 || measure_tree(1, w) < 0 ||
-                   measure_tree(100, w) < 0
+    return measure_pace() < 0 || measure_sources(w) < 0 || measure_kfd() < 0 ||
+                   measure_tree(1, w) < 0 || measure_tree(100, w) < 0
                ? -1
                : 0;
 }
