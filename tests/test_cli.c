@@ -154,6 +154,7 @@ static void test_errors(void)
     r = gt("--metrics-push", "http://127.0.0.1:9091", "--metrics-push-interval", "-1", "-e", touch,
            NULL);
     CHECK(r.status == 2 && strstr(r.err.data, "--metrics-push-interval: invalid duration '-1'"));
+    result_free(&r);
     r = gt("--bogus", "-e", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown option '--bogus'; see gpu-tracker --help\n");
     /* The option named is the one given (it was the program's path). */
