@@ -846,6 +846,49 @@ static void test_counters_now(void)
     fx_rmroot(at);
 }
 
+/* ROCm SMI without a process list (NOT_SUPPORTED), every GPU's PCI address
+ * known: each tracked process's memory from the KFD driver instead, on the
+ * GPU its gpu_id names (fixture sysfs); none without a PCI address. */
+static void test_amd_kfd(void)
+{
+    setenv("GPU_TRACKER_RSMI_LIBRARY", FAKE_RSMI, 1);
+    setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    char *sys = fx_mkroot();
+    fx_mkdirs(sys, "class/kfd/kfd/topology/nodes/1");
+    fx_mkdirs(sys, "class/kfd/kfd/topology/nodes/2");
+    fx_mkdirs(sys, "class/kfd/kfd/proc/100");
+    fx_mkdirs(sys, "class/kfd/kfd/proc/101");
+    fx_write(sys, "class/kfd/kfd/topology/nodes/1/gpu_id", "11\n");
+    fx_write(sys, "class/kfd/kfd/topology/nodes/1/properties", "location_id 768\ndomain 0\n");
+    fx_write(sys, "class/kfd/kfd/topology/nodes/2/gpu_id", "22\n");
+    fx_write(sys, "class/kfd/kfd/topology/nodes/2/properties", "location_id 1024\ndomain 0\n");
+    fx_write(sys, "class/kfd/kfd/proc/100/vram_11", "3000000000\n");
+    fx_write(sys, "class/kfd/kfd/proc/101/vram_22", "1000000000\n");
+    char text[1024];
+    snprintf(text, sizeof text, "%spci 0 300\npci 1 400\nfail rsmi_compute_process_info_get 2\n",
+             two_amd);
+    write_rsmi(text);
+    gt_options o = options(NULL);
+    o.gpu_brand = "amd";
+    test_sources.sys_root = sys;
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK_MSG(u.max_gpu_ram.main == 3.0 && u.max_gpu_ram.descendants == 1.0, "main %g desc %g",
+              u.max_gpu_ram.main, u.max_gpu_ram.descendants);
+    CHECK(u.gpu_details.process_memory_available);
+    /* No PCI address for GPU 1: no per-process utilization, nor KFD's memory */
+    snprintf(text, sizeof text, "%spci 0 300\nfail rsmi_compute_process_info_get 2\n", two_amd);
+    write_rsmi(text);
+    o = options(NULL);
+    o.gpu_brand = "amd";
+    test_sources.sys_root = sys;
+    CHECK(track(&o, &u) == GT_OK);
+    CHECK(u.max_gpu_ram.main == 0 && u.max_gpu_ram.descendants == 0);
+    fx_rmroot(sys);
+    setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
+    setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+}
+
 /* Lines of the fake's call log naming fn. */
 static int calls_of(const char *log, const char *fn)
 {
@@ -915,6 +958,7 @@ int main(void)
     test_details();
     test_energy_read_sparingly();
     test_amd();
+    test_amd_kfd();
     test_many_gpus();
     test_series_gpu();
     test_counters_now();

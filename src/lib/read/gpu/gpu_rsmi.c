@@ -19,6 +19,7 @@
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu.h"
 #include "read/gpu/gpu_lists.h"
+#include "read/gpu/kfd.h"
 
 typedef int rsmi_status_t;
 #define RSMI_STATUS_SUCCESS 0
@@ -58,6 +59,11 @@ struct rsmi {
      * figures of the GPUs it lists (found by their PCI address). */
     int drm_fill;
     struct drm_clients drm;
+    /* Where ROCm SMI lists no process (no rsmi_compute_process_info_get,
+     * or NOT_SUPPORTED), the KFD driver's per-process memory (kfd.h) of
+     * the GPUs whose PCI address it gave. */
+    struct kfd_gpus kfd;
+    int procs_listed;          /* the last sample's list came from ROCm SMI */
     rsmi_process_info_t *infos;
     uint32_t capinfos;
     double energy_base_uj[GPU_MAX_DEVICES];
@@ -186,8 +192,13 @@ static int rsmi_open(struct gpu_vendor *g)
      * process's utilization. */
     r->drm_fill = count > 0 && r->drm.ndevices == (int)count;
     g->needs_tree_pids = r->drm_fill; /* the DRM figures of the tree's processes */
-    if (r->drm_fill)
+    if (r->drm_fill) {
         g->proc_util_reason[0] = '\0';
+        kfd_gpus_find(&r->kfd, g->sys_root, (const char (*)[DRM_NAME_LEN])r->drm.pdev,
+                      (int)count);
+        if (!r->processes && r->kfd.n > 0)
+            g->proc_memory_reason[0] = '\0'; /* KFD gives it */
+    }
     g->ndevices = (int)count;
     return 0;
 }
@@ -198,6 +209,7 @@ static int rsmi_open(struct gpu_vendor *g)
  * count it filled, not the count it needed): then count again. */
 static int add_processes(struct gpu_vendor *g, struct rsmi *r)
 {
+    r->procs_listed = 0;
     if (!r->processes)
         return 0;
     for (int attempt = 0; attempt < 3; attempt++) {
@@ -227,6 +239,7 @@ static int add_processes(struct gpu_vendor *g, struct rsmi *r)
             if (gpu_add_process(g, (pid_t)r->infos[i].process_id, -1,
                                 r->infos[i].vram_usage, 0.0) < 0)
                 return -1;
+        r->procs_listed = 1;
         return 0;
     }
     return 0; /* it kept growing: count it next time */
@@ -298,7 +311,8 @@ static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
             read_ecc(g, r, i, s);
     if (add_processes(g, r) < 0)
         return -1;
-    if (r->drm_fill && drm_clients_sample(&r->drm, g, 0) < 0) {
+    if (r->drm_fill && (drm_clients_sample(&r->drm, g, 0) < 0 ||
+                        (!r->procs_listed && kfd_sample(&r->kfd, g) < 0))) {
         snprintf(g->reason, sizeof g->reason, "out of memory for the GPU clients");
         return -1;
     }

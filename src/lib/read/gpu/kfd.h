@@ -7,7 +7,8 @@
  * <sys>/class/kfd/kfd/topology/nodes/<N>/gpu_id (0 for a CPU node), each
  * node's PCI address in its properties (domain, location_id: bus << 8 |
  * device << 3 | function). Read for the tracked tree where no vendor
- * library gives a per-process figure (the DRM backend). */
+ * library gives a per-process figure: the DRM backend, and ROCm SMI when
+ * it lists no process. */
 #ifndef GT_KFD_H
 #define GT_KFD_H
 
