@@ -5,6 +5,7 @@ skipped), a free loopback port, polling, and a Prometheus server."""
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -93,6 +94,20 @@ def start_prometheus(prometheus, config_text, tmp):
         if wait_for("Prometheus to be ready", lambda: own_server_ready(server, log_path, base)) == "ready":
             return server, base
     return None, open(log_path).read()[-500:]
+
+
+def prometheus_on_pushgateway(gateway, tmp):
+    """A Prometheus scraping the Pushgateway at gateway every second, the
+    pushed labels kept (honor_labels): (process, base URL); skips the test
+    when it cannot start."""
+    server, base = start_prometheus(
+        shutil.which("prometheus"),
+        "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+        "scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n"
+        "    static_configs:\n      - targets: ['%s']\n" % gateway.split("//")[1], tmp)
+    if server is None:
+        skip("the Prometheus server cannot start here: " + base)
+    return server, base
 
 
 def query(base, q):

@@ -20,8 +20,8 @@ import sys
 import tempfile
 import threading
 
-from realtest import (HANG_GUARD, check, finish, free_port, get, query, skip, start_prometheus,
-                      start_pushgateway, stop_server, wait_for)
+from realtest import (HANG_GUARD, check, finish, free_port, get, prometheus_on_pushgateway, query,
+                      skip, start_pushgateway, stop_server, wait_for)
 
 SLURM_TASK = dict(SLURM_JOB_ID="4242", SLURM_STEP_ID="0", SLURM_PROCID="1", SLURM_NTASKS="2",
                   SLURMD_NODENAME="node07")
@@ -71,13 +71,7 @@ def test_push(gt, workload, tmp, gateway):
           "the pushed peak %s is the summary's %s" % (line, final_peak))
     check("# HELP gpu_tracker_memory_peak_rss_bytes " in pushed, "the exporter's help text")
 
-    server, base = start_prometheus(
-        shutil.which("prometheus"),
-        "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-        "scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n"
-        "    static_configs:\n      - targets: ['%s']\n" % gateway.split("//")[1], tmp)
-    if server is None:
-        skip("the Prometheus server cannot start here: " + base)
+    server, base = prometheus_on_pushgateway(gateway, tmp)
     try:
         q = 'gpu_tracker_memory_peak_rss_bytes{part="combined",job="gpu-tracker",job_id="4242",task_rank="1"}'
         wait_for("Prometheus to have scraped the Pushgateway", lambda: query(base, q))

@@ -29,8 +29,8 @@ import subprocess
 import sys
 import tempfile
 
-from realtest import (HANG_GUARD, check, finish, free_port, get, query, skip, start_prometheus,
-                      start_pushgateway, stop_server, wait_for)
+from realtest import (HANG_GUARD, check, finish, free_port, get, prometheus_on_pushgateway, query,
+                      skip, start_pushgateway, stop_server, wait_for)
 from test_slurm import Cluster
 
 PEAK_MIB = 96  # what each task allocates and touches
@@ -161,13 +161,7 @@ def main():
                     and 'job_id="%s"' % job in l and 'task_rank="%d"' % rank in l]
             check(len(line) == 1 and abs(float(line[0].rsplit(" ", 1)[1]) - peaks.get(rank, 0))
                   <= 2**20, "task %d's pushed peak %s, its snapshot's %s" % (rank, line, peaks.get(rank)))
-        server, base = start_prometheus(
-            shutil.which("prometheus"),
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-            "scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n"
-            "    static_configs:\n      - targets: ['%s']\n" % gateway.split("//")[1], tmp)
-        if server is None:
-            skip("the Prometheus server cannot start here: " + base)
+        server, base = prometheus_on_pushgateway(gateway, tmp)
         try:
             q = 'gpu_tracker_memory_peak_rss_bytes{part="combined",job_id="%s"}' % job
             got = wait_for("Prometheus to have both tasks", lambda: len(query(base, q)) == 2 and
