@@ -70,6 +70,9 @@ def test_push(gt, workload, tmp, gateway):
     check(line and abs(float(line[0].rsplit(" ", 1)[1]) - final_peak) <= 2**20,
           "the pushed peak %s is the summary's %s" % (line, final_peak))
     check("# HELP gpu_tracker_memory_peak_rss_bytes " in pushed, "the exporter's help text")
+    # the last push's sample read the I/O counters (only the samples pushed read them)
+    check(any(l.startswith("gpu_tracker_io_read_bytes_total{") and group in l
+              for l in pushed.splitlines()), "the I/O counters pushed at the end")
 
     server, base = prometheus_on_pushgateway(gateway, tmp)
     try:

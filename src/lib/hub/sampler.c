@@ -57,12 +57,12 @@ static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
 /* What the next sample reads beyond what every sample reads: the one place
  * where what later stages learnt feeds back into the reader. The caller
  * owns the reader and the sinks. */
-static struct read_plan next_read_plan(gt_tracker *t)
+static struct read_plan next_read_plan(gt_tracker *t, long slot)
 {
     struct read_plan plan = {
         /* The exporter's I/O counters cost a file per process: read only
          * when someone will see them (metrics_sink.h). */
-        .io = sinks_want_io(&t->sinks),
+        .io = sinks_want_io(&t->sinks, slot < 0),
         /* A shared group's figures are never used: stop paying for them (a
          * user's session group can hold thousands of processes). */
         .cgroup = !t->pipe.cg.shared,
@@ -79,7 +79,8 @@ static struct read_plan next_read_plan(gt_tracker *t)
 static double take_sample(gt_tracker *t, long slot, struct pipeline_rows *rows)
 {
     struct sample s;
-    struct read_plan plan = next_read_plan(t); /* pipe.cg.shared: only the sampler writes it */
+    /* pipe.cg.shared: only the sampler writes it */
+    struct read_plan plan = next_read_plan(t, slot);
     pthread_mutex_lock(&t->reader_lock);
     sample_read(&t->reader, slot, &plan, &s);
     pthread_mutex_lock(&t->lock);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sink/metrics_sink.h"
 #include "util/background.h"
@@ -138,11 +137,10 @@ static int put(struct push_sink *p, const char *text, size_t len, char *why, siz
 static void push_text(struct push_sink *p, const char *text, size_t len)
 {
     char why[512];
-    p->pushes++;
-    if (put(p, text, len, why, sizeof why) == 0)
+    if (put(p, text, len, why, sizeof why) == 0 || p->warned)
         return;
-    if (p->failures++ == 0)
-        warn_always(p->warner, "cannot push metrics to %s: %s; the run and its other outputs go "
+    p->warned = 1;
+    warn_always(p->warner, "cannot push metrics to %s: %s; the run and its other outputs go "
                     "on", p->url, why);
 }
 
@@ -244,9 +242,14 @@ static void sink_finish(struct sink *k, const struct pipeline_rows *final)
 static const struct sink_ops push_sink_ops = {.start = sink_start, .rows = sink_rows,
                                               .finish = sink_finish};
 
+int push_sink_wants_io(const struct push_sink *p, double now, int final)
+{
+    return final || (p->interval > 0 && p->last_push > 0 && now - p->last_push >= p->interval);
+}
+
 gt_status push_sink_init(struct push_sink *p, const char *base_url, double interval,
-                         const struct metrics_static *st, const gt_job_info *job, long pid,
-                         struct warner *w)
+                         const struct metrics_static *st, const gt_job_info *job,
+                         const char *host, long pid, struct warner *w)
 {
     memset(p, 0, sizeof *p);
     p->base.ops = &push_sink_ops;
@@ -255,9 +258,6 @@ gt_status push_sink_init(struct push_sink *p, const char *base_url, double inter
     p->interval = interval;
     pthread_mutex_init(&p->lock, NULL);
     cond_init_monotonic(&p->wake);
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
     p->url = push_group_url(base_url, job, host, pid);
     if (!p->url) {
         push_sink_destroy(p);

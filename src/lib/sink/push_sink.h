@@ -32,7 +32,6 @@ struct push_sink {
     char *url;                 /* the group's whole URL */
     double interval;           /* seconds; 0: at the end only */
     double last_push;          /* monotonic time of the last hand-over; 0: none */
-    int start_set;
     /* The thread of the pushes during the run (started with the first). */
     pthread_t thread;
     int thread_started;
@@ -41,15 +40,21 @@ struct push_sink {
     char *pending;             /* text waiting to be pushed (newest only) */
     size_t pending_len;
     int stop;
-    int pushes, failures;      /* made / failed so far (tests) */
+    int warned;                /* a push failed and was said */
 };
 
 /* A pusher to base_url (an http:// or https:// URL, checked by the
  * options) for the run labelled st (copied), grouped by job (NULL:
- * none) or else pid. GT_ERR_NO_MEMORY only. */
+ * none) or else host and pid. GT_ERR_NO_MEMORY only. */
 gt_status push_sink_init(struct push_sink *p, const char *base_url, double interval,
-                         const struct metrics_static *st, const gt_job_info *job, long pid,
-                         struct warner *w);
+                         const struct metrics_static *st, const gt_job_info *job,
+                         const char *host, long pid, struct warner *w);
+
+/* Whether the sample about to be taken at now (monotonic; final: the
+ * stop's own) will be pushed, so that the reader reads each process's I/O
+ * counters for it: the last one, and, with an interval, one an interval
+ * after the last hand-over. Called by the sampling thread. */
+int push_sink_wants_io(const struct push_sink *p, double now, int final);
 
 /* The whole URL a push of base_url for this run goes to (malloc'd; NULL
  * when out of memory): what push_sink_init() pushes to. */

@@ -17,14 +17,13 @@ void sinks_init(struct sinks *k)
     k->tracking.file.fd = -1;
 }
 
-/* The exporter's and the pusher's labels: the host, the job, the
- * command's short name (the tracked process's own name when no command was
- * said) and PID, and the GPUs; into *ms. */
-static void run_labels(struct metrics_static *ms, const gt_options *o, const struct sinks_facts *f)
+/* The exporter's and the pusher's labels: host, the job, the command's
+ * short name (the tracked process's own name when no command was said)
+ * and PID, and the GPUs; into *ms. */
+static void run_labels(struct metrics_static *ms, const gt_options *o, const struct sinks_facts *f,
+                       const char *host)
 {
-    char host[256] = "", comm[64] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
+    char comm[64] = "";
     const char *command = o->command;
     if (!command || !*command) {
         read_process_name(f->proc_root, f->pid, comm, sizeof comm);
@@ -48,7 +47,10 @@ static gt_status open_metrics(struct sinks *k, const gt_options *o, const struct
     struct metrics_static *ms = calloc(1, sizeof *ms);
     if (!ms)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    run_labels(ms, o, f);
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    run_labels(ms, o, f, host);
     gt_status st = GT_OK;
     if (o->metrics_listen || o->metrics_textfile_dir) {
         st = metrics_sink_init(&k->metrics, o->metrics_listen, o->metrics_textfile_dir, f->pid,
@@ -59,7 +61,7 @@ static gt_status open_metrics(struct sinks *k, const gt_options *o, const struct
     }
     if (st == GT_OK && o->metrics_push_url) {
         st = push_sink_init(&k->push, o->metrics_push_url, o->metrics_push_interval, ms, f->job,
-                            (long)f->pid, w);
+                            host, (long)f->pid, w);
         k->push_on = st == GT_OK;
         if (k->push_on)
             k->list[k->n++] = &k->push.base;
@@ -110,18 +112,13 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
     return GT_OK;
 }
 
-int sinks_want_io(struct sinks *k)
+int sinks_want_io(struct sinks *k, int final)
 {
     if (!k->metrics_on && !k->push_on)
         return 0;
     double now = monotonic_now();
-    if (k->metrics_on && metrics_sink_wants_io(&k->metrics, now))
-        return 1;
-    /* every push shows the I/O counters: read at most every METRICS_IO_PERIOD */
-    if (!k->push_on || (k->push_last_io > 0 && now - k->push_last_io < METRICS_IO_PERIOD))
-        return 0;
-    k->push_last_io = now;
-    return 1;
+    return (k->metrics_on && metrics_sink_wants_io(&k->metrics, now)) ||
+           (k->push_on && push_sink_wants_io(&k->push, now, final));
 }
 
 const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,

@@ -28,7 +28,6 @@ struct sinks {
     struct metrics_sink metrics;
     int push_on;                   /* the pusher runs */
     struct push_sink push;
-    double push_last_io;           /* monotonic: the pusher's last I/O reading */
     struct metrics_point points[2]; /* the newest two (the counters of one
                                        are raised to the other's) */
     int cur;
@@ -58,10 +57,11 @@ void sinks_init(struct sinks *k);
 gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
                      struct warner *w);
 
-/* Whether the exporter will show each process's I/O counters now: the
- * reader reads them only then (metrics_sink.h). No clock is read when no
- * exporter runs. */
-int sinks_want_io(struct sinks *k);
+/* Whether the sample about to be taken (final: the stop's own) will show
+ * each process's I/O counters, through the exporter or a push: the reader
+ * reads them only then (metrics_sink.h, push_sink.h). No clock is read
+ * when neither runs. */
+int sinks_want_io(struct sinks *k, int final);
 
 /* The exporter's point of sample s (NULL when it does not run). */
 const struct metrics_point *sinks_take_point(struct sinks *k, const struct pipeline *p,
