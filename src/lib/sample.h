@@ -217,6 +217,7 @@ struct series_gpu {
     double usage;
     double vram_mib;
     int utilized;
+    unsigned long long utilized_devices; /* which (bit d: device d); the process figures only */
 };
 
 /* ---- The system series' extra counters (system_series.c) ---- */

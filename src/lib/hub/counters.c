@@ -19,29 +19,6 @@
 #define KIB 1024ULL
 #define SECTOR_BYTES 512ULL /* /proc/diskstats counts 512-byte sectors on every disk */
 
-/* The GPUs the tree keeps busy (bit d: device d), as the process series
- * counts them (pipeline_attribute_gpu): by the driver's per-process
- * utilization where it gives one, else the devices the tree holds memory on
- * that are busy at all. */
-static unsigned long long busy_devices(const struct sample *s)
-{
-    unsigned long long busy = 0, memory = 0;
-    for (size_t i = 0; i < s->gpu.nprocs; i++) {
-        const struct gpu_process *p = &s->gpu.procs[i];
-        if (!pid_roles_get(&s->roles, p->pid))
-            continue;
-        busy |= p->busy_devices;
-        memory |= p->memory_devices;
-    }
-    if (s->gpu.proc_util_ok)
-        return busy;
-    unsigned long long out = 0;
-    for (int d = 0; d < s->gpu_ndevices && d < GPU_MAX_DEVICES && d < 64; d++)
-        if ((memory >> d & 1) && s->gpu.device_util[d] > 0)
-            out |= 1ULL << d;
-    return out;
-}
-
 static void take_process(gt_counters *c, const struct sample *s, double ticks_per_second)
 {
     const struct tree_sample *t = &s->tree;
@@ -61,7 +38,7 @@ static void take_gpu(gt_counters *c, const struct sample *s)
     c->gpu_usage = proc.usage;
     c->gpu_vram_mib = proc.vram_mib;
     c->gpu_utilized = proc.utilized;
-    c->gpu_utilized_devices = busy_devices(s);
+    c->gpu_utilized_devices = proc.utilized_devices;
     c->system_gpu_usage = sys.usage;
     c->system_gpu_vram_mib = sys.vram_mib;
     c->system_gpu_utilized = sys.utilized;

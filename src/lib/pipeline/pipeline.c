@@ -51,6 +51,7 @@ void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
     proc->vram_mib = (double)bytes / MIB;
     if (s->proc_util_ok) {
         proc->usage = (gs->main_sm + gs->desc_sm) / 100.0;
+        proc->utilized_devices = busy_devices;
         proc->utilized = __builtin_popcountll(busy_devices);
         return;
     }
@@ -59,8 +60,10 @@ void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
     for (int d = 0; d < ndevices; d++)
         if ((memory_devices >> d & 1) && s->device_util[d] >= 0) {
             proc->usage += s->device_util[d] / 100.0;
-            proc->utilized += s->device_util[d] > 0;
+            if (s->device_util[d] > 0) /* ndevices <= GPU_MAX_DEVICES, 64 */
+                proc->utilized_devices |= 1ULL << d;
         }
+    proc->utilized = __builtin_popcountll(proc->utilized_devices);
 }
 
 static unsigned long long ticks_minus(unsigned long long a, unsigned long long b)
