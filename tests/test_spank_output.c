@@ -67,7 +67,10 @@ static void test_directories_and_owner(void)
     snprintf(tmpl, sizeof tmpl, "%s/%%u/%%j/%%s-%%t.json.gz", site);
     size_t fixed = 0;
     CHECK(task_output_expand(tmpl, &n, path, sizeof path, &fixed, why, sizeof why) == 0);
+    /* slurmstepd's umask does not change the modes the directories get */
+    mode_t umask_was = umask(077);
     CHECK_MSG(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) == 0, "%s", why);
+    umask(umask_was);
     struct stat st;
     CHECK(stat(site, &st) == 0 && st.st_uid == 0 && (st.st_mode & 07777) == 0711);
     char user_dir[4300], job_dir[4400];
@@ -128,6 +131,20 @@ static void test_directories_and_owner(void)
     CHECK(task_output_expand(tmpl, &n, path, sizeof path, &fixed, why, sizeof why) == 0);
     CHECK(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) < 0);
     CHECK_CONTAINS(why, "belongs to uid 4321, neither the job's user (65534) nor root");
+
+    /* The site's part made by another user (a spool under /tmp, made
+     * first by someone else): nothing is made or given away beneath it. */
+    char foreign[4300], tmpl2[4400];
+    snprintf(foreign, sizeof foreign, "%s/foreign", root);
+    CHECK(mkdir(foreign, 0777) == 0 && chown(foreign, 4321, 4321) == 0);
+    snprintf(tmpl2, sizeof tmpl2, "%s/spool/%%u/%%j.json.gz", foreign);
+    CHECK(task_output_expand(tmpl2, &n, path, sizeof path, &fixed, why, sizeof why) == 0);
+    CHECK(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "belongs to uid 4321, not root: the part of output= before its first "
+                        "field must be root's");
+    char under[4400];
+    snprintf(under, sizeof under, "%s/spool", foreign);
+    CHECK(access(under, F_OK) != 0);
     fx_rmroot(root);
 }
 

@@ -91,17 +91,24 @@ int task_output_expand(const char *tmpl, const struct task_names *n, char *out, 
 }
 
 /* Opens the directory name under dirfd without following a link, making
- * it with mode when missing. *made: it was made now. -1 with errno. */
+ * it when missing with mode exactly (whatever slurmstepd's umask). *made:
+ * it was made now. -1 with errno. */
 static int open_dir(int dirfd, const char *name, mode_t mode, int *made)
 {
     *made = 0;
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0 || errno != ENOENT)
         return fd;
-    if (mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
+    if (mkdirat(dirfd, name, mode) == 0)
+        *made = 1;
+    else if (errno != EEXIST) /* another task of the step made it meanwhile: taken */
         return -1;
-    *made = errno != EEXIST;
-    return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && *made && fchmod(fd, mode) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 int task_output_prepare(const char *path, size_t fixed, uid_t uid, gid_t gid, char *why,
@@ -137,6 +144,12 @@ int task_output_prepare(const char *path, size_t fixed, uid_t uid, gid_t gid, ch
         } else if (users && !made && st.st_uid != uid && st.st_uid != 0) {
             snprintf(why, whycap, "the directory '%s' belongs to uid %ld, neither the job's "
                      "user (%ld) nor root: not used", copy, (long)st.st_uid, (long)uid);
+            rc = -1;
+        } else if (!users && st.st_uid != 0) {
+            /* the site's part is root's: one another user made (in /tmp,
+             * say) would let them move the users' directories */
+            snprintf(why, whycap, "the directory '%s' belongs to uid %ld, not root: the part "
+                     "of output= before its first field must be root's", copy, (long)st.st_uid);
             rc = -1;
         }
         close(dirfd);

@@ -2,8 +2,9 @@
  * from slurmstepd running as root beside other users' jobs:
  *
  *   task_output_expand    the site's template (output=...) for one task
- *   task_output_prepare   its directories: the site's part must exist (or
- *                         is made root's, 0711); from the first directory
+ *   task_output_prepare   its directories: the site's part is root's (made
+ *                         0711 when missing; one of another user's is
+ *                         refused); from the first directory
  *                         named by a task field on, each is the job user's
  *                         (made 0700 and given to them; an existing one must
  *                         be theirs or root's); no link is followed
