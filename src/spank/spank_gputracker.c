@@ -185,9 +185,9 @@ static void task_job_info(spank_t sp, uint32_t job, uint32_t step, uint32_t rank
     uint32_t total = 0;
     if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total) == ESPANK_SUCCESS && total > 0)
         ji->ntasks = (int)total;
-    /* what Slurm gave the step, as it says it (the environment has only
-     * what the user asked for) */
-    /* each item's own type (spank.h): a wider one would write past it */
+    /* What Slurm gave the step, as it says it (the environment has only
+     * what the user asked for); each item in its own type (spank.h): a
+     * wider one would write past it. */
     uint32_t per_task = 0;
     uint16_t on_node = 0;
     uint64_t mem = 0;
@@ -221,7 +221,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         slurm_info(LOG_PREFIX "cannot tell which task was forked: not tracked");
         return ESPANK_SUCCESS;
     }
-    if (step == 0xfffffffcU) /* the extern step: nothing of the job's own runs there */
+    if (step == STEP_EXTERN) /* nothing of the job's own runs there */
         return ESPANK_SUCCESS;
     if (ntasks == captasks) {
         size_t cap = captasks ? captasks * 2 : 8;

@@ -14,12 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Slurm's special step ids (slurm.h: SLURM_EXTERN_CONT, SLURM_BATCH_SCRIPT,
- * SLURM_INTERACTIVE_STEP), here so that this file needs no Slurm header. */
-#define STEP_EXTERN 0xfffffffcUL
-#define STEP_BATCH 0xfffffffbUL
-#define STEP_INTERACTIVE 0xfffffffaUL
-
 const char *task_step_name(unsigned long step, char *buf, size_t cap)
 {
     if (step == STEP_BATCH)

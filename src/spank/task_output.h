@@ -19,6 +19,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Slurm's special step ids (slurm.h: SLURM_EXTERN_CONT, SLURM_BATCH_SCRIPT,
+ * SLURM_INTERACTIVE_STEP), here so that this part needs no Slurm header. */
+#define STEP_EXTERN 0xfffffffcUL
+#define STEP_BATCH 0xfffffffbUL
+#define STEP_INTERACTIVE 0xfffffffaUL
+
 /* What a template's fields stand for. */
 struct task_names {
     const char *user;  /* %u */
