@@ -2456,6 +2456,19 @@ static void test_job_command(void)
              "*.json)\n", empty);
     r = gt("job", empty, NULL);
     check_error(&r, 1, want_err);
+    /* more files than a job has tasks: refused before any is read */
+    char many[300], name[400];
+    snprintf(many, sizeof many, "%s/many-job", tmpdir);
+    mkdir(many, 0755);
+    for (int i = 0; i <= GT_MERGE_MAX_TASKS; i++) {
+        snprintf(name, sizeof name, "%s/%d.json", many, i);
+        FILE *made = fopen(name, "w");
+        if (made)
+            fclose(made);
+    }
+    r = gt("job", many, NULL);
+    check_error(&r, 1, "gpu-tracker: 4097 snapshots, more than a job's 4096 tasks: give the "
+                       "directory of one job\n");
     /* by id: where plugstack.conf says the plugin leaves snapshots */
     char plugstack[300], line[900];
     snprintf(plugstack, sizeof plugstack, "%s/plugstack.conf", tmpdir);

@@ -282,6 +282,15 @@ static gt_snapshot *load_job(const struct job_args *a)
             names_free(&files);
             return NULL;
         }
+    /* A job has at most GT_MERGE_MAX_TASKS tasks: a directory of more is
+     * refused before any is read (each may hold a million rows). */
+    if (files.n > GT_MERGE_MAX_TASKS) {
+        snprintf(err, sizeof err, "%zu snapshots, more than a job's %d tasks: give the directory "
+                 "of one job", files.n, GT_MERGE_MAX_TASKS);
+        cli_fail(err, 1);
+        names_free(&files);
+        return NULL;
+    }
     qsort(files.v, files.n, sizeof *files.v, by_name);
     gt_snapshot **runs = calloc(files.n, sizeof *runs);
     gt_snapshot *job = NULL;
