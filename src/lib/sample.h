@@ -222,6 +222,10 @@ struct series_gpu {
 
 /* ---- The system series' extra counters (system_series.c) ---- */
 
+/* /proc/diskstats counts 512-byte sectors on every device, whatever its
+ * hardware sector size. */
+#define DISK_SECTOR_BYTES 512ULL
+
 struct disk_counter {
     char name[SYS_NAME_LEN];
     unsigned major, minor;

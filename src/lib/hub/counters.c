@@ -17,7 +17,6 @@
 #include "util/internal.h"
 
 #define KIB 1024ULL
-#define SECTOR_BYTES 512ULL /* /proc/diskstats counts 512-byte sectors on every disk */
 
 static void take_process(gt_counters *c, const struct sample *s, double ticks_per_second)
 {
@@ -99,8 +98,8 @@ static int take_system(gt_counters *c, const struct sample *s, const struct samp
         for (size_t i = 0; i < x->ndisks; i++) {
             gt_counters_disk *d = &c->disks[c->ndisks++];
             snprintf(d->name, sizeof d->name, "%s", x->disks[i].name);
-            d->read_bytes = x->disks[i].read_sectors * SECTOR_BYTES;
-            d->write_bytes = x->disks[i].write_sectors * SECTOR_BYTES;
+            d->read_bytes = x->disks[i].read_sectors * DISK_SECTOR_BYTES;
+            d->write_bytes = x->disks[i].write_sectors * DISK_SECTOR_BYTES;
         }
     }
     if (x->nets_ok)

@@ -11,7 +11,6 @@
 #include "util/pyfloat.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-#define SECTOR_BYTES 512ULL /* diskstats counts 512-byte sectors on every device */
 
 /* Counters kept in 32 bits by old drivers wrap at 2^32; one that was within
  * this much of the wrap and is now small wrapped, rather than restarted. */
@@ -97,10 +96,12 @@ static void io_deltas(const struct system_series_sample *p, const struct system_
             const struct disk_counter *was = find_disk(p, &c->disks[i]);
             if (!was)
                 continue;
-            row->disk_read_bytes +=
-                series_counter_delta(was->read_sectors, c->disks[i].read_sectors) * SECTOR_BYTES;
-            row->disk_write_bytes +=
-                series_counter_delta(was->write_sectors, c->disks[i].write_sectors) * SECTOR_BYTES;
+            row->disk_read_bytes += series_counter_delta(was->read_sectors,
+                                                         c->disks[i].read_sectors) *
+                                    DISK_SECTOR_BYTES;
+            row->disk_write_bytes += series_counter_delta(was->write_sectors,
+                                                          c->disks[i].write_sectors) *
+                                     DISK_SECTOR_BYTES;
         }
     if (p->nets_ok && c->nets_ok)
         for (size_t i = 0; i < c->nnets; i++) {
