@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker_tools.h"
+#include "measure.h"
 #include "report/report.h"
 #include "sink/row_store.h"
 #include "snapshot/snapshot.h"
@@ -34,13 +35,6 @@ struct figures {
     double snapshot_mib, report_kib;
     int ok;
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double peak_mib(void)
 {
@@ -147,12 +141,12 @@ static struct figures run_case(size_t n, double interval, int in_memory, const c
     row_store_init(&st);
     if (in_memory)
         st.dir = "/nonexistent-dir"; /* no file: every row stays in memory */
-    double t0 = now();
+    double t0 = wall_seconds();
     if (add_rows(&st, n, interval) < 0) {
         row_store_free(&st);
         return f;
     }
-    f.add_s = now() - t0;
+    f.add_s = wall_seconds() - t0;
     f.rows_mib = peak_mib();
     if (!in_memory) {
         struct row_source rows;
@@ -163,10 +157,10 @@ static struct figures run_case(size_t n, double interval, int in_memory, const c
         char snap[512], html[512];
         snprintf(snap, sizeof snap, "%s/run.json.gz", dir);
         snprintf(html, sizeof html, "%s/run.html", dir);
-        t0 = now();
+        t0 = wall_seconds();
         int ok = snapshot_write_rows(&meta, &rows, GT_SNAPSHOT_GPU_TRACKER, snap) == GT_OK &&
                  report_write_rows(&meta, &rows, NULL, NULL, html) == GT_OK;
-        f.write_s = now() - t0;
+        f.write_s = wall_seconds() - t0;
         f.written_mib = peak_mib();
         f.snapshot_mib = file_mib(snap);
         f.report_kib = file_mib(html) * 1024;

@@ -1,5 +1,6 @@
 /* measure.h - what the bench programs measure with: the calling thread's
- * CPU clock, and an order of doubles for qsort (medians). */
+ * CPU clock, the monotonic wall clock, and an order of doubles for qsort
+ * (medians). */
 #ifndef GT_BENCH_MEASURE_H
 #define GT_BENCH_MEASURE_H
 
@@ -10,6 +11,14 @@ static inline double thread_cpu(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Seconds on CLOCK_MONOTONIC: wall time between two points. */
+static inline double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

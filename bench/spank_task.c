@@ -120,13 +120,6 @@ void slurm_verbose(const char *fmt, ...)
 
 typedef int (*callback)(spank_t, int, char **);
 
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double process_cpu(void)
 {
     struct rusage ru;
@@ -183,14 +176,14 @@ static int run(void *h, int tasks, double seconds, const char *sleep_time, const
         close(hold[0]);
         task_pid = child;
         task_rank = (uint32_t)i;
-        double c0 = process_cpu(), w0 = wall();
+        double c0 = process_cpu(), w0 = wall_seconds();
         post_fork(NULL, 0, NULL);
-        in_fork[i] = wall() - w0;
+        in_fork[i] = wall_seconds() - w0;
         close(hold[1]);
         waitpid(child, &task_status, 0);
-        double w1 = wall();
+        double w1 = wall_seconds();
         task_exit(NULL, 0, NULL);
-        in_exit[i] = wall() - w1;
+        in_exit[i] = wall_seconds() - w1;
         cpu[i] = process_cpu() - c0;
     }
     done(NULL, 0, NULL);
