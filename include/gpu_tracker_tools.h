@@ -716,6 +716,44 @@ typedef struct gt_gpu_idle_device {
     int idle;              /* idle_percent >= GT_GPU_IDLE_SHARE_PERCENT */
 } gt_gpu_idle_device;
 
+/* What the job's GPUs waited for (docs/metrics.md, "What the GPU waited
+ * for"). Each interval between two samples in which the job held memory on
+ * a GPU whose utilization was read is GPU time; in it the GPUs waited when
+ * their mean utilization (of those the job held memory on) was under
+ * GT_GPU_WAIT_BUSY_PERCENT. The CPU side held them back in such an interval
+ * when a group of the job's worker processes (descendants of one command)
+ * was saturated: runnable (running or queued for a CPU) at least
+ * GT_GPU_WAIT_SATURATED of it each, or using that share of the cores it
+ * could have (the fewer of its processes and the job's CPUs); or when the
+ * job waited on storage at least GT_GPU_WAIT_STORAGE of it (the main
+ * process's block I/O delay, /proc/PID/stat field 42, or the job's cgroup
+ * io.pressure "some"). Either in at least GT_GPU_WAIT_SHARE_PERCENT of the
+ * GPU time is a verdict. Times in seconds, weighted by each interval. */
+#define GT_GPU_WAIT_BUSY_PERCENT 50.0
+#define GT_GPU_WAIT_SATURATED 0.9
+#define GT_GPU_WAIT_STORAGE 0.2
+#define GT_GPU_WAIT_SHARE_PERCENT 25.0
+#define GT_GPU_WAIT_WORKERS 1       /* verdict bit: more CPU cores per GPU */
+#define GT_GPU_WAIT_STORAGE_BOUND 2 /* verdict bit: faster storage */
+
+typedef struct gt_gpu_wait {
+    double gpu_seconds;      /* the job on a GPU, its utilization read */
+    double waiting_seconds;  /* of it, its GPUs under GT_GPU_WAIT_BUSY_PERCENT */
+    double waiting_busy_percent; /* their utilization then, mean */
+    double worker_seconds;   /* of the waiting time, a worker group saturated */
+    char worker_command[16]; /* the group saturated the longest */
+    double worker_processes; /* its live processes then, mean */
+    double worker_cores;     /* the cores each used then, mean */
+    double worker_runnable;  /* the share of the time each was runnable, mean */
+    int storage_available;   /* a storage wait could be read */
+    char storage_source[64]; /* "block I/O delay", "cgroup io.pressure" or
+                                both joined by " and " */
+    char storage_reason[GT_REASON_LEN]; /* why not, when not available */
+    double storage_seconds;  /* of the waiting time, waiting on storage */
+    double storage_wait;     /* the share of it spent waiting, mean */
+    int verdict;             /* GT_GPU_WAIT_* bits; 0: none */
+} gt_gpu_wait;
+
 typedef struct gt_gpu_idle {
     size_t struct_size;    /* set by the caller: sizeof(gt_gpu_idle) */
     double threshold_percent;   /* GT_GPU_IDLE_PERCENT */
@@ -729,6 +767,8 @@ typedef struct gt_gpu_idle {
     int requested;
     char requested_by[32];
     int request_unused;
+    /* What the GPUs waited for. */
+    gt_gpu_wait wait;
 } gt_gpu_idle;
 
 /* Per command over the run: the tree's processes grouped by their
@@ -1477,6 +1517,11 @@ GT_INTERNAL int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgro
  * sentence in out when the run held GPUs idle or was given GPUs it never
  * used ("... : ask for 1"); 0 (out "") when not, or not recorded. */
 GT_INTERNAL int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap);
+
+/* What the GPUs waited for, as advice for the command: the verdict's bits
+ * (GT_GPU_WAIT_*) and a sentence in out, 0 and "" when none (gt_gpu_wait).
+ * out holds the job's text (a command's name): print it escaped. */
+GT_INTERNAL int gt_gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

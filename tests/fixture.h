@@ -29,6 +29,7 @@ struct fx_proc {
     int no_io;                  /* leave io out */
     unsigned long long sig_ign; /* status's SigIgn mask (zombies keep theirs) */
     unsigned long long sched_run_ns, sched_wait_ns; /* its schedstat */
+    unsigned long long blkio_ticks; /* stat's field 42, block I/O delay */
 };
 
 static inline void fx_write(const char *root, const char *rel, const char *text)
@@ -94,10 +95,10 @@ static inline void fx_proc_write(const char *root, const struct fx_proc *p)
 
     snprintf(buf, sizeof buf,
              "%d (%s) %c %d %d %d 0 -1 4194560 10 %llu 0 0 %llu %llu %llu %llu 20 0 %ld 0 %llu "
-             "1000 100 0 0 0\n",
+             "1000 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 %llu 0 0 0 0 0 0 0 0 0 0\n",
              p->pid, p->comm ? p->comm : "proc", p->state ? p->state : 'S', p->ppid, p->pid, p->pid,
              p->cminflt, p->utime, p->stime, p->cutime, p->cstime, p->threads ? p->threads : 1,
-             p->starttime);
+             p->starttime, p->blkio_ticks);
     snprintf(rel, sizeof rel, "%d/stat", p->pid);
     fx_write(root, rel, buf);
 

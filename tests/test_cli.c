@@ -2056,6 +2056,104 @@ static void test_gpu_fake(void)
     unsetenv("FAKE_NVML_SCENARIO");
 }
 
+/* What the GPU waited for, through the real binary, the fake NVML and real
+ * busy processes: the command holds memory on a GPU the scenario says is
+ * 20 % busy while two of its children spin (always runnable: saturated
+ * whatever else the machine runs), so the GPU waited on its workers; the
+ * same workers beside a GPU 90 % busy, and sleeping workers beside the
+ * 20 % one, are no verdict. The snapshot keeps it for recommend and the
+ * report. */
+/* How many causes the summary's gpu_idle.waiting.verdict names; -1 when
+ * it has none. */
+static int waiting_verdicts(json_object *j)
+{
+    json_object *o = NULL;
+    if (!json_object_object_get_ex(j, "gpu_idle", &o) ||
+        !json_object_object_get_ex(o, "waiting", &o) ||
+        !json_object_object_get_ex(o, "verdict", &o) || !json_object_is_type(o, json_type_array))
+        return -1;
+    return (int)json_object_array_length(o);
+}
+
+static void test_gpu_waited(void)
+{
+    const char *scenario = use_fake_nvml_gpu();
+    char spin[600], sleepers[600];
+    snprintf(spin, sizeof spin,
+             "echo \"process 0 $$ 1000000000\" >> %s; "
+             "(while :; do :; done) & a=$!; (while :; do :; done) & b=$!; "
+             "sleep 2; kill $a $b; wait", scenario);
+    snprintf(sleepers, sizeof sleepers,
+             "echo \"process 0 $$ 1000000000\" >> %s; sleep 2 & sleep 2 & wait", scenario);
+    char snap[256], html[256];
+    snprintf(snap, sizeof snap, "%s", tmp_path("waited.json.gz"));
+    snprintf(html, sizeof html, "%s", tmp_path("waited.html"));
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 20\n");
+    struct result r = gt("-q", "-f", "json", "--st", "0.2", "--snapshot", snap, "--report", html,
+                         "--", "sh", "-c", spin, NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    json_object *j = parse_or_fail(r.out.data, "gpu waited json");
+    if (j) {
+        json_object *w = NULL, *v = NULL;
+        CHECK(json_object_object_get_ex(j, "gpu_idle", &w) &&
+              json_object_object_get_ex(w, "waiting", &w) &&
+              json_object_object_get_ex(w, "verdict", &v));
+        CHECK_MSG(v && json_object_array_length(v) == 1 &&
+                  !strcmp(json_object_get_string(json_object_array_get_idx(v, 0)), "workers"),
+                  "verdict %s", json_object_to_json_string(w));
+        double gpu = jnum(j, "gpu_idle.waiting.gpu_seconds");
+        double workers = jnum(j, "gpu_idle.waiting.workers.seconds");
+        CHECK_MSG(gpu > 1 && workers >= 0.5 * gpu, "%g s of %g s", workers, gpu);
+        CHECK(jnum(j, "gpu_idle.waiting.waiting_busy_percent") == 20);
+        CHECK(jnum(j, "gpu_idle.waiting.workers.runnable_share") >= GT_GPU_WAIT_SATURATED);
+        json_object *cmd = NULL;
+        CHECK(json_object_object_get_ex(w, "workers", &cmd) &&
+              json_object_object_get_ex(cmd, "command", &cmd) &&
+              !strcmp(json_object_get_string(cmd), "sh"));
+        json_object_put(j);
+    }
+    result_free(&r);
+    r = gt("recommend", snap, NULL);
+    CHECK_MSG(r.status == 0, "recommend: %s", r.err.data);
+    CHECK_CONTAINS(r.out.data, "\ngpu advice: more CPU cores per GPU: the GPU waited (20% busy) "
+                               "on 2 saturated sh workers at ");
+    result_free(&r);
+    char *page = slurp(html);
+    CHECK_CONTAINS(page, "<li><b>GPU waited for its input:</b> more CPU cores per GPU: the GPU "
+                         "waited (20% busy) on 2 saturated sh workers");
+    CHECK_CONTAINS(page, "<tr><th>what the GPU waited for</th><td>more CPU cores per GPU");
+    free(page);
+    /* -f human says it on a line of its own. */
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 20\n");
+    r = gt("-q", "-f", "human", "--st", "0.2", "--", "sh", "-c", spin, NULL);
+    CHECK_CONTAINS(r.out.data, "\nGPU waited      more CPU cores per GPU: the GPU waited (20% "
+                               "busy) on 2 saturated sh workers at ");
+    result_free(&r);
+    /* The converse: a busy GPU, or workers that sleep, is no verdict. */
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 90\n");
+    r = gt("-q", "-f", "json", "--st", "0.2", "--", "sh", "-c", spin, NULL);
+    j = parse_or_fail(r.out.data, "busy gpu json");
+    if (j) {
+        CHECK(jnum(j, "gpu_idle.waiting.gpu_seconds") > 1);
+        CHECK(jnum(j, "gpu_idle.waiting.waiting_seconds") == 0);
+        CHECK(waiting_verdicts(j) == 0);
+        json_object_put(j);
+    }
+    result_free(&r);
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 20\n");
+    r = gt("-q", "-f", "json", "--st", "0.2", "--", "sh", "-c", sleepers, NULL);
+    j = parse_or_fail(r.out.data, "sleeping workers json");
+    if (j) {
+        CHECK(jnum(j, "gpu_idle.waiting.waiting_seconds") > 1);
+        CHECK(jnum(j, "gpu_idle.waiting.workers.seconds") == 0);
+        CHECK(waiting_verdicts(j) == 0);
+        json_object_put(j);
+    }
+    result_free(&r);
+    unsetenv("GPU_TRACKER_NVML_LIBRARY");
+    unsetenv("FAKE_NVML_SCENARIO");
+}
+
 /* In a PID namespace of its own (a container), with a procfs of that
  * namespace: the driver's PIDs are the host's, so per-process GPU figures
  * are marked as not available, with why. With the host's procfs instead
@@ -3081,6 +3179,7 @@ static const struct cli_case {
     {"benchmark_tsv", test_benchmark_tsv},
     {"fixture_proc_root", test_fixture_proc_root},
     {"gpu_fake", test_gpu_fake},
+    {"gpu_waited", test_gpu_waited},
     {"job_names", test_job_names},
     {"expected_cores_of_job", test_expected_cores_of_job},
     {"corner_children_reaped", test_corner_children_reaped},

@@ -10,12 +10,15 @@
 #include <math.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <string.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/background.h"
 #include "sink/backup_sink.h"
 #include "check.h"
+#include "analysis/analysis.h"
 #include "sink/csv_sink.h"
 #include "sink/tracking_file.h"
 #include "util/pid_index.h"
@@ -707,10 +710,167 @@ static void test_library_run_time(void)
     sem_destroy(&b.finish);
 }
 
+/* One interval of one second for the GPU-wait accumulator: GPU 0 at util
+ * percent (the tree's main, pid 100, holds memory there; util < 0: the
+ * tree holds none), the busiest worker group and main's block I/O delay
+ * (blkio ticks over the interval; blkio_state as tree_sample.blkio). */
+struct wait_step {
+    double util;
+    long workers;
+    double cores;      /* the workers' CPU over the interval */
+    double runnable;   /* their runnable time over the interval, cores */
+    int blkio_state;
+    double blkio;      /* seconds main waited on block I/O in the interval */
+};
+
+static void wait_run(struct gpu_wait_acc *a, struct roles_fixture *f, const struct wait_step *st,
+                     int n, double cores)
+{
+    gpu_wait_init(a, cores, TCK);
+    struct gpu_process proc = {.pid = 100, .bytes = 1024 * MIB, .memory_devices = 1};
+    struct gpu_sample s = {.procs = &proc, .nprocs = 1};
+    struct tree_sample t = {0};
+    unsigned long long blkio = 0;
+    for (int i = 0; i <= n; i++) {
+        const struct wait_step *w = &st[i > 0 ? i - 1 : 0];
+        proc.bytes = w->util < 0 ? 0 : 1024 * MIB;
+        s.device_util[0] = w->util < 0 ? 0 : w->util;
+        memset(&t.workers, 0, sizeof t.workers);
+        if (i > 0 && w->workers) {
+            snprintf(t.workers.command, sizeof t.workers.command, "pt_data_worker");
+            t.workers.processes = w->workers;
+            t.workers.ticks = (unsigned long long)llround(w->cores * TCK);
+            t.workers.runnable_ns = (unsigned long long)llround(w->runnable * 1e9);
+        }
+        if (i > 0)
+            blkio += (unsigned long long)llround(w->blkio * TCK);
+        t.blkio = w->blkio_state;
+        t.main_blkio_ticks = w->blkio_state > 0 ? blkio : 0;
+        gpu_wait_step(a, &s, 1, &f->roles, &t, NULL, (double)i);
+    }
+}
+
+/* What the GPUs waited for, on both sides of each threshold. */
+static void test_gpu_wait(void)
+{
+    struct roles_fixture f;
+    roles_make(&f);
+    struct gpu_wait_acc a;
+    gt_gpu_wait w;
+    char advice[800];
+    /* 4 workers runnable 0.98 of the time each while the GPU was 20 %
+     * busy, 3 of 4 seconds: more cores per GPU. */
+    struct wait_step starved[] = {{20, 4, 3.92, 3.92, 1, 0}, {20, 4, 3.92, 3.92, 1, 0},
+                                  {90, 4, 3.92, 3.92, 1, 0}, {20, 4, 3.92, 3.92, 1, 0}};
+    wait_run(&a, &f, starved, 4, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(near(w.gpu_seconds, 4) && near(w.waiting_seconds, 3) && near(w.worker_seconds, 3));
+    CHECK(w.verdict == GT_GPU_WAIT_WORKERS && strcmp(w.worker_command, "pt_data_worker") == 0);
+    CHECK(near(w.worker_processes, 4) && near(w.worker_cores, 0.98) &&
+          near(w.waiting_busy_percent, 20));
+    CHECK(w.storage_available && strcmp(w.storage_source, "block I/O delay") == 0);
+    CHECK(gpu_wait_advice(&w, advice, sizeof advice) == GT_GPU_WAIT_WORKERS);
+    CHECK_CONTAINS(advice, "more CPU cores per GPU: the GPU waited (20% busy) on 4 saturated "
+                           "pt_data_worker workers at 0.98 cores each 75% of the time");
+    /* The same workers beside a GPU-bound run (60 % and more): no verdict. */
+    struct wait_step bound[] = {{60, 4, 3.92, 3.92, 1, 0}, {95, 4, 3.92, 3.92, 1, 0}};
+    wait_run(&a, &f, bound, 2, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(near(w.gpu_seconds, 2) && w.waiting_seconds == 0 && w.verdict == 0);
+    CHECK(gpu_wait_advice(&w, advice, sizeof advice) == 0 && advice[0] == '\0');
+    /* An idle run: the GPU waits, its workers sleep (0.3 cores each). */
+    struct wait_step idle[] = {{3, 4, 1.2, 1.2, 1, 0}, {3, 4, 1.2, 1.2, 1, 0}};
+    wait_run(&a, &f, idle, 2, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(near(w.waiting_seconds, 2) && w.worker_seconds == 0 && w.verdict == 0);
+    /* Each side of the saturation: runnable 0.85 each is not, 0.9 is; 8
+     * workers sharing the job's 4 cores (3.7 of them, 0.46 each) are. */
+    struct wait_step under[] = {{20, 4, 3.4, 3.4, 1, 0}};
+    wait_run(&a, &f, under, 1, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(w.worker_seconds == 0 && w.verdict == 0);
+    struct wait_step at[] = {{20, 4, 3.0, 3.6, 1, 0}};
+    wait_run(&a, &f, at, 1, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(near(w.worker_seconds, 1) && w.verdict == GT_GPU_WAIT_WORKERS);
+    CHECK(near(w.worker_cores, 0.75) && near(w.worker_runnable, 0.9));
+    struct wait_step shared[] = {{20, 8, 3.7, 3.7, 1, 0}};
+    wait_run(&a, &f, shared, 1, 4);
+    gpu_wait_report(&a, &w);
+    CHECK(w.verdict == GT_GPU_WAIT_WORKERS);
+    wait_run(&a, &f, shared, 1, 16); /* on 16 cores the 8 had room */
+    gpu_wait_report(&a, &w);
+    CHECK(w.verdict == 0);
+    /* Each side of the share: 1 of 5 seconds (20 %) is not a verdict, 2 of
+     * 5 (40 %) is; seconds without GPU memory do not count. */
+    struct wait_step brief[] = {{20, 4, 3.92, 3.92, 1, 0}, {90, 0, 0, 0, 1, 0},
+                                {90, 0, 0, 0, 1, 0},       {90, 0, 0, 0, 1, 0},
+                                {90, 0, 0, 0, 1, 0},       {-1, 4, 3.92, 3.92, 1, 0}};
+    wait_run(&a, &f, brief, 6, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(near(w.gpu_seconds, 5) && near(w.worker_seconds, 1) && w.verdict == 0);
+    brief[1].util = 20;
+    brief[1].workers = 4;
+    brief[1].cores = brief[1].runnable = 3.92;
+    wait_run(&a, &f, brief, 6, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(near(w.worker_seconds, 2) && w.verdict == GT_GPU_WAIT_WORKERS);
+    /* Storage: main waited on block I/O 0.5 s a second (faster storage), or
+     * 0.1 s (not a wait); with delay accounting off it cannot be told. */
+    struct wait_step io[] = {{10, 0, 0, 0, 1, 0.5}, {10, 0, 0, 0, 1, 0.5}};
+    wait_run(&a, &f, io, 2, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(w.verdict == GT_GPU_WAIT_STORAGE_BOUND && near(w.storage_seconds, 2) &&
+          near(w.storage_wait, 0.5));
+    CHECK(gpu_wait_advice(&w, advice, sizeof advice) == GT_GPU_WAIT_STORAGE_BOUND);
+    CHECK_CONTAINS(advice, "faster storage: the GPU waited (10% busy) while the job waited on "
+                           "storage (block I/O delay) 50% of the time, 100% of the time");
+    io[0].blkio = io[1].blkio = 0.1;
+    wait_run(&a, &f, io, 2, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(w.verdict == 0 && w.storage_seconds == 0 && w.storage_available);
+    io[0].blkio_state = io[1].blkio_state = -1;
+    io[0].blkio = io[1].blkio = 0.5;
+    wait_run(&a, &f, io, 2, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(w.verdict == 0 && !w.storage_available);
+    CHECK_CONTAINS(w.storage_reason, "kernel.task_delayacct=0");
+    /* ... but the job's cgroup io.pressure tells it: 0.4 s "some" a second. */
+    gpu_wait_init(&a, 16, TCK);
+    struct gpu_process proc = {.pid = 100, .bytes = MIB, .memory_devices = 1};
+    struct gpu_sample s = {.procs = &proc, .nprocs = 1};
+    s.device_util[0] = 5;
+    struct tree_sample t = {.blkio = -1};
+    struct cgroup_sample cg = {0};
+    cg.psi_ok[CGROUP_PSI_IO] = 1;
+    for (int i = 0; i < 3; i++) {
+        cg.psi[CGROUP_PSI_IO].some_us = (unsigned long long)i * 400000;
+        gpu_wait_step(&a, &s, 1, &f.roles, &t, &cg, i);
+    }
+    gpu_wait_report(&a, &w);
+    CHECK(w.verdict == GT_GPU_WAIT_STORAGE_BOUND && near(w.storage_wait, 0.4));
+    CHECK(strcmp(w.storage_source, "cgroup io.pressure") == 0);
+    /* Both at once: both said, workers first. */
+    struct wait_step both[] = {{20, 2, 1.96, 1.96, 1, 0.6}};
+    wait_run(&a, &f, both, 1, 16);
+    gpu_wait_report(&a, &w);
+    CHECK(w.verdict == (GT_GPU_WAIT_WORKERS | GT_GPU_WAIT_STORAGE_BOUND));
+    CHECK(gpu_wait_advice(&w, advice, sizeof advice) == w.verdict);
+    CHECK_CONTAINS(advice, "cores each 100% of the time it was in use; faster storage: ");
+    /* No GPU reading at all: nothing judged. */
+    gpu_wait_init(&a, 4, TCK);
+    gpu_wait_step(&a, NULL, 0, &f.roles, &t, NULL, 0);
+    gpu_wait_step(&a, NULL, 0, &f.roles, &t, NULL, 1);
+    gpu_wait_report(&a, &w);
+    CHECK(w.gpu_seconds == 0 && w.verdict == 0);
+    pid_index_free(&f.index);
+}
+
 int main(void)
 {
     test_wake_word();
     test_gpu_attribution();
+    test_gpu_wait();
     test_exclude_library();
     test_library_run_time();
     test_steps_make_rows();

@@ -1181,6 +1181,13 @@ static gt_snapshot *with_who(void)
                                          .idle_percent = 90, .idle = 1};
     g->requested = 2;
     snprintf(g->requested_by, sizeof g->requested_by, "CUDA_VISIBLE_DEVICES");
+    g->wait = (gt_gpu_wait){.gpu_seconds = 100, .waiting_seconds = 80,
+                            .waiting_busy_percent = 18, .worker_seconds = 71,
+                            .worker_command = "pt_data_worker", .worker_processes = 4,
+                            .worker_cores = 0.98, .worker_runnable = 0.99,
+                            .storage_available = 1, .storage_source = "block I/O delay",
+                            .storage_seconds = 10, .storage_wait = 0.3,
+                            .verdict = GT_GPU_WAIT_WORKERS};
     gt_command_groups *c = &s->processes;
     c->struct_size = sizeof *c;
     c->available = 1;
@@ -1229,6 +1236,11 @@ static void test_who_parts(void)
         CHECK(b->gpu_idle.devices[0].held_bytes == 38e9 && b->gpu_idle.devices[0].idle);
         CHECK(b->gpu_idle.requested == 2);
         CHECK_STR(b->gpu_idle.requested_by, "CUDA_VISIBLE_DEVICES");
+        const gt_gpu_wait *w = &b->gpu_idle.wait;
+        CHECK(w->verdict == GT_GPU_WAIT_WORKERS && w->gpu_seconds == 100 &&
+              w->worker_seconds == 71 && w->worker_cores == 0.98 && w->storage_seconds == 10);
+        CHECK_STR(w->worker_command, "pt_data_worker");
+        CHECK_STR(w->storage_source, "block I/O delay");
         CHECK(b->processes.available && b->processes.ngroups == 2);
         CHECK_STR(b->processes.groups[0].command, "pt_data_worker");
         CHECK(b->processes.groups[0].peak_concurrent == 4);
@@ -1285,6 +1297,14 @@ static void test_who_parts(void)
     check_rejected(good, "\"idle_percent\":90", "\"idle_percent\":900",
                    "metadata.gpu_idle.gpus[0]");
     check_rejected(good, "\"folded\":0", "\"folded\":-1", "metadata.processes.folded");
+    check_rejected(good, "\"verdict\":[\"workers\"]", "\"verdict\":[\"cpu\"]",
+                   "\"metadata.gpu_idle.waiting.verdict[0]\" should be \"workers\" or "
+                   "\"storage\", with its seconds above 0");
+    check_rejected(good, "\"verdict\":[\"workers\"]", "\"verdict\":[\"storage\",\"workers\",1]",
+                   "\"metadata.gpu_idle.waiting.verdict\" has 3 entries; at most 2 are valid");
+    check_rejected(good, "\"seconds\":71", "\"seconds\":81", "metadata.gpu_idle.waiting.workers");
+    check_rejected(good, "\"waiting_seconds\":80", "\"waiting_seconds\":180",
+                   "metadata.gpu_idle.waiting");
     check_rejected(good, "\"peak_concurrent\":4", "\"peak_concurrent\":\"4\"",
                    "metadata.processes.groups[0].peak_concurrent");
     free(good);

@@ -558,6 +558,11 @@ static void test_census(void)
     fx_proc_write(root, &m);
     t.walk_time = 11.0;
     CHECK(tree_walk(&t, &s) == 0);
+    /* The walk's busiest workers: the two pt_data_workers' 90 ticks, not
+     * main's 20 under "python" nor sh's 5; main's block I/O delay read. */
+    CHECK(strcmp(s.workers.command, "pt_data_worker") == 0 && s.workers.processes == 2);
+    CHECK(s.workers.ticks == 90 && s.workers.runnable_ns == 0);
+    CHECK(s.blkio == 1 && s.main_blkio_ticks == 0);
 
     gt_command_groups g = {.struct_size = sizeof g};
     census_groups(&t.census, 100, &g);
@@ -711,6 +716,54 @@ static void test_corner_figures(void)
     fx_rmroot(root);
 }
 
+/* What the GPU-wait verdict reads from a walk: a worker's runnable time
+ * (its schedstat's run and run-queue wait since the last walk) and main's
+ * block I/O delay, which the kernel's delay accounting switch turns off. */
+static void test_worker_load_and_blkio(void)
+{
+    for (int off = 0; off < 2; off++) {
+        char *root = fx_mkroot();
+        fx_system(root, 100, 100, 2, 1000000, 500000);
+        if (off) {
+            char dir[4096];
+            snprintf(dir, sizeof dir, "%s/sys", root);
+            CHECK(mkdir(dir, 0755) == 0);
+            snprintf(dir, sizeof dir, "%s/sys/kernel", root);
+            CHECK(mkdir(dir, 0755) == 0);
+            fx_write(root, "sys/kernel/task_delayacct", "0\n");
+        }
+        struct fx_proc m = {.pid = 100, .ppid = 1, .comm = "python", .utime = 10, .rss_kb = 100,
+                            .anon_kb = 100, .private_kb = 100, .pss_kb = 100, .starttime = 1000,
+                            .children = "101", .blkio_ticks = 50};
+        struct fx_proc w = {.pid = 101, .ppid = 100, .comm = "loader", .utime = 40,
+                            .rss_kb = 100, .anon_kb = 100, .private_kb = 100, .pss_kb = 100,
+                            .starttime = 1001, .sched_run_ns = 400000000,
+                            .sched_wait_ns = 100000000};
+        fx_proc_write(root, &m);
+        fx_proc_write(root, &w);
+        struct tree t;
+        CHECK(tree_init(&t, root, 100, 0, 0) == 0);
+        struct tree_sample s;
+        CHECK(tree_walk(&t, &s) == 0);
+        CHECK(s.workers.processes == 1 && s.workers.runnable_ns == 0); /* no interval yet */
+        w.utime = 90;
+        w.sched_run_ns += 500000000;
+        w.sched_wait_ns += 450000000;
+        m.blkio_ticks = 80;
+        fx_proc_write(root, &w);
+        fx_proc_write(root, &m);
+        CHECK(tree_walk(&t, &s) == 0);
+        CHECK(strcmp(s.workers.command, "loader") == 0 && s.workers.processes == 1);
+        CHECK(s.workers.ticks == 50 && s.workers.runnable_ns == 950000000ULL);
+        if (off)
+            CHECK(s.blkio == -1);
+        else
+            CHECK(s.blkio == 1 && s.main_blkio_ticks == 80);
+        tree_free(&t);
+        fx_rmroot(root);
+    }
+}
+
 int main(void)
 {
     test_corner_figures();
@@ -725,5 +778,6 @@ int main(void)
     test_kept_files_bound();
     test_malformed_is_not_einval();
     test_census();
+    test_worker_load_and_blkio();
     return check_exit("test_tree");
 }

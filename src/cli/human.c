@@ -395,6 +395,13 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                         gt_human_bytes(a, sizeof a, d->held_bytes), x->gpu_idle->threshold_percent,
                         d->idle_percent);
         }
+        char waited[800];
+        if (x->gpu_idle && gt_gpu_wait_advice(&x->gpu_idle->wait, waited, sizeof waited)) {
+            /* The workers' command is the job's text: escaped. */
+            fprintf(f, LABEL, "GPU waited");
+            print_name(f, waited);
+            fputc('\n', f);
+        }
         const gt_gpu_utilization *g = &u->gpu_utilization;
         fprintf(f, LABEL "mean %.0f%%, peak %.0f%%, summed over %d GPU%s\n", "GPU utilization",
                 g->gpu_percentages.mean_sum_percent, g->gpu_percentages.max_sum_percent,

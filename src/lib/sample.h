@@ -34,6 +34,17 @@ enum { CGROUP_PSI_CPU, CGROUP_PSI_MEMORY, CGROUP_PSI_IO, CGROUP_PSI_N };
 
 /* ---- The process tree (tree.c produces it) ---- */
 
+/* The busiest group of worker processes at one walk (census.c): the tree's
+ * descendants of one command (comm), what their CPU clocks advanced since
+ * the last walk and what their main threads were runnable (ran or waited
+ * in a run queue, schedstat) in it. processes 0: no descendant ran. */
+struct worker_load {
+    char command[16];
+    long processes;                 /* its live descendants at this walk */
+    unsigned long long ticks;       /* their CPU since the last walk */
+    unsigned long long runnable_ns; /* their main threads' run + run-queue wait */
+};
+
 /* What one walk saw. Memory in kB, CPU in clock ticks. */
 struct tree_sample {
     int main_alive;                 /* main seen (running or zombie) */
@@ -81,6 +92,17 @@ struct tree_sample {
      * since the first; sched_ok 0: the kernel does not account it. */
     int sched_ok;
     unsigned long long sched_run_ns, sched_wait_ns;
+
+    /* The main process's block I/O delay (/proc/PID/stat field 42),
+     * cumulative clock ticks: blkio 1 when read, 0 when its stat line has no
+     * such field, -1 when the kernel's delay accounting is off (the
+     * kernel.task_delayacct sysctl), where the counter stays 0. */
+    int blkio;
+    unsigned long long main_blkio_ticks;
+
+    /* The busiest group of worker processes (descendants of one command)
+     * at this walk: what they used and were runnable since the last walk. */
+    struct worker_load workers;
 
     /* For the process series (tree->series set), of the whole tree:
      * cumulative CPU ticks split into user and system, cumulative bytes

@@ -16,4 +16,13 @@
  * not, or not recorded (g NULL or its struct_size 0). */
 int gpu_advice(const gt_gpu_idle *g, char *out, size_t cap);
 
+/* What the GPUs waited for, as advice (gpu_advice.c): the verdict's bits
+ * (GT_GPU_WAIT_*) with a sentence in out ("more CPU cores per GPU: the GPU
+ * waited (18% busy) on 4 saturated pt_data_worker workers at 0.98 cores
+ * each 71% of the time it was in use"; "faster storage: ..."; both joined
+ * by "; "); 0 with out "" when there is no verdict (w NULL, GPU-bound, idle
+ * or held back by nothing the figures show). The worker's command is the
+ * job's text: print out through the escaper. */
+int gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap);
+
 #endif

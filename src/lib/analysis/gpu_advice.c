@@ -44,3 +44,30 @@ int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap)
 {
     return gpu_advice(g, out, cap);
 }
+
+int gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!w || !w->verdict || !(w->gpu_seconds > 0))
+        return 0;
+    size_t n = 0;
+    if (w->verdict & GT_GPU_WAIT_WORKERS) {
+        int k = snprintf(out, cap, "more CPU cores per GPU: the GPU waited (%.0f%% busy) on "
+                         "%.0f saturated %s worker%s at %.2f cores each %.0f%% of the time it "
+                         "was in use", w->waiting_busy_percent, w->worker_processes,
+                         w->worker_command, w->worker_processes >= 1.5 ? "s" : "",
+                         w->worker_cores, 100 * w->worker_seconds / w->gpu_seconds);
+        n = k > 0 ? (size_t)k : 0;
+    }
+    if ((w->verdict & GT_GPU_WAIT_STORAGE_BOUND) && n < cap)
+        snprintf(out + n, cap - n, "%sfaster storage: the GPU waited (%.0f%% busy) while the job "
+                 "waited on storage (%s) %.0f%% of the time, %.0f%% of the time it was in use",
+                 n ? "; " : "", w->waiting_busy_percent, w->storage_source,
+                 100 * w->storage_wait, 100 * w->storage_seconds / w->gpu_seconds);
+    return w->verdict;
+}
+
+int gt_gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap)
+{
+    return gpu_wait_advice(w, out, cap);
+}

@@ -190,11 +190,24 @@ static json_object *sources_object(const gt_resource_usage *u, const gt_cgroup_u
     return src;
 }
 
+/* What the GPUs waited for, when a verdict: its lines. */
+static int gpu_wait_text(const gt_gpu_wait *w, struct buf *b)
+{
+    char advice[800];
+    if (!gpu_wait_advice(w, advice, sizeof advice))
+        return 0;
+    buf_printf(b, "GPU waiting:\n   The GPUs were under %.0f%% busy %.0f%% of the time the job "
+               "used them\n", GT_GPU_WAIT_BUSY_PERCENT, 100 * w->waiting_seconds / w->gpu_seconds);
+    buf_printf(b, "   Advice: %s\n", advice);
+    return 1;
+}
+
 int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
 {
     char advice[640];
+    int waited = g ? gpu_wait_text(&g->wait, b) : 0;
     if (!g || !gpu_advice(g, advice, sizeof advice))
-        return 0;
+        return waited;
     buf_puts(b, "GPUs held idle:\n");
     for (int i = 0; i < g->ndevices && i < 64; i++) {
         const gt_gpu_idle_device *d = &g->devices[i];

@@ -98,9 +98,11 @@ json_object *job_energy_json_object(const gt_job_energy *e);
 
 struct buf;
 
-/* The GPUs held but idle, or given and unused, as the text summary ends
- * with them ("GPUs held idle:", a line per idle GPU and the advice),
- * appended to *b; 1 when something was, 0 (nothing appended) otherwise. */
+/* What the GPUs waited for, when a verdict ("GPU waiting:", the share
+ * and the advice), then the GPUs held but idle, or given and unused, as
+ * the text summary ends with them ("GPUs held idle:", a line per idle GPU
+ * and the advice), appended to *b; 1 when something was, 0 (nothing
+ * appended) otherwise. */
 int gpu_idle_text(const gt_gpu_idle *g, struct buf *b);
 
 #endif

@@ -55,6 +55,46 @@ json_object *at_peak_json_object(const gt_peak_breakdown *peaks)
     return o;
 }
 
+/* What the GPUs waited for (gt_gpu_wait): the figures, the thresholds
+ * they were judged by, and the verdict's causes by name. */
+static json_object *gpu_wait_json_object(const gt_gpu_wait *w)
+{
+    json_object *o = json_object_new_object();
+    json_object *verdict = json_object_new_array();
+    if (w->verdict & GT_GPU_WAIT_WORKERS)
+        json_object_array_add(verdict, json_object_new_string("workers"));
+    if (w->verdict & GT_GPU_WAIT_STORAGE_BOUND)
+        json_object_array_add(verdict, json_object_new_string("storage"));
+    json_object_object_add(o, "verdict", verdict);
+    json_object_object_add(o, "busy_threshold_percent",
+                           json_object_new_double(GT_GPU_WAIT_BUSY_PERCENT));
+    json_object_object_add(o, "share_threshold_percent",
+                           json_object_new_double(GT_GPU_WAIT_SHARE_PERCENT));
+    json_object_object_add(o, "gpu_seconds", json_object_new_double(w->gpu_seconds));
+    json_object_object_add(o, "waiting_seconds", json_object_new_double(w->waiting_seconds));
+    json_object_object_add(o, "waiting_busy_percent",
+                           json_object_new_double(w->waiting_busy_percent));
+    json_object *workers = json_object_new_object();
+    json_object_object_add(workers, "seconds", json_object_new_double(w->worker_seconds));
+    json_object_object_add(workers, "command",
+                           w->worker_command[0] ? json_new_text(w->worker_command) : NULL);
+    json_object_object_add(workers, "processes", json_object_new_double(w->worker_processes));
+    json_object_object_add(workers, "cores_each", json_object_new_double(w->worker_cores));
+    json_object_object_add(workers, "runnable_share",
+                           json_object_new_double(w->worker_runnable));
+    json_object_object_add(o, "workers", workers);
+    json_object *storage = json_object_new_object();
+    json_object_object_add(storage, "available", json_object_new_boolean(w->storage_available));
+    if (w->storage_available)
+        json_object_object_add(storage, "source", json_new_text(w->storage_source));
+    else
+        json_object_object_add(storage, "reason", json_new_text(w->storage_reason));
+    json_object_object_add(storage, "seconds", json_object_new_double(w->storage_seconds));
+    json_object_object_add(storage, "wait_share", json_object_new_double(w->storage_wait));
+    json_object_object_add(o, "storage", storage);
+    return o;
+}
+
 json_object *gpu_idle_json_object(const gt_gpu_idle *idle)
 {
     json_object *o = json_object_new_object();
@@ -80,6 +120,7 @@ json_object *gpu_idle_json_object(const gt_gpu_idle *idle)
     json_object_object_add(o, "requested_by",
                            idle->requested ? json_new_text(idle->requested_by) : NULL);
     json_object_object_add(o, "request_unused", json_object_new_boolean(idle->request_unused));
+    json_object_object_add(o, "waiting", gpu_wait_json_object(&idle->wait));
     return o;
 }
 
@@ -231,6 +272,59 @@ void at_peak_json_read(struct json_reader *r, json_object *o, const char *path,
     }
 }
 
+/* The "waiting" part of a snapshot's gpu_idle (older ones have none: it
+ * stays zero, no verdict). The verdict is read back, not judged again, and
+ * each of its causes must have its time. */
+static void gpu_wait_json_read(struct json_reader *r, json_object *o, const char *path,
+                               gt_gpu_wait *w)
+{
+    if (!json_object_is_type(o, json_type_object)) {
+        json_read_fail(r, "\"%s\" should be an object", path);
+        return;
+    }
+    char where[200], item[220];
+    w->gpu_seconds = json_read_number(r, o, "gpu_seconds", path, 0, 1e12);
+    w->waiting_seconds = json_read_number(r, o, "waiting_seconds", path, 0, w->gpu_seconds);
+    w->waiting_busy_percent = json_read_number(r, o, "waiting_busy_percent", path, 0, 100);
+    snprintf(where, sizeof where, "%s.workers", path);
+    json_object *workers = json_read_member(r, o, "workers", json_type_object, path);
+    json_object *storage = json_read_member(r, o, "storage", json_type_object, path);
+    json_object *verdict = json_read_member(r, o, "verdict", json_type_array, path);
+    if (r->status != GT_OK)
+        return;
+    w->worker_seconds = json_read_number(r, workers, "seconds", where, 0, w->waiting_seconds);
+    json_object *command = NULL;
+    if (json_object_object_get_ex(workers, "command", &command) && command)
+        json_read_string(r, workers, "command", where, w->worker_command,
+                         sizeof w->worker_command);
+    w->worker_processes = json_read_number(r, workers, "processes", where, 0, 1e9);
+    w->worker_cores = json_read_number(r, workers, "cores_each", where, 0, 1e6);
+    w->worker_runnable = json_read_number(r, workers, "runnable_share", where, 0, 1);
+    snprintf(where, sizeof where, "%s.storage", path);
+    w->storage_available = json_read_bool(r, storage, "available", where);
+    if (r->status == GT_OK && w->storage_available)
+        json_read_string(r, storage, "source", where, w->storage_source,
+                         sizeof w->storage_source);
+    else if (r->status == GT_OK)
+        json_read_string(r, storage, "reason", where, w->storage_reason,
+                         sizeof w->storage_reason);
+    w->storage_seconds = json_read_number(r, storage, "seconds", where, 0, w->waiting_seconds);
+    w->storage_wait = json_read_number(r, storage, "wait_share", where, 0, 1);
+    snprintf(where, sizeof where, "%s.verdict", path);
+    size_t n = list_length(r, verdict, where, 2);
+    for (size_t i = 0; i < n && r->status == GT_OK; i++) {
+        const char *cause = json_object_get_string(json_object_array_get_idx(verdict, i));
+        snprintf(item, sizeof item, "%s[%zu]", where, i);
+        if (cause && strcmp(cause, "workers") == 0 && w->worker_seconds > 0)
+            w->verdict |= GT_GPU_WAIT_WORKERS;
+        else if (cause && strcmp(cause, "storage") == 0 && w->storage_seconds > 0)
+            w->verdict |= GT_GPU_WAIT_STORAGE_BOUND;
+        else
+            json_read_fail(r, "\"%s\" should be \"workers\" or \"storage\", with its "
+                           "seconds above 0", item);
+    }
+}
+
 void gpu_idle_json_read(struct json_reader *r, json_object *o, const char *path, gt_gpu_idle *out)
 {
     memset(out, 0, sizeof *out);
@@ -272,6 +366,11 @@ void gpu_idle_json_read(struct json_reader *r, json_object *o, const char *path,
                          sizeof out->requested_by);
     out->request_unused = json_read_bool(r, o, "request_unused", path);
     (void)json_read_integer(r, o, "idle_gpus", path, out->idle_count, out->idle_count);
+    json_object *waiting = NULL;
+    if (r->status == GT_OK && json_object_object_get_ex(o, "waiting", &waiting) && waiting) {
+        snprintf(where, sizeof where, "%s.waiting", path);
+        gpu_wait_json_read(r, waiting, where, &out->wait);
+    }
 }
 
 void processes_json_read(struct json_reader *r, json_object *o, const char *path,

@@ -98,6 +98,7 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
     cgroup_acc_init(&p->cg);
     energy_acc_init(&p->energy);
     gpu_run_acc_init(&p->gpu_run);
+    gpu_wait_init(&p->gpu_wait, 1, ticks_per_second);
 }
 
 void pipeline_open(struct pipeline *p, const gt_options *o, const struct pipeline_facts *f,
@@ -118,6 +119,7 @@ void pipeline_open(struct pipeline *p, const gt_options *o, const struct pipelin
      * cgroup quota, a fraction rounded up), as a scheduler gave them. */
     int usable_cores = f->usable_cpus >= 1 ? (int)ceil(f->usable_cpus - 1e-9) : 1;
     units->n_expected_cores = o->n_expected_cores > 0 ? o->n_expected_cores : usable_cores;
+    gpu_wait_init(&p->gpu_wait, units->n_expected_cores, p->ticks_per_second);
 }
 
 void pipeline_free(struct pipeline *p)
@@ -217,6 +219,8 @@ void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *r
     energy_acc_step(&p->energy, &s->rapl);
     if (gpu_ok && s->tree_ok)
         gpu_idle_step(&p->gpu_idle, &s->gpu, s->gpu_ndevices, &s->roles);
+    gpu_wait_step(&p->gpu_wait, gpu_ok ? &s->gpu : NULL, s->gpu_ndevices, &s->roles,
+                  s->tree_ok ? &s->tree : NULL, s->cgroup_ok ? &s->cgroup : NULL, s->now);
     if (s->gpu_ok && gpu_run_acc_step(&p->gpu_run, s->now, s->gpu_selected, &s->gpu,
                                       s->tree_ok ? &s->roles : NULL, gpu_ok ? &gs : NULL) < 0)
         p->gpu_run_lost = 1;

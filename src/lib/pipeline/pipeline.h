@@ -14,6 +14,7 @@
 #include "pipeline/energy_usage.h"
 #include "pipeline/gpu_idle.h"
 #include "pipeline/gpu_run.h"
+#include "pipeline/gpu_wait.h"
 #include "sample.h"
 #include "pipeline/series.h"
 #include "pipeline/usage.h"
@@ -104,6 +105,7 @@ struct pipeline {
     struct energy_acc energy; /* the CPUs' energy over the run */
     struct gpu_run_acc gpu_run; /* what the GPU driver counted */
     struct gpu_idle_acc gpu_idle; /* GPUs held but idle */
+    struct gpu_wait_acc gpu_wait; /* what the GPUs waited for */
     int gpu_run_lost;         /* out of memory for accounting records */
 };
 

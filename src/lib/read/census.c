@@ -13,6 +13,7 @@ void census_init(struct census *c)
     memset(c, 0, sizeof *c);
     pthread_mutex_init(&c->lock, NULL);
     c->ready = 1;
+    c->tick_ns = 10000000; /* USER_HZ 100; the tree sets the machine's */
 }
 
 void census_free(struct census *c)
@@ -100,8 +101,10 @@ void census_begin(struct census *c)
     c->top_name[0] = '\0';
 }
 
-void census_add(struct census *c, struct census_slot *slot, int pid, const char *comm,
-                unsigned long long own_ticks, unsigned long long pss_kb, int alive)
+/* census_add() and, for a worker, its share of the walk's load. */
+static void add_process(struct census *c, struct census_slot *slot, int pid, const char *comm,
+                        unsigned long long own_ticks, unsigned long long pss_kb, int alive,
+                        int worker, unsigned long long runnable_ns)
 {
     /* The slot stays right while the name does (an exec changes it). */
     if (!slot->group || strncmp(slot->comm, comm, 16) != 0) {
@@ -126,24 +129,46 @@ void census_add(struct census *c, struct census_slot *slot, int pid, const char 
         slot->comm[sizeof slot->comm - 1] = '\0';
     }
     struct census_group *g = &c->groups[slot->group - 1];
+    unsigned long long walk_ticks = 0;
     if (own_ticks > slot->credited) {
-        g->ticks += own_ticks - slot->credited;
-        slot->in_group += own_ticks - slot->credited;
+        walk_ticks = own_ticks - slot->credited;
+        g->ticks += walk_ticks;
+        slot->in_group += walk_ticks;
         slot->credited = own_ticks;
     }
     if (g->stamp != c->stamp) {
         g->stamp = c->stamp;
         g->live = 0;
         g->pss_kb = 0;
+        g->walk_workers = 0;
+        g->walk_ticks = g->walk_runnable_ns = 0;
         c->touched[c->ntouched++] = (size_t)(slot->group - 1);
     }
     g->live += alive;
     g->pss_kb += pss_kb;
+    if (worker && alive) {
+        g->walk_workers++;
+        g->walk_ticks += walk_ticks;
+        g->walk_runnable_ns += runnable_ns;
+    }
     if (pss_kb > c->top_kb) {
         c->top_kb = pss_kb;
         c->top_pid = pid;
         memcpy(c->top_name, g->name, sizeof c->top_name);
     }
+}
+
+void census_add(struct census *c, struct census_slot *slot, int pid, const char *comm,
+                unsigned long long own_ticks, unsigned long long pss_kb, int alive)
+{
+    add_process(c, slot, pid, comm, own_ticks, pss_kb, alive, 0, 0);
+}
+
+void census_add_worker(struct census *c, struct census_slot *slot, int pid, const char *comm,
+                       unsigned long long own_ticks, unsigned long long pss_kb, int alive,
+                       unsigned long long runnable_ns)
+{
+    add_process(c, slot, pid, comm, own_ticks, pss_kb, alive, 1, runnable_ns);
 }
 
 /* Thins the changes to half the room: a holder of less than the (doubled)
@@ -197,14 +222,34 @@ static void note_top(struct census *c, double mono)
     memcpy(e->name, c->top_name, sizeof e->name);
 }
 
+/* A worker group's load at this walk in nanoseconds: the larger of the
+ * CPU its processes used and the time their main threads were runnable
+ * (a thread that waits in a run queue wanted the CPU it did not get). */
+static unsigned long long walk_load_ns(const struct census *c, const struct census_group *g)
+{
+    unsigned long long used = g->walk_ticks * c->tick_ns;
+    return used > g->walk_runnable_ns ? used : g->walk_runnable_ns;
+}
+
 void census_end(struct census *c, double mono)
 {
+    memset(&c->busiest, 0, sizeof c->busiest);
+    const struct census_group *busiest = NULL;
     for (size_t k = 0; k < c->ntouched; k++) {
         struct census_group *g = &c->groups[c->touched[k]];
         if (g->pss_kb > g->peak_pss_kb)
             g->peak_pss_kb = g->pss_kb;
         if (g->live > g->peak_live)
             g->peak_live = g->live;
+        if (g->walk_workers > 0 &&
+            (!busiest || walk_load_ns(c, g) > walk_load_ns(c, busiest)))
+            busiest = g;
+    }
+    if (busiest) {
+        memcpy(c->busiest.command, busiest->name, sizeof c->busiest.command);
+        c->busiest.processes = busiest->walk_workers;
+        c->busiest.ticks = busiest->walk_ticks;
+        c->busiest.runnable_ns = busiest->walk_runnable_ns;
     }
     note_top(c, mono);
     pthread_mutex_unlock(&c->lock);

@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
+#include "sample.h"
 
 #define CENSUS_MAX_GROUPS 1024
 #define CENSUS_MAX_CHANGES 4096
@@ -38,6 +39,10 @@ struct census_group {
     unsigned long long ticks;  /* CPU ticks its processes were seen to use */
     unsigned long long pss_kb, peak_pss_kb; /* this walk's sum; the most at one walk */
     unsigned stamp;            /* the walk live and pss_kb belong to */
+    /* This walk's workers (descendants) of the group: how many were live,
+     * the ticks credited to them, their main threads' runnable time. */
+    long walk_workers;
+    unsigned long long walk_ticks, walk_runnable_ns;
 };
 
 struct census_change {
@@ -74,6 +79,10 @@ struct census {
     int top_pid;
     char top_name[16];
     unsigned long long top_kb;
+    /* The busiest worker group of the last walk (census_end), by the
+     * larger of its CPU time and its runnable time; tick_ns converts. */
+    unsigned long long tick_ns;
+    struct worker_load busiest;
 };
 
 void census_init(struct census *c);
@@ -81,10 +90,17 @@ void census_init(struct census *c);
 void census_free(struct census *c);
 
 /* One walk: begin, one add per live process, end. Called by tree_walk()
- * only (the walk's lock is taken at begin and given back at end). */
+ * only (the walk's lock is taken at begin and given back at end); after
+ * the end, busiest says the walk's busiest worker group (read on the
+ * walking thread only). */
 void census_begin(struct census *c);
 void census_add(struct census *c, struct census_slot *slot, int pid, const char *comm,
                 unsigned long long own_ticks, unsigned long long pss_kb, int alive);
+/* census_add() for a descendant (a worker): runnable_ns is what its main
+ * thread ran and waited for a CPU since the last walk (0: not known). */
+void census_add_worker(struct census *c, struct census_slot *slot, int pid, const char *comm,
+                       unsigned long long own_ticks, unsigned long long pss_kb, int alive,
+                       unsigned long long runnable_ns);
 void census_end(struct census *c, double mono);
 
 /* The groups, largest CPU time first (then largest peak), at most

@@ -63,9 +63,25 @@ struct tracked_proc {
     int zombie_read;                 /* its last status and schedstat, read
                                         once as a zombie (they move no more) */
     struct proc_schedstat sched;     /* its main thread's, as last read */
+    unsigned long long walk_runnable_ns; /* run + wait since the last walk (0
+                                        when not read at both) */
     struct census_slot census;       /* its command's group */
     unsigned long long pss_kb;       /* this walk's PSS estimate (split_rss), for the census */
 };
+
+/* Whether the kernel counts block I/O delays (stat field 42): its
+ * kernel.task_delayacct sysctl (since 5.14, off by default), read once;
+ * a kernel without the sysctl counts them when built to (1). 1 on, 0 off. */
+static int delay_accounting(int root_fd)
+{
+    int fd = openat(root_fd, "sys/kernel/task_delayacct", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 1;
+    char c = '1';
+    ssize_t n = read(fd, &c, 1);
+    close(fd);
+    return n == 1 && c == '0' ? 0 : 1;
+}
 
 int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reaper_pid,
               int max_kept_files)
@@ -90,6 +106,8 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
     t->fd_budget_total = t->fd_budget;
     long tck = sysconf(_SC_CLK_TCK);
     t->tick_ns = 1000000000ULL / (unsigned long long)(tck > 0 ? tck : 100);
+    t->census.tick_ns = t->tick_ns;
+    t->delayacct = delay_accounting(t->root_fd);
     t->bufcap = SCRATCH_BYTES;
     t->buf = malloc(t->bufcap);
     if (!t->buf) {
@@ -420,6 +438,7 @@ static void read_run_time(const struct tree *t, struct tracked_proc *p)
 static void read_schedstat(struct tree *t, struct tracked_proc *p)
 {
     struct proc_schedstat now;
+    p->walk_runnable_ns = 0;
     if (procfs_read_schedstat(&p->h, t->buf, t->bufcap, &now) < 0) {
         if (errno == ENOENT)
             t->schedstat = -1;
@@ -431,6 +450,7 @@ static void read_schedstat(struct tree *t, struct tracked_proc *p)
     if (p->sched_seen && now.run_ns >= p->sched.run_ns && now.wait_ns >= p->sched.wait_ns) {
         t->sched_run_ns += now.run_ns - p->sched.run_ns;
         t->sched_wait_ns += now.wait_ns - p->sched.wait_ns;
+        p->walk_runnable_ns = now.run_ns - p->sched.run_ns + now.wait_ns - p->sched.wait_ns;
     }
     p->sched = now;
     p->sched_seen = 1;
@@ -783,8 +803,12 @@ void tree_census_pass(struct tree *t)
     census_begin(&t->census);
     for (size_t i = 0; i < t->nprocs; i++) {
         struct tracked_proc *p = &t->procs[i];
-        census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), p->pss_kb,
-                   p->st.state != 'Z');
+        if (p->role == ROLE_MAIN)
+            census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), p->pss_kb,
+                       p->st.state != 'Z');
+        else
+            census_add_worker(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p),
+                              p->pss_kb, p->st.state != 'Z', p->walk_runnable_ns);
     }
     census_end(&t->census, t->walk_time);
 }
@@ -901,6 +925,8 @@ int tree_walk(struct tree *t, struct tree_sample *s)
             s->main_hwm_kb = tracked_hwm(p);
             s->main_cminflt = p->st.cminflt;
             s->main_cmajflt = p->st.cmajflt;
+            s->blkio = !t->delayacct ? -1 : p->st.has_blkio;
+            s->main_blkio_ticks = p->st.blkio_ticks;
         } else {
             s->desc_ticks += own_ticks(p) + reaped_ticks(t, p);
             s->desc_ns += series_ns(t, p);
@@ -919,6 +945,7 @@ int tree_walk(struct tree *t, struct tree_sample *s)
         }
     }
     tree_census_pass(t);
+    s->workers = t->census.busiest;
     s->desc_pss_shared_kb = desc_pss_total;
     if (t->sampled_only) {
         /* What a plain sampler counts: each live process's change since it

@@ -72,6 +72,8 @@ struct tree {
     /* options.main_only: no descendants are looked for, and the CPU time of
      * the children main reaped (its cutime/cstime) is not counted. */
     int main_only;
+    /* The kernel's delay accounting is on (stat's block I/O delay counts). */
+    int delayacct;
     unsigned long long sampled_main_ticks, sampled_desc_ticks;
     /* gpu-tracker's fork's VmHWM at the baseline, before the command's
      * exec (0: no such fork, or not read). */

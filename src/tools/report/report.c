@@ -22,6 +22,7 @@
 #include "stats/stats.h"
 #include "subtrack/subtrack.h"
 #include "report/report_who.h"
+#include "analysis/analysis.h"
 
 /* ---- text into a growing buffer (util/buf.h) ---------------------------- */
 
@@ -1243,6 +1244,9 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
                      gt_gpu_throttle_name(i), 100 * g->throttle_share[i]);
             slow_reason(&list, "GPU slowed", t);
         }
+    char waited[800];
+    if (s->gpu_idle.struct_size && gpu_wait_advice(&s->gpu_idle.wait, waited, sizeof waited))
+        slow_reason(&list, "GPU waited for its input", waited);
     if (list.len) {
         buf_puts(b, "<ul class=\"note starved why\" id=\"why-slow\">\n");
         buf_add(b, list.data, list.len);
@@ -1251,7 +1255,7 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
         return;
     }
     /* Nothing: say what was looked at, so that "nothing" means something. */
-    const char *looked[4];
+    const char *looked[5];
     int n = 0;
     if (!s->no_summary && s->usage.measurement.cpu_wait_available)
         looked[n++] = "the run queue (time waiting for a CPU)";
@@ -1259,6 +1263,8 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
         looked[n++] = "the job's cgroup (CPU quota, memory and I/O stalls, OOM kills)";
     if (gpu)
         looked[n++] = "the GPUs' clocks";
+    if (s->gpu_idle.struct_size && s->gpu_idle.wait.gpu_seconds > 0)
+        looked[n++] = "what the GPUs waited for (saturated workers, storage)";
     buf_puts(b, "<p class=\"note\" id=\"why-slow\"><b>Nothing held it back</b>");
     if (n == 0) {
         buf_puts(b, " that the figures can show: none of the run queue, a cgroup of its own "
@@ -1641,6 +1647,9 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         else
             snprintf(gpus, sizeof gpus, "%d", rec.gpu);
         row(&b, "GPUs (peak GPU usage, rounded)", gpus);
+        char waited[800];
+        if (s->gpu_idle.struct_size && gpu_wait_advice(&s->gpu_idle.wait, waited, sizeof waited))
+            row(&b, "what the GPU waited for", waited);
         snprintf(v, sizeof v, "%d MiB", rec.vram_mib);
         row(&b, "GPU memory (peak + 20 %, rounded up)", v);
         buf_puts(&b, "</table>\n");

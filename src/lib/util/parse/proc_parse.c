@@ -80,6 +80,14 @@ int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
         return -1;
     if (read_u64(&c, &out->starttime) < 0)        /* 22 */
         return -1;
+    /* 23 vsize .. 41 policy, then 42: a shorter line (a kernel before
+     * 2.6.18, a fixture) has no block I/O delay, which is not an error. */
+    for (int f = 23; f <= 41; f++)
+        if (skip_token(&c) < 0)
+            return 0;
+    out->has_blkio = read_u64(&c, &out->blkio_ticks) == 0;
+    if (!out->has_blkio)
+        out->blkio_ticks = 0;
     return 0;
 }
 

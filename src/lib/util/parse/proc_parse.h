@@ -25,6 +25,11 @@ struct proc_stat {
     unsigned long long cstime;
     long num_threads;
     unsigned long long starttime;   /* ticks after boot: identifies the process */
+    int has_blkio;                  /* the line reached field 42 */
+    unsigned long long blkio_ticks; /* 42 delayacct_blkio_ticks: time its
+                                       threads waited for block I/O, clock
+                                       ticks (0 unless the kernel's delay
+                                       accounting is on) */
 };
 int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);
 
