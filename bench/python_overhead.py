@@ -221,6 +221,46 @@ def snapshot_loading(gpu_tracker, rows=200000):
     print(f'{"gpu-tracker stats":<42} {command_s:8.2f} {"":>8} {"":>9} {usage.ru_maxrss / 1024:13.1f}')
 
 
+# Times one AllocatorWatch.sample() (the torch allocator's reading at each
+# sample of a Tracker) without torch, and with a stand-in torch whose
+# memory_stats() returns a dict of the size PyTorch 2's has (about 90 keys),
+# on one device; prints microseconds per call, median of 5 rounds of 2000.
+ALLOCATOR_SCRIPT = r'''
+import statistics, sys, time, types
+from gputracker._torch_memory import AllocatorWatch
+def per_call(watch):
+    rounds = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(2000):
+            watch.sample()
+        rounds.append((time.perf_counter() - t0) / 2000 * 1e6)
+    return statistics.median(rounds)
+absent = per_call(AllocatorWatch(1.0))
+stats = {f'key.{i}': i for i in range(84)}
+stats.update({'allocated_bytes.all.current': 1, 'allocated_bytes.all.peak': 2,
+              'reserved_bytes.all.current': 3, 'reserved_bytes.all.peak': 4,
+              'num_alloc_retries': 0, 'num_ooms': 0})
+cuda = types.SimpleNamespace(is_initialized=lambda: True, device_count=lambda: 1,
+                             memory_stats=lambda device: dict(stats))
+sys.modules['torch'] = types.SimpleNamespace(cuda=cuda)
+print(absent, per_call(AllocatorWatch(1.0)))
+'''
+
+
+def allocator_reading():
+    """What the Python Tracker's reading of PyTorch's allocator costs a
+    sample: the sys.modules lookup alone (no torch), and a stand-in
+    memory_stats() of PyTorch's size (the real call adds the C++ side's copy
+    of its counters; measured on a GPU machine by tests/gpu_validation.sh)."""
+    out = subprocess.run([sys.executable, '-c', ALLOCATOR_SCRIPT], capture_output=True, text=True,
+                         check=True).stdout.split()
+    print('\nPython: the torch allocator reading at each sample (AllocatorWatch.sample), us per call')
+    print(f'{"torch not imported (sys.modules lookup)":<42} {float(out[0]):8.2f}')
+    print(f'{"stand-in memory_stats(), 90 keys, 1 GPU":<42} {float(out[1]):8.2f}')
+
+
 if __name__ == '__main__':
     main()
     snapshot_loading(os.path.abspath(sys.argv[2]))
+    allocator_reading()

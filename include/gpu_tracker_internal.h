@@ -142,6 +142,16 @@ GT_INTERNAL void gt_counters_free(gt_counters *c);
  * gt_output_check(). */
 GT_INTERNAL gt_status gt_output_hold(const char *path);
 
+/* The calling thread counted as one of the library's until
+ * gt_library_thread_leave() (by the same thread, before it ends): a
+ * tracker of this process leaves its CPU time and its count out of the
+ * figures, as for the library's own threads. For work done on the
+ * tracker's behalf in a thread the caller starts (the Python Tracker's
+ * reading of PyTorch's allocator). 0, or ENOMEM (not counted as the
+ * library's then). */
+GT_INTERNAL int gt_library_thread_enter(void);
+GT_INTERNAL void gt_library_thread_leave(void);
+
 /* Forgets gt_output_hold(path); path unheld: nothing. */
 GT_INTERNAL void gt_output_release(const char *path);
 

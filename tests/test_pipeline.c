@@ -13,6 +13,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/background.h"
@@ -866,6 +867,47 @@ static void test_gpu_wait(void)
     pid_index_free(&f.index);
 }
 
+/* A thread the program starts that enters the registry itself (the Python
+ * Tracker's allocator reader): counted as the library's while entered, its
+ * run time kept after it leaves; entering twice is once. */
+static void *enter_burn_then_wait(void *arg)
+{
+    struct burner *b = arg;
+    CHECK(library_thread_enter() == 0 && library_thread_enter() == 0);
+    CHECK(is_running_library_thread((pid_t)syscall(SYS_gettid)));
+    void *ret = burn_then_wait(b);
+    library_thread_leave();
+    CHECK(!is_running_library_thread((pid_t)syscall(SYS_gettid)));
+    library_thread_leave(); /* not entered: nothing */
+    return ret;
+}
+
+static void test_entered_thread(void)
+{
+    struct library_threads before;
+    library_threads_usage(&before, 1, -1);
+    struct burner b;
+    sem_init(&b.burned, 0, 0);
+    sem_init(&b.finish, 0, 0);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, enter_burn_then_wait, &b) == 0);
+    while (sem_wait(&b.burned) < 0)
+        ;
+    long total = self_threads();
+    struct library_threads listed;
+    library_threads_usage(&listed, 1, total);
+    CHECK_MSG(total > 1 && listed.others == total - 1, "%ld threads, others %ld", total,
+              listed.others);
+    CHECK(listed.run_ns >= before.run_ns + 30000000ULL);
+    sem_post(&b.finish);
+    pthread_join(th, NULL);
+    struct library_threads after;
+    library_threads_usage(&after, 1, self_threads());
+    CHECK(after.run_ns >= before.run_ns + b.ran_ns && after.others == self_threads());
+    sem_destroy(&b.burned);
+    sem_destroy(&b.finish);
+}
+
 int main(void)
 {
     test_wake_word();
@@ -873,6 +915,7 @@ int main(void)
     test_gpu_wait();
     test_exclude_library();
     test_library_run_time();
+    test_entered_thread();
     test_steps_make_rows();
     test_metrics_point();
     test_self_and_gpu_in_step();

@@ -25,6 +25,8 @@ _TIME_UNITS = _native.TIME_UNITS
 # gpu_tracker's two, and the kernel's DRM figures (AMD or Intel with no vendor library)
 _GPU_BRANDS = _native.GPU_BRANDS
 _STOP_TIMEOUT_MAX = _native.STOP_TIMEOUT_MAX
+# Bytes in each of gpu_tracker's units (decimal), for the summary's figures.
+_UNIT_BYTES = {'bytes': 1, 'kilobytes': 1e3, 'megabytes': 1e6, 'gigabytes': 1e9, 'terabytes': 1e12}
 
 
 def _gpus_found(gpu_brand: str | None) -> bool:
@@ -167,6 +169,12 @@ class Tracker:
             raise ValueError(f'"{on_limit}" is not a valid on_limit. Supported values are "warn" and "kill".')
         self._disable_logs = bool(disable_logs)
         self._gpu_brand = gpu_brand
+        # The allocator can be read only in the process that allocates: this
+        # one, when it is the one tracked.
+        self._reads_allocator = process_id is None or int(process_id) == os.getpid()
+        self._allocator = None
+        self._gpu_memory = None
+        self._sleep_time = float(sleep_time)
         # The library checks the rest (a process that does not exist, an
         # expected core count below 1, a GPU UUID no GPU has) with messages
         # that name what is valid.
@@ -215,6 +223,10 @@ class Tracker:
             raise RuntimeError('Cannot start tracking when tracking has already stopped.')
         self._native.start()
         self.state = Tracker.State.STARTED
+        if self._reads_allocator:
+            from ._torch_memory import AllocatorWatch
+            self._allocator = AllocatorWatch(self._sleep_time)
+            self._allocator.start()
         self._log_warnings()
         # gpu_tracker warns when it finds no GPU to query (neither nvidia-smi
         # nor amd-smi works) and no brand was named; the library says it
@@ -230,6 +242,8 @@ class Tracker:
             raise RuntimeError('Cannot stop tracking when tracking has not started yet.')
         if self.state == Tracker.State.STOPPED:
             raise RuntimeError('Cannot stop tracking when tracking has already stopped.')
+        if self._allocator is not None:
+            self._allocator.stop()
         self._native.stop()
         self.state = Tracker.State.STOPPED
         self._log_warnings()
@@ -244,6 +258,25 @@ class Tracker:
         self._limits = document.get('limits')
         self._energy = document.get('energy')
         self._who = {key: document.get(key) for key in ('at_peak', 'processes', 'gpu_idle')}
+        if self._allocator is not None:
+            gpu = document.get('max_gpu_ram') or {}
+            divisor = _UNIT_BYTES.get(gpu.get('unit'), 0)
+            self._gpu_memory = self._allocator.report(gpu.get('main', 0) * divisor or None)
+            if self._gpu_memory and not self._disable_logs and (
+                    self._gpu_memory['alloc_retries'] or self._gpu_memory['ooms']):
+                _warn(f"GPU memory: {self._gpu_memory['summary']}")
+
+    @property
+    def gpu_memory(self) -> dict | None:
+        """What PyTorch's CUDA caching allocator held, after stop(), when this
+        process was tracked and had imported torch with CUDA initialised:
+        tensors ("allocated") against what the allocator kept ("reserved") at
+        its peak, the run's peaks, allocation retries and OOMs, beside the
+        driver's peak for this process; "summary" says it in a sentence
+        (docs/python.md, "GPU memory explained"). None otherwise."""
+        if self.state != Tracker.State.STOPPED:
+            raise RuntimeError('No GPU memory to explain before tracking completes (call stop() first)')
+        return self._gpu_memory
 
     @property
     def energy(self) -> dict:

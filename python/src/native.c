@@ -203,6 +203,25 @@ static PyObject *output_write(PyObject *module, PyObject *args)
  * before it reaches a terminal (control characters and bytes that are not
  * UTF-8 as \xNN). A str is taken as UTF-8 (lone surrogates of undecodable
  * bytes back as those bytes); bytes as they are. */
+/* The calling Python thread counted as the library's (a tracker of this
+ * process leaves it out) until library_thread_leave() in the same thread. */
+static PyObject *library_thread_enter(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    if (gt_library_thread_enter() != 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *library_thread_leave(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    gt_library_thread_leave();
+    Py_RETURN_NONE;
+}
+
 static PyObject *text_escape(PyObject *module, PyObject *arg)
 {
     (void)module;
@@ -578,6 +597,10 @@ static PyMethodDef module_methods[] = {
     {"file_read", file_read, METH_VARARGS, "gt_file_read(): a file under the reading rules."},
     {"file_open", file_open, METH_VARARGS, "gt_file_open(): a descriptor under the reading rules."},
     {"text_escape", text_escape, METH_O, "gt_text_escape(): strangers' text made safe to print."},
+    {"library_thread_enter", library_thread_enter, METH_NOARGS,
+     "gt_library_thread_enter(): this thread counted as the library's."},
+    {"library_thread_leave", library_thread_leave, METH_NOARGS,
+     "gt_library_thread_leave(): this thread the program's again."},
     {"output_hold", output_hold, METH_VARARGS, "gt_output_hold(): an output's directory kept open."},
     {"snapshot_convert", native_snapshot_convert, METH_VARARGS,
      "A snapshot (any format) in another format, or its HTML report."},

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "util/background.h"
 
+#include "gpu_tracker_internal.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -378,6 +380,50 @@ int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *
     pthread_mutex_unlock(&registry_lock);
     sem_destroy(&start.started);
     return rc;
+}
+
+/* The calling thread's entry while it has entered the registry itself
+ * (library_thread_enter), for its leave. */
+static __thread struct registered *entered_self;
+
+int library_thread_enter(void)
+{
+    pthread_once(&registry_once, registry_init);
+    if (entered_self)
+        return 0;
+    struct registered *entry = calloc(1, sizeof *entry);
+    if (!entry)
+        return ENOMEM;
+    entry->tid = (pid_t)syscall(SYS_gettid);
+    entry->clock_ok = pthread_getcpuclockid(pthread_self(), &entry->clock) == 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)entry->tid);
+    entry->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+    pthread_mutex_lock(&registry_lock);
+    entry->next = running;
+    running = entry;
+    registry_gen++;
+    pthread_mutex_unlock(&registry_lock);
+    entered_self = entry;
+    return 0;
+}
+
+void library_thread_leave(void)
+{
+    if (!entered_self)
+        return;
+    registry_leave(entered_self);
+    entered_self = NULL;
+}
+
+int gt_library_thread_enter(void)
+{
+    return library_thread_enter();
+}
+
+void gt_library_thread_leave(void)
+{
+    library_thread_leave();
 }
 
 /* ---- background jobs ---------------------------------------------------- */

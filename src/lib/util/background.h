@@ -48,6 +48,15 @@ void wake_word_set(struct wake_word *w);
  * registered as a library thread while fn runs. pthread_create's result. */
 int start_library_thread(pthread_t *thread, const char *name, void *(*fn)(void *), void *arg);
 
+/* Registers the calling thread, which the library did not start, as one
+ * of its threads until library_thread_leave() (called by the same thread
+ * before it ends): a tracker of this process leaves its CPU and its count
+ * out, as for start_library_thread's. For a helper the tracker's user
+ * runs on the tracker's behalf (the Python Tracker's reading of PyTorch's
+ * allocator). 0, or ENOMEM. Entering twice is once. */
+int library_thread_enter(void);
+void library_thread_leave(void);
+
 /* What the library's threads in this process have used, CPU clock ticks
  * (user and system, as /proc/PID/task/TID/stat counts them) of those running
  * now and of those that have ended, and how many threads the process has
