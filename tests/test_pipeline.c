@@ -20,6 +20,8 @@
 #include "sink/backup_sink.h"
 #include "check.h"
 #include "analysis/analysis.h"
+#include "output/results.h"
+#include "util/buf.h"
 #include "sink/csv_sink.h"
 #include "sink/tracking_file.h"
 #include "util/pid_index.h"
@@ -858,6 +860,23 @@ static void test_gpu_wait(void)
     CHECK(w.verdict == (GT_GPU_WAIT_WORKERS | GT_GPU_WAIT_STORAGE_BOUND));
     CHECK(gpu_wait_advice(&w, advice, sizeof advice) == w.verdict);
     CHECK_CONTAINS(advice, "cores each 100% of the time it was in use; faster storage: ");
+    /* gpu_tracker's text format ends with it, before the idle GPUs. */
+    gt_gpu_idle *summary = calloc(1, sizeof *summary);
+    struct buf text;
+    buf_init(&text, 256);
+    if (summary) {
+        summary->struct_size = sizeof *summary;
+        summary->wait = w;
+        CHECK(gpu_idle_text(summary, &text) == 1);
+        buf_puts(&text, "");
+        CHECK_CONTAINS(text.data, "GPU waiting:\n   The GPUs were under 50% busy 100% of the "
+                                  "time the job used them\n   Advice: more CPU cores per GPU: ");
+        summary->wait.verdict = 0;
+        text.len = 0;
+        CHECK(gpu_idle_text(summary, &text) == 0 && text.len == 0);
+    }
+    free(summary);
+    buf_free(&text);
     /* No GPU reading at all: nothing judged. */
     gpu_wait_init(&a, 4, TCK);
     gpu_wait_step(&a, NULL, 0, &f.roles, &t, NULL, 0);

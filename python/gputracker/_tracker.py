@@ -308,9 +308,10 @@ class Tracker:
 
     @property
     def gpu_idle(self) -> dict | None:
-        """The GPUs the tracked processes held but left idle, and a GPU request
-        never used, after stop(): the JSON summary's "gpu_idle" section; None when
-        no GPU was held or given."""
+        """The GPUs the tracked processes held but left idle, a GPU request
+        never used, and what the GPUs waited for ("waiting": saturated data
+        workers or storage, docs/metrics.md), after stop(): the JSON summary's
+        "gpu_idle" section; None when no GPU was held or given."""
         return self._who_part('gpu_idle', 'GPU idleness')
 
     @property
