@@ -37,7 +37,7 @@ enum { CGROUP_PSI_CPU, CGROUP_PSI_MEMORY, CGROUP_PSI_IO, CGROUP_PSI_N };
 /* The busiest group of worker processes at one walk (census.c): the tree's
  * descendants of one command (comm), what their CPU clocks advanced since
  * the last walk and what their main threads were runnable (ran or waited
- * in a run queue, schedstat) in it. processes 0: no descendant ran. */
+ * in a run queue, schedstat) in it. processes 0: no live descendant. */
 struct worker_load {
     char command[16];
     long processes;                 /* its live descendants at this walk */

@@ -64,7 +64,7 @@ struct tracked_proc {
                                         once as a zombie (they move no more) */
     struct proc_schedstat sched;     /* its main thread's, as last read */
     unsigned long long walk_runnable_ns; /* run + wait since the last walk (0
-                                        when not read at both) */
+                                        when schedstat was not read at both) */
     struct census_slot census;       /* its command's group */
     unsigned long long pss_kb;       /* this walk's PSS estimate (split_rss), for the census */
 };
@@ -438,7 +438,6 @@ static void read_run_time(const struct tree *t, struct tracked_proc *p)
 static void read_schedstat(struct tree *t, struct tracked_proc *p)
 {
     struct proc_schedstat now;
-    p->walk_runnable_ns = 0;
     if (procfs_read_schedstat(&p->h, t->buf, t->bufcap, &now) < 0) {
         if (errno == ENOENT)
             t->schedstat = -1;
@@ -777,6 +776,7 @@ static int walk_once(struct tree *t, long reaper_threads)
         }
         p->seen = t->generation;
         p->walks_seen++;
+        p->walk_runnable_ns = 0;
         if (t->schedstat >= 0 && !t->sampled_only && !p->zombie_read)
             read_schedstat(t, p);
         if (p->st.state == 'Z' || p->st.state == 'X')
