@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "hub/tracker_internal.h"
 
+#include "gpu_tracker_internal.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -212,3 +214,15 @@ int sampler_run(gt_tracker *t)
     return orphaned;
 }
 
+/* A thread of the caller's that works for the tracker (the Python
+ * Tracker's allocator reader) counted as the library's, as the sampling
+ * thread is: gpu_tracker_internal.h. */
+int gt_library_thread_enter(void)
+{
+    return library_thread_enter();
+}
+
+void gt_library_thread_leave(void)
+{
+    library_thread_leave();
+}

@@ -3,8 +3,6 @@
 #define _GNU_SOURCE
 #include "util/background.h"
 
-#include "gpu_tracker_internal.h"
-
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -414,16 +412,6 @@ void library_thread_leave(void)
         return;
     registry_leave(entered_self);
     entered_self = NULL;
-}
-
-int gt_library_thread_enter(void)
-{
-    return library_thread_enter();
-}
-
-void gt_library_thread_leave(void)
-{
-    library_thread_leave();
 }
 
 /* ---- background jobs ---------------------------------------------------- */
