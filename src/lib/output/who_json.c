@@ -282,7 +282,7 @@ static void gpu_wait_json_read(struct json_reader *r, json_object *o, const char
         json_read_fail(r, "\"%s\" should be an object", path);
         return;
     }
-    char where[200], item[220];
+    char where[200], item[240];
     w->gpu_seconds = json_read_number(r, o, "gpu_seconds", path, 0, 1e12);
     w->waiting_seconds = json_read_number(r, o, "waiting_seconds", path, 0, w->gpu_seconds);
     w->waiting_busy_percent = json_read_number(r, o, "waiting_busy_percent", path, 0, 100);
