@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 0: {
         struct proc_stat st;
         proc_parse_stat(text, len, &st);
+        proc_parse_stat_delay(text, len, &st);
         break;
     }
     case 1: {

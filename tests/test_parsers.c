@@ -29,20 +29,27 @@ static void test_stat(void)
     CHECK(st.num_threads == 4);
     CHECK(st.starttime == 98765);
     CHECK(strcmp(st.comm, "python3") == 0);
-    CHECK(st.has_blkio && st.blkio_ticks == 0);
+    CHECK(!st.has_blkio && st.blkio_ticks == 0); /* not asked for */
+    CHECK(proc_parse_stat_delay(plain, strlen(plain), &st) == 0 && st.has_blkio &&
+          st.blkio_ticks == 0 && st.starttime == 98765);
     /* Field 42, the block I/O delay; a line that stops before it has none. */
     const char *waited = "42 (python3) D 1 42 42 0 -1 4194560 1500 30 2 1 250 75 12 8 20 0 4 0 "
                          "98765 123456 789 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 "
                          "0 1234 0 0";
-    CHECK(parse_stat_str(waited, &st) == 0 && st.has_blkio && st.blkio_ticks == 1234);
+    CHECK(proc_parse_stat_delay(waited, strlen(waited), &st) == 0 && st.has_blkio &&
+          st.blkio_ticks == 1234);
     CHECK(st.state == 'D' && st.starttime == 98765);
     const char *cut = "42 (python3) D 1 42 42 0 -1 4194560 1500 30 2 1 250 75 12 8 20 0 4 0 "
                       "98765 123456 789 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0";
-    CHECK(parse_stat_str(cut, &st) == 0 && !st.has_blkio && st.blkio_ticks == 0);
+    CHECK(proc_parse_stat_delay(cut, strlen(cut), &st) == 0 && !st.has_blkio &&
+          st.blkio_ticks == 0);
     const char *junk = "42 (python3) D 1 42 42 0 -1 4194560 1500 30 2 1 250 75 12 8 20 0 4 0 "
                        "98765 123456 789 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 "
                        "0 x12 0 0";
-    CHECK(parse_stat_str(junk, &st) == 0 && !st.has_blkio && st.blkio_ticks == 0);
+    CHECK(proc_parse_stat_delay(junk, strlen(junk), &st) == 0 && !st.has_blkio &&
+          st.blkio_ticks == 0);
+    /* Before 22 a short line fails either way. */
+    CHECK(proc_parse_stat_delay("9 (x) S 1 9 9 0 -1 0 0 0 0 0 5 5 0 0 20 0 1", 43, &st) == -1);
 
     /* comm with spaces and parentheses: fields start after the last ')'. */
     const char *odd = "7 (my (weird) prog) ) R 3 7 7 0 -1 0 0 0 0 0 9 1 0 0 20 0 2 0 555 0 0";

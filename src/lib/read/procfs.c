@@ -117,6 +117,8 @@ static int parsed(int rc)
     }
 
 KEPT_FILE_READER(procfs_read_stat, stat_fd, "stat", struct proc_stat, proc_parse_stat)
+KEPT_FILE_READER(procfs_read_stat_delay, stat_fd, "stat", struct proc_stat,
+                 proc_parse_stat_delay)
 KEPT_FILE_READER(procfs_read_status, status_fd, "status", struct proc_status, proc_parse_status)
 KEPT_FILE_READER(procfs_read_io, io_fd, "io", struct proc_io, proc_parse_io)
 KEPT_FILE_READER(procfs_read_schedstat, schedstat_fd, "schedstat", struct proc_schedstat,

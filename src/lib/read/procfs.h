@@ -41,6 +41,8 @@ void procfs_close(struct proc_handle *h);
 /* Reads and parses stat / status / smaps_rollup. A malformed file fails
  * with ERR_MALFORMED (internal.h). buf is scratch space of cap bytes. */
 int procfs_read_stat(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out);
+/* The same with stat's block I/O delay (proc_parse_stat_delay). */
+int procfs_read_stat_delay(struct proc_handle *h, char *buf, size_t cap, struct proc_stat *out);
 int procfs_read_status(struct proc_handle *h, char *buf, size_t cap, struct proc_status *out);
 int procfs_read_rollup(struct proc_handle *h, char *buf, size_t cap, struct proc_rollup *out);
 /* Reads and parses io (kept open like stat: the series read it every row). */

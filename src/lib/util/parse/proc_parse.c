@@ -34,7 +34,8 @@ static int skip_token(struct cursor *c)
     return 0;
 }
 
-int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
+/* proc_parse_stat(), and with blkio its field 42 too. */
+static int parse_stat(const char *buf, size_t len, struct proc_stat *out, int blkio)
 {
     /* comm may hold spaces and ')' itself: fields start after the LAST ')'. */
     const char *close = memrchr(buf, ')', len);
@@ -80,6 +81,8 @@ int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
         return -1;
     if (read_u64(&c, &out->starttime) < 0)        /* 22 */
         return -1;
+    if (!blkio)
+        return 0;
     /* 23 vsize .. 41 policy, then 42: a shorter line (a kernel before
      * 2.6.18, a fixture) has no block I/O delay, which is not an error. */
     for (int f = 23; f <= 41; f++)
@@ -89,6 +92,16 @@ int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
     if (!out->has_blkio)
         out->blkio_ticks = 0;
     return 0;
+}
+
+int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
+{
+    return parse_stat(buf, len, out, 0);
+}
+
+int proc_parse_stat_delay(const char *buf, size_t len, struct proc_stat *out)
+{
+    return parse_stat(buf, len, out, 1);
 }
 
 /* One "Key: value [kB]" field wanted from a key-value file. */

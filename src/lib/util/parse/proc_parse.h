@@ -25,6 +25,7 @@ struct proc_stat {
     unsigned long long cstime;
     long num_threads;
     unsigned long long starttime;   /* ticks after boot: identifies the process */
+    /* proc_parse_stat_delay() only (0 from proc_parse_stat): */
     int has_blkio;                  /* the line reached field 42 */
     unsigned long long blkio_ticks; /* 42 delayacct_blkio_ticks: time its
                                        threads waited for block I/O, clock
@@ -32,6 +33,10 @@ struct proc_stat {
                                        accounting is on) */
 };
 int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);
+/* proc_parse_stat() and field 42, twenty fields further: for the one
+ * process whose I/O wait is looked at (the tracked main process), not
+ * every process of a walk. */
+int proc_parse_stat_delay(const char *buf, size_t len, struct proc_stat *out);
 
 /* /proc/<pid>/status. A zombie has no Vm* lines: has_memory is then 0. */
 struct proc_status {
