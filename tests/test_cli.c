@@ -2089,8 +2089,17 @@ static void test_gpu_waited(void)
     snprintf(snap, sizeof snap, "%s", tmp_path("waited.json.gz"));
     snprintf(html, sizeof html, "%s", tmp_path("waited.html"));
     fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 20\n");
+    /* A Slurm task's, so that `gpu-tracker job` takes its snapshot. */
+    setenv("SLURM_JOB_ID", "78", 1);
+    setenv("SLURM_STEP_ID", "0", 1);
+    setenv("SLURM_PROCID", "0", 1);
+    setenv("SLURM_NTASKS", "1", 1);
     struct result r = gt("-q", "-f", "json", "--st", "0.2", "--snapshot", snap, "--report", html,
                          "--", "sh", "-c", spin, NULL);
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_STEP_ID");
+    unsetenv("SLURM_PROCID");
+    unsetenv("SLURM_NTASKS");
     CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
     json_object *j = parse_or_fail(r.out.data, "gpu waited json");
     if (j) {
@@ -2117,6 +2126,15 @@ static void test_gpu_waited(void)
     CHECK_MSG(r.status == 0, "recommend: %s", r.err.data);
     CHECK_CONTAINS(r.out.data, "\ngpu advice: more CPU cores per GPU: the GPU waited (20% busy) "
                                "on 2 saturated sh workers at ");
+    result_free(&r);
+    /* gpu-tracker job says it under the task, and in its JSON. */
+    r = gt("job", snap, NULL);
+    CHECK_MSG(r.status == 0, "job: %s", r.err.data);
+    CHECK_CONTAINS(r.out.data, "\n    GPU waited: more CPU cores per GPU: the GPU waited (20% "
+                               "busy) on 2 saturated sh workers at ");
+    result_free(&r);
+    r = gt("job", snap, "-f", "json", NULL);
+    CHECK_CONTAINS(r.out.data, "\"gpu_waited\": \"more CPU cores per GPU: ");
     result_free(&r);
     char *page = slurp(html);
     CHECK_CONTAINS(page, "<li><b>GPU waited for its input:</b> more CPU cores per GPU: the GPU "

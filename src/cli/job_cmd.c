@@ -400,6 +400,15 @@ static void next_request(const gt_job_summary *j, char *out, size_t cap)
 }
 
 /* Who held the memory peak of a task: its largest processes then. */
+/* What task run's GPUs waited for, as advice into out (1), or 0 when its
+ * snapshot has no such verdict (docs/metrics.md, "What the GPU waited
+ * for"). */
+static int task_gpu_waited(const gt_snapshot *run, char *out, size_t cap)
+{
+    out[0] = '\0';
+    return run->gpu_idle.struct_size && gt_gpu_wait_advice(&run->gpu_idle.wait, out, cap);
+}
+
 static void peak_holders(const gt_snapshot *run, int human)
 {
     const gt_peak_breakdown *b = &run->at_peak[GT_PEAK_MEMORY];
@@ -479,6 +488,12 @@ static void print_text(const gt_snapshot *job, const gt_job_summary *j, const st
                t->stats.cpu_usage_mean, mib_text(t->peak_rss_mib, human, a, sizeof a));
         peak_holders(task_run(job, i), human);
         printf("\n");
+        char waited[800];
+        if (task_gpu_waited(task_run(job, i), waited, sizeof waited)) {
+            printf("    GPU waited: "); /* the workers' command is the job's text */
+            output_print_untrusted(stdout, waited);
+            printf("\n");
+        }
     }
     next_request(j, req, sizeof req);
     printf("Next time: %s (or per node: --mem=%dM)\n", req, j->mem_per_node_mib);
@@ -537,6 +552,10 @@ static int print_json(const gt_snapshot *job, const gt_job_summary *j, const str
                 json_object_array_add(held, p);
             }
             json_object_object_add(json_object_array_get_idx(tasks, i), "memory_peak_held_by", held);
+            char waited[800];
+            json_object_object_add(json_object_array_get_idx(tasks, i), "gpu_waited",
+                                   task_gpu_waited(task_run(job, i), waited, sizeof waited)
+                                       ? json_object_new_string(waited) : NULL);
         }
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_SPACED |
