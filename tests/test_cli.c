@@ -2147,6 +2147,15 @@ static void test_gpu_waited(void)
     CHECK_CONTAINS(r.out.data, "\nGPU waited      more CPU cores per GPU: the GPU waited (20% "
                                "busy) on 2 saturated sh workers at ");
     result_free(&r);
+    /* gpu_tracker's text: a section of ours after its own and the limits'. */
+    fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 20\n");
+    r = gt("-q", "--st", "0.2", "--max-time", "1h", "--", "sh", "-c", spin, NULL);
+    const char *limits_at = strstr(r.out.data, "\nLimits:\n");
+    const char *waiting_at = strstr(r.out.data, "\nGPU waiting:\n   The GPUs were under 50% "
+                                                "busy 100% of the time the job used them\n"
+                                                "   Advice: more CPU cores per GPU: ");
+    CHECK_MSG(limits_at && waiting_at && limits_at < waiting_at, "the sections: %s", r.out.data);
+    result_free(&r);
     /* The converse: a busy GPU, or workers that sleep, is no verdict. */
     fputs_file(scenario, "device GPU-1111 Fake-H100 80000000000 9000000000 90\n");
     r = gt("-q", "-f", "json", "--st", "0.2", "--", "sh", "-c", spin, NULL);

@@ -871,6 +871,14 @@ static void test_gpu_wait(void)
         buf_puts(&text, "");
         CHECK_CONTAINS(text.data, "GPU waiting:\n   The GPUs were under 50% busy 100% of the "
                                   "time the job used them\n   Advice: more CPU cores per GPU: ");
+        /* The workers' command is the job's text: escaped in the summary. */
+        snprintf(summary->wait.worker_command, sizeof summary->wait.worker_command,
+                 "w\x1b]0;x\a");
+        text.len = 0;
+        CHECK(gpu_idle_text(summary, &text) == 1);
+        buf_puts(&text, "");
+        CHECK_CONTAINS(text.data, "saturated w\\x1b]0;x\\x07 worker");
+        CHECK(text.data && !strchr(text.data, '\x1b') && !strchr(text.data, '\a'));
         summary->wait.verdict = 0;
         text.len = 0;
         CHECK(gpu_idle_text(summary, &text) == 0 && text.len == 0);

@@ -399,7 +399,6 @@ static void next_request(const gt_job_summary *j, char *out, size_t cap)
                  j->gpus_per_task * j->max_tasks_per_node);
 }
 
-/* Who held the memory peak of a task: its largest processes then. */
 /* What task run's GPUs waited for, as advice into out (1), or 0 when its
  * snapshot has no such verdict (docs/metrics.md, "What the GPU waited
  * for"). */
@@ -409,6 +408,7 @@ static int task_gpu_waited(const gt_snapshot *run, char *out, size_t cap)
     return run->gpu_idle.struct_size && gt_gpu_wait_advice(&run->gpu_idle.wait, out, cap);
 }
 
+/* Who held the memory peak of a task: its largest processes then. */
 static void peak_holders(const gt_snapshot *run, int human)
 {
     const gt_peak_breakdown *b = &run->at_peak[GT_PEAK_MEMORY];

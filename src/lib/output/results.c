@@ -12,6 +12,7 @@
 #include "output/usage_json.h"
 #include "analysis/analysis.h"
 #include "util/buf.h"
+#include "util/json_write.h"
 #include "util/internal.h"
 #include "util/json_write.h"
 
@@ -190,6 +191,20 @@ static json_object *sources_object(const gt_resource_usage *u, const gt_cgroup_u
     return src;
 }
 
+/* An advice line of the text summary, which is printed as it is: the
+ * names in it (a process's command, an environment variable's value) are
+ * the job's text, escaped. */
+static void advice_line(struct buf *b, const char *advice)
+{
+    char *safe = text_escape_untrusted(advice);
+    if (!safe) {
+        b->failed = 1;
+        return;
+    }
+    buf_printf(b, "   Advice: %s\n", safe);
+    free(safe);
+}
+
 /* What the GPUs waited for, when a verdict: its lines. */
 static int gpu_wait_text(const gt_gpu_wait *w, struct buf *b)
 {
@@ -198,7 +213,7 @@ static int gpu_wait_text(const gt_gpu_wait *w, struct buf *b)
         return 0;
     buf_printf(b, "GPU waiting:\n   The GPUs were under %.0f%% busy %.0f%% of the time the job "
                "used them\n", GT_GPU_WAIT_BUSY_PERCENT, 100 * w->waiting_seconds / w->gpu_seconds);
-    buf_printf(b, "   Advice: %s\n", advice);
+    advice_line(b, advice);
     return 1;
 }
 
@@ -217,7 +232,7 @@ int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
                        "held\n", d->index, gt_human_bytes(held, sizeof held, d->held_bytes),
                        g->threshold_percent, d->idle_percent);
     }
-    buf_printf(b, "   Advice: %s\n", advice);
+    advice_line(b, advice);
     return 1;
 }
 

@@ -124,9 +124,12 @@ char *gt_limit_watch_text(gt_limit_watch *w, gt_tracker *t)
     struct buf section;
     buf_init(&section, 512);
     limits_text(&l, &section);
-    /* After gpu_tracker's text, before the tracker's "GPUs held idle:"
-     * when it has one; the text ends without a newline either way. */
-    const char *idle = strstr(text, "\nGPUs held idle:\n");
+    /* After gpu_tracker's text, before the tracker's sections of its own
+     * ("GPU waiting:", then "GPUs held idle:") when it has them; the text
+     * ends without a newline either way. */
+    const char *idle = strstr(text, "\nGPU waiting:\n");
+    if (!idle)
+        idle = strstr(text, "\nGPUs held idle:\n");
     size_t head = idle ? (size_t)(idle - text) + 1 : strlen(text);
     struct buf b;
     buf_init(&b, strlen(text) + section.len + 2);
