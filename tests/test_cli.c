@@ -2107,7 +2107,9 @@ static void test_gpu_waited(void)
         CHECK(json_object_object_get_ex(j, "gpu_idle", &w) &&
               json_object_object_get_ex(w, "waiting", &w) &&
               json_object_object_get_ex(w, "verdict", &v));
-        CHECK_MSG(v && json_object_array_length(v) == 1 &&
+        /* workers first; storage too on a machine whose disks were busy
+         * meanwhile (delay accounting on), which is not this test's point */
+        CHECK_MSG(v && json_object_array_length(v) >= 1 &&
                   !strcmp(json_object_get_string(json_object_array_get_idx(v, 0)), "workers"),
                   "verdict %s", json_object_to_json_string(w));
         double gpu = jnum(j, "gpu_idle.waiting.gpu_seconds");

@@ -766,7 +766,7 @@ static void test_gpu_wait(void)
     struct wait_step starved[] = {{20, 4, 3.92, 3.92, 1, 0}, {20, 4, 3.92, 3.92, 1, 0},
                                   {90, 4, 3.92, 3.92, 1, 0}, {20, 4, 3.92, 3.92, 1, 0}};
     wait_run(&a, &f, starved, 4, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(near(w.gpu_seconds, 4) && near(w.waiting_seconds, 3) && near(w.worker_seconds, 3));
     CHECK(w.verdict == GT_GPU_WAIT_WORKERS && strcmp(w.worker_command, "pt_data_worker") == 0);
     CHECK(near(w.worker_processes, 4) && near(w.worker_cores, 0.98) &&
@@ -778,31 +778,31 @@ static void test_gpu_wait(void)
     /* The same workers beside a GPU-bound run (60 % and more): no verdict. */
     struct wait_step bound[] = {{60, 4, 3.92, 3.92, 1, 0}, {95, 4, 3.92, 3.92, 1, 0}};
     wait_run(&a, &f, bound, 2, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(near(w.gpu_seconds, 2) && w.waiting_seconds == 0 && w.verdict == 0);
     CHECK(gpu_wait_advice(&w, advice, sizeof advice) == 0 && advice[0] == '\0');
     /* An idle run: the GPU waits, its workers sleep (0.3 cores each). */
     struct wait_step idle[] = {{3, 4, 1.2, 1.2, 1, 0}, {3, 4, 1.2, 1.2, 1, 0}};
     wait_run(&a, &f, idle, 2, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(near(w.waiting_seconds, 2) && w.worker_seconds == 0 && w.verdict == 0);
     /* Each side of the saturation: runnable 0.85 each is not, 0.9 is; 8
      * workers sharing the job's 4 cores (3.7 of them, 0.46 each) are. */
     struct wait_step under[] = {{20, 4, 3.4, 3.4, 1, 0}};
     wait_run(&a, &f, under, 1, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.worker_seconds == 0 && w.verdict == 0);
     struct wait_step at[] = {{20, 4, 3.0, 3.6, 1, 0}};
     wait_run(&a, &f, at, 1, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(near(w.worker_seconds, 1) && w.verdict == GT_GPU_WAIT_WORKERS);
     CHECK(near(w.worker_cores, 0.75) && near(w.worker_runnable, 0.9));
     struct wait_step shared[] = {{20, 8, 3.7, 3.7, 1, 0}};
     wait_run(&a, &f, shared, 1, 4);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == GT_GPU_WAIT_WORKERS);
     wait_run(&a, &f, shared, 1, 16); /* on 16 cores the 8 had room */
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == 0);
     /* Each side of the share: 1 of 5 seconds (20 %) is not a verdict, 2 of
      * 5 (40 %) is; seconds without GPU memory do not count. */
@@ -810,19 +810,19 @@ static void test_gpu_wait(void)
                                 {90, 0, 0, 0, 1, 0},       {90, 0, 0, 0, 1, 0},
                                 {90, 0, 0, 0, 1, 0},       {-1, 4, 3.92, 3.92, 1, 0}};
     wait_run(&a, &f, brief, 6, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(near(w.gpu_seconds, 5) && near(w.worker_seconds, 1) && w.verdict == 0);
     brief[1].util = 20;
     brief[1].workers = 4;
     brief[1].cores = brief[1].runnable = 3.92;
     wait_run(&a, &f, brief, 6, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(near(w.worker_seconds, 2) && w.verdict == GT_GPU_WAIT_WORKERS);
     /* Storage: main waited on block I/O 0.5 s a second (faster storage), or
      * 0.1 s (not a wait); with delay accounting off it cannot be told. */
     struct wait_step io[] = {{10, 0, 0, 0, 1, 0.5}, {10, 0, 0, 0, 1, 0.5}};
     wait_run(&a, &f, io, 2, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == GT_GPU_WAIT_STORAGE_BOUND && near(w.storage_seconds, 2) &&
           near(w.storage_wait, 0.5));
     CHECK(gpu_wait_advice(&w, advice, sizeof advice) == GT_GPU_WAIT_STORAGE_BOUND);
@@ -830,12 +830,12 @@ static void test_gpu_wait(void)
                            "storage (block I/O delay) 50% of the time, 100% of the time");
     io[0].blkio = io[1].blkio = 0.1;
     wait_run(&a, &f, io, 2, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == 0 && w.storage_seconds == 0 && w.storage_available);
     io[0].blkio_state = io[1].blkio_state = -1;
     io[0].blkio = io[1].blkio = 0.5;
     wait_run(&a, &f, io, 2, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == 0 && !w.storage_available);
     CHECK_CONTAINS(w.storage_reason, "kernel.task_delayacct=0");
     /* ... but the job's cgroup io.pressure tells it: 0.4 s "some" a second. */
@@ -850,13 +850,17 @@ static void test_gpu_wait(void)
         cg.psi[CGROUP_PSI_IO].some_us = (unsigned long long)i * 400000;
         gpu_wait_step(&a, &s, 1, &f.roles, &t, &cg, i);
     }
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == GT_GPU_WAIT_STORAGE_BOUND && near(w.storage_wait, 0.4));
     CHECK(strcmp(w.storage_source, "cgroup io.pressure") == 0);
+    /* ... unless the group was not the job's own: others' stalls. */
+    gpu_wait_report(&a, 0, &w);
+    CHECK(w.verdict == 0 && !w.storage_available && w.storage_seconds == 0);
+    CHECK_CONTAINS(w.storage_reason, "no cgroup of the job's own gave io.pressure");
     /* Both at once: both said, workers first. */
     struct wait_step both[] = {{20, 2, 1.96, 1.96, 1, 0.6}};
     wait_run(&a, &f, both, 1, 16);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == (GT_GPU_WAIT_WORKERS | GT_GPU_WAIT_STORAGE_BOUND));
     CHECK(gpu_wait_advice(&w, advice, sizeof advice) == w.verdict);
     CHECK_CONTAINS(advice, "cores each 100% of the time it was in use; faster storage: ");
@@ -889,7 +893,7 @@ static void test_gpu_wait(void)
     gpu_wait_init(&a, 4, TCK);
     gpu_wait_step(&a, NULL, 0, &f.roles, &t, NULL, 0);
     gpu_wait_step(&a, NULL, 0, &f.roles, &t, NULL, 1);
-    gpu_wait_report(&a, &w);
+    gpu_wait_report(&a, 1, &w);
     CHECK(w.gpu_seconds == 0 && w.verdict == 0);
     pid_index_free(&f.index);
 }

@@ -222,7 +222,9 @@ void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
     for (int d = 0; d < GPU_MAX_DEVICES; d++)
         uuids[d] = d < n ? t->reader.gpu.devices[d].uuid : NULL; /* set once, at the open */
     gpu_idle_report(&t->pipe.gpu_idle, uuids, out);
-    gpu_wait_report(&t->pipe.gpu_wait, &out->wait);
+    /* The group's io.pressure is the job's only while the group holds only
+     * the job (cgroup_usage.c finds outsiders, and a job that left it). */
+    gpu_wait_report(&t->pipe.gpu_wait, !t->pipe.cg.shared && !t->pipe.cg.left, &out->wait);
     out->requested = t->job.gpus_requested;
     snprintf(out->requested_by, sizeof out->requested_by, "%s", t->job.gpus_requested_by);
     /* Unused only where the GPUs could be read: no GPU library is no verdict. */

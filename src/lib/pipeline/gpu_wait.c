@@ -121,9 +121,13 @@ void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s, int ndevi
         a->storage_seconds += dt;
         a->storage_wait_sum += (wait < 1 ? wait : 1) * dt;
     }
+    if (blkio_share >= GT_GPU_WAIT_STORAGE) {
+        a->blkio_storage_seconds += dt;
+        a->blkio_storage_wait_sum += (blkio_share < 1 ? blkio_share : 1) * dt;
+    }
 }
 
-void gpu_wait_report(const struct gpu_wait_acc *a, gt_gpu_wait *out)
+void gpu_wait_report(const struct gpu_wait_acc *a, int cgroup_own, gt_gpu_wait *out)
 {
     memset(out, 0, sizeof *out);
     out->gpu_seconds = a->gpu_seconds;
@@ -141,10 +145,11 @@ void gpu_wait_report(const struct gpu_wait_acc *a, gt_gpu_wait *out)
         out->worker_cores = top->cores / top->seconds;
         out->worker_runnable = top->runnable / top->seconds;
     }
-    out->storage_available = a->blkio_seen || a->psi_seen;
+    int psi = a->psi_seen && cgroup_own;
+    out->storage_available = a->blkio_seen || psi;
     snprintf(out->storage_source, sizeof out->storage_source, "%s%s%s",
-             a->blkio_seen ? "block I/O delay" : "", a->blkio_seen && a->psi_seen ? " and " : "",
-             a->psi_seen ? "cgroup io.pressure" : "");
+             a->blkio_seen ? "block I/O delay" : "", a->blkio_seen && psi ? " and " : "",
+             psi ? "cgroup io.pressure" : "");
     if (!out->storage_available)
         snprintf(out->storage_reason, sizeof out->storage_reason, "%s",
                  a->blkio_off ? "the kernel's delay accounting is off (sysctl "
@@ -152,12 +157,14 @@ void gpu_wait_report(const struct gpu_wait_acc *a, gt_gpu_wait *out)
                                 "gave io.pressure"
                               : "neither the main process's block I/O delay nor the job's "
                                 "cgroup io.pressure could be read");
-    out->storage_seconds = a->storage_seconds;
-    if (a->storage_seconds > 0)
-        out->storage_wait = a->storage_wait_sum / a->storage_seconds;
+    double seconds = psi ? a->storage_seconds : a->blkio_storage_seconds;
+    double wait_sum = psi ? a->storage_wait_sum : a->blkio_storage_wait_sum;
+    out->storage_seconds = seconds;
+    if (seconds > 0)
+        out->storage_wait = wait_sum / seconds;
     double share = a->gpu_seconds * GT_GPU_WAIT_SHARE_PERCENT / 100.0;
     if (a->gpu_seconds > 0 && a->worker_seconds >= share)
         out->verdict |= GT_GPU_WAIT_WORKERS;
-    if (a->gpu_seconds > 0 && a->storage_seconds >= share)
+    if (a->gpu_seconds > 0 && seconds >= share)
         out->verdict |= GT_GPU_WAIT_STORAGE_BOUND;
 }

@@ -34,8 +34,12 @@ struct gpu_wait_acc {
     unsigned long long prev_io_some_us;
     /* Whether each storage source was ever read, and why not. */
     int blkio_seen, blkio_off, psi_seen;
-    double gpu_seconds, waiting_seconds, worker_seconds, storage_seconds;
-    double waiting_busy_sum, storage_wait_sum; /* integrals (x seconds) */
+    double gpu_seconds, waiting_seconds, worker_seconds;
+    double waiting_busy_sum;   /* integral (x seconds) */
+    /* Waiting on storage by either source, and by the block I/O delay alone
+     * (what is left when the cgroup turns out not to be the job's own). */
+    double storage_seconds, storage_wait_sum;
+    double blkio_storage_seconds, blkio_storage_wait_sum;
     int ncommands;
     struct gpu_wait_command commands[GPU_WAIT_COMMANDS];
 };
@@ -50,7 +54,9 @@ void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s, int ndevi
                    const struct pid_roles *roles, const struct tree_sample *tree,
                    const struct cgroup_sample *cg, double now);
 
-/* The figures and the verdict into *out (zeroed first). */
-void gpu_wait_report(const struct gpu_wait_acc *a, gt_gpu_wait *out);
+/* The figures and the verdict into *out (zeroed first). cgroup_own: the
+ * cgroup the samples' io.pressure came from held only the job (a shared
+ * group's stalls are others' too: then only the block I/O delay counts). */
+void gpu_wait_report(const struct gpu_wait_acc *a, int cgroup_own, gt_gpu_wait *out);
 
 #endif
