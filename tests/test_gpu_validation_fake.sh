@@ -20,7 +20,7 @@ ln -s "$fake" "$work/libnvidia-ml.so.1"
 printf 'device GPU-1111 Fake-H100 80000000000 1000000000 0\nenergy 0 1000\n' >"$work/scenario"
 status=0
 FAKE_NVML_SCENARIO=$work/scenario GPU_TRACKER_NVML_LIBRARY=$fake LD_LIBRARY_PATH=$work \
-    PYTHONPATH=$src/tests/standin_torch GT_VALIDATION_SKIP="sample cost" \
+    PYTHONPATH=$src/tests/standin_torch PYTHONDONTWRITEBYTECODE=1 GT_VALIDATION_SKIP="sample cost" \
     python3 "$src/tests/gpu_validation.py" "$gt" "$build" "$src" "" >"$work/table" 2>"$work/err" ||
     status=$?
 cat "$work/table"
