@@ -185,23 +185,6 @@ GT_INTERNAL gt_status gt_output_write(const char *path, const void *data, size_t
 GT_INTERNAL gt_status gt_output_read(const char *path, size_t max, const char *what,
                                      char **data, size_t *len, int *replaced);
 
-/* gt_text_escape(s) into out, cut to fit cap bytes (cap > 0) at a
- * character's start ("?" when memory runs out): for a stranger's name in
- * a message. Returns out. */
-static inline const char *gt_text_escape_into(const char *s, char *out, size_t cap)
-{
-    char *safe = gt_text_escape(s);
-    size_t n = 0;
-    for (const char *p = safe ? safe : "?"; p[n] && n + 1 < cap; n++)
-        out[n] = p[n];
-    if (safe && safe[n]) /* cut: not inside a character */
-        while (n > 0 && ((unsigned char)out[n] & 0xC0) == 0x80)
-            n--;
-    out[n] = '\0';
-    free(safe);
-    return out;
-}
-
 /* Reads the regular file path whole, as the library reads what strangers
  * give it: a FIFO or a directory is an error (never a wait), and a file of
  * more than max bytes is refused with the limit in the message. *data is

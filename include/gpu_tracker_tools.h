@@ -457,6 +457,11 @@ GT_INTERNAL void gt_usage_to_bytes_seconds(gt_resource_usage *usage);
  * "". */
 GT_INTERNAL char *gt_text_escape(const char *s);
 
+/* gt_text_escape(s) into out, cut to fit cap bytes (cap > 0) at the start
+ * of a character ("?" when memory runs out): for a stranger's name in a
+ * message. Returns out. */
+GT_INTERNAL const char *gt_text_escape_into(const char *s, char *out, size_t cap);
+
 /* The sub-tracking file's path (as opened, or the default name chosen). */
 GT_INTERNAL const char *gt_subtracker_path(const gt_subtracker *s);
 

@@ -173,6 +173,14 @@ static void test_text_escape(void)
     char *empty = gt_text_escape(NULL);
     CHECK_STR(empty, "");
     free(empty);
+    /* Into a buffer: cut at a character's start, never inside one. */
+    char out[8];
+    CHECK_STR(gt_text_escape_into("caf\xc3\xa9s", out, 5), "caf");     /* not half of é */
+    CHECK_STR(gt_text_escape_into("caf\xc3\xa9s", out, 6), "caf\xc3\xa9");
+    CHECK_STR(gt_text_escape_into("\x1b[2J", out, 7), "\\x1b[2");
+    CHECK_STR(gt_text_escape_into("ab", out, sizeof out), "ab");
+    CHECK_STR(gt_text_escape_into("\xe2\x82\xac\xe2\x82\xac", out, 6), "\xe2\x82\xac");
+    CHECK_STR(gt_text_escape_into(NULL, out, 1), "");
 }
 
 int main(void)

@@ -118,13 +118,8 @@ static int put(struct push_sink *p, const char *text, size_t len, char *why, siz
     }
     if (status < 200 || status > 299) {
         char said[256];
-        char *safe = gt_text_escape(answer); /* the server's words: a stranger's */
-        text_copy(said, sizeof said, safe ? safe : "");
+        gt_text_escape_into(answer, said, sizeof said); /* the server's words: a stranger's */
         size_t n = strlen(said);
-        if (safe && safe[n]) /* cut: not inside a character */
-            while (n > 0 && ((unsigned char)said[n] & 0xC0) == 0x80)
-                said[--n] = '\0';
-        free(safe);
         while (n > 0 && (said[n - 1] == '\n' || said[n - 1] == ' '))
             said[--n] = '\0';
         snprintf(why, cap, "the Pushgateway answered HTTP %ld%s%s", status, n ? ": " : "", said);

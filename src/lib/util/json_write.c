@@ -88,6 +88,23 @@ char *gt_text_escape(const char *s)
     return text_escape_untrusted(s);
 }
 
+const char *gt_text_escape_into(const char *s, char *out, size_t cap)
+{
+    char *safe = text_escape_untrusted(s);
+    const char *from = safe ? safe : "?";
+    size_t n = strlen(from);
+    if (n >= cap) {
+        /* cut before the character the first byte left out belongs to */
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)from[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(out, from, n);
+    out[n] = '\0';
+    free(safe);
+    return out;
+}
+
 json_object *json_new_text(const char *s)
 {
     s = s ? s : "";
