@@ -81,6 +81,7 @@ static void test_gpu_attribution(void)
      * where it holds memory (0 and 1), not the stranger's GPU 2. */
     pipeline_attribute_gpu(&s, 3, &f.roles, &gs, &proc, &sys);
     CHECK(gs.main_bytes == 1024 * MIB && gs.desc_bytes == 512 * MIB);
+    CHECK(gs.memory_devices == 3); /* GPUs 0 and 1, not the stranger's 2 */
     CHECK(gs.system_used == 6000 * MIB && gs.energy_ok && gs.energy_mj == 5000);
     CHECK(near(proc.vram_mib, 1536) && near(proc.usage, 0.6) && proc.utilized == 2);
     CHECK(near(sys.vram_mib, 6000) && near(sys.usage, 1.5) && sys.utilized == 3);
@@ -749,7 +750,10 @@ static void wait_run(struct gpu_wait_acc *a, struct roles_fixture *f, const stru
             blkio += (unsigned long long)llround(w->blkio * TCK);
         t.blkio = w->blkio_state;
         t.main_blkio_ticks = w->blkio_state > 0 ? blkio : 0;
-        gpu_wait_step(a, &s, 1, &f->roles, &t, NULL, (double)i);
+        struct gpu_tree_sample gs;
+        struct series_gpu proc_gpu, sys_gpu;
+        pipeline_attribute_gpu(&s, 1, &f->roles, &gs, &proc_gpu, &sys_gpu);
+        gpu_wait_step(a, &s, &gs, 1, &t, NULL, (double)i);
     }
 }
 
@@ -848,7 +852,10 @@ static void test_gpu_wait(void)
     cg.psi_ok[CGROUP_PSI_IO] = 1;
     for (int i = 0; i < 3; i++) {
         cg.psi[CGROUP_PSI_IO].some_us = (unsigned long long)i * 400000;
-        gpu_wait_step(&a, &s, 1, &f.roles, &t, &cg, i);
+        struct gpu_tree_sample gs;
+        struct series_gpu proc_gpu, sys_gpu;
+        pipeline_attribute_gpu(&s, 1, &f.roles, &gs, &proc_gpu, &sys_gpu);
+        gpu_wait_step(&a, &s, &gs, 1, &t, &cg, i);
     }
     gpu_wait_report(&a, 1, &w);
     CHECK(w.verdict == GT_GPU_WAIT_STORAGE_BOUND && near(w.storage_wait, 0.4));
@@ -889,10 +896,27 @@ static void test_gpu_wait(void)
     }
     free(summary);
     buf_free(&text);
+    /* A driver that does not say where the memory is: the tree's GPU is
+     * every GPU's mean (here GPU 0 at 20 %, GPU 1 at 100 %: 60 %, busy). */
+    gpu_wait_init(&a, 16, TCK);
+    {
+        struct gpu_process anywhere = {.pid = 101, .bytes = MIB};
+        struct gpu_sample two = {.procs = &anywhere, .nprocs = 1};
+        two.device_util[0] = 20;
+        two.device_util[1] = 100;
+        struct gpu_tree_sample gs;
+        struct series_gpu proc_gpu, sys_gpu;
+        pipeline_attribute_gpu(&two, 2, &f.roles, &gs, &proc_gpu, &sys_gpu);
+        CHECK(gs.memory_devices == ~0ULL);
+        gpu_wait_step(&a, &two, &gs, 2, &t, NULL, 0);
+        gpu_wait_step(&a, &two, &gs, 2, &t, NULL, 1);
+        gpu_wait_report(&a, 1, &w);
+        CHECK(near(w.gpu_seconds, 1) && w.waiting_seconds == 0);
+    }
     /* No GPU reading at all: nothing judged. */
     gpu_wait_init(&a, 4, TCK);
-    gpu_wait_step(&a, NULL, 0, &f.roles, &t, NULL, 0);
-    gpu_wait_step(&a, NULL, 0, &f.roles, &t, NULL, 1);
+    gpu_wait_step(&a, NULL, NULL, 0, &t, NULL, 0);
+    gpu_wait_step(&a, NULL, NULL, 0, &t, NULL, 1);
     gpu_wait_report(&a, 1, &w);
     CHECK(w.gpu_seconds == 0 && w.verdict == 0);
     pid_index_free(&f.index);

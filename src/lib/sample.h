@@ -229,6 +229,9 @@ struct gpu_tree_sample {
     double util_sum_percent;        /* selected GPUs */
     int proc_util_ok;               /* main_sm/desc_sm were measured */
     double main_sm, desc_sm;        /* SM percent of the tree's processes */
+    unsigned long long memory_devices; /* where the tree holds memory (bit d:
+                                       device d; every bit when the driver
+                                       does not say which) */
     int energy_ok;
     unsigned long long energy_mj;   /* selected GPUs, since tracking began */
 };

@@ -14,28 +14,19 @@ void gpu_wait_init(struct gpu_wait_acc *a, double cores, double ticks_per_second
 }
 
 /* The mean utilization (percent) of the GPUs the tree held memory on at
- * sample s; -1 when it held none or none of theirs was read. */
-static double job_gpu_busy(const struct gpu_sample *s, int ndevices, const struct pid_roles *roles)
+ * sample s (gs: its share); -1 when it held none or none of theirs was
+ * read. */
+static double job_gpu_busy(const struct gpu_sample *s, const struct gpu_tree_sample *gs,
+                           int ndevices)
 {
-    unsigned long long held = 0;
-    int any = 0;
-    for (size_t i = 0; i < s->nprocs; i++) {
-        const struct gpu_process *p = &s->procs[i];
-        if (!p->bytes || !pid_roles_get(roles, p->pid))
-            continue;
-        any = 1;
-        held |= p->memory_devices;
-    }
-    if (!any)
+    if (gs->main_bytes + gs->desc_bytes == 0)
         return -1;
-    if (!held)
-        held = ~0ULL; /* the driver does not say which GPUs */
     if (ndevices > GPU_MAX_DEVICES)
         ndevices = GPU_MAX_DEVICES;
     double sum = 0;
     int n = 0;
     for (int d = 0; d < ndevices; d++)
-        if ((held >> d & 1) && s->device_util[d] >= 0) {
+        if ((gs->memory_devices >> d & 1) && s->device_util[d] >= 0) {
             sum += s->device_util[d];
             n++;
         }
@@ -77,8 +68,8 @@ static void note_workers(struct gpu_wait_acc *a, const struct worker_load *w, do
     c->runnable += (each < 1 ? each : 1) * dt;
 }
 
-void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s, int ndevices,
-                   const struct pid_roles *roles, const struct tree_sample *tree,
+void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s,
+                   const struct gpu_tree_sample *gs, int ndevices, const struct tree_sample *tree,
                    const struct cgroup_sample *cg, double now)
 {
     double dt = a->have_prev ? now - a->prev_now : 0;
@@ -105,9 +96,9 @@ void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s, int ndevi
     a->prev_io_psi = psi;
     a->prev_io_some_us = some;
 
-    if (dt <= 0 || !s || !tree)
+    if (dt <= 0 || !s || !gs || !tree)
         return;
-    double busy = job_gpu_busy(s, ndevices, roles);
+    double busy = job_gpu_busy(s, gs, ndevices);
     if (busy < 0)
         return;
     a->gpu_seconds += dt;

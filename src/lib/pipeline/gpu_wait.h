@@ -47,11 +47,12 @@ struct gpu_wait_acc {
 /* An empty accumulator for a job that may use cores CPUs (at least 1). */
 void gpu_wait_init(struct gpu_wait_acc *a, double cores, double ticks_per_second);
 
-/* One sample: s its GPU reading of ndevices devices (NULL: none read), roles
- * the tree's, tree the walk's figures (NULL: the tree was not read), cg the
- * job's cgroup (NULL: not read), now the sample's monotonic seconds. */
-void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s, int ndevices,
-                   const struct pid_roles *roles, const struct tree_sample *tree,
+/* One sample: s its GPU reading of ndevices devices and gs the tree's
+ * share of it (pipeline_attribute_gpu; both NULL: none read), tree the
+ * walk's figures (NULL: the tree was not read), cg the job's cgroup (NULL:
+ * not read), now the sample's monotonic seconds. */
+void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s,
+                   const struct gpu_tree_sample *gs, int ndevices, const struct tree_sample *tree,
                    const struct cgroup_sample *cg, double now);
 
 /* The figures and the verdict into *out (zeroed first). cgroup_own: the

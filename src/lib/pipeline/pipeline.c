@@ -49,14 +49,15 @@ void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
         }
     unsigned long long bytes = gs->main_bytes + gs->desc_bytes;
     proc->vram_mib = (double)bytes / MIB;
+    if (bytes > 0 && memory_devices == 0)
+        memory_devices = ~0ULL; /* the driver does not say which GPUs */
+    gs->memory_devices = memory_devices;
     if (s->proc_util_ok) {
         proc->usage = (gs->main_sm + gs->desc_sm) / 100.0;
         proc->utilized_devices = busy_devices;
         proc->utilized = __builtin_popcountll(busy_devices);
         return;
     }
-    if (bytes > 0 && memory_devices == 0)
-        memory_devices = ~0ULL; /* the driver does not say which GPUs */
     for (int d = 0; d < ndevices; d++)
         if ((memory_devices >> d & 1) && s->device_util[d] >= 0) {
             proc->usage += s->device_util[d] / 100.0;
@@ -219,7 +220,7 @@ void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *r
     energy_acc_step(&p->energy, &s->rapl);
     if (gpu_ok && s->tree_ok)
         gpu_idle_step(&p->gpu_idle, &s->gpu, s->gpu_ndevices, &s->roles);
-    gpu_wait_step(&p->gpu_wait, gpu_ok ? &s->gpu : NULL, s->gpu_ndevices, &s->roles,
+    gpu_wait_step(&p->gpu_wait, gpu_ok ? &s->gpu : NULL, gpu_ok ? &gs : NULL, s->gpu_ndevices,
                   s->tree_ok ? &s->tree : NULL, s->cgroup_ok ? &s->cgroup : NULL, s->now);
     if (s->gpu_ok && gpu_run_acc_step(&p->gpu_run, s->now, s->gpu_selected, &s->gpu,
                                       s->tree_ok ? &s->roles : NULL, gpu_ok ? &gs : NULL) < 0)
