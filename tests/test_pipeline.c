@@ -956,9 +956,10 @@ static void test_entered_thread(void)
     CHECK(listed.run_ns >= before.run_ns + 30000000ULL);
     sem_post(&b.finish);
     pthread_join(th, NULL);
+    /* (not its count: a joined thread may still be listed a moment) */
     struct library_threads after;
-    library_threads_usage(&after, 1, self_threads());
-    CHECK(after.run_ns >= before.run_ns + b.ran_ns && after.others == self_threads());
+    library_threads_usage(&after, 1, -1);
+    CHECK(after.run_ns >= before.run_ns + b.ran_ns);
     sem_destroy(&b.burned);
     sem_destroy(&b.finish);
 }

@@ -12,7 +12,6 @@
 #include "output/usage_json.h"
 #include "analysis/analysis.h"
 #include "util/buf.h"
-#include "util/json_write.h"
 #include "util/internal.h"
 #include "util/json_write.h"
 
