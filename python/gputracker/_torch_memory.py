@@ -15,6 +15,8 @@ import sys
 import threading
 import time
 
+from . import _native
+
 # The keys of memory_stats() read at each sample (all pools together).
 _ALLOCATED = 'allocated_bytes.all.current'
 _ALLOCATED_PEAK = 'allocated_bytes.all.peak'
@@ -77,7 +79,6 @@ class AllocatorWatch:
     def _run(self):
         # The tracker's work, not the program's: a tracker of this process
         # leaves this thread's CPU and its count out, as the library's own.
-        from . import _native
         _native.library_thread_enter()
         try:
             while not self._stop.wait(self._interval):
@@ -146,22 +147,15 @@ class AllocatorWatch:
         return out
 
 
-def _human(n: float) -> str:
-    for unit in ('B', 'KiB', 'MiB', 'GiB'):
-        if abs(n) < 1024 or unit == 'GiB':
-            return f'{n:.0f} {unit}' if unit == 'B' else f'{n:.2f} {unit}'
-        n /= 1024
-    return f'{n:.2f} TiB'
-
-
 def _sentence(r: dict) -> str:
+    human = _native.human_bytes
     p = r['at_peak']
-    text = (f"at the allocator's peak ({p['at_seconds']:.1f} s in) {_human(p['reserved_bytes'])} "
-            f"reserved: {_human(p['allocated_bytes'])} tensors, {_human(p['cached_bytes'])} "
+    text = (f"at the allocator's peak ({p['at_seconds']:.1f} s in) {human(p['reserved_bytes'])} "
+            f"reserved: {human(p['allocated_bytes'])} tensors, {human(p['cached_bytes'])} "
             f"cached by the allocator")
     if r['other_bytes'] is not None:
-        text += (f"; the driver counted {_human(r['driver_peak_bytes'])} at the process's peak, "
-                 f"{_human(r['other_bytes'])} beyond the allocator's (CUDA context, libraries)")
+        text += (f"; the driver counted {human(r['driver_peak_bytes'])} at the process's peak, "
+                 f"{human(r['other_bytes'])} beyond the allocator's (CUDA context, libraries)")
     if r['alloc_retries']:
         n = r['alloc_retries']
         text += (f"; {n} allocation retr{'y' if n == 1 else 'ies'}: the allocator had to free its "

@@ -97,7 +97,7 @@ def test_tensors_and_cache_at_the_allocators_peak(standin, caplog):
     # No GPU here: the driver's figure is unknown, the rest not guessed.
     assert explained['driver_peak_bytes'] is None and explained['other_bytes'] is None
     summary = explained['summary']
-    assert "1.00 GiB reserved: 600.00 MiB tensors, 424.00 MiB cached by the allocator" in summary
+    assert "1.00 GiB reserved: 600 MiB tensors, 424 MiB cached by the allocator" in summary
     assert '2 allocation retries: the allocator had to free its cache to fit a block' in summary
     assert 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True' in summary
     assert '1 out-of-memory error even after freeing the cache' in summary
@@ -117,7 +117,7 @@ def test_the_driver_figure_beside_the_allocators():
         del sys.modules['torch']
     report = watch.report(4096 * MIB + 500 * MIB)
     assert report['other_bytes'] == 500 * MIB and report['driver_peak_bytes'] == 4596 * MIB
-    assert ('the driver counted 4.49 GiB at the process\'s peak, 500.00 MiB beyond the '
+    assert ('the driver counted 4.49 GiB at the process\'s peak, 500 MiB beyond the '
             'allocator\'s (CUDA context, libraries)') in report['summary']
     assert 'retr' not in report['summary'] and 'out-of-memory' not in report['summary']
     # A driver figure below the allocator's (another process's peak, a
