@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* dir/name's first line as an unsigned number (decimal). 0, or -1. */
 static int read_number(const char *dir, const char *name, unsigned long long *out)
@@ -86,6 +87,8 @@ int kfd_sample(const struct kfd_gpus *k, struct gpu_vendor *v)
     for (size_t i = 0; k->n > 0 && i < v->ntree_pids; i++) {
         char dir[4400];
         snprintf(dir, sizeof dir, "%s/class/kfd/kfd/proc/%d", v->sys_root, (int)v->tree_pids[i]);
+        if (k->n > 1 && access(dir, F_OK) != 0)
+            continue; /* not a ROCm process: one lookup, not one per GPU */
         unsigned long long total = 0, devices = 0;
         for (int g = 0; g < k->n; g++) {
             char name[48];
