@@ -2594,7 +2594,7 @@ static void test_job_command(void)
             fclose(made);
     }
     r = gt("job", many, NULL);
-    check_error(&r, 1, "gpu-tracker: 4097 snapshots, more than a job's 4096 tasks: give the "
+    check_error(&r, 1, "gpu-tracker: more than 4096 snapshots, a job's most tasks: give the "
                        "directory of one job\n");
     /* by id: where plugstack.conf says the plugin leaves snapshots */
     char plugstack[300], line[900];

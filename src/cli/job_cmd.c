@@ -85,6 +85,10 @@ static int is_snapshot_name(const char *name)
                               (n > 5 && strcmp(name + n - 5, ".json") == 0));
 }
 
+/* A job has at most GT_MERGE_MAX_TASKS tasks: names past one more are not
+ * kept (a directory of millions of files costs no memory to refuse). */
+#define NAMES_MAX (GT_MERGE_MAX_TASKS + 1)
+
 /* The snapshots of a directory (its *.json.gz and *.json, sorted). */
 static int list_directory(const char *dir, struct names *out, char *err, size_t cap)
 {
@@ -95,7 +99,7 @@ static int list_directory(const char *dir, struct names *out, char *err, size_t 
     }
     struct dirent *e;
     int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
+    while (rc == 0 && out->n < NAMES_MAX && (e = readdir(d)) != NULL) {
         if (!is_snapshot_name(e->d_name))
             continue;
         char path[4096];
@@ -228,7 +232,7 @@ static int find_files(const struct job_args *a, const char *target, struct names
         }
         glob_t g;
         int gr = glob(pattern, 0, NULL, &g), added = 0;
-        for (size_t i = 0; gr == 0 && i < g.gl_pathc; i++) {
+        for (size_t i = 0; gr == 0 && i < g.gl_pathc && out->n < NAMES_MAX; i++) {
             if (names_add(out, g.gl_pathv[i]) < 0) {
                 snprintf(err, cap, "out of memory");
                 globfree(&g);
@@ -276,7 +280,7 @@ static gt_snapshot *load_job(const struct job_args *a)
 {
     struct names files = {0};
     char err[2048];
-    for (int i = 0; i < a->ntargets; i++)
+    for (int i = 0; i < a->ntargets && files.n < NAMES_MAX; i++)
         if (find_files(a, a->targets[i], &files, err, sizeof err) < 0) {
             cli_fail(err, 1);
             names_free(&files);
@@ -285,8 +289,8 @@ static gt_snapshot *load_job(const struct job_args *a)
     /* A job has at most GT_MERGE_MAX_TASKS tasks: a directory of more is
      * refused before any is read (each may hold a million rows). */
     if (files.n > GT_MERGE_MAX_TASKS) {
-        snprintf(err, sizeof err, "%zu snapshots, more than a job's %d tasks: give the directory "
-                 "of one job", files.n, GT_MERGE_MAX_TASKS);
+        snprintf(err, sizeof err, "more than %d snapshots, a job's most tasks: give the "
+                 "directory of one job", GT_MERGE_MAX_TASKS);
         cli_fail(err, 1);
         names_free(&files);
         return NULL;
