@@ -90,11 +90,27 @@ static double own_cpu_seconds(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* A line of slurmd's log about task rank of job (job 0: not said) that
+ * ends with a reason from the library or the task's files: those may quote
+ * the job's text (a process's name, a path), so escaped, and no line of
+ * the log is forged from inside a job. */
+static void log_reason(uint32_t job, uint32_t rank, const char *what, const char *reason)
+{
+    char *safe = gt_text_escape(reason);
+    if (job)
+        slurm_info(LOG_PREFIX "job %u task %u: %s%s", job, rank, what, safe ? safe : "?");
+    else
+        slurm_info(LOG_PREFIX "task %u: %s%s", rank, what, safe ? safe : "?");
+    free(safe);
+}
+
 /* The library's warnings go to slurmd's log, never to the job's output. */
 static void log_warning(const char *message, void *data)
 {
     (void)data;
-    slurm_info(LOG_PREFIX "%s", message);
+    char *safe = gt_text_escape(message);
+    slurm_info(LOG_PREFIX "%s", safe ? safe : "(a warning; out of memory to show it)");
+    free(safe);
 }
 
 static int parse_number(const char *text, double *out)
@@ -252,7 +268,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     o.metrics_push_url = site.push[0] ? site.push : NULL;
     o.metrics_push_interval = site.push[0] ? site.push_interval : 0;
     if (gt_tracker_new(&o, &t->tracker) != GT_OK || gt_tracker_start(t->tracker) != GT_OK) {
-        slurm_info(LOG_PREFIX "job %u task %u: not tracked: %s", job, rank, gt_last_error());
+        log_reason(job, rank, "not tracked: ", gt_last_error());
         gt_tracker_free(t->tracker);
         free(t->command);
         return ESPANK_SUCCESS;
@@ -309,7 +325,7 @@ static void leave_snapshot(spank_t sp, struct task *t, int exit_status)
     if (fd >= 0)
         close(fd);
     if (why[0])
-        slurm_info(LOG_PREFIX "job %u task %u: no snapshot: %s", job, t->rank, why);
+        log_reason(job, t->rank, "no snapshot: ", why);
 }
 
 /* The exit status as a shell shows it: the code, or 128 + the signal. */
@@ -340,7 +356,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
             continue;
         double cpu0 = own_cpu_seconds();
         if (gt_tracker_stop(t->tracker) != GT_OK)
-            slurm_info(LOG_PREFIX "task %u: %s", t->rank, gt_last_error());
+            log_reason(0, t->rank, "", gt_last_error());
         else if (site.output[0])
             leave_snapshot(sp, t, status == -1 ? -1 : shell_status(status));
         t->cpu_seconds += own_cpu_seconds() - cpu0;
