@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 /* Fills status and body (at most bodycap) for a request; headers is the
- * whole header block. Returns 0 to answer, -1 to never answer. */
+ * whole header block. Returns 0 to answer, -1 to never answer. A status of
+ * 3xx answers a redirect to the body's text. */
 typedef int (*httpd_handler)(const char *method, const char *path, const char *headers,
                              int *status, char *body, size_t bodycap);
 
@@ -71,11 +72,19 @@ static void *httpd_main(void *arg)
                 close(c);
             continue;
         }
-        char head[256];
-        int hl = snprintf(head, sizeof head,
+        char head[2400];
+        int hl;
+        if (status >= 300 && status < 400) { /* a redirect: the body is where to */
+            hl = snprintf(head, sizeof head,
+                          "HTTP/1.1 %d X\r\nLocation: %.2000s\r\nContent-Length: 0\r\n"
+                          "Connection: close\r\n\r\n", status, body);
+            body[0] = '\0';
+        } else {
+            hl = snprintf(head, sizeof head,
                           "HTTP/1.1 %d X\r\nContent-Length: %zu\r\nContent-Type: "
                           "application/json\r\nConnection: close\r\n\r\n",
                           status, strlen(body));
+        }
         if (write(c, head, (size_t)hl) < 0 || write(c, body, strlen(body)) < 0)
             perror("httpd write");
         close(c);

@@ -16,6 +16,7 @@
 #include "sink/push_sink.h"
 #include "output/metrics_text.h"
 #include "runner.h"
+#include "httpd.h"
 
 /* ---- the text ---------------------------------------------------------- */
 
@@ -37,6 +38,9 @@ static void test_labels(void)
     metrics_static_labels(&st, "node1", &job, "/opt/we\"ird\\\xff", 77);
     CHECK_STR(st.labels, "host=\"node1\",job_id=\"4242\",task_rank=\"3\","
                          "command=\"we\\\"ird\\\\\xef\xbf\xbd\",pid=\"77\"");
+    /* A terminal escape in a label value: shown as text, never raw. */
+    metrics_static_labels(&st, "node1", NULL, "/opt/red\x1b[31mjob\xc2\x9b", 77);
+    CHECK_STR(st.labels, "host=\"node1\",command=\"red\\\\x1b[31mjob\\\\xc2\\\\x9b\",pid=\"77\"");
     metrics_static_labels(&st, "", NULL, NULL, 5);
     CHECK_STR(st.labels, "pid=\"5\"");
 }
@@ -712,6 +716,64 @@ static void test_push_group(void)
     free(url);
 }
 
+static int never_answer(const char *method, const char *path, const char *headers, int *status,
+                        char *body, size_t bodycap)
+{
+    (void)method;
+    (void)path;
+    (void)headers;
+    (void)status;
+    (void)body;
+    (void)bodycap;
+    return -1;
+}
+
+static _Atomic int push_warnings;
+static char push_warning[1024];
+
+static void keep_push_warning(const char *message, void *data)
+{
+    (void)data;
+    if (push_warnings++ == 0)
+        snprintf(push_warning, sizeof push_warning, "%s", message);
+}
+
+/* A Pushgateway that accepts and never answers: a push of the run is in
+ * flight when the run stops; it is abandoned while the last push waits
+ * its PUSH_TIMEOUT, so the stop costs that once (a push in flight's rest
+ * and then the last one's would be about twice it). The bound checked is
+ * 1.5 times it, far from either. */
+static void test_push_silent(void)
+{
+    struct httpd h;
+    httpd_start(&h, never_answer);
+    gt_options o;
+    gt_options_init(&o);
+    o.sleep_time = 0.1;
+    o.resource_usage_file = "";
+    o.metrics_push_url = h.base;
+    o.metrics_push_interval = 0.2;
+    o.on_warning = keep_push_warning;
+    gt_tracker *t = NULL;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
+    /* until the interval push has reached the server and hangs there */
+    for (int i = 0; i < 200 && h.requests == 0; i++)
+        usleep(20 * 1000);
+    CHECK_MSG(h.requests >= 1, "no push during the run reached the server");
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    CHECK_MSG(took < 1.5 * PUSH_TIMEOUT, "the stop waited %.1f s for a silent Pushgateway "
+              "(the last push's deadline is %.0f s)", took, PUSH_TIMEOUT);
+    CHECK_MSG(push_warnings == 1 && strstr(push_warning, "cannot push metrics") &&
+                  strstr(push_warning, "imed out"),
+              "one warning, of the last push's timeout: %d %s", (int)push_warnings, push_warning);
+    gt_tracker_free(t);
+    httpd_stop(&h);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -725,6 +787,7 @@ int main(void)
     test_io_only_while_looked_at();
     test_textfile();
     test_push_group();
+    test_push_silent();
     test_bad_inputs();
     test_cli_port_zero();
     tmpdir_remove();

@@ -21,8 +21,13 @@ static void append_label(char *out, size_t cap, const char *name, const char *va
 {
     if (!value || !*value)
         return;
-    char clean[512];
-    utf8_sanitize(value, clean, sizeof clean);
+    /* Made valid UTF-8 (U+FFFD for a stray byte), then through the one
+     * escaper: a control character (an ESC a job put in its command) is
+     * shown as the text \xNN, never stored raw for a terminal that reads
+     * the Pushgateway's or our /metrics. */
+    char valid[512], clean[2048];
+    utf8_sanitize(value, valid, sizeof valid);
+    gt_text_escape_into(valid, clean, sizeof clean);
     size_t n = strlen(out);
     int wrote = snprintf(out + n, cap - n, "%s%s=\"", n ? "," : "", name);
     if (wrote < 0 || (size_t)wrote >= cap - n) {

@@ -5,6 +5,7 @@
 #include "sink/push_sink.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,9 +81,25 @@ static size_t keep_answer(char *data, size_t size, size_t n, void *arg)
     return size * n;
 }
 
-/* One PUT of text to p->url within PUSH_TIMEOUT: 0, or -1 with the reason
+/* libcurl's progress callback of a push during the run: a non-zero answer
+ * abandons the request (libcurl asks at least once a second, also while it
+ * waits for an answer). */
+static int abandon_when_told(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                             curl_off_t ulnow)
+{
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    const struct push_sink *p = arg;
+    return atomic_load(&p->abandon) ? 1 : 0;
+}
+
+/* One PUT of text to p->url within PUSH_TIMEOUT; abandonable: a push of
+ * the run's thread, given up when the run stops. 0, or -1 with the reason
  * in why. */
-static int put(struct push_sink *p, const char *text, size_t len, char *why, size_t cap)
+static int put(struct push_sink *p, const char *text, size_t len, int abandonable, char *why,
+               size_t cap)
 {
     const char *failure = NULL;
     const struct http_api *http = http_api(&failure);
@@ -90,7 +107,7 @@ static int put(struct push_sink *p, const char *text, size_t len, char *why, siz
         snprintf(why, cap, "%s", failure);
         return -1;
     }
-    CURL *c = http->easy_init();
+    CURL *c = http_request(http, p->url);
     if (!c) {
         snprintf(why, cap, "libcurl could not start a request");
         return -1;
@@ -98,9 +115,6 @@ static int put(struct push_sink *p, const char *text, size_t len, char *why, siz
     char answer[201] = "", curl_err[CURL_ERROR_SIZE] = "";
     struct curl_slist *h =
         http->slist_append(NULL, "Content-Type: text/plain; version=0.0.4; charset=utf-8");
-    http->easy_setopt(c, CURLOPT_URL, p->url);
-    http->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     http->easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(PUSH_TIMEOUT * 1000));
     http->easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
     http->easy_setopt(c, CURLOPT_POSTFIELDS, text);
@@ -108,10 +122,19 @@ static int put(struct push_sink *p, const char *text, size_t len, char *why, siz
     http->easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_answer);
     http->easy_setopt(c, CURLOPT_WRITEDATA, answer);
     http->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+    if (abandonable) {
+        http->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, abandon_when_told);
+        http->easy_setopt(c, CURLOPT_XFERINFODATA, p);
+        http->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
     if (h)
         http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
     long status;
     CURLcode rc = http_perform(http, c, h, &status);
+    if (rc == CURLE_ABORTED_BY_CALLBACK) {
+        snprintf(why, cap, "abandoned: the run ended while it was under way");
+        return -1;
+    }
     if (rc != CURLE_OK) {
         snprintf(why, cap, "%s", curl_err[0] ? curl_err : http->easy_strerror(rc));
         return -1;
@@ -128,13 +151,20 @@ static int put(struct push_sink *p, const char *text, size_t len, char *why, siz
     return 0;
 }
 
-/* A push made, its failure said (the first one). */
-static void push_text(struct push_sink *p, const char *text, size_t len)
+/* A push made, its failure said (the first one; an abandoned push is no
+ * failure of the Pushgateway's, and the last push will say if it fails). */
+static void push_text(struct push_sink *p, const char *text, size_t len, int abandonable)
 {
     char why[512];
-    if (put(p, text, len, why, sizeof why) == 0 || p->warned)
+    if (put(p, text, len, abandonable, why, sizeof why) == 0 ||
+        (abandonable && atomic_load(&p->abandon)))
         return;
+    pthread_mutex_lock(&p->lock);
+    int said = p->warned;
     p->warned = 1;
+    pthread_mutex_unlock(&p->lock);
+    if (said)
+        return;
     warn_always(p->warner, "cannot push metrics to %s: %s; the run and its other outputs go "
                     "on", p->url, why);
 }
@@ -153,7 +183,7 @@ static void *pusher(void *arg)
         size_t len = p->pending_len;
         p->pending = NULL;
         pthread_mutex_unlock(&p->lock);
-        push_text(p, text, len);
+        push_text(p, text, len, 1);
         free(text);
         pthread_mutex_lock(&p->lock);
     }
@@ -184,15 +214,25 @@ static void hand_over(struct push_sink *p, const struct metrics_point *m)
     pthread_mutex_unlock(&p->lock);
 }
 
-static void end_thread(struct push_sink *p)
+/* Tells the thread to end, abandoning a push under way (libcurl sees it
+ * within a second); end_thread() then joins it. */
+static void tell_thread_to_end(struct push_sink *p)
 {
     if (!p->thread_started)
         return;
     pthread_mutex_lock(&p->lock);
     p->stop = 1;
+    atomic_store(&p->abandon, 1);
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    pthread_join(p->thread, NULL); /* a push under way ends within PUSH_TIMEOUT */
+}
+
+static void end_thread(struct push_sink *p)
+{
+    if (!p->thread_started)
+        return;
+    tell_thread_to_end(p);
+    pthread_join(p->thread, NULL); /* an abandoned push ends within a second */
     p->thread_started = 0;
 }
 
@@ -224,14 +264,18 @@ static void sink_finish(struct sink *k, const struct pipeline_rows *final)
     struct push_sink *p = (struct push_sink *)k;
     if (!final)
         return;
+    /* The push under way is abandoned while the last one is made: a silent
+     * Pushgateway costs the stop PUSH_TIMEOUT once, not a push in flight's
+     * rest and then the last one's. */
+    tell_thread_to_end(p);
+    if (final->metrics) {
+        char *text = NULL;
+        size_t len = 0;
+        if (metrics_render(&p->st, final->metrics, 0, &text, &len) == 0)
+            push_text(p, text, len, 0);
+        free(text);
+    }
     end_thread(p);
-    if (!final->metrics)
-        return;
-    char *text = NULL;
-    size_t len = 0;
-    if (metrics_render(&p->st, final->metrics, 0, &text, &len) == 0)
-        push_text(p, text, len);
-    free(text);
 }
 
 static const struct sink_ops push_sink_ops = {.start = sink_start, .rows = sink_rows,

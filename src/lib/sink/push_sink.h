@@ -10,13 +10,15 @@
  * before that when an interval is given. A push during the run is made by
  * a thread of its own (the sampling thread only renders the text and hands
  * it over, never waits on the network); the last one by the caller of
- * stop(), after that thread has ended. Each request takes at most
- * PUSH_TIMEOUT seconds. A push that fails is one warning (the first; the
+ * stop(), while that thread abandons a push it has under way (within a
+ * second). Each request takes at most PUSH_TIMEOUT seconds, and the stop
+ * waits PUSH_TIMEOUT at most for all of them. A push that fails is one warning (the first; the
  * run goes on, the others are tried all the same) and never an error. */
 #ifndef GT_PUSH_SINK_H
 #define GT_PUSH_SINK_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "output/output.h"
 #include "sink/sink_interface.h"
@@ -35,11 +37,12 @@ struct push_sink {
     /* The thread of the pushes during the run (started with the first). */
     pthread_t thread;
     int thread_started;
-    pthread_mutex_t lock;      /* guards pending, stop */
+    pthread_mutex_t lock;      /* guards pending, stop, warned */
     pthread_cond_t wake;
     char *pending;             /* text waiting to be pushed (newest only) */
     size_t pending_len;
     int stop;
+    _Atomic int abandon;       /* the run stops: a push under way is given up */
     int warned;                /* a push failed and was said */
 };
 
@@ -64,7 +67,7 @@ char *push_group_url(const char *base_url, const gt_job_info *job, const char *h
  * thread (the child has none of ours). */
 void push_sink_forget(struct push_sink *p);
 
-/* Ends the thread (waiting for a push under way, PUSH_TIMEOUT at most) and
+/* Ends the thread (abandoning a push under way: a second at most) and
  * frees everything; safe twice and on a sink init left zeroed. */
 void push_sink_destroy(struct push_sink *p);
 
