@@ -9,6 +9,14 @@ from plugstack.conf:
   the task's identity and a peak within the usual bounds; `gpu-tracker job`
   naming both tasks and what was asked against what was used; each task's
   last push found in the Pushgateway and, through it, in Prometheus;
+* a job whose environment forges its ids (SLURM_ARRAY_JOB_ID,
+  SLURMD_NODENAME, SLURM_CPUS_PER_TASK) has Slurm's ids in its snapshot,
+  its pushed labels and `gpu-tracker job`, and its GPUs given said to be
+  the job's own word;
+* a job whose own process stops the plugin's opener (SIGSTOP, as its user
+  may) ends: slurmstepd gives the opener up after its deadline and says so;
+* a Pushgateway that accepts and never answers costs each task's exit one
+  timeout, said once a task;
 * a job the plugin cannot serve (an output directory that cannot be made, a
   Pushgateway that is down) succeeds all the same with its own exit status,
   and slurmd's log says why.
@@ -24,10 +32,12 @@ import os
 import pwd
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
 
 from realtest import (HANG_GUARD, check, finish, free_port, get, prometheus_on_pushgateway, query,
                       skip, start_pushgateway, stop_server, wait_for)
@@ -171,6 +181,99 @@ def main():
             server.wait(timeout=HANG_GUARD)
         check(sorted(g["metric"]["task_rank"] for g in got) == ["0", "1"],
               "Prometheus has both tasks: %s" % got)
+
+        # The job's environment cannot forge who it is: the ids come from
+        # Slurm's items and the host, and the GPUs given (which only the
+        # job's environment says) are said to be the job's word.
+        r = as_user(cluster, "nobody", ["env", "SLURM_ARRAY_JOB_ID=777", "SLURM_ARRAY_TASK_ID=3",
+                                        "SLURMD_NODENAME=othernode", "SLURM_CPUS_PER_TASK=64",
+                                        "CUDA_VISIBLE_DEVICES=0,1", "srun", "--gpu-track",
+                                        "-n", "1", os.path.join(tmp, "gt-workload"), "alloc", "8"])
+        check(r.returncode == 0, "a job with forged ids: %d %s" % (r.returncode, r.stderr))
+        forged_dirs = [d for d in glob.glob(os.path.join(spool, "nobody", "*")) if d != job_dir]
+        forged = glob.glob(os.path.join(forged_dirs[0], "0-0.json.gz")) if len(forged_dirs) == 1 else []
+        check(len(forged) == 1, "the forged job's snapshot: %s" % forged_dirs)
+        if forged:
+            with gzip.open(forged[0], "rt") as f:
+                snap = json.load(f)
+            j = snap["metadata"].get("job") or {}
+            check(j.get("array_job_id") is None and j.get("array_task_id") is None and
+                  j.get("node") == cluster.node and j.get("job_id") == os.path.basename(forged_dirs[0])
+                  and j.get("cpus_per_task") == 1,
+                  "the job's environment forged its identity: %s (node %s)" % (j, cluster.node))
+            idle = snap["metadata"].get("gpu_idle") or {}
+            check(idle.get("requested") == 2 and
+                  idle.get("requested_by") == "the job's CUDA_VISIBLE_DEVICES",
+                  "the GPUs given, as the job's own word: %s" % idle)
+            pushed = get(gateway + "/metrics")[1]
+            check("othernode" not in pushed and 'job_id="%s"' % j.get("job_id") in pushed,
+                  "the pushed labels carry Slurm's ids, not the job's")
+            r = subprocess.run([gt, "job", forged_dirs[0]], capture_output=True, text=True)
+            check(r.returncode == 0 and "Job ID: %s" % j.get("job_id") in r.stdout and
+                  "777" not in r.stdout, "gpu-tracker job's ids: %s %s" % (r.stdout, r.stderr))
+
+        # A job whose own process stops the plugin's opener (it runs with the
+        # job's uid): slurmstepd gives it up after its deadline and the job
+        # ends; without a deadline it would never end. The stopper watches
+        # for slurmstepd's new children and stops one the moment it takes
+        # the job's uid; that race is the kernel's, so up to three jobs.
+        caught = 0
+        for attempt in range(3):
+            log_before = len(open(os.path.join(tmp, "slurmd.log"), errors="replace").read())
+            try:
+                r = subprocess.run(["runuser", "-u", "nobody", "--", "srun", "--gpu-track", "-n",
+                                    "1", os.path.join(tmp, "gt-workload"), "stop-helpers", "4"],
+                                   env=cluster.env, cwd=cluster.tmp, capture_output=True,
+                                   text=True, timeout=90)
+            except subprocess.TimeoutExpired:
+                check(False, "a job that stops the plugin's opener hung slurmstepd")
+                break
+            check(r.returncode == 0, "a job that stops the opener: %d %r" % (r.returncode, r.stderr))
+            log = open(os.path.join(tmp, "slurmd.log"), errors="replace").read()[log_before:]
+            # stopped before its answer: given up, said; after it: written
+            if "did not answer within 2000 ms" in log:
+                check("the snapshot given up" in log and "stopped " in r.stderr,
+                      "slurmd's log says the opener was given up: %s" % log[-1500:])
+                caught += 1
+                break
+        print("test_slurm_spank: the stopper caught the opener in %d of %d jobs" % (
+            caught, attempt + 1))
+
+        # A Pushgateway that accepts and never answers, pushed to while the
+        # task runs and at its end: each task's exit waits for it once.
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        held = []
+        stop_accepting = threading.Event()
+
+        def accept():
+            silent.settimeout(0.2)
+            while not stop_accepting.is_set():
+                try:
+                    held.append(silent.accept()[0])  # read nothing, answer nothing
+                except OSError:
+                    pass
+        acceptor = threading.Thread(target=accept)
+        acceptor.start()
+        try:
+            plugstack(tmp, ["default=on", "sleep_time=0.1", "push_interval=0.2",
+                            "push=http://127.0.0.1:%d" % silent.getsockname()[1]])
+            log_before = len(open(os.path.join(tmp, "slurmd.log"), errors="replace").read())
+            r = as_user(cluster, "nobody", ["srun", "-n", "2", os.path.join(tmp, "gt-workload"),
+                                            "hold", "8", "1"])
+        finally:
+            stop_accepting.set()
+            acceptor.join()
+            for c in held:
+                c.close()
+            silent.close()
+        check(r.returncode == 0, "a job pushing to a silent Pushgateway: %d %r" % (
+            r.returncode, r.stderr))
+        log = open(os.path.join(tmp, "slurmd.log"), errors="replace").read()[log_before:]
+        timed_out = [l for l in log.splitlines() if "cannot push metrics" in l]
+        check(len(timed_out) == 2 and all("imed out" in l or "imeout" in l for l in timed_out),
+              "one timeout a task, said in slurmd's log: %s" % timed_out)
 
         # A plugin that cannot do its work: the job is not touched.
         plugstack(tmp, ["default=on", "push=http://127.0.0.1:%d" % free_port(),

@@ -2,8 +2,10 @@
  * (src/spank/task_output.c), run as root beside other users' jobs: the
  * template's fields, the site's directory root's (0711), the user's
  * directories theirs (0700), no link followed, no directory of a third
- * user used, and the file opened by a child with the user's identity
- * (owner theirs, mode 0600; no link, no FIFO) for the caller to write. The parts that need root say so and are left
+ * user used, a site directory others may write refused, and the file made
+ * anew by a child with the user's identity (owner theirs, mode 0600;
+ * whatever was planted at the name replaced) for the caller to write, the
+ * child waited for within a deadline even when stopped. The parts that need root say so and are left
  * out without it. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -100,16 +105,44 @@ static void test_directories_and_owner(void)
     snprintf(roots, sizeof roots, "%s/rootfile", root);
     CHECK(task_output_open_as(NOBODY, NOBODY, roots, &fd, why, sizeof why) < 0 && fd == -1);
     CHECK_CONTAINS(why, "Permission denied");
-    /* a link or a FIFO put at the file's name by the user: not followed,
-     * not waited on */
+    /* What the user put at the file's name (a link, a FIFO, a file of
+     * mode 0644): never followed or waited on, not kept: a new file, theirs,
+     * 0600. A directory there is refused. */
     char planted[4500];
     snprintf(planted, sizeof planted, "%s/planted.json.gz", job_dir);
+    struct stat passwd_before, passwd_after;
+    CHECK(stat("/etc/passwd", &passwd_before) == 0);
     CHECK(symlink("/etc/passwd", planted) == 0);
-    CHECK(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) < 0);
+    CHECK_MSG(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) == 0, "%s", why);
+    if (fd >= 0)
+        close(fd);
+    CHECK(lstat(planted, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == NOBODY &&
+          (st.st_mode & 07777) == 0600);
+    CHECK(stat("/etc/passwd", &passwd_after) == 0 &&
+          passwd_after.st_size == passwd_before.st_size &&
+          passwd_after.st_mtime == passwd_before.st_mtime);
     unlink(planted);
-    CHECK(mkfifo(planted, 0600) == 0);
-    CHECK(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) < 0);
+    CHECK(mkfifo(planted, 0600) == 0 && chown(planted, NOBODY, NOBODY) == 0);
+    CHECK_MSG(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) == 0, "%s", why);
+    if (fd >= 0)
+        close(fd);
+    CHECK(lstat(planted, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600);
     unlink(planted);
+    int old_fd = open(planted, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    CHECK(old_fd >= 0 && fchown(old_fd, NOBODY, NOBODY) == 0 && fchmod(old_fd, 0644) == 0);
+    struct stat old_st;
+    CHECK(fstat(old_fd, &old_st) == 0);
+    CHECK_MSG(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) == 0, "%s", why);
+    if (fd >= 0)
+        close(fd);
+    CHECK(lstat(planted, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_ino != old_st.st_ino);
+    if (old_fd >= 0)
+        close(old_fd);
+    unlink(planted);
+    CHECK(mkdir(planted, 0700) == 0 && chown(planted, NOBODY, NOBODY) == 0);
+    CHECK(task_output_open_as(NOBODY, NOBODY, planted, &fd, why, sizeof why) < 0 && fd == -1);
+    CHECK_CONTAINS(why, "cannot replace what is at");
+    rmdir(planted);
 
     /* A link planted where a user's directory goes is never followed. */
     char elsewhere[4300], link[4400];
@@ -145,12 +178,88 @@ static void test_directories_and_owner(void)
     char under[4400];
     snprintf(under, sizeof under, "%s/spool", foreign);
     CHECK(access(under, F_OK) != 0);
+
+    /* Root's, but writable by everyone (not sticky): a user could swap a
+     * directory made in it before it is given away. Refused, nothing made. */
+    char open_site[4300], tmpl3[4400];
+    snprintf(open_site, sizeof open_site, "%s/open-site", root);
+    CHECK(mkdir(open_site, 0777) == 0 && chmod(open_site, 0777) == 0);
+    snprintf(tmpl3, sizeof tmpl3, "%s/%%u/%%j.json.gz", open_site);
+    CHECK(task_output_expand(tmpl3, &n, path, sizeof path, &fixed, why, sizeof why) == 0);
+    CHECK(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "is root's but writable by others (mode 0777)");
+    snprintf(under, sizeof under, "%s/nobody", open_site);
+    CHECK(access(under, F_OK) != 0);
+    /* sticky (as /tmp): others cannot move what root made in it */
+    CHECK(chmod(open_site, 01777) == 0);
+    CHECK_MSG(task_output_prepare(path, fixed, NOBODY, NOBODY, why, sizeof why) == 0, "%s", why);
     fx_rmroot(root);
+}
+
+/* An opener the job's user stopped (here it stops itself, as nobody, as
+ * kill -STOP from one of their processes would): waited for its deadline,
+ * then killed and reaped; and one stopped after its answer: the answer
+ * taken, the opener killed. Neither holds the caller. */
+static void test_stopped_opener(void)
+{
+    if (geteuid() != 0) {
+        printf("test_spank_output: the stopped opener needs root: left out\n");
+        return;
+    }
+    for (int after_answer = 0; after_answer <= 1; after_answer++) {
+        int sv[2];
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+        pid_t child = fork();
+        if (child == 0) {
+            close(sv[0]);
+            if (setresgid(NOBODY, NOBODY, NOBODY) < 0 || setresuid(NOBODY, NOBODY, NOBODY) < 0)
+                _exit(3);
+            if (after_answer) {
+                int null_fd = open("/dev/null", O_WRONLY);
+                struct iovec iov = {"", 1};
+                union {
+                    char buf[CMSG_SPACE(sizeof(int))];
+                    struct cmsghdr align;
+                } control;
+                memset(&control, 0, sizeof control);
+                struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
+                                   .msg_control = control.buf,
+                                   .msg_controllen = sizeof control.buf};
+                struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &null_fd, sizeof null_fd);
+                if (sendmsg(sv[1], &m, 0) < 0)
+                    _exit(4);
+            }
+            kill(getpid(), SIGSTOP);
+            _exit(0);
+        }
+        close(sv[1]);
+        int fd = -1;
+        char why[512] = "";
+        struct task_opener o = {child, sv[0], task_output_now_ms()};
+        int rc = task_output_finish_opener(&o, 300, &fd, why, sizeof why);
+        if (after_answer) {
+            CHECK_MSG(rc == 0 && fd >= 0, "an answer before the stop is taken: %s", why);
+        } else {
+            CHECK(rc < 0 && fd == -1);
+            CHECK_CONTAINS(why, "did not answer within 300 ms");
+            CHECK_CONTAINS(why, "the snapshot given up");
+        }
+        if (fd >= 0)
+            close(fd);
+        /* reaped already: nothing of it is left to wait for */
+        errno = 0;
+        CHECK(waitpid(child, NULL, WNOHANG) < 0 && errno == ECHILD);
+    }
 }
 
 int main(void)
 {
     test_expand();
     test_directories_and_owner();
+    test_stopped_opener();
     return check_exit("test_spank_output");
 }

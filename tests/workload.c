@@ -54,7 +54,13 @@
  *                            main then waits 1.2 s more (a sample after it)
  *   churn N                  N children one after another, each exiting at
  *                            once and reaped; prints the rusage of all of them
- *                            and of itself as "cpu SECONDS" */
+ *                            and of itself as "cpu SECONDS"
+ *   stop-helpers SECONDS     what a hostile job does to the SPANK plugin:
+ *                            leaves a process behind that, once we have
+ *                            exited, watches for slurmstepd's new children
+ *                            (ns_last_pid) and sends each SIGSTOP as soon
+ *                            as it takes our uid (the plugin's opener), for
+ *                            SECONDS; says "stopped PID" on stderr */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -349,6 +355,67 @@ static int churn(long n)
     return 0;
 }
 
+/* The pid last given out in our pid namespace, or -1. */
+static long last_pid(int fd)
+{
+    char b[32];
+    ssize_t n = pread(fd, b, sizeof b - 1, 0);
+    if (n <= 0)
+        return -1;
+    b[n] = '\0';
+    return atol(b);
+}
+
+/* Whether process pid is a child of slurmstepd that has not run another
+ * program: its name is still slurmstepd. */
+static int is_stepd_fork(long pid)
+{
+    char path[64], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int ok = fgets(comm, sizeof comm, f) != NULL;
+    fclose(f);
+    return ok && strcmp(comm, "slurmstepd\n") == 0;
+}
+
+static int stop_helpers(double seconds)
+{
+    pid_t parent = getpid();
+    if (fork() != 0)
+        return 0;
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        _exit(1);
+    long seen = last_pid(fd);
+    while (getppid() == parent) /* the task must exit for the plugin to act */
+        ;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        long last = last_pid(fd);
+        if (last < seen)
+            seen = last - 1; /* wrapped */
+        for (long p = seen + 1; p <= last; p++) {
+            if (p == getpid() || !is_stepd_fork(p))
+                continue;
+            /* EPERM while it is still root; ours from its setresuid on */
+            for (long tries = 0; tries < 20 * 1000 * 1000; tries++) {
+                if (kill((pid_t)p, SIGSTOP) == 0) {
+                    fprintf(stderr, "stopped %ld\n", p);
+                    break;
+                }
+                if (errno == ESRCH)
+                    break;
+            }
+        }
+        seen = last;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -481,6 +548,8 @@ int main(int argc, char **argv)
         return burst(atoi(argv[2]), atol(argv[3]), atof(argv[4]));
     } else if (!strcmp(mode, "churn") && argc == 3) {
         return churn(atol(argv[2]));
+    } else if (!strcmp(mode, "stop-helpers") && argc == 3) {
+        return stop_helpers(atof(argv[2]));
     } else if (!strcmp(mode, "io-alloc") && argc == 7) {
         return io_alloc(atol(argv[2]), atol(argv[3]), argv[4], argv[5], atol(argv[6]));
     } else {

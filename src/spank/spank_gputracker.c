@@ -43,6 +43,15 @@ SPANK_PLUGIN(gputracker, 1)
 
 #define LOG_PREFIX "spank_gputracker: "
 
+/* What task_exit may wait for that others control, in seconds: the
+ * sampling thread's last sample (a read of the job's /proc files), the
+ * last push (PUSH_TIMEOUT of the library: a Pushgateway that never
+ * answers), and, beside both, the opener the job's user may stop
+ * (TASK_OUTPUT_OPEN_DEADLINE_MS from its start). With the reaping of a
+ * killed opener (TASK_OUTPUT_REAP_MS) task_exit waits 5.5 s at most before
+ * it writes the snapshot's rows (docs/slurm.md). */
+#define TRACKER_STOP_TIMEOUT 5.0
+
 /* The site's arguments from plugstack.conf. */
 static struct {
     int default_on;
@@ -161,7 +170,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     return ESPANK_SUCCESS;
 }
 
-/* The task's command line, its words joined by spaces (NULL: not known). */
+/* The task's command line, its words joined by spaces (NULL: not known),
+ * in one pass over them after one to size it. */
 static char *task_command(spank_t sp)
 {
     int argc = 0;
@@ -171,17 +181,38 @@ static char *task_command(spank_t sp)
     size_t len = 1;
     for (int i = 0; i < argc; i++)
         len += strlen(argv[i]) + 1;
-    char *s = calloc(1, len);
-    for (int i = 0; s && i < argc; i++) {
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    char *at = s;
+    for (int i = 0; i < argc; i++) {
         if (i)
-            strcat(s, " ");
-        strcat(s, argv[i]);
+            *at++ = ' ';
+        size_t k = strlen(argv[i]);
+        memcpy(at, argv[i], k);
+        at += k;
     }
+    *at = '\0';
     return s;
 }
 
-/* Who the task is, for the snapshot and the Pushgateway's group: the
- * job's environment (array ids, GPUs given), then Slurm's own items. */
+/* How GPUs given are said when the job's own environment is all that
+ * says it: "the job's " before the variable's name. */
+static void mark_job_environment(gt_job_info *ji)
+{
+    if (!ji->gpus_requested_by[0])
+        return;
+    char by[sizeof ji->gpus_requested_by];
+    int n = snprintf(by, sizeof by, "the job's %s", ji->gpus_requested_by);
+    if (n > 0 && (size_t)n < sizeof by)
+        memcpy(ji->gpus_requested_by, by, sizeof by);
+}
+
+/* Who the task is, for the snapshot and the Pushgateway's group, from
+ * Slurm's own items and this host's name: the job's environment is the
+ * job's to change (SLURMD_NODENAME=othernode would forge it), so only the
+ * GPUs given come from it, for nothing else says them to a plugin, and
+ * the output says whose word that is. */
 static void task_job_info(spank_t sp, uint32_t job, uint32_t step, uint32_t rank,
                           gt_job_info *ji)
 {
@@ -191,13 +222,40 @@ static void task_job_info(spank_t sp, uint32_t job, uint32_t step, uint32_t rank
     if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS)
         env = NULL;
     char *none[] = {NULL};
-    gt_job_info_from_environ(env ? env : none, ji);
+    gt_job_info from_env;
+    memset(&from_env, 0, sizeof from_env);
+    from_env.struct_size = sizeof from_env;
+    gt_job_info_from_environ(env ? env : none, &from_env);
+    ji->gpus_requested = from_env.gpus_requested;
+    memcpy(ji->gpus_requested_by, from_env.gpus_requested_by, sizeof ji->gpus_requested_by);
+    mark_job_environment(ji);
     char stepbuf[16];
     snprintf(ji->scheduler, sizeof ji->scheduler, "slurm");
     snprintf(ji->job_id, sizeof ji->job_id, "%lu", (unsigned long)job);
     snprintf(ji->step_id, sizeof ji->step_id, "%s",
              task_step_name(step, stepbuf, sizeof stepbuf));
     snprintf(ji->task_rank, sizeof ji->task_rank, "%lu", (unsigned long)rank);
+    /* An array job's ids are Slurm's own in its batch step only: for a
+     * step srun launched, slurmstepd takes them from the step's environment
+     * (SLURM_ARRAY_JOB_ID=777 srun ... would forge them), so they are left
+     * out there; each array task has its own job id all the same. */
+    uint32_t array_job = 0, array_task = 0;
+    if (step == STEP_BATCH && spank_get_item(sp, S_JOB_ARRAY_ID, &array_job) == ESPANK_SUCCESS &&
+        array_job > 0) {
+        snprintf(ji->array_job_id, sizeof ji->array_job_id, "%lu", (unsigned long)array_job);
+        if (spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &array_task) == ESPANK_SUCCESS)
+            snprintf(ji->array_task_id, sizeof ji->array_task_id, "%lu",
+                     (unsigned long)array_task);
+    }
+    /* The node as Slurm names it by default: this host's name up to its
+     * first dot (only the characters a node name has). */
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    host[strcspn(host, ".")] = '\0';
+    if (host[0] && host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789-_")] == '\0')
+        snprintf(ji->node, sizeof ji->node, "%s", host);
     uint32_t total = 0;
     if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total) == ESPANK_SUCCESS && total > 0)
         ji->ntasks = (int)total;
@@ -262,6 +320,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     o.sleep_time = site.sleep_time > 0 ? site.sleep_time : 1.0;
     o.series = site.output[0] ? GT_SERIES_PROCESS | GT_SERIES_SYSTEM : 0;
     o.resource_usage_file = ""; /* no backup file in slurmstepd's directory */
+    o.stop_timeout = TRACKER_STOP_TIMEOUT;
     o.command = t->command;
     o.job = &ji;
     o.on_warning = log_warning;
@@ -278,18 +337,28 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     return ESPANK_SUCCESS;
 }
 
-/* The task's snapshot where the site's template says, as its user. */
-static void leave_snapshot(spank_t sp, struct task *t, int exit_status)
+/* Where a task's snapshot goes, and the opener making it as the job's
+ * user, started before the tracker stops so that the two waits of
+ * task_exit (the last push, the opener) overlap: see TRACKER_STOP_TIMEOUT. */
+struct snapshot_target {
+    uint32_t job;
+    char path[4096];
+    struct task_opener opener;
+    int started;
+    char why[1024]; /* why there is none ("" while there may be one) */
+};
+
+static void start_snapshot(spank_t sp, const struct task *t, struct snapshot_target *s)
 {
     uid_t uid = 0;
     gid_t gid = 0;
-    uint32_t job = 0, step = 0;
-    char why[1024] = "";
+    uint32_t step = 0;
+    memset(s, 0, sizeof *s);
     if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_ID, &s->job) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) {
-        slurm_info(LOG_PREFIX "task %u: no snapshot: the job's user is not known", t->rank);
+        snprintf(s->why, sizeof s->why, "the job's user is not known");
         return;
     }
     struct passwd pw, *found = NULL;
@@ -303,29 +372,40 @@ static void leave_snapshot(spank_t sp, struct task *t, int exit_status)
     char *dot = strchr(node, '.');
     if (dot)
         *dot = '\0';
-    snprintf(jobbuf, sizeof jobbuf, "%lu", (unsigned long)job);
+    snprintf(jobbuf, sizeof jobbuf, "%lu", (unsigned long)s->job);
     snprintf(rankbuf, sizeof rankbuf, "%lu", (unsigned long)t->rank);
     struct task_names names = {user, jobbuf, task_step_name(step, stepbuf, sizeof stepbuf),
                                rankbuf, node};
-    char path[4096], through[32];
     size_t fixed = 0;
+    if (task_output_expand(site.output, &names, s->path, sizeof s->path, &fixed, s->why,
+                           sizeof s->why) < 0 ||
+        task_output_prepare(s->path, fixed, uid, gid, s->why, sizeof s->why) < 0 ||
+        task_output_start_opener(uid, gid, s->path, &s->opener, s->why, sizeof s->why) < 0)
+        return;
+    s->started = 1;
+}
+
+/* The snapshot written into the file the opener made (the rows streamed
+ * from here: a long task's snapshot is never whole in slurmstepd's memory),
+ * or the opener given up; write: the tracker stopped and has one. */
+static void finish_snapshot(struct snapshot_target *s, struct task *t, int exit_status, int write)
+{
     int fd = -1;
-    /* The file is opened by the user (theirs, 0600, where they may write)
-     * and the rows streamed into it from here: a long task's snapshot is
-     * never whole in slurmstepd's memory. */
-    if (task_output_expand(site.output, &names, path, sizeof path, &fixed, why, sizeof why) < 0 ||
-        task_output_prepare(path, fixed, uid, gid, why, sizeof why) < 0 ||
-        task_output_open_as(uid, gid, path, &fd, why, sizeof why) < 0)
-        ;
-    else {
+    if (s->started && task_output_finish_opener(&s->opener, write ? TASK_OUTPUT_OPEN_DEADLINE_MS
+                                                                  : 0,
+                                                &fd, s->why, sizeof s->why) == 0 && write) {
+        char through[32];
         snprintf(through, sizeof through, "/dev/fd/%d", fd);
         if (gt_tracker_write_snapshot(t->tracker, t->command, exit_status, through) != GT_OK)
-            snprintf(why, sizeof why, "%s", gt_last_error());
+            snprintf(s->why, sizeof s->why, "%s", gt_last_error());
+    } else if (s->started && !write) {
+        snprintf(s->why, sizeof s->why, "the tracker did not stop (its file '%.900s' is left empty)",
+                 s->path);
     }
     if (fd >= 0)
         close(fd);
-    if (why[0])
-        log_reason(job, t->rank, "no snapshot: ", why);
+    if (s->why[0])
+        log_reason(s->job, t->rank, "no snapshot: ", s->why);
 }
 
 /* The exit status as a shell shows it: the code, or 128 + the signal. */
@@ -355,10 +435,14 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
         if (t->pid != pid)
             continue;
         double cpu0 = own_cpu_seconds();
-        if (gt_tracker_stop(t->tracker) != GT_OK)
+        struct snapshot_target target;
+        if (site.output[0])
+            start_snapshot(sp, t, &target);
+        int stopped = gt_tracker_stop(t->tracker) == GT_OK;
+        if (!stopped)
             log_reason(0, t->rank, "", gt_last_error());
-        else if (site.output[0])
-            leave_snapshot(sp, t, status == -1 ? -1 : shell_status(status));
+        if (site.output[0])
+            finish_snapshot(&target, t, status == -1 ? -1 : shell_status(status), stopped);
         t->cpu_seconds += own_cpu_seconds() - cpu0;
         slurm_verbose(LOG_PREFIX "task %u tracked; the callbacks took %.1f ms of CPU", t->rank,
                       t->cpu_seconds * 1e3);

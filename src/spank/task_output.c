@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,6 +149,13 @@ int task_output_prepare(const char *path, size_t fixed, uid_t uid, gid_t gid, ch
             snprintf(why, whycap, "the directory '%s' belongs to uid %ld, not root: the part "
                      "of output= before its first field must be root's", copy, (long)st.st_uid);
             rc = -1;
+        } else if (!users && (st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+            /* root's, but others may rename what is made in it (between
+             * the mkdir of a user's directory and its chown): not used */
+            snprintf(why, whycap, "the directory '%s' is root's but writable by others (mode "
+                     "%04o): the part of output= before its first field must be writable by "
+                     "root alone (or sticky)", copy, (unsigned)(st.st_mode & 07777));
+            rc = -1;
         }
         close(dirfd);
         dirfd = fd;
@@ -157,6 +168,31 @@ int task_output_prepare(const char *path, size_t fixed, uid_t uid, gid_t gid, ch
         close(dirfd);
     free(copy);
     return rc;
+}
+
+/* A new file at path for the caller alone (mode 0600 under umask 077),
+ * whatever was at the name: a link, FIFO or file someone left there is
+ * removed first, never followed, opened or kept with its own mode. -1
+ * with msg when the name keeps being taken or cannot be removed (a
+ * directory). */
+static int create_new(const char *path, char *msg, size_t cap)
+{
+    for (int tries = 0; tries < 2; tries++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC |
+                      O_NONBLOCK, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST) {
+            snprintf(msg, cap, "cannot write '%s': %s", path, strerror(errno));
+            return -1;
+        }
+        if (unlink(path) < 0 && errno != ENOENT) {
+            snprintf(msg, cap, "cannot replace what is at '%s': %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    snprintf(msg, cap, "something keeps reappearing at '%s': not written", path);
+    return -1;
 }
 
 /* The child's side: open path and send the descriptor (or why not) on
@@ -173,11 +209,8 @@ static void open_and_send(int sock, uid_t uid, gid_t gid, const char *path)
     } else {
         umask(077);
         struct stat st;
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC |
-                  O_NONBLOCK, 0600);
-        if (fd < 0)
-            snprintf(msg, sizeof msg, "cannot write '%s': %s", path, strerror(errno));
-        else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        fd = create_new(path, msg, sizeof msg);
+        if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
             snprintf(msg, sizeof msg, "'%s' is not a regular file: not written", path);
             close(fd);
             fd = -1;
@@ -199,18 +232,55 @@ static void open_and_send(int sock, uid_t uid, gid_t gid, const char *path)
         c->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(c), &fd, sizeof fd);
     }
-    _exit(sendmsg(sock, &m, 0) < 0 || fd < 0 ? 1 : 0);
+    _exit(sendmsg(sock, &m, MSG_DONTWAIT) < 0 || fd < 0 ? 1 : 0);
 }
 
-int task_output_open_as(uid_t uid, gid_t gid, const char *path, int *fd, char *why,
-                        size_t whycap)
+long long task_output_now_ms(void)
 {
-    *fd = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Kills child (it may be stopped, or past its message and not yet gone)
+ * and reaps it, waiting until deadline (a monotonic ms) at most: a child
+ * the kernel holds past that (in an uninterruptible sleep) is left to
+ * whoever reaps slurmstepd's children. Its end is waited for on a pidfd
+ * (Linux 5.3), else in steps of 1 ms. */
+static void kill_and_reap(pid_t child, long long deadline)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    kill(child, SIGKILL);
+    for (;;) {
+        pid_t got = waitpid(child, NULL, WNOHANG);
+        if (got != 0 && !(got < 0 && errno == EINTR))
+            break; /* reaped, or not ours to reap any more */
+        long long left = deadline - task_output_now_ms();
+        if (left <= 0)
+            break;
+        if (pidfd >= 0) {
+            struct pollfd p = {pidfd, POLLIN, 0};
+            poll(&p, 1, (int)left);
+        } else {
+            struct timespec pause = {0, 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+}
+
+int task_output_start_opener(uid_t uid, gid_t gid, const char *path, struct task_opener *o,
+                             char *why, size_t whycap)
+{
+    o->pid = -1;
+    o->sock = -1;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         snprintf(why, whycap, "cannot make a socket pair: %s", strerror(errno));
         return -1;
     }
+    o->started_ms = task_output_now_ms();
     pid_t child = fork();
     if (child < 0) {
         snprintf(why, whycap, "cannot fork: %s", strerror(errno));
@@ -223,24 +293,52 @@ int task_output_open_as(uid_t uid, gid_t gid, const char *path, int *fd, char *w
         open_and_send(sv[1], uid, gid, path);
     }
     close(sv[1]);
+    o->pid = child;
+    o->sock = sv[0];
+    return 0;
+}
+
+int task_output_finish_opener(struct task_opener *o, int deadline_ms, int *fd, char *why,
+                              size_t whycap)
+{
+    *fd = -1;
+    long long deadline = o->started_ms + deadline_ms;
     char msg[513] = "";
-    struct iovec iov = {msg, sizeof msg - 1};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-                       .msg_controllen = sizeof control.buf};
-    ssize_t n;
-    while ((n = recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-        ;
-    close(sv[0]);
-    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-        memcpy(fd, CMSG_DATA(c), sizeof *fd);
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
+    ssize_t n = -1;
+    int timed_out = 0;
+    for (;;) {
+        long long left = deadline - task_output_now_ms();
+        struct pollfd p = {o->sock, POLLIN, 0};
+        int ready = poll(&p, 1, left > 0 ? (int)left : 0);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0) {
+            timed_out = ready == 0;
+            break;
+        }
+        struct iovec iov = {msg, sizeof msg - 1};
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } control;
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                           .msg_controllen = sizeof control.buf};
+        n = recvmsg(o->sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+            memcpy(fd, CMSG_DATA(c), sizeof *fd);
+        break;
+    }
+    /* Whatever it said, the opener's work is done: one stopped after its
+     * message (by a process of the job's uid) must not hold us in waitpid
+     * either. */
+    kill_and_reap(o->pid, (deadline > task_output_now_ms() ? deadline : task_output_now_ms()) +
+                              TASK_OUTPUT_REAP_MS);
+    close(o->sock);
+    o->sock = -1;
+    o->pid = -1;
     if (*fd >= 0) {
         /* the child opened it non-blocking (a FIFO planted there would not
          * hold it); writing blocks as any file's */
@@ -250,8 +348,22 @@ int task_output_open_as(uid_t uid, gid_t gid, const char *path, int *fd, char *w
         return 0;
     }
     msg[n > 0 ? (size_t)n : 0] = '\0';
-    snprintf(why, whycap, "%s", msg[0] ? msg
-                                : WIFSIGNALED(status) ? "the opener was killed by a signal"
-                                                      : "the opener failed");
+    if (timed_out)
+        snprintf(why, whycap, "the opener (the job's uid) did not answer within %d ms (stopped "
+                 "or held by a process of the job's user?): killed, the snapshot given up",
+                 deadline_ms);
+    else
+        snprintf(why, whycap, "%s", msg[0] ? msg : "the opener ended without an answer (killed "
+                 "by a signal?)");
     return -1;
+}
+
+int task_output_open_as(uid_t uid, gid_t gid, const char *path, int *fd, char *why,
+                        size_t whycap)
+{
+    *fd = -1;
+    struct task_opener o;
+    if (task_output_start_opener(uid, gid, path, &o, why, whycap) < 0)
+        return -1;
+    return task_output_finish_opener(&o, TASK_OUTPUT_OPEN_DEADLINE_MS, fd, why, whycap);
 }
