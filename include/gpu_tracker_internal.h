@@ -206,6 +206,20 @@ GT_INTERNAL gt_status gt_file_open(const char *path, const char *what, int *fd);
 GT_INTERNAL gt_status gt_file_read_private(const char *path, size_t max, const char *what,
                                            char **data, size_t *len);
 
+/* For a run as root (or set-user-ID): whether it may use what a variable
+ * of its caller's environment names. gt_library_trusted: path is absolute,
+ * a regular file owned by root (or the effective user) and writable by no
+ * one else, every directory on the way as the config file's
+ * (gt_file_read_private). gt_tree_trusted: path is a directory under the
+ * same rules, and either a procfs or sysfs mount or a tree (100000
+ * entries at most) whose directories are root's and writable by no one
+ * else, whose links are root's and stay inside it, and which holds no
+ * FIFO, device or socket: nothing in it can be changed by another user or
+ * make a read wait. GT_OK, or GT_ERR_IO / GT_ERR_INVALID_ARGUMENT with a
+ * one-line reason naming what (the variable) and the first thing wrong. */
+GT_INTERNAL gt_status gt_library_trusted(const char *path, const char *what);
+GT_INTERNAL gt_status gt_tree_trusted(const char *path, const char *what);
+
 /* A size ("500MB", "2GiB") and a duration ("90", "1h30m", "1:30:00") as
  * the limits take them (util/units.h says what is valid): 0, or -1 with a
  * one-line reason in err. */

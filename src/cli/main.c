@@ -21,6 +21,7 @@
 #include "shlex.h"
 #include "benchmark_tsv.h"
 #include "compare_cmd.h"
+#include "environment.h"
 #include "snapshot_cmd.h"
 #include "subtrack_cmd.h"
 #include "suggest.h"
@@ -380,6 +381,10 @@ static int refuse_near_subcommand(const char *word)
 
 int gt_cli_main(int argc, char **argv)
 {
+    cli_protect_environment();
+    char env_err[1200];
+    if (cli_check_environment(env_err, sizeof env_err) < 0)
+        return cli_fail(env_err, 2);
     if (argc >= 2 && argv[1][0] != '-' && refuse_near_subcommand(argv[1]))
         return 2;
     if (argc >= 2 && strcmp(argv[1], "show") == 0)

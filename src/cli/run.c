@@ -19,6 +19,8 @@
 #define _GNU_SOURCE
 #include "run.h"
 
+#include "environment.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -431,7 +433,7 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
             _exit(RUN_NOT_STARTED);
         if (control->command_stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
             _exit(RUN_NOT_STARTED);
-        execvp(argv[0], argv);
+        execvpe(argv[0], argv, cli_job_environment());
         int e = errno;
         ssize_t w = write(fail[1], &e, sizeof e);
         (void)w;

@@ -52,7 +52,7 @@ static int request(const char *url, const char *method, const char *header1,
     const struct http_api *http = http_api(NULL);
     if (!http)
         return -1;
-    CURL *c = http->easy_init();
+    CURL *c = http_request(http, url);
     if (!c)
         return -1;
     a->len = 0;
@@ -62,8 +62,6 @@ static int request(const char *url, const char *method, const char *header1,
         h = http->slist_append(h, header1);
     if (header2)
         h = http->slist_append(h, header2);
-    http->easy_setopt(c, CURLOPT_URL, url);
-    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     http->easy_setopt(c, CURLOPT_TIMEOUT_MS, REQUEST_TIMEOUT_MS);
     http->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, REQUEST_TIMEOUT_MS);
     http->easy_setopt(c, CURLOPT_NOPROXY, "*"); /* metadata is never behind a proxy */

@@ -149,6 +149,12 @@ int fd_write_all(int fd, const void *data, size_t len);
 int input_open(const char *path, const char *what, int private, struct stat *st,
                gt_status *status);
 
+/* Opens the directory path (O_PATH, close-on-exec) under the rules of a
+ * trusted file's directories: it and every directory on the way the
+ * effective user's or root's and writable by no one else (unless sticky),
+ * no link of another user's followed. -1 with *status and the message. */
+int trusted_dir_open(const char *path, const char *what, gt_status *status);
+
 /* Reads the regular file path whole into *data (malloc'd, NUL-terminated
  * after *len bytes). GT_ERR_IO: cannot be read, not a regular file (a FIFO
  * is never waited on), or larger than max bytes (the message says the

@@ -78,3 +78,15 @@ CURLcode http_perform(const struct http_api *http, CURL *c, struct curl_slist *h
     http->easy_cleanup(c);
     return rc;
 }
+
+CURL *http_request(const struct http_api *http, const char *url)
+{
+    CURL *c = http->easy_init();
+    if (!c)
+        return NULL;
+    http->easy_setopt(c, CURLOPT_URL, url);
+    http->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    http->easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    return c;
+}

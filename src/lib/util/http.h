@@ -24,6 +24,13 @@ struct http_api {
  * NULL when it cannot: *why (may be NULL) then says why. */
 const struct http_api *http_api(const char **why);
 
+/* A new request to url (NULL when out of memory) that may speak http and
+ * https only, also after a redirect (never file://, ftp:// or the others
+ * libcurl knows: a URL from a variable must not make a root run read a
+ * file for its caller), without signals (the library's threads). Every
+ * request of the library starts here. */
+CURL *http_request(const struct http_api *http, const char *url);
+
 /* Performs the request c set up by the caller (h: its header list, or
  * NULL), then frees both. Returns libcurl's code; *status is the HTTP
  * status of the answer (0 when none came). */

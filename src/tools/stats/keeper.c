@@ -40,15 +40,13 @@ static gt_status keeper_get(const struct http_api *http, const char *base, const
                             char **body)
 {
     *body = NULL;
-    CURL *c = http->easy_init();
+    CURL *c = http_request(http, url);
     if (!c)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     struct body b = {.too_big = 0};
     buf_init(&b.text, 0);
     struct curl_slist *h = http->slist_append(NULL, "X-Application-ID: gpu-tracker");
     char curl_err[CURL_ERROR_SIZE] = "";
-    http->easy_setopt(c, CURLOPT_URL, url);
-    http->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     http->easy_setopt(c, CURLOPT_TIMEOUT_MS, KEEPER_TIMEOUT_MS);
     http->easy_setopt(c, CURLOPT_HTTPHEADER, h);
     http->easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
