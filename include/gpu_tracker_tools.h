@@ -964,6 +964,30 @@ GT_INTERNAL gt_status gt_snapshot_read(const char *path, gt_snapshot **out);
 /* gt_snapshot_read() allowing max_rows rows per series (0: the default). */
 GT_INTERNAL gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out);
 
+/* One command's reading of many snapshots (job, merge, stats, recommend,
+ * report, compare's history) under one allowance for them all: max_rows
+ * rows per series in all (each file's largest series, a merged file's
+ * tasks added), and the file and gunzipped bytes that many rows allow
+ * (docs/snapshot.md, "Limits"), so that what root reads in a directory a
+ * user filled costs what one allowance does however many files there are;
+ * and a second name of a file already read (the same device and inode: a
+ * hard link) is refused before it is read. Init, a read per file, done. */
+typedef struct gt_snapshot_load {
+    size_t max_rows;
+    size_t rows_left;
+    unsigned long long bytes_left, text_left;
+    struct gt_snapshot_seen {
+        dev_t dev;
+        ino_t ino;
+        char *name;
+    } *seen;
+    size_t nseen;
+} gt_snapshot_load;
+GT_INTERNAL void gt_snapshot_load_init(gt_snapshot_load *l, size_t max_rows);
+GT_INTERNAL gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path,
+                                            gt_snapshot **out);
+GT_INTERNAL void gt_snapshot_load_done(gt_snapshot_load *l);
+
 /* gt_snapshot_read_ex() of len bytes in memory (gzip or plain JSON, any
  * of the formats); name stands for the document in messages. */
 GT_INTERNAL gt_status gt_snapshot_from_memory(const void *data, size_t len, const char *name,

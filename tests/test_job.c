@@ -10,8 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "gpu_tracker_tools.h"
+#include "runner.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
@@ -409,8 +410,76 @@ static void test_starved_report(void)
     gt_snapshot_free(s);
 }
 
+/* A directory a user filled, read as root by job, merge, stats: the files
+ * of one call share one allowance, and a second name of a file read
+ * already (a hard link) is refused before it is read, so that N links
+ * cost what one file does. */
+static void test_one_allowance(void)
+{
+    char *dir = fx_mkroot();
+    char t0[4200], t1[4200], other[4300];
+    snprintf(t0, sizeof t0, "%s/0-0.json.gz", dir);
+    snprintf(t1, sizeof t1, "%s/0-1.json.gz", dir);
+    gt_snapshot *a = task("77", "0", "n1", 100, 20000, 1.0, 2000);
+    gt_snapshot *b = task("77", "1", "n1", 100, 20000, 1.0, 2000);
+    CHECK(gt_snapshot_write(a, t0) == GT_OK && gt_snapshot_write(b, t1) == GT_OK);
+    gt_snapshot_free(a);
+    gt_snapshot_free(b);
+
+    /* one allowance of 30000 rows: the first file's 20000 leave too few */
+    gt_snapshot_load load;
+    gt_snapshot_load_init(&load, 30000);
+    gt_snapshot *s = NULL;
+    CHECK(gt_snapshot_load_read(&load, t0, &s) == GT_OK && s);
+    gt_snapshot_free(s);
+    CHECK(load.rows_left == 10000);
+    s = NULL;
+    CHECK(gt_snapshot_load_read(&load, t1, &s) != GT_OK && !s);
+    CHECK_CONTAINS(gt_last_error(), "left of this command's allowance of 30000 rows");
+    gt_snapshot_load_done(&load);
+    /* 40000: both */
+    gt_snapshot_load_init(&load, 40000);
+    CHECK(gt_snapshot_load_read(&load, t0, &s) == GT_OK);
+    gt_snapshot_free(s);
+    CHECK(gt_snapshot_load_read(&load, t1, &s) == GT_OK);
+    gt_snapshot_free(s);
+    /* and a hard link of one read: refused by its inode, not read */
+    snprintf(other, sizeof other, "%s/0-0-again.json.gz", dir);
+    CHECK(link(t0, other) == 0);
+    s = NULL;
+    CHECK(gt_snapshot_load_read(&load, other, &s) == GT_ERR_INVALID_ARGUMENT && !s);
+    char want[9000];
+    snprintf(want, sizeof want, "'%s' is '%s' again (another name of the same file): each "
+             "snapshot is read once", other, t0);
+    CHECK_STR(gt_last_error(), want);
+    gt_snapshot_load_done(&load);
+
+    /* The commands: 8 names of one file in a job's directory. */
+    unlink(t1);
+    for (int i = 1; i < 8; i++) {
+        snprintf(other, sizeof other, "%s/0-%d.json.gz", dir, i + 10);
+        CHECK(link(t0, other) == 0);
+    }
+    struct result r = gt("job", dir, NULL);
+    CHECK_MSG(r.status == 1 && strstr(r.err.data, "again (another name of the same file): each "
+                                                  "snapshot is read once\n"),
+              "job DIR of hard links: %d %s", r.status, r.err.data);
+    result_free(&r);
+    snprintf(other, sizeof other, "%s/0-11.json.gz", dir);
+    r = gt("merge", t0, other, "-o", "/dev/null", NULL);
+    CHECK_MSG(r.status == 1 && strstr(r.err.data, "again (another name of the same file)"),
+              "merge of two names of one file: %d %s", r.status, r.err.data);
+    result_free(&r);
+    r = gt("stats", t0, other, NULL);
+    CHECK_MSG(r.status == 1 && strstr(r.err.data, "again (another name of the same file)"),
+              "stats of two names of one file: %d %s", r.status, r.err.data);
+    result_free(&r);
+    fx_rmroot(dir);
+}
+
 int main(void)
 {
+    test_one_allowance();
     test_merge_refusals();
     test_merge_and_read_back();
     test_job_view();

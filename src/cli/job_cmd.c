@@ -299,11 +299,14 @@ static gt_snapshot *load_job(const struct job_args *a)
     gt_snapshot **runs = calloc(files.n, sizeof *runs);
     gt_snapshot *job = NULL;
     int ok = runs != NULL;
+    gt_snapshot_load load; /* one allowance for the job's files together */
+    gt_snapshot_load_init(&load, a->max_rows);
     for (size_t i = 0; ok && i < files.n; i++)
-        if (gt_snapshot_read_ex(files.v[i], a->max_rows, &runs[i]) != GT_OK) {
+        if (gt_snapshot_load_read(&load, files.v[i], &runs[i]) != GT_OK) {
             cli_fail(gt_last_error(), 1);
             ok = 0;
         }
+    gt_snapshot_load_done(&load);
     if (ok && gt_snapshot_merge(runs, files.n, (const char *const *)files.v, &job) != GT_OK) {
         cli_fail(gt_last_error(), 1);
         ok = 0;

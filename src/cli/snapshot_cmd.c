@@ -173,14 +173,20 @@ static gt_snapshot **load_all(const struct sub_args *a)
         cli_fail("out of memory", 1);
         return NULL;
     }
+    /* The files share one allowance (a directory's worth of hard links
+     * costs what one file does). */
+    gt_snapshot_load load;
+    gt_snapshot_load_init(&load, a->max_rows);
     for (int i = 0; i < a->nfiles; i++)
-        if (gt_snapshot_read_ex(a->files[i], a->max_rows, &snaps[i]) != GT_OK) {
+        if (gt_snapshot_load_read(&load, a->files[i], &snaps[i]) != GT_OK) {
             cli_fail(gt_last_error(), 1);
             for (int j = 0; j < i; j++)
                 gt_snapshot_free(snaps[j]);
             free(snaps);
+            gt_snapshot_load_done(&load);
             return NULL;
         }
+    gt_snapshot_load_done(&load);
     return snaps;
 }
 

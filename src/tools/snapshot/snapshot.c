@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pipeline/pipeline.h"
 #include "util/file_io.h"
@@ -897,17 +899,20 @@ static void read_snapshot(struct json_reader *r, const char *text, size_t len, s
     read_object(r, text, root, left, 0, s);
 }
 
-/* raw (len bytes, malloc'd) is taken. */
-static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_rows,
-                            gt_snapshot **out)
+/* raw (len bytes, malloc'd) is taken; its text may have text_max bytes
+ * (*text_len: how many it had). */
+static gt_status read_bytes_within(char *raw, size_t len, const char *name, size_t max_rows,
+                                   size_t text_max, size_t *text_len, gt_snapshot **out)
 {
     char what[4200];
     snprintf(what, sizeof what, "'%s' is not a valid snapshot", name);
     struct json_reader r = {GT_OK, what};
     char *text = NULL;
     size_t tlen = 0;
-    if (decode_text(&r, raw, len, text_limit(max_rows), &text, &tlen) != GT_OK)
+    if (decode_text(&r, raw, len, text_max, &text, &tlen) != GT_OK)
         return r.status;
+    if (text_len)
+        *text_len = tlen;
     gt_snapshot *s = malloc(sizeof *s);
     if (s)
         snapshot_init(s);
@@ -923,6 +928,12 @@ static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_
     }
     *out = s;
     return GT_OK;
+}
+
+static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_rows,
+                            gt_snapshot **out)
+{
+    return read_bytes_within(raw, len, name, max_rows, text_limit(max_rows), NULL, out);
 }
 
 /* The rows a reader was asked to allow (0: the default), checked so that
@@ -982,3 +993,130 @@ gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
     return gt_snapshot_read_ex(path, GT_SNAPSHOT_MAX_ROWS, out);
 }
 
+
+/* ---- a load of many files under one allowance ---------------------------- */
+
+void gt_snapshot_load_init(gt_snapshot_load *l, size_t max_rows)
+{
+    memset(l, 0, sizeof *l);
+    l->max_rows = max_rows ? max_rows : GT_SNAPSHOT_MAX_ROWS;
+    l->rows_left = l->max_rows;
+    l->bytes_left = text_limit(l->max_rows <= (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW
+                                   ? l->max_rows : 0);
+    l->text_left = l->bytes_left;
+}
+
+void gt_snapshot_load_done(gt_snapshot_load *l)
+{
+    for (size_t i = 0; i < l->nseen; i++)
+        free(l->seen[i].name);
+    free(l->seen);
+    l->seen = NULL;
+    l->nseen = 0;
+}
+
+/* The rows of s's largest series, its merged tasks' added. */
+static size_t rows_of(const gt_snapshot *s)
+{
+    size_t n = s->series.nprocess > s->series.nsystem ? s->series.nprocess : s->series.nsystem;
+    for (size_t i = 0; i < s->nother_tasks; i++)
+        n += rows_of(s->other_tasks[i]);
+    return n;
+}
+
+static gt_status remember(gt_snapshot_load *l, dev_t dev, ino_t ino, const char *path)
+{
+    void *grown = realloc(l->seen, (l->nseen + 1) * sizeof *l->seen);
+    if (!grown)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    l->seen = grown;
+    l->seen[l->nseen].dev = dev;
+    l->seen[l->nseen].ino = ino;
+    l->seen[l->nseen].name = strdup(path);
+    if (!l->seen[l->nseen].name)
+        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    l->nseen++;
+    return GT_OK;
+}
+
+gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapshot **out)
+{
+    gt_clear_error();
+    *out = NULL;
+    gt_status status = rows_allowed(&l->max_rows);
+    if (status != GT_OK)
+        return status;
+    struct stat st;
+    int fd = input_open(path, "snapshot", 0, &st, &status);
+    if (fd < 0)
+        return status;
+    for (size_t i = 0; i < l->nseen; i++)
+        if (l->seen[i].dev == st.st_dev && l->seen[i].ino == st.st_ino) {
+            close(fd);
+            return gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' is '%s' again (another name of the "
+                           "same file): each snapshot is read once", path, l->seen[i].name);
+        }
+    if ((unsigned long long)st.st_size > l->bytes_left) {
+        close(fd);
+        return gt_fail(GT_ERR_IO, "cannot read '%s': the snapshots of this command would hold "
+                       "more than %zu bytes together, all that %zu rows allow (docs/snapshot.md, "
+                       "\"Limits\"; --max-rows)", path, text_limit(l->max_rows), l->max_rows);
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *raw = malloc(cap + 1);
+    while (raw) {
+        if (n == cap) { /* it grew while it was read */
+            if (n > l->bytes_left)
+                break;
+            char *more = realloc(raw, cap * 2 + 1);
+            if (!more) {
+                free(raw);
+                raw = NULL;
+                break;
+            }
+            raw = more;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, raw + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (!raw)
+        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
+    if (n > l->bytes_left) {
+        free(raw);
+        return gt_fail(GT_ERR_IO, "cannot read '%s': it grew past what this command may still "
+                       "read (%llu bytes)", path, l->bytes_left);
+    }
+    raw[n] = '\0';
+    size_t text_len = 0;
+    gt_snapshot *s = NULL;
+    status = read_bytes_within(raw, n, path, l->rows_left,
+                               l->text_left < SIZE_MAX ? (size_t)l->text_left : SIZE_MAX,
+                               &text_len, &s);
+    if (status != GT_OK) {
+        if (l->rows_left < l->max_rows &&
+            (strstr(gt_last_error(), "at most") || strstr(gt_last_error(), "more than"))) {
+            char said[1024];
+            snprintf(said, sizeof said, "%s", gt_last_error());
+            gt_fail(status, "%s (what the snapshots read before it left of this command's "
+                    "allowance of %zu rows: docs/snapshot.md, \"Limits\")", said, l->max_rows);
+        }
+        return status;
+    }
+    status = remember(l, st.st_dev, st.st_ino, path);
+    if (status != GT_OK) {
+        gt_snapshot_free(s);
+        return status;
+    }
+    size_t rows = rows_of(s);
+    l->rows_left = rows < l->rows_left ? l->rows_left - rows : 0;
+    l->bytes_left -= n;
+    l->text_left = text_len < l->text_left ? l->text_left - text_len : 0;
+    *out = s;
+    return GT_OK;
+}
