@@ -219,6 +219,10 @@ GT_INTERNAL gt_status gt_file_read_private(const char *path, size_t max, const c
  * one-line reason naming what (the variable) and the first thing wrong. */
 GT_INTERNAL gt_status gt_library_trusted(const char *path, const char *what);
 GT_INTERNAL gt_status gt_tree_trusted(const char *path, const char *what);
+/* gt_dir_trusted: path is a directory under those rules (no walk below
+ * it): one whose entries no one but root (or the effective user) can
+ * change, where a sticky one such as /tmp counts. */
+GT_INTERNAL gt_status gt_dir_trusted(const char *path, const char *what);
 
 /* A size ("500MB", "2GiB") and a duration ("90", "1h30m", "1:30:00") as
  * the limits take them (util/units.h says what is valid): 0, or -1 with a

@@ -435,7 +435,8 @@ static void test_one_allowance(void)
     CHECK(load.rows_left == 10000);
     s = NULL;
     CHECK(gt_snapshot_load_read(&load, t1, &s) != GT_OK && !s);
-    CHECK_CONTAINS(gt_last_error(), "left of this command's allowance of 30000 rows");
+    CHECK_CONTAINS(gt_last_error(), "with the snapshots before it, this command would read more "
+                                    "than its allowance of 30000 rows a series");
     gt_snapshot_load_done(&load);
     /* 40000: both */
     gt_snapshot_load_init(&load, 40000);

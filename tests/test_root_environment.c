@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "fixture.h"
+#include "gpu_tracker_internal.h"
 #include "gpu_tracker_tools.h"
 #include "httpd.h"
 #include "runner.h"
@@ -223,12 +224,22 @@ static void test_network_variables(const char *dir)
     snprintf(fifo, sizeof fifo, "%s/openssl.cnf", dir);
     CHECK(mkfifo(fifo, 0644) == 0);
     snprintf(url, sizeof url, "--metrics-push=http://127.0.0.1:%d", httpd_closed_port());
-    char script[8600];
+    char script[13000];
+    /* and a TMPDIR of another user's: not where root spills rows (the rule
+     * cli_protect_environment applies), still the command's */
+    char user_tmp[4200];
+    snprintf(user_tmp, sizeof user_tmp, "%s/user-tmp", dir);
+    CHECK(mkdir(user_tmp, 0700) == 0 && chown(user_tmp, NOBODY, NOBODY) == 0);
+    CHECK(gt_dir_trusted(user_tmp, "TMPDIR") != GT_OK);
+    CHECK_CONTAINS(gt_last_error(), "is owned by user 65534, neither you nor root");
+    CHECK(gt_dir_trusted("/tmp", "TMPDIR") == GT_OK);
     snprintf(script, sizeof script, "test \"$OPENSSL_CONF\" = '%s' && test \"$https_proxy\" = "
-             "http://127.0.0.1:9", fifo);
+             "http://127.0.0.1:9 && test \"$TMPDIR\" = '%s'", fifo, user_tmp);
     setenv("https_proxy", "http://127.0.0.1:9", 1);
+    setenv("TMPDIR", user_tmp, 1);
     struct result r = gt_with("OPENSSL_CONF", fifo, "-q", url, "--", "sh", "-c", script, NULL);
     unsetenv("https_proxy");
+    unsetenv("TMPDIR");
     CHECK_MSG(r.status == 0, "the command's environment, and ours: %d %s", r.status, r.err.data);
     CHECK_MSG(strstr(r.err.data, "cannot push metrics") != NULL, "the push was tried: %s",
               r.err.data);

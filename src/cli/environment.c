@@ -52,6 +52,12 @@ void cli_protect_environment(void)
     memcpy(job_environment, environ, n * sizeof *environ);
     for (size_t i = 0; network_variables[i]; i++)
         unsetenv(network_variables[i]);
+    /* The library's spill file of rows goes to TMPDIR: as root only to a
+     * directory no one else can change (a user's could be a FUSE mount
+     * that holds the writes); else /var/tmp. */
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && *tmp && gt_dir_trusted(tmp, "TMPDIR") != GT_OK)
+        unsetenv("TMPDIR");
 }
 
 char **cli_job_environment(void)

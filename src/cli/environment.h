@@ -14,9 +14,10 @@ int cli_privileged(void);
 
 /* When privileged: removes from our own environment what libcurl and
  * OpenSSL would read to choose a file, code or a route (OPENSSL_CONF,
- * SSLKEYLOGFILE, the CA files, the proxies), keeping the whole environment
- * for the command we run (cli_job_environment). Call first, before any
- * thread. */
+ * SSLKEYLOGFILE, the CA files, the proxies) and a TMPDIR that is not a
+ * directory only root can change (gt_dir_trusted), keeping the whole
+ * environment for the command we run (cli_job_environment). Call first,
+ * before any thread. */
 void cli_protect_environment(void);
 
 /* The environment the tracked command gets: the one we came with. */

@@ -383,33 +383,6 @@ static int job_recommend(const gt_snapshot *s, int json)
     return 0;
 }
 
-/* A merged job's tasks share one allowance of rows a series when it is
- * read back (docs/snapshot.md, "Limits"): a job whose tasks together pass
- * what stats, recommend and report read (by default, or with the
- * --max-rows this merge was given) is written whole, and said how to read. */
-static void note_merged_rows(const gt_snapshot *job, const char *path, size_t max_rows)
-{
-    size_t rows[2] = {job->series.nprocess, job->series.nsystem};
-    for (size_t i = 0; i < job->nother_tasks; i++) {
-        rows[0] += job->other_tasks[i]->series.nprocess;
-        rows[1] += job->other_tasks[i]->series.nsystem;
-    }
-    size_t most = rows[0] > rows[1] ? rows[0] : rows[1];
-    size_t allowed = max_rows ? max_rows : GT_SNAPSHOT_MAX_ROWS;
-    if (most <= allowed)
-        return;
-    fputs("gpu-tracker: note: '", stderr);
-    output_print_untrusted(stderr, path);
-    if (max_rows)
-        fprintf(stderr, "' holds %zu rows a series across its %zu tasks, more than --max-rows %zu "
-                "reads: give stats, recommend and report --max-rows %zu\n", most,
-                job->nother_tasks + 1, max_rows, most);
-    else
-        fprintf(stderr, "' holds %zu rows a series across its %zu tasks, more than stats, "
-                "recommend and report read by default (%d): give them --max-rows %zu\n", most,
-                job->nother_tasks + 1, GT_SNAPSHOT_MAX_ROWS, most);
-}
-
 int merge_command(int argc, char **argv)
 {
     struct sub_args a;
@@ -441,7 +414,6 @@ int merge_command(int argc, char **argv)
         output_print_untrusted(stdout, a.out);
         printf("\n");
         fflush(stdout);
-        note_merged_rows(job, a.out, a.max_rows);
     }
     gt_snapshot_free(job);
     return rc;

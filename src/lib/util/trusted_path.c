@@ -166,3 +166,16 @@ gt_status gt_tree_trusted(const char *path, const char *what)
     close(dirfd);
     return rc == 0 ? GT_OK : w.status;
 }
+
+gt_status gt_dir_trusted(const char *path, const char *what)
+{
+    gt_clear_error();
+    if (path[0] != '/')
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s '%s' is not an absolute path", what, path);
+    gt_status status;
+    int fd = trusted_dir_open(path, what, &status);
+    if (fd < 0)
+        return status;
+    close(fd);
+    return GT_OK;
+}

@@ -1047,7 +1047,7 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
     if (status != GT_OK)
         return status;
     struct stat st;
-    int fd = input_open(path, "snapshot", 0, &st, &status);
+    int fd = input_open(path, NULL, 0, &st, &status);
     if (fd < 0)
         return status;
     for (size_t i = 0; i < l->nseen; i++)
@@ -1099,13 +1099,10 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
                                l->text_left < SIZE_MAX ? (size_t)l->text_left : SIZE_MAX,
                                &text_len, &s);
     if (status != GT_OK) {
-        if (l->rows_left < l->max_rows &&
-            (strstr(gt_last_error(), "at most") || strstr(gt_last_error(), "more than"))) {
-            char said[1024];
-            snprintf(said, sizeof said, "%s", gt_last_error());
-            gt_fail(status, "%s (what the snapshots read before it left of this command's "
-                    "allowance of %zu rows: docs/snapshot.md, \"Limits\")", said, l->max_rows);
-        }
+        if (l->rows_left < l->max_rows && strstr(gt_last_error(), " rows; at most "))
+            gt_fail(status, "cannot read '%s': with the snapshots before it, this command would "
+                    "read more than its allowance of %zu rows a series (docs/snapshot.md, "
+                    "\"Limits\"; --max-rows raises it)", path, l->max_rows);
         return status;
     }
     status = remember(l, st.st_dev, st.st_ino, path);
