@@ -971,15 +971,19 @@ GT_INTERNAL gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_
  * (docs/snapshot.md, "Limits"), so that what root reads in a directory a
  * user filled costs what one allowance does however many files there are;
  * and a second name of a file already read (the same device and inode: a
- * hard link) is refused before it is read. Init, a read per file, done. */
+ * hard link) is refused before it is read. With distinct_tasks set (job,
+ * merge: a job's tasks), a file of a task read already is refused from its
+ * metadata, before its rows are parsed. Init, a read per file, done. */
 typedef struct gt_snapshot_load {
     size_t max_rows;
+    int distinct_tasks;
     size_t rows_left;
     unsigned long long bytes_left, text_left;
     struct gt_snapshot_seen {
         dev_t dev;
         ino_t ino;
         char *name;
+        gt_job_info job; /* its task */
     } *seen;
     size_t nseen;
 } gt_snapshot_load;

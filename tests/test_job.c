@@ -411,9 +411,10 @@ static void test_starved_report(void)
 }
 
 /* A directory a user filled, read as root by job, merge, stats: the files
- * of one call share one allowance, and a second name of a file read
- * already (a hard link) is refused before it is read, so that N links
- * cost what one file does. */
+ * of one call share one allowance, a second name of a file read already (a
+ * hard link) is refused before it is read, so that N links cost what one
+ * file does, and for a job's files a second file of one task is refused
+ * from its metadata, before its rows. */
 static void test_one_allowance(void)
 {
     char *dir = fx_mkroot();
@@ -438,6 +439,34 @@ static void test_one_allowance(void)
     CHECK_CONTAINS(gt_last_error(), "with the snapshots before it, this command would read more "
                                     "than its allowance of 30000 rows a series");
     gt_snapshot_load_done(&load);
+    /* A copy of the first task (another file): for a job's files, refused
+     * from its metadata, before its rows (which the allowance left no room
+     * for: parsed, they would be refused for that). */
+    char copy[4300];
+    snprintf(copy, sizeof copy, "%s/copy-of-0.json.gz", dir);
+    {
+        FILE *in = fopen(t0, "rb"), *out = fopen(copy, "wb");
+        char buf[65536];
+        size_t got;
+        while (in && out && (got = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, got, out);
+        if (in)
+            fclose(in);
+        if (out)
+            fclose(out);
+    }
+    gt_snapshot_load_init(&load, 30000);
+    load.distinct_tasks = 1;
+    CHECK(gt_snapshot_load_read(&load, t0, &s) == GT_OK);
+    gt_snapshot_free(s);
+    s = NULL;
+    CHECK(gt_snapshot_load_read(&load, copy, &s) == GT_ERR_INVALID_ARGUMENT && !s);
+    char both[9000];
+    snprintf(both, sizeof both, "'%s' and '%s' are both task 0 of step 0 of job 77: each task "
+             "once", t0, copy);
+    CHECK_STR(gt_last_error(), both);
+    gt_snapshot_load_done(&load);
+    unlink(copy);
     /* 40000: both */
     gt_snapshot_load_init(&load, 40000);
     CHECK(gt_snapshot_load_read(&load, t0, &s) == GT_OK);

@@ -301,6 +301,7 @@ static gt_snapshot *load_job(const struct job_args *a)
     int ok = runs != NULL;
     gt_snapshot_load load; /* one allowance for the job's files together */
     gt_snapshot_load_init(&load, a->max_rows);
+    load.distinct_tasks = 1;
     for (size_t i = 0; ok && i < files.n; i++)
         if (gt_snapshot_load_read(&load, files.v[i], &runs[i]) != GT_OK) {
             cli_fail(gt_last_error(), 1);

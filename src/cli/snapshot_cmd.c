@@ -166,7 +166,7 @@ static int parse_sub(int argc, char **argv, const char *allowed, const char *usa
 }
 
 /* Reads every file; NULL after printing the error. */
-static gt_snapshot **load_all(const struct sub_args *a)
+static gt_snapshot **load_all(const struct sub_args *a, int distinct_tasks)
 {
     gt_snapshot **snaps = calloc((size_t)a->nfiles, sizeof *snaps);
     if (!snaps) {
@@ -177,6 +177,7 @@ static gt_snapshot **load_all(const struct sub_args *a)
      * costs what one file does). */
     gt_snapshot_load load;
     gt_snapshot_load_init(&load, a->max_rows);
+    load.distinct_tasks = distinct_tasks; /* merge: a job's tasks, each once */
     for (int i = 0; i < a->nfiles; i++)
         if (gt_snapshot_load_read(&load, a->files[i], &snaps[i]) != GT_OK) {
             cli_fail(gt_last_error(), 1);
@@ -394,7 +395,7 @@ int merge_command(int argc, char **argv)
         return cli_fail("merge writes a snapshot: give its name with -o JOB.json.gz", 2);
     if (gt_output_check(a.out) != GT_OK)
         return cli_fail(gt_last_error(), 2);
-    gt_snapshot **snaps = load_all(&a);
+    gt_snapshot **snaps = load_all(&a, 1);
     if (!snaps)
         return 1;
     gt_snapshot *job = NULL;
@@ -424,7 +425,7 @@ int stats_command(int argc, char **argv)
     struct sub_args a;
     if (parse_sub(argc, argv, "f", "usage: gpu-tracker stats SNAPSHOT... [-f text|json] [--max-rows N]", &a) < 0)
         return 2;
-    gt_snapshot **snaps = load_all(&a);
+    gt_snapshot **snaps = load_all(&a, 0);
     if (!snaps)
         return 1;
     if (a.nfiles == 1 && snaps[0]->nother_tasks) {
@@ -495,7 +496,7 @@ int recommend_command(int argc, char **argv)
     if (parse_sub(argc, argv, "fs", "usage: gpu-tracker recommend SNAPSHOT... [-f text|json] "
                   "[--server] [--max-rows N]", &a) < 0)
         return 2;
-    gt_snapshot **snaps = load_all(&a);
+    gt_snapshot **snaps = load_all(&a, 0);
     if (!snaps)
         return 1;
     if (a.nfiles == 1 && snaps[0]->nother_tasks && !a.server) {
@@ -726,7 +727,7 @@ int report_command(int argc, char **argv)
         if (output_check_writable(a.out, "output file", err, sizeof err) < 0)
             return cli_fail(err, 1);
     }
-    gt_snapshot **snaps = load_all(&a);
+    gt_snapshot **snaps = load_all(&a, 0);
     if (!snaps)
         return 1;
     if (load_history(&a, snaps[0]->command, &extras) < 0) {

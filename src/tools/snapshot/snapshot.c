@@ -759,8 +759,16 @@ static int collect_element(void *ctx, struct json_span key, struct json_span val
 /* The members of the snapshot object at root into s (a task of a merged
  * job when nested; its tasks refused then). left[kind]: the rows the file
  * may still have in each series, lowered by what s has. */
+/* A look at a snapshot's identity (its metadata, read before its rows):
+ * non-GT_OK refuses the file with the message set. */
+struct identity_check {
+    gt_status (*fn)(void *ctx, const gt_snapshot *s);
+    void *ctx;
+};
+
 static void read_object(struct json_reader *r, const char *text, struct json_span root,
-                        size_t left[2], int nested, gt_snapshot *s);
+                        size_t left[2], int nested, gt_snapshot *s,
+                        const struct identity_check *check);
 
 /* A merged job's "tasks": at most GT_MERGE_MAX_TASKS snapshots, each read
  * as the top one is, sharing its row allowance. */
@@ -819,7 +827,7 @@ static void read_tasks(struct json_reader *r, const char *text, struct json_span
             if (text[es.spans[i].start] != '{')
                 json_read_fail(r, "a task should be a snapshot object");
             else
-                read_object(r, text, es.spans[i], left, 1, task);
+                read_object(r, text, es.spans[i], left, 1, task, NULL);
         }
         r->what = outer;
     }
@@ -827,7 +835,8 @@ static void read_tasks(struct json_reader *r, const char *text, struct json_span
 }
 
 static void read_object(struct json_reader *r, const char *text, struct json_span root,
-                        size_t left[2], int nested, gt_snapshot *s)
+                        size_t left[2], int nested, gt_snapshot *s,
+                        const struct identity_check *check)
 {
     struct parts p;
     if (find_members(r, text, root, "", part_names, NPARTS, &p) < 0)
@@ -836,6 +845,13 @@ static void read_object(struct json_reader *r, const char *text, struct json_spa
     json_object *m = snapshot_parse_part(r, text, p.spans[METADATA], "metadata", METADATA_MAX);
     read_metadata(r, m, s);
     json_object_put(m);
+    if (check && r->status == GT_OK) {
+        gt_status refused = check->fn(check->ctx, s);
+        if (refused != GT_OK) {
+            r->status = refused; /* before any row is parsed */
+            return;
+        }
+    }
     json_object *si = snapshot_parse_part(r, text, p.spans[SERVER_INFO], "server_info", SERVER_INFO_MAX);
     read_server(r, si, &s->server);
     read_filesystems(r, si, s);
@@ -878,7 +894,7 @@ static void read_object(struct json_reader *r, const char *text, struct json_spa
 }
 
 static void read_snapshot(struct json_reader *r, const char *text, size_t len, size_t max_rows,
-                          gt_snapshot *s)
+                          gt_snapshot *s, const struct identity_check *check)
 {
     struct json_span root;
     char err[160];
@@ -896,13 +912,14 @@ static void read_snapshot(struct json_reader *r, const char *text, size_t len, s
         return;
     }
     size_t left[2] = {max_rows, max_rows};
-    read_object(r, text, root, left, 0, s);
+    read_object(r, text, root, left, 0, s, check);
 }
 
 /* raw (len bytes, malloc'd) is taken; its text may have text_max bytes
  * (*text_len: how many it had). */
 static gt_status read_bytes_within(char *raw, size_t len, const char *name, size_t max_rows,
-                                   size_t text_max, size_t *text_len, gt_snapshot **out)
+                                   size_t text_max, size_t *text_len,
+                                   const struct identity_check *check, gt_snapshot **out)
 {
     char what[4200];
     snprintf(what, sizeof what, "'%s' is not a valid snapshot", name);
@@ -920,7 +937,7 @@ static gt_status read_bytes_within(char *raw, size_t len, const char *name, size
         free(text);
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     }
-    read_snapshot(&r, text, tlen, max_rows, s);
+    read_snapshot(&r, text, tlen, max_rows, s, check);
     free(text);
     if (r.status != GT_OK) {
         gt_snapshot_free(s);
@@ -933,7 +950,7 @@ static gt_status read_bytes_within(char *raw, size_t len, const char *name, size
 static gt_status read_bytes(char *raw, size_t len, const char *name, size_t max_rows,
                             gt_snapshot **out)
 {
-    return read_bytes_within(raw, len, name, max_rows, text_limit(max_rows), NULL, out);
+    return read_bytes_within(raw, len, name, max_rows, text_limit(max_rows), NULL, NULL, out);
 }
 
 /* The rows a reader was asked to allow (0: the default), checked so that
@@ -1024,6 +1041,38 @@ static size_t rows_of(const gt_snapshot *s)
     return n;
 }
 
+/* The same task of the same job (as gt_snapshot_merge says): a Slurm job's
+ * ids, array task, step and rank. */
+static int same_task(const gt_job_info *a, const gt_job_info *b)
+{
+    const char *ka = a->array_job_id[0] ? a->array_job_id : a->job_id;
+    const char *kb = b->array_job_id[0] ? b->array_job_id : b->job_id;
+    return a->job_id[0] && strcmp(ka, kb) == 0 && strcmp(a->array_task_id, b->array_task_id) == 0 &&
+           strcmp(a->step_id, b->step_id) == 0 && strcmp(a->task_rank, b->task_rank) == 0;
+}
+
+struct load_check {
+    const gt_snapshot_load *l;
+    const char *path;
+};
+
+/* A task read already, refused from its metadata before its rows. */
+static gt_status once_a_task(void *ctx, const gt_snapshot *s)
+{
+    const struct load_check *c = ctx;
+    for (size_t i = 0; i < c->l->nseen; i++)
+        if (same_task(&c->l->seen[i].job, &s->job)) {
+            const gt_job_info *j = &s->job;
+            return gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' and '%s' are both task %s%s%s%s%s of "
+                           "job %s: each task once", c->l->seen[i].name, c->path,
+                           j->task_rank[0] ? j->task_rank : "(no rank)",
+                           j->step_id[0] ? " of step " : "", j->step_id,
+                           j->array_task_id[0] ? " of array task " : "", j->array_task_id,
+                           j->array_job_id[0] ? j->array_job_id : j->job_id);
+        }
+    return GT_OK;
+}
+
 static gt_status remember(gt_snapshot_load *l, dev_t dev, ino_t ino, const char *path)
 {
     void *grown = realloc(l->seen, (l->nseen + 1) * sizeof *l->seen);
@@ -1095,9 +1144,11 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
     raw[n] = '\0';
     size_t text_len = 0;
     gt_snapshot *s = NULL;
+    struct load_check lc = {l, path};
+    struct identity_check check = {once_a_task, &lc};
     status = read_bytes_within(raw, n, path, l->rows_left,
                                l->text_left < SIZE_MAX ? (size_t)l->text_left : SIZE_MAX,
-                               &text_len, &s);
+                               &text_len, l->distinct_tasks ? &check : NULL, &s);
     if (status != GT_OK) {
         if (l->rows_left < l->max_rows && strstr(gt_last_error(), " rows; at most "))
             gt_fail(status, "cannot read '%s': with the snapshots before it, this command would "
@@ -1110,6 +1161,7 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
         gt_snapshot_free(s);
         return status;
     }
+    l->seen[l->nseen - 1].job = s->job;
     size_t rows = rows_of(s);
     l->rows_left = rows < l->rows_left ? l->rows_left - rows : 0;
     l->bytes_left -= n;
