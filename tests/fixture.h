@@ -45,6 +45,23 @@ static inline void fx_write(const char *root, const char *rel, const char *text)
     fclose(f);
 }
 
+/* Copies the file from to to (a new file, or one emptied first); exits
+ * the test when it cannot. */
+static inline void fx_copy(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    if (!in || !out) {
+        perror(in ? to : from);
+        exit(99);
+    }
+    char b[65536];
+    size_t n;
+    while ((n = fread(b, 1, sizeof b, in)) > 0)
+        fwrite(b, 1, n, out);
+    fclose(in);
+    fclose(out);
+}
+
 static inline char *fx_mkroot(void)
 {
     char tmpl[] = "/tmp/gt-fixture-XXXXXX";

@@ -444,17 +444,7 @@ static void test_one_allowance(void)
      * for: parsed, they would be refused for that). */
     char copy[4300];
     snprintf(copy, sizeof copy, "%s/copy-of-0.json.gz", dir);
-    {
-        FILE *in = fopen(t0, "rb"), *out = fopen(copy, "wb");
-        char buf[65536];
-        size_t got;
-        while (in && out && (got = fread(buf, 1, sizeof buf, in)) > 0)
-            fwrite(buf, 1, got, out);
-        if (in)
-            fclose(in);
-        if (out)
-            fclose(out);
-    }
+    fx_copy(t0, copy);
     gt_snapshot_load_init(&load, 30000);
     load.distinct_tasks = 1;
     CHECK(gt_snapshot_load_read(&load, t0, &s) == GT_OK);

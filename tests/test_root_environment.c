@@ -21,22 +21,6 @@
 
 #define NOBODY 65534
 
-static void copy_file(const char *from, const char *to, mode_t mode)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    if (!in || !out) {
-        perror(from);
-        exit(99);
-    }
-    char b[65536];
-    size_t n;
-    while ((n = fread(b, 1, sizeof b, in)) > 0)
-        fwrite(b, 1, n, out);
-    fclose(in);
-    fclose(out);
-    chmod(to, mode);
-}
-
 /* gpu-tracker ARGS... with name=value in its environment (value NULL:
  * unset), then the environment as it was. */
 static struct result gt_with(const char *name, const char *value, const char *first, ...)
@@ -109,7 +93,8 @@ static void test_libraries(const char *dir)
     char lib[4200], marker[4200];
     snprintf(lib, sizeof lib, "%s/libmarker.so", dir);
     snprintf(marker, sizeof marker, "%s/loaded", dir);
-    copy_file(WORKLOAD_DIR "/libconstructor-marker.so", lib, 0755);
+    fx_copy(WORKLOAD_DIR "/libconstructor-marker.so", lib);
+    chmod(lib, 0755);
     setenv("GT_TEST_MARKER", marker, 1);
 
     /* another user's library: refused before it is loaded */
@@ -146,7 +131,8 @@ static void test_libraries(const char *dir)
     snprintf(open_dir, sizeof open_dir, "%s/open", dir);
     CHECK(mkdir(open_dir, 0777) == 0 && chmod(open_dir, 0777) == 0);
     snprintf(open_lib, sizeof open_lib, "%s/libmarker.so", open_dir);
-    copy_file(lib, open_lib, 0755);
+    fx_copy(lib, open_lib);
+    chmod(open_lib, 0755);
     r = gt_with("GPU_TRACKER_NVML_LIBRARY", open_lib, "system", NULL);
     CHECK_MSG(r.status == 2 && strstr(r.err.data, "is writable by others than its owner"), "%s",
               r.err.data);

@@ -709,17 +709,7 @@ static void test_snapshot_and_report(void)
     /* (two files: a second name of one is refused, tested in test_job) */
     char snap_copy[4200];
     snprintf(snap_copy, sizeof snap_copy, "%s", tmp_path("copy.json.gz"));
-    {
-        FILE *in = fopen(snap, "rb"), *out = fopen(snap_copy, "wb");
-        char b[65536];
-        size_t n;
-        while (in && out && (n = fread(b, 1, sizeof b, in)) > 0)
-            fwrite(b, 1, n, out);
-        if (in)
-            fclose(in);
-        if (out)
-            fclose(out);
-    }
+    fx_copy(snap, snap_copy);
     r = gt("stats", snap, snap_copy, "-f", "json", NULL);
     j = parse_or_fail(r.out.data, "stats of two runs");
     /* Two runs, as resource_tracker's aggregate_stats: durations averaged,
