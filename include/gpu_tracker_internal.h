@@ -212,8 +212,8 @@ GT_INTERNAL gt_status gt_file_read_private(const char *path, size_t max, const c
  * one else, every directory on the way as the config file's
  * (gt_file_read_private). gt_tree_trusted: path is a directory under the
  * same rules, and either a procfs or sysfs mount or a tree (100000
- * entries at most) whose directories are root's and writable by no one
- * else, whose links are root's and stay inside it, and which holds no
+ * entries at most) whose directories, itself included, are root's and
+ * writable by no one else (not even sticky), whose links are root's and stay inside it, and which holds no
  * FIFO, device or socket: nothing in it can be changed by another user or
  * make a read wait. GT_OK, or GT_ERR_IO / GT_ERR_INVALID_ARGUMENT with a
  * one-line reason naming what (the variable) and the first thing wrong. */

@@ -965,7 +965,7 @@ GT_INTERNAL gt_status gt_snapshot_read(const char *path, gt_snapshot **out);
 GT_INTERNAL gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out);
 
 /* One command's reading of many snapshots (job, merge, stats, recommend,
- * report, compare's history) under one allowance for them all: max_rows
+ * report) under one allowance for them all: max_rows
  * rows per series in all (each file's largest series, a merged file's
  * tasks added), and the file and gunzipped bytes that many rows allow
  * (docs/snapshot.md, "Limits"), so that what root reads in a directory a

@@ -192,6 +192,15 @@ static void test_trees(const char *dir)
     unlink(path);
     CHECK(symlink("card0", path) == 0); /* one inside it is fine */
 
+    /* the tree itself sticky and writable by all (as /tmp): anyone could
+     * add a name to it after the check, so refused */
+    CHECK(chmod(tree, 01777) == 0);
+    r = gt_with("GPU_TRACKER_SYS_ROOT", tree, "--", "true", NULL);
+    CHECK_MSG(r.status == 2 && strstr(r.err.data, "is a directory others may write (a sticky one "
+                                                  "too)"), "%s", r.err.data);
+    result_free(&r);
+    CHECK(chmod(tree, 0755) == 0);
+
     /* root's tree of regular files, and the kernel's /proc: read */
     r = gt_with("GPU_TRACKER_SYS_ROOT", tree, "--", "true", NULL);
     CHECK_MSG(r.status == 0, "a tree of root's: %d %s", r.status, r.err.data);

@@ -917,9 +917,6 @@ int trusted_dir_open(const char *path, const char *what, gt_status *status)
     return fd;
 }
 
-static gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t max,
-                                const char *what, char **data, size_t *len);
-
 static gt_status read_file_whole(const char *path, size_t max, const char *what, int private,
                                  char **data, size_t *len)
 {
@@ -942,10 +939,8 @@ static gt_status read_file_whole(const char *path, size_t max, const char *what,
     return read_open_file(fd, &st, path, max, what, data, len);
 }
 
-/* Reads the open regular file fd (st its fstat) whole, as read_file_whole
- * says, and closes it. */
-static gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t max,
-                                const char *what, char **data, size_t *len)
+gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t max,
+                         const char *what, char **data, size_t *len)
 {
     if ((unsigned long long)st->st_size > max) {
         close(fd);

@@ -149,6 +149,12 @@ int fd_write_all(int fd, const void *data, size_t len);
 int input_open(const char *path, const char *what, int private, struct stat *st,
                gt_status *status);
 
+/* Reads fd, an open regular file input_open() gave (st its fstat), whole
+ * into *data as read_regular_file() says (at most max bytes, also when it
+ * grows while read), and closes it. */
+gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t max,
+                         const char *what, char **data, size_t *len);
+
 /* Opens the directory path (O_PATH, close-on-exec) under the rules of a
  * trusted file's directories: it and every directory on the way the
  * effective user's or root's and writable by no one else (unless sticky),

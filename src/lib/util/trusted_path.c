@@ -161,6 +161,15 @@ gt_status gt_tree_trusted(const char *path, const char *what)
         close(dirfd); /* the kernel's own files: nothing a user planted */
         return GT_OK;
     }
+    /* The tree itself as strict as every directory in it: a sticky one
+     * (/tmp) would let anyone add a name after the walk. */
+    struct stat top;
+    if (fstat(dirfd, &top) < 0 || (top.st_mode & (S_IWGRP | S_IWOTH))) {
+        close(dirfd);
+        return gt_fail(GT_ERR_IO, "%s '%s' is a directory others may write (a sticky one too): "
+                       "as root, only a tree that no one but root can change is read", what,
+                       path);
+    }
     struct tree_walk w = {path, what, 0, GT_OK};
     int rc = check_tree_dir(&w, dirfd, "", 0);
     close(dirfd);

@@ -1111,37 +1111,13 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
                        "more than %zu bytes together, all that %zu rows allow (docs/snapshot.md, "
                        "\"Limits\"; --max-rows)", path, text_limit(l->max_rows), l->max_rows);
     }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *raw = malloc(cap + 1);
-    while (raw) {
-        if (n == cap) { /* it grew while it was read */
-            if (n > l->bytes_left)
-                break;
-            char *more = realloc(raw, cap * 2 + 1);
-            if (!more) {
-                free(raw);
-                raw = NULL;
-                break;
-            }
-            raw = more;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, raw + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    if (!raw)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
-    if (n > l->bytes_left) {
-        free(raw);
-        return gt_fail(GT_ERR_IO, "cannot read '%s': it grew past what this command may still "
-                       "read (%llu bytes)", path, l->bytes_left);
-    }
-    raw[n] = '\0';
+    char *raw = NULL;
+    size_t n = 0;
+    status = read_open_file(fd, &st, path, l->bytes_left < SIZE_MAX ? (size_t)l->bytes_left
+                                                                   : SIZE_MAX,
+                            "snapshot", &raw, &n);
+    if (status != GT_OK)
+        return status;
     size_t text_len = 0;
     gt_snapshot *s = NULL;
     struct load_check lc = {l, path};
