@@ -152,6 +152,17 @@ typedef struct gt_gpu_details {
     double energy_joules;
 } gt_gpu_details;
 
+/* Whose the combined RSS peak was (gt_measurement.rss_peak_holder). */
+#define GT_RSS_PEAK_SAMPLED 0    /* a sample saw it: the process list says */
+#define GT_RSS_PEAK_MAIN 1       /* main's own, from its reaped record */
+#define GT_RSS_PEAK_DESCENDANT 2 /* a descendant no sample saw at it (main
+                                    reaped it, or we did) */
+#define GT_RSS_PEAK_EITHER 3     /* main's or a child's: not told apart */
+#define GT_RSS_PEAK_UNSEEN 4     /* no sample saw the job, and the kernel's
+                                    record is no more than gpu-tracker's own
+                                    fork held before the exec: the job's
+                                    peak is at most that */
+
 /* How the figures were obtained (the "measurement" section of the JSON). */
 typedef struct gt_measurement {
     int unknown;         /* 1: a document without this section (gpu_tracker's
@@ -185,6 +196,17 @@ typedef struct gt_measurement {
     double rss_unattributed_bytes; /* by how much (above gpu-tracker's own
                                 fork's high-water mark, which exec carries
                                 into the command's) */
+    int rss_peak_holder;     /* whose the combined RSS peak was where no
+                                sample saw it (GT_RSS_PEAK_*) */
+    double rss_main_sampled_bytes, rss_descendants_sampled_bytes; /* with
+                                rss_split_unknown: what samples saw of each */
+    double rss_main_at_most_bytes, rss_descendants_at_most_bytes; /* ... and
+                                the most each can have held */
+    double rss_unseen_at_most_bytes; /* GT_RSS_PEAK_UNSEEN: the most the job
+                                can have held */
+    int rss_parts_unknown;   /* private and shared RSS not known (a peak
+                                from a kernel record, above every sample):
+                                bit 0 main, 1 descendants, 2 combined */
     double cpu_resolution_seconds; /* of the live processes' CPU: 1e-9 where
                                 every CPU clock was read, a clock tick
                                 (0.01) where one was counted in ticks (a PID
@@ -702,6 +724,12 @@ typedef struct gt_peak_breakdown {
     double shared_bytes;    /* GT_PEAK_MEMORY: total_bytes less every
                                process's private RSS: the pages the tree's
                                processes share, counted once */
+    /* GT_PEAK_MEMORY: where the kernel's record of a process put the peak
+     * above every sample, whose it was (GT_RSS_PEAK_MAIN, _DESCENDANT,
+     * _EITHER; 0: a sample saw the peak) and how much; the list above is
+     * then the largest sample's. */
+    int unseen_holder;
+    double unseen_bytes;
 } gt_peak_breakdown;
 
 /* GPUs held but idle: a GPU on which the tracked tree held memory,
@@ -1545,6 +1573,13 @@ GT_INTERNAL double gt_cgroup_working_peak(const gt_cgroup_usage *cg);
 GT_INTERNAL int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg,
                                        void (*each)(const char *sentence, void *arg),
                                        void *arg);
+
+/* For the outputs that print gpu_tracker's private and shared RSS (its
+ * text, the JSON): 1 with a sentence in out when the combined peak came
+ * from a kernel record above every sample and is SPLIT_MATERIAL (8 MiB)
+ * or more, so that the parts beside it are a sample's, not the peak's
+ * (stats/caveats.c); 0 (out "") when not. */
+GT_INTERNAL int gt_rss_parts_caveat(const gt_resource_usage *u, char *out, size_t cap);
 
 /* What to ask for next time about GPUs (analysis/gpu_advice.c): 1 with a
  * sentence in out when the run held GPUs idle or was given GPUs it never

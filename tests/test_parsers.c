@@ -22,6 +22,7 @@ static void test_stat(void)
     CHECK(parse_stat_str(plain, &st) == 0);
     CHECK(st.state == 'S');
     CHECK(st.ppid == 1);
+    CHECK(st.minflt == 1500 && st.majflt == 2);
     CHECK(st.cminflt == 30);
     CHECK(st.cmajflt == 1);
     CHECK(st.utime == 250 && st.stime == 75);

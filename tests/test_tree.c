@@ -333,6 +333,117 @@ static void test_usage_short_run(void)
     CHECK(fabs(r.cpu_utilization.main.max_sum_percent - 30.0) < 1e-9);
 }
 
+/* One run's samples of a launcher (main "bash" at VmHWM hwm_kb with
+ * faults faults), then its zombie with final_faults, then its reaped
+ * record; main reaped a child when cminflt is set. */
+static void launcher_run(struct usage_acc *a, unsigned long long hwm_kb,
+                         unsigned long long faults, unsigned long long final_faults,
+                         unsigned long long cminflt, unsigned long long maxrss_kb,
+                         unsigned long long fork_kb)
+{
+    usage_init(a, 1.0);
+    struct tree_sample s = {.main_alive = 1, .fork_hwm_kb = fork_kb};
+    usage_add(a, 0.0, &s, NULL, NULL, NULL); /* the baseline: our fork */
+    snprintf(s.main_comm, sizeof s.main_comm, "bash");
+    s.main_rss_kb = s.main_hwm_kb = hwm_kb;
+    s.main_faults = faults;
+    s.main_cminflt = cminflt;
+    usage_add(a, 1.0, &s, NULL, NULL, NULL);
+    usage_add(a, 2.0, &s, NULL, NULL, NULL);
+    s.main_zombie = 1;
+    s.main_rss_kb = s.main_hwm_kb = 0;
+    s.main_faults = final_faults;
+    usage_add(a, 2.5, &s, NULL, NULL, NULL);
+    usage_add_reaped(a, 1, maxrss_kb);
+}
+
+/* Whose a reaped record's peak was: main's VmHWM as sampled and the faults
+ * it made since bound its own, so a record above that is a child's; one
+ * within it is either (each side between what samples saw and its bound);
+ * a main without children owns its record; a record no more than our
+ * fork's mark is nobody's of the job. */
+static void test_usage_reaped_attribution(void)
+{
+    struct usage_units u = {"bytes", "bytes", "seconds", 1, 1, 1, 2, 1};
+    gt_resource_usage r = {.struct_size = sizeof(gt_resource_usage)};
+    struct usage_acc a;
+
+    /* bash at 8 MiB, 3 faults at its exit, a 409 MiB record: a child's. */
+    launcher_run(&a, 8192, 500, 503, 100000, 418816, 2048);
+    usage_result(&a, &u, 2.5, &r);
+    CHECK(r.max_ram.main.total_rss == 8192 * 1024.0);
+    CHECK(r.max_ram.descendants.total_rss == 418816 * 1024.0);
+    CHECK(r.max_ram.combined.total_rss == 418816 * 1024.0);
+    CHECK(!r.measurement.rss_split_unknown);
+    CHECK(r.measurement.rss_peak_holder == GT_RSS_PEAK_DESCENDANT);
+    /* its private and shared parts are no sample's: not known */
+    CHECK(r.measurement.rss_parts_unknown == (2 | 4));
+
+    /* 300 faults since the last sample could be 600 MiB of huge pages:
+     * main's or the child's, not told apart; each side gets its bound. */
+    launcher_run(&a, 8192, 500, 800, 100000, 418816, 2048);
+    usage_result(&a, &u, 2.5, &r);
+    CHECK(r.measurement.rss_split_unknown);
+    CHECK(r.measurement.rss_peak_holder == GT_RSS_PEAK_EITHER);
+    CHECK(r.max_ram.main.total_rss == 8192 * 1024.0);               /* as sampled */
+    CHECK(r.max_ram.descendants.total_rss == 418816 * 1024.0);      /* no sample: its bound */
+    CHECK(r.measurement.rss_main_sampled_bytes == 8192 * 1024.0);
+    CHECK(r.measurement.rss_main_at_most_bytes == 418816 * 1024.0);
+    CHECK(r.measurement.rss_descendants_at_most_bytes == 418816 * 1024.0);
+
+    /* No child: the record is main's own. */
+    launcher_run(&a, 8192, 500, 800, 0, 418816, 2048);
+    usage_result(&a, &u, 2.5, &r);
+    CHECK(r.max_ram.main.total_rss == 418816 * 1024.0);
+    CHECK(r.max_ram.descendants.total_rss == 0);
+    CHECK(r.measurement.rss_peak_holder == GT_RSS_PEAK_MAIN);
+
+    /* An exec to another image with a lower VmHWM: the image left is
+     * bounded when the next sample finds the new one, so a record above
+     * both is still a child's; one within the old image's bound is not. */
+    for (int within = 0; within < 2; within++) {
+        usage_init(&a, 1.0);
+        struct tree_sample s = {.main_alive = 1, .fork_hwm_kb = 2048, .main_cminflt = 10};
+        usage_add(&a, 0.0, &s, NULL, NULL, NULL);
+        snprintf(s.main_comm, sizeof s.main_comm, "bash");
+        s.main_hwm_kb = 8192;
+        s.main_faults = 500;
+        usage_add(&a, 1.0, &s, NULL, NULL, NULL);
+        snprintf(s.main_comm, sizeof s.main_comm, "sleep");
+        s.main_hwm_kb = 600;
+        s.main_faults = within ? 700 : 520; /* 200 faults: up to 400 MiB more in bash */
+        usage_add(&a, 2.0, &s, NULL, NULL, NULL);
+        s.main_zombie = 1;
+        s.main_hwm_kb = 0;
+        usage_add(&a, 2.5, &s, NULL, NULL, NULL);
+        usage_add_reaped(&a, 1, 300000);
+        usage_result(&a, &u, 2.5, &r);
+        CHECK(r.measurement.rss_peak_holder ==
+              (within ? GT_RSS_PEAK_EITHER : GT_RSS_PEAK_DESCENDANT));
+    }
+
+    /* /bin/true: no sample saw it, and its record is our fork's mark. */
+    usage_init(&a, 1.0);
+    struct tree_sample s = {.main_alive = 1, .fork_hwm_kb = 2048};
+    usage_add(&a, 0.0, &s, NULL, NULL, NULL);
+    s.main_zombie = 1;
+    usage_add(&a, 0.01, &s, NULL, NULL, NULL);
+    usage_add_reaped(&a, 1, 2048);
+    usage_result(&a, &u, 0.01, &r);
+    CHECK(r.max_ram.combined.total_rss == 0 && r.max_ram.main.total_rss == 0);
+    CHECK(r.measurement.rss_peak_holder == GT_RSS_PEAK_UNSEEN);
+    CHECK(r.measurement.rss_unseen_at_most_bytes == 2048 * 1024.0);
+    /* ... and a short job above that mark owns its record. */
+    usage_init(&a, 1.0);
+    usage_add(&a, 0.0, &s, NULL, NULL, NULL);
+    usage_add(&a, 0.01, &s, NULL, NULL, NULL);
+    usage_add_reaped(&a, 1, 104000);
+    usage_result(&a, &u, 0.01, &r);
+    CHECK(r.max_ram.main.total_rss == 104000 * 1024.0);
+    CHECK(r.measurement.rss_peak_holder == GT_RSS_PEAK_MAIN);
+    CHECK(r.measurement.rss_parts_unknown == (1 | 4));
+}
+
 /* No fixed buffer loses a thread or a child: a main process with 1500
  * threads whose last thread has the child, and a thread with 6000 children
  * (a children file of ~40 KB). */
@@ -774,6 +885,7 @@ int main(void)
     test_scan_fallback_and_missing();
     test_usage_aggregates();
     test_usage_short_run();
+    test_usage_reaped_attribution();
     test_many_threads_and_children();
     test_kept_files_bound();
     test_malformed_is_not_einval();

@@ -30,6 +30,18 @@ static void line_bytes_split(FILE *f, const char *label, double total, double ma
             gt_human_bytes(d, sizeof d, desc_b));
 }
 
+/* One side of a peak not told apart: "3.1 MiB to 409 MiB", or "at most
+ * 409 MiB" where no sample saw it. */
+static void split_side(char *out, size_t cap, double seen, double at_most)
+{
+    char x[32], y[32];
+    if (seen > 0)
+        snprintf(out, cap, "%s to %s", gt_human_bytes(x, sizeof x, seen),
+                 gt_human_bytes(y, sizeof y, at_most));
+    else
+        snprintf(out, cap, "at most %s", gt_human_bytes(y, sizeof y, at_most));
+}
+
 /* Why a figure is missing: in full with --verbose, else its first clause
  * ("no GPU driver found", not the device files it looked for), which keeps
  * the line within a screen's width; the JSON always has it in full. */
@@ -263,7 +275,18 @@ static void processes_lines(FILE *f, const gt_command_groups *g, int verbose)
  * 40 bytes), largest first as listed. */
 static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
 {
-    if (!b->available || b->nprocesses <= 0)
+    static const char *const unseen[] = {
+        [GT_RSS_PEAK_MAIN] = "the main process (no sample saw it at its peak)",
+        [GT_RSS_PEAK_DESCENDANT] = "a descendant (no sample saw it at its peak)",
+        [GT_RSS_PEAK_EITHER] = "the main process or a child of its own (not told apart)"};
+    int sampled = b->available && b->nprocesses > 0;
+    if (b->unseen_holder >= GT_RSS_PEAK_MAIN && b->unseen_holder <= GT_RSS_PEAK_EITHER) {
+        char size[32];
+        fprintf(f, LABEL "%s, %s (the kernel's record of it)\n", label, unseen[b->unseen_holder],
+                gt_human_bytes(size, sizeof size, b->unseen_bytes));
+        label = "Largest sample";
+    }
+    if (!sampled)
         return;
     fprintf(f, LABEL, label);
     int done[GT_AT_PEAK_MAX] = {0};
@@ -351,11 +374,21 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     char starved[512];
     if (gt_cpu_contention(u, x->cg, totals->wall_seconds, starved, sizeof starved))
         fprintf(f, LABEL "%s\n", "CPU starved", starved);
-    if (!me->unknown && me->rss_split_unknown)
-        fprintf(f, LABEL "%s RSS, shared once (main and descendants not told apart: the job "
-                "ended before a sample saw it)\n", "Peak RAM",
-                gt_human_bytes(a, sizeof a, u->max_ram.combined.total_rss));
-    else
+    if (!me->unknown && me->rss_split_unknown) {
+        /* Each side between what samples saw and the most it can have held. */
+        char main_side[80], desc_side[80];
+        split_side(main_side, sizeof main_side, me->rss_main_sampled_bytes,
+                   me->rss_main_at_most_bytes);
+        split_side(desc_side, sizeof desc_side, me->rss_descendants_sampled_bytes,
+                   me->rss_descendants_at_most_bytes);
+        fprintf(f, LABEL "%s RSS, shared once (main and descendants not told apart: main %s, "
+                "descendants %s)\n", "Peak RAM",
+                gt_human_bytes(a, sizeof a, u->max_ram.combined.total_rss), main_side, desc_side);
+    } else if (!me->unknown && me->rss_peak_holder == GT_RSS_PEAK_UNSEEN) {
+        fprintf(f, LABEL "at most %s RSS (no sample saw the job, and the kernel's figure is no "
+                "more than gpu-tracker's own fork held before the exec)\n", "Peak RAM",
+                gt_human_bytes(a, sizeof a, me->rss_unseen_at_most_bytes));
+    } else
         line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
                          u->max_ram.descendants.total_rss, " RSS, shared once");
     gt_measurement_caveats(u, x->cg, caveat_line, f);

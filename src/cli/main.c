@@ -508,7 +508,7 @@ int gt_cli_main(int argc, char **argv)
                                       sizeof err);
     live_end();
     release_warnings(0);
-    if (rc == 0 && r.left_running > 0 && !o.tracker.disable_logs)
+    if (rc == 0 && r.left_running > 0 && !o.tracker.disable_logs && !o.quiet)
         warn_left_running(&r);
     if (rc == 0 && r.kill_wait_ended)
         cli_error("warning: the limit ended the tree, but part of it was still there %g s after "
@@ -568,7 +568,7 @@ int gt_cli_main(int argc, char **argv)
     FILE *status_out = (o.format == FORMAT_JSON && !o.output) || csv_on_stdout ? stderr : stdout;
     FILE *summary_out = csv_on_stdout ? stderr : stdout;
     if (o.quiet)
-        ; /* -q: nothing but the summary (and warnings) */
+        ; /* -q: nothing but the summary (and errors) */
     else if (o.command)
         fprintf(status_out, "Resource tracking complete. Process completed with status code: %d\n",
                 r.status_code);
@@ -616,10 +616,13 @@ int gt_cli_main(int argc, char **argv)
     /* -f human says its caveats and a starved CPU in its own lines; the
      * other formats as warnings. */
     const gt_resource_usage *usage = gt_tracker_usage(t);
-    if (o.format != FORMAT_HUMAN && usage && !o.tracker.disable_logs) {
+    if (o.format != FORMAT_HUMAN && usage && !o.tracker.disable_logs && !o.quiet) {
         gt_cgroup_usage cg = {.struct_size = sizeof cg};
         int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
         gt_measurement_caveats(usage, have_cg ? &cg : NULL, warn_caveat, NULL);
+        char parts[512];
+        if (gt_rss_parts_caveat(usage, parts, sizeof parts))
+            cli_error("warning: %s\n", parts);
         gt_totals totals = {.struct_size = sizeof totals};
         char starved[512];
         if (gt_tracker_totals(t, &totals) == GT_OK &&

@@ -75,6 +75,12 @@ struct tree_sample {
     /* main's reaped-children fault counters: both 0 means main reaped no
      * child, so its wait4 ru_maxrss is its own high-water mark. */
     unsigned long long main_cminflt, main_cmajflt;
+    /* main's own page faults (minor + major, every thread's; a zombie's are
+     * all it made) and its command name: what main could have grown since
+     * a sample read its VmHWM is bounded by the faults it made since
+     * (usage.c), and a new name or a lower VmHWM says it exec'd. */
+    unsigned long long main_faults;
+    char main_comm[16];
 
     /* A live process of the tree that ignores SIGCHLD (0: none this walk):
      * the kernel reaps its children, whose CPU and peaks then reach no

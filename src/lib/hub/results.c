@@ -243,6 +243,25 @@ gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
     return GT_OK;
 }
 
+void tracker_at_peak_now(gt_tracker *t, gt_peak_breakdown out[2])
+{
+    memcpy(out, t->at_peak, 2 * sizeof *out);
+    const struct usage_acc *a = &t->pipe.acc;
+    unsigned long long peak_kb = usage_combined_peak_kb(a);
+    gt_peak_breakdown *m = &out[GT_PEAK_MEMORY];
+    m->unseen_holder = 0;
+    m->unseen_bytes = 0;
+    if (peak_kb > a->comb_pk.total_kb) {
+        static const int holders[] = {[USAGE_PEAK_SAMPLED] = GT_RSS_PEAK_SAMPLED,
+                                      [USAGE_PEAK_MAIN] = GT_RSS_PEAK_MAIN,
+                                      [USAGE_PEAK_DESCENDANT] = GT_RSS_PEAK_DESCENDANT,
+                                      [USAGE_PEAK_EITHER] = GT_RSS_PEAK_EITHER,
+                                      [USAGE_PEAK_FORK] = GT_RSS_PEAK_UNSEEN};
+        m->unseen_holder = holders[a->main_peak];
+        m->unseen_bytes = (double)peak_kb * 1024.0;
+    }
+}
+
 gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
 {
     gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_at_peak", gt_peak_breakdown, out, 0,
@@ -253,7 +272,9 @@ gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown peak kind %d; valid: GT_PEAK_MEMORY (0), "
                        "GT_PEAK_GPU_MEMORY (1)", kind);
     pthread_mutex_lock(&t->lock);
-    *out = t->at_peak[kind];
+    gt_peak_breakdown both[2];
+    tracker_at_peak_now(t, both);
+    *out = both[kind];
     pthread_mutex_unlock(&t->lock);
     out->struct_size = sizeof *out;
     return GT_OK;
@@ -314,7 +335,7 @@ char *gt_tracker_to_json(gt_tracker *t)
     if (idle)
         tracker_gpu_idle_now(t, idle);
     if (peaks)
-        memcpy(peaks, t->at_peak, 2 * sizeof *peaks);
+        tracker_at_peak_now(t, peaks);
     results_cgroup(&t->res, &t->pipe, &c);
     results_energy(&t->res, &t->pipe, u, &e);
     if (energy)

@@ -64,7 +64,7 @@ static void snapshot_who(gt_tracker *t, gt_snapshot *s)
     tracker_processes_now(t, &s->processes);
     s->gpu_idle.struct_size = sizeof s->gpu_idle;
     pthread_mutex_lock(&t->lock);
-    memcpy(s->at_peak, t->at_peak, sizeof s->at_peak);
+    tracker_at_peak_now(t, s->at_peak);
     tracker_gpu_idle_now(t, &s->gpu_idle);
     double start = t->res.start_time;
     pthread_mutex_unlock(&t->lock);

@@ -101,6 +101,10 @@ void tracker_live_rows(gt_tracker *t, struct row_source *src);
 /* results.c: GPUs held but idle (under t->lock), and the processes by
  * command with the CPU time no sample saw (takes the locks it needs). */
 void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out);
+/* Who held the peaks (out[GT_PEAK_MEMORY], out[GT_PEAK_GPU_MEMORY]) as
+ * sampled, with the memory peak's holder where a kernel record put the
+ * peak above every sample (unseen_*). Caller holds t->lock. */
+void tracker_at_peak_now(gt_tracker *t, gt_peak_breakdown out[2]);
 void tracker_processes_now(gt_tracker *t, gt_command_groups *out);
 
 /* The prologue of every call that reads a tracker, the checks in one

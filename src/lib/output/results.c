@@ -294,7 +294,7 @@ char *results_document(const gt_resource_usage *u, const gt_cgroup_usage *c,
         json_object_object_add(root, "energy", job_energy_json_object(energy));
     if (idle && (idle->ndevices > 0 || idle->requested > 0))
         json_object_object_add(root, "gpu_idle", gpu_idle_json_object(idle));
-    if (peaks && (peaks[0].available || peaks[1].available))
+    if (peaks && (peaks[0].available || peaks[1].available || peaks[0].unseen_holder))
         json_object_object_add(root, "at_peak", at_peak_json_object(peaks));
     if (procs && procs->available)
         json_object_object_add(root, "processes", processes_json_object(procs));

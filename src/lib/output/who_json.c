@@ -8,6 +8,11 @@
 
 #include "util/json_write.h"
 
+/* Whose a peak no sample saw was (gt_peak_breakdown.unseen_holder). */
+static const char *const unseen_holder_names[] = {
+    [GT_RSS_PEAK_MAIN] = "main", [GT_RSS_PEAK_DESCENDANT] = "descendant",
+    [GT_RSS_PEAK_EITHER] = "main or descendant"};
+
 static json_object *breakdown_json(const gt_peak_breakdown *b, const char *bytes_key)
 {
     int memory = strcmp(bytes_key, "rss_bytes") == 0;
@@ -52,6 +57,14 @@ json_object *at_peak_json_object(const gt_peak_breakdown *peaks)
     if (peaks[GT_PEAK_GPU_MEMORY].available)
         json_object_object_add(o, "gpu_memory",
                                breakdown_json(&peaks[GT_PEAK_GPU_MEMORY], "gpu_bytes"));
+    const gt_peak_breakdown *m = &peaks[GT_PEAK_MEMORY];
+    int holder = m->unseen_holder;
+    if (holder >= GT_RSS_PEAK_MAIN && holder <= GT_RSS_PEAK_EITHER) {
+        json_object *u = json_object_new_object();
+        json_object_object_add(u, "holder", json_new_text(unseen_holder_names[holder]));
+        json_object_object_add(u, "rss_bytes", json_object_new_double(m->unseen_bytes));
+        json_object_object_add(o, "memory_unseen", u);
+    }
     return o;
 }
 
@@ -270,6 +283,19 @@ void at_peak_json_read(struct json_reader *r, json_object *o, const char *path,
         if (json_object_object_get_ex(o, keys[k], &part) && part)
             breakdown_read(r, part, where, k == GT_PEAK_MEMORY, &out[k]);
     }
+    json_object *u = NULL;
+    if (r->status != GT_OK || !json_object_object_get_ex(o, "memory_unseen", &u))
+        return;
+    char where[128], holder[32];
+    snprintf(where, sizeof where, "%s.memory_unseen", path);
+    json_read_string(r, u, "holder", where, holder, sizeof holder);
+    for (int h = GT_RSS_PEAK_MAIN; h <= GT_RSS_PEAK_EITHER; h++)
+        if (!strcmp(holder, unseen_holder_names[h]))
+            out[GT_PEAK_MEMORY].unseen_holder = h;
+    if (r->status == GT_OK && !out[GT_PEAK_MEMORY].unseen_holder)
+        json_read_fail(r, "\"%s.holder\" is \"%s\"; valid: main, descendant, main or "
+                       "descendant", where, holder);
+    out[GT_PEAK_MEMORY].unseen_bytes = json_read_number(r, u, "rss_bytes", where, 0, BYTES_MAX);
 }
 
 /* The "waiting" part of a snapshot's gpu_idle (older ones have none: it

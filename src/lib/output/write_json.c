@@ -121,9 +121,11 @@ static json_object *measurement_object(const gt_measurement *me);
 /* Which figures are exact, which at least the kernel's high-water marks
  * and which sampled (docs/metrics.md says why), as a run without corners
  * has them; field_class() moves those a corner makes less. */
-enum field_class { FIELD_EXACT, FIELD_HIGH_WATER, FIELD_SAMPLED, FIELD_MAY_BE_LOW, FIELD_CLASSES };
+enum field_class {
+    FIELD_EXACT, FIELD_HIGH_WATER, FIELD_SAMPLED, FIELD_MAY_BE_LOW, FIELD_AT_MOST, FIELD_CLASSES
+};
 static const char *const class_keys[FIELD_CLASSES] = {
-    "exact", "at_least_kernel_high_water_mark", "sampled", "may_be_low",
+    "exact", "at_least_kernel_high_water_mark", "sampled", "may_be_low", "at_most",
 };
 enum field_corner {
     CORNER_NONE,
@@ -161,8 +163,14 @@ static enum field_class field_class(const gt_measurement *me, const struct class
 {
     if (me->unseen_children_pid > 0 && f->corner != CORNER_NONE)
         return FIELD_MAY_BE_LOW;
-    if (me->rss_split_unknown && f->corner == CORNER_RSS_MAIN)
-        return FIELD_SAMPLED;
+    if (me->rss_split_unknown && f->corner == CORNER_RSS_MAIN) {
+        /* a side no sample saw carries its bound */
+        int main_side = strncmp(f->name, "max_ram.main.", 13) == 0;
+        double seen = main_side ? me->rss_main_sampled_bytes : me->rss_descendants_sampled_bytes;
+        return seen > 0 ? FIELD_SAMPLED : FIELD_AT_MOST;
+    }
+    if (me->rss_peak_holder == GT_RSS_PEAK_UNSEEN && f->corner == CORNER_RSS)
+        return FIELD_SAMPLED; /* the kernel's figure was our fork's: not used */
     return f->usual;
 }
 
@@ -228,6 +236,14 @@ char *gt_usage_to_json(const gt_resource_usage *u)
     return json_pretty_text(usage_json_object(u));
 }
 
+/* measurement.rss_peak_held_by (GT_RSS_PEAK_*) and the parts whose
+ * private and shared RSS are not known (rss_parts_unknown's bits). */
+static const char *const peak_holder_names[] = {
+    [GT_RSS_PEAK_MAIN] = "main", [GT_RSS_PEAK_DESCENDANT] = "descendant",
+    [GT_RSS_PEAK_EITHER] = "main or descendant", [GT_RSS_PEAK_UNSEEN] = "unseen"};
+static const char *const rss_part_names[3] = {"max_ram.main", "max_ram.descendants",
+                                              "max_ram.combined"};
+
 static json_object *measurement_object(const gt_measurement *me)
 {
     json_object *m = json_object_new_object();
@@ -239,7 +255,7 @@ static json_object *measurement_object(const gt_measurement *me)
         for (size_t i = 0; i < sizeof classed_fields / sizeof classed_fields[0]; i++)
             if (field_class(me, &classed_fields[i]) == (enum field_class)c)
                 json_object_array_add(list, json_new_text(classed_fields[i].name));
-        if (c == FIELD_MAY_BE_LOW && json_object_array_length(list) == 0)
+        if ((c == FIELD_MAY_BE_LOW || c == FIELD_AT_MOST) && json_object_array_length(list) == 0)
             json_object_put(list); /* only a run with a corner has it */
         else
             json_object_object_add(m, class_keys[c], list);
@@ -253,6 +269,26 @@ static json_object *measurement_object(const gt_measurement *me)
     if (me->rss_split_unknown) {
         json_object_object_add(m, "main_descendants_split_unknown", json_object_new_boolean(1));
         add_float(m, "unattributed_rss_bytes", me->rss_unattributed_bytes);
+        json_object *seen = json_object_new_object();
+        add_float(seen, "main", me->rss_main_sampled_bytes);
+        add_float(seen, "descendants", me->rss_descendants_sampled_bytes);
+        json_object_object_add(m, "sampled_rss_bytes", seen);
+        json_object *most = json_object_new_object();
+        add_float(most, "main", me->rss_main_at_most_bytes);
+        add_float(most, "descendants", me->rss_descendants_at_most_bytes);
+        json_object_object_add(m, "at_most_rss_bytes", most);
+    }
+    if (me->rss_peak_holder > GT_RSS_PEAK_SAMPLED && me->rss_peak_holder <= GT_RSS_PEAK_UNSEEN)
+        json_object_object_add(m, "rss_peak_held_by",
+                               json_new_text(peak_holder_names[me->rss_peak_holder]));
+    if (me->rss_peak_holder == GT_RSS_PEAK_UNSEEN)
+        add_float(m, "unseen_rss_at_most_bytes", me->rss_unseen_at_most_bytes);
+    if (me->rss_parts_unknown) {
+        json_object *parts = json_object_new_array();
+        for (int i = 0; i < 3; i++)
+            if (me->rss_parts_unknown >> i & 1)
+                json_object_array_add(parts, json_new_text(rss_part_names[i]));
+        json_object_object_add(m, "private_shared_unknown", parts);
     }
     if (me->cpu_resolution_seconds > 1e-6)
         add_float(m, "cpu_resolution_seconds", me->cpu_resolution_seconds);
@@ -446,6 +482,52 @@ static void read_measurement(struct usage_reader *u, json_object *m, gt_measurem
         out->rss_split_unknown =
             json_read_bool(u->r, m, "main_descendants_split_unknown", at(u, w));
         out->rss_unattributed_bytes = amount(u, m, "measurement", "unattributed_rss_bytes");
+        json_object *seen = NULL, *most = NULL;
+        if (json_object_object_get_ex(m, "sampled_rss_bytes", &seen)) {
+            out->rss_main_sampled_bytes = amount(u, seen, "measurement.sampled_rss_bytes", "main");
+            out->rss_descendants_sampled_bytes =
+                amount(u, seen, "measurement.sampled_rss_bytes", "descendants");
+        }
+        if (json_object_object_get_ex(m, "at_most_rss_bytes", &most)) {
+            out->rss_main_at_most_bytes = amount(u, most, "measurement.at_most_rss_bytes", "main");
+            out->rss_descendants_at_most_bytes =
+                amount(u, most, "measurement.at_most_rss_bytes", "descendants");
+        }
+    }
+    json_object *held = NULL;
+    if (m && json_object_object_get_ex(m, "rss_peak_held_by", &held)) {
+        char name[32];
+        json_read_string(u->r, m, "rss_peak_held_by", at(u, w), name, sizeof name);
+        for (int h = GT_RSS_PEAK_MAIN; h <= GT_RSS_PEAK_UNSEEN; h++)
+            if (!strcmp(name, peak_holder_names[h]))
+                out->rss_peak_holder = h;
+        if (u->r->status == GT_OK && !out->rss_peak_holder)
+            json_read_fail(u->r, "\"measurement.rss_peak_held_by\" is \"%s\"; valid: main, "
+                           "descendant, main or descendant, unseen", name);
+    }
+    if (m && json_object_object_get_ex(m, "unseen_rss_at_most_bytes", NULL))
+        out->rss_unseen_at_most_bytes = amount(u, m, "measurement", "unseen_rss_at_most_bytes");
+    json_object *parts = NULL;
+    if (m && json_object_object_get_ex(m, "private_shared_unknown", &parts)) {
+        if (!json_object_is_type(parts, json_type_array) || json_object_array_length(parts) > 3) {
+            json_read_fail(u->r, "\"measurement.private_shared_unknown\" should be a list of "
+                           "at most 3 of max_ram.main, max_ram.descendants, max_ram.combined");
+        } else {
+            for (size_t i = 0; i < json_object_array_length(parts); i++) {
+                const char *name = json_object_get_string(json_object_array_get_idx(parts, i));
+                int bit = -1;
+                for (int k = 0; k < 3; k++)
+                    if (name && !strcmp(name, rss_part_names[k]))
+                        bit = k;
+                if (bit < 0) {
+                    json_read_fail(u->r, "\"measurement.private_shared_unknown\" names \"%s\"; "
+                                   "valid: max_ram.main, max_ram.descendants, max_ram.combined",
+                                   name ? name : "?");
+                    break;
+                }
+                out->rss_parts_unknown |= 1 << bit;
+            }
+        }
     }
     if (m && json_object_object_get_ex(m, "cpu_resolution_seconds", NULL))
         out->cpu_resolution_seconds = json_read_number(u->r, m, "cpu_resolution_seconds",

@@ -1,6 +1,7 @@
 /* usage.c - aggregates of samples and the ResourceUsage they give. */
 #include "pipeline/usage.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -141,6 +142,62 @@ static void add_gpu(struct usage_acc *a, const struct gpu_tree_sample *g)
         raise_ull(&a->gpu_energy_mj, g->energy_mj);
 }
 
+/* The most one page fault can add to a process's RSS, kB: a transparent
+ * huge page (a file fault maps at most 64 KiB around it). */
+#define FAULT_MAX_KB 2048ULL
+
+static unsigned long long fault_growth_kb(unsigned long long faults)
+{
+    return faults > ULLONG_MAX / FAULT_MAX_KB ? ULLONG_MAX : faults * FAULT_MAX_KB;
+}
+
+static unsigned long long add_sat(unsigned long long x, unsigned long long y)
+{
+    return x > ULLONG_MAX - y ? ULLONG_MAX : x + y;
+}
+
+/* What a live sample read of main's own VmHWM: the image it runs now, and
+ * when it has exec'd since the last one (a new name, or a VmHWM lower than
+ * the old image's, which only grows), the bound of the image it left: its
+ * VmHWM then plus what the faults since can have added. A zombie's faults
+ * are the last it made. */
+static void note_main_image(struct usage_acc *a, const struct tree_sample *tree)
+{
+    if (tree->main_zombie) {
+        a->final_faults_seen = 1;
+        a->final_faults = tree->main_faults;
+        return;
+    }
+    if (tree->main_hwm_kb == 0)
+        return; /* a high-water mark from before tracking: not ours to bound */
+    if (a->image_seen && (tree->main_hwm_kb < a->image_hwm_kb ||
+                          strncmp(tree->main_comm, a->image_comm, sizeof a->image_comm) != 0)) {
+        unsigned long long since =
+            tree->main_faults > a->image_faults ? tree->main_faults - a->image_faults : 0;
+        raise_ull(&a->left_images_bound_kb, add_sat(a->image_hwm_kb, fault_growth_kb(since)));
+    }
+    a->image_seen = 1;
+    a->image_hwm_kb = tree->main_hwm_kb;
+    a->image_faults = tree->main_faults;
+    memcpy(a->image_comm, tree->main_comm, sizeof a->image_comm);
+}
+
+/* The most main's own peak can be (kB), from what samples read of it:
+ * ULLONG_MAX where they cannot bound it (no live sample read its VmHWM,
+ * or its faults at the end were not read). The images main ran before
+ * the first such sample are taken to be the one it showed there (an exec
+ * before the first sample into another image that then shrank is the
+ * corner docs/metrics.md names). */
+static unsigned long long own_peak_bound(const struct usage_acc *a)
+{
+    if (!a->image_seen || !a->final_faults_seen)
+        return ULLONG_MAX;
+    unsigned long long since =
+        a->final_faults > a->image_faults ? a->final_faults - a->image_faults : 0;
+    unsigned long long bound = add_sat(a->image_hwm_kb, fault_growth_kb(since));
+    return bound > a->left_images_bound_kb ? bound : a->left_images_bound_kb;
+}
+
 void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
                const struct sys_cpu *cpu, const struct meminfo *mem,
                const struct gpu_tree_sample *gpu)
@@ -190,6 +247,8 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
         a->main_seen = 1;
         a->main_cminflt = tree->main_cminflt;
         a->main_cmajflt = tree->main_cmajflt;
+        if (!baseline)
+            note_main_image(a, tree);
     }
     if (!a->have_tree) {
         a->have_tree = 1;
@@ -246,22 +305,56 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
 {
     if (a->sampled_only)
         return;
-    int own_only = a->main_seen && a->main_cminflt == 0 && a->main_cmajflt == 0;
-    raise_ull(&a->reaped_any_kb, maxrss_kb);
-    if (is_main && own_only)
-        raise_ull(&a->reaped_main_kb, maxrss_kb);
-    if (is_main && !own_only) {
-        /* Its own peak or a child's: a part no sample accounts for, beyond
-         * what our fork held before the exec. */
-        struct rss_peak m, d, c;
-        usage_rss_peaks(a, &m, &d, &c);
-        unsigned long long known = m.total_kb > d.total_kb ? m.total_kb : d.total_kb;
-        raise_ull(&known, a->fork_hwm_kb);
-        if (maxrss_kb > known)
-            raise_ull(&a->unattributed_kb, maxrss_kb - known);
-    }
-    if (!is_main)
+    struct rss_peak m, d, c;
+    usage_rss_peaks(a, &m, &d, &c);
+    if (!is_main) {
+        /* An orphan we reaped as the subreaper. */
+        if (maxrss_kb > c.total_kb) {
+            a->main_peak = USAGE_PEAK_DESCENDANT;
+            a->unseen_at_most_kb = 0;
+        }
+        raise_ull(&a->reaped_any_kb, maxrss_kb);
         raise_ull(&a->reaped_desc_kb, maxrss_kb);
+        return;
+    }
+    raise_ull(&a->reaped_main_any_kb, maxrss_kb);
+    if (maxrss_kb <= a->fork_hwm_kb) {
+        /* What exec carried over from our fork: nobody's of the job. Where
+         * no sample saw the job either, its peak is at most this. */
+        if (c.total_kb == 0) {
+            a->unseen_at_most_kb = maxrss_kb;
+            a->main_peak = USAGE_PEAK_FORK;
+        }
+        return;
+    }
+    a->unseen_at_most_kb = 0;
+    if (a->main_peak == USAGE_PEAK_FORK)
+        a->main_peak = USAGE_PEAK_SAMPLED;
+    int own_only = a->main_seen && a->main_cminflt == 0 && a->main_cmajflt == 0;
+    int above_samples = maxrss_kb > c.total_kb;
+    raise_ull(&a->reaped_any_kb, maxrss_kb);
+    if (own_only) {
+        raise_ull(&a->reaped_main_kb, maxrss_kb);
+        if (above_samples)
+            a->main_peak = USAGE_PEAK_MAIN;
+        return;
+    }
+    if (own_peak_bound(a) < maxrss_kb) {
+        /* Beyond what main itself can have reached: a child's that main
+         * reaped (its wait4 maxrss is the larger of the two). */
+        raise_ull(&a->reaped_desc_kb, maxrss_kb);
+        if (above_samples)
+            a->main_peak = USAGE_PEAK_DESCENDANT;
+        return;
+    }
+    /* Its own peak or a child's: a part no sample accounts for, beyond
+     * what our fork held before the exec. */
+    unsigned long long known = m.total_kb > d.total_kb ? m.total_kb : d.total_kb;
+    raise_ull(&known, a->fork_hwm_kb);
+    if (maxrss_kb > known) {
+        raise_ull(&a->unattributed_kb, maxrss_kb - known);
+        a->main_peak = USAGE_PEAK_EITHER;
+    }
 }
 
 void usage_add_reaped_io(struct usage_acc *a, int is_main, unsigned long long in_blocks,
@@ -306,6 +399,15 @@ void usage_rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
     raise_ull(&comb_pk->total_kb, main_pk->total_kb);
     raise_ull(&comb_pk->total_kb, desc_pk->total_kb);
     raise_ull(&comb_pk->total_kb, a->reaped_any_kb);
+    if (a->main_peak == USAGE_PEAK_EITHER) {
+        /* Not told apart: a side no sample saw gets its bound, never 0 B
+         * for a process that ran. */
+        unsigned long long bound = own_peak_bound(a);
+        if (main_pk->total_kb == 0)
+            main_pk->total_kb = bound < a->reaped_main_any_kb ? bound : a->reaped_main_any_kb;
+        if (desc_pk->total_kb == 0)
+            desc_pk->total_kb = a->reaped_main_any_kb;
+    }
 }
 
 unsigned long long usage_combined_peak_kb(const struct usage_acc *a)
@@ -395,8 +497,34 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
            sizeof out->measurement.unseen_children_command);
     out->measurement.unseen_children_command[sizeof out->measurement.unseen_children_command - 1] =
         '\0';
-    out->measurement.rss_split_unknown = a->unattributed_kb > 0;
-    out->measurement.rss_unattributed_bytes = (double)a->unattributed_kb * 1024.0;
+    gt_measurement *me = &out->measurement;
+    me->rss_split_unknown = a->main_peak == USAGE_PEAK_EITHER;
+    me->rss_unattributed_bytes = (double)a->unattributed_kb * 1024.0;
+    static const int holders[] = {
+        [USAGE_PEAK_SAMPLED] = GT_RSS_PEAK_SAMPLED, [USAGE_PEAK_MAIN] = GT_RSS_PEAK_MAIN,
+        [USAGE_PEAK_DESCENDANT] = GT_RSS_PEAK_DESCENDANT, [USAGE_PEAK_EITHER] = GT_RSS_PEAK_EITHER,
+        [USAGE_PEAK_FORK] = GT_RSS_PEAK_UNSEEN};
+    me->rss_peak_holder = holders[a->main_peak];
+    if (me->rss_split_unknown) {
+        me->rss_main_sampled_bytes = (double)a->main_pk.total_kb * 1024.0;
+        me->rss_descendants_sampled_bytes = (double)a->desc_pk.total_kb * 1024.0;
+        unsigned long long bound = own_peak_bound(a);
+        me->rss_main_at_most_bytes =
+            (double)(bound < a->reaped_main_any_kb ? bound : a->reaped_main_any_kb) * 1024.0;
+        me->rss_descendants_at_most_bytes = (double)a->reaped_main_any_kb * 1024.0;
+    }
+    if (me->rss_peak_holder == GT_RSS_PEAK_UNSEEN)
+        me->rss_unseen_at_most_bytes = (double)a->unseen_at_most_kb * 1024.0;
+    /* A peak from a kernel record, above every sample, has no private and
+     * shared parts: theirs are a sample's, not the peak's. */
+    unsigned long long seen_comb = a->comb_pk.total_kb;
+    raise_ull(&seen_comb, a->main_pk.total_kb);
+    raise_ull(&seen_comb, a->desc_pk.total_kb);
+    const unsigned long long totals[3] = {main_pk.total_kb, desc_pk.total_kb, comb_pk.total_kb};
+    const unsigned long long seen[3] = {a->main_pk.total_kb, a->desc_pk.total_kb, seen_comb};
+    for (int i = 0; i < 3; i++)
+        if (totals[i] > seen[i])
+            me->rss_parts_unknown |= 1 << i;
     out->measurement.cpu_resolution_seconds = (double)a->cpu_resolution_ns / 1e9;
     out->measurement.cpu_wait_available = a->sched_ok;
     out->measurement.cpu_wait_seconds = (double)a->sched_wait_ns / 1e9;

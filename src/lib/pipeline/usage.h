@@ -67,6 +67,24 @@ struct usage_acc {
      * much it is above all that (kB; 0: the split is known). */
     unsigned long long unattributed_kb;
     unsigned long long fork_hwm_kb;      /* tree_sample's */
+    /* What main's own peak can be at most, from the samples that read its
+     * VmHWM (usage.c, own_peak_bound): the image it runs now as of the
+     * last live sample (its VmHWM, its faults and name then), the largest
+     * bound of an image it exec'd away from, and its faults as a zombie. */
+    int image_seen;
+    unsigned long long image_hwm_kb, image_faults;
+    char image_comm[16];
+    unsigned long long left_images_bound_kb;
+    int final_faults_seen;
+    unsigned long long final_faults;
+    /* The kernel's peak of main's reaped record, and what it told: a
+     * USAGE_PEAK_* (usage_add_reaped). */
+    unsigned long long reaped_main_any_kb;
+    int main_peak;
+    /* main had no child and its record is no more than gpu-tracker's fork
+     * held before the exec: the job's own peak is at most this (kB), and
+     * no sample saw it. */
+    unsigned long long unseen_at_most_kb;
     /* The first tracked process seen ignoring SIGCHLD (0: none). */
     pid_t sigchld_ignorer;
     char sigchld_ignorer_comm[16];
@@ -124,8 +142,22 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
 /* The GPUs there are: total memory (bytes), how many, how many selected. */
 void usage_set_gpus(struct usage_acc *a, unsigned long long capacity, int count, int expected);
 
-/* A reaped process's ru_maxrss (kB). For main it counts as main's own peak
- * only if main, as last sampled, had reaped no child of its own. */
+/* What main's reaped record told (usage_acc.main_peak). */
+enum {
+    USAGE_PEAK_SAMPLED,      /* nothing beyond what samples saw */
+    USAGE_PEAK_MAIN,         /* main's own: it reaped no child */
+    USAGE_PEAK_DESCENDANT,   /* above what main itself can have reached:
+                                a child's that main reaped */
+    USAGE_PEAK_EITHER,       /* main's own or a child's: not told apart */
+    USAGE_PEAK_FORK,         /* no more than gpu-tracker's fork held */
+};
+
+/* A reaped process's ru_maxrss (kB). For main (whose wait4 maxrss is the
+ * larger of its own peak and its reaped children's) it is main's own when
+ * main reaped no child; a descendant's when it is above what main's own
+ * can be (its VmHWM as sampled and the page faults it made since); and
+ * either, not told apart, otherwise. A figure no larger than gpu-tracker's
+ * fork's high-water mark before the exec is nobody's of the job. */
 void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrss_kb);
 
 /* A reaped process's storage I/O (wait4's block counts, 512 bytes each). */

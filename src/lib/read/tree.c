@@ -135,8 +135,9 @@ int tree_init(struct tree *t, const char *proc_root, pid_t main_pid, pid_t reape
 
 void tree_free(struct tree *t)
 {
-    for (size_t i = 0; i < t->nprocs; i++)
+    for (size_t i = 0; i < t->nprocs; i++) {
         procfs_close(&t->procs[i].h);
+    }
     free(t->procs);
     free(t->roles);
     pid_index_free(&t->index);
@@ -446,10 +447,12 @@ static void read_schedstat(struct tree *t, struct tracked_proc *p)
     }
     if (now.run_ns > 0)
         t->schedstat_seen_run = 1;
+    unsigned long long main_run = 0;
     if (p->sched_seen && now.run_ns >= p->sched.run_ns && now.wait_ns >= p->sched.wait_ns) {
-        t->sched_run_ns += now.run_ns - p->sched.run_ns;
+        main_run = now.run_ns - p->sched.run_ns;
+        t->sched_run_ns += main_run;
         t->sched_wait_ns += now.wait_ns - p->sched.wait_ns;
-        p->walk_runnable_ns = now.run_ns - p->sched.run_ns + now.wait_ns - p->sched.wait_ns;
+        p->walk_runnable_ns = main_run + now.wait_ns - p->sched.wait_ns;
     }
     p->sched = now;
     p->sched_seen = 1;
@@ -934,6 +937,8 @@ int tree_walk(struct tree *t, struct tree_sample *s)
             s->main_hwm_kb = tracked_hwm(p);
             s->main_cminflt = p->st.cminflt;
             s->main_cmajflt = p->st.cmajflt;
+            s->main_faults = p->st.minflt + p->st.majflt;
+            memcpy(s->main_comm, p->st.comm, sizeof s->main_comm);
             s->blkio = !t->delayacct ? -1 : p->st.has_blkio;
             s->main_blkio_ticks = p->st.blkio_ticks;
         } else {

@@ -136,7 +136,7 @@ static json_object *metadata_object(const gt_snapshot *s)
     if (s->gpu_run.struct_size) /* 0.3 */
         json_object_object_add(m, "gpu_run", gpu_run_json_object(&s->gpu_run));
     /* 0.5: who held it */
-    if (s->at_peak[0].available || s->at_peak[1].available)
+    if (s->at_peak[0].available || s->at_peak[1].available || s->at_peak[0].unseen_holder)
         json_object_object_add(m, "at_peak", at_peak_json_object(s->at_peak));
     if (s->gpu_idle.struct_size && (s->gpu_idle.ndevices > 0 || s->gpu_idle.requested > 0))
         json_object_object_add(m, "gpu_idle", gpu_idle_json_object(&s->gpu_idle));

@@ -26,6 +26,28 @@ static double ram_mib(const gt_resource_usage *u, double v)
     return divisor > 0 ? v * divisor / (1024.0 * 1024.0) : 0;
 }
 
+/* "3.1 to 409.0 MiB", or "at most 409.0 MiB" where no sample saw it. */
+static void caveat_side(char *out, size_t cap, double seen, double at_most)
+{
+    if (seen > 0)
+        snprintf(out, cap, "%.1f to %.1f MiB", seen / 1048576.0, at_most / 1048576.0);
+    else
+        snprintf(out, cap, "at most %.1f MiB", at_most / 1048576.0);
+}
+
+int gt_rss_parts_caveat(const gt_resource_usage *u, char *out, size_t cap)
+{
+    if (cap)
+        out[0] = '\0';
+    if (!u || u->measurement.unknown || !(u->measurement.rss_parts_unknown & 4) ||
+        ram_mib(u, u->max_ram.combined.total_rss) < SPLIT_MATERIAL_MIB)
+        return 0;
+    snprintf(out, cap, "the peak RAM of %.1f MiB is the kernel's record of a process no sample "
+             "saw at its peak: its private and shared parts are not known (the figures beside "
+             "it are a sample's)", ram_mib(u, u->max_ram.combined.total_rss));
+    return 1;
+}
+
 int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg,
                            void (*each)(const char *sentence, void *arg), void *arg)
 {
@@ -62,11 +84,16 @@ int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg
     }
     if (m->rss_split_unknown &&
         m->rss_unattributed_bytes / (1024.0 * 1024.0) >= SPLIT_MATERIAL_MIB) {
+        char main_side[64], desc_side[64];
+        caveat_side(main_side, sizeof main_side, m->rss_main_sampled_bytes,
+                    m->rss_main_at_most_bytes);
+        caveat_side(desc_side, sizeof desc_side, m->rss_descendants_sampled_bytes,
+                    m->rss_descendants_at_most_bytes);
         snprintf(line, sizeof line,
                  "the main process ended before a sample saw all of it, having waited for "
                  "children of its own: the kernel's peak of %.1f MiB is its own or one of "
-                 "theirs, so main's and descendants' peaks are only what samples saw",
-                 ram_mib(u, u->max_ram.combined.total_rss));
+                 "theirs, so main's peak is %s and descendants' %s",
+                 ram_mib(u, u->max_ram.combined.total_rss), main_side, desc_side);
         each(line, arg);
         n++;
     }

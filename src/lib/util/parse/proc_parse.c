@@ -59,14 +59,13 @@ static int parse_stat(const char *buf, size_t len, struct proc_stat *out, int bl
     if (read_u64(&c, &v) < 0 || v > INT_MAX)      /* 4 ppid */
         return -1;
     out->ppid = (pid_t)v;
-    for (int f = 5; f <= 10; f++)                 /* pgrp .. minflt */
+    for (int f = 5; f <= 9; f++)                  /* pgrp .. flags */
         if (skip_token(&c) < 0)
             return -1;
-    if (read_u64(&c, &out->cminflt) < 0)          /* 11 */
-        return -1;
-    if (skip_token(&c) < 0)                       /* 12 majflt */
-        return -1;
-    if (read_u64(&c, &out->cmajflt) < 0 ||        /* 13 */
+    if (read_u64(&c, &out->minflt) < 0 ||         /* 10 */
+        read_u64(&c, &out->cminflt) < 0 ||        /* 11 */
+        read_u64(&c, &out->majflt) < 0 ||         /* 12 */
+        read_u64(&c, &out->cmajflt) < 0 ||        /* 13 */
         read_u64(&c, &out->utime) < 0 ||          /* 14 */
         read_u64(&c, &out->stime) < 0 ||          /* 15 */
         read_u64_clamped(&c, &out->cutime) < 0 || /* 16 */

@@ -17,6 +17,9 @@ struct proc_stat {
                                        as the kernel keeps it */
     char state;                     /* 'R', 'S', 'Z', ... */
     pid_t ppid;
+    unsigned long long minflt;      /* its own minor faults, every thread's
+                                       (a zombie's: all it made) */
+    unsigned long long majflt;
     unsigned long long cminflt;     /* minor faults of reaped children */
     unsigned long long cmajflt;
     unsigned long long utime;       /* clock ticks */
