@@ -29,6 +29,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 #include "read/sample_reader.h"
 #include "read/gpu/gpu.h"
 #include "read/gpu/kfd.h"
+#include "read/procfs.h"
 #include "util/warn.h"
 
 #define CALLS 200
@@ -278,6 +280,75 @@ static int measure_tree(int n, struct warner *w)
     return 0;
 }
 
+/* The other threads' schedstat (tree.c, read_thread_schedstats): read for
+ * a process whose threads ran over the last interval, one file a thread.
+ * Timed on a process of THREADS_N idle threads (the reads cost the same
+ * whatever the threads do; the gate that picks the process is the walk's
+ * arithmetic), per thread. */
+#define THREADS_N 8
+static struct proc_handle threads_handle;
+
+static void *idle_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void no_thread(void *arg, pid_t tid, const struct proc_schedstat *st)
+{
+    (void)arg;
+    (void)tid;
+    (void)st;
+}
+
+static void call_threads(struct sample_reader *r, void *arg)
+{
+    (void)arg;
+    procfs_threads_schedstat(&threads_handle, r->tree.buf, r->tree.bufcap, no_thread, NULL);
+}
+
+static int measure_threads(struct warner *w)
+{
+    int ready[2];
+    if (pipe(ready) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        pthread_t t;
+        for (int i = 0; i < THREADS_N - 1; i++)
+            if (pthread_create(&t, NULL, idle_thread, NULL) != 0)
+                _exit(1);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    char c;
+    int ok = pid > 0 && read(ready[0], &c, 1) == 1;
+    close(ready[0]);
+    close(ready[1]);
+    struct sample_reader r;
+    int root_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (!ok || root_fd < 0 || open_reader(&r, pid, w) < 0 ||
+        procfs_open(root_fd, pid, NULL, &threads_handle) < 0) {
+        if (pid > 0)
+            end_tree(pid);
+        if (root_fd >= 0)
+            close(root_fd);
+        return -1;
+    }
+    time_call(add_row("  other threads' schedstat, per thread", "every sample, threads ran"), &r,
+              (struct reader_call){call_threads, NULL}, THREADS_N - 1);
+    procfs_close(&threads_handle);
+    close(root_fd);
+    sample_reader_close(&r);
+    end_tree(pid);
+    return 0;
+}
+
 /* ROCm compute's memory per process (kfd.h), read at every sample of an
  * AMD GPU without ROCm SMI: this machine has no KFD, so a sysfs laid out
  * as the amdkfd driver writes it is made in a temporary directory, one GPU
@@ -429,7 +500,7 @@ static int measure_all(struct warner *w)
 {
     nrows = 0;
     return measure_pace() < 0 || measure_sources(w) < 0 || measure_kfd() < 0 ||
-                   measure_tree(1, w) < 0 || measure_tree(100, w) < 0
+                   measure_tree(1, w) < 0 || measure_tree(100, w) < 0 || measure_threads(w) < 0
                ? -1
                : 0;
 }

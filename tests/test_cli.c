@@ -3315,6 +3315,14 @@ static void test_corner_starved(void)
         r = gt("-q", "--st", "0.2", "--", WORKLOAD_BIN, "burn", "0.5", NULL);
         CHECK_MSG(!strstr(r.err.data, "CPU starved"), "-q said: %s", r.err.data);
         result_free(&r);
+        /* The work in threads, the main thread waiting in a join (a
+         * PyTorch or OpenMP pool): its threads waited, and it is starved. */
+        char threads[16];
+        snprintf(threads, sizeof threads, "%d", nspin / 2 > 0 ? nspin / 2 : 1);
+        r = gt("-q", "--st", "0.2", "-f", "human", "--", WORKLOAD_BIN, "busy-threads", threads,
+               "0.5", NULL);
+        CHECK_CONTAINS(r.out.data, "\nCPU starved     the job's processes waited for a CPU ");
+        result_free(&r);
     }
     for (int i = 0; i < nspin; i++) {
         kill(spinners[i], SIGKILL);

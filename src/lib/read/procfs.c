@@ -242,6 +242,69 @@ static int list_threads_children(struct proc_handle *h, int task_fd, char **buf,
     }
 }
 
+/* h's task/ directory at its start: the kept descriptor, or one of its
+ * own (*temporary 1: the caller closes it) when no more can be kept. */
+static int task_dir(struct proc_handle *h, int *temporary)
+{
+    int task_fd = h->task_fd;
+    *temporary = 0;
+    if (task_fd < 0) {
+        task_fd = h->task_fd = open_kept(h, h->dirfd, "task", O_RDONLY | O_DIRECTORY);
+        if (task_fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            task_fd = openat(h->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            *temporary = 1;
+        }
+    }
+    if (task_fd < 0 || lseek(task_fd, 0, SEEK_SET) < 0) {
+        int saved = errno;
+        if (*temporary && task_fd >= 0)
+            close(task_fd);
+        errno = saved;
+        return -1;
+    }
+    return task_fd;
+}
+
+int procfs_threads_schedstat(struct proc_handle *h, char *buf, size_t cap,
+                             void (*each)(void *arg, pid_t tid, const struct proc_schedstat *s),
+                             void *arg)
+{
+    int temporary;
+    int task_fd = task_dir(h, &temporary);
+    if (task_fd < 0)
+        return -1;
+    _Alignas(struct dirent64) char dents[16384];
+    int rc = 0;
+    for (;;) {
+        ssize_t r = getdents64(task_fd, dents, sizeof dents);
+        if (r <= 0) {
+            rc = r < 0 ? -1 : 0;
+            break;
+        }
+        for (ssize_t off = 0; off < r;) {
+            struct dirent64 *de = (struct dirent64 *)(dents + off);
+            off += de->d_reclen;
+            if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                continue;
+            pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+            if (tid == h->pid || (is_running_library_thread(tid) && h->pid == getpid()))
+                continue; /* the main thread is read on its own; ours are not the job's */
+            char name[32];
+            size_t len;
+            struct proc_schedstat st;
+            snprintf(name, sizeof name, "%d/schedstat", (int)tid);
+            if (file_read_at(task_fd, name, buf, cap, &len) == 0 &&
+                proc_parse_schedstat(buf, len, &st) == 0)
+                each(arg, tid, &st);
+        }
+    }
+    int saved = errno;
+    if (temporary)
+        close(task_fd);
+    errno = saved;
+    return rc;
+}
+
 int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_t *cap,
                          pid_t **list, size_t *n, size_t *listcap)
 {
@@ -251,21 +314,10 @@ int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_
         if (thread_children(h, -1, h->pid, buf, cap, list, n, listcap, &found) < 0)
             return -1;
     } else {
-        int task_fd = h->task_fd, temporary = 0;
-        if (task_fd < 0) {
-            task_fd = h->task_fd = open_kept(h, h->dirfd, "task", O_RDONLY | O_DIRECTORY);
-            if (task_fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-                task_fd = openat(h->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                temporary = 1;
-            }
-        }
-        if (task_fd < 0 || lseek(task_fd, 0, SEEK_SET) < 0) {
-            int saved = errno;
-            if (temporary && task_fd >= 0)
-                close(task_fd);
-            errno = saved;
+        int temporary;
+        int task_fd = task_dir(h, &temporary);
+        if (task_fd < 0)
             return -1;
-        }
         int rc = list_threads_children(h, task_fd, buf, cap, list, n, listcap, &found);
         if (temporary)
             close(task_fd);

@@ -50,6 +50,13 @@ int procfs_read_io(struct proc_handle *h, char *buf, size_t cap, struct proc_io 
 /* Reads and parses schedstat (kept open like stat). */
 int procfs_read_schedstat(struct proc_handle *h, char *buf, size_t cap,
                           struct proc_schedstat *out);
+/* Calls each(arg, tid, schedstat) for every thread of h's process but its
+ * main one (and, in this process, the library's own), as listed in task/
+ * now; a thread that ends meanwhile is passed over. 0, or -1 with errno
+ * when task/ cannot be read. */
+int procfs_threads_schedstat(struct proc_handle *h, char *buf, size_t cap,
+                             void (*each)(void *arg, pid_t tid, const struct proc_schedstat *s),
+                             void *arg);
 
 /* Appends the children of every thread of the process (task/<tid>/children)
  * to *list (grown with realloc; *n entries used, *listcap allocated).

@@ -33,6 +33,18 @@
 
 enum role { ROLE_MAIN, ROLE_DESC };
 
+/* A thread's run and run-queue time as last read (schedstat, ns). */
+struct thread_sched {
+    pid_t tid;
+    unsigned seen;                   /* the walk that read it */
+    unsigned long long run_ns, wait_ns;
+};
+
+/* A process's other threads are read when they ran at least this much
+ * more than its main thread over the last interval: their work, not the
+ * main thread's, is what may have waited for a CPU. */
+#define THREADS_RUN_MIN_NS 10000000ULL
+
 /* The most processes born since the last walk that tree_signal() reaches
  * (a fork bomb must not keep it going). */
 #define TREE_SIGNAL_MAX_NEW 100000
@@ -65,6 +77,13 @@ struct tracked_proc {
     struct proc_schedstat sched;     /* its main thread's, as last read */
     unsigned long long walk_runnable_ns; /* run + wait since the last walk (0
                                         when schedstat was not read at both) */
+    /* Its other threads' schedstat, read where they ran (read_schedstat):
+     * as last read, and the walk that read them (0: not the last one). */
+    struct thread_sched *threads;
+    size_t nthreads, capthreads;
+    unsigned threads_walk;
+    int prev_run_ok;                 /* prev_run_ns is from the last walk */
+    unsigned long long prev_run_ns;  /* run_ns at the last walk */
     struct census_slot census;       /* its command's group */
     unsigned long long pss_kb;       /* this walk's PSS estimate (split_rss), for the census */
 };
@@ -137,6 +156,7 @@ void tree_free(struct tree *t)
 {
     for (size_t i = 0; i < t->nprocs; i++) {
         procfs_close(&t->procs[i].h);
+        free(t->procs[i].threads);
     }
     free(t->procs);
     free(t->roles);
@@ -367,6 +387,7 @@ void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t 
 static void drop_proc(struct tree *t, size_t i)
 {
     procfs_close(&t->procs[i].h);
+    free(t->procs[i].threads);
     pid_index_remove(&t->index, t->procs[i].pid);
     if (i != --t->nprocs) {
         t->procs[i] = t->procs[t->nprocs];
@@ -436,6 +457,82 @@ static void read_run_time(const struct tree *t, struct tracked_proc *p)
  * kernel without the file (no CONFIG_SCHED_INFO) turns the reading off for
  * good; one that prints zeros is not counted as having the figure until a
  * process shows run time. */
+/* One thread's schedstat, as procfs_threads_schedstat() finds it. */
+struct thread_pass {
+    struct tree *t;
+    struct tracked_proc *p;
+    int counting;    /* the threads were read at the last walk too */
+    size_t hint;     /* where the next tid likely is (task/ lists in order) */
+    int failed;      /* out of memory: the rest of this pass uncounted */
+};
+
+static void add_thread(struct thread_pass *x, unsigned long long run, unsigned long long wait)
+{
+    x->t->sched_run_ns += run;
+    x->t->sched_wait_ns += wait;
+    x->p->walk_runnable_ns += run + wait;
+}
+
+static void each_thread(void *arg, pid_t tid, const struct proc_schedstat *st)
+{
+    struct thread_pass *x = arg;
+    struct tracked_proc *p = x->p;
+    size_t i = x->hint < p->nthreads && p->threads[x->hint].tid == tid ? x->hint : p->nthreads;
+    for (size_t k = 0; i == p->nthreads && k < p->nthreads; k++)
+        if (p->threads[k].tid == tid)
+            i = k;
+    if (i == p->nthreads) {
+        if (x->failed || grow_array(&p->threads, &p->capthreads, p->nthreads + 1,
+                                    sizeof *p->threads, 8) < 0) {
+            x->failed = 1;
+            return;
+        }
+        p->threads[p->nthreads++] = (struct thread_sched){.tid = tid};
+        if (x->counting)
+            add_thread(x, st->run_ns, st->wait_ns); /* born since the last walk */
+    } else if (x->counting && st->run_ns >= p->threads[i].run_ns &&
+               st->wait_ns >= p->threads[i].wait_ns) {
+        add_thread(x, st->run_ns - p->threads[i].run_ns, st->wait_ns - p->threads[i].wait_ns);
+    }
+    p->threads[i].run_ns = st->run_ns;
+    p->threads[i].wait_ns = st->wait_ns;
+    p->threads[i].seen = x->t->generation;
+    x->hint = i + 1;
+}
+
+/* The run-queue delay of p's other threads since the last walk, where
+ * they did the work: a process whose main thread waits in a join while a
+ * pool computes (PyTorch, OpenMP, BLAS) waits for a CPU in those threads.
+ * Read when, over the last interval, the process ran THREADS_RUN_MIN_NS
+ * more than its main thread; the first such walk only notes where each
+ * thread stands. A thread that ended between two walks takes its last
+ * interval with it. */
+static void read_thread_schedstats(struct tree *t, struct tracked_proc *p,
+                                   unsigned long long main_run_ns)
+{
+    int others_ran = p->run_ns_ok && p->prev_run_ok && p->run_ns >= p->prev_run_ns &&
+                     p->run_ns - p->prev_run_ns >= main_run_ns + THREADS_RUN_MIN_NS;
+    p->prev_run_ok = p->run_ns_ok;
+    p->prev_run_ns = p->run_ns;
+    if (p->st.num_threads <= 1 || !others_ran) {
+        p->threads_walk = 0;
+        p->nthreads = 0;
+        return;
+    }
+    struct thread_pass x = {.t = t, .p = p, .counting = p->threads_walk + 1 == t->generation};
+    if (procfs_threads_schedstat(&p->h, t->buf, t->bufcap, each_thread, &x) < 0) {
+        p->threads_walk = 0;
+        p->nthreads = 0;
+        return;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < p->nthreads; i++)
+        if (p->threads[i].seen == t->generation)
+            p->threads[kept++] = p->threads[i];
+    p->nthreads = kept;
+    p->threads_walk = x.failed ? 0 : t->generation;
+}
+
 static void read_schedstat(struct tree *t, struct tracked_proc *p)
 {
     struct proc_schedstat now;
@@ -456,6 +553,7 @@ static void read_schedstat(struct tree *t, struct tracked_proc *p)
     }
     p->sched = now;
     p->sched_seen = 1;
+    read_thread_schedstats(t, p, main_run);
 }
 
 /* 1 when ppid is the reaper or a process this walk has already seen. */
