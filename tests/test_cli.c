@@ -2091,6 +2091,86 @@ static const char *jtext(json_object *j, const char *a, const char *b, const cha
     return o && json_object_is_type(o, json_type_string) ? json_object_get_string(o) : "";
 }
 
+/* Busy loops, one process each, until stop_hog(): another user's work on
+ * the machine. */
+static int start_hog(pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0)
+            for (;;)
+                ; /* a busy loop until killed */
+    }
+    return n;
+}
+
+static void stop_hog(pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+}
+
+/* The shape of `bash train.sh`: a shell starts the training process, which
+ * holds the GPU and starts two DataLoader-like workers of its own name that
+ * spin. The process on the GPU is what the workers feed, never one of them:
+ * with the GPU 5 % busy the verdict is the workers' (two of them), on a
+ * quiet machine and beside a hog that leaves them less than their cores
+ * (still runnable: still what the GPU waited for); at 95 % there is none. */
+static void test_gpu_waited_launcher(void)
+{
+    const char *scenario = use_fake_nvml_gpu();
+    char script[600];
+    snprintf(script, sizeof script, "%s feeder %s 0 1000000000 2 2; true", WORKLOAD_BIN,
+             scenario);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nhog = cores > 0 && cores < 32 ? (int)cores : 32;
+    pid_t hog[32];
+    for (int busy = 0; busy < 2; busy++) {
+        int hogs = busy ? start_hog(hog, nhog) : 0;
+        for (int gpu = 0; gpu < 2; gpu++) {
+            int percent = gpu ? 95 : 5;
+            char device[128];
+            snprintf(device, sizeof device, "device GPU-1111 Fake-H100 80000000000 9000000000 %d\n",
+                     percent);
+            fputs_file(scenario, device);
+            struct result r = gt("-q", "-f", "json", "--st", "0.2", "--", "bash", "-c", script,
+                                 NULL);
+            CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+            json_object *j = parse_or_fail(r.out.data, "launcher gpu waited");
+            if (j) {
+                json_object *v = NULL;
+                json_object_object_get_ex(j, "gpu_idle", &v);
+                json_object_object_get_ex(v, "waiting", &v);
+                const char *what = json_object_to_json_string(v);
+                if (gpu) {
+                    CHECK_MSG(waiting_verdicts(j) <= 0, "GPU %d%% busy, %s: %s", percent,
+                              busy ? "busy" : "quiet", what);
+                } else {
+                    json_object *list = NULL;
+                    json_object_object_get_ex(v, "verdict", &list);
+                    CHECK_MSG(waiting_verdicts(j) >= 1 &&
+                                  !strcmp(json_object_get_string(
+                                              json_object_array_get_idx(list, 0)),
+                                          "workers"),
+                              "GPU %d%% busy, %s machine: %s", percent, busy ? "busy" : "quiet",
+                              what);
+                    CHECK_MSG(fabs(jnum(j, "gpu_idle.waiting.workers.processes") - 2) < 0.01,
+                              "workers counted: %s", what);
+                    CHECK_STR(jtext(v, "workers", "command", NULL), "gt-workload");
+                }
+                json_object_put(j);
+            }
+            result_free(&r);
+        }
+        if (hogs)
+            stop_hog(hog, hogs);
+    }
+    unsetenv("GPU_TRACKER_NVML_LIBRARY");
+    unsetenv("FAKE_NVML_SCENARIO");
+}
+
 static void test_gpu_waited(void)
 {
     const char *scenario = use_fake_nvml_gpu();
@@ -3368,6 +3448,7 @@ static const struct cli_case {
     {"fixture_proc_root", test_fixture_proc_root},
     {"gpu_fake", test_gpu_fake},
     {"gpu_waited", test_gpu_waited},
+    {"gpu_waited_launcher", test_gpu_waited_launcher},
     {"job_names", test_job_names},
     {"expected_cores_of_job", test_expected_cores_of_job},
     {"corner_children_reaped", test_corner_children_reaped},

@@ -55,6 +55,12 @@
  *   churn N                  N children one after another, each exiting at
  *                            once and reaped; prints the rusage of all of them
  *                            and of itself as "cpu SECONDS"
+ *   feeder FILE DEV BYTES N SECONDS
+ *                            what a training script under a launcher does:
+ *                            append "process DEV <pid> BYTES" to a fake NVML
+ *                            scenario FILE (it holds GPU memory), start N
+ *                            workers of its own name that spin (a DataLoader
+ *                            decoding), sleep SECONDS, end them and exit
  *   stop-helpers SECONDS     what a hostile job does to the SPANK plugin:
  *                            leaves a process behind that, once we have
  *                            exited, watches for slurmstepd's new children
@@ -270,6 +276,32 @@ static void sleep_for(double seconds)
     struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     while (nanosleep(&ts, &ts) < 0)
         ;
+}
+
+static int feeder(const char *scenario, const char *dev, const char *bytes, int n,
+                  double seconds)
+{
+    FILE *f = fopen(scenario, "a");
+    if (!f)
+        return 3;
+    fprintf(f, "process %s %d %s\n", dev, (int)getpid(), bytes);
+    fclose(f);
+    pid_t workers[16];
+    if (n < 0 || n > 16)
+        return 2;
+    for (int i = 0; i < n; i++) {
+        workers[i] = fork();
+        if (workers[i] == 0)
+            for (;;)
+                ; /* a busy loop until killed */
+    }
+    sleep_for(seconds);
+    for (int i = 0; i < n; i++)
+        if (workers[i] > 0) {
+            kill(workers[i], SIGKILL);
+            waitpid(workers[i], NULL, 0);
+        }
+    return 0;
 }
 
 /* N children holding MIB each at once, for 100 ms, after delay seconds. */
@@ -548,6 +580,8 @@ int main(int argc, char **argv)
         return burst(atoi(argv[2]), atol(argv[3]), atof(argv[4]));
     } else if (!strcmp(mode, "churn") && argc == 3) {
         return churn(atol(argv[2]));
+    } else if (!strcmp(mode, "feeder") && argc == 7) {
+        return feeder(argv[2], argv[3], argv[4], atoi(argv[5]), atof(argv[6]));
     } else if (!strcmp(mode, "stop-helpers") && argc == 3) {
         return stop_helpers(atof(argv[2]));
     } else if (!strcmp(mode, "io-alloc") && argc == 7) {

@@ -401,6 +401,7 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
                     s->gpu_selected |= 1ULL << d;
             if (r->pid_translation)
                 translate_gpu_pids(r, &s->roles, &s->gpu);
+            tree_mark_gpu_holders(&r->tree, s->gpu.procs, s->gpu.nprocs);
         } else {
             /* A driver error mid-run: everything else goes on. */
             r->gpu_failed = 1;

@@ -77,6 +77,9 @@ struct tracked_proc {
     struct proc_schedstat sched;     /* its main thread's, as last read */
     unsigned long long walk_runnable_ns; /* run + wait since the last walk (0
                                         when schedstat was not read at both) */
+    int gpu_holder;                  /* held GPU memory at a GPU sample: it is
+                                        fed, never one of the workers that
+                                        feed (census) */
     /* Its other threads' schedstat, read where they ran (read_schedstat):
      * as last read, and the walk that read them (0: not the last one). */
     struct thread_sched *threads;
@@ -380,6 +383,15 @@ void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t 
             top_offer(&top, i, (double)procs[k].bytes, (double)procs[k].bytes);
     }
     top_fill(t, &top, out);
+}
+
+void tree_mark_gpu_holders(struct tree *t, const struct gpu_process *procs, size_t nprocs)
+{
+    for (size_t k = 0; k < nprocs; k++) {
+        size_t i;
+        if (procs[k].bytes > 0 && pid_index_get(&t->index, procs[k].pid, &i))
+            t->procs[i].gpu_holder = 1;
+    }
 }
 
 /* Forgets procs[i]; the last entry takes its place (and its index entry
@@ -914,6 +926,9 @@ void tree_census_pass(struct tree *t)
     for (size_t i = 0; i < t->nprocs; i++) {
         struct tracked_proc *p = &t->procs[i];
         if (p->role == ROLE_MAIN)
+            census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), p->pss_kb,
+                       p->st.state != 'Z');
+        else if (p->gpu_holder)
             census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), p->pss_kb,
                        p->st.state != 'Z');
         else

@@ -133,6 +133,12 @@ void tree_memory_breakdown(struct tree *t, gt_peak_breakdown *out);
 void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t nprocs,
                         gt_peak_breakdown *out);
 
+/* Marks the tree's processes that hold GPU memory in procs (a GPU
+ * sample's, PIDs ours): from the next walk on, the census counts them
+ * apart from the worker groups (a process on the GPU is what workers
+ * feed, not one of them; gpu_wait.h). O(nprocs). */
+void tree_mark_gpu_holders(struct tree *t, const struct gpu_process *procs, size_t nprocs);
+
 /* Tells the census (census.h) who the last walk found, with the PSS the
  * walk's sums worked out: tree_walk() does it at its end; the benchmark
  * times it alone. */
