@@ -101,6 +101,7 @@ bench: build
 	$(BUILD_DIR)/bench/gt-bench-startup $(BUILD_DIR)/gpu-tracker
 	$(BUILD_DIR)/bench/gt-bench $(BUILD_DIR)/gpu-tracker $(BUILD_DIR)/bench/gt-bench-workload
 	$(BUILD_DIR)/bench/gt-bench-longrun
+	$(BUILD_DIR)/bench/gt-bench-backup
 	$(BUILD_DIR)/bench/gt-bench-subtrack
 	$(BUILD_DIR)/bench/gt-bench-figures
 	if [ -x $(BUILD_DIR)/bench/gt-bench-spank ]; then \

@@ -198,9 +198,10 @@ typedef struct gt_options {
                                  (then the sampling thread's own CPU time and
                                  thread are left out of "main") */
     const char *resource_usage_file; /* backup of the results so far, rewritten
-                                 atomically when a peak changes (at most every
-                                 5 s; the means and time at least every 30 s:
-                                 docs/api.md) and deleted by a clean
+                                 atomically when a peak changes (a memory peak
+                                 at the next look, about a second; others at
+                                 most every 5 s; the means and time at least
+                                 every 30 s: docs/api.md) and deleted by a clean
                                  gt_tracker_stop(); NULL (default): a
                                  ".gpu-tracker_<random UUID>.json" in the working
                                  directory; "": no backup file */

@@ -3314,6 +3314,38 @@ static void test_short_job_record(void)
     result_free(&r);
 }
 
+/* Killed during the climb: the backup keeps the peak. The job takes 300
+ * MiB after the backup's first write, and gpu-tracker is killed (-9) four
+ * samples later (two looks): the file has the 300 MiB. */
+static void test_backup_climb(void)
+{
+    const char *backup = tmp_path("climb-backup.json");
+    const char *csv = tmp_path("climb.csv");
+    char *argv[] = {GT_BIN, "-q", "--backup", (char *)backup, "--st", "0.5", "--system-csv",
+                    (char *)csv, "--", WORKLOAD_BIN, "climb", "300", (char *)csv, "4", NULL};
+    struct child g = spawn(argv, 1);
+    struct result r;
+    memset(&r, 0, sizeof r);
+    CHECK(read_until(g.out, &r.out, "climbed\n") == 0);
+    CHECK(read_until(g.out, &r.out, "seen\n") == 0);
+    kill(g.pid, SIGKILL);
+    close(g.in); /* the job's stdin: it ends */
+    finish(&g, &r);
+    CHECK(r.status == 128 + SIGKILL);
+    result_free(&r);
+    char *text = slurp(backup);
+    json_object *j = text ? parse_or_fail(text, backup) : NULL;
+    if (j) {
+        CHECK_MSG(jnum(j, "max_ram.combined.total_rss") >= 300 * MIB / 1e9, "backup %g GB",
+                  jnum(j, "max_ram.combined.total_rss"));
+        json_object_put(j);
+    } else {
+        CHECK_MSG(0, "no backup at %s", backup);
+    }
+    free(text);
+    unlink(backup);
+}
+
 /* A job that streams a file through the page cache: its cgroup's peak is
  * mostly file pages the kernel could reclaim, and the human summary, the
  * report and recommend say how much, asking for the rest only. */
@@ -3455,6 +3487,7 @@ static const struct cli_case {
     {"corner_split_unknown", test_corner_split_unknown},
     {"launcher_peak", test_launcher_peak},
     {"short_job_record", test_short_job_record},
+    {"backup_climb", test_backup_climb},
     {"corner_starved", test_corner_starved},
     {"corner_page_cache", test_corner_page_cache},
 };

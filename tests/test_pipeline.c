@@ -526,15 +526,20 @@ static void test_backup_policy(void)
     s->ops->summary(s, &b, 102.0); /* nothing new: not written */
     CHECK(access(path, F_OK) != 0 && bs.last_write == 101.0);
     b.max_ram.main.total_rss = 2.5;
-    s->ops->summary(s, &b, 103.0); /* a new peak, too soon after the last write */
-    CHECK(access(path, F_OK) != 0 && bs.last_write == 101.0);
-    s->ops->summary(s, &b, 101.0 + BACKUP_MIN_GAP); /* written now */
+    s->ops->summary(s, &b, 102.5); /* a memory peak that grew: written at once */
     CHECK(backup_sink_flush(&bs));
-    CHECK(access(path, F_OK) == 0 && bs.last_write == 101.0 + BACKUP_MIN_GAP);
+    CHECK(access(path, F_OK) == 0 && bs.last_write == 102.5);
     unlink(path);
-    s->ops->summary(s, &b, 101.0 + BACKUP_MIN_GAP + 1); /* nothing new */
+    b.cpu_utilization.main.max_sum_percent += 50;
+    s->ops->summary(s, &b, 103.0); /* another new figure, too soon after the last write */
+    CHECK(access(path, F_OK) != 0 && bs.last_write == 102.5);
+    s->ops->summary(s, &b, 102.5 + BACKUP_MIN_GAP); /* written now */
+    CHECK(backup_sink_flush(&bs));
+    CHECK(access(path, F_OK) == 0 && bs.last_write == 102.5 + BACKUP_MIN_GAP);
+    unlink(path);
+    s->ops->summary(s, &b, 102.5 + BACKUP_MIN_GAP + 1); /* nothing new */
     CHECK(access(path, F_OK) != 0);
-    s->ops->summary(s, &b, 101.0 + BACKUP_MIN_GAP + BACKUP_REFRESH_MIN); /* stale: refreshed */
+    s->ops->summary(s, &b, 102.5 + BACKUP_MIN_GAP + BACKUP_REFRESH_MIN); /* stale: refreshed */
     CHECK(backup_sink_flush(&bs));
     CHECK(access(path, F_OK) == 0);
     /* The refresh is a tenth of the run so far, from 30 s to 5 min. */

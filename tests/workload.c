@@ -55,6 +55,10 @@
  *   churn N                  N children one after another, each exiting at
  *                            once and reaped; prints the rusage of all of them
  *                            and of itself as "cpu SECONDS"
+ *   climb MIB CSV ROWS       wait until CSV (a series the tracker writes) has
+ *                            ROWS more lines, allocate and touch MIB MiB (kept),
+ *                            print "climbed", wait ROWS more lines, print
+ *                            "seen", then hold it until EOF on stdin
  *   feeder FILE DEV BYTES N SECONDS
  *                            what a training script under a launcher does:
  *                            append "process DEV <pid> BYTES" to a fake NVML
@@ -276,6 +280,20 @@ static void sleep_for(double seconds)
     struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     while (nanosleep(&ts, &ts) < 0)
         ;
+}
+
+static int climb(long mib, const char *csv, long rows)
+{
+    wait_rows(csv, rows);
+    char *held = work_hold(mib);
+    printf("climbed\n");
+    fflush(stdout);
+    wait_rows(csv, rows);
+    printf("seen\n");
+    fflush(stdout);
+    wait_eof();
+    free(held);
+    return 0;
 }
 
 static int feeder(const char *scenario, const char *dev, const char *bytes, int n,
@@ -580,6 +598,8 @@ int main(int argc, char **argv)
         return burst(atoi(argv[2]), atol(argv[3]), atof(argv[4]));
     } else if (!strcmp(mode, "churn") && argc == 3) {
         return churn(atol(argv[2]));
+    } else if (!strcmp(mode, "climb") && argc == 5) {
+        return climb(atol(argv[2]), argv[3], atol(argv[4]));
     } else if (!strcmp(mode, "feeder") && argc == 7) {
         return feeder(argv[2], argv[3], argv[4], atoi(argv[5]), atof(argv[6]));
     } else if (!strcmp(mode, "stop-helpers") && argc == 3) {

@@ -115,6 +115,22 @@ static void memory_steps(const struct backup_key *x, struct backup_key *y)
     memory_step(&x->max_gpu_ram.combined, &y->max_gpu_ram.combined);
 }
 
+/* A memory peak of u above the file's (b) by BACKUP_MEMORY_STEP or more. */
+static int grew(double now, double then)
+{
+    return now > then && now - then >= BACKUP_MEMORY_STEP * now;
+}
+
+int backup_memory_peak_grew(const gt_resource_usage *u, const gt_resource_usage *b)
+{
+    const gt_max_ram *x = &u->max_ram, *y = &b->max_ram;
+    const gt_max_gpu_ram *g = &u->max_gpu_ram, *h = &b->max_gpu_ram;
+    return grew(x->main.total_rss, y->main.total_rss) ||
+           grew(x->descendants.total_rss, y->descendants.total_rss) ||
+           grew(x->combined.total_rss, y->combined.total_rss) || grew(g->main, h->main) ||
+           grew(g->descendants, h->descendants) || grew(g->combined, h->combined);
+}
+
 int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b)
 {
     struct backup_key x, y;
@@ -326,13 +342,14 @@ double backup_refresh_period(double elapsed)
 }
 
 /* Seconds the file must have been left alone before u is written over it:
- * a new figure waits out BACKUP_MIN_GAP (a job whose peak grows every
- * second would otherwise pay a file a second); the same figures wait for
- * the refresh. The comparison is with what the file has, so a figure that
+ * none for a memory peak that grew; another new figure waits out
+ * BACKUP_MIN_GAP; the same figures wait for the refresh. The comparison is with what the file has, so a figure that
  * waited is written once the gap has passed. */
 static double wait_before_write(const struct backup_sink *b, const gt_resource_usage *u,
                                 double now)
 {
+    if (backup_memory_peak_grew(u, &b->last))
+        return 0;
     if (backup_same_figures(u, &b->last))
         return backup_refresh_period(now - b->first_write);
     return BACKUP_MIN_GAP;

@@ -17,9 +17,13 @@
  *    BACKUP_MEMORY_STEP or more), a thread count, a GPU reason of the job;
  *    not the running means, the elapsed time, the sample counts, nor the
  *    machine's RAM in use and CPU percentages, which every other program
- *    moves. Such a write waits until BACKUP_MIN_GAP has passed since the
- *    last one: a write costs about as much as a sample, and a job whose
- *    peak grows every second should not pay one a second;
+ *    moves. A memory peak that grew (RAM or GPU memory, by
+ *    BACKUP_MEMORY_STEP or more) is written at once, at this look: the
+ *    kill during the climb (the OOM killer, a time limit) is what the file
+ *    is for, so while a peak climbs the file lags the tracker by at most
+ *    a look (one sample, or a second where samples are closer). Any other
+ *    change waits until BACKUP_MIN_GAP has passed since the last write: a
+ *    write costs about as much as a sample;
  *  - otherwise it is refreshed, so that the means and the elapsed time stay
  *    roughly current, once backup_refresh_period() has passed: a tenth of
  *    the run so far, from 30 s to 5 min. A job whose peaks have settled
@@ -40,7 +44,8 @@
 #include "util/warn.h"
 
 #define BACKUP_PERIOD 1.0          /* seconds between looks */
-#define BACKUP_MIN_GAP 5.0         /* at most this stale in peaks */
+#define BACKUP_MIN_GAP 5.0         /* at most this stale in the other
+                                      figures a reader acts on */
 #define BACKUP_REFRESH_MIN 30.0    /* the refresh: a tenth of the run, */
 #define BACKUP_REFRESH_MAX 300.0   /* within these bounds */
 #define BACKUP_FSYNC_PERIOD 30.0
@@ -117,5 +122,10 @@ void backup_sink_destroy_lock(struct backup_sink *b);
  * differ at most in the running means, the elapsed time, energy, the
  * sample counts, the machine's RAM in use and its CPU percentages. */
 int backup_same_figures(const gt_resource_usage *a, const gt_resource_usage *b);
+
+/* 1 when a memory peak of u (RAM or GPU memory: main, descendants,
+ * combined) is BACKUP_MEMORY_STEP or more above the same in b: written at
+ * once. */
+int backup_memory_peak_grew(const gt_resource_usage *u, const gt_resource_usage *b);
 
 #endif
