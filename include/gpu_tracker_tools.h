@@ -1574,13 +1574,6 @@ GT_INTERNAL int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgro
                                        void (*each)(const char *sentence, void *arg),
                                        void *arg);
 
-/* For the outputs that print gpu_tracker's private and shared RSS (its
- * text, the JSON): 1 with a sentence in out when the combined peak came
- * from a kernel record above every sample and is SPLIT_MATERIAL (8 MiB)
- * or more, so that the parts beside it are a sample's, not the peak's
- * (stats/caveats.c); 0 (out "") when not. */
-GT_INTERNAL int gt_rss_parts_caveat(const gt_resource_usage *u, char *out, size_t cap);
-
 /* What to ask for next time about GPUs (analysis/gpu_advice.c): 1 with a
  * sentence in out when the run held GPUs idle or was given GPUs it never
  * used ("... : ask for 1"); 0 (out "") when not, or not recorded. */

@@ -620,9 +620,6 @@ int gt_cli_main(int argc, char **argv)
         gt_cgroup_usage cg = {.struct_size = sizeof cg};
         int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
         gt_measurement_caveats(usage, have_cg ? &cg : NULL, warn_caveat, NULL);
-        char parts[512];
-        if (gt_rss_parts_caveat(usage, parts, sizeof parts))
-            cli_error("warning: %s\n", parts);
         gt_totals totals = {.struct_size = sizeof totals};
         char starved[512];
         if (gt_tracker_totals(t, &totals) == GT_OK &&

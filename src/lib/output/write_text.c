@@ -32,12 +32,19 @@ static void put_heading(FILE *f, int indent, const char *label)
     fprintf(f, "\n%*s%s:", indent, "", label);
 }
 
-static void put_rss(FILE *f, const char *label, const gt_rss_values *v)
+/* parts_known 0: the total is a kernel record no sample saw at its peak,
+ * whose private and shared parts are not known (said, not printed as 0.0). */
+static void put_rss(FILE *f, const char *label, const gt_rss_values *v, int parts_known)
 {
     put_heading(f, 3, label);
     put_float(f, 6, "Total RSS", v->total_rss);
-    put_float(f, 6, "Private RSS", v->private_rss);
-    put_float(f, 6, "Shared RSS", v->shared_rss);
+    if (parts_known) {
+        put_float(f, 6, "Private RSS", v->private_rss);
+        put_float(f, 6, "Shared RSS", v->shared_rss);
+    } else {
+        put_str(f, 6, "Private RSS", "not known (the peak is a kernel record no sample saw)");
+        put_str(f, 6, "Shared RSS", "not known");
+    }
 }
 
 static void put_percentages(FILE *f, const char *label, const gt_pu_percentages *p)
@@ -65,9 +72,10 @@ char *gt_usage_to_text(const gt_resource_usage *u)
     put_str(f, 3, "Unit", ram->unit);
     put_float(f, 3, "System capacity", ram->system_capacity);
     put_float(f, 3, "System", ram->system);
-    put_rss(f, "Main", &ram->main);
-    put_rss(f, "Descendants", &ram->descendants);
-    put_rss(f, "Combined", &ram->combined);
+    int unknown = u->measurement.unknown ? 0 : u->measurement.rss_parts_unknown;
+    put_rss(f, "Main", &ram->main, !(unknown & 1));
+    put_rss(f, "Descendants", &ram->descendants, !(unknown & 2));
+    put_rss(f, "Combined", &ram->combined, !(unknown & 4));
 
     const gt_max_gpu_ram *gram = &u->max_gpu_ram;
     fputs("\nMax GPU RAM:", f);

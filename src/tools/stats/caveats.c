@@ -35,19 +35,6 @@ static void caveat_side(char *out, size_t cap, double seen, double at_most)
         snprintf(out, cap, "at most %.1f MiB", at_most / 1048576.0);
 }
 
-int gt_rss_parts_caveat(const gt_resource_usage *u, char *out, size_t cap)
-{
-    if (cap)
-        out[0] = '\0';
-    if (!u || u->measurement.unknown || !(u->measurement.rss_parts_unknown & 4) ||
-        ram_mib(u, u->max_ram.combined.total_rss) < SPLIT_MATERIAL_MIB)
-        return 0;
-    snprintf(out, cap, "the peak RAM of %.1f MiB is the kernel's record of a process no sample "
-             "saw at its peak: its private and shared parts are not known (the figures beside "
-             "it are a sample's)", ram_mib(u, u->max_ram.combined.total_rss));
-    return 1;
-}
-
 int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg,
                            void (*each)(const char *sentence, void *arg), void *arg)
 {
