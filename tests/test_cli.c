@@ -76,17 +76,35 @@ static void test_help_and_version(void)
     for (size_t i = 0; i < sizeof every / sizeof every[0]; i++)
         CHECK_MSG(strstr(r.out.data, every[i]) != NULL, "--help all lacks %s", every[i]);
     result_free(&r);
-    /* The subcommands' help too. */
-    static const char *const subcommands[] = {"system", "sub-track", "stats", "recommend",
-                                              "report", "merge", "compare"};
+    /* The subcommands' help too, -h and --help alike: their usage and
+     * options, exit 0; --help all lists each of them. */
+    static const char *const subcommands[] = {"show", "system", "stats", "recommend", "report",
+                                              "merge", "job", "compare", "sub-track"};
+    struct result all = gt("--help", "all", NULL);
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
-        r = gt(subcommands[i], "--help", NULL);
-        wide = first_wide_line(r.out.data, 80, NULL);
-        CHECK_MSG(r.status == 0 && r.out.len > 0 && wide == 0,
-                  "%s --help: status %d, line %d wider than 80 columns", subcommands[i], r.status,
-                  wide);
-        result_free(&r);
+        for (int flag = 0; flag < 2; flag++) {
+            r = gt(subcommands[i], flag ? "-h" : "--help", NULL);
+            wide = first_wide_line(r.out.data, 80, NULL);
+            CHECK_MSG(r.status == 0 && r.out.len > 0 && wide == 0 && r.err.len == 0,
+                      "%s %s: status %d, line %d wider than 80 columns, stderr [%s]",
+                      subcommands[i], flag ? "-h" : "--help", r.status, wide, r.err.data);
+            CHECK_MSG(strstr(r.out.data, subcommands[i]) != NULL, "%s --help names not itself",
+                      subcommands[i]);
+            result_free(&r);
+        }
+        char usage_line[64];
+        snprintf(usage_line, sizeof usage_line, "  or:  gpu-tracker %s ", subcommands[i]);
+        CHECK_MSG(strstr(all.out.data, usage_line) != NULL, "--help all lacks %s",
+                  subcommands[i]);
     }
+    result_free(&all);
+    r = gt("show", "--help", NULL);
+    CHECK_CONTAINS(r.out.data, "a snapshot\n(--snapshot FILE.json.gz)");
+    CHECK_CONTAINS(r.out.data, "    -f --format=<format>");
+    result_free(&r);
+    r = gt("job", "--help", NULL);
+    CHECK_CONTAINS(r.out.data, "    --plugstack=<file>");
+    result_free(&r);
     result_free(&r);
     r = gt("--version", NULL);
     CHECK(r.status == 0);
@@ -174,15 +192,18 @@ static void test_errors(void)
      * /usr/bin/stat); after -- it is run. */
     r = gt("stat", touch, NULL);
     check_error(&r, 2, "gpu-tracker: unknown subcommand 'stat'; did you mean 'stats'? "
-                       "(subcommands: show, system, stats, recommend, report, merge, sub-track; to run "
+                       "(subcommands: show, system, stats, recommend, report, merge, job, compare, "
+                       "sub-track; to run "
                        "a program named 'stat', write: gpu-tracker -- stat ...)\n");
     r = gt("reprot", "x.json.gz", NULL);
     check_error(&r, 2, "gpu-tracker: unknown subcommand 'reprot'; did you mean 'report'? "
-                       "(subcommands: show, system, stats, recommend, report, merge, sub-track; to run "
+                       "(subcommands: show, system, stats, recommend, report, merge, job, compare, "
+                       "sub-track; to run "
                        "a program named 'reprot', write: gpu-tracker -- reprot ...)\n");
     r = gt("sub-trak", "analyze", NULL);
     check_error(&r, 2, "gpu-tracker: unknown subcommand 'sub-trak'; did you mean 'sub-track'? "
-                       "(subcommands: show, system, stats, recommend, report, merge, sub-track; to run "
+                       "(subcommands: show, system, stats, recommend, report, merge, job, compare, "
+                       "sub-track; to run "
                        "a program named 'sub-trak', write: gpu-tracker -- sub-trak ...)\n");
     r = gt("--disable-logs", "-o", tmp_path("stat.txt"), "--", "stat", "/", NULL);
     CHECK(r.status == 0); /* /usr/bin/stat ran */
@@ -3347,6 +3368,43 @@ static void test_backup_climb(void)
     unlink(backup);
 }
 
+/* show reads a snapshot (its name ends in .gz, as --snapshot writes them)
+ * as well as a summary: the run's own summary, in each format. */
+static void test_show_snapshot(void)
+{
+    char snap[256], summary[256];
+    snprintf(snap, sizeof snap, "%s", tmp_path("shown.json.gz"));
+    snprintf(summary, sizeof summary, "%s", tmp_path("shown.json"));
+    struct result r = gt("-q", "--st", "0.2", "-f", "json", "-o", summary, "--snapshot", snap,
+                         "--", WORKLOAD_BIN, "hold", "50", "0.3", NULL);
+    CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
+    result_free(&r);
+    char *text = slurp(summary);
+    json_object *ran = text ? parse_or_fail(text, "the run's summary") : NULL;
+    free(text);
+    r = gt("show", snap, "-f", "json", NULL);
+    CHECK_MSG(r.status == 0 && r.err.len == 0, "show -f json: %d %s", r.status, r.err.data);
+    json_object *shown = parse_or_fail(r.out.data, "show of a snapshot");
+    if (ran && shown) {
+        CHECK(jnum(shown, "max_ram.combined.total_rss") >= 50 * MIB / 1e9);
+        CHECK(jnum(shown, "max_ram.combined.total_rss") == jnum(ran, "max_ram.combined.total_rss"));
+        CHECK(jnum(shown, "compute_time.time") == jnum(ran, "compute_time.time"));
+    }
+    if (ran)
+        json_object_put(ran);
+    if (shown)
+        json_object_put(shown);
+    result_free(&r);
+    r = gt("show", snap, NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "Max RAM:\n   Unit: gigabytes");
+    result_free(&r);
+    r = gt("show", snap, "-f", "human", NULL);
+    CHECK(r.status == 0);
+    CHECK_CONTAINS(r.out.data, "\nPeak RAM        ");
+    result_free(&r);
+}
+
 /* A job that streams a file through the page cache: its cgroup's peak is
  * mostly file pages the kernel could reclaim, and the human summary, the
  * report and recommend say how much, asking for the rest only. */
@@ -3489,6 +3547,7 @@ static const struct cli_case {
     {"launcher_peak", test_launcher_peak},
     {"short_job_record", test_short_job_record},
     {"backup_climb", test_backup_climb},
+    {"show_snapshot", test_show_snapshot},
     {"corner_starved", test_corner_starved},
     {"corner_page_cache", test_corner_page_cache},
 };

@@ -246,13 +246,23 @@ static void test_inputs(void)
     snprintf(want, sizeof want, "gpu-tracker: '%s' is not a gpu-tracker summary: it is empty\n",
              empty);
     check_error(&r, 1, want);
-    /* A snapshot given to show: named for what it is, and who reads it. */
-    const char *gz = tmp_path("snap.json.gz");
+    /* A snapshot under another name given to show: named for what it is,
+     * and how show reads one. */
+    const char *gz = tmp_path("snap.json");
     write_text(gz, "\x1f\x8b\x08rest", 0644);
     r = gt("show", gz, NULL);
     snprintf(want, sizeof want, "gpu-tracker: '%s' is not a gpu-tracker summary: it is gzip data "
-             "(a snapshot? gpu-tracker stats, recommend and report read those)\n", gz);
+             "(a snapshot? gpu-tracker show reads one whose name ends in .gz; stats, recommend "
+             "and report read those)\n", gz);
     check_error(&r, 1, want);
+    /* A .gz name is read as a snapshot: a broken one is one line, its name
+     * and what is wrong. */
+    const char *broken = tmp_path("broken.json.gz");
+    write_text(broken, "\x1f\x8b\x08rest", 0644);
+    r = gt("show", broken, NULL);
+    CHECK(r.status == 1 && strstr(r.err.data, broken) && strstr(r.err.data, "gzip") &&
+          strchr(r.err.data, '\n') == r.err.data + r.err.len - 1);
+    result_free(&r);
 }
 
 /* A link of our own (root's, here, or the user's) is followed: the file it

@@ -597,6 +597,8 @@ static void test_backup_policy(void)
     s->ops->summary(s, &a, 300.0);
     CHECK(nwarnings == before + 1);
     CHECK_CONTAINS(warned, "cannot write the backup file");
+    CHECK_CONTAINS(warned, "; tracking goes on without it (gpu-tracker --no-backup, or "
+                           "resource_usage_file \"\" in the library, keeps none)");
     CHECK(!s->ops->wants_summary(s, 301.0) && !s->ops->wants_summary(s, 400.0));
     backup_sink_destroy_lock(&bs);
     backup_sink_forget(&bs);

@@ -33,6 +33,23 @@
 static const char usage[] = "usage: gpu-tracker job JOBID|DIR|SNAPSHOT... [-f text|human|json] "
                             "[--user NAME] [--plugstack FILE] [--max-rows N]";
 
+/* --help: the usage and the options, within 80 columns. */
+static const char help[] =
+    "Usage: gpu-tracker job JOBID|DIR|SNAPSHOT... [-f text|human|json] [--user NAME]\n"
+    "                       [--plugstack FILE] [--max-rows N]\n"
+    "\n"
+    "Merges a Slurm job's task snapshots (a directory of them, the files, or a job\n"
+    "ID looked up where the SPANK plugin leaves them) and prints the CPUs, memory\n"
+    "and GPUs asked for against used, who held the peaks, idle GPUs, energy and\n"
+    "the request for next time (docs/slurm.md).\n"
+    "\n"
+    "    -f --format=<format>    'text' (the default), 'human' or 'json'.\n"
+    "    --user=<name>           Whose job a JOBID is (default: yours).\n"
+    "    --plugstack=<file>      Where the plugin's output= is set (default\n"
+    "                            /etc/slurm/plugstack.conf).\n"
+    "    --max-rows=<n>          Read at most N rows of the snapshots together.\n"
+    "    -h --help               Show this help and exit.\n";
+
 enum job_format { JOB_TEXT, JOB_HUMAN, JOB_JSON };
 
 struct job_args {
@@ -581,7 +598,12 @@ static int parse_args(int argc, char **argv, struct job_args *a)
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(w, "-f") == 0 || strcmp(w, "--format") == 0) {
+        if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) {
+            fputs(help, stdout);
+            free(a->targets);
+            a->targets = NULL;
+            return -1; /* said: exit 0 */
+        } else if (strcmp(w, "-f") == 0 || strcmp(w, "--format") == 0) {
             if (v && strcmp(v, "text") == 0)
                 a->format = JOB_TEXT;
             else if (v && strcmp(v, "human") == 0)
@@ -626,7 +648,7 @@ int job_command(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != 0) {
         free(a.targets);
-        return rc;
+        return rc < 0 ? 0 : rc; /* -1: the help was asked for and shown */
     }
     gt_snapshot *job = load_job(&a);
     free(a.targets);

@@ -317,14 +317,37 @@ static char *human_of_file(gt_resource_usage *u, int verbose)
     return human_finish(human_summary(u, &totals, &x), NULL);
 }
 
+/* A snapshot is told by its name, never by its content: --snapshot writes
+ * FILE.json.gz, and a name ending in .gz is read as one. */
+static int is_snapshot_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
 /* gpu-tracker show FILE [-f text|json|human] [--verbose]: prints a saved
  * summary or a backup file left by a run that did not finish. */
 static int show(int argc, char **argv)
 {
     static const char usage[] = "usage: gpu-tracker show FILE [-f text|json|human] [--verbose]";
+    static const char help[] =
+        "Usage: gpu-tracker show FILE [-f text|json|human] [--verbose]\n"
+        "\n"
+        "Prints the summary of a run from its file: a summary (-f json -o FILE), a\n"
+        "backup (.gpu-tracker_*.json, of a run killed before its end) or a snapshot\n"
+        "(--snapshot FILE.json.gz).\n"
+        "\n"
+        "    -f --format=<format>    'text' (gpu_tracker's, the default), 'json' or\n"
+        "                            'human' (a line per figure).\n"
+        "    --verbose               With -f human: every reason in full.\n"
+        "    -h --help               Show this help and exit.\n";
     const char *path = NULL, *format = "text";
     int verbose = 0;
     for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(help, stdout);
+            return 0;
+        }
         if ((!strcmp(argv[i], "-f") || !strcmp(argv[i], "--format")) && i + 1 < argc)
             format = argv[++i];
         else if (!strncmp(argv[i], "--format=", 9))
@@ -346,14 +369,30 @@ static int show(int argc, char **argv)
         return 2;
     }
     gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
-    if (gt_usage_read_file(path, &u) != GT_OK)
+    gt_snapshot *snap = NULL; /* a snapshot's: it owns u's GPU list */
+    if (is_snapshot_name(path)) {
+        /* A snapshot by its name (as --snapshot writes them): its summary. */
+        if (gt_snapshot_read(path, &snap) != GT_OK)
+            return cli_fail(gt_last_error(), 1);
+        if (snap->no_summary) {
+            cli_error("'%s' is a resource_tracker snapshot: it has no gpu_tracker summary to "
+                      "show (gpu-tracker stats and report read its series)\n", path);
+            gt_snapshot_free(snap);
+            return 1;
+        }
+        u = snap->usage;
+    } else if (gt_usage_read_file(path, &u) != GT_OK) {
         return cli_fail(gt_last_error(), 1);
-    if (!u.measurement.complete)
+    }
+    if (!snap && !u.measurement.complete)
         say_which_run(path);
     char *out = strcmp(format, "json") == 0    ? gt_usage_to_json(&u)
                 : strcmp(format, "human") == 0 ? human_of_file(&u, verbose)
                                                : gt_usage_to_text(&u);
-    gt_usage_release(&u);
+    if (snap)
+        gt_snapshot_free(snap);
+    else
+        gt_usage_release(&u);
     if (!out)
         return cli_fail("out of memory", 1);
     printf("%s\n", out);
@@ -366,16 +405,18 @@ static int show(int argc, char **argv)
 static int refuse_near_subcommand(const char *word)
 {
     static const char *const subcommands[] = {"show", "system", "stats", "recommend", "report",
-                                              "merge", "job", "sub-track", "compare", NULL};
+                                              "merge", "job", "compare", "sub-track", NULL};
     for (size_t i = 0; subcommands[i]; i++)
         if (strcmp(word, subcommands[i]) == 0)
             return 0;
     const char *near = suggest_nearest(word, subcommands, 1);
     if (!near)
         return 0;
-    cli_error("unknown subcommand '%s'; did you mean '%s'? (subcommands: show, system, stats, "
-              "recommend, report, merge, sub-track; to run a program named '%s', write: "
-              "gpu-tracker -- %s ...)\n", word, near, word, word);
+    char all[160] = "";
+    for (size_t i = 0, n = 0; subcommands[i] && n < sizeof all; i++)
+        n += (size_t)snprintf(all + n, sizeof all - n, "%s%s", i ? ", " : "", subcommands[i]);
+    cli_error("unknown subcommand '%s'; did you mean '%s'? (subcommands: %s; to run a program "
+              "named '%s', write: gpu-tracker -- %s ...)\n", word, near, all, word, word);
     return 1;
 }
 

@@ -694,8 +694,8 @@ gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
         free(doc);
         return gt_fail(GT_ERR_PARSE, "%s: %s", what,
                        len == 0 ? "it is empty"
-                       : gzip   ? "it is gzip data (a snapshot? gpu-tracker stats, recommend and "
-                                  "report read those)"
+                       : gzip   ? "it is gzip data (a snapshot? gpu-tracker show reads one whose "
+                                  "name ends in .gz; stats, recommend and report read those)"
                                 : "it holds a NUL byte");
     }
     st = parse_usage(doc, len, what, usage);

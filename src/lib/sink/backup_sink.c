@@ -11,6 +11,12 @@
 #include "util/background.h"
 #include "sink/backup_identity.h"
 
+/* What every "cannot write the backup file" warning ends with: the run
+ * goes on, and how to ask for none. */
+#define BACKUP_WITHOUT                                                                   \
+    "; tracking goes on without it (gpu-tracker --no-backup, or resource_usage_file \"\" " \
+    "in the library, keeps none)"
+
 /* The writer thread's side: a mailbox of one summary (the newest wins),
  * guarded by lock, and a sink of its own (own: the file's target and path,
  * moved there from the tracker's sink) that only the thread touches while
@@ -275,7 +281,8 @@ static void *writer_main(void *arg)
         /* Warned under the lock: an orphaned writer's tracker, and its
          * warner, may be gone. */
         if (why[0] && !w->orphaned)
-            warn_once(w->warner, WARN_BACKUP, "cannot write the backup file: %s", why);
+            warn_once(w->warner, WARN_BACKUP, "cannot write the backup file: %s" BACKUP_WITHOUT,
+                      why);
         pthread_cond_broadcast(&w->idle);
         if (w->orphaned && w->quit)
             break;
@@ -379,7 +386,8 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
     if (identity_ready(b) < 0) {
         /* Not written without it: the file's reader could not tell
          * whether its run is still going. The next look tries again. */
-        warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: out of memory");
+        warn_once(b->warner, WARN_BACKUP,
+                  "cannot write the backup file: out of memory" BACKUP_WITHOUT);
         return;
     }
     if (!b->writer && b->target.dirfd >= 0)
@@ -396,7 +404,8 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
         char why[512];
         backup_write(b, u, now, why, sizeof why);
         if (why[0])
-            warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s", why);
+            warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s" BACKUP_WITHOUT,
+                      why);
     }
     b->last = *u;
     if (!b->written)
