@@ -82,4 +82,7 @@ native = Extension(
 )
 
 os.chdir(HERE)  # the relative paths above are from here
-setup(ext_modules=[native], cmdclass={'build_ext': BuildWithCMake})
+sys.path.insert(0, HERE)
+from setup_version import project_version  # noqa: E402 (beside this file)
+
+setup(version=project_version(), ext_modules=[native], cmdclass={'build_ext': BuildWithCMake})
