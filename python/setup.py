@@ -7,6 +7,7 @@ zlib, SQLite and libcsv (Debian: cmake, libjson-c-dev, zlib1g-dev,
 libsqlite3-dev, libcsv-dev and libmicrohttpd-dev's headers to build;
 libmicrohttpd12 at run time for the exporter, loaded when it is asked
 for)."""
+import hashlib
 import os
 import subprocess
 import sys
@@ -29,7 +30,12 @@ class BuildWithCMake(build_ext):
     own sources with Python's, linked against them."""
 
     def run(self):
-        tree = os.path.join(os.path.abspath(self.build_temp), 'cmake')
+        # One CMake tree per source tree: pip builds in python/build, and a
+        # copy of the checkout (the tests', a moved clone) carries that
+        # directory along; CMake refuses a cache made for another source
+        # ("CMakeCache.txt directory ... is different").
+        digest = hashlib.sha256(ROOT.encode()).hexdigest()[:16]
+        tree = os.path.join(os.path.abspath(self.build_temp), 'cmake-' + digest)
         jobs = str(len(os.sched_getaffinity(0)))
         subprocess.check_call(['cmake', '-S', ROOT, '-B', tree, '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
                                '-DGT_BUILD_TESTS=OFF'], stdout=subprocess.DEVNULL)

@@ -30,6 +30,9 @@ done
 rm -rf "$work"
 mkdir -p "$work/tree"
 cp -r "$src/python" "$src/src" "$src/include" "$src/cmake" "$src/CMakeLists.txt" "$work/tree/"
+# what pip's in-tree build of the checkout left (python/build: a CMake tree
+# of that path) is not the package's source
+rm -rf "$work/tree/python/build" "$work/tree/python/"*.egg-info
 "$python" -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --no-build-isolation --no-index --no-deps \
     "$work/tree/python"

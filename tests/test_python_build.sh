@@ -24,6 +24,9 @@ v = tuple(int(p) for p in setuptools.__version__.split(".")[:2])
 sys.exit(v >= (70, 1))' || skip "the venv's setuptools makes wheels without the wheel package"
 
 cp -r "$src/python" "$src/src" "$src/include" "$src/cmake" "$src/CMakeLists.txt" "$work/tree/"
+# what pip's in-tree build of the checkout left (python/build: a CMake tree
+# of that path) is not the package's source
+rm -rf "$work/tree/python/build" "$work/tree/python/"*.egg-info
 status=0
 "$venv_python" -m pip install --no-build-isolation --no-index --no-deps "$work/tree/python" \
     >"$work/out" 2>&1 || status=$?
