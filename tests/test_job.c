@@ -364,14 +364,17 @@ static void test_starved_report(void)
     s->cgroup.struct_size = sizeof s->cgroup;
     snprintf(s->cgroup.reason, sizeof s->cgroup.reason, "no cgroup of its own");
     char *html = gt_snapshot_report_html(s, NULL);
-    CHECK_CONTAINS(html, "<p class=\"note starved\"><b>CPU starved:</b> the job&#39;s "
-                         "processes waited for a CPU 6.00 s");
+    CHECK_CONTAINS(html, "<p class=\"note starved\" id=\"starved\"><b>CPU starved:</b> the "
+                         "job&#39;s processes waited for a CPU 6.00 s");
     CHECK_CONTAINS(html, "the CPU may be low: the job was starved of CPU (above)");
-    /* "Why it was slow" names the reason first, not the cgroup's absence. */
+    /* "Why it was slow" names the reason first, not the cgroup's absence,
+     * pointing at the summary's note: the verdict is said once. */
     const char *why = html ? strstr(html, "<h2>Why it was slow</h2>\n") : NULL;
     const char *first = "<h2>Why it was slow</h2>\n<ul class=\"note starved why\" "
-                        "id=\"why-slow\">\n<li><b>Starved of CPU:</b> the job&#39;s processes "
-                        "waited for a CPU 6.00 s";
+                        "id=\"why-slow\">\n<li><b>Starved of CPU:</b> <a href=\"#starved\">see "
+                        "the summary</a></li>";
+    const char *again = html ? strstr(html, "waited for a CPU 6.00 s") : NULL;
+    CHECK_MSG(again && !strstr(again + 1, "waited for a CPU 6.00 s"), "the verdict twice");
     CHECK_MSG(why && !strncmp(why, first, strlen(first)), "why it was slow: %.300s",
               why ? why : "");
     free(html);

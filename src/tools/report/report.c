@@ -540,14 +540,15 @@ static const char style[] =
     ".note.starved{border-left:4px solid var(--bad);padding-left:8px}"
     "ul.why{padding-left:28px;margin:0 0 12px}ul.why li{margin:2px 0}\n"
     /* who held a peak: fixed columns within the chart's box (two charts side
-     * by side at 1280 px), the command line cut with an ellipsis (its whole
-     * text in the cell's title) */
+     * by side at 1280 px); the command line wraps, read in full (it is also
+     * the cell's title) */
     "table.peak,table.processes{font-size:13px}table.peak{width:100%;border:0;"
     "table-layout:fixed;min-width:0}table.processes th{width:auto}"
     "table.peak th{width:74px}table.peak th.pid{width:56px}table.peak th.n{width:66px}"
     "table.peak th:first-child{width:auto}table.peak td,table.peak th{padding:4px 6px;"
     "white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
-    "td.cmd{font-family:ui-monospace,'DejaVu Sans Mono',monospace}\n"
+    "td.cmd{font-family:ui-monospace,'DejaVu Sans Mono',monospace}"
+    "table.peak td.cmd{white-space:normal;overflow-wrap:anywhere}\n"
     "details.task{background:var(--card);border:1px solid var(--line);border-radius:8px;"
     "margin:8px 0;padding:6px 12px}details.task summary{cursor:pointer;font-weight:600}\n"
     "</style>\n";
@@ -1198,8 +1199,9 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
     const gt_gpu_run *g = &s->gpu_run;
     char t[400], x[32], y[32];
     struct buf list = {0};
-    if (starved[0])
-        slow_reason(&list, "Starved of CPU", starved);
+    if (starved[0]) /* said in full at the top of the summary: once */
+        buf_puts(&list, "<li><b>Starved of CPU:</b> <a href=\"#starved\">see the summary</a>"
+                        "</li>\n");
     if (c->available && c->cpu_available && c->throttle_periods > 0 &&
         (double)c->throttled_periods > SLOW_SHARE * (double)c->throttle_periods) {
         snprintf(t, sizeof t, "throttled in %ld of %ld periods by its cgroup's quota of %.2f "
@@ -1494,7 +1496,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
         cpu_contention(&s->usage, &s->cgroup, s->duration, starved, sizeof starved);
     buf_puts(&b, "<h2>Summary</h2>\n");
     if (starved[0]) {
-        buf_puts(&b, "<p class=\"note starved\"><b>CPU starved:</b> ");
+        buf_puts(&b, "<p class=\"note starved\" id=\"starved\"><b>CPU starved:</b> ");
         report_text(&b, starved);
         buf_puts(&b, ".</p>\n");
     }
@@ -1688,7 +1690,11 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
 
     gt_resource_usage readable = readable_units(u);
     char *summary = gt_usage_to_text(&readable);
-    buf_puts(&b, "<h2>gpu_tracker summary</h2>\n<pre>");
+    buf_puts(&b, "<h2>gpu_tracker summary</h2>\n<p class=\"note\">As gpu_tracker prints it, in "
+                "its decimal units (");
+    report_text(&b, readable.max_ram.unit);
+    buf_puts(&b, ": powers of 1000); the rest of this page is in binary units (MiB, GiB: "
+                "powers of 1024).</p>\n<pre>");
     report_text(&b, summary ? summary : "");
     free(summary);
     buf_puts(&b, "</pre>\n");
