@@ -319,6 +319,43 @@ static void show_value(int m, double v, char *out, size_t cap)
         gt_human_duration(out, cap, v);
 }
 
+/* The base's median, range and the new figure of metric m (v[0..3]: median,
+ * lo, hi, new), each in out[i], with the figures needed to tell apart those
+ * that differ: three significant figures as a rule (101 MiB), more where
+ * that would print a spread of 0.2 % as "101 MiB-101 MiB" (101.0 MiB-101.2
+ * MiB). One unit for all four: the median's. */
+static void show_values(int m, const double v[4], char out[4][48])
+{
+    double scale = 1;
+    const char *unit = "s";
+    if (m == METRIC_RAM || m == METRIC_GPU_RAM) {
+        static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        size_t u = 0;
+        for (double x = v[0]; x >= 1024.0 && u + 1 < sizeof units / sizeof units[0]; x /= 1024.0)
+            u++;
+        scale = pow(1024.0, (double)u);
+        unit = units[u];
+    } else if (m == METRIC_MEAN_CPU) {
+        unit = "cores";
+    }
+    for (int i = 0; i < 4; i++) /* the usual forms first */
+        show_value(m, v[i], out[i], sizeof out[i]);
+    double first = v[0] / scale;
+    int decimals = m == METRIC_MEAN_CPU ? 2 : first < 10 ? 2 : first < 100 ? 1 : 0;
+    for (int extra = 0; extra <= 6; extra++) {
+        int clash = 0;
+        for (int i = 0; i < 4 && !clash; i++)
+            for (int j = i + 1; j < 4; j++)
+                if (v[i] != v[j] && !strcmp(out[i], out[j]))
+                    clash = 1;
+        if (!clash)
+            return;
+        /* (a clock, 1:23, that hides a spread gives way to seconds) */
+        for (int i = 0; i < 4; i++)
+            snprintf(out[i], sizeof out[i], "%.*f %s", decimals + extra, v[i] / scale, unit);
+    }
+}
+
 struct row {
     const char *subject;
     int metric;
@@ -499,11 +536,10 @@ int compare_command(int argc, char **argv)
                    "result");
         for (size_t i = 0; i < nrows; i++) {
             struct row *r = &rows[i];
-            char med[32], lo[32], hi[32], nw[32], base[100], change[32], tol[32];
-            show_value(r->metric, r->median, med, sizeof med);
-            show_value(r->metric, r->lo, lo, sizeof lo);
-            show_value(r->metric, r->hi, hi, sizeof hi);
-            show_value(r->metric, r->now, nw, sizeof nw);
+            char shown[4][48], base[160], change[32], tol[32];
+            const double values[4] = {r->median, r->lo, r->hi, r->now};
+            show_values(r->metric, values, shown);
+            const char *med = shown[0], *lo = shown[1], *hi = shown[2], *nw = shown[3];
             if (r->nbase > 1)
                 snprintf(base, sizeof base, "%s (%s-%s)", med, lo, hi);
             else
