@@ -219,6 +219,7 @@ static int open_reader(struct sample_reader *r, pid_t pid, struct warner *w)
         fprintf(stderr, "gt-bench-readers: cannot open the reader: %s\n", gt_last_error());
         return -1;
     }
+    r->tree.census_deferred = 0; /* the walk rows hold the census, as a sample's walk does */
     return 0;
 }
 

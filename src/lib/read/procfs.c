@@ -212,13 +212,15 @@ static int thread_children(struct proc_handle *h, int task_fd, pid_t tid, char *
     return push_pid_text(*buf, len, list, n, listcap);
 }
 
-/* Appends the children of every thread listed in task/ (task_fd), reading
+/* Calls fn(arg, tid) for every thread listed in task/ (task_fd), reading
  * the directory a batch of entries at a time to its end: no thread is
  * left out, however many there are. In this process, the library's own
- * threads are passed over: they never fork, and reading their files was a
- * good part of what tracking oneself cost beyond tracking another process. */
-static int list_threads_children(struct proc_handle *h, int task_fd, char **buf, size_t *cap,
-                                 pid_t **list, size_t *n, size_t *listcap, int *found)
+ * threads are passed over: they never fork, their run-queue delay is not
+ * the job's, and reading their files was a good part of what tracking
+ * oneself cost beyond tracking another process. 0, or -1 when the
+ * directory cannot be read or fn returned -1. */
+static int each_task(struct proc_handle *h, int task_fd, int (*fn)(void *arg, pid_t tid),
+                     void *arg)
 {
     _Alignas(struct dirent64) char dents[16384];
     for (;;) {
@@ -236,10 +238,28 @@ static int list_threads_children(struct proc_handle *h, int task_fd, char **buf,
             /* getpid() last: it is a system call, and only a match needs it. */
             if (tid != h->pid && is_running_library_thread(tid) && h->pid == getpid())
                 continue;
-            if (thread_children(h, task_fd, tid, buf, cap, list, n, listcap, found) < 0)
+            if (fn(arg, tid) < 0)
                 return -1;
         }
     }
+}
+
+/* Appending each thread's children (each_task's fn). */
+struct children_pass {
+    struct proc_handle *h;
+    int task_fd;
+    char **buf;
+    size_t *cap;
+    pid_t **list;
+    size_t *n, *listcap;
+    int *found;
+};
+
+static int add_thread_children(void *arg, pid_t tid)
+{
+    struct children_pass *c = arg;
+    return thread_children(c->h, c->task_fd, tid, c->buf, c->cap, c->list, c->n, c->listcap,
+                           c->found);
 }
 
 /* h's task/ directory at its start: the kept descriptor, or one of its
@@ -265,6 +285,31 @@ static int task_dir(struct proc_handle *h, int *temporary)
     return task_fd;
 }
 
+/* Reading one thread's schedstat (each_task's fn). */
+struct schedstat_pass {
+    struct proc_handle *h;
+    int task_fd;
+    char *buf;
+    size_t cap;
+    void (*each)(void *arg, pid_t tid, const struct proc_schedstat *s);
+    void *arg;
+};
+
+static int read_thread_schedstat(void *arg, pid_t tid)
+{
+    struct schedstat_pass *x = arg;
+    if (tid == x->h->pid)
+        return 0; /* the main thread is read on its own */
+    char name[32];
+    size_t len;
+    struct proc_schedstat st;
+    snprintf(name, sizeof name, "%d/schedstat", (int)tid);
+    if (file_read_at(x->task_fd, name, x->buf, x->cap, &len) == 0 &&
+        proc_parse_schedstat(x->buf, len, &st) == 0)
+        x->each(x->arg, tid, &st); /* one that ended meanwhile is passed over */
+    return 0;
+}
+
 int procfs_threads_schedstat(struct proc_handle *h, char *buf, size_t cap,
                              void (*each)(void *arg, pid_t tid, const struct proc_schedstat *s),
                              void *arg)
@@ -273,31 +318,8 @@ int procfs_threads_schedstat(struct proc_handle *h, char *buf, size_t cap,
     int task_fd = task_dir(h, &temporary);
     if (task_fd < 0)
         return -1;
-    _Alignas(struct dirent64) char dents[16384];
-    int rc = 0;
-    for (;;) {
-        ssize_t r = getdents64(task_fd, dents, sizeof dents);
-        if (r <= 0) {
-            rc = r < 0 ? -1 : 0;
-            break;
-        }
-        for (ssize_t off = 0; off < r;) {
-            struct dirent64 *de = (struct dirent64 *)(dents + off);
-            off += de->d_reclen;
-            if (de->d_name[0] < '0' || de->d_name[0] > '9')
-                continue;
-            pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
-            if (tid == h->pid || (is_running_library_thread(tid) && h->pid == getpid()))
-                continue; /* the main thread is read on its own; ours are not the job's */
-            char name[32];
-            size_t len;
-            struct proc_schedstat st;
-            snprintf(name, sizeof name, "%d/schedstat", (int)tid);
-            if (file_read_at(task_fd, name, buf, cap, &len) == 0 &&
-                proc_parse_schedstat(buf, len, &st) == 0)
-                each(arg, tid, &st);
-        }
-    }
+    struct schedstat_pass x = {h, task_fd, buf, cap, each, arg};
+    int rc = each_task(h, task_fd, read_thread_schedstat, &x);
     int saved = errno;
     if (temporary)
         close(task_fd);
@@ -318,7 +340,8 @@ int procfs_list_children(struct proc_handle *h, long nthreads, char **buf, size_
         int task_fd = task_dir(h, &temporary);
         if (task_fd < 0)
             return -1;
-        int rc = list_threads_children(h, task_fd, buf, cap, list, n, listcap, &found);
+        struct children_pass c = {h, task_fd, buf, cap, list, n, listcap, &found};
+        int rc = each_task(h, task_fd, add_thread_children, &c);
         if (temporary)
             close(task_fd);
         if (rc < 0)

@@ -177,6 +177,7 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         return gt_fail(GT_ERR_IO, "cannot open %s: %s", root, strerror(e));
     }
     r->tree.series = (cfg->series & GT_SERIES_PROCESS) != 0;
+    r->tree.census_deferred = 1; /* sample_read(): after the GPU sample */
     r->tree.sampled_only = cfg->sampled_only != 0;
     r->tree.main_only = cfg->main_only != 0;
     /* Process CPU clocks name PIDs of our namespace: only a procfs whose
@@ -383,7 +384,9 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
     s->self = r->cfg.self;
     if (s->self)
         library_threads_usage(&s->library, slot <= 0, s->tree_ok ? s->tree.main_threads : -1);
-    /* The GPU's processes are matched to the tree this walk found. */
+    /* The GPU's processes are matched to the tree this walk found; the
+     * census of the walk waits for them (a process on a GPU is no worker,
+     * from the walk that first finds it there). */
     if (s->tree_ok && r->gpu.nvendors && !r->gpu_failed) {
         /* The baseline and the final sample read every figure afresh. */
         long npids = r->gpu.needs_tree_pids
@@ -407,6 +410,10 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
             r->gpu_failed = 1;
             warn_always(r->warner, "GPU figures stop here: %s", r->gpu.reason);
         }
+    }
+    if (s->tree_ok && r->tree.census_deferred) {
+        tree_census_pass(&r->tree);
+        s->tree.workers = r->tree.census.busiest;
     }
     rapl_read(&r->rapl, &s->rapl);
     if (read_cgroup) {

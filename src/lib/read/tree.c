@@ -1071,8 +1071,10 @@ int tree_walk(struct tree *t, struct tree_sample *s)
                 s->desc_hwm_max_kb = hwm;
         }
     }
-    tree_census_pass(t);
-    s->workers = t->census.busiest;
+    if (!t->census_deferred) {
+        tree_census_pass(t);
+        s->workers = t->census.busiest;
+    }
     s->desc_pss_shared_kb = desc_pss_total;
     if (t->sampled_only) {
         /* What a plain sampler counts: each live process's change since it

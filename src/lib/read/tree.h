@@ -25,6 +25,10 @@
 struct tracked_proc;
 
 struct tree {
+    int census_deferred;  /* 1: the caller runs tree_census_pass() after the
+                             walk and takes the workers itself (the sample
+                             reader: after the GPU sample has marked the
+                             processes on a GPU, which are no workers) */
     int root_fd;          /* the procfs root directory */
     pid_t main_pid;
     pid_t reaper_pid;     /* 0: none */
@@ -134,14 +138,16 @@ void tree_gpu_breakdown(struct tree *t, const struct gpu_process *procs, size_t 
                         gt_peak_breakdown *out);
 
 /* Marks the tree's processes that hold GPU memory in procs (a GPU
- * sample's, PIDs ours): from the next walk on, the census counts them
- * apart from the worker groups (a process on the GPU is what workers
- * feed, not one of them; gpu_wait.h). O(nprocs). */
+ * sample's, PIDs ours): from the census pass that follows on (the same
+ * walk's, when it is deferred), the census counts them apart from the
+ * worker groups (a process on the GPU is what workers feed, not one of
+ * them; gpu_wait.h). O(nprocs). */
 void tree_mark_gpu_holders(struct tree *t, const struct gpu_process *procs, size_t nprocs);
 
 /* Tells the census (census.h) who the last walk found, with the PSS the
- * walk's sums worked out: tree_walk() does it at its end; the benchmark
- * times it alone. */
+ * walk's sums worked out: tree_walk() does it at its end, unless
+ * census_deferred (then the caller does, and reads census.busiest); the
+ * benchmark times it alone. */
 void tree_census_pass(struct tree *t);
 
 /* Walks the tree and fills *s. Returns 0, or -1 with errno when the walk
