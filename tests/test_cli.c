@@ -3261,6 +3261,33 @@ static void test_launcher_peak(void)
     CHECK_MSG(line && strstr(line, ", descendants 4") && strstr(line, " MiB)\n"), "%s",
               r.out.data);
     const char *at = strstr(r.out.data, "\nAt the peak ");
+    /* The report says it too, from the snapshot: above its table of the
+     * largest sample, whose the peak between two samples was. */
+    char snap[256], html[256], summary[256];
+    snprintf(snap, sizeof snap, "%s", tmp_path("launcher.json.gz"));
+    snprintf(html, sizeof html, "%s", tmp_path("launcher.html"));
+    snprintf(summary, sizeof summary, "%s", tmp_path("launcher.json"));
+    struct result s = gt("-q", "-f", "json", "-o", summary, "--snapshot", snap, "--", "bash", "-c",
+                         script, NULL);
+    CHECK(s.status == 0);
+    result_free(&s);
+    s = gt("report", snap, "-o", html, NULL);
+    CHECK(s.status == 0);
+    result_free(&s);
+    char *doc = slurp(summary);
+    json_object *sj = doc ? parse_or_fail(doc, "launcher summary") : NULL;
+    char *page = slurp(html);
+    if (sj && page) {
+        int unseen = !strcmp(jtext(sj, "at_peak", "memory_unseen", "holder"), "descendant");
+        const char *said = strstr(page, "was a descendant's, between two samples (the "
+                                        "kernel's record of it)");
+        CHECK_MSG(unseen ? said != NULL : said == NULL, "unseen %d, the report %s it", unseen,
+                  said ? "says" : "does not say");
+    }
+    if (sj)
+        json_object_put(sj);
+    free(doc);
+    free(page);
     /* unseen: said whose; seen by a sample: the child first, before bash */
     CHECK_MSG(at && (strncmp(at, "\nAt the peak     a descendant (no sample saw it at its peak), "
                                  "4", 63) == 0 || strncmp(at, "\nAt the peak     bash", 21) != 0),

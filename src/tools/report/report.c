@@ -548,7 +548,7 @@ static const char style[] =
     "table.peak th:first-child{width:auto}table.peak td,table.peak th{padding:4px 6px;"
     "white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
     "td.cmd{font-family:ui-monospace,'DejaVu Sans Mono',monospace}"
-    "table.peak td.cmd{white-space:normal;overflow-wrap:anywhere}\n"
+    "table.peak td.cmd,table.peak td.unseen{white-space:normal;overflow-wrap:anywhere}\n"
     "details.task{background:var(--card);border:1px solid var(--line);border-radius:8px;"
     "margin:8px 0;padding:6px 12px}details.task summary{cursor:pointer;font-weight:600}\n"
     "</style>\n";

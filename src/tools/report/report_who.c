@@ -47,6 +47,18 @@ void report_peak_figure(struct buf *b, const gt_snapshot *s, int kind)
                memory ? "at-peak-memory" : "at-peak-gpu", memory ? "memory" : "GPU memory",
                total, when, memory ? "RSS" : "GPU memory",
                memory ? "<th title=\"own (private)\">own</th><th>PSS</th>" : "");
+    if (memory && p->unseen_holder >= GT_RSS_PEAK_MAIN && p->unseen_holder <= GT_RSS_PEAK_EITHER) {
+        /* the true peak came from a kernel record, above this sample */
+        static const char *const whose[] = {
+            [GT_RSS_PEAK_MAIN] = "the main process's",
+            [GT_RSS_PEAK_DESCENDANT] = "a descendant's",
+            [GT_RSS_PEAK_EITHER] = "the main process's or a child's (not told apart)"};
+        char peak[32];
+        gt_human_bytes(peak, sizeof peak, p->unseen_bytes);
+        buf_printf(b, "<tr><td colspan=\"6\" class=\"unseen\">The job's peak, %s, was %s, "
+                   "between two samples (the kernel's record of it); the rows below are the "
+                   "largest sample's.</td></tr>\n", peak, whose[p->unseen_holder]);
+    }
     int n = p->nprocesses < GT_AT_PEAK_MAX ? p->nprocesses : GT_AT_PEAK_MAX;
     for (int i = 0; i < n; i++) {
         const gt_peak_process *e = &p->processes[i];
