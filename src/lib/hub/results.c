@@ -252,12 +252,7 @@ void tracker_at_peak_now(gt_tracker *t, gt_peak_breakdown out[2])
     m->unseen_holder = 0;
     m->unseen_bytes = 0;
     if (peak_kb > a->comb_pk.total_kb) {
-        static const int holders[] = {[USAGE_PEAK_SAMPLED] = GT_RSS_PEAK_SAMPLED,
-                                      [USAGE_PEAK_MAIN] = GT_RSS_PEAK_MAIN,
-                                      [USAGE_PEAK_DESCENDANT] = GT_RSS_PEAK_DESCENDANT,
-                                      [USAGE_PEAK_EITHER] = GT_RSS_PEAK_EITHER,
-                                      [USAGE_PEAK_FORK] = GT_RSS_PEAK_UNSEEN};
-        m->unseen_holder = holders[a->main_peak];
+        m->unseen_holder = a->peak_holder;
         m->unseen_bytes = (double)peak_kb * 1024.0;
     }
 }

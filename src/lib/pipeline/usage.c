@@ -310,7 +310,7 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
     if (!is_main) {
         /* An orphan we reaped as the subreaper. */
         if (maxrss_kb > c.total_kb) {
-            a->main_peak = USAGE_PEAK_DESCENDANT;
+            a->peak_holder = GT_RSS_PEAK_DESCENDANT;
             a->unseen_at_most_kb = 0;
         }
         raise_ull(&a->reaped_any_kb, maxrss_kb);
@@ -323,20 +323,20 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
          * no sample saw the job either, its peak is at most this. */
         if (c.total_kb == 0) {
             a->unseen_at_most_kb = maxrss_kb;
-            a->main_peak = USAGE_PEAK_FORK;
+            a->peak_holder = GT_RSS_PEAK_UNSEEN;
         }
         return;
     }
     a->unseen_at_most_kb = 0;
-    if (a->main_peak == USAGE_PEAK_FORK)
-        a->main_peak = USAGE_PEAK_SAMPLED;
+    if (a->peak_holder == GT_RSS_PEAK_UNSEEN)
+        a->peak_holder = GT_RSS_PEAK_SAMPLED;
     int own_only = a->main_seen && a->main_cminflt == 0 && a->main_cmajflt == 0;
     int above_samples = maxrss_kb > c.total_kb;
     raise_ull(&a->reaped_any_kb, maxrss_kb);
     if (own_only) {
         raise_ull(&a->reaped_main_kb, maxrss_kb);
         if (above_samples)
-            a->main_peak = USAGE_PEAK_MAIN;
+            a->peak_holder = GT_RSS_PEAK_MAIN;
         return;
     }
     if (own_peak_bound(a) < maxrss_kb) {
@@ -344,7 +344,7 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
          * reaped (its wait4 maxrss is the larger of the two). */
         raise_ull(&a->reaped_desc_kb, maxrss_kb);
         if (above_samples)
-            a->main_peak = USAGE_PEAK_DESCENDANT;
+            a->peak_holder = GT_RSS_PEAK_DESCENDANT;
         return;
     }
     /* Its own peak or a child's: a part no sample accounts for, beyond
@@ -353,7 +353,7 @@ void usage_add_reaped(struct usage_acc *a, int is_main, unsigned long long maxrs
     raise_ull(&known, a->fork_hwm_kb);
     if (maxrss_kb > known) {
         raise_ull(&a->unattributed_kb, maxrss_kb - known);
-        a->main_peak = USAGE_PEAK_EITHER;
+        a->peak_holder = GT_RSS_PEAK_EITHER;
     }
 }
 
@@ -399,7 +399,7 @@ void usage_rss_peaks(const struct usage_acc *a, struct rss_peak *main_pk,
     raise_ull(&comb_pk->total_kb, main_pk->total_kb);
     raise_ull(&comb_pk->total_kb, desc_pk->total_kb);
     raise_ull(&comb_pk->total_kb, a->reaped_any_kb);
-    if (a->main_peak == USAGE_PEAK_EITHER) {
+    if (a->peak_holder == GT_RSS_PEAK_EITHER) {
         /* Not told apart: a side no sample saw gets its bound, never 0 B
          * for a process that ran. */
         unsigned long long bound = own_peak_bound(a);
@@ -498,13 +498,9 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
     out->measurement.unseen_children_command[sizeof out->measurement.unseen_children_command - 1] =
         '\0';
     gt_measurement *me = &out->measurement;
-    me->rss_split_unknown = a->main_peak == USAGE_PEAK_EITHER;
+    me->rss_split_unknown = a->peak_holder == GT_RSS_PEAK_EITHER;
     me->rss_unattributed_bytes = (double)a->unattributed_kb * 1024.0;
-    static const int holders[] = {
-        [USAGE_PEAK_SAMPLED] = GT_RSS_PEAK_SAMPLED, [USAGE_PEAK_MAIN] = GT_RSS_PEAK_MAIN,
-        [USAGE_PEAK_DESCENDANT] = GT_RSS_PEAK_DESCENDANT, [USAGE_PEAK_EITHER] = GT_RSS_PEAK_EITHER,
-        [USAGE_PEAK_FORK] = GT_RSS_PEAK_UNSEEN};
-    me->rss_peak_holder = holders[a->main_peak];
+    me->rss_peak_holder = a->peak_holder;
     if (me->rss_split_unknown) {
         me->rss_main_sampled_bytes = (double)a->main_pk.total_kb * 1024.0;
         me->rss_descendants_sampled_bytes = (double)a->desc_pk.total_kb * 1024.0;

@@ -77,10 +77,10 @@ struct usage_acc {
     unsigned long long left_images_bound_kb;
     int final_faults_seen;
     unsigned long long final_faults;
-    /* The kernel's peak of main's reaped record, and what it told: a
-     * USAGE_PEAK_* (usage_add_reaped). */
+    /* The kernel's peak of main's reaped record, and whose the combined
+     * peak above every sample was: a GT_RSS_PEAK_* (usage_add_reaped). */
     unsigned long long reaped_main_any_kb;
-    int main_peak;
+    int peak_holder;
     /* main had no child and its record is no more than gpu-tracker's fork
      * held before the exec: the job's own peak is at most this (kB), and
      * no sample saw it. */
@@ -141,16 +141,6 @@ void usage_add(struct usage_acc *a, double t, const struct tree_sample *tree,
 
 /* The GPUs there are: total memory (bytes), how many, how many selected. */
 void usage_set_gpus(struct usage_acc *a, unsigned long long capacity, int count, int expected);
-
-/* What main's reaped record told (usage_acc.main_peak). */
-enum {
-    USAGE_PEAK_SAMPLED,      /* nothing beyond what samples saw */
-    USAGE_PEAK_MAIN,         /* main's own: it reaped no child */
-    USAGE_PEAK_DESCENDANT,   /* above what main itself can have reached:
-                                a child's that main reaped */
-    USAGE_PEAK_EITHER,       /* main's own or a child's: not told apart */
-    USAGE_PEAK_FORK,         /* no more than gpu-tracker's fork held */
-};
 
 /* A reaped process's ru_maxrss (kB). For main (whose wait4 maxrss is the
  * larger of its own peak and its reaped children's) it is main's own when

@@ -464,11 +464,6 @@ static void read_run_time(const struct tree *t, struct tracked_proc *p)
     p->run_ns_ok = 1;
 }
 
-/* Adds what p's main thread ran and waited for a CPU since the last walk
- * to the tree's totals (tree.h, schedstat); a zombie's are its last. A
- * kernel without the file (no CONFIG_SCHED_INFO) turns the reading off for
- * good; one that prints zeros is not counted as having the figure until a
- * process shows run time. */
 /* One thread's schedstat, as procfs_threads_schedstat() finds it. */
 struct thread_pass {
     struct tree *t;
@@ -545,6 +540,12 @@ static void read_thread_schedstats(struct tree *t, struct tracked_proc *p,
     p->threads_walk = x.failed ? 0 : t->generation;
 }
 
+/* Adds what p's main thread ran and waited for a CPU since the last walk
+ * to the tree's totals (tree.h, schedstat), and its other threads' where
+ * they did the work (read_thread_schedstats); a zombie's are its last. A
+ * kernel without the file (no CONFIG_SCHED_INFO) turns the reading off for
+ * good; one that prints zeros is not counted as having the figure until a
+ * process shows run time. */
 static void read_schedstat(struct tree *t, struct tracked_proc *p)
 {
     struct proc_schedstat now;
@@ -925,10 +926,7 @@ void tree_census_pass(struct tree *t)
     census_begin(&t->census);
     for (size_t i = 0; i < t->nprocs; i++) {
         struct tracked_proc *p = &t->procs[i];
-        if (p->role == ROLE_MAIN)
-            census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), p->pss_kb,
-                       p->st.state != 'Z');
-        else if (p->gpu_holder)
+        if (p->role == ROLE_MAIN || p->gpu_holder) /* neither is a worker */
             census_add(&t->census, &p->census, p->pid, p->st.comm, own_ticks(p), p->pss_kb,
                        p->st.state != 'Z');
         else

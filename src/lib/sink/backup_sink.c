@@ -350,7 +350,8 @@ double backup_refresh_period(double elapsed)
 
 /* Seconds the file must have been left alone before u is written over it:
  * none for a memory peak that grew; another new figure waits out
- * BACKUP_MIN_GAP; the same figures wait for the refresh. The comparison is with what the file has, so a figure that
+ * BACKUP_MIN_GAP; the same figures wait for the refresh. The comparison
+ * is with what the file has, so a figure that
  * waited is written once the gap has passed. */
 static double wait_before_write(const struct backup_sink *b, const gt_resource_usage *u,
                                 double now)
