@@ -1326,11 +1326,6 @@ GT_INTERNAL int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
  * (and after a stop that came first). 0 when NEW. */
 GT_INTERNAL double gt_tracker_start_epoch(gt_tracker *t);
 
-/* The backup file the tracker keeps while STARTED (options.
- * resource_usage_file, or the name it chose), NULL when it keeps none.
- * Owned by the tracker, valid until gt_tracker_free(). */
-GT_INTERNAL const char *gt_tracker_backup_path(gt_tracker *t);
-
 /* Where options.metrics_listen serves ("127.0.0.1:9101", "[::1]:9101"),
  * the port a PORT of 0 got included; NULL when not serving. Valid until
  * gt_tracker_free(). */

@@ -110,3 +110,57 @@ def test_resource_tracker_helpers_report_and_column_maps(tmp_path):
     assert [c['process_column'] for c in column_maps.SERVER_ALLOCATION_CHECKS] == \
         ['cpu_usage', 'memory_mib', 'gpu_usage', 'gpu_vram_mib']
     assert column_maps.REPORT_CSV_MAPPING['mem'] == ['Timestamp', 'Process memory usage', 'System used memory']
+
+
+def _package_imports():
+    """{module: set of the package's modules it imports}, from every import
+    statement of the installed package's sources (at load time or inside a
+    function alike: a lazy import closes a circle too)."""
+    import ast
+    import pathlib
+    root = pathlib.Path(gputracker.__file__).parent
+    graph = {}
+    for path in root.rglob('*.py'):
+        parts = list(path.relative_to(root.parent).with_suffix('').parts)
+        package = parts if parts[-1] == '__init__' else parts[:-1]
+        if parts[-1] == '__init__':
+            parts, package = parts[:-1], parts[:-1]
+        name = '.'.join(parts)
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[:len(package) - node.level + 1]
+                stem = base + (node.module.split('.') if node.module else [])
+                for alias in node.names:
+                    # `from . import _native` names a module (the C
+                    # extension, which imports none of ours);
+                    # `from .x import name` names module x
+                    sub = '.'.join(stem + [alias.name])
+                    if not (root.parent / sub.replace('.', '/')).with_suffix('.so').exists() and \
+                            alias.name != '_native':
+                        py = (root.parent / sub.replace('.', '/')).with_suffix('.py').exists()
+                        targets.add(sub if py else '.'.join(stem))
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.startswith('gputracker'))
+        graph[name] = {t for t in targets if t != name}
+    return graph
+
+
+def test_no_import_circle():
+    """No module of the package imports, through others, one that imports it
+    (a package importing its own submodules is not a circle)."""
+    graph = _package_imports()
+    assert 'gputracker.resource_tracker.helpers' in graph
+
+    def reach(start):
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    circles = [(a, b) for a in graph for b in graph[a]
+               if a in reach(b) and not b.startswith(a + '.') and not a.startswith(b + '.')]
+    assert not circles, circles

@@ -4,31 +4,19 @@ with its behaviour. ``get_tracker_implementation()`` returns the readers of
 otherwise, as 0.5.0 chooses; both read through libgputracker here
 (docs/python.md says where their figures differ from 0.5.0's)."""
 import os
-import re
-import subprocess
 from contextlib import suppress
 from csv import QUOTE_NONNUMERIC
 from csv import writer as _csv_writer
 from functools import cache
-from glob import glob
 from importlib.util import find_spec
 from io import StringIO
-from typing import Callable, Dict, Iterable, List, Tuple, Union
+from typing import Callable, Iterable, List, Tuple, Union
 
 from .._metrics import aggregate_stats
+from .disks import get_zfs_pools_space, is_partition
 
 __all__ = ['is_partition', 'is_psutil_available', 'is_procfs_available', 'get_tracker_implementation',
            'get_zfs_pools_space', 'cleanup_files', 'cleanup_processes', 'aggregate_stats', 'render_csv_row']
-
-
-@cache
-def is_partition(disk_name: str) -> bool:
-    """Whether disk_name (sda1, nvme0n1p1, mmcblk0p1) names a partition of a
-    disk listed in /sys/block rather than a whole disk."""
-    if re.search(r'(sd[a-z]+|nvme\d+n\d+|mmcblk\d+)p?\d+$', disk_name):
-        parents = [d.split('/')[-2] for d in glob('/sys/block/*/')]
-        return any(disk_name.startswith(p) and disk_name != p for p in parents)
-    return False
 
 
 @cache
@@ -58,29 +46,6 @@ def get_tracker_implementation() -> Tuple[Callable, Callable]:
         raise ImportError('No tracker implementation available - install psutil or use a Linux '
                           'system with procfs.')
     return get_process_stats, get_system_stats
-
-
-def get_zfs_pools_space() -> Dict[str, Dict[str, int]]:
-    """{'zfs:POOL': {'total', 'used', 'free'}} in bytes from `zpool list`
-    (waited on for 0.25 s at most), {} without ZFS."""
-    disks: Dict[str, Dict[str, int]] = {}
-    with suppress(OSError):
-        proc = subprocess.Popen(['zpool', 'list', '-Hp', '-o', 'name,size,allocated,free'],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        try:
-            out, _ = proc.communicate(timeout=0.25)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            return disks
-        if proc.returncode == 0:
-            for line in out.splitlines():
-                parts = line.decode(errors='replace').split('\t')
-                if len(parts) >= 4:
-                    with suppress(ValueError):
-                        disks[f'zfs:{parts[0]}'] = {'total': int(parts[1]), 'used': int(parts[2]),
-                                                    'free': int(parts[3])}
-    return disks
 
 
 def cleanup_files(files: List[str]):

@@ -19,7 +19,7 @@ from typing import Dict, Union
 import psutil
 
 from .. import _native
-from .helpers import get_zfs_pools_space, is_partition
+from .disks import get_zfs_pools_space, is_partition
 from .tracker_procfs import system_stats_from
 
 __all__ = ['get_process_stats', 'get_system_stats']

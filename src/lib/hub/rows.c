@@ -81,11 +81,6 @@ double gt_tracker_start_epoch(gt_tracker *t)
     return at;
 }
 
-const char *gt_tracker_backup_path(gt_tracker *t)
-{
-    return t ? sinks_backup_path(&t->sinks) : NULL;
-}
-
 const char *gt_tracker_metrics_address(gt_tracker *t)
 {
     return t ? sinks_metrics_address(&t->sinks) : NULL;

@@ -175,11 +175,6 @@ static char *dict_text(json_object *o, json_object *untitled, const char *const 
 
 static const char *const result_frames[] = {"overall", "resource_usage", NULL};
 
-char *subtrack_results_text(json_object *r)
-{
-    return dict_text(r, NULL, result_frames);
-}
-
 int subtrack_results_text_head(FILE *f, json_object *r)
 {
     json_object *safe = escaped_copy(r);

@@ -11,12 +11,9 @@
 #include <stdio.h>
 
 /* The text of analysis results r ({overall, static_data,
- * code_block_results}), malloc'd; NULL when memory runs out. */
-char *subtrack_results_text(json_object *r);
-
-/* The same text a block at a time: the head (r with code_block_results
- * empty, which it must end with), then each block of code_block_results
- * in order. 0, or -1 when memory runs out. */
+ * code_block_results}) a block at a time: the head (r with
+ * code_block_results empty, which it must end with), then each block of
+ * code_block_results in order. 0, or -1 when memory runs out. */
 int subtrack_results_text_head(FILE *f, json_object *r);
 int subtrack_results_text_block(FILE *f, json_object *block);
 
