@@ -7,20 +7,6 @@
 
 #include "analysis/analysis.h"
 
-void report_text(struct buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': buf_puts(b, "&amp;"); break;
-        case '<': buf_puts(b, "&lt;"); break;
-        case '>': buf_puts(b, "&gt;"); break;
-        case '"': buf_puts(b, "&quot;"); break;
-        case '\'': buf_puts(b, "&#39;"); break;
-        default: buf_add(b, s, 1);
-        }
-    }
-}
-
 static void cell_bytes(struct buf *b, double v)
 {
     char t[32];

@@ -7,10 +7,8 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
+#include "report/report_html.h"
 #include "util/buf.h"
-
-/* Text as HTML: & < > " ' escaped. */
-void report_text(struct buf *b, const char *s);
 
 /* The table of who made up a peak (kind GT_PEAK_MEMORY or
  * GT_PEAK_GPU_MEMORY) as a figure for the charts' grid, beside the chart it

@@ -38,6 +38,23 @@ void stats_combined_init(struct stats_combined *c);
 void stats_combined_add(struct stats_combined *c, enum stats_combine rule, double v);
 double stats_combined_value(const struct stats_combined *c, enum stats_combine rule);
 
+/* What a run of duration seconds cost at an hourly price in USD
+ * (run_cost.c): on the recommended server (a price below 0 or not finite:
+ * none known) and on the instance it ran on (0 or below: none known), and
+ * what the first saves beside the second. */
+struct run_cost {
+    int have_recommended, have_current;
+    double recommended_per_hour, recommended_run;
+    double current_per_hour, current_run;
+    double saving_run, saving_percent; /* both known: current - recommended */
+};
+void run_cost_of(double recommended_per_hour, double current_per_hour, double duration,
+                 struct run_cost *c);
+
+/* A price in USD as "$0.0123": cents and their fractions, as clouds bill
+ * (six decimals under a cent, four under $10, two beyond). */
+void usd_text(double usd, char *out, size_t cap);
+
 /* gt_stats_to_json's document as an object, to put in a larger one (the
  * job view's tasks); json-c's, released by the caller. */
 struct json_object;
