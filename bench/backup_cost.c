@@ -24,7 +24,7 @@
 
 #include "gpu_tracker_tools.h"
 #include "sink/backup_sink.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 static double process_cpu(void)
 {

@@ -45,7 +45,7 @@
 #include "read/gpu/gpu.h"
 #include "read/gpu/kfd.h"
 #include "read/procfs.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 #define CALLS 200
 #define ROUNDS 5

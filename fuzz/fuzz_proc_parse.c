@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util/parse/proc_parse.h"
+#include "common/parse/proc_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

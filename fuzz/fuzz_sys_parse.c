@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/parse/cgroup_parse.h"
-#include "util/parse/sys_parse.h"
+#include "common/parse/cgroup_parse.h"
+#include "common/parse/sys_parse.h"
 
 static int each(const char *line, size_t n, void *arg)
 {

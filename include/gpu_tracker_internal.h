@@ -225,7 +225,7 @@ GT_INTERNAL gt_status gt_tree_trusted(const char *path, const char *what);
 GT_INTERNAL gt_status gt_dir_trusted(const char *path, const char *what);
 
 /* A size ("500MB", "2GiB") and a duration ("90", "1h30m", "1:30:00") as
- * the limits take them (util/units.h says what is valid): 0, or -1 with a
+ * the limits take them (common/units.h says what is valid): 0, or -1 with a
  * one-line reason in err. */
 GT_INTERNAL int gt_parse_size(const char *text, double *bytes, char *err, size_t errcap);
 GT_INTERNAL int gt_parse_duration(const char *text, double *seconds, char *err, size_t errcap);

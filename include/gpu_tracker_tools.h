@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-/* ---- Figures for people (util/readable.c) ------------------------------ */
+/* ---- Figures for people (src/common/readable.c) ------------------------------ */
 
 /* Every people-facing output (-f human, the status line, limits, compare,
  * stats, the report) writes sizes in powers of 1024 and says so: KiB, MiB,

@@ -4,7 +4,8 @@
 # (nm), module A calls module B when A uses a symbol B defines; tsort finds
 # any loop among those edges, and the test names it, and every call between
 # wings goes down their order (the tools' wings above the whole library). A
-# module is a source file (src/lib/WING/NAME.c, src/tools/WING/NAME.c). Prints the edges between
+# module is a source file (src/lib/WING/NAME.c, src/tools/WING/NAME.c,
+# src/common/NAME.c: the toolkit, "common"). Prints the edges between
 # wings, the picture docs/architecture.md draws.
 # usage: test_call_graph.sh OBJECT...
 set -eu
@@ -12,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for obj in "$@"; do
     # .../src/lib/read/procfs.c.o -> read/procfs
-    mod=$(echo "$obj" | sed 's|.*/src/lib/||; s|.*/src/tools/||; s|\.c\.o$||')
+    mod=$(echo "$obj" | sed 's|.*/src/lib/||; s|.*/src/tools/||; s|.*/src/common/|common/|; s|\.c\.o$||')
     nm "$obj" | awk -v m="$mod" '$2 ~ /^[TDBRV]$/ {print $3, m}' >>"$work/defs"
     nm "$obj" | awk -v m="$mod" '$1 == "U" {print $2, m}' >>"$work/uses"
 done
@@ -37,7 +38,7 @@ function wing(m,  a) {
     if (a[1] == "read" && a[2] == "gpu" && a[3] != "") return "read/gpu"
     return a[1]
 }
-BEGIN { r["util"] = 0; r["sample"] = 2; r["read/gpu"] = 3; r["read"] = 4; r["pipeline"] = 4;
+BEGIN { r["common"] = 0; r["sample"] = 2; r["read/gpu"] = 3; r["read"] = 4; r["pipeline"] = 4;
         r["analysis"] = 5; r["output"] = 6; r["sink"] = 7; r["hub"] = 8
         r["limits"] = 9; r["stats"] = 9; r["subtrack"] = 9; r["snapshot"] = 9; r["report"] = 10 }
 { wa = wing($1); wb = wing($2)

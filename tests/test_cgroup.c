@@ -28,7 +28,7 @@
 #include "fixture.h"
 #include "human.h"
 #include "runner.h"
-#include "util/json_write.h"
+#include "common/json_write.h"
 #include "test_tracker_new.h"
 
 /* A v2 group "/job" holding PID 100 (and what members says). */

@@ -16,7 +16,7 @@
 #include "pipeline/energy_usage.h"
 #include "output/run_parts_json.h"
 #include "fixture.h"
-#include "util/json_write.h"
+#include "common/json_write.h"
 #include "read/rapl.h"
 #include "runner.h"
 #include "test_tracker_new.h"

@@ -9,10 +9,10 @@
 
 #include "check.h"
 #include "job_names.h"
-#include "util/num.h"
-#include "util/pyfloat.h"
+#include "common/num.h"
+#include "common/pyfloat.h"
 #include "shlex.h"
-#include "util/units.h"
+#include "common/units.h"
 #include "gpu_tracker_internal.h"
 
 static const char *repr(double v)
@@ -50,7 +50,7 @@ static void test_repr(void)
 }
 
 /* The integer digits the CSV rows and whole floats are written with
- * (util/num.h), against printf's. */
+ * (common/num.h), against printf's. */
 static void test_integer_digits(void)
 {
     const long long values[] = {0, 7, -7, 10, 99, -100, 1234567890123LL, 9007199254740993LL,
@@ -348,7 +348,7 @@ static void test_job_names(void)
     }
 }
 
-/* The sizes and durations the limits take (util/units.c). */
+/* The sizes and durations the limits take (common/units.c). */
 static void test_limit_units(void)
 {
     double v = 0;

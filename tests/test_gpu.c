@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "util/dl_bind.h"
+#include "common/dl_bind.h"
 #include "read/gpu/gpu.h"
 #include "test_tracker_new.h"
 #include "fixture.h"

@@ -4,8 +4,9 @@
 # tools on top of it), .c and .h alike, sits in a wing, and includes only
 #   - headers of its own wing,
 #   - the face of a wing below it (WING/WING.h, e.g. "read/read.h"; every
-#     header of util/, util/parse/ included, is a face: the toolkit is a
-#     shelf of separate tools, one helper or file format a header),
+#     header of the common toolkit, src/common/ and its parse/, is a face:
+#     the toolkit is a shelf of separate tools, one helper or file format a
+#     header),
 #   - the public header (gpu_tracker.h) and the tools' (gpu_tracker_tools.h).
 # read/ and pipeline/ are side by side, the producers and the consumers of a
 # sample: they share sample.h and never include each other. read/gpu/ sits
@@ -16,11 +17,12 @@
 set -eu
 lib=$(cd "${1:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}" && pwd)
 tools=$(cd "${2:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}" && pwd)
+src=$(cd "$lib/.." && pwd) # src/common, the toolkit, is "common/..." from here
 
 # rank WING: how low the wing sits (lower is included by higher).
 rank() {
     case "$1" in
-    util) echo 0 ;;                  # util/parse/ (the kernel files' parsers) too
+    common) echo 0 ;;                # common/parse/ (the kernel files' parsers) too
     sample) echo 2 ;;                # sample.h and sample.c, at the root
     read/gpu) echo 3 ;;
     read | pipeline) echo 4 ;;
@@ -38,7 +40,7 @@ rank() {
 wing() {
     case "$1" in
     sample.h | sample.c) echo sample ;;
-    util/*) echo util ;;
+    common/*) echo common ;;
     */*) echo "${1%/*}" ;;
     *) echo hub ;;
     esac
@@ -47,7 +49,7 @@ wing() {
 # is_face PATH: whether other wings may include this header.
 is_face() {
     case "$1" in
-    util/*.h | sample.h) return 0 ;;
+    common/*.h | sample.h) return 0 ;;
     esac
     w=$(wing "$1")
     [ "$1" = "$w/${w##*/}.h" ]
@@ -59,11 +61,12 @@ fail() {
     failures=$((failures + 1))
 }
 
-files=$( (cd "$lib" && find . -name '*.[ch]'; cd "$tools" && find . -name '*.[ch]') |
-    sed 's|^\./||' | sort)
+files=$( (cd "$lib" && find . -name '*.[ch]'; cd "$tools" && find . -name '*.[ch]'
+    cd "$src" && find ./common -name '*.[ch]') | sed 's|^\./||' | sort)
 # Where a file or header named by its wing path is (src/lib or src/tools).
 where() {
-    if [ -f "$lib/$1" ]; then echo "$lib/$1"; elif [ -f "$tools/$1" ]; then echo "$tools/$1"; fi
+    if [ -f "$lib/$1" ]; then echo "$lib/$1"; elif [ -f "$tools/$1" ]; then echo "$tools/$1"
+    elif [ -f "$src/$1" ] && [ "${1%%/*}" = common ]; then echo "$src/$1"; fi
 }
 for f in $files; do
     mine=$(wing "$f")
@@ -78,12 +81,12 @@ for f in $files; do
         gpu_tracker_internal.h)
             # The hub takes the testing hooks; file_io.h declares the output
             # helpers the command uses as this header does.
-            [ "$mine" = hub ] || [ "$f" = util/file_io.h ] ||
-                fail "$f includes gpu_tracker_internal.h: only the hub and util/file_io.h may"
+            [ "$mine" = hub ] || [ "$f" = common/file_io.h ] ||
+                fail "$f includes gpu_tracker_internal.h: only the hub and common/file_io.h may"
             continue ;;
         esac
         if [ -z "$(where "$inc")" ]; then
-            fail "$f includes \"$inc\", which is not a path under src/lib or src/tools (name a header by its wing: \"read/procfs.h\")"
+            fail "$f includes \"$inc\", which is not a path under src/lib, src/tools or src/common (name a header by its wing: \"read/procfs.h\")"
             continue
         fi
         theirs=$(wing "$inc")

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "util/background.h"
+#include "common/background.h"
 #include "gpu_tracker_tools.h"
 #include "sink/metrics_sink.h"
 #include "sink/push_sink.h"

@@ -1,10 +1,10 @@
 /* Unit tests of the pure procfs parsers, on fixture strings. */
 #include <string.h>
 
-#include "util/parse/cgroup_parse.h"
+#include "common/parse/cgroup_parse.h"
 #include "check.h"
-#include "util/internal.h"
-#include "util/parse/proc_parse.h"
+#include "common/internal.h"
+#include "common/parse/proc_parse.h"
 
 #define STAT_TAIL " 0 0 0 0 -1 4194560 100 7 2 3 %s 20 0 %s 0 %s 1000 200 0"
 

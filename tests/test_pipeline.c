@@ -16,17 +16,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util/background.h"
+#include "common/background.h"
 #include "sink/backup_sink.h"
 #include "check.h"
 #include "analysis/analysis.h"
 #include "output/results.h"
-#include "util/buf.h"
+#include "common/buf.h"
 #include "sink/csv_sink.h"
 #include "sink/tracking_file.h"
-#include "util/pid_index.h"
+#include "common/pid_index.h"
 #include "pipeline/pipeline.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 #define MIB (1024ULL * 1024ULL)
 #define TCK 100.0

@@ -21,10 +21,10 @@
 #include "gpu_tracker_tools.h"
 #include "httpd.h"
 #include "read/server_info.h"
-#include "util/exact_sum.h"
+#include "common/exact_sum.h"
 #include "stats/stats.h"
 #include "pipeline/pipeline.h"
-#include "util/buf.h"
+#include "common/buf.h"
 
 static char *dir;
 

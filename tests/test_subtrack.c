@@ -11,7 +11,7 @@
 
 #include "gpu_tracker_tools.h"
 #include "runner.h"
-#include "util/table_read.h"
+#include "common/table_read.h"
 
 /* A path in the test's directory, kept (tmp_path's buffers are reused). */
 #define TMP(var, name)                                                                  \

@@ -1,4 +1,4 @@
-/* test_toolkit.c - util/'s shared pieces that every wing leans on: the one
+/* test_toolkit.c - the common toolkit's pieces that every wing leans on: the one
  * growable buffer (buf.h), the one whole-file reader (file_read.h) and the
  * copies of counted arrays (dup.h). */
 #define _GNU_SOURCE
@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "util/buf.h"
-#include "util/dup.h"
-#include "util/file_read.h"
+#include "common/buf.h"
+#include "common/dup.h"
+#include "common/file_read.h"
 
 static void test_buf(void)
 {

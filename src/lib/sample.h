@@ -22,11 +22,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "util/background.h"
-#include "util/parse/cgroup_parse.h"
-#include "util/pid_index.h"
-#include "util/parse/proc_parse.h"
-#include "util/parse/sys_parse.h"
+#include "common/background.h"
+#include "common/parse/cgroup_parse.h"
+#include "common/pid_index.h"
+#include "common/parse/proc_parse.h"
+#include "common/parse/sys_parse.h"
 
 /* The resources pressure stall information is kept for (the order of the
  * system's /proc/pressure files and of a cgroup's *.pressure). */

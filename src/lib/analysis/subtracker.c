@@ -2,7 +2,7 @@
  * "Sub-tracking"): the start and stop of code blocks, a row per mark, in a
  * table_file. */
 #define _GNU_SOURCE
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/table_file.h"
+#include "common/table_file.h"
 
 #define SUBTRACK_COLUMNS 4
 

@@ -14,7 +14,7 @@
 #include "hub/options.h"
 #include "pipeline/pipeline.h"
 #include "read/read.h"
-#include "util/internal.h"
+#include "common/internal.h"
 
 #define KIB 1024ULL
 

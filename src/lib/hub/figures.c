@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
+#include "common/background.h"
 
 /* What a figure may come from, as of the moment asked (gather fills the
  * part the figure asked for, the rest stays zero). */

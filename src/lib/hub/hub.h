@@ -5,7 +5,7 @@
 #define GT_HUB_H
 
 #include "gpu_tracker_tools.h"
-#include "util/row_source.h"
+#include "common/row_source.h"
 
 /* Everything of a snapshot of t but its rows (series: counts and interval
  * only, no arrays) into *s, and a source over the rows in *rows: a stopped

@@ -2,7 +2,7 @@
  * struct's size versioning, validation, the tracker's own copy and the
  * default name of the backup file. */
 #define _GNU_SOURCE
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -10,14 +10,14 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "util/background.h"
-#include "util/file_read.h"
-#include "util/parse/proc_parse.h"
+#include "common/background.h"
+#include "common/file_read.h"
+#include "common/parse/proc_parse.h"
 #include "output/output.h"
 #include "hub/options.h"
-#include "util/table_file.h"
+#include "common/table_file.h"
 #include "gpu_tracker_internal.h"
-#include "util/units.h"
+#include "common/units.h"
 
 /* The size of the 1.0 struct: a smaller struct_size is not one
  * gt_options_init_size() of a 1.x header wrote. */

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
-#include "util/buf.h"
+#include "common/background.h"
+#include "common/buf.h"
 #include "output/output.h"
 #include "pipeline/pipeline.h"
-#include "util/json_write.h"
+#include "common/json_write.h"
 #include "analysis/analysis.h"
 
 gt_status tracker_call_begin(gt_tracker *t, const char *fn, const char *type, const void *out,

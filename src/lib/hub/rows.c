@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
+#include "common/background.h"
 
 /* Every row of rows in new arrays (row_source_read_all), as a status. */
 gt_status tracker_read_all_rows(const struct row_source *rows, gt_process_row **process,

@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "util/background.h"
+#include "common/background.h"
 
 /* Keeps the rows a sample made in the store (a full batch goes to the row
  * file, written without the lock: a disk that hangs must not keep stop()

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
+#include "common/background.h"
 
 /* At most this long for the cloud discovery to end: its requests time out
  * after 1 s each, and AWS asks up to four. */

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/background.h"
+#include "common/background.h"
 
 /* The memory that the process that made t and a child made by fork() both
  * release (the reader is released by each in its own way; the locks only by

@@ -5,7 +5,7 @@
 #ifndef GT_TRACKER_INTERNAL_H
 #define GT_TRACKER_INTERNAL_H
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -16,8 +16,8 @@
 #include "pipeline/pipeline.h"
 #include "read/read.h"
 #include "sink/sink.h"
-#include "util/background.h"
-#include "util/warn.h"
+#include "common/background.h"
+#include "common/warn.h"
 
 enum state { STATE_NEW, STATE_STARTED, STATE_STOPPED };
 

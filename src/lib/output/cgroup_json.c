@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/json_write.h"
+#include "common/json_write.h"
 
 static void add_float(json_object *o, const char *key, double v)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util/json_write.h"
-#include "util/pyfloat.h"
+#include "common/json_write.h"
+#include "common/pyfloat.h"
 
 /* value as a label value: valid UTF-8 with '\\', '"' and newlines escaped,
  * appended to out (cap bytes, always terminated). */

@@ -11,9 +11,9 @@
 #include "output/run_parts_json.h"
 #include "output/usage_json.h"
 #include "analysis/analysis.h"
-#include "util/buf.h"
-#include "util/internal.h"
-#include "util/json_write.h"
+#include "common/buf.h"
+#include "common/internal.h"
+#include "common/json_write.h"
 
 int results_list_gpus(struct run_results *res, const struct gpu *g)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_write.h"
+#include "common/json_write.h"
 
 /* {"available": b, "reason": ...} with the reason only when not available. */
 static json_object *part_object(int available, const char *reason)

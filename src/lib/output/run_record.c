@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "output/snapshot_parts.h"
-#include "util/internal.h"
+#include "common/internal.h"
 #include "read/read.h"
 #include "pipeline/pipeline.h"
 

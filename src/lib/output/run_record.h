@@ -13,7 +13,7 @@
 #include <pthread.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/row_source.h"
+#include "common/row_source.h"
 #include "sample.h"
 
 struct run_record {

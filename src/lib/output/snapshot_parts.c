@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/dup.h"
-#include "util/internal.h"
-#include "util/json_write.h"
-#include "util/pyfloat.h"
+#include "common/dup.h"
+#include "common/internal.h"
+#include "common/json_write.h"
+#include "common/pyfloat.h"
 
 void snapshot_add_text(json_object *o, const char *key, const char *v)
 {

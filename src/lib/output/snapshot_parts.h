@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/json_read.h"
-#include "util/json_span.h"
+#include "common/json_read.h"
+#include "common/json_span.h"
 
 /* Adds key: v (a string made valid UTF-8) to o. */
 void snapshot_add_text(json_object *o, const char *key, const char *v);

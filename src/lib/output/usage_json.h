@@ -6,7 +6,7 @@
 #include <json-c/json.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/json_read.h"
+#include "common/json_read.h"
 
 /* The object gt_usage_to_json() prints; NULL when out of memory. */
 json_object *usage_json_object(const gt_resource_usage *u);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_write.h"
+#include "common/json_write.h"
 
 /* Whose a peak no sample saw was (gt_peak_breakdown.unseen_holder). */
 static const char *const unseen_holder_names[] = {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/json_read.h"
+#include "common/json_read.h"
 
 /* The peaks ("at_peak": memory and gpu_memory, each left out when not
  * available); peaks[GT_PEAK_MEMORY], peaks[GT_PEAK_GPU_MEMORY]. */

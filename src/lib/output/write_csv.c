@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/file_io.h"
-#include "util/internal.h"
-#include "util/num.h"
-#include "util/pyfloat.h"
+#include "common/file_io.h"
+#include "common/internal.h"
+#include "common/num.h"
+#include "common/pyfloat.h"
 
 const char series_process_csv_header[] =
     "\"timestamp\",\"pid\",\"children\",\"utime\",\"stime\",\"cpu_usage\",\"memory\","

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/row_source.h"
+#include "common/row_source.h"
 
 /* CSV as Python's csv module writes it with QUOTE_NONNUMERIC: the header's
  * names quoted, numbers bare (floats as Python's repr), "\r\n" line ends. */

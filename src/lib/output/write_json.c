@@ -2,7 +2,7 @@
  * nesting, plus "measurement"), and reading it back. json-c does the JSON;
  * floats are given to it as Python's repr() so that numbers print as
  * gpu_tracker's do (shortest round-trip digits, "5.0" not "5"). */
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/file_io.h"
-#include "util/json_write.h"
-#include "util/units.h"
+#include "common/file_io.h"
+#include "common/json_write.h"
+#include "common/units.h"
 #include "output/usage_json.h"
 
 /* The objects of doubles only, as (key, place in the struct): one table

@@ -3,12 +3,12 @@
  * 3 decimals and printed as Python prints a float. */
 #define _GNU_SOURCE
 #include "gpu_tracker_tools.h"
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/pyfloat.h"
+#include "common/pyfloat.h"
 
 static void put_float(FILE *f, int indent, const char *label, double v)
 {

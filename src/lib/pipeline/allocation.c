@@ -1,7 +1,7 @@
 /* allocation.c - see allocation.h. */
 #include "pipeline/allocation.h"
 
-#include "util/exact_sum.h"
+#include "common/exact_sum.h"
 
 /* The rows keep memory in KiB (resource_tracker's columns). */
 #define KIB_PER_MIB 1024.0

@@ -6,7 +6,7 @@
 #define GT_ALLOCATION_H
 
 #include "gpu_tracker_tools.h"
-#include "util/row_source.h"
+#include "common/row_source.h"
 
 /* "dedicated", "shared", or "unknown" when a series has no rows (or the
  * rows cannot be read). The returned string is static. */

@@ -1,7 +1,7 @@
 /* gpu_run.c - see gpu_run.h. */
 #include "pipeline/gpu_run.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/units.h"
+#include "common/units.h"
 
 #define MIB (1024.0 * 1024.0)
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/internal.h"
-#include "util/pyfloat.h"
+#include "common/internal.h"
+#include "common/pyfloat.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 void usage_init(struct usage_acc *a, double sleep_time)
 {

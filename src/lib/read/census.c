@@ -2,8 +2,8 @@
  * over time (census.h). */
 #include "read/census.h"
 
-#include "util/buf.h"
-#include "util/internal.h"
+#include "common/buf.h"
+#include "common/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

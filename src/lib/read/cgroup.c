@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "read/cgroup.h"
 
-#include "util/background.h"
+#include "common/background.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/internal.h"
+#include "common/internal.h"
 #include "read/procfs.h"
 
 /* cgroup.procs of a group with a million processes, with room. */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "util/parse/cgroup_parse.h"
+#include "common/parse/cgroup_parse.h"
 #include "sample.h"
 
 #define CGROUP_REASON_LEN 256

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "read/cgroup.h"
-#include "util/internal.h"
+#include "common/internal.h"
 #include "read/procfs.h"
 
 /* Writes text to the cgroup file name in dirfd (one write: cgroupfs

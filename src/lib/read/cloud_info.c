@@ -1,7 +1,7 @@
 /* cloud_info.c - cloud metadata discovery with libcurl (see cloud_info.h). */
 #define _GNU_SOURCE
 #include "read/cloud_info.h"
-#include "util/internal.h"
+#include "common/internal.h"
 
 
 #include <curl/curl.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
-#include "util/http.h"
+#include "common/background.h"
+#include "common/http.h"
 
 #define REQUEST_TIMEOUT_MS 1000L
 #define ANSWER_MAX 65536

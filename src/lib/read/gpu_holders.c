@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "read/gpu_holders.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 #include <dirent.h>
 #include <fcntl.h>

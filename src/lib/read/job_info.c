@@ -1,7 +1,7 @@
 /* job_info.c - who a run is in a batch system, from Slurm's environment
  * (gt_job_info_from_environ in gpu_tracker.h). */
 #define _GNU_SOURCE
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,13 +2,13 @@
 #define _GNU_SOURCE
 #include "read/procfs.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
-#include "util/file_read.h"
+#include "common/file_read.h"
 
-#include "util/background.h"
+#include "common/background.h"
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "util/parse/proc_parse.h"
-#include "util/file_read.h"
+#include "common/parse/proc_parse.h"
+#include "common/file_read.h"
 
 /* One process's open handles. */
 struct proc_handle {

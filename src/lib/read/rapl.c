@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/internal.h"
+#include "common/internal.h"
 #include "read/procfs.h"
 
 void rapl_init(struct rapl_reader *r)

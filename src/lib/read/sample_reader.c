@@ -1,7 +1,7 @@
 /* sample_reader.c - see sample_reader.h. */
 #include "read/sample_reader.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/background.h"
-#include "util/file_read.h"
-#include "util/internal.h"
+#include "common/background.h"
+#include "common/file_read.h"
+#include "common/internal.h"
 
 /* 1 when we run in a PID namespace other than the host's (a container): the
  * initial PID namespace always has inode 4026531836 (PROC_PID_INIT_INO).

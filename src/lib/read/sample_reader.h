@@ -18,7 +18,7 @@
 #include "read/system.h"
 #include "read/system_series.h"
 #include "read/tree.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 #define PID_NAMESPACE_REASON \
     "gpu-tracker runs in a PID namespace (a container): the driver's process IDs are the host's"

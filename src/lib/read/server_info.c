@@ -2,8 +2,8 @@
 #define _GNU_SOURCE
 #include "read/server_info.h"
 
-#include "util/dup.h"
-#include "util/internal.h"
+#include "common/dup.h"
+#include "common/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "util/parse/proc_parse.h"
+#include "common/parse/proc_parse.h"
 #include "read/procfs.h"
 
 #define MIB (1024.0 * 1024.0)

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "read/system.h"
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "read/procfs.h"
-#include "util/background.h"
+#include "common/background.h"
 
 #define MAX_STAT_BYTES (8u << 20) /* /proc/stat of a huge machine, with room */
 

@@ -2,7 +2,7 @@
 #ifndef GT_SYSTEM_H
 #define GT_SYSTEM_H
 
-#include "util/parse/proc_parse.h"
+#include "common/parse/proc_parse.h"
 
 struct system_reader {
     int stat_fd;

@@ -3,7 +3,7 @@
 #define _GNU_SOURCE
 #include "read/system_series.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "util/internal.h"
+#include "common/internal.h"
 #include "read/procfs.h"
 
 #define MAX_FILE_BYTES (16u << 20) /* mountinfo of a busy container host, with room */

@@ -10,9 +10,9 @@
 #define _GNU_SOURCE
 #include "read/tree.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/pid_index.h"
+#include "common/pid_index.h"
 #include "read/census.h"
 #include "read/procfs.h"
 #include "sample.h"

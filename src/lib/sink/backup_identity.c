@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include "sink/backup_identity.h"
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/file_io.h"
-#include "util/json_write.h"
-#include "util/file_read.h"
-#include "util/parse/proc_parse.h"
+#include "common/file_io.h"
+#include "common/json_write.h"
+#include "common/file_read.h"
+#include "common/parse/proc_parse.h"
 
 /* The start time (ticks after boot) of process pid on this machine; 0 when
  * it does not exist, cannot be read, or has ended (a zombie waiting for its

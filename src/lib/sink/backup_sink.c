@@ -1,6 +1,6 @@
 /* backup_sink.c - see backup_sink.h. */
 #include "sink/backup_sink.h"
-#include "util/num.h"
+#include "common/num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
+#include "common/background.h"
 #include "sink/backup_identity.h"
 
 /* What every "cannot write the backup file" warning ends with: the run

@@ -39,9 +39,9 @@
 
 #include <pthread.h>
 
-#include "util/file_io.h"
+#include "common/file_io.h"
 #include "sink/sink_interface.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 #define BACKUP_PERIOD 1.0          /* seconds between looks */
 #define BACKUP_MIN_GAP 5.0         /* at most this stale in the other

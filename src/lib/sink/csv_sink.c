@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "util/file_io.h"
+#include "common/file_io.h"
 #include "output/output.h"
 
 static const char *const kind_names[2] = {"process", "system"};

@@ -4,7 +4,7 @@
 #define GT_CSV_SINK_H
 
 #include "sink/sink_interface.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 struct csv_sink {
     struct sink base;

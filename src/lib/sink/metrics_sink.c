@@ -4,11 +4,11 @@
  * nor GnuTLS, which it would drag into a static link; and node_exporter's
  * textfile. */
 #define _GNU_SOURCE
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include "sink/metrics_sink.h"
 
-#include "util/background.h"
+#include "common/background.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/dl_bind.h"
-#include "util/request_guard.h"
+#include "common/dl_bind.h"
+#include "common/request_guard.h"
 
 #define MHD_LIBRARY "libmicrohttpd.so.12"
 

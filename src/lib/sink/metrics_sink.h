@@ -18,10 +18,10 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
-#include "util/file_io.h"
+#include "common/file_io.h"
 #include "output/output.h"
 #include "sink/sink_interface.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 #define METRICS_TEXTFILE_PERIOD 1.0 /* seconds: at most one write in this */
 #define METRICS_IO_PERIOD 1.0       /* seconds: I/O counters at most this stale */

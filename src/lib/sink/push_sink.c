@@ -1,6 +1,6 @@
 /* push_sink.c - see push_sink.h. */
 #define _GNU_SOURCE
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include "sink/push_sink.h"
 
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "sink/metrics_sink.h"
-#include "util/background.h"
-#include "util/buf.h"
-#include "util/http.h"
+#include "common/background.h"
+#include "common/buf.h"
+#include "common/http.h"
 
 /* A label value as the Pushgateway takes it in a path: as it is when made
  * of [A-Za-z0-9._-] only, else in its "@base64" form (URL-safe alphabet),

@@ -22,7 +22,7 @@
 
 #include "output/output.h"
 #include "sink/sink_interface.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 #define PUSH_TIMEOUT 5.0   /* seconds a push may take, connection included */
 #define PUSH_JOB "gpu-tracker" /* the Pushgateway's job label of every push */

@@ -3,7 +3,7 @@
 #define _GNU_SOURCE
 #include "sink/row_store.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 void row_store_init(struct row_store *s)
 {

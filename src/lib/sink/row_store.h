@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/row_source.h"
+#include "common/row_source.h"
 
 /* Rows of each series kept in memory. The sanitizer builds make it 7, so
  * that nearly every run of the test suite keeps rows on disk there. */

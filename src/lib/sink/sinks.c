@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "output/output.h"
-#include "util/background.h"
-#include "util/internal.h"
+#include "common/background.h"
+#include "common/internal.h"
 
 void sinks_init(struct sinks *k)
 {

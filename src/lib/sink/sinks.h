@@ -18,7 +18,7 @@
 #include "sink/sample_sink.h"
 #include "sink/sink_interface.h"
 #include "sink/tracking_file.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 struct sinks {
     struct csv_sink csv;

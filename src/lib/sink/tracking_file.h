@@ -17,9 +17,9 @@
 #define GT_TRACKING_FILE_H
 
 #include "sink/sink_interface.h"
-#include "util/table_file.h"
+#include "common/table_file.h"
 #include "pipeline/pipeline.h"
-#include "util/warn.h"
+#include "common/warn.h"
 
 /* The static data's columns and the timepoints' (gpu_tracker's order). */
 #define TRACKING_STATIC_COLUMNS 9

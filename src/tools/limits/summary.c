@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
-#include "util/internal.h"
-#include "util/json_write.h"
+#include "common/buf.h"
+#include "common/internal.h"
+#include "common/json_write.h"
 
 static const char *const limit_keys[GT_LIMIT_COUNT] = {"max_ram", "max_gpu_ram", "max_time",
                                                        "max_cpu_time"};

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
-#include "util/internal.h"
+#include "common/background.h"
+#include "common/internal.h"
 
 /* kill_after's default: timeout(1)'s advice for --kill-after. */
 #define DEFAULT_KILL_AFTER 5.0

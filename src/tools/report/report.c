@@ -20,12 +20,12 @@
 #include "report/report_who.h"
 #include "stats/stats.h"
 #include "subtrack/subtrack.h"
-#include "util/buf.h"
-#include "util/file_io.h"
-#include "util/internal.h"
-#include "util/num.h"
-#include "util/row_source.h"
-#include "util/units.h"
+#include "common/buf.h"
+#include "common/file_io.h"
+#include "common/internal.h"
+#include "common/num.h"
+#include "common/row_source.h"
+#include "common/units.h"
 
 /* Bytes in one of the summary's RAM units (decimal, as gpu_tracker's). */
 static double unit_bytes(const char *unit)

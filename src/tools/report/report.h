@@ -5,7 +5,7 @@
 #define GT_REPORT_H
 
 #include "gpu_tracker_tools.h"
-#include "util/row_source.h"
+#include "common/row_source.h"
 
 /* The report of s's metadata, server, cloud and summary with the rows of
  * rows (s->series.interval is used, its arrays are not), and beside its

@@ -9,7 +9,7 @@
 #include "report/report_chart.h"
 #include "report/report_html.h"
 #include "report/report_who.h"
-#include "util/num.h"
+#include "common/num.h"
 
 /* The axis of values 0..max: a step of 1, 2 or 5 times a power of ten
  * giving about n ticks, and how many steps reach max (at most 2n). Ticks

@@ -8,8 +8,8 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/buf.h"
-#include "util/row_source.h"
+#include "common/buf.h"
+#include "common/row_source.h"
 
 /* ---- charts ------------------------------------------------------------ */
 

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 /* The page (src/tools/report/page/report.html, with report.css and
  * report.js inlined where it says <!--@css--> and <!--@js-->), made into C

@@ -9,7 +9,7 @@
 #include "report/report_html.h"
 #include "report/report_slow.h"
 #include "stats/stats.h"
-#include "util/buf.h"
+#include "common/buf.h"
 
 /* A share of the run above which something that held the job back is
  * named as a reason it was slow (10 % of the run waiting, throttled, ...). */

@@ -4,7 +4,7 @@
 #define GT_REPORT_SLOW_H
 
 #include "gpu_tracker_tools.h"
-#include "util/buf.h"
+#include "common/buf.h"
 
 /* "Why it was slow" of s: each thing that held the job back (starved of
  * CPU, throttled by its quota, waiting for memory or I/O, OOM kills, memory

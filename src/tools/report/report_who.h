@@ -8,7 +8,7 @@
 
 #include "gpu_tracker_tools.h"
 #include "report/report_html.h"
-#include "util/buf.h"
+#include "common/buf.h"
 
 /* The table of who made up a peak (kind GT_PEAK_MEMORY or
  * GT_PEAK_GPU_MEMORY) as a figure for the charts' grid, beside the chart it

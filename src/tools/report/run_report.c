@@ -4,7 +4,7 @@
 #include "report/report.h"
 
 #include "hub/hub.h"
-#include "util/internal.h"
+#include "common/internal.h"
 
 gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
                                   const char *server_json, const char *path)

@@ -4,7 +4,7 @@
 #include "snapshot/snapshot.h"
 
 #include "hub/hub.h"
-#include "util/internal.h"
+#include "common/internal.h"
 
 gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
                                        gt_snapshot_format format, const char *path)

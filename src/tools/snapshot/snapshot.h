@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/json_read.h"
-#include "util/json_span.h"
-#include "util/row_source.h"
+#include "common/json_read.h"
+#include "common/json_span.h"
+#include "common/row_source.h"
 
 /* gt_snapshot_read() of len bytes (gzip or plain JSON); name stands for the
  * file in messages. */

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/internal.h"
-#include "util/json_write.h"
-#include "util/pyfloat.h"
-#include "util/series_columns.h"
+#include "common/internal.h"
+#include "common/json_write.h"
+#include "common/pyfloat.h"
+#include "common/series_columns.h"
 #include "output/output.h"
 
 #define ROW_TEXT_MAX 4096

@@ -14,10 +14,10 @@
 #include <stddef.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/json_read.h"
-#include "util/json_span.h"
-#include "util/json_stream.h"
-#include "util/row_source.h"
+#include "common/json_read.h"
+#include "common/json_span.h"
+#include "common/json_stream.h"
+#include "common/row_source.h"
 
 /* 1 when the object at root is a resource_tracker snapshot: it has
  * "metadata" and no "summary" (every gpu-tracker snapshot has one). */

@@ -2,8 +2,8 @@
  * rules of file_io.h (atomically, so that a crash or a full disk never
  * leaves half a file behind). */
 #define _GNU_SOURCE
-#include "util/file_io.h"
-#include "util/internal.h"
+#include "common/file_io.h"
+#include "common/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gpu_tracker_tools.h"
-#include "util/units.h"
+#include "common/units.h"
 
 /* A part of the peak no process can be given counts from this much: a
  * shell that ran a few commands before its exec (1-4 MiB each) is no

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/internal.h"
-#include "util/json_write.h"
+#include "common/internal.h"
+#include "common/json_write.h"
 
 enum stats_combine stats_combine_rule(const char *aggregation)
 {

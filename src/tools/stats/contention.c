@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "stats/stats.h"
-#include "util/num.h"
+#include "common/num.h"
 
 #define WAIT_SHARE 0.25        /* of the time runnable (or of the run) */
 #define WAIT_MIN_SECONDS 0.1

@@ -3,8 +3,8 @@
  * (gt_job_summarize): the tasks side by side, imbalance, stragglers and
  * the Slurm request. Pure: snapshots in, structs and JSON out. */
 #define _GNU_SOURCE
-#include "util/internal.h"
-#include "util/num.h"
+#include "common/internal.h"
+#include "common/num.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_write.h"
+#include "common/json_write.h"
 #include "stats/stats.h"
-#include "util/units.h"
+#include "common/units.h"
 
 /* ---- merging -------------------------------------------------------------- */
 

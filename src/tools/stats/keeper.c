@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
-#include "util/http.h"
-#include "util/internal.h"
+#include "common/buf.h"
+#include "common/http.h"
+#include "common/internal.h"
 
 #define KEEPER_TIMEOUT_MS 10000L
 #define KEEPER_ANSWER_MAX (4u << 20)

@@ -8,7 +8,7 @@
  *  - aggregate_stats(): combine.c's rule, field by field;
  *  - recommend_resources(): round() of the combined mean, half to even. */
 #include "stats/stats.h"
-#include "util/num.h"
+#include "common/num.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "hub/hub.h"
-#include "util/exact_sum.h"
-#include "util/internal.h"
-#include "util/pyfloat.h"
+#include "common/exact_sum.h"
+#include "common/internal.h"
+#include "common/pyfloat.h"
 
 #define KIB_PER_MIB 1024.0
 

@@ -5,7 +5,7 @@
 #define GT_STATS_H
 
 #include "gpu_tracker_tools.h"
-#include "util/row_source.h"
+#include "common/row_source.h"
 
 /* Whether the job was starved of CPU, waiting for one (contention.c says how
  * it is judged): 1 with a sentence for a person in why, 0 (why "") when

@@ -2,13 +2,13 @@
  * recommendation as JSON, with the library's one float policy (Python's
  * repr, json_write.h), so that every JSON the library and the command write
  * prints a number alike. */
-#include "util/internal.h"
+#include "common/internal.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "util/json_write.h"
+#include "common/json_write.h"
 #include "stats/stats.h"
 
 /* {"K1": v1[, "K2": v2]}: resource_tracker's per-figure dictionaries. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/pyfloat.h"
+#include "common/pyfloat.h"
 
 void pandas_float_text(double v, char *out, size_t cap)
 {

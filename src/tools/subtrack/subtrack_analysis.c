@@ -13,9 +13,9 @@
  *    an SQLite NULL) is left out of its column, as pandas does.
  *  - A statistic over no values is NaN: null in JSON, "NaN" in text. */
 #define _GNU_SOURCE
-#include "util/internal.h"
+#include "common/internal.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,13 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/json_write.h"
-#include "util/pyfloat.h"
+#include "common/json_write.h"
+#include "common/pyfloat.h"
 #include "subtrack/pandas_text.h"
 #include "subtrack/subtrack_blocks.h"
 #include "subtrack/subtrack_results.h"
-#include "util/table_file.h"
-#include "util/table_read.h"
+#include "common/table_file.h"
+#include "common/table_read.h"
 
 /* Marks kept in memory at most (24 bytes each): a file with more is refused
  * rather than allowed to take the machine's memory. */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "util/internal.h"
+#include "common/internal.h"
 
 struct subtrack_interval {
     double start, stop; /* epoch seconds, both ends included */

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util/internal.h"
-#include "util/json_read.h"
-#include "util/json_write.h"
+#include "common/internal.h"
+#include "common/json_read.h"
+#include "common/json_write.h"
 #include "subtrack/pandas_text.h"
 
 /* ---- text -------------------------------------------------------------------- */

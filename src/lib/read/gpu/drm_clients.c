@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu_lists.h"
-#include "util/file_read.h"
+#include "common/file_read.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* gpu_lists.c - see gpu_lists.h. */
 #include "read/gpu/gpu_lists.h"
 
-#include "util/buf.h"
+#include "common/buf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
+#include "common/background.h"
 
-#include "util/buf.h"
-#include "util/dl_bind.h"
+#include "common/buf.h"
+#include "common/dl_bind.h"
 #include "read/gpu/gpu.h"
 #include "read/gpu/gpu_lists.h"
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/background.h"
-#include "util/dl_bind.h"
+#include "common/background.h"
+#include "common/dl_bind.h"
 #include "read/gpu/drm_clients.h"
 #include "read/gpu/gpu.h"
 #include "read/gpu/gpu_lists.h"
