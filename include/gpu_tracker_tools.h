@@ -29,31 +29,6 @@
 extern "C" {
 #endif
 
-/* ---- Figures for people (src/common/readable.c) ------------------------------ */
-
-/* Every people-facing output (-f human, the status line, limits, compare,
- * stats, the report) writes sizes in powers of 1024 and says so: KiB, MiB,
- * GiB. Each writes into buf (cap bytes) and returns it; a negative or
- * non-finite value is written "-". */
-
-/* bytes as "812 B", "3.40 KiB", "512 MiB", "1.25 GiB": three significant
- * figures, the largest unit that keeps the number at least 1. */
-GT_INTERNAL char *gt_human_bytes(char *buf, size_t cap, double bytes);
-
-/* A length of time: "0.42 s" and "12.3 s" under a minute, "4:05" (m:ss)
- * under an hour, "3:02:11" (h:mm:ss) beyond; whole seconds truncated, as a
- * clock shows them. */
-GT_INTERNAL char *gt_human_duration(char *buf, size_t cap, double seconds);
-
-/* A clock: "m:ss" under an hour, "h:mm:ss" beyond (never fractions: a
- * status line that changes once a second). */
-GT_INTERNAL char *gt_human_clock(char *buf, size_t cap, double seconds);
-
-/* joules as "850 J", "1.20 kJ", "3.46 MJ" (three significant figures), and
- * as watt-hours: "0.333 Wh" is "0.33 Wh", "1.25 kWh". */
-GT_INTERNAL char *gt_human_energy(char *buf, size_t cap, double joules);
-GT_INTERNAL char *gt_human_watt_hours(char *buf, size_t cap, double joules);
-
 /* ---- Results: the fields of gpu_tracker's ResourceUsage ---------------- */
 
 #define GT_UNIT_LEN 16
@@ -472,17 +447,6 @@ GT_INTERNAL void gt_usage_release(gt_resource_usage *usage);
  * what -f human reads from a saved summary. */
 GT_INTERNAL void gt_usage_to_bytes_seconds(gt_resource_usage *usage);
 
-/* s, which came from a stranger (a file, a server), made safe to print on
- * a terminal: control characters (C0, DEL, C1: escape sequences, a
- * carriage return) and bytes that are not UTF-8 shown as \xNN, the rest
- * as it is. malloc'd (caller frees); NULL when memory runs out. NULL s is
- * "". */
-GT_INTERNAL char *gt_text_escape(const char *s);
-
-/* gt_text_escape(s) into out, cut to fit cap bytes (cap > 0) at the start
- * of a character ("?" when memory runs out): for a stranger's name in a
- * message. Returns out. */
-GT_INTERNAL const char *gt_text_escape_into(const char *s, char *out, size_t cap);
 
 /* The sub-tracking file's path (as opened, or the default name chosen). */
 GT_INTERNAL const char *gt_subtracker_path(const gt_subtracker *s);
@@ -606,11 +570,6 @@ typedef struct gt_system_row {
 } gt_system_row;
 
 typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt_series_kind;
-
-/* The names of the columns of kind's rows that resource_tracker's tables
- * have, in its order (the first of gt_process_row's or gt_system_row's
- * columns; ours follow in the system rows): the i-th, NULL past the last. */
-GT_INTERNAL const char *gt_series_column_name(gt_series_kind kind, size_t i);
 
 /* Both series of a run (an empty one when it was not asked for). */
 typedef struct gt_series {

@@ -82,7 +82,7 @@ native = Extension(
     'gputracker._native',
     sources=[os.path.join('src', name) for name in ('native.c', 'native_tracker.c',
                                                  'native_snapshot.c')],
-    include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/cli')],
+    include_dirs=[relative(os.path.join(ROOT, d)) for d in ('include', 'src/cli', 'src')],
     libraries=['json-c', 'z', 'sqlite3', 'csv', 'pthread', 'dl', 'm'],
     extra_compile_args=['-std=gnu11', '-fvisibility=hidden', '-Wno-missing-field-initializers'],
 )

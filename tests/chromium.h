@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "gpu_tracker_internal.h"
+#include "common/toolkit.h"
 
 /* Whether chromium is on the PATH; when not, the caller skips (exit 77). */
 static inline int chromium_available(void)
@@ -37,7 +38,7 @@ static inline char *chromium_dom(int (*make)(const char *path))
              "cd %s && HOME=%s timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
              "--dump-dom file://%s >%s 2>/dev/null", dir, dir, html, dom);
     CHECK_MSG(system(cmd) == 0, "chromium --dump-dom failed");
-    CHECK(gt_file_read(dom, 1 << 24, "DOM", &text, NULL) == GT_OK);
+    CHECK(input_file_read(dom, 1 << 24, "DOM", &text, NULL) == GT_OK);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
     return text;

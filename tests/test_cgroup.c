@@ -943,7 +943,7 @@ static int real_tests(void)
     gt = start_in(p, human_args);
     CHECK(waitpid(gt, &ws, 0) == gt && WIFEXITED(ws) && WEXITSTATUS(ws) == 128 + SIGKILL);
     char *text = NULL;
-    CHECK(gt_file_read(json, 1 << 20, "summary", &text, NULL) == GT_OK);
+    CHECK(input_file_read(json, 1 << 20, "summary", &text, NULL) == GT_OK);
     if (text) {
         /* the file's lines are wrapped at 80 columns: read as one line */
         char *o = text;
@@ -1300,7 +1300,7 @@ static void test_report(void)
     close(fd);
     CHECK(fixture_report(path) == 0);
     char *html = NULL;
-    CHECK(gt_file_read(path, 1 << 24, "report", &html, NULL) == GT_OK);
+    CHECK(input_file_read(path, 1 << 24, "report", &html, NULL) == GT_OK);
     if (html) {
         CHECK_CONTAINS(html, "<h2>Why it was slow</h2>");
         CHECK_CONTAINS(html, "Group memory peak</div><div class=\"v\">600 MiB</div>");

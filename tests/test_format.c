@@ -353,26 +353,26 @@ static void test_limit_units(void)
 {
     double v = 0;
     char err[512];
-    CHECK(gt_parse_size("500MB", &v, err, sizeof err) == 0 && v == 500e6);
-    CHECK(gt_parse_size(" 1.5 GiB ", &v, err, sizeof err) == 0 && v == 1.5 * 1073741824.0);
-    CHECK(gt_parse_size("512M", &v, err, sizeof err) == 0 && v == 512.0 * 1048576);
-    CHECK(gt_parse_size("2 gigabytes", &v, err, sizeof err) == 0 && v == 2e9);
-    CHECK(gt_parse_size("0MB", &v, err, sizeof err) == -1);
-    CHECK(gt_parse_size("-1GB", &v, err, sizeof err) == -1);
-    CHECK(gt_parse_size("1 mb", &v, err, sizeof err) == -1); /* mb: millibits? no guessing */
+    CHECK(units_parse_size("500MB", &v, err, sizeof err) == 0 && v == 500e6);
+    CHECK(units_parse_size(" 1.5 GiB ", &v, err, sizeof err) == 0 && v == 1.5 * 1073741824.0);
+    CHECK(units_parse_size("512M", &v, err, sizeof err) == 0 && v == 512.0 * 1048576);
+    CHECK(units_parse_size("2 gigabytes", &v, err, sizeof err) == 0 && v == 2e9);
+    CHECK(units_parse_size("0MB", &v, err, sizeof err) == -1);
+    CHECK(units_parse_size("-1GB", &v, err, sizeof err) == -1);
+    CHECK(units_parse_size("1 mb", &v, err, sizeof err) == -1); /* mb: millibits? no guessing */
     CHECK_CONTAINS(err, "invalid size '1 mb': unknown unit; valid units: ");
-    CHECK(gt_parse_duration("90", &v, err, sizeof err) == 0 && v == 90);
-    CHECK(gt_parse_duration("1.5h", &v, err, sizeof err) == 0 && v == 5400);
-    CHECK(gt_parse_duration("1h30m", &v, err, sizeof err) == 0 && v == 5400);
-    CHECK(gt_parse_duration("1h 30m 5s", &v, err, sizeof err) == 0 && v == 5405);
-    CHECK(gt_parse_duration("1:30:00", &v, err, sizeof err) == 0 && v == 5400);
-    CHECK(gt_parse_duration("2:30", &v, err, sizeof err) == 0 && v == 150);
-    CHECK(gt_parse_duration("2d", &v, err, sizeof err) == 0 && v == 172800);
-    CHECK(gt_parse_duration("90 30", &v, err, sizeof err) == -1);
-    CHECK(gt_parse_duration("1:2:3:4", &v, err, sizeof err) == -1);
-    CHECK(gt_parse_duration("5 parsecs", &v, err, sizeof err) == -1);
-    CHECK(gt_parse_duration("0", &v, err, sizeof err) == -1);
-    CHECK(gt_parse_duration("", &v, err, sizeof err) == -1);
+    CHECK(units_parse_duration("90", &v, err, sizeof err) == 0 && v == 90);
+    CHECK(units_parse_duration("1.5h", &v, err, sizeof err) == 0 && v == 5400);
+    CHECK(units_parse_duration("1h30m", &v, err, sizeof err) == 0 && v == 5400);
+    CHECK(units_parse_duration("1h 30m 5s", &v, err, sizeof err) == 0 && v == 5405);
+    CHECK(units_parse_duration("1:30:00", &v, err, sizeof err) == 0 && v == 5400);
+    CHECK(units_parse_duration("2:30", &v, err, sizeof err) == 0 && v == 150);
+    CHECK(units_parse_duration("2d", &v, err, sizeof err) == 0 && v == 172800);
+    CHECK(units_parse_duration("90 30", &v, err, sizeof err) == -1);
+    CHECK(units_parse_duration("1:2:3:4", &v, err, sizeof err) == -1);
+    CHECK(units_parse_duration("5 parsecs", &v, err, sizeof err) == -1);
+    CHECK(units_parse_duration("0", &v, err, sizeof err) == -1);
+    CHECK(units_parse_duration("", &v, err, sizeof err) == -1);
 }
 
 int main(void)

@@ -344,7 +344,7 @@ static void test_report(void)
     snprintf(path, sizeof path, "%s/report.html", root);
     CHECK(health_report(path) == 0);
     char *html = NULL;
-    CHECK(gt_file_read(path, 1 << 24, "report", &html, NULL) == GT_OK);
+    CHECK(input_file_read(path, 1 << 24, "report", &html, NULL) == GT_OK);
     CHECK_CONTAINS(html, "<h2>GPUs: what the driver counted</h2>");
     CHECK_CONTAINS(html, "GPU accounting</div><div class=\"v\">1 process</div>");
     CHECK_CONTAINS(html, "1 ended between samples and were seen only there");

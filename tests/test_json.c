@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "gpu_tracker_tools.h"
+#include "common/toolkit.h"
 
 static char *slurp(const char *path)
 {
@@ -152,7 +153,7 @@ static void test_malformed(void)
     free(json);
 }
 
-/* gt_text_escape: what a stranger's text may not do to a terminal. */
+/* text_escape: what a stranger's text may not do to a terminal. */
 static void test_text_escape(void)
 {
     struct {
@@ -166,21 +167,21 @@ static void test_text_escape(void)
         {"\xed\xa0\x80", "\\xed\\xa0\\x80"},       /* a surrogate */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *got = gt_text_escape(cases[i].in);
+        char *got = text_escape(cases[i].in);
         CHECK_STR(got, cases[i].want);
         free(got);
     }
-    char *empty = gt_text_escape(NULL);
+    char *empty = text_escape(NULL);
     CHECK_STR(empty, "");
     free(empty);
     /* Into a buffer: cut at a character's start, never inside one. */
     char out[8];
-    CHECK_STR(gt_text_escape_into("caf\xc3\xa9s", out, 5), "caf");     /* not half of é */
-    CHECK_STR(gt_text_escape_into("caf\xc3\xa9s", out, 6), "caf\xc3\xa9");
-    CHECK_STR(gt_text_escape_into("\x1b[2J", out, 7), "\\x1b[2");
-    CHECK_STR(gt_text_escape_into("ab", out, sizeof out), "ab");
-    CHECK_STR(gt_text_escape_into("\xe2\x82\xac\xe2\x82\xac", out, 6), "\xe2\x82\xac");
-    CHECK_STR(gt_text_escape_into(NULL, out, 1), "");
+    CHECK_STR(text_escape_into("caf\xc3\xa9s", out, 5), "caf");     /* not half of é */
+    CHECK_STR(text_escape_into("caf\xc3\xa9s", out, 6), "caf\xc3\xa9");
+    CHECK_STR(text_escape_into("\x1b[2J", out, 7), "\\x1b[2");
+    CHECK_STR(text_escape_into("ab", out, sizeof out), "ab");
+    CHECK_STR(text_escape_into("\xe2\x82\xac\xe2\x82\xac", out, 6), "\xe2\x82\xac");
+    CHECK_STR(text_escape_into(NULL, out, 1), "");
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 
 #include "gpu_tracker_internal.h"
 #include "runner.h"
+#include "common/toolkit.h"
 
 #define OTHER_UID 65534 /* nobody */
 
@@ -285,7 +286,7 @@ static void test_own_link(void)
     unlink(l1);
     unlink(l2);
     CHECK(symlink(l2, l1) == 0 && symlink(l1, l2) == 0);
-    CHECK(gt_output_check(l1) == GT_ERR_IO);
+    CHECK(output_file_check(l1) == GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "Too many levels of symbolic links");
 }
 
@@ -351,7 +352,7 @@ static void test_planted_links(void)
     CHECK_CONTAINS(gt_last_error(), "is a symbolic link owned by user 65534");
     int fd;
     snprintf(out, sizeof out, "%s/%s", dir, names[3]);
-    CHECK(gt_output_open(out, &fd) == GT_ERR_IO && fd == -1);
+    CHECK(output_file_open(out, &fd) == GT_ERR_IO && fd == -1);
     /* The backup file: one warning, tracking goes on, nothing replaced. */
     snprintf(out, sizeof out, "%s/%s", dir, names[4]);
     gt_options o;
@@ -502,7 +503,7 @@ static void test_squatted_before(void)
     result_free(&r);
     CHECK(access(marker, F_OK) != 0);
     snprintf(out, sizeof out, "%s/out.json", dir);
-    CHECK(gt_output_check(out) == GT_ERR_IO);
+    CHECK(output_file_check(out) == GT_ERR_IO);
     char *text = read_text(out);
     CHECK_STR(text, "theirs\n");
     free(text);

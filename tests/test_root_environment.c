@@ -18,6 +18,7 @@
 #include "gpu_tracker_tools.h"
 #include "httpd.h"
 #include "runner.h"
+#include "common/toolkit.h"
 
 #define NOBODY 65534
 
@@ -225,9 +226,9 @@ static void test_network_variables(const char *dir)
     char user_tmp[4200];
     snprintf(user_tmp, sizeof user_tmp, "%s/user-tmp", dir);
     CHECK(mkdir(user_tmp, 0700) == 0 && chown(user_tmp, NOBODY, NOBODY) == 0);
-    CHECK(gt_dir_trusted(user_tmp, "TMPDIR") != GT_OK);
+    CHECK(path_dir_trusted(user_tmp, "TMPDIR") != GT_OK);
     CHECK_CONTAINS(gt_last_error(), "is owned by user 65534, neither you nor root");
-    CHECK(gt_dir_trusted("/tmp", "TMPDIR") == GT_OK);
+    CHECK(path_dir_trusted("/tmp", "TMPDIR") == GT_OK);
     snprintf(script, sizeof script, "test \"$OPENSSL_CONF\" = '%s' && test \"$https_proxy\" = "
              "http://127.0.0.1:9 && test \"$TMPDIR\" = '%s'", fifo, user_tmp);
     setenv("https_proxy", "http://127.0.0.1:9", 1);

@@ -24,6 +24,7 @@
 #include "native.h"
 #include "cli_main.h"
 #include "gpu_tracker_internal.h"
+#include "common/toolkit.h"
 
 /* The exception for a failed library call: ValueError for a bad argument
  * (as gpu_tracker raises), RuntimeError for a call in the wrong state,
@@ -144,8 +145,8 @@ static PyObject *parse_quantity(PyObject *arg, int duration)
         return NULL;
     double v = 0;
     char err[512];
-    if ((duration ? gt_parse_duration(text, &v, err, sizeof err)
-                  : gt_parse_size(text, &v, err, sizeof err)) < 0) {
+    if ((duration ? units_parse_duration(text, &v, err, sizeof err)
+                  : units_parse_size(text, &v, err, sizeof err)) < 0) {
         PyErr_SetString(PyExc_ValueError, err);
         return NULL;
     }
@@ -164,19 +165,19 @@ static PyObject *parse_duration(PyObject *module, PyObject *arg)
     return parse_quantity(arg, 1);
 }
 
-/* human_bytes(n): gt_human_bytes(), the sizes every people-facing output
+/* human_bytes(n): human_bytes(), the sizes every people-facing output
  * writes ("1.25 GiB"). */
-static PyObject *human_bytes(PyObject *module, PyObject *arg)
+static PyObject *native_human_bytes(PyObject *module, PyObject *arg)
 {
     (void)module;
     double v = PyFloat_AsDouble(arg);
     if (v == -1.0 && PyErr_Occurred())
         return NULL;
     char text[32];
-    return PyUnicode_FromString(gt_human_bytes(text, sizeof text, v));
+    return PyUnicode_FromString(human_bytes(text, sizeof text, v));
 }
 
-/* output_write(path, data): gt_output_write, the output rules of every file
+/* output_write(path, data): output_file_write, the output rules of every file
  * gpu-tracker writes (no planted link followed, no stranger's file in a
  * shared directory written or replaced, atomic); OSError with the reason. */
 static PyObject *output_write(PyObject *module, PyObject *args)
@@ -188,7 +189,7 @@ static PyObject *output_write(PyObject *module, PyObject *args)
         return NULL;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_output_write(PyBytes_AS_STRING(path), data.buf, (size_t)data.len);
+    status = output_file_write(PyBytes_AS_STRING(path), data.buf, (size_t)data.len);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&data);
     Py_DECREF(path);
@@ -199,7 +200,7 @@ static PyObject *output_write(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* text_escape(text): gt_text_escape, the one escaper of strangers' text
+/* text_escape(text): text_escape, the one escaper of strangers' text
  * before it reaches a terminal (control characters and bytes that are not
  * UTF-8 as \xNN). A str is taken as UTF-8 (lone surrogates of undecodable
  * bytes back as those bytes); bytes as they are. */
@@ -222,7 +223,7 @@ static PyObject *library_thread_leave(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-static PyObject *text_escape(PyObject *module, PyObject *arg)
+static PyObject *native_text_escape(PyObject *module, PyObject *arg)
 {
     (void)module;
     PyObject *bytes = NULL;
@@ -244,7 +245,7 @@ static PyObject *text_escape(PyObject *module, PyObject *arg)
     PyObject *out = PyUnicode_FromStringAndSize("", 0);
     for (Py_ssize_t at = 0; out && at <= n;) {
         size_t piece = strlen(s + at);
-        char *safe = gt_text_escape(s + at);
+        char *safe = text_escape(s + at);
         if (!safe) {
             Py_DECREF(out);
             out = PyErr_NoMemory();
@@ -262,7 +263,7 @@ static PyObject *text_escape(PyObject *module, PyObject *arg)
     return out;
 }
 
-/* file_read(path, limit, what): gt_file_read, the bytes of the regular
+/* file_read(path, limit, what): input_file_read, the bytes of the regular
  * file path under the library's reading rules (no link of another user's
  * followed, a FIFO never waited on, at most limit bytes); OSError with the
  * reason. */
@@ -283,7 +284,7 @@ static PyObject *file_read(PyObject *module, PyObject *args)
     size_t len = 0;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_file_read(PyBytes_AS_STRING(path), (size_t)limit, what, &data, &len);
+    status = input_file_read(PyBytes_AS_STRING(path), (size_t)limit, what, &data, &len);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
     if (status != GT_OK)
@@ -293,7 +294,7 @@ static PyObject *file_read(PyObject *module, PyObject *args)
     return bytes;
 }
 
-/* file_open(path, what): gt_file_open, a descriptor of the regular file
+/* file_open(path, what): input_file_open, a descriptor of the regular file
  * path opened under the library's reading rules; OSError with the reason.
  * The caller closes it. */
 static PyObject *file_open(PyObject *module, PyObject *args)
@@ -306,7 +307,7 @@ static PyObject *file_open(PyObject *module, PyObject *args)
     int fd = -1;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_file_open(PyBytes_AS_STRING(path), what, &fd);
+    status = input_file_open(PyBytes_AS_STRING(path), what, &fd);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
     if (status != GT_OK)
@@ -314,7 +315,7 @@ static PyObject *file_open(PyObject *module, PyObject *args)
     return PyLong_FromLong(fd);
 }
 
-/* output_hold(path): gt_output_hold, path's directory kept open from now, so
+/* output_hold(path): output_file_hold, path's directory kept open from now, so
  * that a later output_write(path) goes there whatever is planted on the
  * way meanwhile (a link at the name is replaced, never followed); OSError
  * with the reason when path cannot be written. */
@@ -324,7 +325,7 @@ static PyObject *output_hold(PyObject *module, PyObject *args)
     PyObject *path = NULL;
     if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path))
         return NULL;
-    gt_status status = gt_output_hold(PyBytes_AS_STRING(path));
+    gt_status status = output_file_hold(PyBytes_AS_STRING(path));
     Py_DECREF(path);
     if (status != GT_OK) {
         PyErr_SetString(PyExc_OSError, gt_last_error());
@@ -592,16 +593,16 @@ static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "The library's version."},
     {"parse_size", parse_size, METH_O, "Bytes of a size such as '500MB' or '2GiB'."},
     {"parse_duration", parse_duration, METH_O, "Seconds of a duration such as '90' or '1h30m'."},
-    {"human_bytes", human_bytes, METH_O, "A size as people read it: '512 MiB', '1.25 GiB'."},
-    {"output_write", output_write, METH_VARARGS, "gt_output_write(): a file under the output rules."},
-    {"file_read", file_read, METH_VARARGS, "gt_file_read(): a file under the reading rules."},
-    {"file_open", file_open, METH_VARARGS, "gt_file_open(): a descriptor under the reading rules."},
-    {"text_escape", text_escape, METH_O, "gt_text_escape(): strangers' text made safe to print."},
+    {"human_bytes", native_human_bytes, METH_O, "A size as people read it: '512 MiB', '1.25 GiB'."},
+    {"output_write", output_write, METH_VARARGS, "output_file_write(): a file under the output rules."},
+    {"file_read", file_read, METH_VARARGS, "input_file_read(): a file under the reading rules."},
+    {"file_open", file_open, METH_VARARGS, "input_file_open(): a descriptor under the reading rules."},
+    {"text_escape", native_text_escape, METH_O, "text_escape(): strangers' text made safe to print."},
     {"library_thread_enter", library_thread_enter, METH_NOARGS,
      "gt_library_thread_enter(): this thread counted as the library's."},
     {"library_thread_leave", library_thread_leave, METH_NOARGS,
      "gt_library_thread_leave(): this thread the program's again."},
-    {"output_hold", output_hold, METH_VARARGS, "gt_output_hold(): an output's directory kept open."},
+    {"output_hold", output_hold, METH_VARARGS, "output_file_hold(): an output's directory kept open."},
     {"snapshot_convert", native_snapshot_convert, METH_VARARGS,
      "A snapshot (any format) in another format, or its HTML report."},
     {"snapshot_load", native_snapshot_load, METH_VARARGS,
@@ -647,7 +648,7 @@ static PyObject *names_tuple(const char *(*next)(int which, size_t i), int which
 
 static const char *column_name(int kind, size_t i)
 {
-    return gt_series_column_name((gt_series_kind)kind, i);
+    return series_column_name(kind, i);
 }
 
 static const char *option_name(int list, size_t i)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "gpu_tracker_internal.h"
+#include "common/toolkit.h"
 
 const char benchmark_tsv_header[] = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out"
                                     "\tmean_load\tcpu_time\tmax_gpu_ram\tmean_gpu_load";
@@ -28,16 +29,16 @@ const char benchmark_tsv_header[] = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_ps
 
 /* The file at path as it is now: *data (malloc'd, NULL when the file is
  * missing or empty) and *len, after checking that it starts with our
- * header. Read under the output rules (gt_output_read: the name never
+ * header. Read under the output rules (output_file_read: the name never
  * followed, the held directory once the run has started), so a link put
  * at the name, or another user's file put there in a shared directory, is
  * not read but replaced by the write: *replaced says so. 0, or -1 with
  * the reason in err. Written back whole, with the new row, by
- * gt_output_write(). */
+ * output_file_write(). */
 static int existing(const char *path, char **data, size_t *len, int *replaced, char *err,
                     size_t errcap)
 {
-    if (gt_output_read(path, BENCHMARK_TSV_MAX, "--benchmark-tsv file", data, len, replaced) !=
+    if (output_file_read(path, BENCHMARK_TSV_MAX, "--benchmark-tsv file", data, len, replaced) !=
         GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
         return -1;
@@ -56,7 +57,7 @@ static int existing(const char *path, char **data, size_t *len, int *replaced, c
 
 int benchmark_tsv_check(const char *path, char *err, size_t errcap)
 {
-    if (gt_output_check(path) != GT_OK) {
+    if (output_file_check(path) != GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
         return -1;
     }
@@ -65,7 +66,7 @@ int benchmark_tsv_check(const char *path, char *err, size_t errcap)
     int replaced;
     int rc = existing(path, &data, &len, &replaced, err, errcap);
     free(data);
-    if (rc == 0 && gt_output_hold(path) != GT_OK) {
+    if (rc == 0 && output_file_hold(path) != GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
         rc = -1;
     }
@@ -91,7 +92,7 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
         snprintf(err, errcap, "cannot write --benchmark-tsv file '%s': no results", path);
         return -1;
     }
-    double ram = gt_ram_unit_bytes(u->max_ram.unit), gram = gt_ram_unit_bytes(u->max_gpu_ram.unit);
+    double ram = units_ram_divisor(u->max_ram.unit), gram = units_ram_divisor(u->max_gpu_ram.unit);
     char when[64], uss[32] = "-", io_in[32] = "-", io_out[32] = "-", gpu[32] = "-",
          gpu_load[32] = "-";
     /* USS is the private part, known where smaps_rollup was read (a run's
@@ -131,7 +132,7 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
         return -1;
     }
     memcpy(all + len, row, rowlen);
-    gt_status st = gt_output_write(path, all, len + rowlen);
+    gt_status st = output_file_write(path, all, len + rowlen);
     free(all);
     if (st != GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());

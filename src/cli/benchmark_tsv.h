@@ -15,15 +15,15 @@ extern const char benchmark_tsv_header[];
 
 /* Checks before the command runs that path can take a row: a new file, or
  * one whose first line is benchmark_tsv_header; then holds it
- * (gt_output_hold), so that the row goes where the path named now, whatever
+ * (output_file_hold), so that the row goes where the path named now, whatever
  * is planted on the way during the run. 0, or -1 with the reason in err. */
 int benchmark_tsv_check(const char *path, char *err, size_t errcap);
 
 /* Appends the stopped tracker's row to path (the header first when the file
  * is new or empty): the file is read (at most 16 MiB, the name never
- * followed: gt_output_read) and written back whole with the row,
+ * followed: output_file_read) and written back whole with the row,
  * atomically, under the output rules of every other output
- * (gt_output_write). A link or a stranger's file put at the name during the
+ * (output_file_write). A link or a stranger's file put at the name during the
  * run is not read but replaced, with a warning on stderr: the row is kept.
  * 0, or -1 with the reason in err. */
 int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errcap);

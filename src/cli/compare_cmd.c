@@ -24,6 +24,7 @@
 #include "output.h"
 #include "gpu_tracker_internal.h"
 #include "human.h"
+#include "common/toolkit.h"
 
 enum { METRIC_RAM, METRIC_GPU_RAM, METRIC_CPU_TIME, METRIC_WALL, METRIC_MEAN_CPU, NMETRICS };
 
@@ -115,9 +116,9 @@ static int ends_with(const char *s, const char *tail)
 static int figures_of_usage(const gt_resource_usage *u, struct figures *f, char *err,
                             size_t cap, const char *path)
 {
-    double ram = gt_ram_unit_bytes(u->max_ram.unit);
-    double gram = gt_ram_unit_bytes(u->max_gpu_ram.unit);
-    double t = gt_time_unit_seconds(u->compute_time.unit);
+    double ram = units_ram_divisor(u->max_ram.unit);
+    double gram = units_ram_divisor(u->max_gpu_ram.unit);
+    double t = units_time_divisor(u->compute_time.unit);
     if (!(ram > 0 && gram > 0 && t > 0)) {
         snprintf(err, cap, "'%s': units '%s', '%s', '%s' are not ones gpu-tracker knows", path,
                  u->max_ram.unit, u->max_gpu_ram.unit, u->compute_time.unit);
@@ -148,12 +149,12 @@ static double number_at(json_object *o, const char *key, int *bad)
 
 /* A test suite's figures (python/gputracker/pytest_plugin.py writes them). */
 /* A test's name from a stranger's file, safe to print: through the one
- * escaper (gt_text_escape: control characters and bytes that are not UTF-8
+ * escaper (text_escape: control characters and bytes that are not UTF-8
  * as \xNN), and in markdown '|' (a cell's end) as '/'; cut to fit cap, at
  * a character's start. */
 static const char *printable(const char *name, int markdown, char *out, size_t cap)
 {
-    gt_text_escape_into(name, out, cap);
+    text_escape_into(name, out, cap);
     for (char *p = out; markdown && *p; p++)
         if (*p == '|')
             *p = '/';
@@ -224,7 +225,7 @@ static int read_run_file(const char *path, struct run_file *r, char *err, size_t
     }
     char *text = NULL;
     size_t len = 0;
-    if (gt_file_read(path, COMPARE_MAX_BYTES, "file", &text, &len) != GT_OK) {
+    if (input_file_read(path, COMPARE_MAX_BYTES, "file", &text, &len) != GT_OK) {
         snprintf(err, cap, "%s", gt_last_error());
         return -1;
     }
@@ -312,11 +313,11 @@ static int by_double(const void *a, const void *b)
 static void show_value(int m, double v, char *out, size_t cap)
 {
     if (m == METRIC_RAM || m == METRIC_GPU_RAM)
-        gt_human_bytes(out, cap, v);
+        human_bytes(out, cap, v);
     else if (m == METRIC_MEAN_CPU)
         snprintf(out, cap, "%.2f cores", v);
     else
-        gt_human_duration(out, cap, v);
+        human_duration(out, cap, v);
 }
 
 /* The base's median, range and the new figure of metric m (v[0..3]: median,

@@ -1,6 +1,7 @@
 /* environment.c - see environment.h. */
 #define _GNU_SOURCE
 #include "environment.h"
+#include "common/toolkit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,7 @@ void cli_protect_environment(void)
      * directory no one else can change (a user's could be a FUSE mount
      * that holds the writes); else /var/tmp. */
     const char *tmp = getenv("TMPDIR");
-    if (tmp && *tmp && gt_dir_trusted(tmp, "TMPDIR") != GT_OK)
+    if (tmp && *tmp && path_dir_trusted(tmp, "TMPDIR") != GT_OK)
         unsetenv("TMPDIR");
 }
 
@@ -79,7 +80,7 @@ int cli_check_environment(char *err, size_t errcap)
     for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
         const char *v = variable(urls[i]);
         if (v && !web_url(v)) {
-            char *safe = gt_text_escape(v);
+            char *safe = text_escape(v);
             snprintf(err, errcap, "%s='%s' is not an http:// or https:// URL (the only kinds "
                      "gpu-tracker requests); unset it or give one", urls[i], safe ? safe : "?");
             free(safe);
@@ -92,12 +93,12 @@ int cli_check_environment(char *err, size_t errcap)
     static const char *const trees[] = {"GPU_TRACKER_PROC_ROOT", "GPU_TRACKER_SYS_ROOT"};
     for (size_t i = 0; i < 2; i++) {
         const char *v = variable(libraries[i]);
-        if (v && gt_library_trusted(v, libraries[i]) != GT_OK) {
+        if (v && path_library_trusted(v, libraries[i]) != GT_OK) {
             snprintf(err, errcap, "%s; unset it to load the system's", gt_last_error());
             return -1;
         }
         v = variable(trees[i]);
-        if (v && gt_tree_trusted(v, trees[i]) != GT_OK) {
+        if (v && path_tree_trusted(v, trees[i]) != GT_OK) {
             snprintf(err, errcap, "%s; unset it to read the kernel's", gt_last_error());
             return -1;
         }

@@ -15,7 +15,7 @@ int cli_privileged(void);
 /* When privileged: removes from our own environment what libcurl and
  * OpenSSL would read to choose a file, code or a route (OPENSSL_CONF,
  * SSLKEYLOGFILE, the CA files, the proxies) and a TMPDIR that is not a
- * directory only root can change (gt_dir_trusted), keeping the whole
+ * directory only root can change (path_dir_trusted), keeping the whole
  * environment for the command we run (cli_job_environment). Call first,
  * before any thread. */
 void cli_protect_environment(void);
@@ -26,8 +26,8 @@ char **cli_job_environment(void);
 /* The variables' checks, before anything uses them: a URL variable
  * (GPU_TRACKER_METADATA_URL, GPU_TRACKER_KEEPER_URL) must be http:// or
  * https://; when privileged, a library variable must name a library of
- * root's (gt_library_trusted) and a tree variable a tree only root can
- * change (gt_tree_trusted). 0, or -1 with the one-line reason in err. */
+ * root's (path_library_trusted) and a tree variable a tree only root can
+ * change (path_tree_trusted). 0, or -1 with the one-line reason in err. */
 int cli_check_environment(char *err, size_t errcap);
 
 /* Sets from the environment what it names (an empty variable counts as

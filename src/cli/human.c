@@ -2,6 +2,7 @@
 #include "human.h"
 
 #include "gpu_tracker_internal.h"
+#include "common/toolkit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,8 +27,8 @@ static void line_bytes_split(FILE *f, const char *label, double total, double ma
 {
     char t[32], m[32], d[32];
     fprintf(f, LABEL "%s%s (main %s, descendants %s)\n", label,
-            gt_human_bytes(t, sizeof t, total), what, gt_human_bytes(m, sizeof m, main_b),
-            gt_human_bytes(d, sizeof d, desc_b));
+            human_bytes(t, sizeof t, total), what, human_bytes(m, sizeof m, main_b),
+            human_bytes(d, sizeof d, desc_b));
 }
 
 /* One side of a peak not told apart: "3.1 MiB to 409 MiB", or "at most
@@ -36,10 +37,10 @@ static void split_side(char *out, size_t cap, double seen, double at_most)
 {
     char x[32], y[32];
     if (seen > 0)
-        snprintf(out, cap, "%s to %s", gt_human_bytes(x, sizeof x, seen),
-                 gt_human_bytes(y, sizeof y, at_most));
+        snprintf(out, cap, "%s to %s", human_bytes(x, sizeof x, seen),
+                 human_bytes(y, sizeof y, at_most));
     else
-        snprintf(out, cap, "at most %s", gt_human_bytes(y, sizeof y, at_most));
+        snprintf(out, cap, "at most %s", human_bytes(y, sizeof y, at_most));
 }
 
 /* Why a figure is missing: in full with --verbose, else its first clause
@@ -77,19 +78,19 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
         fprintf(f, LABEL "%s: its figures undercount the job\n", "", cg->incomplete_reason);
     if (cg->memory_available) {
         fprintf(f, LABEL "%s, %s (anon %s, file %s, shmem %s at the highest sample)", "Group peak",
-                gt_human_bytes(a, sizeof a, cg->memory_peak),
+                human_bytes(a, sizeof a, cg->memory_peak),
                 cg->memory_peak_kernel ? "the kernel's mark" : "sampled",
-                gt_human_bytes(b, sizeof b, cg->peak_anon), gt_human_bytes(c, sizeof c, cg->peak_file),
-                gt_human_bytes(d, sizeof d, cg->peak_shmem));
+                human_bytes(b, sizeof b, cg->peak_anon), human_bytes(c, sizeof c, cg->peak_file),
+                human_bytes(d, sizeof d, cg->peak_shmem));
         if (cg->memory_limit > 0)
             fprintf(f, ", %.0f%% of its limit %s", 100.0 * cg->memory_peak / cg->memory_limit,
-                    gt_human_bytes(a, sizeof a, cg->memory_limit));
+                    human_bytes(a, sizeof a, cg->memory_limit));
         fputc('\n', f);
         double cache = gt_cgroup_reclaimable(cg);
         if (cache > 0)
             fprintf(f, LABEL "%s of the group peak was page cache the kernel could reclaim: "
-                    "a memory request needs %s\n", "", gt_human_bytes(a, sizeof a, cache),
-                    gt_human_bytes(b, sizeof b, gt_cgroup_working_peak(cg)));
+                    "a memory request needs %s\n", "", human_bytes(a, sizeof a, cache),
+                    human_bytes(b, sizeof b, gt_cgroup_working_peak(cg)));
         if (cg->oom_kills > 0) {
             time_t when = (time_t)cg->first_oom_kill_time;
             struct tm tm;
@@ -110,7 +111,7 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
     }
     if (cg->cpu_available && cg->throttled_periods > 0)
         fprintf(f, LABEL "%s in %ld of %ld periods (quota %.2f cores)\n", "CPU throttled",
-                gt_human_duration(a, sizeof a, cg->throttled_seconds), cg->throttled_periods,
+                human_duration(a, sizeof a, cg->throttled_seconds), cg->throttled_periods,
                 cg->throttle_periods, cg->cpu_quota);
     if (cg->pressure_available)
         fprintf(f, LABEL "CPU %.1f%%, memory %.1f%% (all tasks %.1f%%), I/O %.1f%% (all "
@@ -129,8 +130,8 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g,
         fprintf(f, LABEL "%d GPU process%s in the driver's records (main %s, largest "
                 "descendant %s)", "GPU accounting", g->accounting_processes,
                 g->accounting_processes == 1 ? "" : "es",
-                gt_human_bytes(a, sizeof a, g->accounting_main_peak),
-                gt_human_bytes(b, sizeof b, g->accounting_descendants_peak));
+                human_bytes(a, sizeof a, g->accounting_main_peak),
+                human_bytes(b, sizeof b, g->accounting_descendants_peak));
         if (g->accounting_unseen)
             fprintf(f, "; %d ended between samples, seen only there", g->accounting_unseen);
         if (g->accounting_unattributed)
@@ -173,10 +174,10 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g,
     }
     if (d->energy_available) {
         fprintf(f, LABEL "%s on the selected GPUs", "GPU energy",
-                gt_human_energy(a, sizeof a, d->energy_joules));
+                human_energy(a, sizeof a, d->energy_joules));
         if (g->job_energy_available)
             fprintf(f, "; the job's share ~%.0f%% (~%s, an estimate from SM utilization)",
-                    100 * g->job_energy_share, gt_human_energy(b, sizeof b, g->job_energy_joules));
+                    100 * g->job_energy_share, human_energy(b, sizeof b, g->job_energy_joules));
         fputc('\n', f);
     }
 }
@@ -195,18 +196,18 @@ static void job_energy_line(FILE *f, const gt_job_energy *e, int verbose)
         fputc('\n', f);
         return;
     }
-    fprintf(f, LABEL "%s = %s (%s to %s):", "Energy", gt_human_energy(a, sizeof a, e->joules),
-            gt_human_watt_hours(wh, sizeof wh, e->joules),
-            gt_human_energy(lo, sizeof lo, e->joules_low),
-            gt_human_energy(hi, sizeof hi, e->joules_high));
+    fprintf(f, LABEL "%s = %s (%s to %s):", "Energy", human_energy(a, sizeof a, e->joules),
+            human_watt_hours(wh, sizeof wh, e->joules),
+            human_energy(lo, sizeof lo, e->joules_low),
+            human_energy(hi, sizeof hi, e->joules_high));
     if (e->gpu_available)
-        fprintf(f, " GPU %s +-%.0f%%%s", gt_human_energy(a, sizeof a, e->gpu_joules),
+        fprintf(f, " GPU %s +-%.0f%%%s", human_energy(a, sizeof a, e->gpu_joules),
                 e->gpu_uncertainty_percent, verbose ? " (the GPUs' energy counters)" : "");
     else
         fprintf(f, " GPU none (%s)", why(a, sizeof a, e->gpu_reason, verbose));
     if (e->cpu_available)
-        fprintf(f, ", CPU %s (up to %s%s)", gt_human_energy(a, sizeof a, e->cpu_joules),
-                gt_human_energy(b, sizeof b, e->cpu_joules_high),
+        fprintf(f, ", CPU %s (up to %s%s)", human_energy(a, sizeof a, e->cpu_joules),
+                human_energy(b, sizeof b, e->cpu_joules_high),
                 verbose ? ": the job's CPU-time share of the sockets' RAPL energy, or all of it"
                         : "");
     else
@@ -221,7 +222,7 @@ static void job_energy_line(FILE *f, const gt_job_energy *e, int verbose)
  * escaped (a command line can hold terminal controls). */
 static void print_name(FILE *f, const char *s)
 {
-    char *safe = gt_text_escape(s);
+    char *safe = text_escape(s);
     for (const unsigned char *p = (const unsigned char *)(safe ? safe : s); *p; p++)
         fputc(safe || (*p >= 0x20 && *p < 0x7f) ? *p : '?', f);
     free(safe);
@@ -239,7 +240,7 @@ static void processes_lines(FILE *f, const gt_command_groups *g, int verbose)
     fprintf(f, LABEL "%ld in %ld command%s, CPU as sampled", "Processes", g->processes,
             g->commands, g->commands == 1 ? "" : "s");
     if (g->unseen_cpu_seconds >= 0.05)
-        fprintf(f, " (+%s unseen%s)", gt_human_duration(a, sizeof a, g->unseen_cpu_seconds),
+        fprintf(f, " (+%s unseen%s)", human_duration(a, sizeof a, g->unseen_cpu_seconds),
                 verbose ? ": after processes' last samples, or between two" : "");
     fputs("\n", f);
     int n = g->ngroups < PROCESS_LINES ? g->ngroups : PROCESS_LINES;
@@ -252,8 +253,8 @@ static void processes_lines(FILE *f, const gt_command_groups *g, int verbose)
                 e->processes == 1 ? "" : "es");
         if (e->peak_concurrent > 1)
             fprintf(f, " (%ld at once)", e->peak_concurrent);
-        fprintf(f, ", CPU %s, peak %s\n", gt_human_duration(a, sizeof a, e->cpu_seconds),
-                gt_human_bytes(b, sizeof b, e->peak_pss_bytes));
+        fprintf(f, ", CPU %s, peak %s\n", human_duration(a, sizeof a, e->cpu_seconds),
+                human_bytes(b, sizeof b, e->peak_pss_bytes));
     }
     long more = g->others + (g->ngroups - n);
     if (more > 0) {
@@ -265,7 +266,7 @@ static void processes_lines(FILE *f, const gt_command_groups *g, int verbose)
         }
         fprintf(f, "  and %ld more command%s: %ld process%s, CPU %s\n", more,
                 more == 1 ? "" : "s", procs, procs == 1 ? "" : "es",
-                gt_human_duration(a, sizeof a, cpu));
+                human_duration(a, sizeof a, cpu));
     }
 }
 
@@ -283,7 +284,7 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
     if (b->unseen_holder >= GT_RSS_PEAK_MAIN && b->unseen_holder <= GT_RSS_PEAK_EITHER) {
         char size[32];
         fprintf(f, LABEL "%s, %s (the kernel's record of it)\n", label, unseen[b->unseen_holder],
-                gt_human_bytes(size, sizeof size, b->unseen_bytes));
+                human_bytes(size, sizeof size, b->unseen_bytes));
         label = "Largest sample";
     }
     if (!sampled)
@@ -309,7 +310,7 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
                                                             : b->processes[k].bytes;
             }
         char size[32], name[41];
-        gt_human_bytes(size, sizeof size, bytes);
+        human_bytes(size, sizeof size, bytes);
         snprintf(name, sizeof name, "%.40s", /* cut: the line is one of several */
                  count == 1 && *p->cmdline ? p->cmdline : *p->command ? p->command : "?");
         fputs(sep, f);
@@ -322,12 +323,12 @@ static void at_peak_line(FILE *f, const char *label, const gt_peak_breakdown *b)
     char size[32];
     if (b->others > 0)
         fprintf(f, "%s%ld other%s %s", sep, b->others, b->others == 1 ? "" : "s",
-                gt_human_bytes(size, sizeof size, b->others_private_bytes > 0
+                human_bytes(size, sizeof size, b->others_private_bytes > 0
                                                    ? b->others_private_bytes : b->others_bytes));
     if (b->shared_bytes >= 1048576)
-        fprintf(f, ", shared %s", gt_human_bytes(size, sizeof size, b->shared_bytes));
+        fprintf(f, ", shared %s", human_bytes(size, sizeof size, b->shared_bytes));
     char when[32];
-    fprintf(f, " (%s into the run)\n", gt_human_duration(when, sizeof when, b->at_seconds));
+    fprintf(f, " (%s into the run)\n", human_duration(when, sizeof when, b->at_seconds));
 }
 
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
@@ -353,21 +354,21 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         if (!l->set)
             continue;
         int mem = i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM;
-        char *(*fmt)(char *, size_t, double) = mem ? gt_human_bytes : gt_human_duration;
+        char *(*fmt)(char *, size_t, double) = mem ? human_bytes : human_duration;
         fprintf(f, LABEL "%s %s of %s", "Limit", limit_names[i], fmt(a, sizeof a, l->peak),
                 fmt(b, sizeof b, l->limit));
         if (l->breached)
-            fprintf(f, ": BREACHED %s into the run%s\n", gt_human_duration(c, sizeof c, l->at),
+            fprintf(f, ": BREACHED %s into the run%s\n", human_duration(c, sizeof c, l->at),
                     x->limits->killed ? ", the command was ended" : "");
         else
             fprintf(f, ": within\n");
     }
-    fprintf(f, LABEL "%s\n", "Wall time", gt_human_duration(a, sizeof a, totals->wall_seconds));
+    fprintf(f, LABEL "%s\n", "Wall time", human_duration(a, sizeof a, totals->wall_seconds));
     double cpu_total = totals->cpu_main_seconds + totals->cpu_descendants_seconds;
     fprintf(f, LABEL "%s (main %s, descendants %s)\n", "CPU time",
-            gt_human_duration(a, sizeof a, cpu_total),
-            gt_human_duration(b, sizeof b, totals->cpu_main_seconds),
-            gt_human_duration(c, sizeof c, totals->cpu_descendants_seconds));
+            human_duration(a, sizeof a, cpu_total),
+            human_duration(b, sizeof b, totals->cpu_main_seconds),
+            human_duration(c, sizeof c, totals->cpu_descendants_seconds));
     fprintf(f, LABEL "mean %.2f cores, peak %.2f, of %d\n", "CPU cores",
             cpu->combined.mean_sum_percent / 100.0, cpu->combined.max_sum_percent / 100.0,
             cpu->system_core_count);
@@ -383,11 +384,11 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                    me->rss_descendants_at_most_bytes);
         fprintf(f, LABEL "%s RSS, shared once (main and descendants not told apart: main %s, "
                 "descendants %s)\n", "Peak RAM",
-                gt_human_bytes(a, sizeof a, u->max_ram.combined.total_rss), main_side, desc_side);
+                human_bytes(a, sizeof a, u->max_ram.combined.total_rss), main_side, desc_side);
     } else if (!me->unknown && me->rss_peak_holder == GT_RSS_PEAK_UNSEEN) {
         fprintf(f, LABEL "at most %s RSS (no sample saw the job, and the kernel's figure is no "
                 "more than gpu-tracker's own fork held before the exec)\n", "Peak RAM",
-                gt_human_bytes(a, sizeof a, me->rss_unseen_at_most_bytes));
+                human_bytes(a, sizeof a, me->rss_unseen_at_most_bytes));
     } else
         line_bytes_split(f, "Peak RAM", u->max_ram.combined.total_rss, u->max_ram.main.total_rss,
                          u->max_ram.descendants.total_rss, " RSS, shared once");
@@ -395,12 +396,12 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     if (x->at_peak)
         at_peak_line(f, "At the peak", &x->at_peak[GT_PEAK_MEMORY]);
     fprintf(f, LABEL "peak %s used of %s (the whole machine)\n", "System RAM",
-            gt_human_bytes(a, sizeof a, u->max_ram.system),
-            gt_human_bytes(b, sizeof b, u->max_ram.system_capacity));
+            human_bytes(a, sizeof a, u->max_ram.system),
+            human_bytes(b, sizeof b, u->max_ram.system_capacity));
     if (totals->io_available)
         fprintf(f, LABEL "read %s, written %s (storage)\n", "I/O",
-                gt_human_bytes(a, sizeof a, totals->read_bytes),
-                gt_human_bytes(b, sizeof b, totals->write_bytes));
+                human_bytes(a, sizeof a, totals->read_bytes),
+                human_bytes(b, sizeof b, totals->write_bytes));
     else
         fprintf(f, LABEL "not measured (%s)\n", "I/O",
                 x->from_file ? "a saved summary does not keep it"
@@ -408,7 +409,7 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
     if (me->unknown || me->gpu_available) {
         char of[64];
         snprintf(of, sizeof of, " of %s",
-                 gt_human_bytes(a, sizeof a, u->max_gpu_ram.system_capacity));
+                 human_bytes(a, sizeof a, u->max_gpu_ram.system_capacity));
         line_bytes_split(f, "Peak GPU RAM", u->max_gpu_ram.combined, u->max_gpu_ram.main,
                          u->max_gpu_ram.descendants, of);
         if (x->at_peak)
@@ -425,7 +426,7 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
             if (d->idle)
                 fprintf(f, LABEL "GPU %d: %s held, idle (under %.0f%%) %.0f%% of the time it "
                         "was held: a GPU to give back\n", "GPU held idle", d->index,
-                        gt_human_bytes(a, sizeof a, d->held_bytes), x->gpu_idle->threshold_percent,
+                        human_bytes(a, sizeof a, d->held_bytes), x->gpu_idle->threshold_percent,
                         d->idle_percent);
         }
         char waited[800];
@@ -453,20 +454,20 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
         processes_lines(f, x->processes, x->verbose);
     if (energy && energy->available) {
         fprintf(f, LABEL "%s in %d package%s", "CPU energy",
-                gt_human_energy(a, sizeof a, energy->package_joules), energy->packages,
+                human_energy(a, sizeof a, energy->package_joules), energy->packages,
                 energy->packages == 1 ? "" : "s");
         if (energy->dram_available)
-            fprintf(f, ", DRAM %s", gt_human_energy(a, sizeof a, energy->dram_joules));
+            fprintf(f, ", DRAM %s", human_energy(a, sizeof a, energy->dram_joules));
         fprintf(f, ": the whole machine's; the job's share of its CPU time %.0f%% (~%s)\n",
                 100 * energy->job_share,
-                gt_human_energy(a, sizeof a, energy->job_share * energy->package_joules));
+                human_energy(a, sizeof a, energy->job_share * energy->package_joules));
     }
     if (x->job_energy)
         job_energy_line(f, x->job_energy, x->verbose);
     if (x->cg)
         cgroup_lines(f, x->cg, x->cgroup_asked, x->command_sigkill, x->command_pid);
     fprintf(f, LABEL "%ld, every %s\n", "Samples", me->samples,
-            gt_human_duration(a, sizeof a, me->sleep_time));
+            human_duration(a, sizeof a, me->sleep_time));
     if (fclose(f) != 0) {
         free(text);
         return NULL;

@@ -1,5 +1,5 @@
 /* human.h - the -f human summary: one line per figure, in the units of
- * gt_human_bytes() and its kin, wrapped to the terminal's width. */
+ * human_bytes() and its kin, wrapped to the terminal's width. */
 #ifndef GT_CLI_HUMAN_H
 #define GT_CLI_HUMAN_H
 

@@ -23,6 +23,7 @@
 #include "gpu_tracker_internal.h"
 #include "output.h"
 #include "snapshot_cmd.h"
+#include "common/toolkit.h"
 
 #define PLUGSTACK_DEFAULT "/etc/slurm/plugstack.conf"
 #define PLUGSTACK_MAX (1 << 20)    /* bytes a plugstack file may have */
@@ -136,7 +137,7 @@ static int plugstack_template(const char *file, int depth, char *tmpl, size_t ca
                               size_t errcap)
 {
     char *text = NULL;
-    if (gt_file_read_private(file, PLUGSTACK_MAX, "plugstack file", &text, NULL) != GT_OK) {
+    if (input_file_read_private(file, PLUGSTACK_MAX, "plugstack file", &text, NULL) != GT_OK) {
         snprintf(err, errcap, "%s", gt_last_error());
         return -1;
     }
@@ -409,7 +410,7 @@ static double percent(double used, double asked)
 static const char *mib_text(double mib, int human, char *buf, size_t cap)
 {
     if (human)
-        return gt_human_bytes(buf, cap, mib * MIB);
+        return human_bytes(buf, cap, mib * MIB);
     snprintf(buf, cap, "%.1f MiB", mib);
     return buf;
 }
@@ -462,7 +463,7 @@ static void print_text(const gt_snapshot *job, const gt_job_summary *j, const st
         printf("Exit status: %d%s\n", e->exit_status, j->ntasks > 1 ? " (the largest)" : "");
     char dur[32];
     if (human)
-        printf("Wall time: %s\n", gt_human_duration(dur, sizeof dur, j->stop_time - j->start_time));
+        printf("Wall time: %s\n", human_duration(dur, sizeof dur, j->stop_time - j->start_time));
     else
         printf("Wall time: %.3f s (first start to last stop)\n", j->stop_time - j->start_time);
     if (e->cpus_requested > 0)
@@ -492,7 +493,7 @@ static void print_text(const gt_snapshot *job, const gt_job_summary *j, const st
                "samples)\n", e->gpus_idle, GT_GPU_IDLE_PERCENT, GT_GPU_IDLE_SHARE_PERCENT);
     if (e->energy_available) {
         char en[48];
-        printf("GPU energy (the job's share): %s\n", gt_human_energy(en, sizeof en,
+        printf("GPU energy (the job's share): %s\n", human_energy(en, sizeof en,
                                                                      e->energy_joules));
     } else {
         printf("Energy: not measured: ");

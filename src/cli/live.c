@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "human.h"
+#include "common/toolkit.h"
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static int live_fd = -1;      /* -1: off */
@@ -146,9 +147,9 @@ static void format_line(const gt_progress *p, size_t width, char *out, size_t ca
 {
     char clock[32], rss[32], peak[32], gpu_mem[32];
     char parts[5][96];
-    gt_human_clock(clock, sizeof clock, p->elapsed);
-    gt_human_bytes(rss, sizeof rss, p->rss_mib * 1024 * 1024);
-    gt_human_bytes(peak, sizeof peak, p->rss_peak_mib * 1024 * 1024);
+    human_clock(clock, sizeof clock, p->elapsed);
+    human_bytes(rss, sizeof rss, p->rss_mib * 1024 * 1024);
+    human_bytes(peak, sizeof peak, p->rss_peak_mib * 1024 * 1024);
     snprintf(parts[0], sizeof parts[0], "gpu-tracker %s", clock);
     if (p->have_cpu)
         snprintf(parts[1], sizeof parts[1], "CPU %.2f cores", p->cpu_cores);
@@ -158,7 +159,7 @@ static void format_line(const gt_progress *p, size_t width, char *out, size_t ca
     parts[3][0] = '\0';
     if (p->have_gpu)
         snprintf(parts[3], sizeof parts[3], "GPU %s %.0f%%",
-                 gt_human_bytes(gpu_mem, sizeof gpu_mem, p->gpu_memory_mib * 1024 * 1024),
+                 human_bytes(gpu_mem, sizeof gpu_mem, p->gpu_memory_mib * 1024 * 1024),
                  p->gpu_util_percent);
     snprintf(parts[4], sizeof parts[4], "%ld sample%s", p->samples, p->samples == 1 ? "" : "s");
     /* Left out first when the terminal is narrow: the samples, then the

@@ -26,6 +26,7 @@
 #include "subtrack_cmd.h"
 #include "suggest.h"
 #include "system_cmd.h"
+#include "common/toolkit.h"
 
 /* Warnings that arrive before the command runs wait here: if it cannot be
  * started, the one error line is all the user should see. Warnings can come
@@ -225,9 +226,9 @@ static char *human_of(gt_tracker *t, gt_limit_watch *limits_watch, const struct 
  * the command again in this process). */
 static void options_done(struct cli_options *o)
 {
-    gt_output_release(o->output);
-    gt_output_release(o->snapshot);
-    gt_output_release(o->report);
+    output_file_release(o->output);
+    output_file_release(o->snapshot);
+    output_file_release(o->report);
     cli_options_free(o);
 }
 
@@ -632,7 +633,7 @@ int gt_cli_main(int argc, char **argv)
                 memcpy(doc, summary, n);
                 doc[n] = '\n';
             }
-            failed = !doc || gt_output_write(o.output, doc, n + 1) != GT_OK;
+            failed = !doc || output_file_write(o.output, doc, n + 1) != GT_OK;
             free(doc);
         }
         if (failed)

@@ -18,6 +18,7 @@
 #include "tconfig.h"
 #include "job_names.h"
 #include "user_config.h"
+#include "common/toolkit.h"
 
 /* --help: the common options, within 80 columns and one screen. */
 const char cli_help[] =
@@ -403,7 +404,7 @@ int parse_seconds(const char *s, double min, double max, double *out)
 {
     double v;
     errno = 0;
-    if (gt_parse_decimal(s, &v) != 0 || errno || !(v >= min && v <= max))
+    if (units_parse_decimal(s, &v) != 0 || errno || !(v >= min && v <= max))
         return -1;
     *out = v;
     return 0;
@@ -519,7 +520,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         case OPT_METRICS_PUSH: o->tracker.metrics_push_url = optarg; break;
         case OPT_METRICS_PUSH_INTERVAL: {
             char why[400];
-            if (gt_parse_duration(optarg, &o->tracker.metrics_push_interval, why, sizeof why) < 0) {
+            if (units_parse_duration(optarg, &o->tracker.metrics_push_interval, why, sizeof why) < 0) {
                 snprintf(err, errcap, "--metrics-push-interval: %s", why);
                 return -1;
             }
@@ -545,7 +546,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         case OPT_MAX_GPU_RAM: {
             char why[400];
             double *to = c == OPT_MAX_RAM ? &o->limits.max_ram : &o->limits.max_gpu_ram;
-            if (gt_parse_size(optarg, to, why, sizeof why) < 0) {
+            if (units_parse_size(optarg, to, why, sizeof why) < 0) {
                 snprintf(err, errcap, "%s: %s", c == OPT_MAX_RAM ? "--max-ram" : "--max-gpu-ram",
                          why);
                 return -1;
@@ -559,7 +560,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
             double *to = c == OPT_MAX_TIME       ? &o->limits.max_time
                          : c == OPT_MAX_CPU_TIME ? &o->limits.max_cpu_time
                                                  : &o->limits.kill_after;
-            if (gt_parse_duration(optarg, to, why, sizeof why) < 0) {
+            if (units_parse_duration(optarg, to, why, sizeof why) < 0) {
                 snprintf(err, errcap, "%s: %s",
                          c == OPT_MAX_TIME ? "--max-time"
                          : c == OPT_MAX_CPU_TIME ? "--max-cpu-time" : "--kill-after", why);

@@ -1,7 +1,8 @@
 /* output.c - checking and opening the outputs, through the library's file
- * rules (gt_output_check and gt_output_open). */
+ * rules (output_file_check and output_file_open). */
 #define _GNU_SOURCE
 #include "output.h"
+#include "common/toolkit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ static void output_message(const char *what, char *err, size_t errcap)
 
 int output_check_writable(const char *path, const char *what, char *err, size_t errcap)
 {
-    if (gt_output_check(path) == GT_OK)
+    if (output_file_check(path) == GT_OK)
         return 0;
     output_message(what, err, errcap);
     return -1;
@@ -32,7 +33,7 @@ int output_check_writable(const char *path, const char *what, char *err, size_t 
 
 int output_hold(const char *path, const char *what, char *err, size_t errcap)
 {
-    if (gt_output_hold(path) == GT_OK)
+    if (output_file_hold(path) == GT_OK)
         return 0;
     output_message(what, err, errcap);
     return -1;
@@ -43,7 +44,7 @@ int output_open_csv(const char *path, const char *option, char *err, size_t errc
     if (strcmp(path, "-") == 0)
         return STDOUT_FILENO;
     int fd;
-    if (gt_output_open(path, &fd) == GT_OK)
+    if (output_file_open(path, &fd) == GT_OK)
         return fd;
     char what[64];
     snprintf(what, sizeof what, "%s file", option);
@@ -85,7 +86,7 @@ int output_find_same(const struct output_use *uses, size_t n, char *err, size_t 
             /* "-" is standard output: the same as /dev/stdout. */
             const char *a = strcmp(uses[i].path, "-") == 0 ? "/dev/stdout" : uses[i].path;
             const char *b = strcmp(uses[j].path, "-") == 0 ? "/dev/stdout" : uses[j].path;
-            if (!gt_output_same(a, b) || is_null_device(a))
+            if (!output_file_same(a, b) || is_null_device(a))
                 continue;
             char names[1024];
             if (strcmp(uses[i].path, uses[j].path) == 0)
@@ -126,7 +127,7 @@ int cli_fail(const char *msg, int status)
 
 void output_print_untrusted(FILE *f, const char *s)
 {
-    char *safe = gt_text_escape(s);
+    char *safe = text_escape(s);
     if (safe) {
         fputs(safe, f);
         free(safe);

@@ -14,9 +14,9 @@
  * the output (what: "output file", "--snapshot file") in err. */
 int output_check_writable(const char *path, const char *what, char *err, size_t errcap);
 
-/* output_check_writable(), and path held from now on (gt_output_hold):
+/* output_check_writable(), and path held from now on (output_file_hold):
  * written at the end into the directory resolved now. The caller lets it
- * go with gt_output_release(path). */
+ * go with output_file_release(path). */
 int output_hold(const char *path, const char *what, char *err, size_t errcap);
 
 /* Opens the CSV output of a series (option names it in messages): "-" is
@@ -40,7 +40,7 @@ int output_check_tracking_file(const char *path, int overwrite, char *err, size_
 int output_find_same(const struct output_use *uses, size_t n, char *err, size_t errcap);
 
 /* Prints "gpu-tracker: " and the line fmt makes on standard error, that
- * line through the one escaper (gt_text_escape): an error or a warning may
+ * line through the one escaper (text_escape): an error or a warning may
  * carry strangers' text (a name from a file, a library message quoting
  * one), and a terminal must not act on it. A "\n" at the end of the line
  * is its end; one is added when missing. */

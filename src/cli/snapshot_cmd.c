@@ -8,6 +8,7 @@
 #include "gpu_tracker_internal.h"
 #include "output.h"
 #include "shlex.h"
+#include "common/toolkit.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -222,25 +223,25 @@ static void stats_text(const char *title, const gt_stats *s)
 {
     char a[32], b[32];
     output_print_untrusted(stdout, title);
-    printf(": %ld rows over %s\n", s->samples, gt_human_duration(a, sizeof a, s->duration));
+    printf(": %ld rows over %s\n", s->samples, human_duration(a, sizeof a, s->duration));
     printf("   CPU usage:       mean %.2f, max %.2f cores\n", s->cpu_usage_mean, s->cpu_usage_max);
-    printf("   memory (PSS):    mean %s, max %s\n", gt_human_bytes(a, sizeof a, s->memory_mean * 1024),
-           gt_human_bytes(b, sizeof b, s->memory_max * 1024));
+    printf("   memory (PSS):    mean %s, max %s\n", human_bytes(a, sizeof a, s->memory_mean * 1024),
+           human_bytes(b, sizeof b, s->memory_max * 1024));
     if (stats_used_gpu(s)) {
         printf("   GPU usage:       mean %.2f, max %.2f GPUs\n", s->gpu_usage_mean,
                s->gpu_usage_max);
         printf("   GPU memory:      mean %s, max %s\n",
-               gt_human_bytes(a, sizeof a, s->gpu_vram_mean * 1024 * 1024),
-               gt_human_bytes(b, sizeof b, s->gpu_vram_max * 1024 * 1024));
+               human_bytes(a, sizeof a, s->gpu_vram_mean * 1024 * 1024),
+               human_bytes(b, sizeof b, s->gpu_vram_max * 1024 * 1024));
         printf("   GPUs in use:     mean %.2f, max %.2f\n", s->gpu_utilized_mean,
                s->gpu_utilized_max);
     } else {
         printf("   GPU:             none used\n");
     }
     printf("   disk space used: max %s\n",
-           gt_human_bytes(a, sizeof a, s->disk_space_used_max_gb * 1024 * 1024 * 1024));
-    printf("   network:         %s received, %s sent\n", gt_human_bytes(a, sizeof a, s->net_recv_bytes_sum),
-           gt_human_bytes(b, sizeof b, s->net_sent_bytes_sum));
+           human_bytes(a, sizeof a, s->disk_space_used_max_gb * 1024 * 1024 * 1024));
+    printf("   network:         %s received, %s sent\n", human_bytes(a, sizeof a, s->net_recv_bytes_sum),
+           human_bytes(b, sizeof b, s->net_sent_bytes_sum));
 }
 
 static void print_json(json_object *o)
@@ -393,7 +394,7 @@ int merge_command(int argc, char **argv)
         return 2;
     if (!a.out)
         return cli_fail("merge writes a snapshot: give its name with -o JOB.json.gz", 2);
-    if (gt_output_check(a.out) != GT_OK)
+    if (output_file_check(a.out) != GT_OK)
         return cli_fail(gt_last_error(), 2);
     gt_snapshot **snaps = load_all(&a, 1);
     if (!snaps)

@@ -15,6 +15,7 @@
 
 #include "gpu_tracker_internal.h"
 #include "suggest.h"
+#include "common/toolkit.h"
 
 /* A results or config file bigger than this is not one of ours. */
 #define MAX_DOCUMENT (64u << 20)
@@ -178,7 +179,7 @@ static int emit(const char *text, const char *path)
         }
         return 0;
     }
-    return gt_output_write(path, text, strlen(text)) == GT_OK ? 0 : fail_lib();
+    return output_file_write(path, text, strlen(text)) == GT_OK ? 0 : fail_lib();
 }
 
 static int by_name(const void *a, const void *b)
@@ -320,7 +321,7 @@ static void map_free(struct session_map *m)
 static int read_cconfig(const char *path, struct session_map *m, char **stat)
 {
     char *text = NULL;
-    if (gt_file_read(path, MAX_DOCUMENT, "config file", &text, NULL) != GT_OK) {
+    if (input_file_read(path, MAX_DOCUMENT, "config file", &text, NULL) != GT_OK) {
         fail_lib();
         return -1;
     }
@@ -416,7 +417,7 @@ static int compare(struct sub_options *o)
     size_t total = 0;
     for (int i = 0; i < m.n; i++) {
         size_t len = 0;
-        if (gt_file_read(m.files[i], MAX_DOCUMENT, "results file", &docs[i], &len) != GT_OK) {
+        if (input_file_read(m.files[i], MAX_DOCUMENT, "results file", &docs[i], &len) != GT_OK) {
             rc = fail_lib();
             goto out;
         }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_tracker_internal.h"
+#include "common/toolkit.h"
 
 /* A config is a handful of keys; anything bigger is not one. */
 #define MAX_CONFIG (1u << 20)
@@ -134,7 +135,7 @@ int tconfig_args(const char *path, char ***args, int *nargs, char *err, size_t e
     *args = NULL;
     *nargs = 0;
     char *text = NULL;
-    if (gt_file_read(path, MAX_CONFIG, "config file", &text, NULL) != GT_OK) {
+    if (input_file_read(path, MAX_CONFIG, "config file", &text, NULL) != GT_OK) {
         snprintf(err, errcap, "--tconfig: %s", gt_last_error());
         return -1;
     }

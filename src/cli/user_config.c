@@ -3,6 +3,7 @@
 #include "user_config.h"
 
 #include "gpu_tracker_internal.h"
+#include "common/toolkit.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -56,7 +57,7 @@ static int read_checked(const char *path, char **text, char *err, size_t errcap)
     if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
         return 1;
     size_t len = 0;
-    if (gt_file_read_private(path, MAX_USER_CONFIG, "config file", text, &len) != GT_OK) {
+    if (input_file_read_private(path, MAX_USER_CONFIG, "config file", text, &len) != GT_OK) {
         snprintf(err, errcap, "%s; fix it or pass --no-config", gt_last_error());
         return -1;
     }

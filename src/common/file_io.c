@@ -214,7 +214,7 @@ static gt_status resolve_at(struct walk *w, int from, const char *path, struct o
 
 /* ---- held outputs ---------------------------------------------------------- */
 
-/* gt_output_hold()'s registry: a path as given, and the directory and name
+/* output_file_hold()'s registry: a path as given, and the directory and name
  * it resolved to then. A handful at most (a run's -o, --snapshot and
  * --report): a list. */
 struct held_output {
@@ -714,7 +714,7 @@ gt_status output_open_stream(const char *path, int *fdp)
 
 /* ---- the public face ----------------------------------------------------- */
 
-gt_status gt_output_check(const char *path)
+gt_status output_file_check(const char *path)
 {
     gt_clear_error();
     if (!path)
@@ -727,7 +727,7 @@ gt_status gt_output_check(const char *path)
     return st;
 }
 
-gt_status gt_output_hold(const char *path)
+gt_status output_file_hold(const char *path)
 {
     gt_clear_error();
     if (!path)
@@ -750,7 +750,7 @@ gt_status gt_output_hold(const char *path)
         free(h);
         return st;
     }
-    gt_output_release(path);
+    output_file_release(path);
     pthread_mutex_lock(&held_lock);
     h->next = held_list;
     held_list = h;
@@ -758,7 +758,7 @@ gt_status gt_output_hold(const char *path)
     return GT_OK;
 }
 
-void gt_output_release(const char *path)
+void output_file_release(const char *path)
 {
     if (!path)
         return;
@@ -776,7 +776,7 @@ void gt_output_release(const char *path)
     pthread_mutex_unlock(&held_lock);
 }
 
-gt_status gt_output_open(const char *path, int *fd)
+gt_status output_file_open(const char *path, int *fd)
 {
     gt_clear_error();
     *fd = -1;
@@ -814,7 +814,7 @@ static int output_identity(const char *path, dev_t *dev, ino_t *ino, char **name
     return rc;
 }
 
-int gt_output_same(const char *a, const char *b)
+int output_file_same(const char *a, const char *b)
 {
     gt_clear_error();
     dev_t da, db;
@@ -1001,14 +1001,14 @@ gt_status read_private_file(const char *path, size_t max, const char *what, char
     return read_file_whole(path, max, what, 1, data, len);
 }
 
-gt_status gt_output_read(const char *path, size_t max, const char *what, char **data,
+gt_status output_file_read(const char *path, size_t max, const char *what, char **data,
                          size_t *len, int *replaced)
 {
     *data = NULL;
     *len = 0;
     *replaced = 0;
     if (!path)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_output_read: a path is needed");
+        return gt_fail(GT_ERR_INVALID_ARGUMENT, "output_file_read: a path is needed");
     struct output_target t;
     gt_status st = output_resolve(path, &t);
     if (st != GT_OK)

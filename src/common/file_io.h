@@ -37,8 +37,8 @@
  *    says where: nothing measured is lost.
  *  - Nothing is created or changed to check a path (a FIFO's reader would
  *    take an open for the end of the data).
- *  - gt_output_hold(path) resolves path once and keeps its directory open:
- *    until gt_output_release(path), every write to that path (by any of
+ *  - output_file_hold(path) resolves path once and keeps its directory open:
+ *    until output_file_release(path), every write to that path (by any of
  *    the library's writers) goes into that directory, whatever is done to
  *    the directories on the way meanwhile (a link or a directory planted
  *    during a run).
@@ -63,7 +63,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "gpu_tracker_internal.h" /* the gt_output_* and gt_file_read it defines */
+#include "common/toolkit.h" /* the output_file_* it defines (file_io.c) */
 
 /* Where an output goes, resolved under the rules above. */
 struct output_target {

@@ -8,6 +8,7 @@
 
 #include "gpu_tracker_tools.h"
 #include "common/pyfloat.h"
+#include "common/toolkit.h"
 
 json_object *json_new_pyfloat(double v)
 {
@@ -83,12 +84,12 @@ char *text_escape_untrusted(const char *s)
     return out;
 }
 
-char *gt_text_escape(const char *s)
+char *text_escape(const char *s)
 {
     return text_escape_untrusted(s);
 }
 
-const char *gt_text_escape_into(const char *s, char *out, size_t cap)
+const char *text_escape_into(const char *s, char *out, size_t cap)
 {
     char *safe = text_escape_untrusted(s);
     const char *from = safe ? safe : "?";

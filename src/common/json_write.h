@@ -29,7 +29,7 @@ json_object *json_new_text(const char *s);
 /* s, which came from outside (a file, a server), for a terminal: control
  * characters (C0, DEL, C1: escape sequences, a carriage return, a screen
  * clear among them) and bytes that are not UTF-8 as \xNN. malloc'd; NULL
- * when memory runs out. NULL s is "". (gt_text_escape() for programs.) */
+ * when memory runs out. NULL s is "". (text_escape() for programs.) */
 char *text_escape_untrusted(const char *s);
 
 /* s as valid UTF-8 into out (cap bytes; invalid sequences become U+FFFD,

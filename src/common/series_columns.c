@@ -6,6 +6,7 @@
  * read as 64-bit integers, never through a double), so that no later
  * arithmetic or conversion overflows. */
 #include "common/series_columns.h"
+#include "common/toolkit.h"
 
 #define MAX_TIMESTAMP 1e10       /* epoch seconds: year 2286 */
 #define MAX_PID 4194304.0        /* the kernel's largest pid_max */
@@ -83,9 +84,11 @@ const struct series_columns *series_columns(gt_series_kind kind)
     return kind == GT_SERIES_KIND_PROCESS ? &process : &system;
 }
 
-const char *gt_series_column_name(gt_series_kind kind, size_t i)
+const char *series_column_name(int kind, size_t i)
 {
-    const struct series_columns *c = series_columns(kind);
+    const struct series_columns *c =
+        series_columns(kind == GT_SERIES_KIND_PROCESS ? GT_SERIES_KIND_PROCESS
+                                                      : GT_SERIES_KIND_SYSTEM);
     return i < c->rt_ncolumns ? c->columns[i].name : NULL;
 }
 

@@ -186,7 +186,7 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
     int fd;
     if (!(f->path = strdup(path)))
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
-    if (gt_output_open(path, &fd) != GT_OK) {
+    if (output_file_open(path, &fd) != GT_OK) {
         free(f->path);
         f->path = NULL;
         /* "cannot write 'PATH': WHY" becomes "cannot write <what> 'PATH': WHY" */
@@ -206,7 +206,7 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
         f->fd = fd;
         return GT_OK;
     }
-    /* gt_output_open made the file under our rules; SQLite opens it,
+    /* output_file_open made the file under our rules; SQLite opens it,
      * refusing a link put there since, with its journal in memory. */
     close(fd);
     int rc = sqlite3_open_v2(path, &f->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);

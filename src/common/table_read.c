@@ -320,8 +320,8 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
             st = gt_fail(GT_ERR_PARSE, "%s '%s' has a %s '%s': a tracking or sub-tracking "
                          "file has only the plain tables 'data' and 'static_data', and nothing "
                          "else is read", what, path,
-                         gt_text_escape_into(type, shown_type, sizeof shown_type),
-                         gt_text_escape_into(name, shown_name, sizeof shown_name));
+                         text_escape_into(type, shown_type, sizeof shown_type),
+                         text_escape_into(name, shown_name, sizeof shown_name));
         else if (!sql || strncasecmp(sql, "CREATE TABLE", 12) != 0)
             st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' is not a plain table (a virtual "
                          "table runs code of its own as it is read)", what, path, name);

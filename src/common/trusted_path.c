@@ -1,6 +1,6 @@
 /* trusted_path.c - whether a privileged run may use what a variable of its
  * caller's environment names: a library to load, a tree to read instead of
- * /proc or /sys (gpu_tracker_internal.h, docs/untrusted-input.md). */
+ * /proc or /sys (common/toolkit.h, docs/untrusted-input.md). */
 #define _GNU_SOURCE
 #include "common/internal.h"
 
@@ -27,7 +27,7 @@ static int owner_ok(uid_t uid)
     return uid == 0 || uid == geteuid();
 }
 
-gt_status gt_library_trusted(const char *path, const char *what)
+gt_status path_library_trusted(const char *path, const char *what)
 {
     gt_clear_error();
     if (path[0] != '/')
@@ -80,7 +80,7 @@ struct tree_walk {
 
 static int tree_fail(struct tree_walk *w, const char *rel, const char *why)
 {
-    char *safe = gt_text_escape(rel);
+    char *safe = text_escape(rel);
     w->status = gt_fail(GT_ERR_IO, "%s '%s': '%s' %s: as root, only a tree that no one but "
                         "root can change is read", w->what, w->root, safe ? safe : "?", why);
     free(safe);
@@ -146,7 +146,7 @@ static int check_tree_dir(struct tree_walk *w, int dirfd, const char *rel, int d
     return rc;
 }
 
-gt_status gt_tree_trusted(const char *path, const char *what)
+gt_status path_tree_trusted(const char *path, const char *what)
 {
     gt_clear_error();
     if (path[0] != '/')
@@ -176,7 +176,7 @@ gt_status gt_tree_trusted(const char *path, const char *what)
     return rc == 0 ? GT_OK : w.status;
 }
 
-gt_status gt_dir_trusted(const char *path, const char *what)
+gt_status path_dir_trusted(const char *path, const char *what)
 {
     gt_clear_error();
     if (path[0] != '/')

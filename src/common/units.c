@@ -177,3 +177,13 @@ int units_parse_duration(const char *text, double *seconds, char *err, size_t er
     *seconds = total;
     return 0;
 }
+
+int units_parse_decimal(const char *text, double *out)
+{
+    char *end;
+    double v = text ? units_strtod_decimal(text, &end) : 0;
+    if (!text || end == text || *end)
+        return -1;
+    *out = v;
+    return 0;
+}

@@ -16,6 +16,10 @@ double units_time_divisor(const char *name);
  * (*end == s then, as strtod says for no number). */
 double units_strtod_decimal(const char *s, char **end);
 
+/* A number as a person types it (units_strtod_decimal's), the whole of
+ * text: 0 and *out, or -1 (text NULL, empty, or more than a number). */
+int units_parse_decimal(const char *text, double *out);
+
 /* A size as a person writes it ("500MB", "1.5 GiB", "2e9 bytes"): a
  * number and a unit, decimal (B, kB/KB, MB, GB, TB and the names above) or
  * binary (KiB, MiB, GiB, TiB; K, M, G, T as Slurm and Snakemake mean them).

@@ -38,6 +38,7 @@
 #include "gpu_tracker.h"
 #include "gpu_tracker_tools.h"
 #include "task_output.h"
+#include "common/toolkit.h"
 
 SPANK_PLUGIN(gputracker, 1)
 
@@ -105,7 +106,7 @@ static double own_cpu_seconds(void)
  * the log is forged from inside a job. */
 static void log_reason(uint32_t job, uint32_t rank, const char *what, const char *reason)
 {
-    char *safe = gt_text_escape(reason);
+    char *safe = text_escape(reason);
     if (job)
         slurm_info(LOG_PREFIX "job %u task %u: %s%s", job, rank, what, safe ? safe : "?");
     else
@@ -117,7 +118,7 @@ static void log_reason(uint32_t job, uint32_t rank, const char *what, const char
 static void log_warning(const char *message, void *data)
 {
     (void)data;
-    char *safe = gt_text_escape(message);
+    char *safe = text_escape(message);
     slurm_info(LOG_PREFIX "%s", safe ? safe : "(a warning; out of memory to show it)");
     free(safe);
 }

@@ -18,6 +18,7 @@
 #include "common/table_file.h"
 #include "gpu_tracker_internal.h"
 #include "common/units.h"
+#include "common/toolkit.h"
 
 /* The size of the 1.0 struct: a smaller struct_size is not one
  * gt_options_init_size() of a 1.x header wrote. */
@@ -59,7 +60,7 @@ static int push_url_check(const char *url, char *why, size_t cap)
             bad = c;
     if (!rest || !*rest || *rest == '/' || bad || strlen(url) > 1024) {
         char shown[160];
-        gt_text_escape_into(url, shown, sizeof shown);
+        text_escape_into(url, shown, sizeof shown);
         snprintf(why, cap, "invalid Pushgateway URL '%s': give http://HOST:PORT or "
                  "https://HOST:PORT (a path prefix may follow; no query, fragment or space)",
                  shown);
@@ -366,34 +367,4 @@ void options_copy_free(struct options_copy *c)
     for (int i = 0; i < c->nowned; i++)
         free(c->owned[i]);
     c->nowned = 0;
-}
-
-int gt_parse_size(const char *text, double *bytes, char *err, size_t errcap)
-{
-    return units_parse_size(text, bytes, err, errcap);
-}
-
-int gt_parse_duration(const char *text, double *seconds, char *err, size_t errcap)
-{
-    return units_parse_duration(text, seconds, err, errcap);
-}
-
-int gt_parse_decimal(const char *text, double *out)
-{
-    char *end;
-    double v = text ? units_strtod_decimal(text, &end) : 0;
-    if (!text || end == text || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-double gt_ram_unit_bytes(const char *unit)
-{
-    return units_ram_divisor(unit);
-}
-
-double gt_time_unit_seconds(const char *unit)
-{
-    return units_time_divisor(unit);
 }

@@ -14,6 +14,7 @@
 
 #include "common/json_write.h"
 #include "common/pyfloat.h"
+#include "common/toolkit.h"
 
 /* value as a label value: valid UTF-8 with '\\', '"' and newlines escaped,
  * appended to out (cap bytes, always terminated). */
@@ -27,7 +28,7 @@ static void append_label(char *out, size_t cap, const char *name, const char *va
      * the Pushgateway's or our /metrics. */
     char valid[512], clean[2048];
     utf8_sanitize(value, valid, sizeof valid);
-    gt_text_escape_into(valid, clean, sizeof clean);
+    text_escape_into(valid, clean, sizeof clean);
     size_t n = strlen(out);
     int wrote = snprintf(out + n, cap - n, "%s%s=\"", n ? "," : "", name);
     if (wrote < 0 || (size_t)wrote >= cap - n) {

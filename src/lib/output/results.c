@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/internal.h"
 #include "common/json_write.h"
+#include "common/toolkit.h"
 
 int results_list_gpus(struct run_results *res, const struct gpu *g)
 {
@@ -228,7 +229,7 @@ int gpu_idle_text(const gt_gpu_idle *g, struct buf *b)
         char held[32];
         if (d->idle)
             buf_printf(b, "   GPU %d: %s held, idle (under %.0f%%) %.0f%% of the time it was "
-                       "held\n", d->index, gt_human_bytes(held, sizeof held, d->held_bytes),
+                       "held\n", d->index, human_bytes(held, sizeof held, d->held_bytes),
                        g->threshold_percent, d->idle_percent);
     }
     advice_line(b, advice);

@@ -1,5 +1,6 @@
 /* limits/limits.c - see limits.h. */
 #include "limits/limits.h"
+#include "common/toolkit.h"
 
 #include <math.h>
 #include <signal.h>
@@ -99,12 +100,12 @@ double limits_deadline(const struct limit_state *s, double start)
     return at;
 }
 
-/* value in a unit a person reads: KiB/MiB/GiB for bytes (gt_human_bytes),
+/* value in a unit a person reads: KiB/MiB/GiB for bytes (human_bytes),
  * s/min/h for seconds. */
 static void readable(int i, double v, char *out, size_t cap)
 {
     if (i == GT_LIMIT_RAM || i == GT_LIMIT_GPU_RAM) {
-        gt_human_bytes(out, cap, v);
+        human_bytes(out, cap, v);
     } else if (v >= 3600) {
         snprintf(out, cap, "%.3g h", v / 3600);
     } else if (v >= 120) {

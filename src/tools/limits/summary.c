@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/internal.h"
 #include "common/json_write.h"
+#include "common/toolkit.h"
 
 static const char *const limit_keys[GT_LIMIT_COUNT] = {"max_ram", "max_gpu_ram", "max_time",
                                                        "max_cpu_time"};
@@ -61,8 +62,8 @@ static void limits_text(const gt_limits *l, struct buf *b)
         /* sizes as -f human writes them (KiB, MiB, GiB), times in seconds */
         char limit[32], peak[32];
         if (i < GT_LIMIT_TIME) {
-            gt_human_bytes(limit, sizeof limit, x->limit);
-            gt_human_bytes(peak, sizeof peak, x->peak);
+            human_bytes(limit, sizeof limit, x->limit);
+            human_bytes(peak, sizeof peak, x->peak);
         } else {
             snprintf(limit, sizeof limit, "%.6g s", x->limit);
             snprintf(peak, sizeof peak, "%.6g s", x->peak);

@@ -317,11 +317,11 @@ static void blocks_table(struct buf *b, const gt_snapshot *s, const struct subtr
                   s->duration > 0 ? 100.0 * br->total / s->duration : 0.0, br->rows);
         if (br->rows) {
             buf_printf(b, "<td>%.2f</td><td>", br->cpu_sum / (double)br->rows);
-            gt_human_bytes(v, sizeof v, br->mem_max * 1048576.0);
+            human_bytes(v, sizeof v, br->mem_max * 1048576.0);
             report_text(b, v);
             buf_puts(b, "</td>");
             if (s->server.gpu_count > 0) {
-                gt_human_bytes(v, sizeof v, br->vram_max * 1048576.0);
+                human_bytes(v, sizeof v, br->vram_max * 1048576.0);
                 buf_puts(b, "<td>");
                 report_text(b, v);
                 buf_puts(b, "</td>");
@@ -413,8 +413,8 @@ static void job_section(struct buf *b, const gt_snapshot *s)
         else
             buf_puts(b, "?");
         char pss[32], rss[32];
-        gt_human_bytes(pss, sizeof pss, x->stats.memory_max * 1024);
-        gt_human_bytes(rss, sizeof rss, x->peak_rss_mib * 1048576.0);
+        human_bytes(pss, sizeof pss, x->stats.memory_max * 1024);
+        human_bytes(rss, sizeof rss, x->peak_rss_mib * 1048576.0);
         buf_printf(b, "</td><td>%.2f / %.2f</td><td>%s / %s</td>", x->stats.cpu_usage_mean,
                   x->stats.cpu_usage_max, pss, rss);
         if (gpus)
@@ -457,8 +457,8 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
     if (g->accounting_available) {
         snprintf(v, sizeof v, "%d process%s", g->accounting_processes,
                  g->accounting_processes == 1 ? "" : "es");
-        gt_human_bytes(m, sizeof m, g->accounting_main_peak);
-        gt_human_bytes(d, sizeof d, g->accounting_descendants_peak);
+        human_bytes(m, sizeof m, g->accounting_main_peak);
+        human_bytes(d, sizeof d, g->accounting_descendants_peak);
         snprintf(sub, sizeof sub, "the driver's per-process GPU memory high-water marks: main "
                  "%s, largest descendant %s; %d ended between samples and were seen only "
                  "there%s; the GPU peaks are never below them", m, d, g->accounting_unseen,
@@ -503,10 +503,10 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
     }
     if (g->job_energy_available) {
         char all[32];
-        gt_human_energy(v, sizeof v, g->job_energy_joules);
+        human_energy(v, sizeof v, g->job_energy_joules);
         snprintf(sub, sizeof sub, "the job's share %.0f%% of the selected GPUs' %s, by SM "
                  "utilization: an estimate", 100 * g->job_energy_share,
-                 gt_human_energy(all, sizeof all, s->usage.gpu_details.energy_joules));
+                 human_energy(all, sizeof all, s->usage.gpu_details.energy_joules));
         report_card(b, "", "GPU energy (job)", v, sub);
     }
     buf_puts(b, "</div>\n");
@@ -644,8 +644,8 @@ static void summary_section(struct buf *b, const gt_snapshot *s, const struct re
         snprintf(v, sizeof v, "%.2f cores", f->st.cpu_usage_mean);
         snprintf(sub, sizeof sub, "mean; max %.2f", f->st.cpu_usage_max);
         report_card(b, "", "CPU", v, sub);
-        gt_human_bytes(v, sizeof v, f->st.memory_max * 1024);
-        gt_human_bytes(t0, sizeof t0, f->st.memory_mean * 1024);
+        human_bytes(v, sizeof v, f->st.memory_max * 1024);
+        human_bytes(t0, sizeof t0, f->st.memory_mean * 1024);
         snprintf(sub, sizeof sub, "peak PSS of the rows (shared pages split among their "
                  "users); mean %s", t0);
         report_card(b, "", "Memory (PSS)", v, sub);
@@ -653,14 +653,14 @@ static void summary_section(struct buf *b, const gt_snapshot *s, const struct re
             snprintf(v, sizeof v, "%.2f GPUs", f->st.gpu_usage_mean);
             snprintf(sub, sizeof sub, "mean; max %.2f", f->st.gpu_usage_max);
             report_card(b, "", "GPU", v, sub);
-            gt_human_bytes(v, sizeof v, f->st.gpu_vram_max * 1048576.0);
+            human_bytes(v, sizeof v, f->st.gpu_vram_max * 1048576.0);
             report_card(b, "", "GPU memory", v, "peak of the rows, tracked processes");
         } else {
             report_card(b, "", "GPU", "none", "no GPU was found on this machine");
         }
     }
     if (!s->no_summary) { /* a resource_tracker snapshot has no summary */
-        gt_human_bytes(v, sizeof v, u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit));
+        human_bytes(v, sizeof v, u->max_ram.combined.total_rss * unit_bytes(u->max_ram.unit));
         report_card(b, "", "Peak RSS", v,
              "highest RSS of the tree (shared pages once), between rows too: never below the "
              "kernel's high-water marks; size memory requests on this");
@@ -669,17 +669,17 @@ static void summary_section(struct buf *b, const gt_snapshot *s, const struct re
     if (s->cpu_energy.struct_size && s->cpu_energy.available) {
         const gt_cpu_energy *e = &s->cpu_energy;
         char share[32];
-        gt_human_energy(v, sizeof v, e->package_joules);
+        human_energy(v, sizeof v, e->package_joules);
         snprintf(sub, sizeof sub, "the whole machine's %d CPU package%s (RAPL)%s; the job's share "
                  "by CPU time %.0f%%: ~%s, an estimate", e->packages,
                  e->packages == 1 ? "" : "s", e->dram_available ? ", DRAM apart" : "",
                  100 * e->job_share,
-                 gt_human_energy(share, sizeof share, e->job_share * e->package_joules));
+                 human_energy(share, sizeof share, e->job_share * e->package_joules));
         report_card(b, "", "CPU energy", v, sub);
     }
     if (f->have_stats) {
-        gt_human_bytes(v, sizeof v, f->st.net_recv_bytes_sum);
-        gt_human_bytes(t0, sizeof t0, f->st.net_sent_bytes_sum);
+        human_bytes(v, sizeof v, f->st.net_recv_bytes_sum);
+        human_bytes(t0, sizeof t0, f->st.net_sent_bytes_sum);
         snprintf(sub, sizeof sub, "received; sent %s", t0);
         report_card(b, "", "Network", v, sub);
         snprintf(v, sizeof v, "%d vCPU, %d MiB", f->rec.cpu, f->rec.memory_mib);
@@ -771,9 +771,9 @@ static void statistics_section(struct buf *b, const gt_snapshot *s, const struct
         report_row(b, "disk space used on the machine (max; every local filesystem, not the job's "
                 "own: docs/series.md, \"Filesystems\")", v);
     }
-    gt_human_bytes(v, sizeof v, f->st.net_recv_bytes_sum);
+    human_bytes(v, sizeof v, f->st.net_recv_bytes_sum);
     report_row(b, "network received", v);
-    gt_human_bytes(v, sizeof v, f->st.net_sent_bytes_sum);
+    human_bytes(v, sizeof v, f->st.net_sent_bytes_sum);
     report_row(b, "network sent", v);
     if (h)
         snprintf(v, sizeof v, "%.3f s (history: %.3f s mean)", f->st.duration, hs->duration);

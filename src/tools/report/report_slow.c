@@ -10,6 +10,7 @@
 #include "report/report_slow.h"
 #include "stats/stats.h"
 #include "common/buf.h"
+#include "common/toolkit.h"
 
 /* A share of the run above which something that held the job back is
  * named as a reason it was slow (10 % of the run waiting, throttled, ...). */
@@ -66,8 +67,8 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
         slow_reason(&list, "Out of memory", t);
     } else if (c->available && c->memory_available && c->memory_limit > 0 &&
                c->memory_peak >= 0.9 * c->memory_limit) {
-        gt_human_bytes(x, sizeof x, c->memory_peak);
-        gt_human_bytes(y, sizeof y, c->memory_limit);
+        human_bytes(x, sizeof x, c->memory_peak);
+        human_bytes(y, sizeof y, c->memory_limit);
         snprintf(t, sizeof t, "the group peaked at %s, %.0f%% of its limit %s: the kernel "
                  "reclaims memory near it", x, 100 * c->memory_peak / c->memory_limit, y);
         slow_reason(&list, "Memory at its limit", t);
@@ -141,15 +142,15 @@ void report_slow_section(struct buf *b, const gt_snapshot *s, const char *starve
     }
     buf_puts(b, "<div class=\"cards\">\n");
     if (c->memory_available) {
-        gt_human_bytes(v, sizeof v, c->memory_peak);
+        human_bytes(v, sizeof v, c->memory_peak);
         int near = c->memory_limit > 0 && c->memory_peak >= 0.9 * c->memory_limit;
         char lim[32] = "";
         if (c->memory_limit > 0)
-            gt_human_bytes(lim, sizeof lim, c->memory_limit);
+            human_bytes(lim, sizeof lim, c->memory_limit);
         char cache[128] = "";
         if (gt_cgroup_reclaimable(c) > 0) {
             char rb[32];
-            gt_human_bytes(rb, sizeof rb, gt_cgroup_reclaimable(c));
+            human_bytes(rb, sizeof rb, gt_cgroup_reclaimable(c));
             snprintf(cache, sizeof cache, "; %s of it page cache the kernel could reclaim", rb);
         }
         snprintf(sub, sizeof sub, "%s of the group (page cache included)%s%s%s%s",

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "common/toolkit.h"
 
 static void cell_bytes(struct buf *b, double v)
 {
@@ -14,7 +15,7 @@ static void cell_bytes(struct buf *b, double v)
         buf_puts(b, "<td>&ndash;</td>");
         return;
     }
-    gt_human_bytes(t, sizeof t, v);
+    human_bytes(t, sizeof t, v);
     buf_printf(b, "<td>%s</td>", t);
 }
 
@@ -25,7 +26,7 @@ void report_peak_figure(struct buf *b, const gt_snapshot *s, int kind)
         return;
     int memory = kind == GT_PEAK_MEMORY;
     char total[32], when[32];
-    gt_human_bytes(total, sizeof total, p->total_bytes);
+    human_bytes(total, sizeof total, p->total_bytes);
     snprintf(when, sizeof when, "%.1f s", p->at_seconds);
     buf_printf(b, "<figure class=\"chart peak\" id=\"%s\"><figcaption>Who held the %s peak: "
                "%s, %s into the run</figcaption>\n<table class=\"peak\"><tr><th>process</th>"
@@ -40,7 +41,7 @@ void report_peak_figure(struct buf *b, const gt_snapshot *s, int kind)
             [GT_RSS_PEAK_DESCENDANT] = "a descendant's",
             [GT_RSS_PEAK_EITHER] = "the main process's or a child's (not told apart)"};
         char peak[32];
-        gt_human_bytes(peak, sizeof peak, p->unseen_bytes);
+        human_bytes(peak, sizeof peak, p->unseen_bytes);
         buf_printf(b, "<tr><td colspan=\"6\" class=\"unseen\">The job's peak, %s, was %s, "
                    "between two samples (the kernel's record of it); the rows below are the "
                    "largest sample's.</td></tr>\n", peak, whose[p->unseen_holder]);
@@ -95,7 +96,7 @@ void report_idle_note(struct buf *b, const gt_snapshot *s)
         if (!d->idle)
             continue;
         char held[32];
-        gt_human_bytes(held, sizeof held, d->held_bytes);
+        human_bytes(held, sizeof held, d->held_bytes);
         buf_printf(b, "GPU %d: %s held, idle %.0f %% of the time it was held. ", d->index, held,
                    d->idle_percent);
     }

@@ -36,48 +36,6 @@ static gt_status write_text_atomically(const char *path, char *text, int add_new
     return st;
 }
 
-gt_status gt_output_write(const char *path, const void *data, size_t len)
-{
-    if (!path || (!data && len))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_output_write: a path and data are needed");
-    return write_file_atomic(path, data, len);
-}
-
-/* gt_file_read() and gt_file_read_private(): reader under the name fn. */
-static gt_status read_for(const char *fn,
-                          gt_status (*reader)(const char *, size_t, const char *, char **, size_t *),
-                          const char *path, size_t max, const char *what, char **data, size_t *len)
-{
-    if (!path || !data)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: a path and data are needed", fn);
-    size_t n = 0;
-    gt_status st = reader(path, max, what ? what : "file", data, &n);
-    if (len)
-        *len = n;
-    return st;
-}
-
-gt_status gt_file_read(const char *path, size_t max, const char *what, char **data, size_t *len)
-{
-    return read_for("gt_file_read", read_regular_file, path, max, what, data, len);
-}
-
-gt_status gt_file_read_private(const char *path, size_t max, const char *what, char **data,
-                               size_t *len)
-{
-    return read_for("gt_file_read_private", read_private_file, path, max, what, data, len);
-}
-
-gt_status gt_file_open(const char *path, const char *what, int *fd)
-{
-    if (!path || !fd)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_file_open: a path and fd are needed");
-    struct stat st;
-    gt_status status;
-    *fd = input_open(path, what, 0, &st, &status);
-    return status;
-}
-
 gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
 {
     gt_clear_error();

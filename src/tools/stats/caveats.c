@@ -13,6 +13,7 @@
 
 #include "gpu_tracker_tools.h"
 #include "common/units.h"
+#include "common/toolkit.h"
 
 /* A part of the peak no process can be given counts from this much: a
  * shell that ran a few commands before its exec (1-4 MiB each) is no
@@ -44,7 +45,7 @@ int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg
     int n = 0;
     char line[1024];
     if (m->unseen_children_pid > 0) {
-        char *name = gt_text_escape(m->unseen_children_command);
+        char *name = text_escape(m->unseen_children_command);
         int group = cg && cg->struct_size && cg->available && cg->memory_available;
         char exact[256];
         if (group && cg->cpu_available)

@@ -1,10 +1,11 @@
-/* common/readable.c - figures in the units people read at a glance: sizes in
+/* common/human_units.c - figures in the units people read at a glance: sizes in
  * binary units chosen by size, durations as a clock, energy in J/kJ/MJ and
  * Wh. One convention for every people-facing output (-f human, the status
  * line, limits, compare, stats, the GPU-idle text, the report): sizes are
  * powers of 1024 and say so (KiB, MiB, GiB), as free(1) -h and htop do. In
  * the toolkit so that the library's own texts use it as the tools do. */
 #include "common/internal.h"
+#include "common/toolkit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ static void three_figures(char *buf, size_t cap, double v, const char *unit)
         snprintf(buf, cap, "%.0f %s", v, unit);
 }
 
-char *gt_human_bytes(char *buf, size_t cap, double bytes)
+char *human_bytes(char *buf, size_t cap, double bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     if (!isfinite(bytes) || bytes < 0) {
@@ -43,7 +44,7 @@ char *gt_human_bytes(char *buf, size_t cap, double bytes)
     return buf;
 }
 
-char *gt_human_clock(char *buf, size_t cap, double seconds)
+char *human_clock(char *buf, size_t cap, double seconds)
 {
     if (!isfinite(seconds) || seconds < 0) {
         snprintf(buf, cap, "-");
@@ -57,7 +58,7 @@ char *gt_human_clock(char *buf, size_t cap, double seconds)
     return buf;
 }
 
-char *gt_human_duration(char *buf, size_t cap, double seconds)
+char *human_duration(char *buf, size_t cap, double seconds)
 {
     if (!isfinite(seconds) || seconds < 0) {
         snprintf(buf, cap, "-");
@@ -68,7 +69,7 @@ char *gt_human_duration(char *buf, size_t cap, double seconds)
     else if (seconds < 60)
         snprintf(buf, cap, "%.1f s", seconds);
     else
-        gt_human_clock(buf, cap, seconds);
+        human_clock(buf, cap, seconds);
     return buf;
 }
 
@@ -94,13 +95,13 @@ static char *scaled(char *buf, size_t cap, double v, const char *const *units, s
     return buf;
 }
 
-char *gt_human_energy(char *buf, size_t cap, double joules)
+char *human_energy(char *buf, size_t cap, double joules)
 {
     static const char *const units[] = {"J", "kJ", "MJ", "GJ", "TJ"};
     return scaled(buf, cap, joules, units, sizeof units / sizeof units[0]);
 }
 
-char *gt_human_watt_hours(char *buf, size_t cap, double joules)
+char *human_watt_hours(char *buf, size_t cap, double joules)
 {
     static const char *const units[] = {"Wh", "kWh", "MWh", "GWh"};
     return scaled(buf, cap, joules / 3600.0, units, sizeof units / sizeof units[0]);
