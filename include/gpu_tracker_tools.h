@@ -293,7 +293,7 @@ typedef struct gt_cpu_energy {
  * and joules whatever the options' units; a part with available 0 is zeros
  * and says why in its reason. The struct grows at its end: set
  * struct_size to sizeof(gt_gpu_run). */
-#define GT_GPU_THROTTLE_REASONS 9 /* names: gt_gpu_throttle_name() */
+#define GT_GPU_THROTTLE_REASONS 9 /* names: gpu_throttle_name() */
 /* One GPU's throttle reasons over the run (gt_gpu_run.devices). */
 typedef struct gt_gpu_throttle_device {
     int read;                  /* 0: never read over a whole interval */
@@ -317,7 +317,7 @@ typedef struct gt_gpu_run {
     double accounting_descendants_peak; /* bytes, the largest descendant's */
     double accounting_gpu_seconds;      /* the job's processes' time on GPUs */
     /* Why the selected GPUs' clocks were lowered: the share of the tracked
-     * time each reason held on any of them (index: gt_gpu_throttle_name),
+     * time each reason held on any of them (index: gpu_throttle_name),
      * and per GPU (its index in gpu_details). */
     int throttle_available;
     char throttle_reason[GT_REASON_LEN];
@@ -363,10 +363,6 @@ typedef struct gt_gpu_run {
     char mig_utilization_reason[GT_REASON_LEN];
 } gt_gpu_run;
 
-/* The name of throttle reason i (0 <= i < GT_GPU_THROTTLE_REASONS), as the
- * JSON has it ("sw_power_cap", "hw_thermal", ...); NULL when out of range.
- * */
-GT_INTERNAL const char *gt_gpu_throttle_name(int i);
 
 /* ---- Writers and readers of results ------------------------------------ */
 
@@ -1528,15 +1524,7 @@ GT_INTERNAL int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgro
                                        void (*each)(const char *sentence, void *arg),
                                        void *arg);
 
-/* What to ask for next time about GPUs (analysis/gpu_advice.c): 1 with a
- * sentence in out when the run held GPUs idle or was given GPUs it never
- * used ("... : ask for 1"); 0 (out "") when not, or not recorded. */
-GT_INTERNAL int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap);
 
-/* What the GPUs waited for, as advice for the command: the verdict's bits
- * (GT_GPU_WAIT_*) and a sentence in out, 0 and "" when none (gt_gpu_wait).
- * out holds the job's text (a command's name): print it escaped. */
-GT_INTERNAL int gt_gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

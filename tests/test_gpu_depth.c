@@ -301,8 +301,8 @@ static void test_health(void)
     CHECK(g.ngpus == 2 && g.devices && g.devices[0].read && g.devices[1].read);
     CHECK(g.devices[1].share[GPU_THROTTLE_SW_POWER_CAP] == 0.0);
     CHECK(g.devices[1].share[GPU_THROTTLE_HW_THERMAL] == 1.0);
-    CHECK_STR(gt_gpu_throttle_name(GPU_THROTTLE_SW_POWER_CAP), "sw_power_cap");
-    CHECK(gt_gpu_throttle_name(GT_GPU_THROTTLE_REASONS) == NULL);
+    CHECK_STR(gpu_throttle_name(GPU_THROTTLE_SW_POWER_CAP), "sw_power_cap");
+    CHECK(gpu_throttle_name(GT_GPU_THROTTLE_REASONS) == NULL);
     CHECK_MSG(g.ecc_available, "%s", g.ecc_reason);
     CHECK(g.ecc_corrected == 3.0 && g.ecc_uncorrected == 1.0);
     CHECK_MSG(g.xid_available, "%s", g.xid_reason);

@@ -152,7 +152,7 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g,
                 fputs(", ", f);
             else
                 fprintf(f, LABEL, "GPU slowed");
-            fprintf(f, "%s %.0f%%", gt_gpu_throttle_name(i), 100 * g->throttle_share[i]);
+            fprintf(f, "%s %.0f%%", gpu_throttle_name(i), 100 * g->throttle_share[i]);
             any = 1;
         }
         if (any)
@@ -430,7 +430,7 @@ char *human_summary(const gt_resource_usage *u, const gt_totals *totals,
                         d->idle_percent);
         }
         char waited[800];
-        if (x->gpu_idle && gt_gpu_wait_advice(&x->gpu_idle->wait, waited, sizeof waited)) {
+        if (x->gpu_idle && gpu_wait_advice(&x->gpu_idle->wait, waited, sizeof waited)) {
             /* The workers' command is the job's text: escaped. */
             fprintf(f, LABEL, "GPU waited");
             print_name(f, waited);

@@ -431,7 +431,7 @@ static void next_request(const gt_job_summary *j, char *out, size_t cap)
 static int task_gpu_waited(const gt_snapshot *run, char *out, size_t cap)
 {
     out[0] = '\0';
-    return run->gpu_idle.struct_size && gt_gpu_wait_advice(&run->gpu_idle.wait, out, cap);
+    return run->gpu_idle.struct_size && gpu_wait_advice(&run->gpu_idle.wait, out, cap);
 }
 
 /* Who held the memory peak of a task: its largest processes then. */

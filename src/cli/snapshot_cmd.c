@@ -528,11 +528,11 @@ int recommend_command(int argc, char **argv)
     json_object *advice = json_object_new_array();
     for (int i = 0; advice && i < a.nfiles; i++) {
         char why[640];
-        if (gt_gpu_advice(&snaps[i]->gpu_idle, why, sizeof why))
+        if (gpu_advice(&snaps[i]->gpu_idle, why, sizeof why))
             json_object_array_add(advice, json_object_new_string(why));
         char waited[800];
         if (snaps[i]->gpu_idle.struct_size &&
-            gt_gpu_wait_advice(&snaps[i]->gpu_idle.wait, waited, sizeof waited))
+            gpu_wait_advice(&snaps[i]->gpu_idle.wait, waited, sizeof waited))
             json_object_array_add(advice, json_object_new_string(waited));
     }
     size_t nadvice = advice ? json_object_array_length(advice) : 0;

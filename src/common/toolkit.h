@@ -14,7 +14,8 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
-#include "common/units.h" /* sizes, durations and numbers people type */
+#include "common/gpu_advice.h" /* what the GPUs say to ask for, the throttle names */
+#include "common/units.h"      /* sizes, durations and numbers people type */
 
 /* ---- Figures for people (src/common/readable.c) ------------------------------ */
 

@@ -10,7 +10,7 @@
 #include "output/cgroup_json.h"
 #include "output/run_parts_json.h"
 #include "output/usage_json.h"
-#include "analysis/analysis.h"
+#include "common/gpu_advice.h"
 #include "common/buf.h"
 #include "common/internal.h"
 #include "common/json_write.h"

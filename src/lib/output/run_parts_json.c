@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/json_write.h"
+#include "common/gpu_advice.h"
 
 /* {"available": b, "reason": ...} with the reason only when not available. */
 static json_object *part_object(int available, const char *reason)
@@ -21,7 +22,7 @@ static json_object *shares_object(const double *share)
 {
     json_object *o = json_object_new_object();
     for (int b = 0; b < GT_GPU_THROTTLE_REASONS; b++)
-        json_object_object_add(o, gt_gpu_throttle_name(b), json_new_pyfloat(share[b]));
+        json_object_object_add(o, gpu_throttle_name(b), json_new_pyfloat(share[b]));
     return o;
 }
 
@@ -111,7 +112,7 @@ static void read_shares(struct json_reader *r, json_object *o, const char *path,
     char sub[160];
     snprintf(sub, sizeof sub, "%s.share", path);
     for (int b = 0; sh && b < GT_GPU_THROTTLE_REASONS; b++)
-        share[b] = json_read_number(r, sh, gt_gpu_throttle_name(b), sub, 0, 1);
+        share[b] = json_read_number(r, sh, gpu_throttle_name(b), sub, 0, 1);
 }
 
 void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, gt_gpu_run *g)

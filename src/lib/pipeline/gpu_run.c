@@ -8,17 +8,7 @@
 #include <string.h>
 
 
-static const char *const throttle_names[GT_GPU_THROTTLE_REASONS] = {
-    "gpu_idle",   "applications_clocks", "sw_power_cap",   "hw_slowdown",    "sync_boost",
-    "sw_thermal", "hw_thermal",          "hw_power_brake", "display_clocks",
-};
-
 _Static_assert(GT_GPU_THROTTLE_REASONS == GPU_THROTTLE_N, "one name per throttle reason");
-
-const char *gt_gpu_throttle_name(int i)
-{
-    return i >= 0 && i < GT_GPU_THROTTLE_REASONS ? throttle_names[i] : NULL;
-}
 
 void gpu_run_acc_init(struct gpu_run_acc *a)
 {

@@ -1,7 +1,8 @@
 /* backup_identity.h - who writes a backup file: the "backup" object a
  * backup carries beside its summary (tracker_pid, tracker_start, pid, host,
- * command, start_time, updated), its writing and its reading
- * (gt_backup_read_info). docs/api.md, "The backup file". */
+ * command, start_time, updated), as written (the tools' reader is
+ * src/tools/snapshot/backup_info.c, gt_backup_read_info). docs/api.md,
+ * "The backup file". */
 #ifndef GT_BACKUP_IDENTITY_H
 #define GT_BACKUP_IDENTITY_H
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "common/gpu_advice.h"
 #include "report/report.h"
 #include "report/report_chart.h"
 #include "report/report_html.h"
@@ -481,7 +481,7 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
         } else {
             snprintf(v, sizeof v, "%.0f%%", 100 * g->throttle_share[worst]);
             snprintf(sub, sizeof sub, "of the run the clocks were lowered by %s (the most "
-                     "frequent reason)", gt_gpu_throttle_name(worst));
+                     "frequent reason)", gpu_throttle_name(worst));
             report_card(b, g->throttle_share[worst] > 0.1 ? "warn" : "", "GPU slowed", v, sub);
         }
     } else {

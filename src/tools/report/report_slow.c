@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 
-#include "analysis/analysis.h"
+#include "common/gpu_advice.h"
 #include "report/report_html.h"
 #include "report/report_slow.h"
 #include "stats/stats.h"
@@ -78,7 +78,7 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
     for (int i = 1; gpu && i < GT_GPU_THROTTLE_REASONS; i++) /* idle is not a slowdown */
         if (g->throttle_share[i] > SLOW_SHARE) {
             snprintf(t, sizeof t, "the clocks were lowered by %s %.0f%% of the run",
-                     gt_gpu_throttle_name(i), 100 * g->throttle_share[i]);
+                     gpu_throttle_name(i), 100 * g->throttle_share[i]);
             slow_reason(&list, "GPU slowed", t);
         }
     char waited[800];

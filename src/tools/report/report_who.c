@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "common/gpu_advice.h"
 #include "common/toolkit.h"
 
 static void cell_bytes(struct buf *b, double v)

@@ -1,6 +1,6 @@
 /* gpu_advice.c - what to ask for next time about GPUs, from the GPUs a run
  * held but left idle and a request it never used (gt_gpu_idle). */
-#include "analysis/analysis.h"
+#include "common/gpu_advice.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -39,12 +39,6 @@ int gpu_advice(const gt_gpu_idle *g, char *out, size_t cap)
     return 1;
 }
 
-/* The command's way to it (gpu_tracker_tools.h). */
-int gt_gpu_advice(const gt_gpu_idle *g, char *out, size_t cap)
-{
-    return gpu_advice(g, out, cap);
-}
-
 int gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap)
 {
     out[0] = '\0';
@@ -67,7 +61,12 @@ int gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap)
     return w->verdict;
 }
 
-int gt_gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap)
+static const char *const throttle_names[GT_GPU_THROTTLE_REASONS] = {
+    "gpu_idle",   "applications_clocks", "sw_power_cap",   "hw_slowdown",    "sync_boost",
+    "sw_thermal", "hw_thermal",          "hw_power_brake", "display_clocks",
+};
+
+const char *gpu_throttle_name(int i)
 {
-    return gpu_wait_advice(w, out, cap);
+    return i >= 0 && i < GT_GPU_THROTTLE_REASONS ? throttle_names[i] : NULL;
 }
