@@ -55,8 +55,8 @@ static void summary_of(gt_resource_usage *u, double peak_mib)
  * at each. The CPU seconds it cost; *writes the writes made. */
 static double run_looks(const char *path, int looks, double growth, int *writes)
 {
-    struct warner w;
-    warner_init(&w, NULL, NULL, 1);
+    struct warn_channel w;
+    warn_channel_init(&w, NULL, NULL, 1);
     struct backup_sink b;
     if (backup_sink_init(&b, path, 1.0, 5.0, &w) != GT_OK) {
         fprintf(stderr, "gt-bench-backup: cannot make the sink: %s\n", gt_last_error());

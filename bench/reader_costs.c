@@ -205,7 +205,7 @@ static void end_tree(pid_t root)
 }
 
 /* Opens the reader on pid with every source on; 0, or -1 (said). */
-static int open_reader(struct sample_reader *r, pid_t pid, struct warner *w)
+static int open_reader(struct sample_reader *r, pid_t pid, struct warn_channel *w)
 {
     gt_options o;
     gt_options_init(&o);
@@ -225,7 +225,7 @@ static int open_reader(struct sample_reader *r, pid_t pid, struct warner *w)
 
 /* The tree walk on a tree of n processes, as a summary reads it, with the
  * exporter's I/O counters, and with the process series. */
-static int measure_tree(int n, struct warner *w)
+static int measure_tree(int n, struct warn_channel *w)
 {
     pid_t root = idle_tree(n);
     struct sample_reader r;
@@ -310,7 +310,7 @@ static void call_threads(struct sample_reader *r, void *arg)
     procfs_threads_schedstat(&threads_handle, r->tree.buf, r->tree.bufcap, no_thread, NULL);
 }
 
-static int measure_threads(struct warner *w)
+static int measure_threads(struct warn_channel *w)
 {
     int ready[2];
     if (pipe(ready) < 0)
@@ -409,7 +409,7 @@ static int measure_kfd(void)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static int measure_sources(struct warner *w)
+static int measure_sources(struct warn_channel *w)
 {
     pid_t root = idle_tree(1);
     struct sample_reader r;
@@ -497,7 +497,7 @@ static int measure_pace(void)
 }
 
 /* Every reader measured once more into rows (nrows reset first). */
-static int measure_all(struct warner *w)
+static int measure_all(struct warn_channel *w)
 {
     nrows = 0;
     return measure_pace() < 0 || measure_sources(w) < 0 || measure_kfd() < 0 ||
@@ -561,8 +561,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    struct warner w;
-    warner_init(&w, NULL, NULL, 1);
+    struct warn_channel w;
+    warn_channel_init(&w, NULL, NULL, 1);
     if (measure_all(&w) < 0)
         return 1;
     static struct row base[MAX_ROWS];

@@ -162,7 +162,7 @@ typedef struct gt_measurement {
                                 live between two samples are missed by the
                                 RAM peaks and the CPU time (0: none seen) */
     char unseen_children_command[16]; /* its command name, as the kernel has
-                                it (a stranger's text: print it escaped) */
+                                it (untrusted text: print it escaped) */
     int rss_split_unknown;   /* the main process was reaped with a peak above
                                 what samples saw of it and of its
                                 descendants, after waiting for children of
@@ -483,7 +483,7 @@ GT_INTERNAL gt_status gt_subtrack_calls(const char *sub_tracking_file, char **ou
  * reads, reading none of its rows: a regular file named .csv or .sqlite,
  * and for SQLite a schema of the plain tables "data" and "static_data"
  * only, nothing computed (docs/tracking-file.md, "Reading a file someone
- * else wrote"). For a reader of its own (pandas) of a stranger's file,
+ * else wrote"). For a reader of its own (pandas) of another user's file,
  * which may check and then read one descriptor: path "/proc/self/fd/N",
  * name the file's name, which gives the format and is used in messages
  * (NULL: path). GT_OK; GT_ERR_INVALID_ARGUMENT (the name), GT_ERR_IO,
@@ -1517,7 +1517,7 @@ GT_INTERNAL double gt_cgroup_working_peak(const gt_cgroup_usage *cg);
 
 /* Where the figures of u are bounds rather than exact (stats/caveats.c;
  * docs/metrics.md, "Corners"): each() gets one sentence for a person per
- * corner the run met (no newline; strangers' text in it escaped), in the
+ * corner the run met (no newline; untrusted text in it escaped), in the
  * order the outputs print them. cg may be NULL (the cgroup's figures are
  * then not offered). Returns how many. */
 GT_INTERNAL int gt_measurement_caveats(const gt_resource_usage *u, const gt_cgroup_usage *cg,

@@ -95,7 +95,7 @@ static void test_v2_reader(void)
     /* The member list is read before the walk (cgroup_read_members): a
      * child the tree forks after it (102) is not in it, whatever the file
      * says by the time the rest is read. With the walk's roles: 100 is
-     * the tree's, kept; 555 is not in the walk and alive: a stranger,
+     * the tree's, kept; 555 is not in the walk and alive: another user,
      * kept; 777 has no /proc entry any more (v1 lists a task while it
      * leaves the group): ended, left out. */
     struct fx_proc other = {.pid = 555, .ppid = 1, .starttime = 9};
@@ -119,7 +119,7 @@ static void test_v2_reader(void)
     CHECK(s.members_ok && s.nmembers == 3 && s.members[1] == 102);
     /* 555 seen outside the tree twice before and here again: the group is
      * shared from this sample on, and nothing but its members is read (a
-     * full sample too). A stranger not among them (556) changes nothing. */
+     * full sample too). Another user not among them (556) changes nothing. */
     const pid_t seen_twice[] = {556, 555};
     CHECK(cgroup_read_members(&r, 1) == 0);
     CHECK(cgroup_read(&r, 1, &roles, seen_twice, 2, &s) == 0);
@@ -253,7 +253,7 @@ static void test_v1_reader(void)
 }
 
 /* The baseline's list is not pruned: a member that has ended (its /proc
- * entry gone) costs no stat there, waits among the strangers, and the
+ * entry gone) costs no stat there, waits among the other users, and the
  * next list asks whether it is alive before it could share the group (a
  * tracker's run over such a group: test_tracker_fixture). */
 static void test_first_list_unpruned(void)
@@ -272,7 +272,7 @@ static void test_first_list_unpruned(void)
     CHECK(cgroup_read_members(&r, 1) == 0);
     CHECK(cgroup_read(&r, 1, &roles, NULL, 0, &s) == 0);
     CHECK(s.members_ok && s.nmembers == 2 && s.members[1] == 777 && s.mem_ok);
-    /* seen at the baseline, listed again, ended: not a stranger that
+    /* seen at the baseline, listed again, ended: not another user that
      * stays, and left out now */
     const pid_t pending[] = {777};
     CHECK(cgroup_read_members(&r, 1) == 0);
@@ -451,7 +451,7 @@ static void test_membership(void)
     cgroup_acc_fill(&a, &why, &out);
     CHECK(out.available);
 
-    /* The same stranger at three samples in a row: shared, never used. */
+    /* The same another user at three samples in a row: shared, never used. */
     cgroup_acc_init(&a);
     pid_t m3[] = {100, 777, 101};
     s = sample_of(m3, 3);
@@ -468,7 +468,7 @@ static void test_membership(void)
                           "(PID 777): its figures are not the job's");
     CHECK_STR(out.memory_reason, out.reason);
 
-    /* A stranger at the baseline (nothing of the job is being born yet)
+    /* Another user at the baseline (nothing of the job is being born yet)
      * and at the final sample: a run of two samples finds it shared. */
     cgroup_acc_init(&a);
     cgroup_acc_step(&a, &s, &f.roles, 1, 0, 0);

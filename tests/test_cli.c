@@ -2535,7 +2535,7 @@ static void test_benchmark_tsv(void)
         text = slurp(theirs);
         CHECK_MSG(text && !strstr(text, "SECRET") && strstr(text, "\n") != strrchr(text, '\n') &&
                       strchr(strchr(text, '\n') + 1, '\n') == text + strlen(text) - 1,
-                  "a stranger's file at the name: [%s]", text ? text : "");
+                  "another user's file at the name: [%s]", text ? text : "");
         free(text);
         CHECK(lstat(theirs, &st) == 0 && st.st_uid == 0);
     }

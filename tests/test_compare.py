@@ -128,7 +128,7 @@ def main():
             rows = json.loads(r.stdout)['rows']
             check(len(rows) == 5 and all(abs(row['change_percent']) < 0.1 for row in rows),
                   f'one run in other units compares equal: {rows}')
-        # A stranger's test names print through the one escaper (a terminal
+        # untrusted test names print through the one escaper (a terminal
         # escape, a C1 CSI as \xNN), without a cell-ending '|' in markdown.
         figures = {'peak_ram_bytes': 1e6, 'peak_gpu_ram_bytes': 0, 'cpu_seconds': 1, 'wall_seconds': 1,
                    'mean_cpu_cores': 1}

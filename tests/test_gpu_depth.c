@@ -1,6 +1,6 @@
 /* What the GPU driver counts beyond samples (gt_gpu_run): accounting
  * records (a process that exits between samples, accounting off, a GPU
- * shared with strangers), throttle reasons as shares of the run, ECC and
+ * shared with other users), throttle reasons as shares of the run, ECC and
  * XID errors, the job's share of the energy, and every call answering
  * NOT_SUPPORTED. Through the real dlopen path against the fake NVML and a
  * fixture /proc tree (main 100 with child 101); the time weighting and the
@@ -430,7 +430,7 @@ static void test_pure(void)
     gpu_run_acc_init(&a);
     struct gpu_sample s;
     memset(&s, 0, sizeof s);
-    /* No roles (the tree unread): a running record is a stranger's. */
+    /* No roles (the tree unread): a running record is another user's. */
     struct gpu_account_record recs[2] = {
         {.pid = 5, .device = 0, .max_bytes = 100, .start_us = 10, .running = 1},
         {.pid = 6, .device = 1, .max_bytes = 200, .start_us = 10, .running = 0},
@@ -747,7 +747,7 @@ static void test_pid_match(void)
     struct gpu_holder h5[1] = {{100, 1, 1}};
     struct gpu_claim c5[1] = {{100, 1, 0}};
     CHECK(gpu_pid_match(c5, 1, h5, 1) == 0 && c5[0].ours == 100);
-    /* More claims on a GPU than holders: a stranger's among them. */
+    /* More claims on a GPU than holders: another user's among them. */
     struct gpu_holder h6[1] = {{100, 1, 1}};
     struct gpu_claim c6[2] = {{7001, 1, 0}, {7002, 1, 0}};
     CHECK(gpu_pid_match(c6, 2, h6, 1) == 2);

@@ -1,4 +1,4 @@
-/* test_hostile.c - files and answers from strangers: snapshots and
+/* test_hostile.c - files and answers from untrusted sources: snapshots and
  * summaries with absurd, non-finite or out-of-range values, compression
  * bombs, broken structure, command lines of any bytes and length, a server
  * answer with terminal escapes. Each is refused with one line (or handled),

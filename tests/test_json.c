@@ -153,7 +153,7 @@ static void test_malformed(void)
     free(json);
 }
 
-/* text_escape: what a stranger's text may not do to a terminal. */
+/* text_escape: what untrusted text may not do to a terminal. */
 static void test_text_escape(void)
 {
     struct {

@@ -327,7 +327,7 @@ static void test_endpoint(void)
             CHECK(memcmp(&back->job, &s->job, sizeof s->job) == 0);
             gt_snapshot_free(back);
         }
-        /* A stranger's file cannot put a path into a job id. */
+        /* Another user's file cannot put a path into a job id. */
         char *bad = json ? strstr(json, "\"4242\"") : NULL;
         if (bad) {
             memcpy(bad, "\"4/42\"", 6);
@@ -553,8 +553,8 @@ static void test_io_only_while_looked_at(void)
 {
     struct metrics_static st;
     memset(&st, 0, sizeof st);
-    struct warner w;
-    warner_init(&w, NULL, NULL, 1);
+    struct warn_channel w;
+    warn_channel_init(&w, NULL, NULL, 1);
     struct metrics_sink m;
     CHECK(metrics_sink_init(&m, "127.0.0.1:0", NULL, getpid(), &st, &w) == GT_OK);
     double now = 1000.0;

@@ -78,10 +78,10 @@ static void test_gpu_attribution(void)
     struct gpu_tree_sample gs;
     struct series_gpu proc, sys;
     /* No per-process utilization: the tree's usage is that of the GPUs
-     * where it holds memory (0 and 1), not the stranger's GPU 2. */
+     * where it holds memory (0 and 1), not the other user's GPU 2. */
     pipeline_attribute_gpu(&s, 3, &f.roles, &gs, &proc, &sys);
     CHECK(gs.main_bytes == 1024 * MIB && gs.desc_bytes == 512 * MIB);
-    CHECK(gs.memory_devices == 3); /* GPUs 0 and 1, not the stranger's 2 */
+    CHECK(gs.memory_devices == 3); /* GPUs 0 and 1, not the other user's 2 */
     CHECK(gs.system_used == 6000 * MIB && gs.energy_ok && gs.energy_mj == 5000);
     CHECK(near(proc.vram_mib, 1536) && near(proc.usage, 0.6) && proc.utilized == 2);
     CHECK(near(sys.vram_mib, 6000) && near(sys.usage, 1.5) && sys.utilized == 3);
@@ -331,8 +331,8 @@ static void on_warning(const char *msg, void *data)
 
 static void test_csv_sink(void)
 {
-    struct warner w;
-    warner_init(&w, on_warning, NULL, 0);
+    struct warn_channel w;
+    warn_channel_init(&w, on_warning, NULL, 0);
     char path[] = "/tmp/gt-csv-sink-XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
@@ -359,11 +359,11 @@ static void test_csv_sink(void)
     CHECK_CONTAINS(warned, "cannot write the process series");
 }
 
-/* A warner that counts into nwarnings, a fresh directory (dir, a mkdtemp
+/* A warn_channel that counts into nwarnings, a fresh directory (dir, a mkdtemp
  * template, made in place) and path naming file in it. */
-static void sink_setup(struct warner *w, char *dir, const char *file, char *path, size_t cap)
+static void sink_setup(struct warn_channel *w, char *dir, const char *file, char *path, size_t cap)
 {
-    warner_init(w, on_warning, NULL, 0);
+    warn_channel_init(w, on_warning, NULL, 0);
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, cap, "%s/%s", dir, file);
 }
@@ -374,7 +374,7 @@ static void sink_setup(struct warner *w, char *dir, const char *file, char *path
  * not; descendants still running make it one. */
 static void test_tracking_rows_alive(void)
 {
-    struct warner w;
+    struct warn_channel w;
     char dir[] = "/tmp/gt-tracking-XXXXXX", path[256];
     sink_setup(&w, dir, "run.csv", path, sizeof path);
     struct tracking_static st = {.ram_unit = "gigabytes", .gpu_ram_unit = "gigabytes",
@@ -495,7 +495,7 @@ static void test_backup_policy(void)
      * second in), by the writer thread; then only when a figure changed
      * (BACKUP_MIN_GAP after the last write at the soonest) or the refresh
      * period passed; looks come about once a second. */
-    struct warner w;
+    struct warn_channel w;
     char dir[] = "/tmp/gt-backup-XXXXXX", path[256];
     sink_setup(&w, dir, "backup.json", path, sizeof path);
     struct backup_sink bs;
@@ -611,22 +611,22 @@ static void test_backup_policy(void)
  * no time is asserted). */
 static void *set_word_later(void *arg)
 {
-    struct wake_word *w = arg;
+    struct wakeup *w = arg;
     usleep(1000);
-    wake_word_set(w);
+    wakeup_set(w);
     return NULL;
 }
 
-static void test_wake_word(void)
+static void test_wakeup(void)
 {
-    struct wake_word w = {0};
-    CHECK(wake_word_sleep_until(&w, monotonic_now() + 0.001) == 0);
-    CHECK(wake_word_sleep_until(&w, monotonic_now() - 1) == 0); /* already past */
+    struct wakeup w = {0};
+    CHECK(wakeup_sleep_until(&w, monotonic_now() + 0.001) == 0);
+    CHECK(wakeup_sleep_until(&w, monotonic_now() - 1) == 0); /* already past */
     pthread_t th;
     CHECK(pthread_create(&th, NULL, set_word_later, &w) == 0);
-    CHECK(wake_word_sleep_until(&w, monotonic_now() + 3600) == 1);
+    CHECK(wakeup_sleep_until(&w, monotonic_now() + 3600) == 1);
     pthread_join(th, NULL);
-    CHECK(wake_word_sleep_until(&w, monotonic_now() + 3600) == 1); /* it stays set */
+    CHECK(wakeup_sleep_until(&w, monotonic_now() + 3600) == 1); /* it stays set */
 }
 
 static unsigned long long thread_cpu_ns(void)
@@ -973,7 +973,7 @@ static void test_entered_thread(void)
 
 int main(void)
 {
-    test_wake_word();
+    test_wakeup();
     test_gpu_attribution();
     test_gpu_wait();
     test_exclude_library();

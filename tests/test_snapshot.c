@@ -1283,7 +1283,7 @@ static void test_who_parts(void)
     CHECK_CONTAINS(html, " data-t=\"0,1,1\" data-tk0=\"python (PID 11)\" "
                          "data-tk1=\"pt_data_worker (PID 12)\"");
     free(html);
-    /* A stranger's file: each part checked, one line naming the key. */
+    /* Another user's file: each part checked, one line naming the key. */
     char *good = gt_snapshot_to_json(s);
     check_rejected(good, "[3.5,12,\"pt_data_worker\"]", "[-3.5,12,\"pt_data_worker\"]",
                    "metadata.top_processes[1]");

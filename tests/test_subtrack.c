@@ -750,7 +750,7 @@ static void test_refusals(void)
     result_free(&r);
 }
 
-/* A stranger's SQLite file made to run heavy SQL as it is read. The
+/* An untrusted SQLite file made to run heavy SQL as it is read. The
  * attack: a generated column (timestamp AS (... zeroblob(200000000) ...))
  * in a 12 KB tracking file made analyze spin past 30 s at 980 MB. A
  * schema of anything but the plain tables is refused before a row is
@@ -1000,7 +1000,7 @@ static void test_many_blocks(void)
     free(b);
 }
 
-/* Names from a stranger's file reach the terminal escaped, as `show`
+/* Names from another user's file reach the terminal escaped, as `show`
  * prints them: the attack named a block with an OSC title sequence, a
  * screen clear and a carriage return, which analyze printed raw. */
 static void test_names_escaped(void)

@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "common/buf.h"
-#include "common/dup.h"
+#include "common/array_copy.h"
 #include "common/file_read.h"
 
 static void test_buf(void)

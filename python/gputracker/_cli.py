@@ -113,7 +113,7 @@ def _sub_track(action: str, args: list):
 
 
 def _names_escaped(results):
-    """The comparison with its strangers' text (code block and session names,
+    """The comparison with its untrusted text (code block and session names,
     from the compared files) through the one escaper, as the C command
     prints them: for the text layout, which a terminal shows."""
     from ._sub_tracking_analysis import ComparisonResults

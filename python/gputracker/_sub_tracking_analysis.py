@@ -226,7 +226,7 @@ class SubTrackingAnalyzer:
         _native.sub_track_combine(target, [str(f) for f in files])
 
 
-# What reading a stranger's SQLite tracking file may cost here, as in the
+# What reading an untrusted SQLite tracking file may cost here, as in the
 # library (docs/tracking-file.md): a value or row of 2 MiB, 120 s.
 _SQLITE_MAX_LENGTH = 2 << 20
 _SQLITE_SECONDS = 120.0

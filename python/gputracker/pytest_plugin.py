@@ -233,7 +233,7 @@ def pytest_sessionfinish(session):
     document = {'format': 'gputracker-pytest', 'version': 1,
                 'tests': dict(sorted(config._gputracker_results.items()))}
     # Written as gpu-tracker writes its outputs (gt_output_write): atomically,
-    # never through a link planted there nor over a stranger's file in a
+    # never through a link planted there nor over another user's file in a
     # shared directory; where it cannot, one line says why (and where the
     # document was kept instead), and the session fails.
     from . import _native

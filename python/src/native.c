@@ -178,7 +178,7 @@ static PyObject *native_human_bytes(PyObject *module, PyObject *arg)
 }
 
 /* output_write(path, data): output_file_write, the output rules of every file
- * gpu-tracker writes (no planted link followed, no stranger's file in a
+ * gpu-tracker writes (no planted link followed, no other user's file in a
  * shared directory written or replaced, atomic); OSError with the reason. */
 static PyObject *output_write(PyObject *module, PyObject *args)
 {
@@ -200,7 +200,7 @@ static PyObject *output_write(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* text_escape(text): text_escape, the one escaper of strangers' text
+/* text_escape(text): text_escape, the one escaper of untrusted text
  * before it reaches a terminal (control characters and bytes that are not
  * UTF-8 as \xNN). A str is taken as UTF-8 (lone surrogates of undecodable
  * bytes back as those bytes); bytes as they are. */
@@ -597,7 +597,7 @@ static PyMethodDef module_methods[] = {
     {"output_write", output_write, METH_VARARGS, "output_file_write(): a file under the output rules."},
     {"file_read", file_read, METH_VARARGS, "input_file_read(): a file under the reading rules."},
     {"file_open", file_open, METH_VARARGS, "input_file_open(): a descriptor under the reading rules."},
-    {"text_escape", native_text_escape, METH_O, "text_escape(): strangers' text made safe to print."},
+    {"text_escape", native_text_escape, METH_O, "text_escape(): untrusted text made safe to print."},
     {"library_thread_enter", library_thread_enter, METH_NOARGS,
      "gt_library_thread_enter(): this thread counted as the library's."},
     {"library_thread_leave", library_thread_leave, METH_NOARGS,

@@ -23,7 +23,7 @@ const char benchmark_tsv_header[] = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_ps
 #define MIB (1024.0 * 1024.0)
 
 /* The most a benchmark file may hold to be appended to: about 100 bytes a
- * run, so 160,000 runs. Read whole, as anything a stranger may have put at
+ * run, so 160,000 runs. Read whole, as anything another user may have put at
  * the path. */
 #define BENCHMARK_TSV_MAX ((size_t)16 << 20)
 

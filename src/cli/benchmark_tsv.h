@@ -23,7 +23,7 @@ int benchmark_tsv_check(const char *path, char *err, size_t errcap);
  * is new or empty): the file is read (at most 16 MiB, the name never
  * followed: output_file_read) and written back whole with the row,
  * atomically, under the output rules of every other output
- * (output_file_write). A link or a stranger's file put at the name during the
+ * (output_file_write). A link or another user's file put at the name during the
  * run is not read but replaced, with a warning on stderr: the row is kept.
  * 0, or -1 with the reason in err. */
 int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errcap);

@@ -148,7 +148,7 @@ static double number_at(json_object *o, const char *key, int *bad)
 }
 
 /* A test suite's figures (python/gputracker/pytest_plugin.py writes them). */
-/* A test's name from a stranger's file, safe to print: through the one
+/* A test's name from another user's file, safe to print: through the one
  * escaper (text_escape: control characters and bytes that are not UTF-8
  * as \xNN), and in markdown '|' (a cell's end) as '/'; cut to fit cap, at
  * a character's start. */

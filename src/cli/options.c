@@ -15,7 +15,7 @@
 
 #include "shlex.h"
 #include "suggest.h"
-#include "tconfig.h"
+#include "tracker_config.h"
 #include "job_names.h"
 #include "user_config.h"
 #include "common/toolkit.h"
@@ -263,7 +263,7 @@ const char cli_help_all[] =
     "server, from the Spare Cores Keeper API), 'report' an HTML report\n"
     "(docs/snapshot.md; with --history: earlier runs' statistics beside this one's).\n"
     "They read at most the --max-rows rows per series (default 1000000) and only\n"
-    "regular files: a snapshot from a stranger cannot make them hang or exhaust\n"
+    "regular files: a snapshot from another user cannot make them hang or exhaust\n"
     "memory.\n"
     "'gpu-tracker merge' joins the snapshots of a Slurm job's tasks into one; stats,\n"
     "recommend and report then show each task, the imbalance, the stragglers and the\n"
@@ -843,7 +843,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
     int ntconfig = 0;
     if (o->tconfig) {
         char *tpath = strdup(o->tconfig);
-        rc = tpath ? tconfig_args(tpath, &tconfig, &ntconfig, err, errcap) : -1;
+        rc = tpath ? tracker_config_args(tpath, &tconfig, &ntconfig, err, errcap) : -1;
         if (!tpath)
             snprintf(err, errcap, "out of memory");
         free(tpath);
@@ -856,7 +856,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
         rc = -1;
     }
     if (rc != 0) {
-        tconfig_free(tconfig);
+        tracker_config_free(tconfig);
         user_config_free(config);
         memset(o, 0, sizeof *o);
         return -1;
@@ -880,7 +880,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 
 void cli_options_free(struct cli_options *o)
 {
-    tconfig_free(o->tconfig_args);
+    tracker_config_free(o->tconfig_args);
     o->tconfig_args = NULL;
     user_config_free(o->config_args);
     o->config_args = NULL;

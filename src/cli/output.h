@@ -41,7 +41,7 @@ int output_find_same(const struct output_use *uses, size_t n, char *err, size_t 
 
 /* Prints "gpu-tracker: " and the line fmt makes on standard error, that
  * line through the one escaper (text_escape): an error or a warning may
- * carry strangers' text (a name from a file, a library message quoting
+ * carry untrusted text (a name from a file, a library message quoting
  * one), and a terminal must not act on it. A "\n" at the end of the line
  * is its end; one is added when missing. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -496,14 +496,14 @@ int background_wait(struct background *b, double timeout)
     return done;
 }
 
-int wake_word_sleep_until(struct wake_word *w, double deadline)
+int wakeup_sleep_until(struct wakeup *w, double deadline)
 {
     struct timespec at = to_timespec(deadline);
     for (;;) {
         if (__atomic_load_n(&w->set, __ATOMIC_ACQUIRE))
             return 1;
         /* FUTEX_WAIT_BITSET takes an absolute time on CLOCK_MONOTONIC; it
-         * returns at once (EAGAIN) when the word is no longer 0. */
+         * returns at once (EAGAIN) when the flag is no longer 0. */
         long rc = syscall(SYS_futex, &w->set, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, &at,
                           NULL, FUTEX_BITSET_MATCH_ANY);
         if (rc < 0 && errno == ETIMEDOUT)
@@ -520,7 +520,7 @@ int wake_word_sleep_until(struct wake_word *w, double deadline)
     }
 }
 
-void wake_word_set(struct wake_word *w)
+void wakeup_set(struct wakeup *w)
 {
     __atomic_store_n(&w->set, 1, __ATOMIC_RELEASE);
     syscall(SYS_futex, &w->set, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL, 0);

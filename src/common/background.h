@@ -25,22 +25,22 @@ struct timespec to_timespec(double seconds);
 /* A condition variable whose timed waits use CLOCK_MONOTONIC. */
 void cond_init_monotonic(pthread_cond_t *c);
 
-/* A word a thread sleeps on until a deadline or until another thread sets
- * it: one system call per sleep (a futex with an absolute CLOCK_MONOTONIC
+/* A wake-up a thread sleeps on until a deadline or until another thread
+ * sets it (a flag on a futex): one system call per sleep (a futex with an absolute CLOCK_MONOTONIC
  * timeout), where a condition variable's timed wait takes two (its mutex
  * is taken back marked contended, so its unlock wakes no one, by a system
  * call). For the sampling thread, which sleeps once per sample. Zeroed
- * memory is an unset word. */
-struct wake_word {
+ * memory is an unset wake-up. */
+struct wakeup {
     int set; /* 0 or 1, atomically */
 };
 
 /* Sleeps until deadline (seconds on CLOCK_MONOTONIC) or until
- * wake_word_set(). 1 when the word is set, 0 at the deadline. */
-int wake_word_sleep_until(struct wake_word *w, double deadline);
+ * wakeup_set(). 1 when it is set, 0 at the deadline. */
+int wakeup_sleep_until(struct wakeup *w, double deadline);
 
-/* Sets the word and wakes its sleeper; it stays set. */
-void wake_word_set(struct wake_word *w);
+/* Sets the wake-up and wakes its sleeper; it stays set. */
+void wakeup_set(struct wakeup *w);
 
 /* Starts fn(arg) in a thread with every signal blocked, named name (at most
  * 15 characters: what `top -H` and /proc/PID/task/TID/comm show; ours all

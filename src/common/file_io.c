@@ -317,11 +317,11 @@ static int private_dir(const struct output_target *t)
            !(d.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* 1 when entry (t's name, or what is there now) is a stranger's (file_io.h):
+/* 1 when entry (t's name, or what is there now) is another user's (file_io.h):
  * made by a user other than us, root and the directory's owner, in a
  * directory that others may write to. A directory we cannot look at is
  * taken for one that others may write to. */
-static int strangers(const struct output_target *t, const struct stat *entry)
+static int other_users_name(const struct output_target *t, const struct stat *entry)
 {
     if (t->kernel_link)
         return 0;
@@ -334,7 +334,7 @@ static int strangers(const struct output_target *t, const struct stat *entry)
     return u != d.st_uid && (d.st_mode & (S_IWGRP | S_IWOTH)) != 0;
 }
 
-/* Whether our new file may take the place of t's stranger's name: not in a
+/* Whether our new file may take the place of t's name, made by another user: not in a
  * sticky directory (/tmp) that is not ours, unless we are root. */
 static int may_replace(const struct output_target *t)
 {
@@ -343,7 +343,7 @@ static int may_replace(const struct output_target *t)
            (fstat(t->dirfd, &d) == 0 && (!(d.st_mode & S_ISVTX) || d.st_uid == geteuid()));
 }
 
-static gt_status stranger_fail(const struct output_target *t, const char *path)
+static gt_status other_users_fail(const struct output_target *t, const char *path)
 {
     return gt_fail(GT_ERR_IO, "cannot write '%s': '%s' is user %d's, in a directory others may "
                    "write to: not writing to or replacing another user's file there (remove it, "
@@ -374,11 +374,11 @@ gt_status output_target_check(const struct output_target *t, const char *path)
             why = strerror(errno);
     } else if (S_ISDIR(t->st.st_mode)) {
         why = "it is a directory";
-    } else if (strangers(t, &t->st)) {
+    } else if (other_users_name(t, &t->st)) {
         /* Ours to name (the backup, the textfile): replaced. The user's
          * name: refused, before anything runs. */
         if (!t->replace_only || !may_replace(t))
-            return stranger_fail(t, path);
+            return other_users_fail(t, path);
         if (!dir_writable(t))
             why = strerror(errno);
     } else if (S_ISSOCK(t->st.st_mode)) {
@@ -514,13 +514,13 @@ gt_status output_stream_begin(struct output_target *t, const char *path, struct 
     w->fd = -1;
     /* A link that appeared under a name we resolved before (see
      * output_target_refresh) is replaced like a missing file: never
-     * followed, and its owner is not given our file. A stranger's name is
+     * followed, and its owner is not given our file. Another user's name is
      * replaced too, never opened; a directory is left alone (commit keeps
      * the data beside it). */
     int existing = t->exists && !S_ISLNK(t->st.st_mode) && !S_ISDIR(t->st.st_mode);
-    int stranger = existing && !t->kernel_link && strangers(t, &t->st);
+    int foreign = existing && !t->kernel_link && other_users_name(t, &t->st);
     int in_place = t->kernel_link ||
-                   (existing && !stranger && !t->replace_only &&
+                   (existing && !foreign && !t->replace_only &&
                     (!S_ISREG(t->st.st_mode) || write_in_place(t)));
     if (in_place) {
         /* A FIFO's open waits for a reader, as for any writer. */
@@ -532,7 +532,7 @@ gt_status output_stream_begin(struct output_target *t, const char *path, struct 
             errno = e;
         }
     } else {
-        int keep = existing && !stranger;
+        int keep = existing && !foreign;
         w->fd = make_temp(t->dirfd, t->name, keep ? 0600 : 0666, &w->tmp);
         if (w->fd >= 0 && keep)
             copy_owner_mode(w->fd, &t->st);
@@ -680,8 +680,8 @@ gt_status output_open_stream(const char *path, int *fdp)
         fd = openat(t.dirfd, t.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     } else if (S_ISDIR(t.st.st_mode)) {
         errno = EISDIR;
-    } else if (strangers(&t, &t.st)) {
-        st = stranger_fail(&t, path);
+    } else if (other_users_name(&t, &t.st)) {
+        st = other_users_fail(&t, path);
         output_target_close(&t);
         return st;
     } else if (!S_ISREG(t.st.st_mode) || t.st.st_nlink == 1 || keeps_links(&t)) {
@@ -1014,10 +1014,10 @@ gt_status output_file_read(const char *path, size_t max, const char *what, char 
     if (st != GT_OK)
         return st;
     /* What the write will not keep: nothing there, a link put there since
-     * it was resolved (never followed), a stranger's name in a shared
+     * it was resolved (never followed), another user's name in a shared
      * directory (replaced by the write); a procfs link (a pipe, a
      * terminal) has nothing to keep. */
-    if (!t.exists || t.kernel_link || S_ISLNK(t.st.st_mode) || strangers(&t, &t.st)) {
+    if (!t.exists || t.kernel_link || S_ISLNK(t.st.st_mode) || other_users_name(&t, &t.st)) {
         *replaced = t.exists && !t.kernel_link;
         output_target_close(&t);
         return GT_OK;
@@ -1027,8 +1027,8 @@ gt_status output_file_read(const char *path, size_t max, const char *what, char 
     const char *why = NULL;
     int fd = open_looked_at(t.dirfd, t.name, 0, 0, &now, &why);
     int e = errno;
-    /* Changed since it was resolved: a link or a stranger's file now. */
-    int planted = S_ISLNK(now.st_mode) || (fd >= 0 && strangers(&t, &now));
+    /* Changed since it was resolved: a link or another user's file now. */
+    int planted = S_ISLNK(now.st_mode) || (fd >= 0 && other_users_name(&t, &now));
     output_target_close(&t);
     if (planted || (fd < 0 && !why && e == ENOENT)) {
         if (fd >= 0)

@@ -1,5 +1,5 @@
 /* file_io.h - the library's file discipline, for a program that is run as
- * root on shared machines and fed files from strangers.
+ * root on shared machines and fed files from untrusted sources.
  *
  * Writing (every summary, CSV, snapshot, report and backup goes through
  * here; docs/cli.md "Output files" states the rules for users):
@@ -9,10 +9,10 @@
  *    shared project directory) is an error, never a way to make us replace
  *    a file elsewhere. A link in procfs (/dev/stdout, /dev/fd/N) is opened
  *    by the kernel and appended to.
- *  - A name is a stranger's when another user (not us, not root, not the
+ *  - A name is another user's when another user (not us, not root, not the
  *    directory's owner) made it in a directory that others may write to
  *    (group or others have write permission: /tmp, a shared project
- *    directory). A stranger's name is never opened, whatever it is (a FIFO
+ *    directory). Another user's name is never opened, whatever it is (a FIFO
  *    would block us, a file would give them what we write): before a run
  *    it is refused (output_target_check); met at write time (put there
  *    during the run) it is replaced by our own new file (rename), never
@@ -47,7 +47,7 @@
  * snapshot, a summary, a tracking file, a config file):
  *  - The path is resolved as an output's is: a symbolic link is followed
  *    only when it belongs to the effective user or to root, so a link a
- *    stranger planted never makes us read a file of root's for them.
+ *    another user planted never makes us read a file of root's for them.
  *  - The final name is never followed (O_NOFOLLOW) and is looked at
  *    through an O_PATH descriptor before anything is opened: only a
  *    regular file is opened (a device's open has effects, a FIFO's waits),

@@ -1,6 +1,6 @@
 /* files.c - the file calls the toolkit offers its users outside the
  * library (common/toolkit.h): whole files read as the library reads
- * strangers' (and trusted ones, owned and private), a file opened to read
+ * untrusted files (and trusted ones, owned and private), a file opened to read
  * under the same rules, and a file written atomically under the output
  * rules (file_io.c has the rules and the work). */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* json_read.h - reading JSON documents that strangers wrote: one parser
+/* json_read.h - reading JSON documents that others wrote: one parser
  * setting and one set of value readers for the summary, the snapshot and
  * whatever else the library reads.
  *

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 /* Opens path for reading under the library's reading rules (file_io.h):
- * a regular file only, a FIFO never waited on, no stranger's link followed. */
+ * a regular file only, a FIFO never waited on, no other user's link followed. */
 static int open_regular(const char *path, const char *what)
 {
     struct stat st;
@@ -205,7 +205,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
 
 /* ---- SQLite ------------------------------------------------------------------ */
 
-/* What reading one stranger's SQLite file may cost (docs/tracking-file.md,
+/* What reading one untrusted SQLite file may cost (docs/tracking-file.md,
  * "What a file may cost"): the work is cut off after SQLITE_MAX_STEPS
  * virtual-machine steps or sqlite_deadline seconds, and when SQLite's heap
  * has grown by SQLITE_MAX_HEAP since the file was opened (its schema
@@ -275,7 +275,7 @@ static const char *budget_text(const struct sqlite_budget *b, char *buf, size_t 
     return buf;
 }
 
-/* SQLite's own limits for a stranger's file: no value or row beyond
+/* SQLite's own limits for another user's file: no value or row beyond
  * SQLITE_MAX_LENGTH (a zeroblob of 200 MB is refused, not made), short and
  * shallow SQL, nothing attached, no worker threads. */
 static void sqlite_limits(sqlite3 *db)
@@ -389,7 +389,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
                      db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         goto out;
     }
-    /* A stranger's schema runs nothing of its own, within limits. */
+    /* An untrusted schema runs nothing of its own, within limits. */
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);

@@ -1,7 +1,7 @@
 /* common/toolkit.h - the face of the common toolkit (src/common) for the
  * tracking library's users outside it: the command, the tools, the Python
  * module and the plugin. Sizes and times for people, the one escaper of
- * strangers' text, files read and written under the rules a program run
+ * untrusted text, files read and written under the rules a program run
  * as root on shared machines needs, and the parsers of what people type
  * (common/units.h). The toolkit is linked, hidden, into each of them and
  * into the library; nothing here is exported from libgputracker.so, and
@@ -42,7 +42,7 @@ char *human_clock(char *buf, size_t cap, double seconds);
 char *human_energy(char *buf, size_t cap, double joules);
 char *human_watt_hours(char *buf, size_t cap, double joules);
 
-/* s, which came from a stranger (a file, a server), made safe to print on
+/* s, which came from an untrusted source (a file, a server), made safe to print on
  * a terminal: control characters (C0, DEL, C1: escape sequences, a
  * carriage return) and bytes that are not UTF-8 shown as \xNN, the rest
  * as it is. malloc'd (caller frees); NULL when memory runs out. NULL s is
@@ -50,7 +50,7 @@ char *human_watt_hours(char *buf, size_t cap, double joules);
 char *text_escape(const char *s);
 
 /* text_escape(s) into out, cut to fit cap bytes (cap > 0) at the start
- * of a character ("?" when memory runs out): for a stranger's name in a
+ * of a character ("?" when memory runs out): for an untrusted name in a
  * message. Returns out. */
 const char *text_escape_into(const char *s, char *out, size_t cap);
 
@@ -118,7 +118,7 @@ gt_status output_file_write(const char *path, const void *data, size_t len);
 gt_status output_file_read(const char *path, size_t max, const char *what,
                                      char **data, size_t *len, int *replaced);
 
-/* Reads the regular file path whole, as the library reads what strangers
+/* Reads the regular file path whole, as the library reads what untrusted sources
  * give it: a FIFO or a directory is an error (never a wait), and a file of
  * more than max bytes is refused with the limit in the message. *data is
  * malloc'd and NUL-terminated after *len bytes (len may be NULL). what

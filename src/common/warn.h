@@ -28,20 +28,20 @@ enum warn_id {
     WARN_ID_COUNT
 };
 
-struct warner {
+struct warn_channel {
     gt_warning_fn fn;         /* NULL: every warning is dropped */
     void *data;
     unsigned char said[WARN_ID_COUNT];
 };
 
 /* Warnings go to fn(message, data); disabled: nowhere. */
-void warner_init(struct warner *w, gt_warning_fn fn, void *data, int disabled);
+void warn_channel_init(struct warn_channel *w, gt_warning_fn fn, void *data, int disabled);
 
 /* Says the message (formatted, cut at 511 bytes). */
-void warn_always(struct warner *w, const char *fmt, ...) GT_PRINTF(2, 3);
+void warn_always(struct warn_channel *w, const char *fmt, ...) GT_PRINTF(2, 3);
 
 /* Says the message the first time id comes; later ones are dropped.
  * Returns 1 the first time, 0 after. */
-int warn_once(struct warner *w, enum warn_id id, const char *fmt, ...) GT_PRINTF(3, 4);
+int warn_once(struct warn_channel *w, enum warn_id id, const char *fmt, ...) GT_PRINTF(3, 4);
 
 #endif

@@ -199,7 +199,7 @@ def test_json_replaces_a_link_planted_during_the_session(tmp_path):
     assert secret.read_text() == '{"secret": 1}\n'
 
 
-def test_json_kept_when_a_strangers_link_was_there_first(tmp_path):
+def test_json_kept_when_another_users_link_was_there_first(tmp_path):
     if os.geteuid() != 0:
         pytest.skip('needs root to give a link to another user')
     # The link is there before the session: the path can be neither held

@@ -137,8 +137,8 @@ gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources, gt
     double ticks_per_second = tck > 0 ? (double)tck : 100.0;
     pid_t pid = o->process_id ? o->process_id : getpid();
     struct reader_place at = {cfg.proc_root, cfg.sys_root, pid, pid == getpid(), cfg.sampled_only};
-    struct warner w;
-    warner_init(&w, o->on_warning, o->warning_data, o->disable_logs);
+    struct warn_channel w;
+    warn_channel_init(&w, o->on_warning, o->warning_data, o->disable_logs);
     struct sample_reader r;
     sample_reader_init(&r);
     gt_counters *c = calloc(1, sizeof *c);

@@ -39,7 +39,7 @@ static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
     if (frozen)
         return -1;
     if (full[0] < 0 || full[1] < 0)
-        warn_once(&t->warner, WARN_SERIES_MEMORY,
+        warn_once(&t->warn_channel, WARN_SERIES_MEMORY,
                   "out of memory: some rows of the series are only in the CSV output");
     for (int kind = 0; kind < 2; kind++) {
         if (full[kind] != 1)
@@ -50,7 +50,7 @@ static int store_rows(gt_tracker *t, const struct pipeline_rows *rows)
             !t->series_frozen && row_store_commit(&t->store, (gt_series_kind)kind, rc);
         pthread_mutex_unlock(&t->lock);
         if (first_failure)
-            warn_always(&t->warner, "%s; the rows are kept in memory instead",
+            warn_always(&t->warn_channel, "%s; the rows are kept in memory instead",
                         t->store.spill_error);
     }
     return 0;
@@ -68,9 +68,9 @@ static struct read_plan next_read_plan(gt_tracker *t, long slot)
         /* A shared group's figures are never used: stop paying for them (a
          * user's session group can hold thousands of processes). */
         .cgroup = !t->pipe.cg.shared,
-        /* Strangers seen twice: a third sighting shares the group. */
-        .cgroup_strangers = t->pipe.cg.pending[1],
-        .ncgroup_strangers = t->pipe.cg.npending[1],
+        /* Outsiders seen twice: a third sighting shares the group. */
+        .cgroup_outsiders = t->pipe.cg.pending[1],
+        .ncgroup_outsiders = t->pipe.cg.npending[1],
     };
     return plan;
 }
@@ -172,7 +172,7 @@ int sampler_run(gt_tracker *t)
     long last_slot = t->cfg.o.duration > 0 ? (long)floor(t->cfg.o.duration / interval + 1e-9) : -1;
     /* A start ahead: wait for it (a stop() meanwhile ends the run unsampled). */
     int stopped_early = t->delayed_start > 0 &&
-        wake_word_sleep_until(&t->stop_word,
+        wakeup_sleep_until(&t->stop_word,
                               monotonic_now() + (t->delayed_start - epoch_now()));
     if (t->delayed_start > 0 && !stopped_early)
         sampler_take_baseline(t, t->delayed_start);
@@ -182,10 +182,10 @@ int sampler_run(gt_tracker *t)
             t->duration_done = 1;
             break;
         }
-        /* Asleep without the lock: stop() sets the word, then the flag. */
+        /* Asleep without the lock: stop() sets the wake-up, then the flag. */
         double slot_at = t->res.start_time + (double)k * interval;
         pthread_mutex_unlock(&t->lock);
-        int stop = wake_word_sleep_until(&t->stop_word, slot_at);
+        int stop = wakeup_sleep_until(&t->stop_word, slot_at);
         pthread_mutex_lock(&t->lock);
         if (stop || t->stop_requested)
             break;

@@ -51,7 +51,7 @@ static void tracker_destroy(gt_tracker *t)
     /* After the reader: the job's group is removed once nothing reads it. */
     char why[256];
     if (cgroup_own_remove(&t->own_cg, why, sizeof why) < 0)
-        warn_always(&t->warner, "%s (left in place)", why);
+        warn_always(&t->warn_channel, "%s (left in place)", why);
     sinks_destroy(&t->sinks);
     pthread_cond_destroy(&t->done);
     pthread_mutex_destroy(&t->lock);
@@ -68,10 +68,10 @@ static gt_status make_own_cgroup(gt_tracker *t)
                        "own_cgroup needs process_id, a process the caller started and holds: "
                        "memory already used stays charged to the group it was used in");
     if (cgroup_own_make(&t->own_cg, t->cfg.proc_root, t->cfg.sys_root, t->pid) < 0)
-        warn_always(&t->warner, "no cgroup of the job's own: %s; tracking goes on without one",
+        warn_always(&t->warn_channel, "no cgroup of the job's own: %s; tracking goes on without one",
                     t->own_cg.reason);
     else if (t->own_cg.memory_reason[0])
-        warn_always(&t->warner, "the job's cgroup has no memory figures: %s",
+        warn_always(&t->warn_channel, "the job's cgroup has no memory figures: %s",
                     t->own_cg.memory_reason);
     return GT_OK;
 }
@@ -94,7 +94,7 @@ static gt_status open_wings(gt_tracker *t)
     const gt_options *o = &t->cfg.o;
     struct reader_place at = {t->cfg.proc_root, t->cfg.sys_root, t->pid, t->pid == t->owner,
                               t->cfg.sampled_only};
-    gt_status st = reader_open(&t->reader, o, &at, &t->warner);
+    gt_status st = reader_open(&t->reader, o, &at, &t->warn_channel);
     if (st != GT_OK)
         return st;
     const struct gpu *g = &t->reader.gpu;
@@ -117,7 +117,7 @@ static gt_status open_wings(gt_tracker *t)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     struct sinks_facts sf = {t->pid, at.proc_root, &t->res.units, t->reader.mem_total_kb, g,
                              o->job ? &t->job : NULL, t};
-    return sinks_open(&t->sinks, o, &sf, &t->warner);
+    return sinks_open(&t->sinks, o, &sf, &t->warn_channel);
 }
 
 /* gt_tracker_new() reading from sources (NULL: the system). */
@@ -138,7 +138,7 @@ static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
     row_store_init(&t->store);
     sample_reader_init(&t->reader);
     sinks_init(&t->sinks);
-    warner_init(&t->warner, t->cfg.o.on_warning, t->cfg.o.warning_data, t->cfg.o.disable_logs);
+    warn_channel_init(&t->warn_channel, t->cfg.o.on_warning, t->cfg.o.warning_data, t->cfg.o.disable_logs);
     pthread_mutex_init(&t->lock, NULL);
     pthread_mutex_init(&t->reader_lock, NULL);
     cond_init_monotonic(&t->done);
@@ -211,10 +211,10 @@ static gt_status tracker_start(gt_tracker *t, int deferred)
      * vendor's library installed but unable to start. A machine with no GPU
      * library has no GPU to speak of (the summary says "none"). */
     if (t->res.why.gpu[0] && (t->cfg.o.gpu_brand || t->reader.gpu.broken_library))
-        warn_always(&t->warner, "%s: GPU RAM and GPU utilization are reported as 0",
+        warn_always(&t->warn_channel, "%s: GPU RAM and GPU utilization are reported as 0",
                     t->res.why.gpu);
     if (t->reader.gpu.left_out[0])
-        warn_always(&t->warner, "%s", t->reader.gpu.left_out);
+        warn_always(&t->warn_channel, "%s", t->reader.gpu.left_out);
     if (t->cfg.o.discover_cloud)
         t->cloud = cloud_discovery_start(t->cfg.metadata_url); /* in the background: never delays tracking */
     const struct gpu *g = &t->reader.gpu;
@@ -276,7 +276,7 @@ static int stop_sampler(gt_tracker *t, double timeout)
         return 1; /* never made (gt_tracker_start_deferred): nothing to wait for */
     pthread_mutex_lock(&t->lock);
     t->stop_requested = 1;
-    wake_word_set(&t->stop_word);
+    wakeup_set(&t->stop_word);
     struct timespec deadline = to_timespec(monotonic_now() + timeout);
     int rc = 0;
     while (!t->thread_done && rc != ETIMEDOUT)
@@ -308,7 +308,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
         /* Stuck in a system call: the readers are still in its hands. The
          * results are those of the samples it finished. */
         stop_time = monotonic_now();
-        warn_always(&t->warner, "the sampling thread did not stop within %g s; the results are those of the "
+        warn_always(&t->warn_channel, "the sampling thread did not stop within %g s; the results are those of the "
              "samples taken before", t->cfg.o.stop_timeout);
         sinks_finish(&t->sinks, NULL); /* a clean stop all the same: no backup needed */
     }

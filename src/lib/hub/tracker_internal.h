@@ -25,7 +25,7 @@ struct gt_tracker {
     struct options_copy cfg; /* the options (cfg.o) and sources, ours */
     pid_t pid;
     pid_t owner;       /* the process that made the tracker (see fork in api.md) */
-    struct warner warner;
+    struct warn_channel warn_channel;
 
     enum state state;  /* changed only by the API calls */
     pthread_t thread;
@@ -49,7 +49,7 @@ struct gt_tracker {
     struct run_record run;
     struct cloud_discovery *cloud;    /* options.discover_cloud: running, until a snapshot */
 
-    struct wake_word stop_word; /* to the sampling thread: stop (set with
+    struct wakeup stop_word; /* to the sampling thread: stop (set with
                                    stop_requested, outside the lock) */
     pthread_mutex_t lock; /* guards everything below */
     pthread_cond_t done;  /* from the sampling thread: finished */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/dup.h"
+#include "common/array_copy.h"
 #include "common/internal.h"
 #include "common/json_write.h"
 #include "common/pyfloat.h"

@@ -4,9 +4,9 @@
  * tracker itself). A PID the walk has not seen (and whose parent it has
  * not seen either: the reader leaves those out) is given two more samples,
  * since processes being born or dying are in the group before they are in
- * the tree and after they have left it; one still a stranger at the third
+ * the tree and after they have left it; one still an outsider at the third
  * sample in a row makes the group shared, and a shared group's figures are
- * never used. A stranger at the baseline sample (nothing of the job is
+ * never used. An outsider at the baseline sample (nothing of the job is
  * being born yet) counts as seen twice: a run of two samples still finds
  * a shared group. */
 #ifndef GT_CGROUP_USAGE_H
@@ -15,7 +15,7 @@
 #include "gpu_tracker_tools.h"
 #include "sample.h"
 
-/* Strangers remembered from one sample to the next. More new PIDs than
+/* Outsiders remembered from one sample to the next. More new PIDs than
  * this between two samples (a burst of forks) leaves the rest unchecked
  * for that sample: never a false "shared". */
 #define CGROUP_PENDING_MAX 1024
@@ -29,7 +29,7 @@ struct cgroup_acc {
     int left;                 /* the tracked process was found out of the group */
     pid_t left_pid;
     char left_path[CGROUP_PATH_LEN]; /* where it was then */
-    pid_t pending[2][CGROUP_PENDING_MAX]; /* strangers at the last sample
+    pid_t pending[2][CGROUP_PENDING_MAX]; /* outsiders at the last sample
                                  ([0]: there once in a row, [1]: twice) */
     size_t npending[2];
     int mem_seen, kernel_peak_seen, split_ok;

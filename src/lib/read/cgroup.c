@@ -617,24 +617,24 @@ int cgroup_read_members(struct cgroup_reader *r, int full)
     return r->members_failed ? -1 : 0;
 }
 
-/* Whether a member outside roles' tree is one of strangers, alive (one
+/* Whether a member outside roles' tree is one of outsiders, alive (one
  * that has ended is no one's work: drop_departed), for cgroup_read. */
-static int stranger_stays(const struct cgroup_reader *r, const struct pid_roles *roles,
-                          const pid_t *strangers, size_t nstrangers)
+static int outsider_stays(const struct cgroup_reader *r, const struct pid_roles *roles,
+                          const pid_t *outsiders, size_t noutsiders)
 {
     for (size_t i = 0; i < r->nmembers; i++) {
         pid_t pid = r->members[i];
         if (pid == r->self_pid || in_roles(roles, pid))
             continue;
-        for (size_t k = 0; k < nstrangers; k++)
-            if (strangers[k] == pid && !member_ended(r, pid))
+        for (size_t k = 0; k < noutsiders; k++)
+            if (outsiders[k] == pid && !member_ended(r, pid))
                 return 1;
     }
     return 0;
 }
 
 int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
-                const pid_t *strangers, size_t nstrangers, struct cgroup_sample *out)
+                const pid_t *outsiders, size_t noutsiders, struct cgroup_sample *out)
 {
     memset(out, 0, sizeof *out);
     if (!r->version)
@@ -658,12 +658,12 @@ int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles
         /* Shared from now on: the rest would never be used (the final
          * sample of a short run in a shared group, as a terminal's is),
          * nor which of the other members have ended since the list. */
-        int shared = roles && roles->index && nstrangers &&
-                     stranger_stays(r, roles, strangers, nstrangers);
+        int shared = roles && roles->index && noutsiders &&
+                     outsider_stays(r, roles, outsiders, noutsiders);
         /* The first list (the baseline's) is not pruned: a member that has
-         * ended only waits among the strangers to be seen again, and the
+         * ended only waits among the outsiders to be seen again, and the
          * list that sees it again asks first whether it is alive
-         * (stranger_stays), then prunes. A stat per stranger at every
+         * (outsider_stays), then prunes. A stat per outsider at every
          * start (a login session's group holds hundreds) for nothing. */
         if (roles && roles->index && !shared && !first_list)
             drop_departed(r, roles);

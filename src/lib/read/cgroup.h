@@ -117,13 +117,13 @@ int cgroup_read_members(struct cgroup_reader *r, int full);
  * when it was not called). roles: the tree as this sample's walk found it
  * (NULL: the walk failed): a member it lacks whose /proc entry is gone has
  * ended and is left out of out->members, which then holds the tree's
- * processes and strangers. Returns 0, or -1 when nothing could be read
+ * processes and outsiders. Returns 0, or -1 when nothing could be read
  * (the group is gone); parts that failed have their ok flags 0.
- * strangers[0..nstrangers): members seen outside the tree at the two
+ * outsiders[0..noutsiders): members seen outside the tree at the two
  * samples before; when one is a member outside the tree again, the group
  * is shared from this sample on (cgroup_usage.h: a third sighting), its
  * figures are never used, and only the members are read. */
 int cgroup_read(struct cgroup_reader *r, int full, const struct pid_roles *roles,
-                const pid_t *strangers, size_t nstrangers, struct cgroup_sample *out);
+                const pid_t *outsiders, size_t noutsiders, struct cgroup_sample *out);
 
 #endif

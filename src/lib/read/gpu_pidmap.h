@@ -38,7 +38,7 @@ struct gpu_claim {
  * processes holding all its GPUs is that process (a driver that already
  * translates, or no translation needed); then, repeatedly, a claim whose
  * GPUs are all "closed" (no more driver processes on them than our
- * processes holding them, so none can be a stranger's) is matched to the
+ * processes holding them, so none can be another process's) is matched to the
  * one unmatched holder of all its GPUs, or to any of them when they all
  * have the same role (which of them does not change what is counted).
  * holders[] is reordered. Returns how many claims stay untranslated. */

@@ -146,11 +146,11 @@ void sample_reader_init(struct sample_reader *r)
 }
 
 gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
-                             struct warner *w)
+                             struct warn_channel *w)
 {
     sample_reader_init(r);
     r->cfg = *cfg;
-    r->warner = w;
+    r->warn_channel = w;
     const char *root = cfg->proc_root;
     pid_t self_there = procfs_self_pid(root);
     if (self_there > 0 && self_there != getpid())
@@ -294,7 +294,7 @@ void read_process_name(const char *proc_root, pid_t pid, char *out, size_t cap)
 }
 
 gt_status reader_open(struct sample_reader *r, const gt_options *o, const struct reader_place *at,
-                      struct warner *w)
+                      struct warn_channel *w)
 {
     long tck = sysconf(_SC_CLK_TCK);
     struct sample_reader_config cfg = {
@@ -355,7 +355,7 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
     const char *what = "";
     s->sys_ok = system_read(&r->sys, &s->cpu, &s->mem, &what) == 0;
     if (!s->sys_ok)
-        warn_once(r->warner, WARN_SYSTEM_UNREADABLE,
+        warn_once(r->warn_channel, WARN_SYSTEM_UNREADABLE,
                   "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
                   "fails", root, what, gt_errno_text(errno));
     /* The group's member list before the walk: a process of the tree in it
@@ -368,17 +368,17 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
     s->tree_series = s->tree_ok && r->tree.series;
     s->tree_io = s->tree_ok && (r->tree.series || r->tree.io);
     if (!s->tree_ok)
-        warn_once(r->warner, WARN_TREE_WALK, "cannot walk the process tree of PID %d: %s",
+        warn_once(r->warn_channel, WARN_TREE_WALK, "cannot walk the process tree of PID %d: %s",
                   (int)r->cfg.pid, strerror(errno));
     else
         tree_roles(&r->tree, &s->roles);
     if (r->tree.nunreadable)
-        warn_once(r->warner, WARN_TREE_PERMISSION,
+        warn_once(r->warn_channel, WARN_TREE_PERMISSION,
                   "permission denied reading %s/%s (a process of another user?): what that "
                   "file holds is left out of the figures; run as its owner or root to count it",
                   root, r->tree.unreadable);
     if (r->tree.fd_exhausted)
-        warn_once(r->warner, WARN_TREE_DESCRIPTORS,
+        warn_once(r->warn_channel, WARN_TREE_DESCRIPTORS,
                   "too many open files: some processes of the tree are not counted (raise the "
                   "limit with ulimit -n)");
     s->self = r->cfg.self;
@@ -408,7 +408,7 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
         } else {
             /* A driver error mid-run: everything else goes on. */
             r->gpu_failed = 1;
-            warn_always(r->warner, "GPU figures stop here: %s", r->gpu.reason);
+            warn_always(r->warn_channel, "GPU figures stop here: %s", r->gpu.reason);
         }
     }
     if (s->tree_ok && r->tree.census_deferred) {
@@ -422,16 +422,16 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
         r->cg.root_ended = s->tree_ok && (!s->tree.main_alive || s->tree.main_zombie);
         /* the baseline and the final sample read every part */
         s->cgroup_ok = cgroup_read(&r->cg, slot <= 0, s->tree_ok ? &s->roles : NULL,
-                                   plan->cgroup_strangers, plan->ncgroup_strangers,
+                                   plan->cgroup_outsiders, plan->ncgroup_outsiders,
                                    &s->cgroup) == 0;
         if (!s->cgroup_ok)
-            warn_once(r->warner, WARN_CGROUP_GONE,
+            warn_once(r->warn_channel, WARN_CGROUP_GONE,
                       "cannot read the cgroup %s any more (%s): the job's group figures stop at "
                       "the sample before", r->cg.path, gt_errno_text(errno));
     }
     if (r->extra_open && slot >= 0) {
         if (system_series_read(&r->sysx, &r->extra) < 0)
-            warn_once(r->warner, WARN_SERIES_MEMORY,
+            warn_once(r->warn_channel, WARN_SERIES_MEMORY,
                       "out of memory reading the system's disks and interfaces");
         s->extra = &r->extra;
     }

@@ -67,7 +67,7 @@ struct sample_reader {
     size_t cap_tree_pids;
     struct cgroup_reader cg;  /* cg.version 0: no group (cg.reason) */
     struct rapl_reader rapl;  /* the CPUs' energy (rapl.nzones 0: rapl.reason) */
-    struct warner *warner;
+    struct warn_channel *warn_channel;
 };
 
 /* Opens everything cfg asks for. GT_OK, or the status with gt_last_error()
@@ -82,7 +82,7 @@ struct sample_reader {
 void sample_reader_init(struct sample_reader *r);
 
 gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader_config *cfg,
-                             struct warner *w);
+                             struct warn_channel *w);
 
 /* Where a tracker reads from and whom it tracks (the rest comes from its
  * options). */
@@ -95,7 +95,7 @@ struct reader_place {
 
 /* sample_reader_open() with the configuration options o ask for. */
 gt_status reader_open(struct sample_reader *r, const gt_options *o, const struct reader_place *at,
-                      struct warner *w);
+                      struct warn_channel *w);
 
 /* The short name of process pid (its comm: "python"), at most cap - 1
  * bytes; "" when it cannot be read. */
@@ -112,8 +112,8 @@ struct read_plan {
     /* Members outside the tree at the two samples before (the pipeline's
      * count of sightings): one still there and still outside makes the
      * group shared at this sample, which then reads the members alone. */
-    const pid_t *cgroup_strangers;
-    size_t ncgroup_strangers;
+    const pid_t *cgroup_outsiders;
+    size_t ncgroup_outsiders;
 };
 
 /* Closes what is open; safe on a reader whose open failed, and again. */

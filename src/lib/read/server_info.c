@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "read/server_info.h"
 
-#include "common/dup.h"
+#include "common/array_copy.h"
 #include "common/internal.h"
 
 #include <errno.h>

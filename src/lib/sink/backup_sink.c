@@ -27,7 +27,7 @@ struct backup_writer {
     pthread_cond_t wake, idle;
     pthread_t thread;
     struct backup_sink *own;
-    struct warner *warner;      /* not used once orphaned (it may be gone) */
+    struct warn_channel *warn_channel;      /* not used once orphaned (it may be gone) */
     int posted;                 /* usage/now hold a summary to write */
     gt_resource_usage usage;
     double now;
@@ -279,9 +279,9 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&w->lock);
         w->busy = 0;
         /* Warned under the lock: an orphaned writer's tracker, and its
-         * warner, may be gone. */
+         * warn_channel, may be gone. */
         if (why[0] && !w->orphaned)
-            warn_once(w->warner, WARN_BACKUP, "cannot write the backup file: %s" BACKUP_WITHOUT,
+            warn_once(w->warn_channel, WARN_BACKUP, "cannot write the backup file: %s" BACKUP_WITHOUT,
                       why);
         pthread_cond_broadcast(&w->idle);
         if (w->orphaned && w->quit)
@@ -331,7 +331,7 @@ static struct backup_writer *writer_start(struct backup_sink *b)
     cond_init_monotonic(&w->wake);
     cond_init_monotonic(&w->idle); /* timed waits on it use the monotonic clock */
     w->own = own;
-    w->warner = b->warner;
+    w->warn_channel = b->warn_channel;
     if (start_library_thread(&w->thread, "gt:backup", writer_main, w) != 0) {
         own->target.dirfd = -1; /* still b's: not to be closed */
         own->target.name = NULL;
@@ -387,7 +387,7 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
     if (identity_ready(b) < 0) {
         /* Not written without it: the file's reader could not tell
          * whether its run is still going. The next look tries again. */
-        warn_once(b->warner, WARN_BACKUP,
+        warn_once(b->warn_channel, WARN_BACKUP,
                   "cannot write the backup file: out of memory" BACKUP_WITHOUT);
         return;
     }
@@ -405,7 +405,7 @@ static void backup_summary(struct sink *s, const gt_resource_usage *u, double no
         char why[512];
         backup_write(b, u, now, why, sizeof why);
         if (why[0])
-            warn_once(b->warner, WARN_BACKUP, "cannot write the backup file: %s" BACKUP_WITHOUT,
+            warn_once(b->warn_channel, WARN_BACKUP, "cannot write the backup file: %s" BACKUP_WITHOUT,
                       why);
     }
     b->last = *u;
@@ -427,14 +427,14 @@ static const struct sink_ops backup_ops = {.wants_summary = backup_wants,
                                            .summary = backup_summary, .finish = backup_finish};
 
 gt_status backup_sink_init(struct backup_sink *b, const char *path, double interval,
-                           double wait_limit, struct warner *w)
+                           double wait_limit, struct warn_channel *w)
 {
     memset(b, 0, sizeof *b);
     b->base.ops = &backup_ops;
     b->target.dirfd = -1;
     b->interval = interval;
     b->wait_limit = wait_limit;
-    b->warner = w;
+    b->warn_channel = w;
     pthread_mutex_init(&b->lock, NULL);
     if (!path)
         return GT_OK;

@@ -64,7 +64,7 @@ struct backup_sink {
     double last_look, first_write, last_write, last_fsync; /* monotonic; 0: never */
     int written;              /* writes so far; last holds what the file has */
     gt_resource_usage last;   /* the summary the file has */
-    struct warner *warner;
+    struct warn_channel *warn_channel;
     pthread_mutex_t lock;     /* guards off: stop() may come mid-write */
     int off;
     /* The writer thread, from the first write on; NULL before, and when
@@ -99,7 +99,7 @@ double backup_refresh_period(double elapsed);
  * stuck then is left to end by itself). GT_ERR_NO_MEMORY; a path that
  * cannot be resolved is not an error here: the first write warns with why. */
 gt_status backup_sink_init(struct backup_sink *b, const char *path, double interval,
-                           double wait_limit, struct warner *w);
+                           double wait_limit, struct warn_channel *w);
 
 /* Waits (up to wait_limit) until every summary handed to the writer
  * thread is in the file. 1 when it is, 0 when the wait timed out. */

@@ -18,7 +18,7 @@ static void write_line(struct csv_sink *c, gt_series_kind kind, const char *line
     if (fd_write_all(c->fd[kind], line, len) == 0)
         return;
     c->failed[kind] = 1;
-    warn_once(c->warner, kind == GT_SERIES_KIND_PROCESS ? WARN_CSV_PROCESS : WARN_CSV_SYSTEM,
+    warn_once(c->warn_channel, kind == GT_SERIES_KIND_PROCESS ? WARN_CSV_PROCESS : WARN_CSV_SYSTEM,
               "cannot write the %s series: %s; its rows are kept in memory only",
               kind_names[kind], strerror(errno));
 }
@@ -48,12 +48,12 @@ static void csv_start(struct sink *s, double epoch_start)
 static const struct sink_ops csv_ops = {.start = csv_start, .rows = csv_rows};
 
 void csv_sink_init(struct csv_sink *c, int process_fd, int system_fd, int no_header,
-                   struct warner *w)
+                   struct warn_channel *w)
 {
     memset(c, 0, sizeof *c);
     c->base.ops = &csv_ops;
     c->fd[GT_SERIES_KIND_PROCESS] = process_fd;
     c->fd[GT_SERIES_KIND_SYSTEM] = system_fd;
     c->no_header = no_header;
-    c->warner = w;
+    c->warn_channel = w;
 }

@@ -13,13 +13,13 @@ struct csv_sink {
      * not written there, the row store keeps them. Read by the API. */
     int failed[2];
     int no_header;            /* options.csv_no_header */
-    struct warner *warner;
+    struct warn_channel *warn_channel;
 };
 
 /* A sink writing process rows to process_fd and system rows to system_fd
  * (either -1: none), each after its header line (when sampling begins;
  * no_header: none). The descriptors stay the caller's. */
 void csv_sink_init(struct csv_sink *c, int process_fd, int system_fd, int no_header,
-                   struct warner *w);
+                   struct warn_channel *w);
 
 #endif

@@ -242,12 +242,12 @@ static const struct sink_ops metrics_sink_ops = {.start = sink_start, .rows = si
                                                  .finish = sink_finish};
 
 gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const char *textfile_dir,
-                            pid_t pid, const struct metrics_static *st, struct warner *w)
+                            pid_t pid, const struct metrics_static *st, struct warn_channel *w)
 {
     memset(m, 0, sizeof *m);
     m->base.ops = &metrics_sink_ops;
     m->target.dirfd = -1;
-    m->warner = w;
+    m->warn_channel = w;
     m->st = *st;
     pthread_mutex_init(&m->lock, NULL);
     if (textfile_dir) {
@@ -349,7 +349,7 @@ static void write_textfile(struct metrics_sink *m, const struct metrics_point *p
     free(text);
     if (s != GT_OK) {
         m->failed = 1;
-        warn_once(m->warner, WARN_METRICS_TEXTFILE, "the metrics textfile is no longer written: %s",
+        warn_once(m->warn_channel, WARN_METRICS_TEXTFILE, "the metrics textfile is no longer written: %s",
                   s == GT_ERR_NO_MEMORY ? "out of memory" : gt_last_error());
     }
 }

@@ -35,7 +35,7 @@ struct request_guard;
 
 struct metrics_sink {
     struct sink base;
-    struct warner *warner;
+    struct warn_channel *warn_channel;
     struct metrics_static st;   /* the labels and GPUs; start_time under lock */
     pthread_mutex_t lock;       /* guards latest, have_latest, st.start_time, scrapes */
     struct metrics_point latest;
@@ -61,7 +61,7 @@ struct metrics_sink {
  * not an address of this machine, the directory cannot be written), then
  * nothing is left to free. */
 gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const char *textfile_dir,
-                            pid_t pid, const struct metrics_static *st, struct warner *w);
+                            pid_t pid, const struct metrics_static *st, struct warn_channel *w);
 
 /* The newest point from the sampling thread (at now, monotonic seconds):
  * kept for scrapes, and written to the textfile when due. */

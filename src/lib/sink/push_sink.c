@@ -141,7 +141,7 @@ static int put(struct push_sink *p, const char *text, size_t len, int abandonabl
     }
     if (status < 200 || status > 299) {
         char said[256];
-        text_escape_into(answer, said, sizeof said); /* the server's words: a stranger's */
+        text_escape_into(answer, said, sizeof said); /* the server's words: another user's */
         size_t n = strlen(said);
         while (n > 0 && (said[n - 1] == '\n' || said[n - 1] == ' '))
             said[--n] = '\0';
@@ -165,7 +165,7 @@ static void push_text(struct push_sink *p, const char *text, size_t len, int aba
     pthread_mutex_unlock(&p->lock);
     if (said)
         return;
-    warn_always(p->warner, "cannot push metrics to %s: %s; the run and its other outputs go "
+    warn_always(p->warn_channel, "cannot push metrics to %s: %s; the run and its other outputs go "
                     "on", p->url, why);
 }
 
@@ -288,11 +288,11 @@ int push_sink_wants_io(const struct push_sink *p, double now, int final)
 
 gt_status push_sink_init(struct push_sink *p, const char *base_url, double interval,
                          const struct metrics_static *st, const gt_job_info *job,
-                         const char *host, long pid, struct warner *w)
+                         const char *host, long pid, struct warn_channel *w)
 {
     memset(p, 0, sizeof *p);
     p->base.ops = &push_sink_ops;
-    p->warner = w;
+    p->warn_channel = w;
     p->st = *st;
     p->interval = interval;
     pthread_mutex_init(&p->lock, NULL);

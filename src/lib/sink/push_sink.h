@@ -29,7 +29,7 @@
 
 struct push_sink {
     struct sink base;
-    struct warner *warner;
+    struct warn_channel *warn_channel;
     struct metrics_static st;  /* the labels and GPUs */
     char *url;                 /* the group's whole URL */
     double interval;           /* seconds; 0: at the end only */
@@ -51,7 +51,7 @@ struct push_sink {
  * none) or else host and pid. GT_ERR_NO_MEMORY only. */
 gt_status push_sink_init(struct push_sink *p, const char *base_url, double interval,
                          const struct metrics_static *st, const gt_job_info *job,
-                         const char *host, long pid, struct warner *w);
+                         const char *host, long pid, struct warn_channel *w);
 
 /* Whether the sample about to be taken at now (monotonic; final: the
  * stop's own) will be pushed, so that the reader reads each process's I/O

@@ -42,7 +42,7 @@ static void run_labels(struct metrics_static *ms, const gt_options *o, const str
 /* The exporter (metrics_listen, metrics_textfile_dir) and the pusher
  * (metrics_push_url), those o asks for. */
 static gt_status open_metrics(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
-                              struct warner *w)
+                              struct warn_channel *w)
 {
     struct metrics_static *ms = calloc(1, sizeof *ms);
     if (!ms)
@@ -71,7 +71,7 @@ static gt_status open_metrics(struct sinks *k, const gt_options *o, const struct
 }
 
 gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
-                     struct warner *w)
+                     struct warn_channel *w)
 {
     const char *backup_path = *o->resource_usage_file ? o->resource_usage_file : NULL;
     if (backup_sink_init(&k->backup, backup_path, o->sleep_time, o->stop_timeout, w) != GT_OK ||

@@ -55,7 +55,7 @@ void sinks_init(struct sinks *k);
  * ("": none). GT_ERR_* with the reason (a tracking file or an exporter
  * address that cannot be used: the run is not made). */
 gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_facts *f,
-                     struct warner *w);
+                     struct warn_channel *w);
 
 /* Whether the sample about to be taken (final: the stop's own) will show
  * each process's I/O counters, through the exporter or a push: the reader

@@ -86,7 +86,7 @@ static void tracking_rows(struct sink *s, const struct pipeline_rows *rows)
     if (table_file_row(&k->file, v, TRACKING_TIMEPOINT_COLUMNS) == 0)
         return;
     k->failed = 1;
-    warn_once(k->warner, WARN_TRACKING_FILE,
+    warn_once(k->warn_channel, WARN_TRACKING_FILE,
               "cannot write the tracking file: %s; its later timepoints are lost (the summary "
               "and the series are kept)", table_file_error(&k->file));
 }
@@ -101,13 +101,13 @@ static void tracking_finish(struct sink *s, const struct pipeline_rows *final)
 static const struct sink_ops tracking_ops = {.rows = tracking_rows, .finish = tracking_finish};
 
 gt_status tracking_file_open(struct tracking_file *k, const char *path, int overwrite,
-                             const struct tracking_static *st, struct warner *w)
+                             const struct tracking_static *st, struct warn_channel *w)
 {
     memset(k, 0, sizeof *k);
     k->file.fd = -1;
     k->base.ops = &tracking_ops;
     k->st = *st;
-    k->warner = w;
+    k->warn_channel = w;
     gt_status status = table_file_create(&k->file, path, overwrite, "tracking file");
     if (status != GT_OK)
         return status;

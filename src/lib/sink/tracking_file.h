@@ -43,7 +43,7 @@ struct tracking_file {
     struct table_file file;
     int failed;               /* a write failed (warned): no more rows */
     struct tracking_static st;
-    struct warner *warner;
+    struct warn_channel *warn_channel;
 };
 
 /* Creates the tracking file at path and writes its static data. An
@@ -52,7 +52,7 @@ struct tracking_file {
  * must outlive the sink. Returns GT_OK or a failure with gt_last_error()
  * naming the file and why. */
 gt_status tracking_file_open(struct tracking_file *k, const char *path, int overwrite,
-                             const struct tracking_static *st, struct warner *w);
+                             const struct tracking_static *st, struct warn_channel *w);
 
 /* Closes the file (every row is in it already). Safe on a sink never
  * opened or closed twice. */

@@ -479,7 +479,7 @@ static int find_members(struct json_reader *r, const char *text, struct json_spa
 
 
 /* One id of metadata.job: null, or a string of the characters allowed
- * (what Slurm sets; a file from a stranger can put nothing else there). */
+ * (what Slurm sets; a file from another user can put nothing else there). */
 static void read_job_text(struct json_reader *r, json_object *job, const char *key,
                           const char *allowed, char *out, size_t cap)
 {

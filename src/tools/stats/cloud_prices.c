@@ -1,4 +1,4 @@
-/* keeper.c - the cheapest matching cloud server, from the Spare Cores
+/* cloud_prices.c - the cheapest matching cloud server, from the Spare Cores
  * Keeper API (resource_tracker's recommend_server), over libcurl. */
 #define _GNU_SOURCE
 #include <curl/curl.h>
@@ -36,7 +36,7 @@ static size_t collect(char *p, size_t size, size_t n, void *arg)
 /* GETs url from the Keeper API at base into *body (malloc'd, NUL
  * terminated; the caller frees). GT_ERR_IO (cannot reach it, an HTTP
  * error, an answer over KEEPER_ANSWER_MAX) with the reason. */
-static gt_status keeper_get(const struct http_api *http, const char *base, const char *url,
+static gt_status price_api_get(const struct http_api *http, const char *base, const char *url,
                             char **body)
 {
     *body = NULL;
@@ -73,7 +73,7 @@ static gt_status keeper_get(const struct http_api *http, const char *base, const
 
 /* libcurl, loaded, and the API's base address (base_url, or the default).
  * GT_ERR_IO when libcurl cannot be loaded. */
-static gt_status keeper_open(const char *base_url, const struct http_api **http,
+static gt_status price_api_open(const char *base_url, const struct http_api **http,
                              const char **base)
 {
     const char *why = "";
@@ -99,7 +99,7 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
         return checked;
     const struct http_api *http = NULL;
     const char *base = GT_KEEPER_URL;
-    if (keeper_open(base_url, &http, &base) != GT_OK)
+    if (price_api_open(base_url, &http, &base) != GT_OK)
         return GT_ERR_IO;
     /* The API takes memory in GiB (Python's round: half to even) and GPU
      * memory in GiB. */
@@ -115,7 +115,7 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
                  (int)ceil((double)r->vram_mib / 1024.0));
 
     char *data = NULL;
-    gt_status st = keeper_get(http, base, url, &data);
+    gt_status st = price_api_get(http, base, url, &data);
     if (st == GT_OK) {
         json_object *root = data ? json_tokener_parse(data) : NULL;
         if (!root || !json_object_is_type(root, json_type_array)) {
@@ -173,7 +173,7 @@ static double price_in(json_object *list, const char *region)
     return -1;
 }
 
-/* Path segments from a snapshot (a stranger's file): letters, digits and
+/* Path segments from a snapshot (another user's file): letters, digits and
  * . _ - only, so that nothing else reaches the URL. */
 static int safe_segment(const char *s)
 {
@@ -197,12 +197,12 @@ gt_status gt_instance_price_at(const char *vendor, const char *region, const cha
                        instance_type ? instance_type : "", vendor ? vendor : "");
     const struct http_api *http = NULL;
     const char *base = GT_KEEPER_URL;
-    if (keeper_open(base_url, &http, &base) != GT_OK)
+    if (price_api_open(base_url, &http, &base) != GT_OK)
         return GT_ERR_IO;
     char url[2048];
     snprintf(url, sizeof url, "%s/server/%s/%s/prices", base, vendor, instance_type);
     char *data = NULL;
-    gt_status st = keeper_get(http, base, url, &data);
+    gt_status st = price_api_get(http, base, url, &data);
     if (st != GT_OK)
         return st;
     json_object *root = data ? json_tokener_parse(data) : NULL;

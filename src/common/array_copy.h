@@ -1,9 +1,9 @@
-/* dup.h - copies of the counted arrays the public structs point at (a
+/* array_copy.h - copies of the counted arrays the public structs point at (a
  * snapshot owns its GPU list, its GPU names and its per-GPU throttle
  * figures; the tracker lends its own): each copy is one allocation, freed
  * with free(). */
-#ifndef GT_DUP_H
-#define GT_DUP_H
+#ifndef GT_ARRAY_COPY_H
+#define GT_ARRAY_COPY_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
-/* dup.c - see dup.h. */
-#include "common/dup.h"
+/* array_copy.c - see array_copy.h. */
+#include "common/array_copy.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-/* tconfig.c - --tconfig FILE.json (tconfig.h). */
+/* tracker_config.c - --tconfig FILE.json (tracker_config.h). */
 #define _GNU_SOURCE
-#include "tconfig.h"
+#include "tracker_config.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -49,7 +49,7 @@ static const char *kind_text(enum kind k)
     }
 }
 
-void tconfig_free(char **args)
+void tracker_config_free(char **args)
 {
     for (size_t i = 0; args && args[i]; i++)
         free(args[i]);
@@ -130,7 +130,7 @@ static char *option_for(size_t k, json_object *v, int *none, int *bad)
 }
 
 
-int tconfig_args(const char *path, char ***args, int *nargs, char *err, size_t errcap)
+int tracker_config_args(const char *path, char ***args, int *nargs, char *err, size_t errcap)
 {
     *args = NULL;
     *nargs = 0;
@@ -193,7 +193,7 @@ int tconfig_args(const char *path, char ***args, int *nargs, char *err, size_t e
     }
     json_object_put(doc);
     if (failed) {
-        tconfig_free(out);
+        tracker_config_free(out);
         return -1;
     }
     *args = out;
