@@ -367,13 +367,21 @@ struct row {
     int gated, failed;
 };
 
-int compare_command(int argc, char **argv)
+/* compare's options. */
+struct compare_options {
+    double tolerance[NMETRICS]; /* by metric: a growth allowed, 0.10 = 10 % */
+    int gated[NMETRICS];        /* by metric: a growth past it fails */
+    const char *format;         /* text, markdown or json */
+};
+
+/* compare's options into *co (zeroed by the caller): -1 to go on, or the
+ * exit status when it ends here (--help, or an error said). */
+static int compare_parse(int argc, char **argv, struct compare_options *co)
 {
-    double tolerance[NMETRICS];
     for (int m = 0; m < NMETRICS; m++)
-        tolerance[m] = 0.10;
-    int gated[NMETRICS] = {0}, any_metric = 0;
-    const char *format = "text";
+        co->tolerance[m] = 0.10;
+    int any_metric = 0;
+    co->format = "text";
     static const struct option longs[] = {
         {"tolerance", required_argument, NULL, 't'}, {"metric", required_argument, NULL, 'm'},
         {"format", required_argument, NULL, 'f'},    {"help", no_argument, NULL, 'h'},
@@ -393,7 +401,7 @@ int compare_command(int argc, char **argv)
                          "markdown, json", optarg);
                 return cli_fail(msg, 2);
             }
-            format = optarg;
+            co->format = optarg;
         } else if (c == 't') {
             const char *eq = strchr(optarg, '=');
             int m = eq ? metric_index(optarg, (size_t)(eq - optarg)) : -1;
@@ -405,7 +413,7 @@ int compare_command(int argc, char **argv)
             }
             for (int k = 0; k < NMETRICS; k++)
                 if (!eq || k == m)
-                    tolerance[k] = v;
+                    co->tolerance[k] = v;
         } else if (c == 'm') {
             int m = metric_index(optarg, strlen(optarg));
             if (m < 0) {
@@ -413,7 +421,7 @@ int compare_command(int argc, char **argv)
                          optarg);
                 return cli_fail(msg, 2);
             }
-            gated[m] = any_metric = 1;
+            co->gated[m] = any_metric = 1;
         } else {
             snprintf(msg, sizeof msg, "compare: %s '%s'\n%s",
                      c == ':' ? "missing value for" : "unknown option", argv[optind - 1],
@@ -422,31 +430,24 @@ int compare_command(int argc, char **argv)
             return cli_fail(msg, 2);
         }
     }
-    int nfiles = argc - optind;
-    if (nfiles < 2 || nfiles > COMPARE_MAX_FILES) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "compare: give a baseline and a new run (2 to %d files: "
-                 "BASE... NEW)", COMPARE_MAX_FILES);
-        return cli_fail(msg, 2);
-    }
     /* By default the memory peaks are gated: times move with the machine
      * (docs/ci.md says how much). */
     if (!any_metric)
-        gated[METRIC_RAM] = gated[METRIC_GPU_RAM] = 1;
+        co->gated[METRIC_RAM] = co->gated[METRIC_GPU_RAM] = 1;
+    return -1;
+}
 
-    struct run_file files[COMPARE_MAX_FILES];
-    char err[1024];
-    for (int i = 0; i < nfiles; i++)
-        if (read_run_file(argv[optind + i], &files[i], err, sizeof err) < 0) {
-            for (int k = 0; k < i; k++)
-                run_file_free(&files[k]);
-            char msg[1100];
-            snprintf(msg, sizeof msg, "compare: %s", err);
-            return cli_fail(msg, 2);
-        }
-    struct run_file *now = &files[nfiles - 1];
+/* The rows of the comparison: each subject of the new run (the last file)
+ * against its baselines, metric by metric (*rows_out, malloc'd; *nrows,
+ * *missing: subjects with no baseline; *failed: a gated metric grew past
+ * its tolerance). 0, or -1 when memory runs out (*rows_out freed). */
+static int compare_rows(struct run_file *files, int nfiles, const struct compare_options *co,
+                        struct row **rows_out, size_t *nrows_out, size_t *missing_out,
+                        int *failed_out)
+{
+    const struct run_file *now = &files[nfiles - 1];
     int nbase = nfiles - 1;
-    struct row *rows = calloc(now->n * NMETRICS + 1, sizeof *rows);
+    struct row *rows = *rows_out = calloc(now->n * NMETRICS + 1, sizeof *rows);
     double *vals = calloc((size_t)nbase, sizeof *vals);
     const struct subject **found = calloc((size_t)nbase, sizeof *found);
     int indexed = 1;
@@ -480,8 +481,8 @@ int compare_command(int argc, char **argv)
             r->median = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
             r->now = now->s[s].f.v[m];
             r->change = r->median > 0 ? r->now / r->median - 1 : r->now > 0 ? NAN : 0;
-            r->tolerance = tolerance[m];
-            r->gated = gated[m];
+            r->tolerance = co->tolerance[m];
+            r->gated = co->gated[m];
             r->failed = r->gated && r->now > r->median * (1 + r->tolerance) && r->now > r->hi &&
                         r->now > 0;
             failed |= r->failed;
@@ -489,94 +490,141 @@ int compare_command(int argc, char **argv)
     }
     int matched = indexed && rows && vals && found;
     free(found);
+    free(vals);
     if (!matched) {
         free(rows);
-        free(vals);
+        *rows_out = NULL;
+        return -1;
+    }
+    *nrows_out = nrows;
+    *missing_out = missing;
+    *failed_out = failed;
+    return 0;
+}
+
+/* The comparison as JSON on standard output. */
+static void compare_print_json(const struct row *rows, size_t nrows, int nbase, int failed)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "passed", json_object_new_boolean(!failed));
+    json_object_object_add(o, "baseline_runs", json_object_new_int(nbase));
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i];
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "subject", json_object_new_string(r->subject));
+        json_object_object_add(x, "metric", json_object_new_string(metric_keys[r->metric]));
+        json_object_object_add(x, "base_median", json_object_new_double(r->median));
+        json_object_object_add(x, "base_min", json_object_new_double(r->lo));
+        json_object_object_add(x, "base_max", json_object_new_double(r->hi));
+        json_object_object_add(x, "base_runs", json_object_new_int(r->nbase));
+        json_object_object_add(x, "new", json_object_new_double(r->now));
+        json_object_object_add(x, "change_percent", isnan(r->change) ? NULL
+                               : json_object_new_double(r->change * 100));
+        json_object_object_add(x, "tolerance_percent",
+                               json_object_new_double(r->tolerance * 100));
+        json_object_object_add(x, "gated", json_object_new_boolean(r->gated));
+        json_object_object_add(x, "failed", json_object_new_boolean(r->failed));
+        json_object_array_add(arr, x);
+    }
+    json_object_object_add(o, "rows", arr);
+    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+}
+
+/* The comparison as a table (markdown: GitHub's) on standard output; tests:
+ * the rows are of several tests (pytest's), named at their first row. */
+static void compare_print_table(const struct row *rows, size_t nrows, int nbase, int failed,
+                                int md, int tests)
+{
+    if (md)
+        printf("| %sMetric | Base%s | New | Change | Tolerance | Result |\n|%s---|---:|---:|---:|"
+               "---:|---|\n", tests ? "Test | " : "", nbase > 1 ? " (median, range)" : "",
+               tests ? "---|" : "");
+    else
+        printf("%s%-13s %-36s %-12s %9s %9s  %s\n", tests ? "test  " : "", "metric",
+               nbase > 1 ? "base (median, range)" : "base", "new", "change", "tolerance",
+               "result");
+    for (size_t i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i];
+        char shown[4][48], base[160], change[32], tol[32];
+        const double values[4] = {r->median, r->lo, r->hi, r->now};
+        show_values(r->metric, values, shown);
+        const char *med = shown[0], *lo = shown[1], *hi = shown[2], *nw = shown[3];
+        if (r->nbase > 1)
+            snprintf(base, sizeof base, "%s (%s-%s)", med, lo, hi);
+        else
+            snprintf(base, sizeof base, "%s", med);
+        if (isnan(r->change))
+            snprintf(change, sizeof change, "new");
+        else
+            snprintf(change, sizeof change, "%+.1f %%", r->change * 100);
+        snprintf(tol, sizeof tol, r->gated ? "%.0f %%" : "-", r->tolerance * 100);
+        const char *result = r->failed ? "FAIL" : r->gated ? "ok" : "(shown)";
+        char subject[512];
+        printable(r->subject, md, subject, sizeof subject);
+        if (md)
+            printf("| %s%s%s | %s | %s | %s | %s | %s |\n", tests ? subject : "",
+                   tests ? " | " : "", metric_titles[r->metric], base, nw, change, tol,
+                   r->failed ? "**FAIL**" : result);
+        else if (tests)
+            printf("%s\n      %-13s %-36s %-12s %9s %9s  %s\n",
+                   i == 0 || strcmp(rows[i - 1].subject, r->subject) ? subject : "",
+                   metric_titles[r->metric], base, nw, change, tol, result);
+        else
+            printf("%-13s %-36s %-12s %9s %9s  %s\n", metric_titles[r->metric], base, nw,
+                   change, tol, result);
+    }
+    if (md)
+        printf("\n%s\n", failed ? "**A metric grew past its tolerance.**"
+                                : "No gated metric grew past its tolerance.");
+    else
+        printf("%s\n", failed ? "FAIL: a metric grew past its tolerance"
+                              : "ok: no gated metric grew past its tolerance");
+}
+
+int compare_command(int argc, char **argv)
+{
+    struct compare_options co = {0};
+    int stop = compare_parse(argc, argv, &co);
+    if (stop >= 0)
+        return stop;
+    int nfiles = argc - optind;
+    if (nfiles < 2 || nfiles > COMPARE_MAX_FILES) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "compare: give a baseline and a new run (2 to %d files: "
+                 "BASE... NEW)", COMPARE_MAX_FILES);
+        return cli_fail(msg, 2);
+    }
+    struct run_file files[COMPARE_MAX_FILES];
+    char err[1024];
+    for (int i = 0; i < nfiles; i++)
+        if (read_run_file(argv[optind + i], &files[i], err, sizeof err) < 0) {
+            for (int k = 0; k < i; k++)
+                run_file_free(&files[k]);
+            char msg[1100];
+            snprintf(msg, sizeof msg, "compare: %s", err);
+            return cli_fail(msg, 2);
+        }
+    struct row *rows = NULL;
+    size_t nrows = 0, missing = 0;
+    int failed = 0;
+    if (compare_rows(files, nfiles, &co, &rows, &nrows, &missing, &failed) < 0) {
         for (int i = 0; i < nfiles; i++)
             run_file_free(&files[i]);
         return cli_fail("compare: out of memory", 2);
     }
-
+    const struct run_file *now = &files[nfiles - 1];
     int tests = now->n > 1 || (now->n == 1 && strcmp(now->s[0].name, "run") != 0);
-    if (!strcmp(format, "json")) {
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "passed", json_object_new_boolean(!failed));
-        json_object_object_add(o, "baseline_runs", json_object_new_int(nbase));
-        json_object *arr = json_object_new_array();
-        for (size_t i = 0; i < nrows; i++) {
-            struct row *r = &rows[i];
-            json_object *x = json_object_new_object();
-            json_object_object_add(x, "subject", json_object_new_string(r->subject));
-            json_object_object_add(x, "metric", json_object_new_string(metric_keys[r->metric]));
-            json_object_object_add(x, "base_median", json_object_new_double(r->median));
-            json_object_object_add(x, "base_min", json_object_new_double(r->lo));
-            json_object_object_add(x, "base_max", json_object_new_double(r->hi));
-            json_object_object_add(x, "base_runs", json_object_new_int(r->nbase));
-            json_object_object_add(x, "new", json_object_new_double(r->now));
-            json_object_object_add(x, "change_percent", isnan(r->change) ? NULL
-                                   : json_object_new_double(r->change * 100));
-            json_object_object_add(x, "tolerance_percent",
-                                   json_object_new_double(r->tolerance * 100));
-            json_object_object_add(x, "gated", json_object_new_boolean(r->gated));
-            json_object_object_add(x, "failed", json_object_new_boolean(r->failed));
-            json_object_array_add(arr, x);
-        }
-        json_object_object_add(o, "rows", arr);
-        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(o);
-    } else {
-        int md = !strcmp(format, "markdown");
-        if (md)
-            printf("| %sMetric | Base%s | New | Change | Tolerance | Result |\n|%s---|---:|---:|---:|"
-                   "---:|---|\n", tests ? "Test | " : "", nbase > 1 ? " (median, range)" : "",
-                   tests ? "---|" : "");
-        else
-            printf("%s%-13s %-36s %-12s %9s %9s  %s\n", tests ? "test  " : "", "metric",
-                   nbase > 1 ? "base (median, range)" : "base", "new", "change", "tolerance",
-                   "result");
-        for (size_t i = 0; i < nrows; i++) {
-            struct row *r = &rows[i];
-            char shown[4][48], base[160], change[32], tol[32];
-            const double values[4] = {r->median, r->lo, r->hi, r->now};
-            show_values(r->metric, values, shown);
-            const char *med = shown[0], *lo = shown[1], *hi = shown[2], *nw = shown[3];
-            if (r->nbase > 1)
-                snprintf(base, sizeof base, "%s (%s-%s)", med, lo, hi);
-            else
-                snprintf(base, sizeof base, "%s", med);
-            if (isnan(r->change))
-                snprintf(change, sizeof change, "new");
-            else
-                snprintf(change, sizeof change, "%+.1f %%", r->change * 100);
-            snprintf(tol, sizeof tol, r->gated ? "%.0f %%" : "-", r->tolerance * 100);
-            const char *result = r->failed ? "FAIL" : r->gated ? "ok" : "(shown)";
-            char subject[512];
-            printable(r->subject, md, subject, sizeof subject);
-            if (md)
-                printf("| %s%s%s | %s | %s | %s | %s | %s |\n", tests ? subject : "",
-                       tests ? " | " : "", metric_titles[r->metric], base, nw, change, tol,
-                       r->failed ? "**FAIL**" : result);
-            else if (tests)
-                printf("%s\n      %-13s %-36s %-12s %9s %9s  %s\n",
-                       i == 0 || strcmp(rows[i - 1].subject, r->subject) ? subject : "",
-                       metric_titles[r->metric], base, nw, change, tol, result);
-            else
-                printf("%-13s %-36s %-12s %9s %9s  %s\n", metric_titles[r->metric], base, nw,
-                       change, tol, result);
-        }
-        if (md)
-            printf("\n%s\n", failed ? "**A metric grew past its tolerance.**"
-                                    : "No gated metric grew past its tolerance.");
-        else
-            printf("%s\n", failed ? "FAIL: a metric grew past its tolerance"
-                                  : "ok: no gated metric grew past its tolerance");
-    }
+    if (!strcmp(co.format, "json"))
+        compare_print_json(rows, nrows, nfiles - 1, failed);
+    else
+        compare_print_table(rows, nrows, nfiles - 1, failed, !strcmp(co.format, "markdown"), tests);
     if (missing)
         cli_error("compare: %zu test%s of the new run %s no baseline: not "
                   "compared\n", missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have");
     free(rows);
-    free(vals);
     for (int i = 0; i < nfiles; i++)
         run_file_free(&files[i]);
     return failed ? 1 : 0;

@@ -421,6 +421,187 @@ static int refuse_near_subcommand(const char *word)
     return 1;
 }
 
+/* The subcommands: each takes its arguments from its own name on. */
+static const struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} subcommands[] = {
+    {"system", system_command}, {"stats", stats_command}, {"recommend", recommend_command},
+    {"report", report_command}, {"merge", merge_command}, {"job", job_command},
+    {"compare", compare_command}, {"sub-track", subtrack_command},
+};
+
+/* When argv[1] names a subcommand: 1 and its exit status in *rc. */
+static int run_subcommand(int argc, char **argv, int *rc)
+{
+    if (argc < 2)
+        return 0;
+    if (strcmp(argv[1], "show") == 0) {
+        *rc = show(argc, argv);
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (strcmp(argv[1], subcommands[i].name) == 0) {
+            *rc = subcommands[i].run(argc - 1, argv + 1);
+            return 1;
+        }
+    return 0;
+}
+
+/* Before anything runs: no two outputs on one file, each writable; the
+ * files written at the end are held from now (their directories kept
+ * open), so that nothing planted on their paths meanwhile loses them. 0,
+ * or -1 with the reason in err. */
+static int check_outputs(const struct cli_options *o, char *err, size_t errcap)
+{
+    const struct output_use outputs[] = {
+        {"-o", o->output}, {"--snapshot", o->snapshot}, {"--report", o->report},
+        {"--process-csv", o->process_csv}, {"--system-csv", o->system_csv},
+        {"--tf", o->tracker.tracking_file}, {"--benchmark-tsv", o->benchmark_tsv},
+    };
+    const char *whats[] = {"output file", "--snapshot file", "--report file"};
+    int refused = output_find_same(outputs, sizeof outputs / sizeof outputs[0], err, errcap);
+    for (size_t i = 0; !refused && i < sizeof whats / sizeof whats[0]; i++)
+        refused = outputs[i].path && output_hold(outputs[i].path, whats[i], err, errcap) < 0;
+    /* The tracking file is made by the library; say what is wrong with it
+     * here, as for the other outputs, before the command runs. */
+    if (!refused && o->tracker.tracking_file)
+        refused = output_check_tracking_file(o->tracker.tracking_file, o->tracker.overwrite, err,
+                                             errcap) < 0;
+    if (!refused && o->benchmark_tsv)
+        refused = benchmark_tsv_check(o->benchmark_tsv, err, errcap) < 0;
+    return refused ? -1 : 0;
+}
+
+/* What the run left to say: processes left running, a kill that did not
+ * end the tree, a sampler that failed. */
+static void say_after_run(const struct cli_options *o, const struct run_result *r, int rc)
+{
+    if (rc == 0 && r->left_running > 0 && !o->tracker.disable_logs && !o->quiet)
+        warn_left_running(r);
+    if (rc == 0 && r->kill_wait_ended)
+        cli_error("warning: the limit ended the tree, but part of it was still there %g s after "
+                  "the SIGKILL (a process stuck in the kernel, one gpu-tracker may not signal, "
+                  "or an init that ignores it): tracking stopped there\n", RUN_KILL_GRACE);
+    if (rc == 0 && r->sampler_error[0])
+        cli_error("warning: %s; the figures are those of the start and the "
+                  "end of the run only\n", r->sampler_error);
+}
+
+/* The series files rescued and closed, the benchmark row, the snapshot
+ * and the report: 1 when one of them could not be written. */
+static int write_run_files(gt_tracker *t, const struct cli_options *o, const struct run_result *r,
+                           const int csv_fds[2])
+{
+    char err[1024];
+    const char *csv_paths[2] = {o->process_csv, o->system_csv};
+    const char *csv_options[2] = {"--process-csv", "--system-csv"};
+    int output_failed = 0;
+    for (int i = 0; i < 2; i++)
+        if (csv_paths[i])
+            output_failed |= output_rescue_series(
+                t, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM, csv_paths[i]);
+    for (int i = 0; i < 2; i++)
+        if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0) {
+            cli_error("cannot write %s file '%s': %s\n", csv_options[i],
+                      csv_paths[i], strerror(errno));
+            output_failed = 1;
+        }
+
+    if (o->benchmark_tsv && benchmark_tsv_append(t, o->benchmark_tsv, err, sizeof err) < 0)
+        output_failed |= cli_fail(err, 1);
+
+    if (o->snapshot || o->report) {
+        char *command = o->command ? shlex_join(o->command) : NULL;
+        if (o->command && !command)
+            output_failed |= cli_fail("cannot save the run: out of memory", 1);
+        else
+            output_failed |= save_run(t, command, o->command ? r->status_code : -1, o->snapshot,
+                                      o->snapshot_format, o->report, o->stf);
+        free(command);
+    }
+
+    return output_failed;
+}
+
+/* The status line and the summary, each where it does not mix with a
+ * document on standard output; a summary that cannot be written where it
+ * was asked goes to standard error. 1 when it could not be written. */
+static int print_summary(const struct cli_options *o, const struct run_result *r,
+                         const char *summary, int csv_on_stdout)
+{
+    char err[1024];
+    int output_failed = 0;
+    /* The status line goes where it does not mix with a JSON document or a
+     * series on standard output; the summary does not mix with a series. */
+    FILE *status_out = (o->format == FORMAT_JSON && !o->output) || csv_on_stdout ? stderr : stdout;
+    FILE *summary_out = csv_on_stdout ? stderr : stdout;
+    if (o->quiet)
+        ; /* -q: nothing but the summary (and errors) */
+    else if (o->command)
+        fprintf(status_out, "Resource tracking complete. Process completed with status code: %d\n",
+                r->status_code);
+    else if (r->interrupted)
+        fprintf(status_out, "Resource tracking stopped. Process %d is still running.\n",
+                (int)o->attach_pid);
+    else
+        fprintf(status_out, "Resource tracking complete. Process %d has ended.\n", (int)o->attach_pid);
+    fflush(status_out);
+
+    if (o->output) {
+        int failed;
+        {
+            /* the summary as printed: gpu_tracker's text (and the limits),
+             * the human summary, or the tracker's JSON with its "cgroup"
+             * section */
+            size_t n = strlen(summary);
+            char *doc = malloc(n + 2);
+            if (doc) {
+                memcpy(doc, summary, n);
+                doc[n] = '\n';
+            }
+            failed = !doc || output_file_write(o->output, doc, n + 1) != GT_OK;
+            free(doc);
+        }
+        if (failed)
+            snprintf(err, sizeof err, "%s", *gt_last_error() ? gt_last_error() : "out of memory");
+        if (failed) {
+            /* Never lose the measurements: show them instead. */
+            cli_error("%s; the summary follows on standard error\n", err);
+            fprintf(stderr, "%s\n", summary);
+            output_failed = 1;
+        }
+    } else {
+        fprintf(summary_out, "%s\n", summary);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* stdout itself is full or gone: say so where it may still be seen. */
+        cli_error("cannot write to standard output: %s; the summary "
+                  "follows on standard error\n", strerror(errno));
+        fprintf(stderr, "%s\n", summary);
+        output_failed = 1;
+    }
+    return output_failed;
+}
+
+/* -f human says its caveats and a starved CPU in its own lines; the
+ * other formats as warnings. */
+static void warn_figures(gt_tracker *t, const struct cli_options *o)
+{
+    const gt_resource_usage *usage = gt_tracker_usage(t);
+    if (o->format != FORMAT_HUMAN && usage && !o->tracker.disable_logs && !o->quiet) {
+        gt_cgroup_usage cg = {.struct_size = sizeof cg};
+        int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
+        gt_measurement_caveats(usage, have_cg ? &cg : NULL, warn_caveat, NULL);
+        gt_totals totals = {.struct_size = sizeof totals};
+        char starved[512];
+        if (gt_tracker_totals(t, &totals) == GT_OK &&
+            gt_cpu_contention(usage, have_cg ? &cg : NULL, totals.wall_seconds, starved,
+                              sizeof starved))
+            cli_error("warning: CPU starved: %s\n", starved);
+    }
+}
+
 int gt_cli_main(int argc, char **argv)
 {
     cli_protect_environment();
@@ -429,24 +610,9 @@ int gt_cli_main(int argc, char **argv)
         return cli_fail(env_err, 2);
     if (argc >= 2 && argv[1][0] != '-' && refuse_near_subcommand(argv[1]))
         return 2;
-    if (argc >= 2 && strcmp(argv[1], "show") == 0)
-        return show(argc, argv);
-    if (argc >= 2 && strcmp(argv[1], "system") == 0)
-        return system_command(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "stats") == 0)
-        return stats_command(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "recommend") == 0)
-        return recommend_command(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "report") == 0)
-        return report_command(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "merge") == 0)
-        return merge_command(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "job") == 0)
-        return job_command(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "compare") == 0)
-        return compare_command(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "sub-track") == 0)
-        return subtrack_command(argc - 1, argv + 1);
+    int sub_rc;
+    if (run_subcommand(argc, argv, &sub_rc))
+        return sub_rc;
     struct cli_options o;
     char err[1024];
     if (cli_parse(argc, argv, &o, err, sizeof err) < 0) {
@@ -478,26 +644,7 @@ int gt_cli_main(int argc, char **argv)
      * kill us silently: writes fail with EPIPE and the summary goes to
      * stderr instead. The command gets SIGPIPE as it was. */
     run_ignore_sigpipe();
-    /* Before anything runs: no two outputs on one file, each writable; the
-     * files written at the end are held from now (their directories kept
-     * open), so that nothing planted on their paths meanwhile loses them. */
-    const struct output_use outputs[] = {
-        {"-o", o.output}, {"--snapshot", o.snapshot}, {"--report", o.report},
-        {"--process-csv", o.process_csv}, {"--system-csv", o.system_csv},
-        {"--tf", o.tracker.tracking_file}, {"--benchmark-tsv", o.benchmark_tsv},
-    };
-    const char *whats[] = {"output file", "--snapshot file", "--report file"};
-    int refused = output_find_same(outputs, sizeof outputs / sizeof outputs[0], err, sizeof err);
-    for (size_t i = 0; !refused && i < sizeof whats / sizeof whats[0]; i++)
-        refused = outputs[i].path && output_hold(outputs[i].path, whats[i], err, sizeof err) < 0;
-    /* The tracking file is made by the library; say what is wrong with it
-     * here, as for the other outputs, before the command runs. */
-    if (!refused && o.tracker.tracking_file)
-        refused = output_check_tracking_file(o.tracker.tracking_file, o.tracker.overwrite, err,
-                                             sizeof err) < 0;
-    if (!refused && o.benchmark_tsv)
-        refused = benchmark_tsv_check(o.benchmark_tsv, err, sizeof err) < 0;
-    if (refused) {
+    if (check_outputs(&o, err, sizeof err) < 0) {
         options_done(&o);
         return cli_fail(err, 2);
     }
@@ -550,15 +697,7 @@ int gt_cli_main(int argc, char **argv)
                                       sizeof err);
     live_end();
     release_warnings(0);
-    if (rc == 0 && r.left_running > 0 && !o.tracker.disable_logs && !o.quiet)
-        warn_left_running(&r);
-    if (rc == 0 && r.kill_wait_ended)
-        cli_error("warning: the limit ended the tree, but part of it was still there %g s after "
-                  "the SIGKILL (a process stuck in the kernel, one gpu-tracker may not signal, "
-                  "or an init that ignores it): tracking stopped there\n", RUN_KILL_GRACE);
-    if (rc == 0 && r.sampler_error[0])
-        cli_error("warning: %s; the figures are those of the start and the "
-                  "end of the run only\n", r.sampler_error);
+    say_after_run(&o, &r, rc);
     if (rc < 0) {
         for (int i = 0; i < 2; i++)
             if (csv_fds[i] > STDOUT_FILENO)
@@ -569,30 +708,7 @@ int gt_cli_main(int argc, char **argv)
     }
     /* Output that could not be written makes the exit status non-zero (the
      * command's own, or 1), after what it held went to stderr. */
-    int output_failed = 0;
-    for (int i = 0; i < 2; i++)
-        if (csv_paths[i])
-            output_failed |= output_rescue_series(
-                t, i == 0 ? GT_SERIES_KIND_PROCESS : GT_SERIES_KIND_SYSTEM, csv_paths[i]);
-    for (int i = 0; i < 2; i++)
-        if (csv_fds[i] > STDOUT_FILENO && close(csv_fds[i]) != 0) {
-            cli_error("cannot write %s file '%s': %s\n", csv_options[i],
-                      csv_paths[i], strerror(errno));
-            output_failed = 1;
-        }
-
-    if (o.benchmark_tsv && benchmark_tsv_append(t, o.benchmark_tsv, err, sizeof err) < 0)
-        output_failed |= cli_fail(err, 1);
-
-    if (o.snapshot || o.report) {
-        char *command = o.command ? shlex_join(o.command) : NULL;
-        if (o.command && !command)
-            output_failed |= cli_fail("cannot save the run: out of memory", 1);
-        else
-            output_failed |= save_run(t, command, o.command ? r.status_code : -1, o.snapshot,
-                                      o.snapshot_format, o.report, o.stf);
-        free(command);
-    }
+    int output_failed = write_run_files(t, &o, &r, csv_fds);
 
     char *summary = o.format == FORMAT_JSON ? gt_limit_watch_json(limits, t)
                     : o.format == FORMAT_HUMAN
@@ -605,70 +721,9 @@ int gt_cli_main(int argc, char **argv)
         return cli_fail("cannot format the summary: out of memory", r.exit_status ? r.exit_status : 1);
     }
 
-    /* The status line goes where it does not mix with a JSON document or a
-     * series on standard output; the summary does not mix with a series. */
-    FILE *status_out = (o.format == FORMAT_JSON && !o.output) || csv_on_stdout ? stderr : stdout;
-    FILE *summary_out = csv_on_stdout ? stderr : stdout;
-    if (o.quiet)
-        ; /* -q: nothing but the summary (and errors) */
-    else if (o.command)
-        fprintf(status_out, "Resource tracking complete. Process completed with status code: %d\n",
-                r.status_code);
-    else if (r.interrupted)
-        fprintf(status_out, "Resource tracking stopped. Process %d is still running.\n",
-                (int)o.attach_pid);
-    else
-        fprintf(status_out, "Resource tracking complete. Process %d has ended.\n", (int)o.attach_pid);
-    fflush(status_out);
-
-    if (o.output) {
-        int failed;
-        {
-            /* the summary as printed: gpu_tracker's text (and the limits),
-             * the human summary, or the tracker's JSON with its "cgroup"
-             * section */
-            size_t n = strlen(summary);
-            char *doc = malloc(n + 2);
-            if (doc) {
-                memcpy(doc, summary, n);
-                doc[n] = '\n';
-            }
-            failed = !doc || output_file_write(o.output, doc, n + 1) != GT_OK;
-            free(doc);
-        }
-        if (failed)
-            snprintf(err, sizeof err, "%s", *gt_last_error() ? gt_last_error() : "out of memory");
-        if (failed) {
-            /* Never lose the measurements: show them instead. */
-            cli_error("%s; the summary follows on standard error\n", err);
-            fprintf(stderr, "%s\n", summary);
-            output_failed = 1;
-        }
-    } else {
-        fprintf(summary_out, "%s\n", summary);
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        /* stdout itself is full or gone: say so where it may still be seen. */
-        cli_error("cannot write to standard output: %s; the summary "
-                  "follows on standard error\n", strerror(errno));
-        fprintf(stderr, "%s\n", summary);
-        output_failed = 1;
-    }
+    output_failed |= print_summary(&o, &r, summary, csv_on_stdout);
     free(summary);
-    /* -f human says its caveats and a starved CPU in its own lines; the
-     * other formats as warnings. */
-    const gt_resource_usage *usage = gt_tracker_usage(t);
-    if (o.format != FORMAT_HUMAN && usage && !o.tracker.disable_logs && !o.quiet) {
-        gt_cgroup_usage cg = {.struct_size = sizeof cg};
-        int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
-        gt_measurement_caveats(usage, have_cg ? &cg : NULL, warn_caveat, NULL);
-        gt_totals totals = {.struct_size = sizeof totals};
-        char starved[512];
-        if (gt_tracker_totals(t, &totals) == GT_OK &&
-            gt_cpu_contention(usage, have_cg ? &cg : NULL, totals.wall_seconds, starved,
-                              sizeof starved))
-            cli_error("warning: CPU starved: %s\n", starved);
-    }
+    warn_figures(t, &o);
     /* A breached limit is the exit status (docs/limits.md), unless the
      * command's own was asked for. */
     gt_limits breaches = {.struct_size = sizeof breaches};

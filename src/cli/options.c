@@ -412,223 +412,250 @@ int parse_seconds(const char *s, double min, double max, double *out)
 
 /* argv[1] to argv[config_end - 1] came from the config file: defaults,
  * which the command line's options after them override. */
-static int parse_args(int argc, char **argv, int config_end, struct cli_options *o, char *err,
-                      size_t errcap)
+/* What take_option() and its helpers did with an option: took it, or the
+ * parse ends there (help or the version asked for, or an error in err). */
+enum { OPTION_TAKEN, OPTION_STOP, OPTION_BAD };
+
+/* A limit's option (--max-ram, --max-gpu-ram, --max-time, --max-cpu-time,
+ * --kill-after, --on-limit) into l. */
+static int take_limit_option(int c, const char *arg, gt_limit_options *l, char *err,
+                             size_t errcap)
 {
-    memset(o, 0, sizeof *o);
-    gt_options_init(&o->tracker);
-    gt_limit_options_init(&o->limits);
-    cli_read_environment(&o->tracker, &o->sources);
-    const char *execute = NULL;
-
-    opterr = 0;
-    optind = 1;
-    int c;
-    /* '+': stop at the first non-option, so the command's own options after
-     * "--" (or after its name) are left alone. */
-    /* The argument getopt works on: optind before the call (in a cluster of
-     * short options, optind moves past it only after its last letter). */
-    int current = optind;
-    while ((c = getopt_long(argc, argv, "+:hvqe:o:f:", long_options, NULL)) != -1) {
-        long v;
-        switch (c) {
-        case 'h':
-            /* curl's way: --help all for everything */
-            o->action = optind < argc && strcmp(argv[optind], "all") == 0 ? ACTION_HELP_ALL
-                                                                           : ACTION_HELP;
-            return 0;
-        case 'v':
-            /* Alone, or it would silently run nothing of what follows (a
-             * user who meant "verbose" would think the job ran). */
-            if (argc != 2) {
-                snprintf(err, errcap, "'%s' prints the version and runs nothing: give it alone, "
-                         "or leave it out to track a command", argv[current]);
-                return -1;
-            }
-            o->action = ACTION_VERSION;
-            return 0;
-        case 'e': execute = optarg; break;
-        case 'o': o->output = optarg; break;
-        case 'f':
-            if (strcmp(optarg, "text") == 0)
-                o->format = FORMAT_TEXT;
-            else if (strcmp(optarg, "json") == 0)
-                o->format = FORMAT_JSON;
-            else if (strcmp(optarg, "human") == 0)
-                o->format = FORMAT_HUMAN;
-            else {
-                snprintf(err, errcap, "unknown format '%s'; valid formats: text, json, human",
-                         optarg);
-                return -1;
-            }
-            break;
-        case OPT_ST:
-            if (parse_seconds(optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX,
-                              &o->tracker.sleep_time) < 0) {
-                snprintf(err, errcap, "invalid --st '%s': the sleep time must be a number of "
-                         "seconds from %g to %g", optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
-                return -1;
-            }
-            break;
-        case OPT_RU: o->tracker.ram_unit = optarg; break;
-        case OPT_GRU: o->tracker.gpu_ram_unit = optarg; break;
-        case OPT_TU: o->tracker.time_unit = optarg; break;
-        case OPT_NEC:
-            if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
-                snprintf(err, errcap, "invalid --nec '%s': the number of expected cores must be a positive integer",
-                         optarg);
-                return -1;
-            }
-            o->tracker.n_expected_cores = (int)v;
-            break;
-        case OPT_GUUIDS: o->tracker.gpu_uuids = optarg; break;
-        case OPT_GB: o->tracker.gpu_brand = optarg; break;
-        case OPT_DISABLE_LOGS: o->tracker.disable_logs = 1; break;
-        case OPT_VERBOSE: o->verbose = 1; break;
-        case 'q': o->quiet = 1; break;
-        case OPT_WAIT_ALL: o->wait_all = 1; break;
-        case OPT_BACKUP:
-            if (!*optarg) {
-                snprintf(err, errcap, "empty file name for --backup; give a file, or "
-                         "--no-backup for none");
-                return -1;
-            }
-            o->tracker.resource_usage_file = optarg;
-            /* A default gives way to the command line's --no-backup. */
-            if (current >= config_end)
-                o->backup_set = 1;
-            break;
-        case OPT_NO_BACKUP:
-            o->tracker.resource_usage_file = "";
-            if (current >= config_end)
-                o->no_backup = 1;
-            break;
-        case OPT_NO_CONFIG: o->no_config = 1; break;
-        case OPT_TF: o->tracker.tracking_file = optarg; break;
-        case OPT_OVERWRITE: o->tracker.overwrite = 1; break;
-        case OPT_TCONFIG: o->tconfig = optarg; break;
-        case OPT_STF: o->stf = optarg; break;
-        case OPT_METRICS_LISTEN: o->tracker.metrics_listen = optarg; break;
-        case OPT_METRICS_TEXTFILE:
-            if (!*optarg) {
-                snprintf(err, errcap, "empty directory name for --metrics-textfile; give "
-                         "node_exporter's textfile directory");
-                return -1;
-            }
-            o->tracker.metrics_textfile_dir = optarg;
-            break;
-        case OPT_METRICS_PUSH: o->tracker.metrics_push_url = optarg; break;
-        case OPT_METRICS_PUSH_INTERVAL: {
-            char why[400];
-            if (units_parse_duration(optarg, &o->tracker.metrics_push_interval, why, sizeof why) < 0) {
-                snprintf(err, errcap, "--metrics-push-interval: %s", why);
-                return -1;
-            }
-            break;
+    switch (c) {
+    case OPT_MAX_RAM:
+    case OPT_MAX_GPU_RAM: {
+        char why[400];
+        double *to = c == OPT_MAX_RAM ? &l->max_ram : &l->max_gpu_ram;
+        if (units_parse_size(arg, to, why, sizeof why) < 0) {
+            snprintf(err, errcap, "%s: %s", c == OPT_MAX_RAM ? "--max-ram" : "--max-gpu-ram",
+                     why);
+            return OPTION_BAD;
         }
-        case OPT_PID:
-            if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
-                snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
-                return -1;
-            }
-            o->attach_pid = (pid_t)v;
-            break;
-        case OPT_PROCESS_CSV: o->process_csv = optarg; break;
-        case OPT_SYSTEM_CSV: o->system_csv = optarg; break;
-        case OPT_SNAPSHOT: o->snapshot = optarg; break;
-        case OPT_REPORT: o->report = optarg; break;
-        case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
-        case OPT_SAMPLED_ONLY: o->sources.sampled_only = 1; break;
-        case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
-        case OPT_CGROUP: o->tracker.own_cgroup = 1; break;
-        case OPT_GPU_DETAILS: o->tracker.gpu_details = 1; break;
-        case OPT_MAX_RAM:
-        case OPT_MAX_GPU_RAM: {
-            char why[400];
-            double *to = c == OPT_MAX_RAM ? &o->limits.max_ram : &o->limits.max_gpu_ram;
-            if (units_parse_size(optarg, to, why, sizeof why) < 0) {
-                snprintf(err, errcap, "%s: %s", c == OPT_MAX_RAM ? "--max-ram" : "--max-gpu-ram",
-                         why);
-                return -1;
-            }
-            break;
-        }
-        case OPT_MAX_TIME:
-        case OPT_MAX_CPU_TIME:
-        case OPT_KILL_AFTER: {
-            char why[400];
-            double *to = c == OPT_MAX_TIME       ? &o->limits.max_time
-                         : c == OPT_MAX_CPU_TIME ? &o->limits.max_cpu_time
-                                                 : &o->limits.kill_after;
-            if (units_parse_duration(optarg, to, why, sizeof why) < 0) {
-                snprintf(err, errcap, "%s: %s",
-                         c == OPT_MAX_TIME ? "--max-time"
-                         : c == OPT_MAX_CPU_TIME ? "--max-cpu-time" : "--kill-after", why);
-                return -1;
-            }
-            break;
-        }
-        case OPT_ON_LIMIT:
-            if (strcmp(optarg, "warn") == 0)
-                o->limits.on_limit = GT_ON_LIMIT_WARN;
-            else if (strcmp(optarg, "kill") == 0)
-                o->limits.on_limit = GT_ON_LIMIT_KILL;
-            else {
-                snprintf(err, errcap, "unknown --on-limit '%s'; valid: warn (run on and report "
-                         "the breach) or kill (end the command)", optarg);
-                return -1;
-            }
-            break;
-        case OPT_COMMAND_STATUS: o->command_status = 1; break;
-        case OPT_BENCHMARK_TSV: o->benchmark_tsv = optarg; break;
-        case OPT_CARBON_INTENSITY:
-            if (parse_seconds(optarg, 0.001, 10000, &o->tracker.carbon_intensity) < 0) {
-                snprintf(err, errcap, "invalid --carbon-intensity '%s': give the electricity's "
-                         "grams of CO2e per kWh, above 0 and at most 10000 (e.g. 400)", optarg);
-                return -1;
-            }
-            break;
-        case OPT_PUE:
-            if (parse_seconds(optarg, 1, 10, &o->tracker.pue) < 0) {
-                snprintf(err, errcap, "invalid --pue '%s': a power usage effectiveness is a "
-                         "number from 1 to 10 (e.g. 1.2)", optarg);
-                return -1;
-            }
-            break;
-        case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
-        case OPT_START_AT:
-            if (strcmp(optarg, "aligned") == 0)
-                o->tracker.start_at = GT_START_ALIGNED;
-            else if (parse_seconds(optarg, 1, 1e10, &o->tracker.start_at) < 0) {
-                snprintf(err, errcap, "invalid --start-at '%s': give 'aligned' (the next multiple "
-                         "of the sleep time) or an epoch time in seconds", optarg);
-                return -1;
-            }
-            break;
-        case OPT_SNAPSHOT_FORMAT:
-            if (strcmp(optarg, "gpu_tracker") == 0)
-                o->snapshot_format = GT_SNAPSHOT_GPU_TRACKER;
-            else if (strcmp(optarg, "resource_tracker") == 0)
-                o->snapshot_format = GT_SNAPSHOT_RESOURCE_TRACKER;
-            else if (strcmp(optarg, "resource_tracker-0.5") == 0)
-                o->snapshot_format = GT_SNAPSHOT_RESOURCE_TRACKER_05;
-            else {
-                snprintf(err, errcap, "unknown snapshot format '%s'; valid formats: gpu_tracker, "
-                         "resource_tracker, resource_tracker-0.5", optarg);
-                return -1;
-            }
-            break;
-        case ':':
-            snprintf(err, errcap, "option '%s' needs a value", argv[current]);
-            return -1;
-        default:
-            suggest_option_error(argv[current], long_options, "see gpu-tracker --help", err,
-                                 errcap);
-            return -1;
-        }
-        current = optind;
+        break;
     }
+    case OPT_MAX_TIME:
+    case OPT_MAX_CPU_TIME:
+    case OPT_KILL_AFTER: {
+        char why[400];
+        double *to = c == OPT_MAX_TIME       ? &l->max_time
+                     : c == OPT_MAX_CPU_TIME ? &l->max_cpu_time
+                                             : &l->kill_after;
+        if (units_parse_duration(arg, to, why, sizeof why) < 0) {
+            snprintf(err, errcap, "%s: %s",
+                     c == OPT_MAX_TIME ? "--max-time"
+                     : c == OPT_MAX_CPU_TIME ? "--max-cpu-time" : "--kill-after", why);
+            return OPTION_BAD;
+        }
+        break;
+    }
+    case OPT_ON_LIMIT:
+        if (strcmp(arg, "warn") == 0)
+            l->on_limit = GT_ON_LIMIT_WARN;
+        else if (strcmp(arg, "kill") == 0)
+            l->on_limit = GT_ON_LIMIT_KILL;
+        else {
+            snprintf(err, errcap, "unknown --on-limit '%s'; valid: warn (run on and report "
+                     "the breach) or kill (end the command)", arg);
+            return OPTION_BAD;
+        }
+        break;
+    }
+    return OPTION_TAKEN;
+}
 
+/* An option whose value is one of a few words or a number in a range
+ * (-f, --carbon-intensity, --pue, --start-at, --snapshot-format) into o. */
+static int take_valued_option(int c, const char *arg, struct cli_options *o, char *err,
+                              size_t errcap)
+{
+    switch (c) {
+    case 'f':
+        if (strcmp(arg, "text") == 0)
+            o->format = FORMAT_TEXT;
+        else if (strcmp(arg, "json") == 0)
+            o->format = FORMAT_JSON;
+        else if (strcmp(arg, "human") == 0)
+            o->format = FORMAT_HUMAN;
+        else {
+            snprintf(err, errcap, "unknown format '%s'; valid formats: text, json, human",
+                     arg);
+            return OPTION_BAD;
+        }
+        break;
+    case OPT_CARBON_INTENSITY:
+        if (parse_seconds(arg, 0.001, 10000, &o->tracker.carbon_intensity) < 0) {
+            snprintf(err, errcap, "invalid --carbon-intensity '%s': give the electricity's "
+                     "grams of CO2e per kWh, above 0 and at most 10000 (e.g. 400)", arg);
+            return OPTION_BAD;
+        }
+        break;
+    case OPT_PUE:
+        if (parse_seconds(arg, 1, 10, &o->tracker.pue) < 0) {
+            snprintf(err, errcap, "invalid --pue '%s': a power usage effectiveness is a "
+                     "number from 1 to 10 (e.g. 1.2)", arg);
+            return OPTION_BAD;
+        }
+        break;
+    case OPT_START_AT:
+        if (strcmp(arg, "aligned") == 0)
+            o->tracker.start_at = GT_START_ALIGNED;
+        else if (parse_seconds(arg, 1, 1e10, &o->tracker.start_at) < 0) {
+            snprintf(err, errcap, "invalid --start-at '%s': give 'aligned' (the next multiple "
+                     "of the sleep time) or an epoch time in seconds", arg);
+            return OPTION_BAD;
+        }
+        break;
+    case OPT_SNAPSHOT_FORMAT:
+        if (strcmp(arg, "gpu_tracker") == 0)
+            o->snapshot_format = GT_SNAPSHOT_GPU_TRACKER;
+        else if (strcmp(arg, "resource_tracker") == 0)
+            o->snapshot_format = GT_SNAPSHOT_RESOURCE_TRACKER;
+        else if (strcmp(arg, "resource_tracker-0.5") == 0)
+            o->snapshot_format = GT_SNAPSHOT_RESOURCE_TRACKER_05;
+        else {
+            snprintf(err, errcap, "unknown snapshot format '%s'; valid formats: gpu_tracker, "
+                     "resource_tracker, resource_tracker-0.5", arg);
+            return OPTION_BAD;
+        }
+        break;
+    }
+    return OPTION_TAKEN;
+}
+
+/* Option c of getopt_long (its value optarg; it was argv[current]) into o,
+ * -e's command into *execute. */
+static int take_option(int c, int argc, char **argv, int current, int config_end,
+                       struct cli_options *o, const char **execute, char *err, size_t errcap)
+{
+    long v;
+    switch (c) {
+    case 'h':
+        /* curl's way: --help all for everything */
+        o->action = optind < argc && strcmp(argv[optind], "all") == 0 ? ACTION_HELP_ALL
+                                                                       : ACTION_HELP;
+        return OPTION_STOP;
+    case 'v':
+        /* Alone, or it would silently run nothing of what follows (a
+         * user who meant "verbose" would think the job ran). */
+        if (argc != 2) {
+            snprintf(err, errcap, "'%s' prints the version and runs nothing: give it alone, "
+                     "or leave it out to track a command", argv[current]);
+            return OPTION_BAD;
+        }
+        o->action = ACTION_VERSION;
+        return OPTION_STOP;
+    case 'e': *execute = optarg; break;
+    case 'o': o->output = optarg; break;
+    case OPT_ST:
+        if (parse_seconds(optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX,
+                          &o->tracker.sleep_time) < 0) {
+            snprintf(err, errcap, "invalid --st '%s': the sleep time must be a number of "
+                     "seconds from %g to %g", optarg, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
+            return OPTION_BAD;
+        }
+        break;
+    case OPT_RU: o->tracker.ram_unit = optarg; break;
+    case OPT_GRU: o->tracker.gpu_ram_unit = optarg; break;
+    case OPT_TU: o->tracker.time_unit = optarg; break;
+    case OPT_NEC:
+        if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
+            snprintf(err, errcap, "invalid --nec '%s': the number of expected cores must be a positive integer",
+                     optarg);
+            return OPTION_BAD;
+        }
+        o->tracker.n_expected_cores = (int)v;
+        break;
+    case OPT_GUUIDS: o->tracker.gpu_uuids = optarg; break;
+    case OPT_GB: o->tracker.gpu_brand = optarg; break;
+    case OPT_DISABLE_LOGS: o->tracker.disable_logs = 1; break;
+    case OPT_VERBOSE: o->verbose = 1; break;
+    case 'q': o->quiet = 1; break;
+    case OPT_WAIT_ALL: o->wait_all = 1; break;
+    case OPT_BACKUP:
+        if (!*optarg) {
+            snprintf(err, errcap, "empty file name for --backup; give a file, or "
+                     "--no-backup for none");
+            return OPTION_BAD;
+        }
+        o->tracker.resource_usage_file = optarg;
+        /* A default gives way to the command line's --no-backup. */
+        if (current >= config_end)
+            o->backup_set = 1;
+        break;
+    case OPT_NO_BACKUP:
+        o->tracker.resource_usage_file = "";
+        if (current >= config_end)
+            o->no_backup = 1;
+        break;
+    case OPT_NO_CONFIG: o->no_config = 1; break;
+    case OPT_TF: o->tracker.tracking_file = optarg; break;
+    case OPT_OVERWRITE: o->tracker.overwrite = 1; break;
+    case OPT_TCONFIG: o->tconfig = optarg; break;
+    case OPT_STF: o->stf = optarg; break;
+    case OPT_METRICS_LISTEN: o->tracker.metrics_listen = optarg; break;
+    case OPT_METRICS_TEXTFILE:
+        if (!*optarg) {
+            snprintf(err, errcap, "empty directory name for --metrics-textfile; give "
+                     "node_exporter's textfile directory");
+            return OPTION_BAD;
+        }
+        o->tracker.metrics_textfile_dir = optarg;
+        break;
+    case OPT_METRICS_PUSH: o->tracker.metrics_push_url = optarg; break;
+    case OPT_METRICS_PUSH_INTERVAL: {
+        char why[400];
+        if (units_parse_duration(optarg, &o->tracker.metrics_push_interval, why, sizeof why) < 0) {
+            snprintf(err, errcap, "--metrics-push-interval: %s", why);
+            return OPTION_BAD;
+        }
+        break;
+    }
+    case OPT_PID:
+        if (parse_positive_long(optarg, INT_MAX, &v) < 0) {
+            snprintf(err, errcap, "invalid --pid '%s': a process ID is a positive integer", optarg);
+            return OPTION_BAD;
+        }
+        o->attach_pid = (pid_t)v;
+        break;
+    case OPT_PROCESS_CSV: o->process_csv = optarg; break;
+    case OPT_SYSTEM_CSV: o->system_csv = optarg; break;
+    case OPT_SNAPSHOT: o->snapshot = optarg; break;
+    case OPT_REPORT: o->report = optarg; break;
+    case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
+    case OPT_SAMPLED_ONLY: o->sources.sampled_only = 1; break;
+    case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
+    case OPT_CGROUP: o->tracker.own_cgroup = 1; break;
+    case OPT_GPU_DETAILS: o->tracker.gpu_details = 1; break;
+    case OPT_COMMAND_STATUS: o->command_status = 1; break;
+    case OPT_BENCHMARK_TSV: o->benchmark_tsv = optarg; break;
+    case OPT_NO_CSV_HEADER: o->tracker.csv_no_header = 1; break;
+    case OPT_MAX_RAM:
+    case OPT_MAX_GPU_RAM:
+    case OPT_MAX_TIME:
+    case OPT_MAX_CPU_TIME:
+    case OPT_KILL_AFTER:
+    case OPT_ON_LIMIT: return take_limit_option(c, optarg, &o->limits, err, errcap);
+    case 'f':
+    case OPT_CARBON_INTENSITY:
+    case OPT_PUE:
+    case OPT_START_AT:
+    case OPT_SNAPSHOT_FORMAT: return take_valued_option(c, optarg, o, err, errcap);
+    case ':':
+        snprintf(err, errcap, "option '%s' needs a value", argv[current]);
+        return OPTION_BAD;
+    default:
+        suggest_option_error(argv[current], long_options, "see gpu-tracker --help", err,
+                             errcap);
+        return OPTION_BAD;
+    }
+    return OPTION_TAKEN;
+}
+
+/* The options together: what one needs of another, what cannot go with
+ * what, and how the command is given (has_rest: after the options). */
+static int check_options(struct cli_options *o, const char *execute, int has_rest, char *err,
+                         size_t errcap)
+{
     /* The human format picks its units by size from bytes and seconds. */
     if (o->format == FORMAT_HUMAN) {
         o->tracker.ram_unit = o->tracker.gpu_ram_unit = "bytes";
@@ -666,7 +693,6 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
     if (o->snapshot || o->report)
         o->tracker.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
 
-    int has_rest = optind < argc;
     int ways = (execute != NULL) + has_rest + (o->attach_pid != 0);
     if (ways == 0) {
         snprintf(err, errcap, "no command given: use -e \"COMMAND ARGS\", -- COMMAND ARGS, or --pid PID");
@@ -700,6 +726,16 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
                  "--pid, tracking already ends when that process does");
         return -1;
     }
+    return 0;
+}
+
+/* The command to run, from -e's string (split as a shell would) or the
+ * arguments after the options (argv[first..argc)), and the line the
+ * backup says it as. */
+static int take_command(struct cli_options *o, const char *execute, int argc, char **argv,
+                        int first, char *err, size_t errcap)
+{
+    int has_rest = first < argc;
     if (execute) {
         const char *why = NULL;
         o->command = shlex_split(execute, &why);
@@ -713,10 +749,10 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
             return -1;
         }
     } else if (has_rest) {
-        int n = argc - optind;
+        int n = argc - first;
         o->command = calloc((size_t)n + 1, sizeof *o->command);
         for (int i = 0; o->command && i < n; i++) {
-            o->command[i] = strdup(argv[optind + i]);
+            o->command[i] = strdup(argv[first + i]);
             if (!o->command[i]) {
                 cli_options_free(o);
                 break;
@@ -738,6 +774,35 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
         o->tracker.command = o->command_line;
     }
     return 0;
+}
+
+
+static int parse_args(int argc, char **argv, int config_end, struct cli_options *o, char *err,
+                      size_t errcap)
+{
+    memset(o, 0, sizeof *o);
+    gt_options_init(&o->tracker);
+    gt_limit_options_init(&o->limits);
+    cli_read_environment(&o->tracker, &o->sources);
+    const char *execute = NULL;
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    /* '+': stop at the first non-option, so the command's own options after
+     * "--" (or after its name) are left alone. */
+    /* The argument getopt works on: optind before the call (in a cluster of
+     * short options, optind moves past it only after its last letter). */
+    int current = optind;
+    while ((c = getopt_long(argc, argv, "+:hvqe:o:f:", long_options, NULL)) != -1) {
+        int taken = take_option(c, argc, argv, current, config_end, o, &execute, err, errcap);
+        if (taken != OPTION_TAKEN)
+            return taken == OPTION_STOP ? 0 : -1;
+        current = optind;
+    }
+    if (check_options(o, execute, optind < argc, err, errcap) < 0)
+        return -1;
+    return take_command(o, execute, argc, argv, optind, err, errcap);
 }
 
 /* Output names with %j, %t, ... fields (job_names.h) made into the names
