@@ -37,4 +37,10 @@ gt_status options_signal_refusal(const struct options_copy *c);
 /* Frees the strings of c; safe twice. */
 void options_copy_free(struct options_copy *c);
 
+/* The caller's options as this library's whole struct (options.c): its
+ * struct_size bytes over the defaults. GT_ERR_INVALID_ARGUMENT for a size
+ * gt_options_init_size() did not write, or for a newer struct that sets a
+ * field this library does not have. */
+gt_status options_import(const gt_options *user, gt_options *out);
+
 #endif

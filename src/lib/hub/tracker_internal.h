@@ -107,6 +107,16 @@ void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out);
 void tracker_at_peak_now(gt_tracker *t, gt_peak_breakdown out[2]);
 void tracker_processes_now(gt_tracker *t, gt_command_groups *out);
 
+/* Closes whatever t opened (its cloud discovery, reader, own cgroup,
+ * sinks) and frees it (tracker_make.c): the end of gt_tracker_free(), and
+ * of a gt_tracker_new() that failed part-way. */
+void tracker_destroy(gt_tracker *t);
+
+/* In a child made by fork(): frees the child's copy of t, releasing its
+ * memory and descriptors without locking, waiting or removing anything
+ * (the backup file and the thread are the parent's). */
+void tracker_free_forked_copy(gt_tracker *t);
+
 /* The prologue of every call that reads a tracker, the checks in one
  * place: clears the error; when type is given, the caller's struct out (of
  * given bytes; at least need), GT_ERR_INVALID_ARGUMENT naming fn and type;
