@@ -437,12 +437,6 @@ GT_INTERNAL gt_status gt_usage_read_file(const char *path, gt_resource_usage *us
  * own theirs). */
 GT_INTERNAL void gt_usage_release(gt_resource_usage *usage);
 
-/* Rewrites *usage's RAM and GPU RAM figures (not the GPU list's) in bytes
- * and its compute time in seconds, and their unit names to match, from the
- * units it names (a unit it does not know leaves that part as it is):
- * what -f human reads from a saved summary. */
-GT_INTERNAL void gt_usage_to_bytes_seconds(gt_resource_usage *usage);
-
 
 /* The sub-tracking file's path (as opened, or the default name chosen). */
 GT_INTERNAL const char *gt_subtracker_path(const gt_subtracker *s);

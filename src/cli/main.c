@@ -304,11 +304,49 @@ static void say_which_run(const char *path)
     fputs("): the figures are those up to its last update\n", stderr);
 }
 
+/* Rewrites *u's RAM and GPU RAM figures (not the GPU list's) in bytes and
+ * its compute time in seconds, and their unit names to match, from the
+ * units it names (a unit it does not know leaves that part as it is): what
+ * -f human reads from a saved summary. */
+static void usage_to_bytes_seconds(gt_resource_usage *u)
+{
+    if (!u)
+        return;
+    double ram = units_ram_divisor(u->max_ram.unit), gpu = units_ram_divisor(u->max_gpu_ram.unit);
+    double time = units_time_divisor(u->compute_time.unit);
+    if (ram > 0) {
+        gt_max_ram *m = &u->max_ram;
+        gt_rss_values *v[] = {&m->main, &m->descendants, &m->combined};
+        m->system_capacity *= ram;
+        m->system *= ram;
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+            v[i]->total_rss *= ram;
+            v[i]->private_rss *= ram;
+            v[i]->shared_rss *= ram;
+        }
+        snprintf(m->unit, sizeof m->unit, "bytes");
+    }
+    if (gpu > 0) {
+        gt_max_gpu_ram *g = &u->max_gpu_ram;
+        g->system_capacity *= gpu;
+        g->system *= gpu;
+        g->main *= gpu;
+        g->descendants *= gpu;
+        g->combined *= gpu;
+        snprintf(g->unit, sizeof g->unit, "bytes");
+    }
+    if (time > 0) {
+        u->compute_time.time *= time;
+        snprintf(u->compute_time.unit, sizeof u->compute_time.unit, "seconds");
+    }
+}
+
+
 /* The -f human summary of a saved one: the figures it keeps, read in
  * bytes and seconds; CPU seconds from the exact means times the wall time. */
 static char *human_of_file(gt_resource_usage *u, int verbose)
 {
-    gt_usage_to_bytes_seconds(u);
+    usage_to_bytes_seconds(u);
     gt_totals totals = {.struct_size = sizeof totals};
     totals.wall_seconds = u->compute_time.time;
     totals.cpu_main_seconds = u->cpu_utilization.main.mean_sum_percent / 100 * totals.wall_seconds;

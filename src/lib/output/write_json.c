@@ -628,39 +628,6 @@ void gt_usage_release(gt_resource_usage *u)
         usage_json_release(u);
 }
 
-void gt_usage_to_bytes_seconds(gt_resource_usage *u)
-{
-    if (!u)
-        return;
-    double ram = units_ram_divisor(u->max_ram.unit), gpu = units_ram_divisor(u->max_gpu_ram.unit);
-    double time = units_time_divisor(u->compute_time.unit);
-    if (ram > 0) {
-        gt_max_ram *m = &u->max_ram;
-        gt_rss_values *v[] = {&m->main, &m->descendants, &m->combined};
-        m->system_capacity *= ram;
-        m->system *= ram;
-        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-            v[i]->total_rss *= ram;
-            v[i]->private_rss *= ram;
-            v[i]->shared_rss *= ram;
-        }
-        snprintf(m->unit, sizeof m->unit, "bytes");
-    }
-    if (gpu > 0) {
-        gt_max_gpu_ram *g = &u->max_gpu_ram;
-        g->system_capacity *= gpu;
-        g->system *= gpu;
-        g->main *= gpu;
-        g->descendants *= gpu;
-        g->combined *= gpu;
-        snprintf(g->unit, sizeof g->unit, "bytes");
-    }
-    if (time > 0) {
-        u->compute_time.time *= time;
-        snprintf(u->compute_time.unit, sizeof u->compute_time.unit, "seconds");
-    }
-}
-
 gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
 {
     gt_clear_error();
