@@ -30,6 +30,7 @@
 #include "runner.h"
 #include "common/json_write.h"
 #include "test_tracker_new.h"
+#include "snapshot/parts_read.h"
 
 /* A v2 group "/job" holding PID 100 (and what members says). */
 static void v2_group(const char *proc, const char *sys, const char *members)

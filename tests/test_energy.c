@@ -20,6 +20,7 @@
 #include "read/rapl.h"
 #include "runner.h"
 #include "test_tracker_new.h"
+#include "snapshot/parts_read.h"
 
 #define PC "class/powercap/"
 

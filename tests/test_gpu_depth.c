@@ -23,6 +23,7 @@
 #include "human.h"
 #include "pipeline/pipeline.h"
 #include "test_tracker_new.h"
+#include "snapshot/parts_read.h"
 
 #define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
 

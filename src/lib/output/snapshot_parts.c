@@ -28,66 +28,6 @@ json_object *snapshot_cloud_object(const gt_cloud_info *c)
     return o;
 }
 
-/* Parses one part, which may have at most max bytes. */
-json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct json_span span,
-                                 const char *name, size_t max)
-{
-    if (r->status != GT_OK)
-        return NULL;
-    if (span.end - span.start > max) {
-        json_read_fail(r, "\"%s\" holds %zu bytes; at most %zu may", name, span.end - span.start,
-                       max);
-        return NULL;
-    }
-    return json_read_parse(r, text + span.start, span.end - span.start, name);
-}
-
-void snapshot_read_gpu_names(struct json_reader *r, json_object *o, gt_server_info *si)
-{
-    json_object *names = json_read_member(r, o, "gpu_names", json_type_array, "server_info");
-    size_t n = names ? json_object_array_length(names) : 0;
-    if (n > GT_MAX_GPUS)
-        json_read_fail(r, "\"server_info.gpu_names\" lists %zu GPUs; this gpu-tracker keeps at "
-                          "most %d", n, GT_MAX_GPUS);
-    const char *texts[GT_MAX_GPUS];
-    size_t got = 0;
-    for (size_t i = 0; r->status == GT_OK && i < n; i++) {
-        json_object *v = json_object_array_get_idx(names, i);
-        size_t len = json_object_is_type(v, json_type_string)
-                         ? (size_t)json_object_get_string_len(v) : GT_GPU_NAME_MAX + 1;
-        if (len > GT_GPU_NAME_MAX || strlen(json_object_get_string(v)) != len) {
-            json_read_fail(r, "\"server_info.gpu_names[%zu]\" should be a string of at most %d "
-                              "bytes", i, GT_GPU_NAME_MAX);
-            break;
-        }
-        texts[got++] = json_object_get_string(v);
-    }
-    if (r->status != GT_OK || got == 0)
-        return;
-    si->gpu_names = (const char *const *)strings_dup(texts, got, GT_GPU_NAME_MAX);
-    if (!si->gpu_names)
-        json_read_fail(r, "out of memory");
-    else
-        si->ngpu_names = (int)got;
-}
-
-void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c)
-{
-    if (!cloud || r->status != GT_OK)
-        return; /* null: not asked */
-    const char *w = "cloud_info";
-    if (!json_object_is_type(cloud, json_type_object)) {
-        json_read_fail(r, "\"cloud_info\" should be an object or null");
-        return;
-    }
-    c->asked = 1;
-    json_read_string(r, cloud, "vendor", w, c->vendor, sizeof c->vendor);
-    json_read_string(r, cloud, "instance_type", w, c->instance_type, sizeof c->instance_type);
-    json_read_string(r, cloud, "region", w, c->region, sizeof c->region);
-    c->discovery_time = json_read_number(r, cloud, "discovery_time", w, 0, 1e6);
-    c->found = strcmp(c->vendor, "unknown") != 0;
-}
-
 void snapshot_init(gt_snapshot *s)
 {
     memset(s, 0, sizeof *s);

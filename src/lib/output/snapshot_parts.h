@@ -10,26 +10,16 @@
 
 #include "gpu_tracker_tools.h"
 #include "common/json_read.h"
-#include "common/json_span.h"
 
 /* Adds key: v (a string made valid UTF-8) to o. */
 void snapshot_add_text(json_object *o, const char *key, const char *v);
 
-/* Parses the part at span (name for messages), which may have at most max
- * bytes; NULL after a failure (recorded in r) and for a JSON null. */
-json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct json_span span,
-                                 const char *name, size_t max);
 
 /* c as the cloud_info object both formats write (NULL, a JSON null, when
  * it was not asked). */
 json_object *snapshot_cloud_object(const gt_cloud_info *c);
 
-/* cloud_info (NULL: not asked) into c. */
-void snapshot_read_cloud(struct json_reader *r, json_object *cloud, gt_cloud_info *c);
 
-/* server_info's "gpu_names" (a list of at most GT_MAX_GPUS strings that
- * fit) into si. */
-void snapshot_read_gpu_names(struct json_reader *r, json_object *server_info, gt_server_info *si);
 
 /* Zeroes *s and sets the struct_size of it and of every struct it embeds
  * (the library's sizes: a snapshot is always the library's make). */

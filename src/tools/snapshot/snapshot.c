@@ -33,6 +33,7 @@
 #include "common/series_columns.h"
 #include "snapshot/snapshot.h"
 #include "output/output.h"
+#include "snapshot/parts_read.h"
 #include "snapshot/snapshot_rt.h"
 
 /* ---- limits of a read ----------------------------------------------------- */

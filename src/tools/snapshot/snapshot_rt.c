@@ -17,6 +17,7 @@
 #include "common/pyfloat.h"
 #include "common/series_columns.h"
 #include "output/output.h"
+#include "snapshot/parts_read.h"
 
 #define ROW_TEXT_MAX 4096
 #define PART_MAX ((size_t)1 << 20)
