@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pipeline/pipeline.h"
 #include "common/file_io.h"
 #include "common/internal.h"
 #include "common/json_read.h"
