@@ -96,7 +96,7 @@ static void test_v2_reader(void)
     /* The member list is read before the walk (cgroup_read_members): a
      * child the tree forks after it (102) is not in it, whatever the file
      * says by the time the rest is read. With the walk's roles: 100 is
-     * the tree's, kept; 555 is not in the walk and alive: another user,
+     * the tree's, kept; 555 is not in the walk and alive: an outsider,
      * kept; 777 has no /proc entry any more (v1 lists a task while it
      * leaves the group): ended, left out. */
     struct fx_proc other = {.pid = 555, .ppid = 1, .starttime = 9};
@@ -120,7 +120,7 @@ static void test_v2_reader(void)
     CHECK(s.members_ok && s.nmembers == 3 && s.members[1] == 102);
     /* 555 seen outside the tree twice before and here again: the group is
      * shared from this sample on, and nothing but its members is read (a
-     * full sample too). Another user not among them (556) changes nothing. */
+     * full sample too). An outsider not among them (556) changes nothing. */
     const pid_t seen_twice[] = {556, 555};
     CHECK(cgroup_read_members(&r, 1) == 0);
     CHECK(cgroup_read(&r, 1, &roles, seen_twice, 2, &s) == 0);
@@ -254,7 +254,7 @@ static void test_v1_reader(void)
 }
 
 /* The baseline's list is not pruned: a member that has ended (its /proc
- * entry gone) costs no stat there, waits among the other users, and the
+ * entry gone) costs no stat there, waits among the outsiders, and the
  * next list asks whether it is alive before it could share the group (a
  * tracker's run over such a group: test_tracker_fixture). */
 static void test_first_list_unpruned(void)
@@ -273,7 +273,7 @@ static void test_first_list_unpruned(void)
     CHECK(cgroup_read_members(&r, 1) == 0);
     CHECK(cgroup_read(&r, 1, &roles, NULL, 0, &s) == 0);
     CHECK(s.members_ok && s.nmembers == 2 && s.members[1] == 777 && s.mem_ok);
-    /* seen at the baseline, listed again, ended: not another user that
+    /* seen at the baseline, listed again, ended: not an outsider that
      * stays, and left out now */
     const pid_t pending[] = {777};
     CHECK(cgroup_read_members(&r, 1) == 0);
@@ -452,7 +452,7 @@ static void test_membership(void)
     cgroup_acc_fill(&a, &why, &out);
     CHECK(out.available);
 
-    /* The same another user at three samples in a row: shared, never used. */
+    /* The same outsider at three samples in a row: shared, never used. */
     cgroup_acc_init(&a);
     pid_t m3[] = {100, 777, 101};
     s = sample_of(m3, 3);
@@ -469,7 +469,7 @@ static void test_membership(void)
                           "(PID 777): its figures are not the job's");
     CHECK_STR(out.memory_reason, out.reason);
 
-    /* Another user at the baseline (nothing of the job is being born yet)
+    /* An outsider at the baseline (nothing of the job is being born yet)
      * and at the final sample: a run of two samples finds it shared. */
     cgroup_acc_init(&a);
     cgroup_acc_step(&a, &s, &f.roles, 1, 0, 0);
@@ -926,8 +926,13 @@ static int real_tests(void)
         put_text(p, "memory.memsw.limit_in_bytes", "167772160"); /* no swapping past it */
     else
         put_text(p, "memory.swap.max", "0");
+    /* The job is the OOM killer's choice, whatever the tracker's own size
+     * (a sanitizer's build of it holds more than the job at the limit):
+     * its score raised to the most, as anyone may, before it execs. */
+    static const char oom_first[] = "echo 1000 > /proc/self/oom_score_adj && exec \"$0\" \"$@\"";
     char *oom_args[] = {"gpu-tracker", "--cgroup", "-f", "json", "-o", json, "--st", "0.2", "--",
-                        WORKLOAD_BIN, "hold", "400", "0.1", NULL};
+                        "/bin/sh", "-c", (char *)oom_first, WORKLOAD_BIN, "hold", "400", "0.1",
+                        NULL};
     gt = start_in(p, oom_args);
     CHECK(waitpid(gt, &ws, 0) == gt && WIFEXITED(ws));
     CHECK_MSG(WEXITSTATUS(ws) == 128 + SIGKILL, "exit status %d", WEXITSTATUS(ws));
@@ -940,7 +945,8 @@ static int real_tests(void)
     CHECK(leftovers(p) == 0);
     /* -f human says so, and that the command was the one */
     char *human_args[] = {"gpu-tracker", "--cgroup", "-f", "human", "-o", json, "--st", "0.2",
-                          "--", WORKLOAD_BIN, "hold", "400", "0.1", NULL};
+                          "--", "/bin/sh", "-c", (char *)oom_first, WORKLOAD_BIN, "hold", "400",
+                          "0.1", NULL};
     gt = start_in(p, human_args);
     CHECK(waitpid(gt, &ws, 0) == gt && WIFEXITED(ws) && WEXITSTATUS(ws) == 128 + SIGKILL);
     char *text = NULL;

@@ -431,7 +431,7 @@ static void test_pure(void)
     gpu_run_acc_init(&a);
     struct gpu_sample s;
     memset(&s, 0, sizeof s);
-    /* No roles (the tree unread): a running record is another user's. */
+    /* No roles (the tree unread): a running record is an outsider's. */
     struct gpu_account_record recs[2] = {
         {.pid = 5, .device = 0, .max_bytes = 100, .start_us = 10, .running = 1},
         {.pid = 6, .device = 1, .max_bytes = 200, .start_us = 10, .running = 0},

@@ -141,7 +141,7 @@ static int put(struct push_sink *p, const char *text, size_t len, int abandonabl
     }
     if (status < 200 || status > 299) {
         char said[256];
-        text_escape_into(answer, said, sizeof said); /* the server's words: another user's */
+        text_escape_into(answer, said, sizeof said); /* the server's words: untrusted */
         size_t n = strlen(said);
         while (n > 0 && (said[n - 1] == '\n' || said[n - 1] == ' '))
             said[--n] = '\0';
