@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpu_tracker_tools.h"
+#include "common/summary/usage_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -18,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
     gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     if (gt_usage_from_json(text, &u) == GT_OK) {
-        free(gt_usage_to_text(&u));
-        free(gt_usage_to_json(&u));
+        free(usage_to_text(&u));
+        free(usage_to_json(&u));
         gt_usage_release(&u);
     }
     free(text);

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "gpu_tracker_tools.h"
+#include "common/summary/usage_write.h"
 
 #include <json-c/json.h>
 
@@ -251,9 +252,9 @@ static void test_refused_without_size(void)
     CHECK(gt_usage_from_json("{}", &u) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "gt_usage_from_json: invalid gt_resource_usage.struct_size 0");
     CHECK_CONTAINS(gt_last_error(), "sizeof(gt_resource_usage)");
-    CHECK(gt_usage_to_json(&u) == NULL);
-    CHECK_CONTAINS(gt_last_error(), "gt_usage_to_json");
-    CHECK(gt_usage_to_text(&u) == NULL);
+    CHECK(usage_to_json(&u) == NULL);
+    CHECK_CONTAINS(gt_last_error(), "usage_to_json");
+    CHECK(usage_to_text(&u) == NULL);
     CHECK(gt_usage_write_file(&u, "/nonexistent/x", GT_FORMAT_JSON) == GT_ERR_INVALID_ARGUMENT);
 
     gt_stats st;
@@ -349,7 +350,7 @@ static void test_set_by_the_library(void)
     gt_resource_usage mine = back;
     mine.gpu_details.ndevices = 1;
     mine.gpu_details.devices = &one; /* a program's own list */
-    char *text = gt_usage_to_json(&mine);
+    char *text = usage_to_json(&mine);
     CHECK_CONTAINS(text, "\"uuid\": \"GPU-x\"");
     gt_resource_usage again = {.struct_size = sizeof again};
     CHECK(text && gt_usage_from_json(text, &again) == GT_OK);

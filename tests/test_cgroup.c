@@ -20,7 +20,7 @@
 
 #include "read/cgroup.h"
 #include "chromium.h"
-#include "output/cgroup_json.h"
+#include "common/summary/cgroup_json.h"
 #include "pipeline/cgroup_usage.h"
 #include "check.h"
 #include <stddef.h>

@@ -14,7 +14,7 @@
 
 #include "check.h"
 #include "pipeline/energy_usage.h"
-#include "output/run_parts_json.h"
+#include "common/summary/run_parts_json.h"
 #include "fixture.h"
 #include "common/json_write.h"
 #include "read/rapl.h"

@@ -13,9 +13,15 @@
 # exports, besides the calls tests/library_door.txt lists (the
 # tracker's results as structs, which have no other way out yet: the list
 # may only shrink, and a name no user calls any more must leave it).
+# Each face declares what its own side defines: every gt_ function of
+# gpu_tracker_tools.h is a tool's (or the toolkit's), every one of
+# gpu_tracker_internal.h the library's (or the toolkit's), and every name
+# in the door list is declared in gpu_tracker_internal.h.
 # usage: test_faces.sh SOURCE_DIR LIBRARY.so DOOR_LIST -- USER_OBJECTS... -- LIBRARY_OBJECTS...
+#        -- TOOLS_OBJECTS... -- TOOLKIT_OBJECTS...
 set -eu
-src=$(cd "${1:?usage: test_faces.sh SOURCE_DIR LIBRARY.so DOOR_LIST -- USER_OBJECTS... -- LIBRARY_OBJECTS...}" && pwd)
+usage="usage: test_faces.sh SOURCE_DIR LIBRARY.so DOOR_LIST -- USER_OBJECTS... -- LIBRARY_OBJECTS... -- TOOLS_OBJECTS... -- TOOLKIT_OBJECTS..."
+src=$(cd "${1:?$usage}" && pwd)
 so=$2
 door=$3
 shift 3
@@ -27,6 +33,14 @@ trap 'rm -rf "$work"' EXIT
 while [ $# -gt 0 ] && [ "$1" != -- ]; do echo "$1" >>"$work/users"; shift; done
 [ "$1" = -- ] || { echo "test_faces: expected -- before the library's objects"; exit 2; }
 shift
+# the library's objects, the tools', the toolkit's: one list each
+for part in library tools toolkit; do
+    : >"$work/$part.o"
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do echo "$1" >>"$work/$part.o"; shift; done
+    [ $# -gt 0 ] && shift
+done
+[ -s "$work/library.o" ] && [ -s "$work/tools.o" ] && [ -s "$work/toolkit.o" ] ||
+    { echo "test_faces: $usage"; exit 2; }
 failures=0
 fail() {
     echo "test_faces: $*"
@@ -52,7 +66,12 @@ done
 
 # 2. Calls.
 nm -D --defined-only "$so" | awk '{print $3}' | sort -u >"$work/exported"
-nm -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDBRV]$/ {print $3}' | sort -u >"$work/library"
+defined() { # the functions and data the objects listed in $1 define
+    xargs nm -g --defined-only <"$1" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDBRV]$/ {print $3}' | sort -u
+}
+defined "$work/library.o" >"$work/library"
+defined "$work/tools.o" >"$work/tools"
+defined "$work/toolkit.o" >"$work/toolkit"
 xargs nm -u <"$work/users" | awk '$1 == "U" {print $2}' | sort -u >"$work/taken"
 comm -12 "$work/taken" "$work/library" | comm -23 - "$work/exported" >"$work/inner"
 sed 's/#.*//; /^[[:space:]]*$/d' "$door" | sort -u >"$work/door"
@@ -62,8 +81,26 @@ done
 for name in $(comm -13 "$work/inner" "$work/door"); do
     fail "$name is in ${door#"$src"/} but no user calls it any more: take it out of the list"
 done
+# 3. Each face declares its own side's functions.
+declared() { # the gt_ functions a header declares
+    sed -n 's/^\(GT_INTERNAL \)\{0,1\}[a-z][a-z_ ]*[ *]\(gt_[a-z0-9_]*\)(.*/\2/p' "$1" | sort -u
+}
+declared "$src/include/gpu_tracker_tools.h" >"$work/tools_face"
+declared "$src/include/gpu_tracker_internal.h" >"$work/inner_face"
+[ -s "$work/tools_face" ] && [ -s "$work/inner_face" ] || fail "no declaration read from include/: the pattern in declared() no longer matches"
+sort -u "$work/tools" "$work/toolkit" >"$work/tools_side"
+sort -u "$work/library" "$work/toolkit" >"$work/library_side"
+for name in $(comm -23 "$work/tools_face" "$work/tools_side"); do
+    fail "gpu_tracker_tools.h declares $name, which no tool (src/tools) or the toolkit defines: the library's go in gpu_tracker_internal.h"
+done
+for name in $(comm -23 "$work/inner_face" "$work/library_side"); do
+    fail "gpu_tracker_internal.h declares $name, which the library (src/lib) does not define: a tool's goes in gpu_tracker_tools.h"
+done
+for name in $(comm -23 "$work/door" "$work/inner_face"); do
+    fail "${door#"$src"/} lists $name, which gpu_tracker_internal.h does not declare"
+done
 if [ "$failures" -gt 0 ]; then
     echo "test_faces: $failures problem(s)"
     exit 1
 fi
-echo "test_faces: $(wc -l <"$work/users") objects of the library's users include only its faces, and call it beyond its $(wc -l <"$work/exported") exported functions only through the $(wc -l <"$work/door") of ${door#"$src"/}"
+echo "test_faces: $(wc -l <"$work/users") objects of the library's users include only its faces, and call it beyond its $(wc -l <"$work/exported") exported functions only through the $(wc -l <"$work/door") of ${door#"$src"/}; the tools' face declares $(wc -l <"$work/tools_face") of theirs, the inner face $(wc -l <"$work/inner_face") of the library's"

@@ -19,6 +19,7 @@
 #include "threads.h"
 #include "gpu_tracker_tools.h"
 #include "gpu_tracker_internal.h"
+#include "common/summary/usage_write.h"
 
 #define FAKE_NVML WORKLOAD_DIR "/libfake-nvml.so"
 #define FAKE_NVML_MINIMAL WORKLOAD_DIR "/libfake-nvml-minimal.so"
@@ -613,7 +614,7 @@ static void test_details(void)
     CHECK_STR(r.gpu_details.energy_reason, "GPU 0 does not report its energy: fake NVML error 3");
     CHECK(!r.gpu_details.process_memory_available); /* MIG: a size NVML does not know */
     CHECK_CONTAINS(r.gpu_details.process_memory_reason, "(MIG, or no permission)");
-    json = gt_usage_to_json(&r);
+    json = usage_to_json(&r);
     CHECK_CONTAINS(json, "\"energy\": {\n      \"available\": false,\n      \"reason\": \"GPU 0");
     free(json);
 

@@ -18,7 +18,7 @@
 #include "fixture.h"
 #include "read/gpu_pidmap.h"
 #include "pipeline/gpu_run.h"
-#include "output/run_parts_json.h"
+#include "common/summary/run_parts_json.h"
 #include "gpu_tracker_tools.h"
 #include "human.h"
 #include "pipeline/pipeline.h"

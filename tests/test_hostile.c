@@ -12,6 +12,7 @@
 #include "gpu_tracker_tools.h"
 #include "httpd.h"
 #include "runner.h"
+#include "common/summary/usage_write.h"
 
 /* 1 when text has a bare nan or inf where a JSON value goes. */
 static int has_non_json_number(const char *text)
@@ -352,7 +353,7 @@ static void test_summaries(void)
     snprintf(u.compute_time.unit, sizeof u.compute_time.unit, "seconds");
     u.max_ram.system = NAN;
     u.compute_time.time = INFINITY;
-    char *json = gt_usage_to_json(&u);
+    char *json = usage_to_json(&u);
     CHECK(json && strstr(json, "\"system\": null") && strstr(json, "\"time\": null"));
     CHECK(json && !has_non_json_number(json));
     json_object *strict = json ? json_tokener_parse(json) : NULL;
@@ -377,7 +378,7 @@ static void test_summaries(void)
     ok = u;
     ok.max_ram.system = 1;
     ok.compute_time.time = 2.5;
-    char *good = gt_usage_to_json(&ok);
+    char *good = usage_to_json(&ok);
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         char *bad = replaced(good, "\"time\": 2.5", texts[i][0]);
         gt_resource_usage v = {.struct_size = sizeof(gt_resource_usage)};

@@ -63,7 +63,7 @@ static int test_conformance(const char *dir)
         gt_status st = json ? gt_usage_from_json(json, &u) : GT_ERR_IO;
         CHECK_MSG(st == GT_OK, "%s: %s", de->d_name, gt_last_error());
         if (st == GT_OK && want) {
-            char *text = gt_usage_to_text(&u);
+            char *text = usage_to_text(&u);
             CHECK_STR(text, want);
             free(text);
             gt_usage_release(&u);
@@ -101,7 +101,7 @@ static void test_round_trip(void)
     u.measurement.sleep_time = 0.25;
     snprintf(u.measurement.gpu_reason, sizeof u.measurement.gpu_reason, "no GPU library found");
 
-    char *json = gt_usage_to_json(&u);
+    char *json = usage_to_json(&u);
     CHECK(json != NULL);
     /* Full precision, Python's float spelling, the API's key spelling. */
     CHECK_CONTAINS(json, "\"total_rss\": 890.7038719999999");
@@ -136,7 +136,7 @@ static void test_malformed(void)
     strcpy(ok.max_ram.unit, "bytes");
     strcpy(ok.max_gpu_ram.unit, "bytes");
     strcpy(ok.compute_time.unit, "seconds");
-    char *json = gt_usage_to_json(&ok);
+    char *json = usage_to_json(&ok);
     char *bad = replace_once(json, "\"main_n_threads\": 0", "\"main_n_threads\": []");
     CHECK(gt_usage_from_json(bad, &u) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "cpu_utilization.main_n_threads\" should be an integer");

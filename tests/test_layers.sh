@@ -7,13 +7,18 @@
 #     header of the common toolkit, src/common/ and its parse/, is a face:
 #     the toolkit is a shelf of separate tools, one helper or file format a
 #     header),
-#   - the public header (gpu_tracker.h) and the tools' (gpu_tracker_tools.h).
+#   - the library's faces in include/: the public header (gpu_tracker.h)
+#     and the inner one (gpu_tracker_internal.h: the results' types, the
+#     gate the tools take a live run through), and for the tools the
+#     tools' face (gpu_tracker_tools.h), which the library and the toolkit
+#     never include.
 # read/ and pipeline/ are side by side, the producers and the consumers of a
 # sample: they share sample.h and never include each other. read/gpu/ sits
 # inside read/: read/ includes its face, never the other way round. A file
 # in a folder that has no rank here fails the test, so that a new wing is
-# placed on purpose. The tools' wings sit above the whole library: a tool
-# includes the library's faces (the hub's is hub/hub.h), never the other way.
+# placed on purpose. The tools' wings sit above the whole library and
+# include none of its headers (src/lib): only its faces in include/ and
+# the toolkit's headers.
 set -eu
 lib=$(cd "${1:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}" && pwd)
 tools=$(cd "${2:?usage: test_layers.sh SRC_LIB_DIR SRC_TOOLS_DIR}" && pwd)
@@ -44,6 +49,11 @@ wing() {
     */*) echo "${1%/*}" ;;
     *) echo hub ;;
     esac
+}
+
+# is_tool WING: whether the wing is one of the tools' (src/tools).
+is_tool() {
+    [ "$(rank "$1")" -ge 9 ]
 }
 
 # is_face PATH: whether other wings may include this header.
@@ -77,11 +87,11 @@ for f in $files; do
     fi
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$(where "$f")"); do
         case "$inc" in
-        gpu_tracker.h | gpu_tracker_tools.h) continue ;;
-        gpu_tracker_internal.h)
-            # The hub takes the testing hooks.
-            [ "$mine" = hub ] ||
-                fail "$f includes gpu_tracker_internal.h: only the hub may"
+        gpu_tracker.h | gpu_tracker_internal.h) continue ;;
+        gpu_tracker_tools.h)
+            # The tools' face is above the library and the toolkit.
+            is_tool "$mine" ||
+                fail "$f ($mine) includes gpu_tracker_tools.h, the face of the tools above it: take the results' types from gpu_tracker_internal.h"
             continue ;;
         esac
         if [ -z "$(where "$inc")" ]; then
@@ -91,7 +101,9 @@ for f in $files; do
         theirs=$(wing "$inc")
         [ "$theirs" = "$mine" ] && continue
         therank=$(rank "$theirs")
-        if [ "$therank" -gt "$myrank" ]; then
+        if is_tool "$mine" && ! is_tool "$theirs" && [ "$theirs" != common ]; then
+            fail "$f ($mine) includes $inc, a header of the library's $theirs/: a tool takes the library through its faces (gpu_tracker.h, gpu_tracker_internal.h)"
+        elif [ "$therank" -gt "$myrank" ]; then
             fail "$f ($mine) includes $inc ($theirs), a wing above it"
         elif [ "$therank" -eq "$myrank" ]; then
             fail "$f ($mine) includes $inc ($theirs): side-by-side wings share only sample.h"

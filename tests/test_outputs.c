@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "gpu_tracker_internal.h"
+#include "gpu_tracker_tools.h"
 #include "runner.h"
 #include "common/toolkit.h"
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/background.h"
+#include "gpu_tracker_tools.h"
 #include "sink/backup_sink.h"
 #include "check.h"
 #include "analysis/analysis.h"

@@ -25,6 +25,7 @@
 #include "stats/stats.h"
 #include "pipeline/pipeline.h"
 #include "common/buf.h"
+#include "common/summary/usage_write.h"
 
 static char *dir;
 
@@ -153,7 +154,7 @@ static void test_round_trip(void)
         CHECK(b->server.vcpus_usable == s->server.vcpus_usable);
         CHECK_STR(b->server.allocation, s->server.allocation);
         CHECK(!b->cloud.asked);
-        char *ta = gt_usage_to_text(&s->usage), *tb = gt_usage_to_text(&b->usage);
+        char *ta = usage_to_text(&s->usage), *tb = usage_to_text(&b->usage);
         CHECK_STR(tb, ta);
         free(ta);
         free(tb);

@@ -81,7 +81,7 @@ static PyObject *usage_text(PyObject *module, PyObject *arg)
         PyErr_SetString(PyExc_ValueError, gt_last_error());
         return NULL;
     }
-    char *text = gt_usage_to_text(u);
+    char *text = usage_to_text(u);
     gt_usage_release(u);
     free(u);
     if (!text)

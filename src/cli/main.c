@@ -425,9 +425,9 @@ static int show(int argc, char **argv)
     }
     if (!snap && !u.measurement.complete)
         say_which_run(path);
-    char *out = strcmp(format, "json") == 0    ? gt_usage_to_json(&u)
+    char *out = strcmp(format, "json") == 0    ? usage_to_json(&u)
                 : strcmp(format, "human") == 0 ? human_of_file(&u, verbose)
-                                               : gt_usage_to_text(&u);
+                                               : usage_to_text(&u);
     if (snap)
         gt_snapshot_free(snap);
     else

@@ -2,6 +2,7 @@
  * gpu_tracker 5's sub-tracking commands, with its options and output. */
 #define _GNU_SOURCE
 #include "subtrack_cmd.h"
+#include "gpu_tracker_tools.h"
 
 #include "output.h"
 

@@ -69,17 +69,17 @@ gt_status gt_check_struct(const char *call, const char *type, const void *p, siz
     memcpy(&given, p, sizeof given); /* struct_size, the first member */
     if (given < need)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: invalid %s.struct_size %zu: set it to "
-                       "sizeof(%s)", call, type, given, type);
+                         "sizeof(%s)", call, type, given, type);
     return GT_OK;
 }
 
 gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
-                              const char *type, size_t struct_size, size_t need)
+                                const char *type, size_t struct_size, size_t need)
 {
     if (!obj || !out)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL argument", call);
     if (struct_size < need)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid %s.struct_size %zu: set it to sizeof(%s)",
-                       type, struct_size, type);
+                         type, struct_size, type);
     return GT_OK;
 }

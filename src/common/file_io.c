@@ -248,7 +248,7 @@ static int held_resolve(const char *path, struct output_target *t, gt_status *st
         int e = t->dirfd < 0 ? errno : ENOMEM;
         output_target_close(t);
         *st = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
-                      strerror(e));
+                        strerror(e));
         return 1;
     }
     t->exists = fstatat(t->dirfd, t->name, &t->st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -346,8 +346,8 @@ static int may_replace(const struct output_target *t)
 static gt_status other_users_fail(const struct output_target *t, const char *path)
 {
     return gt_fail(GT_ERR_IO, "cannot write '%s': '%s' is user %d's, in a directory others may "
-                   "write to: not writing to or replacing another user's file there (remove it, "
-                   "or give another path)", path, t->name, (int)t->st.st_uid);
+                     "write to: not writing to or replacing another user's file there (remove it, "
+                     "or give another path)", path, t->name, (int)t->st.st_uid);
 }
 
 /* A regular file with other names that we write through, in place. */
@@ -501,8 +501,8 @@ static int open_existing(const struct output_target *t, int flags)
 static gt_status write_fail(const char *path, int err)
 {
     return gt_fail(err == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
-                   err == ESTALE   ? "it was replaced while we wrote it"
-                   : err == EISDIR ? "a directory is at its name"
+                     err == ESTALE   ? "it was replaced while we wrote it"
+                     : err == EISDIR ? "a directory is at its name"
                                    : strerror(err));
 }
 
@@ -579,9 +579,9 @@ static gt_status keep_aside(struct output_target *t, const char *path, const cha
     ssize_t n = readlink(self, dir, sizeof dir - 1);
     dir[n > 0 ? n : 0] = '\0';
     gt_status st = gt_fail(GT_ERR_IO, "cannot write '%s': %s; what was to be written is in "
-                           "'%s%s%s' instead", path,
-                           why == EISDIR ? "a directory is at its name" : strerror(why),
-                           n > 0 && dir[0] == '/' ? dir : "", n > 1 ? "/" : "", saved);
+                             "'%s%s%s' instead", path,
+                             why == EISDIR ? "a directory is at its name" : strerror(why),
+                             n > 0 && dir[0] == '/' ? dir : "", n > 1 ? "/" : "", saved);
     free(saved);
     return st;
 }
@@ -704,7 +704,7 @@ gt_status output_open_stream(const char *path, int *fdp)
     }
     st = fd >= 0 ? GT_OK
                  : gt_fail(errno == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s",
-                           path, errno == EISDIR ? "it is a directory"
+                             path, errno == EISDIR ? "it is a directory"
                                  : errno == ESTALE ? "it was replaced while we opened it"
                                                    : strerror(errno));
     output_target_close(&t);
@@ -903,8 +903,8 @@ int input_open(const char *path, const char *what, int private, struct stat *st,
     output_target_close(&t);
     if (fd < 0)
         *status = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s%s'%s': %s",
-                          what ? what : "", what ? " " : "", path,
-                          why ? why : e == ESTALE ? "it was replaced while it was opened"
+                            what ? what : "", what ? " " : "", path,
+                            why ? why : e == ESTALE ? "it was replaced while it was opened"
                                                   : strerror(e));
     return fd;
 }
@@ -945,7 +945,7 @@ gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t
     if ((unsigned long long)st->st_size > max) {
         close(fd);
         return gt_fail(GT_ERR_IO, "cannot read '%s': it has %lld bytes; a %s is read up to %zu "
-                       "bytes", path, (long long)st->st_size, what, max);
+                         "bytes", path, (long long)st->st_size, what, max);
     }
     size_t cap = (size_t)st->st_size + 1, n = 0;
     char *buf = malloc(cap + 1);
@@ -955,7 +955,7 @@ gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t
                 free(buf);
                 close(fd);
                 return gt_fail(GT_ERR_IO, "cannot read '%s': it is larger than %zu bytes, the "
-                               "most a %s may have", path, max, what);
+                                 "most a %s may have", path, max, what);
             }
             size_t ncap = cap * 2 < max + 1 ? cap * 2 : max + 1;
             char *more = realloc(buf, ncap + 1);
@@ -1038,6 +1038,6 @@ gt_status output_file_read(const char *path, size_t max, const char *what, char 
     }
     if (fd < 0)
         return gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s '%s': %s",
-                       what ? what : "file", path, why ? why : strerror(e));
+                         what ? what : "file", path, why ? why : strerror(e));
     return read_open_file(fd, &now, path, max, what ? what : "file", data, len);
 }

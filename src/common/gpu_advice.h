@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 /* What to ask for next time about GPUs (gpu_advice.c): 1 with a sentence
  * in out ("1 of the 2 GPUs the run held was idle (GPU 1 91% of the time):

@@ -2,7 +2,7 @@
 #ifndef GT_INTERNAL_H
 #define GT_INTERNAL_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 #if defined(__GNUC__)
 #define GT_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -14,8 +14,8 @@
  *
  * Inside, a function that fails returns -1 (or NULL) with errno set, and
  * lets its caller decide what it means; only the function that answers the
- * public API turns it into a gt_status and a message, with gt_fail() (or
- * gt_fail_errno() for an errno). Modules that collect a message as they go
+ * public API turns it into a gt_status and a message, with gt_fail() (and
+ * gt_status_of_errno() for an errno). Modules that collect a message as they go
  * (json_reader, a backend's reason) keep it in their own struct and hand it
  * to gt_fail() at that boundary.
  *
@@ -49,10 +49,6 @@ gt_status gt_fail_at(gt_status status, const char *prefix, const char *fmt, va_l
 /* Clears the message of gt_last_error(). */
 void gt_clear_error(void);
 
-/* The argument checks of a call that fills a struct which grows at its end
- * (gt_progress, gt_totals, ...): obj and out not NULL, and the caller's
- * struct_size at least need (the struct as this library knows it). GT_OK,
- * or GT_ERR_INVALID_ARGUMENT naming the call or the type. */
 /* A struct handed to the public API (to be filled or read) whose first
  * member is struct_size: GT_OK when p is not NULL and its struct_size is at
  * least need (the 0.4 size of type: every later release keeps that
@@ -63,8 +59,12 @@ gt_status gt_check_struct(const char *call, const char *type, const void *p, siz
  * caller's struct_size may be. */
 #define GT_JOB_INFO_SIZE_1_0 offsetof(gt_job_info, cpus_per_task)
 
+/* The argument checks of a call that fills a struct which grows at its end
+ * (gt_progress, gt_totals, ...): obj and out not NULL, and the caller's
+ * struct_size at least need (the struct as this library knows it). GT_OK,
+ * or GT_ERR_INVALID_ARGUMENT naming the call or the type. */
 gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
-                              const char *type, size_t struct_size, size_t need);
+                                const char *type, size_t struct_size, size_t need);
 
 #include <errno.h>
 #include <stddef.h>

@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 /* How deep any document we read nests (ours: 6 levels). */
 #define JSON_READ_MAX_DEPTH 16

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 struct row_source {
     size_t count[2]; /* rows, by gt_series_kind */

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 enum column_type { COLUMN_DOUBLE, COLUMN_INT, COLUMN_LONG, COLUMN_ULL };
 

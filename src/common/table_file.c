@@ -173,16 +173,16 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
     int sqlite = table_file_kind(path) == 1;
     if (!table_file_name_ok(path))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid %s name '%s': valid extensions are .csv and .sqlite", what, path);
+                         "invalid %s name '%s': valid extensions are .csv and .sqlite", what, path);
     struct stat sb;
     if (!overwrite && lstat(path, &sb) == 0)
         return gt_fail(GT_ERR_IO, "%s '%s' already exists: set overwrite (--overwrite) to "
-                       "replace it, or give another name", what, path);
+                         "replace it, or give another name", what, path);
     /* A FIFO's open would wait for a reader, here while the command is held
      * with its signals blocked: a table file is a file. */
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return gt_fail(GT_ERR_IO, "cannot write %s '%s': it is not a regular file (a FIFO, a "
-                       "device or a directory); give a file's name", what, path);
+                         "device or a directory); give a file's name", what, path);
     int fd;
     if (!(f->path = strdup(path)))
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
@@ -215,7 +215,7 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
                      NULL) == SQLITE_OK)
         return GT_OK;
     gt_status st = gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path,
-                           f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc));
+                             f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc));
     table_file_discard(f);
     return st;
 }

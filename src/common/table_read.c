@@ -96,7 +96,7 @@ static void csv_field(void *field, size_t len, void *data)
         return;
     if (s->nfields >= TABLE_READ_MAX_COLUMNS) {
         gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: more than %d fields", s->what, s->path,
-                s->record + 1, TABLE_READ_MAX_COLUMNS);
+                  s->record + 1, TABLE_READ_MAX_COLUMNS);
         s->failed = GT_ERR_PARSE;
         return;
     }
@@ -173,8 +173,8 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
             s.unterminated = last != '\n' && last != '\r';
             if (csv_fini(&p, csv_field, csv_record, &s) != 0 && !s.failed)
                 st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV after record %zu: %s",
-                             what, path, s.record,
-                             csv_error(&p) == CSV_EPARSE ? "a quoted field is not closed"
+                               what, path, s.record,
+                               csv_error(&p) == CSV_EPARSE ? "a quoted field is not closed"
                                                           : csv_strerror(csv_error(&p)));
             break;
         }
@@ -183,9 +183,9 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
             !s.failed) {
             int e = csv_error(&p);
             st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV in record %zu: %s", what, path,
-                         s.record + 1,
-                         e == CSV_ENOMEM ? "a field is longer than 1 MiB"
-                         : e == CSV_EPARSE ? "a quote inside a field that is not quoted, or "
+                           s.record + 1,
+                           e == CSV_ENOMEM ? "a field is longer than 1 MiB"
+                           : e == CSV_EPARSE ? "a quote inside a field that is not quoted, or "
                                              "text after a closing quote"
                                            : csv_strerror(e));
             break;
@@ -318,22 +318,22 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
         char shown_type[32], shown_name[128];
         if (strcmp(type, "table") != 0 || !expected)
             st = gt_fail(GT_ERR_PARSE, "%s '%s' has a %s '%s': a tracking or sub-tracking "
-                         "file has only the plain tables 'data' and 'static_data', and nothing "
-                         "else is read", what, path,
-                         text_escape_into(type, shown_type, sizeof shown_type),
-                         text_escape_into(name, shown_name, sizeof shown_name));
+                           "file has only the plain tables 'data' and 'static_data', and nothing "
+                           "else is read", what, path,
+                           text_escape_into(type, shown_type, sizeof shown_type),
+                           text_escape_into(name, shown_name, sizeof shown_name));
         else if (!sql || strncasecmp(sql, "CREATE TABLE", 12) != 0)
             st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' is not a plain table (a virtual "
-                         "table runs code of its own as it is read)", what, path, name);
+                           "table runs code of its own as it is read)", what, path, name);
         rc = SQLITE_OK;
     }
     if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE) {
         char why[200];
         st = rc == SQLITE_INTERRUPT
                  ? gt_fail(GT_ERR_PARSE, "%s '%s': cannot read its schema: %s", what, path,
-                           budget_text(b, why, sizeof why))
+                             budget_text(b, why, sizeof why))
                  : gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
-                           sqlite3_errmsg(db));
+                             sqlite3_errmsg(db));
     }
     sqlite3_finalize(q);
     /* Generated columns: table_xinfo says hidden 2 (virtual) or 3 (stored). */
@@ -348,15 +348,15 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
             if (sqlite3_column_int(q, 1) != 0) {
                 const char *col = (const char *)sqlite3_column_text(q, 0);
                 st = gt_fail(GT_ERR_PARSE, "%s '%s': column '%.100s' of table '%s' is computed "
-                             "(a generated column): its expression would run as the file is "
-                             "read; a tracking file's columns hold values only", what, path,
-                             col ? col : "", expected_tables[i]);
+                               "(a generated column): its expression would run as the file is "
+                               "read; a tracking file's columns hold values only", what, path,
+                               col ? col : "", expected_tables[i]);
             }
             rc = SQLITE_OK;
         }
         if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE)
             st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read the columns of '%s': %s", what,
-                         path, expected_tables[i], sqlite3_errmsg(db));
+                           path, expected_tables[i], sqlite3_errmsg(db));
         sqlite3_finalize(q);
     }
     return st;
@@ -386,7 +386,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
         st = gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path,
-                     db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+                       db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         goto out;
     }
     /* An untrusted schema runs nothing of its own, within limits. */
@@ -412,7 +412,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
         st = gt_fail(GT_ERR_PARSE, "%s '%s' has no table '%s'", what, path, table);
     else if (rc != SQLITE_ROW)
         st = gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
-                     sqlite3_errmsg(db));
+                       sqlite3_errmsg(db));
     sqlite3_finalize(q);
     q = NULL;
     if (st != GT_OK)
@@ -423,13 +423,13 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", table);
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
         st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read table '%s': %s", what, path, table,
-                     sqlite3_errmsg(db));
+                       sqlite3_errmsg(db));
         goto out;
     }
     int n = sqlite3_column_count(q);
     if (n > TABLE_READ_MAX_COLUMNS) {
         st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' has more than %d columns", what, path,
-                     table, TABLE_READ_MAX_COLUMNS);
+                       table, TABLE_READ_MAX_COLUMNS);
         goto out;
     }
     struct table_cell *cells = calloc((size_t)n + 1, sizeof *cells);
@@ -464,7 +464,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
                 const unsigned char *t = sqlite3_column_text(q, i);
                 if (sqlite3_column_bytes(q, i) > (int)TABLE_READ_MAX_FIELD) {
                     st = gt_fail(GT_ERR_PARSE, "%s '%s' row %zu: a value is longer than 1 MiB",
-                                 what, path, row - 1);
+                                   what, path, row - 1);
                     break;
                 }
                 c->text = t ? (const char *)t : "";
@@ -476,9 +476,9 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     }
     if (st == GT_OK && rc != SQLITE_DONE)
         st = gt_fail(rc == SQLITE_INTERRUPT || rc == SQLITE_TOOBIG ? GT_ERR_PARSE : GT_ERR_IO,
-                     "%s '%s': cannot read table '%s': %s", what, path, table,
-                     rc == SQLITE_INTERRUPT ? budget_text(&budget, why, sizeof why)
-                     : rc == SQLITE_TOOBIG  ? "a row or a value is larger than 2 MiB"
+                       "%s '%s': cannot read table '%s': %s", what, path, table,
+                       rc == SQLITE_INTERRUPT ? budget_text(&budget, why, sizeof why)
+                       : rc == SQLITE_TOOBIG  ? "a row or a value is larger than 2 MiB"
                                             : sqlite3_errmsg(db));
     free(cells);
 out:

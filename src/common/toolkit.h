@@ -16,8 +16,9 @@
 #include "gpu_tracker.h"
 #include "common/gpu_advice.h" /* what the GPUs say to ask for, the throttle names */
 #include "common/units.h"      /* sizes, durations and numbers people type */
+#include "common/summary/usage_write.h" /* the summary as text and JSON */
 
-/* ---- Figures for people (src/common/readable.c) ------------------------------ */
+/* ---- Figures for people (src/common/human_units.c) ------------------------------ */
 
 /* Every people-facing output (-f human, the status line, limits, compare,
  * stats, the report) writes sizes in powers of 1024 and says so: KiB, MiB,

@@ -32,7 +32,7 @@ gt_status path_library_trusted(const char *path, const char *what)
     gt_clear_error();
     if (path[0] != '/')
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s '%s': as root, a library is named by its "
-                       "absolute path", what, path);
+                         "absolute path", what, path);
     struct stat st;
     gt_status status;
     int fd = input_open(path, what, 1, &st, &status);
@@ -41,10 +41,10 @@ gt_status path_library_trusted(const char *path, const char *what)
     close(fd);
     if (!owner_ok(st.st_uid))
         return gt_fail(GT_ERR_IO, "%s '%s' is owned by user %d: as root, only a library of "
-                       "root's is loaded", what, path, (int)st.st_uid);
+                         "root's is loaded", what, path, (int)st.st_uid);
     if (st.st_mode & (S_IWGRP | S_IWOTH))
         return gt_fail(GT_ERR_IO, "%s '%s' is writable by others than its owner: as root, it "
-                       "is not loaded (chmod go-w)", what, path);
+                         "is not loaded (chmod go-w)", what, path);
     return GT_OK;
 }
 
@@ -82,7 +82,7 @@ static int tree_fail(struct tree_walk *w, const char *rel, const char *why)
 {
     char *safe = text_escape(rel);
     w->status = gt_fail(GT_ERR_IO, "%s '%s': '%s' %s: as root, only a tree that no one but "
-                        "root can change is read", w->what, w->root, safe ? safe : "?", why);
+                          "root can change is read", w->what, w->root, safe ? safe : "?", why);
     free(safe);
     return -1;
 }
@@ -151,7 +151,7 @@ gt_status path_tree_trusted(const char *path, const char *what)
     gt_clear_error();
     if (path[0] != '/')
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s '%s': as root, a tree is named by its "
-                       "absolute path", what, path);
+                         "absolute path", what, path);
     gt_status status;
     int dirfd = trusted_dir_open(path, what, &status);
     if (dirfd < 0)
@@ -167,8 +167,8 @@ gt_status path_tree_trusted(const char *path, const char *what)
     if (fstat(dirfd, &top) < 0 || (top.st_mode & (S_IWGRP | S_IWOTH))) {
         close(dirfd);
         return gt_fail(GT_ERR_IO, "%s '%s' is a directory others may write (a sticky one too): "
-                       "as root, only a tree that no one but root can change is read", what,
-                       path);
+                         "as root, only a tree that no one but root can change is read", what,
+                         path);
     }
     struct tree_walk w = {path, what, 0, GT_OK};
     int rc = check_tree_dir(&w, dirfd, "", 0);

@@ -49,7 +49,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
             {TABLE_INT, 0, NULL}, {TABLE_TEXT, 0, ""}, {TABLE_INT, 0, NULL}, {TABLE_FLOAT, 0, NULL}};
         if (table_file_table(&s->file, "data", subtrack_columns, types, SUBTRACK_COLUMNS) < 0)
             st = gt_fail(GT_ERR_IO, "cannot write sub-tracking file '%s': %s", path,
-                         table_file_error(&s->file));
+                           table_file_error(&s->file));
     }
     if (st != GT_OK) {
         table_file_discard(&s->file);
@@ -68,14 +68,14 @@ static gt_status mark(gt_subtracker *s, const char *name, int position)
     gt_clear_error();
     if (!s || !name)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "no %s given to mark a code block",
-                       s ? "code block name" : "sub-tracker");
+                         s ? "code block name" : "sub-tracker");
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     pid_t pid = getpid();
     if (pid != s->owner && s->file.db)
         return gt_fail(GT_ERR_STATE, "sub-tracking file '%s' was opened by process %d: an SQLite "
-                       "file cannot be written from its child %d (made by fork()); open one "
-                       "there", s->path, (int)s->owner, (int)pid);
+                         "file cannot be written from its child %d (made by fork()); open one "
+                         "there", s->path, (int)s->owner, (int)pid);
     const struct table_value row[SUBTRACK_COLUMNS] = {
         {TABLE_INT, (double)pid, NULL},
         {TABLE_TEXT, 0, name},
@@ -86,7 +86,7 @@ static gt_status mark(gt_subtracker *s, const char *name, int position)
     int rc = table_file_row(&s->file, row, SUBTRACK_COLUMNS);
     gt_status st = rc == 0 ? GT_OK
                            : gt_fail(GT_ERR_IO, "cannot write sub-tracking file '%s': %s",
-                                     s->path, table_file_error(&s->file));
+                                       s->path, table_file_error(&s->file));
     pthread_mutex_unlock(&s->lock);
     return st;
 }

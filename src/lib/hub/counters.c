@@ -164,7 +164,7 @@ gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources, gt
             st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
         else if (!s.tree_ok)
             st = gt_fail(GT_ERR_NO_PROCESS, "process %d ended before it could be read",
-                         (int)pid);
+                           (int)pid);
         sample_reader_close(&r);
     }
     options_copy_free(&cfg);

@@ -82,14 +82,14 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
 static gt_status unavailable(const char *figure, const char *why)
 {
     return gt_fail(GT_ERR_UNAVAILABLE, "%s was not measured in this run: %s", figure,
-                   why && *why ? why : "no source for it");
+                     why && *why ? why : "no source for it");
 }
 
 static gt_status unknown_figure(gt_figure which)
 {
     return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown figure %d; valid: 0 to %d (gt_figure in "
-                   "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_UNSEEN_CHILDREN_PID,
-                   GT_VERSION_STRING);
+                     "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_UNSEEN_CHILDREN_PID,
+                     GT_VERSION_STRING);
 }
 
 /* The figure from the parts: GT_OK and *v, or GT_ERR_UNAVAILABLE. */

@@ -3,7 +3,7 @@
 #ifndef GT_OPTIONS_H
 #define GT_OPTIONS_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "gpu_tracker_internal.h"
 
 #define DEFAULT_STOP_TIMEOUT 10.0

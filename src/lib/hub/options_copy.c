@@ -80,17 +80,17 @@ gt_status options_signal_refusal(const struct options_copy *c)
     const gt_options *o = &c->o;
     if (o->process_id == 0 || o->process_id == getpid())
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "cannot signal the tracked tree: it is the tracking program's own "
-                       "(process_id is its own)");
+                         "cannot signal the tracked tree: it is the tracking program's own "
+                         "(process_id is its own)");
     /* The tree of an ancestor holds this program, and the rest of what
      * that ancestor runs (a pipeline's other commands): a signal would
      * reach them, and an init (PID 1) ignores the SIGKILL. */
     if (strcmp(c->proc_root, "/proc") == 0 && is_own_ancestor(o->process_id))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "cannot signal the tracked tree: process %d started the tracking "
-                       "program (its tree holds the tracking program and whatever else that "
-                       "process runs, a pipeline's other commands among them)",
-                       (int)o->process_id);
+                         "cannot signal the tracked tree: process %d started the tracking "
+                         "program (its tree holds the tracking program and whatever else that "
+                         "process runs, a pipeline's other commands among them)",
+                         (int)o->process_id);
     return GT_OK;
 }
 

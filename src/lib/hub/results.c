@@ -18,6 +18,7 @@
 #include "pipeline/pipeline.h"
 #include "common/json_write.h"
 #include "analysis/analysis.h"
+#include "common/summary/usage_write.h"
 
 gt_status tracker_call_begin(gt_tracker *t, const char *fn, const char *type, const void *out,
                              size_t given, size_t need, int stopped, const char *what)
@@ -29,7 +30,7 @@ gt_status tracker_call_begin(gt_tracker *t, const char *fn, const char *type, co
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL %s", fn, type);
     if (type && given < need)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: invalid %s.struct_size %zu: set it to "
-                       "sizeof(%s)", fn, type, given, type);
+                         "sizeof(%s)", fn, type, given, type);
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (stopped < 0)
@@ -89,7 +90,7 @@ gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
 char *gt_tracker_to_text(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
-    char *text = u ? gt_usage_to_text(u) : NULL;
+    char *text = u ? usage_to_text(u) : NULL;
     if (!text)
         return text;
     /* gpu_tracker's text, then the GPUs it held idle: a section of our own,
@@ -125,7 +126,7 @@ char *gt_tracker_to_text(gt_tracker *t)
         return NULL;
     }
     if (b.len && b.data[b.len - 1] == '\n')
-        b.data[--b.len] = '\0'; /* ends as gt_usage_to_text's does */
+        b.data[--b.len] = '\0'; /* ends as usage_to_text's does */
     return buf_take(&b);
 }
 
@@ -265,7 +266,7 @@ gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
         return st;
     if (kind != GT_PEAK_MEMORY && kind != GT_PEAK_GPU_MEMORY)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown peak kind %d; valid: GT_PEAK_MEMORY (0), "
-                       "GT_PEAK_GPU_MEMORY (1)", kind);
+                         "GT_PEAK_GPU_MEMORY (1)", kind);
     pthread_mutex_lock(&t->lock);
     gt_peak_breakdown both[2];
     tracker_at_peak_now(t, both);

@@ -3,7 +3,7 @@
  * the part of the row file already committed), written as CSV; and where
  * its backup file and exporter are. */
 #define _GNU_SOURCE
-#include "hub/hub.h"
+#include "gpu_tracker_internal.h"
 #include "hub/tracker_internal.h"
 
 #include <errno.h>
@@ -20,7 +20,7 @@ gt_status tracker_read_all_rows(const struct row_source *rows, gt_process_row **
     if (row_source_read_all(rows, process, system) == 0)
         return GT_OK;
     return errno == ENOMEM ? gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows",
-                                     rows->count[0] + rows->count[1])
+                                       rows->count[0] + rows->count[1])
                            : gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
 }
 
@@ -116,7 +116,7 @@ gt_status gt_tracker_copy_rows(gt_tracker *t, gt_series_kind kind, size_t first,
         return st;
     if (!known_kind(kind))
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
-                       (int)kind);
+                         (int)kind);
     return copy_rows(t, kind, first, max, out, copied);
 }
 
@@ -143,9 +143,9 @@ void tracker_live_rows(gt_tracker *t, struct row_source *src)
     src->ctx = t;
 }
 
-gt_status tracker_rows(gt_tracker *t, struct row_source *rows, double *interval)
+gt_status gt_tracker_rows(gt_tracker *t, struct row_source *rows, double *interval)
 {
-    gt_status st = tracker_call_begin(t, "tracker_rows", NULL, NULL, 0, 0, 0, "rows");
+    gt_status st = tracker_call_begin(t, "gt_tracker_rows", NULL, NULL, 0, 0, 0, "rows");
     if (st != GT_OK)
         return st;
     tracker_live_rows(t, rows);
@@ -189,7 +189,7 @@ gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd
     gt_clear_error();
     if (!known_kind(kind))
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
-                       (int)kind);
+                         (int)kind);
     if (!gt_tracker_usage(t))
         return GT_ERR_STATE;
     struct row_source rows;

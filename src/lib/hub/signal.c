@@ -24,7 +24,7 @@ gt_status gt_tracker_signal(gt_tracker *t, int sig, int *reached)
         return st;
     if (sig < 0 || sig > SIGNAL_MAX)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid signal %d: give 1 to %d, or 0 to "
-                       "check whether the tree may be signalled", sig, SIGNAL_MAX);
+                         "check whether the tree may be signalled", sig, SIGNAL_MAX);
     st = options_signal_refusal(&t->cfg);
     if (st != GT_OK || sig == 0)
         return st;
@@ -40,8 +40,8 @@ gt_status gt_tracker_signal(gt_tracker *t, int sig, int *reached)
     int rc = pthread_mutex_timedlock(&t->reader_lock, &until);
     if (rc != 0)
         return gt_fail(GT_ERR_SYSTEM, "cannot signal the tracked tree: the sampler has been "
-                       "reading it for over %g s (stop_timeout): %s", t->cfg.o.stop_timeout,
-                       rc == ETIMEDOUT ? "a system call hangs" : "lock failed");
+                         "reading it for over %g s (stop_timeout): %s", t->cfg.o.stop_timeout,
+                         rc == ETIMEDOUT ? "a system call hangs" : "lock failed");
     int n = sample_reader_signal_tree(&t->reader, sig);
     pthread_mutex_unlock(&t->reader_lock);
     if (reached)

@@ -4,7 +4,7 @@
  * ran on: what output/ assembles from the summary, the rows and the run's
  * record. */
 #define _GNU_SOURCE
-#include "hub/hub.h"
+#include "gpu_tracker_internal.h"
 #include "hub/tracker_internal.h"
 
 #include <stdio.h>
@@ -71,7 +71,7 @@ static void snapshot_who(gt_tracker *t, gt_snapshot *s)
     s->top_processes = census_top_changes(&t->reader.tree.census, start, &s->ntop_processes);
 }
 
-gt_status tracker_snapshot_parts(gt_tracker *t, const char *command, int exit_status,
+gt_status gt_tracker_snapshot_parts(gt_tracker *t, const char *command, int exit_status,
                                  gt_snapshot *s, struct row_source *rows, gt_resource_usage **live)
 {
     memset(s, 0, sizeof *s);
@@ -94,7 +94,7 @@ gt_status tracker_snapshot_parts(gt_tracker *t, const char *command, int exit_st
         pthread_mutex_unlock(&t->lock);
         if (!begun)
             return gt_fail(GT_ERR_STATE, "no snapshot yet: sampling begins at %.3f (start_at)",
-                           t->delayed_start);
+                             t->delayed_start);
         run.epoch_stop = epoch_now();
         tracker_live_rows(t, rows);
     } else {
@@ -139,7 +139,7 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
     struct row_source rows;
     gt_resource_usage *live;
-    gt_status st = tracker_snapshot_parts(t, command, exit_status, s, &rows, &live);
+    gt_status st = gt_tracker_snapshot_parts(t, command, exit_status, s, &rows, &live);
     free(live);
     if (st != GT_OK) {
         gt_snapshot_free(s);
@@ -158,7 +158,7 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
     return GT_OK;
 }
 
-void tracker_snapshot_parts_release(gt_snapshot *s, gt_resource_usage *live)
+void gt_tracker_snapshot_parts_release(gt_snapshot *s, gt_resource_usage *live)
 {
     free(live);
     free(s->command);

@@ -57,8 +57,8 @@ static gt_status tracker_start(gt_tracker *t, int deferred)
         return tracker_forked_copy_error(t);
     if (t->state != STATE_NEW)
         return gt_fail(GT_ERR_STATE, t->state == STATE_STARTED
-                       ? "cannot start a tracker that has already been started"
-                       : "cannot start a tracker that has already been stopped");
+                         ? "cannot start a tracker that has already been started"
+                         : "cannot start a tracker that has already been stopped");
     /* No GPU is news only where one was expected: a brand asked for, or a
      * vendor's library installed but unable to start. A machine with no GPU
      * library has no GPU to speak of (the summary says "none"). */

@@ -54,8 +54,8 @@ static gt_status make_own_cgroup(gt_tracker *t)
 {
     if (!t->cfg.o.process_id || t->cfg.o.process_id == t->owner)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "own_cgroup needs process_id, a process the caller started and holds: "
-                       "memory already used stays charged to the group it was used in");
+                         "own_cgroup needs process_id, a process the caller started and holds: "
+                         "memory already used stays charged to the group it was used in");
     if (cgroup_own_make(&t->own_cg, t->cfg.proc_root, t->cfg.sys_root, t->pid) < 0)
         warn_always(&t->warn_channel, "no cgroup of the job's own: %s; tracking goes on without one",
                     t->own_cg.reason);

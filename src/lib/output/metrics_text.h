@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "pipeline/pipeline.h" /* struct metrics_point */
 
 /* What stays the same for a run: the labels of every metric and the GPUs'

@@ -1,15 +1,15 @@
 /* results.c - see results.h. */
 #define _GNU_SOURCE
 #include "output/results.h"
-#include "output/who_json.h"
+#include "common/summary/who_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/cgroup_json.h"
-#include "output/run_parts_json.h"
-#include "output/usage_json.h"
+#include "common/summary/cgroup_json.h"
+#include "common/summary/run_parts_json.h"
+#include "common/summary/usage_json.h"
 #include "common/gpu_advice.h"
 #include "common/buf.h"
 #include "common/internal.h"

@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "pipeline/pipeline.h"
 #include "read/read.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/snapshot_parts.h"
+#include "common/summary/snapshot_parts.h"
 #include "common/internal.h"
 #include "read/read.h"
 #include "pipeline/pipeline.h"

@@ -12,7 +12,7 @@
 
 #include <pthread.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "common/row_source.h"
 #include "sample.h"
 

@@ -148,7 +148,7 @@ gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int
     gt_status st = GT_OK;
     if (fd_write_all(fd, header, strlen(header)) < 0)
         st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
-                     strerror(errno));
+                       strerror(errno));
     for (size_t at = 0; st == GT_OK && at < n; at += ROW_BATCH) {
         size_t take = n - at < ROW_BATCH ? n - at : ROW_BATCH, len = 0;
         if (rows->read(rows, kind, at, take, batch) < 0) {
@@ -160,7 +160,7 @@ gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int
                         : series_system_csv_row((const gt_system_row *)batch + i, text + len);
         if (fd_write_all(fd, text, len) < 0)
             st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
-                         strerror(errno));
+                           strerror(errno));
     }
     free(batch);
     free(text);

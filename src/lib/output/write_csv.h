@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "common/row_source.h"
 
 /* CSV as Python's csv module writes it with QUOTE_NONNUMERIC: the header's

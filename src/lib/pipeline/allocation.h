@@ -5,7 +5,7 @@
 #ifndef GT_ALLOCATION_H
 #define GT_ALLOCATION_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "common/row_source.h"
 
 /* "dedicated", "shared", or "unknown" when a series has no rows (or the

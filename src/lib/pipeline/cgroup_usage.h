@@ -12,7 +12,7 @@
 #ifndef GT_CGROUP_USAGE_H
 #define GT_CGROUP_USAGE_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 /* Outsiders remembered from one sample to the next. More new PIDs than

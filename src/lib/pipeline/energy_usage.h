@@ -5,7 +5,7 @@
 #define GT_ENERGY_USAGE_H
 
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 struct energy_acc {

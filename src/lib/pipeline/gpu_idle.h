@@ -6,7 +6,7 @@
 #ifndef GT_GPU_IDLE_H
 #define GT_GPU_IDLE_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 struct gpu_idle_acc {

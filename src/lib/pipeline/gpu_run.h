@@ -8,7 +8,7 @@
 #define GT_GPU_RUN_H
 
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 /* One process's accounting record as the job's: role 1 main, 2 a

@@ -9,7 +9,7 @@
 #ifndef GT_GPU_WAIT_H
 #define GT_GPU_WAIT_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 /* The worker groups seen saturated, by command: the first

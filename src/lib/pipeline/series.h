@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 

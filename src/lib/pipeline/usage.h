@@ -12,7 +12,7 @@
 #ifndef GT_USAGE_H
 #define GT_USAGE_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 

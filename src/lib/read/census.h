@@ -25,7 +25,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "sample.h"
 
 #define CENSUS_MAX_GROUPS 1024

@@ -4,7 +4,7 @@
 #ifndef GT_CLOUD_INFO_H
 #define GT_CLOUD_INFO_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 struct cloud_discovery;
 

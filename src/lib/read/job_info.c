@@ -107,7 +107,7 @@ gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *caller)
 {
     gt_clear_error();
     gt_status st = gt_check_struct("gt_job_info_from_environ", "gt_job_info", caller,
-                                   GT_JOB_INFO_SIZE_1_0);
+                                     GT_JOB_INFO_SIZE_1_0);
     if (st != GT_OK)
         return st;
     if (!envp)

@@ -155,9 +155,9 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
     pid_t self_there = procfs_self_pid(root);
     if (self_there > 0 && self_there != getpid())
         return gt_fail(GT_ERR_IO, "%s belongs to another PID namespace (%s/self is PID %d "
-                       "there, but this process is PID %d here): its PIDs name other "
-                       "processes; mount a procfs of this namespace (unshare --mount-proc) "
-                       "or run outside it", root, root, (int)self_there, (int)getpid());
+                         "there, but this process is PID %d here): its PIDs name other "
+                         "processes; mount a procfs of this namespace (unshare --mount-proc) "
+                         "or run outside it", root, root, (int)self_there, (int)getpid());
     const char *what = "";
     struct sys_cpu cpu;
     struct meminfo mem;
@@ -165,7 +165,7 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         int e = errno;
         sample_reader_close(r);
         return gt_fail(gt_status_of_errno(e) == GT_ERR_PARSE ? GT_ERR_PARSE : GT_ERR_IO,
-                       "cannot read %s/%s: %s", root, what, gt_errno_text(e));
+                         "cannot read %s/%s: %s", root, what, gt_errno_text(e));
     }
     r->ncpu = cpu.ncpu;
     r->mem_total_kb = mem.total_kb;

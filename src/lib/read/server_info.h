@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "sample.h"
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 /* PRETTY_NAME of an os-release file, unquoted. -1 when there is none. */
 int server_parse_os_release(const char *buf, char *out, size_t cap);

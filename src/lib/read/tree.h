@@ -15,7 +15,7 @@
 
 #include <sys/types.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "common/pid_index.h"
 #include "read/census.h"
 #include "read/procfs.h"

@@ -13,7 +13,7 @@
  * NULL when out of memory. */
 char *backup_identity_make(pid_t pid, const char *command);
 
-/* summary_json (an object, as gt_usage_to_json writes it) with the
+/* summary_json (an object, as usage_to_json writes it) with the
  * "backup" object added: identity, start_time and updated (epoch
  * seconds). Malloc'd, ending in a newline; NULL when out of memory or when
  * summary_json does not end in '}'. */

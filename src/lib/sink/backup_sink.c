@@ -10,6 +10,7 @@
 
 #include "common/background.h"
 #include "sink/backup_identity.h"
+#include "common/summary/usage_write.h"
 
 /* What every "cannot write the backup file" warning ends with: the run
  * goes on, and how to ask for none. */
@@ -194,7 +195,7 @@ static void backup_write(struct backup_sink *b, const gt_resource_usage *u, doub
         snprintf(why, whycap, "%s", b->error);
         return;
     }
-    char *json = gt_usage_to_json(u);
+    char *json = usage_to_json(u);
     size_t len = json ? strlen(json) : 0;
     char *text;
     if (json && b->identity) {

@@ -307,7 +307,7 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
             close(fd);
             metrics_sink_destroy(m);
             return gt_fail(GT_ERR_SYSTEM, "cannot serve metrics at %s: libmicrohttpd could not "
-                           "start", listen);
+                             "start", listen);
         }
     }
     return GT_OK;

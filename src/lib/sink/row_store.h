@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "common/row_source.h"
 
 /* Rows of each series kept in memory. The sanitizer builds make it 7, so

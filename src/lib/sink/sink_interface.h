@@ -12,7 +12,7 @@
 #ifndef GT_SINK_H
 #define GT_SINK_H
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "pipeline/pipeline.h"
 
 struct sink;

@@ -60,16 +60,16 @@ gt_status gt_limit_options_validate(const gt_limit_options *lo)
     for (int i = 0; i < GT_LIMIT_COUNT; i++)
         if (!(values[i] >= 0 && values[i] < 1e300))
             return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                           "invalid %s %g: give 0 (no limit) or a number of %s above 0",
-                           limits_option_name(i), values[i], limits_unit(i));
+                             "invalid %s %g: give 0 (no limit) or a number of %s above 0",
+                             limits_option_name(i), values[i], limits_unit(i));
     if (lo->on_limit != GT_ON_LIMIT_WARN && lo->on_limit != GT_ON_LIMIT_KILL)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid on_limit %d; valid: GT_ON_LIMIT_WARN (0) or GT_ON_LIMIT_KILL (1)",
-                       lo->on_limit);
+                         "invalid on_limit %d; valid: GT_ON_LIMIT_WARN (0) or GT_ON_LIMIT_KILL (1)",
+                         lo->on_limit);
     if (!(lo->kill_after > 0 && lo->kill_after <= GT_STOP_TIMEOUT_MAX))
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "invalid kill_after %g: it must be more than 0 and at most %g seconds",
-                       lo->kill_after, GT_STOP_TIMEOUT_MAX);
+                         "invalid kill_after %g: it must be more than 0 and at most %g seconds",
+                         lo->kill_after, GT_STOP_TIMEOUT_MAX);
     return GT_OK;
 }
 
@@ -252,7 +252,7 @@ gt_status gt_limit_watch_attach(gt_limit_watch *w, gt_tracker *t)
         char why[512];
         snprintf(why, sizeof why, "%s", gt_last_error());
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "on_limit kill: %s; track another process, "
-                       "or warn", why);
+                         "or warn", why);
     }
     pthread_mutex_lock(&w->lock);
     w->t = t;
@@ -270,7 +270,7 @@ gt_status gt_limit_watch_report(gt_limit_watch *w, gt_limits *out)
     gt_clear_error();
     if (!w || !out || out->struct_size != sizeof *out)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_report: %s",
-                       !w || !out ? "NULL argument"
+                         !w || !out ? "NULL argument"
                                   : "invalid gt_limits.struct_size: set it to sizeof(gt_limits)");
     pthread_mutex_lock(&w->lock);
     struct limit_state s = w->s;

@@ -26,6 +26,7 @@
 #include "common/num.h"
 #include "common/row_source.h"
 #include "common/units.h"
+#include "common/summary/usage_write.h"
 
 /* Bytes in one of the summary's RAM units (decimal, as gpu_tracker's). */
 static double unit_bytes(const char *unit)
@@ -840,7 +841,7 @@ static void server_section(struct buf *b, const gt_snapshot *s)
 static void gpu_tracker_section(struct buf *b, const gt_snapshot *s)
 {
     gt_resource_usage readable = readable_units(&s->usage);
-    char *summary = gt_usage_to_text(&readable);
+    char *summary = usage_to_text(&readable);
     buf_puts(b, "<h2>gpu_tracker summary</h2>\n<p class=\"note\">As gpu_tracker prints it, in "
                 "its decimal units (");
     report_text(b, readable.max_ram.unit);
@@ -859,7 +860,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     /* The 0.3 struct ends before sub_tracking_file. */
     if (extras && extras->struct_size < offsetof(gt_report_extras, sub_tracking_file)) {
         *status = gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid gt_report_extras.struct_size %zu: "
-                          "set it to sizeof(gt_report_extras)", extras->struct_size);
+                            "set it to sizeof(gt_report_extras)", extras->struct_size);
         return NULL;
     }
     const char *stf = extras && extras->struct_size >= sizeof(gt_report_extras)
@@ -931,7 +932,7 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
     if (!html)
         return status == GT_ERR_NO_MEMORY
                    ? gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows "
-                             "could not be read", path)
+                               "could not be read", path)
                    : status; /* its message says what (a sub-tracking file) */
     gt_status st = write_file_atomic(path, html, strlen(html));
     free(html);

@@ -3,7 +3,7 @@
  * gpu_tracker_tools.h). */
 #include "report/report.h"
 
-#include "hub/hub.h"
+#include "gpu_tracker_internal.h"
 #include "common/internal.h"
 
 gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
@@ -20,9 +20,9 @@ gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exi
     gt_snapshot s;
     struct row_source rows;
     gt_resource_usage *live;
-    gt_status st = tracker_snapshot_parts(t, command, exit_status, &s, &rows, &live);
+    gt_status st = gt_tracker_snapshot_parts(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
         st = report_write_rows(&s, &rows, server_json, extras, path);
-    tracker_snapshot_parts_release(&s, live);
+    gt_tracker_snapshot_parts_release(&s, live);
     return st;
 }

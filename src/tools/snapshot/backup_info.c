@@ -26,7 +26,7 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
         if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= 0 ||
             json_object_get_int64(v) > 0x7fffffff)
             return gt_fail(GT_ERR_PARSE, "'%s': backup.%s is missing or not a process ID", path,
-                           ints[i]);
+                             ints[i]);
         *int_out[i] = (int)json_object_get_int64(v);
     }
     static const char *const times[] = {"start_time", "updated"};
@@ -35,11 +35,11 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
         json_object *v = json_object_object_get(o, times[i]);
         if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
             return gt_fail(GT_ERR_PARSE, "'%s': backup.%s is missing or not a number", path,
-                           times[i]);
+                             times[i]);
         double d = json_object_get_double(v);
         if (!(d >= 0 && d < 1e11))
             return gt_fail(GT_ERR_PARSE, "'%s': backup.%s %g is not an epoch time", path,
-                           times[i], d);
+                             times[i], d);
         *time_out[i] = d;
     }
     json_object *host = json_object_object_get(o, "host");
@@ -49,7 +49,7 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
         (command && !json_object_is_type(command, json_type_string)) ||
         !json_object_is_type(start, json_type_int))
         return gt_fail(GT_ERR_PARSE, "'%s': backup.host, backup.command or backup.tracker_start "
-                       "is missing or mistyped", path);
+                         "is missing or mistyped", path);
     text_copy(out->host, sizeof out->host, json_object_get_string(host));
     text_copy(out->command, sizeof out->command, command ? json_object_get_string(command) : "");
     /* Running: this machine, and the writer's PID started when it did. */
@@ -66,7 +66,7 @@ gt_status gt_backup_read_info(const char *path, gt_backup_info *out)
 {
     gt_clear_error();
     gt_status st = gt_check_out_struct("gt_backup_read_info", path, out, "gt_backup_info",
-                                       out ? out->struct_size : 0, sizeof(gt_backup_info));
+                                         out ? out->struct_size : 0, sizeof(gt_backup_info));
     if (st != GT_OK)
         return st;
     size_t size = out->struct_size;

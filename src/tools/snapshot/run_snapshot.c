@@ -3,7 +3,7 @@
  * gpu_tracker_tools.h). */
 #include "snapshot/snapshot.h"
 
-#include "hub/hub.h"
+#include "gpu_tracker_internal.h"
 #include "common/internal.h"
 
 gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
@@ -13,10 +13,10 @@ gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int e
     gt_snapshot s;
     struct row_source rows;
     gt_resource_usage *live;
-    gt_status st = tracker_snapshot_parts(t, command, exit_status, &s, &rows, &live);
+    gt_status st = gt_tracker_snapshot_parts(t, command, exit_status, &s, &rows, &live);
     if (st == GT_OK)
         st = snapshot_write_rows(&s, &rows, format, path);
-    tracker_snapshot_parts_release(&s, live);
+    gt_tracker_snapshot_parts_release(&s, live);
     return st;
 }
 

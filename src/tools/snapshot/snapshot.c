@@ -31,7 +31,11 @@
 #include "common/row_source.h"
 #include "common/series_columns.h"
 #include "snapshot/snapshot.h"
-#include "output/output.h"
+#include "common/summary/cgroup_json.h"
+#include "common/summary/run_parts_json.h"
+#include "common/summary/snapshot_parts.h"
+#include "common/summary/usage_json.h"
+#include "common/summary/who_json.h"
 #include "snapshot/parts_read.h"
 #include "snapshot/snapshot_rt.h"
 
@@ -250,7 +254,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
     if (format != GT_SNAPSHOT_GPU_TRACKER && format != GT_SNAPSHOT_RESOURCE_TRACKER &&
         format != GT_SNAPSHOT_RESOURCE_TRACKER_05)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown snapshot format %d; valid: "
-                       "GT_SNAPSHOT_GPU_TRACKER, GT_SNAPSHOT_RESOURCE_TRACKER(_05)", (int)format);
+                         "GT_SNAPSHOT_GPU_TRACKER, GT_SNAPSHOT_RESOURCE_TRACKER(_05)", (int)format);
     struct output_target t;
     gt_status st = output_resolve(path, &t);
     struct output_stream stream;
@@ -277,7 +281,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
         int e = k->failed;
         output_stream_abort(&stream);
         st = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
-                     strerror(e));
+                       strerror(e));
     } else {
         st = output_stream_commit(&stream);
     }
@@ -961,7 +965,7 @@ static gt_status rows_allowed(size_t *max_rows)
         *max_rows = GT_SNAPSHOT_MAX_ROWS;
     if (*max_rows > (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
-                       (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
+                         (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
     return GT_OK;
 }
 
@@ -975,8 +979,8 @@ gt_status gt_snapshot_from_memory(const void *data, size_t len, const char *name
         return allowed;
     if (len > text_limit(max_rows))
         return gt_fail(GT_ERR_IO, "'%s' is not a valid snapshot: it has %zu bytes, more than "
-                       "a snapshot of %zu rows may (docs/snapshot.md, \"Limits\")",
-                       name ? name : "snapshot", len, max_rows);
+                         "a snapshot of %zu rows may (docs/snapshot.md, \"Limits\")",
+                         name ? name : "snapshot", len, max_rows);
     char *copy = malloc(len + 1);
     if (!copy)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
@@ -1064,11 +1068,11 @@ static gt_status once_a_task(void *ctx, const gt_snapshot *s)
         if (same_task(&c->l->seen[i].job, &s->job)) {
             const gt_job_info *j = &s->job;
             return gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' and '%s' are both task %s%s%s%s%s of "
-                           "job %s: each task once", c->l->seen[i].name, c->path,
-                           j->task_rank[0] ? j->task_rank : "(no rank)",
-                           j->step_id[0] ? " of step " : "", j->step_id,
-                           j->array_task_id[0] ? " of array task " : "", j->array_task_id,
-                           j->array_job_id[0] ? j->array_job_id : j->job_id);
+                             "job %s: each task once", c->l->seen[i].name, c->path,
+                             j->task_rank[0] ? j->task_rank : "(no rank)",
+                             j->step_id[0] ? " of step " : "", j->step_id,
+                             j->array_task_id[0] ? " of array task " : "", j->array_task_id,
+                             j->array_job_id[0] ? j->array_job_id : j->job_id);
         }
     return GT_OK;
 }
@@ -1103,13 +1107,13 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
         if (l->seen[i].dev == st.st_dev && l->seen[i].ino == st.st_ino) {
             close(fd);
             return gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' is '%s' again (another name of the "
-                           "same file): each snapshot is read once", path, l->seen[i].name);
+                             "same file): each snapshot is read once", path, l->seen[i].name);
         }
     if ((unsigned long long)st.st_size > l->bytes_left) {
         close(fd);
         return gt_fail(GT_ERR_IO, "cannot read '%s': the snapshots of this command would hold "
-                       "more than %zu bytes together, all that %zu rows allow (docs/snapshot.md, "
-                       "\"Limits\"; --max-rows)", path, text_limit(l->max_rows), l->max_rows);
+                         "more than %zu bytes together, all that %zu rows allow (docs/snapshot.md, "
+                         "\"Limits\"; --max-rows)", path, text_limit(l->max_rows), l->max_rows);
     }
     char *raw = NULL;
     size_t n = 0;
@@ -1128,8 +1132,8 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
     if (status != GT_OK) {
         if (l->rows_left < l->max_rows && strstr(gt_last_error(), " rows; at most "))
             gt_fail(status, "cannot read '%s': with the snapshots before it, this command would "
-                    "read more than its allowance of %zu rows a series (docs/snapshot.md, "
-                    "\"Limits\"; --max-rows raises it)", path, l->max_rows);
+                      "read more than its allowance of %zu rows a series (docs/snapshot.md, "
+                      "\"Limits\"; --max-rows raises it)", path, l->max_rows);
         return status;
     }
     status = remember(l, st.st_dev, st.st_ino, path);

@@ -16,7 +16,7 @@
 #include "common/json_write.h"
 #include "common/pyfloat.h"
 #include "common/series_columns.h"
-#include "output/output.h"
+#include "common/summary/snapshot_parts.h"
 #include "snapshot/parts_read.h"
 
 #define ROW_TEXT_MAX 4096

@@ -15,7 +15,7 @@
 
 #include "common/file_io.h"
 #include "common/json_read.h"
-#include "common/summary_fields.h"
+#include "common/summary/summary_fields.h"
 #include "snapshot/parts_read.h"
 
 static double *double_at(void *base, const struct summary_double_field *f)
@@ -369,8 +369,8 @@ gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
     if (len == 0 || gzip || strlen(doc) != len) {
         free(doc);
         return gt_fail(GT_ERR_PARSE, "%s: %s", what,
-                       len == 0 ? "it is empty"
-                       : gzip   ? "it is gzip data (a snapshot? gpu-tracker show reads one whose "
+                         len == 0 ? "it is empty"
+                         : gzip   ? "it is gzip data (a snapshot? gpu-tracker show reads one whose "
                                   "name ends in .gz; stats, recommend and report read those)"
                                 : "it holds a NUL byte");
     }

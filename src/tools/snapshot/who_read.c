@@ -8,7 +8,7 @@
 
 #include "common/internal.h"
 #include "common/json_read.h"
-#include "common/summary_fields.h"
+#include "common/summary/summary_fields.h"
 #include "snapshot/parts_read.h"
 
 #define BYTES_MAX 1e18

@@ -3,7 +3,9 @@
  * leaves half a file behind). */
 #define _GNU_SOURCE
 #include "common/file_io.h"
+#include "gpu_tracker_tools.h"
 #include "common/internal.h"
+#include "common/summary/usage_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +44,7 @@ gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, 
     gt_status st = GT_CHECK_STRUCT("gt_usage_write_file", gt_resource_usage, usage);
     if (st != GT_OK)
         return st;
-    char *text = format == GT_FORMAT_JSON ? gt_usage_to_json(usage) : gt_usage_to_text(usage);
+    char *text = format == GT_FORMAT_JSON ? usage_to_json(usage) : usage_to_text(usage);
     return write_text_atomically(path, text, 1);
 }
 
@@ -54,6 +56,6 @@ gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind, cons
         return st;
     if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
-                       (int)kind);
+                         (int)kind);
     return write_text_atomically(path, gt_series_to_csv(series, kind), 0);
 }

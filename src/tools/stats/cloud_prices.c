@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "gpu_tracker_tools.h"
 #include "common/http.h"
 #include "common/internal.h"
 
@@ -58,7 +59,7 @@ static gt_status price_api_get(const struct http_api *http, const char *base, co
     gt_status st = GT_OK;
     if (rc != CURLE_OK)
         st = gt_fail(GT_ERR_IO, "cannot reach the Keeper API at %s: %s", base,
-                     b.too_big ? "the answer is too big" : curl_err[0] ? curl_err : http->easy_strerror(rc));
+                       b.too_big ? "the answer is too big" : curl_err[0] ? curl_err : http->easy_strerror(rc));
     else if (status != 200)
         st = gt_fail(GT_ERR_IO, "the Keeper API at %s answered HTTP %ld", base, status);
     if (st != GT_OK) {
@@ -120,11 +121,11 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
         json_object *root = data ? json_tokener_parse(data) : NULL;
         if (!root || !json_object_is_type(root, json_type_array)) {
             st = gt_fail(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of servers",
-                         base);
+                           base);
         } else if (json_object_array_length(root) == 0) {
             st = gt_fail(GT_ERR_PARSE, "the Keeper API knows no server with at least %d vCPUs, "
-                         "%d MiB of memory, %d GPUs and %d MiB of GPU memory",
-                         r->cpu, r->memory_mib, r->gpu, r->vram_mib);
+                           "%d MiB of memory, %d GPUs and %d MiB of GPU memory",
+                           r->cpu, r->memory_mib, r->gpu, r->vram_mib);
         } else {
             json_object *first = json_object_array_get_idx(root, 0);
             const char *s = json_object_is_type(first, json_type_object)
@@ -133,7 +134,7 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
                                 : NULL;
             if (!s)
                 st = gt_fail(GT_ERR_PARSE, "the Keeper API at %s answered a list without a server",
-                             base);
+                               base);
             else if (!(*json_out = strdup(s)))
                 st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
         }
@@ -193,8 +194,8 @@ gt_status gt_instance_price_at(const char *vendor, const char *region, const cha
     *price_per_hour = 0;
     if (!safe_segment(vendor) || !safe_segment(instance_type))
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot look up the price of '%s' at '%s': a "
-                       "vendor and an instance type are letters, digits, '.', '_' and '-'",
-                       instance_type ? instance_type : "", vendor ? vendor : "");
+                         "vendor and an instance type are letters, digits, '.', '_' and '-'",
+                         instance_type ? instance_type : "", vendor ? vendor : "");
     const struct http_api *http = NULL;
     const char *base = GT_KEEPER_URL;
     if (price_api_open(base_url, &http, &base) != GT_OK)
@@ -210,7 +211,7 @@ gt_status gt_instance_price_at(const char *vendor, const char *region, const cha
     if (!root || !json_object_is_type(root, json_type_array)) {
         json_object_put(root);
         return gt_fail(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of prices "
-                       "for %s %s", base, vendor, instance_type);
+                         "for %s %s", base, vendor, instance_type);
     }
     /* resource_tracker's rule: the run's region, or else any region's. */
     double p = region && *region ? price_in(root, region) : -1;

@@ -63,11 +63,11 @@ static gt_status combine_run(json_object *run, size_t index, json_object *result
 {
     if (!json_object_is_type(run, json_type_object))
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu is not a dictionary "
-                       "of {column: {aggregation: value}}", index);
+                         "of {column: {aggregation: value}}", index);
     json_object_object_foreach(run, column, values) {
         if (!json_object_is_type(values, json_type_object))
             return gt_fail(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu's '%s' is not a "
-                           "dictionary of {aggregation: value}", index, column);
+                             "dictionary of {aggregation: value}", index, column);
         json_object *largest = NULL;
         if (!json_object_object_get_ex(result, column, &largest)) {
             largest = json_object_new_object();
@@ -77,10 +77,10 @@ static gt_status combine_run(json_object *run, size_t index, json_object *result
             enum stats_combine rule = stats_combine_rule(aggregation);
             if (rule == STATS_COMBINE_NONE)
                 return gt_fail(GT_ERR_INVALID_ARGUMENT, "Unsupported aggregation type: %s",
-                               aggregation);
+                                 aggregation);
             if (!is_number(value))
                 return gt_fail(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu's '%s' '%s' "
-                               "is not a number", index, column, aggregation);
+                                 "is not a number", index, column, aggregation);
             if (rule == STATS_COMBINE_LARGEST) {
                 json_object *kept = NULL;
                 if (!json_object_object_get_ex(largest, aggregation, &kept) ||

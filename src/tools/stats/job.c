@@ -74,7 +74,7 @@ gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *nam
     }
     if (total > GT_MERGE_MAX_TASKS)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "%zu tasks to merge; a merged job holds at most "
-                       "%d", total, GT_MERGE_MAX_TASKS);
+                         "%d", total, GT_MERGE_MAX_TASKS);
     struct task_ref *t = calloc(total, sizeof *t);
     if (!t)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
@@ -91,13 +91,13 @@ gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *nam
         const gt_job_info *j = &t[i].s->job;
         if (!j->job_id[0])
             st = gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' was not written in a Slurm job (its "
-                         "snapshot has no job id): merge joins the task snapshots of one job",
-                         t[i].name);
+                           "snapshot has no job id): merge joins the task snapshots of one job",
+                           t[i].name);
         else if (strcmp(job_key(j), key) != 0)
             st = gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' is of %sjob %s, not of %sjob %s as '%s' "
-                         "is: merge joins the snapshots of one job", t[i].name,
-                         j->array_job_id[0] ? "array " : "", job_key(j),
-                         t[0].s->job.array_job_id[0] ? "array " : "", key, t[0].name);
+                           "is: merge joins the snapshots of one job", t[i].name,
+                           j->array_job_id[0] ? "array " : "", job_key(j),
+                           t[0].s->job.array_job_id[0] ? "array " : "", key, t[0].name);
     }
     if (st == GT_OK) {
         qsort(t, total, sizeof *t, by_task);
@@ -106,7 +106,7 @@ gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *nam
                 char words[160];
                 task_words(&t[i].s->job, words, sizeof words);
                 st = gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' and '%s' are both %s of job %s: "
-                             "each task once", t[i - 1].name, t[i].name, words, key);
+                               "each task once", t[i - 1].name, t[i].name, words, key);
             }
     }
     gt_snapshot **others = NULL;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hub/hub.h"
+#include "gpu_tracker_internal.h"
 #include "common/exact_sum.h"
 #include "common/internal.h"
 #include "common/pyfloat.h"
@@ -100,9 +100,9 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
     size_t n = np < ns ? np : ns;
     if (n == 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT,
-                       "no rows to take statistics of: the run was shorter than one interval "
-                       "(%g s), or a series was not kept (%zu process rows, %zu system rows)",
-                       interval, np, ns);
+                         "no rows to take statistics of: the run was shorter than one interval "
+                         "(%g s), or a series was not kept (%zu process rows, %zu system rows)",
+                         interval, np, ns);
     struct stats_acc a;
     memset(&a, 0, sizeof a);
     exact_sum_init(&a.cpu.sum);
@@ -144,7 +144,7 @@ gt_status gt_tracker_stats(gt_tracker *t, gt_stats *out)
         return st;
     struct row_source rows;
     double interval;
-    st = tracker_rows(t, &rows, &interval);
+    st = gt_tracker_rows(t, &rows, &interval);
     return st != GT_OK ? st : stats_of_rows(&rows, interval, out);
 }
 
@@ -201,7 +201,7 @@ gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
             return st;
         if (r->struct_size != stride)
             return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: runs[%zu].struct_size %zu "
-                           "differs from runs[0]'s %zu", i, r->struct_size, stride);
+                             "differs from runs[0]'s %zu", i, r->struct_size, stride);
     }
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;

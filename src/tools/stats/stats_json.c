@@ -21,7 +21,7 @@ static json_object *figure(const char *k1, double v1, const char *k2, double v2)
     return o;
 }
 
-/* Pretty text of o (gt_usage_to_json's layout), o released; NULL when out
+/* Pretty text of o (usage_to_json's layout), o released; NULL when out
  * of memory. */
 static char *pretty_text(json_object *o)
 {

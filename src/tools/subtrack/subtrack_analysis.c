@@ -14,6 +14,7 @@
  *  - A statistic over no values is NaN: null in JSON, "NaN" in text. */
 #define _GNU_SOURCE
 #include "common/internal.h"
+#include "gpu_tracker_tools.h"
 
 #include "common/buf.h"
 
@@ -150,8 +151,8 @@ static gt_status header_columns(const struct table_cell *cells, size_t n,
                 col[i] = (int)c;
         if (col[i] < 0)
             return gt_fail(GT_ERR_PARSE, "%s '%s' has no column '%s' (a sub-tracking file has "
-                           "process_id, code_block_name, position and timestamp)", what, path,
-                           wanted[i]);
+                             "process_id, code_block_name, position and timestamp)", what, path,
+                             wanted[i]);
     }
     return GT_OK;
 }
@@ -174,21 +175,21 @@ static gt_status mark_record(void *ctx, size_t record, const struct table_cell *
         int rc = c < n ? table_cell_number(&cells[c], &v[i]) : 1;
         if (rc == 1)
             return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s is missing", what, m->path,
-                           record, mark_columns[i]);
+                             record, mark_columns[i]);
         if (rc != 0 || !isfinite(v[i]))
             return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s is not a number: '%s'", what,
-                           m->path, record, mark_columns[i], cells[c].text);
+                             m->path, record, mark_columns[i], cells[c].text);
     }
     if (v[0] != floor(v[0]) || fabs(v[0]) > 9e15)
         return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: process_id is not an integer: %s", what,
-                       m->path, record, cells[m->col[0]].text);
+                         m->path, record, cells[m->col[0]].text);
     if (v[2] != 0 && v[2] != 1)
         return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: position should be 0 (start) or 1 "
-                       "(stop), not '%s'", what, m->path, record, cells[m->col[2]].text);
+                         "(stop), not '%s'", what, m->path, record, cells[m->col[2]].text);
     size_t c = (size_t)m->col[1];
     if (c >= n || cells[c].missing)
         return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: code_block_name is missing", what,
-                       m->path, record);
+                         m->path, record);
     long block = intern(m, cells[c].text);
     if (grow_array(&m->v, &m->cap, m->n + 1, sizeof *m->v, 1024) < 0)
         block = -1;
@@ -221,7 +222,7 @@ static gt_status read_table_file(const char *path, const char *what, const char 
         return table_read_sqlite(path, what, table, fn, ctx);
     default:
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid %s name '%s': valid extensions are "
-                       ".csv and .sqlite", what, path);
+                         ".csv and .sqlite", what, path);
     }
 }
 
@@ -296,13 +297,13 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
         pyfloat_repr(e ? e->ts : 0, e_ts, sizeof e_ts);
         if (e && e->pid != s->pid)
             return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
-                           "timestamp pair (%s, %s) with differing process IDs: %lld and %lld "
-                           "(each process's marks must pair as start, stop)", m->path, b->name,
-                           s_ts, e_ts, s->pid, e->pid);
+                             "timestamp pair (%s, %s) with differing process IDs: %lld and %lld "
+                             "(each process's marks must pair as start, stop)", m->path, b->name,
+                             s_ts, e_ts, s->pid, e->pid);
         if (e && s->position == 1 && e->position == 0)
             return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
-                           "timestamp pair (%s, %s) of process ID %lld with a start time greater "
-                           "than the stop time", m->path, b->name, s_ts, e_ts, s->pid);
+                             "timestamp pair (%s, %s) of process ID %lld with a start time greater "
+                             "than the stop time", m->path, b->name, s_ts, e_ts, s->pid);
         if (s->position != 0 || !e || e->position != 1) {
             const char *why = s->position != 0 ? "a stop without a start"
                               : !e           ? "a start without a stop"
@@ -310,8 +311,8 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
                                                "stopped: nested calls of one name cannot be "
                                                "paired)";
             return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' "
-                           "of process %lld has %s at %.6f", m->path, b->name, s->pid, why,
-                           s->position != 0 || !e ? s->ts : e->ts);
+                             "of process %lld has %s at %.6f", m->path, b->name, s->pid, why,
+                             s->position != 0 || !e ? s->ts : e->ts);
         }
         b->calls[b->ncalls++] = (struct subtrack_interval){s->ts, e->ts};
         i = j + 1;
@@ -417,7 +418,7 @@ static gt_status static_record(void *ctx, size_t record, const struct table_cell
     if (record == 2) {
         if (n > t->nstatic)
             return gt_fail(GT_ERR_PARSE, "tracking file '%s': the static data has %zu values "
-                           "for %zu names", t->path, n, t->nstatic);
+                             "for %zu names", t->path, n, t->nstatic);
         for (size_t i = 0; i < t->nstatic; i++)
             json_object_object_add(t->static_data, t->static_names[i],
                                    i < n && !cells[i].missing ? static_value(&cells[i]) : NULL);
@@ -446,16 +447,16 @@ static gt_status timepoint_header(struct tracking *t, const struct table_cell *c
     }
     if (t->ts_col < 0)
         return gt_fail(GT_ERR_PARSE, "tracking file '%s' has no column 'timestamp' in its "
-                       "timepoints' header (%s): is it a tracking file (--tf)?", t->path,
-                       t->sqlite ? "table 'data'" : "line 3");
+                         "timepoints' header (%s): is it a tracking file (--tf)?", t->path,
+                         t->sqlite ? "table 'data'" : "line 3");
     unsigned long long per_block = BLOCK_BYTES + (unsigned long long)t->ncolumns * COLUMN_BYTES;
     if ((unsigned long long)t->nblocks * per_block > MAX_BLOCKS_BYTES)
         return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' has %zu code blocks: their results "
-                       "over the %zu columns of tracking file '%s' would take about %llu MiB, "
-                       "more than the %llu MiB an analysis may take (at most %llu blocks with "
-                       "this tracking file)", t->stf, t->nblocks, t->ncolumns, t->path,
-                       (unsigned long long)t->nblocks * per_block >> 20, MAX_BLOCKS_BYTES >> 20,
-                       MAX_BLOCKS_BYTES / per_block);
+                         "over the %zu columns of tracking file '%s' would take about %llu MiB, "
+                         "more than the %llu MiB an analysis may take (at most %llu blocks with "
+                         "this tracking file)", t->stf, t->nblocks, t->ncolumns, t->path,
+                         (unsigned long long)t->nblocks * per_block >> 20, MAX_BLOCKS_BYTES >> 20,
+                         MAX_BLOCKS_BYTES / per_block);
     for (size_t b = 0; b < t->nblocks; b++)
         if (!(t->blocks[b].usage = calloc(t->ncolumns + 1, sizeof *t->blocks[b].usage)))
             return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
@@ -531,7 +532,7 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
     size_t expected = t->ncolumns + 1;
     if (n > expected)
         return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu has %zu fields, the header "
-                       "%zu", t->path, record, n, expected);
+                         "%zu", t->path, record, n, expected);
     /* Every cell is checked before anything is counted: a refused record
      * (the cut-short last one of a file, left out) changes nothing. */
     for (size_t c = 0; c < t->ncolumns; c++) {
@@ -539,18 +540,18 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
         int got = cell < n ? table_cell_number(&cells[cell], &t->values[c]) : 1;
         if (got < 0)
             return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: %s is not a number: "
-                           "'%s'", t->path, record, t->columns[c], cells[cell].text);
+                             "'%s'", t->path, record, t->columns[c], cells[cell].text);
         t->have[c] = got == 0 && !isnan(t->values[c]); /* NaN is missing, as in pandas */
     }
     double ts;
     int rc = (size_t)t->ts_col < n ? table_cell_number(&cells[t->ts_col], &ts) : 1;
     if (rc != 0 || !isfinite(ts))
         return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: timestamp %s%s%s",
-                       t->path, record, rc == 1 ? "is missing" : "is not a number: '",
-                       rc == 1 ? "" : cells[t->ts_col].text, rc == 1 ? "" : "'");
+                         t->path, record, rc == 1 ? "is missing" : "is not a number: '",
+                         rc == 1 ? "" : cells[t->ts_col].text, rc == 1 ? "" : "'");
     if (t->nts >= MAX_TIMEPOINTS)
         return gt_fail(GT_ERR_PARSE, "tracking file '%s' has more than %u timepoints", t->path,
-                       MAX_TIMEPOINTS);
+                         MAX_TIMEPOINTS);
     if (grow_array(&t->ts, &t->ts_cap, t->nts + 1, sizeof *t->ts, 4096) < 0)
         return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     t->ts[t->nts++] = ts;
@@ -576,7 +577,7 @@ static gt_status read_tracking(const char *path, struct tracking *t)
     int kind = table_file_kind(path);
     if (kind < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
-                       "extensions are .csv and .sqlite", path);
+                         "extensions are .csv and .sqlite", path);
     t->sqlite = kind == 1;
     gt_status st;
     if (t->sqlite) {
@@ -589,7 +590,7 @@ static gt_status read_tracking(const char *path, struct tracking *t)
     }
     if (st == GT_OK && !t->columns)
         st = gt_fail(GT_ERR_PARSE, "tracking file '%s' has no timepoints' header: is it a "
-                     "tracking file (--tf)?", path);
+                       "tracking file (--tf)?", path);
     if (st == GT_OK && !t->static_data)
         st = gt_fail(GT_ERR_PARSE, "tracking file '%s' has no static data", path);
     return st;
@@ -751,7 +752,7 @@ gt_status gt_subtrack_analyze_ex(const char *tracking_file, const char *sub_trac
     if (!tracking_file || !sub_tracking_file || !out ||
         (format != GT_FORMAT_TEXT && format != GT_FORMAT_JSON))
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_analyze: a tracking file, a "
-                       "sub-tracking file, a format (text or json) and out are needed");
+                         "sub-tracking file, a format (text or json) and out are needed");
     *out = NULL;
     struct marks m;
     struct tracking t = {0};
@@ -856,7 +857,7 @@ gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out)
 {
     if (!sub_tracking_file || !out)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_calls: a sub-tracking file and "
-                       "out are needed");
+                         "out are needed");
     *out = NULL;
     struct subtrack_blocks blocks;
     gt_status st = subtrack_blocks_read(sub_tracking_file, &blocks);
@@ -893,7 +894,7 @@ gt_status gt_subtrack_check_file(const char *path, const char *name)
             st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': %s", name, strerror(errno));
         else if (!S_ISREG(sb.st_mode))
             st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': it is not a regular file "
-                         "(FIFOs, devices and sockets are not read)", name);
+                           "(FIFOs, devices and sockets are not read)", name);
         return st;
     }
     case 1:
@@ -905,12 +906,12 @@ gt_status gt_subtrack_check_file(const char *path, const char *name)
             char *at = strstr(message, path);
             if (at)
                 st = gt_fail(st, "%.*s%s%s", (int)(at - message), message, name,
-                             at + strlen(path));
+                               at + strlen(path));
         }
         return st;
     default:
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
-                       "extensions are .csv and .sqlite", name);
+                         "extensions are .csv and .sqlite", name);
     }
 }
 
@@ -932,8 +933,8 @@ static gt_status combine_record(void *ctx, size_t record, const struct table_cel
                                       c->path);
         if (st == GT_OK && n != 4)
             st = gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' has %zu columns: a sub-tracking "
-                         "file has process_id, code_block_name, position and timestamp", c->path,
-                         n);
+                           "file has process_id, code_block_name, position and timestamp", c->path,
+                           n);
         return st;
     }
     /* The checks of analysis, so that a combined file always analyses. */
@@ -950,7 +951,7 @@ static gt_status combine_record(void *ctx, size_t record, const struct table_cel
         };
         if (table_file_row(&c->out, row, 4) != 0)
             st = gt_fail(GT_ERR_IO, "cannot write the combined file: %s",
-                         table_file_error(&c->out));
+                           table_file_error(&c->out));
     }
     marks_free(&check);
     return st;
@@ -960,20 +961,20 @@ gt_status gt_subtrack_combine(const char *output, const char *const *inputs, siz
 {
     if (!output || !inputs || n == 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "combine: an output file and at least one "
-                       "sub-tracking file to combine are needed");
+                         "sub-tracking file to combine are needed");
     int kind = table_file_kind(output);
     if (kind < 0)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid sub-tracking file name '%s': valid "
-                       "extensions are .csv and .sqlite", output);
+                         "extensions are .csv and .sqlite", output);
     for (size_t i = 0; i < n; i++)
         if (table_file_kind(inputs[i]) != kind)
             return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot combine '%s' into '%s': every file "
-                           "must end in %s, as the combined one", inputs[i], output,
-                           kind ? ".sqlite" : ".csv");
+                             "must end in %s, as the combined one", inputs[i], output,
+                             kind ? ".sqlite" : ".csv");
     struct stat sb;
     if (lstat(output, &sb) == 0)
         return gt_fail(GT_ERR_IO, "cannot combine into '%s': it already exists (give a new "
-                       "name; its marks would be lost)", output);
+                         "name; its marks would be lost)", output);
     struct combine c = {0};
     c.out.fd = -1;
     gt_status st = GT_OK;

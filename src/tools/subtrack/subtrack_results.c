@@ -3,6 +3,7 @@
  * gpu_tracker.h, "Sub-tracking analysis"). */
 #define _GNU_SOURCE
 #include "subtrack/subtrack_results.h"
+#include "gpu_tracker_tools.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -294,7 +295,7 @@ static gt_status read_session(struct session *s, const char *text)
     json_tokener_free(tok);
     if (e != json_tokener_success || !json_object_is_type(s->doc, json_type_object))
         return gt_fail(GT_ERR_PARSE, "%s are not JSON results of sub-track analyze (%s)", what,
-                       e != json_tokener_success ? json_tokener_error_desc(e)
+                         e != json_tokener_success ? json_tokener_error_desc(e)
                                                  : "not an object");
     s->overall = json_read_member(&r, s->doc, "overall", json_type_object, "");
     json_object *blocks = json_read_member(&r, s->doc, "code_block_results", json_type_array,
@@ -436,9 +437,9 @@ static gt_status compare_one(const struct session *s, size_t n, size_t block, co
         e[i] = (struct entry){s[i].name, v, integral, i};
         if (!stats || absent)
             return gt_fail(GT_ERR_PARSE, "the results of tracking session '%s' have no %s of "
-                           "%s%s%s", s[i].name, statistic, m ? m : "compute time",
-                           pick == overall_stats ? "" : " in code block ",
-                           pick == overall_stats ? "" : block_name(s[i].blocks[block]));
+                             "%s%s%s", s[i].name, statistic, m ? m : "compute time",
+                             pick == overall_stats ? "" : " in code block ",
+                             pick == overall_stats ? "" : block_name(s[i].blocks[block]));
     }
     *out = ranked(e, n);
     return GT_OK;
@@ -502,8 +503,8 @@ static gt_status check_blocks(const struct session *s, size_t n, size_t first, F
          * matching them relies on. */
         if (s[i].nblocks != a->nblocks)
             return gt_fail(GT_ERR_PARSE, "All sub-tracking results must have the same number of "
-                           "code blocks. The first has %zu code blocks but tracking session "
-                           "\"%s\" has %zu code blocks.", a->nblocks, s[i].name, s[i].nblocks);
+                             "code blocks. The first has %zu code blocks but tracking session "
+                             "\"%s\" has %zu code blocks.", a->nblocks, s[i].name, s[i].nblocks);
         for (size_t b = 0; b < a->nblocks; b++) {
             const char *x = block_name(a->blocks[b]), *y = block_name(s[i].blocks[b]);
             if (strcmp(x, y) == 0)
@@ -520,8 +521,8 @@ static gt_status check_blocks(const struct session *s, size_t n, size_t first, F
                 continue;
             }
             return gt_fail(GT_ERR_PARSE, "Code block name \"%s\" of tracking session \"%s\" "
-                           "does not match code block name \"%s\" of tracking session \"%s\"",
-                           x, a->name, y, s[i].name);
+                             "does not match code block name \"%s\" of tracking session \"%s\"",
+                             x, a->name, y, s[i].name);
         }
     }
     return GT_OK;
@@ -538,27 +539,27 @@ gt_status gt_subtrack_compare(const char *const *names, const char *const *resul
     if (!names || !results || !out || n == 0 ||
         (format != GT_FORMAT_TEXT && format != GT_FORMAT_JSON))
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "compare: at least one tracking session (a "
-                       "name and its results), a format (text or json) and out are needed");
+                         "name and its results), a format (text or json) and out are needed");
     int known = 0;
     for (size_t i = 0; statistic && statistics[i]; i++)
         known |= strcmp(statistic, statistics[i]) == 0;
     if (!known)
         return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid statistic '%s': valid statistics are "
-                       "min, max, mean and std", statistic ? statistic : "(none)");
+                         "min, max, mean and std", statistic ? statistic : "(none)");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(names[i], names[j]) == 0)
                 return gt_fail(GT_ERR_INVALID_ARGUMENT, "tracking session '%s' is given twice",
-                               names[i]);
+                                 names[i]);
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
         total += results[i] ? strlen(results[i]) : 0;
         if (total > GT_SUBTRACK_COMPARE_MAX_BYTES)
             return gt_fail(GT_ERR_INVALID_ARGUMENT, "compare: the sessions' results come to more "
-                           "than %zu MiB with session '%s': a comparison holds every session "
-                           "parsed at once (about 18 bytes of memory a byte), so it takes at "
-                           "most that much results in all", GT_SUBTRACK_COMPARE_MAX_BYTES >> 20,
-                           names[i]);
+                             "than %zu MiB with session '%s': a comparison holds every session "
+                             "parsed at once (about 18 bytes of memory a byte), so it takes at "
+                             "most that much results in all", GT_SUBTRACK_COMPARE_MAX_BYTES >> 20,
+                             names[i]);
     }
     struct session *s = calloc(n, sizeof *s);
     struct entry *e = calloc(n, sizeof *e);

@@ -1,5 +1,5 @@
 /* cgroup_json.c - see cgroup_json.h. */
-#include "output/cgroup_json.h"
+#include "common/summary/cgroup_json.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* run_parts_json.c - see run_parts_json.h. */
-#include "output/run_parts_json.h"
+#include "common/summary/run_parts_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 /* The object (docs/metrics.md, "The job's cgroup"); NULL when out of
  * memory. */

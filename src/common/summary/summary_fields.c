@@ -1,7 +1,7 @@
 /* summary_fields.c - see summary_fields.h. */
-#include "common/summary_fields.h"
+#include "common/summary/summary_fields.h"
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 #define RSS(f) {#f, offsetof(gt_rss_values, f)}
 const struct summary_double_field summary_rss_fields[] = {

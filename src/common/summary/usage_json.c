@@ -1,4 +1,4 @@
-/* write_json.c - the summary as JSON (gpu_tracker's to_json() keys and
+/* usage_json.c - the summary as JSON (gpu_tracker's to_json() keys and
  * nesting, plus "measurement"); the tools read it back
  * (tools/snapshot/usage_read.c). json-c does the JSON;
  * floats are given to it as Python's repr() so that numbers print as
@@ -15,8 +15,9 @@
 #include "common/file_io.h"
 #include "common/json_write.h"
 #include "common/units.h"
-#include "common/summary_fields.h"
-#include "output/usage_json.h"
+#include "common/summary/summary_fields.h"
+#include "common/summary/usage_json.h"
+#include "common/summary/usage_write.h"
 
 static double double_of(const void *base, const struct summary_double_field *f)
 {
@@ -209,10 +210,10 @@ json_object *usage_json_object(const gt_resource_usage *u)
     return root;
 }
 
-char *gt_usage_to_json(const gt_resource_usage *u)
+char *usage_to_json(const gt_resource_usage *u)
 {
     gt_clear_error();
-    if (GT_CHECK_STRUCT("gt_usage_to_json", gt_resource_usage, u) != GT_OK)
+    if (GT_CHECK_STRUCT("usage_to_json", gt_resource_usage, u) != GT_OK)
         return NULL;
     return json_pretty_text(usage_json_object(u));
 }

@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 /* The "gpu_run" object; NULL when out of memory. */
 json_object *gpu_run_json_object(const gt_gpu_run *g);

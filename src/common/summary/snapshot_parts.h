@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "common/json_read.h"
 
 /* Adds key: v (a string made valid UTF-8) to o. */

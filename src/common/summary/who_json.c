@@ -1,13 +1,13 @@
 /* who_json.c - who held the run's resources, as JSON both ways
  * (who_json.h). */
-#include "output/who_json.h"
+#include "common/summary/who_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/json_write.h"
-#include "common/summary_fields.h"
+#include "common/summary/summary_fields.h"
 
 static json_object *breakdown_json(const gt_peak_breakdown *b, const char *bytes_key)
 {

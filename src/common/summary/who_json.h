@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 /* The peaks ("at_peak": memory and gpu_memory, each left out when not
  * available); peaks[GT_PEAK_MEMORY], peaks[GT_PEAK_GPU_MEMORY]. */

@@ -1,14 +1,15 @@
-/* write_text.c - the summary as gpu_tracker prints it (str(tracker)):
+/* usage_text.c - the summary as gpu_tracker prints it (str(tracker)):
  * its section order, labels and 3-space indentation, each float rounded to
  * 3 decimals and printed as Python prints a float. */
 #define _GNU_SOURCE
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 #include "common/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "common/pyfloat.h"
+#include "common/summary/usage_write.h"
 
 static void put_float(FILE *f, int indent, const char *label, double v)
 {
@@ -56,10 +57,10 @@ static void put_percentages(FILE *f, const char *label, const gt_pu_percentages 
     put_float(f, 6, "Mean hardware percent", p->mean_hardware_percent);
 }
 
-char *gt_usage_to_text(const gt_resource_usage *u)
+char *usage_to_text(const gt_resource_usage *u)
 {
     gt_clear_error();
-    if (GT_CHECK_STRUCT("gt_usage_to_text", gt_resource_usage, u) != GT_OK)
+    if (GT_CHECK_STRUCT("usage_to_text", gt_resource_usage, u) != GT_OK)
         return NULL;
     char *text = NULL;
     size_t len = 0;

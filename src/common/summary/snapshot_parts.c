@@ -1,6 +1,6 @@
 /* snapshot_parts.c - see snapshot_parts.h. */
 #define _GNU_SOURCE
-#include "output/snapshot_parts.h"
+#include "common/summary/snapshot_parts.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,14 +1,14 @@
 /* summary_fields.h - the summary document's objects of doubles only
  * (gpu_tracker's RSSValues and ProcessingUnitPercentages), as (key, place
  * in the struct): one table each, for the library's writer
- * (output/write_json.c) and the tools' reader (snapshot/usage_read.c)
+ * (common/summary/usage_json.c) and the tools' reader (snapshot/usage_read.c)
  * alike, so that the two never disagree on a key. */
 #ifndef GT_SUMMARY_FIELDS_H
 #define GT_SUMMARY_FIELDS_H
 
 #include <stddef.h>
 
-#include "gpu_tracker_tools.h"
+#include "gpu_tracker_internal.h"
 
 struct summary_double_field {
     const char *key; /* NULL ends a table */
