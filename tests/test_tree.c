@@ -565,11 +565,11 @@ static void test_malformed_is_not_einval(void)
     errno = 0;
     CHECK(procfs_read_stat(&h, buf, sizeof buf, &ps) < 0 && errno == ERR_MALFORMED);
     CHECK(ERR_MALFORMED != EINVAL);
-    CHECK_STR(gt_errno_text(ERR_MALFORMED), "malformed contents");
-    CHECK(gt_status_of_errno(ERR_MALFORMED) == GT_ERR_PARSE);
-    CHECK(gt_status_of_errno(EINVAL) == GT_ERR_IO);
-    CHECK(gt_status_of_errno(ENOMEM) == GT_ERR_NO_MEMORY);
-    CHECK(gt_status_of_errno(ESRCH) == GT_ERR_NO_PROCESS);
+    CHECK_STR(errno_text(ERR_MALFORMED), "malformed contents");
+    CHECK(status_of_errno(ERR_MALFORMED) == GT_ERR_PARSE);
+    CHECK(status_of_errno(EINVAL) == GT_ERR_IO);
+    CHECK(status_of_errno(ENOMEM) == GT_ERR_NO_MEMORY);
+    CHECK(status_of_errno(ESRCH) == GT_ERR_NO_PROCESS);
     procfs_close(&h);
     fx_proc_remove(root, 100);
     errno = 0;

@@ -23,12 +23,12 @@ const char *gt_strerror(gt_status status)
     return "unknown status";
 }
 
-const char *gt_errno_text(int e)
+const char *errno_text(int e)
 {
     return e == ERR_MALFORMED ? "malformed contents" : strerror(e);
 }
 
-gt_status gt_status_of_errno(int e)
+gt_status status_of_errno(int e)
 {
     switch (e) {
     case ERR_MALFORMED: return GT_ERR_PARSE;
@@ -42,9 +42,9 @@ const char *gt_last_error(void) { return last_error; }
 
 const char *gt_version(void) { return GT_VERSION_STRING; }
 
-void gt_clear_error(void) { last_error[0] = '\0'; }
+void error_clear(void) { last_error[0] = '\0'; }
 
-gt_status gt_fail_at(gt_status status, const char *prefix, const char *fmt, va_list ap)
+gt_status error_set_prefixed(gt_status status, const char *prefix, const char *fmt, va_list ap)
 {
     int n = snprintf(last_error, sizeof last_error, "%s: ", prefix);
     if (n >= 0 && (size_t)n < sizeof last_error - 1)
@@ -52,7 +52,7 @@ gt_status gt_fail_at(gt_status status, const char *prefix, const char *fmt, va_l
     return status; /* a message too long for the buffer is cut, never overrun */
 }
 
-gt_status gt_fail(gt_status status, const char *fmt, ...)
+gt_status error_set(gt_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -61,25 +61,25 @@ gt_status gt_fail(gt_status status, const char *fmt, ...)
     return status;
 }
 
-gt_status gt_check_struct(const char *call, const char *type, const void *p, size_t need)
+gt_status check_struct_size(const char *call, const char *type, const void *p, size_t need)
 {
     if (!p)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL %s", call, type);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: NULL %s", call, type);
     size_t given;
     memcpy(&given, p, sizeof given); /* struct_size, the first member */
     if (given < need)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: invalid %s.struct_size %zu: set it to "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: invalid %s.struct_size %zu: set it to "
                          "sizeof(%s)", call, type, given, type);
     return GT_OK;
 }
 
-gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
+gt_status check_out_struct_size(const char *call, const void *obj, const void *out,
                                 const char *type, size_t struct_size, size_t need)
 {
     if (!obj || !out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL argument", call);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: NULL argument", call);
     if (struct_size < need)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid %s.struct_size %zu: set it to sizeof(%s)",
+        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid %s.struct_size %zu: set it to sizeof(%s)",
                          type, struct_size, type);
     return GT_OK;
 }

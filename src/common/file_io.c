@@ -42,7 +42,7 @@ static int walk_fail(struct walk *w, gt_status status, const char *fmt, ...)
              w->what ? w->what : "", w->what ? " " : "", w->path);
     va_list ap;
     va_start(ap, fmt);
-    w->status = gt_fail_at(status, where, fmt, ap);
+    w->status = error_set_prefixed(status, where, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -247,7 +247,7 @@ static int held_resolve(const char *path, struct output_target *t, gt_status *st
     if (t->dirfd < 0 || !t->name) {
         int e = t->dirfd < 0 ? errno : ENOMEM;
         output_target_close(t);
-        *st = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
+        *st = error_set(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
                         strerror(e));
         return 1;
     }
@@ -345,7 +345,7 @@ static int may_replace(const struct output_target *t)
 
 static gt_status other_users_fail(const struct output_target *t, const char *path)
 {
-    return gt_fail(GT_ERR_IO, "cannot write '%s': '%s' is user %d's, in a directory others may "
+    return error_set(GT_ERR_IO, "cannot write '%s': '%s' is user %d's, in a directory others may "
                      "write to: not writing to or replacing another user's file there (remove it, "
                      "or give another path)", path, t->name, (int)t->st.st_uid);
 }
@@ -388,7 +388,7 @@ gt_status output_target_check(const struct output_target *t, const char *path)
     } else if (faccessat(t->dirfd, t->name, W_OK, AT_EACCESS) < 0) {
         why = strerror(errno);
     }
-    return why ? gt_fail(GT_ERR_IO, "cannot write '%s': %s", path, why) : GT_OK;
+    return why ? error_set(GT_ERR_IO, "cannot write '%s': %s", path, why) : GT_OK;
 }
 
 int fd_write_all(int fd, const void *data, size_t len)
@@ -500,7 +500,7 @@ static int open_existing(const struct output_target *t, int flags)
 
 static gt_status write_fail(const char *path, int err)
 {
-    return gt_fail(err == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
+    return error_set(err == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
                      err == ESTALE   ? "it was replaced while we wrote it"
                      : err == EISDIR ? "a directory is at its name"
                                    : strerror(err));
@@ -578,7 +578,7 @@ static gt_status keep_aside(struct output_target *t, const char *path, const cha
     snprintf(self, sizeof self, "/proc/self/fd/%d", t->dirfd);
     ssize_t n = readlink(self, dir, sizeof dir - 1);
     dir[n > 0 ? n : 0] = '\0';
-    gt_status st = gt_fail(GT_ERR_IO, "cannot write '%s': %s; what was to be written is in "
+    gt_status st = error_set(GT_ERR_IO, "cannot write '%s': %s; what was to be written is in "
                              "'%s%s%s' instead", path,
                              why == EISDIR ? "a directory is at its name" : strerror(why),
                              n > 0 && dir[0] == '/' ? dir : "", n > 1 ? "/" : "", saved);
@@ -703,7 +703,7 @@ gt_status output_open_stream(const char *path, int *fdp)
         }
     }
     st = fd >= 0 ? GT_OK
-                 : gt_fail(errno == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s",
+                 : error_set(errno == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s",
                              path, errno == EISDIR ? "it is a directory"
                                  : errno == ESTALE ? "it was replaced while we opened it"
                                                    : strerror(errno));
@@ -716,9 +716,9 @@ gt_status output_open_stream(const char *path, int *fdp)
 
 gt_status output_file_check(const char *path)
 {
-    gt_clear_error();
+    error_clear();
     if (!path)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no output path given");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "no output path given");
     struct output_target t;
     gt_status st = output_resolve(path, &t);
     if (st == GT_OK)
@@ -729,13 +729,13 @@ gt_status output_file_check(const char *path)
 
 gt_status output_file_hold(const char *path)
 {
-    gt_clear_error();
+    error_clear();
     if (!path)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no output path given");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "no output path given");
     struct held_output *h = calloc(1, sizeof *h);
     if (!h || !(h->path = strdup(path))) {
         free(h);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     /* Resolved afresh, not through an earlier hold of the same path. */
     memset(&h->target, 0, sizeof h->target);
@@ -778,10 +778,10 @@ void output_file_release(const char *path)
 
 gt_status output_file_open(const char *path, int *fd)
 {
-    gt_clear_error();
+    error_clear();
     *fd = -1;
     if (!path)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no output path given");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "no output path given");
     return output_open_stream(path, fd);
 }
 
@@ -816,7 +816,7 @@ static int output_identity(const char *path, dev_t *dev, ino_t *ino, char **name
 
 int output_file_same(const char *a, const char *b)
 {
-    gt_clear_error();
+    error_clear();
     dev_t da, db;
     ino_t ia, ib;
     char *na = NULL, *nb = NULL;
@@ -825,7 +825,7 @@ int output_file_same(const char *a, const char *b)
                (na == NULL) == (nb == NULL) && (!na || strcmp(na, nb) == 0);
     free(na);
     free(nb);
-    gt_clear_error();
+    error_clear();
     return same;
 }
 
@@ -902,7 +902,7 @@ int input_open(const char *path, const char *what, int private, struct stat *st,
     int e = errno;
     output_target_close(&t);
     if (fd < 0)
-        *status = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s%s'%s': %s",
+        *status = error_set(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s%s'%s': %s",
                             what ? what : "", what ? " " : "", path,
                             why ? why : e == ESTALE ? "it was replaced while it was opened"
                                                   : strerror(e));
@@ -934,7 +934,7 @@ static gt_status read_file_whole(const char *path, size_t max, const char *what,
         why = "it is writable by others than its owner (chmod go-w)";
     if (why) {
         close(fd);
-        return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, why);
+        return error_set(GT_ERR_IO, "cannot read '%s': %s", path, why);
     }
     return read_open_file(fd, &st, path, max, what, data, len);
 }
@@ -944,7 +944,7 @@ gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t
 {
     if ((unsigned long long)st->st_size > max) {
         close(fd);
-        return gt_fail(GT_ERR_IO, "cannot read '%s': it has %lld bytes; a %s is read up to %zu "
+        return error_set(GT_ERR_IO, "cannot read '%s': it has %lld bytes; a %s is read up to %zu "
                          "bytes", path, (long long)st->st_size, what, max);
     }
     size_t cap = (size_t)st->st_size + 1, n = 0;
@@ -954,7 +954,7 @@ gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t
             if (cap > max) {
                 free(buf);
                 close(fd);
-                return gt_fail(GT_ERR_IO, "cannot read '%s': it is larger than %zu bytes, the "
+                return error_set(GT_ERR_IO, "cannot read '%s': it is larger than %zu bytes, the "
                                  "most a %s may have", path, max, what);
             }
             size_t ncap = cap * 2 < max + 1 ? cap * 2 : max + 1;
@@ -974,7 +974,7 @@ gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t
             int e = errno;
             free(buf);
             close(fd);
-            return gt_fail(GT_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+            return error_set(GT_ERR_IO, "cannot read '%s': %s", path, strerror(e));
         }
         if (r == 0)
             break;
@@ -982,7 +982,7 @@ gt_status read_open_file(int fd, const struct stat *st, const char *path, size_t
     }
     close(fd);
     if (!buf)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
+        return error_set(GT_ERR_NO_MEMORY, "cannot read '%s': out of memory", path);
     buf[n] = '\0';
     *data = buf;
     *len = n;
@@ -1008,7 +1008,7 @@ gt_status output_file_read(const char *path, size_t max, const char *what, char 
     *len = 0;
     *replaced = 0;
     if (!path)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "output_file_read: a path is needed");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "output_file_read: a path is needed");
     struct output_target t;
     gt_status st = output_resolve(path, &t);
     if (st != GT_OK)
@@ -1037,7 +1037,7 @@ gt_status output_file_read(const char *path, size_t max, const char *what, char 
         return GT_OK;
     }
     if (fd < 0)
-        return gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s '%s': %s",
+        return error_set(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot read %s '%s': %s",
                          what ? what : "file", path, why ? why : strerror(e));
     return read_open_file(fd, &now, path, max, what ? what : "file", data, len);
 }

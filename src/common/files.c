@@ -13,7 +13,7 @@
 gt_status output_file_write(const char *path, const void *data, size_t len)
 {
     if (!path || (!data && len))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "output_file_write: a path and data are needed");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "output_file_write: a path and data are needed");
     return write_file_atomic(path, data, len);
 }
 
@@ -23,7 +23,7 @@ static gt_status read_for(const char *fn,
                           const char *path, size_t max, const char *what, char **data, size_t *len)
 {
     if (!path || !data)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: a path and data are needed", fn);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: a path and data are needed", fn);
     size_t n = 0;
     gt_status st = reader(path, max, what ? what : "file", data, &n);
     if (len)
@@ -45,7 +45,7 @@ gt_status input_file_read_private(const char *path, size_t max, const char *what
 gt_status input_file_open(const char *path, const char *what, int *fd)
 {
     if (!path || !fd)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "input_file_open: a path and fd are needed");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "input_file_open: a path and fd are needed");
     struct stat st;
     gt_status status;
     *fd = input_open(path, what, 0, &st, &status);

@@ -14,10 +14,10 @@
  *
  * Inside, a function that fails returns -1 (or NULL) with errno set, and
  * lets its caller decide what it means; only the function that answers the
- * public API turns it into a gt_status and a message, with gt_fail() (and
- * gt_status_of_errno() for an errno). Modules that collect a message as they go
+ * public API turns it into a gt_status and a message, with error_set() (and
+ * status_of_errno() for an errno). Modules that collect a message as they go
  * (json_reader, a backend's reason) keep it in their own struct and hand it
- * to gt_fail() at that boundary.
+ * to error_set() at that boundary.
  *
  * A file whose contents do not parse sets errno to ERR_MALFORMED, never
  * EINVAL: a caller must be able to tell "the kernel refused" from "the text
@@ -28,33 +28,33 @@
 
 /* What errno e means to a reader: strerror(e), or "malformed contents" for
  * ERR_MALFORMED. */
-const char *gt_errno_text(int e);
+const char *errno_text(int e);
 
 /* The gt_status an errno stands for: GT_ERR_PARSE (ERR_MALFORMED),
  * GT_ERR_NO_MEMORY (ENOMEM), GT_ERR_NO_PROCESS (ESRCH), else GT_ERR_IO. */
-gt_status gt_status_of_errno(int e);
+gt_status status_of_errno(int e);
 
 /* Records a one-line message for gt_last_error() and returns status, so that
- * a failing path reads `return gt_fail(GT_ERR_IO, "cannot read %s", p);`. */
-gt_status gt_fail(gt_status status, const char *fmt, ...) GT_PRINTF(2, 3);
+ * a failing path reads `return error_set(GT_ERR_IO, "cannot read %s", p);`. */
+gt_status error_set(gt_status status, const char *fmt, ...) GT_PRINTF(2, 3);
 
 #include <stdarg.h>
 
-/* gt_fail() with the message "PREFIX: " and fmt's text, for helpers that
+/* error_set() with the message "PREFIX: " and fmt's text, for helpers that
  * name where a failure is (a file, a document) and take their callers'
  * formats. */
-gt_status gt_fail_at(gt_status status, const char *prefix, const char *fmt, va_list ap)
+gt_status error_set_prefixed(gt_status status, const char *prefix, const char *fmt, va_list ap)
     GT_PRINTF(3, 0);
 
 /* Clears the message of gt_last_error(). */
-void gt_clear_error(void);
+void error_clear(void);
 
 /* A struct handed to the public API (to be filled or read) whose first
  * member is struct_size: GT_OK when p is not NULL and its struct_size is at
  * least need (the 0.4 size of type: every later release keeps that
  * minimum); else GT_ERR_INVALID_ARGUMENT naming call and type. */
-gt_status gt_check_struct(const char *call, const char *type, const void *p, size_t need);
-#define GT_CHECK_STRUCT(call, type, p) gt_check_struct(call, #type, p, sizeof(type))
+gt_status check_struct_size(const char *call, const char *type, const void *p, size_t need);
+#define GT_CHECK_STRUCT(call, type, p) check_struct_size(call, #type, p, sizeof(type))
 /* gt_job_info as 1.0 had it (1.1 appended the request fields): the least a
  * caller's struct_size may be. */
 #define GT_JOB_INFO_SIZE_1_0 offsetof(gt_job_info, cpus_per_task)
@@ -63,7 +63,7 @@ gt_status gt_check_struct(const char *call, const char *type, const void *p, siz
  * (gt_progress, gt_totals, ...): obj and out not NULL, and the caller's
  * struct_size at least need (the struct as this library knows it). GT_OK,
  * or GT_ERR_INVALID_ARGUMENT naming the call or the type. */
-gt_status gt_check_out_struct(const char *call, const void *obj, const void *out,
+gt_status check_out_struct_size(const char *call, const void *obj, const void *out,
                                 const char *type, size_t struct_size, size_t need);
 
 #include <errno.h>

@@ -15,7 +15,7 @@ void json_read_fail(struct json_reader *r, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    r->status = gt_fail_at(GT_ERR_PARSE, r->what, fmt, ap);
+    r->status = error_set_prefixed(GT_ERR_PARSE, r->what, fmt, ap);
     va_end(ap);
 }
 
@@ -30,7 +30,7 @@ json_object *json_read_parse(struct json_reader *r, const char *text, size_t len
     }
     struct json_tokener *tok = json_tokener_new_ex(JSON_READ_MAX_DEPTH);
     if (!tok) {
-        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+        r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
         return NULL;
     }
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -230,6 +230,6 @@ char *json_read_strdup(struct json_reader *r, json_object *o, const char *key, c
     }
     char *copy = strdup(json_object_get_string(v));
     if (!copy)
-        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+        r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
     return copy;
 }

@@ -172,20 +172,20 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
     f->fd = -1;
     int sqlite = table_file_kind(path) == 1;
     if (!table_file_name_ok(path))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+        return error_set(GT_ERR_INVALID_ARGUMENT,
                          "invalid %s name '%s': valid extensions are .csv and .sqlite", what, path);
     struct stat sb;
     if (!overwrite && lstat(path, &sb) == 0)
-        return gt_fail(GT_ERR_IO, "%s '%s' already exists: set overwrite (--overwrite) to "
+        return error_set(GT_ERR_IO, "%s '%s' already exists: set overwrite (--overwrite) to "
                          "replace it, or give another name", what, path);
     /* A FIFO's open would wait for a reader, here while the command is held
      * with its signals blocked: a table file is a file. */
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return gt_fail(GT_ERR_IO, "cannot write %s '%s': it is not a regular file (a FIFO, a "
+        return error_set(GT_ERR_IO, "cannot write %s '%s': it is not a regular file (a FIFO, a "
                          "device or a directory); give a file's name", what, path);
     int fd;
     if (!(f->path = strdup(path)))
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     if (output_file_open(path, &fd) != GT_OK) {
         free(f->path);
         f->path = NULL;
@@ -194,8 +194,8 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
         char why[1024];
         snprintf(why, sizeof why, "%s", gt_last_error());
         if (strncmp(why, prefix, sizeof prefix - 1) == 0)
-            return gt_fail(GT_ERR_IO, "cannot write %s '%s", what, why + sizeof prefix - 1);
-        return gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path, why);
+            return error_set(GT_ERR_IO, "cannot write %s '%s", what, why + sizeof prefix - 1);
+        return error_set(GT_ERR_IO, "cannot write %s '%s': %s", what, path, why);
     }
     struct stat made;
     if (fstat(fd, &made) == 0) {
@@ -214,7 +214,7 @@ gt_status table_file_create(struct table_file *f, const char *path, int overwrit
         sqlite3_exec(f->db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF", NULL, NULL,
                      NULL) == SQLITE_OK)
         return GT_OK;
-    gt_status st = gt_fail(GT_ERR_IO, "cannot write %s '%s': %s", what, path,
+    gt_status st = error_set(GT_ERR_IO, "cannot write %s '%s': %s", what, path,
                              f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc));
     table_file_discard(f);
     return st;
@@ -233,7 +233,7 @@ int table_file_row(struct table_file *f, const struct table_value *values, int n
 
 const char *table_file_error(const struct table_file *f)
 {
-    return f->db ? sqlite3_errmsg(f->db) : gt_errno_text(errno);
+    return f->db ? sqlite3_errmsg(f->db) : errno_text(errno);
 }
 
 void table_file_close(struct table_file *f)

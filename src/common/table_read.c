@@ -68,7 +68,7 @@ struct csv_state {
     int *missing;
     size_t nfields;
     size_t record;        /* records seen, the header included */
-    gt_status failed;     /* fn or a bound stopped the read (gt_fail() was called) */
+    gt_status failed;     /* fn or a bound stopped the read (error_set() was called) */
     int unterminated;     /* the record csv_fini hands over has no line end */
     char *torn;           /* where to say the cut-short last record was left out */
     size_t torncap;
@@ -95,7 +95,7 @@ static void csv_field(void *field, size_t len, void *data)
     if (s->failed)
         return;
     if (s->nfields >= TABLE_READ_MAX_COLUMNS) {
-        gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: more than %d fields", s->what, s->path,
+        error_set(GT_ERR_PARSE, "%s '%s' record %zu: more than %d fields", s->what, s->path,
                   s->record + 1, TABLE_READ_MAX_COLUMNS);
         s->failed = GT_ERR_PARSE;
         return;
@@ -105,7 +105,7 @@ static void csv_field(void *field, size_t len, void *data)
     buf_add(&s->text, field ? field : "", len);
     buf_add(&s->text, "", 1); /* the field's NUL, then the next field */
     if (s->text.failed) {
-        s->failed = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", s->what, s->path);
+        s->failed = error_set(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", s->what, s->path);
         return;
     }
     s->nfields++;
@@ -155,7 +155,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
         free(s.offsets);
         free(s.missing);
         close(fd);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, path);
+        return error_set(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, path);
     }
     csv_set_space_func(&p, keep_spaces);
     csv_set_realloc_func(&p, bounded_realloc);
@@ -166,13 +166,13 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            st = gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path, strerror(errno));
+            st = error_set(GT_ERR_IO, "cannot read %s '%s': %s", what, path, strerror(errno));
             break;
         }
         if (n == 0) {
             s.unterminated = last != '\n' && last != '\r';
             if (csv_fini(&p, csv_field, csv_record, &s) != 0 && !s.failed)
-                st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV after record %zu: %s",
+                st = error_set(GT_ERR_PARSE, "%s '%s' is not valid CSV after record %zu: %s",
                                what, path, s.record,
                                csv_error(&p) == CSV_EPARSE ? "a quoted field is not closed"
                                                           : csv_strerror(csv_error(&p)));
@@ -182,7 +182,7 @@ gt_status table_read_csv(const char *path, const char *what, table_record_fn fn,
         if (csv_parse(&p, chunk, (size_t)n, csv_field, csv_record, &s) != (size_t)n &&
             !s.failed) {
             int e = csv_error(&p);
-            st = gt_fail(GT_ERR_PARSE, "%s '%s' is not valid CSV in record %zu: %s", what, path,
+            st = error_set(GT_ERR_PARSE, "%s '%s' is not valid CSV in record %zu: %s", what, path,
                            s.record + 1,
                            e == CSV_ENOMEM ? "a field is longer than 1 MiB"
                            : e == CSV_EPARSE ? "a quote inside a field that is not quoted, or "
@@ -317,22 +317,22 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
          * (a view may be named with a terminal's escapes). */
         char shown_type[32], shown_name[128];
         if (strcmp(type, "table") != 0 || !expected)
-            st = gt_fail(GT_ERR_PARSE, "%s '%s' has a %s '%s': a tracking or sub-tracking "
+            st = error_set(GT_ERR_PARSE, "%s '%s' has a %s '%s': a tracking or sub-tracking "
                            "file has only the plain tables 'data' and 'static_data', and nothing "
                            "else is read", what, path,
                            text_escape_into(type, shown_type, sizeof shown_type),
                            text_escape_into(name, shown_name, sizeof shown_name));
         else if (!sql || strncasecmp(sql, "CREATE TABLE", 12) != 0)
-            st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' is not a plain table (a virtual "
+            st = error_set(GT_ERR_PARSE, "%s '%s': table '%s' is not a plain table (a virtual "
                            "table runs code of its own as it is read)", what, path, name);
         rc = SQLITE_OK;
     }
     if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE) {
         char why[200];
         st = rc == SQLITE_INTERRUPT
-                 ? gt_fail(GT_ERR_PARSE, "%s '%s': cannot read its schema: %s", what, path,
+                 ? error_set(GT_ERR_PARSE, "%s '%s': cannot read its schema: %s", what, path,
                              budget_text(b, why, sizeof why))
-                 : gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
+                 : error_set(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
                              sqlite3_errmsg(db));
     }
     sqlite3_finalize(q);
@@ -347,7 +347,7 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
         while (rc == SQLITE_OK && st == GT_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
             if (sqlite3_column_int(q, 1) != 0) {
                 const char *col = (const char *)sqlite3_column_text(q, 0);
-                st = gt_fail(GT_ERR_PARSE, "%s '%s': column '%.100s' of table '%s' is computed "
+                st = error_set(GT_ERR_PARSE, "%s '%s': column '%.100s' of table '%s' is computed "
                                "(a generated column): its expression would run as the file is "
                                "read; a tracking file's columns hold values only", what, path,
                                col ? col : "", expected_tables[i]);
@@ -355,7 +355,7 @@ static gt_status check_schema(sqlite3 *db, const char *path, const char *what,
             rc = SQLITE_OK;
         }
         if (st == GT_OK && rc != SQLITE_OK && rc != SQLITE_DONE)
-            st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read the columns of '%s': %s", what,
+            st = error_set(GT_ERR_PARSE, "%s '%s': cannot read the columns of '%s': %s", what,
                            path, expected_tables[i], sqlite3_errmsg(db));
         sqlite3_finalize(q);
     }
@@ -385,7 +385,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     char why[200];
     int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
-        st = gt_fail(GT_ERR_IO, "cannot read %s '%s': %s", what, path,
+        st = error_set(GT_ERR_IO, "cannot read %s '%s': %s", what, path,
                        db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         goto out;
     }
@@ -409,9 +409,9 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
         sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
     rc = rc == SQLITE_OK ? sqlite3_step(q) : rc;
     if (rc == SQLITE_DONE)
-        st = gt_fail(GT_ERR_PARSE, "%s '%s' has no table '%s'", what, path, table);
+        st = error_set(GT_ERR_PARSE, "%s '%s' has no table '%s'", what, path, table);
     else if (rc != SQLITE_ROW)
-        st = gt_fail(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
+        st = error_set(GT_ERR_PARSE, "%s '%s' is not an SQLite database: %s", what, path,
                        sqlite3_errmsg(db));
     sqlite3_finalize(q);
     q = NULL;
@@ -422,19 +422,19 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
     /* The name is one of ours ("data", "static_data"), never the file's. */
     snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", table);
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
-        st = gt_fail(GT_ERR_PARSE, "%s '%s': cannot read table '%s': %s", what, path, table,
+        st = error_set(GT_ERR_PARSE, "%s '%s': cannot read table '%s': %s", what, path, table,
                        sqlite3_errmsg(db));
         goto out;
     }
     int n = sqlite3_column_count(q);
     if (n > TABLE_READ_MAX_COLUMNS) {
-        st = gt_fail(GT_ERR_PARSE, "%s '%s': table '%s' has more than %d columns", what, path,
+        st = error_set(GT_ERR_PARSE, "%s '%s': table '%s' has more than %d columns", what, path,
                        table, TABLE_READ_MAX_COLUMNS);
         goto out;
     }
     struct table_cell *cells = calloc((size_t)n + 1, sizeof *cells);
     if (!cells) {
-        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, path);
+        st = error_set(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, path);
         goto out;
     }
     for (int i = 0; i < n; i++) {
@@ -463,7 +463,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
             } else {
                 const unsigned char *t = sqlite3_column_text(q, i);
                 if (sqlite3_column_bytes(q, i) > (int)TABLE_READ_MAX_FIELD) {
-                    st = gt_fail(GT_ERR_PARSE, "%s '%s' row %zu: a value is longer than 1 MiB",
+                    st = error_set(GT_ERR_PARSE, "%s '%s' row %zu: a value is longer than 1 MiB",
                                    what, path, row - 1);
                     break;
                 }
@@ -475,7 +475,7 @@ gt_status table_read_sqlite(const char *path, const char *what, const char *tabl
             st = fn(ctx, row, cells, (size_t)n);
     }
     if (st == GT_OK && rc != SQLITE_DONE)
-        st = gt_fail(rc == SQLITE_INTERRUPT || rc == SQLITE_TOOBIG ? GT_ERR_PARSE : GT_ERR_IO,
+        st = error_set(rc == SQLITE_INTERRUPT || rc == SQLITE_TOOBIG ? GT_ERR_PARSE : GT_ERR_IO,
                        "%s '%s': cannot read table '%s': %s", what, path, table,
                        rc == SQLITE_INTERRUPT ? budget_text(&budget, why, sizeof why)
                        : rc == SQLITE_TOOBIG  ? "a row or a value is larger than 2 MiB"

@@ -38,7 +38,7 @@ struct table_cell {
  * (its header) and the column names of an SQLite table, the rows follow.
  * record: that number (a CSV record is a line unless a quoted field holds a
  * line break). Returns GT_OK to go
- * on, or the status of its gt_fail() to stop the read with it. */
+ * on, or the status of its error_set() to stop the read with it. */
 typedef gt_status (*table_record_fn)(void *ctx, size_t record, const struct table_cell *cells, size_t n);
 
 /* Reads every record of the CSV file path. what names the file in messages

@@ -29,9 +29,9 @@ static int owner_ok(uid_t uid)
 
 gt_status path_library_trusted(const char *path, const char *what)
 {
-    gt_clear_error();
+    error_clear();
     if (path[0] != '/')
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s '%s': as root, a library is named by its "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s '%s': as root, a library is named by its "
                          "absolute path", what, path);
     struct stat st;
     gt_status status;
@@ -40,10 +40,10 @@ gt_status path_library_trusted(const char *path, const char *what)
         return status;
     close(fd);
     if (!owner_ok(st.st_uid))
-        return gt_fail(GT_ERR_IO, "%s '%s' is owned by user %d: as root, only a library of "
+        return error_set(GT_ERR_IO, "%s '%s' is owned by user %d: as root, only a library of "
                          "root's is loaded", what, path, (int)st.st_uid);
     if (st.st_mode & (S_IWGRP | S_IWOTH))
-        return gt_fail(GT_ERR_IO, "%s '%s' is writable by others than its owner: as root, it "
+        return error_set(GT_ERR_IO, "%s '%s' is writable by others than its owner: as root, it "
                          "is not loaded (chmod go-w)", what, path);
     return GT_OK;
 }
@@ -81,7 +81,7 @@ struct tree_walk {
 static int tree_fail(struct tree_walk *w, const char *rel, const char *why)
 {
     char *safe = text_escape(rel);
-    w->status = gt_fail(GT_ERR_IO, "%s '%s': '%s' %s: as root, only a tree that no one but "
+    w->status = error_set(GT_ERR_IO, "%s '%s': '%s' %s: as root, only a tree that no one but "
                           "root can change is read", w->what, w->root, safe ? safe : "?", why);
     free(safe);
     return -1;
@@ -148,9 +148,9 @@ static int check_tree_dir(struct tree_walk *w, int dirfd, const char *rel, int d
 
 gt_status path_tree_trusted(const char *path, const char *what)
 {
-    gt_clear_error();
+    error_clear();
     if (path[0] != '/')
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s '%s': as root, a tree is named by its "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s '%s': as root, a tree is named by its "
                          "absolute path", what, path);
     gt_status status;
     int dirfd = trusted_dir_open(path, what, &status);
@@ -166,7 +166,7 @@ gt_status path_tree_trusted(const char *path, const char *what)
     struct stat top;
     if (fstat(dirfd, &top) < 0 || (top.st_mode & (S_IWGRP | S_IWOTH))) {
         close(dirfd);
-        return gt_fail(GT_ERR_IO, "%s '%s' is a directory others may write (a sticky one too): "
+        return error_set(GT_ERR_IO, "%s '%s' is a directory others may write (a sticky one too): "
                          "as root, only a tree that no one but root can change is read", what,
                          path);
     }
@@ -178,9 +178,9 @@ gt_status path_tree_trusted(const char *path, const char *what)
 
 gt_status path_dir_trusted(const char *path, const char *what)
 {
-    gt_clear_error();
+    error_clear();
     if (path[0] != '/')
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s '%s' is not an absolute path", what, path);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s '%s' is not an absolute path", what, path);
     gt_status status;
     int fd = trusted_dir_open(path, what, &status);
     if (fd < 0)

@@ -212,7 +212,7 @@ json_object *usage_json_object(const gt_resource_usage *u)
 
 char *usage_to_json(const gt_resource_usage *u)
 {
-    gt_clear_error();
+    error_clear();
     if (GT_CHECK_STRUCT("usage_to_json", gt_resource_usage, u) != GT_OK)
         return NULL;
     return json_pretty_text(usage_json_object(u));

@@ -59,7 +59,7 @@ static void put_percentages(FILE *f, const char *label, const gt_pu_percentages 
 
 char *usage_to_text(const gt_resource_usage *u)
 {
-    gt_clear_error();
+    error_clear();
     if (GT_CHECK_STRUCT("usage_to_text", gt_resource_usage, u) != GT_OK)
         return NULL;
     char *text = NULL;

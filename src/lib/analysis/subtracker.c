@@ -28,9 +28,9 @@ struct gt_subtracker {
 
 gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **out)
 {
-    gt_clear_error();
+    error_clear();
     if (!out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no place for the sub-tracker (out is NULL)");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "no place for the sub-tracker (out is NULL)");
     *out = NULL;
     gt_subtracker *s = calloc(1, sizeof *s);
     char name[32];
@@ -40,7 +40,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
     }
     if (!s || !(s->path = strdup(path))) {
         free(s);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     gt_status st = table_file_create(&s->file, path, overwrite, "sub-tracking file");
     if (st == GT_OK) {
@@ -48,7 +48,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
         const struct table_value types[SUBTRACK_COLUMNS] = {
             {TABLE_INT, 0, NULL}, {TABLE_TEXT, 0, ""}, {TABLE_INT, 0, NULL}, {TABLE_FLOAT, 0, NULL}};
         if (table_file_table(&s->file, "data", subtrack_columns, types, SUBTRACK_COLUMNS) < 0)
-            st = gt_fail(GT_ERR_IO, "cannot write sub-tracking file '%s': %s", path,
+            st = error_set(GT_ERR_IO, "cannot write sub-tracking file '%s': %s", path,
                            table_file_error(&s->file));
     }
     if (st != GT_OK) {
@@ -65,15 +65,15 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
 
 static gt_status mark(gt_subtracker *s, const char *name, int position)
 {
-    gt_clear_error();
+    error_clear();
     if (!s || !name)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no %s given to mark a code block",
+        return error_set(GT_ERR_INVALID_ARGUMENT, "no %s given to mark a code block",
                          s ? "code block name" : "sub-tracker");
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     pid_t pid = getpid();
     if (pid != s->owner && s->file.db)
-        return gt_fail(GT_ERR_STATE, "sub-tracking file '%s' was opened by process %d: an SQLite "
+        return error_set(GT_ERR_STATE, "sub-tracking file '%s' was opened by process %d: an SQLite "
                          "file cannot be written from its child %d (made by fork()); open one "
                          "there", s->path, (int)s->owner, (int)pid);
     const struct table_value row[SUBTRACK_COLUMNS] = {
@@ -85,7 +85,7 @@ static gt_status mark(gt_subtracker *s, const char *name, int position)
     pthread_mutex_lock(&s->lock);
     int rc = table_file_row(&s->file, row, SUBTRACK_COLUMNS);
     gt_status st = rc == 0 ? GT_OK
-                           : gt_fail(GT_ERR_IO, "cannot write sub-tracking file '%s': %s",
+                           : error_set(GT_ERR_IO, "cannot write sub-tracking file '%s': %s",
                                        s->path, table_file_error(&s->file));
     pthread_mutex_unlock(&s->lock);
     return st;

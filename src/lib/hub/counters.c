@@ -123,7 +123,7 @@ void gt_counters_free(gt_counters *c)
 
 gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources, gt_counters **out)
 {
-    gt_clear_error();
+    error_clear();
     *out = NULL;
     struct options_copy cfg;
     gt_status st = options_copy_make(&cfg, opts, sources);
@@ -144,7 +144,7 @@ gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources, gt
     gt_counters *c = calloc(1, sizeof *c);
     if (!c) {
         options_copy_free(&cfg);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     st = reader_open(&r, o, &at, &w);
     if (st == GT_OK) {
@@ -161,9 +161,9 @@ gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources, gt
         else if (!c->gpu_reason[0] && r.gpu.nvendors)
             snprintf(c->gpu_reason, sizeof c->gpu_reason, "%s", "the GPU driver failed to answer");
         if (take_system(c, &s, &r, ticks_per_second) < 0)
-            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            st = error_set(GT_ERR_NO_MEMORY, "out of memory");
         else if (!s.tree_ok)
-            st = gt_fail(GT_ERR_NO_PROCESS, "process %d ended before it could be read",
+            st = error_set(GT_ERR_NO_PROCESS, "process %d ended before it could be read",
                            (int)pid);
         sample_reader_close(&r);
     }

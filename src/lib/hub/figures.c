@@ -81,13 +81,13 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
 
 static gt_status unavailable(const char *figure, const char *why)
 {
-    return gt_fail(GT_ERR_UNAVAILABLE, "%s was not measured in this run: %s", figure,
+    return error_set(GT_ERR_UNAVAILABLE, "%s was not measured in this run: %s", figure,
                      why && *why ? why : "no source for it");
 }
 
 static gt_status unknown_figure(gt_figure which)
 {
-    return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown figure %d; valid: 0 to %d (gt_figure in "
+    return error_set(GT_ERR_INVALID_ARGUMENT, "unknown figure %d; valid: 0 to %d (gt_figure in "
                      "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_UNSEEN_CHILDREN_PID,
                      GT_VERSION_STRING);
 }
@@ -195,14 +195,14 @@ gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
     if (st != GT_OK)
         return st;
     if (!value)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: NULL value");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: NULL value");
     if ((unsigned)which > (unsigned)GT_FIGURE_UNSEEN_CHILDREN_PID) /* the last */
         return unknown_figure(which);
     struct figure_parts *f = calloc(1, sizeof *f);
     if (!f)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     if (gather(t, which, f) < 0)
-        st = gt_fail(GT_ERR_STATE, "no figures: the tracker has not been started");
+        st = error_set(GT_ERR_STATE, "no figures: the tracker has not been started");
     else
         st = pick(f, which, t->res.units.ram_divisor, t->res.units.gpu_ram_divisor, value);
     free(f);

@@ -79,14 +79,14 @@ gt_status options_signal_refusal(const struct options_copy *c)
 {
     const gt_options *o = &c->o;
     if (o->process_id == 0 || o->process_id == getpid())
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+        return error_set(GT_ERR_INVALID_ARGUMENT,
                          "cannot signal the tracked tree: it is the tracking program's own "
                          "(process_id is its own)");
     /* The tree of an ancestor holds this program, and the rest of what
      * that ancestor runs (a pipeline's other commands): a signal would
      * reach them, and an init (PID 1) ignores the SIGKILL. */
     if (strcmp(c->proc_root, "/proc") == 0 && is_own_ancestor(o->process_id))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+        return error_set(GT_ERR_INVALID_ARGUMENT,
                          "cannot signal the tracked tree: process %d started the tracking "
                          "program (its tree holds the tracking program and whatever else that "
                          "process runs, a pipeline's other commands among them)",
@@ -146,7 +146,7 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
     c->sampled_only = sources && sources->sampled_only;
     if (failed) {
         options_copy_free(c);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     return GT_OK;
 }

@@ -23,22 +23,22 @@
 gt_status tracker_call_begin(gt_tracker *t, const char *fn, const char *type, const void *out,
                              size_t given, size_t need, int stopped, const char *what)
 {
-    gt_clear_error();
+    error_clear();
     if (!t)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL tracker", fn);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: NULL tracker", fn);
     if (type && !out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: NULL %s", fn, type);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: NULL %s", fn, type);
     if (type && given < need)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s: invalid %s.struct_size %zu: set it to "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: invalid %s.struct_size %zu: set it to "
                          "sizeof(%s)", fn, type, given, type);
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (stopped < 0)
         return GT_OK;
     if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "no %s: the tracker has not been started", what);
+        return error_set(GT_ERR_STATE, "no %s: the tracker has not been started", what);
     if (stopped && t->state != STATE_STOPPED)
-        return gt_fail(GT_ERR_STATE, "no %s yet: the tracker has not been stopped", what);
+        return error_set(GT_ERR_STATE, "no %s yet: the tracker has not been stopped", what);
     return GT_OK;
 }
 
@@ -143,7 +143,7 @@ static gt_status fill_with_usage(gt_tracker *t, const char *fn, const char *type
         return st;
     gt_resource_usage *u = calloc(1, sizeof *u); /* filled in place: zeroed first */
     if (!u)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     pthread_mutex_lock(&t->lock);
     results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
                   t->state == STATE_STOPPED, u);
@@ -203,7 +203,7 @@ gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
         return st;
     gt_resource_usage *u = calloc(1, sizeof *u);
     if (!u)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     gt_cpu_energy e = {.struct_size = sizeof e};
     pthread_mutex_lock(&t->lock);
     results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
@@ -265,7 +265,7 @@ gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
     if (st != GT_OK)
         return st;
     if (kind != GT_PEAK_MEMORY && kind != GT_PEAK_GPU_MEMORY)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown peak kind %d; valid: GT_PEAK_MEMORY (0), "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "unknown peak kind %d; valid: GT_PEAK_MEMORY (0), "
                          "GT_PEAK_GPU_MEMORY (1)", kind);
     pthread_mutex_lock(&t->lock);
     gt_peak_breakdown both[2];

@@ -19,9 +19,9 @@ gt_status tracker_read_all_rows(const struct row_source *rows, gt_process_row **
 {
     if (row_source_read_all(rows, process, system) == 0)
         return GT_OK;
-    return errno == ENOMEM ? gt_fail(GT_ERR_NO_MEMORY, "out of memory for %zu rows",
+    return errno == ENOMEM ? error_set(GT_ERR_NO_MEMORY, "out of memory for %zu rows",
                                        rows->count[0] + rows->count[1])
-                           : gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+                           : error_set(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
 }
 
 gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
@@ -98,7 +98,7 @@ static gt_status copy_rows(gt_tracker *t, gt_series_kind kind, size_t first, siz
     size_t n = row_store_copy_begin(&t->store, kind, first, max, out, &rest);
     pthread_mutex_unlock(&t->lock);
     if (row_store_copy_rest(&rest, out) < 0)
-        return gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+        return error_set(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
     *copied = n;
     return GT_OK;
 }
@@ -109,13 +109,13 @@ gt_status gt_tracker_copy_rows(gt_tracker *t, gt_series_kind kind, size_t first,
     *copied = 0;
     gt_status st = tracker_call_begin(t, "gt_tracker_copy_rows", NULL, NULL, 0, 0, 0, "rows");
     if (st == GT_ERR_STATE && tracker_owned_here(t) && t->state == STATE_NEW) {
-        gt_clear_error();
+        error_clear();
         return GT_OK; /* none yet */
     }
     if (st != GT_OK)
         return st;
     if (!known_kind(kind))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
+        return error_set(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
                          (int)kind);
     return copy_rows(t, kind, first, max, out, copied);
 }
@@ -155,7 +155,7 @@ gt_status gt_tracker_rows(gt_tracker *t, struct row_source *rows, double *interv
 
 int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout)
 {
-    gt_clear_error();
+    error_clear();
     int series = t->cfg.o.series;
     if (!series || !tracker_owned_here(t) || t->state == STATE_NEW)
         return 0;
@@ -186,9 +186,9 @@ int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind)
 
 gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd)
 {
-    gt_clear_error();
+    error_clear();
     if (!known_kind(kind))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
+        return error_set(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
                          (int)kind);
     if (!gt_tracker_usage(t))
         return GT_ERR_STATE;

@@ -23,7 +23,7 @@ gt_status gt_tracker_signal(gt_tracker *t, int sig, int *reached)
     if (st != GT_OK)
         return st;
     if (sig < 0 || sig > SIGNAL_MAX)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid signal %d: give 1 to %d, or 0 to "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid signal %d: give 1 to %d, or 0 to "
                          "check whether the tree may be signalled", sig, SIGNAL_MAX);
     st = options_signal_refusal(&t->cfg);
     if (st != GT_OK || sig == 0)
@@ -32,14 +32,14 @@ gt_status gt_tracker_signal(gt_tracker *t, int sig, int *reached)
     int started = t->state != STATE_NEW;
     pthread_mutex_unlock(&t->lock);
     if (!started)
-        return gt_fail(GT_ERR_STATE, "no tree to signal: the tracker has not been started");
+        return error_set(GT_ERR_STATE, "no tree to signal: the tracker has not been started");
     struct timespec until;
     double deadline = (double)time(NULL) + ceil(t->cfg.o.stop_timeout);
     until.tv_sec = (time_t)deadline;
     until.tv_nsec = 0;
     int rc = pthread_mutex_timedlock(&t->reader_lock, &until);
     if (rc != 0)
-        return gt_fail(GT_ERR_SYSTEM, "cannot signal the tracked tree: the sampler has been "
+        return error_set(GT_ERR_SYSTEM, "cannot signal the tracked tree: the sampler has been "
                          "reading it for over %g s (stop_timeout): %s", t->cfg.o.stop_timeout,
                          rc == ETIMEDOUT ? "a system call hangs" : "lock failed");
     int n = sample_reader_signal_tree(&t->reader, sig);

@@ -41,7 +41,7 @@ int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out)
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
     if (st != GT_OK || !t->cfg.o.discover_cloud) {
-        gt_clear_error(); /* not asked for, or not yet: 0 says so */
+        error_clear(); /* not asked for, or not yet: 0 says so */
         return 0;
     }
     if (t->cloud) {
@@ -85,7 +85,7 @@ gt_status gt_tracker_snapshot_parts(gt_tracker *t, const char *command, int exit
     if (t->state == STATE_STARTED) {
         u = *live = calloc(1, sizeof **live);
         if (!*live)
-            return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            return error_set(GT_ERR_NO_MEMORY, "out of memory");
         pthread_mutex_lock(&t->lock);
         int begun = t->baseline_taken;
         if (begun)
@@ -93,7 +93,7 @@ gt_status gt_tracker_snapshot_parts(gt_tracker *t, const char *command, int exit
         run.epoch_start = t->run.epoch_start;
         pthread_mutex_unlock(&t->lock);
         if (!begun)
-            return gt_fail(GT_ERR_STATE, "no snapshot yet: sampling begins at %.3f (start_at)",
+            return error_set(GT_ERR_STATE, "no snapshot yet: sampling begins at %.3f (start_at)",
                              t->delayed_start);
         run.epoch_stop = epoch_now();
         tracker_live_rows(t, rows);
@@ -117,7 +117,7 @@ gt_status gt_tracker_snapshot_parts(gt_tracker *t, const char *command, int exit
     gt_gpu_throttle_device *table =
         t->res.ngpu_list > 0 ? calloc((size_t)t->res.ngpu_list, sizeof *table) : NULL;
     if (st == GT_OK && t->res.ngpu_list > 0 && !table)
-        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        st = error_set(GT_ERR_NO_MEMORY, "out of memory");
     pthread_mutex_lock(&t->lock);
     results_cgroup(&t->res, &t->pipe, &s->cgroup);
     results_energy(&t->res, &t->pipe, u, &s->cpu_energy);
@@ -136,7 +136,7 @@ gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_statu
     *out = NULL;
     gt_snapshot *s = calloc(1, sizeof *s);
     if (!s)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     struct row_source rows;
     gt_resource_usage *live;
     gt_status st = gt_tracker_snapshot_parts(t, command, exit_status, s, &rows, &live);

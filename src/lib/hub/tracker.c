@@ -35,7 +35,7 @@ static gt_status start_sampler(gt_tracker *t)
 {
     int rc = start_library_thread(&t->thread, "gt:sampler", sampling_thread, t);
     if (rc != 0)
-        return gt_fail(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
+        return error_set(GT_ERR_SYSTEM, "cannot start the sampling thread: %s", strerror(rc));
     t->thread_started = 1;
     t->sampler_due = 0;
     return GT_OK;
@@ -52,11 +52,11 @@ static int sampler_may_wait(const gt_tracker *t)
  * sampler_may_wait(), left to gt_tracker_start_sampler() (deferred 1). */
 static gt_status tracker_start(gt_tracker *t, int deferred)
 {
-    gt_clear_error();
+    error_clear();
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (t->state != STATE_NEW)
-        return gt_fail(GT_ERR_STATE, t->state == STATE_STARTED
+        return error_set(GT_ERR_STATE, t->state == STATE_STARTED
                          ? "cannot start a tracker that has already been started"
                          : "cannot start a tracker that has already been stopped");
     /* No GPU is news only where one was expected: a brand asked for, or a
@@ -112,7 +112,7 @@ double gt_tracker_sampler_due(const gt_tracker *t)
 
 gt_status gt_tracker_start_sampler(gt_tracker *t)
 {
-    gt_clear_error();
+    error_clear();
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (t->state != STATE_STARTED || t->thread_started)
@@ -144,13 +144,13 @@ static int stop_sampler(gt_tracker *t, double timeout)
 
 gt_status gt_tracker_stop(gt_tracker *t)
 {
-    gt_clear_error();
+    error_clear();
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has not been started");
+        return error_set(GT_ERR_STATE, "cannot stop a tracker that has not been started");
     if (t->state == STATE_STOPPED)
-        return gt_fail(GT_ERR_STATE, "cannot stop a tracker that has already been stopped");
+        return error_set(GT_ERR_STATE, "cannot stop a tracker that has already been stopped");
     double stop_time;
     if (stop_sampler(t, t->cfg.o.stop_timeout)) {
         if (!t->baseline_taken)
@@ -179,13 +179,13 @@ gt_status gt_tracker_stop(gt_tracker *t)
 
 gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *ru)
 {
-    gt_clear_error();
+    error_clear();
     if (!tracker_owned_here(t))
         return tracker_forked_copy_error(t);
     if (t->state == STATE_NEW)
-        return gt_fail(GT_ERR_STATE, "cannot add a reaped process before the tracker is started");
+        return error_set(GT_ERR_STATE, "cannot add a reaped process before the tracker is started");
     if (!ru)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no resource usage given for PID %d", (int)pid);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "no resource usage given for PID %d", (int)pid);
     pthread_mutex_lock(&t->lock);
     if (ru->ru_maxrss > 0)
         usage_add_reaped(&t->pipe.acc, pid == t->pid, (unsigned long long)ru->ru_maxrss);
@@ -198,7 +198,7 @@ gt_status gt_tracker_add_reaped(gt_tracker *t, pid_t pid, const struct rusage *r
 
 int gt_tracker_wait(gt_tracker *t, double timeout)
 {
-    gt_clear_error();
+    error_clear();
     if (!tracker_owned_here(t)) {
         tracker_forked_copy_error(t);
         return 0;

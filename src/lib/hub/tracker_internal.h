@@ -140,7 +140,7 @@ static inline int tracker_owned_here(const gt_tracker *t)
 
 static inline gt_status tracker_forked_copy_error(const gt_tracker *t)
 {
-    return gt_fail(GT_ERR_STATE, "this tracker belongs to process %d: a child made by fork() "
+    return error_set(GT_ERR_STATE, "this tracker belongs to process %d: a child made by fork() "
                      "may only gt_tracker_free() its copy", (int)t->owner);
 }
 

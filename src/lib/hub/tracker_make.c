@@ -53,7 +53,7 @@ void tracker_destroy(gt_tracker *t)
 static gt_status make_own_cgroup(gt_tracker *t)
 {
     if (!t->cfg.o.process_id || t->cfg.o.process_id == t->owner)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+        return error_set(GT_ERR_INVALID_ARGUMENT,
                          "own_cgroup needs process_id, a process the caller started and holds: "
                          "memory already used stays charged to the group it was used in");
     if (cgroup_own_make(&t->own_cg, t->cfg.proc_root, t->cfg.sys_root, t->pid) < 0)
@@ -103,7 +103,7 @@ static gt_status open_wings(gt_tracker *t)
     t->res.own_cg_asked = o->own_cgroup;
     results_take_reasons(&t->res, &t->reader); /* no thread yet */
     if (results_list_gpus(&t->res, g) < 0)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     struct sinks_facts sf = {t->pid, at.proc_root, &t->res.units, t->reader.mem_total_kb, g,
                              o->job ? &t->job : NULL, t};
     return sinks_open(&t->sinks, o, &sf, &t->warn_channel);
@@ -113,11 +113,11 @@ static gt_status open_wings(gt_tracker *t)
 static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
                              gt_tracker **out)
 {
-    gt_clear_error();
+    error_clear();
     *out = NULL;
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     gt_status st = options_copy_make(&t->cfg, user, sources);
     if (st != GT_OK) {
         free(t);

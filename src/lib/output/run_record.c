@@ -56,7 +56,7 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
         free(s->command);
         free(s->filesystems);
         s->command = s->filesystems = NULL;
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     s->format_version = GT_SNAPSHOT_FORMAT;
     snprintf(s->tracker_version, sizeof s->tracker_version, "%s", gt_version());
@@ -72,7 +72,7 @@ gt_status run_record_snapshot(const struct run_record *r, const char *command, i
         free(s->command);
         free(s->filesystems);
         s->command = s->filesystems = NULL;
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     snprintf(s->server.allocation, sizeof s->server.allocation, "%s",
              allocation_of_rows(rows));

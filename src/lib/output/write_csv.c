@@ -115,7 +115,7 @@ size_t series_system_csv_row(const gt_system_row *r, char *buf)
 
 char *gt_series_to_csv(const gt_series *series, gt_series_kind kind)
 {
-    gt_clear_error();
+    error_clear();
     if (GT_CHECK_STRUCT("gt_series_to_csv", gt_series, series) != GT_OK)
         return NULL;
     int proc = kind == GT_SERIES_KIND_PROCESS;
@@ -143,23 +143,23 @@ gt_status write_csv_rows(const struct row_source *rows, gt_series_kind kind, int
     if (!batch || !text) {
         free(batch);
         free(text);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     gt_status st = GT_OK;
     if (fd_write_all(fd, header, strlen(header)) < 0)
-        st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
+        st = error_set(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
                        strerror(errno));
     for (size_t at = 0; st == GT_OK && at < n; at += ROW_BATCH) {
         size_t take = n - at < ROW_BATCH ? n - at : ROW_BATCH, len = 0;
         if (rows->read(rows, kind, at, take, batch) < 0) {
-            st = gt_fail(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
+            st = error_set(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
             break;
         }
         for (size_t i = 0; i < take; i++)
             len += proc ? series_process_csv_row((const gt_process_row *)batch + i, text + len)
                         : series_system_csv_row((const gt_system_row *)batch + i, text + len);
         if (fd_write_all(fd, text, len) < 0)
-            st = gt_fail(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
+            st = error_set(GT_ERR_IO, "cannot write the %s series: %s", proc ? "process" : "system",
                            strerror(errno));
     }
     free(batch);

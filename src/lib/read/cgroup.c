@@ -160,7 +160,7 @@ static int membership(const char *proc_root, const char *who, struct cgroup_memb
     snprintf(path, sizeof path, "%s/%s/cgroup", proc_root, who);
     size_t len = 0;
     if (file_read_at(AT_FDCWD, path, buf, sizeof buf, &len) < 0) {
-        snprintf(why, whycap, "cannot read %s: %s", path, gt_errno_text(errno));
+        snprintf(why, whycap, "cannot read %s: %s", path, errno_text(errno));
         return -1;
     }
     if (cgroup_parse_membership(buf, len, m) < 0) {
@@ -192,7 +192,7 @@ int cgroup_locate(const char *proc_root, const char *sys_root, const char *who,
     snprintf(mnt, sizeof mnt, "%s/fs/cgroup", sys_root);
     int base = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (base < 0) {
-        snprintf(why, whycap, "no cgroup filesystem at %s: %s", mnt, gt_errno_text(errno));
+        snprintf(why, whycap, "no cgroup filesystem at %s: %s", mnt, errno_text(errno));
         return -1;
     }
     int mem_root = m.have_memory ? openat(base, "memory", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -218,7 +218,7 @@ int cgroup_locate(const char *proc_root, const char *sys_root, const char *who,
     snprintf(loc->path, sizeof loc->path, "%s", group);
     loc->group_fd = open_group(mem_root >= 0 ? mem_root : v2_root, group);
     if (loc->group_fd < 0) {
-        snprintf(why, whycap, "cannot open the cgroup %s: %s", group, gt_errno_text(errno));
+        snprintf(why, whycap, "cannot open the cgroup %s: %s", group, errno_text(errno));
         goto done;
     }
     if (mem_root >= 0) {
@@ -287,7 +287,7 @@ int cgroup_reader_open(struct cgroup_reader *r, const char *proc_root, const cha
     if (r->procs_fd < 0) {
         /* Without the members the group cannot be told to be the job's. */
         snprintf(r->reason, sizeof r->reason, "cannot read the members of the cgroup %.120s "
-                 "(cgroup.procs): %s", r->path, gt_errno_text(r->procs_errno));
+                 "(cgroup.procs): %s", r->path, errno_text(r->procs_errno));
         close_fds(r);
         r->version = 0;
         return 0;

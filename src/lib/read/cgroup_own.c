@@ -123,13 +123,13 @@ static void v2_controllers(struct cgroup_own *o, int parent, const char *path)
     snprintf(leaf, sizeof leaf, "%s-tracker", o->name);
     if (mkdirat(parent, leaf, 0755) < 0) {
         snprintf(o->memory_reason, sizeof o->memory_reason, "cannot make %.100s/%s: %s", path,
-                 leaf, gt_errno_text(errno));
+                 leaf, errno_text(errno));
         return;
     }
     int leaffd = openat(parent, leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (leaffd < 0 || move_pid(leaffd, getpid()) < 0) {
         snprintf(o->memory_reason, sizeof o->memory_reason, "cannot move gpu-tracker into "
-                 "%.100s/%s: %s", path, leaf, gt_errno_text(errno));
+                 "%.100s/%s: %s", path, leaf, errno_text(errno));
         if (leaffd >= 0)
             close(leaffd);
         unlinkat(parent, leaf, AT_REMOVEDIR);
@@ -141,7 +141,7 @@ static void v2_controllers(struct cgroup_own *o, int parent, const char *path)
     if (put(parent, "cgroup.subtree_control", "+memory") < 0) {
         snprintf(o->memory_reason, sizeof o->memory_reason,
                  "cannot enable the memory controller beneath the cgroup %.150s: %s", path,
-                 gt_errno_text(errno));
+                 errno_text(errno));
         move_pid(parent, getpid());
         unlinkat(parent, leaf, AT_REMOVEDIR);
         o->moved_self = 0;
@@ -188,7 +188,7 @@ int cgroup_own_make(struct cgroup_own *o, const char *proc_root, const char *sys
     /* The first parent (v2's group, v1's memory group) is required. */
     if (mkdirat(o->parent_fd[0], o->name, 0755) < 0) {
         snprintf(o->reason, sizeof o->reason, "cannot make a cgroup beneath %.150s: %s (it is "
-                 "not delegated to this user, or read-only)", loc.path, gt_errno_text(errno));
+                 "not delegated to this user, or read-only)", loc.path, errno_text(errno));
         close_parents(o);
         return -1;
     }
@@ -207,7 +207,7 @@ int cgroup_own_make(struct cgroup_own *o, const char *proc_root, const char *sys
             close(g);
         if (!ok && i == 0) {
             snprintf(o->reason, sizeof o->reason, "cannot move PID %d into the cgroup "
-                     "%.150s/%s: %s", (int)pid, loc.path, o->name, gt_errno_text(e));
+                     "%.150s/%s: %s", (int)pid, loc.path, o->name, errno_text(e));
             o->made = 1; /* so that remove undoes everything */
             char ignored[64];
             cgroup_own_remove(o, ignored, sizeof ignored);
@@ -279,7 +279,7 @@ static int empty_and_remove_at(int parent, const char *name, int dest, char *why
     }
     close(g);
     if (unlinkat(parent, name, AT_REMOVEDIR) < 0) {
-        snprintf(why, whycap, "cannot remove the cgroup %s: %s", name, gt_errno_text(errno));
+        snprintf(why, whycap, "cannot remove the cgroup %s: %s", name, errno_text(errno));
         return -1;
     }
     return 0;
@@ -313,7 +313,7 @@ int cgroup_own_remove(struct cgroup_own *o, char *why, size_t whycap)
             w[0] = '-';
             if (put(o->parent_fd[0], "cgroup.subtree_control", w) < 0 && rc == 0) {
                 snprintf(why, whycap, "cannot disable %s again: %s", w + 1,
-                         gt_errno_text(errno));
+                         errno_text(errno));
                 rc = -1;
             }
         }

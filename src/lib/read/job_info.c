@@ -105,8 +105,8 @@ static void requested(char *const *envp, gt_job_info *out)
 
 gt_status gt_job_info_from_environ(char *const *envp, gt_job_info *caller)
 {
-    gt_clear_error();
-    gt_status st = gt_check_struct("gt_job_info_from_environ", "gt_job_info", caller,
+    error_clear();
+    gt_status st = check_struct_size("gt_job_info_from_environ", "gt_job_info", caller,
                                      GT_JOB_INFO_SIZE_1_0);
     if (st != GT_OK)
         return st;

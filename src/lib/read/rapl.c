@@ -77,7 +77,7 @@ void rapl_open(struct rapl_reader *r, const char *sys_root)
     DIR *d = opendir(path);
     if (!d) {
         snprintf(r->reason, sizeof r->reason, "no RAPL counters: %.120s cannot be read (%s; a CPU "
-                 "or virtual machine without RAPL)", path, gt_errno_text(errno));
+                 "or virtual machine without RAPL)", path, errno_text(errno));
         return;
     }
     int base = dirfd(d);

@@ -154,7 +154,7 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
     const char *root = cfg->proc_root;
     pid_t self_there = procfs_self_pid(root);
     if (self_there > 0 && self_there != getpid())
-        return gt_fail(GT_ERR_IO, "%s belongs to another PID namespace (%s/self is PID %d "
+        return error_set(GT_ERR_IO, "%s belongs to another PID namespace (%s/self is PID %d "
                          "there, but this process is PID %d here): its PIDs name other "
                          "processes; mount a procfs of this namespace (unshare --mount-proc) "
                          "or run outside it", root, root, (int)self_there, (int)getpid());
@@ -164,8 +164,8 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
     if (system_open(&r->sys, root, &cpu, &mem, &what) < 0) {
         int e = errno;
         sample_reader_close(r);
-        return gt_fail(gt_status_of_errno(e) == GT_ERR_PARSE ? GT_ERR_PARSE : GT_ERR_IO,
-                         "cannot read %s/%s: %s", root, what, gt_errno_text(e));
+        return error_set(status_of_errno(e) == GT_ERR_PARSE ? GT_ERR_PARSE : GT_ERR_IO,
+                         "cannot read %s/%s: %s", root, what, errno_text(e));
     }
     r->ncpu = cpu.ncpu;
     r->mem_total_kb = mem.total_kb;
@@ -173,8 +173,8 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         int e = errno;
         sample_reader_close(r);
         if (e == ENOENT || e == ESRCH)
-            return gt_fail(GT_ERR_NO_PROCESS, "no process with PID %d", (int)cfg->pid);
-        return gt_fail(GT_ERR_IO, "cannot open %s: %s", root, strerror(e));
+            return error_set(GT_ERR_NO_PROCESS, "no process with PID %d", (int)cfg->pid);
+        return error_set(GT_ERR_IO, "cannot open %s: %s", root, strerror(e));
     }
     r->tree.series = (cfg->series & GT_SERIES_PROCESS) != 0;
     r->tree.census_deferred = 1; /* sample_read(): after the GPU sample */
@@ -186,7 +186,7 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
     if (cfg->series & GT_SERIES_SYSTEM) {
         if (system_series_open(&r->sysx, root, cfg->sys_root) < 0) {
             sample_reader_close(r);
-            return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            return error_set(GT_ERR_NO_MEMORY, "out of memory");
         }
         r->extra_open = 1;
     }
@@ -194,14 +194,14 @@ gt_status sample_reader_open(struct sample_reader *r, const struct sample_reader
         snprintf(r->cg.reason, sizeof r->cg.reason, "not read (a plain sampler's comparison run)");
     else if (cgroup_reader_open(&r->cg, root, cfg->sys_root, cfg->pid, cfg->ticks_per_second) < 0) {
         sample_reader_close(r);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     rapl_open(&r->rapl, cfg->sys_root);
     char gpu_err[512];
     enum gpu_open_result gr = open_gpus(r, cfg->gpu_open_timeout, gpu_err, sizeof gpu_err);
     if (gr == GPU_BAD_UUIDS) {
         sample_reader_close(r);
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", gpu_err);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s", gpu_err);
     }
     snprintf(r->gpu_reason, sizeof r->gpu_reason, "%s", gr == GPU_AVAILABLE ? "" : r->gpu.reason);
     /* Only the GPUs' PIDs need it (results.c): none, no question asked. */
@@ -357,7 +357,7 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
     if (!s->sys_ok)
         warn_once(r->warn_channel, WARN_SYSTEM_UNREADABLE,
                   "cannot read %s/%s (%s); system-wide figures leave out the samples where it "
-                  "fails", root, what, gt_errno_text(errno));
+                  "fails", root, what, errno_text(errno));
     /* The group's member list before the walk: a process of the tree in it
      * is then in the walk too (cgroup.h). */
     int read_cgroup = r->cg.version && plan->cgroup;
@@ -427,7 +427,7 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
         if (!s->cgroup_ok)
             warn_once(r->warn_channel, WARN_CGROUP_GONE,
                       "cannot read the cgroup %s any more (%s): the job's group figures stop at "
-                      "the sample before", r->cg.path, gt_errno_text(errno));
+                      "the sample before", r->cg.path, errno_text(errno));
     }
     if (r->extra_open && slot >= 0) {
         if (system_series_read(&r->sysx, &r->extra) < 0)

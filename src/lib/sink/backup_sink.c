@@ -227,7 +227,7 @@ static void backup_write(struct backup_sink *b, const gt_resource_usage *u, doub
             b->last_fsync = now;
     } else {
         free(json);
-        gt_fail(st, "cannot write '%s': out of memory", b->path);
+        error_set(st, "cannot write '%s': out of memory", b->path);
     }
     free(text);
     if (st != GT_OK)
@@ -441,7 +441,7 @@ gt_status backup_sink_init(struct backup_sink *b, const char *path, double inter
         return GT_OK;
     b->path = strdup(path);
     if (!b->path)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     if (output_resolve(b->path, &b->target) != GT_OK)
         snprintf(b->error, sizeof b->error, "%s", gt_last_error());
     /* Our own file, rewritten every interval: whatever is put at its name
@@ -536,7 +536,7 @@ gt_status backup_sink_set_identity(struct backup_sink *b, pid_t pid, const char 
 {
     char *copy = command ? strdup(command) : NULL;
     if (command && !copy)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     free(b->identity);
     free(b->identity_command);
     b->identity = NULL;

@@ -97,11 +97,11 @@ static gt_status listen_on(const char *spec, int *fd, char *address, size_t addr
     socklen_t len;
     char err[512];
     if (metrics_listen_parse(spec, &addr, &len, err, sizeof err) < 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%s", err);
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s", err);
     format_address(&addr, address, addrcap);
     int s = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
-        return gt_fail(GT_ERR_SYSTEM, "cannot serve metrics at %s: %s", address, strerror(errno));
+        return error_set(GT_ERR_SYSTEM, "cannot serve metrics at %s: %s", address, strerror(errno));
     int on = 1;
     /* a restarted job may take the port back at once (a port a listener
      * holds is still refused) */
@@ -115,7 +115,7 @@ static gt_status listen_on(const char *spec, int *fd, char *address, size_t addr
                                             "port, or port 0 for a free one)"
                           : e == EADDRNOTAVAIL ? " (not an address of this machine)"
                           : e == EACCES ? " (ports below 1024 need root)" : "";
-        return gt_fail(GT_ERR_IO, "cannot serve metrics at %s: %s%s", address, strerror(e), why);
+        return error_set(GT_ERR_IO, "cannot serve metrics at %s: %s%s", address, strerror(e), why);
     }
     if (getsockname(s, (struct sockaddr *)&addr, &len) == 0)
         format_address(&addr, address, addrcap);
@@ -254,7 +254,7 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
         if (asprintf(&m->path, "%s/gpu-tracker-%ld.prom", textfile_dir, (long)pid) < 0) {
             m->path = NULL;
             metrics_sink_destroy(m);
-            return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            return error_set(GT_ERR_NO_MEMORY, "out of memory");
         }
         gt_status s = output_resolve(m->path, &m->target);
         /* A name of our own making, rewritten every period: whatever is
@@ -267,14 +267,14 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
             char why[1024];
             text_copy(why, sizeof why, gt_last_error());
             metrics_sink_destroy(m);
-            return gt_fail(s, "cannot write the metrics textfile: %s", why);
+            return error_set(s, "cannot write the metrics textfile: %s", why);
         }
     }
     if (listen) {
         pthread_once(&mhd_once, mhd_load);
         if (!mhd_ready) {
             metrics_sink_destroy(m);
-            return gt_fail(GT_ERR_SYSTEM, "cannot serve metrics: %s", mhd_failure);
+            return error_set(GT_ERR_SYSTEM, "cannot serve metrics: %s", mhd_failure);
         }
         int fd;
         gt_status s = listen_on(listen, &fd, m->address, sizeof m->address);
@@ -286,7 +286,7 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
         if (!m->guard) {
             close(fd);
             metrics_sink_destroy(m);
-            return gt_fail(GT_ERR_NO_MEMORY, "cannot serve metrics: out of memory or threads");
+            return error_set(GT_ERR_NO_MEMORY, "cannot serve metrics: out of memory or threads");
         }
         /* No MHD_USE_ERROR_LOG: the library never prints. epoll (AUTO): a
          * tracker of a big tree holds descriptors beyond select()'s 1024.
@@ -306,7 +306,7 @@ gt_status metrics_sink_init(struct metrics_sink *m, const char *listen, const ch
         if (!m->daemon) {
             close(fd);
             metrics_sink_destroy(m);
-            return gt_fail(GT_ERR_SYSTEM, "cannot serve metrics at %s: libmicrohttpd could not "
+            return error_set(GT_ERR_SYSTEM, "cannot serve metrics at %s: libmicrohttpd could not "
                              "start", listen);
         }
     }

@@ -300,7 +300,7 @@ gt_status push_sink_init(struct push_sink *p, const char *base_url, double inter
     p->url = push_group_url(base_url, job, host, pid);
     if (!p->url) {
         push_sink_destroy(p);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     return GT_OK;
 }

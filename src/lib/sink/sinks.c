@@ -46,7 +46,7 @@ static gt_status open_metrics(struct sinks *k, const gt_options *o, const struct
 {
     struct metrics_static *ms = calloc(1, sizeof *ms);
     if (!ms)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
@@ -76,7 +76,7 @@ gt_status sinks_open(struct sinks *k, const gt_options *o, const struct sinks_fa
     const char *backup_path = *o->resource_usage_file ? o->resource_usage_file : NULL;
     if (backup_sink_init(&k->backup, backup_path, o->sleep_time, o->stop_timeout, w) != GT_OK ||
         (k->backup.path && backup_sink_set_identity(&k->backup, f->pid, o->command) != GT_OK))
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     csv_sink_init(&k->csv, o->process_csv_fd, o->system_csv_fd, o->csv_no_header, w);
     k->list[k->n++] = &k->csv.base;
     k->list[k->n++] = &k->backup.base;

@@ -122,7 +122,7 @@ gt_status tracking_file_open(struct tracking_file *k, const char *path, int over
         table_file_row(&k->file, sv, TRACKING_STATIC_COLUMNS) < 0 ||
         table_file_table(&k->file, "data", tracking_timepoint_columns, tv,
                          TRACKING_TIMEPOINT_COLUMNS) < 0) {
-        status = gt_fail(GT_ERR_IO, "cannot write tracking file '%s': %s", path,
+        status = error_set(GT_ERR_IO, "cannot write tracking file '%s': %s", path,
                            table_file_error(&k->file));
         table_file_discard(&k->file); /* not left behind, empty */
     }

@@ -99,7 +99,7 @@ char *gt_limit_watch_json(gt_limit_watch *w, gt_tracker *t)
     json_object *out = doc ? json_object_new_object() : NULL;
     if (!out) {
         json_object_put(doc);
-        gt_fail(GT_ERR_NO_MEMORY, "out of memory for the summary");
+        error_set(GT_ERR_NO_MEMORY, "out of memory for the summary");
         return NULL;
     }
     int placed = 0;
@@ -145,7 +145,7 @@ char *gt_limit_watch_text(gt_limit_watch *w, gt_tracker *t)
     free(text);
     if (failed) {
         buf_free(&b);
-        gt_fail(GT_ERR_NO_MEMORY, "out of memory for the summary");
+        error_set(GT_ERR_NO_MEMORY, "out of memory for the summary");
         return NULL;
     }
     return buf_take(&b);

@@ -52,22 +52,22 @@ void gt_limit_options_init(gt_limit_options *lo)
 
 gt_status gt_limit_options_validate(const gt_limit_options *lo)
 {
-    gt_clear_error();
+    error_clear();
     if (!lo)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_limit_options_validate: NULL options");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_limit_options_validate: NULL options");
     const double values[GT_LIMIT_COUNT] = {lo->max_ram, lo->max_gpu_ram, lo->max_time,
                                            lo->max_cpu_time};
     for (int i = 0; i < GT_LIMIT_COUNT; i++)
         if (!(values[i] >= 0 && values[i] < 1e300))
-            return gt_fail(GT_ERR_INVALID_ARGUMENT,
+            return error_set(GT_ERR_INVALID_ARGUMENT,
                              "invalid %s %g: give 0 (no limit) or a number of %s above 0",
                              limits_option_name(i), values[i], limits_unit(i));
     if (lo->on_limit != GT_ON_LIMIT_WARN && lo->on_limit != GT_ON_LIMIT_KILL)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+        return error_set(GT_ERR_INVALID_ARGUMENT,
                          "invalid on_limit %d; valid: GT_ON_LIMIT_WARN (0) or GT_ON_LIMIT_KILL (1)",
                          lo->on_limit);
     if (!(lo->kill_after > 0 && lo->kill_after <= GT_STOP_TIMEOUT_MAX))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+        return error_set(GT_ERR_INVALID_ARGUMENT,
                          "invalid kill_after %g: it must be more than 0 and at most %g seconds",
                          lo->kill_after, GT_STOP_TIMEOUT_MAX);
     return GT_OK;
@@ -210,18 +210,18 @@ static void *watch_thread(void *arg)
 
 gt_status gt_limit_watch_new(const gt_limit_options *lo, gt_options *o, gt_limit_watch **out)
 {
-    gt_clear_error();
+    error_clear();
     if (!out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_new: NULL out");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_new: NULL out");
     *out = NULL;
     if (!lo || !o)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_new: NULL options");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_new: NULL options");
     gt_status st = gt_limit_options_validate(lo);
     if (st != GT_OK)
         return st;
     gt_limit_watch *w = calloc(1, sizeof *w);
     if (!w)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory for the limits' watch");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory for the limits' watch");
     w->lo = *lo;
     w->base = -1;
     limits_init(&w->s, lo);
@@ -243,15 +243,15 @@ gt_status gt_limit_watch_new(const gt_limit_options *lo, gt_options *o, gt_limit
 
 gt_status gt_limit_watch_attach(gt_limit_watch *w, gt_tracker *t)
 {
-    gt_clear_error();
+    error_clear();
     if (!w || !t)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_attach: NULL watch or tracker");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_attach: NULL watch or tracker");
     /* A tree that holds the tracking program (its own, an ancestor's) is
      * refused before anything runs, not at the breach. */
     if (w->lo.on_limit == GT_ON_LIMIT_KILL && gt_tracker_signal(t, 0, NULL) != GT_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", gt_last_error());
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "on_limit kill: %s; track another process, "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "on_limit kill: %s; track another process, "
                          "or warn", why);
     }
     pthread_mutex_lock(&w->lock);
@@ -260,16 +260,16 @@ gt_status gt_limit_watch_attach(gt_limit_watch *w, gt_tracker *t)
     if (w->s.nset == 0 || w->thread_started)
         return GT_OK;
     if (start_library_thread(&w->thread, "gt:limits", watch_thread, w) != 0)
-        return gt_fail(GT_ERR_SYSTEM, "cannot start the limits' thread");
+        return error_set(GT_ERR_SYSTEM, "cannot start the limits' thread");
     w->thread_started = 1;
     return GT_OK;
 }
 
 gt_status gt_limit_watch_report(gt_limit_watch *w, gt_limits *out)
 {
-    gt_clear_error();
+    error_clear();
     if (!w || !out || out->struct_size != sizeof *out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_report: %s",
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_report: %s",
                          !w || !out ? "NULL argument"
                                   : "invalid gt_limits.struct_size: set it to sizeof(gt_limits)");
     pthread_mutex_lock(&w->lock);

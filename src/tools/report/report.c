@@ -538,7 +538,7 @@ static void figures_of(const gt_snapshot *s, const struct row_source *rows,
 {
     gt_stats st;
     int have_stats = stats_of_rows(rows, s->series.interval, &st) == GT_OK;
-    gt_clear_error();
+    error_clear();
     gt_recommendation rec = {.struct_size = sizeof rec};
     if (have_stats)
         gt_recommend(&st, &rec);
@@ -576,12 +576,12 @@ static gt_status blocks_of(const char *stf, const struct row_source *rows,
     gt_status status = subtrack_blocks_read(stf, blocks);
     ranked = status == GT_OK ? calloc(blocks->n + 1, sizeof *ranked) : NULL;
     if (status == GT_OK && !ranked)
-        status = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", stf);
+        status = error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", stf);
     struct block_fill fill = {blocks, ranked};
     if (status == GT_OK &&
         row_source_each_pair(rows, rows->count[GT_SERIES_KIND_PROCESS], block_add_pair,
                              &fill) != 0)
-        status = gt_fail(GT_ERR_IO, "cannot read the run's rows: %s", strerror(errno));
+        status = error_set(GT_ERR_IO, "cannot read the run's rows: %s", strerror(errno));
     if (status != GT_OK) {
         subtrack_blocks_free(blocks);
         free(ranked);
@@ -859,7 +859,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     *status = GT_OK;
     /* The 0.3 struct ends before sub_tracking_file. */
     if (extras && extras->struct_size < offsetof(gt_report_extras, sub_tracking_file)) {
-        *status = gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid gt_report_extras.struct_size %zu: "
+        *status = error_set(GT_ERR_INVALID_ARGUMENT, "invalid gt_report_extras.struct_size %zu: "
                             "set it to sizeof(gt_report_extras)", extras->struct_size);
         return NULL;
     }
@@ -873,7 +873,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     if (!f) {
         subtrack_blocks_free(&blocks);
         free(ranked);
-        *status = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        *status = error_set(GT_ERR_NO_MEMORY, "out of memory");
         return NULL;
     }
     figures_of(s, rows, f);
@@ -905,7 +905,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     report_page_until(&b, &page, NULL);
     char *html = buf_take(&b);
     if (!html)
-        *status = gt_fail(GT_ERR_NO_MEMORY, "out of memory, or the rows could not be read");
+        *status = error_set(GT_ERR_NO_MEMORY, "out of memory, or the rows could not be read");
     return html;
 }
 
@@ -931,7 +931,7 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
     char *html = report_html_rows(s, rows, server_json, extras, &status);
     if (!html)
         return status == GT_ERR_NO_MEMORY
-                   ? gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows "
+                   ? error_set(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory, or the rows "
                                "could not be read", path)
                    : status; /* its message says what (a sub-tracking file) */
     gt_status st = write_file_atomic(path, html, strlen(html));
@@ -942,7 +942,7 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
 gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_json,
                                       const gt_report_extras *extras, const char *path)
 {
-    gt_clear_error();
+    error_clear();
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
     return report_write_rows(s, &rows, server_json, extras, path);

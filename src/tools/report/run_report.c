@@ -16,7 +16,7 @@ gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exi
                                      const char *server_json, const gt_report_extras *extras,
                                      const char *path)
 {
-    gt_clear_error();
+    error_clear();
     gt_snapshot s;
     struct row_source rows;
     gt_resource_usage *live;

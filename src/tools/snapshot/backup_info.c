@@ -25,7 +25,7 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
         json_object *v = json_object_object_get(o, ints[i]);
         if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= 0 ||
             json_object_get_int64(v) > 0x7fffffff)
-            return gt_fail(GT_ERR_PARSE, "'%s': backup.%s is missing or not a process ID", path,
+            return error_set(GT_ERR_PARSE, "'%s': backup.%s is missing or not a process ID", path,
                              ints[i]);
         *int_out[i] = (int)json_object_get_int64(v);
     }
@@ -34,11 +34,11 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
     for (size_t i = 0; i < 2; i++) {
         json_object *v = json_object_object_get(o, times[i]);
         if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-            return gt_fail(GT_ERR_PARSE, "'%s': backup.%s is missing or not a number", path,
+            return error_set(GT_ERR_PARSE, "'%s': backup.%s is missing or not a number", path,
                              times[i]);
         double d = json_object_get_double(v);
         if (!(d >= 0 && d < 1e11))
-            return gt_fail(GT_ERR_PARSE, "'%s': backup.%s %g is not an epoch time", path,
+            return error_set(GT_ERR_PARSE, "'%s': backup.%s %g is not an epoch time", path,
                              times[i], d);
         *time_out[i] = d;
     }
@@ -48,7 +48,7 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
     if (!json_object_is_type(host, json_type_string) ||
         (command && !json_object_is_type(command, json_type_string)) ||
         !json_object_is_type(start, json_type_int))
-        return gt_fail(GT_ERR_PARSE, "'%s': backup.host, backup.command or backup.tracker_start "
+        return error_set(GT_ERR_PARSE, "'%s': backup.host, backup.command or backup.tracker_start "
                          "is missing or mistyped", path);
     text_copy(out->host, sizeof out->host, json_object_get_string(host));
     text_copy(out->command, sizeof out->command, command ? json_object_get_string(command) : "");
@@ -64,8 +64,8 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
 
 gt_status gt_backup_read_info(const char *path, gt_backup_info *out)
 {
-    gt_clear_error();
-    gt_status st = gt_check_out_struct("gt_backup_read_info", path, out, "gt_backup_info",
+    error_clear();
+    gt_status st = check_out_struct_size("gt_backup_read_info", path, out, "gt_backup_info",
                                          out ? out->struct_size : 0, sizeof(gt_backup_info));
     if (st != GT_OK)
         return st;
@@ -85,12 +85,12 @@ gt_status gt_backup_read_info(const char *path, gt_backup_info *out)
     free(doc);
     if (!ok || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        return gt_fail(GT_ERR_PARSE, "'%s' is not a JSON object", path);
+        return error_set(GT_ERR_PARSE, "'%s' is not a JSON object", path);
     }
     json_object *identity = json_object_object_get(root, "backup");
     st = GT_OK;
     if (identity && !json_object_is_type(identity, json_type_object))
-        st = gt_fail(GT_ERR_PARSE, "'%s': backup is not an object", path);
+        st = error_set(GT_ERR_PARSE, "'%s': backup is not an object", path);
     else if (identity)
         st = read_identity(identity, path, out);
     if (st != GT_OK) {

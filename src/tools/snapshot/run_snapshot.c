@@ -9,7 +9,7 @@
 gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
                                        gt_snapshot_format format, const char *path)
 {
-    gt_clear_error();
+    error_clear();
     gt_snapshot s;
     struct row_source rows;
     gt_resource_usage *live;

@@ -253,7 +253,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
 {
     if (format != GT_SNAPSHOT_GPU_TRACKER && format != GT_SNAPSHOT_RESOURCE_TRACKER &&
         format != GT_SNAPSHOT_RESOURCE_TRACKER_05)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown snapshot format %d; valid: "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "unknown snapshot format %d; valid: "
                          "GT_SNAPSHOT_GPU_TRACKER, GT_SNAPSHOT_RESOURCE_TRACKER(_05)", (int)format);
     struct output_target t;
     gt_status st = output_resolve(path, &t);
@@ -269,7 +269,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
         free(k);
         output_stream_abort(&stream);
         output_target_close(&t);
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+        return error_set(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
     }
     k->put = put_gzip;
     k->stream = &stream;
@@ -280,7 +280,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
     if (k->failed) {
         int e = k->failed;
         output_stream_abort(&stream);
-        st = gt_fail(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
+        st = error_set(e == ENOMEM ? GT_ERR_NO_MEMORY : GT_ERR_IO, "cannot write '%s': %s", path,
                        strerror(e));
     } else {
         st = output_stream_commit(&stream);
@@ -292,7 +292,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
 
 gt_status gt_snapshot_write_as(const gt_snapshot *s, gt_snapshot_format format, const char *path)
 {
-    gt_clear_error();
+    error_clear();
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
     return snapshot_write_rows(s, &rows, format, path);
@@ -354,7 +354,7 @@ static gt_status decode_text(struct json_reader *r, char *raw, size_t got, size_
         memset(&z, 0, sizeof z);
         if (inflateInit2(&z, 15 + 16) != Z_OK) {
             free(raw);
-            return r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+            return r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
         }
         size_t cap = got * 4 + 4096 < max + 1 ? got * 4 + 4096 : max + 1, n = 0;
         char *out = malloc(cap + 1);
@@ -401,7 +401,7 @@ static gt_status decode_text(struct json_reader *r, char *raw, size_t got, size_
         if (*why) {
             free(out);
             if (!out || rc == Z_MEM_ERROR)
-                return r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+                return r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
             json_read_fail(r, "%s", why);
             return r->status;
         }
@@ -736,7 +736,7 @@ static size_t read_series(struct json_reader *r, const char *text, struct json_s
     }
     char *rows = calloc(n ? n : 1, cols->row_size);
     if (!rows) {
-        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory for %zu rows", r->what, n);
+        r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory for %zu rows", r->what, n);
         return 0;
     }
     for (size_t c = 0; c < cols->ncolumns && r->status == GT_OK; c++)
@@ -805,13 +805,13 @@ static void read_tasks(struct json_reader *r, const char *text, struct json_span
     }
     s->other_tasks = calloc(n, sizeof *s->other_tasks);
     if (!s->other_tasks) {
-        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+        r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
         return;
     }
     /* Each element's span, then each read with messages naming it. */
     struct element_spans es = {calloc(n, sizeof(struct json_span)), 0};
     if (!es.spans) {
-        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
+        r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory", r->what);
         return;
     }
     json_span_elements(text, p.spans[0], JSON_READ_MAX_DEPTH, collect_element, &es, err,
@@ -825,7 +825,7 @@ static void read_tasks(struct json_reader *r, const char *text, struct json_span
         if (task)
             snapshot_init(task);
         if (!task) {
-            r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory", outer);
+            r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory", outer);
         } else {
             s->other_tasks[s->nother_tasks++] = task;
             if (text[es.spans[i].start] != '{')
@@ -939,7 +939,7 @@ static gt_status read_bytes_within(char *raw, size_t len, const char *name, size
         snapshot_init(s);
     if (!s) {
         free(text);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     read_snapshot(&r, text, tlen, max_rows, s, check);
     free(text);
@@ -964,7 +964,7 @@ static gt_status rows_allowed(size_t *max_rows)
     if (*max_rows == 0)
         *max_rows = GT_SNAPSHOT_MAX_ROWS;
     if (*max_rows > (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
+        return error_set(GT_ERR_INVALID_ARGUMENT, "at most %zu rows may be asked for",
                          (SIZE_MAX - FIXED_BYTES) / BYTES_PER_ROW);
     return GT_OK;
 }
@@ -972,18 +972,18 @@ static gt_status rows_allowed(size_t *max_rows)
 gt_status gt_snapshot_from_memory(const void *data, size_t len, const char *name,
                                   size_t max_rows, gt_snapshot **out)
 {
-    gt_clear_error();
+    error_clear();
     *out = NULL;
     gt_status allowed = rows_allowed(&max_rows);
     if (allowed != GT_OK)
         return allowed;
     if (len > text_limit(max_rows))
-        return gt_fail(GT_ERR_IO, "'%s' is not a valid snapshot: it has %zu bytes, more than "
+        return error_set(GT_ERR_IO, "'%s' is not a valid snapshot: it has %zu bytes, more than "
                          "a snapshot of %zu rows may (docs/snapshot.md, \"Limits\")",
                          name ? name : "snapshot", len, max_rows);
     char *copy = malloc(len + 1);
     if (!copy)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     memcpy(copy, data, len);
     copy[len] = '\0';
     return read_bytes(copy, len, name ? name : "snapshot", max_rows, out);
@@ -996,7 +996,7 @@ gt_status snapshot_read_memory(const void *data, size_t len, const char *name, g
 
 gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out)
 {
-    gt_clear_error();
+    error_clear();
     *out = NULL;
     gt_status allowed = rows_allowed(&max_rows);
     if (allowed != GT_OK)
@@ -1067,7 +1067,7 @@ static gt_status once_a_task(void *ctx, const gt_snapshot *s)
     for (size_t i = 0; i < c->l->nseen; i++)
         if (same_task(&c->l->seen[i].job, &s->job)) {
             const gt_job_info *j = &s->job;
-            return gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' and '%s' are both task %s%s%s%s%s of "
+            return error_set(GT_ERR_INVALID_ARGUMENT, "'%s' and '%s' are both task %s%s%s%s%s of "
                              "job %s: each task once", c->l->seen[i].name, c->path,
                              j->task_rank[0] ? j->task_rank : "(no rank)",
                              j->step_id[0] ? " of step " : "", j->step_id,
@@ -1081,20 +1081,20 @@ static gt_status remember(gt_snapshot_load *l, dev_t dev, ino_t ino, const char 
 {
     void *grown = realloc(l->seen, (l->nseen + 1) * sizeof *l->seen);
     if (!grown)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     l->seen = grown;
     l->seen[l->nseen].dev = dev;
     l->seen[l->nseen].ino = ino;
     l->seen[l->nseen].name = strdup(path);
     if (!l->seen[l->nseen].name)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     l->nseen++;
     return GT_OK;
 }
 
 gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapshot **out)
 {
-    gt_clear_error();
+    error_clear();
     *out = NULL;
     gt_status status = rows_allowed(&l->max_rows);
     if (status != GT_OK)
@@ -1106,12 +1106,12 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
     for (size_t i = 0; i < l->nseen; i++)
         if (l->seen[i].dev == st.st_dev && l->seen[i].ino == st.st_ino) {
             close(fd);
-            return gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' is '%s' again (another name of the "
+            return error_set(GT_ERR_INVALID_ARGUMENT, "'%s' is '%s' again (another name of the "
                              "same file): each snapshot is read once", path, l->seen[i].name);
         }
     if ((unsigned long long)st.st_size > l->bytes_left) {
         close(fd);
-        return gt_fail(GT_ERR_IO, "cannot read '%s': the snapshots of this command would hold "
+        return error_set(GT_ERR_IO, "cannot read '%s': the snapshots of this command would hold "
                          "more than %zu bytes together, all that %zu rows allow (docs/snapshot.md, "
                          "\"Limits\"; --max-rows)", path, text_limit(l->max_rows), l->max_rows);
     }
@@ -1131,7 +1131,7 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path, gt_snapsh
                                &text_len, l->distinct_tasks ? &check : NULL, &s);
     if (status != GT_OK) {
         if (l->rows_left < l->max_rows && strstr(gt_last_error(), " rows; at most "))
-            gt_fail(status, "cannot read '%s': with the snapshots before it, this command would "
+            error_set(status, "cannot read '%s': with the snapshots before it, this command would "
                       "read more than its allowance of %zu rows a series (docs/snapshot.md, "
                       "\"Limits\"; --max-rows raises it)", path, l->max_rows);
         return status;

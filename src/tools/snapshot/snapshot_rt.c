@@ -280,7 +280,7 @@ static size_t read_rows(struct json_reader *r, const char *text, struct json_spa
     }
     struct row_reader rr = {r, text, where, kind, cols, 0, 0, calloc(n ? n : 1, cols->row_size)};
     if (!rr.rows) {
-        r->status = gt_fail(GT_ERR_NO_MEMORY, "%s: out of memory for %zu rows", r->what, n);
+        r->status = error_set(GT_ERR_NO_MEMORY, "%s: out of memory for %zu rows", r->what, n);
         return 0;
     }
     if (n)
@@ -303,7 +303,7 @@ void snapshot_rt_read(struct json_reader *r, const char *text, struct json_span 
     s->no_summary = 1;
     s->command = strdup("");
     if (!s->command) {
-        r->status = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        r->status = error_set(GT_ERR_NO_MEMORY, "out of memory");
         return;
     }
     json_object *m = snapshot_parse_part(r, text, t.metadata, "metadata", PART_MAX);

@@ -339,7 +339,7 @@ void gt_usage_release(gt_resource_usage *u)
 
 gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
 {
-    gt_clear_error();
+    error_clear();
     gt_status st = GT_CHECK_STRUCT("gt_usage_from_json", gt_resource_usage, u);
     if (st != GT_OK)
         return st;
@@ -352,7 +352,7 @@ gt_status gt_usage_from_json(const char *json, gt_resource_usage *u)
 
 gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
 {
-    gt_clear_error();
+    error_clear();
     gt_status checked = GT_CHECK_STRUCT("gt_usage_read_file", gt_resource_usage, usage);
     if (checked != GT_OK)
         return checked;
@@ -368,7 +368,7 @@ gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage)
     int gzip = len >= 2 && (unsigned char)doc[0] == 0x1f && (unsigned char)doc[1] == 0x8b;
     if (len == 0 || gzip || strlen(doc) != len) {
         free(doc);
-        return gt_fail(GT_ERR_PARSE, "%s: %s", what,
+        return error_set(GT_ERR_PARSE, "%s: %s", what,
                          len == 0 ? "it is empty"
                          : gzip   ? "it is gzip data (a snapshot? gpu-tracker show reads one whose "
                                   "name ends in .gz; stats, recommend and report read those)"

@@ -21,13 +21,13 @@
 static gt_status write_text_atomically(const char *path, char *text, int add_newline)
 {
     if (!text)
-        return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+        return error_set(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
     size_t len = strlen(text);
     if (add_newline) {
         char *more = realloc(text, len + 2);
         if (!more) {
             free(text);
-            return gt_fail(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
+            return error_set(GT_ERR_NO_MEMORY, "cannot write '%s': out of memory", path);
         }
         text = more;
         text[len++] = '\n';
@@ -40,7 +40,7 @@ static gt_status write_text_atomically(const char *path, char *text, int add_new
 
 gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, gt_format format)
 {
-    gt_clear_error();
+    error_clear();
     gt_status st = GT_CHECK_STRUCT("gt_usage_write_file", gt_resource_usage, usage);
     if (st != GT_OK)
         return st;
@@ -50,12 +50,12 @@ gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path, 
 
 gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind, const char *path)
 {
-    gt_clear_error();
+    error_clear();
     gt_status st = GT_CHECK_STRUCT("gt_series_write_csv", gt_series, series);
     if (st != GT_OK)
         return st;
     if (kind != GT_SERIES_KIND_PROCESS && kind != GT_SERIES_KIND_SYSTEM)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
+        return error_set(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
                          (int)kind);
     return write_text_atomically(path, gt_series_to_csv(series, kind), 0);
 }

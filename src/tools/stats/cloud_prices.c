@@ -43,7 +43,7 @@ static gt_status price_api_get(const struct http_api *http, const char *base, co
     *body = NULL;
     CURL *c = http_request(http, url);
     if (!c)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     struct body b = {.too_big = 0};
     buf_init(&b.text, 0);
     struct curl_slist *h = http->slist_append(NULL, "X-Application-ID: gpu-tracker");
@@ -58,16 +58,16 @@ static gt_status price_api_get(const struct http_api *http, const char *base, co
     CURLcode rc = http_perform(http, c, h, &status);
     gt_status st = GT_OK;
     if (rc != CURLE_OK)
-        st = gt_fail(GT_ERR_IO, "cannot reach the Keeper API at %s: %s", base,
+        st = error_set(GT_ERR_IO, "cannot reach the Keeper API at %s: %s", base,
                        b.too_big ? "the answer is too big" : curl_err[0] ? curl_err : http->easy_strerror(rc));
     else if (status != 200)
-        st = gt_fail(GT_ERR_IO, "the Keeper API at %s answered HTTP %ld", base, status);
+        st = error_set(GT_ERR_IO, "the Keeper API at %s answered HTTP %ld", base, status);
     if (st != GT_OK) {
         buf_free(&b.text);
         return st;
     }
     if (b.text.failed)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     *body = b.text.data ? buf_take(&b.text) : NULL; /* NULL: an empty answer, as before */
     return GT_OK;
 }
@@ -80,7 +80,7 @@ static gt_status price_api_open(const char *base_url, const struct http_api **ht
     const char *why = "";
     *http = http_api(&why);
     if (!*http)
-        return gt_fail(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
+        return error_set(GT_ERR_IO, "cannot ask the Keeper API: %s", why);
     *base = base_url && *base_url ? base_url : GT_KEEPER_URL;
     return GT_OK;
 }
@@ -93,7 +93,7 @@ gt_status gt_recommend_server(const gt_recommendation *r, char **json_out)
 gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_url,
                                  char **json_out)
 {
-    gt_clear_error();
+    error_clear();
     *json_out = NULL;
     gt_status checked = GT_CHECK_STRUCT("gt_recommend_server", gt_recommendation, r);
     if (checked != GT_OK)
@@ -120,10 +120,10 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
     if (st == GT_OK) {
         json_object *root = data ? json_tokener_parse(data) : NULL;
         if (!root || !json_object_is_type(root, json_type_array)) {
-            st = gt_fail(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of servers",
+            st = error_set(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of servers",
                            base);
         } else if (json_object_array_length(root) == 0) {
-            st = gt_fail(GT_ERR_PARSE, "the Keeper API knows no server with at least %d vCPUs, "
+            st = error_set(GT_ERR_PARSE, "the Keeper API knows no server with at least %d vCPUs, "
                            "%d MiB of memory, %d GPUs and %d MiB of GPU memory",
                            r->cpu, r->memory_mib, r->gpu, r->vram_mib);
         } else {
@@ -133,10 +133,10 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
                                                                             JSON_C_TO_STRING_SPACED)
                                 : NULL;
             if (!s)
-                st = gt_fail(GT_ERR_PARSE, "the Keeper API at %s answered a list without a server",
+                st = error_set(GT_ERR_PARSE, "the Keeper API at %s answered a list without a server",
                                base);
             else if (!(*json_out = strdup(s)))
-                st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+                st = error_set(GT_ERR_NO_MEMORY, "out of memory");
         }
         if (root)
             json_object_put(root);
@@ -190,10 +190,10 @@ static int safe_segment(const char *s)
 gt_status gt_instance_price_at(const char *vendor, const char *region, const char *instance_type,
                                const char *base_url, double *price_per_hour)
 {
-    gt_clear_error();
+    error_clear();
     *price_per_hour = 0;
     if (!safe_segment(vendor) || !safe_segment(instance_type))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot look up the price of '%s' at '%s': a "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "cannot look up the price of '%s' at '%s': a "
                          "vendor and an instance type are letters, digits, '.', '_' and '-'",
                          instance_type ? instance_type : "", vendor ? vendor : "");
     const struct http_api *http = NULL;
@@ -210,7 +210,7 @@ gt_status gt_instance_price_at(const char *vendor, const char *region, const cha
     free(data);
     if (!root || !json_object_is_type(root, json_type_array)) {
         json_object_put(root);
-        return gt_fail(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of prices "
+        return error_set(GT_ERR_PARSE, "the Keeper API at %s did not answer a JSON list of prices "
                          "for %s %s", base, vendor, instance_type);
     }
     /* resource_tracker's rule: the run's region, or else any region's. */

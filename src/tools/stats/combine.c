@@ -62,11 +62,11 @@ static gt_status combine_run(json_object *run, size_t index, json_object *result
                              json_object *pending)
 {
     if (!json_object_is_type(run, json_type_object))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu is not a dictionary "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu is not a dictionary "
                          "of {column: {aggregation: value}}", index);
     json_object_object_foreach(run, column, values) {
         if (!json_object_is_type(values, json_type_object))
-            return gt_fail(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu's '%s' is not a "
+            return error_set(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu's '%s' is not a "
                              "dictionary of {aggregation: value}", index, column);
         json_object *largest = NULL;
         if (!json_object_object_get_ex(result, column, &largest)) {
@@ -76,10 +76,10 @@ static gt_status combine_run(json_object *run, size_t index, json_object *result
         json_object_object_foreach(values, aggregation, value) {
             enum stats_combine rule = stats_combine_rule(aggregation);
             if (rule == STATS_COMBINE_NONE)
-                return gt_fail(GT_ERR_INVALID_ARGUMENT, "Unsupported aggregation type: %s",
+                return error_set(GT_ERR_INVALID_ARGUMENT, "Unsupported aggregation type: %s",
                                  aggregation);
             if (!is_number(value))
-                return gt_fail(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu's '%s' '%s' "
+                return error_set(GT_ERR_INVALID_ARGUMENT, "aggregate_stats: run %zu's '%s' '%s' "
                                  "is not a number", index, column, aggregation);
             if (rule == STATS_COMBINE_LARGEST) {
                 json_object *kept = NULL;
@@ -105,19 +105,19 @@ static gt_status combine_run(json_object *run, size_t index, json_object *result
 
 gt_status gt_stats_combine_json(const char *const *runs, size_t n, char **out)
 {
-    gt_clear_error();
+    error_clear();
     if (!out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine_json: NULL out");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine_json: NULL out");
     *out = NULL;
     if (n > 0 && !runs)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine_json: NULL runs");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine_json: NULL runs");
     json_object *result = json_object_new_object();
     json_object *pending = json_object_new_object();
     gt_status st = GT_OK;
     for (size_t i = 0; i < n && st == GT_OK; i++) {
         json_object *run = runs[i] ? json_tokener_parse(runs[i]) : NULL;
         st = run ? combine_run(run, i, result, pending)
-                 : gt_fail(GT_ERR_PARSE, "aggregate_stats: run %zu is not JSON", i);
+                 : error_set(GT_ERR_PARSE, "aggregate_stats: run %zu is not JSON", i);
         json_object_put(run);
     }
     if (st == GT_OK) {
@@ -145,5 +145,5 @@ gt_status gt_stats_combine_json(const char *const *runs, size_t n, char **out)
         return st;
     }
     *out = json_pretty_text(result);
-    return *out ? GT_OK : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+    return *out ? GT_OK : error_set(GT_ERR_NO_MEMORY, "out of memory");
 }

@@ -62,22 +62,22 @@ static void task_words(const gt_job_info *j, char *out, size_t cap)
 gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *names,
                             gt_snapshot **out)
 {
-    gt_clear_error();
+    error_clear();
     *out = NULL;
     if (!runs || !names || n == 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "no snapshots to merge");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "no snapshots to merge");
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
         if (!runs[i])
-            return gt_fail(GT_ERR_INVALID_ARGUMENT, "snapshot %zu to merge is NULL", i);
+            return error_set(GT_ERR_INVALID_ARGUMENT, "snapshot %zu to merge is NULL", i);
         total += 1 + runs[i]->nother_tasks;
     }
     if (total > GT_MERGE_MAX_TASKS)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "%zu tasks to merge; a merged job holds at most "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%zu tasks to merge; a merged job holds at most "
                          "%d", total, GT_MERGE_MAX_TASKS);
     struct task_ref *t = calloc(total, sizeof *t);
     if (!t)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         t[k++] = (struct task_ref){runs[i], names[i], i};
@@ -90,11 +90,11 @@ gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *nam
     for (size_t i = 0; i < total && st == GT_OK; i++) {
         const gt_job_info *j = &t[i].s->job;
         if (!j->job_id[0])
-            st = gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' was not written in a Slurm job (its "
+            st = error_set(GT_ERR_INVALID_ARGUMENT, "'%s' was not written in a Slurm job (its "
                            "snapshot has no job id): merge joins the task snapshots of one job",
                            t[i].name);
         else if (strcmp(job_key(j), key) != 0)
-            st = gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' is of %sjob %s, not of %sjob %s as '%s' "
+            st = error_set(GT_ERR_INVALID_ARGUMENT, "'%s' is of %sjob %s, not of %sjob %s as '%s' "
                            "is: merge joins the snapshots of one job", t[i].name,
                            j->array_job_id[0] ? "array " : "", job_key(j),
                            t[0].s->job.array_job_id[0] ? "array " : "", key, t[0].name);
@@ -105,7 +105,7 @@ gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *nam
             if (by_task(&t[i - 1], &t[i]) == 0) {
                 char words[160];
                 task_words(&t[i].s->job, words, sizeof words);
-                st = gt_fail(GT_ERR_INVALID_ARGUMENT, "'%s' and '%s' are both %s of job %s: "
+                st = error_set(GT_ERR_INVALID_ARGUMENT, "'%s' and '%s' are both %s of job %s: "
                                "each task once", t[i - 1].name, t[i].name, words, key);
             }
     }
@@ -113,7 +113,7 @@ gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *nam
     if (st == GT_OK && total > 1) {
         others = calloc(total - 1, sizeof *others);
         if (!others)
-            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            st = error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     if (st != GT_OK) {
         free(t);
@@ -244,7 +244,7 @@ const gt_task_summary *gt_job_summary_task(const gt_job_summary *j, size_t i)
 
 gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
 {
-    gt_clear_error();
+    error_clear();
     *out = NULL;
     gt_job_summary *j = calloc(1, sizeof *j);
     size_t n = s ? 1 + s->nother_tasks : 0;
@@ -254,8 +254,8 @@ gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
     if (!s || !j || !j->tasks || !tmp) {
         free(tmp);
         gt_job_summary_free(j);
-        return s ? gt_fail(GT_ERR_NO_MEMORY, "out of memory")
-                 : gt_fail(GT_ERR_INVALID_ARGUMENT, "no snapshot");
+        return s ? error_set(GT_ERR_NO_MEMORY, "out of memory")
+                 : error_set(GT_ERR_INVALID_ARGUMENT, "no snapshot");
     }
     j->struct_size = sizeof *j;
     j->total.struct_size = sizeof j->total;

@@ -99,7 +99,7 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
     size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
     size_t n = np < ns ? np : ns;
     if (n == 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT,
+        return error_set(GT_ERR_INVALID_ARGUMENT,
                          "no rows to take statistics of: the run was shorter than one interval "
                          "(%g s), or a series was not kept (%zu process rows, %zu system rows)",
                          interval, np, ns);
@@ -111,8 +111,8 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
     exact_sum_init(&a.vram.sum);
     exact_sum_init(&a.used.sum);
     if (row_source_each_pair(rows, n, stats_add_pair, &a) < 0)
-        return errno == ENOMEM ? gt_fail(GT_ERR_NO_MEMORY, "out of memory")
-                               : gt_fail(GT_ERR_IO, "cannot read the rows: %s", strerror(errno));
+        return errno == ENOMEM ? error_set(GT_ERR_NO_MEMORY, "out of memory")
+                               : error_set(GT_ERR_IO, "cannot read the rows: %s", strerror(errno));
     uint64_t count = (uint64_t)n;
     out->samples = (long)n;
     out->cpu_usage_mean = pyfloat_round(exact_sum_mean(&a.cpu.sum, count), 2);
@@ -138,7 +138,7 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
 
 gt_status gt_tracker_stats(gt_tracker *t, gt_stats *out)
 {
-    gt_clear_error();
+    error_clear();
     gt_status st = GT_CHECK_STRUCT("gt_tracker_stats", gt_stats, out);
     if (st != GT_OK)
         return st;
@@ -150,12 +150,12 @@ gt_status gt_tracker_stats(gt_tracker *t, gt_stats *out)
 
 gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out)
 {
-    gt_clear_error();
+    error_clear();
     gt_status st = GT_CHECK_STRUCT("gt_snapshot_stats", gt_stats, out);
     if (st != GT_OK)
         return st;
     if (!s)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_snapshot_stats: NULL snapshot");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_snapshot_stats: NULL snapshot");
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
     return stats_of_rows(&rows, s->series.interval, out);
@@ -185,12 +185,12 @@ static const struct {
 
 gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
 {
-    gt_clear_error();
+    error_clear();
     gt_status st = GT_CHECK_STRUCT("gt_stats_combine", gt_stats, out);
     if (st != GT_OK)
         return st;
     if (n == 0 || !runs)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: no runs (n is 0)");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: no runs (n is 0)");
     /* runs is an array of the caller's gt_stats: its stride is the caller's
      * struct_size, the same in every element. */
     size_t stride = runs[0].struct_size;
@@ -200,7 +200,7 @@ gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
         if (st != GT_OK)
             return st;
         if (r->struct_size != stride)
-            return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: runs[%zu].struct_size %zu "
+            return error_set(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: runs[%zu].struct_size %zu "
                              "differs from runs[0]'s %zu", i, r->struct_size, stride);
     }
     memset(out, 0, sizeof *out);
@@ -227,7 +227,7 @@ gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
 
 gt_status gt_recommend(const gt_stats *s, gt_recommendation *out)
 {
-    gt_clear_error();
+    error_clear();
     gt_status st = GT_CHECK_STRUCT("gt_recommend", gt_stats, s);
     if (st == GT_OK)
         st = GT_CHECK_STRUCT("gt_recommend", gt_recommendation, out);

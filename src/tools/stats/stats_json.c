@@ -27,7 +27,7 @@ static char *pretty_text(json_object *o)
 {
     char *out = json_pretty_text(o);
     if (!out)
-        gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        error_set(GT_ERR_NO_MEMORY, "out of memory");
     return out;
 }
 
@@ -53,7 +53,7 @@ json_object *stats_json_object(const gt_stats *s)
 
 char *gt_stats_to_json(const gt_stats *s)
 {
-    gt_clear_error();
+    error_clear();
     if (GT_CHECK_STRUCT("gt_stats_to_json", gt_stats, s) != GT_OK)
         return NULL;
     return pretty_text(stats_json_object(s));
@@ -61,7 +61,7 @@ char *gt_stats_to_json(const gt_stats *s)
 
 char *gt_recommendation_to_json(const gt_recommendation *r, const char *server_json)
 {
-    gt_clear_error();
+    error_clear();
     if (GT_CHECK_STRUCT("gt_recommendation_to_json", gt_recommendation, r) != GT_OK)
         return NULL;
     json_object *server = NULL;
@@ -69,7 +69,7 @@ char *gt_recommendation_to_json(const gt_recommendation *r, const char *server_j
         server = json_tokener_parse(server_json);
         if (!json_object_is_type(server, json_type_object)) {
             json_object_put(server);
-            gt_fail(GT_ERR_PARSE, "the server description is not a JSON object");
+            error_set(GT_ERR_PARSE, "the server description is not a JSON object");
             return NULL;
         }
     }

@@ -150,7 +150,7 @@ static gt_status header_columns(const struct table_cell *cells, size_t n,
             if (strcmp(cells[c].text, wanted[i]) == 0)
                 col[i] = (int)c;
         if (col[i] < 0)
-            return gt_fail(GT_ERR_PARSE, "%s '%s' has no column '%s' (a sub-tracking file has "
+            return error_set(GT_ERR_PARSE, "%s '%s' has no column '%s' (a sub-tracking file has "
                              "process_id, code_block_name, position and timestamp)", what, path,
                              wanted[i]);
     }
@@ -166,7 +166,7 @@ static gt_status mark_record(void *ctx, size_t record, const struct table_cell *
         return header_columns(cells, n, mark_columns, 4, m->col, what, m->path);
     }
     if (m->n >= MAX_MARKS)
-        return gt_fail(GT_ERR_PARSE, "%s '%s' has more than %u marks", what, m->path, MAX_MARKS);
+        return error_set(GT_ERR_PARSE, "%s '%s' has more than %u marks", what, m->path, MAX_MARKS);
     double v[4];
     for (int i = 0; i < 4; i++) {
         if (i == 1)
@@ -174,27 +174,27 @@ static gt_status mark_record(void *ctx, size_t record, const struct table_cell *
         size_t c = (size_t)m->col[i];
         int rc = c < n ? table_cell_number(&cells[c], &v[i]) : 1;
         if (rc == 1)
-            return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s is missing", what, m->path,
+            return error_set(GT_ERR_PARSE, "%s '%s' record %zu: %s is missing", what, m->path,
                              record, mark_columns[i]);
         if (rc != 0 || !isfinite(v[i]))
-            return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: %s is not a number: '%s'", what,
+            return error_set(GT_ERR_PARSE, "%s '%s' record %zu: %s is not a number: '%s'", what,
                              m->path, record, mark_columns[i], cells[c].text);
     }
     if (v[0] != floor(v[0]) || fabs(v[0]) > 9e15)
-        return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: process_id is not an integer: %s", what,
+        return error_set(GT_ERR_PARSE, "%s '%s' record %zu: process_id is not an integer: %s", what,
                          m->path, record, cells[m->col[0]].text);
     if (v[2] != 0 && v[2] != 1)
-        return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: position should be 0 (start) or 1 "
+        return error_set(GT_ERR_PARSE, "%s '%s' record %zu: position should be 0 (start) or 1 "
                          "(stop), not '%s'", what, m->path, record, cells[m->col[2]].text);
     size_t c = (size_t)m->col[1];
     if (c >= n || cells[c].missing)
-        return gt_fail(GT_ERR_PARSE, "%s '%s' record %zu: code_block_name is missing", what,
+        return error_set(GT_ERR_PARSE, "%s '%s' record %zu: code_block_name is missing", what,
                          m->path, record);
     long block = intern(m, cells[c].text);
     if (grow_array(&m->v, &m->cap, m->n + 1, sizeof *m->v, 1024) < 0)
         block = -1;
     if (block < 0)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, m->path);
+        return error_set(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, m->path);
     m->v[m->n++] = (struct mark){.pid = (long long)v[0], .ts = v[3], .block = (unsigned)block,
                                  .position = (int)v[2]};
     return GT_OK;
@@ -221,7 +221,7 @@ static gt_status read_table_file(const char *path, const char *what, const char 
     case 1:
         return table_read_sqlite(path, what, table, fn, ctx);
     default:
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid %s name '%s': valid extensions are "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid %s name '%s': valid extensions are "
                          ".csv and .sqlite", what, path);
     }
 }
@@ -234,7 +234,7 @@ static gt_status read_marks(const char *path, struct marks *m, char *torn, size_
     gt_status st = read_table_file(path, "sub-tracking file", "data", mark_record, m, torn,
                                    torncap);
     if (st == GT_OK && !m->header)
-        st = gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is empty (no header)", path);
+        st = error_set(GT_ERR_PARSE, "sub-tracking file '%s' is empty (no header)", path);
     return st;
 }
 
@@ -281,7 +281,7 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
 {
     b->calls = malloc((end - first) / 2 * sizeof *b->calls + sizeof *b->calls);
     if (!b->calls)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", m->path);
+        return error_set(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", m->path);
     size_t i = first;
     for (;;) {
         while (i < end && trailing_start(m, i, end))
@@ -296,12 +296,12 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
         pyfloat_repr(s->ts, s_ts, sizeof s_ts);
         pyfloat_repr(e ? e->ts : 0, e_ts, sizeof e_ts);
         if (e && e->pid != s->pid)
-            return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
+            return error_set(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
                              "timestamp pair (%s, %s) with differing process IDs: %lld and %lld "
                              "(each process's marks must pair as start, stop)", m->path, b->name,
                              s_ts, e_ts, s->pid, e->pid);
         if (e && s->position == 1 && e->position == 0)
-            return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
+            return error_set(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
                              "timestamp pair (%s, %s) of process ID %lld with a start time greater "
                              "than the stop time", m->path, b->name, s_ts, e_ts, s->pid);
         if (s->position != 0 || !e || e->position != 1) {
@@ -310,7 +310,7 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
                                              : "two starts in a row (entered again before it "
                                                "stopped: nested calls of one name cannot be "
                                                "paired)";
-            return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' "
+            return error_set(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' "
                              "of process %lld has %s at %.6f", m->path, b->name, s->pid, why,
                              s->position != 0 || !e ? s->ts : e->ts);
         }
@@ -320,7 +320,7 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
     /* The union of the calls, for the timepoints inside any of them. */
     b->merged = malloc((b->ncalls + 1) * sizeof *b->merged);
     if (!b->merged)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", m->path);
+        return error_set(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", m->path);
     memcpy(b->merged, b->calls, b->ncalls * sizeof *b->calls);
     qsort(b->merged, b->ncalls, sizeof *b->merged, interval_order);
     for (size_t k = 0; k < b->ncalls; k++) {
@@ -412,12 +412,12 @@ static gt_status static_record(void *ctx, size_t record, const struct table_cell
         t->static_data = json_object_new_object();
         for (; t->nstatic < n; t->nstatic++)
             if (!(t->static_names[t->nstatic] = strdup(cells[t->nstatic].text)))
-                return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+                return error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
         return GT_OK;
     }
     if (record == 2) {
         if (n > t->nstatic)
-            return gt_fail(GT_ERR_PARSE, "tracking file '%s': the static data has %zu values "
+            return error_set(GT_ERR_PARSE, "tracking file '%s': the static data has %zu values "
                              "for %zu names", t->path, n, t->nstatic);
         for (size_t i = 0; i < t->nstatic; i++)
             json_object_object_add(t->static_data, t->static_names[i],
@@ -435,7 +435,7 @@ static gt_status timepoint_header(struct tracking *t, const struct table_cell *c
     t->values = calloc(n + 1, sizeof *t->values);
     t->have = calloc(n + 1, sizeof *t->have);
     if (!t->columns || !t->source || !t->overall || !t->values || !t->have)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+        return error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(cells[i].text, "timestamp") == 0) {
             t->ts_col = (int)i;
@@ -443,15 +443,15 @@ static gt_status timepoint_header(struct tracking *t, const struct table_cell *c
         }
         t->source[t->ncolumns] = (int)i;
         if (!(t->columns[t->ncolumns++] = strdup(cells[i].text)))
-            return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+            return error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     }
     if (t->ts_col < 0)
-        return gt_fail(GT_ERR_PARSE, "tracking file '%s' has no column 'timestamp' in its "
+        return error_set(GT_ERR_PARSE, "tracking file '%s' has no column 'timestamp' in its "
                          "timepoints' header (%s): is it a tracking file (--tf)?", t->path,
                          t->sqlite ? "table 'data'" : "line 3");
     unsigned long long per_block = BLOCK_BYTES + (unsigned long long)t->ncolumns * COLUMN_BYTES;
     if ((unsigned long long)t->nblocks * per_block > MAX_BLOCKS_BYTES)
-        return gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' has %zu code blocks: their results "
+        return error_set(GT_ERR_PARSE, "sub-tracking file '%s' has %zu code blocks: their results "
                          "over the %zu columns of tracking file '%s' would take about %llu MiB, "
                          "more than the %llu MiB an analysis may take (at most %llu blocks with "
                          "this tracking file)", t->stf, t->nblocks, t->ncolumns, t->path,
@@ -459,7 +459,7 @@ static gt_status timepoint_header(struct tracking *t, const struct table_cell *c
                          MAX_BLOCKS_BYTES / per_block);
     for (size_t b = 0; b < t->nblocks; b++)
         if (!(t->blocks[b].usage = calloc(t->ncolumns + 1, sizeof *t->blocks[b].usage)))
-            return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+            return error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     return GT_OK;
 }
 
@@ -531,7 +531,7 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
         return timepoint_header(t, cells, n);
     size_t expected = t->ncolumns + 1;
     if (n > expected)
-        return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu has %zu fields, the header "
+        return error_set(GT_ERR_PARSE, "tracking file '%s' record %zu has %zu fields, the header "
                          "%zu", t->path, record, n, expected);
     /* Every cell is checked before anything is counted: a refused record
      * (the cut-short last one of a file, left out) changes nothing. */
@@ -539,25 +539,25 @@ static gt_status timepoint_record(void *ctx, size_t record, const struct table_c
         size_t cell = (size_t)t->source[c];
         int got = cell < n ? table_cell_number(&cells[cell], &t->values[c]) : 1;
         if (got < 0)
-            return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: %s is not a number: "
+            return error_set(GT_ERR_PARSE, "tracking file '%s' record %zu: %s is not a number: "
                              "'%s'", t->path, record, t->columns[c], cells[cell].text);
         t->have[c] = got == 0 && !isnan(t->values[c]); /* NaN is missing, as in pandas */
     }
     double ts;
     int rc = (size_t)t->ts_col < n ? table_cell_number(&cells[t->ts_col], &ts) : 1;
     if (rc != 0 || !isfinite(ts))
-        return gt_fail(GT_ERR_PARSE, "tracking file '%s' record %zu: timestamp %s%s%s",
+        return error_set(GT_ERR_PARSE, "tracking file '%s' record %zu: timestamp %s%s%s",
                          t->path, record, rc == 1 ? "is missing" : "is not a number: '",
                          rc == 1 ? "" : cells[t->ts_col].text, rc == 1 ? "" : "'");
     if (t->nts >= MAX_TIMEPOINTS)
-        return gt_fail(GT_ERR_PARSE, "tracking file '%s' has more than %u timepoints", t->path,
+        return error_set(GT_ERR_PARSE, "tracking file '%s' has more than %u timepoints", t->path,
                          MAX_TIMEPOINTS);
     if (grow_array(&t->ts, &t->ts_cap, t->nts + 1, sizeof *t->ts, 4096) < 0)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+        return error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     t->ts[t->nts++] = ts;
     /* Which blocks this timepoint is inside, once per timepoint. */
     if (!t->intervals && sweep_init(t) < 0)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
+        return error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", t->path);
     size_t nin = sweep_to(t, ts);
     for (size_t i = 0; i < nin; i++)
         t->blocks[t->inside[i]].timepoints++;
@@ -576,7 +576,7 @@ static gt_status read_tracking(const char *path, struct tracking *t)
     t->path = path;
     int kind = table_file_kind(path);
     if (kind < 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
                          "extensions are .csv and .sqlite", path);
     t->sqlite = kind == 1;
     gt_status st;
@@ -589,10 +589,10 @@ static gt_status read_tracking(const char *path, struct tracking *t)
                             t->warn_torn ? t->torn : NULL, sizeof t->torn);
     }
     if (st == GT_OK && !t->columns)
-        st = gt_fail(GT_ERR_PARSE, "tracking file '%s' has no timepoints' header: is it a "
+        st = error_set(GT_ERR_PARSE, "tracking file '%s' has no timepoints' header: is it a "
                        "tracking file (--tf)?", path);
     if (st == GT_OK && !t->static_data)
-        st = gt_fail(GT_ERR_PARSE, "tracking file '%s' has no static data", path);
+        st = error_set(GT_ERR_PARSE, "tracking file '%s' has no static data", path);
     return st;
 }
 
@@ -751,7 +751,7 @@ gt_status gt_subtrack_analyze_ex(const char *tracking_file, const char *sub_trac
         *warnings = NULL;
     if (!tracking_file || !sub_tracking_file || !out ||
         (format != GT_FORMAT_TEXT && format != GT_FORMAT_JSON))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_analyze: a tracking file, a "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_analyze: a tracking file, a "
                          "sub-tracking file, a format (text or json) and out are needed");
     *out = NULL;
     struct marks m;
@@ -767,7 +767,7 @@ gt_status gt_subtrack_analyze_ex(const char *tracking_file, const char *sub_trac
             qsort(m.v, m.n, sizeof *m.v, mark_order);
         t.blocks = calloc(m.nnames + 1, sizeof *t.blocks);
         if (!t.blocks)
-            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", sub_tracking_file);
+            st = error_set(GT_ERR_NO_MEMORY, "out of memory analysing '%s'", sub_tracking_file);
         t.nblocks = t.blocks ? m.nnames : 0;
         for (size_t i = 0; i < t.nblocks; i++)
             t.blocks[i].span.name = m.names[i];
@@ -793,7 +793,7 @@ gt_status gt_subtrack_analyze_ex(const char *tracking_file, const char *sub_trac
             }
         qsort(t.blocks, t.nblocks, sizeof *t.blocks, name_order);
         if (!(*out = results_text(&t, format)))
-            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory writing the analysis");
+            st = error_set(GT_ERR_NO_MEMORY, "out of memory writing the analysis");
     }
     if (st == GT_OK && warnings)
         *warnings = analysis_warnings(marks_torn, t.torn);
@@ -818,7 +818,7 @@ gt_status subtrack_blocks_read(const char *path, struct subtrack_blocks *out)
             qsort(m.v, m.n, sizeof *m.v, mark_order);
         out->v = calloc(m.nnames + 1, sizeof *out->v);
         if (!out->v)
-            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory reading '%s'", path);
+            st = error_set(GT_ERR_NO_MEMORY, "out of memory reading '%s'", path);
     }
     if (st == GT_OK) {
         /* The names move to out: m no longer frees them. */
@@ -856,7 +856,7 @@ void subtrack_blocks_free(struct subtrack_blocks *b)
 gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out)
 {
     if (!sub_tracking_file || !out)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_calls: a sub-tracking file and "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_calls: a sub-tracking file and "
                          "out are needed");
     *out = NULL;
     struct subtrack_blocks blocks;
@@ -874,7 +874,7 @@ gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out)
             json_object_object_add(o, blocks.v[b].name, calls);
         }
         if (!(*out = json_pretty_text(o)))
-            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            st = error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     subtrack_blocks_free(&blocks);
     return st;
@@ -883,7 +883,7 @@ gt_status gt_subtrack_calls(const char *sub_tracking_file, char **out)
 gt_status gt_subtrack_check_file(const char *path, const char *name)
 {
     if (!path)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_check_file: a path is needed");
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_subtrack_check_file: a path is needed");
     if (!name)
         name = path;
     gt_status st = GT_OK;
@@ -891,9 +891,9 @@ gt_status gt_subtrack_check_file(const char *path, const char *name)
     case 0: {
         struct stat sb;
         if (stat(path, &sb) != 0)
-            st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': %s", name, strerror(errno));
+            st = error_set(GT_ERR_IO, "cannot read tracking file '%s': %s", name, strerror(errno));
         else if (!S_ISREG(sb.st_mode))
-            st = gt_fail(GT_ERR_IO, "cannot read tracking file '%s': it is not a regular file "
+            st = error_set(GT_ERR_IO, "cannot read tracking file '%s': it is not a regular file "
                            "(FIFOs, devices and sockets are not read)", name);
         return st;
     }
@@ -905,12 +905,12 @@ gt_status gt_subtrack_check_file(const char *path, const char *name)
             text_copy(message, sizeof message, gt_last_error());
             char *at = strstr(message, path);
             if (at)
-                st = gt_fail(st, "%.*s%s%s", (int)(at - message), message, name,
+                st = error_set(st, "%.*s%s%s", (int)(at - message), message, name,
                                at + strlen(path));
         }
         return st;
     default:
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid tracking file name '%s': valid "
                          "extensions are .csv and .sqlite", name);
     }
 }
@@ -932,7 +932,7 @@ static gt_status combine_record(void *ctx, size_t record, const struct table_cel
         gt_status st = header_columns(cells, n, mark_columns, 4, c->col, "sub-tracking file",
                                       c->path);
         if (st == GT_OK && n != 4)
-            st = gt_fail(GT_ERR_PARSE, "sub-tracking file '%s' has %zu columns: a sub-tracking "
+            st = error_set(GT_ERR_PARSE, "sub-tracking file '%s' has %zu columns: a sub-tracking "
                            "file has process_id, code_block_name, position and timestamp", c->path,
                            n);
         return st;
@@ -950,7 +950,7 @@ static gt_status combine_record(void *ctx, size_t record, const struct table_cel
             {TABLE_FLOAT, k->ts, NULL},
         };
         if (table_file_row(&c->out, row, 4) != 0)
-            st = gt_fail(GT_ERR_IO, "cannot write the combined file: %s",
+            st = error_set(GT_ERR_IO, "cannot write the combined file: %s",
                            table_file_error(&c->out));
     }
     marks_free(&check);
@@ -960,20 +960,20 @@ static gt_status combine_record(void *ctx, size_t record, const struct table_cel
 gt_status gt_subtrack_combine(const char *output, const char *const *inputs, size_t n)
 {
     if (!output || !inputs || n == 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "combine: an output file and at least one "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "combine: an output file and at least one "
                          "sub-tracking file to combine are needed");
     int kind = table_file_kind(output);
     if (kind < 0)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid sub-tracking file name '%s': valid "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid sub-tracking file name '%s': valid "
                          "extensions are .csv and .sqlite", output);
     for (size_t i = 0; i < n; i++)
         if (table_file_kind(inputs[i]) != kind)
-            return gt_fail(GT_ERR_INVALID_ARGUMENT, "cannot combine '%s' into '%s': every file "
+            return error_set(GT_ERR_INVALID_ARGUMENT, "cannot combine '%s' into '%s': every file "
                              "must end in %s, as the combined one", inputs[i], output,
                              kind ? ".sqlite" : ".csv");
     struct stat sb;
     if (lstat(output, &sb) == 0)
-        return gt_fail(GT_ERR_IO, "cannot combine into '%s': it already exists (give a new "
+        return error_set(GT_ERR_IO, "cannot combine into '%s': it already exists (give a new "
                          "name; its marks would be lost)", output);
     struct combine c = {0};
     c.out.fd = -1;
@@ -991,7 +991,7 @@ gt_status gt_subtrack_combine(const char *output, const char *const *inputs, siz
     static const struct table_value types[4] = {
         {TABLE_INT, 0, NULL}, {TABLE_TEXT, 0, NULL}, {TABLE_INT, 0, NULL}, {TABLE_FLOAT, 0, NULL}};
     if (table_file_table(&c.out, "data", mark_columns, types, 4) != 0)
-        st = gt_fail(GT_ERR_IO, "cannot write '%s': %s", output, table_file_error(&c.out));
+        st = error_set(GT_ERR_IO, "cannot write '%s': %s", output, table_file_error(&c.out));
     c.writing = 1;
     for (size_t i = 0; st == GT_OK && i < n; i++) {
         c.path = inputs[i];

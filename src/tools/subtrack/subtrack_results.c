@@ -289,12 +289,12 @@ static gt_status read_session(struct session *s, const char *text)
      * NaN for a statistic over no timepoints. */
     json_tokener *tok = json_tokener_new_ex(JSON_READ_MAX_DEPTH);
     if (!tok)
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     s->doc = json_tokener_parse_ex(tok, text, (int)strlen(text));
     enum json_tokener_error e = json_tokener_get_error(tok);
     json_tokener_free(tok);
     if (e != json_tokener_success || !json_object_is_type(s->doc, json_type_object))
-        return gt_fail(GT_ERR_PARSE, "%s are not JSON results of sub-track analyze (%s)", what,
+        return error_set(GT_ERR_PARSE, "%s are not JSON results of sub-track analyze (%s)", what,
                          e != json_tokener_success ? json_tokener_error_desc(e)
                                                  : "not an object");
     s->overall = json_read_member(&r, s->doc, "overall", json_type_object, "");
@@ -305,14 +305,14 @@ static gt_status read_session(struct session *s, const char *text)
     json_object_object_foreach(s->overall, m, stats) {
         (void)m;
         if (!json_object_is_type(stats, json_type_object))
-            return gt_fail(GT_ERR_PARSE, "%s: overall.%s should be an object", what, m);
+            return error_set(GT_ERR_PARSE, "%s: overall.%s should be an object", what, m);
     }
     s->nblocks = json_object_array_length(blocks);
     struct keyed *k = calloc(s->nblocks + 1, sizeof *k);
     s->blocks = calloc(s->nblocks + 1, sizeof *s->blocks);
     if (!k || !s->blocks) {
         free(k);
-        return gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     size_t width = 0;
     gt_status st = GT_OK;
@@ -333,7 +333,7 @@ static gt_status read_session(struct session *s, const char *text)
         json_object *b = json_object_array_get_idx(blocks, i);
         k[i] = (struct keyed){sort_key(block_name(b), width), i, b};
         if (!k[i].key)
-            st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+            st = error_set(GT_ERR_NO_MEMORY, "out of memory");
     }
     if (st == GT_OK) {
         qsort(k, s->nblocks, sizeof *k, keyed_order);
@@ -436,7 +436,7 @@ static gt_status compare_one(const struct session *s, size_t n, size_t block, co
         double v = stats ? statistic_of(stats, statistic, &absent, &integral) : NAN;
         e[i] = (struct entry){s[i].name, v, integral, i};
         if (!stats || absent)
-            return gt_fail(GT_ERR_PARSE, "the results of tracking session '%s' have no %s of "
+            return error_set(GT_ERR_PARSE, "the results of tracking session '%s' have no %s of "
                              "%s%s%s", s[i].name, statistic, m ? m : "compute time",
                              pick == overall_stats ? "" : " in code block ",
                              pick == overall_stats ? "" : block_name(s[i].blocks[block]));
@@ -483,7 +483,7 @@ static gt_status compare_blocks(const struct session *s, size_t n, size_t nblock
         json_object *o = NULL;
         char *name = joined_name(s, n, b);
         gt_status st = name ? compare_one(s, n, b, m, statistic, pick, e, &o)
-                            : gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+                            : error_set(GT_ERR_NO_MEMORY, "out of memory");
         if (st == GT_OK)
             json_object_object_add(into, name, o);
         free(name);
@@ -502,7 +502,7 @@ static gt_status check_blocks(const struct session *s, size_t n, size_t first, F
         /* gpu_tracker's words (TrackingComparison.__init__), which code
          * matching them relies on. */
         if (s[i].nblocks != a->nblocks)
-            return gt_fail(GT_ERR_PARSE, "All sub-tracking results must have the same number of "
+            return error_set(GT_ERR_PARSE, "All sub-tracking results must have the same number of "
                              "code blocks. The first has %zu code blocks but tracking session "
                              "\"%s\" has %zu code blocks.", a->nblocks, s[i].name, s[i].nblocks);
         for (size_t b = 0; b < a->nblocks; b++) {
@@ -520,7 +520,7 @@ static gt_status check_blocks(const struct session *s, size_t n, size_t first, F
                         x, a->name, y, s[i].name);
                 continue;
             }
-            return gt_fail(GT_ERR_PARSE, "Code block name \"%s\" of tracking session \"%s\" "
+            return error_set(GT_ERR_PARSE, "Code block name \"%s\" of tracking session \"%s\" "
                              "does not match code block name \"%s\" of tracking session \"%s\"",
                              x, a->name, y, s[i].name);
         }
@@ -538,24 +538,24 @@ gt_status gt_subtrack_compare(const char *const *names, const char *const *resul
         *warnings = NULL;
     if (!names || !results || !out || n == 0 ||
         (format != GT_FORMAT_TEXT && format != GT_FORMAT_JSON))
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "compare: at least one tracking session (a "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "compare: at least one tracking session (a "
                          "name and its results), a format (text or json) and out are needed");
     int known = 0;
     for (size_t i = 0; statistic && statistics[i]; i++)
         known |= strcmp(statistic, statistics[i]) == 0;
     if (!known)
-        return gt_fail(GT_ERR_INVALID_ARGUMENT, "invalid statistic '%s': valid statistics are "
+        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid statistic '%s': valid statistics are "
                          "min, max, mean and std", statistic ? statistic : "(none)");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(names[i], names[j]) == 0)
-                return gt_fail(GT_ERR_INVALID_ARGUMENT, "tracking session '%s' is given twice",
+                return error_set(GT_ERR_INVALID_ARGUMENT, "tracking session '%s' is given twice",
                                  names[i]);
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
         total += results[i] ? strlen(results[i]) : 0;
         if (total > GT_SUBTRACK_COMPARE_MAX_BYTES)
-            return gt_fail(GT_ERR_INVALID_ARGUMENT, "compare: the sessions' results come to more "
+            return error_set(GT_ERR_INVALID_ARGUMENT, "compare: the sessions' results come to more "
                              "than %zu MiB with session '%s': a comparison holds every session "
                              "parsed at once (about 18 bytes of memory a byte), so it takes at "
                              "most that much results in all", GT_SUBTRACK_COMPARE_MAX_BYTES >> 20,
@@ -569,7 +569,7 @@ gt_status gt_subtrack_compare(const char *const *names, const char *const *resul
     json_object *c = NULL;
     gt_status st = GT_OK;
     if (!s || !e || !warn) {
-        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory");
+        st = error_set(GT_ERR_NO_MEMORY, "out of memory");
         goto out;
     }
     size_t first = 0; /* gpu_tracker compares against the session first by name */
@@ -611,7 +611,7 @@ gt_status gt_subtrack_compare(const char *const *names, const char *const *resul
     *out = format == GT_FORMAT_JSON ? json_pretty_text(json_object_get(c))
                                     : subtrack_comparison_text(c);
     if (!*out)
-        st = gt_fail(GT_ERR_NO_MEMORY, "out of memory writing the comparison");
+        st = error_set(GT_ERR_NO_MEMORY, "out of memory writing the comparison");
 out:
     json_object_put(c);
     if (warn && fclose(warn) == 0 && st == GT_OK && warn_len && warnings)
