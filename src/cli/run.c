@@ -356,6 +356,77 @@ static void wait_for_the_rest(pid_t command, gt_tracker *tracker, int sfd,
  * files: its outputs, signalfd and pipes, the GPU libraries' device files. */
 #define CLI_RESERVED_FDS 256
 
+/* The forked child: the signal mask (old), SIGPIPE and descriptor limit
+ * the command would have had without us, then the go on go_fd, and the
+ * command. The go is one byte; end of file means gpu-tracker is gone
+ * (killed before it could start tracking): the command must not run
+ * untracked, so it does not run at all. An exec that fails writes its
+ * errno to fail_fd. Never returns. */
+static _Noreturn void become_command(char **argv, const sigset_t *old,
+                                     const struct rlimit *fd_limit,
+                                     int go_fd, int fail_fd,
+                                     const struct run_control *control)
+{
+    sigaction(SIGPIPE, &inherited_sigpipe, NULL);
+    sigprocmask(SIG_SETMASK, old, NULL);
+    setrlimit(RLIMIT_NOFILE, fd_limit); /* the command gets what we had */
+    char c;
+    ssize_t got;
+    while ((got = read(go_fd, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (got != 1)
+        _exit(RUN_NOT_STARTED);
+    if (control->command_stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        _exit(RUN_NOT_STARTED);
+    execvpe(argv[0], argv, cli_job_environment());
+    int e = errno;
+    ssize_t w = write(fail_fd, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+/* Waits for the command pid to end, reaping adopted orphans as they exit
+ * and passing on the signals sent to us (those that came before it ran
+ * too: they waited in the signalfd sfd), ticking control->on_tick. */
+static void wait_for_command(pid_t pid, gt_tracker *tracker, int sfd,
+                             const struct run_control *control, struct run_result *r)
+{
+    while (!reap_others(pid, tracker)) {
+        struct pollfd p = {.fd = sfd, .events = POLLIN};
+        int for_sampler;
+        int wait_ms = sampler_poll_ms(tracker, control->on_tick ? 1000 : -1, r, &for_sampler);
+        int rc = poll(&p, 1, wait_ms);
+        if (rc < 0 && errno != EINTR)
+            break;
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            if (si.ssi_signo != SIGCHLD && !terminal_signal(control, &si))
+                forward(pid, &si);
+        if (control->on_tick && !(rc == 0 && for_sampler))
+            control->on_tick(tracker);
+    }
+}
+
+/* After the final sample: the command reaped (its status and rusage into
+ * r and the tracker), then the orphans that exited while the sample was
+ * taken: their CPU time was in it (a zombie's stat keeps it), their peak
+ * RSS is here. */
+static void reap_command(pid_t pid, gt_tracker *tracker, struct run_result *r)
+{
+    int ws = 0;
+    struct rusage ru;
+    pid_t w;
+    while ((w = wait4(pid, &ws, 0, &ru)) < 0 && errno == EINTR)
+        ;
+    if (w == pid) {
+        gt_tracker_add_reaped(tracker, pid, &ru);
+        set_status(r, ws);
+    }
+    pid_t z;
+    while ((z = wait4(-1, &ws, WNOHANG, &ru)) > 0)
+        gt_tracker_add_reaped(tracker, z, &ru);
+}
+
 /* What both ways of running begin with: as many descriptors as we may
  * have (the old limit in *fd_limit, for the command), nearly all of them
  * the tracker's to keep /proc files open (the library's default is a
@@ -415,29 +486,9 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
         return -1;
     }
     if (pid == 0) {
-        /* The child: the signal mask and SIGPIPE the command would have
-         * had without us, then wait for the go, and become the command. */
-        sigaction(SIGPIPE, &inherited_sigpipe, NULL);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        setrlimit(RLIMIT_NOFILE, &fd_limit); /* the command gets what we had */
         close(go[1]);
         close(fail[0]);
-        /* The go is one byte. End of file means gpu-tracker is gone
-         * (killed before it could start tracking): the command must not
-         * run untracked, so it does not run at all. */
-        char c;
-        ssize_t got;
-        while ((got = read(go[0], &c, 1)) < 0 && errno == EINTR)
-            ;
-        if (got != 1)
-            _exit(RUN_NOT_STARTED);
-        if (control->command_stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-            _exit(RUN_NOT_STARTED);
-        execvpe(argv[0], argv, cli_job_environment());
-        int e = errno;
-        ssize_t w = write(fail[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
+        become_command(argv, &old, &fd_limit, go[0], fail[1], control);
     }
     close(go[0]);
     close(fail[1]);
@@ -487,23 +538,7 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
     if (control->on_started)
         control->on_started(pid, opts, tracker);
 
-    /* Wait for the command, reaping adopted orphans as they exit and passing
-     * on the signals sent to us (those that came before it ran too: they
-     * waited in the signalfd). */
-    while (!reap_others(pid, tracker)) {
-        struct pollfd p = {.fd = sfd, .events = POLLIN};
-        int for_sampler;
-        int wait_ms = sampler_poll_ms(tracker, control->on_tick ? 1000 : -1, r, &for_sampler);
-        int rc = poll(&p, 1, wait_ms);
-        if (rc < 0 && errno != EINTR)
-            break;
-        struct signalfd_siginfo si;
-        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            if (si.ssi_signo != SIGCHLD && !terminal_signal(control, &si))
-                forward(pid, &si);
-        if (control->on_tick && !(rc == 0 && for_sampler))
-            control->on_tick(tracker);
-    }
+    wait_for_command(pid, tracker, sfd, control, r);
     /* What the command started and left running (without a subreaper we
      * cannot see it): waited for, or named. The final sample measures it
      * as it is now. */
@@ -514,20 +549,7 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
         r->left_running = live_children(pid, tracker, r->left_pids, RUN_LEFT_PIDS);
     }
     gt_tracker_stop(tracker);
-    int ws = 0;
-    struct rusage ru;
-    pid_t w;
-    while ((w = wait4(pid, &ws, 0, &ru)) < 0 && errno == EINTR)
-        ;
-    if (w == pid) {
-        gt_tracker_add_reaped(tracker, pid, &ru);
-        set_status(r, ws);
-    }
-    /* Orphans that exited while we took the final sample: their CPU time was
-     * in that sample (a zombie's stat keeps it), their peak RSS is here. */
-    pid_t z;
-    while ((z = wait4(-1, &ws, WNOHANG, &ru)) > 0)
-        gt_tracker_add_reaped(tracker, z, &ru);
+    reap_command(pid, tracker, r);
     /* Once reaped, its PID may be reused: no more forwarding, and signals
      * act on us again. */
     release_signals(sfd, &old);
