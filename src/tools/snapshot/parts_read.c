@@ -1,7 +1,7 @@
 /* parts_read.c - a snapshot's and a summary's parts read back: the job's
  * cgroup, the GPU driver's run figures and the CPUs' energy, the server's
  * GPU names and the cloud, a part parsed within its bounds. The library
- * writes them (output/cgroup_json.c, run_parts_json.c, snapshot_parts.c). */
+ * writes them (common/summary/cgroup_json.c, run_parts_json.c, snapshot_parts.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

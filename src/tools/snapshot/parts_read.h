@@ -14,19 +14,19 @@
 #include "common/json_read.h"
 #include "common/json_span.h"
 
-/* Reads a "cgroup" object (output/cgroup_json.c writes it) into *c (its
+/* Reads a "cgroup" object (common/summary/cgroup_json.c writes it) into *c (its
  * struct_size kept), every value checked; problems go to r with key paths
  * under path ("cgroup"). */
 void cgroup_json_read(struct json_reader *r, json_object *o, const char *path,
                       gt_cgroup_usage *c);
 
-/* Reads a "gpu_run" object (output/run_parts_json.c writes it) into *g
+/* Reads a "gpu_run" object (common/summary/run_parts_json.c writes it) into *g
  * (its struct_size kept), every value checked; problems go to r with key
  * paths under path. g->devices is
  * malloc'd (the caller frees it; NULL when none were listed). */
 void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, gt_gpu_run *g);
 
-/* Reads a "cpu_energy" object (output/run_parts_json.c writes it) into *e
+/* Reads a "cpu_energy" object (common/summary/run_parts_json.c writes it) into *e
  * (its struct_size kept), every value checked; problems go to r with key
  * paths under path. */
 void cpu_energy_json_read(struct json_reader *r, json_object *o, const char *path,
@@ -54,7 +54,7 @@ void usage_json_read(struct json_reader *r, json_object *root, const char *prefi
 void usage_json_release(gt_resource_usage *u);
 
 /* Readers of the at_peak, gpu_idle and processes objects
- * (output/who_json.c writes them), every value checked, problems going to r with
+ * (common/summary/who_json.c writes them), every value checked, problems going to r with
  * key paths under path; what is read goes into *out (struct_size set).
  * at_peak fills both peaks (one left out: not available). */
 void at_peak_json_read(struct json_reader *r, json_object *o, const char *path,

@@ -2,7 +2,7 @@
  * (gt_usage_from_json, gt_usage_read_file; and the summary inside a
  * snapshot, usage_json_read): every key checked, every number bounded,
  * problems named by their key path. The library writes the document
- * (output/write_json.c); the tables of its objects of doubles are both's
+ * (common/summary/usage_json.c); the tables of its objects of doubles are both's
  * (common/summary_fields.h). */
 #include "common/internal.h"
 

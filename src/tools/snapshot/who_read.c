@@ -1,7 +1,7 @@
 /* who_read.c - who held a run's resources, read back from a summary or a
  * snapshot (at_peak, gpu_idle, processes, top_processes): every list
  * bounded, every number checked. The library writes them
- * (output/who_json.c). */
+ * (common/summary/who_json.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
