@@ -104,7 +104,7 @@ static int analyse(const char *tf, const char *stf, double *wall, long *rss_kib)
     pid_t pid = fork();
     if (pid == 0) {
         char *out = NULL;
-        _exit(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &out) == GT_OK ? 0 : 1);
+        _exit(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &out, NULL) == GT_OK ? 0 : 1);
     }
     int ws;
     struct rusage ru;

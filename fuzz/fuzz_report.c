@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s.series.process = p;
         s.series.system = y;
         s.series.nprocess = s.series.nsystem = n;
-        char *html = gt_snapshot_report_html(&s, NULL);
+        char *html = gt_snapshot_report_html(&s, NULL, NULL);
         must(html && strstr(html, "</html>"));
         free(html);
         char *json = gt_snapshot_to_json(&s);

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(gt_job_summary_to_json(j));
     gt_job_summary_free(j);
     free(gt_snapshot_to_json(s));
-    free(gt_snapshot_report_html(s, NULL));
+    free(gt_snapshot_report_html(s, NULL, NULL));
     gt_snapshot_free(s);
     return 0;
 }

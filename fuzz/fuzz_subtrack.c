@@ -60,8 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              : write_file(stf, (const uint8_t *)marks, sizeof marks - 1)) != 0)
         return 0;
     char *text = NULL, *json = NULL;
-    if (gt_subtrack_analyze(tf, stf, GT_FORMAT_TEXT, &text) == GT_OK &&
-        gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json) == GT_OK) {
+    if (gt_subtrack_analyze(tf, stf, GT_FORMAT_TEXT, &text, NULL) == GT_OK &&
+        gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json, NULL) == GT_OK) {
         const char *names[] = {"a", "b"};
         const char *docs[] = {json, json};
         char *out = NULL, *warnings = NULL;

@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+typedef struct gt_report_extras gt_report_extras; /* below, with the report */
+
 /* ---- Writers and readers of results ------------------------------------ */
 
 /* Parses a document written by usage_to_json() (common/toolkit.h), or by
@@ -97,18 +99,12 @@ void gt_usage_release(gt_resource_usage *usage);
  * number of processes) and gives the results in *out (malloc'd, free()):
  * GT_FORMAT_TEXT in gpu_tracker's text layout, GT_FORMAT_JSON as its
  * SubTrackingResults.to_json(). GT_ERR_IO, GT_ERR_PARSE, GT_ERR_NO_MEMORY
- * with gt_last_error(). */
+ * with gt_last_error(). A CSV file whose last record has no line end and
+ * does not read (its writer stopped in the middle of it: a full disk, a
+ * kill) is refused when warnings is NULL; otherwise that record is left
+ * out and *warnings (malloc'd lines, or NULL when none) says so. */
 gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
-                         gt_format format, char **out);
-
-/* gt_subtrack_analyze(), and *warnings (malloc'd lines, or NULL when none):
- * a CSV file whose last record has no line end and does not read (its
- * writer stopped in the middle of it: a full disk, a kill) has that record
- * left out, and a line says so, where gt_subtrack_analyze() refuses the
- * file. */
-gt_status gt_subtrack_analyze_ex(const char *tracking_file,
-                            const char *sub_tracking_file, gt_format format,
-                            char **out, char **warnings);
+                              gt_format format, char **out, char **warnings);
 
 /* The calls of each code block of a sub-tracking file, paired as
  * gt_subtrack_analyze pairs them, as JSON in *out (malloc'd): {name:
@@ -170,7 +166,7 @@ gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind,
  * describes the file and every rule. */
 
 /* The most rows per series gt_snapshot_read() reads (12 days at the default
- * 1 s interval); gt_snapshot_read_ex() takes another bound. What a read may
+ * 1 s interval); gt_snapshot_read() takes another bound. What a read may
  * cost follows from it: docs/snapshot.md, "Limits". */
 #define GT_SNAPSHOT_MAX_ROWS 1000000
 
@@ -205,9 +201,10 @@ gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command,
 
 /* The HTML report of a STOPPED tracker written straight to path, as
  * gt_snapshot_write_report of its snapshot, in memory that does not grow
- * with the run. server_json as for gt_snapshot_report_html. */
+ * with the run. server_json and extras as for gt_snapshot_report_html. */
 gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
-                             const char *server_json, const char *path);
+                                  const char *server_json, const gt_report_extras *extras,
+                                  const char *path);
 
 /* Writes s as gzipped JSON to path, atomically. GT_ERR_IO with the reason. */
 gt_status gt_snapshot_write(const gt_snapshot *s, const char *path);
@@ -216,7 +213,7 @@ gt_status gt_snapshot_write(const gt_snapshot *s, const char *path);
 char *gt_snapshot_to_json(const gt_snapshot *s);
 
 /* Reads a file written by gt_snapshot_write() (gzipped or plain JSON), at
- * most GT_SNAPSHOT_MAX_ROWS rows per series. What reading may cost is
+ * most max_rows rows per series (0: GT_SNAPSHOT_MAX_ROWS). What reading may cost is
  * bounded before anything is parsed (docs/snapshot.md, "Limits"): the
  * file's and the gunzipped text's size follow from the rows allowed, every
  * array is counted before it is parsed, nesting is at most 16 deep, unknown
@@ -226,10 +223,7 @@ char *gt_snapshot_to_json(const gt_snapshot *s);
  * the first problem in gt_last_error(): not gzip, truncated, data after the
  * gzip stream, not JSON, another format version, a missing, mistyped or out
  * of range value, series columns of different lengths, too many rows. */
-gt_status gt_snapshot_read(const char *path, gt_snapshot **out);
-
-/* gt_snapshot_read() allowing max_rows rows per series (0: the default). */
-gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out);
+gt_status gt_snapshot_read(const char *path, size_t max_rows, gt_snapshot **out);
 
 /* One command's reading of many snapshots (job, merge, stats, recommend,
  * report) under one allowance for them all: max_rows
@@ -259,7 +253,7 @@ gt_status gt_snapshot_load_read(gt_snapshot_load *l, const char *path,
                                 gt_snapshot **out);
 void gt_snapshot_load_done(gt_snapshot_load *l);
 
-/* gt_snapshot_read_ex() of len bytes in memory (gzip or plain JSON, any
+/* gt_snapshot_read() of len bytes in memory (gzip or plain JSON, any
  * of the formats); name stands for the document in messages. */
 gt_status gt_snapshot_from_memory(const void *data, size_t len, const char *name,
                              size_t max_rows, gt_snapshot **out);
@@ -448,18 +442,21 @@ gt_status gt_recommend_server(const gt_recommendation *r, char **json_out);
  * GPU, disk and network over time, the
  * statistics, the recommendation and the server. server_json is a
  * gt_recommend_server() answer, {"unavailable": "why"} (the section then
- * says there is no recommendation and why) or NULL (no section). Caller
- * frees; NULL when out of memory. */
-char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json);
+ * says there is no recommendation and why) or NULL (no section); extras
+ * what it shows beside the run (NULL: nothing). Caller frees; NULL when out
+ * of memory, or (GT_ERR_INVALID_ARGUMENT) for an extras whose struct_size
+ * is smaller than the 0.3 struct (which ends before sub_tracking_file). */
+char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json,
+                              const gt_report_extras *extras);
 
 /* gt_snapshot_report_html() written to path atomically. GT_ERR_IO with the
  * reason, GT_ERR_NO_MEMORY. */
 gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json,
-                              const char *path);
+                                   const gt_report_extras *extras, const char *path);
 
 /* What a report can show beside the run itself. The struct grows at
  * its end: set struct_size to sizeof(gt_report_extras), the rest to 0. */
-typedef struct gt_report_extras {
+struct gt_report_extras {
     size_t struct_size;
     /* Earlier runs of the same job (resource_tracker's historical stats):
      * gt_stats_combine() of their gt_snapshot_stats(), and how many; shown
@@ -476,22 +473,7 @@ typedef struct gt_report_extras {
      * NULL: none. An unreadable or malformed file fails the report with
      * the reason (GT_ERR_IO, GT_ERR_PARSE). */
     const char *sub_tracking_file;
-} gt_report_extras;
-
-/* gt_snapshot_report_html() / gt_snapshot_write_report() with extras
- * (NULL: none, as those two); GT_ERR_INVALID_ARGUMENT (NULL html) for a
- * struct_size smaller than the 0.3 struct (which ends before
- * sub_tracking_file). */
-char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,
-                            const gt_report_extras *extras);
-gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_json,
-                                 const gt_report_extras *extras, const char *path);
-
-/* gt_tracker_write_report() with extras, as gt_snapshot_write_report_ex()
- * (a sub-tracking file's code blocks, history, price). */
-gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exit_status,
-                                const char *server_json,
-                                const gt_report_extras *extras, const char *path);
+};
 
 /* ---- Limits (src/tools/limits; docs/limits.md) ----------------------------
  * A watch over a tracker: after every sample (options.on_sample) and at

@@ -1288,7 +1288,7 @@ static int fixture_report(const char *path)
                      "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\noom_group_kill 0\n");
             /* rows, for the report's recommendation (an event, not a time) */
             if (gt_tracker_wait_rows(t, 2, 60) && gt_tracker_stop(t) == GT_OK &&
-                gt_tracker_write_report(t, "train.py", 137, NULL, path) == GT_OK)
+                gt_tracker_write_report(t, "train.py", 137, NULL, NULL, path) == GT_OK)
                 rc = 0;
         }
         gt_tracker_free(t);

@@ -2774,7 +2774,7 @@ static void test_job_names(void)
     CHECK(access(tmp_path("sum-%j-%t.txt"), F_OK) != 0);
     /* The snapshot says which job and task it is. */
     gt_snapshot *s = NULL;
-    CHECK(gt_snapshot_read(tmp_path("run-8123-1.json.gz"), &s) == GT_OK && s);
+    CHECK(gt_snapshot_read(tmp_path("run-8123-1.json.gz"), 0, &s) == GT_OK && s);
     if (s) {
         CHECK_STR(s->job.scheduler, "slurm");
         CHECK_STR(s->job.job_id, "8123");

@@ -211,10 +211,10 @@ static void test_tracker(void)
     snprintf(snap, sizeof snap, "%s/run.json.gz", root);
     CHECK(gt_tracker_write_snapshot(t, "x", 0, snap) == GT_OK);
     gt_snapshot *s = NULL;
-    CHECK(gt_snapshot_read(snap, &s) == GT_OK);
+    CHECK(gt_snapshot_read(snap, 0, &s) == GT_OK);
     CHECK(s && s->cpu_energy.available && s->cpu_energy.package_joules == 7);
     if (s) {
-        char *html = gt_snapshot_report_html(s, NULL);
+        char *html = gt_snapshot_report_html(s, NULL, NULL);
         CHECK(html && strstr(html, "CPU energy</div><div class=\"v\">7.00 J</div>"));
         free(html);
     }

@@ -156,7 +156,7 @@ static void test_accounting(void)
     snprintf(path, sizeof path, "%s/run.json.gz", root);
     CHECK(gt_tracker_write_snapshot(t, "job", 0, path) == GT_OK);
     gt_snapshot *s = NULL;
-    CHECK(gt_snapshot_read(path, &s) == GT_OK);
+    CHECK(gt_snapshot_read(path, 0, &s) == GT_OK);
     CHECK(s && s->gpu_run.struct_size == sizeof s->gpu_run);
     CHECK(s && memcmp(&s->gpu_run, &g, sizeof g) == 0);
 
@@ -334,7 +334,7 @@ static int health_report(const char *path)
     gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
     gt_gpu_run g;
     gt_tracker *t = run(before, after, &u, &g);
-    int rc = t && gt_tracker_write_report(t, "train.py", 0, NULL, path) == GT_OK ? 0 : -1;
+    int rc = t && gt_tracker_write_report(t, "train.py", 0, NULL, NULL, path) == GT_OK ? 0 : -1;
     gt_tracker_free(t);
     return rc;
 }

@@ -118,7 +118,7 @@ static char *replaced(const char *good, const char *from, const char *to)
 static void check_refused(const char *path, const char *why)
 {
     gt_snapshot *s = (gt_snapshot *)1;
-    gt_status st = gt_snapshot_read(path, &s);
+    gt_status st = gt_snapshot_read(path, 0, &s);
     CHECK_MSG(st == GT_ERR_PARSE && s == NULL, "%s: status %d", why, (int)st);
     CHECK_CONTAINS(gt_last_error(), why);
     CHECK(strchr(gt_last_error(), '\n') == NULL);
@@ -246,7 +246,7 @@ static void test_structure(void)
                                                     "\"metadata\":");
     write_gz(path, unknown);
     gt_snapshot *s = NULL;
-    CHECK(gt_snapshot_read(path, &s) == GT_OK && s && s->series.nprocess == 3);
+    CHECK(gt_snapshot_read(path, 0, &s) == GT_OK && s && s->series.nprocess == 3);
     gt_snapshot_free(s);
     free(unknown);
     free(good);
@@ -417,7 +417,7 @@ static void test_command_text(void)
     CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err.data);
     result_free(&r);
     gt_snapshot *s = NULL;
-    CHECK(gt_snapshot_read(snap, &s) == GT_OK); /* strict: UTF-8 checked */
+    CHECK(gt_snapshot_read(snap, 0, &s) == GT_OK); /* strict: UTF-8 checked */
     if (s) {
         CHECK_CONTAINS(s->command, "/bin/true 'caf\xEF\xBF\xBD\xEF\xBF\xBD' yyyy");
         CHECK_MSG(strlen(s->command) > 6000, "the command has %zu bytes", strlen(s->command));
@@ -457,7 +457,7 @@ static void test_absurd_structs(void)
         s.duration = DBL_MAX;
         s.start_time = -1;
         s.stop_time = NAN;
-        char *html = gt_snapshot_report_html(&s, NULL);
+        char *html = gt_snapshot_report_html(&s, NULL, NULL);
         char *json = gt_snapshot_to_json(&s);
         int ok = html && json && !has_non_json_number(json);
         free(html);

@@ -245,7 +245,7 @@ static void test_job_view(void)
     /* The report: every task's charts reachable, each in its own block
      * (the late and idle task 2 open), linked from the job table; no GPU
      * figures where no task used one. */
-    char *html = gt_snapshot_report_html(job, NULL);
+    char *html = gt_snapshot_report_html(job, NULL, NULL);
     CHECK(html != NULL);
     if (html) {
         for (int i = 0; i < 4; i++) {
@@ -304,7 +304,7 @@ static void test_many_tasks_report(void)
     }
     gt_snapshot *job = NULL;
     CHECK(gt_snapshot_merge(runs, N, names, &job) == GT_OK);
-    char *html = job ? gt_snapshot_report_html(job, NULL) : NULL;
+    char *html = job ? gt_snapshot_report_html(job, NULL, NULL) : NULL;
     CHECK(html != NULL);
     if (html) {
         size_t blocks = 0, links = 0;
@@ -363,7 +363,7 @@ static void test_starved_report(void)
     /* A run of ours has the cgroup's part, read or not (here: not). */
     s->cgroup.struct_size = sizeof s->cgroup;
     snprintf(s->cgroup.reason, sizeof s->cgroup.reason, "no cgroup of its own");
-    char *html = gt_snapshot_report_html(s, NULL);
+    char *html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK_CONTAINS(html, "<p class=\"note starved\" id=\"starved\"><b>CPU starved:</b> the "
                          "job&#39;s processes waited for a CPU 6.00 s");
     CHECK_CONTAINS(html, "the CPU may be low: the job was starved of CPU (above)");
@@ -381,7 +381,7 @@ static void test_starved_report(void)
     /* Waiting 0.5 s of 10 s: nothing said, however busy the machine; the
      * section says nothing held it back and what it looked at. */
     s->usage.measurement.cpu_wait_seconds = 0.5;
-    html = gt_snapshot_report_html(s, NULL);
+    html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK(html && !strstr(html, "CPU starved") && !strstr(html, "may be low"));
     CHECK_CONTAINS(html, "<p class=\"note\" id=\"why-slow\"><b>Nothing held it back</b>: no "
                          "wait or slowdown above 10% of the run in the run queue (time waiting "
@@ -396,7 +396,7 @@ static void test_starved_report(void)
     c->throttled_periods = 100;
     c->memory_some = 0.25;
     c->io_some = 0.05;
-    html = gt_snapshot_report_html(s, NULL);
+    html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK_CONTAINS(html, "<li><b>CPU quota:</b> throttled in 100 of 300 periods by its cgroup&#39;s "
                          "quota of 1.00 cores");
     CHECK_CONTAINS(html, "<li><b>Waiting for memory:</b> some of its tasks waited for memory "
@@ -405,7 +405,7 @@ static void test_starved_report(void)
     free(html);
     c->throttled_periods = 3;
     c->memory_some = 0;
-    html = gt_snapshot_report_html(s, NULL);
+    html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK_CONTAINS(html, "<b>Nothing held it back</b>: no wait or slowdown above 10% of the run "
                          "in the run queue (time waiting for a CPU) and the job&#39;s cgroup (CPU "
                          "quota, memory and I/O stalls, OOM kills).</p>");

@@ -680,7 +680,7 @@ static void test_report_in_chromium(void)
     /* Code blocks of a sub-tracking file, shaded: the hover at the middle
      * of each chart names the block whose call covers it. */
     gt_snapshot *sn = NULL;
-    CHECK(gt_snapshot_read(snap, &sn) == GT_OK);
+    CHECK(gt_snapshot_read(snap, 0, &sn) == GT_OK);
     if (sn) {
         double t0 = sn->start_time, span = sn->stop_time - sn->start_time;
         gt_snapshot_free(sn);

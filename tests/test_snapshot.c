@@ -97,10 +97,10 @@ static gt_snapshot *real_snapshot(int discover_cloud)
         snprintf(rc, sizeof rc, "%s/copied.html", dir);
         CHECK(gt_tracker_write_snapshot(t, s->command, 3, streamed) == GT_OK);
         CHECK(gt_snapshot_write(s, copied) == GT_OK);
-        CHECK(gt_tracker_write_report(t, s->command, 3, NULL, rs) == GT_OK);
-        CHECK(gt_snapshot_write_report(s, NULL, rc) == GT_OK);
+        CHECK(gt_tracker_write_report(t, s->command, 3, NULL, NULL, rs) == GT_OK);
+        CHECK(gt_snapshot_write_report(s, NULL, NULL, rc) == GT_OK);
         gt_snapshot *a = NULL, *b = NULL;
-        CHECK(gt_snapshot_read(streamed, &a) == GT_OK && gt_snapshot_read(copied, &b) == GT_OK);
+        CHECK(gt_snapshot_read(streamed, 0, &a) == GT_OK && gt_snapshot_read(copied, 0, &b) == GT_OK);
         char *ja = a ? gt_snapshot_to_json(a) : NULL, *jb = b ? gt_snapshot_to_json(b) : NULL;
         CHECK(ja && jb && strcmp(ja, jb) == 0);
         free(ja);
@@ -141,7 +141,7 @@ static void test_round_trip(void)
     if (fd >= 0)
         close(fd);
     gt_snapshot *b = NULL;
-    CHECK(gt_snapshot_read(p, &b) == GT_OK);
+    CHECK(gt_snapshot_read(p, 0, &b) == GT_OK);
     if (b) {
         CHECK_STR(b->command, s->command);
         CHECK_STR(b->tracker_version, gt_version());
@@ -174,7 +174,7 @@ static void test_round_trip(void)
     char *json = gt_snapshot_to_json(s);
     fx_write(dir, "plain.json", json);
     free(json);
-    CHECK(gt_snapshot_read(path_in("plain.json"), &b) == GT_OK);
+    CHECK(gt_snapshot_read(path_in("plain.json"), 0, &b) == GT_OK);
     gt_snapshot_free(b);
     /* An unwritable path. */
     CHECK(gt_snapshot_write(s, "/nonexistent/dir/run.json.gz") == GT_ERR_IO);
@@ -217,7 +217,7 @@ static void check_rejected(const char *good, const char *from, const char *to, c
     write_gz("bad.json.gz", bad, 0);
     free(bad);
     gt_snapshot *s = (gt_snapshot *)1;
-    CHECK(gt_snapshot_read(path_in("bad.json.gz"), &s) == GT_ERR_PARSE && s == NULL);
+    CHECK(gt_snapshot_read(path_in("bad.json.gz"), 0, &s) == GT_ERR_PARSE && s == NULL);
     CHECK_CONTAINS(gt_last_error(), why);
     CHECK(strchr(gt_last_error(), '\n') == NULL);
 }
@@ -238,30 +238,30 @@ static void test_malformed(void)
     char *good = gt_snapshot_to_json(s);
     gt_snapshot_free(s);
 
-    CHECK(gt_snapshot_read(path_in("missing.json.gz"), &r) == GT_ERR_IO);
+    CHECK(gt_snapshot_read(path_in("missing.json.gz"), 0, &r) == GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "cannot read");
-    CHECK(gt_snapshot_read(dir, &r) == GT_ERR_IO);
+    CHECK(gt_snapshot_read(dir, 0, &r) == GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "it is a directory");
     fx_write(dir, "empty", "");
-    CHECK(gt_snapshot_read(path_in("empty"), &r) == GT_ERR_PARSE);
+    CHECK(gt_snapshot_read(path_in("empty"), 0, &r) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "is not a valid snapshot: it is empty");
     fx_write(dir, "text", "hello, world\n");
-    CHECK(gt_snapshot_read(path_in("text"), &r) == GT_ERR_PARSE);
+    CHECK(gt_snapshot_read(path_in("text"), 0, &r) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "neither gzip nor JSON");
     /* Truncated gzip: half the file. */
     write_gz("cut.json.gz", good, 200);
-    CHECK(gt_snapshot_read(path_in("cut.json.gz"), &r) == GT_ERR_PARSE);
+    CHECK(gt_snapshot_read(path_in("cut.json.gz"), 0, &r) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "the gzip data is truncated");
     /* Corrupt gzip: the magic, then garbage. */
     fx_write(dir, "corrupt.json.gz", "\x1f\x8b\x08\x00garbage garbage garbage garbage");
-    CHECK(gt_snapshot_read(path_in("corrupt.json.gz"), &r) == GT_ERR_PARSE);
+    CHECK(gt_snapshot_read(path_in("corrupt.json.gz"), 0, &r) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "the gzip data is");
     /* Gzip of something that is not JSON. */
     write_gz("notjson.json.gz", "{\"metadata\": [1, 2", 0);
-    CHECK(gt_snapshot_read(path_in("notjson.json.gz"), &r) == GT_ERR_PARSE);
+    CHECK(gt_snapshot_read(path_in("notjson.json.gz"), 0, &r) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "not JSON");
     write_gz("array.json.gz", "[1, 2]", 0);
-    CHECK(gt_snapshot_read(path_in("array.json.gz"), &r) == GT_ERR_PARSE);
+    CHECK(gt_snapshot_read(path_in("array.json.gz"), 0, &r) == GT_ERR_PARSE);
 
     check_rejected(good, "\"format_version\":1", "\"format_version\":2",
                    "format version 2; this gpu-tracker reads version 1");
@@ -293,7 +293,7 @@ static void test_malformed(void)
             write_gz("old.json.gz", old, 0);
             free(old);
             gt_snapshot *o = NULL;
-            CHECK_MSG(gt_snapshot_read(path_in("old.json.gz"), &o) == GT_OK, "%s",
+            CHECK_MSG(gt_snapshot_read(path_in("old.json.gz"), 0, &o) == GT_OK, "%s",
                       gt_last_error());
             CHECK(o && o->series.nsystem == 3 && o->series.system[2].pressure_ok == 0 &&
                   o->series.system[2].gpu_utilized == 0);
@@ -741,7 +741,7 @@ static void test_report(void)
         psi |= s->series.system[i].pressure_ok;
     char *html = gt_snapshot_report_html(s, "{\"vendor_id\": \"aws\", \"api_reference\": "
                                             "\"t3.micro\", \"vcpus\": 2, \"min_price_ondemand\": "
-                                            "0.0104, \"logo\": \"https://example.com/x.png\"}");
+                                            "0.0104, \"logo\": \"https://example.com/x.png\"}", NULL);
     CHECK(html != NULL);
     if (html) {
         CHECK(strncmp(html, "<!DOCTYPE html>", 15) == 0);
@@ -794,19 +794,19 @@ static void test_report(void)
     char *recorded = s->filesystems;
     CHECK(recorded != NULL);
     s->filesystems = strdup("/ (ext4 on /dev/vda1), /srv/<b> (xfs on /dev/sdb)");
-    html = gt_snapshot_report_html(s, NULL);
+    html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK_CONTAINS(html, "on / (ext4 on /dev/vda1), /srv/&lt;b&gt; (xfs on /dev/sdb)</th>");
     free(html);
     CHECK(gt_snapshot_write(s, path_in("fs.json.gz")) == GT_OK);
     gt_snapshot *back = NULL;
-    CHECK(gt_snapshot_read(path_in("fs.json.gz"), &back) == GT_OK);
+    CHECK(gt_snapshot_read(path_in("fs.json.gz"), 0, &back) == GT_OK);
     CHECK_STR(back && back->filesystems ? back->filesystems : "", s->filesystems);
     gt_snapshot_free(back);
     free(s->filesystems);
     s->filesystems = recorded;
     /* With a GPU, its two charts are there. */
     s->server.gpu_count = 1;
-    html = gt_snapshot_report_html(s, NULL);
+    html = gt_snapshot_report_html(s, NULL, NULL);
     if (html) {
         int charts = 0;
         for (const char *p = html; (p = strstr(p, "<svg")); p++)
@@ -818,13 +818,13 @@ static void test_report(void)
         free(html);
     }
     s->server.gpu_count = 0;
-    CHECK(gt_snapshot_write_report(s, NULL, path_in("r.html")) == GT_OK);
+    CHECK(gt_snapshot_write_report(s, NULL, NULL, path_in("r.html")) == GT_OK);
     struct stat sb;
     CHECK(stat(path_in("r.html"), &sb) == 0 && sb.st_size > 5000);
-    CHECK(gt_snapshot_write_report(s, NULL, "/nonexistent/r.html") == GT_ERR_IO);
+    CHECK(gt_snapshot_write_report(s, NULL, NULL, "/nonexistent/r.html") == GT_ERR_IO);
     /* No rows: a report still comes, saying so. */
     gt_snapshot *e = constructed(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    html = gt_snapshot_report_html(e, NULL);
+    html = gt_snapshot_report_html(e, NULL, NULL);
     CHECK_CONTAINS(html, "No rows: the run was shorter than one interval");
     free(html);
     gt_snapshot_free(e);
@@ -847,7 +847,7 @@ static void test_report_week(void)
     free(cpu);
     if (!s)
         return;
-    char *html = gt_snapshot_report_html(s, NULL);
+    char *html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK(html != NULL);
     if (html) {
         size_t len = strlen(html);
@@ -872,13 +872,13 @@ static void test_report_week(void)
 
     /* Ten minutes: m:ss. Under two: seconds. */
     s = constructed(300, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    html = s ? gt_snapshot_report_html(s, NULL) : NULL;
+    html = s ? gt_snapshot_report_html(s, NULL, NULL) : NULL;
     CHECK_CONTAINS(html, "time since start (m:ss)");
     CHECK_CONTAINS(html, ">10:00<");
     free(html);
     gt_snapshot_free(s);
     s = constructed(30, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    html = s ? gt_snapshot_report_html(s, NULL) : NULL;
+    html = s ? gt_snapshot_report_html(s, NULL, NULL) : NULL;
     CHECK_CONTAINS(html, "seconds since start");
     free(html);
     gt_snapshot_free(s);
@@ -964,7 +964,7 @@ static void test_cloud(void)
         /* It is in the snapshot file too. */
         CHECK(gt_snapshot_write(s, path_in("cloud.json.gz")) == GT_OK);
         gt_snapshot *b = NULL;
-        CHECK(gt_snapshot_read(path_in("cloud.json.gz"), &b) == GT_OK);
+        CHECK(gt_snapshot_read(path_in("cloud.json.gz"), 0, &b) == GT_OK);
         CHECK(b && b->cloud.asked && !strcmp(b->cloud.vendor, modes[i][1]) &&
               !strcmp(b->cloud.region, modes[i][3]));
         gt_snapshot_free(b);
@@ -1074,14 +1074,14 @@ static void test_resource_tracker_format(void)
             gt_stats b = {.struct_size = sizeof(gt_stats)};
             CHECK(gt_snapshot_stats(s, &a) == GT_OK && gt_snapshot_stats(r, &b) == GT_OK);
             CHECK(a.memory_max == b.memory_max && a.cpu_usage_mean == b.cpu_usage_mean);
-            char *html = gt_snapshot_report_html(r, NULL);
+            char *html = gt_snapshot_report_html(r, NULL, NULL);
             CHECK(html && !strstr(html, "Peak RSS"));
             free(html);
             gt_snapshot_free(r);
         }
         /* Gzipped in a file, as its dump() writes. */
         write_gz("rt.json.gz", json, 0);
-        CHECK(gt_snapshot_read(path_in("rt.json.gz"), &r) == GT_OK);
+        CHECK(gt_snapshot_read(path_in("rt.json.gz"), 0, &r) == GT_OK);
         gt_snapshot_free(r);
         free(json);
     }
@@ -1224,7 +1224,7 @@ static void test_who_parts(void)
         return;
     const char *p = path_in("who.json.gz");
     CHECK(gt_snapshot_write(s, p) == GT_OK);
-    CHECK(gt_snapshot_read(p, &b) == GT_OK);
+    CHECK(gt_snapshot_read(p, 0, &b) == GT_OK);
     if (b) {
         const gt_peak_breakdown *m = &b->at_peak[GT_PEAK_MEMORY];
         CHECK(m->available && m->nprocesses == 2 && m->at_seconds == 1.5);
@@ -1258,7 +1258,7 @@ static void test_who_parts(void)
     /* The report: who held the peak beside the memory chart, the idle GPU
      * in the summary and the recommendation, the processes by command, and
      * the memory chart's hover naming the largest process at each row. */
-    char *html = gt_snapshot_report_html(s, NULL);
+    char *html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK_CONTAINS(html, "Who held the memory peak: 286 MiB, 1.5 s into the run");
     CHECK_CONTAINS(html, "\">python train.py <i>(main)</i></td><td>11</td><td>191 MiB</td>"
                          "<td>181 MiB</td><td>186 MiB</td><td>4</td></tr>");

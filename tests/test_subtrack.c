@@ -192,7 +192,7 @@ static void test_analyze(void)
 
     /* The library call gives the same document. */
     char *json = NULL;
-    CHECK(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json) == GT_OK);
+    CHECK(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json, NULL) == GT_OK);
     check_figures(json, "gt_subtrack_analyze");
     free(json);
 
@@ -866,7 +866,7 @@ static void test_hostile_sqlite(void)
     sqlite3_close(db);
     table_read_set_sqlite_bounds(1e-6, 0);
     char *out = NULL;
-    CHECK(gt_subtrack_analyze(longf, stf, GT_FORMAT_JSON, &out) == GT_ERR_PARSE);
+    CHECK(gt_subtrack_analyze(longf, stf, GT_FORMAT_JSON, &out, NULL) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "reading it takes more than 1e-06 s");
     free(out);
     out = NULL;
@@ -883,13 +883,13 @@ static void test_hostile_sqlite(void)
     }
     sql(db, "COMMIT");
     sqlite3_close(db);
-    CHECK(gt_subtrack_analyze(wide, stf, GT_FORMAT_JSON, &out) == GT_ERR_PARSE);
+    CHECK(gt_subtrack_analyze(wide, stf, GT_FORMAT_JSON, &out, NULL) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "reading it takes more than 1 MiB of memory");
     free(out);
     out = NULL;
     /* With the defaults, the long table reads. */
     table_read_set_sqlite_bounds(0, 0);
-    CHECK_MSG(gt_subtrack_analyze(longf, stf, GT_FORMAT_JSON, &out) == GT_OK, "%s",
+    CHECK_MSG(gt_subtrack_analyze(longf, stf, GT_FORMAT_JSON, &out, NULL) == GT_OK, "%s",
               gt_last_error());
     free(out);
 }
@@ -934,7 +934,7 @@ static void test_many_blocks(void)
         fprintf(f, "1,block-%d,0,%d.5\n1,block-%d,1,%d.5\n", b, 10 + b % 9, b, 11 + b % 9);
     fclose(f);
     char *out = NULL;
-    CHECK_MSG(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &out) == GT_OK, "%s", gt_last_error());
+    CHECK_MSG(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &out, NULL) == GT_OK, "%s", gt_last_error());
     json_object *doc = out ? json_tokener_parse(out) : NULL;
     json_object *blocks = NULL;
     CHECK(doc && json_object_object_get_ex(doc, "code_block_results", &blocks) &&
@@ -985,7 +985,7 @@ static void test_many_blocks(void)
     fputs("3,burst,0,13\n3,burst,1,14\n", f);
     fclose(f);
     char *burst = NULL;
-    CHECK(gt_subtrack_analyze(sorted, between, GT_FORMAT_JSON, &burst) == GT_OK);
+    CHECK(gt_subtrack_analyze(sorted, between, GT_FORMAT_JSON, &burst, NULL) == GT_OK);
     json_object *bdoc = burst ? json_tokener_parse(burst) : NULL;
     CHECK(bdoc && jnum(bdoc, "code_block_results.0.num_timepoints") == 2 &&
           jnum(bdoc, "code_block_results.0.num_calls") == 9 &&
@@ -993,8 +993,8 @@ static void test_many_blocks(void)
     json_object_put(bdoc);
     free(burst);
     char *a = NULL, *b = NULL;
-    CHECK(gt_subtrack_analyze(sorted, marks, GT_FORMAT_TEXT, &a) == GT_OK);
-    CHECK(gt_subtrack_analyze(shuffled, marks, GT_FORMAT_TEXT, &b) == GT_OK);
+    CHECK(gt_subtrack_analyze(sorted, marks, GT_FORMAT_TEXT, &a, NULL) == GT_OK);
+    CHECK(gt_subtrack_analyze(shuffled, marks, GT_FORMAT_TEXT, &b, NULL) == GT_OK);
     CHECK_STR(a, b);
     free(a);
     free(b);
@@ -1022,7 +1022,7 @@ static void test_names_escaped(void)
     result_free(&r);
     /* The JSON keeps the name itself (escaped the JSON way). */
     char *json = NULL;
-    CHECK(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json) == GT_OK);
+    CHECK(gt_subtrack_analyze(tf, stf, GT_FORMAT_JSON, &json, NULL) == GT_OK);
     CHECK_CONTAINS(json, "\"name\": \"\\u001b]0;pwned\\u0007\\u001b[2Jfake\\rblock\"");
     /* And the comparison's text, whose keys are block names. */
     TMP(results, "esc-results.json");
@@ -1253,7 +1253,7 @@ static void test_report_blocks(void)
     CHECK_MSG(r.status == 0, "run: %s", r.err.data);
     result_free(&r);
     gt_snapshot *s = NULL;
-    CHECK(gt_snapshot_read(snap, &s) == GT_OK);
+    CHECK(gt_snapshot_read(snap, 0, &s) == GT_OK);
     if (!s)
         return;
     double t0 = s->start_time, span = s->stop_time - s->start_time;

@@ -362,7 +362,7 @@ static PyObject *sub_track_analyze(PyObject *module, PyObject *args)
     char *out = NULL, *warnings = NULL;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_subtrack_analyze_ex(PyBytes_AS_STRING(tf), PyBytes_AS_STRING(stf),
+    status = gt_subtrack_analyze(PyBytes_AS_STRING(tf), PyBytes_AS_STRING(stf),
                                     json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out, &warnings);
     Py_END_ALLOW_THREADS
     Py_DECREF(tf);

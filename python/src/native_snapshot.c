@@ -26,7 +26,7 @@ int native_check_format(int format)
 /* Called without the GIL. */
 char *native_snapshot_text(const gt_snapshot *s, int format, const char *server)
 {
-    return format == NATIVE_REPORT ? gt_snapshot_report_html(s, server)
+    return format == NATIVE_REPORT ? gt_snapshot_report_html(s, server, NULL)
                             : gt_snapshot_to_json_as(s, (gt_snapshot_format)format);
 }
 
@@ -59,7 +59,7 @@ PyObject *native_snapshot_convert(PyObject *module, PyObject *args)
     gt_status status;
     char *text = NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = path ? gt_snapshot_read_ex(PyBytes_AS_STRING(path), rows, &s)
+    status = path ? gt_snapshot_read(PyBytes_AS_STRING(path), rows, &s)
                   : gt_snapshot_from_memory(data.buf, (size_t)data.len, name, rows, &s);
     if (status == GT_OK)
         text = native_snapshot_text(s, format, server);
@@ -199,7 +199,7 @@ PyObject *native_snapshot_load(PyObject *module, PyObject *args)
     gt_status status;
     char *text = NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = path ? gt_snapshot_read_ex(PyBytes_AS_STRING(path), rows, &s)
+    status = path ? gt_snapshot_read(PyBytes_AS_STRING(path), rows, &s)
                   : gt_snapshot_from_memory(data.buf, (size_t)data.len, "snapshot", rows, &s);
     if (status == GT_OK) {
         size_t np = s->series.nprocess, ns = s->series.nsystem;
@@ -247,7 +247,7 @@ PyObject *native_snapshot_report(PyObject *module, PyObject *args)
         return NULL;
     char *html;
     Py_BEGIN_ALLOW_THREADS
-    html = gt_snapshot_report_html(s, server);
+    html = gt_snapshot_report_html(s, server, NULL);
     Py_END_ALLOW_THREADS
     if (!html) {
         PyErr_SetString(PyExc_ValueError, *gt_last_error() ? gt_last_error() : "out of memory");

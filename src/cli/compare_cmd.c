@@ -203,7 +203,7 @@ static int read_run_file(const char *path, struct run_file *r, char *err, size_t
     struct figures f;
     if (ends_with(path, ".json.gz")) {
         gt_snapshot *s = NULL;
-        if (gt_snapshot_read(path, &s) != GT_OK) {
+        if (gt_snapshot_read(path, 0, &s) != GT_OK) {
             snprintf(err, cap, "%s", gt_last_error());
             return -1;
         }

@@ -411,7 +411,7 @@ static int show(int argc, char **argv)
     gt_snapshot *snap = NULL; /* a snapshot's: it owns u's GPU list */
     if (is_snapshot_name(path)) {
         /* A snapshot by its name (as --snapshot writes them): its summary. */
-        if (gt_snapshot_read(path, &snap) != GT_OK)
+        if (gt_snapshot_read(path, 0, &snap) != GT_OK)
             return cli_fail(gt_last_error(), 1);
         if (snap->no_summary) {
             cli_error("'%s' is a resource_tracker snapshot: it has no gpu_tracker summary to "

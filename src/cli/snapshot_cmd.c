@@ -39,7 +39,7 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
         memset(&extras, 0, sizeof extras);
         extras.struct_size = sizeof extras;
         extras.sub_tracking_file = stf;
-        gt_status st = gt_tracker_write_report_ex(t, command, exit_status, NULL, &extras,
+        gt_status st = gt_tracker_write_report(t, command, exit_status, NULL, &extras,
                                                   report_path);
         if (st != GT_OK && stf) {
             /* The program's marks are bad or gone: the run's report is
@@ -47,7 +47,7 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
             char why[1024];
             snprintf(why, sizeof why, "%s", gt_last_error());
             extras.sub_tracking_file = NULL;
-            st = gt_tracker_write_report_ex(t, command, exit_status, NULL, &extras, report_path);
+            st = gt_tracker_write_report(t, command, exit_status, NULL, &extras, report_path);
             if (st == GT_OK)
                 cli_error("warning: '%s' has no code blocks: %s\n",
                           report_path, why);
@@ -667,7 +667,7 @@ static int load_history(const struct sub_args *a, const char *command, gt_report
     size_t kept = 0;
     for (int i = 0; i < a->nhistory; i++) {
         gt_snapshot *s = NULL;
-        if (gt_snapshot_read_ex(a->history[i], a->max_rows, &s) != GT_OK) {
+        if (gt_snapshot_read(a->history[i], a->max_rows, &s) != GT_OK) {
             cli_error("--history: %s\n", gt_last_error());
             free(runs);
             return -1;
@@ -756,10 +756,10 @@ int report_command(int argc, char **argv)
     int rc = 0;
     const gt_report_extras *h = &extras;
     if (a.out) {
-        if (gt_snapshot_write_report_ex(snaps[0], server, h, a.out) != GT_OK)
+        if (gt_snapshot_write_report(snaps[0], server, h, a.out) != GT_OK)
             rc = cli_fail(gt_last_error(), 1);
     } else {
-        char *html = gt_snapshot_report_html_ex(snaps[0], server, h);
+        char *html = gt_snapshot_report_html(snaps[0], server, h);
         if (!html)
             rc = cli_fail("out of memory", 1);
         else

@@ -272,7 +272,7 @@ static int analyze(struct sub_options *o)
     if (json < 0)
         return 2;
     char *out = NULL, *warnings = NULL;
-    if (gt_subtrack_analyze_ex(o->tf, o->stf, json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out,
+    if (gt_subtrack_analyze(o->tf, o->stf, json ? GT_FORMAT_JSON : GT_FORMAT_TEXT, &out,
                                &warnings) != GT_OK)
         return fail_lib();
     say_warnings(warnings);

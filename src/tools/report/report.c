@@ -909,18 +909,13 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
     return html;
 }
 
-char *gt_snapshot_report_html_ex(const gt_snapshot *s, const char *server_json,
+char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json,
                                  const gt_report_extras *extras)
 {
     struct row_source rows;
     row_source_from_series(&rows, &s->series);
     gt_status status;
     return report_html_rows(s, &rows, server_json, extras, &status);
-}
-
-char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json)
-{
-    return gt_snapshot_report_html_ex(s, server_json, NULL);
 }
 
 gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
@@ -939,7 +934,7 @@ gt_status report_write_rows(const gt_snapshot *s, const struct row_source *rows,
     return st;
 }
 
-gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_json,
+gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json,
                                       const gt_report_extras *extras, const char *path)
 {
     error_clear();
@@ -948,7 +943,3 @@ gt_status gt_snapshot_write_report_ex(const gt_snapshot *s, const char *server_j
     return report_write_rows(s, &rows, server_json, extras, path);
 }
 
-gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json, const char *path)
-{
-    return gt_snapshot_write_report_ex(s, server_json, NULL, path);
-}

@@ -7,12 +7,6 @@
 #include "common/internal.h"
 
 gt_status gt_tracker_write_report(gt_tracker *t, const char *command, int exit_status,
-                                  const char *server_json, const char *path)
-{
-    return gt_tracker_write_report_ex(t, command, exit_status, server_json, NULL, path);
-}
-
-gt_status gt_tracker_write_report_ex(gt_tracker *t, const char *command, int exit_status,
                                      const char *server_json, const gt_report_extras *extras,
                                      const char *path)
 {

@@ -994,7 +994,7 @@ gt_status snapshot_read_memory(const void *data, size_t len, const char *name, g
     return gt_snapshot_from_memory(data, len, name, GT_SNAPSHOT_MAX_ROWS, out);
 }
 
-gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **out)
+gt_status gt_snapshot_read(const char *path, size_t max_rows, gt_snapshot **out)
 {
     error_clear();
     *out = NULL;
@@ -1007,11 +1007,6 @@ gt_status gt_snapshot_read_ex(const char *path, size_t max_rows, gt_snapshot **o
     if (st != GT_OK)
         return st;
     return read_bytes(raw, len, path, max_rows, out);
-}
-
-gt_status gt_snapshot_read(const char *path, gt_snapshot **out)
-{
-    return gt_snapshot_read_ex(path, GT_SNAPSHOT_MAX_ROWS, out);
 }
 
 

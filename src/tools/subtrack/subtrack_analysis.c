@@ -724,12 +724,6 @@ static int name_order(const void *a, const void *b)
     return strcmp(((const struct block *)a)->span.name, ((const struct block *)b)->span.name);
 }
 
-gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
-                              gt_format format, char **out)
-{
-    return gt_subtrack_analyze_ex(tracking_file, sub_tracking_file, format, out, NULL);
-}
-
 /* The warnings of an analysis, one a line: the cut-short last records
  * left out. NULL when none (or out of memory: they are not worth failing
  * the results for). */
@@ -744,7 +738,7 @@ static char *analysis_warnings(const char *marks_torn, const char *tracking_torn
     return w;
 }
 
-gt_status gt_subtrack_analyze_ex(const char *tracking_file, const char *sub_tracking_file,
+gt_status gt_subtrack_analyze(const char *tracking_file, const char *sub_tracking_file,
                                  gt_format format, char **out, char **warnings)
 {
     if (warnings)
