@@ -88,7 +88,10 @@ def test_live_reads_and_wait():
     assert len(later) >= len(first) + 2
     assert later[:len(first)] == first  # rows already read do not change
     stamps = later['timestamp']
-    assert all(abs(b - a - 0.05) < 1e-6 for a, b in zip(stamps, stamps[1:]))
+    # on the schedule: a deadline already past when a slow sample ends is
+    # skipped (a busy machine), so each gap is a whole number of intervals
+    gaps = [(b - a) / 0.05 for a, b in zip(stamps, stamps[1:])]
+    assert all(g > 0.5 and abs(g - round(g)) < 1e-4 for g in gaps), gaps
     assert abs(stamps[0] - (t.start_time + 0.05)) < 1e-6  # rows count from the start
     assert t.system_metrics['processes'][0] > 1
     assert t.n_samples >= 4
