@@ -103,9 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         must(json != NULL);
         check_strict_json(json);
         free(json);
-        gt_stats st = {.struct_size = sizeof(gt_stats)};
+        gt_stats st = {0};
         if (gt_snapshot_stats(&s, &st) == GT_OK) {
-            gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
+            gt_recommendation r = {0};
             gt_recommend(&st, &r);
         }
     }

@@ -15,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gt_snapshot *s = NULL;
     if (snapshot_read_memory(data, size, "fuzz", &s) != GT_OK)
         return 0;
-    gt_stats st = {.struct_size = sizeof(gt_stats)};
+    gt_stats st = {0};
     if (gt_snapshot_stats(s, &st) == GT_OK) {
-        gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
+        gt_recommendation r = {0};
         gt_recommend(&st, &r);
     }
     gt_job_summary *j = NULL;

@@ -37,10 +37,8 @@ gt_status gt_usage_from_json(const char *json, gt_resource_usage *usage);
 
 /* Who writes a backup file (options.resource_usage_file), as it records
  * itself beside the summary: which run it is and whether it is still
- * going on. The struct grows at its end: set struct_size to
- * sizeof(gt_backup_info). */
+ * going on. */
 typedef struct gt_backup_info {
-    size_t struct_size;      /* set by the caller */
     int present;             /* 0: the file has no identity (an older
                                 writer, or not a backup): the rest is 0 */
     int tracker_pid;         /* the process that writes it (gpu-tracker, or
@@ -58,8 +56,8 @@ typedef struct gt_backup_info {
 /* Reads the identity in a backup file (a regular file of at most 16 MiB,
  * as gt_usage_read_file). GT_OK with out->present 0 when the file has
  * none; GT_ERR_IO (cannot read), GT_ERR_PARSE (not JSON, or an identity
- * with a missing or mistyped field), GT_ERR_INVALID_ARGUMENT (struct_size)
- * with the reason in gt_last_error(). */
+ * with a missing or mistyped field), GT_ERR_INVALID_ARGUMENT (NULL) with
+ * the reason in gt_last_error(). */
 gt_status gt_backup_read_info(const char *path, gt_backup_info *out);
 
 /* Output formats of gt_usage_write_file(). */
@@ -281,7 +279,6 @@ gt_status gt_snapshot_merge(gt_snapshot **runs, size_t n, const char *const *nam
  * decimals as Python's round() does; sums exact; the duration last - first
  * row + one interval, not rounded. */
 typedef struct gt_stats {
-    size_t struct_size;       /* sizeof(this struct) in the caller's header */
     long samples;                        /* row pairs used */
     double cpu_usage_mean, cpu_usage_max;       /* cores (process) */
     double memory_mean, memory_max;             /* kB PSS (process) */
@@ -330,7 +327,6 @@ char *gt_stats_to_json(const gt_stats *s);
 
 /* What to ask for next time (resource_tracker's recommend_resources). */
 typedef struct gt_recommendation {
-    size_t struct_size;       /* sizeof(this struct) in the caller's header */
     int cpu;        /* vCPUs: mean CPU usage rounded half to even, at least 1 */
     int memory_mib; /* max memory + 20 %, rounded up by gt_round_memory_mib */
     int gpu;        /* max GPU usage rounded, at least 1, if any GPU was used */
@@ -343,7 +339,6 @@ gt_status gt_recommend(const gt_stats *stats, gt_recommendation *out);
 
 /* One task of a job, as gt_job_summarize() sees it. */
 typedef struct gt_task_summary {
-    size_t struct_size;       /* set by the library */
     gt_job_info job;          /* its ids: rank, step, array task, node */
     char host[256];
     int pid;
@@ -363,7 +358,6 @@ typedef struct gt_task_summary {
  * Slurm for next time. Made by gt_job_summarize(), freed by
  * gt_job_summary_free(). */
 typedef struct gt_job_summary {
-    size_t struct_size;       /* set by the library */
     gt_job_info job;          /* the first task's ids, rank left empty */
     size_t ntasks;
     gt_task_summary *tasks;   /* in the snapshot's order */
@@ -444,8 +438,8 @@ gt_status gt_recommend_server(const gt_recommendation *r, char **json_out);
  * gt_recommend_server() answer, {"unavailable": "why"} (the section then
  * says there is no recommendation and why) or NULL (no section); extras
  * what it shows beside the run (NULL: nothing). Caller frees; NULL when out
- * of memory, or (GT_ERR_INVALID_ARGUMENT) for an extras whose struct_size
- * is smaller than the 0.3 struct (which ends before sub_tracking_file). */
+ * of memory, or when the sub-tracking file of extras cannot be read
+ * (GT_ERR_IO, GT_ERR_PARSE in gt_last_error()). */
 char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json,
                               const gt_report_extras *extras);
 
@@ -454,10 +448,8 @@ char *gt_snapshot_report_html(const gt_snapshot *s, const char *server_json,
 gt_status gt_snapshot_write_report(const gt_snapshot *s, const char *server_json,
                                    const gt_report_extras *extras, const char *path);
 
-/* What a report can show beside the run itself. The struct grows at
- * its end: set struct_size to sizeof(gt_report_extras), the rest to 0. */
+/* What a report can show beside the run itself: 0 for what it has not. */
 struct gt_report_extras {
-    size_t struct_size;
     /* Earlier runs of the same job (resource_tracker's historical stats):
      * gt_stats_combine() of their gt_snapshot_stats(), and how many; shown
      * beside each statistic. 0 runs: none. */
@@ -533,9 +525,8 @@ typedef struct gt_limit {
                          reaped processes' high-water marks) */
 } gt_limit;
 
-/* The run's limits: set struct_size to sizeof(gt_limits). */
+/* The run's limits. */
 typedef struct gt_limits {
-    size_t struct_size;
     int any_set, any_breached;
     int on_limit;     /* the option: GT_ON_LIMIT_WARN or GT_ON_LIMIT_KILL */
     int killed;       /* on_limit GT_ON_LIMIT_KILL ended the tree */
@@ -562,7 +553,7 @@ gt_status gt_limit_watch_attach(gt_limit_watch *w, gt_tracker *t);
 /* Fills *out with the limits, what the run reached and what breached them,
  * checked once more against the tracker's figures of the moment (after
  * gt_tracker_stop() and gt_tracker_add_reaped(), the run's).
- * GT_ERR_INVALID_ARGUMENT for a struct_size other than sizeof(gt_limits). */
+ * GT_ERR_INVALID_ARGUMENT for a NULL argument. */
 gt_status gt_limit_watch_report(gt_limit_watch *w, gt_limits *out);
 
 /* The tracker's summary as gt_tracker_to_json() and gt_tracker_to_text()

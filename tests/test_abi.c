@@ -257,30 +257,27 @@ static void test_refused_without_size(void)
     CHECK(usage_to_text(&u) == NULL);
     CHECK(gt_usage_write_file(&u, "/nonexistent/x", GT_FORMAT_JSON) == GT_ERR_INVALID_ARGUMENT);
 
+    /* The tools' structs are plain (no struct_size: the tools promise no
+     * ABI); a NULL one is refused, naming the call and the type. */
     gt_stats st;
     memset(&st, 0, sizeof st);
-    gt_recommendation r = {.struct_size = sizeof r};
-    CHECK(gt_recommend(&st, &r) == GT_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(gt_last_error(), "gt_stats.struct_size 0");
-    st.struct_size = sizeof st;
-    r.struct_size = 0;
-    CHECK(gt_recommend(&st, &r) == GT_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(gt_last_error(), "gt_recommendation.struct_size 0");
-    r.struct_size = sizeof r;
-    CHECK(gt_recommend(&st, &r) == GT_OK && r.cpu == 1 && r.struct_size == sizeof r);
-    CHECK(gt_stats_to_json(&(gt_stats){0}) == NULL);
-    CHECK(gt_recommendation_to_json(&(gt_recommendation){0}, NULL) == NULL);
+    gt_recommendation r = {0};
+    CHECK(gt_recommend(NULL, &r) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "gt_recommend: NULL gt_stats");
+    CHECK(gt_recommend(&st, NULL) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "gt_recommend: NULL gt_recommendation");
+    CHECK(gt_recommend(&st, &r) == GT_OK && r.cpu == 1);
+    CHECK(gt_stats_to_json(NULL) == NULL);
+    CHECK_CONTAINS(gt_last_error(), "gt_stats_to_json: NULL gt_stats");
+    CHECK(gt_recommendation_to_json(NULL, NULL) == NULL);
 
-    /* gt_stats_combine reads an array by the caller's struct_size. */
-    gt_stats runs[2] = {{.struct_size = sizeof(gt_stats), .cpu_usage_mean = 1, .memory_max = 5},
-                        {.struct_size = sizeof(gt_stats), .cpu_usage_mean = 3, .memory_max = 2}};
-    gt_stats all = {.struct_size = sizeof all};
+    gt_stats runs[2] = {{.cpu_usage_mean = 1, .memory_max = 5},
+                        {.cpu_usage_mean = 3, .memory_max = 2}};
+    gt_stats all = {0};
     CHECK(gt_stats_combine(runs, 2, &all) == GT_OK);
-    CHECK(all.cpu_usage_mean == 2 && all.memory_max == 5 && all.struct_size == sizeof all);
-    runs[1].struct_size = sizeof(gt_stats) + 8;
-    CHECK(gt_stats_combine(runs, 2, &all) == GT_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(gt_last_error(), "runs[1].struct_size");
+    CHECK(all.cpu_usage_mean == 2 && all.memory_max == 5);
     CHECK(gt_stats_combine(runs, 0, &all) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(gt_stats_combine(runs, 2, NULL) == GT_ERR_INVALID_ARGUMENT);
 
     gt_series s;
     memset(&s, 0, sizeof s);
@@ -331,13 +328,13 @@ static void test_set_by_the_library(void)
     CHECK(s && s->struct_size == sizeof *s && s->usage.struct_size == sizeof s->usage &&
           s->server.struct_size == sizeof s->server && s->series.struct_size == sizeof s->series &&
           s->cloud.struct_size == sizeof s->cloud && s->job.struct_size == sizeof s->job);
-    gt_stats st = {.struct_size = sizeof st};
-    CHECK(gt_snapshot_stats(s, &st) == GT_OK && st.struct_size == sizeof st);
+    gt_stats st = {0};
+    CHECK(gt_snapshot_stats(s, &st) == GT_OK);
     gt_job_summary *js = NULL;
     CHECK(gt_job_summarize(s, &js) == GT_OK && js);
-    CHECK(js && js->struct_size == sizeof *js && js->ntasks == 1);
+    CHECK(js && js->ntasks == 1);
     const gt_task_summary *task = gt_job_summary_task(js, 0);
-    CHECK(task && task->struct_size == sizeof *task && task->stats.struct_size == sizeof st);
+    CHECK(task != NULL);
     CHECK(gt_job_summary_task(js, 1) == NULL);
     gt_job_summary_free(js);
     gt_snapshot_free(s);

@@ -96,6 +96,14 @@ done
 for name in $(comm -23 "$work/inner_face" "$work/library_side"); do
     fail "gpu_tracker_internal.h declares $name, which the library (src/lib) does not define: a tool's goes in gpu_tracker_tools.h"
 done
+# The tools promise no ABI: their structs are plain, and a call that grows
+# an argument keeps its one name.
+if grep -n 'struct_size' "$src/include/gpu_tracker_tools.h"; then
+    fail "gpu_tracker_tools.h has a struct_size: the tools' structs are plain (no ABI to keep)"
+fi
+for name in $(grep '_ex$' "$work/tools_face"); do
+    fail "gpu_tracker_tools.h declares $name: give the call its fuller signature under one name"
+done
 for name in $(comm -23 "$work/door" "$work/inner_face"); do
     fail "${door#"$src"/} lists $name, which gpu_tracker_internal.h does not declare"
 done

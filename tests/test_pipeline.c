@@ -517,7 +517,7 @@ static void test_backup_policy(void)
               strstr(bs.identity, "\"pid\":4242,") &&
               strstr(bs.identity, "\"command\":\"python train.py\""),
               "identity: %s", bs.identity ? bs.identity : "(none)");
-    gt_backup_info who = {.struct_size = sizeof who};
+    gt_backup_info who = {0};
     CHECK_MSG(gt_backup_read_info(path, &who) == GT_OK && who.present && who.pid == 4242 &&
                   who.tracker_pid == getpid() && who.running,
               "%s", gt_last_error());

@@ -76,7 +76,7 @@ static void test_redirect(void)
 {
     struct httpd h;
     httpd_start(&h, redirect_to_file);
-    gt_recommendation rec = {.struct_size = sizeof rec};
+    gt_recommendation rec = {0};
     rec.cpu = 2;
     rec.memory_mib = 4096;
     char *server = NULL;

@@ -425,7 +425,7 @@ static void test_stats_and_recommend(void)
     unsigned long long mem[] = {1000, 300000, 200000, 100000}, rx[] = {100, 200, 300, 400};
     int used[] = {0, 1, 2, 0};
     gt_snapshot *s = constructed(4, cpu, mem, gpu, vram, used, disk, rx, NULL, NULL);
-    gt_stats st = {.struct_size = sizeof(gt_stats)};
+    gt_stats st = {0};
     CHECK(gt_snapshot_stats(s, &st) == GT_OK);
     CHECK(st.samples == 4);
     CHECK(st.cpu_usage_mean == 1.12 && st.cpu_usage_max == 2.0);
@@ -440,7 +440,7 @@ static void test_stats_and_recommend(void)
 
     /* cpu round(1.12) = 1; memory 300000 kB * 1.2 / 1024 = 351.56 MiB -> 512;
      * gpu max(1, round(1.6)) = 2; vram 1500.5 * 1.2 = 1800.6 -> 2048. */
-    gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
+    gt_recommendation r = {0};
     gt_recommend(&st, &r);
     CHECK(r.cpu == 1 && r.memory_mib == 512 && r.gpu == 2 && r.vram_mib == 2048);
 
@@ -476,7 +476,7 @@ static void test_stats_and_recommend(void)
     CHECK(gt_round_memory_mib(1025) == 2048 && gt_round_memory_mib(2048) == 2048);
     CHECK(gt_round_memory_mib(2048.001) == 3072 && gt_round_memory_mib(3072) == 3072);
     CHECK(gt_round_memory_mib(3072.5) == 4096 && gt_round_memory_mib(100000) == 100352);
-    gt_stats b = {.struct_size = sizeof(gt_stats)};
+    gt_stats b = {0};
     /* CPU: Python's round, half to even, at least 1. */
     double cpus[][2] = {{0, 1}, {0.49, 1}, {0.5, 1}, {1.49, 1}, {1.5, 2}, {2.5, 2}, {2.51, 3},
                         {3.5, 4}, {15.99, 16}};
@@ -527,7 +527,7 @@ static void test_stats_and_recommend(void)
     runs[1].memory_max = 50;
     runs[1].net_recv_bytes_sum = 1500;
     runs[1].duration = 10.0;
-    gt_stats all = {.struct_size = sizeof(gt_stats)};
+    gt_stats all = {0};
     gt_stats_combine(runs, 2, &all);
     CHECK(all.cpu_usage_mean == (1.12 + 3.0) / 2 && all.cpu_usage_max == 3.5);
     CHECK(all.memory_max == 300000 && all.duration == 9.0 && all.samples == 8);
@@ -598,7 +598,7 @@ static void test_stats_and_recommend(void)
     for (size_t i = 0; i < sizeof boundary / sizeof boundary[0]; i++) {
         gt_snapshot *bs = constructed(boundary[i].n, boundary[i].cpu, NULL, NULL, NULL, NULL, NULL,
                                       NULL, NULL, NULL);
-        gt_stats bst = {.struct_size = sizeof(gt_stats)};
+        gt_stats bst = {0};
         CHECK(gt_snapshot_stats(bs, &bst) == GT_OK);
         gt_recommend(&bst, &r);
         CHECK_MSG(bst.cpu_usage_mean == boundary[i].mean && r.cpu == boundary[i].cpus,
@@ -610,7 +610,7 @@ static void test_stats_and_recommend(void)
      * longer changes nothing, a process series one row shorter drops the
      * system's last row from the sums. */
     gt_snapshot *longer = constructed(4, cpu, mem, gpu, vram, used, disk, rx, NULL, NULL);
-    gt_stats cut = {.struct_size = sizeof(gt_stats)};
+    gt_stats cut = {0};
     longer->series.nprocess = 3;
     CHECK(gt_snapshot_stats(longer, &cut) == GT_OK);
     CHECK(cut.samples == 3 && cut.net_recv_bytes_sum == 600 && cut.duration == 6.0);
@@ -618,7 +618,7 @@ static void test_stats_and_recommend(void)
     gt_snapshot_free(longer);
 
     /* Absurd figures in a hand-made gt_stats saturate, never overflow. */
-    gt_stats huge = {.struct_size = sizeof(gt_stats)};
+    gt_stats huge = {0};
     huge.cpu_usage_mean = 1.7e308;
     huge.memory_max = 1.7e308;
     huge.gpu_usage_mean = 1;
@@ -1003,7 +1003,7 @@ static void test_keeper(void)
     struct httpd h;
     httpd_start(&h, keeper);
     setenv("GPU_TRACKER_KEEPER_URL", h.base, 1);
-    gt_recommendation r = {.struct_size = sizeof r, .cpu = 2, .memory_mib = 3072, .gpu = 1,
+    gt_recommendation r = {.cpu = 2, .memory_mib = 3072, .gpu = 1,
                            .vram_mib = 20480};
     char *json = NULL;
     keeper_mode = "ok";
@@ -1070,8 +1070,8 @@ static void test_resource_tracker_format(void)
                 CHECK(fabs(r->series.system[i].disk_space_used_gb - disk[i]) < 0.01);
                 CHECK(r->series.system[i].memory_used == s->series.system[i].memory_used);
             }
-            gt_stats a = {.struct_size = sizeof(gt_stats)};
-            gt_stats b = {.struct_size = sizeof(gt_stats)};
+            gt_stats a = {0};
+            gt_stats b = {0};
             CHECK(gt_snapshot_stats(s, &a) == GT_OK && gt_snapshot_stats(r, &b) == GT_OK);
             CHECK(a.memory_max == b.memory_max && a.cpu_usage_mean == b.cpu_usage_mean);
             char *html = gt_snapshot_report_html(r, NULL, NULL);

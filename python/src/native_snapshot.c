@@ -297,7 +297,7 @@ PyObject *native_snapshot_stats(PyObject *module, PyObject *capsule)
     const gt_snapshot *s = PyCapsule_GetPointer(capsule, SNAPSHOT_CAPSULE);
     if (!s)
         return NULL;
-    gt_stats st = {.struct_size = sizeof st};
+    gt_stats st = {0};
     gt_status status = gt_snapshot_stats(s, &st);
     if (status != GT_OK)
         return native_raise_status(status);
@@ -339,11 +339,11 @@ PyObject *native_stats_combine(PyObject *module, PyObject *runs)
 PyObject *native_recommend(PyObject *module, PyObject *args)
 {
     (void)module;
-    gt_stats st = {.struct_size = sizeof(gt_stats)};
+    gt_stats st = {0};
     if (!PyArg_ParseTuple(args, "ddddd", &st.cpu_usage_mean, &st.memory_max, &st.gpu_usage_mean,
                           &st.gpu_usage_max, &st.gpu_vram_max))
         return NULL;
-    gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
+    gt_recommendation r = {0};
     gt_recommend(&st, &r);
     return Py_BuildValue("{s:i,s:i,s:i,s:i}", "cpu", r.cpu, "memory", r.memory_mib, "gpu", r.gpu,
                          "vram", r.vram_mib);
@@ -354,7 +354,7 @@ PyObject *native_recommend(PyObject *module, PyObject *args)
 PyObject *native_recommend_server(PyObject *module, PyObject *args)
 {
     (void)module;
-    gt_recommendation r = {.struct_size = sizeof(gt_recommendation)};
+    gt_recommendation r = {0};
     const char *url = NULL;
     if (!PyArg_ParseTuple(args, "iiiiz", &r.cpu, &r.memory_mib, &r.gpu, &r.vram_mib, &url))
         return NULL;

@@ -354,7 +354,7 @@ static PyObject *tracker_stats(NativeTracker *self, PyObject *unused)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    gt_stats st = {.struct_size = sizeof st};
+    gt_stats st = {0};
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
     status = gt_tracker_stats(t, &st);

@@ -188,7 +188,7 @@ static char *human_of(gt_tracker *t, gt_limit_watch *limits_watch, const struct 
         .command_sigkill = r->signalled && r->status_code == 128 + SIGKILL, .command_pid = pid,
         .verbose = o->verbose,
     };
-    gt_limits limits = {.struct_size = sizeof limits};
+    gt_limits limits = {0};
     if (gt_limit_watch_report(limits_watch, &limits) == GT_OK && limits.any_set)
         x.limits = &limits;
     gt_peak_breakdown *peaks = calloc(2, sizeof *peaks);
@@ -267,7 +267,6 @@ static void say_which_run(const char *path)
 {
     gt_backup_info info;
     memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
     if (gt_backup_read_info(path, &info) != GT_OK) {
         cli_error("warning: %s; the summary follows all the same\n",
                   gt_last_error());
@@ -764,7 +763,7 @@ int gt_cli_main(int argc, char **argv)
     warn_figures(t, &o);
     /* A breached limit is the exit status (docs/limits.md), unless the
      * command's own was asked for. */
-    gt_limits breaches = {.struct_size = sizeof breaches};
+    gt_limits breaches = {0};
     int limit_breached = gt_limit_watch_report(limits, &breaches) == GT_OK &&
                          breaches.any_breached;
     if (limit_breached && !o.tracker.disable_logs)

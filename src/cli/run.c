@@ -280,7 +280,6 @@ static size_t live_children(pid_t command, gt_tracker *tracker, pid_t *pids, siz
 static int limit_ended_tree(gt_limit_watch *w, gt_limits *l)
 {
     memset(l, 0, sizeof *l);
-    l->struct_size = sizeof *l;
     return w && gt_limit_watch_report(w, l) == GT_OK && l->killed;
 }
 

@@ -37,7 +37,6 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
     if (report_path) {
         gt_report_extras extras;
         memset(&extras, 0, sizeof extras);
-        extras.struct_size = sizeof extras;
         extras.sub_tracking_file = stf;
         gt_status st = gt_tracker_write_report(t, command, exit_status, NULL, &extras,
                                                   report_path);
@@ -255,13 +254,11 @@ static void print_json(json_object *o)
 static int all_stats(gt_snapshot **snaps, const struct sub_args *a, gt_stats *each, gt_stats *all)
 {
     for (int i = 0; i < a->nfiles; i++) {
-        each[i].struct_size = sizeof each[i];
         if (gt_snapshot_stats(snaps[i], &each[i]) != GT_OK) {
             cli_error("'%s': %s\n", a->files[i], gt_last_error());
             return -1;
         }
     }
-    all->struct_size = sizeof *all;
     if (gt_stats_combine(each, (size_t)a->nfiles, all) != GT_OK) {
         cli_error("%s\n", gt_last_error());
         return -1;
@@ -514,7 +511,7 @@ int recommend_command(int argc, char **argv)
         return 1;
     }
     free(each);
-    gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
+    gt_recommendation rec = {0};
     gt_recommend(&all, &rec);
     /* No network (a compute node, an air-gapped site): the local
      * recommendation is still printed, then why the server part is
@@ -680,7 +677,6 @@ static int load_history(const struct sub_args *a, const char *command, gt_report
             gt_snapshot_free(s);
             continue;
         }
-        runs[kept].struct_size = sizeof runs[kept];
         gt_status st = gt_snapshot_stats(s, &runs[kept]);
         gt_snapshot_free(s);
         if (st != GT_OK) {
@@ -695,7 +691,6 @@ static int load_history(const struct sub_args *a, const char *command, gt_report
         free(runs);
         return 0;
     }
-    h->history.struct_size = sizeof h->history;
     if (gt_stats_combine(runs, kept, &h->history) != GT_OK) {
         cli_error("--history: %s\n", gt_last_error());
         free(runs);
@@ -718,7 +713,6 @@ int report_command(int argc, char **argv)
         return cli_fail(REPORT_USAGE, 2);
     gt_report_extras extras;
     memset(&extras, 0, sizeof extras);
-    extras.struct_size = sizeof extras;
     extras.sub_tracking_file = a.stf;
     if (a.out) {
         char err[1024];
@@ -736,9 +730,9 @@ int report_command(int argc, char **argv)
         return 1;
     }
     char *server = NULL;
-    gt_stats st = {.struct_size = sizeof(gt_stats)};
+    gt_stats st = {0};
     if (a.server && gt_snapshot_stats(snaps[0], &st) == GT_OK) {
-        gt_recommendation rec = {.struct_size = sizeof(gt_recommendation)};
+        gt_recommendation rec = {0};
         gt_recommend(&st, &rec);
         if (gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
             cli_error("warning: %s; the report has no server recommendation\n",

@@ -61,6 +61,13 @@ gt_status error_set(gt_status status, const char *fmt, ...)
     return status;
 }
 
+gt_status check_not_null(const char *call, const char *type, const void *p)
+{
+    if (!p)
+        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: NULL %s", call, type);
+    return GT_OK;
+}
+
 gt_status check_struct_size(const char *call, const char *type, const void *p, size_t need)
 {
     if (!p)

@@ -55,6 +55,11 @@ void error_clear(void);
  * minimum); else GT_ERR_INVALID_ARGUMENT naming call and type. */
 gt_status check_struct_size(const char *call, const char *type, const void *p, size_t need);
 #define GT_CHECK_STRUCT(call, type, p) check_struct_size(call, #type, p, sizeof(type))
+/* A plain struct handed to a tool (no struct_size: the tools promise no
+ * ABI): GT_OK when p is not NULL, else GT_ERR_INVALID_ARGUMENT naming call
+ * and type. */
+gt_status check_not_null(const char *call, const char *type, const void *p);
+#define GT_CHECK_NOT_NULL(call, type, p) check_not_null(call, #type, p)
 /* gt_job_info as 1.0 had it (1.1 appended the request fields): the least a
  * caller's struct_size may be. */
 #define GT_JOB_INFO_SIZE_1_0 offsetof(gt_job_info, cpus_per_task)

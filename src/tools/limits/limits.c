@@ -129,7 +129,6 @@ void limits_report(const struct limit_state *s, gt_limits *out)
 {
     gt_limits r;
     memset(&r, 0, sizeof r);
-    r.struct_size = sizeof r;
     for (int i = 0; i < GT_LIMIT_COUNT; i++) {
         gt_limit *l = &r.figure[i];
         l->set = s->limit[i] > 0;

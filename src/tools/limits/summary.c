@@ -81,7 +81,6 @@ static void limits_text(const gt_limits *l, struct buf *b)
 static int limits_of(gt_limit_watch *w, gt_limits *l)
 {
     memset(l, 0, sizeof *l);
-    l->struct_size = sizeof *l;
     return w && gt_limit_watch_report(w, l) == GT_OK && l->any_set;
 }
 

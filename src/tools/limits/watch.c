@@ -268,10 +268,8 @@ gt_status gt_limit_watch_attach(gt_limit_watch *w, gt_tracker *t)
 gt_status gt_limit_watch_report(gt_limit_watch *w, gt_limits *out)
 {
     error_clear();
-    if (!w || !out || out->struct_size != sizeof *out)
-        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_report: %s",
-                         !w || !out ? "NULL argument"
-                                  : "invalid gt_limits.struct_size: set it to sizeof(gt_limits)");
+    if (!w || !out)
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_limit_watch_report: NULL argument");
     pthread_mutex_lock(&w->lock);
     struct limit_state s = w->s;
     gt_tracker *t = w->t;

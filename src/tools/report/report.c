@@ -539,7 +539,7 @@ static void figures_of(const gt_snapshot *s, const struct row_source *rows,
     gt_stats st;
     int have_stats = stats_of_rows(rows, s->series.interval, &st) == GT_OK;
     error_clear();
-    gt_recommendation rec = {.struct_size = sizeof rec};
+    gt_recommendation rec = {0};
     if (have_stats)
         gt_recommend(&st, &rec);
     /* The job's cgroup is what a memory limit is enforced on: its peak
@@ -857,14 +857,7 @@ char *report_html_rows(const gt_snapshot *s, const struct row_source *rows,
                        gt_status *status)
 {
     *status = GT_OK;
-    /* The 0.3 struct ends before sub_tracking_file. */
-    if (extras && extras->struct_size < offsetof(gt_report_extras, sub_tracking_file)) {
-        *status = error_set(GT_ERR_INVALID_ARGUMENT, "invalid gt_report_extras.struct_size %zu: "
-                            "set it to sizeof(gt_report_extras)", extras->struct_size);
-        return NULL;
-    }
-    const char *stf = extras && extras->struct_size >= sizeof(gt_report_extras)
-                          ? extras->sub_tracking_file : NULL;
+    const char *stf = extras ? extras->sub_tracking_file : NULL;
     struct subtrack_blocks blocks = {0};
     struct block_rows *ranked = NULL;
     if (stf && (*status = blocks_of(stf, rows, &blocks, &ranked)) != GT_OK)

@@ -65,16 +65,12 @@ static gt_status read_identity(json_object *o, const char *path, gt_backup_info 
 gt_status gt_backup_read_info(const char *path, gt_backup_info *out)
 {
     error_clear();
-    gt_status st = check_out_struct_size("gt_backup_read_info", path, out, "gt_backup_info",
-                                         out ? out->struct_size : 0, sizeof(gt_backup_info));
-    if (st != GT_OK)
-        return st;
-    size_t size = out->struct_size;
+    if (!path || !out)
+        return error_set(GT_ERR_INVALID_ARGUMENT, "gt_backup_read_info: NULL argument");
     memset(out, 0, sizeof *out);
-    out->struct_size = size;
     char *doc;
     size_t len;
-    st = read_regular_file(path, 16u << 20, "backup", &doc, &len);
+    gt_status st = read_regular_file(path, 16u << 20, "backup", &doc, &len);
     if (st != GT_OK)
         return st;
     json_tokener *tok = json_tokener_new_ex(16);
@@ -93,10 +89,8 @@ gt_status gt_backup_read_info(const char *path, gt_backup_info *out)
         st = error_set(GT_ERR_PARSE, "'%s': backup is not an object", path);
     else if (identity)
         st = read_identity(identity, path, out);
-    if (st != GT_OK) {
+    if (st != GT_OK)
         memset(out, 0, sizeof *out);
-        out->struct_size = size;
-    }
     json_object_put(root);
     return st;
 }

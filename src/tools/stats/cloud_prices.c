@@ -95,7 +95,7 @@ gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_ur
 {
     error_clear();
     *json_out = NULL;
-    gt_status checked = GT_CHECK_STRUCT("gt_recommend_server", gt_recommendation, r);
+    gt_status checked = GT_CHECK_NOT_NULL("gt_recommend_server", gt_recommendation, r);
     if (checked != GT_OK)
         return checked;
     const struct http_api *http = NULL;

@@ -163,9 +163,6 @@ static double imbalance(const double *v, size_t n)
 static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
 {
     memset(t, 0, sizeof *t);
-    t->struct_size = sizeof *t;
-    t->stats.struct_size = sizeof t->stats;
-    t->rec.struct_size = sizeof t->rec;
     t->job = s->job;
     text_copy(t->host, sizeof t->host, s->host);
     t->pid = s->pid;
@@ -174,10 +171,8 @@ static void summarize_task(const gt_snapshot *s, gt_task_summary *t)
     t->exit_status = s->exit_status;
     t->has_rows = s->series.nprocess > 0 && s->series.nsystem > 0 &&
                   gt_snapshot_stats(s, &t->stats) == GT_OK;
-    if (!t->has_rows) {
+    if (!t->has_rows)
         memset(&t->stats, 0, sizeof t->stats);
-        t->stats.struct_size = sizeof t->stats;
-    }
     double divisor = units_ram_divisor(s->usage.max_ram.unit);
     t->peak_rss_mib = divisor > 0 && !s->no_summary
                           ? s->usage.max_ram.combined.total_rss * divisor / (1024.0 * 1024.0) : 0;
@@ -257,8 +252,6 @@ gt_status gt_job_summarize(const gt_snapshot *s, gt_job_summary **out)
         return s ? error_set(GT_ERR_NO_MEMORY, "out of memory")
                  : error_set(GT_ERR_INVALID_ARGUMENT, "no snapshot");
     }
-    j->struct_size = sizeof *j;
-    j->total.struct_size = sizeof j->total;
     j->ntasks = n;
     j->job = s->job;
     j->job.task_rank[0] = '\0';

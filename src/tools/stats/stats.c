@@ -94,7 +94,6 @@ static void stats_add_pair(void *ctx, size_t i, const gt_process_row *p, const g
 gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats *out)
 {
     memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
     /* Rows of the two series are paired by position, cut to the shorter. */
     size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
     size_t n = np < ns ? np : ns;
@@ -139,7 +138,7 @@ gt_status stats_of_rows(const struct row_source *rows, double interval, gt_stats
 gt_status gt_tracker_stats(gt_tracker *t, gt_stats *out)
 {
     error_clear();
-    gt_status st = GT_CHECK_STRUCT("gt_tracker_stats", gt_stats, out);
+    gt_status st = GT_CHECK_NOT_NULL("gt_tracker_stats", gt_stats, out);
     if (st != GT_OK)
         return st;
     struct row_source rows;
@@ -151,7 +150,7 @@ gt_status gt_tracker_stats(gt_tracker *t, gt_stats *out)
 gt_status gt_snapshot_stats(const gt_snapshot *s, gt_stats *out)
 {
     error_clear();
-    gt_status st = GT_CHECK_STRUCT("gt_snapshot_stats", gt_stats, out);
+    gt_status st = GT_CHECK_NOT_NULL("gt_snapshot_stats", gt_stats, out);
     if (st != GT_OK)
         return st;
     if (!s)
@@ -186,35 +185,20 @@ static const struct {
 gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
 {
     error_clear();
-    gt_status st = GT_CHECK_STRUCT("gt_stats_combine", gt_stats, out);
+    gt_status st = GT_CHECK_NOT_NULL("gt_stats_combine", gt_stats, out);
     if (st != GT_OK)
         return st;
     if (n == 0 || !runs)
         return error_set(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: no runs (n is 0)");
-    /* runs is an array of the caller's gt_stats: its stride is the caller's
-     * struct_size, the same in every element. */
-    size_t stride = runs[0].struct_size;
-    for (size_t i = 0; i < n; i++) {
-        const gt_stats *r = (const gt_stats *)(const void *)((const char *)runs + i * stride);
-        st = GT_CHECK_STRUCT("gt_stats_combine", gt_stats, r);
-        if (st != GT_OK)
-            return st;
-        if (r->struct_size != stride)
-            return error_set(GT_ERR_INVALID_ARGUMENT, "gt_stats_combine: runs[%zu].struct_size %zu "
-                             "differs from runs[0]'s %zu", i, r->struct_size, stride);
-    }
     memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
-    for (size_t i = 0; i < n; i++) {
-        const gt_stats *r = (const gt_stats *)(const void *)((const char *)runs + i * stride);
-        out->samples += r->samples;
-    }
+    for (size_t i = 0; i < n; i++)
+        out->samples += runs[i].samples;
     for (size_t f = 0; f < sizeof stats_fields / sizeof stats_fields[0]; f++) {
         enum stats_combine rule = stats_combine_rule(stats_fields[f].aggregation);
         struct stats_combined c;
         stats_combined_init(&c);
         for (size_t i = 0; i < n; i++) {
-            const char *r = (const char *)runs + i * stride;
+            const char *r = (const char *)&runs[i];
             double v;
             memcpy(&v, r + stats_fields[f].offset, sizeof v);
             stats_combined_add(&c, rule, v);
@@ -228,13 +212,12 @@ gt_status gt_stats_combine(const gt_stats *runs, size_t n, gt_stats *out)
 gt_status gt_recommend(const gt_stats *s, gt_recommendation *out)
 {
     error_clear();
-    gt_status st = GT_CHECK_STRUCT("gt_recommend", gt_stats, s);
+    gt_status st = GT_CHECK_NOT_NULL("gt_recommend", gt_stats, s);
     if (st == GT_OK)
-        st = GT_CHECK_STRUCT("gt_recommend", gt_recommendation, out);
+        st = GT_CHECK_NOT_NULL("gt_recommend", gt_recommendation, out);
     if (st != GT_OK)
         return st;
     memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
     /* Python's round(): to the nearest, half to even (rint in the default
      * rounding mode). */
     int cpu = saturate_int(rint(s->cpu_usage_mean));

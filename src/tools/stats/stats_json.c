@@ -54,7 +54,7 @@ json_object *stats_json_object(const gt_stats *s)
 char *gt_stats_to_json(const gt_stats *s)
 {
     error_clear();
-    if (GT_CHECK_STRUCT("gt_stats_to_json", gt_stats, s) != GT_OK)
+    if (GT_CHECK_NOT_NULL("gt_stats_to_json", gt_stats, s) != GT_OK)
         return NULL;
     return pretty_text(stats_json_object(s));
 }
@@ -62,7 +62,7 @@ char *gt_stats_to_json(const gt_stats *s)
 char *gt_recommendation_to_json(const gt_recommendation *r, const char *server_json)
 {
     error_clear();
-    if (GT_CHECK_STRUCT("gt_recommendation_to_json", gt_recommendation, r) != GT_OK)
+    if (GT_CHECK_NOT_NULL("gt_recommendation_to_json", gt_recommendation, r) != GT_OK)
         return NULL;
     json_object *server = NULL;
     if (server_json) {
