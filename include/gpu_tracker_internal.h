@@ -447,8 +447,6 @@ typedef struct gt_series {
 GT_INTERNAL char *gt_series_to_csv(const gt_series *series, gt_series_kind kind);
 
 
-/* A tracker (opaque; its calls are under "The tracker" below). */
-
 /* The machine a run was on. */
 typedef struct gt_server_info {
     size_t struct_size;       /* sizeof(this struct) in the caller's header */
@@ -716,8 +714,8 @@ typedef struct gt_snapshot {
 } gt_snapshot;
 
 
-/* A snapshot of a STOPPED (or STARTED: the run so far) tracker: its summary, its series (options.series
- * should have asked for both), the server it ran on and, with
+/* A snapshot of a STOPPED (or STARTED: the run so far) tracker: its
+ * summary, its series (options.series should have asked for both), the server it ran on and, with
  * discover_cloud, the cloud (waiting for that discovery to end, at most a
  * few seconds). command and exit_status describe the run (NULL, -1: not
  * known). Free with gt_snapshot_free(). GT_ERR_STATE when NEW, or before a
@@ -896,7 +894,7 @@ typedef struct gt_job_energy {
  * NEW; GT_ERR_INVALID_ARGUMENT for another struct_size. */
 GT_INTERNAL gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out);
 
-/* Who held it: the types are above the snapshots, which keep them. */
+/* Who held it (the types are above, with the snapshot that keeps them). */
 
 /* Fills *out with who held the peak of kind (GT_PEAK_MEMORY or
  * GT_PEAK_GPU_MEMORY) so far. GT_ERR_STATE when NEW;
