@@ -345,6 +345,21 @@ typedef struct gt_options {
      * lost run. NULL (default): none. docs/metrics.md, "Pushgateway". */
     const char *metrics_push_url;
     double metrics_push_interval;
+    /* Where procfs and sysfs are mounted: "/proc" and "/sys" (NULL,
+     * default), or another absolute path (the host's, mounted into a
+     * container; a fixture tree in a test). */
+    const char *proc_root;
+    const char *sys_root;
+    /* The cloud metadata services' base URL ("http://127.0.0.1:8080"; a
+     * server on loopback in a test). NULL (default): the real ones,
+     * 169.254.169.254 and metadata.google.internal. */
+    const char *metadata_url;
+    /* Non-zero: the figures a plain sampling tracker gets, for comparison
+     * (the command's --sampled-only): peaks only from samples (no VmHWM
+     * or ru_maxrss floor), CPU only from the changes seen between two
+     * samples of a live process (nothing of what exited between samples,
+     * nothing of reaped children). Default 0. */
+    int sampled_only;
 } gt_options;
 
 /* Fills opts with the defaults of gpu_tracker's Tracker(), struct_size
@@ -478,12 +493,23 @@ typedef enum gt_figure {
     GT_FIGURE_CO2E_GRAMS,           /* with options.carbon_intensity */
     GT_FIGURE_CGROUP_PEAK_BYTES,    /* the job's cgroup memory high-water mark,
                                        when the tree is alone in its group */
-    GT_FIGURE_UNSEEN_CHILDREN_PID   /* a tracked process that ignores SIGCHLD
+    GT_FIGURE_UNSEEN_CHILDREN_PID,  /* a tracked process that ignores SIGCHLD
                                        (0: none seen): the kernel reaps its
                                        children, and those that live between
                                        two samples are missing from the RAM
                                        peaks and the CPU time (the job's
                                        cgroup, where it has one, holds them) */
+    /* --- 1.1: the newest sample's, for a status line (cheap: no summary
+     * is made; the last sample's once STOPPED) --- */
+    GT_FIGURE_RSS_BYTES,            /* the tree's RSS, shared pages once */
+    GT_FIGURE_CPU_PERCENT,          /* the tree's CPU over the newest interval,
+                                       100 = one core (GT_ERR_UNAVAILABLE until
+                                       an interval of at least half the sleep
+                                       time was sampled) */
+    GT_FIGURE_GPU_RAM_BYTES,        /* the tree's GPU memory (GT_ERR_UNAVAILABLE:
+                                       no GPU, or none sampled yet) */
+    GT_FIGURE_GPU_UTIL_PERCENT      /* the selected GPUs' summed, 100 = one busy
+                                       GPU (GT_ERR_UNAVAILABLE as above) */
 } gt_figure;
 
 /* *value = the figure which of t. GT_OK; GT_ERR_UNAVAILABLE (*value 0,
@@ -491,6 +517,28 @@ typedef enum gt_figure {
  * job's own, ...); GT_ERR_STATE when NEW; GT_ERR_INVALID_ARGUMENT for a
  * figure this library does not know (a newer header's). */
 GT_API gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value);
+
+/* Where options.metrics_listen serves ("127.0.0.1:9101", "[::1]:9101"),
+ * the port a PORT of 0 got included (gt_tracker_new() bound it); NULL
+ * when not serving. Valid until gt_tracker_free(). (1.1) */
+GT_API const char *gt_tracker_metrics_address(gt_tracker *t);
+
+/* The two series options.series keeps (1.1). */
+typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt_series_kind;
+
+/* 1 when writing rows of kind to options.process_csv_fd / system_csv_fd
+ * failed at some row (a warning said why): that descriptor lacks rows the
+ * tracker kept, which gt_tracker_write_series_csv() can write elsewhere.
+ * Known once STOPPED (the sampler is done writing); 0 before, with
+ * GT_ERR_STATE in gt_last_error(). (1.1) */
+GT_API int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind);
+
+/* A series of a STOPPED tracker as CSV (the header and every row kept,
+ * "\r\n" line ends, as process_csv_fd / system_csv_fd get them) written to
+ * the descriptor fd, a batch of rows at a time (fd stays the caller's).
+ * GT_ERR_STATE unless STOPPED, GT_ERR_INVALID_ARGUMENT for another kind,
+ * GT_ERR_IO when writing fails. (1.1) */
+GT_API gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd);
 
 /* ---- Sub-tracking (gpu_tracker 5's SubTracker) ----------------------------
  * Marks when code blocks start and stop, in a sub-tracking file that, with

@@ -425,8 +425,6 @@ typedef struct gt_system_row {
     double cpu_energy_joules, dram_energy_joules;
 } gt_system_row;
 
-typedef enum gt_series_kind { GT_SERIES_KIND_PROCESS, GT_SERIES_KIND_SYSTEM } gt_series_kind;
-
 /* Both series of a run (an empty one when it was not asked for). */
 typedef struct gt_series {
     size_t struct_size;       /* sizeof(this struct) in the caller's header */
@@ -729,18 +727,6 @@ GT_INTERNAL gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, in
 void gt_snapshot_free(gt_snapshot *s);
 
 
-/* A series of a STOPPED tracker as CSV (gt_series_to_csv's text) written
- * to the descriptor fd, a batch of rows at a time (fd stays the caller's).
- * GT_ERR_STATE unless STOPPED, GT_ERR_IO when writing fails. */
-GT_INTERNAL gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd);
-
-/* 1 when writing rows of kind to options.process_csv_fd / system_csv_fd
- * failed at some row (a warning said why): that descriptor lacks rows the
- * tracker kept, which gt_tracker_write_series_csv can write elsewhere.
- * Known once STOPPED (the sampler is done writing); 0 before, with
- * GT_ERR_STATE in gt_last_error(). */
-GT_INTERNAL int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind);
-
 
 /* The results, in the units of the options. NULL (GT_ERR_STATE in
  * gt_last_error()) unless STOPPED. Owned by the tracker; valid until the
@@ -812,11 +798,6 @@ GT_INTERNAL int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
  * (and after a stop that came first). 0 when NEW. */
 GT_INTERNAL double gt_tracker_start_epoch(gt_tracker *t);
 
-/* Where options.metrics_listen serves ("127.0.0.1:9101", "[::1]:9101"),
- * the port a PORT of 0 got included; NULL when not serving. Valid until
- * gt_tracker_free(). */
-GT_INTERNAL const char *gt_tracker_metrics_address(gt_tracker *t);
-
 /* The job's cgroup figures so far (final once STOPPED) into *out, whose
  * struct_size the caller sets. GT_OK (out->available 0 with the reason
  * when the tree has no group of its own), GT_ERR_INVALID_ARGUMENT
@@ -830,34 +811,6 @@ GT_INTERNAL gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out);
 /* What the GPU driver counted for the run so far (final once STOPPED), as
  * gt_tracker_cgroup. */
 GT_INTERNAL gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out);
-
-/* What a run shows while it goes on: the newest sample's figures and the
- * peak so far, in fixed units (MiB, cores, percent) whatever the options'
- * units, for a status line. The struct grows at its end: set struct_size
- * to sizeof(gt_progress) (the library fills no more than that). */
-typedef struct gt_progress {
-    size_t struct_size;      /* set by the caller */
-    double elapsed;          /* seconds since the baseline sample (0 before
-                                it; up to the final sample once STOPPED) */
-    long samples;            /* samples taken, the baseline included */
-    int have_cpu;            /* 0 until an interval of at least half the
-                                sleep time has been sampled */
-    double cpu_cores;        /* the tree's CPU over the newest interval, cores */
-    double rss_mib;          /* the tree's RSS at the newest sample, shared
-                                pages counted once */
-    double rss_peak_mib;     /* the summary's combined total RSS so far */
-    int have_gpu;            /* 0: no GPU figures (none found, or none
-                                sampled yet) */
-    double gpu_memory_mib;   /* the tree's GPU memory at the newest sample */
-    double gpu_util_percent; /* the selected GPUs' utilization, summed
-                                (200 = two GPUs fully busy) */
-} gt_progress;
-
-/* Fills *out (up to out->struct_size bytes) with the run's progress. Cheap:
- * it reads what the sampler keeps and takes no sample. GT_ERR_STATE when
- * NEW, GT_ERR_INVALID_ARGUMENT when struct_size is smaller than the 0.3
- * struct. */
-GT_INTERNAL gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out);
 
 
 /* The job's energy: one figure for the run, each part labelled with
@@ -945,28 +898,6 @@ GT_INTERNAL void gt_tracker_snapshot_parts_release(gt_snapshot *s, gt_resource_u
  * still append to them) and the run's interval. GT_ERR_STATE while NEW. */
 GT_INTERNAL gt_status gt_tracker_rows(gt_tracker *t, struct row_source *rows, double *interval);
 
-/* Where a tracker reads the system from, and how: for the tests (fixture
- * trees instead of /proc and /sys, a metadata server on loopback) and for
- * the command's --sampled-only comparison. */
-typedef struct gt_sources {
-    /* Where procfs and sysfs are mounted (NULL: "/proc", "/sys"). */
-    const char *proc_root;
-    const char *sys_root;
-    /* Base address of the cloud metadata services (NULL: the real ones,
-     * 169.254.169.254 and metadata.google.internal). */
-    const char *metadata_url;
-    /* Non-zero: the figures a plain sampling tracker gets, for comparison:
-     * peaks only from samples (no VmHWM or ru_maxrss floor), CPU only from
-     * the changes seen between two samples of a live process (nothing of
-     * what exited between samples, nothing of reaped children). */
-    int sampled_only;
-} gt_sources;
-
-/* gt_tracker_new() reading from sources (NULL: the system's; the strings
- * are copied). */
-GT_INTERNAL gt_status gt_tracker_new_from(const gt_options *opts, const gt_sources *sources,
-                                          gt_tracker **out);
-
 /* ---- One reading, now ----------------------------------------------------
  * The cumulative counters the process and system series are made of, read
  * once through a tracker's readers (the same tree walk, the same /proc and
@@ -1025,12 +956,12 @@ typedef struct gt_counters {
 
 /* Reads the counters of opts' process (its tree unless main_only; the GPU
  * options choose the GPUs as a tracker's would) and of the system, from
- * sources (NULL: the system's) into *out (free with gt_counters_free()).
+ * where opts' proc_root and sys_root say, into *out (free with
+ * gt_counters_free()).
  * GT_ERR_NO_PROCESS when there is no such process, the failures of
  * gt_tracker_new() otherwise, with gt_last_error() saying why. A part
  * that cannot be read is left at zero (system_ok, gpu_reason say which). */
-GT_INTERNAL gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources,
-                                       gt_counters **out);
+GT_INTERNAL gt_status gt_counters_read(const gt_options *opts, gt_counters **out);
 GT_INTERNAL void gt_counters_free(gt_counters *c);
 
 /* The calling thread counted as one of the library's until

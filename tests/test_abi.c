@@ -235,7 +235,7 @@ static void test_figures_and_callback(void)
     int unseen = json_object_object_get_ex(j, "measurement", &meas) &&
                  json_object_object_get_ex(meas, "children_reaped_by_kernel", NULL);
     CHECK(gt_tracker_figure(t, GT_FIGURE_UNSEEN_CHILDREN_PID, &v) == GT_OK && !unseen && v == 0);
-    CHECK(gt_tracker_figure(t, (gt_figure)(GT_FIGURE_UNSEEN_CHILDREN_PID + 1), &v) == GT_ERR_INVALID_ARGUMENT);
+    CHECK(gt_tracker_figure(t, (gt_figure)(GT_FIGURE_GPU_UTIL_PERCENT + 1), &v) == GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "unknown figure");
     CHECK(gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, NULL) == GT_ERR_INVALID_ARGUMENT);
     json_object_put(j);

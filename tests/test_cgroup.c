@@ -738,8 +738,9 @@ static void test_tracker_fixture(void)
     cgroup_warnings = 0;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(gt_tracker_start(t) == GT_OK);
-    gt_progress pr = {.struct_size = sizeof pr};
-    for (int i = 0; i < 100000 && gt_tracker_progress(t, &pr) == GT_OK && pr.samples < 4; i++)
+    double samples = 0;
+    for (int i = 0; i < 100000 && gt_tracker_figure(t, GT_FIGURE_SAMPLES, &samples) == GT_OK &&
+                    samples < 4; i++)
         usleep(1000); /* until the group was seen twice (an event, not a time) */
     fx_write(sys, "fs/cgroup/job/cgroup.procs", "not a list\n");
     CHECK(gt_tracker_stop(t) == GT_OK);

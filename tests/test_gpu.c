@@ -391,12 +391,12 @@ static void test_library_ignores_environment(void)
 {
     write_scenario(two_gpus);
     gt_options o = options(NULL);
-    gt_sources sources = {.proc_root = root};
+    o.proc_root = root;
     gt_tracker *t = NULL;
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
     o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
     o.rsmi_library = "/nonexistent/librocm_smi64.so";
-    CHECK(gt_tracker_new_from(&o, &sources, &t) == GT_OK);
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
     CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
     const gt_resource_usage *u = t ? gt_tracker_usage(t) : NULL;
     CHECK(u && u->gpu_details.ndevices == 0 && !u->measurement.gpu_available);
@@ -405,7 +405,7 @@ static void test_library_ignores_environment(void)
 
     unsetenv("GPU_TRACKER_NVML_LIBRARY");
     o.nvml_library = FAKE_NVML;
-    CHECK(gt_tracker_new_from(&o, &sources, &t) == GT_OK);
+    CHECK(gt_tracker_new(&o, &t) == GT_OK);
     CHECK(t && gt_tracker_start(t) == GT_OK && gt_tracker_stop(t) == GT_OK);
     u = t ? gt_tracker_usage(t) : NULL;
     CHECK(u && u->gpu_details.ndevices == 2 && u->max_gpu_ram.main == 2.5);
@@ -788,9 +788,10 @@ static void test_counters_now(void)
     o.process_id = 100;
     o.nvml_library = FAKE_NVML;
     o.rsmi_library = "/nonexistent/librocm_smi64.so";
-    gt_sources src = {.proc_root = proc, .sys_root = sys};
+    o.proc_root = proc;
+    o.sys_root = sys;
     gt_counters *k = NULL;
-    CHECK(gt_counters_read(&o, &src, &k) == GT_OK && k);
+    CHECK(gt_counters_read(&o, &k) == GT_OK && k);
     if (k) {
         double tck = (double)sysconf(_SC_CLK_TCK);
         CHECK(k->pid == 100 && k->children == 1 && k->timestamp > 1e9);
@@ -825,7 +826,7 @@ static void test_counters_now(void)
 
     /* The main process alone: its own CPU, memory and GPU memory. */
     o.main_only = 1;
-    CHECK(gt_counters_read(&o, &src, &k) == GT_OK && k);
+    CHECK(gt_counters_read(&o, &k) == GT_OK && k);
     if (k) {
         double tck = (double)sysconf(_SC_CLK_TCK);
         CHECK(k->children == 0 && k->user_seconds == 250 / tck && k->pss_bytes == 700 * 1024ULL);
@@ -836,13 +837,13 @@ static void test_counters_now(void)
     /* No GPU library: zeros and the reason; no such process: an error. */
     o.main_only = 0;
     o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
-    CHECK(gt_counters_read(&o, &src, &k) == GT_OK && k);
+    CHECK(gt_counters_read(&o, &k) == GT_OK && k);
     CHECK(k && k->gpu_usage == 0 && k->gpu_vram_mib == 0 && k->system_gpu_utilized == 0);
     CHECK_CONTAINS(k ? k->gpu_reason : "", "/nonexistent/libnvidia-ml.so.1");
     gt_counters_free(k);
     o.process_id = 4242;
     k = NULL;
-    CHECK(gt_counters_read(&o, &src, &k) == GT_ERR_NO_PROCESS && !k);
+    CHECK(gt_counters_read(&o, &k) == GT_ERR_NO_PROCESS && !k);
     CHECK_CONTAINS(gt_last_error(), "4242");
     fx_rmroot(at);
 }

@@ -58,6 +58,11 @@ static void test_urls(void)
     CHECK(r.status == 2 && strstr(r.err.data, "GPU_TRACKER_METADATA_URL='gopher://127.0.0.1/' "
                                                "is not an http:// or https:// URL"));
     result_free(&r);
+    r = gt_with("GPU_TRACKER_PROC_ROOT", "fixtures/proc", "--", "true", NULL);
+    CHECK_MSG(r.status == 2, "status %d: %s", r.status, r.err.data);
+    CHECK_STR(r.err.data, "gpu-tracker: GPU_TRACKER_PROC_ROOT='fixtures/proc' is not an absolute "
+                          "path; unset it or give the directory where the tree is mounted\n");
+    result_free(&r);
 }
 
 /* A Keeper that answers every request with a redirect to a file. */

@@ -1076,10 +1076,8 @@ static void test_live_reads(void)
     CHECK(gt_tracker_wait_rows(t, 1, 0) == 0); /* NEW: nothing to wait for */
     gt_server_info si = {.struct_size = sizeof(gt_server_info)};
     CHECK(gt_tracker_server_info(t, &si) == GT_ERR_STATE);
-    gt_progress pg;
-    memset(&pg, 0, sizeof pg);
-    pg.struct_size = sizeof pg;
-    CHECK(gt_tracker_progress(t, &pg) == GT_ERR_STATE); /* NEW */
+    double elapsed = -1, samples = -1, rss = -1, peak = -1, cpu = -1, gpu = -1;
+    CHECK(gt_tracker_figure(t, GT_FIGURE_RSS_BYTES, &rss) == GT_ERR_STATE && rss == 0); /* NEW */
     double before = (double)time(NULL);
     CHECK(gt_tracker_start(t) == GT_OK);
     /* Scheduled at once on start: a multiple of the interval, ahead. */
@@ -1098,17 +1096,18 @@ static void test_live_reads(void)
     CHECK(gt_tracker_copy_rows(t, (gt_series_kind)7, 0, 4, live, &none) ==
           GT_ERR_INVALID_ARGUMENT);
     CHECK(gt_tracker_server_info(t, &si) == GT_OK && si.vcpus > 0);
-    /* Progress: the newest sample's figures (main alone: 100 kB RSS, all
-     * private; its CPU ticks never move), in MiB and cores. */
-    CHECK(gt_tracker_progress(t, &pg) == GT_OK);
-    CHECK_MSG(pg.samples >= 5 && pg.elapsed > 0, "%ld samples, %f s", pg.samples, pg.elapsed);
-    CHECK_MSG(pg.rss_mib == 100.0 / 1024 && pg.rss_peak_mib >= pg.rss_mib, "rss %f peak %f",
-              pg.rss_mib, pg.rss_peak_mib);
-    CHECK(pg.have_cpu == 1 && pg.cpu_cores == 0);
-    CHECK(pg.have_gpu == 0); /* no GPU library */
-    gt_progress small = {.struct_size = sizeof(size_t)};
-    CHECK(gt_tracker_progress(t, &small) == GT_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(gt_last_error(), "gt_progress.struct_size");
+    /* A status line's figures: the newest sample's (main alone: 100 kB
+     * RSS, all private; its CPU ticks never move). */
+    CHECK(gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &elapsed) == GT_OK);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_SAMPLES, &samples) == GT_OK);
+    CHECK_MSG(samples >= 5 && elapsed > 0, "%.0f samples, %f s", samples, elapsed);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_RSS_BYTES, &rss) == GT_OK);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, &peak) == GT_OK);
+    CHECK_MSG(rss == 100.0 * 1024 && peak >= rss, "rss %f peak %f", rss, peak);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CPU_PERCENT, &cpu) == GT_OK && cpu == 0);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_GPU_RAM_BYTES, &gpu) == GT_ERR_UNAVAILABLE && gpu == 0);
+    CHECK_CONTAINS(gt_last_error(), "no GPU sampled"); /* no GPU library */
+    CHECK(gt_tracker_figure(t, GT_FIGURE_GPU_UTIL_PERCENT, &gpu) == GT_ERR_UNAVAILABLE);
     gt_totals tot = {.struct_size = sizeof tot};
     CHECK(gt_tracker_totals(t, &tot) == GT_ERR_STATE); /* STARTED */
     gt_snapshot *snap = NULL;
@@ -1120,13 +1119,14 @@ static void test_live_reads(void)
     }
     CHECK(gt_tracker_stop(t) == GT_OK);
     /* Stopped: the run's length is fixed, the final sample counted. */
-    gt_progress end1 = {.struct_size = sizeof end1}, end2 = {.struct_size = sizeof end2};
-    CHECK(gt_tracker_progress(t, &end1) == GT_OK && gt_tracker_progress(t, &end2) == GT_OK);
-    CHECK(end1.elapsed == end2.elapsed && end1.elapsed >= pg.elapsed);
-    CHECK(end1.samples > pg.samples);
+    double end1 = 0, end2 = 0, end_samples = 0;
+    CHECK(gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &end1) == GT_OK &&
+          gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &end2) == GT_OK);
+    CHECK(end1 == end2 && end1 >= elapsed);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_SAMPLES, &end_samples) == GT_OK && end_samples > samples);
     /* Totals: the same span; main's ticks never moved; no reaper, no I/O. */
     CHECK(gt_tracker_totals(t, &tot) == GT_OK);
-    CHECK(tot.wall_seconds == end1.elapsed);
+    CHECK(tot.wall_seconds == end1);
     CHECK(tot.cpu_main_seconds == 0 && tot.cpu_descendants_seconds == 0);
     CHECK(tot.io_available == 0 && tot.read_bytes == 0 && tot.write_bytes == 0);
     gt_totals small_totals = {.struct_size = 4};

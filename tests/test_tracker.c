@@ -120,6 +120,26 @@ static void test_option_errors(void)
     CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
     CHECK_STR(gt_last_error(), "unknown GPU brand 'matrox'; valid brands: nvidia, amd, intel, drm");
     test_options_init(&o);
+    o.proc_root = "fixtures/proc";
+    CHECK(test_tracker_new(&o, &t) == GT_ERR_INVALID_ARGUMENT && t == NULL);
+    CHECK_STR(gt_last_error(), "invalid proc_root 'fixtures/proc': give an absolute path (where "
+                               "procfs is mounted), or NULL for /proc");
+    test_options_init(&o);
+    o.sys_root = "";
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "invalid sys_root '': give an absolute path (where sysfs is "
+                               "mounted), or NULL for /sys");
+    test_options_init(&o);
+    o.metadata_url = "127.0.0.1:8080";
+    CHECK(gt_options_validate(&o) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "invalid metadata_url '127.0.0.1:8080': give an http:// or "
+                               "https:// base URL, or NULL for the cloud's own services");
+    test_options_init(&o);
+    o.proc_root = "/proc";
+    o.sys_root = "/sys";
+    o.metadata_url = "http://127.0.0.1:9";
+    CHECK(gt_options_validate(&o) == GT_OK);
+    test_options_init(&o);
     CHECK(gt_options_validate(&o) == GT_OK);
     CHECK_STR(gt_last_error(), "");
 

@@ -532,7 +532,7 @@ static PyObject *read_counters(PyObject *module, PyObject *args)
     gt_counters *c = NULL;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_counters_read(&o, NULL, &c);
+    status = gt_counters_read(&o, &c);
     Py_END_ALLOW_THREADS
     if (status != GT_OK)
         return native_raise_status(status);

@@ -83,7 +83,6 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                             "metrics_textfile_dir", "max_ram", "max_gpu_ram", "max_time",
                             "max_cpu_time", "on_limit", "kill_after", "carbon_intensity", "pue",
                             NULL};
-    gt_sources sources = {NULL, NULL, NULL, 0};
     gt_options o;
     gt_options_init(&o);
     gt_limit_options lo;
@@ -95,7 +94,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
                                      &o.n_expected_cores, &o.gpu_uuids, &o.gpu_brand,
                                      &disable_logs, &process_id, &o.resource_usage_file,
                                      &o.stop_timeout, &o.series, &main_only, &o.start_at,
-                                     &discover_cloud, &sources.metadata_url, &o.tracking_file,
+                                     &discover_cloud, &o.metadata_url, &o.tracking_file,
                                      &overwrite, &o.metrics_listen, &o.metrics_textfile_dir,
                                      &lo.max_ram, &lo.max_gpu_ram, &lo.max_time, &lo.max_cpu_time,
                                      &lo.on_limit, &lo.kill_after, &o.carbon_intensity, &o.pue))
@@ -132,7 +131,7 @@ static int tracker_init(NativeTracker *self, PyObject *args, PyObject *kwargs)
     Py_BEGIN_ALLOW_THREADS
     /* metadata_url: where the cloud is asked (GPU_TRACKER_METADATA_URL, as
      * the command takes it); NULL: the real services. */
-    status = gt_tracker_new_from(&o, &sources, &t);
+    status = gt_tracker_new(&o, &t);
     if (status == GT_OK)
         status = gt_limit_watch_attach(w, t);
     Py_END_ALLOW_THREADS

@@ -87,10 +87,20 @@ int cli_check_environment(char *err, size_t errcap)
             return -1;
         }
     }
+    static const char *const trees[] = {"GPU_TRACKER_PROC_ROOT", "GPU_TRACKER_SYS_ROOT"};
+    for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
+        const char *v = variable(trees[i]);
+        if (v && v[0] != '/') {
+            char *safe = text_escape(v);
+            snprintf(err, errcap, "%s='%s' is not an absolute path; unset it or give the "
+                     "directory where the tree is mounted", trees[i], safe ? safe : "?");
+            free(safe);
+            return -1;
+        }
+    }
     if (!cli_privileged())
         return 0;
     static const char *const libraries[] = {"GPU_TRACKER_NVML_LIBRARY", "GPU_TRACKER_RSMI_LIBRARY"};
-    static const char *const trees[] = {"GPU_TRACKER_PROC_ROOT", "GPU_TRACKER_SYS_ROOT"};
     for (size_t i = 0; i < 2; i++) {
         const char *v = variable(libraries[i]);
         if (v && path_library_trusted(v, libraries[i]) != GT_OK) {
@@ -106,7 +116,7 @@ int cli_check_environment(char *err, size_t errcap)
     return 0;
 }
 
-void cli_read_environment(gt_options *opts, gt_sources *sources)
+void cli_read_environment(gt_options *opts)
 {
     const char *v;
     if ((v = variable("GPU_TRACKER_NVML_LIBRARY")))
@@ -114,11 +124,11 @@ void cli_read_environment(gt_options *opts, gt_sources *sources)
     if ((v = variable("GPU_TRACKER_RSMI_LIBRARY")))
         opts->rsmi_library = v;
     if ((v = variable("GPU_TRACKER_PROC_ROOT")))
-        sources->proc_root = v;
+        opts->proc_root = v;
     if ((v = variable("GPU_TRACKER_SYS_ROOT")))
-        sources->sys_root = v;
+        opts->sys_root = v;
     if ((v = variable("GPU_TRACKER_METADATA_URL")))
-        sources->metadata_url = v;
+        opts->metadata_url = v;
 }
 
 const char *cli_keeper_url(void)

@@ -1,7 +1,7 @@
 /* environment.h - the environment variables the gpu-tracker command reads
  * (docs/cli.md, "Environment"; docs/untrusted-input.md, "The environment,
- * as root"). The library reads none: they reach it as options and testing
- * sources from here, in one place. */
+ * as root"). The library reads none: they reach it as options from here,
+ * in one place. */
 #ifndef GT_CLI_ENVIRONMENT_H
 #define GT_CLI_ENVIRONMENT_H
 
@@ -25,16 +25,17 @@ char **cli_job_environment(void);
 
 /* The variables' checks, before anything uses them: a URL variable
  * (GPU_TRACKER_METADATA_URL, GPU_TRACKER_KEEPER_URL) must be http:// or
- * https://; when privileged, a library variable must name a library of
+ * https://, a tree variable (GPU_TRACKER_PROC_ROOT, GPU_TRACKER_SYS_ROOT)
+ * an absolute path; when privileged, a library variable must name a library of
  * root's (path_library_trusted) and a tree variable a tree only root can
  * change (path_tree_trusted). 0, or -1 with the one-line reason in err. */
 int cli_check_environment(char *err, size_t errcap);
 
 /* Sets from the environment what it names (an empty variable counts as
- * unset): GPU_TRACKER_NVML_LIBRARY, GPU_TRACKER_RSMI_LIBRARY (opts);
- * GPU_TRACKER_PROC_ROOT, GPU_TRACKER_SYS_ROOT, GPU_TRACKER_METADATA_URL
- * (sources). The strings are the environment's. */
-void cli_read_environment(gt_options *opts, gt_sources *sources);
+ * unset) into opts: GPU_TRACKER_NVML_LIBRARY, GPU_TRACKER_RSMI_LIBRARY,
+ * GPU_TRACKER_PROC_ROOT, GPU_TRACKER_SYS_ROOT, GPU_TRACKER_METADATA_URL.
+ * The strings are the environment's. */
+void cli_read_environment(gt_options *opts);
 
 /* GPU_TRACKER_KEEPER_URL, or NULL (the Keeper API's own address). */
 const char *cli_keeper_url(void);

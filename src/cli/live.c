@@ -139,29 +139,52 @@ int live_begin(int fd, int enabled)
     return on;
 }
 
-/* The line's text for progress p, at most width - 1 columns: its parts in
+/* What the status line shows, the tracker's figures of its newest sample
+ * (gt_tracker_figure: cheap, no summary is made). */
+struct status_figures {
+    double elapsed, samples, rss_bytes, rss_peak_bytes;
+    int have_cpu, have_gpu;
+    double cpu_percent, gpu_ram_bytes, gpu_util_percent;
+};
+
+/* The figures of t now into *p; 0, or -1 before its first sample. */
+static int status_figures_read(gt_tracker *t, struct status_figures *p)
+{
+    memset(p, 0, sizeof *p);
+    if (gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &p->elapsed) != GT_OK ||
+        gt_tracker_figure(t, GT_FIGURE_SAMPLES, &p->samples) != GT_OK ||
+        gt_tracker_figure(t, GT_FIGURE_RSS_BYTES, &p->rss_bytes) != GT_OK ||
+        gt_tracker_figure(t, GT_FIGURE_PEAK_RSS_BYTES, &p->rss_peak_bytes) != GT_OK)
+        return -1;
+    p->have_cpu = gt_tracker_figure(t, GT_FIGURE_CPU_PERCENT, &p->cpu_percent) == GT_OK;
+    p->have_gpu = gt_tracker_figure(t, GT_FIGURE_GPU_RAM_BYTES, &p->gpu_ram_bytes) == GT_OK &&
+                  gt_tracker_figure(t, GT_FIGURE_GPU_UTIL_PERCENT, &p->gpu_util_percent) == GT_OK;
+    return 0;
+}
+
+/* The line's text for the figures p, at most width - 1 columns: its parts in
  * the order of what matters most, and those that do not fit left out
  * whole (a figure cut in half reads as another figure: "GPU 1.82 GiB, "
  * without its utilization was seen on an 80-column terminal). */
-static void format_line(const gt_progress *p, size_t width, char *out, size_t cap)
+static void format_line(const struct status_figures *p, size_t width, char *out, size_t cap)
 {
     char clock[32], rss[32], peak[32], gpu_mem[32];
     char parts[5][96];
     human_clock(clock, sizeof clock, p->elapsed);
-    human_bytes(rss, sizeof rss, p->rss_mib * 1024 * 1024);
-    human_bytes(peak, sizeof peak, p->rss_peak_mib * 1024 * 1024);
+    human_bytes(rss, sizeof rss, p->rss_bytes);
+    human_bytes(peak, sizeof peak, p->rss_peak_bytes);
     snprintf(parts[0], sizeof parts[0], "gpu-tracker %s", clock);
     if (p->have_cpu)
-        snprintf(parts[1], sizeof parts[1], "CPU %.2f cores", p->cpu_cores);
+        snprintf(parts[1], sizeof parts[1], "CPU %.2f cores", p->cpu_percent / 100);
     else
         snprintf(parts[1], sizeof parts[1], "CPU -");
     snprintf(parts[2], sizeof parts[2], "RSS %s (peak %s)", rss, peak);
     parts[3][0] = '\0';
     if (p->have_gpu)
         snprintf(parts[3], sizeof parts[3], "GPU %s %.0f%%",
-                 human_bytes(gpu_mem, sizeof gpu_mem, p->gpu_memory_mib * 1024 * 1024),
+                 human_bytes(gpu_mem, sizeof gpu_mem, p->gpu_ram_bytes),
                  p->gpu_util_percent);
-    snprintf(parts[4], sizeof parts[4], "%ld sample%s", p->samples, p->samples == 1 ? "" : "s");
+    snprintf(parts[4], sizeof parts[4], "%.0f sample%s", p->samples, p->samples == 1 ? "" : "s");
     /* Left out first when the terminal is narrow: the samples, then the
      * peak, then the GPU; elapsed time, CPU and RSS stay. */
     static const int drop_order[] = {4, 2, 3};
@@ -204,10 +227,8 @@ void live_tick(gt_tracker *t)
     }
     if (region_rows == 0)
         region_set_locked(); /* continued in the foreground, or a terminal grown */
-    gt_progress p;
-    memset(&p, 0, sizeof p);
-    p.struct_size = sizeof p;
-    if (region_rows > 0 && gt_tracker_progress(t, &p) == GT_OK) {
+    struct status_figures p;
+    if (region_rows > 0 && status_figures_read(t, &p) == 0) {
         char text[512], line[700];
         size_t rows, width;
         terminal_size(live_fd, &rows, &width);

@@ -728,9 +728,9 @@ int gt_cli_main(int argc, char **argv)
         control.on_tick = live_tick;
         control.on_terminal_signal = live_signal;
     }
-    int rc = o.command ? run_command(o.command, &o.tracker, &o.sources, &t, &r, &control, err,
+    int rc = o.command ? run_command(o.command, &o.tracker, &t, &r, &control, err,
                                      sizeof err)
-                       : run_attached(o.attach_pid, &o.tracker, &o.sources, &t, &r, &control, err,
+                       : run_attached(o.attach_pid, &o.tracker, &t, &r, &control, err,
                                       sizeof err);
     live_end();
     release_warnings(0);

@@ -622,7 +622,7 @@ static int take_option(int c, int argc, char **argv, int current, int config_end
     case OPT_SNAPSHOT: o->snapshot = optarg; break;
     case OPT_REPORT: o->report = optarg; break;
     case OPT_CLOUD: o->tracker.discover_cloud = 1; break;
-    case OPT_SAMPLED_ONLY: o->sources.sampled_only = 1; break;
+    case OPT_SAMPLED_ONLY: o->tracker.sampled_only = 1; break;
     case OPT_NO_CHILDREN: o->tracker.main_only = 1; break;
     case OPT_CGROUP: o->tracker.own_cgroup = 1; break;
     case OPT_GPU_DETAILS: o->tracker.gpu_details = 1; break;
@@ -783,7 +783,7 @@ static int parse_args(int argc, char **argv, int config_end, struct cli_options 
     memset(o, 0, sizeof *o);
     gt_options_init(&o->tracker);
     gt_limit_options_init(&o->limits);
-    cli_read_environment(&o->tracker, &o->sources);
+    cli_read_environment(&o->tracker);
     const char *execute = NULL;
 
     opterr = 0;

@@ -16,7 +16,6 @@ struct cli_options {
     enum cli_action action;
     gt_options tracker;       /* units, interval, cores, GPU choices, logs */
     gt_limit_options limits;  /* --max-*, --on-limit, --kill-after */
-    gt_sources sources;   /* --sampled-only and the environment's roots */
     char **command;           /* argv of the command to run (owned), or NULL */
     pid_t attach_pid;         /* --pid, or 0 */
     const char *output;       /* -o FILE, or NULL for stdout */

@@ -106,11 +106,11 @@ void run_ignore_sigpipe(void)
  * attached; NULL with the reason in err. Its sampling thread is made when
  * the first look nears (sampler_poll_ms): a command that ends sooner, as
  * many in a pipeline do, costs none. */
-static gt_tracker *start_tracker(const gt_options *opts, const gt_sources *sources,
+static gt_tracker *start_tracker(const gt_options *opts,
                                  gt_limit_watch *limits, char *err, size_t errcap)
 {
     gt_tracker *tracker = NULL;
-    gt_status st = gt_tracker_new_from(opts, sources, &tracker);
+    gt_status st = gt_tracker_new(opts, &tracker);
     if (st == GT_OK && limits)
         st = gt_limit_watch_attach(limits, tracker);
     if (st == GT_OK)
@@ -445,14 +445,14 @@ static void run_begin(struct rlimit *fd_limit, gt_options *opts, gt_tracker **t,
     r->exit_status = 1;
 }
 
-int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tracker **t,
+int run_command(char **argv, gt_options *opts, gt_tracker **t,
                 struct run_result *r, const struct run_control *control, char *err,
                 size_t errcap)
 {
     struct rlimit fd_limit;
     run_begin(&fd_limit, opts, t, r);
     /* --sampled-only compares with a plain sampler: no subreaper. */
-    if (!sources->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+    if (!opts->sampled_only && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
         snprintf(err, errcap, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
     }
@@ -493,8 +493,8 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
     close(fail[1]);
 
     opts->process_id = pid;
-    opts->reaper_pid = sources->sampled_only ? 0 : getpid();
-    gt_tracker *tracker = start_tracker(opts, sources, control->limits, err, errcap);
+    opts->reaper_pid = opts->sampled_only ? 0 : getpid();
+    gt_tracker *tracker = start_tracker(opts, control->limits, err, errcap);
     if (!tracker) {
         kill(pid, SIGKILL);
         close(go[1]);
@@ -541,7 +541,7 @@ int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tra
     /* What the command started and left running (without a subreaper we
      * cannot see it): waited for, or named. The final sample measures it
      * as it is now. */
-    if (!sources->sampled_only) {
+    if (!opts->sampled_only) {
         gt_limits l;
         if (control->wait_all || limit_ended_tree(control->limits, &l))
             wait_for_the_rest(pid, tracker, sfd, control, r);
@@ -567,7 +567,7 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-int run_attached(pid_t pid, gt_options *opts, const gt_sources *sources, gt_tracker **t,
+int run_attached(pid_t pid, gt_options *opts, gt_tracker **t,
                  struct run_result *r, const struct run_control *control, char *err,
                  size_t errcap)
 {
@@ -589,11 +589,11 @@ int run_attached(pid_t pid, gt_options *opts, const gt_sources *sources, gt_trac
     }
     /* With another procfs root (fixture trees), "ended" means its entry there
      * is gone; with the real one, a pidfd tells us without polling. */
-    int real_proc = !sources->proc_root || strcmp(sources->proc_root, "/proc") == 0;
+    int real_proc = !opts->proc_root || strcmp(opts->proc_root, "/proc") == 0;
     char entry[4096];
-    snprintf(entry, sizeof entry, "%s/%d", sources->proc_root ? sources->proc_root : "/proc", (int)pid);
+    snprintf(entry, sizeof entry, "%s/%d", opts->proc_root ? opts->proc_root : "/proc", (int)pid);
     int pidfd = real_proc ? open_pidfd(pid) : -1;
-    gt_tracker *tracker = start_tracker(opts, sources, control->limits, err, errcap);
+    gt_tracker *tracker = start_tracker(opts, control->limits, err, errcap);
     if (!tracker) {
         if (pidfd >= 0)
             close(pidfd);

@@ -78,14 +78,14 @@ void run_ignore_sigpipe(void);
  * the processes it started that still run are counted in r->left_running
  * (after waiting for them with control->wait_all); the tracker's final
  * sample saw them. */
-int run_command(char **argv, gt_options *opts, const gt_sources *sources, gt_tracker **t,
+int run_command(char **argv, gt_options *opts, gt_tracker **t,
                 struct run_result *r, const struct run_control *control, char *err,
                 size_t errcap);
 
 /* Tracks an existing process until it ends or we get SIGINT/SIGTERM/SIGHUP.
  * Same contract as run_command (pid must not be our own; wait_all and
  * left_running do not apply: its other processes are not our children). */
-int run_attached(pid_t pid, gt_options *opts, const gt_sources *sources, gt_tracker **t,
+int run_attached(pid_t pid, gt_options *opts, gt_tracker **t,
                  struct run_result *r, const struct run_control *control, char *err,
                  size_t errcap);
 

@@ -94,8 +94,7 @@ int system_command(int argc, char **argv)
     gt_options opts;
     gt_options_init(&opts);
     const char *output = "-";
-    gt_sources sources = {0};
-    cli_read_environment(&opts, &sources);
+    cli_read_environment(&opts);
 
     char err[1024];
     opterr = 0;
@@ -159,7 +158,7 @@ int system_command(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &set, &old);
 
     gt_tracker *t = NULL;
-    gt_status st = gt_tracker_new_from(&opts, &sources, &t);
+    gt_status st = gt_tracker_new(&opts, &t);
     if (st == GT_OK)
         st = gt_tracker_start(t);
     int status = 0;

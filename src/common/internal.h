@@ -65,7 +65,7 @@ gt_status check_not_null(const char *call, const char *type, const void *p);
 #define GT_JOB_INFO_SIZE_1_0 offsetof(gt_job_info, cpus_per_task)
 
 /* The argument checks of a call that fills a struct which grows at its end
- * (gt_progress, gt_totals, ...): obj and out not NULL, and the caller's
+ * (gt_totals, gt_cgroup_usage, ...): obj and out not NULL, and the caller's
  * struct_size at least need (the struct as this library knows it). GT_OK,
  * or GT_ERR_INVALID_ARGUMENT naming the call or the type. */
 gt_status check_out_struct_size(const char *call, const void *obj, const void *out,

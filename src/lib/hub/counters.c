@@ -121,12 +121,12 @@ void gt_counters_free(gt_counters *c)
     free(c);
 }
 
-gt_status gt_counters_read(const gt_options *opts, const gt_sources *sources, gt_counters **out)
+gt_status gt_counters_read(const gt_options *opts, gt_counters **out)
 {
     error_clear();
     *out = NULL;
     struct options_copy cfg;
-    gt_status st = options_copy_make(&cfg, opts, sources);
+    gt_status st = options_copy_make(&cfg, opts);
     if (st != GT_OK)
         return st;
     /* Both series: what the process series reads of the tree (PSS at this

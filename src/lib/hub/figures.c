@@ -22,7 +22,11 @@ struct figure_parts {
      * are in the options' units: a round trip could move them by a bit). */
     double peak_rss_bytes, peak_gpu_bytes;
     double elapsed, start_epoch;
+    long samples;
     pid_t unseen_children_pid;
+    /* The newest sample's figures (the GPU's only after a GPU sample). */
+    int have_cpu_now, have_gpu_now;
+    double rss_now_bytes, cpu_now_percent, gpu_ram_now_bytes, gpu_util_now_percent;
 };
 
 /* Whether figure which comes from the part whose figures run from first to
@@ -46,9 +50,10 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
     int stopped = t->state == STATE_STOPPED;
     double now = stopped ? t->stop_time : monotonic_now();
     /* The whole summary only for a figure that comes from it: the time,
-     * the peak RSS, CPU time, I/O and the cgroup's peak are kept as they
-     * are (a limit reads some of them at every sample). */
-    int from_summary = !(which <= GT_FIGURE_START_EPOCH || which == GT_FIGURE_PEAK_RSS_BYTES ||
+     * the samples, the peak RSS, CPU time, I/O, the cgroup's peak and the newest
+     * sample's figures are kept as they are (a limit reads some of them at
+     * every sample, a status line the newest). */
+    int from_summary = !(which <= GT_FIGURE_SAMPLES || which == GT_FIGURE_PEAK_RSS_BYTES ||
                          among(which, GT_FIGURE_CPU_SECONDS, GT_FIGURE_CPU_DESCENDANTS_SECONDS) ||
                          among(which, GT_FIGURE_READ_BYTES, GT_FIGURE_WRITE_BYTES) ||
                          which >= GT_FIGURE_CGROUP_PEAK_BYTES);
@@ -73,6 +78,14 @@ static int gather(gt_tracker *t, gt_figure which, struct figure_parts *f)
     f->peak_rss_bytes = (double)usage_combined_peak_kb(&t->pipe.acc) * 1024.0;
     f->peak_gpu_bytes = (double)t->pipe.acc.gpu_comb_max;
     f->unseen_children_pid = t->pipe.acc.sigchld_ignorer;
+    const struct usage_acc *acc = &t->pipe.acc;
+    f->samples = acc->samples;
+    f->have_cpu_now = acc->latest.have_cores;
+    f->cpu_now_percent = acc->latest.cores * 100.0;
+    f->rss_now_bytes = (double)acc->latest.rss_kb * 1024.0;
+    f->have_gpu_now = acc->latest.have_gpu && acc->gpu_count > 0;
+    f->gpu_ram_now_bytes = (double)acc->latest.gpu_bytes;
+    f->gpu_util_now_percent = acc->latest.gpu_util_percent;
     f->elapsed = now > t->res.start_time ? now - t->res.start_time : 0;
     f->start_epoch = t->run.epoch_start;
     pthread_mutex_unlock(&t->lock);
@@ -88,7 +101,7 @@ static gt_status unavailable(const char *figure, const char *why)
 static gt_status unknown_figure(gt_figure which)
 {
     return error_set(GT_ERR_INVALID_ARGUMENT, "unknown figure %d; valid: 0 to %d (gt_figure in "
-                     "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_UNSEEN_CHILDREN_PID,
+                     "gpu_tracker.h %s)", (int)which, (int)GT_FIGURE_GPU_UTIL_PERCENT,
                      GT_VERSION_STRING);
 }
 
@@ -105,7 +118,7 @@ static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_
     switch (which) {
     case GT_FIGURE_ELAPSED_SECONDS: *v = f->elapsed; return GT_OK;
     case GT_FIGURE_START_EPOCH: *v = f->start_epoch; return GT_OK;
-    case GT_FIGURE_SAMPLES: *v = (double)u->measurement.samples; return GT_OK;
+    case GT_FIGURE_SAMPLES: *v = (double)f->samples; return GT_OK;
     case GT_FIGURE_PEAK_RSS_BYTES: *v = f->peak_rss_bytes; return GT_OK;
     case GT_FIGURE_PEAK_RSS_MAIN_BYTES: *v = ram->main.total_rss * ram_unit; return GT_OK;
     case GT_FIGURE_PEAK_RSS_DESCENDANTS_BYTES:
@@ -181,6 +194,20 @@ static gt_status pick(const struct figure_parts *f, gt_figure which, double ram_
         *v = f->cgroup.memory_peak;
         return GT_OK;
     case GT_FIGURE_UNSEEN_CHILDREN_PID: *v = (double)f->unseen_children_pid; return GT_OK;
+    case GT_FIGURE_RSS_BYTES: *v = f->rss_now_bytes; return GT_OK;
+    case GT_FIGURE_CPU_PERCENT:
+        if (!f->have_cpu_now)
+            return unavailable("the CPU of the newest interval",
+                               "no interval of at least half the sleep time sampled yet");
+        *v = f->cpu_now_percent;
+        return GT_OK;
+    case GT_FIGURE_GPU_RAM_BYTES:
+    case GT_FIGURE_GPU_UTIL_PERCENT:
+        if (!f->have_gpu_now)
+            return unavailable(which == GT_FIGURE_GPU_RAM_BYTES ? "GPU memory" : "GPU utilization",
+                               "no GPU sampled (none found, or no GPU sample yet)");
+        *v = which == GT_FIGURE_GPU_RAM_BYTES ? f->gpu_ram_now_bytes : f->gpu_util_now_percent;
+        return GT_OK;
     }
     return unknown_figure(which);
 }
@@ -196,7 +223,7 @@ gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
         return st;
     if (!value)
         return error_set(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: NULL value");
-    if ((unsigned)which > (unsigned)GT_FIGURE_UNSEEN_CHILDREN_PID) /* the last */
+    if ((unsigned)which > (unsigned)GT_FIGURE_GPU_UTIL_PERCENT) /* the last */
         return unknown_figure(which);
     struct figure_parts *f = calloc(1, sizeof *f);
     if (!f)

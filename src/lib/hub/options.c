@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -209,6 +210,18 @@ gt_status gt_options_validate(const gt_options *user)
         return error_set(GT_ERR_INVALID_ARGUMENT,
                          "empty metrics textfile directory: give node_exporter's textfile "
                          "directory, or NULL for none");
+    const char *roots[] = {o->proc_root, o->sys_root};
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+        if (roots[i] && roots[i][0] != '/')
+            return error_set(GT_ERR_INVALID_ARGUMENT,
+                             "invalid %s '%s': give an absolute path (where %s is mounted), or "
+                             "NULL for %s", i ? "sys_root" : "proc_root", roots[i],
+                             i ? "sysfs" : "procfs", i ? "/sys" : "/proc");
+    if (o->metadata_url && strncasecmp(o->metadata_url, "http://", 7) != 0 &&
+        strncasecmp(o->metadata_url, "https://", 8) != 0)
+        return error_set(GT_ERR_INVALID_ARGUMENT,
+                         "invalid metadata_url '%s': give an http:// or https:// base URL, or "
+                         "NULL for the cloud's own services", o->metadata_url);
     if (!(o->carbon_intensity >= 0 && o->carbon_intensity <= 10000))
         return error_set(GT_ERR_INVALID_ARGUMENT,
                          "invalid carbon_intensity %g: give grams of CO2e per kWh, from 0 (none) "

@@ -1,9 +1,7 @@
-/* options.h - the library's side of gt_options (gpu_tracker.h) and of the
- * sources (gt_sources) (gpu_tracker_internal.h). */
+/* options.h - the library's side of gt_options (gpu_tracker.h). */
 #ifndef GT_OPTIONS_H
 #define GT_OPTIONS_H
 
-#include "gpu_tracker_internal.h"
 #include "gpu_tracker_internal.h"
 
 #define DEFAULT_STOP_TIMEOUT 10.0
@@ -14,19 +12,17 @@
  * includes what a CSV descriptor asks for. */
 struct options_copy {
     gt_options o;                 /* its strings point at owned[] */
-    const char *proc_root, *sys_root; /* never NULL */
-    const char *metadata_url;     /* NULL: the real services */
-    int sampled_only;
+    const char *proc_root, *sys_root; /* o's, never NULL ("/proc", "/sys") */
+    const char *metadata_url;     /* o's; NULL: the real services */
+    int sampled_only;             /* o's, 0 or 1 */
     gt_job_info job;              /* o.job points here when given */
     char *owned[24];
     int nowned;
 };
 
-/* Validates user (as gt_options_validate) and copies it with sources (NULL:
- * none) into c. GT_OK, or the failure with gt_last_error() set (then
- * nothing is left to free). */
-gt_status options_copy_make(struct options_copy *c, const gt_options *user,
-                            const gt_sources *sources);
+/* Validates user (as gt_options_validate) and copies it into c. GT_OK, or
+ * the failure with gt_last_error() set (then nothing is left to free). */
+gt_status options_copy_make(struct options_copy *c, const gt_options *user);
 
 /* Whether a tracker with options c may signal its tree (gt_tracker_signal):
  * GT_OK, or GT_ERR_INVALID_ARGUMENT with gt_last_error() saying why: the

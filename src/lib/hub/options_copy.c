@@ -94,8 +94,7 @@ gt_status options_signal_refusal(const struct options_copy *c)
     return GT_OK;
 }
 
-gt_status options_copy_make(struct options_copy *c, const gt_options *user,
-                            const gt_sources *sources)
+gt_status options_copy_make(struct options_copy *c, const gt_options *user)
 {
     memset(c, 0, sizeof *c);
     gt_status st = gt_options_validate(user);
@@ -138,12 +137,10 @@ gt_status options_copy_make(struct options_copy *c, const gt_options *user,
         o->series |= GT_SERIES_PROCESS;
     if (o->system_csv_fd >= 0)
         o->series |= GT_SERIES_SYSTEM;
-    const char *proc = sources && sources->proc_root ? sources->proc_root : "/proc";
-    const char *sys = sources && sources->sys_root ? sources->sys_root : "/sys";
-    c->proc_root = own(c, proc, &failed);
-    c->sys_root = own(c, sys, &failed);
-    c->metadata_url = own(c, sources ? sources->metadata_url : NULL, &failed);
-    c->sampled_only = sources && sources->sampled_only;
+    o->proc_root = c->proc_root = own(c, o->proc_root ? o->proc_root : "/proc", &failed);
+    o->sys_root = c->sys_root = own(c, o->sys_root ? o->sys_root : "/sys", &failed);
+    o->metadata_url = c->metadata_url = own(c, o->metadata_url, &failed);
+    c->sampled_only = o->sampled_only != 0;
     if (failed) {
         options_copy_free(c);
         return error_set(GT_ERR_NO_MEMORY, "out of memory");

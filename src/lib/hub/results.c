@@ -68,25 +68,6 @@ gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
     return GT_OK;
 }
 
-gt_status gt_tracker_progress(gt_tracker *t, gt_progress *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_progress", gt_progress, out, 0, "progress");
-    if (st != GT_OK)
-        return st;
-    gt_progress p;
-    memset(&p, 0, sizeof p);
-    p.struct_size = out->struct_size;
-    pthread_mutex_lock(&t->lock);
-    if (t->baseline_taken)
-        p.elapsed = (t->state == STATE_STOPPED ? t->stop_time : monotonic_now()) - t->res.start_time;
-    usage_progress(&t->pipe.acc, &p);
-    pthread_mutex_unlock(&t->lock);
-    if (p.elapsed < 0)
-        p.elapsed = 0;
-    memcpy(out, &p, sizeof p);
-    return GT_OK;
-}
-
 char *gt_tracker_to_text(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);

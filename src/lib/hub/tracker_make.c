@@ -109,16 +109,14 @@ static gt_status open_wings(gt_tracker *t)
     return sinks_open(&t->sinks, o, &sf, &t->warn_channel);
 }
 
-/* gt_tracker_new() reading from sources (NULL: the system). */
-static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
-                             gt_tracker **out)
+gt_status gt_tracker_new(const gt_options *user, gt_tracker **out)
 {
     error_clear();
     *out = NULL;
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return error_set(GT_ERR_NO_MEMORY, "out of memory");
-    gt_status st = options_copy_make(&t->cfg, user, sources);
+    gt_status st = options_copy_make(&t->cfg, user);
     if (st != GT_OK) {
         free(t);
         return st;
@@ -146,17 +144,6 @@ static gt_status tracker_new(const gt_options *user, const gt_sources *sources,
     t->state = STATE_NEW;
     *out = t;
     return GT_OK;
-}
-
-gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out)
-{
-    return tracker_new(opts, NULL, out);
-}
-
-gt_status gt_tracker_new_from(const gt_options *opts, const gt_sources *sources,
-                              gt_tracker **out)
-{
-    return tracker_new(opts, sources, out);
 }
 
 /* In a child made by fork(): the child's copy of the tracker, whose thread

@@ -536,15 +536,3 @@ void usage_totals(const struct usage_acc *a, gt_totals *r)
         r->write_bytes = (double)a->reaped_out_blocks * 512.0;
     }
 }
-
-void usage_progress(const struct usage_acc *a, gt_progress *p)
-{
-    p->samples = a->samples;
-    p->have_cpu = a->latest.have_cores;
-    p->cpu_cores = a->latest.cores;
-    p->rss_mib = (double)a->latest.rss_kb / 1024.0;
-    p->rss_peak_mib = (double)usage_combined_peak_kb(a) / 1024.0;
-    p->have_gpu = a->latest.have_gpu && a->gpu_count > 0;
-    p->gpu_memory_mib = (double)a->latest.gpu_bytes / (1024.0 * 1024.0);
-    p->gpu_util_percent = a->latest.gpu_util_percent;
-}

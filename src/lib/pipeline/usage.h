@@ -114,7 +114,7 @@ struct usage_acc {
     int new_rss_peak, new_gpu_peak;
 
     /* The newest sample's figures, for a look while the run goes on
-     * (gt_tracker_progress); the peaks are above. */
+     * (the status line's figures: gt_tracker_figure); the peaks are above. */
     struct usage_latest {
         int have_cores;            /* an interval long enough has been seen */
         double cores;              /* the tree's CPU over it, cores (capped
@@ -184,9 +184,5 @@ void usage_result(const struct usage_acc *a, const struct usage_units *u,
  * seconds, and the I/O of the reaped processes when the main one was
  * reaped (io_available). */
 void usage_totals(const struct usage_acc *a, gt_totals *r);
-
-/* What gt_tracker_progress() gives but the elapsed time: the newest
- * sample's figures and the peak so far. */
-void usage_progress(const struct usage_acc *a, gt_progress *p);
 
 #endif
