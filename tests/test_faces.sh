@@ -4,8 +4,8 @@
 # module (python/src) and the example include, of ours, only
 #   - the headers of their own folder,
 #   - the library's public face (gpu_tracker.h), the tools' face
-#     (gpu_tracker_tools.h) and gpu_tracker_internal.h (where a tracker
-#     reads the system from, for the tests and --sampled-only),
+#     (gpu_tracker_tools.h) and gpu_tracker_internal.h (the results as
+#     structs and the rows, for the calls of tests/library_door.txt),
 #   - the toolkit's face (common/toolkit.h),
 #   - for the Python module, the command's entry (src/cli/cli_main.h),
 # never a header of the library's wings or one of the toolkit's own; and
