@@ -28,12 +28,12 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
         failed = cli_fail(gt_last_error(), 1);
     /* Rows are samples less the baseline: a snapshot past what the readers
      * take by default needs saying how to read it. */
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    if (snapshot_path && !failed && u && u->measurement.samples - 1 > GT_SNAPSHOT_MAX_ROWS)
-        cli_error("note: '%s' has up to %ld rows per series, more than stats, "
-                  "recommend and report read by default (%d): give them --max-rows %ld\n",
-                  snapshot_path, u->measurement.samples - 1, GT_SNAPSHOT_MAX_ROWS,
-                  u->measurement.samples - 1);
+    double samples = 0;
+    if (snapshot_path && !failed && gt_tracker_figure(t, GT_FIGURE_SAMPLES, &samples) == GT_OK &&
+        samples - 1 > GT_SNAPSHOT_MAX_ROWS)
+        cli_error("note: '%s' has up to %.0f rows per series, more than stats, "
+                  "recommend and report read by default (%d): give them --max-rows %.0f\n",
+                  snapshot_path, samples - 1, GT_SNAPSHOT_MAX_ROWS, samples - 1);
     if (report_path) {
         gt_report_extras extras;
         memset(&extras, 0, sizeof extras);
