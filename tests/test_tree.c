@@ -776,6 +776,46 @@ static void test_peak_names(void)
     fx_rmroot(root);
 }
 
+/* A peak's list ranks each process by its own (private) memory. A
+ * smaps_rollup older than the RSS beside it (read before the process
+ * allocated) counts what it gained since as its own: a child caught while
+ * it allocates ranks above its shell, not as a small process whose memory
+ * is shared; where the rollup matches the RSS, its shared part stays
+ * shared. */
+static void test_peak_stale_rollup(void)
+{
+    char *root = fx_mkroot();
+    fx_system(root, 100, 100, 2, 1000000, 500000);
+    struct fx_proc m = {.pid = 100, .ppid = 1, .comm = "bash", .rss_kb = 3000, .anon_kb = 3000,
+                        .private_kb = 300, .shared_kb = 2700, .pss_kb = 600, .starttime = 1000,
+                        .children = "101"};
+    struct fx_proc c = {.pid = 101, .ppid = 100, .comm = "worker", .rss_kb = 1500, .anon_kb = 100,
+                        .private_kb = 100, .shared_kb = 1400, .pss_kb = 200, .starttime = 1001};
+    fx_proc_write(root, &m);
+    fx_proc_write(root, &c);
+    struct tree t;
+    CHECK(tree_init(&t, root, 100, 0, 0) == 0);
+    struct tree_sample s;
+    gt_peak_breakdown b = {.struct_size = sizeof b};
+    CHECK(tree_walk(&t, &s) == 0);
+    tree_memory_breakdown(&t, &b);
+    CHECK(b.nprocesses == 2 && b.processes[0].pid == 100);
+    CHECK(b.nprocesses == 2 && b.processes[1].private_bytes == 100 * 1024.0);
+    /* the worker's RSS grows to 400000 kB; its rollup still says 1500 */
+    c.rss_kb = 400000;
+    c.anon_kb = 400000 - 1400;
+    fx_proc_write(root, &c);
+    CHECK(tree_walk(&t, &s) == 0);
+    memset(&b, 0, sizeof b);
+    b.struct_size = sizeof b;
+    tree_memory_breakdown(&t, &b);
+    CHECK_MSG(b.nprocesses == 2 && b.processes[0].pid == 101, "first %d",
+              b.nprocesses ? (int)b.processes[0].pid : 0);
+    CHECK(b.processes[0].private_bytes == (100 + 400000 - 1500) * 1024.0);
+    tree_free(&t);
+    fx_rmroot(root);
+}
+
 /* The corners' raw figures (docs/metrics.md, "Corners"): a process
  * ignoring SIGCHLD is named, a zombie main too (its dispositions last
  * until it is reaped); the run-queue delay of the processes' main threads
@@ -879,6 +919,7 @@ int main(void)
 {
     test_corner_figures();
     test_peak_names();
+    test_peak_stale_rollup();
     test_pid_index();
     test_walk_sums_and_departures();
     test_reaper_and_zombie();

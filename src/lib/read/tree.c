@@ -351,12 +351,20 @@ static void top_fill(struct tree *t, const struct top_n *top, gt_peak_breakdown 
 }
 
 /* A process's own memory: its private RSS where smaps_rollup was read (at
- * its new highs, and every tenth sample), its RSS otherwise. */
+ * its new highs, and every tenth sample), its RSS otherwise. The rollup may
+ * be older than this sample's RSS: what the process gained since counts as
+ * its own (new pages are private until it forks), so a child caught while
+ * it allocates is not taken for a small one with shared memory. */
 static double own_bytes(const struct tracked_proc *p)
 {
-    unsigned long long kb = p->rollup_state == 1 && p->rollup.private_kb <= p->status.vm_rss_kb
-                                ? p->rollup.private_kb
-                                : p->status.vm_rss_kb;
+    unsigned long long rss = p->status.vm_rss_kb, kb = rss;
+    if (p->rollup_state == 1) {
+        kb = p->rollup.private_kb;
+        if (rss > p->rollup.rss_kb)
+            kb += rss - p->rollup.rss_kb;
+        if (kb > rss)
+            kb = rss;
+    }
     return (double)kb * 1024.0;
 }
 
