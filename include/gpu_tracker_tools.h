@@ -85,6 +85,34 @@ gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage);
 void gt_usage_release(gt_resource_usage *usage);
 
 
+/* A STOPPED tracker's results as structs, for a caller that shows them
+ * (the command's -f human and warnings, the Python module's caveats): read
+ * back from what the library publishes, gt_tracker_to_json() and
+ * gt_tracker_figure(), as any program linking libgputracker.so could. The
+ * parts the document leaves out (no GPU idle, no process table, no peak
+ * holder known) are NULL; job_energy's carbon_intensity and pue are there
+ * only with a CO2e figure (co2e_available). */
+typedef struct gt_run_results {
+    gt_resource_usage usage;      /* the summary, in the options' units */
+    gt_totals totals;             /* wall and CPU seconds, block I/O */
+    const gt_cgroup_usage *cgroup;
+    const gt_cpu_energy *cpu_energy;
+    const gt_gpu_run *gpu_run;    /* NULL as well when GPUs were not asked for */
+    const gt_peak_breakdown *at_peak; /* [GT_PEAK_MEMORY], [GT_PEAK_GPU_MEMORY] */
+    const gt_gpu_idle *gpu_idle;
+    const gt_job_energy *job_energy;
+    const gt_command_groups *processes;
+} gt_run_results;
+
+/* *out = t's results (free with gt_run_results_free). GT_ERR_STATE unless
+ * STOPPED (gt_last_error() says why), GT_ERR_NO_MEMORY; GT_ERR_PARSE would
+ * mean the library's writer and this reader disagree (tests/test_tools.c
+ * holds them together). */
+gt_status gt_run_results_read(gt_tracker *t, gt_run_results **out);
+
+/* Frees what gt_run_results_read() gave (NULL: nothing). */
+void gt_run_results_free(gt_run_results *r);
+
 /* ---- Sub-tracking analysis (gpu_tracker 5's `sub-track` commands) --------
  * Reads tracking and sub-tracking files (ours or gpu_tracker's, CSV or
  * SQLite) and gives gpu_tracker's results: per code block, the calls, the

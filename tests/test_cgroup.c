@@ -23,6 +23,7 @@
 #include "common/summary/cgroup_json.h"
 #include "pipeline/cgroup_usage.h"
 #include "check.h"
+#include "results_check.h"
 #include <stddef.h>
 
 #include "fixture.h"
@@ -695,6 +696,7 @@ static void test_tracker_fixture(void)
     CHECK(json && strstr(json, "\"cgroup\": {") && strstr(json, "\"peak\": 629145600.0"));
     CHECK(json && strstr(json, "\"cgroup.memory.peak\": \"kernel group high-water mark\""));
     free(json);
+    check_results_read_back(t);
     gt_tracker_free(t);
     /* Half a CPU: one expected core where the machine has two (the quota
      * came through the reader's descriptor: test_v2_reader). */
@@ -717,6 +719,7 @@ static void test_tracker_fixture(void)
     CHECK(gt_tracker_cgroup(t, &c) == GT_OK);
     CHECK(!c.available && c.memory_peak == 0);
     CHECK_CONTAINS(c.reason, "is shared with processes outside the tracked tree (PID 555)");
+    check_results_read_back(t);
     gt_tracker_free(t);
 
     /* 777 listed at every sample, its /proc entry gone (ended): a run of two

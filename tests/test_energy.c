@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "results_check.h"
 #include "pipeline/energy_usage.h"
 #include "common/summary/run_parts_json.h"
 #include "fixture.h"
@@ -206,6 +207,7 @@ static void test_tracker(void)
     char *json = gt_tracker_to_json(t);
     CHECK(json && strstr(json, "\"cpu_energy\": {") && strstr(json, "\"package_joules\": 7.0"));
     free(json);
+    check_results_read_back(t);
     /* into the snapshot and back */
     char snap[300];
     snprintf(snap, sizeof snap, "%s/run.json.gz", root);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "results_check.h"
 #include "common/dl_bind.h"
 #include "read/gpu/gpu.h"
 #include "test_tracker_new.h"
@@ -585,6 +586,7 @@ static void test_details(void)
     CHECK_CONTAINS(json, "\"gpu_details\": {");
     CHECK_CONTAINS(json, "\"name\": \"Fake-A100\"");
     CHECK_CONTAINS(json, "\"joules\": 600.5");
+    check_results_read_back(t);
     gt_resource_usage back = {.struct_size = sizeof(gt_resource_usage)};
     CHECK(gt_usage_from_json(json, &back) == GT_OK);
     /* The same GPUs, in a list of the reader's own. */

@@ -21,6 +21,7 @@
 #include "common/summary/run_parts_json.h"
 #include "gpu_tracker_tools.h"
 #include "human.h"
+#include "results_check.h"
 #include "pipeline/pipeline.h"
 #include "test_tracker_new.h"
 #include "snapshot/parts_read.h"
@@ -94,6 +95,7 @@ static gt_tracker *run(const char *before, const char *after, gt_resource_usage 
     *u = *gt_tracker_usage(t);
     g->struct_size = sizeof *g;
     CHECK(gt_tracker_gpu_run(t, g) == GT_OK);
+    check_results_read_back(t);
     return t;
 }
 

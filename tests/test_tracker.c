@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "results_check.h"
 #include "test_tracker_new.h"
 #include "fixture.h"
 #include "threads.h"
@@ -193,6 +194,14 @@ static void test_lifecycle(void)
     CHECK_STR(gt_last_error(), "cannot start a tracker that has already been started");
     CHECK(gt_tracker_usage(t) == NULL);
     CHECK_STR(gt_last_error(), "no results yet: the tracker has not been stopped");
+    /* The tools' read-back of the results says the same. */
+    static gt_run_results not_given;
+    gt_run_results *early = &not_given; /* set to NULL on failure */
+    CHECK(gt_run_results_read(t, &early) == GT_ERR_STATE && early == NULL);
+    CHECK_STR(gt_last_error(), "no results yet: the tracker has not been stopped");
+    CHECK(gt_run_results_read(NULL, &early) == GT_ERR_INVALID_ARGUMENT);
+    CHECK_STR(gt_last_error(), "gt_run_results_read: NULL tracker");
+    gt_run_results_free(NULL);
     /* Some work of our own: 64 MiB touched and held. */
     size_t n = 64u << 20;
     char *mem = malloc(n);
@@ -426,6 +435,7 @@ static void test_fixture_run(void)
     CHECK(b.total_bytes == 8000 * 1024.0);
     CHECK(gt_tracker_at_peak(t, GT_PEAK_GPU_MEMORY, &b) == GT_OK && !b.available);
     CHECK(gt_tracker_at_peak(t, 7, &b) == GT_ERR_INVALID_ARGUMENT);
+    check_results_read_back(t);
     gt_tracker_free(t);
 
     /* The backup file is first written at the first look after the start

@@ -189,11 +189,11 @@ static PyObject *tracker_usage_json(NativeTracker *self, PyObject *unused)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    if (!gt_tracker_usage(t))
-        return native_raise_status(GT_ERR_STATE);
+    /* NULL with the library's message (not stopped), or without one when
+     * out of memory. */
     char *json = gt_limit_watch_json(self->limits, t);
     if (!json)
-        return PyErr_NoMemory();
+        return *gt_last_error() ? native_raise_status(GT_ERR_STATE) : PyErr_NoMemory();
     PyObject *s = PyUnicode_FromString(json);
     free(json);
     return s;
@@ -381,22 +381,26 @@ static PyObject *tracker_caveats(NativeTracker *self, PyObject *unused)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    if (!u)
-        return native_raise_status(GT_ERR_STATE);
-    gt_cgroup_usage cg = {.struct_size = sizeof cg};
-    int have_cg = gt_tracker_cgroup(t, &cg) == GT_OK;
+    gt_run_results *r;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_run_results_read(t, &r);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return native_raise_status(status);
     PyObject *list = PyList_New(0);
-    if (!list)
+    if (!list) {
+        gt_run_results_free(r);
         return NULL;
-    gt_measurement_caveats(u, have_cg ? &cg : NULL, caveat_append, list);
-    gt_totals totals = {.struct_size = sizeof totals};
+    }
+    gt_measurement_caveats(&r->usage, r->cgroup, caveat_append, list);
     char starved[512], line[600];
-    if (gt_tracker_totals(t, &totals) == GT_OK &&
-        gt_cpu_contention(u, have_cg ? &cg : NULL, totals.wall_seconds, starved, sizeof starved)) {
+    if (gt_cpu_contention(&r->usage, r->cgroup, r->totals.wall_seconds, starved,
+                          sizeof starved)) {
         snprintf(line, sizeof line, "CPU starved: %s", starved);
         caveat_append(line, list);
     }
+    gt_run_results_free(r);
     return list;
 }
 

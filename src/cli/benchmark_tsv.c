@@ -84,14 +84,10 @@ static void hms(double seconds, char *out, size_t cap)
     snprintf(out, cap, "%s%ld:%02ld:%02ld", prefix, s / 3600, s / 60 % 60, s % 60);
 }
 
-int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errcap)
+/* Appends the row of a run (u in the options' units, its totals) to path. */
+static int append_row(const gt_resource_usage *u, const gt_totals *totals, const char *path,
+                      char *err, size_t errcap)
 {
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    gt_totals totals = {.struct_size = sizeof totals};
-    if (!u || gt_tracker_totals(t, &totals) != GT_OK) {
-        snprintf(err, errcap, "cannot write --benchmark-tsv file '%s': no results", path);
-        return -1;
-    }
     double ram = units_ram_divisor(u->max_ram.unit), gram = units_ram_divisor(u->max_gpu_ram.unit);
     char when[64], uss[32] = "-", io_in[32] = "-", io_out[32] = "-", gpu[32] = "-",
          gpu_load[32] = "-";
@@ -99,10 +95,10 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
      * tenth samples and its new highs): "-" for a run too short to have it. */
     if (u->max_ram.combined.private_rss > 0)
         snprintf(uss, sizeof uss, "%.2f", u->max_ram.combined.private_rss * ram / MIB);
-    hms(totals.wall_seconds, when, sizeof when);
-    if (totals.io_available) {
-        snprintf(io_in, sizeof io_in, "%.2f", totals.read_bytes / MIB);
-        snprintf(io_out, sizeof io_out, "%.2f", totals.write_bytes / MIB);
+    hms(totals->wall_seconds, when, sizeof when);
+    if (totals->io_available) {
+        snprintf(io_in, sizeof io_in, "%.2f", totals->read_bytes / MIB);
+        snprintf(io_out, sizeof io_out, "%.2f", totals->write_bytes / MIB);
     }
     if (u->measurement.gpu_available) {
         snprintf(gpu, sizeof gpu, "%.2f", u->max_gpu_ram.combined * gram / MIB);
@@ -120,10 +116,10 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
                   "this run's row\n", path);
     char row[1024];
     int n = snprintf(row, sizeof row, "%s%s%.4f\t%s\t%.2f\t-\t%s\t-\t%s\t%s\t%.2f\t%.2f\t%s\t%s\n",
-                     len ? "" : benchmark_tsv_header, len ? "" : "\n", totals.wall_seconds,
+                     len ? "" : benchmark_tsv_header, len ? "" : "\n", totals->wall_seconds,
                      when, u->max_ram.combined.total_rss * ram / MIB, uss, io_in, io_out,
                      u->cpu_utilization.combined.mean_sum_percent,
-                     totals.cpu_main_seconds + totals.cpu_descendants_seconds, gpu, gpu_load);
+                     totals->cpu_main_seconds + totals->cpu_descendants_seconds, gpu, gpu_load);
     size_t rowlen = n > 0 && (size_t)n < sizeof row ? (size_t)n : strlen(row);
     char *all = realloc(data, len + rowlen);
     if (!all) {
@@ -139,4 +135,17 @@ int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errc
         return -1;
     }
     return 0;
+}
+
+
+int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errcap)
+{
+    gt_run_results *res;
+    if (gt_run_results_read(t, &res) != GT_OK) {
+        snprintf(err, errcap, "cannot write --benchmark-tsv file '%s': no results", path);
+        return -1;
+    }
+    int rc = append_row(&res->usage, &res->totals, path, err, errcap);
+    gt_run_results_free(res);
+    return rc;
 }

@@ -26,7 +26,7 @@ struct human_extras {
 
 /* The -f human summary of a run: one line per figure, units chosen by size.
  * u must be in bytes and seconds (ram_unit and gpu_ram_unit "bytes",
- * time_unit "seconds"); totals as gt_tracker_totals() gives them; x what
+ * time_unit "seconds"); totals as gt_run_results_read() gives them; x what
  * else to show (NULL: nothing). Returns a malloc'd text ending in a
  * newline, or NULL when out of memory. */
 char *human_summary(const gt_resource_usage *u, const gt_totals *totals,

@@ -1,7 +1,8 @@
 /* parts_read.c - a snapshot's and a summary's parts read back: the job's
- * cgroup, the GPU driver's run figures and the CPUs' energy, the server's
- * GPU names and the cloud, a part parsed within its bounds. The library
- * writes them (common/summary/cgroup_json.c, run_parts_json.c, snapshot_parts.c). */
+ * cgroup, the GPU driver's run figures, the CPUs' energy and the job's, the
+ * server's GPU names and the cloud, a part parsed within its bounds. The
+ * library writes them (common/summary/cgroup_json.c, run_parts_json.c,
+ * snapshot_parts.c; the job's energy lib/output/results.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,69 @@ void cpu_energy_json_read(struct json_reader *r, json_object *o, const char *pat
     e->dram_available = json_read_bool(r, o, "dram_available", path);
     e->dram_joules = json_read_number(r, o, "dram_joules", path, 0, 1e15);
     e->job_share = json_read_number(r, o, "job_share", path, 0, 1);
+}
+
+/* ---- the job's energy ------------------------------------------------------ */
+
+#define MAX_JOULES 1e15
+
+/* One part of the job's energy: available, then its figures or its reason. */
+static int energy_part(struct json_reader *r, json_object *o, const char *key, const char *path,
+                       json_object **part, char *reason)
+{
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    *part = json_read_member(r, o, key, json_type_object, path);
+    int available = json_read_bool(r, *part, "available", sub);
+    if (*part && !available)
+        json_read_string(r, *part, "reason", sub, reason, GT_REASON_LEN);
+    return available;
+}
+
+void job_energy_json_read(struct json_reader *r, json_object *o, const char *path,
+                          gt_job_energy *e)
+{
+    size_t size = e->struct_size;
+    memset(e, 0, sizeof *e);
+    e->struct_size = size;
+    if (r->status == GT_OK && !json_object_is_type(o, json_type_object)) {
+        json_read_fail(r, "\"%s\" should be an object", path);
+        return;
+    }
+    char sub[96];
+    e->available = json_read_bool(r, o, "available", path);
+    if (e->available) {
+        e->joules = json_read_number(r, o, "joules", path, 0, MAX_JOULES);
+        e->joules_low = json_read_number(r, o, "joules_low", path, 0, MAX_JOULES);
+        e->joules_high = json_read_number(r, o, "joules_high", path, 0, MAX_JOULES);
+    } else {
+        json_read_string(r, o, "reason", path, e->reason, sizeof e->reason);
+    }
+    json_object *p;
+    snprintf(sub, sizeof sub, "%s.gpu", path);
+    e->gpu_available = energy_part(r, o, "gpu", path, &p, e->gpu_reason);
+    if (e->gpu_available) {
+        e->gpu_joules = json_read_number(r, p, "joules", sub, 0, MAX_JOULES);
+        e->gpu_uncertainty_percent = json_read_number(r, p, "uncertainty_percent", sub, 0, 100);
+    }
+    snprintf(sub, sizeof sub, "%s.cpu", path);
+    e->cpu_available = energy_part(r, o, "cpu", path, &p, e->cpu_reason);
+    if (e->cpu_available) {
+        e->cpu_joules = json_read_number(r, p, "joules", sub, 0, MAX_JOULES);
+        e->cpu_joules_low = json_read_number(r, p, "joules_low", sub, 0, MAX_JOULES);
+        e->cpu_joules_high = json_read_number(r, p, "joules_high", sub, 0, MAX_JOULES);
+    }
+    p = NULL;
+    e->co2e_available = o && json_object_object_get_ex(o, "co2e", &p) && p;
+    if (e->co2e_available) {
+        snprintf(sub, sizeof sub, "%s.co2e", path);
+        p = json_read_member(r, o, "co2e", json_type_object, path);
+        e->co2e_grams = json_read_number(r, p, "grams", sub, 0, MAX_JOULES);
+        e->co2e_grams_low = json_read_number(r, p, "grams_low", sub, 0, MAX_JOULES);
+        e->co2e_grams_high = json_read_number(r, p, "grams_high", sub, 0, MAX_JOULES);
+        e->carbon_intensity = json_read_number(r, p, "carbon_intensity_g_per_kwh", sub, 0, 1e6);
+        e->pue = json_read_number(r, p, "pue", sub, 1, 100);
+    }
 }
 
 /* ---- the server's GPU names, the cloud, a part ---------------------------- */

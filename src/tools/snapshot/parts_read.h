@@ -32,6 +32,12 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
 void cpu_energy_json_read(struct json_reader *r, json_object *o, const char *path,
                           gt_cpu_energy *e);
 
+/* Reads an "energy" object (the job's energy: lib/output/results.c writes
+ * it) into *e (its struct_size kept), every value checked; problems go to r
+ * with key paths under path. */
+void job_energy_json_read(struct json_reader *r, json_object *o, const char *path,
+                          gt_job_energy *e);
+
 /* Parses the part at span (name for messages), which may have at most max
  * bytes; NULL after a failure (recorded in r) and for a JSON null. */
 json_object *snapshot_parse_part(struct json_reader *r, const char *text, struct json_span span,
