@@ -420,6 +420,14 @@ GT_API gt_status gt_tracker_stop(gt_tracker *t);
  * timeout came first (or there is no duration). Then call gt_tracker_stop(). */
 GT_API int gt_tracker_wait(gt_tracker *t, double timeout);
 
+/* Waits up to timeout seconds until every series options.series keeps has
+ * at least n rows (each sample after the baseline makes one): for a host
+ * that reads the series as they grow (process_csv_fd, on_sample). 1 when
+ * they have; 0 when the timeout came first, when sampling has ended with
+ * fewer (stopped, or options.duration reached), when no series is kept,
+ * or the tracker is NEW. From any thread. (1.1) */
+GT_API int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
+
 /* Tells the tracker that the caller reaped process pid with wait4() and got
  * ru: its ru_maxrss is a high-water mark no sample may have seen, its block
  * I/O the tree's. Only for a reaper (options.reaper_pid); allowed while
@@ -463,7 +471,10 @@ GT_API char *gt_tracker_to_json(gt_tracker *t);
  * process, "descendants" everything it started. */
 typedef enum gt_figure {
     GT_FIGURE_ELAPSED_SECONDS,      /* baseline sample to now (to the final one) */
-    GT_FIGURE_START_EPOCH,          /* epoch time of the baseline sample */
+    GT_FIGURE_START_EPOCH,          /* epoch time of the baseline sample; with a
+                                       delayed start (options.start_at), the
+                                       time it is scheduled for until it is
+                                       taken (1.1; GT_ERR_STATE before) */
     GT_FIGURE_SAMPLES,              /* samples taken, the baseline included */
     GT_FIGURE_PEAK_RSS_BYTES,       /* the tree's peak RSS, shared pages once */
     GT_FIGURE_PEAK_RSS_MAIN_BYTES,
@@ -539,6 +550,18 @@ GT_API int gt_tracker_csv_failed(gt_tracker *t, gt_series_kind kind);
  * GT_ERR_STATE unless STOPPED, GT_ERR_INVALID_ARGUMENT for another kind,
  * GT_ERR_IO when writing fails. (1.1) */
 GT_API gt_status gt_tracker_write_series_csv(gt_tracker *t, gt_series_kind kind, int fd);
+
+/* ---- Work done on a tracker's behalf (1.1) --------------------------------- */
+
+/* The calling thread counted as one of the library's until
+ * gt_library_thread_leave() (by the same thread, before it ends): a
+ * tracker of this process (process_id 0, or this program's PID) leaves its
+ * CPU time and its count out of the figures, as it does for its own
+ * threads. For work a host does for the tracker in a thread of its own
+ * (the Python package's reading of PyTorch's allocator). 0, or ENOMEM (the
+ * thread is not counted as the library's then). */
+GT_API int gt_library_thread_enter(void);
+GT_API void gt_library_thread_leave(void);
 
 /* ---- Sub-tracking (gpu_tracker 5's SubTracker) ----------------------------
  * Marks when code blocks start and stop, in a sub-tracking file that, with

@@ -1,21 +1,20 @@
 /*
- * gpu_tracker_internal.h - the library's inner face: what its own users (the
- * gpu-tracker command, the tools, the Python module, the plugin, the tests
- * and the benchmark) take of it beyond the public interface (gpu_tracker.h):
- * the tracker's results as structs (gpu_tracker's ResourceUsage and the
- * parts of our own), the series' rows, what a tracker keeps while it runs,
- * the gate the tools write a live run's snapshot and report through, and
- * where a tracker reads the system from (fixture files instead of the
- * system's, a metadata address on loopback, the plain sampler the
- * benchmark compares us with).
+ * gpu_tracker_internal.h - the library's inner face: what the tools, the
+ * tests and the benchmark take of it beyond the public interface
+ * (gpu_tracker.h): the tracker's results as structs (gpu_tracker's
+ * ResourceUsage and the parts of our own, whose types the command and the
+ * Python module use too), the series' rows, the gate the tools write a
+ * live run's snapshot and report through, the machine and cloud a tracker
+ * found, and one reading of the system now.
  *
  * Nothing here carries gpu_tracker.h's promise: it may change or go in any
  * release, the header is not installed, and none of these functions is
  * exported from libgputracker.so (GT_INTERNAL: hidden). Their users link
  * the library's objects (the build's internal static library
- * libgputracker_internal.a, or the Python module's own copy). Every one a
- * user outside the library still calls is listed in tests/library_door.txt,
- * which may only shrink; the tools' own calls are in gpu_tracker_tools.h.
+ * libgputracker_internal.a, or the Python module's own copy). The command
+ * and the plugin call none of them; the few the Python module still calls
+ * are listed in tests/library_door.txt, which may only shrink. The tools'
+ * own calls are in gpu_tracker_tools.h.
  */
 #ifndef GPU_TRACKER_INTERNAL_H
 #define GPU_TRACKER_INTERNAL_H
@@ -374,10 +373,6 @@ typedef struct gt_gpu_run {
 
 
 
-/* The sub-tracking file's path (as opened, or the default name chosen). */
-GT_INTERNAL const char *gt_subtracker_path(const gt_subtracker *s);
-
-
 /* ---- Time series --------------------------------------------------------
  * The columns, order and units of resource_tracker's ProcessTracker and
  * SystemTracker (docs/series.md defines each). CPU seconds and bytes are
@@ -712,14 +707,6 @@ typedef struct gt_snapshot {
 } gt_snapshot;
 
 
-/* A snapshot of a STOPPED (or STARTED: the run so far) tracker: its
- * summary, its series (options.series should have asked for both), the server it ran on and, with
- * discover_cloud, the cloud (waiting for that discovery to end, at most a
- * few seconds). command and exit_status describe the run (NULL, -1: not
- * known). Free with gt_snapshot_free(). GT_ERR_STATE when NEW, or before a
- * delayed start (options.start_at) has begun. */
-GT_INTERNAL gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
-                                     gt_snapshot **out);
 
 /* Frees a snapshot, this one or one a tool read (gt_snapshot_read()); NULL
  * is a no-op. The toolkit's (common/summary/snapshot_parts.c), as both
@@ -774,29 +761,6 @@ GT_INTERNAL gt_status gt_tracker_series(gt_tracker *t, gt_series *out);
  * gt_tracker_write_snapshot(_as)() and gt_tracker_write_report() work
  * while STARTED too, giving the run so far (the summary as of now,
  * measurement.complete 0; stop_time now). */
-
-/* Rows of kind kept so far (0 before the start). */
-GT_INTERNAL size_t gt_tracker_row_count(gt_tracker *t, gt_series_kind kind);
-
-/* Copies rows first .. first + max - 1 of kind kept so far (fewer when
- * fewer are kept; none when first is past them) into out, an array of
- * max gt_process_row or gt_system_row by kind, and says how many in
- * *copied. GT_ERR_INVALID_ARGUMENT (kind), GT_ERR_IO (the row file could
- * not be read back). */
-GT_INTERNAL gt_status gt_tracker_copy_rows(gt_tracker *t, gt_series_kind kind, size_t first,
-                                      size_t max, void *out, size_t *copied);
-
-/* Waits up to timeout seconds until every series the options asked for
- * has at least n rows. 1 when they have; 0 when the timeout came first,
- * when sampling has ended with fewer (stopped, or options.duration
- * reached), or when no series was asked for. */
-GT_INTERNAL int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout);
-
-/* The epoch time (seconds) sampling began at: the baseline sample's, which
- * the rows' timestamps count from. With a delayed start (options.start_at,
- * GT_START_ALIGNED included) the time it is scheduled for, before it comes
- * (and after a stop that came first). 0 when NEW. */
-GT_INTERNAL double gt_tracker_start_epoch(gt_tracker *t);
 
 /* The job's cgroup figures so far (final once STOPPED) into *out, whose
  * struct_size the caller sets. GT_OK (out->available 0 with the reason
@@ -964,24 +928,6 @@ typedef struct gt_counters {
 GT_INTERNAL gt_status gt_counters_read(const gt_options *opts, gt_counters **out);
 GT_INTERNAL void gt_counters_free(gt_counters *c);
 
-/* The calling thread counted as one of the library's until
- * gt_library_thread_leave() (by the same thread, before it ends): a
- * tracker of this process leaves its CPU time and its count out of the
- * figures, as for the library's own threads. For work done on the
- * tracker's behalf in a thread the caller starts (the Python Tracker's
- * reading of PyTorch's allocator). 0, or ENOMEM (not counted as the
- * library's then). */
-GT_INTERNAL int gt_library_thread_enter(void);
-GT_INTERNAL void gt_library_thread_leave(void);
-
-/* The i-th valid value of an option that takes names (NULL past the last):
- * the one list the Python package checks its arguments against too. */
-typedef enum gt_option_list {
-    GT_OPTION_RAM_UNITS,  /* ram_unit, gpu_ram_unit: bytes ... terabytes */
-    GT_OPTION_TIME_UNITS, /* time_unit: seconds ... days */
-    GT_OPTION_GPU_BRANDS  /* gpu_brand: nvidia, amd, intel, drm */
-} gt_option_list;
-GT_INTERNAL const char *gt_option_name(gt_option_list list, size_t i);
 
 #ifdef __cplusplus
 }

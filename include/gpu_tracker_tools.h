@@ -212,6 +212,26 @@ typedef enum gt_snapshot_format {
                                          gpu_vram_mib, decimal GB) */
 } gt_snapshot_format;
 
+/* A snapshot of a STOPPED (or STARTED: the run so far) tracker in memory:
+ * its summary, its series (options.series should have asked for both),
+ * the server it ran on and, with discover_cloud, the cloud (waiting for
+ * that discovery to end, at most a few seconds). command and exit_status
+ * describe the run (NULL, -1: not known). Free with gt_snapshot_free().
+ * GT_ERR_STATE when NEW, or before a delayed start (options.start_at) has
+ * begun. Every row is copied into memory: gt_tracker_write_snapshot()
+ * streams them instead. */
+gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
+                              gt_snapshot **out);
+
+/* The rows of kind t has kept from row first on (while STARTED: so far;
+ * none when first is past them), copied into *rows (malloc'd, free();
+ * gt_process_row or gt_system_row by kind, *n of them; NULL when none):
+ * for a caller that reads the series as they grow. GT_ERR_STATE when NEW,
+ * GT_ERR_INVALID_ARGUMENT (kind), GT_ERR_NO_MEMORY, GT_ERR_IO (the row file
+ * could not be read back). */
+gt_status gt_tracker_rows_since(gt_tracker *t, gt_series_kind kind, size_t first, void **rows,
+                                size_t *n);
+
 /* A snapshot of a STOPPED tracker written straight to path (as
  * gt_snapshot_write of gt_tracker_snapshot), its rows streamed from where
  * the tracker keeps them: the memory this takes does not grow with the

@@ -8,6 +8,7 @@
  * whose owner is said. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,81 @@
 #include "common/summary/usage_write.h"
 
 #include <json-c/json.h>
+
+/* A thread of the program's that stays until told, counted as the
+ * library's when enter is set (gt_library_thread_enter). */
+struct helper {
+    int enter, entered, done;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+};
+
+static void *helper_main(void *arg)
+{
+    struct helper *h = arg;
+    int entered = h->enter && gt_library_thread_enter() == 0;
+    pthread_mutex_lock(&h->lock);
+    h->entered = entered;
+    pthread_cond_broadcast(&h->cond);
+    while (!h->done)
+        pthread_cond_wait(&h->cond, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+    if (entered)
+        gt_library_thread_leave();
+    return NULL;
+}
+
+/* The most threads a tracker of this program counts over a few samples,
+ * with a helper thread alive throughout (helper: -1 none, 0 plain, 1
+ * entered as the library's). */
+static double threads_counted(int helper)
+{
+    struct helper h = {.enter = helper == 1};
+    pthread_mutex_init(&h.lock, NULL);
+    pthread_cond_init(&h.cond, NULL);
+    pthread_t th;
+    int running = helper >= 0 && pthread_create(&th, NULL, helper_main, &h) == 0;
+    CHECK(helper < 0 || running);
+    pthread_mutex_lock(&h.lock);
+    while (running && h.enter && !h.entered)
+        pthread_cond_wait(&h.cond, &h.lock); /* counted before the baseline */
+    pthread_mutex_unlock(&h.lock);
+    gt_options o;
+    gt_options_init(&o);
+    o.sleep_time = 0.02;
+    o.series = GT_SERIES_PROCESS;
+    o.resource_usage_file = "";
+    gt_tracker *t = NULL;
+    double threads = -1;
+    CHECK(gt_tracker_new(&o, &t) == GT_OK && gt_tracker_start(t) == GT_OK);
+    CHECK(gt_tracker_wait_rows(t, 3, 30) == 1); /* an event, not a time */
+    CHECK(gt_tracker_stop(t) == GT_OK);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_THREADS_MAX, &threads) == GT_OK);
+    CHECK(gt_tracker_wait_rows(t, 1000, 0) == 0); /* stopped: nothing more comes */
+    gt_tracker_free(t);
+    pthread_mutex_lock(&h.lock);
+    h.done = 1;
+    pthread_cond_broadcast(&h.cond);
+    pthread_mutex_unlock(&h.lock);
+    if (running)
+        pthread_join(th, NULL);
+    pthread_cond_destroy(&h.cond);
+    pthread_mutex_destroy(&h.lock);
+    return threads;
+}
+
+/* Work done on the tracker's behalf in a program's own thread is left out
+ * of the figures as the library's own threads are: such a thread is not
+ * counted, a plain one is. */
+static void test_library_thread(void)
+{
+    double none = threads_counted(-1), plain = threads_counted(0),
+           entered = threads_counted(1);
+    CHECK_MSG(none >= 1 && plain == none + 1 && entered == none,
+              "threads: %g alone, %g with a plain helper, %g with one entered", none, plain,
+              entered);
+    CHECK(gt_tracker_wait_rows(NULL, 1, 0) == 0);
+}
 
 /* The options: a struct_size no 1.x header wrote is refused, and a newer
  * header's struct is taken while the fields this library lacks are 0. */
@@ -368,6 +444,7 @@ int main(void)
     test_options_size();
     test_job_info_sizes();
     test_figures_and_callback();
+    test_library_thread();
     test_refused_without_size();
     test_set_by_the_library();
     return check_exit("test_abi");

@@ -1071,8 +1071,12 @@ static void test_live_reads(void)
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (!t)
         return;
-    CHECK(gt_tracker_row_count(t, GT_SERIES_KIND_PROCESS) == 0);
-    CHECK(gt_tracker_start_epoch(t) == 0); /* NEW */
+    void *copied = NULL;
+    size_t got = 9;
+    CHECK(gt_tracker_rows_since(t, GT_SERIES_KIND_PROCESS, 0, &copied, &got) == GT_ERR_STATE &&
+          !copied && got == 0); /* NEW */
+    double epoch = -1;
+    CHECK(gt_tracker_figure(t, GT_FIGURE_START_EPOCH, &epoch) == GT_ERR_STATE && epoch == 0);
     CHECK(gt_tracker_wait_rows(t, 1, 0) == 0); /* NEW: nothing to wait for */
     gt_server_info si = {.struct_size = sizeof(gt_server_info)};
     CHECK(gt_tracker_server_info(t, &si) == GT_ERR_STATE);
@@ -1081,20 +1085,35 @@ static void test_live_reads(void)
     double before = (double)time(NULL);
     CHECK(gt_tracker_start(t) == GT_OK);
     /* Scheduled at once on start: a multiple of the interval, ahead. */
-    double scheduled = gt_tracker_start_epoch(t);
+    double scheduled = 0;
+    CHECK(gt_tracker_figure(t, GT_FIGURE_START_EPOCH, &scheduled) == GT_OK);
     CHECK_MSG(scheduled >= before && fabs(scheduled / 0.05 - floor(scheduled / 0.05 + 0.5)) < 1e-6,
               "scheduled %.6f", scheduled);
     CHECK(gt_tracker_wait_rows(t, 4, 30) == 1);
-    CHECK(gt_tracker_start_epoch(t) == scheduled); /* the baseline came then */
-    gt_process_row live[64];
-    size_t got = 0;
-    CHECK(gt_tracker_copy_rows(t, GT_SERIES_KIND_PROCESS, 0, 64, live, &got) == GT_OK);
-    CHECK_MSG(got >= 4, "%zu rows copied", got);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_START_EPOCH, &epoch) == GT_OK &&
+          epoch == scheduled); /* the baseline came then */
+    CHECK(gt_tracker_rows_since(t, GT_SERIES_KIND_PROCESS, 0, &copied, &got) == GT_OK);
+    CHECK_MSG(got >= 4 && copied, "%zu rows copied", got);
+    const gt_process_row *live = copied;
+    if (!live)
+        got = 0;
+    if (got >= 2) { /* in order, the same as from row 1 on */
+        const gt_process_row *all = live;
+        void *later = NULL;
+        size_t nlater = 0;
+        CHECK(gt_tracker_rows_since(t, GT_SERIES_KIND_PROCESS, 1, &later, &nlater) == GT_OK);
+        CHECK(nlater >= got - 1 && later &&
+              memcmp(later, all + 1, (got - 1) * sizeof *all) == 0 &&
+              all[1].timestamp > all[0].timestamp);
+        free(later);
+    }
     size_t none = 9;
-    CHECK(gt_tracker_copy_rows(t, GT_SERIES_KIND_PROCESS, 1000, 4, live, &none) == GT_OK &&
-          none == 0);
-    CHECK(gt_tracker_copy_rows(t, (gt_series_kind)7, 0, 4, live, &none) ==
+    void *nothing = NULL;
+    CHECK(gt_tracker_rows_since(t, GT_SERIES_KIND_PROCESS, 1000, &nothing, &none) == GT_OK &&
+          none == 0 && !nothing);
+    CHECK(gt_tracker_rows_since(t, (gt_series_kind)7, 0, &nothing, &none) ==
           GT_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(gt_last_error(), "unknown series kind 7; valid: process, system");
     CHECK(gt_tracker_server_info(t, &si) == GT_OK && si.vcpus > 0);
     /* A status line's figures: the newest sample's (main alone: 100 kB
      * RSS, all private; its CPU ticks never move). */
@@ -1137,6 +1156,7 @@ static void test_live_reads(void)
     CHECK(s.nprocess >= got);
     for (size_t i = 0; i < got && i < s.nprocess; i++)
         CHECK(memcmp(&live[i], &s.process[i], sizeof live[i]) == 0);
+    free(copied);
     /* Aligned: the baseline at a multiple of the interval, the rows too. */
     double k = s.start_time / 0.05;
     CHECK_MSG(fabs(k - floor(k + 0.5)) < 1e-6, "start %.6f", s.start_time);
@@ -1165,11 +1185,15 @@ static void test_live_reads(void)
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     if (t) {
         CHECK(gt_tracker_start(t) == GT_OK);
-        CHECK(gt_tracker_start_epoch(t) == o.start_at);
+        double ahead = 0; /* before the baseline: the schedule */
+        CHECK(gt_tracker_figure(t, GT_FIGURE_START_EPOCH, &ahead) == GT_OK && ahead == o.start_at);
         CHECK(gt_tracker_snapshot(t, NULL, -1, &snap) == GT_ERR_STATE);
         CHECK_CONTAINS(gt_last_error(), "sampling begins at");
         CHECK(gt_tracker_stop(t) == GT_OK);
-        CHECK(gt_tracker_row_count(t, GT_SERIES_KIND_SYSTEM) == 0);
+        void *rows = NULL;
+        size_t nrows = 9;
+        CHECK(gt_tracker_rows_since(t, GT_SERIES_KIND_SYSTEM, 0, &rows, &nrows) == GT_OK &&
+              nrows == 0 && !rows);
         CHECK(gt_tracker_usage(t) != NULL);
         gt_tracker_free(t);
     }

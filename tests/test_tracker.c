@@ -685,7 +685,7 @@ static void test_subtracker(void)
     CHECK(gt_subtracker_open(NULL, 0, &s) == GT_OK && s);
     if (!s)
         return;
-    CHECK_STR(gt_subtracker_path(s), path); /* gpu_tracker's default: <PID>.csv */
+    CHECK(access(path, F_OK) == 0); /* gpu_tracker's default: <PID>.csv */
     pthread_t th[4];
     struct marker_thread m[4];
     const char *names[4] = {"train", "eval", "a,\"b\"", "eval"};

@@ -651,9 +651,17 @@ static const char *column_name(int kind, size_t i)
     return series_column_name(kind, i);
 }
 
+/* The names the options that take names accept (the toolkit's lists, which
+ * the library checks them against). */
+enum option_list { OPTION_RAM_UNITS, OPTION_TIME_UNITS, OPTION_GPU_BRANDS };
+
 static const char *option_name(int list, size_t i)
 {
-    return gt_option_name((gt_option_list)list, i);
+    switch (list) {
+    case OPTION_RAM_UNITS: return units_ram_name(i);
+    case OPTION_TIME_UNITS: return units_time_name(i);
+    default: return gpu_brand_name(i);
+    }
 }
 
 /* The library's lists and constants, so that the Python side keeps no copy
@@ -668,9 +676,9 @@ static int add_constants(PyObject *m)
     } lists[] = {
         {"PROCESS_COLUMNS", column_name, GT_SERIES_KIND_PROCESS},
         {"SYSTEM_COLUMNS", column_name, GT_SERIES_KIND_SYSTEM},
-        {"RAM_UNITS", option_name, GT_OPTION_RAM_UNITS},
-        {"TIME_UNITS", option_name, GT_OPTION_TIME_UNITS},
-        {"GPU_BRANDS", option_name, GT_OPTION_GPU_BRANDS},
+        {"RAM_UNITS", option_name, OPTION_RAM_UNITS},
+        {"TIME_UNITS", option_name, OPTION_TIME_UNITS},
+        {"GPU_BRANDS", option_name, OPTION_GPU_BRANDS},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         PyObject *t = names_tuple(lists[i].next, lists[i].which);

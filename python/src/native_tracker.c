@@ -254,21 +254,14 @@ static PyObject *tracker_rows(NativeTracker *self, PyObject *args)
     }
     if (first < 0)
         first = 0;
-    size_t n = gt_tracker_row_count(t, (gt_series_kind)kind);
-    size_t want = n > (size_t)first ? n - (size_t)first : 0;
-    size_t size = kind == GT_SERIES_KIND_PROCESS ? sizeof(gt_process_row) : sizeof(gt_system_row);
-    void *buf = malloc((want ? want : 1) * size);
-    if (!buf)
-        return PyErr_NoMemory();
+    void *buf = NULL;
     size_t got = 0;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_tracker_copy_rows(t, (gt_series_kind)kind, (size_t)first, want, buf, &got);
+    status = gt_tracker_rows_since(t, (gt_series_kind)kind, (size_t)first, &buf, &got);
     Py_END_ALLOW_THREADS
-    if (status != GT_OK) {
-        free(buf);
+    if (status != GT_OK)
         return native_raise_status(status);
-    }
     PyObject *list = PyList_New((Py_ssize_t)got);
     for (size_t i = 0; list && i < got; i++) {
         PyObject *row;
@@ -438,7 +431,7 @@ static PyObject *tracker_metrics_address(NativeTracker *self, PyObject *unused)
     return PyUnicode_FromString(a);
 }
 
-/* start_epoch(): gt_tracker_start_epoch(), the epoch time sampling begins
+/* start_epoch(): GT_FIGURE_START_EPOCH, the epoch time sampling begins
  * (or began) at. */
 static PyObject *tracker_start_epoch(NativeTracker *self, PyObject *unused)
 {
@@ -446,7 +439,11 @@ static PyObject *tracker_start_epoch(NativeTracker *self, PyObject *unused)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    return PyFloat_FromDouble(gt_tracker_start_epoch(t));
+    double epoch;
+    gt_status status = gt_tracker_figure(t, GT_FIGURE_START_EPOCH, &epoch);
+    if (status != GT_OK)
+        return native_raise_status(status);
+    return PyFloat_FromDouble(epoch);
 }
 
 /* server_info(): resource_tracker's server_info dict (its 0.4 keys) and
@@ -483,7 +480,7 @@ static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
 }
 
 static PyMethodDef tracker_methods[] = {
-    {"start_epoch", (PyCFunction)tracker_start_epoch, METH_NOARGS, "gt_tracker_start_epoch()"},
+    {"start_epoch", (PyCFunction)tracker_start_epoch, METH_NOARGS, "GT_FIGURE_START_EPOCH"},
     {"metrics_address", (PyCFunction)tracker_metrics_address, METH_NOARGS,
      "gt_tracker_metrics_address()"},
     {"server_info", (PyCFunction)tracker_server_info, METH_NOARGS, "gt_tracker_server_info()"},
@@ -567,18 +564,9 @@ static PyObject *subtracker_mark(NativeSubTracker *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *subtracker_path(NativeSubTracker *self, PyObject *unused)
-{
-    (void)unused;
-    if (!self->s)
-        Py_RETURN_NONE;
-    return PyUnicode_DecodeFSDefault(gt_subtracker_path(self->s));
-}
-
 static PyMethodDef subtracker_methods[] = {
     {"mark", (PyCFunction)subtracker_mark, METH_VARARGS,
      "mark(name, position): one row, 0 start or 1 stop (gt_subtrack_begin/end)."},
-    {"path", (PyCFunction)subtracker_path, METH_NOARGS, "gt_subtracker_path()"},
     {NULL, NULL, 0, NULL},
 };
 

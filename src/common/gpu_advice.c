@@ -70,3 +70,9 @@ const char *gpu_throttle_name(int i)
 {
     return i >= 0 && i < GT_GPU_THROTTLE_REASONS ? throttle_names[i] : NULL;
 }
+
+const char *gpu_brand_name(size_t i)
+{
+    static const char *const brands[] = {"nvidia", "amd", "intel", "drm"};
+    return i < sizeof brands / sizeof brands[0] ? brands[i] : NULL;
+}

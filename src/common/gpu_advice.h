@@ -29,4 +29,9 @@ int gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap);
  * index of gt_gpu_run.throttle_share), NULL past GT_GPU_THROTTLE_REASONS. */
 const char *gpu_throttle_name(int i);
 
+/* The i-th value gt_options.gpu_brand takes besides NULL ("nvidia", "amd",
+ * "intel", "drm"), NULL past the last: the one list the library checks
+ * the option against and the Python package its arguments. */
+const char *gpu_brand_name(size_t i);
+
 #endif

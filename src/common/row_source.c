@@ -1,6 +1,8 @@
 /* row_source.c - reading a run's rows in batches (see row_source.h). */
 #include "common/row_source.h"
 
+#include "common/internal.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +66,8 @@ void row_source_from_series(struct row_source *src, const gt_series *series)
     src->ctx = series;
 }
 
-int row_source_read_all(const struct row_source *rows, gt_process_row **process,
-                        gt_system_row **system)
+gt_status row_source_read_all(const struct row_source *rows, gt_process_row **process,
+                              gt_system_row **system)
 {
     size_t np = rows->count[GT_SERIES_KIND_PROCESS], ns = rows->count[GT_SERIES_KIND_SYSTEM];
     *process = malloc((np ? np : 1) * sizeof **process);
@@ -84,7 +86,8 @@ int row_source_read_all(const struct row_source *rows, gt_process_row **process,
         free(*system);
         *process = NULL;
         *system = NULL;
-        errno = e;
+        return e == ENOMEM ? error_set(GT_ERR_NO_MEMORY, "out of memory for %zu rows", np + ns)
+                           : error_set(GT_ERR_IO, "cannot read the rows back: %s", strerror(e));
     }
-    return rc;
+    return GT_OK;
 }

@@ -37,10 +37,10 @@ typedef void (*row_pair_fn)(void *ctx, size_t i, const gt_process_row *p, const 
 int row_source_each_pair(const struct row_source *src, size_t n, row_pair_fn fn, void *ctx);
 
 /* Every row of both series of rows, copied into new arrays (*process and
- * *system, each at least one row long, so never NULL on success). 0, or -1
- * with errno (ENOMEM, or the source's: the row file cannot be read back),
- * with nothing allocated left behind. */
-int row_source_read_all(const struct row_source *rows, gt_process_row **process,
-                        gt_system_row **system);
+ * *system, each at least one row long, so never NULL on success). GT_OK,
+ * or GT_ERR_NO_MEMORY / GT_ERR_IO (the row file cannot be read back) with
+ * the reason in gt_last_error() and nothing allocated left behind. */
+gt_status row_source_read_all(const struct row_source *rows, gt_process_row **process,
+                              gt_system_row **system);
 
 #endif

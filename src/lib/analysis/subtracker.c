@@ -101,11 +101,6 @@ gt_status gt_subtrack_end(gt_subtracker *s, const char *code_block_name)
     return mark(s, code_block_name, 1);
 }
 
-const char *gt_subtracker_path(const gt_subtracker *s)
-{
-    return s ? s->path : NULL;
-}
-
 void gt_subtracker_free(gt_subtracker *s)
 {
     if (!s)

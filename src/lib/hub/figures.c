@@ -225,6 +225,18 @@ gt_status gt_tracker_figure(gt_tracker *t, gt_figure which, double *value)
         return error_set(GT_ERR_INVALID_ARGUMENT, "gt_tracker_figure: NULL value");
     if ((unsigned)which > (unsigned)GT_FIGURE_GPU_UTIL_PERCENT) /* the last */
         return unknown_figure(which);
+    if (which == GT_FIGURE_START_EPOCH) {
+        /* Before a delayed baseline, the schedule (so that a host never
+         * computes it); after any baseline, its time. */
+        pthread_mutex_lock(&t->lock);
+        int begun = t->baseline_taken, started = t->state != STATE_NEW;
+        *value = begun ? t->run.epoch_start : t->delayed_start;
+        pthread_mutex_unlock(&t->lock);
+        if (begun || (started && *value > 0))
+            return GT_OK;
+        *value = 0;
+        return error_set(GT_ERR_STATE, "no figures: the tracker has not been started");
+    }
     struct figure_parts *f = calloc(1, sizeof *f);
     if (!f)
         return error_set(GT_ERR_NO_MEMORY, "out of memory");

@@ -25,26 +25,12 @@
  * gt_options_init_size() of a 1.x header wrote. */
 #define OPTIONS_SIZE_MIN (offsetof(gt_options, sample_data) + sizeof(void *))
 
-/* gt_options.gpu_brand's values besides NULL. */
-static const char *const gpu_brands[] = {"nvidia", "amd", "intel", "drm"};
-#define NBRANDS (sizeof gpu_brands / sizeof gpu_brands[0])
-
 static int known_brand(const char *brand)
 {
-    for (size_t i = 0; i < NBRANDS; i++)
-        if (strcmp(brand, gpu_brands[i]) == 0)
+    for (size_t i = 0; gpu_brand_name(i); i++)
+        if (strcmp(brand, gpu_brand_name(i)) == 0)
             return 1;
     return 0;
-}
-
-const char *gt_option_name(gt_option_list list, size_t i)
-{
-    switch (list) {
-    case GT_OPTION_RAM_UNITS: return units_ram_name(i);
-    case GT_OPTION_TIME_UNITS: return units_time_name(i);
-    case GT_OPTION_GPU_BRANDS: return i < NBRANDS ? gpu_brands[i] : NULL;
-    }
-    return NULL;
 }
 
 /* A Pushgateway's base URL: http:// or https://, a host, no query, no

@@ -13,17 +13,6 @@
 
 #include "common/background.h"
 
-/* Every row of rows in new arrays (row_source_read_all), as a status. */
-gt_status tracker_read_all_rows(const struct row_source *rows, gt_process_row **process,
-                                gt_system_row **system)
-{
-    if (row_source_read_all(rows, process, system) == 0)
-        return GT_OK;
-    return errno == ENOMEM ? error_set(GT_ERR_NO_MEMORY, "out of memory for %zu rows",
-                                       rows->count[0] + rows->count[1])
-                           : error_set(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
-}
-
 gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
 {
     gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_series", gt_series, out, 1, "series");
@@ -39,7 +28,7 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
     struct row_source rows;
     row_store_source(&t->store, &rows);
     if (!t->all_process)
-        st = tracker_read_all_rows(&rows, &t->all_process, &t->all_system);
+        st = row_source_read_all(&rows, &t->all_process, &t->all_system);
     if (st == GT_OK) {
         out->nprocess = rows.count[0];
         out->process = t->all_process;
@@ -59,26 +48,6 @@ gt_status gt_tracker_series(gt_tracker *t, gt_series *out)
 static int known_kind(gt_series_kind kind)
 {
     return kind == GT_SERIES_KIND_PROCESS || kind == GT_SERIES_KIND_SYSTEM;
-}
-
-size_t gt_tracker_row_count(gt_tracker *t, gt_series_kind kind)
-{
-    if (!known_kind(kind))
-        return 0;
-    pthread_mutex_lock(&t->lock);
-    size_t n = row_store_count(&t->store, kind);
-    pthread_mutex_unlock(&t->lock);
-    return n;
-}
-
-double gt_tracker_start_epoch(gt_tracker *t)
-{
-    pthread_mutex_lock(&t->lock);
-    /* Before a delayed baseline, the schedule; after any baseline, its time
-     * (run.epoch_start is 0 until then). */
-    double at = t->baseline_taken ? t->run.epoch_start : t->delayed_start;
-    pthread_mutex_unlock(&t->lock);
-    return at;
 }
 
 const char *gt_tracker_metrics_address(gt_tracker *t)
@@ -101,23 +70,6 @@ static gt_status copy_rows(gt_tracker *t, gt_series_kind kind, size_t first, siz
         return error_set(GT_ERR_IO, "cannot read the rows back: %s", strerror(errno));
     *copied = n;
     return GT_OK;
-}
-
-gt_status gt_tracker_copy_rows(gt_tracker *t, gt_series_kind kind, size_t first, size_t max,
-                               void *out, size_t *copied)
-{
-    *copied = 0;
-    gt_status st = tracker_call_begin(t, "gt_tracker_copy_rows", NULL, NULL, 0, 0, 0, "rows");
-    if (st == GT_ERR_STATE && tracker_owned_here(t) && t->state == STATE_NEW) {
-        error_clear();
-        return GT_OK; /* none yet */
-    }
-    if (st != GT_OK)
-        return st;
-    if (!known_kind(kind))
-        return error_set(GT_ERR_INVALID_ARGUMENT, "unknown series kind %d; valid: process, system",
-                         (int)kind);
-    return copy_rows(t, kind, first, max, out, copied);
 }
 
 /* A row source over the rows kept when it was made, read while the
@@ -156,6 +108,8 @@ gt_status gt_tracker_rows(gt_tracker *t, struct row_source *rows, double *interv
 int gt_tracker_wait_rows(gt_tracker *t, size_t n, double timeout)
 {
     error_clear();
+    if (!t)
+        return 0;
     int series = t->cfg.o.series;
     if (!series || !tracker_owned_here(t) || t->state == STATE_NEW)
         return 0;

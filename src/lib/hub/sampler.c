@@ -216,7 +216,7 @@ int sampler_run(gt_tracker *t)
 
 /* A thread of the caller's that works for the tracker (the Python
  * Tracker's allocator reader) counted as the library's, as the sampling
- * thread is: gpu_tracker_internal.h. */
+ * thread is: gpu_tracker.h. */
 int gt_library_thread_enter(void)
 {
     return library_thread_enter();

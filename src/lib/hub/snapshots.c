@@ -1,8 +1,7 @@
-/* snapshots.c - a tracker's run as a snapshot in memory (whole, or its
- * parts and a source over its rows for a writer that streams them: the
- * tools' snapshot and report files), and the machine and cloud instance it
- * ran on: what output/ assembles from the summary, the rows and the run's
- * record. */
+/* snapshots.c - a tracker's run as the parts of a snapshot and a source
+ * over its rows, for the tools that write it (a snapshot in memory or a
+ * file, a report), and the machine and cloud instance it ran on: what
+ * output/ assembles from the summary, the rows and the run's record. */
 #define _GNU_SOURCE
 #include "gpu_tracker_internal.h"
 #include "hub/tracker_internal.h"
@@ -128,34 +127,6 @@ gt_status gt_tracker_snapshot_parts(gt_tracker *t, const char *command, int exit
     if (st == GT_OK)
         snapshot_who(t, s);
     return st;
-}
-
-gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,
-                              gt_snapshot **out)
-{
-    *out = NULL;
-    gt_snapshot *s = calloc(1, sizeof *s);
-    if (!s)
-        return error_set(GT_ERR_NO_MEMORY, "out of memory");
-    struct row_source rows;
-    gt_resource_usage *live;
-    gt_status st = gt_tracker_snapshot_parts(t, command, exit_status, s, &rows, &live);
-    free(live);
-    if (st != GT_OK) {
-        gt_snapshot_free(s);
-        return st;
-    }
-    gt_process_row *prow;
-    gt_system_row *srow;
-    st = tracker_read_all_rows(&rows, &prow, &srow);
-    if (st != GT_OK) {
-        gt_snapshot_free(s);
-        return st;
-    }
-    s->series.process = prow;
-    s->series.system = srow;
-    *out = s;
-    return GT_OK;
 }
 
 void gt_tracker_snapshot_parts_release(gt_snapshot *s, gt_resource_usage *live)

@@ -91,11 +91,8 @@ double sampler_scheduled_start(const gt_options *o);
  * Returns 1 when gt_tracker_free() gave up waiting and left t to it. */
 int sampler_run(gt_tracker *t);
 
-/* rows.c: every row of rows in new arrays (GT_ERR_NO_MEMORY, GT_ERR_IO
- * with the reason), and a row source over the rows kept so far, read
- * while the sampler may still be appending. */
-gt_status tracker_read_all_rows(const struct row_source *rows, gt_process_row **process,
-                                gt_system_row **system);
+/* rows.c: a row source over the rows kept so far, read while the sampler
+ * may still be appending. */
 void tracker_live_rows(gt_tracker *t, struct row_source *src);
 
 /* results.c: GPUs held but idle (under t->lock), and the processes by

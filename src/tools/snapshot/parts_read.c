@@ -250,16 +250,27 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
                          sizeof g->mig_utilization_reason);
 }
 
+/* A part's struct emptied but for its struct_size (its first member), and
+ * whether o is the object it is read from (else recorded in r). */
+static int part_begin(struct json_reader *r, json_object *o, const char *path, void *out,
+                      size_t size)
+{
+    size_t struct_size;
+    memcpy(&struct_size, out, sizeof struct_size);
+    memset(out, 0, size);
+    memcpy(out, &struct_size, sizeof struct_size);
+    if (r->status == GT_OK && !json_object_is_type(o, json_type_object)) {
+        json_read_fail(r, "\"%s\" should be an object", path);
+        return 0;
+    }
+    return 1;
+}
+
 void cpu_energy_json_read(struct json_reader *r, json_object *o, const char *path,
                           gt_cpu_energy *e)
 {
-    size_t size = e->struct_size;
-    memset(e, 0, sizeof *e);
-    e->struct_size = size;
-    if (r->status == GT_OK && !json_object_is_type(o, json_type_object)) {
-        json_read_fail(r, "\"%s\" should be an object", path);
+    if (!part_begin(r, o, path, e, sizeof *e))
         return;
-    }
     e->available = json_read_bool(r, o, "available", path);
     if (!e->available)
         json_read_string(r, o, "reason", path, e->reason, sizeof e->reason);
@@ -290,13 +301,8 @@ static int energy_part(struct json_reader *r, json_object *o, const char *key, c
 void job_energy_json_read(struct json_reader *r, json_object *o, const char *path,
                           gt_job_energy *e)
 {
-    size_t size = e->struct_size;
-    memset(e, 0, sizeof *e);
-    e->struct_size = size;
-    if (r->status == GT_OK && !json_object_is_type(o, json_type_object)) {
-        json_read_fail(r, "\"%s\" should be an object", path);
+    if (!part_begin(r, o, path, e, sizeof *e))
         return;
-    }
     char sub[96];
     e->available = json_read_bool(r, o, "available", path);
     if (e->available) {
