@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *html = gt_snapshot_report_html(&s, NULL, NULL);
         must(html && strstr(html, "</html>"));
         free(html);
-        char *json = gt_snapshot_to_json(&s);
+        char *json = gt_snapshot_to_json(&s, GT_SNAPSHOT_GPU_TRACKER);
         must(json != NULL);
         check_strict_json(json);
         free(json);

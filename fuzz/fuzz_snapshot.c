@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gt_job_summarize(s, &j) == GT_OK)
         free(gt_job_summary_to_json(j));
     gt_job_summary_free(j);
-    free(gt_snapshot_to_json(s));
+    free(gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER));
     free(gt_snapshot_report_html(s, NULL, NULL));
     gt_snapshot_free(s);
     return 0;

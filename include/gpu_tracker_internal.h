@@ -11,10 +11,9 @@
  * release, the header is not installed, and none of these functions is
  * exported from libgputracker.so (GT_INTERNAL: hidden). Their users link
  * the library's objects (the build's internal static library
- * libgputracker_internal.a, or the Python module's own copy). The command
- * and the plugin call none of them; the few the Python module still calls
- * are listed in tests/library_door.txt, which may only shrink. The tools'
- * own calls are in gpu_tracker_tools.h.
+ * libgputracker_internal.a, or the Python module's own copy). The command,
+ * the plugin and the Python module call none of them (tests/test_faces.sh):
+ * they use its types, and the tools' calls (gpu_tracker_tools.h).
  */
 #ifndef GPU_TRACKER_INTERNAL_H
 #define GPU_TRACKER_INTERNAL_H
@@ -758,7 +757,7 @@ GT_INTERNAL gt_status gt_tracker_series(gt_tracker *t, gt_series *out);
  * call on a tracker at a time, and never with gt_tracker_free()); the
  * sampling thread is not held up by them: rows a long run keeps on disk
  * are read back without the tracker's lock. gt_tracker_snapshot(),
- * gt_tracker_write_snapshot(_as)() and gt_tracker_write_report() work
+ * gt_tracker_write_snapshot() and gt_tracker_write_report() work
  * while STARTED too, giving the run so far (the summary as of now,
  * measurement.complete 0; stop_time now). */
 
@@ -828,21 +827,12 @@ GT_INTERNAL gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out);
 GT_INTERNAL gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out);
 
 
-/* The machine the run is on, as described at gt_tracker_start(), with its
- * allocation judged from the rows so far. GT_ERR_STATE when NEW. */
-GT_INTERNAL gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);
-
-/* The cloud instance (options.discover_cloud), waiting up to max_wait
- * seconds for the discovery. 1 with *out filled when it has ended (or
- * ended before); 0 when it is still going on, was not asked for, or the
- * tracker is NEW; -1 (gt_last_error) when out's struct_size is not set. */
-GT_INTERNAL int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out);
 
 /* ---- The gate the tools take a live run through (src/tools) -----------
- * What gt_tracker_write_snapshot(), gt_tracker_write_report() and
- * gt_tracker_stats() (gpu_tracker_tools.h) read of a tracker, so that a
- * run's snapshot or report is written row by row without its rows in
- * memory. */
+ * What gt_tracker_write_snapshot(), gt_tracker_write_report(),
+ * gt_tracker_stats() and resource_tracker's server and cloud info
+ * (gpu_tracker_tools.h) read of a tracker, so that a run's snapshot or
+ * report is written row by row without its rows in memory. */
 struct row_source; /* common/row_source.h */
 
 /* Everything of a snapshot of t but its rows (series: counts and interval
@@ -862,13 +852,24 @@ GT_INTERNAL void gt_tracker_snapshot_parts_release(gt_snapshot *s, gt_resource_u
  * still append to them) and the run's interval. GT_ERR_STATE while NEW. */
 GT_INTERNAL gt_status gt_tracker_rows(gt_tracker *t, struct row_source *rows, double *interval);
 
+/* The machine the run is on, as described at gt_tracker_start(), with its
+ * allocation judged from the rows so far. GT_ERR_STATE when NEW. */
+GT_INTERNAL gt_status gt_tracker_server_info(gt_tracker *t, gt_server_info *out);
+
+/* The cloud instance (options.discover_cloud), waiting up to max_wait
+ * seconds for the discovery. 1 with *out filled when it has ended (or
+ * ended before); 0 when it is still going on, was not asked for, or the
+ * tracker is NEW; -1 (gt_last_error) when out's struct_size is not set. */
+GT_INTERNAL int gt_tracker_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out);
+
 /* ---- One reading, now ----------------------------------------------------
  * The cumulative counters the process and system series are made of, read
  * once through a tracker's readers (the same tree walk, the same /proc and
  * /sys readers, the same GPU library) without tracking anything: what
- * resource_tracker's get_process_stats() and get_system_stats() return.
- * Each call opens the readers and closes them again (the GPU library's
- * start-up included), so it suits an occasional look, not a loop. */
+ * resource_tracker's get_process_stats() and get_system_stats() return
+ * (the tools' gt_rt_counters_read() asks it for them). Each call opens the
+ * readers and closes them again (the GPU library's start-up included), so
+ * it suits an occasional look, not a loop. */
 
 /* A whole disk's bytes moved since boot (its sectors of 512 bytes). */
 typedef struct gt_counters_disk {

@@ -2871,7 +2871,8 @@ static void test_job_names(void)
         task_snap.series.nprocess = 200;
         task_snap.series.process = rows;
         snprintf(tasks[t], sizeof tasks[t], "%s/task-%d.json.gz", tmpdir, t);
-        CHECK_MSG(gt_snapshot_write(&task_snap, tasks[t]) == GT_OK, "%s", gt_last_error());
+        CHECK_MSG(gt_snapshot_write(&task_snap, GT_SNAPSHOT_GPU_TRACKER, tasks[t]) == GT_OK, "%s",
+                  gt_last_error());
     }
     snprintf(big_job, sizeof big_job, "%s/big-job.json.gz", tmpdir);
     /* The tasks share the merge's allowance of rows as they share the

@@ -211,7 +211,7 @@ static void test_tracker(void)
     /* into the snapshot and back */
     char snap[300];
     snprintf(snap, sizeof snap, "%s/run.json.gz", root);
-    CHECK(gt_tracker_write_snapshot(t, "x", 0, snap) == GT_OK);
+    CHECK(gt_tracker_write_snapshot(t, "x", 0, GT_SNAPSHOT_GPU_TRACKER, snap) == GT_OK);
     gt_snapshot *s = NULL;
     CHECK(gt_snapshot_read(snap, 0, &s) == GT_OK);
     CHECK(s && s->cpu_energy.available && s->cpu_energy.package_joules == 7);

@@ -4,28 +4,24 @@
 # module (python/src) and the example include, of ours, only
 #   - the headers of their own folder,
 #   - the library's public face (gpu_tracker.h), the tools' face
-#     (gpu_tracker_tools.h) and gpu_tracker_internal.h (the results' types;
-#     for the Python module, the calls of tests/library_door.txt),
+#     (gpu_tracker_tools.h) and gpu_tracker_internal.h (for the results'
+#     types only),
 #   - the toolkit's face (common/toolkit.h),
 #   - for the Python module, the command's entry (src/cli/cli_main.h),
 # never a header of the library's wings or one of the toolkit's own;
 # and their objects take from the library's objects only what
-# libgputracker.so exports; the Python module's alone also the calls
-# tests/library_door.txt lists (its live rows, snapshot and system
-# readings, which have no other way out yet: the list may only shrink, and
-# a name it calls no more must leave it).
+# libgputracker.so exports: the inner face's calls are the tools' (and the
+# tests').
 # Each face declares what its own side defines: every gt_ function of
 # gpu_tracker_tools.h is a tool's (or the toolkit's), every one of
-# gpu_tracker_internal.h the library's (or the toolkit's), and every name
-# in the door list is declared in gpu_tracker_internal.h.
-# usage: test_faces.sh SOURCE_DIR LIBRARY.so DOOR_LIST -- USER_OBJECTS... -- LIBRARY_OBJECTS...
+# gpu_tracker_internal.h the library's (or the toolkit's).
+# usage: test_faces.sh SOURCE_DIR LIBRARY.so -- USER_OBJECTS... -- LIBRARY_OBJECTS...
 #        -- TOOLS_OBJECTS... -- TOOLKIT_OBJECTS...
 set -eu
-usage="usage: test_faces.sh SOURCE_DIR LIBRARY.so DOOR_LIST -- USER_OBJECTS... -- LIBRARY_OBJECTS... -- TOOLS_OBJECTS... -- TOOLKIT_OBJECTS..."
+usage="usage: test_faces.sh SOURCE_DIR LIBRARY.so -- USER_OBJECTS... -- LIBRARY_OBJECTS... -- TOOLS_OBJECTS... -- TOOLKIT_OBJECTS..."
 src=$(cd "${1:?$usage}" && pwd)
 so=$2
-door=$3
-shift 3
+shift 2
 [ "$1" = -- ] || { echo "test_faces: expected -- before the users' objects"; exit 2; }
 shift
 work=$(mktemp -d)
@@ -73,25 +69,10 @@ defined() { # the functions and data the objects listed in $1 define
 defined "$work/library.o" >"$work/library"
 defined "$work/tools.o" >"$work/tools"
 defined "$work/toolkit.o" >"$work/toolkit"
-# The command's and the plugin's objects take nothing beyond the faces;
-# the Python module's (python/src) the door list's calls besides.
-grep -v '/python/src/' "$work/users" >"$work/users_strict" || true
-grep '/python/src/' "$work/users" >"$work/users_python" || true
-inner_of() { # the library's unexported functions the objects listed in $1 call
-    if [ -s "$1" ]; then xargs nm -u <"$1" | awk '$1 == "U" {print $2}' | sort -u; fi |
-        comm -12 - "$work/library" | comm -23 - "$work/exported"
-}
-inner_of "$work/users_strict" >"$work/inner_strict"
-inner_of "$work/users_python" >"$work/inner"
-sed 's/#.*//; /^[[:space:]]*$/d' "$door" | sort -u >"$work/door"
-for name in $(cat "$work/inner_strict"); do
-    fail "the command or the plugin calls $name, which the library does not export: go through gpu_tracker.h, a tool (gpu_tracker_tools.h) or the toolkit (common/toolkit.h)"
-done
-for name in $(comm -23 "$work/inner" "$work/door"); do
-    fail "the Python module calls $name, which the library does not export: go through gpu_tracker.h, a tool (gpu_tracker_tools.h) or the toolkit (common/toolkit.h)"
-done
-for name in $(comm -13 "$work/inner" "$work/door"); do
-    fail "$name is in ${door#"$src"/} but the Python module calls it no more: take it out of the list"
+xargs nm -u <"$work/users" | awk '$1 == "U" {print $2}' | sort -u |
+    comm -12 - "$work/library" | comm -23 - "$work/exported" >"$work/inner"
+for name in $(cat "$work/inner"); do
+    fail "a user of the library calls $name, which it does not export: go through gpu_tracker.h, a tool (gpu_tracker_tools.h) or the toolkit (common/toolkit.h)"
 done
 # 3. Each face declares its own side's functions.
 declared() { # the gt_ functions a header declares
@@ -116,11 +97,8 @@ fi
 for name in $(grep '_ex$' "$work/tools_face"); do
     fail "gpu_tracker_tools.h declares $name: give the call its fuller signature under one name"
 done
-for name in $(comm -23 "$work/door" "$work/inner_face"); do
-    fail "${door#"$src"/} lists $name, which gpu_tracker_internal.h does not declare"
-done
 if [ "$failures" -gt 0 ]; then
     echo "test_faces: $failures problem(s)"
     exit 1
 fi
-echo "test_faces: $(wc -l <"$work/users") objects of the library's users include only its faces; the command's and the plugin's $(wc -l <"$work/users_strict") call nothing of it beyond its $(wc -l <"$work/exported") exported functions, the Python module's $(wc -l <"$work/users_python") only the $(wc -l <"$work/door") of ${door#"$src"/} besides; the tools' face declares $(wc -l <"$work/tools_face") of theirs, the inner face $(wc -l <"$work/inner_face") of the library's"
+echo "test_faces: $(wc -l <"$work/users") objects of the library's users include only its faces and call nothing of it beyond its $(wc -l <"$work/exported") exported functions; the tools' face declares $(wc -l <"$work/tools_face") of theirs, the inner face $(wc -l <"$work/inner_face") of the library's"

@@ -156,7 +156,7 @@ static void test_accounting(void)
     /* The snapshot keeps it, and reads it back as it was. */
     char path[4200];
     snprintf(path, sizeof path, "%s/run.json.gz", root);
-    CHECK(gt_tracker_write_snapshot(t, "job", 0, path) == GT_OK);
+    CHECK(gt_tracker_write_snapshot(t, "job", 0, GT_SNAPSHOT_GPU_TRACKER, path) == GT_OK);
     gt_snapshot *s = NULL;
     CHECK(gt_snapshot_read(path, 0, &s) == GT_OK);
     CHECK(s && s->gpu_run.struct_size == sizeof s->gpu_run);

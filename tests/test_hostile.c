@@ -95,7 +95,7 @@ static char *good_json(void)
     s.series.nprocess = s.series.nsystem = 3;
     s.series.process = p;
     s.series.system = y;
-    char *json = gt_snapshot_to_json(&s);
+    char *json = gt_snapshot_to_json(&s, GT_SNAPSHOT_GPU_TRACKER);
     CHECK(json != NULL);
     return json;
 }
@@ -458,7 +458,7 @@ static void test_absurd_structs(void)
         s.start_time = -1;
         s.stop_time = NAN;
         char *html = gt_snapshot_report_html(&s, NULL, NULL);
-        char *json = gt_snapshot_to_json(&s);
+        char *json = gt_snapshot_to_json(&s, GT_SNAPSHOT_GPU_TRACKER);
         int ok = html && json && !has_non_json_number(json);
         free(html);
         free(json);

@@ -127,7 +127,7 @@ static void test_merge_and_read_back(void)
     if (!job4)
         return;
 
-    char *json = gt_snapshot_to_json(job4);
+    char *json = gt_snapshot_to_json(job4, GT_SNAPSHOT_GPU_TRACKER);
     CHECK(json && strstr(json, "\"tasks\":["));
     gt_snapshot *back = NULL;
     CHECK(json && gt_snapshot_from_memory(json, strlen(json), "job.json", 0, &back) == GT_OK);
@@ -344,7 +344,7 @@ static void test_starved_report(void)
     CHECK(fd >= 0 && efd >= 0);
     close(fd);
     close(efd);
-    CHECK(gt_snapshot_write(s, snap) == GT_OK);
+    CHECK(gt_snapshot_write(s, GT_SNAPSHOT_GPU_TRACKER, snap) == GT_OK);
     snprintf(cmd, sizeof cmd, "%s recommend %s >/dev/null 2>%s", GT_BIN, snap, err);
     CHECK(system(cmd) == 0);
     char *said = NULL;
@@ -426,7 +426,8 @@ static void test_one_allowance(void)
     snprintf(t1, sizeof t1, "%s/0-1.json.gz", dir);
     gt_snapshot *a = task("77", "0", "n1", 100, 20000, 1.0, 2000);
     gt_snapshot *b = task("77", "1", "n1", 100, 20000, 1.0, 2000);
-    CHECK(gt_snapshot_write(a, t0) == GT_OK && gt_snapshot_write(b, t1) == GT_OK);
+    CHECK(gt_snapshot_write(a, GT_SNAPSHOT_GPU_TRACKER, t0) == GT_OK &&
+          gt_snapshot_write(b, GT_SNAPSHOT_GPU_TRACKER, t1) == GT_OK);
     gt_snapshot_free(a);
     gt_snapshot_free(b);
 

@@ -319,7 +319,7 @@ static void test_endpoint(void)
         CHECK_STR(s->job.task_rank, "1");
         CHECK_STR(s->job.node, "node07");
         CHECK(s->job.ntasks == 2);
-        char *json = gt_snapshot_to_json(s);
+        char *json = gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER);
         CHECK(json && strstr(json, "\"job\""));
         gt_snapshot *back = NULL;
         CHECK(json && gt_snapshot_from_memory(json, strlen(json), "run.json", 0, &back) == GT_OK);

@@ -85,7 +85,7 @@ static void test_redirect(void)
     rec.cpu = 2;
     rec.memory_mib = 4096;
     char *server = NULL;
-    gt_status st = gt_recommend_server_at(&rec, h.base, &server);
+    gt_status st = gt_recommend_server(&rec, h.base, &server);
     CHECK(st != GT_OK && server == NULL);
     CHECK_MSG(strstr(gt_last_error(), "file") && !strstr(gt_last_error(), "HTTP 0") &&
                   !strstr(gt_last_error(), "HTTP 200"),

@@ -1115,6 +1115,18 @@ static void test_live_reads(void)
           GT_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(gt_last_error(), "unknown series kind 7; valid: process, system");
     CHECK(gt_tracker_server_info(t, &si) == GT_OK && si.vcpus > 0);
+    /* resource_tracker's views (the tools') give the same. */
+    gt_server_info rt_si;
+    CHECK(gt_rt_server_info(t, &rt_si) == GT_OK && rt_si.vcpus == si.vcpus &&
+          rt_si.memory_mib == si.memory_mib && !strcmp(rt_si.allocation, si.allocation));
+    gt_cloud_info rt_cloud;
+    CHECK(gt_rt_cloud_info(t, 0, &rt_cloud) == 0); /* not asked for */
+    gt_counters *now = NULL;
+    CHECK(gt_rt_counters_read(0, 1, &now) == GT_ERR_INVALID_ARGUMENT && !now);
+    CHECK_STR(gt_last_error(), "invalid process ID 0: give a positive PID");
+    CHECK(gt_rt_counters_read((int)getpid(), 0, &now) == GT_OK && now &&
+          now->pid == getpid() && now->system_ok && now->mem_total_kb > 0);
+    gt_rt_counters_free(now);
     /* A status line's figures: the newest sample's (main alone: 100 kB
      * RSS, all private; its CPU ticks never move). */
     CHECK(gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &elapsed) == GT_OK);

@@ -95,13 +95,15 @@ static gt_snapshot *real_snapshot(int discover_cloud)
         snprintf(copied, sizeof copied, "%s/copied.json.gz", dir);
         snprintf(rs, sizeof rs, "%s/streamed.html", dir);
         snprintf(rc, sizeof rc, "%s/copied.html", dir);
-        CHECK(gt_tracker_write_snapshot(t, s->command, 3, streamed) == GT_OK);
-        CHECK(gt_snapshot_write(s, copied) == GT_OK);
+        CHECK(gt_tracker_write_snapshot(t, s->command, 3, GT_SNAPSHOT_GPU_TRACKER, streamed) ==
+              GT_OK);
+        CHECK(gt_snapshot_write(s, GT_SNAPSHOT_GPU_TRACKER, copied) == GT_OK);
         CHECK(gt_tracker_write_report(t, s->command, 3, NULL, NULL, rs) == GT_OK);
         CHECK(gt_snapshot_write_report(s, NULL, NULL, rc) == GT_OK);
         gt_snapshot *a = NULL, *b = NULL;
         CHECK(gt_snapshot_read(streamed, 0, &a) == GT_OK && gt_snapshot_read(copied, 0, &b) == GT_OK);
-        char *ja = a ? gt_snapshot_to_json(a) : NULL, *jb = b ? gt_snapshot_to_json(b) : NULL;
+        char *ja = a ? gt_snapshot_to_json(a, GT_SNAPSHOT_GPU_TRACKER) : NULL;
+        char *jb = b ? gt_snapshot_to_json(b, GT_SNAPSHOT_GPU_TRACKER) : NULL;
         CHECK(ja && jb && strcmp(ja, jb) == 0);
         free(ja);
         free(jb);
@@ -134,7 +136,7 @@ static void test_round_trip(void)
     CHECK(!s->cloud.asked);
 
     const char *p = path_in("run.json.gz");
-    CHECK(gt_snapshot_write(s, p) == GT_OK);
+    CHECK(gt_snapshot_write(s, GT_SNAPSHOT_GPU_TRACKER, p) == GT_OK);
     unsigned char magic[2] = {0, 0};
     int fd = open(p, O_RDONLY);
     CHECK(fd >= 0 && read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
@@ -164,20 +166,22 @@ static void test_round_trip(void)
             CHECK(memcmp(&b->series.system[i], &s->series.system[i], sizeof(gt_system_row)) == 0);
         }
         /* The JSON of what was read is the JSON of what was written. */
-        char *ja = gt_snapshot_to_json(s), *jb = gt_snapshot_to_json(b);
+        char *ja = gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER);
+        char *jb = gt_snapshot_to_json(b, GT_SNAPSHOT_GPU_TRACKER);
         CHECK_STR(jb, ja);
         free(ja);
         free(jb);
         gt_snapshot_free(b);
     }
     /* Plain (gunzipped) JSON is read too. */
-    char *json = gt_snapshot_to_json(s);
+    char *json = gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER);
     fx_write(dir, "plain.json", json);
     free(json);
     CHECK(gt_snapshot_read(path_in("plain.json"), 0, &b) == GT_OK);
     gt_snapshot_free(b);
     /* An unwritable path. */
-    CHECK(gt_snapshot_write(s, "/nonexistent/dir/run.json.gz") == GT_ERR_IO);
+    CHECK(gt_snapshot_write(s, GT_SNAPSHOT_GPU_TRACKER, "/nonexistent/dir/run.json.gz") ==
+          GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "cannot write '/nonexistent/dir/run.json.gz'");
     gt_snapshot_free(s);
     gt_snapshot_free(NULL);
@@ -235,7 +239,7 @@ static void test_malformed(void)
                 *r = NULL;
     if (!s)
         return;
-    char *good = gt_snapshot_to_json(s);
+    char *good = gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER);
     gt_snapshot_free(s);
 
     CHECK(gt_snapshot_read(path_in("missing.json.gz"), 0, &r) == GT_ERR_IO);
@@ -797,7 +801,7 @@ static void test_report(void)
     html = gt_snapshot_report_html(s, NULL, NULL);
     CHECK_CONTAINS(html, "on / (ext4 on /dev/vda1), /srv/&lt;b&gt; (xfs on /dev/sdb)</th>");
     free(html);
-    CHECK(gt_snapshot_write(s, path_in("fs.json.gz")) == GT_OK);
+    CHECK(gt_snapshot_write(s, GT_SNAPSHOT_GPU_TRACKER, path_in("fs.json.gz")) == GT_OK);
     gt_snapshot *back = NULL;
     CHECK(gt_snapshot_read(path_in("fs.json.gz"), 0, &back) == GT_OK);
     CHECK_STR(back && back->filesystems ? back->filesystems : "", s->filesystems);
@@ -962,7 +966,7 @@ static void test_cloud(void)
                       "tracking began %.3f s after start(); the discovery took %.3f s",
                       s->start_time - started_at, s->cloud.discovery_time);
         /* It is in the snapshot file too. */
-        CHECK(gt_snapshot_write(s, path_in("cloud.json.gz")) == GT_OK);
+        CHECK(gt_snapshot_write(s, GT_SNAPSHOT_GPU_TRACKER, path_in("cloud.json.gz")) == GT_OK);
         gt_snapshot *b = NULL;
         CHECK(gt_snapshot_read(path_in("cloud.json.gz"), 0, &b) == GT_OK);
         CHECK(b && b->cloud.asked && !strcmp(b->cloud.vendor, modes[i][1]) &&
@@ -1007,26 +1011,26 @@ static void test_keeper(void)
                            .vram_mib = 20480};
     char *json = NULL;
     keeper_mode = "ok";
-    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_OK);
+    CHECK(gt_recommend_server(&r, cli_keeper_url(), &json) == GT_OK);
     CHECK_CONTAINS(json, "\"api_reference\": \"c7g.large\"");
     CHECK_CONTAINS(keeper_last_path, "/servers?vcpus_min=2&memory_min=3&order_by=min_price_ondemand"
                                      "&order_dir=asc&limit=1&gpu_min=1&gpu_memory_total=20");
     free(json);
     keeper_mode = "empty";
-    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_PARSE && json == NULL);
+    CHECK(gt_recommend_server(&r, cli_keeper_url(), &json) == GT_ERR_PARSE && json == NULL);
     CHECK_CONTAINS(gt_last_error(), "knows no server with at least 2 vCPUs");
     keeper_mode = "error";
-    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_IO);
+    CHECK(gt_recommend_server(&r, cli_keeper_url(), &json) == GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "answered HTTP 500");
     keeper_mode = "garbage";
-    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_PARSE);
+    CHECK(gt_recommend_server(&r, cli_keeper_url(), &json) == GT_ERR_PARSE);
     CHECK_CONTAINS(gt_last_error(), "did not answer a JSON list of servers");
     httpd_stop(&h);
     /* Offline: nothing listens there. */
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", httpd_closed_port());
     setenv("GPU_TRACKER_KEEPER_URL", url, 1);
-    CHECK(gt_recommend_server_at(&r, cli_keeper_url(), &json) == GT_ERR_IO && json == NULL);
+    CHECK(gt_recommend_server(&r, cli_keeper_url(), &json) == GT_ERR_IO && json == NULL);
     CHECK_CONTAINS(gt_last_error(), "cannot reach the Keeper API at http://127.0.0.1:");
     unsetenv("GPU_TRACKER_KEEPER_URL");
 }
@@ -1046,7 +1050,7 @@ static void test_resource_tracker_format(void)
     const gt_snapshot_format shapes[] = {GT_SNAPSHOT_RESOURCE_TRACKER,
                                          GT_SNAPSHOT_RESOURCE_TRACKER_05};
     for (int k = 0; k < 2; k++) {
-        char *json = gt_snapshot_to_json_as(s, shapes[k]);
+        char *json = gt_snapshot_to_json(s, shapes[k]);
         CHECK(json != NULL);
         if (!json)
             continue;
@@ -1085,8 +1089,8 @@ static void test_resource_tracker_format(void)
         gt_snapshot_free(r);
         free(json);
     }
-    CHECK(gt_snapshot_to_json_as(s, (gt_snapshot_format)9) == NULL);
-    CHECK(gt_snapshot_write_as(s, (gt_snapshot_format)9, path_in("x.json.gz")) ==
+    CHECK(gt_snapshot_to_json(s, (gt_snapshot_format)9) == NULL);
+    CHECK(gt_snapshot_write(s, (gt_snapshot_format)9, path_in("x.json.gz")) ==
           GT_ERR_INVALID_ARGUMENT);
     gt_snapshot_free(s);
 
@@ -1123,7 +1127,7 @@ static void test_resource_tracker_format(void)
         CHECK(r->series.nsystem == 2 && r->series.system[0].net_sent_bytes == 8);
         CHECK(!r->cloud.asked && !strcmp(r->server.allocation, "unknown"));
         CHECK(r->main_only == 1); /* its children: false */
-        char *back = gt_snapshot_to_json_as(r, GT_SNAPSHOT_RESOURCE_TRACKER);
+        char *back = gt_snapshot_to_json(r, GT_SNAPSHOT_RESOURCE_TRACKER);
         CHECK(back && strstr(back, "\"children\":false"));
         free(back);
         gt_snapshot_free(r);
@@ -1223,7 +1227,7 @@ static void test_who_parts(void)
     if (!s)
         return;
     const char *p = path_in("who.json.gz");
-    CHECK(gt_snapshot_write(s, p) == GT_OK);
+    CHECK(gt_snapshot_write(s, GT_SNAPSHOT_GPU_TRACKER, p) == GT_OK);
     CHECK(gt_snapshot_read(p, 0, &b) == GT_OK);
     if (b) {
         const gt_peak_breakdown *m = &b->at_peak[GT_PEAK_MEMORY];
@@ -1249,7 +1253,8 @@ static void test_who_parts(void)
         CHECK(b->ntop_processes == 2 && b->top_processes && b->top_processes[1].at == 3.5);
         if (b->ntop_processes == 2)
             CHECK_STR(b->top_processes[1].command, "pt_data_worker");
-        char *ja = gt_snapshot_to_json(s), *jb = gt_snapshot_to_json(b);
+        char *ja = gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER);
+        char *jb = gt_snapshot_to_json(b, GT_SNAPSHOT_GPU_TRACKER);
         CHECK_STR(jb, ja);
         free(ja);
         free(jb);
@@ -1285,7 +1290,7 @@ static void test_who_parts(void)
                          "data-tk1=\"pt_data_worker (PID 12)\"");
     free(html);
     /* Another user's file: each part checked, one line naming the key. */
-    char *good = gt_snapshot_to_json(s);
+    char *good = gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER);
     check_rejected(good, "[3.5,12,\"pt_data_worker\"]", "[-3.5,12,\"pt_data_worker\"]",
                    "metadata.top_processes[1]");
     check_rejected(good, "[3.5,12,\"pt_data_worker\"]", "[1.2,12]",
@@ -1315,7 +1320,7 @@ static void test_who_parts(void)
     for (int i = 0; i <= 4096; i++)
         buf_printf(&big, "%s[%d,1,\"a\"]", i ? "," : "", i);
     buf_puts(&big, "]");
-    good = gt_snapshot_to_json(s);
+    good = gt_snapshot_to_json(s, GT_SNAPSHOT_GPU_TRACKER);
     const char *at = good ? strstr(good, "\"top_processes\":[") : NULL;
     CHECK(at != NULL);
     if (at) {

@@ -509,7 +509,7 @@ out:
     return result;
 }
 
-/* read_counters(pid, children): gt_counters_read() of process pid (with its
+/* read_counters(pid, children): gt_rt_counters_read() of process pid (with its
  * descendants when children is true) and of the system, as a dict:
  * resource_tracker's get_process_stats() and get_system_stats() are made
  * of it (resource_tracker/tracker_procfs.py). ProcessLookupError when
@@ -520,19 +520,10 @@ static PyObject *read_counters(PyObject *module, PyObject *args)
     int pid = 0, children = 1;
     if (!PyArg_ParseTuple(args, "ip", &pid, &children))
         return NULL;
-    if (pid <= 0) {
-        PyErr_Format(PyExc_ValueError, "invalid process ID %d: give a positive PID", pid);
-        return NULL;
-    }
-    gt_options o;
-    gt_options_init(&o);
-    o.process_id = pid;
-    o.main_only = !children;
-    o.disable_logs = 1;
     gt_counters *c = NULL;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_counters_read(&o, &c);
+    status = gt_rt_counters_read(pid, children, &c);
     Py_END_ALLOW_THREADS
     if (status != GT_OK)
         return native_raise_status(status);
@@ -583,7 +574,7 @@ static PyObject *read_counters(PyObject *module, PyObject *args)
     Py_XDECREF(busy);
     Py_XDECREF(disks);
     Py_XDECREF(spaces);
-    gt_counters_free(c);
+    gt_rt_counters_free(c);
     return out;
 }
 
@@ -611,14 +602,14 @@ static PyMethodDef module_methods[] = {
     {"recommend", native_recommend, METH_VARARGS, "gt_recommend() of the given statistics."},
     {"snapshot_stats", native_snapshot_stats, METH_O, "gt_snapshot_stats() of a loaded snapshot."},
     {"stats_combine", native_stats_combine, METH_O, "gt_stats_combine_json(): aggregate_stats()."},
-    {"recommend_server", native_recommend_server, METH_VARARGS, "gt_recommend_server_at()."},
+    {"recommend_server", native_recommend_server, METH_VARARGS, "gt_recommend_server()."},
     {"sub_track_analyze", sub_track_analyze, METH_VARARGS, "gt_subtrack_analyze()."},
     {"sub_track_combine", sub_track_combine, METH_VARARGS, "gt_subtrack_combine()."},
     {"sub_track_calls", sub_track_calls, METH_O, "gt_subtrack_calls()."},
     {"sub_track_compare", sub_track_compare, METH_VARARGS, "gt_subtrack_compare()."},
     {"check_file", check_file, METH_VARARGS, "gt_subtrack_check_file()."},
     {"read_counters", read_counters, METH_VARARGS,
-     "gt_counters_read(): a process tree's and the system's counters, now."},
+     "gt_rt_counters_read(): a process tree's and the system's counters, now."},
     {NULL, NULL, 0, NULL},
 };
 

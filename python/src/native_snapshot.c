@@ -27,7 +27,7 @@ int native_check_format(int format)
 char *native_snapshot_text(const gt_snapshot *s, int format, const char *server)
 {
     return format == NATIVE_REPORT ? gt_snapshot_report_html(s, server, NULL)
-                            : gt_snapshot_to_json_as(s, (gt_snapshot_format)format);
+                            : gt_snapshot_to_json(s, (gt_snapshot_format)format);
 }
 
 /* native_snapshot_convert(source, format, server_json, max_rows[, name]): the
@@ -204,7 +204,7 @@ PyObject *native_snapshot_load(PyObject *module, PyObject *args)
     if (status == GT_OK) {
         size_t np = s->series.nprocess, ns = s->series.nsystem;
         s->series.nprocess = s->series.nsystem = 0;
-        text = gt_snapshot_to_json_as(s, GT_SNAPSHOT_RESOURCE_TRACKER);
+        text = gt_snapshot_to_json(s, GT_SNAPSHOT_RESOURCE_TRACKER);
         s->series.nprocess = np;
         s->series.nsystem = ns;
     }
@@ -361,7 +361,7 @@ PyObject *native_recommend_server(PyObject *module, PyObject *args)
     char *json = NULL;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_recommend_server_at(&r, url, &json);
+    status = gt_recommend_server(&r, url, &json);
     Py_END_ALLOW_THREADS
     if (status != GT_OK)
         return native_raise_status(status);

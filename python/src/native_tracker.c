@@ -407,10 +407,10 @@ static PyObject *tracker_cloud_info(NativeTracker *self, PyObject *args)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    gt_cloud_info c = {.struct_size = sizeof(gt_cloud_info)};
+    gt_cloud_info c;
     int known;
     Py_BEGIN_ALLOW_THREADS
-    known = gt_tracker_cloud_info(t, wait, &c);
+    known = gt_rt_cloud_info(t, wait, &c);
     Py_END_ALLOW_THREADS
     if (!known)
         Py_RETURN_NONE;
@@ -454,10 +454,10 @@ static PyObject *tracker_server_info(NativeTracker *self, PyObject *unused)
     gt_tracker *t = tracker_of(self);
     if (!t)
         return NULL;
-    gt_server_info si = {.struct_size = sizeof(gt_server_info)};
+    gt_server_info si;
     gt_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = gt_tracker_server_info(t, &si);
+    status = gt_rt_server_info(t, &si);
     Py_END_ALLOW_THREADS
     if (status != GT_OK)
         return native_raise_status(status);
@@ -483,12 +483,12 @@ static PyMethodDef tracker_methods[] = {
     {"start_epoch", (PyCFunction)tracker_start_epoch, METH_NOARGS, "GT_FIGURE_START_EPOCH"},
     {"metrics_address", (PyCFunction)tracker_metrics_address, METH_NOARGS,
      "gt_tracker_metrics_address()"},
-    {"server_info", (PyCFunction)tracker_server_info, METH_NOARGS, "gt_tracker_server_info()"},
+    {"server_info", (PyCFunction)tracker_server_info, METH_NOARGS, "gt_rt_server_info()"},
     {"rows", (PyCFunction)tracker_rows, METH_VARARGS, "Rows of a series kept so far."},
     {"wait_rows", (PyCFunction)tracker_wait_rows, METH_VARARGS, "gt_tracker_wait_rows()"},
     {"snapshot_text", (PyCFunction)tracker_snapshot_text, METH_VARARGS,
      "The run so far as a snapshot document (format 0-2) or HTML report (-1)."},
-    {"cloud_info", (PyCFunction)tracker_cloud_info, METH_VARARGS, "gt_tracker_cloud_info()"},
+    {"cloud_info", (PyCFunction)tracker_cloud_info, METH_VARARGS, "gt_rt_cloud_info()"},
     {"start", (PyCFunction)tracker_start, METH_NOARGS, "gt_tracker_start()"},
     {"stats", (PyCFunction)tracker_stats, METH_NOARGS, "gt_tracker_stats()"},
     {"caveats", (PyCFunction)tracker_caveats, METH_NOARGS,

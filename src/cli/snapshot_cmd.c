@@ -24,7 +24,7 @@ int save_run(gt_tracker *t, const char *command, int exit_status, const char *sn
      * snapshot and report cost no more memory than a short one's. */
     int failed = 0;
     if (snapshot_path &&
-        gt_tracker_write_snapshot_as(t, command, exit_status, format, snapshot_path) != GT_OK)
+        gt_tracker_write_snapshot(t, command, exit_status, format, snapshot_path) != GT_OK)
         failed = cli_fail(gt_last_error(), 1);
     /* Rows are samples less the baseline: a snapshot past what the readers
      * take by default needs saying how to read it. */
@@ -404,7 +404,7 @@ int merge_command(int argc, char **argv)
     }
     free(snaps); /* each was taken into job */
     int rc = 0;
-    if (gt_snapshot_write(job, a.out) != GT_OK) {
+    if (gt_snapshot_write(job, GT_SNAPSHOT_GPU_TRACKER, a.out) != GT_OK) {
         rc = cli_fail(gt_last_error(), 1);
     } else {
         printf("merged %zu task%s of job %s into ", job->nother_tasks + 1,
@@ -518,7 +518,7 @@ int recommend_command(int argc, char **argv)
      * missing, and the exit status says it is. */
     char *server = NULL;
     char server_failed[600] = "";
-    if (a.server && gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
+    if (a.server && gt_recommend_server(&rec, cli_keeper_url(), &server) != GT_OK)
         snprintf(server_failed, sizeof server_failed, "%s", gt_last_error());
     /* GPUs held idle, or given and unused: said beside the gpu figure,
      * which alone would not tell that the request was too large. */
@@ -734,7 +734,7 @@ int report_command(int argc, char **argv)
     if (a.server && gt_snapshot_stats(snaps[0], &st) == GT_OK) {
         gt_recommendation rec = {0};
         gt_recommend(&st, &rec);
-        if (gt_recommend_server_at(&rec, cli_keeper_url(), &server) != GT_OK)
+        if (gt_recommend_server(&rec, cli_keeper_url(), &server) != GT_OK)
             cli_error("warning: %s; the report has no server recommendation\n",
                       gt_last_error());
         /* The instance the run was on (--cloud found it): its price, for

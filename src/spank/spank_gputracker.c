@@ -397,7 +397,8 @@ static void finish_snapshot(struct snapshot_target *s, struct task *t, int exit_
                                                 &fd, s->why, sizeof s->why) == 0 && write) {
         char through[32];
         snprintf(through, sizeof through, "/dev/fd/%d", fd);
-        if (gt_tracker_write_snapshot(t->tracker, t->command, exit_status, through) != GT_OK)
+        if (gt_tracker_write_snapshot(t->tracker, t->command, exit_status,
+                                      GT_SNAPSHOT_GPU_TRACKER, through) != GT_OK)
             snprintf(s->why, sizeof s->why, "%s", gt_last_error());
     } else if (s->started && !write) {
         snprintf(s->why, sizeof s->why, "the tracker did not stop (its file '%.900s' is left empty)",

@@ -14,7 +14,7 @@
 #include "gpu_tracker_internal.h"
 #include "common/internal.h"
 
-gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int exit_status,
+gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
                                        gt_snapshot_format format, const char *path)
 {
     error_clear();
@@ -26,12 +26,6 @@ gt_status gt_tracker_write_snapshot_as(gt_tracker *t, const char *command, int e
         st = snapshot_write_rows(&s, &rows, format, path);
     gt_tracker_snapshot_parts_release(&s, live);
     return st;
-}
-
-gt_status gt_tracker_write_snapshot(gt_tracker *t, const char *command, int exit_status,
-                                    const char *path)
-{
-    return gt_tracker_write_snapshot_as(t, command, exit_status, GT_SNAPSHOT_GPU_TRACKER, path);
 }
 
 gt_status gt_tracker_snapshot(gt_tracker *t, const char *command, int exit_status,

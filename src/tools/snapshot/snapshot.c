@@ -290,7 +290,7 @@ gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *row
     return st;
 }
 
-gt_status gt_snapshot_write_as(const gt_snapshot *s, gt_snapshot_format format, const char *path)
+gt_status gt_snapshot_write(const gt_snapshot *s, gt_snapshot_format format, const char *path)
 {
     error_clear();
     struct row_source rows;
@@ -298,17 +298,7 @@ gt_status gt_snapshot_write_as(const gt_snapshot *s, gt_snapshot_format format, 
     return snapshot_write_rows(s, &rows, format, path);
 }
 
-gt_status gt_snapshot_write(const gt_snapshot *s, const char *path)
-{
-    return gt_snapshot_write_as(s, GT_SNAPSHOT_GPU_TRACKER, path);
-}
-
-char *gt_snapshot_to_json(const gt_snapshot *s)
-{
-    return gt_snapshot_to_json_as(s, GT_SNAPSHOT_GPU_TRACKER);
-}
-
-char *gt_snapshot_to_json_as(const gt_snapshot *s, gt_snapshot_format format)
+char *gt_snapshot_to_json(const gt_snapshot *s, gt_snapshot_format format)
 {
     if (format != GT_SNAPSHOT_GPU_TRACKER && format != GT_SNAPSHOT_RESOURCE_TRACKER &&
         format != GT_SNAPSHOT_RESOURCE_TRACKER_05)

@@ -14,7 +14,7 @@
  * file in messages. */
 gt_status snapshot_read_memory(const void *data, size_t len, const char *name, gt_snapshot **out);
 
-/* gt_snapshot_write_as() of s's metadata, server, cloud and summary with the
+/* gt_snapshot_write() of s's metadata, server, cloud and summary with the
  * rows of rows (s->series is not used): what a tracker writes from its row
  * store, streamed. */
 gt_status snapshot_write_rows(const gt_snapshot *s, const struct row_source *rows,

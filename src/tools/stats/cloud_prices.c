@@ -85,12 +85,7 @@ static gt_status price_api_open(const char *base_url, const struct http_api **ht
     return GT_OK;
 }
 
-gt_status gt_recommend_server(const gt_recommendation *r, char **json_out)
-{
-    return gt_recommend_server_at(r, NULL, json_out);
-}
-
-gt_status gt_recommend_server_at(const gt_recommendation *r, const char *base_url,
+gt_status gt_recommend_server(const gt_recommendation *r, const char *base_url,
                                  char **json_out)
 {
     error_clear();
