@@ -1,8 +1,8 @@
-/* results.c - the calls that hand out a tracker's summary and its parts:
- * gpu_tracker's text and JSON, the totals and progress, the job's cgroup,
- * energy and GPU driver figures, who held the peaks, idle GPUs and
- * the processes by command. Each takes the tracker's lock and lets output/
- * and pipeline/ assemble; nothing here samples or formats. */
+/* results.c - a tracker's results as documents: gpu_tracker's text and
+ * the JSON of every part (the public face's), over the summary and the
+ * who-held-it parts of the moment that result_parts.c hands out one at a
+ * time. Each takes the tracker's lock and lets output/ and pipeline/
+ * assemble; nothing here samples or formats. */
 #define _GNU_SOURCE
 #include "hub/tracker_internal.h"
 
@@ -52,22 +52,6 @@ const gt_resource_usage *gt_tracker_usage(gt_tracker *t)
     return &t->usage;
 }
 
-gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_totals", gt_totals, out, 1, "totals");
-    if (st != GT_OK)
-        return st;
-    gt_totals r;
-    memset(&r, 0, sizeof r);
-    r.struct_size = out->struct_size;
-    pthread_mutex_lock(&t->lock);
-    r.wall_seconds = t->stop_time - t->res.start_time;
-    usage_totals(&t->pipe.acc, &r);
-    pthread_mutex_unlock(&t->lock);
-    memcpy(out, &r, sizeof r);
-    return GT_OK;
-}
-
 char *gt_tracker_to_text(gt_tracker *t)
 {
     const gt_resource_usage *u = gt_tracker_usage(t);
@@ -111,91 +95,6 @@ char *gt_tracker_to_text(gt_tracker *t)
     return buf_take(&b);
 }
 
-/* What gt_tracker_cpu_energy() and gt_tracker_gpu_run() share: the checks
- * of the caller's struct and the tracker's state, then fill(t, u, out)
- * under the lock, u the usage of the moment. what names the figures in the
- * state error. */
-static gt_status fill_with_usage(gt_tracker *t, const char *fn, const char *type, void *out,
-                                 size_t given, size_t expected, const char *what,
-                                 void (*fill)(gt_tracker *, const gt_resource_usage *, void *))
-{
-    gt_status st = tracker_call_begin(t, fn, type, out, given, expected, 0, what);
-    if (st != GT_OK)
-        return st;
-    gt_resource_usage *u = calloc(1, sizeof *u); /* filled in place: zeroed first */
-    if (!u)
-        return error_set(GT_ERR_NO_MEMORY, "out of memory");
-    pthread_mutex_lock(&t->lock);
-    results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
-                  t->state == STATE_STOPPED, u);
-    fill(t, u, out);
-    pthread_mutex_unlock(&t->lock);
-    free(u);
-    return GT_OK;
-}
-
-static void fill_energy(gt_tracker *t, const gt_resource_usage *u, void *out)
-{
-    results_energy(&t->res, &t->pipe, u, out);
-}
-
-gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
-{
-    return fill_with_usage(t, "gt_tracker_cpu_energy", "gt_cpu_energy", out,
-                           out ? out->struct_size : 0, sizeof(gt_cpu_energy), "energy figures",
-                           fill_energy);
-}
-
-static void fill_gpu_run(gt_tracker *t, const gt_resource_usage *u, void *out)
-{
-    /* The caller's per-GPU figures: the tracker's table, until the next call. */
-    results_gpu_run(&t->res, &t->pipe, u, out, t->res.throttle_list);
-}
-
-gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)
-{
-    return fill_with_usage(t, "gt_tracker_gpu_run", "gt_gpu_run", out,
-                           out ? out->struct_size : 0, sizeof(gt_gpu_run), "GPU figures", fill_gpu_run);
-}
-
-gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
-{
-    /* A caller's struct without incomplete* is given the fields it knows. */
-    gt_status st = tracker_call_begin(t, "gt_tracker_cgroup", "gt_cgroup_usage", out,
-                                      out ? out->struct_size : 0,
-                                      offsetof(gt_cgroup_usage, incomplete), 0, "cgroup figures");
-    if (st != GT_OK)
-        return st;
-    gt_cgroup_usage all = {.struct_size = sizeof all};
-    pthread_mutex_lock(&t->lock);
-    results_cgroup(&t->res, &t->pipe, &all);
-    pthread_mutex_unlock(&t->lock);
-    size_t size = out->struct_size < sizeof all ? out->struct_size : sizeof all;
-    memcpy(out, &all, size);
-    out->struct_size = size;
-    return GT_OK;
-}
-
-gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_energy", gt_job_energy, out, 0,
-                                      "energy figures");
-    if (st != GT_OK)
-        return st;
-    gt_resource_usage *u = calloc(1, sizeof *u);
-    if (!u)
-        return error_set(GT_ERR_NO_MEMORY, "out of memory");
-    gt_cpu_energy e = {.struct_size = sizeof e};
-    pthread_mutex_lock(&t->lock);
-    results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
-                  t->state == STATE_STOPPED, u);
-    results_energy(&t->res, &t->pipe, u, &e);
-    energy_job(u, &e, t->cfg.o.carbon_intensity, t->cfg.o.pue, out);
-    pthread_mutex_unlock(&t->lock);
-    free(u);
-    return GT_OK;
-}
-
 /* GPUs held but idle, under the lock. */
 void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
 {
@@ -214,17 +113,6 @@ void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
                           t->pipe.acc.gpu_comb_max == 0 && out->ndevices == 0;
 }
 
-gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_gpu_idle", gt_gpu_idle, out, 0, "GPU figures");
-    if (st != GT_OK)
-        return st;
-    pthread_mutex_lock(&t->lock);
-    tracker_gpu_idle_now(t, out);
-    pthread_mutex_unlock(&t->lock);
-    return GT_OK;
-}
-
 void tracker_at_peak_now(gt_tracker *t, gt_peak_breakdown out[2])
 {
     memcpy(out, t->at_peak, 2 * sizeof *out);
@@ -237,24 +125,6 @@ void tracker_at_peak_now(gt_tracker *t, gt_peak_breakdown out[2])
         m->unseen_holder = a->peak_holder;
         m->unseen_bytes = (double)peak_kb * 1024.0;
     }
-}
-
-gt_status gt_tracker_at_peak(gt_tracker *t, int kind, gt_peak_breakdown *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_at_peak", gt_peak_breakdown, out, 0,
-                                      "peak yet");
-    if (st != GT_OK)
-        return st;
-    if (kind != GT_PEAK_MEMORY && kind != GT_PEAK_GPU_MEMORY)
-        return error_set(GT_ERR_INVALID_ARGUMENT, "unknown peak kind %d; valid: GT_PEAK_MEMORY (0), "
-                         "GT_PEAK_GPU_MEMORY (1)", kind);
-    pthread_mutex_lock(&t->lock);
-    gt_peak_breakdown both[2];
-    tracker_at_peak_now(t, both);
-    *out = both[kind];
-    pthread_mutex_unlock(&t->lock);
-    out->struct_size = sizeof *out;
-    return GT_OK;
 }
 
 /* The processes by command (census.c), and the run's CPU time no sample
@@ -271,16 +141,6 @@ void tracker_processes_now(gt_tracker *t, gt_command_groups *out)
     pthread_mutex_unlock(&t->lock);
     double run = totals.cpu_main_seconds + totals.cpu_descendants_seconds;
     out->unseen_cpu_seconds = run > out->cpu_seconds ? run - out->cpu_seconds : 0;
-}
-
-gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_processes", gt_command_groups, out, 0,
-                                      "processes yet");
-    if (st != GT_OK)
-        return st;
-    tracker_processes_now(t, out);
-    return GT_OK;
 }
 
 char *gt_tracker_to_json(gt_tracker *t)
