@@ -720,8 +720,9 @@ void gt_snapshot_free(gt_snapshot *s);
 GT_INTERNAL const gt_resource_usage *gt_tracker_usage(gt_tracker *t);
 
 /* What a run added up to, beside the summary's peaks and percentages: the
- * figures a person reads first (CPU seconds, bytes read and written). The
- * struct grows at its end: set struct_size to sizeof(gt_totals). */
+ * figures a person reads first (CPU seconds, bytes read and written), as
+ * gt_run_results_read() gives them from the public figures. The struct
+ * grows at its end: set struct_size to sizeof(gt_totals). */
 typedef struct gt_totals {
     size_t struct_size;        /* set by the caller */
     double wall_seconds;       /* baseline to final sample: the compute time */
@@ -739,11 +740,6 @@ typedef struct gt_totals {
     int io_available;
     double read_bytes, write_bytes;
 } gt_totals;
-
-/* Fills *out (struct_size set by the caller) for a STOPPED tracker.
- * GT_ERR_STATE unless STOPPED, GT_ERR_INVALID_ARGUMENT when struct_size is
- * smaller than the 0.3 struct. */
-GT_INTERNAL gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out);
 
 /* The rows kept (options.series) in *out. GT_ERR_STATE unless STOPPED. The
  * arrays are the tracker's, valid until gt_tracker_free(). While tracking,

@@ -48,21 +48,15 @@ typedef struct gt_backup_info {
  * mistyped field), GT_ERR_INVALID_ARGUMENT (NULL). */
 gt_status gt_backup_read_info(const char *path, gt_backup_info *out);
 
-/* Output formats of gt_usage_write_file(). */
+/* Output formats of the sub-tracking analysis and comparison. */
 typedef enum gt_format { GT_FORMAT_TEXT, GT_FORMAT_JSON } gt_format;
-
-/* The text or JSON of usage and a newline written to path atomically (a
- * failure leaves no partial file and touches no old one). GT_ERR_IO,
- * GT_ERR_NO_MEMORY. */
-gt_status gt_usage_write_file(const gt_resource_usage *usage, const char *path,
-                         gt_format format);
 
 /* Reads a summary file (ours, a backup file, gpu_tracker's to_json()): a
  * regular file of at most 16 MiB only. GT_ERR_IO, GT_ERR_PARSE (as
  * gt_usage_from_json). */
 gt_status gt_usage_read_file(const char *path, gt_resource_usage *usage);
 
-/* Frees the GPU list the two above allocated in *usage (NULL: nothing). */
+/* Frees the GPU list gt_usage_from_json() or _read_file() allocated (NULL: nothing). */
 void gt_usage_release(gt_resource_usage *usage);
 
 /* A STOPPED tracker's results as structs (for -f human, the warnings, the
@@ -151,9 +145,6 @@ gt_status gt_subtrack_compare(const char *const *names, const char *const *resul
                          size_t n, const char *statistic, gt_format format,
                          char **out, char **warnings);
 
-/* gt_series_to_csv() written to path atomically. GT_ERR_IO, GT_ERR_NO_MEMORY. */
-gt_status gt_series_write_csv(const gt_series *series, gt_series_kind kind,
-                         const char *path);
 
 /* ---- Snapshots, statistics, recommendations, reports --------------------
  * A run saved as gzipped JSON (summary, both series, what ran where), its

@@ -1,8 +1,8 @@
 /* results_check.h - a stopped tracker's results read back through the
  * public JSON (gt_run_results_read, the tools) hold what the library's
  * struct getters give: the document they rewrite to is the library's own,
- * the totals are the same, and the command's -f human summary made of
- * either is the same text. Each test that makes a rich run (GPUs, the
+ * the totals are the public figures', and the command's -f human summary
+ * made of either is the same text. Each test that makes a rich run (GPUs, the
  * cgroup, the energy, the peak holders) calls it on its tracker. Needs
  * src/cli/human.c linked in. */
 #ifndef GT_RESULTS_CHECK_H
@@ -41,14 +41,16 @@ static inline void check_results_read_back(gt_tracker *t)
     CHECK_STR(again, json);
     free(again);
     free(json);
-    /* The totals are the struct getter's. */
-    gt_totals totals = {.struct_size = sizeof totals};
-    CHECK(gt_tracker_totals(t, &totals) == GT_OK);
-    CHECK(r->totals.wall_seconds == totals.wall_seconds);
-    CHECK(r->totals.cpu_main_seconds == totals.cpu_main_seconds);
-    CHECK(r->totals.cpu_descendants_seconds == totals.cpu_descendants_seconds);
-    CHECK(r->totals.io_available == totals.io_available);
-    CHECK(r->totals.read_bytes == totals.read_bytes && r->totals.write_bytes == totals.write_bytes);
+    /* The totals are the public figures. */
+    double wall = -1, cpu_main = -1, cpu_descendants = -1, read_bytes = -1;
+    CHECK(gt_tracker_figure(t, GT_FIGURE_ELAPSED_SECONDS, &wall) == GT_OK &&
+          r->totals.wall_seconds == wall);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CPU_MAIN_SECONDS, &cpu_main) == GT_OK &&
+          r->totals.cpu_main_seconds == cpu_main);
+    CHECK(gt_tracker_figure(t, GT_FIGURE_CPU_DESCENDANTS_SECONDS, &cpu_descendants) == GT_OK &&
+          r->totals.cpu_descendants_seconds == cpu_descendants);
+    CHECK((gt_tracker_figure(t, GT_FIGURE_READ_BYTES, &read_bytes) == GT_OK) ==
+          r->totals.io_available && r->totals.read_bytes == read_bytes);
     /* What the command shows of either is the same. */
     gt_cgroup_usage *cg = calloc(1, sizeof *cg);
     gt_cpu_energy *e = calloc(1, sizeof *e);
@@ -73,7 +75,8 @@ static inline void check_results_read_back(gt_tracker *t)
               gt_tracker_at_peak(t, GT_PEAK_GPU_MEMORY, &peaks[1]) == GT_OK &&
               gt_tracker_gpu_idle(t, idle) == GT_OK && gt_tracker_energy(t, energy) == GT_OK &&
               gt_tracker_processes(t, procs) == GT_OK);
-        char *direct = u ? results_check_human(u, &totals, cg, e, g, peaks, idle, energy, procs)
+        char *direct = u ? results_check_human(u, &r->totals, cg, e, g, peaks, idle, energy,
+                                               procs)
                          : NULL;
         char *read = results_check_human(&r->usage, &r->totals, r->cgroup, r->cpu_energy,
                                          r->gpu_run, r->at_peak, r->gpu_idle, r->job_energy,

@@ -18,6 +18,15 @@
 #include "gpu_tracker_tools.h"
 #include "test_tracker_new.h"
 
+/* The engine of info named name, NULL when there is none. */
+static const struct drm_engine *drm_engine_find(const struct drm_fdinfo *info, const char *name)
+{
+    for (int i = 0; i < info->nengines; i++)
+        if (!strcmp(info->engines[i].name, name))
+            return &info->engines[i];
+    return NULL;
+}
+
 /* amdgpu before 6.x: drm-memory-<region>, engine busy time in ns. */
 static const char amdgpu_legacy[] =
     "pos:\t0\n"

@@ -15,6 +15,25 @@
 #include "gpu_tracker_tools.h"
 #include "runner.h"
 #include "common/toolkit.h"
+#include "common/file_io.h"
+
+/* usage's text or JSON and a newline, written as the command writes its
+ * summary: atomically, under the output rules (common/file_io.h). */
+static gt_status write_usage(const gt_resource_usage *u, const char *path, gt_format format)
+{
+    char *text = format == GT_FORMAT_JSON ? usage_to_json(u) : usage_to_text(u);
+    size_t len = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, len + 2) : NULL;
+    if (!line) {
+        free(text);
+        return GT_ERR_NO_MEMORY;
+    }
+    line[len] = '\n';
+    line[len + 1] = '\0';
+    gt_status st = write_file_atomic(path, line, len + 1);
+    free(line);
+    return st;
+}
 
 #define OTHER_UID 65534 /* nobody */
 
@@ -109,7 +128,7 @@ static void test_existing_files(void)
     const char *out = tmp_path("kept.txt");
     write_text(out, "old\n", 0640);
     gt_resource_usage u = some_usage();
-    CHECK(gt_usage_write_file(&u, out, GT_FORMAT_TEXT) == GT_OK);
+    CHECK(write_usage(&u, out, GT_FORMAT_TEXT) == GT_OK);
     CHECK_MSG(mode_of(out) == 0640, "mode %o, was 0640", (unsigned)mode_of(out));
     char *text = read_text(out);
     CHECK(!strncmp(text, "Max RAM:", 8));
@@ -120,7 +139,7 @@ static void test_existing_files(void)
     write_text(a, "old\n", 0644);
     unlink(b);
     CHECK(link(a, b) == 0);
-    CHECK(gt_usage_write_file(&u, a, GT_FORMAT_TEXT) == GT_OK);
+    CHECK(write_usage(&u, a, GT_FORMAT_TEXT) == GT_OK);
     text = read_text(b);
     CHECK_MSG(!strncmp(text, "Max RAM:", 8), "the other link shows [%.20s]", text);
     free(text);
@@ -150,7 +169,7 @@ static void test_existing_files(void)
     snprintf(sb, sizeof sb, "%s/b.txt", shared);
     write_text(sa, "old\n", 0644);
     CHECK(link(sa, sb) == 0);
-    CHECK(gt_usage_write_file(&u, sa, GT_FORMAT_TEXT) == GT_OK);
+    CHECK(write_usage(&u, sa, GT_FORMAT_TEXT) == GT_OK);
     text = read_text(sb);
     CHECK_STR(text, "old\n");
     free(text);
@@ -276,7 +295,7 @@ static void test_own_link(void)
     unlink(link_path);
     CHECK(symlink(target, link_path) == 0);
     gt_resource_usage u = some_usage();
-    CHECK(gt_usage_write_file(&u, link_path, GT_FORMAT_TEXT) == GT_OK);
+    CHECK(write_usage(&u, link_path, GT_FORMAT_TEXT) == GT_OK);
     struct stat st;
     CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
     char *text = read_text(target);
@@ -349,7 +368,7 @@ static void test_planted_links(void)
     /* report -o, and the library's writers. */
     snprintf(out, sizeof out, "%s/%s", dir, names[2]);
     gt_resource_usage u = some_usage();
-    CHECK(gt_usage_write_file(&u, out, GT_FORMAT_JSON) == GT_ERR_IO);
+    CHECK(write_usage(&u, out, GT_FORMAT_JSON) == GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "is a symbolic link owned by user 65534");
     int fd;
     snprintf(out, sizeof out, "%s/%s", dir, names[3]);
@@ -376,7 +395,7 @@ static void test_planted_links(void)
     unlink(sub);
     CHECK(symlink(tmpdir, sub) == 0 && lchown(sub, OTHER_UID, OTHER_UID) == 0);
     snprintf(out, sizeof out, "%s/new.txt", sub);
-    CHECK(gt_usage_write_file(&u, out, GT_FORMAT_TEXT) == GT_ERR_IO);
+    CHECK(write_usage(&u, out, GT_FORMAT_TEXT) == GT_ERR_IO);
     CHECK_CONTAINS(gt_last_error(), "'sub' is a symbolic link owned by user 65534");
     CHECK(access(tmp_path("new.txt"), F_OK) != 0);
 }
@@ -443,7 +462,7 @@ static void test_owner_kept(void)
     write_text(out, "old\n", 0600);
     CHECK(chown(out, OTHER_UID, OTHER_UID) == 0);
     gt_resource_usage u = some_usage();
-    CHECK(gt_usage_write_file(&u, out, GT_FORMAT_TEXT) == GT_OK);
+    CHECK(write_usage(&u, out, GT_FORMAT_TEXT) == GT_OK);
     struct stat st;
     CHECK(stat(out, &st) == 0 && st.st_uid == OTHER_UID && st.st_gid == OTHER_UID &&
           (st.st_mode & 0777) == 0600);

@@ -26,6 +26,15 @@
 #include "pipeline/pipeline.h"
 #include "common/buf.h"
 #include "common/summary/usage_write.h"
+#include "pipeline/allocation.h"
+
+/* resource_tracker's allocation guess of a snapshot's series. */
+static const char *allocation_of_series(const gt_series *series)
+{
+    struct row_source rows;
+    row_source_from_series(&rows, series);
+    return allocation_of_rows(&rows);
+}
 
 static char *dir;
 

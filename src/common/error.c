@@ -80,13 +80,3 @@ gt_status check_struct_size(const char *call, const char *type, const void *p, s
     return GT_OK;
 }
 
-gt_status check_out_struct_size(const char *call, const void *obj, const void *out,
-                                const char *type, size_t struct_size, size_t need)
-{
-    if (!obj || !out)
-        return error_set(GT_ERR_INVALID_ARGUMENT, "%s: NULL argument", call);
-    if (struct_size < need)
-        return error_set(GT_ERR_INVALID_ARGUMENT, "invalid %s.struct_size %zu: set it to sizeof(%s)",
-                         type, struct_size, type);
-    return GT_OK;
-}

@@ -64,13 +64,6 @@ gt_status check_not_null(const char *call, const char *type, const void *p);
  * caller's struct_size may be. */
 #define GT_JOB_INFO_SIZE_1_0 offsetof(gt_job_info, cpus_per_task)
 
-/* The argument checks of a call that fills a struct which grows at its end
- * (gt_totals, gt_cgroup_usage, ...): obj and out not NULL, and the caller's
- * struct_size at least need (the struct as this library knows it). GT_OK,
- * or GT_ERR_INVALID_ARGUMENT naming the call or the type. */
-gt_status check_out_struct_size(const char *call, const void *obj, const void *out,
-                                const char *type, size_t struct_size, size_t need);
-
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>

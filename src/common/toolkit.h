@@ -78,8 +78,8 @@ const char *text_escape_into(const char *s, char *out, size_t cap);
 
 /* Resolves path now, checks it as output_file_check() does, and keeps its
  * directory open: until output_file_release(path), every write of the library
- * to path (the same string: output_file_write, gt_usage_write_file, the
- * snapshot and report writers, ...) goes into that directory under the name
+ * to path (the same string: output_file_write, the snapshot and report
+ * writers, ...) goes into that directory under the name
  * resolved now, whatever happens meanwhile to the directories on the way
  * (a link or a directory planted during a run). Holding a held path again
  * resolves it again. Thread-safe. GT_ERR_IO with the reason, as

@@ -1,9 +1,9 @@
 /* result_parts.c - a tracker's results one part at a time, as structs
- * (gpu_tracker_internal.h): the totals, the job's cgroup, the CPUs' and
- * the job's energy, the GPU driver's figures, the idle GPUs, who held the
- * peaks, the processes by command. For the tools and the tests; the
- * command and the Python module read the same from the JSON document
- * (results.c). */
+ * (gpu_tracker_internal.h): the job's cgroup, the CPUs' and the job's
+ * energy, the GPU driver's figures, the idle GPUs, who held the peaks, the
+ * processes by command; and the public JSON document made of them with
+ * the summary (gt_tracker_to_json), which the command and the Python
+ * module read them back from. */
 #define _GNU_SOURCE
 #include "hub/tracker_internal.h"
 
@@ -14,22 +14,6 @@
 #include "output/output.h"
 #include "pipeline/pipeline.h"
 #include "analysis/analysis.h"
-
-gt_status gt_tracker_totals(gt_tracker *t, gt_totals *out)
-{
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_totals", gt_totals, out, 1, "totals");
-    if (st != GT_OK)
-        return st;
-    gt_totals r;
-    memset(&r, 0, sizeof r);
-    r.struct_size = out->struct_size;
-    pthread_mutex_lock(&t->lock);
-    r.wall_seconds = t->stop_time - t->res.start_time;
-    usage_totals(&t->pipe.acc, &r);
-    pthread_mutex_unlock(&t->lock);
-    memcpy(out, &r, sizeof r);
-    return GT_OK;
-}
 
 /* What gt_tracker_cpu_energy() and gt_tracker_gpu_run() share: the checks
  * of the caller's struct and the tracker's state, then fill(t, u, out)
@@ -153,4 +137,45 @@ gt_status gt_tracker_processes(gt_tracker *t, gt_command_groups *out)
         return st;
     tracker_processes_now(t, out);
     return GT_OK;
+}
+
+char *gt_tracker_to_json(gt_tracker *t)
+{
+    const gt_resource_usage *u = gt_tracker_usage(t);
+    if (!u)
+        return NULL;
+    /* The parts as their own calls give them (result_parts.c): a STOPPED
+     * run's do not change between one call and the next. */
+    struct document_parts {
+        gt_cgroup_usage cgroup;
+        gt_cpu_energy cpu_energy;
+        gt_gpu_run gpu_run;
+        gt_job_energy energy;
+        gt_peak_breakdown peaks[2];
+        gt_gpu_idle idle;
+        gt_command_groups processes;
+    } *p = calloc(1, sizeof *p);
+    if (!p) {
+        error_set(GT_ERR_NO_MEMORY, "out of memory for the summary");
+        return NULL;
+    }
+    p->cgroup.struct_size = sizeof p->cgroup;
+    p->cpu_energy.struct_size = sizeof p->cpu_energy;
+    p->gpu_run.struct_size = sizeof p->gpu_run;
+    p->energy.struct_size = sizeof p->energy;
+    p->peaks[0].struct_size = p->peaks[1].struct_size = sizeof p->peaks[0];
+    p->idle.struct_size = sizeof p->idle;
+    p->processes.struct_size = sizeof p->processes;
+    (void)gt_tracker_cgroup(t, &p->cgroup);
+    (void)gt_tracker_cpu_energy(t, &p->cpu_energy);
+    (void)gt_tracker_gpu_run(t, &p->gpu_run);
+    (void)gt_tracker_energy(t, &p->energy);
+    (void)gt_tracker_at_peak(t, GT_PEAK_MEMORY, &p->peaks[GT_PEAK_MEMORY]);
+    (void)gt_tracker_at_peak(t, GT_PEAK_GPU_MEMORY, &p->peaks[GT_PEAK_GPU_MEMORY]);
+    (void)gt_tracker_gpu_idle(t, &p->idle);
+    (void)gt_tracker_processes(t, &p->processes);
+    char *text = results_document(u, &p->cgroup, &p->cpu_energy, &p->gpu_run, p->peaks, &p->idle,
+                                  &p->energy, &p->processes);
+    free(p);
+    return text;
 }

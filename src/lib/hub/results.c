@@ -1,8 +1,8 @@
-/* results.c - a tracker's results as documents: gpu_tracker's text and
- * the JSON of every part (the public face's), over the summary and the
- * who-held-it parts of the moment that result_parts.c hands out one at a
- * time. Each takes the tracker's lock and lets output/ and pipeline/
- * assemble; nothing here samples or formats. */
+/* results.c - the prologue of every call that reads a tracker
+ * (tracker_call_begin), its summary and gpu_tracker's text of it (the
+ * public face's), and the who-held-it parts of the moment. Each takes the
+ * tracker's lock and lets output/ and pipeline/ assemble; nothing here
+ * samples or formats. */
 #define _GNU_SOURCE
 #include "hub/tracker_internal.h"
 
@@ -141,54 +141,5 @@ void tracker_processes_now(gt_tracker *t, gt_command_groups *out)
     pthread_mutex_unlock(&t->lock);
     double run = totals.cpu_main_seconds + totals.cpu_descendants_seconds;
     out->unseen_cpu_seconds = run > out->cpu_seconds ? run - out->cpu_seconds : 0;
-}
-
-char *gt_tracker_to_json(gt_tracker *t)
-{
-    const gt_resource_usage *u = gt_tracker_usage(t);
-    if (!u)
-        return NULL;
-    gt_cgroup_usage c = {.struct_size = sizeof c};
-    gt_cpu_energy e = {.struct_size = sizeof e};
-    gt_gpu_run *g = calloc(1, sizeof *g);
-    gt_gpu_throttle_device *table = calloc((size_t)t->res.ngpu_list + 1, sizeof *table);
-    if (g && !table) {
-        free(g);
-        g = NULL; /* its part is left out, as when out of memory for it */
-    }
-    gt_job_energy *energy = calloc(1, sizeof *energy);
-    if (energy)
-        energy->struct_size = sizeof *energy;
-    gt_peak_breakdown *peaks = malloc(2 * sizeof *peaks);
-    gt_gpu_idle *idle = calloc(1, sizeof *idle);
-    if (idle)
-        idle->struct_size = sizeof *idle;
-    gt_command_groups *procs = calloc(1, sizeof *procs);
-    if (procs) {
-        procs->struct_size = sizeof *procs;
-        tracker_processes_now(t, procs); /* takes the locks it needs */
-    }
-    pthread_mutex_lock(&t->lock);
-    if (idle)
-        tracker_gpu_idle_now(t, idle);
-    if (peaks)
-        tracker_at_peak_now(t, peaks);
-    results_cgroup(&t->res, &t->pipe, &c);
-    results_energy(&t->res, &t->pipe, u, &e);
-    if (energy)
-        energy_job(u, &e, t->cfg.o.carbon_intensity, t->cfg.o.pue, energy);
-    if (g) {
-        g->struct_size = sizeof *g;
-        results_gpu_run(&t->res, &t->pipe, u, g, table);
-    }
-    pthread_mutex_unlock(&t->lock);
-    char *text = results_document(u, &c, &e, g, peaks, idle, energy, procs);
-    free(procs);
-    free(peaks);
-    free(idle);
-    free(energy);
-    free(g);
-    free(table);
-    return text;
 }
 

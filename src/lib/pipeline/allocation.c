@@ -73,9 +73,3 @@ const char *allocation_of_rows(const struct row_source *rows)
     return "dedicated";
 }
 
-const char *allocation_of_series(const gt_series *series)
-{
-    struct row_source rows;
-    row_source_from_series(&rows, series);
-    return allocation_of_rows(&rows);
-}

@@ -11,6 +11,5 @@
 /* "dedicated", "shared", or "unknown" when a series has no rows (or the
  * rows cannot be read). The returned string is static. */
 const char *allocation_of_rows(const struct row_source *rows);
-const char *allocation_of_series(const gt_series *series);
 
 #endif

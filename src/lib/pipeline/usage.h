@@ -180,7 +180,7 @@ struct usage_units {
 void usage_result(const struct usage_acc *a, const struct usage_units *u,
                   double compute_seconds, gt_resource_usage *out);
 
-/* What gt_tracker_totals() gives but the wall time: the tree's CPU
+/* The totals (gt_totals) but the wall time: the tree's CPU
  * seconds, and the I/O of the reaped processes when the main one was
  * reaped (io_available). */
 void usage_totals(const struct usage_acc *a, gt_totals *r);

@@ -172,10 +172,3 @@ double drm_engine_percent(const struct drm_engine *before, const struct drm_engi
     return pct > 100.0 ? 100.0 : pct;
 }
 
-const struct drm_engine *drm_engine_find(const struct drm_fdinfo *info, const char *name)
-{
-    for (int i = 0; i < info->nengines; i++)
-        if (!strcmp(info->engines[i].name, name))
-            return &info->engines[i];
-    return NULL;
-}

@@ -48,7 +48,5 @@ int drm_fdinfo_parse(const char *text, size_t len, struct drm_fdinfo *out);
 double drm_engine_percent(const struct drm_engine *before, const struct drm_engine *after,
                           unsigned long long wall_ns);
 
-/* The engine of info named name, NULL when there is none. */
-const struct drm_engine *drm_engine_find(const struct drm_fdinfo *info, const char *name);
 
 #endif
