@@ -740,6 +740,16 @@ static void test_census(void)
     census_free(&c);
 }
 
+/* A walk of t, then who held its peak into *b, emptied first. */
+static void walk_breakdown(struct tree *t, gt_peak_breakdown *b)
+{
+    struct tree_sample s;
+    CHECK(tree_walk(t, &s) == 0);
+    memset(b, 0, sizeof *b);
+    b->struct_size = sizeof *b;
+    tree_memory_breakdown(t, b);
+}
+
 /* A peak's list names each process by its command line; one that is
  * exiting when a later peak names it (its cmdline reads empty once its
  * memory is gone) keeps the line an earlier list read. */
@@ -756,19 +766,14 @@ static void test_peak_names(void)
     fx_write(root, "101/cmdline", "child --flag");
     struct tree t;
     CHECK(tree_init(&t, root, 100, 0, 0) == 0);
-    struct tree_sample s;
-    gt_peak_breakdown b = {.struct_size = sizeof b};
-    CHECK(tree_walk(&t, &s) == 0);
-    tree_memory_breakdown(&t, &b);
+    gt_peak_breakdown b;
+    walk_breakdown(&t, &b);
     CHECK(b.nprocesses == 2 && b.processes[0].pid == 101);
     CHECK_STR(b.processes[0].cmdline, "child --flag");
     char path[4200];
     snprintf(path, sizeof path, "%s/101/cmdline", root);
     CHECK(unlink(path) == 0);
-    CHECK(tree_walk(&t, &s) == 0);
-    memset(&b, 0, sizeof b);
-    b.struct_size = sizeof b;
-    tree_memory_breakdown(&t, &b);
+    walk_breakdown(&t, &b);
     CHECK(b.nprocesses == 2 && b.processes[0].pid == 101);
     CHECK_STR(b.processes[0].cmdline, "child --flag");
     CHECK_STR(b.processes[1].cmdline, ""); /* main never had one here */
@@ -795,20 +800,15 @@ static void test_peak_stale_rollup(void)
     fx_proc_write(root, &c);
     struct tree t;
     CHECK(tree_init(&t, root, 100, 0, 0) == 0);
-    struct tree_sample s;
-    gt_peak_breakdown b = {.struct_size = sizeof b};
-    CHECK(tree_walk(&t, &s) == 0);
-    tree_memory_breakdown(&t, &b);
+    gt_peak_breakdown b;
+    walk_breakdown(&t, &b);
     CHECK(b.nprocesses == 2 && b.processes[0].pid == 100);
     CHECK(b.nprocesses == 2 && b.processes[1].private_bytes == 100 * 1024.0);
     /* the worker's RSS grows to 400000 kB; its rollup still says 1500 */
     c.rss_kb = 400000;
     c.anon_kb = 400000 - 1400;
     fx_proc_write(root, &c);
-    CHECK(tree_walk(&t, &s) == 0);
-    memset(&b, 0, sizeof b);
-    b.struct_size = sizeof b;
-    tree_memory_breakdown(&t, &b);
+    walk_breakdown(&t, &b);
     CHECK_MSG(b.nprocesses == 2 && b.processes[0].pid == 101, "first %d",
               b.nprocesses ? (int)b.processes[0].pid : 0);
     CHECK(b.processes[0].private_bytes == (100 + 400000 - 1500) * 1024.0);

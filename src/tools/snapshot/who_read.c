@@ -42,6 +42,20 @@ static size_t list_length(struct json_reader *r, json_object *list, const char *
     return n;
 }
 
+/* Element i of list, named item ("WHERE[i]"), when it is an object; NULL
+ * after recording that it should be one. */
+static json_object *list_object(struct json_reader *r, json_object *list, const char *where,
+                                size_t i, char *item, size_t cap)
+{
+    json_object *x = json_object_array_get_idx(list, i);
+    snprintf(item, cap, "%s[%zu]", where, i);
+    if (!json_object_is_type(x, json_type_object)) {
+        json_read_fail(r, "\"%s\" should be an object", item);
+        return NULL;
+    }
+    return x;
+}
+
 static void breakdown_read(struct json_reader *r, json_object *o, const char *path, int memory,
                            gt_peak_breakdown *b)
 {
@@ -60,12 +74,9 @@ static void breakdown_read(struct json_reader *r, json_object *o, const char *pa
     json_object *list = json_read_member(r, o, "processes", json_type_array, path);
     size_t n = list_length(r, list, where, GT_AT_PEAK_MAX);
     for (size_t i = 0; i < n && r->status == GT_OK; i++) {
-        json_object *x = json_object_array_get_idx(list, i);
-        snprintf(item, sizeof item, "%s[%zu]", where, i);
-        if (!json_object_is_type(x, json_type_object)) {
-            json_read_fail(r, "\"%s\" should be an object", item);
+        json_object *x = list_object(r, list, where, i, item, sizeof item);
+        if (!x)
             return;
-        }
         gt_peak_process *p = &b->processes[i];
         p->pid = (int)json_read_integer(r, x, "pid", item, 0, PID_MAX);
         char role[16];
@@ -197,12 +208,9 @@ void gpu_idle_json_read(struct json_reader *r, json_object *o, const char *path,
     json_object *list = json_read_member(r, o, "gpus", json_type_array, path);
     size_t n = list_length(r, list, where, 64);
     for (size_t i = 0; i < n && r->status == GT_OK; i++) {
-        json_object *x = json_object_array_get_idx(list, i);
-        snprintf(item, sizeof item, "%s[%zu]", where, i);
-        if (!json_object_is_type(x, json_type_object)) {
-            json_read_fail(r, "\"%s\" should be an object", item);
+        json_object *x = list_object(r, list, where, i, item, sizeof item);
+        if (!x)
             return;
-        }
         gt_gpu_idle_device *d = &out->devices[i];
         d->index = (int)json_read_integer(r, x, "index", item, 0, 65535);
         json_read_string(r, x, "uuid", item, d->uuid, sizeof d->uuid);
@@ -248,12 +256,9 @@ void processes_json_read(struct json_reader *r, json_object *o, const char *path
     json_object *list = json_read_member(r, o, "groups", json_type_array, path);
     size_t n = list_length(r, list, where, GT_COMMAND_GROUPS_MAX);
     for (size_t i = 0; i < n && r->status == GT_OK; i++) {
-        json_object *x = json_object_array_get_idx(list, i);
-        snprintf(item, sizeof item, "%s[%zu]", where, i);
-        if (!json_object_is_type(x, json_type_object)) {
-            json_read_fail(r, "\"%s\" should be an object", item);
+        json_object *x = list_object(r, list, where, i, item, sizeof item);
+        if (!x)
             return;
-        }
         gt_command_group *g = &out->groups[i];
         json_read_string(r, x, "command", item, g->command, sizeof g->command);
         g->processes = (long)json_read_integer(r, x, "processes", item, 0, COUNT_MAX);
