@@ -1,8 +1,8 @@
 /* run_copy.c - a tracker's run copied into memory: its snapshot whole
  * (gt_tracker_snapshot) and its rows as they grow (gt_tracker_rows_since),
  * through the gate the tools take a live run by (gpu_tracker_tools.h).
- * Apart from run_snapshot.c, whose streaming writer the command and the
- * plugin link without these. */
+ * Apart from run_snapshot.c, so that the command, which links the tools'
+ * archive, takes the streaming writer without these. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
