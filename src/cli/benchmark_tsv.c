@@ -137,7 +137,6 @@ static int append_row(const gt_resource_usage *u, const gt_totals *totals, const
     return 0;
 }
 
-
 int benchmark_tsv_append(gt_tracker *t, const char *path, char *err, size_t errcap)
 {
     gt_run_results *res;

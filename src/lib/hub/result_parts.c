@@ -15,7 +15,8 @@
 #include "pipeline/pipeline.h"
 #include "analysis/analysis.h"
 
-/* What gt_tracker_cpu_energy() and gt_tracker_gpu_run() share: the checks
+/* What gt_tracker_cpu_energy(), gt_tracker_gpu_run() and gt_tracker_energy()
+ * share: the checks
  * of the caller's struct and the tracker's state, then fill(t, u, out)
  * under the lock, u the usage of the moment. what names the figures in the
  * state error. */
@@ -80,24 +81,18 @@ gt_status gt_tracker_cgroup(gt_tracker *t, gt_cgroup_usage *out)
     return GT_OK;
 }
 
-gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
+static void fill_job_energy(gt_tracker *t, const gt_resource_usage *u, void *out)
 {
-    gt_status st = TRACKER_FILL_BEGIN(t, "gt_tracker_energy", gt_job_energy, out, 0,
-                                      "energy figures");
-    if (st != GT_OK)
-        return st;
-    gt_resource_usage *u = calloc(1, sizeof *u);
-    if (!u)
-        return error_set(GT_ERR_NO_MEMORY, "out of memory");
     gt_cpu_energy e = {.struct_size = sizeof e};
-    pthread_mutex_lock(&t->lock);
-    results_usage(&t->res, &t->pipe, t->state == STATE_STOPPED ? t->stop_time : monotonic_now(),
-                  t->state == STATE_STOPPED, u);
     results_energy(&t->res, &t->pipe, u, &e);
     energy_job(u, &e, t->cfg.o.carbon_intensity, t->cfg.o.pue, out);
-    pthread_mutex_unlock(&t->lock);
-    free(u);
-    return GT_OK;
+}
+
+gt_status gt_tracker_energy(gt_tracker *t, gt_job_energy *out)
+{
+    return fill_with_usage(t, "gt_tracker_energy", "gt_job_energy", out,
+                           out ? out->struct_size : 0, sizeof(gt_job_energy), "energy figures",
+                           fill_job_energy);
 }
 
 gt_status gt_tracker_gpu_idle(gt_tracker *t, gt_gpu_idle *out)
@@ -144,8 +139,8 @@ char *gt_tracker_to_json(gt_tracker *t)
     const gt_resource_usage *u = gt_tracker_usage(t);
     if (!u)
         return NULL;
-    /* The parts as their own calls give them (result_parts.c): a STOPPED
-     * run's do not change between one call and the next. */
+    /* The parts as the calls above give them: a STOPPED run's do not
+     * change between one call and the next. */
     struct document_parts {
         gt_cgroup_usage cgroup;
         gt_cpu_energy cpu_energy;
