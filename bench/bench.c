@@ -268,6 +268,10 @@ static int metrics_port;
 
 /* Starts gpu-tracker --pid root at interval (with what series asks: 0
  * nothing, else ATTACH_*); its pid. */
+/* gpu-standin's second row: gpu-tracker with --gpu-details, the floor making
+ * the same calls (what a GPU the job uses costs each sample). */
+static int overhead_gpu_details;
+
 static pid_t start_attached(const char *gt, pid_t root, double interval, int series)
 {
     char pid[16], st[16], listen[32];
@@ -294,6 +298,9 @@ static pid_t start_attached(const char *gt, pid_t root, double interval, int ser
             execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
                   "--disable-logs", "--max-ram", "1000GB", "--max-gpu-ram", "1000GB",
                   "--max-cpu-time", "1000d", (char *)NULL);
+        else if (overhead_gpu_details) /* every GPU's every figure, every sample */
+            execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
+                  "--disable-logs", "--gpu-details", (char *)NULL);
         else
             execl(gt, gt, "--pid", pid, "--st", st, "-f", "json", "-o", out_json,
                   "--disable-logs", (char *)NULL);
@@ -452,12 +459,36 @@ static void floor_on_signal(int sig)
  * library: GPU_TRACKER_NVML_LIBRARY or the system's), the three calls a
  * GPU sample cannot do without, on every GPU: memory, utilization, the
  * running compute processes (docs/performance.md, "Tiers of cadence"). */
+/* With overhead_gpu_details, also what the verdicts read on a GPU the job
+ * uses: the processes' utilization (the count, then the samples), the
+ * throttle reasons, and a GPM sample with the metrics over the pair (the
+ * ten gpu_nvml.c asks for). */
+typedef struct {
+    unsigned id;
+    int rc;
+    double value;
+    struct {
+        char *short_name, *long_name, *unit;
+    } info;
+} floor_gpm_metric;
+typedef struct {
+    unsigned version, count;
+    void *sample1, *sample2;
+    floor_gpm_metric metrics[210];
+} floor_gpm_get;
+
 static struct {
     int ngpus;
     void *dev[64];
     int (*memory)(void *, void *);
     int (*utilization)(void *, void *);
     int (*processes)(void *, unsigned *, void *);
+    int (*process_util)(void *, void *, unsigned *, unsigned long long);
+    int (*throttle)(void *, unsigned long long *);
+    int (*gpm_alloc)(void **);
+    int (*gpm_sample)(void *, void *);
+    int (*gpm_metrics)(floor_gpm_get *);
+    void *gpm[64][2];
 } floor_gpu;
 
 static void floor_gpu_open(void)
@@ -474,13 +505,56 @@ static void floor_gpu_open(void)
     floor_gpu.utilization = (int (*)(void *, void *))dlsym(lib, "nvmlDeviceGetUtilizationRates");
     floor_gpu.processes = (int (*)(void *, unsigned *, void *))dlsym(
         lib, "nvmlDeviceGetComputeRunningProcesses_v3");
+    if (overhead_gpu_details) {
+        floor_gpu.process_util = (int (*)(void *, void *, unsigned *, unsigned long long))dlsym(
+            lib, "nvmlDeviceGetProcessUtilization");
+        floor_gpu.throttle = (int (*)(void *, unsigned long long *))dlsym(
+            lib, "nvmlDeviceGetCurrentClocksEventReasons");
+        floor_gpu.gpm_alloc = (int (*)(void **))dlsym(lib, "nvmlGpmSampleAlloc");
+        floor_gpu.gpm_sample = (int (*)(void *, void *))dlsym(lib, "nvmlGpmSampleGet");
+        floor_gpu.gpm_metrics = (int (*)(floor_gpm_get *))dlsym(lib, "nvmlGpmMetricsGet");
+    }
     unsigned n = 0;
     if (!init || !count || !handle || !floor_gpu.memory || !floor_gpu.utilization ||
         !floor_gpu.processes || init() != 0 || count(&n) != 0)
         return;
     for (unsigned i = 0; i < n && i < 64; i++)
-        if (handle(i, &floor_gpu.dev[floor_gpu.ngpus]) == 0)
+        if (handle(i, &floor_gpu.dev[floor_gpu.ngpus]) == 0) {
+            for (int k = 0; k < 2 && floor_gpu.gpm_alloc; k++)
+                floor_gpu.gpm_alloc(&floor_gpu.gpm[floor_gpu.ngpus][k]);
             floor_gpu.ngpus++;
+        }
+}
+
+/* The details' calls on GPU i (see floor_gpu). */
+static void floor_gpu_details(int i)
+{
+    static unsigned char utils[1024 * 32];
+    static floor_gpm_get get;
+    static const unsigned ids[] = {2, 3, 5, 10, 11, 12, 13, 20, 21};
+    unsigned long long reasons = 0;
+    unsigned n = 0;
+    if (floor_gpu.process_util) {
+        floor_gpu.process_util(floor_gpu.dev[i], NULL, &n, 0);
+        n = 1024;
+        floor_gpu.process_util(floor_gpu.dev[i], utils, &n, 0);
+    }
+    if (floor_gpu.throttle)
+        floor_gpu.throttle(floor_gpu.dev[i], &reasons);
+    if (floor_gpu.gpm_sample && floor_gpu.gpm_metrics && floor_gpu.gpm[i][1]) {
+        void *t = floor_gpu.gpm[i][0];
+        floor_gpu.gpm[i][0] = floor_gpu.gpm[i][1];
+        floor_gpu.gpm[i][1] = t;
+        floor_gpu.gpm_sample(floor_gpu.dev[i], floor_gpu.gpm[i][1]);
+        memset(&get, 0, sizeof get);
+        get.version = 1;
+        get.count = sizeof ids / sizeof ids[0];
+        get.sample1 = floor_gpu.gpm[i][0];
+        get.sample2 = floor_gpu.gpm[i][1];
+        for (unsigned m = 0; m < get.count; m++)
+            get.metrics[m].id = ids[m];
+        floor_gpu.gpm_metrics(&get);
+    }
 }
 
 static void floor_gpu_sample(void)
@@ -493,6 +567,8 @@ static void floor_gpu_sample(void)
         floor_gpu.memory(floor_gpu.dev[i], mem);
         floor_gpu.utilization(floor_gpu.dev[i], util);
         floor_gpu.processes(floor_gpu.dev[i], &n, procs);
+        if (overhead_gpu_details)
+            floor_gpu_details(i);
     }
 }
 
@@ -1073,6 +1149,12 @@ static void gpu_standin_cost(const char *gt, const char *wl, long cost_us)
     const int one[] = {1};
     overhead_brief = 1;
     overhead(gt, 0, one, 1);
+    printf("\nthe same with --gpu-details: on each GPU, as on a GPU the job uses at every "
+           "sample, the processes' utilization (2 calls), the throttle reasons, a GPM sample "
+           "and its metrics, the floor making them too (8 calls a GPU)\n");
+    overhead_gpu_details = 1;
+    overhead(gt, 0, one, 1);
+    overhead_gpu_details = 0;
     overhead_brief = 0;
     unsetenv("GPU_TRACKER_NVML_LIBRARY");
     unsetenv("FAKE_NVML_SCENARIO");

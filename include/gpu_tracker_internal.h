@@ -301,11 +301,32 @@ typedef struct gt_cpu_energy {
  * and says why in its reason. The struct grows at its end: set
  * struct_size to sizeof(gt_gpu_run). */
 #define GT_GPU_THROTTLE_REASONS 9 /* names: gpu_throttle_name() */
-/* One GPU's throttle reasons over the run (gt_gpu_run.devices). */
-typedef struct gt_gpu_throttle_device {
-    int read;                  /* 0: never read over a whole interval */
-    double share[GT_GPU_THROTTLE_REASONS]; /* of the time it was tracked */
-} gt_gpu_throttle_device;
+/* The GPUs' own activity counters (docs/metrics.md, "What the GPU did"):
+ * SM activity, SM occupancy, tensor activity, DRAM bandwidth (AMD: the
+ * memory controller's activity), FP64, FP32 and FP16 activity, AMD's GFX
+ * activity; names: gpu_activity_name(). */
+#define GT_GPU_ACTIVITY_METRICS 8
+/* One GPU over the run (gt_gpu_run.devices). Throttle shares are of the
+ * time it was tracked; the activity, PCIe and share figures of the time
+ * the job used it (held memory on it or ran a kernel there). */
+typedef struct gt_gpu_run_device {
+    int throttle_read;         /* 0: never read over a whole interval */
+    double throttle_share[GT_GPU_THROTTLE_REASONS];
+    unsigned activity_read;    /* bit m: activity_*[m] hold */
+    double activity_seconds;   /* the time they cover */
+    double activity_mean[GT_GPU_ACTIVITY_METRICS], activity_peak[GT_GPU_ACTIVITY_METRICS];
+    int pcie_read;             /* bytes per second, mean and peak */
+    double pcie_tx_mean, pcie_rx_mean, pcie_tx_peak, pcie_rx_peak;
+    /* The job's own share: its processes' SM percent-seconds over the
+     * GPU's time (share_seconds x 100 %), and the other processes'. */
+    int share_read;
+    double share_seconds, job_sm_share, others_sm_share;
+    /* The GPU's energy over the run, and the job's part of it: the GPU's
+     * energy times the job's part of the SM time everyone used (all of it
+     * when no one else ran there); an estimate. */
+    int energy_read;
+    double energy_joules, job_energy_joules;
+} gt_gpu_run_device;
 
 typedef struct gt_gpu_run {
     size_t struct_size;        /* set by the caller */
@@ -335,7 +356,7 @@ typedef struct gt_gpu_run {
      * tracker for gt_tracker_gpu_run() (until its next call on that
      * tracker, or gt_tracker_free), or the snapshot. */
     int ngpus;
-    const gt_gpu_throttle_device *devices;
+    const gt_gpu_run_device *devices;
     /* Memory errors the selected GPUs corrected and could not correct during
      * the run (volatile ECC counters). */
     int ecc_available;
@@ -368,6 +389,22 @@ typedef struct gt_gpu_run {
     int mig_utilization_available; /* 0 when there is none, or (with the
                                   reason) when GPM cannot tell */
     char mig_utilization_reason[GT_REASON_LEN];
+    /* What the GPUs did, over the time the job used them (the devices'
+     * figures, time-weighted): each activity counter's mean and peak
+     * (bit m of activity_read), the PCIe rates summed over the GPUs. */
+    int activity_available;
+    char activity_reason[GT_REASON_LEN];
+    unsigned activity_read;
+    double activity_mean[GT_GPU_ACTIVITY_METRICS], activity_peak[GT_GPU_ACTIVITY_METRICS];
+    int pcie_available;
+    double pcie_tx_mean, pcie_rx_mean, pcie_tx_peak, pcie_rx_peak; /* bytes per second */
+    /* The job's share of the GPUs it used: its processes' SM time over
+     * the GPUs' time, and the other processes' (0 to 1); shared_gpus: those
+     * others took at least GT_GPU_WAIT_SHARE_PERCENT of. */
+    int share_available;
+    char share_reason[GT_REASON_LEN];
+    double job_sm_share, others_sm_share;
+    int shared_gpus;
 } gt_gpu_run;
 
 
@@ -557,6 +594,19 @@ typedef struct gt_gpu_idle_device {
 #define GT_GPU_WAIT_SHARE_PERCENT 25.0
 #define GT_GPU_WAIT_WORKERS 1       /* verdict bit: more CPU cores per GPU */
 #define GT_GPU_WAIT_STORAGE_BOUND 2 /* verdict bit: faster storage */
+/* What the GPU itself was held back by, over the same GPU time, each a
+ * verdict in at least GT_GPU_WAIT_SHARE_PERCENT of the time it was read
+ * in: its clocks lowered by a power cap or heat (throttle reasons
+ * sw_power_cap, hw_slowdown, hw_power_brake; sw_thermal, hw_thermal); busy
+ * (utilization at least GT_GPU_WAIT_SM_BUSY_PERCENT) while its SMs were
+ * idle (SM activity at most GT_GPU_WAIT_SM_IDLE_PERCENT: a kernel stalled
+ * or waiting, as in a collective); other processes taking at least
+ * GT_GPU_WAIT_SHARE_PERCENT of the SM time of a GPU the job used. */
+#define GT_GPU_WAIT_SM_BUSY_PERCENT 90.0
+#define GT_GPU_WAIT_SM_IDLE_PERCENT 10.0
+#define GT_GPU_WAIT_THROTTLED 4     /* verdict bit: clocks held down */
+#define GT_GPU_WAIT_SMS_IDLE 8      /* verdict bit: busy but the SMs idle */
+#define GT_GPU_WAIT_SHARED 16       /* verdict bit: another job's processes */
 
 typedef struct gt_gpu_wait {
     double gpu_seconds;      /* the job on a GPU, its utilization read */
@@ -573,6 +623,17 @@ typedef struct gt_gpu_wait {
     char storage_reason[GT_REASON_LEN]; /* why not, when not available */
     double storage_seconds;  /* of the waiting time, waiting on storage */
     double storage_wait;     /* the share of it spent waiting, mean */
+    /* Throttle reasons read on the job's GPUs over throttle_read_seconds
+     * of the GPU time: of it, clocks lowered by power (power_seconds) or
+     * heat (thermal_seconds), either (throttled_seconds). */
+    double throttle_read_seconds, throttled_seconds, power_seconds, thermal_seconds;
+    /* SM activity read over sm_read_seconds of it; of that, busy with the
+     * SMs idle, and the mean utilization and SM activity then. */
+    double sm_read_seconds, sm_idle_seconds, sm_idle_util_percent, sm_idle_sm_percent;
+    /* The GPU the job used that others took the most SM time of: its index
+     * (-1: none read) and their share of its time (0 to 1). */
+    int shared_gpu;
+    double shared_others_share;
     int verdict;             /* GT_GPU_WAIT_* bits; 0: none */
 } gt_gpu_wait;
 

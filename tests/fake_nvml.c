@@ -25,6 +25,12 @@
  *                                      MIG instance SLOT of DEV, GPU instance GI
  *   migprocess DEV SLOT PID BYTES      a process on that instance
  *   gpm DEV GI PERCENT                 GPM graphics activity of GPU instance GI
+ *   gpmmetric DEV GI ID VALUE          GPM metric ID (nvml.h's NVML_GPM_METRIC_*) over
+ *                                      any pair of samples of the whole GPU (GI -1) or
+ *                                      of GPU instance GI; a metric not given answers
+ *                                      NOT_SUPPORTED in its entry, as on an older GPU
+ *   gpmsupport DEV 0|1                 whether the GPU has GPM (default 1)
+ *   pcie DEV TX_KB RX_KB               nvmlDeviceGetPcieThroughput's KB/s
  *   cost MICROSECONDS                  every device call (nvmlDevice*, nvmlEvent*, nvmlGpm*)
  *                                      spins that much of its thread's CPU first:
  *                                      a driver whose calls all cost the same, for
@@ -116,8 +122,12 @@ struct scenario {
     int ngpm;
     struct {
         int dev, gi;
-        double pct;
+        unsigned id;
+        double value;
     } gpm[MAX_PROC];
+    int gpm_unsupported[MAX_DEV];
+    int pcie_set[MAX_DEV];
+    unsigned pcie[MAX_DEV][2];
     int nxid;
     struct {
         int dev;
@@ -227,9 +237,28 @@ static void load(void)
             if (sscanf(line, "%*s %d %d %lf", &dev, &gi, &pct) == 3) {
                 sc.gpm[sc.ngpm].dev = dev;
                 sc.gpm[sc.ngpm].gi = gi;
-                sc.gpm[sc.ngpm].pct = pct;
+                sc.gpm[sc.ngpm].id = 1; /* graphics activity */
+                sc.gpm[sc.ngpm].value = pct;
                 sc.ngpm++;
             }
+        } else if (!strcmp(kind, "gpmmetric") && sc.ngpm < MAX_PROC) {
+            int gi;
+            double value;
+            if (sscanf(line, "%*s %d %d %u %lf", &dev, &gi, &u, &value) == 4) {
+                sc.gpm[sc.ngpm].dev = dev;
+                sc.gpm[sc.ngpm].gi = gi;
+                sc.gpm[sc.ngpm].id = u;
+                sc.gpm[sc.ngpm].value = value;
+                sc.ngpm++;
+            }
+        } else if (!strcmp(kind, "gpmsupport") && sscanf(line, "%*s %d %d", &dev, &code) == 2 &&
+                   dev >= 0 && dev < MAX_DEV) {
+            sc.gpm_unsupported[dev] = !code;
+        } else if (!strcmp(kind, "pcie") && sscanf(line, "%*s %d %llu %llu", &dev, &x, &y) == 3 &&
+                   dev >= 0 && dev < MAX_DEV) {
+            sc.pcie_set[dev] = 1;
+            sc.pcie[dev][0] = (unsigned)x;
+            sc.pcie[dev][1] = (unsigned)y;
         } else if (!strcmp(kind, "minor") && sscanf(line, "%*s %d %d", &dev, &code) == 2 &&
                    dev >= 0 && dev < MAX_DEV) {
             sc.minor_set[dev] = 1;
@@ -579,7 +608,7 @@ int nvmlGpmQueryDeviceSupport(nvmlDevice_t d, nvmlGpmSupport_t *support)
         return rc ? rc : 2;
     if (support->version != 1)
         return 25; /* ARGUMENT_VERSION_MISMATCH */
-    support->isSupportedDevice = 1;
+    support->isSupportedDevice = !sc.gpm_unsupported[i];
     return 0;
 }
 
@@ -618,6 +647,33 @@ int nvmlGpmMigSampleGet(nvmlDevice_t d, unsigned gi, struct fake_gpm_sample *s)
     return 0;
 }
 
+/* A sample of the whole GPU: GPU instance -1. */
+int nvmlGpmSampleGet(nvmlDevice_t d, struct fake_gpm_sample *s)
+{
+    int rc = enter("nvmlGpmSampleGet");
+    int i = device_index(d);
+    if (rc || i < 0 || !s)
+        return rc ? rc : 2;
+    if (sc.gpm_unsupported[i])
+        return 3;
+    s->dev = i;
+    s->gi = -1;
+    s->at = ++gpm_clock;
+    return 0;
+}
+
+int nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned *value)
+{
+    int rc = enter("nvmlDeviceGetPcieThroughput");
+    int i = device_index(d);
+    if (rc || i < 0)
+        return rc ? rc : 2;
+    if (!sc.pcie_set[i] || counter < 0 || counter > 1)
+        return 3;
+    *value = sc.pcie[i][counter];
+    return 0;
+}
+
 typedef struct {
     unsigned int metricId;
     int nvmlReturn;
@@ -632,7 +688,8 @@ typedef struct {
     nvmlGpmMetric_t metrics[210];
 } nvmlGpmMetricsGet_t;
 
-/* Graphics activity (metric 1) of the instance both samples are of. */
+/* The scenario's metrics of the GPU or instance both samples are of; an
+ * entry with no figure answers NOT_SUPPORTED. */
 int nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *mg)
 {
     int rc = enter("nvmlGpmMetricsGet");
@@ -643,11 +700,10 @@ int nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *mg)
         return 2;
     for (unsigned m = 0; m < mg->numMetrics && m < 210; m++) {
         mg->metrics[m].nvmlReturn = 3;
-        if (mg->metrics[m].metricId != 1)
-            continue;
         for (int k = 0; k < sc.ngpm; k++)
-            if (sc.gpm[k].dev == mg->sample2->dev && sc.gpm[k].gi == mg->sample2->gi) {
-                mg->metrics[m].value = sc.gpm[k].pct;
+            if (sc.gpm[k].dev == mg->sample2->dev && sc.gpm[k].gi == mg->sample2->gi &&
+                sc.gpm[k].id == mg->metrics[m].metricId) {
+                mg->metrics[m].value = sc.gpm[k].value;
                 mg->metrics[m].nvmlReturn = 0;
             }
     }

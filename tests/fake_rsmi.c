@@ -12,6 +12,10 @@
  *                                        supported
  *   pci DEV BDFID                        rsmi_dev_pci_id_get's answer (hex;
  *                                        none: NOT_SUPPORTED)
+ *   activity DEV GFX UMC                 rsmi_dev_activity_metric_get's averages
+ *                                        (percent; 65535: not given; none: NOT_SUPPORTED)
+ *   throttle DEV BITS                    rsmi_dev_metrics_indep_throttle_status_get's
+ *                                        SMU throttler bits (none: NOT_SUPPORTED)
  *   fail FUNCTION CODE                   FUNCTION returns CODE
  *   grows N AT                           the process list grows by N, for good,
  *                                        just before the AT-th fill (1-based)
@@ -51,6 +55,9 @@ static struct {
         char fn[96];
         int code;
     } fail[16];
+    int activity_set[MAX_DEV], throttle_set[MAX_DEV];
+    unsigned activity[MAX_DEV][2];
+    unsigned long long throttle[MAX_DEV];
     int pci_set[MAX_DEV];
     unsigned long long pci[MAX_DEV];
     int necc;
@@ -96,6 +103,15 @@ static int enter(const char *fn)
                    d >= 0 && d < MAX_DEV) {
             sc.dev[d].counter = x;
             sc.dev[d].resolution = res;
+        } else if (!strcmp(kind, "activity") &&
+                   sscanf(line, "%*s %d %llu %llu", &d, &x, &y) == 3 && d >= 0 && d < MAX_DEV) {
+            sc.activity_set[d] = 1;
+            sc.activity[d][0] = (unsigned)x;
+            sc.activity[d][1] = (unsigned)y;
+        } else if (!strcmp(kind, "throttle") && sscanf(line, "%*s %d %llx", &d, &x) == 2 &&
+                   d >= 0 && d < MAX_DEV) {
+            sc.throttle_set[d] = 1;
+            sc.throttle[d] = x;
         } else if (!strcmp(kind, "pci") && sscanf(line, "%*s %d %llx", &d, &x) == 2 && d >= 0 &&
                    d < MAX_DEV) {
             sc.pci_set[d] = 1;
@@ -215,6 +231,30 @@ int rsmi_dev_ecc_count_get(uint32_t i, unsigned block, rsmi_error_count_t *ec)
             return 0;
         }
     return 2; /* RSMI_STATUS_NOT_SUPPORTED */
+}
+
+typedef struct {
+    uint16_t average_gfx_activity, average_umc_activity, average_mm_activity;
+} rsmi_activity_metric_counter_t;
+
+int rsmi_dev_activity_metric_get(uint32_t i, unsigned which, rsmi_activity_metric_counter_t *c)
+{
+    DEVICE_OR_FAIL("rsmi_dev_activity_metric_get", i);
+    if (!sc.activity_set[i])
+        return 2;
+    c->average_gfx_activity = (which & 1) ? (uint16_t)sc.activity[i][0] : 0xFFFF;
+    c->average_umc_activity = (which & 2) ? (uint16_t)sc.activity[i][1] : 0xFFFF;
+    c->average_mm_activity = 0xFFFF;
+    return 0;
+}
+
+int rsmi_dev_metrics_indep_throttle_status_get(uint32_t i, uint64_t *bits)
+{
+    DEVICE_OR_FAIL("rsmi_dev_metrics_indep_throttle_status_get", i);
+    if (!sc.throttle_set[i])
+        return 2;
+    *bits = sc.throttle[i];
+    return 0;
 }
 
 int rsmi_dev_pci_id_get(uint32_t i, uint64_t *bdfid)

@@ -160,7 +160,11 @@ static void test_accounting(void)
     gt_snapshot *s = NULL;
     CHECK(gt_snapshot_read(path, 0, &s) == GT_OK);
     CHECK(s && s->gpu_run.struct_size == sizeof s->gpu_run);
-    CHECK(s && memcmp(&s->gpu_run, &g, sizeof g) == 0);
+    gt_gpu_run back = s ? s->gpu_run : g;
+    CHECK(back.ngpus == g.ngpus && (g.ngpus == 0 || (back.devices && g.devices &&
+          memcmp(back.devices, g.devices, (size_t)g.ngpus * sizeof *g.devices) == 0)));
+    back.devices = g.devices;
+    CHECK(memcmp(&back, &g, sizeof g) == 0);
 
     gt_snapshot_free(s);
     gt_tracker_free(t);
@@ -213,18 +217,23 @@ static void test_accounting(void)
 
 /* The calls a run makes, counted in the fake's log (docs/performance.md,
  * "Tiers of cadence"): for the summary alone, each sample asks each GPU for
- * its memory, utilization and compute processes and nothing else; the
- * graphics list and XID events come at the first and last samples and every
- * 5 s, the energy at the first and last; per-process utilization and
- * throttle reasons never, and the summary says why. gpu_details adds them
- * at every sample. */
+ * its memory, utilization and compute processes; the graphics list and XID
+ * events come at the first and last samples and every 5 s, the energy at
+ * the first and last; per-process utilization and throttle reasons (what
+ * the verdicts need) at the first and last samples on every GPU and between
+ * on the GPU the tree holds memory on (GPU 0: its processes hold none on
+ * GPU 1 here). gpu_details reads them on every GPU at every sample. */
 static void test_call_tiers(void)
 {
     char log[4200];
     snprintf(log, sizeof log, "%s/nvml-tier-calls", root);
     char scen[4096];
-    snprintf(scen, sizeof scen, "%sprocutil 0 100 20\nprocutil 1 100 10\nthrottle 0 0x4\n"
-             "throttle 1 0x40\nenergy 0 1000\nenergy 1 0\n", two_gpus);
+    snprintf(scen, sizeof scen,
+             "device GPU-aaaa Fake-H100 80000000000 3000000000 50\n"
+             "device GPU-bbbb Fake-H100 80000000000 1000000000 30\n"
+             "process 0 100 2000000000\nprocess 0 101 1000000000\nprocess 1 999 250000000\n"
+             "procutil 0 100 20\nprocutil 1 999 10\nthrottle 0 0x4\n"
+             "throttle 1 0x40\nenergy 0 1000\nenergy 1 0\n");
     for (int details = 0; details <= 1; details++) {
         unlink(log);
         setenv("FAKE_NVML_CALLS", log, 1);
@@ -260,15 +269,14 @@ static void test_call_tiers(void)
         int throttles = calls_of(log, "nvmlDeviceGetCurrentClocksEventReasons");
         int energy = calls_of(log, "nvmlDeviceGetTotalEnergyConsumption");
         if (!details) {
-            CHECK_MSG(utils == 0 && throttles == 0, "%d, %d", utils, throttles);
+            /* GPU 0 at each sample (utilization: the count, then the
+             * samples), GPU 1 at the first and the last */
+            CHECK_MSG(utils == 2 * n + 2 * 2 && throttles == n + 2, "%d, %d, %ld samples",
+                      utils, throttles, n);
             CHECK_MSG(energy == 2 + 2 * 2, "%d energy calls", energy); /* listed, first, last */
-            CHECK(u && !u->gpu_details.process_utilization_available);
-            CHECK_CONTAINS(u ? u->gpu_details.process_utilization_reason : "",
-                           "read only with a series, the exporter or --gpu-details");
+            CHECK(u && u->gpu_details.process_utilization_available);
             gt_gpu_run g = {.struct_size = sizeof g};
-            CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK && !g.throttle_available);
-            CHECK_CONTAINS(g.throttle_reason, "read only with a series, the exporter or "
-                           "--gpu-details");
+            CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK && g.throttle_available);
         } else {
             /* the count, then the samples, on each GPU; a throttle read each */
             CHECK_MSG(utils == 2 * 2 * n && throttles == 2 * n, "%d, %d, %ld samples", utils,
@@ -278,6 +286,89 @@ static void test_call_tiers(void)
         }
         gt_tracker_free(t);
     }
+}
+
+/* GPM and the processes' utilization through the fake driver: GPU 0 (the
+ * job's, with another process beside it) gives its activity counters,
+ * GPU 1 has no GPM; then GPM refused at run time, an old library without
+ * any of the calls, and MIG instances' own counters. */
+static void test_activity(void)
+{
+    char scen[4096];
+    snprintf(scen, sizeof scen,
+             "%sgpmmetric 0 -1 2 92\ngpmmetric 0 -1 5 40.5\ngpmmetric 0 -1 10 31\n"
+             "gpmmetric 0 -1 3 55\ngpmmetric 0 -1 20 2048\ngpmmetric 0 -1 21 1024\n"
+             "gpmsupport 1 0\nprocutil 0 100 60\nprocutil 0 777 30\nenergy 0 1000\n"
+             "energy 1 0\nprocess 0 777 1000000\n",
+             two_gpus);
+    char after[4160];
+    /* 900 J more on GPU 0 over the run (the scenario's last line counts) */
+    snprintf(after, sizeof after, "%senergy 0 901000\n", scen);
+    gt_resource_usage u = {.struct_size = sizeof(gt_resource_usage)};
+    gt_gpu_run g;
+    gt_tracker *t = run(scen, after, &u, &g);
+    CHECK(t != NULL);
+    CHECK_MSG(g.activity_available, "%s", g.activity_reason);
+    CHECK(g.activity_read == (1u << GPU_ACTIVITY_SM | 1u << GPU_ACTIVITY_OCCUPANCY |
+                              1u << GPU_ACTIVITY_TENSOR | 1u << GPU_ACTIVITY_DRAM));
+    CHECK(g.activity_mean[GPU_ACTIVITY_SM] == 92 && g.activity_peak[GPU_ACTIVITY_SM] == 92);
+    CHECK(g.activity_mean[GPU_ACTIVITY_TENSOR] == 40.5 && g.activity_mean[GPU_ACTIVITY_DRAM] == 31);
+    CHECK(g.pcie_available && g.pcie_tx_mean == 2048.0 * 1048576 &&
+          g.pcie_rx_mean == 1024.0 * 1048576);
+    CHECK(g.ngpus == 2 && g.devices && g.devices[0].activity_read && !g.devices[1].activity_read);
+    /* the job's 60 % and the other's 30 % of GPU 0's time */
+    CHECK_MSG(g.share_available, "%s", g.share_reason);
+    CHECK(g.devices[0].share_read && g.devices[0].job_sm_share == 0.6 &&
+          g.devices[0].others_sm_share == 0.3 && g.shared_gpus == 1);
+    CHECK(g.devices[0].energy_read && g.devices[0].energy_joules == 900.0 &&
+          g.devices[0].job_energy_joules == 600.0);
+    gt_gpu_idle idle = {.struct_size = sizeof idle};
+    CHECK(t && gt_tracker_gpu_idle(t, &idle) == GT_OK);
+    CHECK(idle.wait.verdict & GT_GPU_WAIT_SHARED);
+    char *json = t ? gt_tracker_to_json(t) : NULL;
+    CHECK_CONTAINS(json, "\"activity\": {");
+    CHECK_CONTAINS(json, "\"tensor\": {");
+    CHECK_CONTAINS(json, "\"others_sm_share\": 0.3");
+    CHECK_CONTAINS(json, "\"shared\"");
+    free(json);
+    char *text = t ? gt_tracker_to_text(t) : NULL;
+    CHECK_CONTAINS(text, "GPU activity:\n   SM 92% (peak 92%), tensor 40% (peak 40%), DRAM 31% "
+                         "(peak 31%) of the GPU time the job used");
+    CHECK_CONTAINS(text, "Other processes took 30% of GPU 0's time");
+    free(text);
+    gt_tracker_free(t);
+
+    /* GPM refused at the final sample: no figures, the reason, no more calls. */
+    char both[4120]; /* (GPU 1 with GPM too: the refusal's is the reason) */
+    snprintf(both, sizeof both, "%sgpmsupport 1 1\n", scen);
+    snprintf(after, sizeof after, "%sfail nvmlGpmSampleGet 3\n", both);
+    t = run(both, after, &u, &g);
+    CHECK(t && !g.activity_available);
+    CHECK_CONTAINS(g.activity_reason, "GPM refused a sample: fake NVML error 3");
+    gt_tracker_free(t);
+
+    /* No GPU has GPM: said so; the share still comes (every generation). */
+    snprintf(after, sizeof after, "%sgpmsupport 0 0\n", scen);
+    t = run(after, after, &u, &g);
+    CHECK(t && !g.activity_available && g.share_available);
+    CHECK_STR(g.activity_reason, "GPU 0 has no SM, tensor or DRAM activity: the GPU has no GPM "
+                                 "counters (Hopper or later has them)");
+    gt_tracker_free(t);
+
+    /* MIG: each instance's own counters, from its GPU instance's samples. */
+    static const char mig[] =
+        "device GPU-aaaa Fake-H100 80000000000 7000000000 0\n"
+        "mig 0 on\n"
+        "migdevice 0 0 1 MIG-aaaa-1 Fake-H100-MIG-3g.40gb 40000000000 5000000000\n"
+        "migprocess 0 0 100 4000000000\n"
+        "gpm 0 1 60\ngpmmetric 0 1 2 7\ngpmmetric 0 1 5 0\n";
+    t = run(mig, mig, &u, &g);
+    CHECK(t && g.activity_available && g.activity_mean[GPU_ACTIVITY_SM] == 7 &&
+          (g.activity_read >> GPU_ACTIVITY_TENSOR & 1) && g.activity_mean[GPU_ACTIVITY_TENSOR] == 0);
+    CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 60.0);
+    /* busy (60 %) but not 90 %: no SM verdict */
+    CHECK(t && gt_tracker_gpu_idle(t, &idle) == GT_OK && !(idle.wait.verdict & GT_GPU_WAIT_SMS_IDLE));
+    gt_tracker_free(t);
 }
 
 /* Throttle reasons, ECC and XID through the driver; the energy share. */
@@ -301,9 +392,9 @@ static void test_health(void)
     CHECK(g.throttle_share[GPU_THROTTLE_SW_POWER_CAP] == 1.0);
     CHECK(g.throttle_share[GPU_THROTTLE_HW_THERMAL] == 1.0);
     CHECK(g.throttle_share[GPU_THROTTLE_IDLE] == 0.0);
-    CHECK(g.ngpus == 2 && g.devices && g.devices[0].read && g.devices[1].read);
-    CHECK(g.devices[1].share[GPU_THROTTLE_SW_POWER_CAP] == 0.0);
-    CHECK(g.devices[1].share[GPU_THROTTLE_HW_THERMAL] == 1.0);
+    CHECK(g.ngpus == 2 && g.devices && g.devices[0].throttle_read && g.devices[1].throttle_read);
+    CHECK(g.devices[1].throttle_share[GPU_THROTTLE_SW_POWER_CAP] == 0.0);
+    CHECK(g.devices[1].throttle_share[GPU_THROTTLE_HW_THERMAL] == 1.0);
     CHECK_STR(gpu_throttle_name(GPU_THROTTLE_SW_POWER_CAP), "sw_power_cap");
     CHECK(gpu_throttle_name(GT_GPU_THROTTLE_REASONS) == NULL);
     CHECK_MSG(g.ecc_available, "%s", g.ecc_reason);
@@ -450,11 +541,11 @@ static void test_pure(void)
     CHECK(gpu_run_acc_step(&a, 14.0, 3, &s, NULL, NULL) == 0); /* 1 s hot */
     gt_gpu_run g = {.struct_size = sizeof g};
     struct gpu_run_reasons why = {0};
-    gt_gpu_throttle_device table[2];
+    gt_gpu_run_device table[2];
     gpu_run_acc_fill(&a, &why, 2, 0, table, &g);
     CHECK(g.devices == table);
     CHECK(g.throttle_share[GPU_THROTTLE_SW_THERMAL] == 0.25);
-    CHECK(g.devices[1].share[GPU_THROTTLE_SW_THERMAL] == 0.0);
+    CHECK(g.devices[1].throttle_share[GPU_THROTTLE_SW_THERMAL] == 0.0);
     /* pid 5 marks GPU 0 shared; pid 6 ended unseen on GPU 1, used by none
      * other: the job's. */
     CHECK(g.accounting_available && g.accounting_processes == 1 && g.accounting_unseen == 1);
@@ -467,7 +558,7 @@ static void test_pure(void)
     CHECK(gpu_run_acc_step(&a, 17.0, 2, &s, NULL, NULL) == 0);
     gpu_run_acc_fill(&a, &why, 2, 0, table, &g);
     CHECK(g.throttle_share[GPU_THROTTLE_SW_THERMAL] == 2.0 / 7.0);
-    CHECK(g.devices[0].share[GPU_THROTTLE_SW_THERMAL] == 4.0 / 7.0);
+    CHECK(g.devices[0].throttle_share[GPU_THROTTLE_SW_THERMAL] == 4.0 / 7.0);
     /* No GPU: every part says so. */
     why.gpu = "no GPU library found";
     gpu_run_acc_fill(&a, &why, 0, 0, table, &g);
@@ -483,7 +574,7 @@ static void test_json_read(void)
 {
     gt_gpu_run g = {.struct_size = sizeof g};
     g.throttle_available = 1;
-    gt_gpu_throttle_device dev = {.read = 1, .share = {[2] = 0.5}};
+    gt_gpu_run_device dev = {.throttle_read = 1, .throttle_share = {[2] = 0.5}};
     g.ngpus = 1;
     g.devices = &dev;
     g.throttle_share[2] = 0.5;
@@ -642,9 +733,8 @@ static void test_mig(void)
     snprintf(text, sizeof text, "%sfail nvmlGpmQueryDeviceSupport 3\n", mig);
     t = run(text, text, &u, &g);
     CHECK(t && !g.mig_utilization_available && g.mig_instances == 2);
-    CHECK_STR(g.mig_utilization_reason, "the GPU of MIG instance 0 has no GPM metrics (Hopper or "
-                                        "later): MIG instances show no utilization: fake NVML "
-                                        "error 3");
+    CHECK_STR(g.mig_utilization_reason, "MIG instance 0 shows no utilization: the GPU has no GPM "
+                                        "counters (Hopper or later has them): fake NVML error 3");
     CHECK(u.gpu_utilization.gpu_percentages.max_sum_percent == 30.0); /* GPU-bbbb alone */
     gt_tracker_free(t);
 
@@ -660,11 +750,13 @@ static void test_mig(void)
         {"nvmlDeviceGetMaxMigDeviceCount", 2, ""},
         {"nvmlDeviceGetMigDeviceHandleByIndex", 1, ""},
         {"nvmlDeviceGetGpuInstanceId", 3,
-         "NVML does not say which GPU instance MIG instance 0 is: it shows no utilization"},
+         "MIG instance 0 shows no utilization: NVML does not say which GPU instance it is"},
         {"nvmlGpmSampleAlloc", 3,
-         "GPM samples cannot be made for MIG instance 0: fake NVML error 3"},
-        {"nvmlGpmMigSampleGet", 3, "GPM cannot sample MIG instance 0: fake NVML error 3"},
-        {"nvmlGpmMetricsGet", 3, "GPM gives no utilization for MIG instance 0: fake NVML error 3"},
+         "MIG instance 0 shows no utilization: GPM samples cannot be made: fake NVML error 3"},
+        {"nvmlGpmMigSampleGet", 3,
+         "MIG instance 0 shows no utilization: GPM refused a sample: fake NVML error 3"},
+        {"nvmlGpmMetricsGet", 3,
+         "MIG instance 0 shows no utilization: GPM gives no metrics: fake NVML error 3"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(text, sizeof text, "%sfail %s 3\n", mig, cases[i].fail);
@@ -689,24 +781,33 @@ static void test_amd(void)
     setenv("GPU_TRACKER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     FILE *f = fopen(rsmi, "w");
     fputs("device 1111 Fake-MI300 192000000000 5000000000 40\nprocess 100 3000000000\n"
-          "ecc 0 1 5 0\necc 0 4 1 0\n", f);
+          "ecc 0 1 5 0\necc 0 4 1 0\nthrottle 0 0\n", f);
     fclose(f);
     gt_options o = options();
     gt_tracker *t = NULL;
     CHECK(test_tracker_new(&o, &t) == GT_OK);
     CHECK(t && gt_tracker_start(t) == GT_OK);
     f = fopen(rsmi, "w");
+    /* the SMU's figures: GFX 85 %, memory controller 40 %; a power limit
+     * (PPT0, bit 0) and the edge temperature (bit 35) */
     fputs("device 1111 Fake-MI300 192000000000 5000000000 40\nprocess 100 3000000000\n"
-          "ecc 0 1 7 1\necc 0 4 1 0\n", f);
+          "ecc 0 1 7 1\necc 0 4 1 0\nactivity 0 85 40\nthrottle 0 0x800000001\n", f);
     fclose(f);
     CHECK(t && gt_tracker_stop(t) == GT_OK);
     gt_gpu_run g = {.struct_size = sizeof g};
     CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK);
+    CHECK_MSG(g.activity_available, "%s", g.activity_reason);
+    CHECK(g.activity_read == (1u << GPU_ACTIVITY_GFX | 1u << GPU_ACTIVITY_DRAM));
+    CHECK(g.activity_mean[GPU_ACTIVITY_GFX] == 85 && g.activity_mean[GPU_ACTIVITY_DRAM] == 40);
+    /* read at the final sample only: the throttle share of the one interval */
+    CHECK_MSG(g.throttle_available, "%s", g.throttle_reason);
+    CHECK(g.throttle_share[GPU_THROTTLE_SW_POWER_CAP] == 1.0 &&
+          g.throttle_share[GPU_THROTTLE_SW_THERMAL] == 1.0 &&
+          g.throttle_share[GPU_THROTTLE_HW_THERMAL] == 0.0);
     CHECK_MSG(g.ecc_available && g.ecc_corrected == 2 && g.ecc_uncorrected == 1, "%s",
               g.ecc_reason);
     CHECK_STR(g.accounting_reason, "ROCm SMI keeps no records of exited processes");
     CHECK_STR(g.xid_reason, "XID errors are NVIDIA's");
-    CHECK(!g.throttle_available);
     gt_tracker_free(t);
     /* No block keeps counts: not supported, said so. */
     f = fopen(rsmi, "w");
@@ -717,6 +818,12 @@ static void test_amd(void)
     CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK);
     CHECK_STR(g.ecc_reason, "GPU 0 does not count ECC errors (ECC off, or not supported): fake "
                             "ROCm SMI error 2");
+    /* nor the SMU's figures: said so, no figure made up */
+    CHECK(!g.throttle_available && !g.activity_available);
+    CHECK_STR(g.throttle_reason, "GPU 0 does not report why its clocks are lowered: fake ROCm "
+                                 "SMI error 2");
+    CHECK_STR(g.activity_reason, "GPU 0 does not report its GFX and memory activity: fake ROCm "
+                                 "SMI error 2");
     gt_tracker_free(t);
     setenv("GPU_TRACKER_NVML_LIBRARY", FAKE_NVML, 1);
     setenv("GPU_TRACKER_RSMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
@@ -823,6 +930,7 @@ int main(int argc, char **argv)
     test_human();
     test_accounting();
     test_health();
+    test_activity();
     test_call_tiers();
     test_not_supported();
     test_report();

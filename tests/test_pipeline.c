@@ -27,6 +27,7 @@
 #include "sink/tracking_file.h"
 #include "common/pid_index.h"
 #include "pipeline/pipeline.h"
+#include "common/gpu_advice.h"
 #include "common/warn.h"
 
 #define MIB (1024ULL * 1024ULL)
@@ -765,6 +766,160 @@ static void wait_run(struct gpu_wait_acc *a, struct roles_fixture *f, const stru
     }
 }
 
+/* One second of GPU 0 for the GPU's own verdicts: its utilization, SM
+ * activity (< 0: GPM not read), throttle reasons (NVML's bits), and the SM
+ * percent of the job's main (pid 100, holding memory there) and of another
+ * process (pid 999). */
+struct gpu_second {
+    double util, sm;
+    unsigned throttle;
+    double job_sm, other_sm;
+};
+
+static void gpu_seconds_run(struct gpu_wait_acc *w, struct gpu_activity_acc *act,
+                            struct roles_fixture *f, const struct gpu_second *st, int n)
+{
+    gpu_wait_init(w, 4, TCK);
+    gpu_activity_init(act);
+    struct gpu_process procs[2] = {{.pid = 100, .bytes = 1024 * MIB, .memory_devices = 1},
+                                   {.pid = 999, .bytes = 512 * MIB, .memory_devices = 1}};
+    struct tree_sample t = {0};
+    for (int i = 0; i <= n; i++) {
+        const struct gpu_second *x = &st[i > 0 ? i - 1 : 0];
+        struct gpu_proc_sm sm[2] = {{100, 0, x->job_sm}, {999, 0, x->other_sm}};
+        struct gpu_sample s = {.procs = procs, .nprocs = 2, .proc_sm = sm, .nproc_sm = 2,
+                               .proc_util_read = 1, .throttle_read = 1,
+                               .device_energy_read = 1};
+        s.device_util[0] = x->util;
+        s.device_throttle[0] = x->throttle;
+        s.device_energy_mj[0] = (unsigned long long)i * 100000; /* 100 W */
+        if (x->sm >= 0 && i > 0) {
+            s.activity[0].seconds = 1;
+            s.activity[0].read = 1u << GPU_ACTIVITY_SM | 1u << GPU_ACTIVITY_TENSOR |
+                                 1u << GPU_ACTIVITY_DRAM;
+            s.activity[0].percent[GPU_ACTIVITY_SM] = x->sm;
+            s.activity[0].percent[GPU_ACTIVITY_TENSOR] = x->sm / 2;
+            s.activity[0].percent[GPU_ACTIVITY_DRAM] = 100 - x->sm;
+        }
+        struct gpu_tree_sample gs;
+        struct series_gpu proc_gpu, sys_gpu;
+        pipeline_attribute_gpu(&s, 1, &f->roles, &gs, &proc_gpu, &sys_gpu);
+        gpu_wait_step(w, &s, &gs, 1, &t, NULL, (double)i);
+        gpu_activity_step(act, (double)i, &s, &gs, 1);
+    }
+}
+
+/* The GPU's own verdicts (throttled, busy but the SMs idle, shared), each
+ * on both sides of its threshold, and the activity figures under them. */
+static void test_gpu_verdicts(void)
+{
+    struct roles_fixture f;
+    roles_make(&f);
+    struct gpu_wait_acc w;
+    struct gpu_activity_acc act;
+    gt_gpu_wait out;
+    char advice[1200];
+    const unsigned power = 1u << GPU_THROTTLE_SW_POWER_CAP;
+    const unsigned heat = 1u << GPU_THROTTLE_HW_THERMAL;
+    /* Power-capped 1 s of 4: 25 %, a verdict; 1 s of 5: 20 %, none. */
+    struct gpu_second capped[] = {{95, 80, power, 90, 0}, {95, 80, 0, 90, 0}, {95, 80, 0, 90, 0},
+                                  {95, 80, 0, 90, 0}, {95, 80, 0, 90, 0}};
+    gpu_seconds_run(&w, &act, &f, capped, 4);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(near(out.throttle_read_seconds, 4) && near(out.throttled_seconds, 1) &&
+          near(out.power_seconds, 1) && out.thermal_seconds == 0);
+    CHECK(out.verdict == GT_GPU_WAIT_THROTTLED);
+    CHECK(gpu_wait_advice(&out, advice, sizeof advice) == GT_GPU_WAIT_THROTTLED);
+    CHECK_CONTAINS(advice, "its clocks were held down by its power cap 25% of the time it was "
+                           "in use");
+    gpu_seconds_run(&w, &act, &f, capped, 5);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(near(out.throttled_seconds, 1) && near(out.throttle_read_seconds, 5) && !out.verdict);
+    /* Hot 2 s of 4: thermal named. An idle GPU's clocks (bit 0) count not. */
+    struct gpu_second hot[] = {{95, 80, heat, 90, 0}, {95, 80, heat, 90, 0},
+                               {95, 80, 1, 90, 0}, {95, 80, 1, 90, 0}};
+    gpu_seconds_run(&w, &act, &f, hot, 4);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(out.verdict == GT_GPU_WAIT_THROTTLED && near(out.thermal_seconds, 2) &&
+          out.power_seconds == 0);
+    CHECK(gpu_wait_advice(&out, advice, sizeof advice) && strstr(advice, "by heat 50%"));
+
+    /* Busy with the SMs idle: utilization 90 % and SM activity 10 % (both
+     * at their thresholds) 1 s of 4, a verdict; at 89 % or 11 %, none. */
+    struct gpu_second stalled[] = {{90, 10, 0, 90, 0}, {95, 80, 0, 90, 0}, {95, 80, 0, 90, 0},
+                                   {95, 80, 0, 90, 0}};
+    gpu_seconds_run(&w, &act, &f, stalled, 4);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(near(out.sm_read_seconds, 4) && near(out.sm_idle_seconds, 1));
+    CHECK(out.verdict == GT_GPU_WAIT_SMS_IDLE && near(out.sm_idle_util_percent, 90) &&
+          near(out.sm_idle_sm_percent, 10));
+    CHECK(gpu_wait_advice(&out, advice, sizeof advice) == GT_GPU_WAIT_SMS_IDLE);
+    CHECK_CONTAINS(advice, "the GPU read 90% busy while 10% of its SMs were active, 25% of the "
+                           "time it was in use");
+    stalled[0].util = 89;
+    gpu_seconds_run(&w, &act, &f, stalled, 4);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(out.sm_idle_seconds == 0 && !out.verdict);
+    stalled[0].util = 90;
+    stalled[0].sm = 11;
+    gpu_seconds_run(&w, &act, &f, stalled, 4);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(out.sm_idle_seconds == 0 && !out.verdict);
+    /* No GPM: the SM verdict cannot be had, and none is made up. */
+    struct gpu_second no_gpm[] = {{99, -1, 0, 90, 0}, {99, -1, 0, 90, 0}};
+    gpu_seconds_run(&w, &act, &f, no_gpm, 2);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(out.sm_read_seconds == 0 && !out.verdict);
+
+    /* Shared: another process took 25 % of GPU 0's time, a verdict; 24 %,
+     * none. The job's share is its SM over the GPU's time. */
+    struct gpu_second shared[] = {{95, 80, 0, 60, 25}, {95, 80, 0, 60, 25}};
+    gpu_seconds_run(&w, &act, &f, shared, 2);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(out.verdict == GT_GPU_WAIT_SHARED && out.shared_gpu == 0 &&
+          near(out.shared_others_share, 0.25));
+    CHECK(gpu_wait_advice(&out, advice, sizeof advice) == GT_GPU_WAIT_SHARED);
+    CHECK_CONTAINS(advice, "other processes took 25% of GPU 0's time while the job used it");
+    gt_gpu_run_device table[1];
+    gt_gpu_run g = {.struct_size = sizeof g};
+    gpu_activity_fill(&act, "", "", 1, table, &g);
+    CHECK(g.share_available && near(g.job_sm_share, 0.6) && near(g.others_sm_share, 0.25) &&
+          g.shared_gpus == 1);
+    CHECK(g.ngpus == 1 && g.devices == table && table[0].share_read &&
+          near(table[0].share_seconds, 2));
+    /* 200 J over 2 s; the job ran 60 of the 85 SM percent used there */
+    CHECK(table[0].energy_read && near(table[0].energy_joules, 200) &&
+          near(table[0].job_energy_joules, 200 * 60.0 / 85.0));
+    shared[0].other_sm = shared[1].other_sm = 24;
+    gpu_seconds_run(&w, &act, &f, shared, 2);
+    gpu_wait_report(&w, 1, &act, &out);
+    CHECK(!out.verdict && near(out.shared_others_share, 0.24));
+
+    /* The activity figures: time-weighted means and peaks of each counter. */
+    struct gpu_second mixed[] = {{95, 20, 0, 90, 0}, {95, 60, 0, 90, 0}, {95, 100, 0, 90, 0}};
+    gpu_seconds_run(&w, &act, &f, mixed, 3);
+    memset(&g, 0, sizeof g);
+    g.struct_size = sizeof g;
+    gpu_activity_fill(&act, "", "", 1, table, &g);
+    CHECK(g.activity_available);
+    CHECK(g.activity_read == (1u << GPU_ACTIVITY_SM | 1u << GPU_ACTIVITY_TENSOR |
+                              1u << GPU_ACTIVITY_DRAM));
+    CHECK(near(g.activity_mean[GPU_ACTIVITY_SM], 60) && g.activity_peak[GPU_ACTIVITY_SM] == 100);
+    CHECK(near(g.activity_mean[GPU_ACTIVITY_TENSOR], 30) &&
+          near(g.activity_mean[GPU_ACTIVITY_DRAM], 40) && g.activity_peak[GPU_ACTIVITY_DRAM] == 80);
+    CHECK(near(table[0].activity_seconds, 3));
+    CHECK_STR(gpu_activity_name(GPU_ACTIVITY_TENSOR), "tensor");
+    CHECK(gpu_activity_name(GT_GPU_ACTIVITY_METRICS) == NULL);
+    /* Nothing read: the reason given stands, no figure is made up. */
+    gpu_activity_init(&act);
+    memset(&g, 0, sizeof g);
+    gpu_activity_fill(&act, "GPU 0 has no SM, tensor or DRAM activity: no GPM", NULL, 1, table, &g);
+    CHECK(!g.activity_available && !g.share_available && g.ngpus == 0 && !g.devices);
+    CHECK_STR(g.activity_reason, "GPU 0 has no SM, tensor or DRAM activity: no GPM");
+    CHECK_CONTAINS(g.share_reason, "not read while the job used a GPU");
+    pid_index_free(&f.index);
+}
+
 /* What the GPUs waited for, on both sides of each threshold. */
 static void test_gpu_wait(void)
 {
@@ -778,7 +933,7 @@ static void test_gpu_wait(void)
     struct wait_step starved[] = {{20, 4, 3.92, 3.92, 1, 0}, {20, 4, 3.92, 3.92, 1, 0},
                                   {90, 4, 3.92, 3.92, 1, 0}, {20, 4, 3.92, 3.92, 1, 0}};
     wait_run(&a, &f, starved, 4, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(near(w.gpu_seconds, 4) && near(w.waiting_seconds, 3) && near(w.worker_seconds, 3));
     CHECK(w.verdict == GT_GPU_WAIT_WORKERS && strcmp(w.worker_command, "pt_data_worker") == 0);
     CHECK(near(w.worker_processes, 4) && near(w.worker_cores, 0.98) &&
@@ -790,31 +945,31 @@ static void test_gpu_wait(void)
     /* The same workers beside a GPU-bound run (60 % and more): no verdict. */
     struct wait_step bound[] = {{60, 4, 3.92, 3.92, 1, 0}, {95, 4, 3.92, 3.92, 1, 0}};
     wait_run(&a, &f, bound, 2, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(near(w.gpu_seconds, 2) && w.waiting_seconds == 0 && w.verdict == 0);
     CHECK(gpu_wait_advice(&w, advice, sizeof advice) == 0 && advice[0] == '\0');
     /* An idle run: the GPU waits, its workers sleep (0.3 cores each). */
     struct wait_step idle[] = {{3, 4, 1.2, 1.2, 1, 0}, {3, 4, 1.2, 1.2, 1, 0}};
     wait_run(&a, &f, idle, 2, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(near(w.waiting_seconds, 2) && w.worker_seconds == 0 && w.verdict == 0);
     /* Each side of the saturation: runnable 0.85 each is not, 0.9 is; 8
      * workers sharing the job's 4 cores (3.7 of them, 0.46 each) are. */
     struct wait_step under[] = {{20, 4, 3.4, 3.4, 1, 0}};
     wait_run(&a, &f, under, 1, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.worker_seconds == 0 && w.verdict == 0);
     struct wait_step at[] = {{20, 4, 3.0, 3.6, 1, 0}};
     wait_run(&a, &f, at, 1, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(near(w.worker_seconds, 1) && w.verdict == GT_GPU_WAIT_WORKERS);
     CHECK(near(w.worker_cores, 0.75) && near(w.worker_runnable, 0.9));
     struct wait_step shared[] = {{20, 8, 3.7, 3.7, 1, 0}};
     wait_run(&a, &f, shared, 1, 4);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.verdict == GT_GPU_WAIT_WORKERS);
     wait_run(&a, &f, shared, 1, 16); /* on 16 cores the 8 had room */
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.verdict == 0);
     /* Each side of the share: 1 of 5 seconds (20 %) is not a verdict, 2 of
      * 5 (40 %) is; seconds without GPU memory do not count. */
@@ -822,19 +977,19 @@ static void test_gpu_wait(void)
                                 {90, 0, 0, 0, 1, 0},       {90, 0, 0, 0, 1, 0},
                                 {90, 0, 0, 0, 1, 0},       {-1, 4, 3.92, 3.92, 1, 0}};
     wait_run(&a, &f, brief, 6, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(near(w.gpu_seconds, 5) && near(w.worker_seconds, 1) && w.verdict == 0);
     brief[1].util = 20;
     brief[1].workers = 4;
     brief[1].cores = brief[1].runnable = 3.92;
     wait_run(&a, &f, brief, 6, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(near(w.worker_seconds, 2) && w.verdict == GT_GPU_WAIT_WORKERS);
     /* Storage: main waited on block I/O 0.5 s a second (faster storage), or
      * 0.1 s (not a wait); with delay accounting off it cannot be told. */
     struct wait_step io[] = {{10, 0, 0, 0, 1, 0.5}, {10, 0, 0, 0, 1, 0.5}};
     wait_run(&a, &f, io, 2, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.verdict == GT_GPU_WAIT_STORAGE_BOUND && near(w.storage_seconds, 2) &&
           near(w.storage_wait, 0.5));
     CHECK(gpu_wait_advice(&w, advice, sizeof advice) == GT_GPU_WAIT_STORAGE_BOUND);
@@ -842,12 +997,12 @@ static void test_gpu_wait(void)
                            "storage (block I/O delay) 50% of the time, 100% of the time");
     io[0].blkio = io[1].blkio = 0.1;
     wait_run(&a, &f, io, 2, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.verdict == 0 && w.storage_seconds == 0 && w.storage_available);
     io[0].blkio_state = io[1].blkio_state = -1;
     io[0].blkio = io[1].blkio = 0.5;
     wait_run(&a, &f, io, 2, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.verdict == 0 && !w.storage_available);
     CHECK_CONTAINS(w.storage_reason, "kernel.task_delayacct=0");
     /* ... but the job's cgroup io.pressure tells it: 0.4 s "some" a second. */
@@ -865,17 +1020,17 @@ static void test_gpu_wait(void)
         pipeline_attribute_gpu(&s, 1, &f.roles, &gs, &proc_gpu, &sys_gpu);
         gpu_wait_step(&a, &s, &gs, 1, &t, &cg, i);
     }
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.verdict == GT_GPU_WAIT_STORAGE_BOUND && near(w.storage_wait, 0.4));
     CHECK(strcmp(w.storage_source, "cgroup io.pressure") == 0);
     /* ... unless the group was not the job's own: others' stalls. */
-    gpu_wait_report(&a, 0, &w);
+    gpu_wait_report(&a, 0, NULL, &w);
     CHECK(w.verdict == 0 && !w.storage_available && w.storage_seconds == 0);
     CHECK_CONTAINS(w.storage_reason, "no cgroup of the job's own gave io.pressure");
     /* Both at once: both said, workers first. */
     struct wait_step both[] = {{20, 2, 1.96, 1.96, 1, 0.6}};
     wait_run(&a, &f, both, 1, 16);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.verdict == (GT_GPU_WAIT_WORKERS | GT_GPU_WAIT_STORAGE_BOUND));
     CHECK(gpu_wait_advice(&w, advice, sizeof advice) == w.verdict);
     CHECK_CONTAINS(advice, "cores each 100% of the time it was in use; faster storage: ");
@@ -918,14 +1073,14 @@ static void test_gpu_wait(void)
         CHECK(gs.memory_devices == ~0ULL);
         gpu_wait_step(&a, &two, &gs, 2, &t, NULL, 0);
         gpu_wait_step(&a, &two, &gs, 2, &t, NULL, 1);
-        gpu_wait_report(&a, 1, &w);
+        gpu_wait_report(&a, 1, NULL, &w);
         CHECK(near(w.gpu_seconds, 1) && w.waiting_seconds == 0);
     }
     /* No GPU reading at all: nothing judged. */
     gpu_wait_init(&a, 4, TCK);
     gpu_wait_step(&a, NULL, NULL, 0, &t, NULL, 0);
     gpu_wait_step(&a, NULL, NULL, 0, &t, NULL, 1);
-    gpu_wait_report(&a, 1, &w);
+    gpu_wait_report(&a, 1, NULL, &w);
     CHECK(w.gpu_seconds == 0 && w.verdict == 0);
     pid_index_free(&f.index);
 }
@@ -977,6 +1132,7 @@ int main(void)
     test_wakeup();
     test_gpu_attribution();
     test_gpu_wait();
+    test_gpu_verdicts();
     test_exclude_library();
     test_library_run_time();
     test_entered_thread();

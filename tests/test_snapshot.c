@@ -1313,10 +1313,15 @@ static void test_who_parts(void)
                    "metadata.gpu_idle.gpus[0]");
     check_rejected(good, "\"folded\":0", "\"folded\":-1", "metadata.processes.folded");
     check_rejected(good, "\"verdict\":[\"workers\"]", "\"verdict\":[\"cpu\"]",
-                   "\"metadata.gpu_idle.waiting.verdict[0]\" should be \"workers\" or "
-                   "\"storage\", with its seconds above 0");
-    check_rejected(good, "\"verdict\":[\"workers\"]", "\"verdict\":[\"storage\",\"workers\",1]",
-                   "\"metadata.gpu_idle.waiting.verdict\" has 3 entries; at most 2 are valid");
+                   "\"metadata.gpu_idle.waiting.verdict[0]\" should be \"workers\", "
+                   "\"storage\", \"throttled\", \"sms_idle\" or \"shared\", with its figures "
+                   "there");
+    /* a cause whose figures say it was not */
+    check_rejected(good, "\"verdict\":[\"workers\"]", "\"verdict\":[\"throttled\"]",
+                   "\"metadata.gpu_idle.waiting.verdict[0]\" should be");
+    check_rejected(good, "\"verdict\":[\"workers\"]",
+                   "\"verdict\":[\"storage\",\"workers\",1,2,3,4]",
+                   "\"metadata.gpu_idle.waiting.verdict\" has 6 entries; at most 5 are valid");
     check_rejected(good, "\"seconds\":71", "\"seconds\":81", "metadata.gpu_idle.waiting.workers");
     check_rejected(good, "\"waiting_seconds\":80", "\"waiting_seconds\":180",
                    "metadata.gpu_idle.waiting");

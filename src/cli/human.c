@@ -120,6 +120,56 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
                 100 * cg->io_full);
 }
 
+/* "SM 62% (peak 97%), tensor 40% (peak 88%), DRAM 31% (peak 55%)": the
+ * counters read of mean/peak, the three the issue of the run tells first. */
+static int activity_text(FILE *f, unsigned read, const double *mean, const double *peak)
+{
+    static const int shown[] = {0, 2, 3, 7}; /* sm, tensor, dram, gfx */
+    static const char *const label[] = {"SM", "tensor", "DRAM", "GFX"};
+    int any = 0;
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
+        int m = shown[k];
+        if (!(read >> m & 1))
+            continue;
+        fprintf(f, "%s%s %.0f%% (peak %.0f%%)", any ? ", " : "", label[k], mean[m], peak[m]);
+        any = 1;
+    }
+    return any;
+}
+
+/* What the GPUs did while the job used them: their activity counters, PCIe
+ * rates, and the job's own share of each GPU and of its energy. */
+static void gpu_activity_lines(FILE *f, const gt_gpu_run *g)
+{
+    char a[32], b[32];
+    if (g->activity_available) {
+        fprintf(f, LABEL, "GPU activity");
+        activity_text(f, g->activity_read, g->activity_mean, g->activity_peak);
+        fputs(" of the GPU time the job used\n", f);
+    }
+    if (g->pcie_available)
+        fprintf(f, LABEL "%s/s out, %s/s in (mean, all GPUs)\n", "GPU PCIe",
+                human_bytes(a, sizeof a, g->pcie_tx_mean), human_bytes(b, sizeof b, g->pcie_rx_mean));
+    if (g->share_available)
+        fprintf(f, LABEL "the job's processes %.0f%% of the SM time of the GPUs it used, "
+                "others' %.0f%%\n", "GPU share", 100 * g->job_sm_share, 100 * g->others_sm_share);
+    for (int d = 0; g->devices && d < g->ngpus; d++) {
+        const gt_gpu_run_device *x = &g->devices[d];
+        if (!x->activity_read && !(x->share_read && x->others_sm_share > 0))
+            continue;
+        fprintf(f, "    GPU %d: ", d);
+        int any = activity_text(f, x->activity_read, x->activity_mean, x->activity_peak);
+        if (x->share_read)
+            fprintf(f, "%sthe job %.0f%% of its time, others %.0f%%", any ? "; " : "",
+                    100 * x->job_sm_share, 100 * x->others_sm_share);
+        if (x->energy_read && x->share_read && x->others_sm_share > 0)
+            fprintf(f, "; the job's energy there ~%s of the GPU's %s (an estimate)",
+                    human_energy(a, sizeof a, x->job_energy_joules),
+                    human_energy(b, sizeof b, x->energy_joules));
+        fputc('\n', f);
+    }
+}
+
 /* What the GPU driver counted beyond samples: accounting, throttling,
  * errors, the job's share of the GPUs' energy. Lines for what is there
  * (and for accounting, why not: the peaks are then sampled only). */
@@ -180,6 +230,7 @@ static void gpu_run_lines(FILE *f, const gt_gpu_details *d, const gt_gpu_run *g,
                     100 * g->job_energy_share, human_energy(b, sizeof b, g->job_energy_joules));
         fputc('\n', f);
     }
+    gpu_activity_lines(f, g);
 }
 
 /* "Energy  1.20 kJ = 0.33 Wh (1.14 kJ to 1.26 kJ): GPU 1.20 kJ +-5%, CPU none

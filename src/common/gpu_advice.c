@@ -58,6 +58,29 @@ int gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap)
                  "waited on storage (%s) %.0f%% of the time, %.0f%% of the time it was in use",
                  n ? "; " : "", w->waiting_busy_percent, w->storage_source,
                  100 * w->storage_wait, 100 * w->storage_seconds / w->gpu_seconds);
+    n = strlen(out);
+    if ((w->verdict & GT_GPU_WAIT_THROTTLED) && n < cap && w->throttle_read_seconds > 0) {
+        int power = w->power_seconds >= w->thermal_seconds;
+        snprintf(out + n, cap - n, "%sa cooler or less power-capped GPU: its clocks were held "
+                 "down by %s %.0f%% of the time it was in use (%s); the run was slower than "
+                 "the GPU can go", n ? "; " : "", power ? "its power cap" : "heat",
+                 100 * w->throttled_seconds / w->throttle_read_seconds,
+                 power ? "power cap or hardware slowdown; ask whether the cap is set below the "
+                         "card's default"
+                       : "thermal slowdown; the node's cooling or airflow");
+        n = strlen(out);
+    }
+    if ((w->verdict & GT_GPU_WAIT_SMS_IDLE) && n < cap && w->sm_read_seconds > 0)
+        n += (size_t)snprintf(out + n, cap - n, "%sa look at what the kernels wait for: the GPU "
+                              "read %.0f%% busy while %.0f%% of its SMs were active, %.0f%% of "
+                              "the time it was in use (a kernel stalled or waiting, as in a "
+                              "collective; more GPUs will not help)", n ? "; " : "",
+                              w->sm_idle_util_percent, w->sm_idle_sm_percent,
+                              100 * w->sm_idle_seconds / w->sm_read_seconds);
+    if ((w->verdict & GT_GPU_WAIT_SHARED) && n < cap)
+        snprintf(out + n, cap - n, "%sa GPU of its own: other processes took %.0f%% of GPU %d's "
+                 "time while the job used it", n ? "; " : "", 100 * w->shared_others_share,
+                 w->shared_gpu);
     return w->verdict;
 }
 
@@ -69,6 +92,15 @@ static const char *const throttle_names[GT_GPU_THROTTLE_REASONS] = {
 const char *gpu_throttle_name(int i)
 {
     return i >= 0 && i < GT_GPU_THROTTLE_REASONS ? throttle_names[i] : NULL;
+}
+
+static const char *const activity_names[GT_GPU_ACTIVITY_METRICS] = {
+    "sm", "sm_occupancy", "tensor", "dram", "fp64", "fp32", "fp16", "gfx",
+};
+
+const char *gpu_activity_name(int i)
+{
+    return i >= 0 && i < GT_GPU_ACTIVITY_METRICS ? activity_names[i] : NULL;
 }
 
 const char *gpu_brand_name(size_t i)

@@ -29,6 +29,10 @@ int gpu_wait_advice(const gt_gpu_wait *w, char *out, size_t cap);
  * index of gt_gpu_run.throttle_share), NULL past GT_GPU_THROTTLE_REASONS. */
 const char *gpu_throttle_name(int i);
 
+/* The name of activity counter i ("sm", "tensor", "dram", ...: the index
+ * of gt_gpu_run.activity_mean), NULL past GT_GPU_ACTIVITY_METRICS. */
+const char *gpu_activity_name(int i);
+
 /* The i-th value gt_options.gpu_brand takes besides NULL ("nvidia", "amd",
  * "intel", "drm"), NULL past the last: the one list the library checks
  * the option against and the Python package its arguments. */

@@ -188,6 +188,39 @@ enum gpu_throttle {
     GPU_THROTTLE_N
 };
 
+/* What a GPU's own performance counters said it did over an interval
+ * (NVML's GPM metrics on Hopper and later, per MIG instance too; ROCm
+ * SMI's gpu_metrics on AMD): percent of the interval, each where the GPU
+ * gives it (bit m of read). */
+enum gpu_activity_metric {
+    GPU_ACTIVITY_SM,         /* SMs busy (NVIDIA GPM SM_UTIL) */
+    GPU_ACTIVITY_OCCUPANCY,  /* warps resident over the maximum */
+    GPU_ACTIVITY_TENSOR,     /* any tensor core pipe active */
+    GPU_ACTIVITY_DRAM,       /* DRAM bandwidth over the peak (AMD: the
+                                memory controller's activity) */
+    GPU_ACTIVITY_FP64,
+    GPU_ACTIVITY_FP32,
+    GPU_ACTIVITY_FP16,
+    GPU_ACTIVITY_GFX,        /* AMD: the graphics/compute engine's activity */
+    GPU_ACTIVITY_N
+};
+
+struct gpu_activity {
+    double seconds;          /* the interval the figures cover; 0: none read */
+    unsigned read;           /* bit m: percent[m] holds */
+    double percent[GPU_ACTIVITY_N];
+    int pcie_read;           /* PCIe rates, bytes per second, over the */
+    double pcie_tx, pcie_rx; /* interval (GPM) or NVML's last 20 ms */
+};
+
+/* One process's SM utilization on one device at this sample (NVML's
+ * process utilization): the pairs behind gpu_process.sm_percent. */
+struct gpu_proc_sm {
+    pid_t pid;
+    int device;
+    double sm_percent;
+};
+
 /* One sample of every device. */
 struct gpu_sample {
     unsigned long long memory_used;  /* bytes, all devices */
@@ -212,6 +245,18 @@ struct gpu_sample {
      * were read into device_throttle[d]. */
     unsigned long long throttle_read;
     unsigned device_throttle[GPU_MAX_DEVICES];
+    /* Bit d: device d's per-process utilization was read at this sample
+     * (proc_sm then lists each process's share of it; none listed: no
+     * process ran a kernel there). Owned by the gpu, as procs. */
+    unsigned long long proc_util_read;
+    struct gpu_proc_sm *proc_sm;
+    size_t nproc_sm;
+    /* Each device's activity counters over the interval up to this sample. */
+    struct gpu_activity activity[GPU_MAX_DEVICES];
+    /* Bit d: device d's energy counter (mJ since gpu_open) is in
+     * device_energy_mj[d], read at this sample or earlier. */
+    unsigned long long device_energy_read;
+    unsigned long long device_energy_mj[GPU_MAX_DEVICES];
     /* Bit d set: device d's ECC error counters (volatile: since the driver
      * loaded) were read, at the baseline and final samples only. */
     unsigned long long ecc_read;
@@ -240,6 +285,10 @@ struct gpu_tree_sample {
                                        does not say which) */
     int energy_ok;
     unsigned long long energy_mj;   /* selected GPUs, since tracking began */
+    /* Per device where proc_util_read (bit d): the SM percent of the
+     * tree's processes, and of every process, at this sample. */
+    unsigned long long proc_util_read;
+    double device_job_sm[GPU_MAX_DEVICES], device_all_sm[GPU_MAX_DEVICES];
 };
 
 /* GPU figures of one reading: usage in GPUs (1.0 = one GPU fully busy),

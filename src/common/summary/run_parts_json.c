@@ -26,6 +26,90 @@ static json_object *shares_object(const double *share)
     return o;
 }
 
+/* {"sm": {"mean_percent": .., "peak_percent": ..}, ...}: the counters read. */
+static json_object *counters_object(unsigned read, const double *mean, const double *peak)
+{
+    json_object *o = json_object_new_object();
+    for (int m = 0; m < GT_GPU_ACTIVITY_METRICS; m++) {
+        if (!(read >> m & 1))
+            continue;
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "mean_percent", json_new_pyfloat(mean[m]));
+        json_object_object_add(c, "peak_percent", json_new_pyfloat(peak[m]));
+        json_object_object_add(o, gpu_activity_name(m), c);
+    }
+    return o;
+}
+
+static json_object *pcie_object(double tx, double rx, double tx_peak, double rx_peak)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "tx_bytes_per_second", json_new_pyfloat(tx));
+    json_object_object_add(o, "rx_bytes_per_second", json_new_pyfloat(rx));
+    json_object_object_add(o, "tx_peak_bytes_per_second", json_new_pyfloat(tx_peak));
+    json_object_object_add(o, "rx_peak_bytes_per_second", json_new_pyfloat(rx_peak));
+    return o;
+}
+
+/* One GPU's activity, PCIe, share and energy (each null when not read). */
+static json_object *activity_device_object(int d, const gt_gpu_run_device *x)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "index", json_object_new_int(d));
+    json_object_object_add(o, "seconds", json_new_pyfloat(x->activity_seconds));
+    json_object_object_add(o, "counters",
+                           counters_object(x->activity_read, x->activity_mean, x->activity_peak));
+    json_object_object_add(o, "pcie", x->pcie_read ? pcie_object(x->pcie_tx_mean, x->pcie_rx_mean,
+                                                                 x->pcie_tx_peak, x->pcie_rx_peak)
+                                                   : NULL);
+    json_object *sh = NULL;
+    if (x->share_read) {
+        sh = json_object_new_object();
+        json_object_object_add(sh, "seconds", json_new_pyfloat(x->share_seconds));
+        json_object_object_add(sh, "job_sm_share", json_new_pyfloat(x->job_sm_share));
+        json_object_object_add(sh, "others_sm_share", json_new_pyfloat(x->others_sm_share));
+    }
+    json_object_object_add(o, "share", sh);
+    json_object *en = NULL;
+    if (x->energy_read) {
+        en = json_object_new_object();
+        json_object_object_add(en, "joules", json_new_pyfloat(x->energy_joules));
+        json_object_object_add(en, "job_joules", json_new_pyfloat(x->job_energy_joules));
+    }
+    json_object_object_add(o, "energy", en);
+    return o;
+}
+
+/* What the GPUs did while the job used them (gt_gpu_run's activity, PCIe
+ * and share parts, and their GPUs). */
+static json_object *activity_object(const gt_gpu_run *g)
+{
+    json_object *o = part_object(g->activity_available, g->activity_reason);
+    json_object_object_add(o, "counters",
+                           counters_object(g->activity_read, g->activity_mean, g->activity_peak));
+    json_object *pcie = g->pcie_available ? pcie_object(g->pcie_tx_mean, g->pcie_rx_mean,
+                                                        g->pcie_tx_peak, g->pcie_rx_peak)
+                                          : NULL;
+    json_object_object_add(o, "pcie", pcie);
+    json_object *sh = part_object(g->share_available, g->share_reason);
+    json_object_object_add(sh, "job_sm_share", json_new_pyfloat(g->job_sm_share));
+    json_object_object_add(sh, "others_sm_share", json_new_pyfloat(g->others_sm_share));
+    json_object_object_add(sh, "shared_gpus", json_object_new_int(g->shared_gpus));
+    json_object_object_add(o, "share", sh);
+    json_object *list = json_object_new_array();
+    for (int d = 0; g->devices && d < g->ngpus; d++) {
+        const gt_gpu_run_device *x = &g->devices[d];
+        if (x->activity_read || x->pcie_read || x->share_read || x->energy_read)
+            json_object_array_add(list, activity_device_object(d, x));
+    }
+    json_object_object_add(o, "gpus", list);
+    json_object_object_add(o, "measurement",
+                           json_new_text("the GPUs' own counters while the job used them; the "
+                                         "job's energy on a GPU is its part of the SM time "
+                                         "used there times the GPU's energy, an estimate"));
+    return o;
+}
+
 json_object *gpu_run_json_object(const gt_gpu_run *g)
 {
     json_object *root = json_object_new_object();
@@ -43,11 +127,11 @@ json_object *gpu_run_json_object(const gt_gpu_run *g)
     json_object_object_add(thr, "share", shares_object(g->throttle_share));
     json_object *devices = json_object_new_array();
     for (int d = 0; g->devices && d < g->ngpus; d++) {
-        if (!g->devices[d].read)
+        if (!g->devices[d].throttle_read)
             continue;
         json_object *dev = json_object_new_object();
         json_object_object_add(dev, "index", json_object_new_int(d));
-        json_object_object_add(dev, "share", shares_object(g->devices[d].share));
+        json_object_object_add(dev, "share", shares_object(g->devices[d].throttle_share));
         json_object_array_add(devices, dev);
     }
     json_object_object_add(thr, "devices", devices);
@@ -87,6 +171,7 @@ json_object *gpu_run_json_object(const gt_gpu_run *g)
     if (g->mig_instances && !g->mig_utilization_available)
         json_object_object_add(mig, "reason", json_new_text(g->mig_utilization_reason));
     json_object_object_add(root, "mig", mig);
+    json_object_object_add(root, "activity", activity_object(g));
     return root;
 }
 

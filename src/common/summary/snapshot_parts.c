@@ -49,7 +49,7 @@ int snapshot_take_lists(gt_snapshot *s)
     size_t ng = g->devices && g->ngpus > 0 ? (size_t)g->ngpus : 0;
     gt_gpu_device *devices = mem_dup(d->devices, nd * sizeof *devices);
     char **names = strings_dup(si->gpu_names, nn, GT_GPU_NAME_MAX);
-    gt_gpu_throttle_device *throttle = mem_dup(g->devices, ng * sizeof *throttle);
+    gt_gpu_run_device *throttle = mem_dup(g->devices, ng * sizeof *throttle);
     size_t nt = s->top_processes ? s->ntop_processes : 0;
     gt_top_process *top = mem_dup(s->top_processes, nt * sizeof *top);
     s->top_processes = top;

@@ -74,6 +74,12 @@ static json_object *gpu_wait_json_object(const gt_gpu_wait *w)
         json_object_array_add(verdict, json_object_new_string("workers"));
     if (w->verdict & GT_GPU_WAIT_STORAGE_BOUND)
         json_object_array_add(verdict, json_object_new_string("storage"));
+    if (w->verdict & GT_GPU_WAIT_THROTTLED)
+        json_object_array_add(verdict, json_object_new_string("throttled"));
+    if (w->verdict & GT_GPU_WAIT_SMS_IDLE)
+        json_object_array_add(verdict, json_object_new_string("sms_idle"));
+    if (w->verdict & GT_GPU_WAIT_SHARED)
+        json_object_array_add(verdict, json_object_new_string("shared"));
     json_object_object_add(o, "verdict", verdict);
     json_object_object_add(o, "busy_threshold_percent",
                            json_object_new_double(GT_GPU_WAIT_BUSY_PERCENT));
@@ -101,6 +107,29 @@ static json_object *gpu_wait_json_object(const gt_gpu_wait *w)
     json_object_object_add(storage, "seconds", json_object_new_double(w->storage_seconds));
     json_object_object_add(storage, "wait_share", json_object_new_double(w->storage_wait));
     json_object_object_add(o, "storage", storage);
+    json_object *thr = json_object_new_object();
+    json_object_object_add(thr, "read_seconds", json_object_new_double(w->throttle_read_seconds));
+    json_object_object_add(thr, "throttled_seconds", json_object_new_double(w->throttled_seconds));
+    json_object_object_add(thr, "power_seconds", json_object_new_double(w->power_seconds));
+    json_object_object_add(thr, "thermal_seconds", json_object_new_double(w->thermal_seconds));
+    json_object_object_add(o, "clocks", thr);
+    json_object *sm = json_object_new_object();
+    json_object_object_add(sm, "busy_threshold_percent",
+                           json_object_new_double(GT_GPU_WAIT_SM_BUSY_PERCENT));
+    json_object_object_add(sm, "idle_threshold_percent",
+                           json_object_new_double(GT_GPU_WAIT_SM_IDLE_PERCENT));
+    json_object_object_add(sm, "read_seconds", json_object_new_double(w->sm_read_seconds));
+    json_object_object_add(sm, "idle_seconds", json_object_new_double(w->sm_idle_seconds));
+    json_object_object_add(sm, "idle_utilization_percent",
+                           json_object_new_double(w->sm_idle_util_percent));
+    json_object_object_add(sm, "idle_sm_percent", json_object_new_double(w->sm_idle_sm_percent));
+    json_object_object_add(o, "sm_activity", sm);
+    json_object *sh = json_object_new_object();
+    /* the GPU others took the most of; none when they took none */
+    int named = w->shared_gpu >= 0 && w->shared_others_share > 0;
+    json_object_object_add(sh, "gpu", named ? json_object_new_int(w->shared_gpu) : NULL);
+    json_object_object_add(sh, "others_share", json_object_new_double(w->shared_others_share));
+    json_object_object_add(o, "shared", sh);
     return o;
 }
 

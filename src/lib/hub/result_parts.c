@@ -54,7 +54,7 @@ gt_status gt_tracker_cpu_energy(gt_tracker *t, gt_cpu_energy *out)
 static void fill_gpu_run(gt_tracker *t, const gt_resource_usage *u, void *out)
 {
     /* The caller's per-GPU figures: the tracker's table, until the next call. */
-    results_gpu_run(&t->res, &t->pipe, u, out, t->res.throttle_list);
+    results_gpu_run(&t->res, &t->pipe, u, out, t->res.gpu_run_list);
 }
 
 gt_status gt_tracker_gpu_run(gt_tracker *t, gt_gpu_run *out)

@@ -62,16 +62,26 @@ char *gt_tracker_to_text(gt_tracker *t)
      * only when there is something to say (gpu_tracker's text stays as it
      * is otherwise). */
     gt_gpu_idle *idle = calloc(1, sizeof *idle);
+    gt_gpu_run *run = calloc(1, sizeof *run);
     pthread_mutex_lock(&t->lock);
     if (idle) {
         idle->struct_size = sizeof *idle;
         tracker_gpu_idle_now(t, idle);
     }
+    if (run) {
+        run->struct_size = sizeof *run;
+        results_gpu_run(&t->res, &t->pipe, u, run, t->res.gpu_run_list);
+    }
     pthread_mutex_unlock(&t->lock);
     struct buf extra;
     buf_init(&extra, 512);
     gpu_idle_text(idle, &extra);
+    if (run)
+        gpu_activity_text(run, &extra);
+    else
+        extra.failed = 1;
     free(idle);
+    free(run);
     if (!extra.failed && extra.len == 0) {
         buf_free(&extra);
         return text;
@@ -105,7 +115,8 @@ void tracker_gpu_idle_now(gt_tracker *t, gt_gpu_idle *out)
     gpu_idle_report(&t->pipe.gpu_idle, uuids, out);
     /* The group's io.pressure is the job's only while the group holds only
      * the job (cgroup_usage.c finds outsiders, and a job that left it). */
-    gpu_wait_report(&t->pipe.gpu_wait, !t->pipe.cg.shared && !t->pipe.cg.left, &out->wait);
+    gpu_wait_report(&t->pipe.gpu_wait, !t->pipe.cg.shared && !t->pipe.cg.left,
+                    &t->pipe.gpu_activity, &out->wait);
     out->requested = t->job.gpus_requested;
     snprintf(out->requested_by, sizeof out->requested_by, "%s", t->job.gpus_requested_by);
     /* Unused only where the GPUs could be read: no GPU library is no verdict. */

@@ -113,7 +113,7 @@ gt_status gt_tracker_snapshot_parts(gt_tracker *t, const char *command, int exit
     s->cpu_energy.struct_size = sizeof s->cpu_energy;
     s->gpu_run.struct_size = sizeof s->gpu_run;
     /* The snapshot owns its per-GPU figures, as it owns its other lists. */
-    gt_gpu_throttle_device *table =
+    gt_gpu_run_device *table =
         t->res.ngpu_list > 0 ? calloc((size_t)t->res.ngpu_list, sizeof *table) : NULL;
     if (st == GT_OK && t->res.ngpu_list > 0 && !table)
         st = error_set(GT_ERR_NO_MEMORY, "out of memory");

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "output/metrics_text.h"
 
+#include "common/gpu_advice.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -183,6 +185,64 @@ static const char *gpu_labels(const struct metrics_static *st, int i, char *out,
     return out;
 }
 
+/* The GPUs' activity counters, PCIe rates, throttle reasons and the
+ * tracked processes' SM share, each family only when some GPU gave it. */
+static void gpu_activity_families(struct out *o, const struct metrics_static *st,
+                                  const struct metrics_point *p, int ngpus)
+{
+    char gpu[512], labels[600];
+    int any = 0, pcie = 0;
+    for (int i = 0; i < ngpus; i++) {
+        any |= p->gpu_activity[i].read != 0;
+        pcie |= p->gpu_activity[i].pcie_read;
+    }
+    if (any) {
+        family(o, "gpu_tracker_gpu_activity_ratio", "gauge", "ratio",
+               "Share of the last interval each activity counter of the GPU was active "
+               "(counter: sm, sm_occupancy, tensor, dram, fp64, fp32, fp16, gfx; 0 to 1).");
+        for (int i = 0; i < ngpus; i++)
+            for (int m = 0; m < GPU_ACTIVITY_N; m++)
+                if (p->gpu_activity[i].read >> m & 1) {
+                    gpu_labels(st, i, gpu, sizeof gpu);
+                    snprintf(labels, sizeof labels, "%s,counter=\"%s\"", gpu,
+                             gpu_activity_name(m));
+                    sample_d(o, "gpu_tracker_gpu_activity_ratio", "", labels,
+                             p->gpu_activity[i].percent[m] / 100.0);
+                }
+    }
+    if (pcie) {
+        family(o, "gpu_tracker_gpu_pcie_bytes_per_second", "gauge", NULL,
+               "PCIe traffic of the GPU over the last interval (direction: tx out, rx in).");
+        for (int i = 0; i < ngpus; i++)
+            for (int dir = 0; dir < 2 && p->gpu_activity[i].pcie_read; dir++) {
+                gpu_labels(st, i, gpu, sizeof gpu);
+                snprintf(labels, sizeof labels, "%s,direction=\"%s\"", gpu, dir ? "rx" : "tx");
+                sample_d(o, "gpu_tracker_gpu_pcie_bytes_per_second", "", labels,
+                         dir ? p->gpu_activity[i].pcie_rx : p->gpu_activity[i].pcie_tx);
+            }
+    }
+    unsigned long long mask = ngpus >= 64 ? ~0ULL : (1ULL << ngpus) - 1;
+    if (p->gpu_throttle_read & mask) {
+        family(o, "gpu_tracker_gpu_throttle_reason", "gauge", NULL,
+               "1 while the reason holds the GPU's clocks down at the last sample.");
+        for (int i = 0; i < ngpus; i++)
+            for (int r = 1; r < GT_GPU_THROTTLE_REASONS && (p->gpu_throttle_read >> i & 1); r++) {
+                gpu_labels(st, i, gpu, sizeof gpu);
+                snprintf(labels, sizeof labels, "%s,reason=\"%s\"", gpu, gpu_throttle_name(r));
+                sample_u(o, "gpu_tracker_gpu_throttle_reason", "", labels,
+                         p->gpu_throttle[i] >> r & 1);
+            }
+    }
+    if (p->gpu_share_read & mask) {
+        family(o, "gpu_tracker_gpu_process_sm_ratio", "gauge", "ratio",
+               "Share of the GPU's time the tracked processes' kernels ran (0 to 1).");
+        for (int i = 0; i < ngpus; i++)
+            if (p->gpu_share_read >> i & 1)
+                sample_d(o, "gpu_tracker_gpu_process_sm_ratio", "",
+                         gpu_labels(st, i, gpu, sizeof gpu), p->gpu_job_sm[i] / 100.0);
+    }
+}
+
 static void render(struct out *o, const struct metrics_point *p)
 {
     const struct metrics_static *st = o->st;
@@ -262,6 +322,7 @@ static void render(struct out *o, const struct metrics_point *p)
                              gpu_labels(st, i, gpu, sizeof gpu),
                              p->gpu_util[i] / 100.0);
         }
+        gpu_activity_families(o, st, p, ngpus);
         if (p->have_gpu_tree) {
             single_u(o, "gpu_tracker_gpu_process_memory_bytes", "gauge", "bytes",
                      "GPU memory of the tracked processes now, all devices.", p->gpu_tree_now);

@@ -20,7 +20,7 @@ int results_list_gpus(struct run_results *res, const struct gpu *g)
 {
     int n = g->ndevices < GT_MAX_GPUS ? g->ndevices : GT_MAX_GPUS;
     if (n > 0 && (!(res->gpu_list = calloc((size_t)n, sizeof *res->gpu_list)) ||
-                  !(res->throttle_list = calloc((size_t)n, sizeof *res->throttle_list))))
+                  !(res->gpu_run_list = calloc((size_t)n, sizeof *res->gpu_run_list))))
         return -1;
     for (int i = 0; i < n; i++) {
         gt_gpu_device *d = &res->gpu_list[i];
@@ -38,9 +38,9 @@ int results_list_gpus(struct run_results *res, const struct gpu *g)
 void results_free(struct run_results *res)
 {
     free(res->gpu_list);
-    free(res->throttle_list);
+    free(res->gpu_run_list);
     res->gpu_list = NULL;
-    res->throttle_list = NULL;
+    res->gpu_run_list = NULL;
     res->ngpu_list = 0;
 }
 
@@ -60,6 +60,7 @@ void results_take_reasons(struct run_results *res, const struct sample_reader *r
     text_copy(w->ecc, GT_REASON_LEN, none ? none : r->gpu.ecc_reason);
     text_copy(w->xid, GT_REASON_LEN, none ? none : r->gpu.xid_reason);
     text_copy(w->mig, GT_REASON_LEN, none ? none : r->gpu.mig_util_reason);
+    text_copy(w->activity, GT_REASON_LEN, none ? none : r->gpu.activity_reason);
     w->pids_unmatched = r->in_pid_namespace && !r->pid_translation;
 }
 
@@ -138,7 +139,7 @@ void results_energy(const struct run_results *res, const struct pipeline *p,
 
 void results_gpu_run(const struct run_results *res, const struct pipeline *p,
                      const gt_resource_usage *u, gt_gpu_run *out,
-                     gt_gpu_throttle_device *table)
+                     gt_gpu_run_device *table)
 {
     const struct gpu_reasons *w = &res->why;
     struct gpu_run_reasons why = {
@@ -154,6 +155,8 @@ void results_gpu_run(const struct run_results *res, const struct pipeline *p,
     else if (p->gpu_run_lost)
         why.accounting = "out of memory for the accounting records";
     gpu_run_acc_fill(&p->gpu_run, &why, res->ngpu_list, u->gpu_details.energy_joules, table, out);
+    gpu_activity_fill(&p->gpu_activity, w->gpu[0] ? w->gpu : w->activity,
+                      w->gpu[0] ? w->gpu : w->proc_util, res->ngpu_list, table, out);
     out->mig_instances = res->mig_instances;
     out->mig_utilization_available = out->mig_instances > 0 && !w->mig[0];
     text_copy(out->mig_utilization_reason, GT_REASON_LEN, out->mig_instances ? w->mig : "");
@@ -211,9 +214,47 @@ static int gpu_wait_text(const gt_gpu_wait *w, struct buf *b)
     char advice[800];
     if (!gpu_wait_advice(w, advice, sizeof advice))
         return 0;
-    buf_printf(b, "GPU waiting:\n   The GPUs were under %.0f%% busy %.0f%% of the time the job "
-               "used them\n", GT_GPU_WAIT_BUSY_PERCENT, 100 * w->waiting_seconds / w->gpu_seconds);
+    buf_puts(b, "GPU waiting:\n");
+    if (w->verdict & (GT_GPU_WAIT_WORKERS | GT_GPU_WAIT_STORAGE_BOUND))
+        buf_printf(b, "   The GPUs were under %.0f%% busy %.0f%% of the time the job used them\n",
+                   GT_GPU_WAIT_BUSY_PERCENT, 100 * w->waiting_seconds / w->gpu_seconds);
+    if ((w->verdict & GT_GPU_WAIT_THROTTLED) && w->throttle_read_seconds > 0)
+        buf_printf(b, "   Their clocks were held down %.0f%% of the time (power %.0f%%, heat "
+                   "%.0f%%)\n", 100 * w->throttled_seconds / w->throttle_read_seconds,
+                   100 * w->power_seconds / w->throttle_read_seconds,
+                   100 * w->thermal_seconds / w->throttle_read_seconds);
+    if ((w->verdict & GT_GPU_WAIT_SMS_IDLE) && w->sm_read_seconds > 0)
+        buf_printf(b, "   They were %.0f%% busy with %.0f%% of the SMs active %.0f%% of the "
+                   "time\n", w->sm_idle_util_percent, w->sm_idle_sm_percent,
+                   100 * w->sm_idle_seconds / w->sm_read_seconds);
+    if (w->verdict & GT_GPU_WAIT_SHARED)
+        buf_printf(b, "   Other processes took %.0f%% of GPU %d's time\n",
+                   100 * w->shared_others_share, w->shared_gpu);
     advice_line(b, advice);
+    return 1;
+}
+
+int gpu_activity_text(const gt_gpu_run *g, struct buf *b)
+{
+    static const int shown[] = {0, 2, 3, 7}; /* sm, tensor, dram, gfx */
+    static const char *const label[] = {"SM", "tensor", "DRAM", "GFX"};
+    int others = g->share_available && g->others_sm_share > 0;
+    if (!g->activity_available && !others)
+        return 0;
+    buf_puts(b, "GPU activity:\n");
+    if (g->activity_available) {
+        const char *sep = "   ";
+        for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
+            if (g->activity_read >> shown[k] & 1) {
+                buf_printf(b, "%s%s %.0f%% (peak %.0f%%)", sep, label[k],
+                           g->activity_mean[shown[k]], g->activity_peak[shown[k]]);
+                sep = ", ";
+            }
+        buf_puts(b, " of the GPU time the job used\n");
+    }
+    if (g->share_available)
+        buf_printf(b, "   The job's processes took %.0f%% of the SM time of the GPUs it used, "
+                   "others %.0f%%\n", 100 * g->job_sm_share, 100 * g->others_sm_share);
     return 1;
 }
 

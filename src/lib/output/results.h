@@ -21,7 +21,7 @@ struct gpu_reasons {
     char gpu[256];
     char proc_memory[GT_REASON_LEN], proc_util[GT_REASON_LEN], energy[GT_REASON_LEN];
     char accounting[GT_REASON_LEN], throttle[GT_REASON_LEN], ecc[GT_REASON_LEN],
-        xid[GT_REASON_LEN], mig[GT_REASON_LEN];
+        xid[GT_REASON_LEN], mig[GT_REASON_LEN], activity[GT_REASON_LEN];
     int pids_unmatched;  /* in a PID namespace with no way to match the driver's PIDs */
 };
 
@@ -37,7 +37,7 @@ struct run_results {
      * here), made once when they open; and the table gt_tracker_gpu_run()
      * lends its caller. */
     gt_gpu_device *gpu_list;
-    gt_gpu_throttle_device *throttle_list;
+    gt_gpu_run_device *gpu_run_list;
     int ngpu_list;
     int mig_instances;           /* listed devices that are MIG instances */
     /* The readers whose reasons the cgroup and energy parts give (the
@@ -75,7 +75,7 @@ void results_energy(const struct run_results *res, const struct pipeline *p,
  * (room for res->ngpu_list; out->devices points there). */
 void results_gpu_run(const struct run_results *res, const struct pipeline *p,
                      const gt_resource_usage *u, gt_gpu_run *out,
-                     gt_gpu_throttle_device *table);
+                     gt_gpu_run_device *table);
 
 /* The summary document of gt_tracker_to_json(): u's object with the
  * cgroup, cpu_energy and gpu_run parts (g may be NULL: left out), who
@@ -97,6 +97,11 @@ json_object *job_energy_json_object(const gt_job_energy *e);
 
 
 struct buf;
+
+/* What the GPUs did (g's activity and share parts) as lines of the text
+ * summary, when the GPUs gave activity counters or others shared them; 1
+ * when it wrote any. */
+int gpu_activity_text(const gt_gpu_run *g, struct buf *b);
 
 /* What the GPUs waited for, when a verdict ("GPU waiting:", the share
  * and the advice), then the GPUs held but idle, or given and unused, as

@@ -229,7 +229,7 @@ static void fill_accounting(const struct gpu_run_acc *a, const struct gpu_run_re
 }
 
 static void fill_throttle(const struct gpu_run_acc *a, const struct gpu_run_reasons *why,
-                          int ndevices, gt_gpu_throttle_device *table, gt_gpu_run *out)
+                          int ndevices, gt_gpu_run_device *table, gt_gpu_run *out)
 {
     int n = ndevices < GT_MAX_GPUS ? ndevices : GT_MAX_GPUS;
     if (!table)
@@ -239,9 +239,9 @@ static void fill_throttle(const struct gpu_run_acc *a, const struct gpu_run_reas
         if (a->device_time[d] <= 0)
             continue;
         out->ngpus = d + 1;
-        table[d].read = 1;
+        table[d].throttle_read = 1;
         for (int b = 0; b < GPU_THROTTLE_N; b++)
-            table[d].share[b] = a->device_reason_time[d][b] / a->device_time[d];
+            table[d].throttle_share[b] = a->device_reason_time[d][b] / a->device_time[d];
     }
     out->devices = out->ngpus ? table : NULL;
     const char *none = why->gpu && *why->gpu ? why->gpu : NULL;
@@ -315,7 +315,7 @@ static void fill_energy(const struct gpu_run_acc *a, const struct gpu_run_reason
 }
 
 void gpu_run_acc_fill(const struct gpu_run_acc *a, const struct gpu_run_reasons *why,
-                      int ndevices, double energy_joules, gt_gpu_throttle_device *table,
+                      int ndevices, double energy_joules, gt_gpu_run_device *table,
                       gt_gpu_run *out)
 {
     size_t size = out->struct_size;

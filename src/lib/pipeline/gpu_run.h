@@ -84,7 +84,7 @@ struct gpu_run_reasons {
  * into table (room for min(ndevices, GT_MAX_GPUS); NULL: none), which
  * out->devices then points at. */
 void gpu_run_acc_fill(const struct gpu_run_acc *a, const struct gpu_run_reasons *why,
-                      int ndevices, double energy_joules, gt_gpu_throttle_device *table,
+                      int ndevices, double energy_joules, gt_gpu_run_device *table,
                       gt_gpu_run *out);
 
 #endif

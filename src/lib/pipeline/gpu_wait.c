@@ -68,6 +68,56 @@ static void note_workers(struct gpu_wait_acc *a, const struct worker_load *w, do
     c->runnable += (each < 1 ? each : 1) * dt;
 }
 
+/* Throttle reasons that mean power (a cap, the hardware slowing down, the
+ * power brake) and heat. */
+#define POWER_REASONS (1u << GPU_THROTTLE_SW_POWER_CAP | 1u << GPU_THROTTLE_HW_SLOWDOWN | \
+                       1u << GPU_THROTTLE_HW_POWER_BRAKE)
+#define THERMAL_REASONS (1u << GPU_THROTTLE_SW_THERMAL | 1u << GPU_THROTTLE_HW_THERMAL)
+
+/* What the job's GPUs (those it held memory on) were held back by
+ * themselves in an interval of dt seconds of GPU time: lowered clocks, and
+ * busy with idle SMs (the means of those whose SM activity was read). */
+static void note_gpu_itself(struct gpu_wait_acc *a, const struct gpu_sample *s,
+                            const struct gpu_tree_sample *gs, int ndevices, double dt)
+{
+    unsigned reasons = 0;
+    int throttle_read = 0, nsm = 0;
+    double util = 0, sm = 0;
+    for (int d = 0; d < ndevices; d++) {
+        if (!(gs->memory_devices >> d & 1))
+            continue;
+        if (s->throttle_read >> d & 1) {
+            throttle_read = 1;
+            reasons |= s->device_throttle[d];
+        }
+        const struct gpu_activity *act = &s->activity[d];
+        if ((act->read >> GPU_ACTIVITY_SM & 1) && s->device_util[d] >= 0) {
+            sm += act->percent[GPU_ACTIVITY_SM];
+            util += s->device_util[d];
+            nsm++;
+        }
+    }
+    if (throttle_read) {
+        a->throttle_read_seconds += dt;
+        if (reasons & POWER_REASONS)
+            a->power_seconds += dt;
+        if (reasons & THERMAL_REASONS)
+            a->thermal_seconds += dt;
+        if (reasons & (POWER_REASONS | THERMAL_REASONS))
+            a->throttled_seconds += dt;
+    }
+    if (nsm) {
+        util /= nsm;
+        sm /= nsm;
+        a->sm_read_seconds += dt;
+        if (util >= GT_GPU_WAIT_SM_BUSY_PERCENT && sm <= GT_GPU_WAIT_SM_IDLE_PERCENT) {
+            a->sm_idle_seconds += dt;
+            a->sm_idle_util_sum += util * dt;
+            a->sm_idle_sm_sum += sm * dt;
+        }
+    }
+}
+
 void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s,
                    const struct gpu_tree_sample *gs, int ndevices, const struct tree_sample *tree,
                    const struct cgroup_sample *cg, double now)
@@ -102,6 +152,7 @@ void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s,
     if (busy < 0)
         return;
     a->gpu_seconds += dt;
+    note_gpu_itself(a, s, gs, ndevices < GPU_MAX_DEVICES ? ndevices : GPU_MAX_DEVICES, dt);
     if (busy >= GT_GPU_WAIT_BUSY_PERCENT)
         return;
     a->waiting_seconds += dt;
@@ -118,7 +169,8 @@ void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s,
     }
 }
 
-void gpu_wait_report(const struct gpu_wait_acc *a, int cgroup_own, gt_gpu_wait *out)
+void gpu_wait_report(const struct gpu_wait_acc *a, int cgroup_own,
+                     const struct gpu_activity_acc *activity, gt_gpu_wait *out)
 {
     memset(out, 0, sizeof *out);
     out->gpu_seconds = a->gpu_seconds;
@@ -158,4 +210,24 @@ void gpu_wait_report(const struct gpu_wait_acc *a, int cgroup_own, gt_gpu_wait *
         out->verdict |= GT_GPU_WAIT_WORKERS;
     if (a->gpu_seconds > 0 && seconds >= share)
         out->verdict |= GT_GPU_WAIT_STORAGE_BOUND;
+
+    double part = GT_GPU_WAIT_SHARE_PERCENT / 100.0;
+    out->throttle_read_seconds = a->throttle_read_seconds;
+    out->throttled_seconds = a->throttled_seconds;
+    out->power_seconds = a->power_seconds;
+    out->thermal_seconds = a->thermal_seconds;
+    if (a->throttle_read_seconds > 0 && a->throttled_seconds >= part * a->throttle_read_seconds)
+        out->verdict |= GT_GPU_WAIT_THROTTLED;
+    out->sm_read_seconds = a->sm_read_seconds;
+    out->sm_idle_seconds = a->sm_idle_seconds;
+    if (a->sm_idle_seconds > 0) {
+        out->sm_idle_util_percent = a->sm_idle_util_sum / a->sm_idle_seconds;
+        out->sm_idle_sm_percent = a->sm_idle_sm_sum / a->sm_idle_seconds;
+    }
+    if (a->sm_read_seconds > 0 && a->sm_idle_seconds >= part * a->sm_read_seconds)
+        out->verdict |= GT_GPU_WAIT_SMS_IDLE;
+    out->shared_gpu = activity ? gpu_activity_most_shared(activity, &out->shared_others_share)
+                               : -1;
+    if (out->shared_gpu >= 0 && out->shared_others_share >= part)
+        out->verdict |= GT_GPU_WAIT_SHARED;
 }

@@ -10,6 +10,7 @@
 #define GT_GPU_WAIT_H
 
 #include "gpu_tracker_internal.h"
+#include "pipeline/gpu_activity.h"
 #include "sample.h"
 
 /* The worker groups seen saturated, by command: the first
@@ -42,6 +43,10 @@ struct gpu_wait_acc {
     double blkio_storage_seconds, blkio_storage_wait_sum;
     int ncommands;
     struct gpu_wait_command commands[GPU_WAIT_COMMANDS];
+    /* The GPU itself (gt_gpu_wait's figures of the same names; the sums
+     * are integrals over the idle SM time). */
+    double throttle_read_seconds, throttled_seconds, power_seconds, thermal_seconds;
+    double sm_read_seconds, sm_idle_seconds, sm_idle_util_sum, sm_idle_sm_sum;
 };
 
 /* An empty accumulator for a job that may use cores CPUs (at least 1). */
@@ -57,7 +62,10 @@ void gpu_wait_step(struct gpu_wait_acc *a, const struct gpu_sample *s,
 
 /* The figures and the verdict into *out (zeroed first). cgroup_own: the
  * cgroup the samples' io.pressure came from held only the job (a shared
- * group's stalls are others' too: then only the block I/O delay counts). */
-void gpu_wait_report(const struct gpu_wait_acc *a, int cgroup_own, gt_gpu_wait *out);
+ * group's stalls are others' too: then only the block I/O delay counts);
+ * activity: the GPUs' shares over the run (NULL: none), for the shared
+ * verdict. */
+void gpu_wait_report(const struct gpu_wait_acc *a, int cgroup_own,
+                     const struct gpu_activity_acc *activity, gt_gpu_wait *out);
 
 #endif

@@ -41,6 +41,17 @@ void pipeline_attribute_gpu(const struct gpu_sample *s, int ndevices,
         }
     }
 
+    /* Each device's SM time: the tree's, and everyone's (the job's share). */
+    gs->proc_util_read = s->proc_util_read;
+    for (size_t i = 0; i < s->nproc_sm; i++) {
+        const struct gpu_proc_sm *e = &s->proc_sm[i];
+        if (e->device < 0 || e->device >= ndevices || !(s->proc_util_read >> e->device & 1))
+            continue;
+        gs->device_all_sm[e->device] += e->sm_percent;
+        if (pid_roles_get(roles, e->pid))
+            gs->device_job_sm[e->device] += e->sm_percent;
+    }
+
     sys->vram_mib = (double)s->memory_used / MIB;
     for (int d = 0; d < ndevices; d++)
         if (s->device_util[d] >= 0) {
@@ -100,6 +111,7 @@ void pipeline_init(struct pipeline *p, double interval, double ticks_per_second,
     energy_acc_init(&p->energy);
     gpu_run_acc_init(&p->gpu_run);
     gpu_wait_init(&p->gpu_wait, 1, ticks_per_second);
+    gpu_activity_init(&p->gpu_activity);
 }
 
 void pipeline_open(struct pipeline *p, const gt_options *o, const struct pipeline_facts *f,
@@ -222,6 +234,9 @@ void pipeline_step(struct pipeline *p, struct sample *s, struct pipeline_rows *r
         gpu_idle_step(&p->gpu_idle, &s->gpu, s->gpu_ndevices, &s->roles);
     gpu_wait_step(&p->gpu_wait, gpu_ok ? &s->gpu : NULL, gpu_ok ? &gs : NULL, s->gpu_ndevices,
                   s->tree_ok ? &s->tree : NULL, s->cgroup_ok ? &s->cgroup : NULL, s->now);
+    if (s->gpu_ok)
+        gpu_activity_step(&p->gpu_activity, s->now, &s->gpu, gpu_ok ? &gs : NULL,
+                          s->gpu_ndevices);
     if (s->gpu_ok && gpu_run_acc_step(&p->gpu_run, s->now, s->gpu_selected, &s->gpu,
                                       s->tree_ok ? &s->roles : NULL, gpu_ok ? &gs : NULL) < 0)
         p->gpu_run_lost = 1;
@@ -287,10 +302,22 @@ void pipeline_metrics(const struct pipeline *p, const struct sample *s,
     }
     if (s->gpu_ok) {
         m->ngpus = s->gpu_ndevices < METRICS_MAX_GPUS ? s->gpu_ndevices : METRICS_MAX_GPUS;
+        m->gpu_throttle_read = s->gpu.throttle_read;
+        m->gpu_share_read = s->tree_ok ? s->gpu.proc_util_read : 0;
         for (int i = 0; i < m->ngpus; i++) {
             m->gpu_used[i] = s->gpu.device_memory_used[i];
             m->gpu_util[i] = s->gpu.device_util[i];
+            m->gpu_activity[i] = s->gpu.activity[i];
+            m->gpu_throttle[i] = s->gpu.device_throttle[i];
+            m->gpu_job_sm[i] = 0;
         }
+        for (size_t k = 0; s->tree_ok && k < s->gpu.nproc_sm; k++) {
+            const struct gpu_proc_sm *e = &s->gpu.proc_sm[k];
+            if (e->device >= 0 && e->device < m->ngpus && pid_roles_get(&s->roles, e->pid))
+                m->gpu_job_sm[e->device] += e->sm_percent;
+        }
+    } else {
+        m->gpu_throttle_read = m->gpu_share_read = 0;
     }
     m->have_gpu_tree = a->latest.have_gpu;
     m->gpu_tree_now = a->latest.gpu_bytes;

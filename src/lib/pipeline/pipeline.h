@@ -13,6 +13,7 @@
 #include "pipeline/cgroup_usage.h"
 #include "pipeline/energy_usage.h"
 #include "pipeline/gpu_idle.h"
+#include "pipeline/gpu_activity.h"
 #include "pipeline/gpu_run.h"
 #include "pipeline/gpu_wait.h"
 #include "sample.h"
@@ -62,6 +63,13 @@ struct metrics_point {
     int ngpus;                     /* devices below (at most METRICS_MAX_GPUS) */
     unsigned long long gpu_used[METRICS_MAX_GPUS];
     double gpu_util[METRICS_MAX_GPUS]; /* percent; < 0: not known */
+    /* Each GPU's activity counters over the last interval, its throttle
+     * reasons now (bit d of gpu_throttle_read), and the tracked processes'
+     * SM percent there (bit d of gpu_share_read). */
+    struct gpu_activity gpu_activity[METRICS_MAX_GPUS];
+    unsigned long long gpu_throttle_read, gpu_share_read;
+    unsigned gpu_throttle[METRICS_MAX_GPUS];
+    double gpu_job_sm[METRICS_MAX_GPUS];
     int have_gpu_tree;
     unsigned long long gpu_tree_now;   /* the tree's GPU memory now */
     unsigned long long gpu_tree_peak[3]; /* main, descendants, combined */
@@ -106,6 +114,7 @@ struct pipeline {
     struct gpu_run_acc gpu_run; /* what the GPU driver counted */
     struct gpu_idle_acc gpu_idle; /* GPUs held but idle */
     struct gpu_wait_acc gpu_wait; /* what the GPUs waited for */
+    struct gpu_activity_acc gpu_activity; /* what they did meanwhile */
     int gpu_run_lost;         /* out of memory for accounting records */
 };
 

@@ -255,6 +255,8 @@ static void translate_gpu_pids(struct sample_reader *r, const struct pid_roles *
         s->pids_untranslated = (unsigned)s->nprocs;
         for (size_t i = 0; i < s->nprocs; i++)
             s->procs[i].pid = -s->procs[i].pid;
+        for (size_t i = 0; i < s->nproc_sm; i++)
+            s->proc_sm[i].pid = -s->proc_sm[i].pid;
         return;
     }
     for (size_t i = 0; i < s->nprocs; i++) {
@@ -277,8 +279,27 @@ static void translate_gpu_pids(struct sample_reader *r, const struct pid_roles *
     s->pids_translated = (unsigned)(s->nprocs - left);
     for (size_t i = 0; i < s->nrecords; i++)
         s->records[i].pid = translated(r->claims, s->nprocs, s->records[i].pid);
+    for (size_t i = 0; i < s->nproc_sm; i++)
+        s->proc_sm[i].pid = translated(r->claims, s->nprocs, s->proc_sm[i].pid);
     for (size_t i = 0; i < s->nprocs; i++)
         s->procs[i].pid = r->claims[i].ours ? r->claims[i].ours : -r->claims[i].host_pid;
+}
+
+/* The devices the tree's processes hold memory on or keep busy in s (bit
+ * d: device d; every bit when one holds memory the driver does not place):
+ * where the next sample reads the figures the verdicts need. */
+static unsigned long long gpu_tree_devices(const struct gpu_sample *s, const struct pid_roles *roles)
+{
+    unsigned long long devices = 0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct gpu_process *p = &s->procs[i];
+        if (!pid_roles_get(roles, p->pid))
+            continue;
+        devices |= p->memory_devices | p->busy_devices;
+        if (p->bytes > 0 && !p->memory_devices)
+            devices = ~0ULL;
+    }
+    return devices;
 }
 
 void read_process_name(const char *proc_root, pid_t pid, char *out, size_t cap)
@@ -405,6 +426,7 @@ void sample_read(struct sample_reader *r, long slot, const struct read_plan *pla
             if (r->pid_translation)
                 translate_gpu_pids(r, &s->roles, &s->gpu);
             tree_mark_gpu_holders(&r->tree, s->gpu.procs, s->gpu.nprocs);
+            r->gpu.tree_devices = gpu_tree_devices(&s->gpu, &s->roles);
         } else {
             /* A driver error mid-run: everything else goes on. */
             r->gpu_failed = 1;

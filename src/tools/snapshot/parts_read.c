@@ -157,6 +157,122 @@ static void read_shares(struct json_reader *r, json_object *o, const char *path,
         share[b] = json_read_number(r, sh, gpu_throttle_name(b), sub, 0, 1);
 }
 
+/* The counters read of {"sm": {"mean_percent", "peak_percent"}, ...} into
+ * mean and peak; their bits. */
+static unsigned counters_read(struct json_reader *r, json_object *o, const char *path,
+                              double *mean, double *peak)
+{
+    json_object *c = json_read_member(r, o, "counters", json_type_object, path);
+    unsigned read = 0;
+    char sub[200];
+    if (!c)
+        return 0;
+    json_object_object_foreach(c, key, value) {
+        int m = 0;
+        while (m < GT_GPU_ACTIVITY_METRICS && strcmp(gpu_activity_name(m), key) != 0)
+            m++;
+        snprintf(sub, sizeof sub, "%s.counters.%s", path, key);
+        if (m == GT_GPU_ACTIVITY_METRICS) {
+            json_read_fail(r, "\"%.120s\" is not a counter (valid: sm, sm_occupancy, tensor, "
+                           "dram, fp64, fp32, fp16, gfx)", sub);
+            return 0;
+        }
+        (void)value;
+        json_object *x = json_read_member(r, c, key, json_type_object, path);
+        mean[m] = json_read_number(r, x, "mean_percent", sub, 0, 100);
+        peak[m] = json_read_number(r, x, "peak_percent", sub, mean[m], 100);
+        read |= 1u << m;
+    }
+    return read;
+}
+
+/* A "pcie" member (null: not read): 1 when read. */
+static int pcie_read(struct json_reader *r, json_object *o, const char *path, double *tx,
+                     double *rx, double *tx_peak, double *rx_peak)
+{
+    json_object *p = NULL;
+    char sub[200];
+    if (!json_object_object_get_ex(o, "pcie", &p) || !p)
+        return 0;
+    snprintf(sub, sizeof sub, "%s.pcie", path);
+    p = json_read_member(r, o, "pcie", json_type_object, path);
+    *tx = json_read_number(r, p, "tx_bytes_per_second", sub, 0, 1e15);
+    *rx = json_read_number(r, p, "rx_bytes_per_second", sub, 0, 1e15);
+    *tx_peak = json_read_number(r, p, "tx_peak_bytes_per_second", sub, 0, 1e15);
+    *rx_peak = json_read_number(r, p, "rx_peak_bytes_per_second", sub, 0, 1e15);
+    return 1;
+}
+
+/* One GPU of the activity part into t. */
+static void activity_device_read(struct json_reader *r, json_object *o, const char *path,
+                                 gt_gpu_run_device *t)
+{
+    char sub[260];
+    json_object *x = NULL;
+    t->activity_seconds = json_read_number(r, o, "seconds", path, 0, 1e12);
+    t->activity_read = counters_read(r, o, path, t->activity_mean, t->activity_peak);
+    t->pcie_read = pcie_read(r, o, path, &t->pcie_tx_mean, &t->pcie_rx_mean, &t->pcie_tx_peak,
+                             &t->pcie_rx_peak);
+    if (json_object_object_get_ex(o, "share", &x) && x) {
+        snprintf(sub, sizeof sub, "%s.share", path);
+        x = json_read_member(r, o, "share", json_type_object, path);
+        t->share_read = 1;
+        t->share_seconds = json_read_number(r, x, "seconds", sub, 0, 1e12);
+        t->job_sm_share = json_read_number(r, x, "job_sm_share", sub, 0, 1);
+        t->others_sm_share = json_read_number(r, x, "others_sm_share", sub, 0, 1);
+    }
+    if (json_object_object_get_ex(o, "energy", &x) && x) {
+        snprintf(sub, sizeof sub, "%s.energy", path);
+        x = json_read_member(r, o, "energy", json_type_object, path);
+        t->energy_read = 1;
+        t->energy_joules = json_read_number(r, x, "joules", sub, 0, 1e15);
+        t->job_energy_joules = json_read_number(r, x, "job_joules", sub, 0, t->energy_joules);
+    }
+}
+
+/* gpu_run's "activity" part into g, its GPUs into *table (GT_MAX_GPUS
+ * entries, made when NULL). */
+static void activity_read(struct json_reader *r, json_object *o, const char *path, gt_gpu_run *g,
+                          gt_gpu_run_device **table)
+{
+    char sub[200];
+    if (!o)
+        return;
+    g->activity_available = json_read_bool(r, o, "available", path);
+    if (!g->activity_available)
+        json_read_string(r, o, "reason", path, g->activity_reason, GT_REASON_LEN);
+    g->activity_read = counters_read(r, o, path, g->activity_mean, g->activity_peak);
+    g->pcie_available = pcie_read(r, o, path, &g->pcie_tx_mean, &g->pcie_rx_mean,
+                                  &g->pcie_tx_peak, &g->pcie_rx_peak);
+    snprintf(sub, sizeof sub, "%s.share", path);
+    json_object *sh = read_part(r, o, "share", path, &g->share_available, g->share_reason);
+    g->job_sm_share = json_read_number(r, sh, "job_sm_share", sub, 0, 1);
+    g->others_sm_share = json_read_number(r, sh, "others_sm_share", sub, 0, 1);
+    g->shared_gpus = (int)json_read_integer(r, sh, "shared_gpus", sub, 0, GT_MAX_GPUS);
+    json_object *gpus = json_read_member(r, o, "gpus", json_type_array, path);
+    size_t n = gpus ? json_object_array_length(gpus) : 0;
+    if (n > GT_MAX_GPUS)
+        json_read_fail(r, "\"%s.gpus\" lists %zu GPUs; at most %d", path, n, GT_MAX_GPUS);
+    if (r->status == GT_OK && n > 0 && !*table && !(*table = calloc(GT_MAX_GPUS, sizeof **table)))
+        json_read_fail(r, "out of memory");
+    for (size_t i = 0; r->status == GT_OK && i < n; i++) {
+        json_object *dev = json_object_array_get_idx(gpus, i);
+        char dpath[200];
+        snprintf(dpath, sizeof dpath, "%s.gpus[%zu]", path, i);
+        if (!json_object_is_type(dev, json_type_object)) {
+            json_read_fail(r, "\"%s\" should be an object", dpath);
+            break;
+        }
+        int d = (int)json_read_integer(r, dev, "index", dpath, 0, GT_MAX_GPUS - 1);
+        if (r->status != GT_OK)
+            break;
+        activity_device_read(r, dev, dpath, &(*table)[d]);
+        if (d + 1 > g->ngpus)
+            g->ngpus = d + 1;
+    }
+    json_read_string(r, o, "measurement", path, sub, sizeof sub);
+}
+
 void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, gt_gpu_run *g)
 {
     size_t size = g->struct_size;
@@ -187,7 +303,7 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
     if (n > GT_MAX_GPUS)
         json_read_fail(r, "\"%s.devices\" lists %zu GPUs; at most %d", sub, n, GT_MAX_GPUS);
     /* Indexed by GPU: room for the highest index, trimmed once read. */
-    gt_gpu_throttle_device *table = NULL;
+    gt_gpu_run_device *table = NULL;
     g->devices = NULL;
     g->ngpus = 0;
     if (r->status == GT_OK && n > 0 && !(table = calloc(GT_MAX_GPUS, sizeof *table)))
@@ -203,17 +319,10 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
         int d = (int)json_read_integer(r, dev, "index", dpath, 0, GT_MAX_GPUS - 1);
         if (r->status != GT_OK)
             break;
-        table[d].read = 1;
-        read_shares(r, dev, dpath, table[d].share);
+        table[d].throttle_read = 1;
+        read_shares(r, dev, dpath, table[d].throttle_share);
         if (d + 1 > g->ngpus)
             g->ngpus = d + 1;
-    }
-    if (table && g->ngpus > 0) {
-        gt_gpu_throttle_device *fit = realloc(table, (size_t)g->ngpus * sizeof *table);
-        g->devices = fit ? fit : table; /* the caller frees it (snapshot_free_lists) */
-    } else {
-        free(table);
-        g->ngpus = 0;
     }
 
     snprintf(sub, sizeof sub, "%s.ecc", path);
@@ -248,6 +357,21 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
     if (p && json_object_object_get_ex(p, "reason", &reason))
         json_read_string(r, p, "reason", sub, g->mig_utilization_reason,
                          sizeof g->mig_utilization_reason);
+
+    json_object *activity = NULL; /* (snapshots before it have none) */
+    if (json_object_object_get_ex(o, "activity", &activity)) {
+        snprintf(sub, sizeof sub, "%s.activity", path);
+        activity_read(r, json_read_member(r, o, "activity", json_type_object, path), sub, g,
+                      &table);
+    }
+    if (table && g->ngpus > 0 && r->status == GT_OK) {
+        gt_gpu_run_device *fit = realloc(table, (size_t)g->ngpus * sizeof *table);
+        g->devices = fit ? fit : table; /* the caller frees it (snapshot_free_lists) */
+    } else {
+        free(table);
+        g->devices = NULL;
+        g->ngpus = 0;
+    }
 }
 
 /* A part's struct emptied but for its struct_size (its first member), and

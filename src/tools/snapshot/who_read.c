@@ -138,6 +138,48 @@ void at_peak_json_read(struct json_reader *r, json_object *o, const char *path,
     out[GT_PEAK_MEMORY].unseen_bytes = json_read_number(r, u, "rss_bytes", where, 0, BYTES_MAX);
 }
 
+/* What the GPU itself was held back by: the clocks, the SMs and other
+ * processes (snapshots before them have none of the three: zeros, no GPU). */
+static void gpu_itself_json_read(struct json_reader *r, json_object *o, const char *path,
+                                 gt_gpu_wait *w)
+{
+    char where[200];
+    json_object *x = NULL;
+    w->shared_gpu = -1;
+    if (json_object_object_get_ex(o, "clocks", &x)) {
+        snprintf(where, sizeof where, "%s.clocks", path);
+        x = json_read_member(r, o, "clocks", json_type_object, path);
+        w->throttle_read_seconds = json_read_number(r, x, "read_seconds", where, 0,
+                                                    w->gpu_seconds);
+        w->throttled_seconds = json_read_number(r, x, "throttled_seconds", where, 0,
+                                                w->throttle_read_seconds);
+        w->power_seconds = json_read_number(r, x, "power_seconds", where, 0,
+                                            w->throttled_seconds);
+        w->thermal_seconds = json_read_number(r, x, "thermal_seconds", where, 0,
+                                              w->throttled_seconds);
+    }
+    if (json_object_object_get_ex(o, "sm_activity", &x)) {
+        snprintf(where, sizeof where, "%s.sm_activity", path);
+        x = json_read_member(r, o, "sm_activity", json_type_object, path);
+        json_read_number(r, x, "busy_threshold_percent", where, 0, 100);
+        json_read_number(r, x, "idle_threshold_percent", where, 0, 100);
+        w->sm_read_seconds = json_read_number(r, x, "read_seconds", where, 0, w->gpu_seconds);
+        w->sm_idle_seconds = json_read_number(r, x, "idle_seconds", where, 0,
+                                              w->sm_read_seconds);
+        w->sm_idle_util_percent = json_read_number(r, x, "idle_utilization_percent", where, 0,
+                                                   100);
+        w->sm_idle_sm_percent = json_read_number(r, x, "idle_sm_percent", where, 0, 100);
+    }
+    if (json_object_object_get_ex(o, "shared", &x)) {
+        snprintf(where, sizeof where, "%s.shared", path);
+        x = json_read_member(r, o, "shared", json_type_object, path);
+        json_object *gpu = NULL;
+        if (x && json_object_object_get_ex(x, "gpu", &gpu) && gpu)
+            w->shared_gpu = (int)json_read_integer(r, x, "gpu", where, 0, GT_MAX_GPUS - 1);
+        w->shared_others_share = json_read_number(r, x, "others_share", where, 0, 1);
+    }
+}
+
 /* The "waiting" part of a snapshot's gpu_idle (older ones have none: it
  * stays zero, no verdict). The verdict is read back, not judged again, and
  * each of its causes must have its time. */
@@ -176,8 +218,9 @@ static void gpu_wait_json_read(struct json_reader *r, json_object *o, const char
                          sizeof w->storage_reason);
     w->storage_seconds = json_read_number(r, storage, "seconds", where, 0, w->waiting_seconds);
     w->storage_wait = json_read_number(r, storage, "wait_share", where, 0, 1);
+    gpu_itself_json_read(r, o, path, w);
     snprintf(where, sizeof where, "%s.verdict", path);
-    size_t n = list_length(r, verdict, where, 2);
+    size_t n = list_length(r, verdict, where, 5);
     for (size_t i = 0; i < n && r->status == GT_OK; i++) {
         const char *cause = json_object_get_string(json_object_array_get_idx(verdict, i));
         snprintf(item, sizeof item, "%s[%zu]", where, i);
@@ -185,9 +228,15 @@ static void gpu_wait_json_read(struct json_reader *r, json_object *o, const char
             w->verdict |= GT_GPU_WAIT_WORKERS;
         else if (cause && strcmp(cause, "storage") == 0 && w->storage_seconds > 0)
             w->verdict |= GT_GPU_WAIT_STORAGE_BOUND;
+        else if (cause && strcmp(cause, "throttled") == 0 && w->throttled_seconds > 0)
+            w->verdict |= GT_GPU_WAIT_THROTTLED;
+        else if (cause && strcmp(cause, "sms_idle") == 0 && w->sm_idle_seconds > 0)
+            w->verdict |= GT_GPU_WAIT_SMS_IDLE;
+        else if (cause && strcmp(cause, "shared") == 0 && w->shared_gpu >= 0)
+            w->verdict |= GT_GPU_WAIT_SHARED;
         else
-            json_read_fail(r, "\"%s\" should be \"workers\" or \"storage\", with its "
-                           "seconds above 0", item);
+            json_read_fail(r, "\"%s\" should be \"workers\", \"storage\", \"throttled\", "
+                           "\"sms_idle\" or \"shared\", with its figures there", item);
     }
 }
 

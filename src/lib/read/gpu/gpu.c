@@ -105,6 +105,8 @@ static void gather_reasons(struct gpu *g)
                  sizeof g->xid_reason);
     first_reason(g, offsetof(struct gpu_vendor, mig_util_reason), g->mig_util_reason,
                  sizeof g->mig_util_reason);
+    first_reason(g, offsetof(struct gpu_vendor, activity_reason), g->activity_reason,
+                 sizeof g->activity_reason);
 }
 
 static void vendor_close(struct gpu_vendor *v)
@@ -120,6 +122,7 @@ static void vendor_forget(struct gpu_vendor *v)
     if (v->backend && v->backend->release)
         v->backend->release(v);
     free(v->procs);
+    free(v->proc_sm);
     free(v->records);
     free(v->brand);
     free(v->proc_root);
@@ -333,8 +336,18 @@ static int merge_vendor(struct gpu *g, const struct gpu_vendor *v, int first,
         s->device_throttle[first + d] = vs->device_throttle[d];
         s->ecc_corrected[first + d] = vs->ecc_corrected[d];
         s->ecc_uncorrected[first + d] = vs->ecc_uncorrected[d];
+        s->activity[first + d] = vs->activity[d];
+        s->device_energy_mj[first + d] = vs->device_energy_mj[d];
     }
     s->throttle_read |= vs->throttle_read << first;
+    s->proc_util_read |= vs->proc_util_read << first;
+    s->device_energy_read |= vs->device_energy_read << first;
+    for (size_t i = 0; i < v->nproc_sm; i++) {
+        struct gpu_proc_sm e = v->proc_sm[i];
+        e.device += first;
+        if (gpu_append_proc_sm(&g->proc_sm, &g->nproc_sm, &g->capproc_sm, &e) < 0)
+            return -1;
+    }
     s->ecc_read |= vs->ecc_read << first;
     s->xid_events += vs->xid_events;
     if (vs->xid_events) {
@@ -364,17 +377,18 @@ int gpu_sample(struct gpu *g, int exact, int details, const pid_t *tree_pids, si
     memset(s, 0, sizeof *s);
     if (!g->nvendors)
         return -1;
-    for (int i = 0; i < g->nvendors; i++) {
+    for (int i = 0, first = 0; i < g->nvendors; first += g->vendors[i]->ndevices, i++) {
         g->vendors[i]->exact = exact;
         g->vendors[i]->details = details;
         g->vendors[i]->tree_pids = tree_pids;
         g->vendors[i]->ntree_pids = ntree_pids;
+        g->vendors[i]->tree_devices = first < 64 ? g->tree_devices >> first : 0;
     }
     if (g->nvendors == 1) {
         /* The common case: the vendor's sample is the whole one, its
          * process list ours as it is (no merge, no lookups). */
         struct gpu_vendor *v = g->vendors[0];
-        v->nprocs = v->nrecords = 0;
+        v->nprocs = v->nrecords = v->nproc_sm = 0;
         if (v->backend->sample(v, s) < 0) {
             snprintf(g->reason, sizeof g->reason, "%s", v->reason);
             return -1;
@@ -382,17 +396,19 @@ int gpu_sample(struct gpu *g, int exact, int details, const pid_t *tree_pids, si
         gather_reasons(g);
         s->procs = v->procs;
         s->nprocs = v->nprocs;
+        s->proc_sm = v->proc_sm;
+        s->nproc_sm = v->nproc_sm;
         s->records = v->records;
         s->nrecords = s->accounting_read ? v->nrecords : 0;
         return 0;
     }
-    g->nprocs = g->nrecords = 0;
+    g->nprocs = g->nrecords = g->nproc_sm = 0;
     s->proc_util_ok = s->energy_ok = 1;
     struct gpu_sample vs;
     for (int i = 0, first = 0; i < g->nvendors; first += g->vendors[i]->ndevices, i++) {
         struct gpu_vendor *v = g->vendors[i];
         memset(&vs, 0, sizeof vs);
-        v->nprocs = v->nrecords = 0;
+        v->nprocs = v->nrecords = v->nproc_sm = 0;
         if (v->backend->sample(v, &vs) < 0) {
             snprintf(g->reason, sizeof g->reason, "%s", v->reason);
             return -1;
@@ -405,6 +421,8 @@ int gpu_sample(struct gpu *g, int exact, int details, const pid_t *tree_pids, si
     gather_reasons(g);
     s->procs = g->procs;
     s->nprocs = g->nprocs;
+    s->proc_sm = g->proc_sm;
+    s->nproc_sm = g->nproc_sm;
     s->records = g->records;
     s->nrecords = g->nrecords;
     return 0;
@@ -428,4 +446,7 @@ void gpu_forget(struct gpu *g)
     free(g->records);
     g->records = NULL;
     g->nrecords = g->caprecords = 0;
+    free(g->proc_sm);
+    g->proc_sm = NULL;
+    g->nproc_sm = g->capproc_sm = 0;
 }

@@ -33,6 +33,9 @@ struct gpu_vendor {
     char ecc_reason[256];              /* ECC error counts missing */
     char xid_reason[256];              /* XID error events missing */
     char mig_util_reason[256];         /* MIG instances' utilization missing */
+    char activity_reason[256];         /* activity counters (GPM) missing */
+    struct gpu_proc_sm *proc_sm;       /* this sample's (gpu_add_process) */
+    size_t nproc_sm, capproc_sm;
     struct gpu_account_record *records; /* this sample's, when read */
     size_t nrecords, caprecords;
     unsigned long long opened_us;      /* epoch microseconds at init */
@@ -60,6 +63,11 @@ struct gpu_vendor {
      * calls the summary cannot do without (docs/performance.md, "Tiers of
      * cadence"). Fixed for a run. */
     int details;
+    /* Set by gpu_sample() for the backend: bit d, the tracked tree held
+     * memory on device d at the previous sample. The figures the verdicts
+     * need each sample (throttle reasons, per-process utilization) are
+     * read on those devices, and on every device with details or exact. */
+    unsigned long long tree_devices;
     double energy_read_at;             /* gpu_energy_due(): monotonic; 0: never */
 };
 
@@ -85,6 +93,12 @@ struct gpu {
     char ecc_reason[256];              /* ECC error counts */
     char xid_reason[256];              /* XID events */
     char mig_util_reason[256];         /* MIG instances' utilization */
+    char activity_reason[256];         /* activity counters (SM, tensor, DRAM) */
+    struct gpu_proc_sm *proc_sm;       /* every vendor's, devices renumbered */
+    size_t nproc_sm, capproc_sm;
+    /* Set by the caller before gpu_sample(): bit d, the tree held memory on
+     * device d at the previous sample (see gpu_vendor.tree_devices). */
+    unsigned long long tree_devices;
     struct gpu_account_record *records; /* every vendor's, devices renumbered */
     size_t nrecords, caprecords;
     char left_out[256];                /* "": every GPU found is listed */

@@ -119,6 +119,8 @@ static int drm_init(struct gpu_vendor *v)
     snprintf(v->xid_reason, sizeof v->xid_reason, "XID errors are NVIDIA's");
     snprintf(v->energy_reason, sizeof v->energy_reason,
              "the kernel's DRM figures give no energy counter");
+    snprintf(v->activity_reason, sizeof v->activity_reason,
+             "the kernel's DRM figures give no SM, tensor or DRAM activity");
     char classdir[4200];
     snprintf(classdir, sizeof classdir, "%s/class/drm", v->sys_root);
     DIR *dir = opendir(classdir);

@@ -35,6 +35,19 @@ int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long l
         p->memory_devices |= bit;
     if (sm_percent > 0)
         p->busy_devices |= bit;
+    if (sm_percent > 0 && bit) {
+        struct gpu_proc_sm e = {.pid = pid, .device = device, .sm_percent = sm_percent};
+        return gpu_append_proc_sm(&v->proc_sm, &v->nproc_sm, &v->capproc_sm, &e);
+    }
+    return 0;
+}
+
+int gpu_append_proc_sm(struct gpu_proc_sm **list, size_t *n, size_t *cap,
+                       const struct gpu_proc_sm *e)
+{
+    if (grow_array(list, cap, *n + 1, sizeof **list, 64) < 0)
+        return -1;
+    (*list)[(*n)++] = *e;
     return 0;
 }
 

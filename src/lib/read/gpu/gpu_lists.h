@@ -8,9 +8,14 @@
 #include "read/gpu/gpu.h"
 
 /* For backends: adds bytes and SM percent on device (its index in v, or -1
- * when unknown) to pid's entry in v->procs. 0, or -1 when out of memory. */
+ * when unknown) to pid's entry in v->procs, and a positive SM percent on a
+ * known device to v->proc_sm. 0, or -1 when out of memory. */
 int gpu_add_process(struct gpu_vendor *v, pid_t pid, int device, unsigned long long bytes,
                     double sm_percent);
+
+/* Appends e to list[0..*n) (capacity *cap). 0, or -1 when out of memory. */
+int gpu_append_proc_sm(struct gpu_proc_sm **list, size_t *n, size_t *cap,
+                       const struct gpu_proc_sm *e);
 
 /* For backends: appends an accounting record (device: its index in v) to
  * v->records. 0, or -1 when out of memory. */

@@ -75,6 +75,17 @@ typedef struct {
 #define NVML_GPM_SUPPORT_VERSION 1
 #define NVML_GPM_METRICS_GET_VERSION 1
 #define NVML_GPM_METRIC_GRAPHICS_UTIL 1
+#define NVML_GPM_METRIC_SM_UTIL 2
+#define NVML_GPM_METRIC_SM_OCCUPANCY 3
+#define NVML_GPM_METRIC_ANY_TENSOR_UTIL 5
+#define NVML_GPM_METRIC_DRAM_BW_UTIL 10
+#define NVML_GPM_METRIC_FP64_UTIL 11
+#define NVML_GPM_METRIC_FP32_UTIL 12
+#define NVML_GPM_METRIC_FP16_UTIL 13
+#define NVML_GPM_METRIC_PCIE_TX_PER_SEC 20 /* MiB/s */
+#define NVML_GPM_METRIC_PCIE_RX_PER_SEC 21
+#define NVML_PCIE_UTIL_TX_BYTES 0
+#define NVML_PCIE_UTIL_RX_BYTES 1
 #define NVML_DEVICE_MIG_ENABLE 1
 typedef struct {
     nvmlDevice_t device;
@@ -129,7 +140,9 @@ struct nvml {
     nvmlReturn_t (*gpm_alloc)(nvmlGpmSample_t *);
     nvmlReturn_t (*gpm_free)(nvmlGpmSample_t);
     nvmlReturn_t (*gpm_mig_sample)(nvmlDevice_t, unsigned int, nvmlGpmSample_t);
+    nvmlReturn_t (*gpm_sample)(nvmlDevice_t, nvmlGpmSample_t);
     nvmlReturn_t (*gpm_metrics)(nvmlGpmMetricsGet_t *);
+    nvmlReturn_t (*pcie_throughput)(nvmlDevice_t, int, unsigned int *); /* optional, KB/s */
     nvmlEventSet_t events;                 /* XID events; NULL: none */
     /* Each listed device: the handle its own figures are read through
      * (memory, processes; a MIG instance's own), the physical GPU's (clocks,
@@ -141,6 +154,10 @@ struct nvml {
     int first_of_physical[GPU_MAX_DEVICES]; /* 1: the first listed of its GPU */
     nvmlGpmSample_t gpm[GPU_MAX_DEVICES][2];
     int gpm_have_prev[GPU_MAX_DEVICES];
+    double gpm_prev_at[GPU_MAX_DEVICES];    /* monotonic, of gpm[k][0] */
+    long gpm_prev_sample[GPU_MAX_DEVICES];  /* the sample number it was taken at */
+    long samples;                           /* nvml_sample() calls so far */
+    nvmlGpmMetricsGet_t *metrics_get;      /* the metrics call's buffer (10 kB) */
     unsigned int *account_pids;
     unsigned int cap_account_pids;
     struct account_seen *seen;             /* sorted by device, then PID */
@@ -221,7 +238,9 @@ static const struct dl_symbol nvml_symbols[] = {
     NVML_FN(gpm_alloc, 0, "nvmlGpmSampleAlloc"),
     NVML_FN(gpm_free, 0, "nvmlGpmSampleFree"),
     NVML_FN(gpm_mig_sample, 0, "nvmlGpmMigSampleGet"),
+    NVML_FN(gpm_sample, 0, "nvmlGpmSampleGet"),
     NVML_FN(gpm_metrics, 0, "nvmlGpmMetricsGet"),
+    NVML_FN(pcie_throughput, 0, "nvmlDeviceGetPcieThroughput"),
     {0, NULL, 0},
 };
 
@@ -280,34 +299,46 @@ static void open_xid_events(struct gpu_vendor *g, struct nvml *n)
         }
 }
 
-/* A MIG instance's utilization comes from GPM (Hopper and later): two
- * samples of its GPU instance, the metric over the time between. Where the
- * GPU or the library has no GPM, the reason says so. */
-static void open_gpm(struct gpu_vendor *g, struct nvml *n, int k)
+/* Why device k has no GPM figures, into the reason they are missing for:
+ * a MIG instance's utilization (mig_util_reason) and every device's
+ * activity counters (activity_reason). The first reason of each is kept. */
+static void gpm_missing(struct gpu_vendor *g, int k, const char *why)
+{
+    if (g->devices[k].mig && !*g->mig_util_reason)
+        snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                 "MIG instance %d shows no utilization: %s", k, why);
+    if (!*g->activity_reason)
+        snprintf(g->activity_reason, sizeof g->activity_reason,
+                 "GPU %d has no SM, tensor or DRAM activity: %s", k, why);
+}
+
+/* GPM (Hopper and later): two samples of a GPU, or of a MIG instance's GPU
+ * instance, and the metrics over the time between: the activity counters,
+ * and a MIG instance's utilization. Where the GPU or the library has no
+ * GPM, the reasons say so and no GPM call is made again. */
+static void open_gpm(struct gpu_vendor *g, struct nvml *n, int k, int mig)
 {
     nvmlGpmSupport_t support = {.version = NVML_GPM_SUPPORT_VERSION};
     nvmlReturn_t rc = NVML_ERROR_NOT_SUPPORTED;
-    if (!n->gpm_support || !n->gpm_alloc || !n->gpm_free || !n->gpm_mig_sample ||
-        !n->gpm_metrics) {
-        if (!*g->mig_util_reason)
-            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
-                     "the NVML library has no GPM functions: MIG instances show no utilization");
+    char why[200];
+    if (!n->gpm_support || !n->gpm_alloc || !n->gpm_free || !n->gpm_metrics ||
+        (mig ? !n->gpm_mig_sample : !n->gpm_sample)) {
+        gpm_missing(g, k, "the NVML library has no GPM functions (driver 520 or later)");
         return;
     }
-    if (n->gpu_instance[k] < 0) {
-        if (!*g->mig_util_reason)
-            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
-                     "NVML does not say which GPU instance MIG instance %d is: it shows no "
-                     "utilization", k);
+    if (mig && n->gpu_instance[k] < 0) {
+        gpm_missing(g, k, "NVML does not say which GPU instance it is");
         return;
     }
     if ((rc = n->gpm_support(n->physical[k], &support)) != NVML_SUCCESS ||
         !support.isSupportedDevice) {
-        if (!*g->mig_util_reason)
-            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
-                     "the GPU of MIG instance %d has no GPM metrics (Hopper or later): MIG "
-                     "instances show no utilization%s%s", k, rc != NVML_SUCCESS ? ": " : "",
-                     rc != NVML_SUCCESS ? nvml_error(n, rc) : "");
+        snprintf(why, sizeof why, "the GPU has no GPM counters (Hopper or later has them)%s%s",
+                 rc != NVML_SUCCESS ? ": " : "", rc != NVML_SUCCESS ? nvml_error(n, rc) : "");
+        gpm_missing(g, k, why);
+        return;
+    }
+    if (!n->metrics_get && !(n->metrics_get = calloc(1, sizeof *n->metrics_get))) {
+        gpm_missing(g, k, "out of memory");
         return;
     }
     if ((rc = n->gpm_alloc(&n->gpm[k][0])) != NVML_SUCCESS) {
@@ -316,51 +347,143 @@ static void open_gpm(struct gpu_vendor *g, struct nvml *n, int k)
         n->gpm_free(n->gpm[k][0]);
         n->gpm[k][0] = n->gpm[k][1] = NULL;
     }
-    if (!n->gpm[k][0] && !*g->mig_util_reason)
-        snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
-                 "GPM samples cannot be made for MIG instance %d: %s", k, nvml_error(n, rc));
+    if (!n->gpm[k][0]) {
+        snprintf(why, sizeof why, "GPM samples cannot be made: %s", nvml_error(n, rc));
+        gpm_missing(g, k, why);
+    }
 }
 
-/* MIG instance k's utilization since the previous sample (GPM's graphics
- * activity), -1 when there is none yet or it cannot be read. */
-static double read_gpm(struct gpu_vendor *g, struct nvml *n, int k)
+/* Stops GPM on device k (a call refused at run time): its samples freed,
+ * no GPM call made for it again. */
+static void close_gpm(struct nvml *n, int k)
+{
+    for (int j = 0; j < 2; j++)
+        if (n->gpm[k][j]) {
+            n->gpm_free(n->gpm[k][j]);
+            n->gpm[k][j] = NULL;
+        }
+}
+
+/* The GPM metrics asked for, and where each goes: an activity figure
+ * (GPU_ACTIVITY_*), a PCIe rate (-1 TX, -2 RX) or a MIG instance's
+ * utilization (-3). */
+static const struct {
+    unsigned id;
+    int into;
+} gpm_wanted[] = {
+    {NVML_GPM_METRIC_SM_UTIL, GPU_ACTIVITY_SM},
+    {NVML_GPM_METRIC_SM_OCCUPANCY, GPU_ACTIVITY_OCCUPANCY},
+    {NVML_GPM_METRIC_ANY_TENSOR_UTIL, GPU_ACTIVITY_TENSOR},
+    {NVML_GPM_METRIC_DRAM_BW_UTIL, GPU_ACTIVITY_DRAM},
+    {NVML_GPM_METRIC_FP64_UTIL, GPU_ACTIVITY_FP64},
+    {NVML_GPM_METRIC_FP32_UTIL, GPU_ACTIVITY_FP32},
+    {NVML_GPM_METRIC_FP16_UTIL, GPU_ACTIVITY_FP16},
+    {NVML_GPM_METRIC_PCIE_TX_PER_SEC, -1},
+    {NVML_GPM_METRIC_PCIE_RX_PER_SEC, -2},
+    {NVML_GPM_METRIC_GRAPHICS_UTIL, -3}, /* last: asked for on MIG instances only */
+};
+#define GPM_WANTED (sizeof gpm_wanted / sizeof gpm_wanted[0])
+
+/* The metrics over device k's pair of GPM samples into its activity in s;
+ * a MIG instance's utilization returned (-1 when not given). */
+static double gpm_metrics_into(struct gpu_vendor *g, struct nvml *n, int k,
+                               struct gpu_activity *act)
+{
+    int mig = n->gpu_instance[k] >= 0;
+    unsigned count = (unsigned)GPM_WANTED - (mig ? 0u : 1u);
+    nvmlGpmMetricsGet_t *mg = n->metrics_get;
+    memset(mg, 0, offsetof(nvmlGpmMetricsGet_t, metrics) + count * sizeof mg->metrics[0]);
+    mg->version = NVML_GPM_METRICS_GET_VERSION;
+    mg->numMetrics = count;
+    mg->sample1 = n->gpm[k][0];
+    mg->sample2 = n->gpm[k][1];
+    for (unsigned m = 0; m < count; m++)
+        mg->metrics[m].metricId = gpm_wanted[m].id;
+    nvmlReturn_t rc = n->gpm_metrics(mg);
+    double util = -1;
+    if (rc != NVML_SUCCESS) {
+        char why[160];
+        snprintf(why, sizeof why, "GPM gives no metrics: %s", nvml_error(n, rc));
+        gpm_missing(g, k, why);
+        return -1;
+    }
+    for (unsigned m = 0; m < count; m++) {
+        double v = mg->metrics[m].value;
+        int into = gpm_wanted[m].into;
+        if (mg->metrics[m].nvmlReturn != NVML_SUCCESS || !(v >= 0))
+            continue; /* not on this GPU (a metric newer than it), or no figure */
+        if (into >= 0 && v <= 100) {
+            act->read |= 1u << into;
+            act->percent[into] = v;
+        } else if (into == -1 || into == -2) {
+            act->pcie_read = 1;
+            *(into == -1 ? &act->pcie_tx : &act->pcie_rx) = v * 1048576.0;
+        } else if (into == -3 && v <= 100) {
+            util = v;
+        }
+    }
+    if (mig && util < 0 && !*g->mig_util_reason)
+        snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
+                 "GPM gives no utilization for MIG instance %d", k);
+    return util;
+}
+
+/* Takes device k's GPM sample at monotonic time now; with the previous one
+ * (taken at the previous sample) the metrics between go into s. A MIG
+ * instance's utilization since the previous sample returned, -1 when there
+ * is none yet or it cannot be read. */
+static double read_gpm(struct gpu_vendor *g, struct nvml *n, int k, double now,
+                       struct gpu_sample *s)
 {
     if (!n->gpm[k][0])
         return -1;
-    nvmlReturn_t rc = n->gpm_mig_sample(n->physical[k], (unsigned)n->gpu_instance[k], n->gpm[k][1]);
+    int mig = n->gpu_instance[k] >= 0;
+    nvmlReturn_t rc = mig ? n->gpm_mig_sample(n->physical[k], (unsigned)n->gpu_instance[k],
+                                              n->gpm[k][1])
+                          : n->gpm_sample(n->devices[k], n->gpm[k][1]);
     if (rc != NVML_SUCCESS) {
-        if (!*g->mig_util_reason)
-            snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
-                     "GPM cannot sample MIG instance %d: %s", k, nvml_error(n, rc));
+        char why[160];
+        snprintf(why, sizeof why, "GPM refused a sample: %s", nvml_error(n, rc));
+        gpm_missing(g, k, why);
+        close_gpm(n, k);
         return -1;
     }
     double util = -1;
-    if (n->gpm_have_prev[k]) {
-        nvmlGpmMetricsGet_t *mg = calloc(1, sizeof *mg);
-        if (mg) {
-            mg->version = NVML_GPM_METRICS_GET_VERSION;
-            mg->numMetrics = 1;
-            mg->sample1 = n->gpm[k][0];
-            mg->sample2 = n->gpm[k][1];
-            mg->metrics[0].metricId = NVML_GPM_METRIC_GRAPHICS_UTIL;
-            rc = n->gpm_metrics(mg);
-            if (rc == NVML_SUCCESS)
-                rc = mg->metrics[0].nvmlReturn;
-            if (rc == NVML_SUCCESS && mg->metrics[0].value >= 0 && mg->metrics[0].value <= 100)
-                util = mg->metrics[0].value;
-            else if (!*g->mig_util_reason)
-                snprintf(g->mig_util_reason, sizeof g->mig_util_reason,
-                         "GPM gives no utilization for MIG instance %d: %s", k,
-                         rc == NVML_SUCCESS ? "a value out of range" : nvml_error(n, rc));
-            free(mg);
-        }
+    /* A pair spans one sample's interval: a device not read at the previous
+     * sample starts a new pair. */
+    if (n->gpm_have_prev[k] && n->gpm_prev_sample[k] == n->samples - 1) {
+        struct gpu_activity *act = &s->activity[k];
+        util = gpm_metrics_into(g, n, k, act);
+        if (act->read || act->pcie_read)
+            act->seconds = now - n->gpm_prev_at[k] > 0 ? now - n->gpm_prev_at[k] : 0;
+        if (!(act->seconds > 0))
+            memset(act, 0, sizeof *act);
     }
     /* this sample is the next one's earlier */
     nvmlGpmSample_t t = n->gpm[k][0];
     n->gpm[k][0] = n->gpm[k][1];
     n->gpm[k][1] = t;
     n->gpm_have_prev[k] = 1;
+    n->gpm_prev_at[k] = now;
+    n->gpm_prev_sample[k] = n->samples;
     return util;
+}
+
+/* Device k's PCIe rates from NVML's own 20 ms window, where GPM gave none
+ * (older GPUs); the first failure stops the calls. */
+static void read_pcie(struct nvml *n, int k, struct gpu_sample *s)
+{
+    unsigned int tx = 0, rx = 0;
+    if (!n->pcie_throughput || n->gpu_instance[k] >= 0 || s->activity[k].pcie_read)
+        return;
+    if (n->pcie_throughput(n->devices[k], NVML_PCIE_UTIL_TX_BYTES, &tx) != NVML_SUCCESS ||
+        n->pcie_throughput(n->devices[k], NVML_PCIE_UTIL_RX_BYTES, &rx) != NVML_SUCCESS) {
+        n->pcie_throughput = NULL;
+        return;
+    }
+    s->activity[k].pcie_read = 1;
+    s->activity[k].pcie_tx = tx * 1024.0;
+    s->activity[k].pcie_rx = rx * 1024.0;
 }
 
 /* Lists device k: handle h (a MIG instance's, or the physical GPU phys
@@ -391,12 +514,13 @@ static nvmlReturn_t list_device(struct gpu_vendor *g, struct nvml *n, int k, nvm
         unsigned int gi = 0;
         if (n->gpu_instance_id && n->gpu_instance_id(h, &gi) == NVML_SUCCESS)
             n->gpu_instance[k] = (int)gi;
-        open_gpm(g, n, k);
+        open_gpm(g, n, k, 1);
         if (!*g->energy_reason)
             snprintf(g->energy_reason, sizeof g->energy_reason,
                      "a MIG instance has no energy counter of its own (GPU %d is one)", k);
         return NVML_SUCCESS;
     }
+    open_gpm(g, n, k, 0);
     if (n->energy && !*g->energy_reason &&
         (rc = n->energy(h, &n->energy_base[k])) != NVML_SUCCESS)
         snprintf(g->energy_reason, sizeof g->energy_reason,
@@ -531,17 +655,21 @@ static int add_processes(struct gpu_vendor *g, struct nvml *n, process_query_fn 
 }
 
 /* Adds each process's SM utilization on one device: its newest sample since
- * the last call. 0 when there is none (nothing ran) or the call is not
+ * the last call; the device's bit in s->proc_util_read when read (no sample
+ * since: no process ran a kernel). 0 when there is none or the call is not
  * supported (the reason is kept); -1 when out of memory. */
-static int add_process_utilization(struct gpu_vendor *g, struct nvml *n, int dev_index)
+static int add_process_utilization(struct gpu_vendor *g, struct nvml *n, int dev_index,
+                                   struct gpu_sample *s)
 {
     if (!n->process_utilization || *g->proc_util_reason)
         return 0;
     nvmlDevice_t dev = n->devices[dev_index];
     unsigned int count = 0;
     nvmlReturn_t rc = n->process_utilization(dev, NULL, &count, n->last_seen[dev_index]);
-    if (rc == NVML_ERROR_NOT_FOUND)
+    if (rc == NVML_ERROR_NOT_FOUND) {
+        s->proc_util_read |= 1ULL << dev_index;
         return 0; /* no process sample newer than the last one */
+    }
     if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
         snprintf(g->proc_util_reason, sizeof g->proc_util_reason,
                  "the driver does not report per-process GPU utilization: %s", nvml_error(n, rc));
@@ -556,6 +684,8 @@ static int add_process_utilization(struct gpu_vendor *g, struct nvml *n, int dev
     }
     count = n->cap_util_samples;
     rc = n->process_utilization(dev, n->util_samples, &count, n->last_seen[dev_index]);
+    if (rc == NVML_ERROR_NOT_FOUND)
+        s->proc_util_read |= 1ULL << dev_index;
     if (rc == NVML_ERROR_NOT_FOUND || rc == NVML_ERROR_INSUFFICIENT_SIZE)
         return 0; /* none, or more came meanwhile: next time */
     if (rc != NVML_SUCCESS) {
@@ -565,17 +695,18 @@ static int add_process_utilization(struct gpu_vendor *g, struct nvml *n, int dev
     }
     unsigned long long newest = n->last_seen[dev_index];
     for (unsigned int i = 0; i < count && i < n->cap_util_samples; i++) {
-        const nvmlProcessUtilizationSample_t *s = &n->util_samples[i];
+        const nvmlProcessUtilizationSample_t *u = &n->util_samples[i];
         /* Only a process's newest sample counts. */
         int latest = 1;
         for (unsigned int j = 0; j < count && latest; j++)
-            latest = !(n->util_samples[j].pid == s->pid && n->util_samples[j].timeStamp > s->timeStamp);
-        if (latest && gpu_add_process(g, (pid_t)s->pid, dev_index, 0, (double)s->smUtil) < 0)
+            latest = !(n->util_samples[j].pid == u->pid && n->util_samples[j].timeStamp > u->timeStamp);
+        if (latest && gpu_add_process(g, (pid_t)u->pid, dev_index, 0, (double)u->smUtil) < 0)
             return -1;
-        if (s->timeStamp > newest)
-            newest = s->timeStamp;
+        if (u->timeStamp > newest)
+            newest = u->timeStamp;
     }
     n->last_seen[dev_index] = newest;
+    s->proc_util_read |= 1ULL << dev_index;
     return 0;
 }
 
@@ -758,11 +889,6 @@ static void read_xid_events(struct gpu_vendor *g, struct nvml *n, struct gpu_sam
     }
 }
 
-/* Why a figure read only with g->details is missing from a run without. */
-#define NOT_ASKED(what)                                                                     \
-    what " is read only with a series, the exporter or --gpu-details (it costs more calls "  \
-         "to the driver each sample)"
-
 static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct nvml *n = g->state;
@@ -772,15 +898,11 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
     s->accounting_read = !*g->accounting_reason &&
                          (g->exact || n->account_read_at == 0 ||
                           now - n->account_read_at >= NVML_ACCOUNTING_PERIOD);
-    if (!g->details) {
-        if (!*g->proc_util_reason)
-            snprintf(g->proc_util_reason, sizeof g->proc_util_reason, "%s",
-                     NOT_ASKED("per-process GPU utilization"));
-        if (!*g->throttle_reason)
-            snprintf(g->throttle_reason, sizeof g->throttle_reason, "%s",
-                     NOT_ASKED("why the GPU clocks are lowered"));
-    }
+    n->samples++;
     for (int i = 0; i < g->ndevices; i++) {
+        /* The figures the verdicts need: on the devices the tree uses, and
+         * on every device for a series or the exporter, and at the ends. */
+        int wanted = g->exact || g->details || (g->tree_devices >> i & 1);
         nvmlDevice_t dev = n->devices[i];
         nvmlMemory_t mem;
         nvmlReturn_t rc = n->memory(dev, &mem);
@@ -794,16 +916,22 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
         nvmlUtilization_t util;
         s->device_util[i] = -1;
         if (n->gpu_instance[i] >= 0) {
-            double u = read_gpm(g, n, i); /* a MIG instance: NVML's rates are the GPU's */
+            double u = read_gpm(g, n, i, now, s); /* a MIG instance: NVML's rates are the GPU's */
             if (u >= 0) {
                 s->device_util[i] = u;
                 if (g->devices[i].selected)
                     s->util_sum_percent += u;
             }
-        } else if (n->utilization && n->utilization(dev, &util) == NVML_SUCCESS) {
-            s->device_util[i] = util.gpu;
-            if (g->devices[i].selected)
-                s->util_sum_percent += util.gpu;
+        } else {
+            if (n->utilization && n->utilization(dev, &util) == NVML_SUCCESS) {
+                s->device_util[i] = util.gpu;
+                if (g->devices[i].selected)
+                    s->util_sum_percent += util.gpu;
+            }
+            if (wanted)
+                read_gpm(g, n, i, now, s);
+            if (g->details && slow)
+                read_pcie(n, i, s);
         }
         if (add_processes(g, n, n->compute, i) < 0)
             return -1;
@@ -813,10 +941,11 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
                 return -1;
             n->graphics_seen[i] |= listed > 0;
         }
-        if (add_process_utilization(g, n, i) < 0 ||
+        if ((wanted && add_process_utilization(g, n, i, s) < 0) ||
             (s->accounting_read && read_accounting(g, n, i) < 0))
             return -1;
-        read_throttle(g, n, i, s);
+        if (wanted)
+            read_throttle(g, n, i, s);
         if (g->exact)
             read_ecc(g, n, i, s);
         if (g->devices[i].selected && n->energy && !*g->energy_reason && n->gpu_instance[i] < 0) {
@@ -824,7 +953,10 @@ static int nvml_sample(struct gpu_vendor *g, struct gpu_sample *s)
                 snprintf(g->energy_reason, sizeof g->energy_reason,
                          "GPU %d does not report its energy: %s", i, nvml_error(n, rc));
             unsigned long long mj = n->energy_last[i];
-            s->energy_mj += mj >= n->energy_base[i] ? mj - n->energy_base[i] : 0;
+            s->device_energy_mj[i] = mj >= n->energy_base[i] ? mj - n->energy_base[i] : 0;
+            s->energy_mj += s->device_energy_mj[i];
+            if (!*g->energy_reason)
+                s->device_energy_read |= 1ULL << i;
         }
     }
     if (s->accounting_read)
@@ -843,11 +975,7 @@ static void nvml_shutdown(struct gpu_vendor *g)
 {
     struct nvml *n = g->state;
     for (int k = 0; n && k < g->ndevices; k++)
-        for (int j = 0; j < 2; j++)
-            if (n->gpm[k][j]) {
-                n->gpm_free(n->gpm[k][j]);
-                n->gpm[k][j] = NULL;
-            }
+        close_gpm(n, k);
     if (n && n->events)
         n->event_set_free(n->events);
     if (n)
@@ -865,6 +993,7 @@ static void nvml_release(struct gpu_vendor *g)
     free(n->util_samples);
     free(n->account_pids);
     free(n->seen);
+    free(n->metrics_get);
 }
 
 const struct gpu_backend gpu_nvml_backend = {

@@ -33,6 +33,13 @@ typedef struct {
  * UMC (memory) through FUSE. */
 #define RSMI_GPU_BLOCK_FIRST 0x1u
 #define RSMI_GPU_BLOCK_LAST 0x2000u
+/* rsmi_activity_metric_counter_t: percent, 0xFFFF where not given. */
+typedef struct {
+    uint16_t average_gfx_activity, average_umc_activity, average_mm_activity;
+} rsmi_activity_metric_counter_t;
+#define RSMI_ACTIVITY_GFX 1u
+#define RSMI_ACTIVITY_UMC 2u
+#define RSMI_ACTIVITY_NONE 0xFFFFu
 typedef struct {
     uint32_t process_id;
     uint32_t pasid;
@@ -55,6 +62,9 @@ struct rsmi {
     rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);   /* optional */
     rsmi_status_t (*ecc)(uint32_t, unsigned, rsmi_error_count_t *);        /* optional */
     rsmi_status_t (*pci_id)(uint32_t, uint64_t *);                        /* optional */
+    rsmi_status_t (*activity)(uint32_t, unsigned, rsmi_activity_metric_counter_t *); /* optional */
+    rsmi_status_t (*throttle)(uint32_t, uint64_t *);                      /* optional */
+    double activity_at;        /* monotonic, of the last activity read (0: none) */
     /* Per-process utilization, which ROCm SMI lacks, from the kernel's DRM
      * figures of the GPUs it lists (found by their PCI address). */
     int drm_fill;
@@ -87,6 +97,8 @@ static const struct dl_symbol rsmi_symbols[] = {
     RSMI_FN(energy, 0, "rsmi_dev_energy_count_get"),
     RSMI_FN(ecc, 0, "rsmi_dev_ecc_count_get"),
     RSMI_FN(pci_id, 0, "rsmi_dev_pci_id_get"),
+    RSMI_FN(activity, 0, "rsmi_dev_activity_metric_get"),
+    RSMI_FN(throttle, 0, "rsmi_dev_metrics_indep_throttle_status_get"),
     {0, NULL, 0},
 };
 
@@ -122,10 +134,15 @@ static int rsmi_open(struct gpu_vendor *g)
     g->state = r;
     snprintf(g->accounting_reason, sizeof g->accounting_reason,
              "ROCm SMI keeps no records of exited processes");
-    snprintf(g->throttle_reason, sizeof g->throttle_reason,
-             "ROCm SMI's throttle status is in its versioned gpu_metrics table, not read");
     snprintf(g->xid_reason, sizeof g->xid_reason, "XID errors are NVIDIA's");
     int missing = dl_bind(g->lib, rsmi_symbols, r, NULL);
+    if (!r->throttle)
+        snprintf(g->throttle_reason, sizeof g->throttle_reason,
+                 "the ROCm SMI library has no rsmi_dev_metrics_indep_throttle_status_get "
+                 "(ROCm 6.1 or later)");
+    if (!r->activity)
+        snprintf(g->activity_reason, sizeof g->activity_reason,
+                 "the ROCm SMI library has no rsmi_dev_activity_metric_get (ROCm 5.5 or later)");
     if (!r->ecc)
         snprintf(g->ecc_reason, sizeof g->ecc_reason,
                  "the ROCm SMI library has no rsmi_dev_ecc_count_get");
@@ -276,11 +293,72 @@ static void read_ecc(struct gpu_vendor *g, struct rsmi *r, int i, struct gpu_sam
     s->ecc_read |= 1ULL << i;
 }
 
+/* The SMU's ASIC-independent throttler bits (the kernel's amdgpu_smu.h,
+ * SMU_THROTTLER_*) as enum gpu_throttle's: power limits (PPT, SPL, ...:
+ * bits 0-15) a power cap, current limits (TDC, EDC: 16-31) and the others
+ * (PPM, FIT: 48-63) a hardware slowdown, temperatures (32-45) thermal, and
+ * PROCHOT (46-47) the hardware's thermal signal. */
+static unsigned throttle_from_smu(uint64_t bits)
+{
+    unsigned out = 0;
+    if (bits & 0xFFFFull)
+        out |= 1u << GPU_THROTTLE_SW_POWER_CAP;
+    if (bits & (0xFFFFull << 16 | 0xFFFFull << 48))
+        out |= 1u << GPU_THROTTLE_HW_SLOWDOWN;
+    if (bits & (0x3FFFull << 32))
+        out |= 1u << GPU_THROTTLE_SW_THERMAL;
+    if (bits & (0x3ull << 46))
+        out |= 1u << GPU_THROTTLE_HW_THERMAL;
+    return out;
+}
+
+/* GPU i's throttle status and GFX and memory-controller activity (the
+ * SMU's averages) into s, on the devices the figures are wanted for; the
+ * first failure of each stops its calls, with the reason. */
+static void read_smu_figures(struct gpu_vendor *g, struct rsmi *r, int i, double since,
+                             struct gpu_sample *s)
+{
+    rsmi_status_t rc;
+    if (r->throttle && !*g->throttle_reason) {
+        uint64_t bits = 0;
+        if ((rc = r->throttle((uint32_t)i, &bits)) != RSMI_STATUS_SUCCESS) {
+            snprintf(g->throttle_reason, sizeof g->throttle_reason,
+                     "GPU %d does not report why its clocks are lowered: %s", i, rsmi_error(r, rc));
+        } else {
+            s->throttle_read |= 1ULL << i;
+            s->device_throttle[i] = throttle_from_smu(bits);
+        }
+    }
+    if (!r->activity || !r->activity_at)
+        return; /* (the first reading only starts the interval) */
+    rsmi_activity_metric_counter_t c = {RSMI_ACTIVITY_NONE, RSMI_ACTIVITY_NONE,
+                                        RSMI_ACTIVITY_NONE};
+    if ((rc = r->activity((uint32_t)i, RSMI_ACTIVITY_GFX | RSMI_ACTIVITY_UMC, &c)) !=
+        RSMI_STATUS_SUCCESS) {
+        snprintf(g->activity_reason, sizeof g->activity_reason,
+                 "GPU %d does not report its GFX and memory activity: %s", i, rsmi_error(r, rc));
+        r->activity = NULL;
+        return;
+    }
+    struct gpu_activity *a = &s->activity[i];
+    if (c.average_gfx_activity <= 100) {
+        a->read |= 1u << GPU_ACTIVITY_GFX;
+        a->percent[GPU_ACTIVITY_GFX] = c.average_gfx_activity;
+    }
+    if (c.average_umc_activity <= 100) {
+        a->read |= 1u << GPU_ACTIVITY_DRAM;
+        a->percent[GPU_ACTIVITY_DRAM] = c.average_umc_activity;
+    }
+    a->seconds = a->read ? since : 0;
+}
+
 static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
 {
     struct rsmi *r = g->state;
     double energy = 0;
-    int read_energy = gpu_energy_due(g, monotonic_now());
+    double now = monotonic_now();
+    int read_energy = gpu_energy_due(g, now);
+    double since = r->activity_at > 0 ? now - r->activity_at : 0;
     for (int i = 0; i < g->ndevices; i++) {
         uint64_t used = 0;
         rsmi_status_t rc = r->memory_usage((uint32_t)i, RSMI_MEM_TYPE_VRAM, &used);
@@ -303,9 +381,16 @@ static int rsmi_sample(struct gpu_vendor *g, struct gpu_sample *s)
                 snprintf(g->energy_reason, sizeof g->energy_reason,
                          "GPU %d does not report its energy: %s", i, rsmi_error(r, rc));
             double uj = r->energy_last_uj[i];
-            energy += uj > r->energy_base_uj[i] ? uj - r->energy_base_uj[i] : 0;
+            double mine = uj > r->energy_base_uj[i] ? uj - r->energy_base_uj[i] : 0;
+            energy += mine;
+            s->device_energy_mj[i] = (unsigned long long)(mine / 1000.0 + 0.5);
+            if (!*g->energy_reason)
+                s->device_energy_read |= 1ULL << i;
         }
+        if (g->exact || g->details || (g->tree_devices >> i & 1))
+            read_smu_figures(g, r, i, since, s);
     }
+    r->activity_at = now;
     if (g->exact) /* the run's errors: last minus first */
         for (int i = 0; i < g->ndevices; i++)
             read_ecc(g, r, i, s);
