@@ -1135,9 +1135,12 @@ static void gpu_standin_cost(const char *gt, const char *wl, long cost_us)
             close(fd);
         return;
     }
+    /* (throttle reasons and a process's utilization on each GPU: the
+     * details' calls answered, as a driver answers them, not refused) */
     fprintf(f, "cost %ld\n"
                "device GPU-00000000-0000-0000-0000-000000000000 Stand-in 85899345920 0 0\n"
-               "device GPU-11111111-1111-1111-1111-111111111111 Stand-in 85899345920 0 0\n",
+               "device GPU-11111111-1111-1111-1111-111111111111 Stand-in 85899345920 0 0\n"
+               "throttle 0 0\nthrottle 1 0\nprocutil 0 1 0\nprocutil 1 1 0\n",
             cost_us);
     if (fclose(f) != 0) {
         printf("not measured: cannot write %s\n", scenario);

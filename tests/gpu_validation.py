@@ -178,6 +178,59 @@ def check_input_bound():
         w.get('verdict') == [])
 
 
+def activity(d):
+    """The job's activity counters, {name: mean percent}, and the verdict."""
+    act = (d.get('gpu_run') or {}).get('activity') or {}
+    means = {k: v['mean_percent'] for k, v in (act.get('counters') or {}).items()}
+    verdict = ((d.get('gpu_idle') or {}).get('waiting') or {}).get('verdict') or []
+    return means, verdict, act.get('reason', '')
+
+
+def check_activity():
+    runs = {}
+    for mode in ('bf16', 'sleep', 'copy'):
+        d, _ = tracked(mode, '6')
+        runs[mode] = activity(d)
+    means, _, why = runs['bf16']
+    if 'sm' not in means:
+        for name in ('bf16 matmul: SM and tensor activity', 'torch.cuda._sleep: busy but the SMs idle',
+                     'device-to-device copies: DRAM bandwidth'):
+            row(name, '-', '-', f'skipped: no GPM counters here ({why})')
+        return
+    row('a bf16 matmul loop: SM and tensor activity', f'SM {means["sm"]:.0f}%, tensor '
+        f'{means.get("tensor", 0):.0f}%', 'SM at least 80 %, tensor above 0',
+        means['sm'] >= 80 and means.get('tensor', 0) > 0)
+    means, verdict, _ = runs['sleep']
+    row('torch.cuda._sleep in a loop: busy but the SMs idle', f'SM {means.get("sm", 0):.1f}%, '
+        f'verdict {verdict}', '"sms_idle" (utilization >= 90 % with SM activity <= 10 %)',
+        'sms_idle' in verdict)
+    dram = {m: runs[m][0].get('dram', 0) for m in runs}
+    row('device-to-device copies: DRAM bandwidth', ', '.join(f'{m} {v:.0f}%' for m, v in dram.items()),
+        'the copy loop\'s the largest of the three', dram['copy'] > max(dram['bf16'], dram['sleep']))
+
+
+def check_share():
+    """Two processes on one GPU at different loads: the tracked one's share and
+    the other's, each against its kernels' measured time."""
+    other = subprocess.Popen([sys.executable, WORKLOAD, 'duty', '0.25', '9'], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        d, out = tracked('duty', '0.6', '6')
+    finally:
+        other_out, _ = other.communicate(timeout=120)
+    m, o = re.search(r'kernel_share ([\d.]+)', out), re.search(r'kernel_share ([\d.]+)', other_out)
+    share = ((d.get('gpu_run') or {}).get('activity') or {}).get('share') or {}
+    if not share.get('available'):
+        row('two processes sharing a GPU: each one\'s share', '-', '-',
+            f'skipped: {share.get("reason", "no share")}')
+        return
+    job, others = 100 * share['job_sm_share'], 100 * share['others_sm_share']
+    want_job, want_other = 100 * float(m.group(1)), 100 * float(o.group(1))
+    row('two processes sharing a GPU (kernels 60 % and 25 % of the time): each one\'s share',
+        f'job {job:.0f}%, other {others:.0f}%', f'kernel time {want_job:.0f}% and {want_other:.0f}%, '
+        'each within 15 points', abs(job - want_job) <= 15 and abs(others - want_other) <= 15)
+
+
 ALLOCATOR_JOB = r'''
 import json, time, torch, gputracker
 with gputracker.Tracker(sleep_time=0.2, disable_logs=True) as t:
@@ -223,7 +276,8 @@ def main():
     checks = [('tensors', lambda: check_tensors(context)), ('pair', lambda: check_pair(context)),
               ('short child', check_short_child), ('idle holder', check_idle),
               ('energy', lambda: check_energy(nvml)), ('sample cost', check_sample_cost),
-              ('input-bound', check_input_bound), ('allocator', check_allocator)]
+              ('input-bound', check_input_bound), ('activity', check_activity),
+              ('share', check_share), ('allocator', check_allocator)]
     # GT_VALIDATION_SKIP: checks left out by name, comma-separated (the run
     # against the fakes leaves out the cost, a timing of the fake library).
     skip = {n.strip() for n in os.environ.get('GT_VALIDATION_SKIP', '').split(',') if n.strip()}

@@ -17,6 +17,17 @@
     python3 gpu_workload.py loader SECONDS [WORKERS]
         a training loop whose DataLoader (WORKERS processes, default 2) spins
         the CPU 30 ms per sample while the GPU's step is short: input-bound
+    python3 gpu_workload.py bf16 SECONDS
+        a bf16 matmul loop: the SMs and the tensor cores busy
+    python3 gpu_workload.py sleep SECONDS
+        torch.cuda._sleep in a loop: the GPU "100 % utilized" with one thread
+        spinning, its SMs idle
+    python3 gpu_workload.py copy SECONDS
+        a device-to-device copy loop: DRAM bandwidth, little math
+    python3 gpu_workload.py duty FRACTION SECONDS
+        kernels (torch.cuda._sleep) FRACTION of each 100 ms; prints
+        "kernel_share X", the share of the time its kernels ran as CUDA
+        events measured them
 """
 import subprocess
 import sys
@@ -84,6 +95,51 @@ if mode == "loader":
         if time.time() >= end:
             break
     print(f"steps {steps}", flush=True)
+    sys.exit(0)
+
+if mode in ("bf16", "sleep", "copy"):
+    seconds = float(sys.argv[2])
+    end = time.time() + seconds
+    if mode == "bf16":
+        a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+        while time.time() < end:
+            for _ in range(8):
+                c = a @ b
+            torch.cuda.synchronize()
+    elif mode == "sleep":
+        while time.time() < end:
+            torch.cuda._sleep(100_000_000)
+            torch.cuda.synchronize()
+    else:
+        src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        while time.time() < end:
+            for _ in range(8):
+                dst.copy_(src)
+            torch.cuda.synchronize()
+    print("done", flush=True)
+    sys.exit(0)
+
+if mode == "duty":
+    fraction, seconds = float(sys.argv[2]), float(sys.argv[3])
+    begin, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
+    torch.cuda._sleep(50_000_000)
+    stop.record()
+    torch.cuda.synchronize()
+    cycles_per_ms = 50_000_000 / max(begin.elapsed_time(stop), 1e-3)
+    period, busy = 0.1, 0.0
+    start = time.time()
+    while time.time() - start < seconds:
+        t0 = time.time()
+        begin.record()
+        torch.cuda._sleep(int(cycles_per_ms * period * 1000 * fraction))
+        stop.record()
+        torch.cuda.synchronize()
+        busy += begin.elapsed_time(stop) / 1000
+        time.sleep(max(0.0, period - (time.time() - t0)))
+    print(f"kernel_share {busy / (time.time() - start):.3f}", flush=True)
     sys.exit(0)
 
 mib, seconds = int(mode), float(sys.argv[2])

@@ -336,6 +336,30 @@ static void test_activity(void)
                          "(peak 31%) of the GPU time the job used");
     CHECK_CONTAINS(text, "Other processes took 30% of GPU 0's time");
     free(text);
+    /* -f human and the report say the same; the job's share is over both
+     * GPUs it held memory on (it ran no kernel on GPU 1): 60 and 30 % of
+     * GPU 0's time, half that of both GPUs' */
+    gt_totals totals = {.struct_size = sizeof totals, .wall_seconds = 10};
+    struct human_extras x = {.gpu_run = &g};
+    text = human_summary(&u, &totals, &x);
+    CHECK_CONTAINS(text, "GPU activity    SM 92% (peak 92%), tensor 40% (peak 40%), DRAM 31% "
+                         "(peak 31%) of the GPU time the job used\n");
+    CHECK_CONTAINS(text, "GPU share       the job's processes 30% of the SM time of the GPUs it "
+                         "used, others' 15%\n");
+    CHECK_CONTAINS(text, "    GPU 0: SM 92% (peak 92%), tensor 40% (peak 40%), DRAM 31% (peak "
+                         "31%); the job 60% of its time, others 30%; the job's energy there "
+                         "~600 J of the GPU's 900 J (an estimate)\n");
+    free(text);
+    char report[4200];
+    snprintf(report, sizeof report, "%s/activity.html", root);
+    CHECK(t && gt_tracker_write_report(t, "train.py", 0, NULL, NULL, report) == GT_OK);
+    char *html = NULL;
+    CHECK(input_file_read(report, 1 << 24, "report", &html, NULL) == GT_OK);
+    CHECK_CONTAINS(html, "GPU SM activity</div><div class=\"v\">92%</div>");
+    CHECK_CONTAINS(html, "sm 92% (peak 92%) sm_occupancy 55% (peak 55%) tensor 40% (peak 40%)");
+    CHECK_CONTAINS(html, "GPU share (job)</div><div class=\"v\">30%</div>");
+    CHECK_CONTAINS(html, "GPU held back");
+    free(html);
     gt_tracker_free(t);
 
     /* GPM refused at the final sample: no figures, the reason, no more calls. */

@@ -31,7 +31,9 @@ if [ "$status" != 0 ]; then
 fi
 for check in "CUDA context" "1 GiB of tensors" "two processes on one GPU" \
              "between samples, accounting off" "holding 256 MiB idle" "GPU energy" \
-             "slow DataLoader" "the converse: a GPU-bound loop"; do
+             "slow DataLoader" "the converse: a GPU-bound loop" "bf16 matmul loop" \
+             "torch.cuda._sleep in a loop" "device-to-device copies" \
+             "two processes sharing a GPU"; do
     if ! grep -q "$check.*| pass |$" "$work/table"; then
         echo "FAIL: no passing row for '$check'"
         exit 1

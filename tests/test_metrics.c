@@ -112,10 +112,46 @@ static void test_render(void)
     CHECK(len > 6 && strcmp(text + len - 6, "# EOF\n") == 0);
     free(text);
 
-    /* A utilization the driver did not give is left out, not shown as 0. */
+    /* A utilization the driver did not give is left out, not shown as 0;
+     * so are the activity, PCIe, throttle and share families until read. */
     p.gpu_util[0] = -1;
     CHECK(metrics_render(&st, &p, 0, &text, &len) == 0);
-    CHECK(!strstr(text, "utilization_ratio"));
+    CHECK(!strstr(text, "utilization_ratio") && !strstr(text, "activity_ratio") &&
+          !strstr(text, "pcie") && !strstr(text, "throttle_reason") &&
+          !strstr(text, "process_sm_ratio"));
+    free(text);
+
+    /* The GPU's own counters, its clocks' reasons and the job's SM share. */
+    p.gpu_activity[0].seconds = 1;
+    p.gpu_activity[0].read = 1u << GPU_ACTIVITY_SM | 1u << GPU_ACTIVITY_TENSOR;
+    p.gpu_activity[0].percent[GPU_ACTIVITY_SM] = 80;
+    p.gpu_activity[0].percent[GPU_ACTIVITY_TENSOR] = 25;
+    p.gpu_activity[0].pcie_read = 1;
+    p.gpu_activity[0].pcie_tx = 1048576;
+    p.gpu_activity[0].pcie_rx = 2048;
+    p.gpu_throttle_read = 1;
+    p.gpu_throttle[0] = 1u << GPU_THROTTLE_SW_POWER_CAP;
+    p.gpu_share_read = 1;
+    p.gpu_job_sm[0] = 60;
+    CHECK(metrics_render(&st, &p, 1, &text, &len) == 0);
+    const char *gpu = ",gpu=\"0\",uuid=\"GPU-1\",name=\"Fake H100\"";
+    const struct {
+        const char *name, *rest;
+    } own[] = {
+        {"gpu_tracker_gpu_activity_ratio", ",counter=\"sm\"} 0.8\n"},
+        {"gpu_tracker_gpu_activity_ratio", ",counter=\"tensor\"} 0.25\n"},
+        {"gpu_tracker_gpu_pcie_bytes_per_second", ",direction=\"tx\"} 1048576.0\n"},
+        {"gpu_tracker_gpu_pcie_bytes_per_second", ",direction=\"rx\"} 2048.0\n"},
+        {"gpu_tracker_gpu_throttle_reason", ",reason=\"sw_power_cap\"} 1\n"},
+        {"gpu_tracker_gpu_throttle_reason", ",reason=\"hw_thermal\"} 0\n"},
+        {"gpu_tracker_gpu_process_sm_ratio", "} 0.6\n"},
+    };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        snprintf(line, sizeof line, "\n%s{%s%s%s", own[i].name, base, gpu, own[i].rest);
+        CHECK_CONTAINS(text, line);
+    }
+    CHECK(!strstr(text, "counter=\"dram\"") && !strstr(text, "reason=\"gpu_idle\""));
+    CHECK_CONTAINS(text, "# UNIT gpu_tracker_gpu_activity_ratio ratio\n");
     free(text);
 
     CHECK(metrics_accepts_openmetrics("application/openmetrics-text;version=1.0.0,text/plain;q=0.5"));

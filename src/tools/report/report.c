@@ -510,6 +510,27 @@ static void gpu_section(struct buf *b, const gt_snapshot *s)
                  human_energy(all, sizeof all, s->usage.gpu_details.energy_joules));
         report_card(b, "", "GPU energy (job)", v, sub);
     }
+    if (g->activity_available) {
+        snprintf(v, sizeof v, "%.0f%%", g->activity_mean[0]);
+        int n = snprintf(sub, sizeof sub, "the GPUs' own counters while the job used them:");
+        for (int k = 0; k < GT_GPU_ACTIVITY_METRICS && n > 0 && (size_t)n < sizeof sub; k++)
+            if (g->activity_read >> k & 1)
+                n += snprintf(sub + n, sizeof sub - (size_t)n, " %s %.0f%% (peak %.0f%%)",
+                              gpu_activity_name(k), g->activity_mean[k], g->activity_peak[k]);
+        if (!(g->activity_read & 1u))
+            snprintf(v, sizeof v, "n/a");
+        report_card(b, g->activity_read & 1u && g->activity_mean[0] < 10 ? "warn" : "",
+                    "GPU SM activity", v, sub);
+    } else {
+        report_card(b, "", "GPU SM activity", "n/a", g->activity_reason);
+    }
+    if (g->share_available) {
+        snprintf(v, sizeof v, "%.0f%%", 100 * g->job_sm_share);
+        snprintf(sub, sizeof sub, "the job's processes' SM time of the GPUs it used; other "
+                 "processes' %.0f%%%s", 100 * g->others_sm_share,
+                 g->shared_gpus ? ": a GPU was shared" : "");
+        report_card(b, g->shared_gpus ? "warn" : "", "GPU share (job)", v, sub);
+    }
     buf_puts(b, "</div>\n");
 }
 

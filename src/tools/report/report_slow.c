@@ -83,7 +83,9 @@ static void slow_verdict(struct buf *b, const gt_snapshot *s, const char *starve
         }
     char waited[800];
     if (s->gpu_idle.struct_size && gpu_wait_advice(&s->gpu_idle.wait, waited, sizeof waited))
-        slow_reason(&list, "GPU waited for its input", waited);
+        slow_reason(&list, (s->gpu_idle.wait.verdict & (GT_GPU_WAIT_WORKERS |
+                                                        GT_GPU_WAIT_STORAGE_BOUND))
+                               ? "GPU waited for its input" : "GPU held back", waited);
     if (list.len) {
         buf_puts(b, "<ul class=\"note starved why\" id=\"why-slow\">\n");
         buf_add(b, list.data, list.len);

@@ -11,6 +11,7 @@ import os
 __version__ = '0.0-standin'
 
 uint8 = 'uint8'
+bfloat16 = 'bfloat16'
 
 
 def _edit(change):
@@ -43,6 +44,31 @@ def _set_utilization(percent):
     _edit(change)
 
 
+def _set_gpm(metrics):
+    """GPU 0's GPM counters (NVML_GPM_METRIC_* id: percent) from now on."""
+    def change(lines):
+        kept = [line for line in lines if not line.startswith('gpmmetric 0 -1 ')]
+        return kept + [f'gpmmetric 0 -1 {i} {v}' for i, v in metrics.items()]
+    _edit(change)
+
+
+def _set_process_sm(percent):
+    """This process's SM share of GPU 0 (NVML's process utilization), the
+    lines of processes no longer alive dropped."""
+    def alive(line):
+        try:
+            os.kill(int(line.split()[2]), 0)
+            return True
+        except (OSError, ValueError, IndexError):
+            return False
+
+    def change(lines):
+        kept = [line for line in lines if not line.startswith('procutil 0 ') or
+                (alive(line) and line.split()[2] != str(os.getpid()))]
+        return kept + [f'procutil 0 {os.getpid()} {int(percent)}']
+    _edit(change)
+
+
 def _hold(nbytes):
     """This process holds nbytes more on GPU 0, idle for now (one process
     line per allocation: the tracker adds a PID's entries up)."""
@@ -70,15 +96,24 @@ _held = 0
 class Tensor:
     """n elements of 4 bytes; on "cuda", held on GPU 0."""
 
-    def __init__(self, n, device=None):
+    def __init__(self, n, device=None, dtype=None):
         self.n = n
+        self.dtype = dtype
         if device == 'cuda':
             _hold(n * 4)
+
+    def copy_(self, other):
+        """A device-to-device copy: DRAM busy, little math."""
+        _set_utilization(95)
+        _set_gpm({2: 30, 5: 0, 10: 85})
+        return self
 
     def numel(self):
         return self.n
 
     def __matmul__(self, other):
+        if self.dtype == bfloat16:
+            _set_gpm({2: 92, 5: 60, 10: 30})
         _set_utilization(95)
         _add_energy(50000)  # 50 J a step
         return self
@@ -114,11 +149,19 @@ def zeros(n, device=None):
     return Tensor(n, device)
 
 
-def randn(*shape, device=None):
+def randn(*shape, device=None, dtype=None):
     n = 1
     for s in shape:
         n *= s
-    return Tensor(n, device)
+    return Tensor(n, device, dtype)
+
+
+def empty(n, dtype=None, device=None):
+    return ones(n, dtype, device)
+
+
+def empty_like(t):
+    return ones(t.n, t.dtype, 'cuda')
 
 
 def full(shape, value):

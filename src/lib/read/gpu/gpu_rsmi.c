@@ -329,7 +329,7 @@ static void read_smu_figures(struct gpu_vendor *g, struct rsmi *r, int i, double
             s->device_throttle[i] = throttle_from_smu(bits);
         }
     }
-    if (!r->activity || !r->activity_at)
+    if (!r->activity || !(r->activity_at > 0))
         return; /* (the first reading only starts the interval) */
     rsmi_activity_metric_counter_t c = {RSMI_ACTIVITY_NONE, RSMI_ACTIVITY_NONE,
                                         RSMI_ACTIVITY_NONE};
