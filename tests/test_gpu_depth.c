@@ -371,6 +371,31 @@ static void test_activity(void)
     CHECK_CONTAINS(g.activity_reason, "GPM refused a sample: fake NVML error 3");
     gt_tracker_free(t);
 
+    /* A refused metrics call is not made again: once per GPU over ten
+     * samples (polled, not timed), the reason kept. */
+    char log[4200];
+    snprintf(log, sizeof log, "%s/nvml-gpm-calls", root);
+    unlink(log);
+    setenv("FAKE_NVML_CALLS", log, 1);
+    snprintf(after, sizeof after, "%sfail nvmlGpmMetricsGet 3\n", both);
+    write_scenario(after);
+    gt_options o = options();
+    o.sleep_time = 0.02;
+    o.gpu_details = 1;
+    CHECK(test_tracker_new(&o, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK);
+    for (int i = 0; i < 30000 && calls_of(log, "nvmlDeviceGetMemoryInfo") < 2 + 2 * 10; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK(t && gt_tracker_stop(t) == GT_OK);
+    unsetenv("FAKE_NVML_CALLS");
+    CHECK_MSG(calls_of(log, "nvmlGpmMetricsGet") == 2, "%d metrics calls",
+              calls_of(log, "nvmlGpmMetricsGet"));
+    CHECK_MSG(calls_of(log, "nvmlGpmSampleGet") == 2 * 2, "%d sample calls",
+              calls_of(log, "nvmlGpmSampleGet"));
+    CHECK(t && gt_tracker_gpu_run(t, &g) == GT_OK && !g.activity_available);
+    CHECK_CONTAINS(g.activity_reason, "GPM gives no metrics: fake NVML error 3");
+    gt_tracker_free(t);
+
     /* No GPU has GPM: said so; the share still comes (every generation). */
     snprintf(after, sizeof after, "%sgpmsupport 0 0\n", scen);
     t = run(after, after, &u, &g);

@@ -384,10 +384,11 @@ static const struct {
 };
 #define GPM_WANTED (sizeof gpm_wanted / sizeof gpm_wanted[0])
 
-/* The metrics over device k's pair of GPM samples into its activity in s;
- * a MIG instance's utilization returned (-1 when not given). */
+/* The metrics over device k's pair of GPM samples into act; a MIG
+ * instance's utilization returned (-1 when not given); *refused set when
+ * the call failed (GPM stops on the device). */
 static double gpm_metrics_into(struct gpu_vendor *g, struct nvml *n, int k,
-                               struct gpu_activity *act)
+                               struct gpu_activity *act, int *refused)
 {
     int mig = n->gpu_instance[k] >= 0;
     unsigned count = (unsigned)GPM_WANTED - (mig ? 0u : 1u);
@@ -405,6 +406,7 @@ static double gpm_metrics_into(struct gpu_vendor *g, struct nvml *n, int k,
         char why[160];
         snprintf(why, sizeof why, "GPM gives no metrics: %s", nvml_error(n, rc));
         gpm_missing(g, k, why);
+        *refused = 1;
         return -1;
     }
     for (unsigned m = 0; m < count; m++) {
@@ -453,7 +455,12 @@ static double read_gpm(struct gpu_vendor *g, struct nvml *n, int k, double now,
      * sample starts a new pair. */
     if (n->gpm_have_prev[k] && n->gpm_prev_sample[k] == n->samples - 1) {
         struct gpu_activity *act = &s->activity[k];
-        util = gpm_metrics_into(g, n, k, act);
+        int refused = 0;
+        util = gpm_metrics_into(g, n, k, act, &refused);
+        if (refused) {
+            close_gpm(n, k);
+            return -1;
+        }
         if (act->read || act->pcie_read)
             act->seconds = now - n->gpm_prev_at[k] > 0 ? now - n->gpm_prev_at[k] : 0;
         if (!(act->seconds > 0))
