@@ -157,6 +157,20 @@ static void read_shares(struct json_reader *r, json_object *o, const char *path,
         share[b] = json_read_number(r, sh, gpu_throttle_name(b), sub, 0, 1);
 }
 
+/* Entry i of a list of GPUs (named where), an object with its GPU's
+ * "index" in *d; NULL (recorded in r) when it is not one. */
+static json_object *gpu_entry(struct json_reader *r, json_object *list, size_t i,
+                              const char *where, int *d)
+{
+    json_object *dev = json_object_array_get_idx(list, i);
+    if (!json_object_is_type(dev, json_type_object)) {
+        json_read_fail(r, "\"%s\" should be an object", where);
+        return NULL;
+    }
+    *d = (int)json_read_integer(r, dev, "index", where, 0, GT_MAX_GPUS - 1);
+    return r->status == GT_OK ? dev : NULL;
+}
+
 /* The counters read of {"sm": {"mean_percent", "peak_percent"}, ...} into
  * mean and peak; their bits. */
 static unsigned counters_read(struct json_reader *r, json_object *o, const char *path,
@@ -256,15 +270,11 @@ static void activity_read(struct json_reader *r, json_object *o, const char *pat
     if (r->status == GT_OK && n > 0 && !*table && !(*table = calloc(GT_MAX_GPUS, sizeof **table)))
         json_read_fail(r, "out of memory");
     for (size_t i = 0; r->status == GT_OK && i < n; i++) {
-        json_object *dev = json_object_array_get_idx(gpus, i);
         char dpath[200];
         snprintf(dpath, sizeof dpath, "%s.gpus[%zu]", path, i);
-        if (!json_object_is_type(dev, json_type_object)) {
-            json_read_fail(r, "\"%s\" should be an object", dpath);
-            break;
-        }
-        int d = (int)json_read_integer(r, dev, "index", dpath, 0, GT_MAX_GPUS - 1);
-        if (r->status != GT_OK)
+        int d;
+        json_object *dev = gpu_entry(r, gpus, i, dpath, &d);
+        if (!dev)
             break;
         activity_device_read(r, dev, dpath, &(*table)[d]);
         if (d + 1 > g->ngpus)
@@ -309,15 +319,11 @@ void gpu_run_json_read(struct json_reader *r, json_object *o, const char *path, 
     if (r->status == GT_OK && n > 0 && !(table = calloc(GT_MAX_GPUS, sizeof *table)))
         json_read_fail(r, "out of memory");
     for (size_t i = 0; r->status == GT_OK && i < n; i++) {
-        json_object *dev = json_object_array_get_idx(devices, i);
         char dpath[160];
         snprintf(dpath, sizeof dpath, "%s.devices[%zu]", sub, i);
-        if (!json_object_is_type(dev, json_type_object)) {
-            json_read_fail(r, "\"%s\" should be an object", dpath);
-            break;
-        }
-        int d = (int)json_read_integer(r, dev, "index", dpath, 0, GT_MAX_GPUS - 1);
-        if (r->status != GT_OK)
+        int d;
+        json_object *dev = gpu_entry(r, devices, i, dpath, &d);
+        if (!dev)
             break;
         table[d].throttle_read = 1;
         read_shares(r, dev, dpath, table[d].throttle_share);
