@@ -371,6 +371,29 @@ static void test_activity(void)
     CHECK_CONTAINS(g.activity_reason, "GPM refused a sample: fake NVML error 3");
     gt_tracker_free(t);
 
+    /* With rows, the report's GPU charts: the counters said under them
+     * (utilization counts any kernel, SM activity the SMs busy). */
+    write_scenario(scen);
+    gt_options so = options();
+    so.sleep_time = 0.02;
+    so.series = GT_SERIES_PROCESS | GT_SERIES_SYSTEM;
+    CHECK(test_tracker_new(&so, &t) == GT_OK);
+    CHECK(t && gt_tracker_start(t) == GT_OK);
+    double taken = 0;
+    for (int i = 0; i < 30000 && t && gt_tracker_figure(t, GT_FIGURE_SAMPLES, &taken) == GT_OK &&
+                    taken < 6; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK(t && gt_tracker_stop(t) == GT_OK);
+    CHECK(t && gt_tracker_write_report(t, "train.py", 0, NULL, NULL, report) == GT_OK);
+    html = NULL;
+    CHECK(input_file_read(report, 1 << 24, "report", &html, NULL) == GT_OK);
+    CHECK_CONTAINS(html, "<figcaption>GPU utilization</figcaption>");
+    CHECK_CONTAINS(html, "<p class=\"note\">GPU utilization above is the share of time any "
+                         "kernel ran; the GPUs' own counters while the job used them: sm 92% "
+                         "(peak 92%), sm_occupancy 55% (peak 55%), tensor 40% (peak 40%)");
+    free(html);
+    gt_tracker_free(t);
+
     /* A refused metrics call is not made again: once per GPU over ten
      * samples (polled, not timed), the reason kept. */
     char log[4200];

@@ -3,9 +3,11 @@
  * rows outnumber pixels), with the data the page's script shows on hover. */
 #define _GNU_SOURCE
 #include <math.h>
+
 #include <stdio.h>
 #include <string.h>
 
+#include "common/gpu_advice.h"
 #include "report/report_chart.h"
 #include "report/report_html.h"
 #include "report/report_who.h"
@@ -408,6 +410,24 @@ int report_chart_data(const gt_snapshot *s, const struct row_source *rows, struc
 #define PROC2_COLOR "#e07b39"
 #define SYS2_COLOR "#c9a227"
 
+/* Under the GPU charts, what the GPUs' own counters said while the job used
+ * them: utilization counts any kernel running, SM activity the SMs busy. */
+static void gpu_activity_note(struct buf *b, const gt_gpu_run *g)
+{
+    if (!g->struct_size || !g->activity_available)
+        return;
+    buf_puts(b, "<p class=\"note\">GPU utilization above is the share of time any kernel "
+                "ran; the GPUs' own counters while the job used them:");
+    const char *sep = " ";
+    for (int m = 0; m < GT_GPU_ACTIVITY_METRICS; m++)
+        if (g->activity_read >> m & 1) {
+            buf_printf(b, "%s%s %.0f%% (peak %.0f%%)", sep, gpu_activity_name(m),
+                       g->activity_mean[m], g->activity_peak[m]);
+            sep = ", ";
+        }
+    buf_puts(b, ".</p>\n");
+}
+
 void report_charts(struct buf *b, const gt_snapshot *s, struct chart_data *d)
 {
     if (d->n == 0) {
@@ -456,4 +476,6 @@ void report_charts(struct buf *b, const gt_snapshot *s, struct chart_data *d)
     if (s->server.gpu_count == 0)
         buf_puts(b, "<p class=\"note\">No GPU was found on this machine: the GPU charts are left "
                    "out.</p>\n");
+    else
+        gpu_activity_note(b, &s->gpu_run);
 }
