@@ -120,20 +120,12 @@ static void cgroup_lines(FILE *f, const gt_cgroup_usage *cg, int asked, int comm
                 100 * cg->io_full);
 }
 
-/* "SM 62% (peak 97%), tensor 40% (peak 88%), DRAM 31% (peak 55%)": the
- * counters read of mean/peak, the three the issue of the run tells first. */
+/* gpu_activity_phrase() of the counters onto f; 1 when it said any. */
 static int activity_text(FILE *f, unsigned read, const double *mean, const double *peak)
 {
-    static const int shown[] = {0, 2, 3, 7}; /* sm, tensor, dram, gfx */
-    static const char *const label[] = {"SM", "tensor", "DRAM", "GFX"};
-    int any = 0;
-    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
-        int m = shown[k];
-        if (!(read >> m & 1))
-            continue;
-        fprintf(f, "%s%s %.0f%% (peak %.0f%%)", any ? ", " : "", label[k], mean[m], peak[m]);
-        any = 1;
-    }
+    char phrase[256];
+    int any = gpu_activity_phrase(read, mean, peak, phrase, sizeof phrase);
+    fputs(phrase, f);
     return any;
 }
 

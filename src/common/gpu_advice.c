@@ -103,6 +103,24 @@ const char *gpu_activity_name(int i)
     return i >= 0 && i < GT_GPU_ACTIVITY_METRICS ? activity_names[i] : NULL;
 }
 
+int gpu_activity_phrase(unsigned read, const double *mean, const double *peak, char *out,
+                        size_t cap)
+{
+    static const int shown[] = {0, 2, 3, 7}; /* sm, tensor, dram, gfx */
+    static const char *const label[] = {"SM", "tensor", "DRAM", "GFX"};
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0] && n < cap; k++) {
+        int m = shown[k];
+        if (!(read >> m & 1))
+            continue;
+        int w = snprintf(out + n, cap - n, "%s%s %.0f%% (peak %.0f%%)", n ? ", " : "",
+                         label[k], mean[m], peak[m]);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return out[0] != '\0';
+}
+
 const char *gpu_brand_name(size_t i)
 {
     static const char *const brands[] = {"nvidia", "amd", "intel", "drm"};

@@ -33,6 +33,13 @@ const char *gpu_throttle_name(int i);
  * of gt_gpu_run.activity_mean), NULL past GT_GPU_ACTIVITY_METRICS. */
 const char *gpu_activity_name(int i);
 
+/* "SM 62% (peak 97%), tensor 40% (peak 88%), DRAM 31% (peak 55%)": the
+ * headline counters of read (SM, tensor, DRAM, GFX) with their means and
+ * peaks into out, as the text summary and -f human say them; 0 (out "")
+ * when read holds none of them. */
+int gpu_activity_phrase(unsigned read, const double *mean, const double *peak, char *out,
+                        size_t cap);
+
 /* The i-th value gt_options.gpu_brand takes besides NULL ("nvidia", "amd",
  * "intel", "drm"), NULL past the last: the one list the library checks
  * the option against and the Python package its arguments. */

@@ -236,22 +236,15 @@ static int gpu_wait_text(const gt_gpu_wait *w, struct buf *b)
 
 int gpu_activity_text(const gt_gpu_run *g, struct buf *b)
 {
-    static const int shown[] = {0, 2, 3, 7}; /* sm, tensor, dram, gfx */
-    static const char *const label[] = {"SM", "tensor", "DRAM", "GFX"};
     int others = g->share_available && g->others_sm_share > 0;
     if (!g->activity_available && !others)
         return 0;
     buf_puts(b, "GPU activity:\n");
-    if (g->activity_available) {
-        const char *sep = "   ";
-        for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
-            if (g->activity_read >> shown[k] & 1) {
-                buf_printf(b, "%s%s %.0f%% (peak %.0f%%)", sep, label[k],
-                           g->activity_mean[shown[k]], g->activity_peak[shown[k]]);
-                sep = ", ";
-            }
-        buf_puts(b, " of the GPU time the job used\n");
-    }
+    char phrase[256];
+    if (g->activity_available &&
+        gpu_activity_phrase(g->activity_read, g->activity_mean, g->activity_peak, phrase,
+                            sizeof phrase))
+        buf_printf(b, "   %s of the GPU time the job used\n", phrase);
     if (g->share_available)
         buf_printf(b, "   The job's processes took %.0f%% of the SM time of the GPUs it used, "
                    "others %.0f%%\n", 100 * g->job_sm_share, 100 * g->others_sm_share);
