@@ -505,7 +505,7 @@ typedef struct gt_cloud_info {
     size_t struct_size;       /* sizeof(this struct) in the caller's header */
     int asked;              /* 0: not asked (JSON null) */
     int found;              /* a metadata service answered */
-    char vendor[32];        /* aws, gcp, azure; "unknown" when none answered */
+    char vendor[32];        /* aws, gcp, azure, hcloud, upcloud, vultr, alicloud, ovh; "unknown" */
     char instance_type[96];
     char region[96];
     double discovery_time;  /* seconds the discovery took */

@@ -1,6 +1,8 @@
 /* cloud_info.h - which cloud instance this is, from the metadata services
- * of AWS (IMDSv2), GCP and Azure, asked in a background thread so that it
- * never delays tracking. Every request has a 1 s timeout. */
+ * of AWS (IMDSv2), GCP, Azure, Hetzner, UpCloud, Vultr, Alibaba Cloud and
+ * OVHcloud, asked in a background thread so that it never delays
+ * tracking. Every request has a 1 s timeout, and an address that gave no
+ * answer is not asked again (docs/snapshot.md, "Server and cloud"). */
 #ifndef GT_CLOUD_INFO_H
 #define GT_CLOUD_INFO_H
 
@@ -8,10 +10,11 @@
 
 struct cloud_discovery;
 
-/* Starts the discovery. base_url is where all three services are asked
- * (tests point it at a server on 127.0.0.1; it is copied); NULL: the real
- * ones, http://169.254.169.254 (AWS, Azure) and
- * http://metadata.google.internal (GCP). NULL when no thread could be
+/* Starts the discovery. base_url is where every service is asked (tests
+ * point it at a server on 127.0.0.1; it is copied); NULL: the real ones,
+ * http://169.254.169.254 (AWS, Azure, Hetzner, UpCloud, Vultr, OVHcloud),
+ * http://metadata.google.internal (GCP) and http://100.100.100.200
+ * (Alibaba Cloud). NULL when no thread could be
  * started (then cloud_discovery_finish(NULL, ...) reports "unknown"). */
 struct cloud_discovery *cloud_discovery_start(const char *base_url);
 
