@@ -618,18 +618,22 @@ static void test_refusals(void)
             "gpu-tracker: sub-track: sub-tracking file '%s' is invalid: code block 'a' of "
             "process 7 has two starts in a row (entered again before it stopped: nested calls "
             "of one name cannot be paired) at 11.000000\n", m);
-    /* Where gpu_tracker 5.0.1 refuses a pair (load_timestamp_pairs), its words:
-     * process 7's extra stop pairs with process 8's start. */
+    /* Where gpu_tracker 5.0.1 refuses a pair (load_timestamp_pairs), its words
+     * to the byte: process 7's extra stop pairs with process 8's start. The
+     * timestamps are printed as pandas reads them: 1700000000.7654321 and
+     * 1700000012.5000001 read as 1700000000.765432 and 1700000012.5. */
     REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,0,10\n7,a,1,11\n7,a,1,12\n"
                "8,a,0,13.5\n8,a,1,14\n",
-            "gpu-tracker: sub-track: sub-tracking file '%s' is invalid: code block 'a' has "
-            "timestamp pair (12.0, 13.5) with differing process IDs: 7 and 8 (each process's "
-            "marks must pair as start, stop)\n", m);
+            "gpu-tracker: sub-track: Sub-tracking file is invalid. Detected timestamp pair (12.0, "
+            "13.5) with differing process IDs: 7 and 8.\n");
+    REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,0,10\n7,a,1,11\n"
+               "7,a,1,1700000000.7654321\n8,a,0,1700000012.5000001\n8,a,1,1700000013\n",
+            "gpu-tracker: sub-track: Sub-tracking file is invalid. Detected timestamp pair "
+            "(1700000000.765432, 1700000012.5) with differing process IDs: 7 and 8.\n");
     REFUSED(1, "process_id,code_block_name,position,timestamp\n7,a,1,10\n7,a,0,11\n7,a,0,12\n"
                "7,a,1,13\n",
-            "gpu-tracker: sub-track: sub-tracking file '%s' is invalid: code block 'a' has "
-            "timestamp pair (10.0, 11.0) of process ID 7 with a start time greater than the stop "
-            "time\n", m);
+            "gpu-tracker: sub-track: Sub-tracking file is invalid. Detected timestamp pair (10.0, "
+            "11.0) of process ID 7 with a start time greater than the stop time.\n");
     REFUSED(1, "process_id,code_block_name,position\n7,a,0\n",
             "gpu-tracker: sub-track: sub-tracking file '%s' has no column 'timestamp' (a "
             "sub-tracking file has process_id, code_block_name, position and timestamp)\n", m);

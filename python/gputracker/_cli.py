@@ -77,14 +77,13 @@ def _sub_track(action: str, args: list):
     if action == 'analyze':
         if options.format != 'pickle' or not options.tf or not options.stf:
             return None
-        import pickle
         from ._sub_tracking_analysis import SubTrackingAnalyzer
         try:
             results = SubTrackingAnalyzer(options.tf, options.stf).sub_tracking_results()
         except (OSError, ValueError) as error:
             print(f'gpu-tracker: sub-track: {_native.text_escape(str(error))}', file=sys.stderr)
             return 1
-        _write(options.output, pickle.dumps(results))
+        _write(options.output, results.to_gpu_tracker_pickle())
         return 0
     try:
         paths, statistic = _session_map(options)
@@ -104,7 +103,7 @@ def _sub_track(action: str, args: list):
         print(f'gpu-tracker: sub-track: {_native.text_escape(str(error))}', file=sys.stderr)
         return 1
     if options.format == 'pickle':
-        _write(options.output, pickle.dumps(results))
+        _write(options.output, results.to_gpu_tracker_pickle())
     elif options.format == 'json':
         _write(options.output, json.dumps(results.to_json(), indent=1))
     else:

@@ -108,7 +108,8 @@ def _numpy_module(module: str) -> str:
 
 # gpu_tracker 5's result classes, read as ours: nothing of gpu_tracker is
 # imported (installed or not, its module is never run).
-_FOREIGN = {('gpu_tracker.sub_tracker', name): name
+_GPU_TRACKER_RESULTS = 'gpu_tracker.sub_tracker'
+_FOREIGN = {(_GPU_TRACKER_RESULTS, name): name
             for name in ('SubTrackingResults', 'CodeBlockResults', 'ComparisonResults')}
 
 
@@ -220,6 +221,37 @@ class SafeUnpickler(pickle._Unpickler):
     dispatch[pickle.NEWOBJ[0]] = _load_newobj
     dispatch[pickle.NEWOBJ_EX[0]] = _load_newobj_ex
     dispatch[pickle.BUILD[0]] = _load_build
+
+
+class _GpuTrackerPickler(pickle._Pickler):
+    """pickle's own pure-Python pickler, which names our three result
+    classes as gpu_tracker 5 names its own (``gpu_tracker.sub_tracker``):
+    the pickle loads in gpu_tracker itself, into its classes (same fields),
+    and in ours through SafeUnpickler (``_FOREIGN``). pickle's C pickler
+    cannot do this: it imports a class's module to check the name, and
+    gpu_tracker need not be installed. Everything else is pickled as
+    pickle.dumps pickles it."""
+
+    def save_global(self, obj, name=None):
+        if getattr(obj, '__module__', None) == _RESULTS and name is None and \
+                (_GPU_TRACKER_RESULTS, obj.__qualname__) in _FOREIGN:
+            if self.proto >= 4:
+                self.save(_GPU_TRACKER_RESULTS)
+                self.save(obj.__qualname__)
+                self.write(pickle.STACK_GLOBAL)
+            else:
+                self.write(pickle.GLOBAL + f'{_GPU_TRACKER_RESULTS}\n{obj.__qualname__}\n'.encode('ascii'))
+            self.memoize(obj)
+            return
+        super().save_global(obj, name)
+
+
+def dumps_for_gpu_tracker(obj) -> bytes:
+    """obj (our results, or what holds them) pickled with protocol 4 under
+    gpu_tracker's module and class names (_GpuTrackerPickler)."""
+    out = io.BytesIO()
+    _GpuTrackerPickler(out, protocol=4).dump(obj)
+    return out.getvalue()
 
 
 def loads(data: bytes):

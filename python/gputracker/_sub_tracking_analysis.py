@@ -91,6 +91,15 @@ class SubTrackingResults:
     def __str__(self) -> str:
         return _dict_to_str('', dclass.asdict(self), 0)
 
+    def to_gpu_tracker_pickle(self) -> bytes:
+        """The results pickled for gpu_tracker 5: named as its classes
+        (``gpu_tracker.sub_tracker.SubTrackingResults``), so that its
+        TrackingComparison and ``pickle.load`` read them into its own
+        classes; ours reads them too. ``pickle.dumps(results)`` names
+        gputracker's classes, which gpu_tracker cannot import. What
+        ``sub-track analyze -f pickle`` writes."""
+        return _safe_pickle.dumps_for_gpu_tracker(self)
+
 
 @dclass.dataclass
 class ComparisonResults:
@@ -128,6 +137,12 @@ class ComparisonResults:
 
     def __str__(self) -> str:
         return _dict_to_str('', dclass.asdict(self), 0, no_title_keys=set(self.code_block_compute_time))
+
+    def to_gpu_tracker_pickle(self) -> bytes:
+        """The comparison pickled for gpu_tracker 5, named as its
+        ComparisonResults (``gpu_tracker.sub_tracker``); what ``sub-track
+        compare -f pickle`` writes. See SubTrackingResults'."""
+        return _safe_pickle.dumps_for_gpu_tracker(self)
 
 
 def _dict_to_str(string: str, results: dict, indent: int, no_title_keys: set | None = None) -> str:

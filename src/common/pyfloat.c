@@ -147,3 +147,51 @@ double pyfloat_round3(double v)
 {
     return pyfloat_round(v, 3);
 }
+
+double pyfloat_pandas_read(const char *text, double exact)
+{
+    const char *p = text;
+    while (*p == ' ')
+        p++;
+    int negative = *p == '-';
+    p += negative || *p == '+';
+    double number = 0;
+    int exponent = 0, digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (digits < 17) {
+            number = number * 10. + (*p - '0');
+            digits++;
+        } else {
+            exponent++;
+        }
+    }
+    if (*p == '.') {
+        int decimals = 0;
+        for (p++; digits < 17 && *p >= '0' && *p <= '9'; p++, digits++, decimals++)
+            number = number * 10. + (*p - '0');
+        while (*p >= '0' && *p <= '9')
+            p++;
+        exponent -= decimals;
+    }
+    if (digits == 0)
+        return exact;
+    if (*p == 'e' || *p == 'E') {
+        char *end;
+        long e = strtol(p + 1, &end, 10);
+        if (end == p + 1 || e < -400 || e > 400)
+            return exact;
+        exponent += (int)e;
+        p = end;
+    }
+    while (*p == ' ')
+        p++;
+    if (*p || exponent < -308 || exponent > 308)
+        return exact; /* not its plain decimal, or its subnormal and overflow paths */
+    if (negative)
+        number = -number;
+    /* its table of powers holds the literals 1e0 .. 1e308: the nearest doubles */
+    char power[8];
+    snprintf(power, sizeof power, "1e%d", exponent < 0 ? -exponent : exponent);
+    double scale = strtod(power, NULL);
+    return exponent < 0 ? number / scale : number * scale;
+}

@@ -18,4 +18,12 @@ double pyfloat_round(double v, int ndigits);
 /* Python's round(v, 3): the double nearest the correctly rounded decimal. */
 double pyfloat_round3(double v);
 
+/* The double pandas' CSV reader gives for the decimal text: its default
+ * converter (precise_xstrtod) sums the first 17 significant digits in a
+ * double and scales by a power of ten, which can miss the nearest double by
+ * an ulp (1745449613.5325919 reads as 1745449613.532592). exact (the text's
+ * strtod) where the text is not a plain decimal pandas reads so. For
+ * figures that must match what gpu_tracker computed from a CSV file. */
+double pyfloat_pandas_read(const char *text, double exact);
+
 #endif

@@ -89,6 +89,7 @@ static json_object *running_json(const struct running *r)
 struct mark {
     long long pid;
     double ts;
+    double ts_pandas; /* ts as pandas reads the CSV text, for gpu_tracker's messages */
     unsigned block; /* index into names */
     int position;   /* 0 start, 1 stop */
 };
@@ -195,8 +196,12 @@ static gt_status mark_record(void *ctx, size_t record, const struct table_cell *
         block = -1;
     if (block < 0)
         return error_set(GT_ERR_NO_MEMORY, "out of memory reading %s '%s'", what, m->path);
-    m->v[m->n++] = (struct mark){.pid = (long long)v[0], .ts = v[3], .block = (unsigned)block,
-                                 .position = (int)v[2]};
+    m->v[m->n++] = (struct mark){.pid = (long long)v[0], .ts = v[3],
+                                 /* an SQLite REAL is read exactly, by gpu_tracker too */
+                                 .ts_pandas = cells[m->col[3]].is_num
+                                                  ? v[3]
+                                                  : pyfloat_pandas_read(cells[m->col[3]].text, v[3]),
+                                 .block = (unsigned)block, .position = (int)v[2]};
     return GT_OK;
 }
 
@@ -293,17 +298,18 @@ static gt_status pair_marks(const struct marks *m, size_t first, size_t end,
             j++;
         const struct mark *s = &m->v[i], *e = j < end ? &m->v[j] : NULL;
         char s_ts[32], e_ts[32];
-        pyfloat_repr(s->ts, s_ts, sizeof s_ts);
-        pyfloat_repr(e ? e->ts : 0, e_ts, sizeof e_ts);
+        /* The pairs gpu_tracker refuses, in its words to the byte, with the
+         * timestamps as pandas read them from the CSV file. */
+        pyfloat_repr(s->ts_pandas, s_ts, sizeof s_ts);
+        pyfloat_repr(e ? e->ts_pandas : 0, e_ts, sizeof e_ts);
         if (e && e->pid != s->pid)
-            return error_set(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
-                             "timestamp pair (%s, %s) with differing process IDs: %lld and %lld "
-                             "(each process's marks must pair as start, stop)", m->path, b->name,
-                             s_ts, e_ts, s->pid, e->pid);
+            return error_set(GT_ERR_PARSE, "Sub-tracking file is invalid. Detected timestamp pair "
+                             "(%s, %s) with differing process IDs: %lld and %lld.", s_ts, e_ts,
+                             s->pid, e->pid);
         if (e && s->position == 1 && e->position == 0)
-            return error_set(GT_ERR_PARSE, "sub-tracking file '%s' is invalid: code block '%s' has "
-                             "timestamp pair (%s, %s) of process ID %lld with a start time greater "
-                             "than the stop time", m->path, b->name, s_ts, e_ts, s->pid);
+            return error_set(GT_ERR_PARSE, "Sub-tracking file is invalid. Detected timestamp pair "
+                             "(%s, %s) of process ID %lld with a start time greater than the stop "
+                             "time.", s_ts, e_ts, s->pid);
         if (s->position != 0 || !e || e->position != 1) {
             const char *why = s->position != 0 ? "a stop without a start"
                               : !e           ? "a start without a stop"
