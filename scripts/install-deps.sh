@@ -48,6 +48,13 @@ deb) packages="$packages $deb_packages" ;;
 check) packages="$packages $deb_packages lintian clang libclang-rt-14-dev chromium util-linux python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-psutil python3-pandas python3-ipython zsh fish man-db prometheus prometheus-pushgateway slurmctld libslurm-dev slurmd slurm-client munge abigail-tools tmux snakemake python3-pytest-xdist python3-markdown" ;;
 *) echo "usage: install-deps.sh [--list|--report] build|deb|check" >&2; exit 2 ;;
 esac
+# The Sentinel streaming test's S3 server runs on Node.js and comes from the
+# npm registry. Debian's npm only where no npm is there already: a Node.js
+# from elsewhere (NodeSource) carries its own, which Debian's would conflict with.
+if [ "$mode" = check ]; then
+    packages="$packages nodejs"
+    command -v npm >/dev/null 2>&1 || packages="$packages npm"
+fi
 if [ "$list" -eq 1 ]; then
     echo $packages
     exit 0

@@ -603,6 +603,7 @@ static PyMethodDef module_methods[] = {
     {"snapshot_stats", native_snapshot_stats, METH_O, "gt_snapshot_stats() of a loaded snapshot."},
     {"stats_combine", native_stats_combine, METH_O, "gt_stats_combine_json(): aggregate_stats()."},
     {"recommend_server", native_recommend_server, METH_VARARGS, "gt_recommend_server()."},
+    {"instance_price", native_instance_price, METH_VARARGS, "gt_instance_price_at()."},
     {"sub_track_analyze", sub_track_analyze, METH_VARARGS, "gt_subtrack_analyze()."},
     {"sub_track_combine", sub_track_combine, METH_VARARGS, "gt_subtrack_combine()."},
     {"sub_track_calls", sub_track_calls, METH_O, "gt_subtrack_calls()."},

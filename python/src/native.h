@@ -45,5 +45,6 @@ PyObject *native_stats_combine(PyObject *module, PyObject *runs);
  * one, the rest floats. NULL with the exception set. */
 PyObject *native_stats_dict(const gt_stats *st);
 PyObject *native_recommend_server(PyObject *module, PyObject *args);
+PyObject *native_instance_price(PyObject *module, PyObject *args);
 
 #endif

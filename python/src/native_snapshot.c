@@ -349,6 +349,25 @@ PyObject *native_recommend(PyObject *module, PyObject *args)
                          "vram", r.vram_mib);
 }
 
+/* native_instance_price(vendor, region, instance_type, base_url or None):
+ * gt_instance_price_at()'s on-demand USD per hour (0.0: no price known);
+ * OSError or ValueError when it cannot be had. */
+PyObject *native_instance_price(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *vendor, *region, *type, *url = NULL;
+    if (!PyArg_ParseTuple(args, "sssz", &vendor, &region, &type, &url))
+        return NULL;
+    double price = 0;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_instance_price_at(vendor, region, type, url, &price);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return native_raise_status(status);
+    return PyFloat_FromDouble(price);
+}
+
 /* native_recommend_server(cpu, memory, gpu, vram, base_url or None): the Keeper
  * API's answer (JSON text); OSError when it cannot be had. */
 PyObject *native_recommend_server(PyObject *module, PyObject *args)

@@ -3,8 +3,13 @@ ResourceTracker, on the same library as gputracker.ResourceTracker (0.4),
 with 0.5.0's defaults, names and units and its snapshot shape."""
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
+import logging
 import os
 import sys
+import tempfile
 import time
 import warnings
 from array import array
@@ -16,8 +21,10 @@ from .._resource_tracker import DEFAULT_STATS_SPECS as _DEFAULT_STATS_SPECS_04
 from .._resource_tracker import _PROCESS, _SYSTEM, Report, ResourceTracker as _ResourceTracker04
 from .column_maps import BYTE_MAPPING, HUMAN_NAMES_MAPPING
 from .helpers import render_csv_row
+from .sentinel_api import RunStatus
 from .tiny_data_frame import StatSpec, TinyDataFrame
 
+_log = logging.getLogger(__name__)
 _SNAPSHOT_RESOURCE_TRACKER_05 = 2  # GT_SNAPSHOT_RESOURCE_TRACKER_05
 _GIB_IN_GB = 1024 ** 3 / 1e9
 
@@ -61,13 +68,18 @@ class ResourceTracker(_ResourceTracker04):
     (autostart=False; start() or a with block starts it), its rows, stats
     and server_info in 0.5.0's names and units, its snapshot in 0.5's shape.
 
+    With a Sentinel API token (sentinel_token, else SENTINEL_API_TOKEN),
+    start() registers the run and streams the combined metrics in batches
+    every upload_interval seconds (streaming.StreamingManager, with
+    streaming_metadata as the run's metadata), and stop() finishes the run
+    with its exit_code and run_status; sentinel_result is the API's answer.
+    A streaming failure is logged and never stops tracking.
+
     Where it differs from resource_tracker 0.5.0 on purpose: the sampling
-    runs in libgputracker's thread (method is accepted and ignored); the
-    Sentinel API streaming (sentinel_token, upload_interval,
-    streaming_metadata) is accepted and not done, so sentinel_result stays
-    None; recommend_resources() takes the memory peak in MiB as it is
-    (0.5.0 divides the MiB column by 1024 once more, asking for its
-    128 MiB floor for any job under about 100 GiB)."""
+    runs in libgputracker's thread (method is accepted and ignored);
+    recommend_resources() takes the memory peak in MiB as it is (0.5.0
+    divides the MiB column by 1024 once more, asking for its 128 MiB floor
+    for any job under about 100 GiB)."""
 
     _snapshot_format = _SNAPSHOT_RESOURCE_TRACKER_05
     _byte_mapping = BYTE_MAPPING
@@ -82,10 +94,12 @@ class ResourceTracker(_ResourceTracker04):
                  track_system: bool = True, discover_server: bool = True, discover_cloud: bool = True,
                  sentinel_token: Optional[str] = None, upload_interval: int = 60,
                  streaming_metadata: Optional[dict] = None):
-        self._sentinel_token = sentinel_token
+        self._sentinel_token = sentinel_token or os.environ.get('SENTINEL_API_TOKEN')
         self._upload_interval = upload_interval
         self._streaming_metadata = streaming_metadata
         self._sentinel_result: Optional[dict] = None
+        self._streaming = None
+        self._combined_csv_rows_written = 0
         super().__init__(pid=pid, children=children, interval=interval, method=method, autostart=autostart,
                          track_processes=track_processes, track_system=track_system,
                          discover_server=discover_server, discover_cloud=discover_cloud)
@@ -120,10 +134,86 @@ class ResourceTracker(_ResourceTracker04):
             combined = combined[offset:]
         return combined
 
-    def stop(self, exit_code: int = 0, run_status: Optional[str] = None) -> None:
-        """Stops tracking (0.5.0's signature: exit_code and run_status go to
-        its Sentinel API stream, which is not done here)."""
+    def start(self) -> None:
+        """Starts tracking and, with a token, the streaming to the Sentinel
+        API (a run that cannot be registered is logged, and tracking goes
+        on without it)."""
+        super().start()
+        if self._sentinel_token:
+            self._start_streaming()
+
+    def _start_streaming(self) -> None:
+        from .streaming import StreamingManager
+        # The combined CSV: a private file (0600, O_EXCL) in the temporary
+        # directory, removed at stop() and cleanup().
+        fd, self._combined_csv_filepath = tempfile.mkstemp(prefix='gpu-tracker-sentinel-', suffix='.csv')
+        os.close(fd)
+        self._combined_csv_rows_written = 0
+        self._streaming = StreamingManager(token=self._sentinel_token, csv_path=self._combined_csv_filepath,
+                                           upload_interval=self._upload_interval,
+                                           metadata=self._streaming_metadata,
+                                           csv_update_fn=self._update_combined_csv)
+        try:
+            self._streaming.start()
+        except Exception as error:  # noqa: BLE001 - streaming never stops tracking
+            _log.warning('Failed to start streaming to the Sentinel API: %s', error)
+            self._streaming = None
+            self._remove_combined_csv()
+
+    def _update_combined_csv(self) -> None:
+        """Appends the combined rows not yet written to the streaming CSV
+        (the header line first; strings quoted, numbers as they are, as
+        0.5.0 writes it)."""
+        try:
+            new = self.get_combined_metrics(offset=self._combined_csv_rows_written)
+            if not len(new):
+                return
+            text = io.StringIO(newline='')
+            writer = csv.writer(text, quoting=csv.QUOTE_NONNUMERIC)
+            if self._combined_csv_rows_written == 0:
+                writer.writerow(new.columns)
+            columns = [new[column] for column in new.columns]
+            for i in range(len(new)):
+                writer.writerow([column[i] for column in columns])
+            with open(self._combined_csv_filepath, 'ab') as file:
+                file.write(text.getvalue().encode('utf-8'))
+            self._combined_csv_rows_written += len(new)
+        except Exception as error:  # noqa: BLE001
+            _log.debug('Combined CSV update: %s', error)
+
+    def _remove_combined_csv(self) -> None:
+        path = getattr(self, '_combined_csv_filepath', None)
+        if path:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+    def stop(self, exit_code: int = 0, run_status: RunStatus = RunStatus.finished) -> None:
+        """Stops tracking; with streaming, uploads the rows left and
+        finishes the run with exit_code and run_status (RunStatus or its
+        value), its answer in sentinel_result (None when it failed, which
+        is logged)."""
         super().stop()
+        if self._streaming is not None:
+            try:
+                self._sentinel_result = self._streaming.stop(exit_code=exit_code, run_status=run_status)
+            except Exception as error:  # noqa: BLE001
+                _log.warning('Finishing the run at the Sentinel API failed: %s', error)
+            self._streaming = None
+            self._remove_combined_csv()
+
+    def cleanup(self) -> None:
+        super().cleanup()
+        self._remove_combined_csv()
+
+    def __exit__(self, exc_type, exc_value, traceback) -> bool:
+        """0.5.0: a with block that raised stops with exit_code 1 and
+        "failed"; exceptions are never suppressed."""
+        if self.running:
+            if exc_type is not None:
+                self.stop(exit_code=1, run_status=RunStatus.failed)
+            else:
+                self.stop()
+        return False
 
     def _table(self, kind: int) -> TinyDataFrame:
         return _convert(super()._table(kind), _PROCESS_05 if kind == _PROCESS else _SYSTEM_05)
@@ -143,7 +233,8 @@ class ResourceTracker(_ResourceTracker04):
 
     @property
     def sentinel_result(self) -> Optional[dict]:
-        """The Sentinel API's answer: None (no streaming here)."""
+        """The Sentinel API's answer to the run's finish (its statistics);
+        None before stop(), without a token or when it failed."""
         return self._sentinel_result
 
 
