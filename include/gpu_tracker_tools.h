@@ -104,6 +104,24 @@ int gt_rt_cloud_info(gt_tracker *t, double max_wait, gt_cloud_info *out);
 gt_status gt_rt_counters_read(int pid, int children, gt_counters **out);
 void gt_rt_counters_free(gt_counters *c);
 
+/* One process's own figures, now, as the library's parsers read them
+ * (resource_tracker 0.5.0's tracker_procfs helpers are made of it). */
+typedef struct gt_rt_process {
+    long long rss_kb;   /* VmRSS of /proc/PID/status (0 for a zombie) */
+    long long pss_kb;   /* Pss of smaps_rollup; -1 where it cannot be read */
+    unsigned long long utime, stime;   /* clock ticks, its own */
+    unsigned long long cutime, cstime; /* of the children it waited for */
+    long long read_bytes, write_bytes; /* /proc/PID/io; -1 where it cannot be read */
+    int *descendants;   /* every live descendant (children of all its threads, recursively) */
+    size_t ndescendants;
+} gt_rt_process;
+
+/* Fills *out (release with gt_rt_process_release). GT_ERR_INVALID_ARGUMENT
+ * for a pid below 1, GT_ERR_NO_PROCESS when there is none, GT_ERR_IO when
+ * its stat cannot be read, GT_ERR_NO_MEMORY. */
+gt_status gt_rt_process_read(int pid, gt_rt_process *out);
+void gt_rt_process_release(gt_rt_process *p);
+
 /* ---- Sub-tracking analysis (gpu_tracker 5's `sub-track` commands) --------
  * Tracking and sub-tracking files (ours or gpu_tracker's, CSV or SQLite)
  * into gpu_tracker's results per code block (docs/sub-tracking.md), a row

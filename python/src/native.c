@@ -578,6 +578,46 @@ static PyObject *read_counters(PyObject *module, PyObject *args)
     return out;
 }
 
+/* read_process(pid): gt_rt_process_read() as a dict (rss_kb, pss_kb,
+ * utime, stime, cutime, cstime, read_bytes, write_bytes: None where -1;
+ * descendants: a list). ProcessLookupError when there is no such process. */
+static PyObject *read_process(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    long pid = PyLong_AsLong(arg);
+    if (pid == -1 && PyErr_Occurred())
+        return NULL;
+    if (pid > 0x7fffffffL || pid < 1) {
+        PyErr_Format(PyExc_ValueError, "invalid process ID %ld: give a positive PID", pid);
+        return NULL;
+    }
+    gt_rt_process p;
+    gt_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = gt_rt_process_read((int)pid, &p);
+    Py_END_ALLOW_THREADS
+    if (status != GT_OK)
+        return native_raise_status(status);
+    PyObject *kids = PyList_New((Py_ssize_t)p.ndescendants);
+    for (size_t i = 0; kids && i < p.ndescendants; i++) {
+        PyObject *v = PyLong_FromLong(p.descendants[i]);
+        if (!v) {
+            Py_CLEAR(kids);
+            break;
+        }
+        PyList_SET_ITEM(kids, (Py_ssize_t)i, v);
+    }
+    gt_rt_process_release(&p);
+    if (!kids)
+        return NULL;
+#define OR_NONE(v) ((v) < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLongLong(v))
+    return Py_BuildValue("{s:L,s:N,s:K,s:K,s:K,s:K,s:N,s:N,s:N}", "rss_kb", p.rss_kb, "pss_kb",
+                         OR_NONE(p.pss_kb), "utime", p.utime, "stime", p.stime, "cutime", p.cutime,
+                         "cstime", p.cstime, "read_bytes", OR_NONE(p.read_bytes), "write_bytes",
+                         OR_NONE(p.write_bytes), "descendants", kids);
+#undef OR_NONE
+}
+
 static PyMethodDef module_methods[] = {
     {"usage_text", usage_text, METH_O, "gpu_tracker's text for a to_json() document."},
     {"cli_main", cli_main, METH_O, "Runs the gpu-tracker command; its exit status."},
@@ -609,6 +649,7 @@ static PyMethodDef module_methods[] = {
     {"sub_track_calls", sub_track_calls, METH_O, "gt_subtrack_calls()."},
     {"sub_track_compare", sub_track_compare, METH_VARARGS, "gt_subtrack_compare()."},
     {"check_file", check_file, METH_VARARGS, "gt_subtrack_check_file()."},
+    {"read_process", read_process, METH_O, "gt_rt_process_read(): one process's figures, now."},
     {"read_counters", read_counters, METH_VARARGS,
      "gt_rt_counters_read(): a process tree's and the system's counters, now."},
     {NULL, NULL, 0, NULL},

@@ -141,3 +141,79 @@ def test_get_tracker_implementation(monkeypatch):
     monkeypatch.setattr(helpers, 'is_procfs_available', lambda: False)
     with pytest.raises(ImportError, match='install psutil'):
         helpers.get_tracker_implementation()
+
+
+def _status_kb(pid, key):
+    with open(f'/proc/{pid}/status') as file:
+        for line in file:
+            if line.startswith(key + ':'):
+                return int(line.split()[1])
+
+
+def test_process_helpers_on_a_launcher_tree(tmp_path):
+    """0.5.0's tracker_procfs helpers, on the shape a real job has: a shell
+    script whose child (a Python with a thread) starts the worker; the
+    worker is the child of the thread, which 0.5.0's main-thread read
+    misses."""
+    ready = tmp_path / 'ready'
+    worker = ('import os, subprocess, sys, threading, time\n'
+              'def spawn():\n'
+              '    subprocess.Popen(["sleep", "60"])\n'
+              f'    open({str(ready)!r}, "w").close()\n'
+              '    time.sleep(60)\n'
+              'threading.Thread(target=spawn, daemon=True).start()\n'
+              'time.sleep(60)\n')
+    (tmp_path / 'worker.py').write_text(worker)
+    script = tmp_path / 'job.sh'
+    script.write_text(f'#!/bin/sh\n"{sys.executable}" "{tmp_path / "worker.py"}"\n')
+    script.chmod(0o755)
+    launcher = subprocess.Popen([str(script)])
+    try:
+        deadline = time.time() + 30
+        while not ready.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        assert ready.exists()
+        kids = tracker_procfs.get_process_children(launcher.pid)
+        assert len(kids) == 2, kids  # the Python, and the sleep its thread started
+        names = {open(f'/proc/{k}/comm').read().strip() for k in kids}
+        assert 'sleep' in names
+        me = os.getpid()
+        rss = tracker_procfs.get_process_rss(me)
+        assert abs(rss - _status_kb(me, 'VmRSS')) < 16 * 1024
+        assert 0 < tracker_procfs.get_process_pss_rollup(me) <= rss + 16 * 1024
+        times = tracker_procfs.get_process_proc_times(me)
+        assert set(times) == {'utime', 'stime'} and times['utime'] > 0
+        def stat():
+            with open(f'/proc/{me}/stat') as file:
+                return [int(v) for v in file.read().rsplit(')', 1)[1].split()[11:15]]
+        before = stat()
+        own = tracker_procfs.get_process_proc_times(me, children=False)
+        after = stat()
+        assert before[0] <= own['utime'] <= after[0] and before[1] <= own['stime'] <= after[1]
+        both = tracker_procfs.get_process_proc_times(me)
+        assert both['utime'] - before[2] >= own['utime']  # with cutime, the children waited for
+        assert both['utime'] - after[2] <= stat()[0]
+        io = tracker_procfs.get_process_proc_io(me)
+        assert set(io) == {'read_bytes', 'write_bytes'} and all(type(v) is int for v in io.values())
+    finally:
+        subprocess.run(['pkill', '-P', str(launcher.pid)], check=False)
+        for k in tracker_procfs.get_process_children(launcher.pid):
+            try:
+                os.kill(k, 9)
+            except ProcessLookupError:
+                pass
+        launcher.kill()
+        launcher.wait()
+    # A process that is not there: zeros, as 0.5.0's
+    gone = launcher.pid
+    assert tracker_procfs.get_process_children(gone) == set()
+    assert tracker_procfs.get_process_rss(gone) == 0 and tracker_procfs.get_process_pss_rollup(gone) == 0
+    assert tracker_procfs.get_process_proc_times(gone) == {'utime': 0, 'stime': 0}
+    assert tracker_procfs.get_process_proc_io(gone) == {'read_bytes': 0, 'write_bytes': 0}
+
+
+def test_sector_sizes():
+    sizes = tracker_procfs.get_sector_sizes()
+    disks = [name for name, _, _ in __import__('gputracker')._native.read_counters(os.getpid(), False)['disks']]
+    assert sorted(sizes) == sorted(disks)
+    assert all(size in (512, 1024, 2048, 4096, 8192, 16384, 32768, 65536) for size in sizes.values())

@@ -19,11 +19,12 @@ ResourceTracker's, which keeps them open)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Union
+from typing import Any, Dict, Set, Union
 
 from .. import _native
 
-__all__ = ['get_process_stats', 'get_system_stats']
+__all__ = ['get_process_stats', 'get_system_stats', 'get_sector_sizes', 'get_process_children', 'get_process_rss',
+           'get_process_pss_rollup', 'get_process_proc_times', 'get_process_proc_io']
 
 _MIB = 1024 * 1024
 
@@ -107,3 +108,69 @@ def get_system_stats() -> Dict[str, Union[int, float, Dict]]:
     - ``net_recv_bytes``, ``net_sent_bytes``: since boot
     - ``gpu_usage``, ``gpu_vram_mib``, ``gpu_utilized``: every GPU's, now"""
     return system_stats_from(_native.read_counters(os.getpid(), False))
+
+
+# ---- 0.5.0's helpers: one process's own figures (gt_rt_process_read) -------
+# As 0.5.0's, a process that is not there (or a file that cannot be read)
+# gives zeros and empty sets, never an error; the figures are the library
+# parsers' readings of the same /proc files.
+
+def _process(pid: int):
+    try:
+        return _native.read_process(int(pid))
+    except (ProcessLookupError, OSError, ValueError):
+        return None
+
+
+def get_process_children(pid: int) -> Set[int]:
+    """Every live descendant of pid (the children of all its threads,
+    recursively; 0.5.0 reads its main thread's only)."""
+    p = _process(pid)
+    return set(p['descendants']) if p else set()
+
+
+def get_process_rss(pid: int) -> int:
+    """Its resident set size now, KiB (VmRSS)."""
+    p = _process(pid)
+    return p['rss_kb'] if p else 0
+
+
+def get_process_pss_rollup(pid: int) -> int:
+    """Its proportional set size now, KiB (Pss of smaps_rollup)."""
+    p = _process(pid)
+    return (p['pss_kb'] or 0) if p else 0
+
+
+def get_process_proc_times(pid: int, children: bool = True) -> Dict[str, int]:
+    """{'utime', 'stime'}: its CPU time in clock ticks, with that of the
+    children it waited for when children is true."""
+    p = _process(pid)
+    if not p:
+        return {'utime': 0, 'stime': 0}
+    return {'utime': p['utime'] + (p['cutime'] if children else 0),
+            'stime': p['stime'] + (p['cstime'] if children else 0)}
+
+
+def get_process_proc_io(pid: int) -> Dict[str, int]:
+    """{'read_bytes', 'write_bytes'}: the bytes it made the storage layer
+    read and write (/proc/PID/io; 0.5.0 returns every line of that file,
+    the library reads these two)."""
+    p = _process(pid)
+    if not p or p['read_bytes'] is None:
+        return {'read_bytes': 0, 'write_bytes': 0}
+    return {'read_bytes': p['read_bytes'], 'write_bytes': p['write_bytes']}
+
+
+def get_sector_sizes() -> Dict[str, int]:
+    """{disk: hardware sector size in bytes} of the whole disks the system
+    series counts (512 where the size cannot be read). The disk figures
+    here count 512-byte sectors whatever this says, as /proc/diskstats
+    does."""
+    sizes = {}
+    for name, _, _ in _native.read_counters(os.getpid(), False)['disks']:
+        try:
+            with open(f'/sys/block/{name}/queue/hw_sector_size', 'rb') as file:
+                sizes[name] = int(file.read(32).strip())
+        except (OSError, ValueError):
+            sizes[name] = 512
+    return sizes
