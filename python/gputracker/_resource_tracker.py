@@ -9,6 +9,7 @@ import copy
 import json
 import logging
 import os
+import threading
 import time
 from statistics import mean
 from typing import Any, Dict, List, Optional
@@ -137,6 +138,10 @@ class ResourceTracker:
         self._native = None
         self._loaded: Optional[Dict[str, Any]] = None  # a snapshot's parts, for from_snapshot()
         self._rows: Dict[int, list] = {_PROCESS: [], _SYSTEM: []}
+        # the rows are read on from the library by whichever thread asks
+        # (the user's, a 0.5.0 tracker's streaming thread): one at a time,
+        # or two would both append the same new rows
+        self._rows_lock = threading.Lock()
         if autostart:
             self.start()
 
@@ -208,7 +213,8 @@ class ResourceTracker:
             return self._table_class._from_columns(columns, self._loaded['columns'][kind])
         rows = self._rows[kind]
         if self._native is not None:
-            rows.extend(self._native.rows(kind, len(rows)))
+            with self._rows_lock:
+                rows.extend(self._native.rows(kind, len(rows)))
         return self._table_class._from_rows(columns, rows)
 
     @property

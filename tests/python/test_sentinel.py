@@ -208,3 +208,34 @@ def test_keeper_unreachable(monkeypatch):
     assert keeper.keeper_request('/healthcheck') is None
     assert keeper.get_instance_price('aws', 'us-east-1', 't3.micro') is None
     assert keeper.get_recommended_cloud_servers(1, 1024) == []
+
+
+def test_two_threads_reading_rows_take_each_once():
+    """The streaming thread reads the rows on from the library while the
+    user's thread reads them too: both must not append the same new rows.
+    The library's read is slowed down so that the two overlap."""
+    tracker = ResourceTracker(interval=0.1, discover_cloud=False)
+    tracker.start()
+    _rows(tracker, 3)
+
+    class Slow:
+        def __init__(self, native):
+            self._native = native
+
+        def rows(self, kind, start):
+            time.sleep(0.5)  # both threads are inside with the same start, and new rows come
+            return self._native.rows(kind, start)
+
+        def __getattr__(self, name):
+            return getattr(self._native, name)
+
+    tracker._native = Slow(tracker._native)
+    readers = [threading.Thread(target=lambda: tracker.process_metrics) for _ in range(2)]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join()
+    stamps = list(tracker.process_metrics['timestamp'])
+    tracker._native = tracker._native._native
+    tracker.stop()
+    assert len(stamps) == len(set(stamps)), 'a row was taken twice'
