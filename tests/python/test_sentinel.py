@@ -239,3 +239,14 @@ def test_two_threads_reading_rows_take_each_once():
     tracker._native = tracker._native._native
     tracker.stop()
     assert len(stamps) == len(set(stamps)), 'a row was taken twice'
+
+
+def test_a_bad_s3_endpoint_is_named(monkeypatch):
+    from gputracker.resource_tracker.s3_upload import put_bytes_with_sts
+    monkeypatch.setenv('AWS_ENDPOINT_URL_S3', 'ftp://127.0.0.1:9')
+    with pytest.raises(ValueError, match=r"AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL should be an http:// or https:// "
+                                         r"URL, not 'ftp://127.0.0.1:9'"):
+        put_bytes_with_sts(s3_uri='s3://b/k', body=b'x', access_key='a', secret_key='s', session_token='t',
+                           region='us-east-1')
+    with pytest.raises(ValueError, match=r"Expected s3 URI like s3://bucket/path/to/object, not 'https://b/k'"):
+        put_bytes_with_sts(s3_uri='https://b/k', body=b'x', access_key='a', secret_key='s', session_token='t')
